@@ -1,0 +1,76 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Column describes one result column (RowDescription).
+type Column struct {
+	Name string
+	Type sql.Type
+	// TableOID and AttNum identify the source column when the result column is a
+	// plain table column; both 0 otherwise.
+	TableOID uint32
+	AttNum   int16
+}
+
+// Notice is a NoticeResponse to send before the statement completes.
+type Notice struct {
+	Severity string // NOTICE, WARNING, INFO
+	Code     string // SQLSTATE, e.g. 00000
+	Message  string
+}
+
+// Rows streams a result as Arrow record batches whose columns follow
+// Result.Columns in order and use each column's sql.Type.ArrowType().
+type Rows interface {
+	// Next returns the next batch, or io.EOF when there are none left. The batch
+	// is valid until the next call to Next or Close; the caller must not Release it.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Tag is the command tag ("SELECT 3", "DELETE 2"); valid once Next returned io.EOF.
+	Tag() string
+	Close() error
+}
+
+// CopyIn asks the client for COPY data (CopyInResponse). The wire layer feeds
+// the client's CopyData bytes to Load as one stream; CopyDone ends it with EOF,
+// CopyFail cancels ctx. Load returns the number of rows loaded.
+type CopyIn struct {
+	Columns int  // number of columns, for CopyInResponse
+	Binary  bool // binary COPY format (not supported yet: always false)
+	Load    func(ctx context.Context, r io.Reader) (int64, error)
+}
+
+// Result is the outcome of executing one statement.
+type Result struct {
+	// Columns is nil for statements that return no row description (DDL, DML
+	// without RETURNING). Rows is non-nil exactly when Columns is non-nil.
+	Columns []Column
+	Rows    Rows
+	// Tag is the command tag when Rows is nil ("CREATE TABLE", "DELETE 3").
+	Tag     string
+	Notices []Notice
+	// CopyIn is set for COPY ... FROM STDIN; Tag is then filled by the wire layer
+	// as "COPY n" from Load's count.
+	CopyIn *CopyIn
+	// CopyOut is true for COPY ... TO STDOUT: Rows are sent as CopyData in
+	// PostgreSQL text COPY format (tab-separated, \N for NULL) and the tag is
+	// "COPY n".
+	CopyOut bool
+	// CopyCSV selects CSV instead of text format for CopyOut.
+	CopyCSV bool
+}
+
+// CommandTag returns the command tag, draining nothing: for results with Rows
+// it must be called after Rows.Next returned io.EOF.
+func (r *Result) CommandTag() string {
+	if r.Rows != nil {
+		return r.Rows.Tag()
+	}
+	return r.Tag
+}

@@ -1,0 +1,38 @@
+package exec
+
+// This file is the contract wire and repl program against. Its implementation
+// lives in session.go.
+
+// SessionInfo is what a client said at connect.
+type SessionInfo struct {
+	User            string
+	Database        string
+	ApplicationName string
+	// Options are startup parameters beyond user/database (client_encoding, DateStyle, ...).
+	Options map[string]string
+}
+
+// Prepared is one parsed and bound statement, reusable across executions.
+type Prepared struct {
+	Query string
+	// ParamTypes are the inferred (or client-given) types of $1..$n.
+	ParamTypes []uint32
+	// Columns is the row description the statement will produce, nil for none.
+	Columns []Column
+	// plan is the session's internal representation.
+	plan any
+}
+
+// TxStatus values for ReadyForQuery.
+const (
+	TxIdle   byte = 'I'
+	TxActive byte = 'T'
+	TxFailed byte = 'E'
+)
+
+// Param values accepted by Session.Execute: nil (SQL NULL); string (the text
+// representation, coerced to the parameter's type exactly as a quoted literal
+// would be); bool; int64; float64; []byte (bytea); time.Time (date, time,
+// timestamp, timestamptz: the wire layer decodes binary values to UTC);
+// [16]byte (uuid). Binary numeric arrives as its decimal string.
+type Param = any

@@ -1,0 +1,69 @@
+package sql
+
+import "fmt"
+
+// SQLSTATE codes used across magmalake. The wire layer sends Error.Code as is;
+// every other layer picks the most precise code that exists.
+const (
+	CodeSuccessfulCompletion  = "00000"
+	CodeWarning               = "01000"
+	CodeFeatureNotSupported   = "0A000"
+	CodeInvalidSchemaName     = "3F000"
+	CodeSyntaxError           = "42601"
+	CodeUndefinedTable        = "42P01"
+	CodeUndefinedColumn       = "42703"
+	CodeUndefinedFunction     = "42883"
+	CodeUndefinedObject       = "42704"
+	CodeDuplicateTable        = "42P07"
+	CodeDuplicateSchema       = "42P06"
+	CodeDuplicateColumn       = "42701"
+	CodeAmbiguousColumn       = "42702"
+	CodeDatatypeMismatch      = "42804"
+	CodeGroupingError         = "42803"
+	CodeInvalidParameterValue = "22023"
+	CodeInvalidTextRep        = "22P02"
+	CodeNumericOutOfRange     = "22003"
+	CodeDivisionByZero        = "22012"
+	CodeInvalidDatetimeFormat = "22007"
+	CodeDatetimeFieldOverflow = "22008"
+	CodeStringDataRightTrunc  = "22001"
+	CodeInvalidEscapeSequence = "22025"
+	CodeNotNullViolation      = "23502"
+	CodeSchemaNotEmpty        = "2BP01"
+	CodeInFailedTransaction   = "25P02"
+	CodeReadOnlyTransaction   = "25006"
+	CodeActiveTransaction     = "25001"
+	CodeNoActiveTransaction   = "25P01"
+	CodeSerializationFailure  = "40001"
+	CodeQueryCanceled         = "57014"
+	CodeInvalidPassword       = "28P01"
+	CodeProtocolViolation     = "08P01"
+	CodeTooManyConnections    = "53300"
+	CodeUndefinedParameter    = "42704"
+	CodeInvalidCursorName     = "34000"
+	CodeDataCorrupted         = "XX001"
+	CodeInternal              = "XX000"
+	CodeIOError               = "58030"
+	CodeCardinalityViolation  = "21000"
+)
+
+// Error is the one error type that carries a SQLSTATE to the client. Position is
+// 1-based in characters of the original statement text, 0 when unknown.
+type Error struct {
+	Code     string
+	Message  string
+	Detail   string
+	Hint     string
+	Position int
+	Severity string // "ERROR" when empty; "FATAL" closes the connection
+	Err      error  // wrapped cause, if any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an *Error with the given SQLSTATE.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}

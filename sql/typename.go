@@ -1,0 +1,112 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ParseTypeName resolves a PostgreSQL type name as written in DDL or a cast
+// ("int4", "numeric(10,2)", "timestamp with time zone", "varchar(20)").
+// Unknown names give 42704, as PostgreSQL does.
+func ParseTypeName(name string) (Type, error) {
+	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
+	n = strings.TrimPrefix(n, "pg_catalog.")
+	base, args, err := splitTypeArgs(n)
+	if err != nil {
+		return Unknown, err
+	}
+	switch base {
+	case "boolean", "bool":
+		return Bool, nil
+	case "smallint", "int2":
+		return Int16, nil
+	case "integer", "int", "int4":
+		return Int32, nil
+	case "bigint", "int8":
+		return Int64, nil
+	case "real", "float4":
+		return Float32, nil
+	case "double precision", "float8", "float", "double":
+		return Float64, nil
+	case "numeric", "decimal":
+		switch len(args) {
+		case 0:
+			return Numeric(0, 0), nil
+		case 1:
+			return checkNumeric(args[0], 0)
+		case 2:
+			return checkNumeric(args[0], args[1])
+		}
+	case "text", "name":
+		return Text, nil
+	case "varchar", "character varying", "char", "character", "bpchar":
+		if len(args) == 1 {
+			if args[0] < 1 {
+				return Unknown, Errorf(CodeInvalidParameterValue, "length for type %s must be at least 1", base)
+			}
+			return Type{Kind: KindVarchar, Length: args[0]}, nil
+		}
+		if len(args) == 0 {
+			return Type{Kind: KindVarchar}, nil
+		}
+	case "bytea":
+		return Bytea, nil
+	case "date":
+		return Date, nil
+	case "time", "time without time zone":
+		return Time, nil
+	case "timestamp", "timestamp without time zone":
+		return Timestamp, nil
+	case "timestamptz", "timestamp with time zone":
+		return TimestampTZ, nil
+	case "uuid":
+		return UUID, nil
+	case "json", "jsonb":
+		return JSON, nil
+	case "oid", "regclass", "regtype", "regproc", "regnamespace":
+		return OID, nil
+	default:
+		return Unknown, Errorf(CodeUndefinedObject, "type %q does not exist", name)
+	}
+	return Unknown, Errorf(CodeSyntaxError, "invalid type modifier for type %s", base)
+}
+
+func checkNumeric(p, s int) (Type, error) {
+	if p < 1 || p > 1000 {
+		return Unknown, Errorf(CodeInvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
+	}
+	if s < 0 || s > p {
+		return Unknown, Errorf(CodeInvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
+	}
+	return Numeric(p, s), nil
+}
+
+// splitTypeArgs splits "numeric(10, 2)" into "numeric" and [10 2].
+func splitTypeArgs(n string) (string, []int, error) {
+	open := strings.IndexByte(n, '(')
+	if open < 0 {
+		return n, nil, nil
+	}
+	closeIdx := strings.LastIndexByte(n, ')')
+	if closeIdx < open {
+		return "", nil, Errorf(CodeSyntaxError, "syntax error in type name %q", n)
+	}
+	base := strings.TrimSpace(n[:open])
+	// "timestamp(3) with time zone": the precision is accepted and ignored.
+	rest := strings.TrimSpace(n[closeIdx+1:])
+	var args []int
+	for _, a := range strings.Split(n[open+1:closeIdx], ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(a))
+		if err != nil {
+			return "", nil, Errorf(CodeSyntaxError, "invalid type modifier %q", a)
+		}
+		args = append(args, v)
+	}
+	if rest != "" {
+		return base + " " + rest, nil, nil
+	}
+	if base == "timestamp" || base == "timestamptz" || base == "time" {
+		return base, nil, nil
+	}
+	return base, args, nil
+}

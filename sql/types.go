@@ -1,0 +1,380 @@
+package sql
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
+	ice "github.com/apache/iceberg-go"
+)
+
+// Kind is a SQL type as magmalake exposes it (see ../shared/design/sql-surface.md).
+type Kind uint8
+
+const (
+	KindUnknown Kind = iota // an untyped literal or parameter not yet resolved
+	KindBool
+	KindInt16 // smallint: stored as Iceberg int
+	KindInt32
+	KindInt64
+	KindFloat32
+	KindFloat64
+	KindNumeric // Precision/Scale; Precision 0 means unconstrained (computed values)
+	KindText
+	KindVarchar // Length 0 means unbounded; stored as Iceberg string
+	KindBytea
+	KindDate
+	KindTime
+	KindTimestamp
+	KindTimestampTZ
+	KindUUID
+	KindJSON // Iceberg nested types (struct/list/map/fixed) read as JSON text
+	KindOID  // catalog pseudo types (oid, regclass, ...) exposed as uint32
+)
+
+// Type is a SQL type with its modifiers.
+type Type struct {
+	Kind      Kind
+	Precision int // numeric
+	Scale     int // numeric
+	Length    int // varchar(n) / char(n)
+}
+
+// Convenience values for the fixed-width types.
+var (
+	Unknown     = Type{Kind: KindUnknown}
+	Bool        = Type{Kind: KindBool}
+	Int16       = Type{Kind: KindInt16}
+	Int32       = Type{Kind: KindInt32}
+	Int64       = Type{Kind: KindInt64}
+	Float32     = Type{Kind: KindFloat32}
+	Float64     = Type{Kind: KindFloat64}
+	Text        = Type{Kind: KindText}
+	Bytea       = Type{Kind: KindBytea}
+	Date        = Type{Kind: KindDate}
+	Time        = Type{Kind: KindTime}
+	Timestamp   = Type{Kind: KindTimestamp}
+	TimestampTZ = Type{Kind: KindTimestampTZ}
+	UUID        = Type{Kind: KindUUID}
+	JSON        = Type{Kind: KindJSON}
+	OID         = Type{Kind: KindOID}
+)
+
+// Numeric returns numeric(p,s); p == 0 is unconstrained numeric.
+func Numeric(p, s int) Type { return Type{Kind: KindNumeric, Precision: p, Scale: s} }
+
+// PostgreSQL type OIDs.
+const (
+	OIDBool        uint32 = 16
+	OIDBytea       uint32 = 17
+	OIDInt8        uint32 = 20
+	OIDInt2        uint32 = 21
+	OIDInt4        uint32 = 23
+	OIDText        uint32 = 25
+	OIDOid         uint32 = 26
+	OIDJSON        uint32 = 114
+	OIDFloat4      uint32 = 700
+	OIDFloat8      uint32 = 701
+	OIDUnknown     uint32 = 705
+	OIDBPChar      uint32 = 1042
+	OIDVarchar     uint32 = 1043
+	OIDDate        uint32 = 1082
+	OIDTime        uint32 = 1083
+	OIDTimestamp   uint32 = 1114
+	OIDTimestampTZ uint32 = 1184
+	OIDNumeric     uint32 = 1700
+	OIDUUID        uint32 = 2950
+)
+
+// OID is the PostgreSQL type OID clients see for t. smallint reports int2 only
+// for computed values; table columns of smallint come back as int (Iceberg int).
+func (t Type) OID() uint32 {
+	switch t.Kind {
+	case KindBool:
+		return OIDBool
+	case KindInt16:
+		return OIDInt2
+	case KindInt32:
+		return OIDInt4
+	case KindInt64:
+		return OIDInt8
+	case KindFloat32:
+		return OIDFloat4
+	case KindFloat64:
+		return OIDFloat8
+	case KindNumeric:
+		return OIDNumeric
+	case KindText:
+		return OIDText
+	case KindVarchar:
+		return OIDVarchar
+	case KindBytea:
+		return OIDBytea
+	case KindDate:
+		return OIDDate
+	case KindTime:
+		return OIDTime
+	case KindTimestamp:
+		return OIDTimestamp
+	case KindTimestampTZ:
+		return OIDTimestampTZ
+	case KindUUID:
+		return OIDUUID
+	case KindJSON:
+		return OIDJSON
+	case KindOID:
+		return OIDOid
+	default:
+		return OIDText
+	}
+}
+
+// TypeFromOID maps a client-supplied parameter type OID; 0 and unknown OIDs give Unknown.
+func TypeFromOID(oid uint32) Type {
+	switch oid {
+	case OIDBool:
+		return Bool
+	case OIDInt2:
+		return Int16
+	case OIDInt4:
+		return Int32
+	case OIDInt8:
+		return Int64
+	case OIDFloat4:
+		return Float32
+	case OIDFloat8:
+		return Float64
+	case OIDNumeric:
+		return Numeric(0, 0)
+	case OIDText, OIDBPChar:
+		return Text
+	case OIDVarchar:
+		return Type{Kind: KindVarchar}
+	case OIDBytea:
+		return Bytea
+	case OIDDate:
+		return Date
+	case OIDTime:
+		return Time
+	case OIDTimestamp:
+		return Timestamp
+	case OIDTimestampTZ:
+		return TimestampTZ
+	case OIDUUID:
+		return UUID
+	case OIDJSON:
+		return JSON
+	case OIDOid:
+		return OID
+	default:
+		return Unknown
+	}
+}
+
+// Typmod is the atttypmod PostgreSQL reports (-1 when none).
+func (t Type) Typmod() int32 {
+	switch t.Kind {
+	case KindNumeric:
+		if t.Precision == 0 {
+			return -1
+		}
+		return int32((t.Precision<<16)|t.Scale) + 4
+	case KindVarchar:
+		if t.Length == 0 {
+			return -1
+		}
+		return int32(t.Length) + 4
+	}
+	return -1
+}
+
+// TypeSize is pg_type.typlen: the fixed width in bytes, or -1 for variable width.
+func (t Type) TypeSize() int16 {
+	switch t.Kind {
+	case KindBool:
+		return 1
+	case KindInt16:
+		return 2
+	case KindInt32, KindFloat32, KindDate, KindOID:
+		return 4
+	case KindInt64, KindFloat64, KindTime, KindTimestamp, KindTimestampTZ:
+		return 8
+	case KindUUID:
+		return 16
+	}
+	return -1
+}
+
+// String is the name format_type() would print.
+func (t Type) String() string {
+	switch t.Kind {
+	case KindBool:
+		return "boolean"
+	case KindInt16:
+		return "smallint"
+	case KindInt32:
+		return "integer"
+	case KindInt64:
+		return "bigint"
+	case KindFloat32:
+		return "real"
+	case KindFloat64:
+		return "double precision"
+	case KindNumeric:
+		if t.Precision == 0 {
+			return "numeric"
+		}
+		return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
+	case KindText:
+		return "text"
+	case KindVarchar:
+		if t.Length == 0 {
+			return "character varying"
+		}
+		return fmt.Sprintf("character varying(%d)", t.Length)
+	case KindBytea:
+		return "bytea"
+	case KindDate:
+		return "date"
+	case KindTime:
+		return "time without time zone"
+	case KindTimestamp:
+		return "timestamp without time zone"
+	case KindTimestampTZ:
+		return "timestamp with time zone"
+	case KindUUID:
+		return "uuid"
+	case KindJSON:
+		return "json"
+	case KindOID:
+		return "oid"
+	}
+	return "unknown"
+}
+
+// IsNumeric reports whether t takes part in numeric comparison/arithmetic.
+func (t Type) IsNumeric() bool {
+	switch t.Kind {
+	case KindInt16, KindInt32, KindInt64, KindFloat32, KindFloat64, KindNumeric:
+		return true
+	}
+	return false
+}
+
+// IsString reports text-like types.
+func (t Type) IsString() bool { return t.Kind == KindText || t.Kind == KindVarchar }
+
+// ArrowType is the in-memory representation of a value of t everywhere in
+// magmalake: scans produce it, the evaluator computes in it, wire and repl
+// format it. Numeric with Precision 0 (unconstrained, e.g. avg()) is carried as
+// decimal128(38, Scale).
+func (t Type) ArrowType() arrow.DataType {
+	switch t.Kind {
+	case KindBool:
+		return arrow.FixedWidthTypes.Boolean
+	case KindInt16:
+		return arrow.PrimitiveTypes.Int16
+	case KindInt32:
+		return arrow.PrimitiveTypes.Int32
+	case KindInt64:
+		return arrow.PrimitiveTypes.Int64
+	case KindFloat32:
+		return arrow.PrimitiveTypes.Float32
+	case KindFloat64:
+		return arrow.PrimitiveTypes.Float64
+	case KindNumeric:
+		p := t.Precision
+		if p == 0 {
+			p = 38
+		}
+		return &arrow.Decimal128Type{Precision: int32(p), Scale: int32(t.Scale)}
+	case KindBytea:
+		return arrow.BinaryTypes.Binary
+	case KindDate:
+		return arrow.FixedWidthTypes.Date32
+	case KindTime:
+		return arrow.FixedWidthTypes.Time64us
+	case KindTimestamp:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}
+	case KindTimestampTZ:
+		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	case KindUUID:
+		return extensions.NewUUIDType()
+	case KindOID:
+		return arrow.PrimitiveTypes.Uint32
+	default: // text, varchar, json, unknown
+		return arrow.BinaryTypes.String
+	}
+}
+
+// IcebergType is the Iceberg column type a SQL column of type t is stored as.
+func (t Type) IcebergType() (ice.Type, error) {
+	switch t.Kind {
+	case KindBool:
+		return ice.PrimitiveTypes.Bool, nil
+	case KindInt16, KindInt32:
+		return ice.PrimitiveTypes.Int32, nil
+	case KindInt64:
+		return ice.PrimitiveTypes.Int64, nil
+	case KindFloat32:
+		return ice.PrimitiveTypes.Float32, nil
+	case KindFloat64:
+		return ice.PrimitiveTypes.Float64, nil
+	case KindNumeric:
+		if t.Precision == 0 {
+			return nil, Errorf(CodeFeatureNotSupported, "numeric without precision cannot be stored in an Iceberg table; use numeric(p,s) with p <= 38")
+		}
+		if t.Precision > 38 {
+			return nil, Errorf(CodeInvalidParameterValue, "NUMERIC precision %d must be between 1 and 38 for Iceberg decimal", t.Precision)
+		}
+		return ice.DecimalTypeOf(t.Precision, t.Scale), nil
+	case KindText, KindVarchar:
+		return ice.PrimitiveTypes.String, nil
+	case KindBytea:
+		return ice.PrimitiveTypes.Binary, nil
+	case KindDate:
+		return ice.PrimitiveTypes.Date, nil
+	case KindTime:
+		return ice.PrimitiveTypes.Time, nil
+	case KindTimestamp:
+		return ice.PrimitiveTypes.Timestamp, nil
+	case KindTimestampTZ:
+		return ice.PrimitiveTypes.TimestampTz, nil
+	case KindUUID:
+		return ice.PrimitiveTypes.UUID, nil
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "type %s cannot be stored in an Iceberg table", t)
+}
+
+// TypeFromIceberg is the SQL type a column of Iceberg type it is read as.
+func TypeFromIceberg(it ice.Type) Type {
+	switch v := it.(type) {
+	case ice.BooleanType:
+		return Bool
+	case ice.Int32Type:
+		return Int32
+	case ice.Int64Type:
+		return Int64
+	case ice.Float32Type:
+		return Float32
+	case ice.Float64Type:
+		return Float64
+	case ice.DecimalType:
+		return Numeric(v.Precision(), v.Scale())
+	case ice.StringType:
+		return Text
+	case ice.BinaryType:
+		return Bytea
+	case ice.DateType:
+		return Date
+	case ice.TimeType:
+		return Time
+	case ice.TimestampType:
+		return Timestamp
+	case ice.TimestampTzType:
+		return TimestampTZ
+	case ice.UUIDType:
+		return UUID
+	}
+	return JSON
+}
