@@ -64,6 +64,8 @@ type Result struct {
 	CopyOut bool
 	// CopyCSV selects CSV instead of text format for CopyOut.
 	CopyCSV bool
+	// ParameterChanges are sent as ParameterStatus messages before CommandComplete.
+	ParameterChanges []ParameterChange
 }
 
 // CommandTag returns the command tag, draining nothing: for results with Rows
@@ -73,4 +75,10 @@ func (r *Result) CommandTag() string {
 		return r.Rows.Tag()
 	}
 	return r.Tag
+}
+
+// ParameterChange reports a setting whose new value the client must be told
+// (ParameterStatus after SET application_name, SET TimeZone, ...).
+type ParameterChange struct {
+	Name, Value string
 }
