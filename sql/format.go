@@ -46,16 +46,16 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 	case *array.LargeString:
 		return append(buf, a.Value(i)...)
 	case *array.Binary:
-		return appendBytea(buf, a.Value(i))
+		return fmtBytea(buf, a.Value(i))
 	case *array.LargeBinary:
-		return appendBytea(buf, a.Value(i))
+		return fmtBytea(buf, a.Value(i))
 	case *array.Date32:
 		return AppendDate(buf, int64(a.Value(i)))
 	case *array.Time64:
-		return AppendTime(buf, timeToMicros(int64(a.Value(i)), a.DataType().(*arrow.Time64Type).Unit))
+		return AppendTime(buf, fmtTimeMicros(int64(a.Value(i)), a.DataType().(*arrow.Time64Type).Unit))
 	case *array.Timestamp:
 		tt := a.DataType().(*arrow.TimestampType)
-		us := timeToMicros(int64(a.Value(i)), tt.Unit)
+		us := fmtTimeMicros(int64(a.Value(i)), tt.Unit)
 		return AppendTimestamp(buf, us, t.Kind == KindTimestampTZ || (t.Kind != KindTimestamp && tt.TimeZone != ""))
 	case *extensions.UUIDArray:
 		return AppendUUID(buf, a.Storage().(*array.FixedSizeBinary).Value(i))
@@ -63,13 +63,13 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 		if t.Kind == KindUUID && a.DataType().(*arrow.FixedSizeBinaryType).ByteWidth == 16 {
 			return AppendUUID(buf, a.Value(i))
 		}
-		return appendBytea(buf, a.Value(i))
+		return fmtBytea(buf, a.Value(i))
 	}
 	// Nested and rarely used types: Arrow's own rendering is the best we have.
 	return append(buf, arr.ValueStr(i)...)
 }
 
-func appendBytea(buf, b []byte) []byte {
+func fmtBytea(buf, b []byte) []byte {
 	buf = append(buf, '\\', 'x')
 	n := len(buf)
 	buf = append(buf, make([]byte, hex.EncodedLen(len(b)))...)

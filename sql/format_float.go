@@ -54,12 +54,12 @@ func AppendFloat(buf []byte, f float64, bitSize int) []byte {
 		fixedMax = 6
 	}
 	if exp < -4 || exp >= fixedMax {
-		return appendSci(buf, digits[:nd], exp)
+		return fmtSci(buf, digits[:nd], exp)
 	}
-	return appendFixed(buf, digits[:nd], exp)
+	return fmtFixed(buf, digits[:nd], exp)
 }
 
-func appendSci(buf, digits []byte, exp int) []byte {
+func fmtSci(buf, digits []byte, exp int) []byte {
 	buf = append(buf, digits[0])
 	if len(digits) > 1 {
 		buf = append(buf, '.')
@@ -78,7 +78,7 @@ func appendSci(buf, digits []byte, exp int) []byte {
 	return strconv.AppendInt(buf, int64(exp), 10)
 }
 
-func appendFixed(buf, digits []byte, exp int) []byte {
+func fmtFixed(buf, digits []byte, exp int) []byte {
 	if exp < 0 {
 		buf = append(buf, '0', '.')
 		for k := exp + 1; k < 0; k++ {

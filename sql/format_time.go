@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-const microsPerDay = 86_400_000_000
+const fmtMicrosPerDay = 86_400_000_000
 
 // AppendDate appends a date given as days since 1970-01-01 in PostgreSQL's ISO
 // form: YYYY-MM-DD, years before 1 as "YYYY-MM-DD BC" (year 0 is 1 BC), and the
@@ -18,8 +18,8 @@ func AppendDate(buf []byte, days int64) []byte {
 	case math.MinInt32:
 		return append(buf, "-infinity"...)
 	}
-	y, m, d := civilFromDays(days)
-	buf = appendYMD(buf, y, m, d)
+	y, m, d := fmtCivil(days)
+	buf = fmtYMD(buf, y, m, d)
 	if y <= 0 {
 		buf = append(buf, " BC"...)
 	}
@@ -29,7 +29,7 @@ func AppendDate(buf []byte, days int64) []byte {
 // AppendTime appends a time of day in microseconds as HH:MM:SS[.ffffff], the
 // fraction without trailing zeros.
 func AppendTime(buf []byte, us int64) []byte {
-	return appendClock(buf, us)
+	return fmtClock(buf, us)
 }
 
 // AppendTimestamp appends microseconds since the epoch as PostgreSQL prints a
@@ -41,11 +41,11 @@ func AppendTimestamp(buf []byte, us int64, tz bool) []byte {
 	case math.MinInt64:
 		return append(buf, "-infinity"...)
 	}
-	days := floorDiv(us, microsPerDay)
-	y, m, d := civilFromDays(days)
-	buf = appendYMD(buf, y, m, d)
+	days := fmtFloorDiv(us, fmtMicrosPerDay)
+	y, m, d := fmtCivil(days)
+	buf = fmtYMD(buf, y, m, d)
 	buf = append(buf, ' ')
-	buf = appendClock(buf, us-days*microsPerDay)
+	buf = fmtClock(buf, us-days*fmtMicrosPerDay)
 	if tz {
 		buf = append(buf, "+00"...)
 	}
@@ -55,25 +55,25 @@ func AppendTimestamp(buf []byte, us int64, tz bool) []byte {
 	return buf
 }
 
-func appendYMD(buf []byte, y int64, m, d int) []byte {
+func fmtYMD(buf []byte, y int64, m, d int) []byte {
 	if y <= 0 {
 		y = 1 - y
 	}
-	buf = appendPadded(buf, y, 4)
+	buf = fmtPadded(buf, y, 4)
 	buf = append(buf, '-')
-	buf = appendPadded(buf, int64(m), 2)
+	buf = fmtPadded(buf, int64(m), 2)
 	buf = append(buf, '-')
-	return appendPadded(buf, int64(d), 2)
+	return fmtPadded(buf, int64(d), 2)
 }
 
-func appendClock(buf []byte, us int64) []byte {
+func fmtClock(buf []byte, us int64) []byte {
 	sec := us / 1_000_000
 	frac := us % 1_000_000
-	buf = appendPadded(buf, sec/3600, 2)
+	buf = fmtPadded(buf, sec/3600, 2)
 	buf = append(buf, ':')
-	buf = appendPadded(buf, sec/60%60, 2)
+	buf = fmtPadded(buf, sec/60%60, 2)
 	buf = append(buf, ':')
-	buf = appendPadded(buf, sec%60, 2)
+	buf = fmtPadded(buf, sec%60, 2)
 	if frac == 0 {
 		return buf
 	}
@@ -90,8 +90,8 @@ func appendClock(buf []byte, us int64) []byte {
 	return append(buf, f[:n]...)
 }
 
-// appendPadded appends a non-negative v with at least width digits.
-func appendPadded(buf []byte, v int64, width int) []byte {
+// fmtPadded appends a non-negative v with at least width digits.
+func fmtPadded(buf []byte, v int64, width int) []byte {
 	var tmp [20]byte
 	n := len(tmp)
 	for v > 0 || n > len(tmp)-width {
@@ -102,11 +102,11 @@ func appendPadded(buf []byte, v int64, width int) []byte {
 	return append(buf, tmp[n:]...)
 }
 
-// civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
+// fmtCivil converts days since 1970-01-01 to a proleptic Gregorian
 // astronomical year (0 = 1 BC), month and day (Howard Hinnant's algorithm).
-func civilFromDays(z int64) (int64, int, int) {
+func fmtCivil(z int64) (int64, int, int) {
 	z += 719468
-	era := floorDiv(z, 146097)
+	era := fmtFloorDiv(z, 146097)
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	y := yoe + era*400
@@ -123,13 +123,13 @@ func civilFromDays(z int64) (int64, int, int) {
 	return y, m, d
 }
 
-// DaysFromCivil is the inverse of civilFromDays: days since 1970-01-01 of an
+// fmtDaysFromCivil is the inverse of fmtCivil: days since 1970-01-01 of an
 // astronomical year, month and day.
-func DaysFromCivil(y int64, m, d int) int64 {
+func fmtDaysFromCivil(y int64, m, d int) int64 {
 	if m <= 2 {
 		y--
 	}
-	era := floorDiv(y, 400)
+	era := fmtFloorDiv(y, 400)
 	yoe := y - era*400
 	mp := int64(m+9) % 12
 	doy := (153*mp+2)/5 + int64(d) - 1
@@ -137,7 +137,7 @@ func DaysFromCivil(y int64, m, d int) int64 {
 	return era*146097 + doe - 719468
 }
 
-func floorDiv(a, b int64) int64 {
+func fmtFloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
@@ -145,14 +145,14 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func timeToMicros(v int64, unit arrow.TimeUnit) int64 {
+func fmtTimeMicros(v int64, unit arrow.TimeUnit) int64 {
 	switch unit {
 	case arrow.Second:
 		return v * 1_000_000
 	case arrow.Millisecond:
 		return v * 1000
 	case arrow.Nanosecond:
-		return floorDiv(v, 1000)
+		return fmtFloorDiv(v, 1000)
 	}
 	return v
 }
