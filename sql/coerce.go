@@ -1,0 +1,405 @@
+package sql
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// codeCannotCoerce is PostgreSQL's cannot_coerce (no cast between the types).
+const codeCannotCoerce = "42846"
+
+// CoerceText converts the text form of a value, as a quoted literal or a text
+// parameter would be read, to a datum of t. Errors carry PostgreSQL's
+// SQLSTATE (22P02, 22003, 22007, 22008, 22001). INSERT and COPY reuse it.
+func CoerceText(s string, t Type) (any, error) {
+	switch t.Kind {
+	case KindBool:
+		return parseBool(s)
+	case KindInt16, KindInt32, KindInt64, KindOID:
+		return parseInt(s, t)
+	case KindFloat32, KindFloat64:
+		return parseFloat(s, t)
+	case KindNumeric:
+		return parseNumeric(s, t)
+	case KindText, KindJSON, KindUnknown:
+		return s, nil
+	case KindVarchar:
+		if t.Length > 0 && len([]rune(strings.TrimRight(s, " "))) > t.Length {
+			return nil, Errorf(CodeStringDataRightTrunc, "value too long for type character varying(%d)", t.Length)
+		}
+		return truncRunes(s, t.Length), nil
+	case KindBytea:
+		return parseBytea(s)
+	case KindDate:
+		return parseDate(s)
+	case KindTime:
+		return parseTime(s)
+	case KindTimestamp, KindTimestampTZ:
+		return parseTimestamp(s, t)
+	case KindUUID:
+		return parseUUID(s)
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "input of type %s is not supported", t)
+}
+
+func truncRunes(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+func invalidInput(t Type, s string) *Error {
+	return Errorf(CodeInvalidTextRep, "invalid input syntax for type %s: %q", t, s)
+}
+
+func parseBool(s string) (any, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case v == "":
+	case strings.HasPrefix("true", v), strings.HasPrefix("yes", v), v == "on", v == "1":
+		return true, nil
+	case strings.HasPrefix("false", v), strings.HasPrefix("no", v), len(v) >= 2 && strings.HasPrefix("off", v), v == "0":
+		return false, nil
+	}
+	return nil, invalidInput(Bool, s)
+}
+
+func intRange(t Type) (int64, int64) {
+	switch t.Kind {
+	case KindInt16:
+		return math.MinInt16, math.MaxInt16
+	case KindInt32:
+		return math.MinInt32, math.MaxInt32
+	case KindOID:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+func parseInt(s string, t Type) (any, error) {
+	v := strings.TrimSpace(s)
+	digits := strings.TrimLeft(v, "+-")
+	if len(v)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return nil, invalidInput(t, s)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	lo, hi := intRange(t)
+	if err != nil || n < lo || n > hi {
+		return nil, Errorf(CodeNumericOutOfRange, "value %q is out of range for type %s", s, t)
+	}
+	return n, nil
+}
+
+func parseFloat(s string, t Type) (any, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch strings.TrimPrefix(v, "+") {
+	case "nan":
+		return math.NaN(), nil
+	case "infinity", "inf":
+		return math.Inf(1), nil
+	case "-infinity", "-inf":
+		return math.Inf(-1), nil
+	}
+	if v == "" || strings.ContainsAny(v, "xp_in") {
+		return nil, invalidInput(t, s)
+	}
+	bits := 64
+	if t.Kind == KindFloat32 {
+		bits = 32
+	}
+	f, err := strconv.ParseFloat(v, bits)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", s, t)
+		}
+		return nil, invalidInput(t, s)
+	}
+	return f, nil
+}
+
+func parseNumeric(s string, t Type) (any, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch strings.TrimLeft(v, "+-") {
+	case "nan", "infinity", "inf":
+		return nil, Errorf(CodeFeatureNotSupported, "numeric %s is not supported", s)
+	}
+	d, ok := ParseDecimal(v)
+	if !ok {
+		return nil, invalidInput(Numeric(0, 0), s)
+	}
+	return applyNumericTypmod(d, t)
+}
+
+// applyNumericTypmod rounds to t's scale and checks its precision (22003).
+func applyNumericTypmod(d Decimal, t Type) (Decimal, error) {
+	if t.Precision == 0 {
+		if d.intDigits() > 38-max(t.Scale, d.Scale) && d.intDigits() > 38 {
+			return Decimal{}, Errorf(CodeNumericOutOfRange, "numeric field overflow")
+		}
+		return d, nil
+	}
+	r := d.Rescale(t.Scale)
+	if r.intDigits() > t.Precision-t.Scale {
+		return Decimal{}, &Error{Code: CodeNumericOutOfRange, Message: "numeric field overflow",
+			Detail: "A field with precision " + strconv.Itoa(t.Precision) + ", scale " + strconv.Itoa(t.Scale) + " must round to an absolute value less than 10^" + strconv.Itoa(t.Precision-t.Scale) + "."}
+	}
+	return r, nil
+}
+
+func parseBytea(s string) (any, error) {
+	if strings.HasPrefix(s, `\x`) {
+		h := s[2:]
+		out := make([]byte, 0, len(h)/2)
+		for i := 0; i < len(h); {
+			if h[i] == ' ' || h[i] == '\t' || h[i] == '\n' {
+				i++
+				continue
+			}
+			if i+1 >= len(h) {
+				return nil, Errorf(CodeInvalidTextRep, "invalid hexadecimal data: odd number of digits")
+			}
+			b, err := strconv.ParseUint(h[i:i+2], 16, 8)
+			if err != nil {
+				return nil, Errorf(CodeInvalidTextRep, "invalid hexadecimal digit: %q", h[i:i+2])
+			}
+			out = append(out, byte(b))
+			i += 2
+		}
+		return out, nil
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			out = append(out, s[i])
+			continue
+		}
+		switch {
+		case i+1 < len(s) && s[i+1] == '\\':
+			out = append(out, '\\')
+			i++
+		case i+3 < len(s)+0 && isOctal(s[i+1:i+4]):
+			n, _ := strconv.ParseUint(s[i+1:i+4], 8, 8)
+			out = append(out, byte(n))
+			i += 3
+		default:
+			return nil, Errorf(CodeInvalidTextRep, "invalid input syntax for type bytea")
+		}
+	}
+	return out, nil
+}
+
+func isOctal(s string) bool {
+	return len(s) == 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7'
+}
+
+func parseUUID(s string) (any, error) {
+	v := strings.TrimSpace(s)
+	if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+		v = v[1 : len(v)-1]
+	}
+	var out [16]byte
+	n := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] == '-' && n > 0 && n%2 == 0 && n < 32 && i+1 < len(v) && v[i+1] != '-' {
+			continue
+		}
+		if n >= 32 || i+1 >= len(v)+0 && n%2 == 0 {
+			return nil, invalidInput(UUID, s)
+		}
+		d := hexVal(v[i])
+		if d < 0 {
+			return nil, invalidInput(UUID, s)
+		}
+		out[n/2] |= byte(d) << (4 * (1 - n%2))
+		n++
+	}
+	if n != 32 {
+		return nil, invalidInput(UUID, s)
+	}
+	return out, nil
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// castDatum converts d of type from to type to as CAST does (explicit cast).
+func castDatum(d any, from, to Type) (any, error) {
+	if d == nil {
+		return nil, nil
+	}
+	if from.Kind == KindUnknown || (from.IsString() && !to.IsString() && to.Kind != KindJSON && to.Kind != KindUnknown) {
+		s, _ := d.(string)
+		if to.Kind == KindVarchar {
+			return truncRunes(s, to.Length), nil
+		}
+		return CoerceText(s, to)
+	}
+	switch to.Kind {
+	case KindText, KindJSON, KindUnknown:
+		return formatDatum(d, from), nil
+	case KindVarchar:
+		return truncRunes(formatDatum(d, from), to.Length), nil
+	}
+	if from.Kind == to.Kind && to.Kind != KindNumeric {
+		return d, nil
+	}
+	switch to.Kind {
+	case KindInt16, KindInt32, KindInt64, KindOID:
+		return castToInt(d, from, to)
+	case KindFloat32, KindFloat64:
+		return castToFloat(d, from, to)
+	case KindNumeric:
+		return castToNumeric(d, from, to)
+	case KindBool:
+		if v, ok := d.(int64); ok && from.Kind == KindInt32 {
+			return v != 0, nil
+		}
+	case KindDate:
+		switch from.Kind {
+		case KindTimestamp, KindTimestampTZ:
+			return floorDiv(d.(int64), usPerDay), nil
+		}
+	case KindTimestamp, KindTimestampTZ:
+		switch from.Kind {
+		case KindDate:
+			return d.(int64) * usPerDay, nil
+		case KindTimestamp, KindTimestampTZ:
+			return d, nil
+		}
+	case KindTime:
+		switch from.Kind {
+		case KindTimestamp, KindTimestampTZ:
+			return d.(int64) - floorDiv(d.(int64), usPerDay)*usPerDay, nil
+		}
+	}
+	return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+}
+
+const usPerDay = 86400 * 1000000
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func outOfRange(t Type) *Error {
+	return Errorf(CodeNumericOutOfRange, "%s out of range", t)
+}
+
+func castToInt(d any, from, to Type) (any, error) {
+	lo, hi := intRange(to)
+	var n int64
+	switch v := d.(type) {
+	case int64:
+		n = v
+	case bool:
+		if to.Kind != KindInt32 {
+			break
+		}
+		if v {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case float64:
+		r := math.RoundToEven(v)
+		if !isFloatInt(r) || r < float64(lo) || r > float64(hi) {
+			return nil, outOfRange(to)
+		}
+		n = int64(r)
+	case Decimal:
+		r := v.Rescale(0)
+		if !r.Coef.IsInt64() {
+			return nil, outOfRange(to)
+		}
+		n = r.Coef.Int64()
+	default:
+		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+	}
+	if n < lo || n > hi {
+		return nil, outOfRange(to)
+	}
+	return n, nil
+}
+
+func castToFloat(d any, from, to Type) (any, error) {
+	var f float64
+	switch v := d.(type) {
+	case int64:
+		f = float64(v)
+	case float64:
+		f = v
+	case Decimal:
+		f = v.Float64()
+		if to.Kind == KindFloat32 {
+			r, _ := v.Rat().Float32()
+			f = float64(r)
+		}
+	default:
+		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+	}
+	if to.Kind == KindFloat32 {
+		r := float32(f)
+		if math.IsInf(float64(r), 0) && !math.IsInf(f, 0) {
+			return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+		}
+		f = float64(r)
+	}
+	return f, nil
+}
+
+func castToNumeric(d any, from, to Type) (any, error) {
+	var dec Decimal
+	switch v := d.(type) {
+	case int64:
+		dec = DecimalFromInt(v)
+	case Decimal:
+		dec = v
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, Errorf(CodeFeatureNotSupported, "cannot convert %s to numeric: not supported", formatDatum(v, from))
+		}
+		// PostgreSQL goes through %.15g (float8) or %.6g (float4).
+		digits := 15
+		if from.Kind == KindFloat32 {
+			digits = 6
+		}
+		dec, _ = ParseDecimal(strconv.FormatFloat(v, 'g', digits, 64))
+	default:
+		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+	}
+	return applyNumericTypmod(dec, to)
+}
+
+// ratFloor and ratCeil are the integer floor and ceiling of r.
+func ratFloor(r *big.Rat) *big.Int {
+	q, m := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	_ = m
+	return q
+}
+
+func ratCeil(r *big.Rat) *big.Int {
+	q := ratFloor(r)
+	if !r.IsInt() {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}

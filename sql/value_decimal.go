@@ -1,0 +1,263 @@
+package sql
+
+import (
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+// Decimal is an exact numeric value Coef × 10^-Scale, the evaluator's
+// representation of PostgreSQL numeric. Scale is the display scale (dscale):
+// 1.50 and 1.5 compare equal but print differently, as in PostgreSQL.
+type Decimal struct {
+	Coef  *big.Int
+	Scale int
+}
+
+var bigTen = big.NewInt(10)
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// DecimalFromInt is v with scale 0.
+func DecimalFromInt(v int64) Decimal { return Decimal{Coef: big.NewInt(v)} }
+
+// ParseDecimal reads PostgreSQL numeric input: [sign]digits[.digits][e[sign]digits].
+func ParseDecimal(s string) (Decimal, bool) {
+	s = strings.TrimSpace(s)
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, ok := parseSmallInt(s[i+1:])
+		if !ok {
+			return Decimal{}, false
+		}
+		mant, exp = s[:i], e
+	}
+	neg := false
+	if mant != "" && (mant[0] == '+' || mant[0] == '-') {
+		neg, mant = mant[0] == '-', mant[1:]
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return Decimal{}, false
+	}
+	c, _ := new(big.Int).SetString(digits, 10)
+	if neg {
+		c.Neg(c)
+	}
+	d := Decimal{Coef: c, Scale: len(frac)}
+	// An exponent moves the point; PostgreSQL keeps scale max(0, frac-exp).
+	if exp > 0 {
+		if exp > 1000 {
+			return Decimal{}, false
+		}
+		if exp >= d.Scale {
+			d.Coef.Mul(d.Coef, pow10(exp-d.Scale))
+			d.Scale = 0
+		} else {
+			d.Scale -= exp
+		}
+	} else if exp < 0 {
+		if -exp > 1000 {
+			return Decimal{}, false
+		}
+		d.Scale -= exp
+	}
+	return d, true
+}
+
+func parseSmallInt(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" || len(s) > 6 || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// DecimalFromFloat converts a finite float to the shortest decimal that reads back as it.
+func DecimalFromFloat(f float64, bits int) (Decimal, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return Decimal{}, false
+	}
+	s := big.NewFloat(f).Text('e', -1)
+	if bits == 32 {
+		s = new(big.Float).SetFloat64(f).SetPrec(24).Text('e', -1)
+	}
+	return ParseDecimal(s)
+}
+
+// Rescale rounds (half away from zero, as PostgreSQL) or extends to scale s.
+func (d Decimal) Rescale(s int) Decimal {
+	if s == d.Scale {
+		return d
+	}
+	if s > d.Scale {
+		return Decimal{Coef: new(big.Int).Mul(d.Coef, pow10(s-d.Scale)), Scale: s}
+	}
+	div := pow10(d.Scale - s)
+	q, r := new(big.Int).QuoRem(d.Coef, div, new(big.Int))
+	r.Abs(r).Lsh(r, 1)
+	if r.Cmp(div) >= 0 {
+		if d.Coef.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return Decimal{Coef: q, Scale: s}
+}
+
+// Cmp compares exactly, whatever the scales.
+func (d Decimal) Cmp(o Decimal) int {
+	s := max(d.Scale, o.Scale)
+	return d.Rescale(s).Coef.Cmp(o.Rescale(s).Coef)
+}
+
+// Rat is the exact rational value.
+func (d Decimal) Rat() *big.Rat {
+	return new(big.Rat).SetFrac(d.Coef, pow10(d.Scale))
+}
+
+// Float64 is the nearest float64 (PostgreSQL's numeric→float8 cast).
+func (d Decimal) Float64() float64 {
+	f, _ := d.Rat().Float64()
+	return f
+}
+
+// Digits is the number of significant digits left of the point.
+func (d Decimal) intDigits() int {
+	a := new(big.Int).Abs(d.Coef)
+	n := len(a.String()) - d.Scale
+	if n < 0 || a.Sign() == 0 {
+		return 0
+	}
+	return n
+}
+
+// String is PostgreSQL's numeric output: the digits at display scale.
+func (d Decimal) String() string {
+	a := new(big.Int).Abs(d.Coef).String()
+	neg := d.Coef.Sign() < 0
+	if d.Scale > 0 {
+		if len(a) <= d.Scale {
+			a = strings.Repeat("0", d.Scale-len(a)+1) + a
+		}
+		a = a[:len(a)-d.Scale] + "." + a[len(a)-d.Scale:]
+	}
+	if neg {
+		return "-" + a
+	}
+	return a
+}
+
+// Num128 is the decimal128 coefficient at scale s, or false when it needs
+// more than prec digits.
+func (d Decimal) Num128(prec, s int) (decimal128.Num, bool) {
+	r := d.Rescale(s)
+	if r.intDigits() > prec-s || len(new(big.Int).Abs(r.Coef).String()) > 38 {
+		return decimal128.Num{}, false
+	}
+	return decimal128.FromBigInt(r.Coef), true
+}
+
+// DecimalFromNum128 reads an Arrow decimal128 value.
+func DecimalFromNum128(n decimal128.Num, scale int) Decimal {
+	return Decimal{Coef: n.BigInt(), Scale: scale}
+}
+
+func (d Decimal) add(o Decimal) Decimal {
+	s := max(d.Scale, o.Scale)
+	return Decimal{Coef: new(big.Int).Add(d.Rescale(s).Coef, o.Rescale(s).Coef), Scale: s}
+}
+
+func (d Decimal) neg() Decimal { return Decimal{Coef: new(big.Int).Neg(d.Coef), Scale: d.Scale} }
+
+func (d Decimal) mul(o Decimal) Decimal {
+	return Decimal{Coef: new(big.Int).Mul(d.Coef, o.Coef), Scale: d.Scale + o.Scale}
+}
+
+// div follows PostgreSQL's select_div_scale: at least 16 significant digits,
+// and no less than either input's display scale.
+func (d Decimal) div(o Decimal) Decimal {
+	q := new(big.Rat).Quo(d.Rat(), o.Rat())
+	scale := max(d.Scale, o.Scale, 16-4*divWeight(d, o))
+	scale = min(max(scale, 0), 1000)
+	return ratToDecimal(q, scale)
+}
+
+// divWeight estimates the base-10000 weight of the quotient as PostgreSQL does.
+func divWeight(a, b Decimal) int {
+	wa, fa := nbaseWeight(a)
+	wb, fb := nbaseWeight(b)
+	w := wa - wb
+	if fa <= fb {
+		w--
+	}
+	return w
+}
+
+// nbaseWeight is the weight and first base-10000 digit of |d|.
+func nbaseWeight(d Decimal) (int, int) {
+	a := new(big.Int).Abs(d.Coef)
+	if a.Sign() == 0 {
+		return 0, 0
+	}
+	// Align the decimal point to a multiple of 4 digits as NBASE does.
+	pad := (4 - d.Scale%4) % 4
+	digits := a.String() + strings.Repeat("0", pad)
+	intLen := len(digits) - (d.Scale + pad)
+	// Prepend zeros so the integer part is a multiple of 4 long.
+	for intLen%4 != 0 {
+		digits, intLen = "0"+digits, intLen+1
+	}
+	w := intLen/4 - 1
+	for len(digits) >= 4 && digits[:4] == "0000" {
+		digits, w = digits[4:], w-1
+	}
+	first := 0
+	for _, c := range digits[:4] {
+		first = first*10 + int(c-'0')
+	}
+	return w, first
+}
+
+func ratToDecimal(q *big.Rat, scale int) Decimal {
+	num := new(big.Int).Mul(q.Num(), pow10(scale+1))
+	num.Quo(num, q.Denom())
+	d := Decimal{Coef: num, Scale: scale + 1}
+	// Rescale truncates the guard digit into half-away-from-zero rounding;
+	// the truncated remainder below it cannot turn a tie into a non-tie
+	// because ties need an exact 5 followed by zeros.
+	exact := new(big.Rat).SetFrac(num, pow10(scale+1)).Cmp(q) == 0
+	if !exact {
+		// Push the guard digit away from a false tie: a remainder exists.
+		if num.Sign() >= 0 {
+			num.Mul(num, bigTen).Add(num, big.NewInt(1))
+		} else {
+			num.Mul(num, bigTen).Sub(num, big.NewInt(1))
+		}
+		d = Decimal{Coef: num, Scale: scale + 2}
+	}
+	return d.Rescale(scale)
+}
+
+// mod is PostgreSQL's numeric %: truncated quotient, result scale max of inputs.
+func (d Decimal) mod(o Decimal) Decimal {
+	s := max(d.Scale, o.Scale)
+	a, b := d.Rescale(s).Coef, o.Rescale(s).Coef
+	return Decimal{Coef: new(big.Int).Rem(a, b), Scale: s}
+}
