@@ -1,0 +1,244 @@
+package iceberg
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	_ "modernc.org/sqlite" // registers sql.driver=sqlite (pure Go)
+)
+
+// DefaultNamespace is the namespace created on first start (PostgreSQL's public schema).
+const DefaultNamespace = "public"
+
+// defaultCatalogName is used when Config.CatalogName is empty.
+const defaultCatalogName = "magmalake"
+
+// Config selects the catalog and warehouse a server runs on.
+type Config struct {
+	DataDir      string            // embedded catalog: holds catalog.db and warehouse/
+	CatalogName  string            // catalog name (the SQL catalog's catalog_name column)
+	CatalogProps map[string]string // iceberg-go catalog properties; type or uri selects an external catalog
+	WarehouseURI string            // warehouse location; default <DataDir>/warehouse for the embedded catalog
+}
+
+// Warehouse is an open catalog plus the resources Open acquired for it.
+type Warehouse struct {
+	cat  catalog.Catalog
+	db   *dbsql.DB // embedded catalog's database; nil for external catalogs
+	name string
+}
+
+// Open opens the catalog cfg describes and makes sure the default namespace exists.
+func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
+	name := cfg.CatalogName
+	if name == "" {
+		name = defaultCatalogName
+	}
+	var (
+		w   *Warehouse
+		err error
+	)
+	if isExternalCatalog(cfg.CatalogProps) {
+		w, err = openExternal(ctx, name, cfg)
+	} else {
+		w, err = openEmbedded(name, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := w.ensureNamespace(ctx, DefaultNamespace); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open catalog %q: %w", name, err)
+	}
+	return w, nil
+}
+
+func isExternalCatalog(props map[string]string) bool {
+	return props["type"] != "" || props["uri"] != ""
+}
+
+// openEmbedded opens the SQLite catalog under cfg.DataDir, creating it on first start.
+func openEmbedded(name string, cfg Config) (*Warehouse, error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("data directory is not set (Config.DataDir)")
+	}
+	dir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("data directory %q: %w", cfg.DataDir, err)
+	}
+	whDir := filepath.Join(dir, "warehouse")
+	if err := os.MkdirAll(whDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data directory %q: %w", cfg.DataDir, err)
+	}
+	warehouse := cfg.WarehouseURI
+	if warehouse == "" {
+		warehouse = (&url.URL{Scheme: "file", Path: filepath.ToSlash(whDir)}).String()
+	}
+	// WAL plus a busy timeout on every pooled connection lets concurrent
+	// commits (several sessions, or several servers on one data dir) wait
+	// for each other instead of failing with "database is locked".
+	dsn := "file:" + filepath.Join(dir, "catalog.db") +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+	db, err := dbsql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog database in %q: %w", cfg.DataDir, err)
+	}
+	props := ice.Properties{"warehouse": warehouse}
+	for k, v := range cfg.CatalogProps {
+		props[k] = v
+	}
+	cat, err := sqlcat.NewCatalog(name, db, sqlcat.SQLite, props)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
+	}
+	return &Warehouse{cat: cat, db: db, name: name}, nil
+}
+
+// openExternal loads any registered iceberg-go catalog from cfg.CatalogProps.
+func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, error) {
+	props := ice.Properties{}
+	for k, v := range cfg.CatalogProps {
+		props[k] = v
+	}
+	if cfg.WarehouseURI != "" {
+		props["warehouse"] = cfg.WarehouseURI
+	}
+	if err := checkExternalProps(props); err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Load(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %q (type=%s, uri=%s): %s",
+			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
+	}
+	return &Warehouse{cat: cat, name: name}, nil
+}
+
+// checkExternalProps rejects settings catalog.Load would reject less clearly.
+func checkExternalProps(props ice.Properties) error {
+	typ := strings.ToLower(props.Get("type", ""))
+	if typ == "" {
+		uri := props.Get("uri", "")
+		u, err := url.Parse(uri)
+		if err != nil || u.Scheme == "" {
+			return fmt.Errorf("catalog setting uri=%q: not a URI with a scheme and no type given", redactURI(uri))
+		}
+		typ = strings.ToLower(u.Scheme)
+	}
+	if typ == "http" || typ == "https" {
+		typ = "rest"
+	}
+	if !slices.Contains(catalog.GetRegisteredCatalogs(), typ) {
+		return fmt.Errorf("catalog setting type=%q: unknown catalog type (known: %s)",
+			typ, strings.Join(catalog.GetRegisteredCatalogs(), ", "))
+	}
+	switch typ {
+	case "sql":
+		return checkSQLCatalogProps(props)
+	case "rest":
+		if props.Get("uri", "") == "" {
+			return errors.New("catalog setting uri: required for type=rest")
+		}
+	}
+	return nil
+}
+
+// checkSQLCatalogProps fills in the driver for the known dialects and
+// validates the rest.
+func checkSQLCatalogProps(props ice.Properties) error {
+	dialect := strings.ToLower(props.Get(sqlcat.DialectKey, ""))
+	driver := props.Get(sqlcat.DriverKey, "")
+	switch dialect {
+	case "":
+		return fmt.Errorf("catalog setting %s: required for type=sql (sqlite, postgres, mysql, mssql or oracle)", sqlcat.DialectKey)
+	case "sqlite":
+		if driver == "" {
+			driver = "sqlite"
+		}
+	case "postgres", "postgresql":
+		dialect = "postgres"
+		if driver == "" {
+			driver = "pgx"
+		}
+	case "mysql", "mssql", "oracle":
+	default:
+		return fmt.Errorf("catalog setting %s=%q: unknown dialect (sqlite, postgres, mysql, mssql or oracle)", sqlcat.DialectKey, dialect)
+	}
+	if driver == "" {
+		return fmt.Errorf("catalog setting %s: required for %s=%s", sqlcat.DriverKey, sqlcat.DialectKey, dialect)
+	}
+	if !slices.Contains(dbsql.Drivers(), driver) {
+		return fmt.Errorf("catalog setting %s=%q: no such database driver (available: %s)",
+			sqlcat.DriverKey, driver, strings.Join(dbsql.Drivers(), ", "))
+	}
+	if props.Get("uri", "") == "" {
+		return errors.New("catalog setting uri: required for type=sql (the database DSN)")
+	}
+	props[sqlcat.DialectKey] = dialect
+	props[sqlcat.DriverKey] = driver
+	return nil
+}
+
+// redactURI hides a password so errors can be logged.
+func redactURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// oneLine flattens multi-line errors (joined errors, driver dumps) so a bad
+// setting reports as one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// Catalog is the underlying iceberg-go catalog.
+func (w *Warehouse) Catalog() catalog.Catalog { return w.cat }
+
+// Name is the catalog name.
+func (w *Warehouse) Name() string { return w.name }
+
+// Close releases the catalog and, for the embedded catalog, its database.
+func (w *Warehouse) Close() error {
+	var errs []error
+	if c, ok := w.cat.(catalog.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	if w.db != nil {
+		errs = append(errs, w.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// ensureNamespace creates ns unless it exists.
+func (w *Warehouse) ensureNamespace(ctx context.Context, ns string) error {
+	ident := catalog.ToIdentifier(ns)
+	ok, err := w.cat.CheckNamespaceExists(ctx, ident)
+	if err != nil {
+		return fmt.Errorf("check namespace %s: %s", ns, oneLine(err))
+	}
+	if ok {
+		return nil
+	}
+	err = w.cat.CreateNamespace(ctx, ident, nil)
+	if err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	return nil
+}
