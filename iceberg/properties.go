@@ -1,0 +1,76 @@
+package iceberg
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// SetProperties sets table properties of ident. format-version is not a
+// property in Iceberg metadata: a higher value upgrades the table, the same
+// value is a no-op, a lower one fails with ErrFormatDowngrade.
+func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, props map[string]string) (*table.Table, error) {
+	what := "alter table " + identString(ident)
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	rest := ice.Properties{}
+	maps.Copy(rest, props)
+	tx := tbl.NewTransaction()
+	if v, ok := rest[propFormatVersion]; ok {
+		delete(rest, propFormatVersion)
+		if err := stageFormatVersion(tx, tbl.Metadata().Version(), v); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if err := tx.SetProperties(rest); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return commitMetadataTx(ctx, what, tx)
+}
+
+func stageFormatVersion(tx *table.Transaction, current int, v string) error {
+	want, err := parseFormatVersion(v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case want < current:
+		return fmt.Errorf("%w: table is version %d, requested %d", ErrFormatDowngrade, current, want)
+	case want > current:
+		return tx.UpgradeFormatVersion(want)
+	}
+	return nil
+}
+
+// RemoveProperties removes table properties of ident; format-version cannot be removed.
+func (w *Warehouse) RemoveProperties(ctx context.Context, ident table.Identifier, keys []string) (*table.Table, error) {
+	what := "alter table " + identString(ident)
+	if slices.Contains(keys, propFormatVersion) {
+		return nil, fmt.Errorf("%s: %w: %s cannot be reset", what, ErrInvalidProperty, propFormatVersion)
+	}
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	tx := tbl.NewTransaction()
+	if err := tx.RemoveProperties(keys); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return commitMetadataTx(ctx, what, tx)
+}
+
+// commitMetadataTx commits a properties-only transaction. Such commits carry
+// no branch assertion, so concurrent writers do not make them fail.
+func commitMetadataTx(ctx context.Context, what string, tx *table.Transaction) (*table.Table, error) {
+	out, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}

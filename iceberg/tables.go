@@ -1,0 +1,131 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Ident names table tbl in namespace schema.
+func Ident(schema, tbl string) table.Identifier { return table.Identifier{schema, tbl} }
+
+// identString prints an identifier the way SQL users wrote it (schema.table).
+func identString(ident table.Identifier) string { return strings.Join(ident, ".") }
+
+// LoadTable loads the current metadata of ident. A missing or unparsable
+// metadata file gives an ErrCorruptMetadata error naming the table and the
+// file; it affects only that table.
+func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	tbl, err := w.cat.LoadTable(ctx, ident)
+	if err == nil {
+		return tbl, nil
+	}
+	what := "load table " + identString(ident)
+	if isCatalogSentinel(err) || ctx.Err() != nil {
+		return nil, mapCatalogErr(what, err)
+	}
+	if loc, ok := w.metadataLocation(ctx, ident); ok {
+		return nil, fmt.Errorf("%s: %w: metadata file %s: %s", what, ErrCorruptMetadata, loc, oneLine(err))
+	}
+	return nil, fmt.Errorf("%s: %w", what, err)
+}
+
+func isCatalogSentinel(err error) bool {
+	for _, m := range catalogSentinels {
+		if errors.Is(err, m.from) {
+			return true
+		}
+	}
+	return false
+}
+
+// metadataLocation reads the catalog row of ident directly; only the
+// embedded catalog can, since the catalog API gives the location only inside
+// a loaded table.
+func (w *Warehouse) metadataLocation(ctx context.Context, ident table.Identifier) (string, bool) {
+	if w.db == nil || len(ident) < 2 {
+		return "", false
+	}
+	ns := strings.Join(ident[:len(ident)-1], ".")
+	var loc string
+	err := w.db.QueryRowContext(ctx,
+		`SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`,
+		w.name, ns, ident[len(ident)-1]).Scan(&loc)
+	return loc, err == nil && loc != ""
+}
+
+// CreateNamespace creates namespace ns.
+func (w *Warehouse) CreateNamespace(ctx context.Context, ns string) error {
+	err := w.cat.CreateNamespace(ctx, catalog.ToIdentifier(ns), nil)
+	return mapCatalogErr("create schema "+ns, err)
+}
+
+// DropNamespace drops the empty namespace ns.
+func (w *Warehouse) DropNamespace(ctx context.Context, ns string) error {
+	err := w.cat.DropNamespace(ctx, catalog.ToIdentifier(ns))
+	return mapCatalogErr("drop schema "+ns, err)
+}
+
+// NamespaceExists reports whether namespace ns exists.
+func (w *Warehouse) NamespaceExists(ctx context.Context, ns string) (bool, error) {
+	ok, err := w.cat.CheckNamespaceExists(ctx, catalog.ToIdentifier(ns))
+	if err != nil {
+		return false, fmt.Errorf("check schema %s: %w", ns, err)
+	}
+	return ok, nil
+}
+
+// ListNamespaces returns the top-level namespaces, sorted.
+func (w *Warehouse) ListNamespaces(ctx context.Context) ([]string, error) {
+	idents, err := w.cat.ListNamespaces(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("list schemas: %w", err)
+	}
+	out := make([]string, 0, len(idents))
+	for _, id := range idents {
+		out = append(out, strings.Join(id, "."))
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ListTables returns the names of the tables in namespace ns, sorted.
+func (w *Warehouse) ListTables(ctx context.Context, ns string) ([]string, error) {
+	var out []string
+	for id, err := range w.cat.ListTables(ctx, catalog.ToIdentifier(ns)) {
+		if err != nil {
+			return nil, mapCatalogErr("list tables in "+ns, err)
+		}
+		out = append(out, id[len(id)-1])
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// DropTable removes ident from the catalog; purge also deletes its files.
+func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier, purge bool) error {
+	what := "drop table " + identString(ident)
+	if !purge {
+		return mapCatalogErr(what, w.cat.DropTable(ctx, ident))
+	}
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		// A table whose metadata is gone can still be dropped, just not purged.
+		if errors.Is(err, ErrCorruptMetadata) {
+			return mapCatalogErr(what, w.cat.DropTable(ctx, ident))
+		}
+		return err
+	}
+	if err := w.cat.DropTable(ctx, ident); err != nil {
+		return mapCatalogErr(what, err)
+	}
+	if err := tbl.PurgeFiles(ctx); err != nil {
+		return fmt.Errorf("%s: dropped, but purging its files failed: %w", what, err)
+	}
+	return nil
+}
