@@ -1,0 +1,128 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+var errCopyIn = sql.Errorf(sql.CodeFeatureNotSupported, "COPY FROM STDIN is not supported by the magmalake shell; use INSERT or a PostgreSQL client")
+
+const helpText = `General
+  \q                     quit magmalake
+  \?                     show this help
+
+Query buffer
+  \r                     reset (clear) the query buffer
+
+Informational
+  \d [NAME]              describe table NAME, or list tables
+  \dt [SCHEMA.*]         list tables
+  \dn                    list schemas
+
+Formatting
+  \x [on|off]            toggle expanded output
+  \timing [on|off]       toggle timing of statements
+  \set VERBOSITY default|verbose|terse
+                         how much of an error to show (verbose adds SQLSTATE)
+`
+
+// meta runs one backslash command. Unknown commands and bad arguments are
+// failures, so that a script stops on them as psql -v ON_ERROR_STOP=1 does.
+func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
+	fields := strings.Fields(strings.TrimSpace(line))
+	cmd, args := fields[0], fields[1:]
+	switch cmd {
+	case `\q`:
+		return true, nil
+	case `\?`:
+		io.WriteString(sh.out, helpText)
+	case `\r`:
+		sh.pending = ""
+		fmt.Fprintln(sh.out, "Query buffer reset (cleared).")
+	case `\x`:
+		return false, sh.toggle(&sh.Expanded, args, "Expanded display")
+	case `\timing`:
+		return false, sh.toggle(&sh.Timing, args, "Timing")
+	case `\set`:
+		return false, sh.set(args)
+	case `\dt`, `\d`, `\dn`:
+		return false, sh.describe(ctx, cmd, args)
+	default:
+		fmt.Fprintf(sh.errOut, "invalid command %s\nTry \\? for help.\n", cmd)
+		return false, ErrFailed
+	}
+	return false, nil
+}
+
+// toggle flips a boolean setting or sets it from on/off, and says so as psql
+// does ("Expanded display is on.").
+func (sh *Shell) toggle(v *bool, args []string, what string) error {
+	if len(args) == 0 {
+		*v = !*v
+	} else {
+		switch strings.ToLower(args[0]) {
+		case "on", "true", "yes", "1":
+			*v = true
+		case "off", "false", "no", "0":
+			*v = false
+		default:
+			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
+			return ErrFailed
+		}
+	}
+	state := "off"
+	if *v {
+		state = "on"
+	}
+	fmt.Fprintf(sh.out, "%s is %s.\n", what, state)
+	return nil
+}
+
+func (sh *Shell) set(args []string) error {
+	if len(args) != 2 || args[0] != "VERBOSITY" {
+		fmt.Fprintln(sh.errOut, `\set: only "\set VERBOSITY default|verbose|terse" is supported`)
+		return ErrFailed
+	}
+	switch args[1] {
+	case "default":
+		sh.Verbosity = VerbosityDefault
+	case "verbose":
+		sh.Verbosity = VerbosityVerbose
+	case "terse":
+		sh.Verbosity = VerbosityTerse
+	default:
+		fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", args[1])
+		return ErrFailed
+	}
+	return nil
+}
+
+// describe answers \d, \dt and \dn through the executor's SHOW TABLES,
+// DESCRIBE and SHOW SCHEMAS, with psql's titles.
+func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error {
+	var stmt string
+	style := resultStyle{title: "List of relations"}
+	switch {
+	case cmd == `\dn`:
+		stmt, style.title = "SHOW SCHEMAS", "List of schemas"
+	case cmd == `\d` && len(args) > 0:
+		stmt = "DESCRIBE " + args[0]
+		style = resultStyle{title: fmt.Sprintf("Table %q", args[0]), noFooter: true}
+	case len(args) == 0:
+		stmt = "SHOW TABLES"
+	case strings.HasSuffix(args[0], ".*") || strings.HasSuffix(args[0], "."):
+		stmt = "SHOW TABLES FROM " + strings.TrimSuffix(strings.TrimSuffix(args[0], "*"), ".")
+	default:
+		fmt.Fprintf(sh.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
+		return ErrFailed
+	}
+	if err := sh.execute(ctx, stmt, style); err != nil {
+		sh.printError(err, stmt)
+		return ErrFailed
+	}
+	return nil
+}

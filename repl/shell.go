@@ -1,0 +1,257 @@
+// Package repl is magmalake's interactive SQL shell: psql's look and feel
+// (prompts, aligned tables, error carets, backslash commands) over an
+// exec session in the same process.
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/magmalake/magmalake/exec"
+)
+
+// Session is what the shell needs of an *exec.Session.
+type Session interface {
+	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
+	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error)
+	TxStatus() byte
+}
+
+// ErrFailed reports that a statement or backslash command failed; the
+// failure itself has already been printed.
+var ErrFailed = errors.New("statement failed")
+
+// Shell reads SQL and backslash commands and prints results as psql does.
+type Shell struct {
+	sess   Session
+	out    io.Writer // results, tags, timing
+	errOut io.Writer // errors and notices
+	// StopOnError makes feeding stop at the first failed statement
+	// (psql's ON_ERROR_STOP); the interactive loop turns it off.
+	StopOnError bool
+	Expanded    bool // \x
+	Timing      bool // \timing
+	Verbosity   Verbosity
+	// Now is the clock \timing measures with.
+	Now func() time.Time
+
+	pending string // input read but not yet terminated by ';'
+}
+
+// New returns a shell printing to out (results) and errOut (errors,
+// notices), stopping at the first error.
+func New(s Session, out, errOut io.Writer) *Shell {
+	return &Shell{sess: s, out: out, errOut: errOut, StopOnError: true, Now: time.Now}
+}
+
+// RunCommand runs text as psql -c does: one backslash command, or any number
+// of ';'-separated statements, the last one needing no ';'.
+func (sh *Shell) RunCommand(ctx context.Context, text string) error {
+	if strings.HasPrefix(strings.TrimSpace(text), `\`) {
+		_, err := sh.meta(ctx, text)
+		return err
+	}
+	if _, err := sh.feedText(ctx, text+"\n"); err != nil {
+		return err
+	}
+	return sh.flush(ctx)
+}
+
+// RunScript reads statements from r until EOF or \q, without prompts.
+func (sh *Shell) RunScript(ctx context.Context, r io.Reader) error {
+	lines := newLineReader(r)
+	for {
+		line, err := lines.next()
+		if errors.Is(err, io.EOF) {
+			return sh.flush(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("read input: %w", err)
+		}
+		quit, ferr := sh.feedLine(ctx, line)
+		if ferr != nil || quit {
+			return ferr
+		}
+	}
+}
+
+// feedLine takes one input line (without its newline). A line starting with a
+// backslash outside any literal is a command; anything else is SQL, run as
+// soon as a ';' completes a statement.
+func (sh *Shell) feedLine(ctx context.Context, line string) (quit bool, err error) {
+	if strings.HasPrefix(strings.TrimLeft(line, " \t"), `\`) && sh.state() == lexNormal {
+		return sh.meta(ctx, line)
+	}
+	return sh.feedText(ctx, line+"\n")
+}
+
+func (sh *Shell) feedText(ctx context.Context, text string) (bool, error) {
+	res := scanStatements(sh.pending + text)
+	sh.pending = res.rest
+	if !res.restHasToken && res.state == lexNormal {
+		sh.pending = ""
+	}
+	var failed error
+	for _, stmt := range res.stmts {
+		if err := sh.runStatement(ctx, stmt); err != nil {
+			failed = err
+			if sh.StopOnError {
+				sh.pending = ""
+				return false, err
+			}
+		}
+	}
+	return false, failed
+}
+
+// flush runs an unterminated last statement at end of input, as psql does.
+func (sh *Shell) flush(ctx context.Context) error {
+	res := scanStatements(sh.pending)
+	rest := sh.pending
+	sh.pending = ""
+	if !res.restHasToken {
+		return nil
+	}
+	return sh.runStatement(ctx, strings.TrimLeft(rest, " \t\r\n\f"))
+}
+
+// state is the lexical state of the pending input.
+func (sh *Shell) state() lexState {
+	if sh.pending == "" {
+		return lexNormal
+	}
+	return scanStatements(sh.pending).state
+}
+
+// Prompt is psql's PROMPT1/PROMPT2 for database "magmalake": '=' at the
+// start of a statement, '-' (or the open quote, comment or parenthesis) in a
+// continued one, then '*' inside a transaction block or '!' in a failed one.
+func (sh *Shell) Prompt() string {
+	mark := "="
+	if sh.pending != "" {
+		mark = string(rune(sh.state()))
+	}
+	tx := ""
+	switch sh.sess.TxStatus() {
+	case exec.TxActive:
+		tx = "*"
+	case exec.TxFailed:
+		tx = "!"
+	}
+	return "magmalake" + mark + tx + "> "
+}
+
+// runStatement executes one statement and prints its outcome; a failure is
+// printed and returned as ErrFailed.
+func (sh *Shell) runStatement(ctx context.Context, stmt string) error {
+	start := sh.Now()
+	if err := sh.execute(ctx, stmt, resultStyle{}); err != nil {
+		sh.printError(err, stmt)
+		return ErrFailed
+	}
+	if sh.Timing {
+		fmt.Fprintln(sh.out, formatTiming(sh.Now().Sub(start)))
+	}
+	return nil
+}
+
+func (sh *Shell) printError(err error, stmt string) {
+	io.WriteString(sh.errOut, formatError(asSQLError(err), stmt, sh.Verbosity))
+}
+
+// resultStyle is how a backslash command dresses up a query result.
+type resultStyle struct {
+	title    string
+	noFooter bool
+}
+
+// execute prepares and runs stmt and prints what it returns.
+func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) error {
+	query := strings.TrimSuffix(strings.TrimRight(stmt, " \t\r\n\f"), ";")
+	p, err := sh.sess.Prepare(ctx, query, nil)
+	if err != nil {
+		return err
+	}
+	res, err := sh.sess.Execute(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	for _, n := range res.Notices {
+		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
+	}
+	if res.CopyIn != nil {
+		return errCopyIn
+	}
+	if res.Rows == nil {
+		if res.Tag != "" {
+			fmt.Fprintln(sh.out, res.Tag)
+		}
+		return nil
+	}
+	defer res.Rows.Close()
+	if res.CopyOut {
+		n, err := writeCopyOut(ctx, sh.out, res.Columns, res.Rows, res.CopyCSV)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(sh.out, "COPY %d\n", n)
+		return nil
+	}
+	return sh.printRows(ctx, res, style)
+}
+
+func (sh *Shell) printRows(ctx context.Context, res *exec.Result, style resultStyle) error {
+	t, err := collectTable(ctx, res.Columns, res.Rows)
+	if err != nil {
+		return err
+	}
+	t.title, t.footer = style.title, !style.noFooter
+	if sh.Expanded {
+		err = writeExpanded(sh.out, t)
+	} else {
+		err = writeAligned(sh.out, t)
+	}
+	if err != nil {
+		return fmt.Errorf("print result: %w", err)
+	}
+	// psql follows a RETURNING result with the command's own tag.
+	if tag := res.CommandTag(); hasTagPrefix(tag, "INSERT", "UPDATE", "DELETE", "MERGE") {
+		fmt.Fprintln(sh.out, tag)
+	}
+	return nil
+}
+
+func hasTagPrefix(tag string, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(tag, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatTiming is psql's PrintTiming.
+func formatTiming(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	if ms < 1000 {
+		return fmt.Sprintf("Time: %.3f ms", ms)
+	}
+	secs := ms / 1000
+	mins := float64(int64(secs / 60))
+	secs -= 60 * mins
+	if mins < 60 {
+		return fmt.Sprintf("Time: %.3f ms (%02d:%06.3f)", ms, int(mins), secs)
+	}
+	hours := float64(int64(mins / 60))
+	mins -= 60 * hours
+	if hours < 24 {
+		return fmt.Sprintf("Time: %.3f ms (%02d:%02d:%06.3f)", ms, int(hours), int(mins), secs)
+	}
+	days := float64(int64(hours / 24))
+	hours -= 24 * days
+	return fmt.Sprintf("Time: %.3f ms (%.0f d %02d:%02d:%06.3f)", ms, days, int(hours), int(mins), secs)
+}

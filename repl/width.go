@@ -1,0 +1,111 @@
+package repl
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// runeWidth is the number of terminal columns r takes, as psql's
+// ucs_wcwidth counts them: combining marks take none, East Asian wide and
+// full-width characters two.
+func runeWidth(r rune) int {
+	switch {
+	case r == 0:
+		return 0
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return -1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	case isWide(r):
+		return 2
+	}
+	return 1
+}
+
+// wideRanges are the East Asian Wide (W) and Fullwidth (F) blocks.
+var wideRanges = [][2]rune{
+	{0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec},
+	{0x23f0, 0x23f0}, {0x23f3, 0x23f3}, {0x25fd, 0x25fe}, {0x2614, 0x2615},
+	{0x2648, 0x2653}, {0x267f, 0x267f}, {0x2693, 0x2693}, {0x26a1, 0x26a1},
+	{0x26aa, 0x26ab}, {0x26bd, 0x26be}, {0x26c4, 0x26c5}, {0x26ce, 0x26ce},
+	{0x26d4, 0x26d4}, {0x26ea, 0x26ea}, {0x26f2, 0x26f3}, {0x26f5, 0x26f5},
+	{0x26fa, 0x26fa}, {0x26fd, 0x26fd}, {0x2705, 0x2705}, {0x270a, 0x270b},
+	{0x2728, 0x2728}, {0x274c, 0x274c}, {0x274e, 0x274e}, {0x2753, 0x2755},
+	{0x2757, 0x2757}, {0x2795, 0x2797}, {0x27b0, 0x27b0}, {0x27bf, 0x27bf},
+	{0x2b1b, 0x2b1c}, {0x2b50, 0x2b50}, {0x2b55, 0x2b55}, {0x2e80, 0x303e},
+	{0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff}, {0xa000, 0xa4cf},
+	{0xa960, 0xa97f}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe10, 0xfe19},
+	{0xfe30, 0xfe6f}, {0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x16fe0, 0x18cff},
+	{0x1b000, 0x1b2ff}, {0x1f004, 0x1f004}, {0x1f0cf, 0x1f0cf}, {0x1f18e, 0x1f18e},
+	{0x1f191, 0x1f19a}, {0x1f200, 0x1f202}, {0x1f210, 0x1f23b}, {0x1f240, 0x1f248},
+	{0x1f250, 0x1f251}, {0x1f260, 0x1f265}, {0x1f300, 0x1f320}, {0x1f32d, 0x1f335},
+	{0x1f337, 0x1f37c}, {0x1f37e, 0x1f393}, {0x1f3a0, 0x1f3ca}, {0x1f3cf, 0x1f3d3},
+	{0x1f3e0, 0x1f3f0}, {0x1f3f4, 0x1f3f4}, {0x1f3f8, 0x1f43e}, {0x1f440, 0x1f440},
+	{0x1f442, 0x1f4fc}, {0x1f4ff, 0x1f53d}, {0x1f54b, 0x1f54e}, {0x1f550, 0x1f567},
+	{0x1f57a, 0x1f57a}, {0x1f595, 0x1f596}, {0x1f5a4, 0x1f5a4}, {0x1f5fb, 0x1f64f},
+	{0x1f680, 0x1f6c5}, {0x1f6cc, 0x1f6cc}, {0x1f6d0, 0x1f6d2}, {0x1f6d5, 0x1f6d7},
+	{0x1f6eb, 0x1f6ec}, {0x1f6f4, 0x1f6fc}, {0x1f7e0, 0x1f7eb}, {0x1f90c, 0x1f93a},
+	{0x1f93c, 0x1f945}, {0x1f947, 0x1f9ff}, {0x1fa70, 0x1faff}, {0x20000, 0x2fffd},
+	{0x30000, 0x3fffd},
+}
+
+func isWide(r rune) bool {
+	if r < wideRanges[0][0] {
+		return false
+	}
+	for _, rg := range wideRanges {
+		if r >= rg[0] && r <= rg[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// displayLines splits a value into the lines psql would print for it and
+// measures each: newlines start a line, tabs advance to the next multiple of
+// eight, \r and other control characters are shown escaped (pg_wcsformat).
+func displayLines(s string) (lines []string, widths []int) {
+	var b strings.Builder
+	w := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '\n':
+			lines, widths = append(lines, b.String()), append(widths, w)
+			b.Reset()
+			w = 0
+		case r == '\t':
+			for {
+				b.WriteByte(' ')
+				w++
+				if w%8 == 0 {
+					break
+				}
+			}
+		case r == '\r':
+			b.WriteString(`\r`)
+			w += 2
+		case runeWidth(r) < 0:
+			fmt.Fprintf(&b, `\x%02X`, r)
+			w += 4
+		default:
+			b.WriteRune(r)
+			w += runeWidth(r)
+		}
+	}
+	return append(lines, b.String()), append(widths, w)
+}
+
+// stringWidth is the display width of a single-line string.
+func stringWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		if rw := runeWidth(r); rw > 0 {
+			w += rw
+		}
+	}
+	return w
+}
