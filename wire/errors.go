@@ -1,0 +1,59 @@
+package wire
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// errorResponse is the one place an error becomes an ErrorResponse: a
+// *sql.Error keeps its SQLSTATE, a cancelled context is 57014, anything else
+// is XX000 with its message.
+func errorResponse(err error) *pgproto3.ErrorResponse {
+	var se *sql.Error
+	if errors.As(err, &se) {
+		sev := se.Severity
+		if sev == "" {
+			sev = "ERROR"
+		}
+		code := se.Code
+		if code == "" {
+			code = sql.CodeInternal
+		}
+		return &pgproto3.ErrorResponse{
+			Severity: sev, SeverityUnlocalized: sev, Code: code, Message: se.Message,
+			Detail: se.Detail, Hint: se.Hint, Position: int32(se.Position),
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR",
+			Code: sql.CodeQueryCanceled, Message: "canceling statement due to user request"}
+	}
+	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sql.CodeInternal, Message: err.Error()}
+}
+
+// sendError reports a statement error. A FATAL *sql.Error is sent as is; the
+// caller decides whether the connection ends.
+func (c *conn) sendError(err error) {
+	c.send(errorResponse(err))
+}
+
+// sendFatal sends a FATAL error and flushes it: the connection is closing.
+func (c *conn) sendFatal(code, msg string) {
+	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg})
+	c.flush()
+}
+
+// protocolError is an ERROR for a malformed but recoverable request.
+func protocolError(format string, args ...any) error {
+	return sql.Errorf(sql.CodeProtocolViolation, format, args...)
+}
+
+// isFatal reports errors after which the session cannot go on.
+func isFatal(err error) bool {
+	var se *sql.Error
+	return errors.As(err, &se) && (se.Severity == "FATAL" || se.Severity == "PANIC")
+}

@@ -1,0 +1,203 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// statement is a parsed (named or unnamed) statement.
+type statement struct {
+	prep  *exec.Prepared
+	empty bool // only whitespace/semicolons: EmptyQueryResponse
+}
+
+// portal is a bound statement and, once executed, its partly consumed result.
+type portal struct {
+	stmt        *statement
+	params      []exec.Param
+	formatCodes []int16 // Bind's result format codes, expanded when the columns are known
+
+	res       *exec.Result
+	cols      []exec.Column
+	formats   []int16
+	batch     arrow.RecordBatch
+	next      int
+	suspended bool
+	done      bool
+	doneTag   string
+}
+
+func (p *portal) close() {
+	if p.res != nil && p.res.Rows != nil && !p.done {
+		p.res.Rows.Close()
+	}
+	p.batch = nil
+	p.done = true
+}
+
+// guard runs a session call, turning a panic into an XX000 error so that a
+// bug in one statement does not end the connection.
+func guard(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = sql.Errorf(sql.CodeInternal, "internal error: %v", p)
+		}
+	}()
+	return f()
+}
+
+// run executes the portal (the first time) and streams up to maxRows rows
+// (0: all). describe sends RowDescription first, as the simple protocol does.
+func (c *conn) run(ctx context.Context, p *portal, maxRows int, describe bool) error {
+	if p.stmt.empty {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	if p.done {
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.doneTag)})
+		return nil
+	}
+	if p.res == nil {
+		if err := c.start(ctx, p, describe); err != nil || p.done {
+			if err != nil {
+				p.close()
+			}
+			return err
+		}
+	}
+	err := c.stream(ctx, p, maxRows)
+	if err != nil {
+		p.close()
+	}
+	return err
+}
+
+// start executes the statement and handles results that are not row streams.
+func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
+	var res *exec.Result
+	err := guard(func() (err error) {
+		res, err = c.sess.Execute(ctx, p.stmt.prep, p.params)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		return sql.Errorf(sql.CodeInternal, "session returned no result")
+	}
+	p.res = res
+	for _, n := range res.Notices {
+		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: n.Code, Message: n.Message})
+	}
+	switch {
+	case res.CopyIn != nil:
+		return c.finish(p, "", c.copyIn(ctx, res))
+	case res.CopyOut:
+		return c.finish(p, "", c.copyOut(ctx, res))
+	case res.Rows == nil:
+		return c.finish(p, res.Tag, nil)
+	}
+	p.cols = res.Columns
+	formats, err := columnFormats(p.formatCodes, len(p.cols))
+	if err != nil {
+		return err
+	}
+	if len(p.formatCodes) > 0 {
+		p.formats = formats
+	}
+	if describe {
+		c.send(rowDescription(p.cols, p.formats))
+	}
+	return nil
+}
+
+// finish completes a portal whose work is done: tag may be empty when a COPY
+// helper already sent CommandComplete.
+func (c *conn) finish(p *portal, tag string, err error) error {
+	if err != nil {
+		return err
+	}
+	for _, pc := range p.res.ParameterChanges {
+		c.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
+	}
+	if tag != "" {
+		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	}
+	p.done, p.doneTag = true, zeroCount(tag)
+	return nil
+}
+
+func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
+	sent := 0
+	for {
+		if p.batch == nil || p.next >= int(p.batch.NumRows()) {
+			var b arrow.RecordBatch
+			err := guard(func() (err error) {
+				b, err = p.res.Rows.Next(ctx)
+				return err
+			})
+			if errors.Is(err, io.EOF) {
+				return c.endRows(p, sent)
+			}
+			if err != nil {
+				return err
+			}
+			if int(b.NumCols()) != len(p.cols) {
+				return sql.Errorf(sql.CodeInternal, "result batch has %d columns, row description %d", b.NumCols(), len(p.cols))
+			}
+			p.batch, p.next = b, 0
+			continue
+		}
+		if maxRows > 0 && sent == maxRows {
+			p.suspended = true
+			c.send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		c.appendDataRow(p.batch, p.next, p.cols, p.formats)
+		p.next++
+		sent++
+		if err := c.flushIfLarge(); err != nil {
+			return err
+		}
+	}
+}
+
+func (c *conn) endRows(p *portal, sent int) error {
+	p.batch = nil
+	var tag string
+	err := guard(func() error {
+		tag = p.res.Rows.Tag()
+		return p.res.Rows.Close()
+	})
+	p.done = true // Rows are closed
+	if err != nil {
+		return fmt.Errorf("close result: %w", err)
+	}
+	if p.suspended {
+		// After PortalSuspended PostgreSQL counts the rows of this Execute only.
+		tag = withCount(tag, sent)
+	}
+	return c.finish(p, tag, nil)
+}
+
+// withCount replaces the row count at the end of a SELECT/FETCH tag.
+func withCount(tag string, n int) string {
+	i := strings.LastIndexByte(tag, ' ')
+	if i < 0 || !(strings.HasPrefix(tag, "SELECT") || strings.HasPrefix(tag, "FETCH")) {
+		return tag
+	}
+	return tag[:i+1] + strconv.Itoa(n)
+}
+
+// zeroCount is the tag a finished portal reports when executed again.
+func zeroCount(tag string) string { return withCount(tag, 0) }

@@ -1,0 +1,76 @@
+package wire
+
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// columnFormats expands Bind's result format codes to one per column: none
+// means all text, one applies to all, otherwise one each.
+func columnFormats(codes []int16, n int) ([]int16, error) {
+	out := make([]int16, n)
+	switch len(codes) {
+	case 0:
+	case 1:
+		for i := range out {
+			out[i] = codes[0]
+		}
+	case n:
+		copy(out, codes)
+	default:
+		return nil, protocolError("bind message has %d result formats but query has %d columns", len(codes), n)
+	}
+	for _, f := range out {
+		if f != 0 && f != 1 {
+			return nil, protocolError("unsupported format code: %d", f)
+		}
+	}
+	return out, nil
+}
+
+func rowDescription(cols []exec.Column, formats []int16) *pgproto3.RowDescription {
+	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
+	for i, col := range cols {
+		f := &rd.Fields[i]
+		f.Name = []byte(col.Name)
+		f.TableOID = col.TableOID
+		f.TableAttributeNumber = uint16(col.AttNum)
+		f.DataTypeOID = col.Type.OID()
+		f.DataTypeSize = col.Type.TypeSize()
+		f.TypeModifier = col.Type.Typmod()
+		if formats != nil {
+			f.Format = formats[i]
+		}
+	}
+	return rd
+}
+
+// appendDataRow encodes row i of batch straight into the output buffer: no
+// per-row allocation once the buffer has grown.
+func (c *conn) appendDataRow(batch arrow.RecordBatch, row int, cols []exec.Column, formats []int16) {
+	buf := append(c.out, 'D', 0, 0, 0, 0)
+	start := len(buf) - 4
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(cols)))
+	for j, col := range cols {
+		arr := batch.Column(j)
+		if arr.IsNull(row) {
+			buf = binary.BigEndian.AppendUint32(buf, 0xffffffff)
+			continue
+		}
+		buf = append(buf, 0, 0, 0, 0)
+		vstart := len(buf)
+		if formats != nil && formats[j] == 1 {
+			buf = appendBinary(buf, col.Type, arr, row)
+		} else {
+			buf = sql.AppendText(buf, col.Type, arr, row)
+		}
+		binary.BigEndian.PutUint32(buf[vstart-4:], uint32(len(buf)-vstart))
+	}
+	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
+	c.out = buf
+}

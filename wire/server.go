@@ -1,0 +1,238 @@
+// Package wire serves the PostgreSQL v3 frontend/backend protocol on top of
+// an executor Session. It knows nothing of Iceberg.
+package wire
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/magmalake/magmalake/exec"
+)
+
+// Session is what the wire layer needs from a connection's executor session;
+// *exec.Session satisfies it.
+type Session interface {
+	ParameterStatus() map[string]string
+	Split(query string) ([]string, error)
+	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
+	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error)
+	TxStatus() byte
+	Close()
+}
+
+// AuthMethod selects how clients prove who they are.
+type AuthMethod int
+
+const (
+	AuthTrust    AuthMethod = iota // no password
+	AuthPassword                   // cleartext password
+	AuthMD5                        // md5; users with a SCRAM verifier get SCRAM, as in PostgreSQL
+	AuthSCRAM                      // SCRAM-SHA-256
+)
+
+// Config configures a Server. NewSession is required; the rest have defaults.
+type Config struct {
+	Addr       string // for ListenAndServe, e.g. "127.0.0.1:5432"
+	NewSession func(exec.SessionInfo) (Session, error)
+	Auth       AuthMethod
+	// Users maps a user name to a plain password or a SCRAM verifier
+	// (SCRAM-SHA-256$<iter>:<salt>$<storedkey>:<serverkey>); see LoadUsers.
+	Users map[string]string
+	// TLS, when set, answers SSLRequest with 'S'; see LoadTLS and SelfSignedTLS.
+	TLS *tls.Config
+	// MaxConnections refuses further clients with 53300; 0 means 100.
+	MaxConnections int
+	// IdleTimeout closes a session that sends nothing for this long (57P05); 0 disables.
+	IdleTimeout time.Duration
+	// MaxMessageSize bounds one client message body; 0 means 64 MiB.
+	MaxMessageSize int
+	Logger         *slog.Logger // nil discards
+}
+
+const (
+	defaultMaxConnections = 100
+	defaultMaxMessageSize = 64 << 20
+)
+
+// Server accepts PostgreSQL connections and runs each in its own goroutine.
+type Server struct {
+	cfg Config
+	log *slog.Logger
+
+	// hardCtx is cancelled when Shutdown's deadline passes: running statements
+	// derive their context from it.
+	hardCtx    context.Context
+	hardCancel context.CancelFunc
+	// draining is closed when Shutdown starts: idle connections end at once.
+	draining chan struct{}
+
+	mu        sync.Mutex
+	listeners map[net.Listener]struct{}
+	conns     map[uint32]*conn // by process id, for CancelRequest
+	active    int              // connections past startup, for MaxConnections
+	nextPID   uint32
+	closing   bool
+	wg        sync.WaitGroup
+}
+
+// NewServer checks cfg and returns a server that is not yet listening.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.NewSession == nil {
+		return nil, errors.New("wire: Config.NewSession is required")
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = defaultMaxConnections
+	}
+	if cfg.MaxMessageSize <= 0 {
+		cfg.MaxMessageSize = defaultMaxMessageSize
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hardCtx, hardCancel := context.WithCancel(context.Background())
+	return &Server{
+		cfg:        cfg,
+		log:        log,
+		hardCtx:    hardCtx,
+		hardCancel: hardCancel,
+		draining:   make(chan struct{}),
+		listeners:  map[net.Listener]struct{}{},
+		conns:      map[uint32]*conn{},
+		nextPID:    uint32(time.Now().UnixNano()%30000) + 1000,
+	}, nil
+}
+
+// ListenAndServe listens on Config.Addr and serves until ctx ends or Shutdown.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	l, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.cfg.Addr, err)
+	}
+	return s.Serve(ctx, l)
+}
+
+// Serve accepts connections on l until ctx ends or Shutdown is called; it
+// closes l. Cancelling ctx stops accepting only: use Shutdown to drain.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		l.Close()
+		return net.ErrClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	defer s.forgetListener(l)
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if s.isClosing() || ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			newConn(s, nc).serve()
+		}()
+	}
+}
+
+func (s *Server) forgetListener(l net.Listener) {
+	s.mu.Lock()
+	delete(s.listeners, l)
+	s.mu.Unlock()
+	l.Close()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// Shutdown stops accepting, ends idle connections, lets running statements
+// finish until ctx is done, then cancels them and waits for every connection
+// to close.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		close(s.draining)
+		for l := range s.listeners {
+			l.Close()
+		}
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	s.hardCancel()
+	s.mu.Lock()
+	for _, c := range s.conns {
+		c.abort()
+	}
+	s.mu.Unlock()
+	<-done
+	return ctx.Err()
+}
+
+// register admits a connection past startup; false when the server is full.
+func (s *Server) register(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active >= s.cfg.MaxConnections {
+		return false
+	}
+	s.active++
+	for {
+		s.nextPID++
+		if _, taken := s.conns[s.nextPID]; !taken && s.nextPID != 0 {
+			break
+		}
+	}
+	c.pid = s.nextPID
+	s.conns[c.pid] = c
+	return true
+}
+
+func (s *Server) unregister(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conns[c.pid] == c {
+		delete(s.conns, c.pid)
+		s.active--
+	}
+}
+
+// cancel handles a CancelRequest: it cancels the target's running statement
+// when the secret matches, and does nothing otherwise (as PostgreSQL).
+func (s *Server) cancel(pid uint32, secret []byte) {
+	s.mu.Lock()
+	c := s.conns[pid]
+	s.mu.Unlock()
+	if c != nil && c.secretMatches(secret) {
+		c.cancelStatement()
+	}
+}

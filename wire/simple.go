@@ -1,0 +1,56 @@
+package wire
+
+import (
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/exec"
+)
+
+// handleQuery runs a simple Query: each statement in turn, the first error
+// stops the rest, one ReadyForQuery at the end.
+func (c *conn) handleQuery(q string) {
+	defer c.readyForQuery()
+	// A simple Query ends any unnamed portal, as in PostgreSQL.
+	if p := c.portals[""]; p != nil {
+		p.close()
+		delete(c.portals, "")
+	}
+	var stmts []string
+	err := guard(func() (err error) {
+		stmts, err = c.sess.Split(q)
+		return err
+	})
+	if err != nil {
+		c.sendError(err)
+		return
+	}
+	if len(stmts) == 0 {
+		c.send(&pgproto3.EmptyQueryResponse{})
+		return
+	}
+	for _, s := range stmts {
+		if err := c.runSimple(s); err != nil {
+			c.sendError(err)
+			return
+		}
+	}
+	if c.sess.TxStatus() == exec.TxIdle {
+		c.closePortals()
+	}
+}
+
+func (c *conn) runSimple(query string) error {
+	ctx, done := c.statementContext()
+	defer done()
+	st := &statement{}
+	err := guard(func() (err error) {
+		st.prep, err = c.sess.Prepare(ctx, query, nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p := &portal{stmt: st}
+	defer p.close()
+	return c.run(ctx, p, 0, true)
+}
