@@ -1,0 +1,371 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// ScopeColumn is one input column an expression can name.
+type ScopeColumn struct {
+	Table   string // qualifier ("" when none)
+	Name    string
+	T       Type
+	FieldID int // Iceberg field id; 0 for computed columns
+}
+
+// Scope is the input batch layout: batch column i is Columns[i].
+type Scope struct {
+	Columns []ScopeColumn
+}
+
+// Params records the types of $1..$n: client-given OIDs, else inferred from
+// context while binding, else text.
+type Params struct {
+	Types []Type
+}
+
+// NewParams starts from the client's parameter OIDs (0 = infer).
+func NewParams(oids []uint32) *Params {
+	p := &Params{Types: make([]Type, len(oids))}
+	for i, o := range oids {
+		p.Types[i] = TypeFromOID(o)
+	}
+	return p
+}
+
+// OIDs are the parameter type OIDs to describe; unresolved ones are text.
+func (p *Params) OIDs() []uint32 {
+	out := make([]uint32, len(p.Types))
+	for i, t := range p.Types {
+		if t.Kind == KindUnknown {
+			t = Text
+		}
+		out[i] = t.OID()
+	}
+	return out
+}
+
+func (p *Params) typeOf(i int) Type {
+	for len(p.Types) <= i {
+		p.Types = append(p.Types, Unknown)
+	}
+	return p.Types[i]
+}
+
+// binder binds one expression tree.
+type binder struct {
+	scope  *Scope
+	params *Params
+	agg    *AggContext // nil outside aggregate context
+	inAgg  bool        // binding an aggregate's argument
+}
+
+// Bind resolves names, functions and types in a normalised tidb expression
+// (see the front end's contract: __param, __cast, __true, __false, __ilike).
+func Bind(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
+	if params == nil {
+		params = &Params{}
+	}
+	b := &binder{scope: scope, params: params}
+	e, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.finish(e)
+}
+
+// finish resolves what context left untyped to text, as PostgreSQL does.
+func (b *binder) finish(e Expr) (Expr, error) {
+	if isUnknown(e) {
+		return b.coerceUnknown(e, Text)
+	}
+	return e, nil
+}
+
+func (b *binder) bind(node ast.ExprNode) (Expr, error) {
+	if b.agg != nil && !b.inAgg {
+		if ref := b.matchGroup(node); ref != nil {
+			return ref, nil
+		}
+	}
+	switch n := node.(type) {
+	case *test_driver.ValueExpr:
+		return bindLiteral(n.GetValue())
+	case *ast.ColumnNameExpr:
+		return b.bindColumn(n.Name)
+	case *ast.ParenthesesExpr:
+		return b.bind(n.Expr)
+	case *ast.UnaryOperationExpr:
+		return b.bindUnary(n)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(n)
+	case *ast.IsNullExpr:
+		x, err := b.bind(n.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if isUnknown(x) {
+			if x, err = b.coerceUnknown(x, Text); err != nil {
+				return nil, err
+			}
+		}
+		return &IsNull{X: x, Not: n.Not}, nil
+	case *ast.IsTruthExpr:
+		x, err := b.bindBool(n.Expr, "IS TRUE")
+		if err != nil {
+			return nil, err
+		}
+		return &IsBool{X: x, Value: n.True != 0, Not: n.Not}, nil
+	case *ast.PatternInExpr:
+		return b.bindIn(n)
+	case *ast.BetweenExpr:
+		return b.bindBetween(n)
+	case *ast.PatternLikeOrIlikeExpr:
+		esc := ""
+		if n.Escape != 0 {
+			esc = string(rune(n.Escape))
+		}
+		return b.bindLike(n.Expr, n.Pattern, esc, !n.IsLike, n.Not)
+	case *ast.CaseExpr:
+		return b.bindCase(n)
+	case *ast.FuncCallExpr:
+		return b.bindFuncCall(n)
+	case *ast.AggregateFuncExpr:
+		return b.bindAggregate(n)
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "expression %s is not supported", nodeText(node))
+}
+
+func nodeText(n ast.Node) string {
+	if t := n.Text(); t != "" {
+		return t
+	}
+	return fmt.Sprintf("%T", n)
+}
+
+// bindLiteral types a constant as PostgreSQL's parser does: integers are int4
+// when they fit, else int8, else numeric; decimals and exponent forms are
+// numeric; strings are unknown until context gives them a type.
+func bindLiteral(v any) (Expr, error) {
+	switch x := v.(type) {
+	case nil:
+		return &Const{T: Unknown}, nil
+	case int64:
+		return intConst(x), nil
+	case uint64:
+		if x <= math.MaxInt64 {
+			return intConst(int64(x)), nil
+		}
+		d, _ := ParseDecimal(strconv.FormatUint(x, 10))
+		return &Const{Value: d, T: Numeric(0, 0)}, nil
+	case *test_driver.MyDecimal:
+		d, ok := ParseDecimal(x.String())
+		if !ok {
+			return nil, Errorf(CodeInvalidTextRep, "invalid numeric literal %s", x.String())
+		}
+		return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
+	case float64:
+		d, ok := ParseDecimal(strconv.FormatFloat(x, 'f', -1, 64))
+		if !ok {
+			return nil, Errorf(CodeNumericOutOfRange, "numeric literal out of range")
+		}
+		return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
+	case string:
+		return &Const{Value: x, T: Unknown}, nil
+	case []byte:
+		return &Const{Value: string(x), T: Unknown}, nil
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "literal of Go type %T is not supported", v)
+}
+
+func intConst(v int64) *Const {
+	if v >= math.MinInt32 && v <= math.MaxInt32 {
+		return &Const{Value: v, T: Int32}
+	}
+	return &Const{Value: v, T: Int64}
+}
+
+func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
+	if b.agg != nil && !b.inAgg {
+		return nil, b.ungroupedColumn(cn)
+	}
+	name, table := cn.Name.O, cn.Table.O
+	found := -1
+	for i, c := range b.scope.Columns {
+		if c.Name != name || (table != "" && c.Table != table) {
+			continue
+		}
+		if found >= 0 {
+			return nil, Errorf(CodeAmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if table != "" {
+			return nil, Errorf(CodeUndefinedColumn, "column %s.%s does not exist", table, name)
+		}
+		return nil, Errorf(CodeUndefinedColumn, "column %q does not exist", name)
+	}
+	c := b.scope.Columns[found]
+	return &ColumnRef{Index: found, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
+}
+
+func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
+	switch n.Op {
+	case opcode.Not, opcode.Not2:
+		x, err := b.bindBool(n.V, "NOT")
+		if err != nil {
+			return nil, err
+		}
+		return &Not{X: x}, nil
+	case opcode.Minus, opcode.Plus:
+		x, err := b.bind(n.V)
+		if err != nil {
+			return nil, err
+		}
+		op := "-"
+		if n.Op == opcode.Plus {
+			op = "+"
+		}
+		return b.bindNegate(op, x)
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
+}
+
+// bindNegate folds the sign into numeric literals, as PostgreSQL's grammar does.
+func (b *binder) bindNegate(op string, x Expr) (Expr, error) {
+	if isUnknown(x) {
+		return nil, Errorf(CodeUndefinedFunction, "operator is not unique: %s unknown", op)
+	}
+	if !x.Type().IsNumeric() {
+		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s", op, x.Type())
+	}
+	if op == "+" {
+		return x, nil
+	}
+	if c, ok := x.(*Const); ok && c.Value != nil {
+		switch v := c.Value.(type) {
+		case int64:
+			if v != math.MinInt64 {
+				return &Const{Value: -v, T: c.T}, nil
+			}
+		case Decimal:
+			if c.T.Kind == KindNumeric {
+				nd := v.neg()
+				if nd.Scale == 0 && nd.Coef.IsInt64() {
+					return &Const{Value: nd.Coef.Int64(), T: Int64}, nil
+				}
+				return &Const{Value: nd, T: c.T}, nil
+			}
+		}
+	}
+	return &UnaryOp{Op: "-", X: x, T: x.Type()}, nil
+}
+
+// bindBool binds an operand that must be boolean (AND, OR, NOT, WHEN, IS TRUE).
+func (b *binder) bindBool(node ast.ExprNode, ctxName string) (Expr, error) {
+	x, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.requireBool(x, ctxName)
+}
+
+func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
+	if isUnknown(x) {
+		return b.coerceUnknown(x, Bool)
+	}
+	if x.Type().Kind != KindBool {
+		return nil, Errorf(CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", ctxName, x.Type())
+	}
+	return x, nil
+}
+
+func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
+	switch n.Op {
+	case opcode.LogicAnd, opcode.LogicOr:
+		name := "AND"
+		if n.Op == opcode.LogicOr {
+			name = "OR"
+		}
+		l, err := b.bindBool(n.L, name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindBool(n.R, name)
+		if err != nil {
+			return nil, err
+		}
+		return newLogic(n.Op == opcode.LogicAnd, l, r), nil
+	}
+	l, err := b.bind(n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(n.R)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+		return b.bindCompare(cmpOpOf(n.Op), l, r)
+	case opcode.NullEQ:
+		c, err := b.bindCompare(OpEQ, l, r)
+		if err != nil {
+			return nil, err
+		}
+		cmp := c.(*Compare)
+		return &Distinct{L: cmp.L, R: cmp.R, Not: true, Domain: cmp.Domain}, nil
+	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.Mod:
+		return b.bindArith(arithOpOf(n.Op), l, r)
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
+}
+
+// newLogic flattens nested ANDs (ORs) into one node.
+func newLogic(and bool, args ...Expr) Expr {
+	var flat []Expr
+	for _, a := range args {
+		if l, ok := a.(*Logic); ok && l.And == and {
+			flat = append(flat, l.Args...)
+			continue
+		}
+		flat = append(flat, a)
+	}
+	return &Logic{And: and, Args: flat}
+}
+
+func cmpOpOf(op opcode.Op) CmpOp {
+	switch op {
+	case opcode.NE:
+		return OpNE
+	case opcode.LT:
+		return OpLT
+	case opcode.LE:
+		return OpLE
+	case opcode.GT:
+		return OpGT
+	case opcode.GE:
+		return OpGE
+	}
+	return OpEQ
+}
+
+func arithOpOf(op opcode.Op) string {
+	switch op {
+	case opcode.Minus:
+		return "-"
+	case opcode.Mul:
+		return "*"
+	case opcode.Div:
+		return "/"
+	case opcode.Mod:
+		return "%"
+	}
+	return "+"
+}

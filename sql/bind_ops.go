@@ -1,0 +1,402 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// isUnknown reports an untyped string literal, NULL or parameter.
+func isUnknown(e Expr) bool { return e.Type().Kind == KindUnknown }
+
+// coerceUnknown gives an untyped literal or parameter the type t the context
+// asks for; a literal that does not read as t fails as PostgreSQL does (22P02).
+func (b *binder) coerceUnknown(e Expr, t Type) (Expr, error) {
+	t = operandType(t)
+	switch x := e.(type) {
+	case *Const:
+		if x.Value == nil {
+			return &Const{T: t}, nil
+		}
+		v, err := CoerceText(x.Value.(string), t)
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := v.(Decimal); ok {
+			t = Numeric(0, d.Scale)
+		}
+		return &Const{Value: v, T: t}, nil
+	case *Param:
+		if b.params.typeOf(x.Index).Kind == KindUnknown {
+			b.params.Types[x.Index] = t
+		}
+		return &Param{Index: x.Index, T: b.params.Types[x.Index]}, nil
+	}
+	return e, nil
+}
+
+// operandType drops modifiers: an unknown compared with numeric(10,2) or
+// varchar(5) becomes plain numeric or text, as PostgreSQL resolves operators.
+func operandType(t Type) Type {
+	switch t.Kind {
+	case KindNumeric:
+		return Numeric(0, 0)
+	case KindVarchar:
+		return Text
+	}
+	return t
+}
+
+// numericRank orders the numeric types for promotion.
+func numericRank(t Type) int {
+	switch t.Kind {
+	case KindInt16:
+		return 1
+	case KindInt32:
+		return 2
+	case KindInt64:
+		return 3
+	case KindNumeric:
+		return 4
+	case KindFloat32:
+		return 5
+	case KindFloat64:
+		return 6
+	}
+	return 0
+}
+
+func isDateTime(t Type) bool {
+	return t.Kind == KindDate || t.Kind == KindTimestamp || t.Kind == KindTimestampTZ
+}
+
+// compareDomain is the type both operands are compared in, or false when
+// PostgreSQL has no such operator.
+func compareDomain(l, r Type) (Type, bool) {
+	switch {
+	case l.IsNumeric() && r.IsNumeric():
+		hi := max(numericRank(l), numericRank(r))
+		switch {
+		case hi >= 5:
+			return Float64, true
+		case hi == 4:
+			return Numeric(0, 0), true
+		}
+		return Int64, true
+	case l.IsString() && r.IsString():
+		return Text, true
+	case isDateTime(l) && isDateTime(r):
+		switch {
+		case l.Kind == KindTimestampTZ || r.Kind == KindTimestampTZ:
+			return TimestampTZ, true
+		case l.Kind == KindTimestamp || r.Kind == KindTimestamp:
+			return Timestamp, true
+		}
+		return Date, true
+	case l.Kind == r.Kind && l.Kind != KindJSON && l.Kind != KindUnknown:
+		return Type{Kind: l.Kind}, true
+	}
+	return Unknown, false
+}
+
+// unify gives untyped operands the other side's type (both untyped: text).
+func (b *binder) unify(l, r Expr) (Expr, Expr, error) {
+	var err error
+	switch {
+	case isUnknown(l) && isUnknown(r):
+		if l, err = b.coerceUnknown(l, Text); err == nil {
+			r, err = b.coerceUnknown(r, Text)
+		}
+	case isUnknown(l):
+		l, err = b.coerceUnknown(l, r.Type())
+	case isUnknown(r):
+		r, err = b.coerceUnknown(r, l.Type())
+	}
+	return l, r, err
+}
+
+func (b *binder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
+	l, r, err := b.unify(l, r)
+	if err != nil {
+		return nil, err
+	}
+	dom, ok := compareDomain(l.Type(), r.Type())
+	if !ok {
+		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type())
+	}
+	return &Compare{Op: op, L: l, R: r, Domain: dom}, nil
+}
+
+// arithType is the result type of l op r, or false when no operator exists.
+func arithType(op string, l, r Type) (Type, bool) {
+	if l.IsNumeric() && r.IsNumeric() {
+		hi := max(numericRank(l), numericRank(r))
+		switch {
+		case hi >= 5:
+			if op == "%" {
+				return Unknown, false
+			}
+			if l.Kind == KindFloat32 && r.Kind == KindFloat32 {
+				return Float32, true
+			}
+			return Float64, true
+		case hi == 4:
+			ls, rs := numericScale(l), numericScale(r)
+			switch op {
+			case "*":
+				return Numeric(0, ls+rs), true
+			case "/":
+				return Numeric(0, max(ls, rs, 16)), true
+			}
+			return Numeric(0, max(ls, rs)), true
+		}
+		if numericRank(l) >= numericRank(r) {
+			return Type{Kind: l.Kind}, true
+		}
+		return Type{Kind: r.Kind}, true
+	}
+	smallInt := func(t Type) bool { return t.Kind == KindInt16 || t.Kind == KindInt32 }
+	switch {
+	case l.Kind == KindDate && smallInt(r) && (op == "+" || op == "-"):
+		return Date, true
+	case smallInt(l) && r.Kind == KindDate && op == "+":
+		return Date, true
+	case l.Kind == KindDate && r.Kind == KindDate && op == "-":
+		return Int32, true
+	}
+	return Unknown, false
+}
+
+func numericScale(t Type) int {
+	if t.Kind == KindNumeric {
+		return t.Scale
+	}
+	return 0
+}
+
+func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
+	if isUnknown(l) && isUnknown(r) {
+		return nil, Errorf(CodeUndefinedFunction, "operator is not unique: unknown %s unknown", op)
+	}
+	l, r, err := b.unify(l, r)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := arithType(op, l.Type(), r.Type())
+	if !ok {
+		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type())
+	}
+	return &BinaryOp{Op: op, L: l, R: r, T: t}, nil
+}
+
+// bindConcat is ||: text if either side is text (the other is cast), as
+// PostgreSQL's anynonarray || text.
+func (b *binder) bindConcat(l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if !(lt.IsString() || isUnknown(l) || rt.IsString() || isUnknown(r)) {
+		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s || %s", lt, rt)
+	}
+	toText := func(e Expr) (Expr, error) {
+		if isUnknown(e) {
+			return b.coerceUnknown(e, Text)
+		}
+		if e.Type().IsString() {
+			return e, nil
+		}
+		return &Cast{X: e, T: Text}, nil
+	}
+	var err error
+	if l, err = toText(l); err != nil {
+		return nil, err
+	}
+	if r, err = toText(r); err != nil {
+		return nil, err
+	}
+	return &BinaryOp{Op: "||", L: l, R: r, T: Text}, nil
+}
+
+func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
+	if n.Sel != nil {
+		return nil, Errorf(CodeFeatureNotSupported, "IN (subquery) is not supported")
+	}
+	x, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]Expr, len(n.List))
+	for i, it := range n.List {
+		if items[i], err = b.bind(it); err != nil {
+			return nil, err
+		}
+	}
+	if isUnknown(x) {
+		t, err := b.commonType(items, "IN")
+		if err != nil {
+			return nil, err
+		}
+		if x, err = b.coerceUnknown(x, t); err != nil {
+			return nil, err
+		}
+	}
+	in := &InList{X: x, Not: n.Not, List: items, Domains: make([]Type, len(items))}
+	for i, it := range items {
+		c, err := b.bindCompare(OpEQ, x, it)
+		if err != nil {
+			return nil, err
+		}
+		cmp := c.(*Compare)
+		in.List[i], in.Domains[i] = cmp.R, cmp.Domain
+	}
+	return in, nil
+}
+
+// bindBetween rewrites as PostgreSQL's parser does: x >= lo AND x <= hi,
+// NOT BETWEEN as x < lo OR x > hi.
+func (b *binder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
+	x, err := b.bind(n.Expr)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bind(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bind(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	op1, op2 := OpGE, OpLE
+	if n.Not {
+		op1, op2 = OpLT, OpGT
+	}
+	c1, err := b.bindCompare(op1, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	c2, err := b.bindCompare(op2, x, hi)
+	if err != nil {
+		return nil, err
+	}
+	return newLogic(!n.Not, c1, c2), nil
+}
+
+func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (Expr, error) {
+	x, err := b.bind(xn)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.bind(pn)
+	if err != nil {
+		return nil, err
+	}
+	if x, p, err = b.unify(x, p); err != nil {
+		return nil, err
+	}
+	if !x.Type().IsString() || !p.Type().IsString() {
+		op := "~~"
+		if ilike {
+			op = "~~*"
+		}
+		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, p.Type())
+	}
+	return &Like{X: x, Pattern: p, Escape: escape, ILike: ilike, Not: not}, nil
+}
+
+// commonType resolves the type of CASE arms, COALESCE arguments or an IN
+// list the way PostgreSQL's select_common_type does for the types we have.
+func (b *binder) commonType(es []Expr, what string) (Type, error) {
+	t := Unknown
+	for _, e := range es {
+		et := e.Type()
+		switch {
+		case et.Kind == KindUnknown:
+		case t.Kind == KindUnknown:
+			t = et
+		case t.IsNumeric() && et.IsNumeric():
+			if numericRank(et) > numericRank(t) || et.Kind == KindNumeric && t.Kind == KindNumeric && et.Scale > t.Scale {
+				t = et
+			}
+			if t.Kind == KindNumeric {
+				t = Numeric(0, max(numericScale(t), numericScale(et)))
+			}
+		case t.IsString() && et.IsString():
+			t = Text
+		case isDateTime(t) && isDateTime(et):
+			d, _ := compareDomain(t, et)
+			t = d
+		case t.Kind != et.Kind:
+			return Unknown, Errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", what, t, et)
+		}
+	}
+	if t.Kind == KindUnknown {
+		return Text, nil
+	}
+	return t, nil
+}
+
+// coerceAll converts each expression to t (untyped ones by reading them as t).
+func (b *binder) coerceAll(es []Expr, t Type) error {
+	for i, e := range es {
+		switch {
+		case isUnknown(e):
+			c, err := b.coerceUnknown(e, t)
+			if err != nil {
+				return err
+			}
+			es[i] = c
+		case e.Type() != t:
+			es[i] = &Cast{X: e, T: t}
+		}
+	}
+	return nil
+}
+
+func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
+	var operand Expr
+	var err error
+	if n.Value != nil {
+		if operand, err = b.bind(n.Value); err != nil {
+			return nil, err
+		}
+	}
+	c := &Case{}
+	results := make([]Expr, 0, len(n.WhenClauses)+1)
+	for _, w := range n.WhenClauses {
+		var cond Expr
+		if operand != nil {
+			v, err := b.bind(w.Expr)
+			if err != nil {
+				return nil, err
+			}
+			if cond, err = b.bindCompare(OpEQ, operand, v); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.bindBool(w.Expr, "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		r, err := b.bind(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, When{Cond: cond})
+		results = append(results, r)
+	}
+	if n.ElseClause != nil {
+		e, err := b.bind(n.ElseClause)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, e)
+	}
+	if c.T, err = b.commonType(results, "CASE"); err != nil {
+		return nil, err
+	}
+	if err := b.coerceAll(results, c.T); err != nil {
+		return nil, err
+	}
+	for i := range c.Whens {
+		c.Whens[i].Result = results[i]
+	}
+	if n.ElseClause != nil {
+		c.Else = results[len(results)-1]
+	}
+	return c, nil
+}

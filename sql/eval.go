@@ -1,0 +1,402 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+type stmtTimeKey struct{}
+
+// WithStatementTime fixes now()/current_timestamp/current_date for a
+// statement; without it Eval uses the wall clock.
+func WithStatementTime(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, stmtTimeKey{}, t)
+}
+
+// evaluator computes expressions over one batch. Each node is evaluated for
+// the rows in a selection only, so CASE, AND, OR and COALESCE skip the rows
+// PostgreSQL would not evaluate (and cannot raise errors from them).
+type evaluator struct {
+	batch  arrow.RecordBatch
+	n      int
+	params []any
+	bound  map[int]any // parameter values coerced to their bound types
+	now    int64       // statement time, µs since the epoch
+}
+
+func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *evaluator {
+	now, ok := ctx.Value(stmtTimeKey{}).(time.Time)
+	if !ok {
+		now = time.Now()
+	}
+	n := 1
+	if batch != nil {
+		n = int(batch.NumRows())
+	}
+	return &evaluator{batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro()}
+}
+
+func allRows(n int) []int {
+	sel := make([]int, n)
+	for i := range sel {
+		sel[i] = i
+	}
+	return sel
+}
+
+// Eval computes e for every row of batch (whose columns follow the Scope e
+// was bound in) as an array of e.Type().ArrowType(). A nil batch evaluates
+// once, for SELECT without FROM. params are the $n values (exec.Param forms).
+func Eval(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (arrow.Array, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ev := newEvaluator(ctx, batch, params)
+	vals, err := ev.eval(e, allRows(ev.n))
+	if err != nil {
+		return nil, err
+	}
+	t := e.Type()
+	if t.Kind == KindUnknown {
+		t = Text
+	}
+	b := array.NewBuilder(memory.DefaultAllocator, t.ArrowType())
+	defer b.Release()
+	b.Reserve(len(vals))
+	for _, v := range vals {
+		if err := appendDatum(b, t, v); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// Match is WHERE: true exactly for the rows where e is TRUE (not NULL, not FALSE).
+func Match(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) ([]bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if e.Type().Kind != KindBool {
+		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type())
+	}
+	ev := newEvaluator(ctx, batch, params)
+	vals, err := ev.eval(e, allRows(ev.n))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(vals))
+	for i, v := range vals {
+		out[i] = v == true
+	}
+	return out, nil
+}
+
+func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
+	out := make([]any, ev.n)
+	if len(sel) == 0 {
+		return out, nil
+	}
+	switch x := e.(type) {
+	case *ColumnRef:
+		if ev.batch == nil || x.Index >= int(ev.batch.NumCols()) {
+			return nil, fmt.Errorf("evaluate %s: input batch has no column %d", x, x.Index)
+		}
+		col := ev.batch.Column(x.Index)
+		for _, i := range sel {
+			out[i] = DatumAt(col, x.T, i)
+		}
+	case *Const:
+		for _, i := range sel {
+			out[i] = x.Value
+		}
+	case *Param:
+		v, err := ev.param(x)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range sel {
+			out[i] = v
+		}
+	case *UnaryOp:
+		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return negate(v, x.T) })
+	case *BinaryOp:
+		return ev.evalBinary(x, sel, out)
+	case *Compare:
+		return ev.evalCompare(x, sel, out)
+	case *Logic:
+		return ev.evalLogic(x, sel, out)
+	case *Not:
+		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return !v.(bool), nil })
+	case *IsNull:
+		vals, err := ev.eval(x.X, sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range sel {
+			out[i] = (vals[i] == nil) != x.Not
+		}
+	case *IsBool:
+		vals, err := ev.eval(x.X, sel)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range sel {
+			out[i] = (vals[i] == x.Value) != x.Not
+		}
+	case *Distinct:
+		return ev.evalDistinct(x, sel, out)
+	case *InList:
+		return ev.evalIn(x, sel, out)
+	case *Like:
+		return ev.evalLike(x, sel, out)
+	case *Case:
+		return ev.evalCase(x, sel, out)
+	case *Cast:
+		from := x.X.Type()
+		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return castDatum(v, from, x.T) })
+	case *Func:
+		return ev.evalFunc(x, sel, out)
+	case *AggCall:
+		return nil, Errorf(CodeGroupingError, "aggregate %s evaluated outside aggregation", x)
+	default:
+		return nil, fmt.Errorf("evaluate %T: unknown expression node", e)
+	}
+	return out, nil
+}
+
+func (ev *evaluator) param(p *Param) (any, error) {
+	if v, ok := ev.bound[p.Index]; ok {
+		return v, nil
+	}
+	if p.Index >= len(ev.params) {
+		return nil, Errorf(CodeProtocolViolation, "there is no parameter $%d", p.Index+1)
+	}
+	t := p.T
+	if t.Kind == KindUnknown {
+		t = Text
+	}
+	v, err := CoerceParam(ev.params[p.Index], t)
+	if err != nil {
+		return nil, err
+	}
+	ev.bound[p.Index] = v
+	return v, nil
+}
+
+// evalMap1 applies f to the non-null values of x (strict function).
+func (ev *evaluator) evalMap1(x Expr, sel []int, out []any, f func(any) (any, error)) ([]any, error) {
+	vals, err := ev.eval(x, sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range sel {
+		if vals[i] == nil {
+			continue
+		}
+		if out[i], err = f(vals[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (ev *evaluator) evalBinary(x *BinaryOp, sel []int, out []any) ([]any, error) {
+	l, err := ev.eval(x.L, sel)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ev.eval(x.R, sel)
+	if err != nil {
+		return nil, err
+	}
+	lt, rt := x.L.Type(), x.R.Type()
+	for _, i := range sel {
+		if l[i] == nil || r[i] == nil {
+			continue
+		}
+		if out[i], err = arith(x.Op, x.T, l[i], r[i], lt, rt); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (ev *evaluator) evalCompare(x *Compare, sel []int, out []any) ([]any, error) {
+	l, err := ev.eval(x.L, sel)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ev.eval(x.R, sel)
+	if err != nil {
+		return nil, err
+	}
+	lt, rt := x.L.Type(), x.R.Type()
+	for _, i := range sel {
+		if l[i] == nil || r[i] == nil {
+			continue
+		}
+		c := compareDatums(x.Domain, toDomain(l[i], lt, x.Domain), toDomain(r[i], rt, x.Domain))
+		out[i] = cmpHolds(x.Op, c)
+	}
+	return out, nil
+}
+
+func cmpHolds(op CmpOp, c int) bool {
+	switch op {
+	case OpEQ:
+		return c == 0
+	case OpNE:
+		return c != 0
+	case OpLT:
+		return c < 0
+	case OpLE:
+		return c <= 0
+	case OpGT:
+		return c > 0
+	}
+	return c >= 0
+}
+
+// evalLogic evaluates arguments left to right and stops per row at the first
+// FALSE (AND) or TRUE (OR), as PostgreSQL's executor does.
+func (ev *evaluator) evalLogic(x *Logic, sel []int, out []any) ([]any, error) {
+	decisive := !x.And // AND stops at false, OR at true
+	sawNull := make([]bool, ev.n)
+	live := sel
+	for _, a := range x.Args {
+		vals, err := ev.eval(a, live)
+		if err != nil {
+			return nil, err
+		}
+		next := live[:0:0]
+		for _, i := range live {
+			switch vals[i] {
+			case decisive:
+				out[i] = decisive
+			case nil:
+				sawNull[i] = true
+				next = append(next, i)
+			default:
+				next = append(next, i)
+			}
+		}
+		live = next
+	}
+	for _, i := range live {
+		if sawNull[i] {
+			out[i] = nil
+		} else {
+			out[i] = !decisive
+		}
+	}
+	return out, nil
+}
+
+func (ev *evaluator) evalDistinct(x *Distinct, sel []int, out []any) ([]any, error) {
+	l, err := ev.eval(x.L, sel)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ev.eval(x.R, sel)
+	if err != nil {
+		return nil, err
+	}
+	lt, rt := x.L.Type(), x.R.Type()
+	for _, i := range sel {
+		var same bool
+		switch {
+		case l[i] == nil || r[i] == nil:
+			same = l[i] == nil && r[i] == nil
+		default:
+			same = compareDatums(x.Domain, toDomain(l[i], lt, x.Domain), toDomain(r[i], rt, x.Domain)) == 0
+		}
+		out[i] = same == x.Not
+	}
+	return out, nil
+}
+
+func (ev *evaluator) evalIn(x *InList, sel []int, out []any) ([]any, error) {
+	xv, err := ev.eval(x.X, sel)
+	if err != nil {
+		return nil, err
+	}
+	items := make([][]any, len(x.List))
+	for k, it := range x.List {
+		if items[k], err = ev.eval(it, sel); err != nil {
+			return nil, err
+		}
+	}
+	xt := x.X.Type()
+	for _, i := range sel {
+		var res any = false
+		for k, it := range x.List {
+			v := items[k][i]
+			if xv[i] == nil || v == nil {
+				res = nil
+				continue
+			}
+			d := x.Domains[k]
+			if compareDatums(d, toDomain(xv[i], xt, d), toDomain(v, it.Type(), d)) == 0 {
+				res = true
+				break
+			}
+		}
+		if res != nil && x.Not {
+			res = !res.(bool)
+		}
+		out[i] = res
+	}
+	return out, nil
+}
+
+func (ev *evaluator) evalCase(x *Case, sel []int, out []any) ([]any, error) {
+	rest := sel
+	for _, w := range x.Whens {
+		if len(rest) == 0 {
+			break
+		}
+		cond, err := ev.eval(w.Cond, rest)
+		if err != nil {
+			return nil, err
+		}
+		var hit, miss []int
+		for _, i := range rest {
+			if cond[i] == true {
+				hit = append(hit, i)
+			} else {
+				miss = append(miss, i)
+			}
+		}
+		if err := ev.evalInto(w.Result, hit, out); err != nil {
+			return nil, err
+		}
+		rest = miss
+	}
+	if x.Else != nil {
+		if err := ev.evalInto(x.Else, rest, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// evalInto evaluates e for sel into out; the binder already cast every
+// arm to the CASE type.
+func (ev *evaluator) evalInto(e Expr, sel []int, out []any) error {
+	if len(sel) == 0 {
+		return nil
+	}
+	vals, err := ev.eval(e, sel)
+	if err != nil {
+		return err
+	}
+	for _, i := range sel {
+		out[i] = vals[i]
+	}
+	return nil
+}

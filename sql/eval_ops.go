@@ -1,0 +1,221 @@
+package sql
+
+import (
+	"bytes"
+	"math"
+	"strings"
+)
+
+// toDomain converts a non-null datum of type from to the comparison domain.
+func toDomain(d any, from, dom Type) any {
+	switch dom.Kind {
+	case KindNumeric:
+		if v, ok := d.(int64); ok {
+			return DecimalFromInt(v)
+		}
+	case KindFloat64:
+		switch v := d.(type) {
+		case int64:
+			return float64(v)
+		case Decimal:
+			return v.Float64()
+		}
+	case KindTimestamp, KindTimestampTZ:
+		if from.Kind == KindDate {
+			return d.(int64) * usPerDay
+		}
+	}
+	return d
+}
+
+// compareDatums orders two non-null datums of the domain type. Floats follow
+// PostgreSQL: NaN equals NaN and sorts above every number, -0 equals 0.
+func compareDatums(dom Type, a, b any) int {
+	switch x := a.(type) {
+	case int64:
+		y := b.(int64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case float64:
+		return floatCmp(x, b.(float64))
+	case Decimal:
+		return x.Cmp(b.(Decimal))
+	case string:
+		return strings.Compare(x, b.(string))
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case y:
+			return -1
+		}
+		return 1
+	case []byte:
+		return bytes.Compare(x, b.([]byte))
+	case [16]byte:
+		y := b.([16]byte)
+		return bytes.Compare(x[:], y[:])
+	}
+	return 0
+}
+
+func floatCmp(x, y float64) int {
+	xn, yn := math.IsNaN(x), math.IsNaN(y)
+	switch {
+	case xn && yn:
+		return 0
+	case xn:
+		return 1
+	case yn:
+		return -1
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func intOutOfRange(t Type) *Error {
+	switch t.Kind {
+	case KindInt16:
+		return Errorf(CodeNumericOutOfRange, "smallint out of range")
+	case KindInt32:
+		return Errorf(CodeNumericOutOfRange, "integer out of range")
+	}
+	return Errorf(CodeNumericOutOfRange, "bigint out of range")
+}
+
+func negate(v any, t Type) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		lo, _ := intRange(t)
+		if x == lo {
+			return nil, intOutOfRange(t)
+		}
+		return -x, nil
+	case float64:
+		return -x, nil
+	case Decimal:
+		return x.neg(), nil
+	}
+	return v, nil
+}
+
+func divByZero() *Error { return Errorf(CodeDivisionByZero, "division by zero") }
+
+// arith computes l op r for non-null operands into result type t.
+func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
+	switch t.Kind {
+	case KindInt16, KindInt32, KindInt64:
+		return intArith(op, t, l.(int64), r.(int64))
+	case KindFloat32, KindFloat64:
+		return floatArith(op, t, toDomain(l, lt, Float64).(float64), toDomain(r, rt, Float64).(float64))
+	case KindNumeric:
+		return numericArith(op, toDomain(l, lt, t).(Decimal), toDomain(r, rt, t).(Decimal))
+	case KindDate:
+		a, b := l.(int64), r.(int64)
+		if op == "-" {
+			b = -b
+		}
+		return a + b, nil
+	case KindText:
+		return l.(string) + r.(string), nil
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "operator %s for %s is not supported", op, t)
+}
+
+func intArith(op string, t Type, a, b int64) (any, error) {
+	var r int64
+	switch op {
+	case "+":
+		r = a + b
+		if (r > a) != (b > 0) {
+			return nil, intOutOfRange(t)
+		}
+	case "-":
+		r = a - b
+		if (r < a) != (b > 0) {
+			return nil, intOutOfRange(t)
+		}
+	case "*":
+		r = a * b
+		if a != 0 && (r/a != b || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64)) {
+			return nil, intOutOfRange(t)
+		}
+	case "/":
+		if b == 0 {
+			return nil, divByZero()
+		}
+		if b == -1 {
+			return intArith("-", t, 0, a)
+		}
+		r = a / b
+	case "%":
+		if b == 0 {
+			return nil, divByZero()
+		}
+		if b == -1 {
+			return int64(0), nil
+		}
+		r = a % b
+	}
+	if lo, hi := intRange(t); r < lo || r > hi {
+		return nil, intOutOfRange(t)
+	}
+	return r, nil
+}
+
+func floatArith(op string, t Type, a, b float64) (any, error) {
+	var r float64
+	switch op {
+	case "+":
+		r = a + b
+	case "-":
+		r = a - b
+	case "*":
+		r = a * b
+	case "/":
+		if b == 0 {
+			return nil, divByZero()
+		}
+		r = a / b
+	}
+	if t.Kind == KindFloat32 {
+		r = float64(float32(r))
+	}
+	if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
+		return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+	}
+	underflow := r == 0 && a != 0 && (op == "*" && b != 0 || op == "/" && !math.IsInf(b, 0))
+	if underflow {
+		return nil, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+	}
+	return r, nil
+}
+
+func numericArith(op string, a, b Decimal) (any, error) {
+	switch op {
+	case "+":
+		return a.add(b), nil
+	case "-":
+		return a.add(b.neg()), nil
+	case "*":
+		return a.mul(b), nil
+	case "/":
+		if b.Coef.Sign() == 0 {
+			return nil, divByZero()
+		}
+		return a.div(b), nil
+	}
+	if b.Coef.Sign() == 0 {
+		return nil, divByZero()
+	}
+	return a.mod(b), nil
+}

@@ -1,0 +1,351 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// bindFuncCall binds the front end's internal forms (__param, __cast, __true,
+// __false, __ilike) and the scalar functions magmalake implements.
+func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
+	name := n.FnName.L
+	switch name {
+	case "__param":
+		return b.bindParam(n)
+	case "__cast":
+		return b.bindCast(n)
+	case "__true", "__false":
+		return &Const{Value: name == "__true", T: Bool}, nil
+	case "__ilike":
+		if len(n.Args) < 2 || len(n.Args) > 3 {
+			return nil, Errorf(CodeSyntaxError, "__ilike takes 2 or 3 arguments")
+		}
+		esc := `\`
+		if len(n.Args) == 3 {
+			s, ok := literalString(n.Args[2])
+			if !ok {
+				return nil, Errorf(CodeFeatureNotSupported, "ESCAPE must be a string literal")
+			}
+			esc = s
+		}
+		return b.bindLike(n.Args[0], n.Args[1], esc, true, false)
+	case "trim":
+		return b.bindTrim(n)
+	}
+	args := make([]Expr, len(n.Args))
+	for i, a := range n.Args {
+		var err error
+		if args[i], err = b.bind(a); err != nil {
+			return nil, err
+		}
+	}
+	return b.bindScalar(name, args)
+}
+
+func literalString(n ast.ExprNode) (string, bool) {
+	v, ok := n.(*test_driver.ValueExpr)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.GetValue().(string)
+	return s, ok
+}
+
+func literalInt(n ast.ExprNode) (int64, bool) {
+	v, ok := n.(*test_driver.ValueExpr)
+	if !ok {
+		return 0, false
+	}
+	switch x := v.GetValue().(type) {
+	case int64:
+		return x, true
+	case uint64:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func (b *binder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
+	if len(n.Args) != 1 {
+		return nil, Errorf(CodeSyntaxError, "__param takes one argument")
+	}
+	k, ok := literalInt(n.Args[0])
+	if !ok || k < 1 || k > 65535 {
+		return nil, Errorf(CodeUndefinedParameter, "there is no parameter $%d", k)
+	}
+	idx := int(k - 1)
+	return &Param{Index: idx, T: b.params.typeOf(idx)}, nil
+}
+
+func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
+	if len(n.Args) != 2 {
+		return nil, Errorf(CodeSyntaxError, "__cast takes two arguments")
+	}
+	tn, ok := literalString(n.Args[1])
+	if !ok {
+		return nil, Errorf(CodeSyntaxError, "__cast needs a type name")
+	}
+	t, err := ParseTypeName(tn)
+	if err != nil {
+		return nil, err
+	}
+	x, err := b.bind(n.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case *Const:
+		// PostgreSQL reads a typed literal directly as t and folds constant
+		// casts at plan time, raising their errors then.
+		d, err := castDatum(v.Value, v.T, t)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{Value: d, T: t}, nil
+	case *Param:
+		if v.T.Kind == KindUnknown {
+			b.params.Types[v.Index] = t
+			return &Param{Index: v.Index, T: t}, nil
+		}
+	}
+	if !castable(x.Type(), t) {
+		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", x.Type(), t)
+	}
+	if x.Type() == t {
+		return x, nil
+	}
+	return &Cast{X: x, T: t}, nil
+}
+
+// castable reports whether PostgreSQL has a cast from one type to the other.
+func castable(from, to Type) bool {
+	switch {
+	case from.Kind == to.Kind, from.IsString(), to.IsString(), from.Kind == KindUnknown:
+		return true
+	case from.IsNumeric() && to.IsNumeric():
+		return true
+	case isDateTime(from) && isDateTime(to):
+		return true
+	case (from.Kind == KindTimestamp || from.Kind == KindTimestampTZ) && to.Kind == KindTime:
+		return true
+	case from.Kind == KindInt32 && to.Kind == KindBool, from.Kind == KindBool && to.Kind == KindInt32:
+		return true
+	}
+	return false
+}
+
+// bindTrim handles tidb's trim(x), trim(x, chars) and trim(x, chars, direction).
+func (b *binder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
+	name := "btrim"
+	args := make([]Expr, 0, 2)
+	for i, a := range n.Args {
+		if d, ok := a.(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				name = "ltrim"
+			case ast.TrimTrailing:
+				name = "rtrim"
+			}
+			continue
+		}
+		e, err := b.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		_ = i
+		args = append(args, e)
+	}
+	return b.bindScalar(name, args)
+}
+
+func (b *binder) textArgs(name string, args []Expr) error {
+	for i, a := range args {
+		if isUnknown(a) {
+			c, err := b.coerceUnknown(a, Text)
+			if err != nil {
+				return err
+			}
+			args[i] = c
+		} else if !a.Type().IsString() {
+			return noFunction(name, args)
+		}
+	}
+	return nil
+}
+
+func noFunction(name string, args []Expr) *Error {
+	ts := make([]string, len(args))
+	for i, a := range args {
+		ts[i] = a.Type().String()
+	}
+	return &Error{Code: CodeUndefinedFunction, Message: "function " + name + "(" + strings.Join(ts, ", ") + ") does not exist",
+		Hint: "No function matches the given name and argument types. You might need to add explicit type casts."}
+}
+
+// intArg coerces an untyped argument to integer and requires an integer type.
+func (b *binder) intArg(name string, args []Expr, i int) error {
+	if isUnknown(args[i]) {
+		c, err := b.coerceUnknown(args[i], Int32)
+		if err != nil {
+			return err
+		}
+		args[i] = c
+	}
+	switch args[i].Type().Kind {
+	case KindInt16, KindInt32:
+		return nil
+	}
+	return noFunction(name, args)
+}
+
+func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
+	switch name {
+	case "concat":
+		if len(args) == 0 {
+			return nil, noFunction(name, args)
+		}
+		e := args[0]
+		for _, a := range args[1:] {
+			var err error
+			if e, err = b.bindConcat(e, a); err != nil {
+				return nil, err
+			}
+		}
+		if len(args) == 1 {
+			return b.bindConcat(e, &Const{Value: "", T: Text})
+		}
+		return e, nil
+	case "lower", "upper":
+		if len(args) != 1 {
+			return nil, noFunction(name, args)
+		}
+		if err := b.textArgs(name, args); err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: args, T: Text}, nil
+	case "length", "char_length", "character_length", "octet_length":
+		if len(args) != 1 {
+			return nil, noFunction(name, args)
+		}
+		if err := b.textArgs(name, args); err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: args, T: Int32}, nil
+	case "btrim", "ltrim", "rtrim":
+		if len(args) < 1 || len(args) > 2 {
+			return nil, noFunction(name, args)
+		}
+		if err := b.textArgs(name, args); err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: args, T: Text}, nil
+	case "substring", "substr":
+		if len(args) < 2 || len(args) > 3 {
+			return nil, noFunction(name, args)
+		}
+		if err := b.textArgs(name, args[:1]); err != nil {
+			return nil, err
+		}
+		for i := 1; i < len(args); i++ {
+			if err := b.intArg(name, args, i); err != nil {
+				return nil, err
+			}
+		}
+		return &Func{Name: "substring", Args: args, T: Text}, nil
+	case "abs":
+		if len(args) != 1 {
+			return nil, noFunction(name, args)
+		}
+		if isUnknown(args[0]) {
+			c, err := b.coerceUnknown(args[0], Float64)
+			if err != nil {
+				return nil, err
+			}
+			args[0] = c
+		}
+		if !args[0].Type().IsNumeric() {
+			return nil, noFunction(name, args)
+		}
+		return &Func{Name: name, Args: args, T: args[0].Type()}, nil
+	case "round":
+		return b.bindRound(args)
+	case "coalesce":
+		if len(args) == 0 {
+			return nil, Errorf(CodeSyntaxError, "coalesce needs at least one argument")
+		}
+		t, err := b.commonType(args, "COALESCE")
+		if err != nil {
+			return nil, err
+		}
+		if err := b.coerceAll(args, t); err != nil {
+			return nil, err
+		}
+		return &Func{Name: name, Args: args, T: t}, nil
+	case "nullif":
+		if len(args) != 2 {
+			return nil, noFunction(name, args)
+		}
+		c, err := b.bindCompare(OpEQ, args[0], args[1])
+		if err != nil {
+			return nil, err
+		}
+		// NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.
+		cmp := c.(*Compare)
+		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: cmp.L.Type()}}}, Else: cmp.L, T: cmp.L.Type()}, nil
+	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
+		if len(args) != 0 {
+			return nil, noFunction(name, args)
+		}
+		switch name {
+		case "current_date":
+			return &Func{Name: name, T: Date}, nil
+		case "localtimestamp":
+			return &Func{Name: name, T: Timestamp}, nil
+		}
+		return &Func{Name: name, T: TimestampTZ}, nil
+	}
+	return nil, noFunction(name, args)
+}
+
+func (b *binder) bindRound(args []Expr) (Expr, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return nil, noFunction("round", args)
+	}
+	if isUnknown(args[0]) {
+		c, err := b.coerceUnknown(args[0], Float64)
+		if err != nil {
+			return nil, err
+		}
+		args[0] = c
+	}
+	t := args[0].Type()
+	if !t.IsNumeric() {
+		return nil, noFunction("round", args)
+	}
+	if len(args) == 2 {
+		if err := b.intArg("round", args, 1); err != nil {
+			return nil, err
+		}
+		if t.Kind == KindFloat32 || t.Kind == KindFloat64 {
+			return nil, noFunction("round", args)
+		}
+		scale := 0
+		if c, ok := args[1].(*Const); ok && c.Value != nil {
+			scale = max(int(c.Value.(int64)), 0)
+		}
+		return &Func{Name: "round", Args: args, T: Numeric(0, scale)}, nil
+	}
+	if t.Kind == KindFloat32 || t.Kind == KindFloat64 {
+		return &Func{Name: "round", Args: []Expr{castTo(args[0], Float64)}, T: Float64}, nil
+	}
+	return &Func{Name: "round", Args: args, T: Numeric(0, 0)}, nil
+}
+
+func castTo(e Expr, t Type) Expr {
+	if e.Type() == t {
+		return e
+	}
+	return &Cast{X: e, T: t}
+}

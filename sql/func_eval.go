@@ -1,0 +1,179 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
+	switch x.Name {
+	case "coalesce":
+		return ev.evalCoalesce(x, sel, out)
+	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp":
+		for _, i := range sel {
+			out[i] = ev.now
+		}
+		return out, nil
+	case "current_date":
+		for _, i := range sel {
+			out[i] = floorDiv(ev.now, usPerDay)
+		}
+		return out, nil
+	}
+	args := make([][]any, len(x.Args))
+	for k, a := range x.Args {
+		var err error
+		if args[k], err = ev.eval(a, sel); err != nil {
+			return nil, err
+		}
+	}
+	row := make([]any, len(x.Args))
+	for _, i := range sel {
+		null := false
+		for k := range args {
+			row[k] = args[k][i]
+			null = null || row[k] == nil
+		}
+		if null {
+			continue // every function here is strict
+		}
+		v, err := scalar(x, row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// evalCoalesce evaluates each argument only for rows still NULL.
+func (ev *evaluator) evalCoalesce(x *Func, sel []int, out []any) ([]any, error) {
+	rest := sel
+	for _, a := range x.Args {
+		if len(rest) == 0 {
+			break
+		}
+		vals, err := ev.eval(a, rest)
+		if err != nil {
+			return nil, err
+		}
+		var next []int
+		for _, i := range rest {
+			if vals[i] == nil {
+				next = append(next, i)
+			} else {
+				out[i] = vals[i]
+			}
+		}
+		rest = next
+	}
+	return out, nil
+}
+
+// scalar computes a strict scalar function on non-null arguments.
+func scalar(x *Func, a []any) (any, error) {
+	switch x.Name {
+	case "lower":
+		return asciiMap(a[0].(string), 'A', 'Z', 'a'-'A'), nil
+	case "upper":
+		return asciiMap(a[0].(string), 'a', 'z', 'A'-'a'), nil
+	case "length", "char_length", "character_length":
+		return int64(utf8.RuneCountInString(a[0].(string))), nil
+	case "octet_length":
+		return int64(len(a[0].(string))), nil
+	case "btrim", "ltrim", "rtrim":
+		chars := " "
+		if len(a) == 2 {
+			chars = a[1].(string)
+		}
+		s := a[0].(string)
+		if x.Name != "rtrim" {
+			s = strings.TrimLeft(s, chars)
+		}
+		if x.Name != "ltrim" {
+			s = strings.TrimRight(s, chars)
+		}
+		return s, nil
+	case "substring":
+		return substring(a)
+	case "abs":
+		return absValue(a[0], x.T)
+	case "round":
+		return roundValue(a, x.Args[0].Type())
+	}
+	return nil, fmt.Errorf("evaluate %s: unknown function", x.Name)
+}
+
+// asciiMap shifts letters in [lo, hi]: lower/upper under the C collation.
+func asciiMap(s string, lo, hi byte, delta int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= lo && c <= hi {
+			b[i] = byte(int(c) + delta)
+		}
+	}
+	return string(b)
+}
+
+// substring follows PostgreSQL: positions are 1-based characters, a start
+// before 1 eats into the length, and a negative length is 22011.
+func substring(a []any) (any, error) {
+	rs := []rune(a[0].(string))
+	start := a[1].(int64)
+	end := int64(math.MaxInt64)
+	if len(a) == 3 {
+		n := a[2].(int64)
+		if n < 0 {
+			return nil, Errorf("22011", "negative substring length not allowed")
+		}
+		end = start + n
+		if end < start {
+			end = math.MaxInt64
+		}
+	}
+	lo := max(start, 1) - 1
+	hi := min(end-1, int64(len(rs)))
+	if hi <= lo {
+		return "", nil
+	}
+	return string(rs[lo:hi]), nil
+}
+
+func absValue(v any, t Type) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 {
+			return negate(x, t)
+		}
+		return x, nil
+	case float64:
+		return math.Abs(x), nil
+	case Decimal:
+		if x.Coef.Sign() < 0 {
+			return x.neg(), nil
+		}
+		return x, nil
+	}
+	return v, nil
+}
+
+// roundValue: round(float8) rounds half to even (rint); round(numeric[, s])
+// rounds half away from zero; a negative s rounds left of the point.
+func roundValue(a []any, t Type) (any, error) {
+	if f, ok := a[0].(float64); ok {
+		return math.RoundToEven(f), nil
+	}
+	d := toDomain(a[0], t, Numeric(0, 0)).(Decimal)
+	s := int64(0)
+	if len(a) == 2 {
+		s = a[1].(int64)
+	}
+	if s >= 0 {
+		return d.Rescale(int(min(s, 1000))), nil
+	}
+	shift := int(min(-s, 1000))
+	r := Decimal{Coef: d.Coef, Scale: d.Scale + shift}.Rescale(0)
+	return Decimal{Coef: r.Coef.Mul(r.Coef, pow10(shift))}, nil
+}

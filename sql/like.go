@@ -1,0 +1,132 @@
+package sql
+
+import (
+	"unicode/utf8"
+)
+
+// likePattern is a compiled LIKE pattern: runes with wildcard flags.
+type likePattern struct {
+	runes []rune
+	kind  []byte // 'l' literal, '%' any sequence, '_' one character
+}
+
+// compileLike reads pattern with escape ("" disables escaping), as
+// PostgreSQL: an escape before any character makes it literal; a trailing
+// escape is 22025.
+func compileLike(pattern, escape string, fold bool) (*likePattern, error) {
+	var esc rune = -1
+	if escape != "" {
+		if utf8.RuneCountInString(escape) != 1 {
+			return nil, Errorf(CodeInvalidEscapeSequence, "invalid escape string")
+		}
+		esc, _ = utf8.DecodeRuneInString(escape)
+	}
+	p := &likePattern{}
+	rs := []rune(pattern)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == esc:
+			if i+1 >= len(rs) {
+				return nil, Errorf(CodeInvalidEscapeSequence, "LIKE pattern must not end with escape character")
+			}
+			i++
+			p.add(foldRune(rs[i], fold), 'l')
+		case c == '%':
+			if n := len(p.kind); n == 0 || p.kind[n-1] != '%' {
+				p.add(c, '%')
+			}
+		case c == '_':
+			p.add(c, '_')
+		default:
+			p.add(foldRune(c, fold), 'l')
+		}
+	}
+	return p, nil
+}
+
+func (p *likePattern) add(r rune, k byte) {
+	p.runes = append(p.runes, r)
+	p.kind = append(p.kind, k)
+}
+
+// foldRune lowers ASCII letters only: ILIKE under the C collation.
+func foldRune(r rune, fold bool) rune {
+	if fold && r >= 'A' && r <= 'Z' {
+		return r + 'a' - 'A'
+	}
+	return r
+}
+
+// match is the classic wildcard walk: on a mismatch, retry from the last %
+// with one more character consumed by it.
+func (p *likePattern) match(s string, fold bool) bool {
+	text := []rune(s)
+	ti, pi := 0, 0
+	starP, starT := -1, 0
+	for ti < len(text) {
+		if pi < len(p.kind) {
+			switch p.kind[pi] {
+			case '%':
+				starP, starT = pi, ti
+				pi++
+				continue
+			case '_':
+				ti, pi = ti+1, pi+1
+				continue
+			default:
+				if foldRune(text[ti], fold) == p.runes[pi] {
+					ti, pi = ti+1, pi+1
+					continue
+				}
+			}
+		}
+		if starP < 0 {
+			return false
+		}
+		starT++
+		ti, pi = starT, starP+1
+	}
+	for pi < len(p.kind) && p.kind[pi] == '%' {
+		pi++
+	}
+	return pi == len(p.kind)
+}
+
+func (ev *evaluator) evalLike(x *Like, sel []int, out []any) ([]any, error) {
+	vals, err := ev.eval(x.X, sel)
+	if err != nil {
+		return nil, err
+	}
+	pats, err := ev.eval(x.Pattern, sel)
+	if err != nil {
+		return nil, err
+	}
+	var cached *likePattern
+	cachedSrc := ""
+	for _, i := range sel {
+		if vals[i] == nil || pats[i] == nil {
+			continue
+		}
+		src := pats[i].(string)
+		if cached == nil || src != cachedSrc {
+			if cached, err = compileLike(src, x.Escape, x.ILike); err != nil {
+				return nil, err
+			}
+			cachedSrc = src
+		}
+		out[i] = cached.match(vals[i].(string), x.ILike) != x.Not
+	}
+	return out, nil
+}
+
+// likePrefix is the literal prefix of a compiled pattern and whether the
+// pattern is exactly that prefix followed by one %.
+func (p *likePattern) likePrefix() (string, bool) {
+	i := 0
+	for i < len(p.kind) && p.kind[i] == 'l' {
+		i++
+	}
+	prefix := string(p.runes[:i])
+	return prefix, i == len(p.kind)-1 && p.kind[i] == '%'
+}
