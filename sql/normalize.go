@@ -1,0 +1,298 @@
+// Normalisation: PostgreSQL text → text the TiDB parser accepts (SQL modes
+// ANSI_QUOTES | NO_BACKSLASH_ESCAPES | PIPES_AS_CONCAT), token by token, each
+// output token remembering the original token it stands for so that a TiDB
+// syntax error is reported at PostgreSQL's position in the original text.
+//
+// The contract with the expression binder (binder code relies on exactly this):
+//
+//   - Unquoted identifiers are folded to lower case; quoted identifiers keep
+//     their case. Use the original-case form CIStr.O of tidb names. Unquoted
+//     words that TiDB reserves but PostgreSQL does not (key, index, div, mod,
+//     read, ...) are passed as quoted identifiers.
+//   - $n → __param(n): a FuncCallExpr, FnName.L "__param", one integer literal.
+//   - expr::type, CAST(expr AS type) and typed literals (date '2024-01-01',
+//     timestamp '...', timestamptz '...', interval '...', and any other type
+//     name followed by a string) → __cast(expr, 'type'), 'type' being the type
+//     name as written, lower-cased, whitespace-collapsed (feed it to
+//     ParseTypeName). :: binds tighter than any operator: -1::int is
+//     -(__cast(1,'int')).
+//   - a IS DISTINCT FROM b → NOT (a <=> b); a IS NOT DISTINCT FROM b →
+//     (a <=> b). Operands that are not a single primary are parenthesised.
+//   - TRUE/FALSE in expression position → __true() / __false(); IS [NOT]
+//     TRUE/FALSE stay tidb IsTruthExpr; IS [NOT] UNKNOWN → IS [NOT] NULL;
+//     ISNULL / NOTNULL → IS NULL / IS NOT NULL.
+//   - E” strings (backslash escapes) and dollar-quoted strings → standard
+//     '...' literals with ” doubling. U&” strings, B” and X” bit strings
+//     → 0A000.
+//   - x ILIKE p [ESCAPE e] → __ilike(x, p[, e]); x NOT ILIKE p → NOT
+//     __ilike(x, p); ~~ / !~~ → LIKE / NOT LIKE; ~~* / !~~* → ILIKE as above.
+//   - || is tidb's concat (FuncCallExpr "concat") via PIPES_AS_CONCAT; LIKE
+//     ... ESCAPE is tidb-native.
+//   - Where a rewrite needs parentheses to stay valid for TiDB (NOT after a
+//     comparison operator, say), the result is wrapped in a ParenthesesExpr;
+//     binders should look through ParenthesesExpr.
+//   - Not supported (0A000, naming the construct): regular expression
+//     operators (~ ~* !~ !~*), SIMILAR TO, array constructors and subscripts,
+//     op ANY/ALL (array), and the operators ^ # @ & & ? -> ->>.
+package sql
+
+import (
+	"strings"
+)
+
+// ntok is one token of normalised text; src is the original token it stands
+// for, used to position errors.
+type ntok struct {
+	text string
+	kind tokKind
+	src  token
+}
+
+// castFrame records an open parenthesis; cast marks the one of CAST(.
+type castFrame struct{ cast bool }
+
+// normalizer rewrites one statement's (or one expression's) tokens.
+type normalizer struct {
+	query  string
+	in     []token
+	stop   token // the token after in (a tkEOF at the end of the query)
+	i      int
+	out    []ntok
+	frames []castFrame
+}
+
+// normalizeStop rewrites in (tokens of query, followed by stop) into
+// TiDB-acceptable tokens.
+func normalizeStop(query string, in []token, stop token) ([]ntok, error) {
+	n := &normalizer{query: query, in: in, stop: stop}
+	for n.i < len(n.in) {
+		if err := n.step(); err != nil {
+			return nil, err
+		}
+	}
+	return n.out, nil
+}
+
+func (n *normalizer) peek(k int) token {
+	if n.i+k < len(n.in) {
+		return n.in[n.i+k]
+	}
+	return token{kind: tkEOF, pos: -1}
+}
+
+func (n *normalizer) emit(text string, kind tokKind, src token) {
+	n.out = append(n.out, ntok{text: text, kind: kind, src: src})
+}
+
+func (n *normalizer) step() error {
+	t := n.in[n.i]
+	switch t.kind {
+	case tkIdent:
+		return n.word(t)
+	case tkQIdent:
+		if t.str == strUnicode {
+			return unsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
+		}
+		n.emit(quoteIdent(t.val), tkQIdent, t)
+	case tkString:
+		if err := n.stringConst(t); err != nil {
+			return err
+		}
+	case tkParam:
+		n.emitCall("__param", t, ntok{text: t.val, kind: tkNumber, src: t})
+	case tkNumber:
+		n.emit(t.val, tkNumber, t)
+	case tkPunct:
+		return n.punct(t)
+	case tkOp:
+		return n.operator(t)
+	}
+	n.i++
+	return nil
+}
+
+// emitCall appends name(args...) standing for src.
+func (n *normalizer) emitCall(name string, src token, args ...ntok) {
+	n.emit(name, tkIdent, src)
+	n.emit("(", tkPunct, src)
+	for k, a := range args {
+		if k > 0 {
+			n.emit(",", tkPunct, src)
+		}
+		n.out = append(n.out, a)
+	}
+	n.emit(")", tkPunct, src)
+}
+
+func (n *normalizer) stringConst(t token) error {
+	switch t.str {
+	case strUnicode:
+		return unsupportedAt(n.query, t, "U&'' string constants are not supported")
+	case strBit, strHex:
+		return unsupportedAt(n.query, t, "bit string constants are not supported")
+	}
+	n.emit(quoteString(t.val), tkString, t)
+	return nil
+}
+
+func (n *normalizer) punct(t token) error {
+	switch t.val {
+	case "(":
+		n.frames = append(n.frames, castFrame{})
+	case ")":
+		if len(n.frames) > 0 {
+			n.frames = n.frames[:len(n.frames)-1]
+		}
+	case "[", "]":
+		return unsupportedAt(n.query, t, "array subscripts are not supported")
+	case "::":
+		return n.doubleColon(t)
+	case ":":
+		return syntaxErrorAt(n.query, t)
+	}
+	n.emit(t.val, tkPunct, t)
+	n.i++
+	return nil
+}
+
+func (n *normalizer) operator(t token) error {
+	switch t.val {
+	case "~~":
+		n.emit("like", tkIdent, t)
+	case "!~~":
+		n.emit("not", tkIdent, t)
+		n.emit("like", tkIdent, t)
+	case "~~*":
+		return n.ilike(t, false)
+	case "!~~*":
+		return n.ilike(t, true)
+	case "~", "~*", "!~", "!~*":
+		return unsupportedAt(n.query, t, "regular expression operator %s is not supported", t.val)
+	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=", "||", "<<", ">>", "|", "&":
+		n.emit(t.val, tkOp, t)
+	default:
+		return unsupportedAt(n.query, t, "operator %s is not supported", t.val)
+	}
+	n.i++
+	return nil
+}
+
+// word handles an unquoted identifier or keyword.
+func (n *normalizer) word(t token) error {
+	next := n.peek(1)
+	switch t.val {
+	case "true", "false":
+		n.emitCall("__"+t.val, t)
+		n.i++
+		return nil
+	case "cast":
+		if next.isPunct("(") {
+			n.emit("__cast", tkIdent, t)
+			n.emit("(", tkPunct, next)
+			n.frames = append(n.frames, castFrame{cast: true})
+			n.i += 2
+			return nil
+		}
+	case "as":
+		if k := len(n.frames); k > 0 && n.frames[k-1].cast {
+			return n.castAs(t)
+		}
+	case "is":
+		return n.is(t)
+	case "isnull", "notnull":
+		if t.val == "notnull" {
+			n.emit("is", tkIdent, t)
+			n.emit("not", tkIdent, t)
+		} else {
+			n.emit("is", tkIdent, t)
+		}
+		n.emit("null", tkIdent, t)
+		n.i++
+		return nil
+	case "ilike":
+		return n.ilike(t, false)
+	case "not":
+		if next.is("ilike") {
+			n.i++
+			return n.ilike(t, true)
+		}
+	case "similar":
+		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
+	case "array":
+		if next.isPunct("[") || next.isPunct("(") {
+			return unsupportedAt(n.query, t, "array constructors are not supported")
+		}
+	case "any", "some", "all":
+		if next.isPunct("(") && !n.subqueryAt(n.i+2) && n.afterOperator() {
+			return unsupportedAt(n.query, t, "%s (array) is not supported", strings.ToUpper(t.val))
+		}
+	}
+	if ok, err := n.typedLiteral(t); ok || err != nil {
+		return err
+	}
+	n.emitWord(t, next)
+	n.i++
+	return nil
+}
+
+// emitWord passes a word on, quoting it when TiDB reserves it but PostgreSQL
+// would take it as a plain identifier here.
+func (n *normalizer) emitWord(t, next token) {
+	if tidbReserved[t.val] && !tidbPassthrough[t.val] && !next.isPunct("(") {
+		n.emit(quoteIdent(t.val), tkQIdent, t)
+		return
+	}
+	n.emit(t.val, tkIdent, t)
+}
+
+// subqueryAt reports whether in[k] starts a subquery.
+func (n *normalizer) subqueryAt(k int) bool {
+	return k < len(n.in) && (n.in[k].is("select") || n.in[k].is("with") || n.in[k].is("values"))
+}
+
+// afterOperator reports whether the last output token is a binary operator.
+func (n *normalizer) afterOperator() bool {
+	return len(n.out) > 0 && n.out[len(n.out)-1].kind == tkOp
+}
+
+// is handles IS [NOT] DISTINCT FROM / UNKNOWN / TRUE / FALSE / NULL.
+func (n *normalizer) is(t token) error {
+	j := n.i + 1
+	neg := j < len(n.in) && n.in[j].is("not")
+	if neg {
+		j++
+	}
+	if j >= len(n.in) {
+		n.emit("is", tkIdent, t)
+		n.i++
+		return nil
+	}
+	next := n.in[j]
+	switch {
+	case next.is("distinct") && j+1 < len(n.in) && n.in[j+1].is("from"):
+		return n.distinctFrom(t, neg, j+2)
+	case next.is("unknown"):
+		n.emit("is", tkIdent, t)
+		if neg {
+			n.emit("not", tkIdent, n.in[n.i+1])
+		}
+		n.emit("null", tkIdent, next)
+		n.i = j + 1
+		return nil
+	case next.is("true") || next.is("false"):
+		n.emit("is", tkIdent, t)
+		if neg {
+			n.emit("not", tkIdent, n.in[n.i+1])
+		}
+		n.emit(next.val, tkIdent, next)
+		n.i = j + 1
+		return nil
+	}
+	n.emit("is", tkIdent, t)
+	n.i++
+	return nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

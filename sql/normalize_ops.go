@@ -1,0 +1,420 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+)
+
+// at returns in[j], or the statement's stop token past the end.
+func (n *normalizer) at(j int) token {
+	if j < len(n.in) {
+		return n.in[j]
+	}
+	return n.stopTok()
+}
+
+func (n *normalizer) stopTok() token {
+	if n.stop.kind == tkEOF && n.stop.pos == 0 && len(n.in) > 0 {
+		end := n.in[len(n.in)-1].end
+		return token{kind: tkEOF, pos: end, end: end}
+	}
+	return n.stop
+}
+
+// sub normalises in[j:k] on its own, with in[k] as its stop token.
+func (n *normalizer) sub(j, k int) ([]ntok, error) {
+	return normalizeStop(n.query, n.in[j:k], n.at(k))
+}
+
+// distinctFrom rewrites "left IS [NOT] DISTINCT FROM right"; j indexes the
+// first token of right.
+func (n *normalizer) distinctFrom(t token, notDistinct bool, j int) error {
+	ls := operandStart(n.out, true)
+	if ls == len(n.out) {
+		return syntaxErrorAt(n.query, t)
+	}
+	k := operandEnd(n.in, j, false)
+	if k == j {
+		return syntaxErrorAt(n.query, n.at(j))
+	}
+	right, err := n.sub(j, k)
+	if err != nil {
+		return err
+	}
+	left := parenthesize(append([]ntok(nil), n.out[ls:]...), t)
+	right = parenthesize(right, t)
+	wrap := !notDistinct && needsWrap(n.out[:ls])
+	n.out = n.out[:ls]
+	if wrap {
+		n.emit("(", tkPunct, t)
+	}
+	if !notDistinct {
+		n.emit("not", tkIdent, t)
+	}
+	n.emit("(", tkPunct, t)
+	n.out = append(n.out, left...)
+	n.emit("<=>", tkOp, t)
+	n.out = append(n.out, right...)
+	n.emit(")", tkPunct, t)
+	if wrap {
+		n.emit(")", tkPunct, t)
+	}
+	n.i = k
+	return nil
+}
+
+// ilike rewrites "left [NOT] ILIKE right [ESCAPE e]"; n.i is the ILIKE token.
+func (n *normalizer) ilike(t token, neg bool) error {
+	ls := operandStart(n.out, true)
+	if ls == len(n.out) {
+		return syntaxErrorAt(n.query, t)
+	}
+	j := n.i + 1
+	k := operandEnd(n.in, j, true)
+	if k == j {
+		return syntaxErrorAt(n.query, n.at(j))
+	}
+	right, err := n.sub(j, k)
+	if err != nil {
+		return err
+	}
+	args := append(append([]ntok(nil), n.out[ls:]...), ntok{text: ",", kind: tkPunct, src: t})
+	args = append(args, right...)
+	if n.at(k).is("escape") {
+		k2 := operandEnd(n.in, k+1, true)
+		if k2 == k+1 {
+			return syntaxErrorAt(n.query, n.at(k+1))
+		}
+		esc, err := n.sub(k+1, k2)
+		if err != nil {
+			return err
+		}
+		args = append(append(args, ntok{text: ",", kind: tkPunct, src: t}), esc...)
+		k = k2
+	}
+	wrap := neg && needsWrap(n.out[:ls])
+	n.out = n.out[:ls]
+	if wrap {
+		n.emit("(", tkPunct, t)
+	}
+	if neg {
+		n.emit("not", tkIdent, t)
+	}
+	n.emitCall("__ilike", t, args...)
+	if wrap {
+		n.emit(")", tkPunct, t)
+	}
+	n.i = k
+	return nil
+}
+
+// doubleColon rewrites "primary::type" to __cast(primary, 'type').
+func (n *normalizer) doubleColon(t token) error {
+	s := primaryStart(n.out)
+	if s == len(n.out) {
+		return syntaxErrorAt(n.query, t)
+	}
+	typ, next, err := n.typeName(n.i + 1)
+	if err != nil {
+		return err
+	}
+	inner := append([]ntok(nil), n.out[s:]...)
+	n.out = n.out[:s]
+	n.emitCall("__cast", t, append(inner, ntok{text: ",", kind: tkPunct, src: t}, ntok{text: quoteString(typ), kind: tkString, src: t})...)
+	n.i = next
+	return nil
+}
+
+// castAs handles the AS of CAST(expr AS type).
+func (n *normalizer) castAs(t token) error {
+	typ, next, err := n.typeName(n.i + 1)
+	if err != nil {
+		return err
+	}
+	if !n.at(next).isPunct(")") {
+		return syntaxErrorAt(n.query, n.at(next))
+	}
+	n.emit(",", tkPunct, t)
+	n.emit(quoteString(typ), tkString, n.in[n.i+1])
+	n.i = next
+	return nil
+}
+
+// typedLiteral rewrites "type 'string'" to __cast('string', 'type').
+func (n *normalizer) typedLiteral(t token) (bool, error) {
+	if _, err := ParseTypeName(t.val); err != nil && t.val != "interval" {
+		return false, nil
+	}
+	typ, next, err := n.typeName(n.i)
+	if err != nil {
+		return false, nil
+	}
+	lit := n.at(next)
+	if lit.kind != tkString || lit.str == strBit || lit.str == strHex || lit.str == strUnicode {
+		return false, nil
+	}
+	n.emitCall("__cast", t, ntok{text: quoteString(lit.val), kind: tkString, src: lit},
+		ntok{text: ",", kind: tkPunct, src: t}, ntok{text: quoteString(typ), kind: tkString, src: t})
+	n.i = next + 1
+	return true, nil
+}
+
+// typeName reads a PostgreSQL type name starting at in[j]: qualified names,
+// multi-word names, modifiers, WITH[OUT] TIME ZONE, interval fields and []
+// suffixes. It returns the name as written, lower-cased and
+// whitespace-collapsed, and the index after it.
+func (n *normalizer) typeName(j int) (string, int, error) {
+	start := j
+	w := n.at(j)
+	if w.kind != tkIdent && w.kind != tkQIdent {
+		return "", j, syntaxErrorAt(n.query, w)
+	}
+	j++
+	if n.at(j).isPunct(".") && n.at(j+1).kind == tkIdent {
+		j += 2
+	}
+	base := n.in[j-1].val
+	switch {
+	case base == "double" && n.at(j).is("precision"),
+		(base == "character" || base == "char" || base == "bit") && n.at(j).is("varying"):
+		j++
+	}
+	if n.at(j).isPunct("(") {
+		k := matchParen(n.in, j)
+		if k < 0 {
+			return "", j, syntaxErrorAt(n.query, n.stopTok())
+		}
+		j = k + 1
+	}
+	if (base == "timestamp" || base == "time") && (n.at(j).is("with") || n.at(j).is("without")) &&
+		n.at(j+1).is("time") && n.at(j+2).is("zone") {
+		j += 3
+	}
+	if base == "interval" {
+		for isIntervalField(n.at(j)) {
+			j++
+		}
+	}
+	for n.at(j).isPunct("[") {
+		k := j + 1
+		if n.at(k).kind == tkNumber {
+			k++
+		}
+		if !n.at(k).isPunct("]") {
+			return "", j, syntaxErrorAt(n.query, n.at(k))
+		}
+		j = k + 1
+	}
+	return sourceText(n.query, n.in[start:j]), j, nil
+}
+
+func isIntervalField(t token) bool {
+	switch t.val {
+	case "year", "month", "day", "hour", "minute", "second", "to":
+		return t.kind == tkIdent
+	}
+	return false
+}
+
+// sourceText is toks as written, lower-cased, with any gap between tokens
+// collapsed to one space.
+func sourceText(query string, toks []token) string {
+	var b strings.Builder
+	for k, t := range toks {
+		if k > 0 && t.pos > toks[k-1].end {
+			b.WriteByte(' ')
+		}
+		b.WriteString(query[t.pos:t.end])
+	}
+	return strings.ToLower(b.String())
+}
+
+// matchParen returns the index of the ')' closing the '(' at in[j], or -1.
+func matchParen(in []token, j int) int {
+	depth := 0
+	for k := j; k < len(in); k++ {
+		switch {
+		case in[k].isPunct("("):
+			depth++
+		case in[k].isPunct(")"):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// primaryStart returns where the primary expression ending out begins: a
+// literal, a (qualified) name, a parenthesised group, a function call, or a
+// CASE ... END. It returns len(out) when out does not end in a primary.
+func primaryStart(out []ntok) int {
+	j := len(out) - 1
+	if j < 0 {
+		return 0
+	}
+	t := out[j]
+	switch {
+	case t.text == ")":
+		k := matchBack(out, j, "(", ")")
+		if k < 0 {
+			return len(out)
+		}
+		if k > 0 && isFuncName(out[k-1]) {
+			k--
+			for k >= 2 && out[k-1].text == "." {
+				k -= 2
+			}
+		}
+		return k
+	case t.kind == tkIdent && t.text == "end":
+		if k := matchBack(out, j, "case", "end"); k >= 0 {
+			return k
+		}
+		return len(out)
+	case t.kind == tkIdent && operandStopWords[t.text]:
+		return len(out)
+	case t.kind == tkIdent || t.kind == tkQIdent:
+		k := j
+		for k >= 2 && out[k-1].text == "." {
+			k -= 2
+		}
+		return k
+	case t.kind == tkString || t.kind == tkNumber:
+		return j
+	}
+	return len(out)
+}
+
+// matchBack finds the opener matching the closer at out[j].
+func matchBack(out []ntok, j int, open, close string) int {
+	depth := 0
+	for k := j; k >= 0; k-- {
+		switch out[k].text {
+		case close:
+			depth++
+		case open:
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+func isFuncName(t ntok) bool {
+	return t.kind == tkQIdent || (t.kind == tkIdent && !operandStopWords[t.text] && t.text != "case")
+}
+
+// operandStart returns where the operand ending out begins for an operator
+// binding looser than arithmetic and concatenation: the scan stops at the
+// enclosing '(' or ',', at boolean and clause keywords, and (stopCmp) at
+// comparison operators.
+func operandStart(out []ntok, stopCmp bool) int {
+	depth := 0
+	for k := len(out) - 1; k >= 0; k-- {
+		t := out[k]
+		switch {
+		case t.text == ")" || (t.kind == tkIdent && t.text == "end"):
+			depth++
+		case t.text == "(" || (t.kind == tkIdent && t.text == "case"):
+			if depth == 0 {
+				return k + 1
+			}
+			depth--
+		case depth > 0:
+		case t.text == ",":
+			return k + 1
+		case t.kind == tkIdent && operandStopWords[t.text]:
+			return k + 1
+		case t.kind == tkOp && stopCmp && cmpOps[t.text]:
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// operandEnd returns the index just past the operand starting at in[j].
+func operandEnd(in []token, j int, stopCmp bool) int {
+	depth := 0
+	for k := j; k < len(in); k++ {
+		t := in[k]
+		switch {
+		case t.isPunct("(") || t.isPunct("[") || t.is("case"):
+			depth++
+		case t.isPunct(")") || t.isPunct("]") || t.is("end"):
+			if depth == 0 {
+				return k
+			}
+			depth--
+		case depth > 0:
+		case t.isPunct(",") || t.isPunct(";"):
+			return k
+		case t.kind == tkIdent && operandStopWords[t.val] && k > j:
+			return k
+		case t.kind == tkOp && (likeOps[t.val] || (stopCmp && cmpOps[t.val])):
+			return k
+		}
+	}
+	return len(in)
+}
+
+// needsWrap reports whether a NOT-expression appended after prefix needs
+// parentheses for TiDB (which does not take NOT as a comparison operand).
+func needsWrap(prefix []ntok) bool {
+	if len(prefix) == 0 {
+		return false
+	}
+	last := prefix[len(prefix)-1]
+	if last.text == "(" || last.text == "," {
+		return false
+	}
+	return !(last.kind == tkIdent && notContextWords[last.text])
+}
+
+// parenthesize wraps ops in parentheses unless they are a single primary.
+func parenthesize(ops []ntok, src token) []ntok {
+	if primaryStart(ops) == 0 {
+		return ops
+	}
+	res := append([]ntok{{text: "(", kind: tkPunct, src: src}}, ops...)
+	return append(res, ntok{text: ")", kind: tkPunct, src: src})
+}
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+var (
+	cmpOps  = wordSet("= < > <= >= <> != <=>")
+	likeOps = wordSet("~~ !~~ ~~* !~~*")
+	// operandStopWords end an operand of ILIKE / IS DISTINCT FROM.
+	operandStopWords = wordSet(`and or not where select when then else on having set by returning values
+		from is like ilike similar between in escape distinct all any some as using limit offset order group
+		union intersect except into for fetch window over isnull notnull`)
+	// notContextWords may directly precede a NOT-expression in TiDB.
+	notContextWords = wordSet("and or not where select when then else on having returning distinct")
+	// tidbPassthrough are TiDB-reserved words our rewritten SQL uses as
+	// syntax; the other reserved words are identifiers in PostgreSQL.
+	tidbPassthrough = wordSet(`all and as asc between by case collate cross current_date current_time
+		current_timestamp current_user current_role default delete desc distinct else except exists false
+		fetch for from group having in inner insert intersect interval into is join lateral left like limit
+		localtime localtimestamp natural not null of on or order outer over partition range rows recursive
+		right row select set then to true union update using values when where window with ilike`)
+	tidbReserved = func() map[string]bool {
+		m := map[string]bool{}
+		for _, k := range parser.Keywords {
+			if k.Reserved {
+				m[strings.ToLower(k.Word)] = true
+			}
+		}
+		return m
+	}()
+)

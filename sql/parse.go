@@ -1,0 +1,110 @@
+package sql
+
+import (
+	"strings"
+)
+
+// Parse parses a simple-query string into its statements. Syntax errors are
+// *Error 42601 with Position in characters of query; unsupported statements
+// are 0A000 naming the construct.
+func Parse(query string) ([]Statement, error) {
+	spans, err := splitTokens(query)
+	if err != nil {
+		return nil, err
+	}
+	p := newParseCtx(query)
+	stmts := make([]Statement, 0, len(spans))
+	for _, s := range spans {
+		st, err := p.statement(s.toks, s.stop)
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, nil
+}
+
+// ParseOne parses a query holding at most one statement, as the extended
+// protocol requires. An empty query gives (nil, nil).
+func ParseOne(query string) (Statement, error) {
+	stmts, err := Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, nil
+	case 1:
+		return stmts[0], nil
+	}
+	return nil, Errorf(CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+}
+
+// textSetter lets the dispatcher record each statement's original text.
+type textSetter interface{ setText(string) }
+
+// statement parses one statement's tokens.
+func (p *parseCtx) statement(toks []token, stop token) (Statement, error) {
+	c := &cursor{p: p, toks: toks, stop: stop}
+	st, err := p.dispatch(c)
+	if err != nil {
+		return nil, err
+	}
+	st.(textSetter).setText(strings.TrimSpace(p.query[toks[0].pos:toks[len(toks)-1].end]))
+	return st, nil
+}
+
+func (p *parseCtx) dispatch(c *cursor) (Statement, error) {
+	first := c.peek()
+	if first.isPunct("(") {
+		return p.selectStmt(c.toks, c.stop)
+	}
+	switch first.val {
+	case "select", "with", "values", "table":
+		if first.kind == tkIdent {
+			return p.selectStmt(c.toks, c.stop)
+		}
+	}
+	if first.kind != tkIdent {
+		return nil, c.errHere()
+	}
+	if f := p.handler(first.val); f != nil {
+		return f(c)
+	}
+	if unsupportedCommands[first.val] {
+		return nil, unsupportedAt(p.query, first, "%s is not supported", strings.ToUpper(first.val))
+	}
+	return nil, c.errHere()
+}
+
+// handler returns the parser for statements starting with word w.
+func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
+	switch w {
+	case "insert":
+		return p.insertStmt
+	case "delete":
+		return p.deleteStmt
+	case "update":
+		return p.updateStmt
+	case "truncate":
+		return p.truncateStmt
+	case "explain":
+		return p.explainStmt
+	case "create":
+		return p.createStmt
+	case "drop":
+		return p.dropStmt
+	case "alter":
+		return p.alterStmt
+	case "describe", "desc":
+		return p.describeStmt
+	case "copy":
+		return p.copyStmt
+	}
+	return p.sessionHandler(w)
+}
+
+// unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
+var unsupportedCommands = wordSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
+	reindex refresh security import merge prepare execute fetch move close declare load notify listen
+	unlisten reassign revoke import`)

@@ -1,0 +1,389 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+)
+
+// createStmt parses CREATE SCHEMA and CREATE TABLE; other CREATEs are 0A000.
+func (p *parseCtx) createStmt(c *cursor) (Statement, error) {
+	c.i++
+	switch {
+	case c.word("schema"):
+		cs := &CreateSchema{IfNotExists: c.words("if", "not", "exists")}
+		var err error
+		if cs.Name, err = c.ident(); err != nil {
+			return nil, err
+		}
+		if c.peek().is("authorization") {
+			return nil, unsupportedAt(p.query, c.peek(), "CREATE SCHEMA ... AUTHORIZATION is not supported")
+		}
+		return cs, c.done()
+	case c.word("table"):
+		return p.createTable(c)
+	}
+	return nil, p.unsupportedObject(c, "CREATE")
+}
+
+// unsupportedObject names the object kind of an unsupported CREATE/DROP/ALTER.
+func (p *parseCtx) unsupportedObject(c *cursor, verb string) error {
+	start := c.i
+	if c.atEnd() {
+		return c.errHere()
+	}
+	for c.word("or", "replace", "temp", "temporary", "unlogged", "global", "local", "unique", "materialized",
+		"foreign", "recursive", "default", "trusted", "procedural", "constraint") {
+	}
+	if c.peek().kind != tkIdent {
+		return c.errHere()
+	}
+	return unsupportedAt(p.query, c.at(start), "%s %s is not supported", verb, c.upperWords(start, c.i+1))
+}
+
+func (p *parseCtx) createTable(c *cursor) (Statement, error) {
+	ct := &CreateTable{IfNotExists: c.words("if", "not", "exists")}
+	var err error
+	if ct.Name, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if c.peek().is("as") {
+		return nil, unsupportedAt(p.query, c.peek(), "CREATE TABLE AS is not supported")
+	}
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	for {
+		col, err := p.columnDef(c)
+		if err != nil {
+			return nil, err
+		}
+		ct.Columns = append(ct.Columns, col)
+		if c.punct(")") {
+			break
+		}
+		if err := c.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.createTableTail(c, ct); err != nil {
+		return nil, err
+	}
+	return ct, nil
+}
+
+// createTableTail reads PARTITIONED BY, USING, WITH and TBLPROPERTIES in any order.
+func (p *parseCtx) createTableTail(c *cursor, ct *CreateTable) error {
+	for !c.atEnd() {
+		var err error
+		switch {
+		case c.words("partitioned", "by"):
+			ct.Partition, err = p.partitionFields(c)
+		case c.word("using"):
+			_, err = c.ident() // USING iceberg
+		case c.word("with"), c.word("tblproperties"):
+			var props map[string]string
+			if props, err = p.properties(c); err == nil {
+				if ct.Properties == nil {
+					ct.Properties = map[string]string{}
+				}
+				for k, v := range props {
+					ct.Properties[k] = v
+				}
+			}
+		default:
+			return c.errHere()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var columnConstraints = map[string]string{
+	"primary": "PRIMARY KEY", "unique": "UNIQUE", "default": "DEFAULT", "references": "REFERENCES",
+	"check": "CHECK", "constraint": "CONSTRAINT", "generated": "GENERATED", "collate": "COLLATE",
+}
+
+func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
+	if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
+		return ColumnDef{}, unsupportedAt(p.query, c.peek(), "table constraint %s is not supported", kw)
+	}
+	name, err := c.ident()
+	if err != nil {
+		return ColumnDef{}, err
+	}
+	typTok := c.peek()
+	n := &normalizer{query: p.query, in: c.toks, stop: c.stop}
+	text, next, err := n.typeName(c.i)
+	if err != nil {
+		return ColumnDef{}, err
+	}
+	typ, err := ParseTypeName(text)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Position = charPos(p.query, typTok.pos)
+		}
+		return ColumnDef{}, err
+	}
+	c.i = next
+	col := ColumnDef{Name: name, Type: typ}
+	for !c.peek().isPunct(",") && !c.peek().isPunct(")") {
+		switch {
+		case c.words("not", "null"):
+			col.NotNull = true
+		case c.word("null"):
+			col.NotNull = false
+		default:
+			if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
+				return ColumnDef{}, unsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
+			}
+			return ColumnDef{}, c.errHere()
+		}
+	}
+	return col, nil
+}
+
+// partitionFields reads "(col | transform(col) | bucket(n, col) | truncate(w, col), ...)".
+func (p *parseCtx) partitionFields(c *cursor) ([]PartitionField, error) {
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	var out []PartitionField
+	for {
+		f, err := p.partitionField(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+		if c.punct(")") {
+			return out, nil
+		}
+		if err := c.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+var transformNames = map[string]string{
+	"identity": "identity", "year": "year", "years": "year", "month": "month", "months": "month",
+	"day": "day", "days": "day", "date": "day", "hour": "hour", "hours": "hour", "date_hour": "hour",
+	"bucket": "bucket", "truncate": "truncate",
+}
+
+func (p *parseCtx) partitionField(c *cursor) (PartitionField, error) {
+	nameTok := c.peek()
+	name, err := c.ident()
+	if err != nil {
+		return PartitionField{}, err
+	}
+	if !c.punct("(") {
+		return PartitionField{Transform: "identity", Column: name}, nil
+	}
+	tr, ok := transformNames[strings.ToLower(name)]
+	if !ok {
+		return PartitionField{}, unsupportedAt(p.query, nameTok, "partition transform %s is not supported", name)
+	}
+	f := PartitionField{Transform: tr}
+	for k := 0; ; k++ {
+		if c.peek().kind == tkNumber {
+			v, err := c.integer()
+			if err != nil {
+				return PartitionField{}, err
+			}
+			f.Param = int(v)
+		} else if f.Column, err = c.ident(); err != nil {
+			return PartitionField{}, err
+		}
+		if c.punct(")") {
+			break
+		}
+		if err := c.expectPunct(","); err != nil {
+			return PartitionField{}, err
+		}
+	}
+	needsParam := tr == "bucket" || tr == "truncate"
+	if f.Column == "" || needsParam != (f.Param > 0) {
+		return PartitionField{}, &Error{Code: CodeInvalidParameterValue, Position: charPos(p.query, nameTok.pos),
+			Message: "invalid arguments for partition transform " + name}
+	}
+	return f, nil
+}
+
+// properties reads "('k' = 'v', ...)"; keys and values may also be words or numbers.
+func (p *parseCtx) properties(c *cursor) (map[string]string, error) {
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	for {
+		k, err := p.propertyKey(c)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expectPunct("="); err != nil {
+			return nil, err
+		}
+		v, err := p.propertyValue(c)
+		if err != nil {
+			return nil, err
+		}
+		props[k] = v
+		if c.punct(")") {
+			return props, nil
+		}
+		if err := c.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// propertyKey reads 'key' or a dotted word key (write.delete.mode).
+func (p *parseCtx) propertyKey(c *cursor) (string, error) {
+	if c.peek().kind == tkString {
+		return c.str()
+	}
+	var parts []string
+	for {
+		t := c.peek()
+		if t.kind != tkIdent && t.kind != tkQIdent {
+			return "", c.errHere()
+		}
+		c.i++
+		parts = append(parts, t.val)
+		if !c.punct(".") {
+			return strings.Join(parts, "."), nil
+		}
+	}
+}
+
+func (p *parseCtx) propertyValue(c *cursor) (string, error) {
+	t := c.peek()
+	switch t.kind {
+	case tkString:
+		return c.str()
+	case tkNumber, tkIdent, tkQIdent:
+		c.i++
+		return t.val, nil
+	case tkOp:
+		if (t.val == "-" || t.val == "+") && c.peekN(1).kind == tkNumber {
+			c.i += 2
+			return strings.TrimPrefix(t.val, "+") + c.at(c.i-1).val, nil
+		}
+	}
+	return "", c.errHere()
+}
+
+// propertyKeys reads "('k', ...)".
+func (p *parseCtx) propertyKeys(c *cursor) ([]string, error) {
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for {
+		k, err := p.propertyKey(c)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+		if c.punct(")") {
+			return keys, nil
+		}
+		if err := c.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// dropStmt parses DROP SCHEMA and DROP TABLE.
+func (p *parseCtx) dropStmt(c *cursor) (Statement, error) {
+	c.i++
+	switch {
+	case c.word("schema"):
+		ds := &DropSchema{IfExists: c.words("if", "exists")}
+		var err error
+		if ds.Name, err = c.ident(); err != nil {
+			return nil, err
+		}
+		if c.peek().isPunct(",") {
+			return nil, unsupportedAt(p.query, c.peek(), "DROP SCHEMA of several schemas is not supported")
+		}
+		ds.Cascade = c.word("cascade")
+		if !ds.Cascade {
+			c.word("restrict")
+		}
+		return ds, c.done()
+	case c.word("table"):
+		dt := &DropTable{IfExists: c.words("if", "exists")}
+		var err error
+		if dt.Name, err = c.tableName(); err != nil {
+			return nil, err
+		}
+		if c.peek().isPunct(",") {
+			return nil, unsupportedAt(p.query, c.peek(), "DROP TABLE of several tables is not supported")
+		}
+		dt.Purge = c.word("purge")
+		if c.peek().is("cascade") {
+			return nil, unsupportedAt(p.query, c.peek(), "DROP TABLE ... CASCADE is not supported")
+		}
+		c.word("restrict")
+		return dt, c.done()
+	}
+	return nil, p.unsupportedObject(c, "DROP")
+}
+
+// alterStmt parses ALTER TABLE t SET|RESET (...), SET|UNSET TBLPROPERTIES (...).
+func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
+	c.i++
+	if !c.word("table") {
+		return nil, p.unsupportedObject(c, "ALTER")
+	}
+	c.words("if", "exists")
+	at := &AlterTableProperties{}
+	var err error
+	if at.Name, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.word("set"):
+		c.word("tblproperties")
+		if !c.peek().isPunct("(") {
+			return nil, p.unsupportedAlter(c, c.i-1)
+		}
+		at.Set, err = p.properties(c)
+	case c.word("reset"):
+		at.Reset, err = p.propertyKeys(c)
+	case c.words("unset", "tblproperties"):
+		c.words("if", "exists")
+		at.Reset, err = p.propertyKeys(c)
+	default:
+		return nil, p.unsupportedAlter(c, c.i)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return at, c.done()
+}
+
+func (p *parseCtx) unsupportedAlter(c *cursor, from int) error {
+	if from >= len(c.toks) {
+		return c.errHere()
+	}
+	to := from + 1
+	if to < len(c.toks) && c.toks[to].kind == tkIdent && !c.toks[to].isPunct("(") {
+		to++
+	}
+	return unsupportedAt(p.query, c.at(from), "ALTER TABLE ... %s is not supported", c.upperWords(from, to))
+}
+
+// describeStmt parses DESCRIBE t / DESC t.
+func (p *parseCtx) describeStmt(c *cursor) (Statement, error) {
+	c.i++
+	c.word("table")
+	name, err := c.tableName()
+	if err != nil {
+		return nil, err
+	}
+	return &Describe{Table: name}, c.done()
+}

@@ -1,0 +1,308 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// insertStmt parses INSERT INTO t [(cols)] [REPLACE WHERE cond] body and
+// INSERT OVERWRITE [TABLE] t [PARTITION (c = v, ...)] [(cols)] body, body
+// being VALUES ... or a query, then [RETURNING ...].
+func (p *parseCtx) insertStmt(c *cursor) (Statement, error) {
+	c.i++ // INSERT
+	ins := &Insert{}
+	switch {
+	case c.word("overwrite"):
+		ins.Overwrite = true
+		c.word("table")
+	default:
+		if err := c.expect("into"); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if ins.Table, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if ins.Overwrite && c.word("partition") {
+		if ins.Partition, err = p.partitionSpec(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.peek().isPunct("(") && !c.peekN(1).is("select") && !c.peekN(1).is("with") && !c.peekN(1).is("values") {
+		if ins.Columns, err = c.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if !ins.Overwrite && c.words("replace", "where") {
+		end := c.until(isWord("values", "select", "with"))
+		if ins.ReplaceWhere, err = c.exprUntil(end); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.insertBody(c, ins); err != nil {
+		return nil, err
+	}
+	return ins, nil
+}
+
+// partitionSpec reads "(col [= value], ...)".
+func (p *parseCtx) partitionSpec(c *cursor) ([]PartitionValue, error) {
+	if err := c.expectPunct("("); err != nil {
+		return nil, err
+	}
+	var out []PartitionValue
+	for {
+		col, err := c.ident()
+		if err != nil {
+			return nil, err
+		}
+		pv := PartitionValue{Column: col}
+		if c.punct("=") {
+			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			if pv.Value, err = c.exprUntil(end); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, pv)
+		if c.punct(")") {
+			return out, nil
+		}
+		if err := c.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// insertBody reads VALUES rows or a query, then RETURNING.
+func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
+	if c.peek().is("default") && c.peekN(1).is("values") {
+		return unsupportedAt(p.query, c.peek(), "INSERT ... DEFAULT VALUES is not supported")
+	}
+	end := c.until(isWord("returning", "on"))
+	if end < len(c.toks) && c.toks[end].is("on") {
+		return unsupportedAt(p.query, c.toks[end], "INSERT ... ON CONFLICT is not supported")
+	}
+	if c.i == end {
+		return c.errHere()
+	}
+	var err error
+	if c.peek().is("values") {
+		ins.Rows, err = p.valuesRows(c.toks[c.i:end], c.at(end))
+	} else {
+		ins.Query, err = p.selectStmt(c.toks[c.i:end], c.at(end))
+	}
+	if err != nil {
+		return err
+	}
+	c.i = end
+	ins.Returning, err = p.returning(c)
+	return err
+}
+
+// valuesRows parses "VALUES (...), (...)" through tidb's INSERT grammar.
+func (p *parseCtx) valuesRows(in []token, stop token) ([][]ast.ExprNode, error) {
+	norm, err := normalizeStop(p.query, in, stop)
+	if err != nil {
+		return nil, err
+	}
+	head := []ntok{{text: "insert", kind: tkIdent, src: in[0]}, {text: "into", kind: tkIdent, src: in[0]},
+		{text: "t", kind: tkIdent, src: in[0]}}
+	stmts, err := p.tidb(append(head, norm...), stop)
+	if err != nil {
+		return nil, err
+	}
+	is, ok := stmts[0].(*ast.InsertStmt)
+	if len(stmts) != 1 || !ok || is.Lists == nil {
+		return nil, syntaxErrorAt(p.query, in[0])
+	}
+	for _, row := range is.Lists {
+		for _, e := range row {
+			if _, isDefault := e.(*ast.DefaultExpr); isDefault {
+				return nil, unsupportedAt(p.query, in[0], "DEFAULT in VALUES is not supported")
+			}
+		}
+	}
+	return is.Lists, nil
+}
+
+// returning parses an optional trailing RETURNING list; it must end the statement.
+func (p *parseCtx) returning(c *cursor) ([]SelectItem, error) {
+	if c.atEnd() {
+		return nil, nil
+	}
+	if !c.word("returning") {
+		return nil, c.errHere()
+	}
+	items, err := p.items(c.toks[c.i:], c.stop)
+	c.i = len(c.toks)
+	return items, err
+}
+
+// tableAlias reads an optional [AS] alias after a DML target.
+func (c *cursor) tableAlias(clauseWords ...string) (string, error) {
+	if c.word("as") {
+		return c.ident()
+	}
+	t := c.peek()
+	if t.kind == tkQIdent || (t.kind == tkIdent && !pgReserved[t.val] && !isWord(clauseWords...)(t)) {
+		return c.ident()
+	}
+	return "", nil
+}
+
+// deleteStmt parses DELETE FROM t [[AS] alias] [WHERE cond] [RETURNING ...].
+func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
+	c.i++
+	if err := c.expect("from"); err != nil {
+		return nil, err
+	}
+	d := &Delete{}
+	var err error
+	c.word("only")
+	if d.Table, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if d.Alias, err = c.tableAlias("where", "returning", "using"); err != nil {
+		return nil, err
+	}
+	if c.peek().is("using") {
+		return nil, unsupportedAt(p.query, c.peek(), "DELETE ... USING is not supported")
+	}
+	if d.Where, err = p.optWhere(c); err != nil {
+		return nil, err
+	}
+	if d.Returning, err = p.returning(c); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// optWhere parses an optional WHERE running to RETURNING or the end.
+func (p *parseCtx) optWhere(c *cursor) (ast.ExprNode, error) {
+	if !c.word("where") {
+		return nil, nil
+	}
+	if c.words("current", "of") {
+		return nil, unsupportedAt(p.query, c.at(c.i-2), "WHERE CURRENT OF is not supported")
+	}
+	return c.exprUntil(c.until(isWord("returning")))
+}
+
+// updateStmt parses UPDATE t [[AS] alias] SET c = v, ... [WHERE] [RETURNING].
+func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
+	c.i++
+	u := &Update{}
+	var err error
+	c.word("only")
+	if u.Table, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if u.Alias, err = c.tableAlias("set"); err != nil {
+		return nil, err
+	}
+	if err := c.expect("set"); err != nil {
+		return nil, err
+	}
+	for {
+		a, err := p.assignment(c)
+		if err != nil {
+			return nil, err
+		}
+		u.Set = append(u.Set, a)
+		if !c.punct(",") {
+			break
+		}
+	}
+	if c.peek().is("from") {
+		return nil, unsupportedAt(p.query, c.peek(), "UPDATE ... FROM is not supported")
+	}
+	if u.Where, err = p.optWhere(c); err != nil {
+		return nil, err
+	}
+	if u.Returning, err = p.returning(c); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+func (p *parseCtx) assignment(c *cursor) (Assignment, error) {
+	if c.peek().isPunct("(") {
+		return Assignment{}, unsupportedAt(p.query, c.peek(), "multiple-column UPDATE SET is not supported")
+	}
+	col, err := c.ident()
+	if err != nil {
+		return Assignment{}, err
+	}
+	if c.peek().isPunct(".") || c.peek().isPunct("[") {
+		return Assignment{}, unsupportedAt(p.query, c.peek(), "assignment to a field or element is not supported")
+	}
+	if err := c.expectPunct("="); err != nil {
+		return Assignment{}, err
+	}
+	if c.peek().is("default") {
+		return Assignment{}, unsupportedAt(p.query, c.peek(), "SET column = DEFAULT is not supported")
+	}
+	end := c.until(func(t token) bool { return t.isPunct(",") || isWord("where", "from", "returning")(t) })
+	v, err := c.exprUntil(end)
+	if err != nil {
+		return Assignment{}, err
+	}
+	return Assignment{Column: col, Value: v}, nil
+}
+
+// truncateStmt parses TRUNCATE [TABLE] [ONLY] t [CONTINUE|RESTART IDENTITY].
+func (p *parseCtx) truncateStmt(c *cursor) (Statement, error) {
+	c.i++
+	c.word("table")
+	c.word("only")
+	name, err := c.tableName()
+	if err != nil {
+		return nil, err
+	}
+	if c.peek().isPunct(",") {
+		return nil, unsupportedAt(p.query, c.peek(), "TRUNCATE of several tables is not supported")
+	}
+	if c.word("continue", "restart") {
+		if err := c.expect("identity"); err != nil {
+			return nil, err
+		}
+	}
+	c.word("restrict")
+	if c.peek().is("cascade") {
+		return nil, unsupportedAt(p.query, c.peek(), "TRUNCATE ... CASCADE is not supported")
+	}
+	if err := c.done(); err != nil {
+		return nil, err
+	}
+	return &Truncate{Table: name}, nil
+}
+
+// explainStmt parses EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (opts) stmt.
+func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
+	c.i++
+	ex := &Explain{}
+	if c.punct("(") {
+		for !c.punct(")") {
+			if c.atEnd() {
+				return nil, c.errHere()
+			}
+			t := c.peek()
+			c.i++
+			if t.is("analyze") || t.is("analyse") {
+				ex.Analyze = !(c.word("false", "off") || c.peek().kind == tkNumber && c.peek().val == "0")
+			}
+		}
+	} else {
+		ex.Analyze = c.word("analyze", "analyse")
+		c.word("verbose")
+	}
+	if c.atEnd() {
+		return nil, c.errHere()
+	}
+	inner, err := p.statement(c.toks[c.i:], c.stop)
+	if err != nil {
+		return nil, err
+	}
+	ex.Stmt = inner
+	return ex, nil
+}

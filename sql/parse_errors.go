@@ -1,0 +1,24 @@
+package sql
+
+import "fmt"
+
+// syntaxErrorAt is PostgreSQL's "syntax error at or near" for token t, or
+// "at end of input" for a tkEOF token.
+func syntaxErrorAt(query string, t token) *Error {
+	e := &Error{Code: CodeSyntaxError, Position: charPos(query, t.pos)}
+	if t.kind == tkEOF {
+		e.Message = "syntax error at end of input"
+	} else {
+		e.Message = fmt.Sprintf("syntax error at or near \"%s\"", query[t.pos:t.end])
+	}
+	return e
+}
+
+// unsupportedAt is a 0A000 error positioned at t.
+func unsupportedAt(query string, t token, format string, args ...any) *Error {
+	e := Errorf(CodeFeatureNotSupported, format, args...)
+	if t.kind != tkEOF || t.pos > 0 {
+		e.Position = charPos(query, t.pos)
+	}
+	return e
+}

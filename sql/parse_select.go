@@ -1,0 +1,278 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// selectClauses are the parts of a SELECT that tidb cannot parse in
+// PostgreSQL form; selectStmt strips them from the token stream and parses
+// them itself.
+type selectClauses struct {
+	snapshotID *int64
+	asOf       ast.ExprNode
+	nulls      map[int]bool // ORDER BY item index → NULLS FIRST
+	limit      ast.ExprNode
+	offset     ast.ExprNode
+}
+
+// selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
+func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
+	var cl selectClauses
+	rest, err := p.stripTimeTravel(toks, stop, &cl)
+	if err != nil {
+		return nil, err
+	}
+	if rest, err = p.stripLimit(rest, stop, &cl); err != nil {
+		return nil, err
+	}
+	if rest, err = p.stripNulls(rest, &cl); err != nil {
+		return nil, err
+	}
+	if err := p.rejectDistinctOn(rest); err != nil {
+		return nil, err
+	}
+	norm, err := normalizeStop(p.query, rest, stop)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := p.tidb(norm, stop)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, syntaxErrorAt(p.query, toks[0])
+	}
+	return p.buildSelect(stmts[0], &cl, toks[0])
+}
+
+func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token) (*Select, error) {
+	s := &Select{Limit: cl.limit, Offset: cl.offset}
+	switch n := node.(type) {
+	case *ast.SetOprStmt:
+		s.Complex, s.RawSetOpr = true, n
+		return s, nil
+	case *ast.SelectStmt:
+		s.Raw = n
+	default:
+		return nil, unsupportedAt(p.query, first, "this form of query is not supported")
+	}
+	sel := s.Raw
+	if sel.Kind != ast.SelectStmtKindSelect {
+		s.Complex = true
+		return s, nil
+	}
+	s.Distinct = sel.Distinct
+	s.Items = selectItems(sel.Fields)
+	s.Where = sel.Where
+	if sel.GroupBy != nil {
+		for _, it := range sel.GroupBy.Items {
+			s.GroupBy = append(s.GroupBy, it.Expr)
+		}
+	}
+	if sel.Having != nil {
+		s.Having = sel.Having.Expr
+	}
+	if sel.OrderBy != nil {
+		for k, it := range sel.OrderBy.Items {
+			oi := OrderItem{Expr: it.Expr, Desc: it.Desc}
+			if nf, ok := cl.nulls[k]; ok {
+				oi.NullsFirst = &nf
+			}
+			s.OrderBy = append(s.OrderBy, oi)
+		}
+	}
+	s.From, s.Complex = simpleFrom(sel)
+	if s.From != nil {
+		s.From.SnapshotID, s.From.AsOfTimestamp = cl.snapshotID, cl.asOf
+	}
+	return s, nil
+}
+
+// simpleFrom extracts the single table of sel's FROM; complex is true for
+// joins, derived tables and CTEs.
+func simpleFrom(sel *ast.SelectStmt) (ref *TableRef, complex bool) {
+	if sel.With != nil {
+		return nil, true
+	}
+	if sel.From == nil || sel.From.TableRefs == nil {
+		return nil, false
+	}
+	j := sel.From.TableRefs
+	if j.Right != nil {
+		return nil, true
+	}
+	ts, ok := j.Left.(*ast.TableSource)
+	if !ok {
+		return nil, true
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, true
+	}
+	return &TableRef{Name: TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: ts.AsName.O}, false
+}
+
+// topLevel calls f for each token of toks at parenthesis depth 0 with its
+// index; f returns how many tokens to skip (0 to go on normally).
+func topLevel(toks []token, f func(k int) int) {
+	depth := 0
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case depth == 0:
+			k += f(k)
+		}
+	}
+}
+
+// stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n and [FOR]
+// TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
+func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
+	var out []token
+	var err error
+	last := 0
+	topLevel(toks, func(k int) int {
+		if err != nil {
+			return 0
+		}
+		j := k
+		if toks[j].is("for") {
+			j++
+		}
+		if j+2 >= len(toks) || !toks[j+1].is("as") || !toks[j+2].is("of") {
+			return 0
+		}
+		kind := toks[j].val
+		if toks[j].kind != tkIdent || (kind != "version" && kind != "system_version" && kind != "timestamp" && kind != "system_time") {
+			return 0
+		}
+		c := &cursor{p: p, toks: toks, i: j + 3, stop: stop}
+		if kind == "version" || kind == "system_version" {
+			var v int64
+			if v, err = c.integer(); err == nil {
+				cl.snapshotID = &v
+			}
+		} else {
+			end := c.until(func(t token) bool {
+				return t.isPunct(",") || isWord("where", "group", "order", "limit", "offset", "having", "union",
+					"intersect", "except", "fetch", "window", "as", "join", "left", "right", "inner", "cross",
+					"full", "natural", "on")(t)
+			})
+			cl.asOf, err = c.exprUntil(end)
+		}
+		out = append(out, toks[last:k]...)
+		last = c.i
+		return c.i - k - 1
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(out, toks[last:]...), nil
+}
+
+// stripLimit removes the top-level LIMIT / OFFSET / FETCH clauses (tidb wants
+// LIMIT before OFFSET and literal counts) and parses their expressions.
+func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
+	start := -1
+	topLevel(toks, func(k int) int {
+		if start < 0 && (toks[k].is("limit") || toks[k].is("offset") || toks[k].is("fetch")) {
+			start = k
+		}
+		return 0
+	})
+	if start < 0 {
+		return toks, nil
+	}
+	c := &cursor{p: p, toks: toks, i: start, stop: stop}
+	end := c.until(isWord("for")) // FOR UPDATE stays
+	for c.i < end {
+		if err := p.limitClause(c, end, cl); err != nil {
+			return nil, err
+		}
+	}
+	return append(append([]token(nil), toks[:start]...), toks[end:]...), nil
+}
+
+func (p *parseCtx) limitClause(c *cursor, end int, cl *selectClauses) error {
+	var err error
+	stopAt := func(ws ...string) int {
+		k := c.until(isWord(ws...))
+		return min(k, end)
+	}
+	switch {
+	case c.word("limit"):
+		if c.word("all") {
+			return nil
+		}
+		cl.limit, err = c.exprUntil(stopAt("offset", "fetch"))
+	case c.word("offset"):
+		cl.offset, err = c.exprUntil(stopAt("limit", "fetch", "row", "rows"))
+		if err == nil {
+			c.word("row", "rows")
+		}
+	case c.word("fetch"):
+		if !c.word("first", "next") {
+			return c.errHere()
+		}
+		if !c.peek().is("row") && !c.peek().is("rows") {
+			if cl.limit, err = c.exprUntil(stopAt("row", "rows")); err != nil {
+				return err
+			}
+		} else {
+			cl.limit = oneLiteral()
+		}
+		if !c.word("row", "rows") || !c.word("only") {
+			return c.errHere()
+		}
+	default:
+		return c.errHere()
+	}
+	return err
+}
+
+// oneLiteral is the literal 1 (FETCH FIRST ROW ONLY).
+func oneLiteral() ast.ExprNode {
+	e, _ := ParseExpr("1")
+	return e
+}
+
+// stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
+func (p *parseCtx) stripNulls(toks []token, cl *selectClauses) ([]token, error) {
+	inOrder, item := false, 0
+	var out []token
+	last := 0
+	topLevel(toks, func(k int) int {
+		t := toks[k]
+		switch {
+		case t.is("order") && k+1 < len(toks) && toks[k+1].is("by"):
+			inOrder, item = true, 0
+		case inOrder && t.isPunct(","):
+			item++
+		case inOrder && (t.is("union") || t.is("intersect") || t.is("except") || t.is("for")):
+			inOrder = false
+		case inOrder && t.is("nulls") && k+1 < len(toks) && (toks[k+1].is("first") || toks[k+1].is("last")):
+			if cl.nulls == nil {
+				cl.nulls = map[int]bool{}
+			}
+			cl.nulls[item] = toks[k+1].is("first")
+			out = append(out, toks[last:k]...)
+			last = k + 2
+			return 1
+		}
+		return 0
+	})
+	return append(out, toks[last:]...), nil
+}
+
+func (p *parseCtx) rejectDistinctOn(toks []token) error {
+	for k := 0; k+2 < len(toks); k++ {
+		if toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
+			return unsupportedAt(p.query, toks[k], "SELECT DISTINCT ON is not supported")
+		}
+	}
+	return nil
+}

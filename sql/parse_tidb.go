@@ -1,0 +1,219 @@
+package sql
+
+import (
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value-expression driver for the tidb parser
+)
+
+// parseCtx holds what parsing one query needs: the original text (for error
+// positions) and a tidb parser configured for normalised PostgreSQL.
+type parseCtx struct {
+	query string
+	tp    *parser.Parser
+}
+
+func newParseCtx(query string) *parseCtx {
+	tp := parser.New()
+	tp.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeNoBackslashEscapes | mysql.ModePipesAsConcat)
+	return &parseCtx{query: query, tp: tp}
+}
+
+// rendered is normalised text with each token's start offset.
+type rendered struct {
+	text   string
+	starts []int
+	toks   []ntok
+}
+
+// render joins tokens, gluing names to '.' and function names to '('.
+func render(toks []ntok) rendered {
+	var b strings.Builder
+	r := rendered{toks: toks, starts: make([]int, len(toks))}
+	for k, t := range toks {
+		if k > 0 && !glued(toks[k-1], t) {
+			b.WriteByte(' ')
+		}
+		r.starts[k] = b.Len()
+		b.WriteString(t.text)
+	}
+	r.text = b.String()
+	return r
+}
+
+func glued(prev, cur ntok) bool {
+	if prev.text == "." || cur.text == "." {
+		return true
+	}
+	return cur.text == "(" && (prev.kind == tkQIdent || prev.kind == tkIdent && !operandStopWords[prev.text])
+}
+
+// tidb parses normalised tokens, mapping a syntax error back to the
+// original text; stop is the original token after toks.
+func (p *parseCtx) tidb(toks []ntok, stop token) ([]ast.StmtNode, error) {
+	r := render(toks)
+	stmts, _, err := p.tp.ParseSQL(r.text)
+	if err != nil {
+		return nil, p.mapTidbError(r, stop, err)
+	}
+	return stmts, nil
+}
+
+// mapTidbError turns a tidb error into PostgreSQL's 42601 at the original
+// token. tidb reports the unparsed rest of its input after `near "`.
+func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
+	msg := err.Error()
+	idx := strings.Index(msg, `near "`)
+	if idx < 0 {
+		return &Error{Code: CodeSyntaxError, Message: "syntax error: " + msg, Err: err}
+	}
+	rest := msg[idx+len(`near "`):]
+	off := -1
+	if m := strings.Index(msg, "(total length "); m >= 0 {
+		if n, convErr := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(msg[m+len("(total length "):]), ")")); convErr == nil {
+			off = len(r.text) - n
+		}
+	}
+	if off < 0 {
+		off = len(r.text)
+		for k, s := range r.starts {
+			if strings.HasPrefix(rest, r.text[s:]+`"`) {
+				off = r.starts[k]
+				break
+			}
+		}
+	}
+	var e *Error
+	if off >= len(r.text) || len(r.toks) == 0 {
+		e = syntaxErrorAt(p.query, stop)
+	} else {
+		k := sort.SearchInts(r.starts, off+1) - 1
+		e = syntaxErrorAt(p.query, r.toks[max(k, 0)].src)
+	}
+	e.Err = err
+	return e
+}
+
+// expr parses in (tokens of one expression) as a standalone expression.
+func (p *parseCtx) expr(in []token, stop token) (ast.ExprNode, error) {
+	if len(in) == 0 {
+		return nil, syntaxErrorAt(p.query, stop)
+	}
+	norm, err := normalizeStop(p.query, in, stop)
+	if err != nil {
+		return nil, err
+	}
+	first := in[0]
+	toks := append([]ntok{{text: "select", kind: tkIdent, src: first}, {text: "(", kind: tkPunct, src: first}}, norm...)
+	toks = append(toks, ntok{text: ")", kind: tkPunct, src: stop})
+	stmts, err := p.tidb(toks, stop)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := singleSelect(stmts)
+	if !ok || len(sel.Fields.Fields) != 1 {
+		return nil, syntaxErrorAt(p.query, first)
+	}
+	paren, ok := sel.Fields.Fields[0].Expr.(*ast.ParenthesesExpr)
+	if !ok {
+		return nil, syntaxErrorAt(p.query, first)
+	}
+	if _, isRow := paren.Expr.(*ast.RowExpr); isRow {
+		return nil, syntaxErrorAt(p.query, firstTopLevelComma(in, stop))
+	}
+	return paren.Expr, nil
+}
+
+// items parses a select list (RETURNING ...).
+func (p *parseCtx) items(in []token, stop token) ([]SelectItem, error) {
+	if len(in) == 0 {
+		return nil, syntaxErrorAt(p.query, stop)
+	}
+	norm, err := normalizeStop(p.query, in, stop)
+	if err != nil {
+		return nil, err
+	}
+	toks := append([]ntok{{text: "select", kind: tkIdent, src: in[0]}}, norm...)
+	stmts, err := p.tidb(toks, stop)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := singleSelect(stmts)
+	if !ok || sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil {
+		return nil, syntaxErrorAt(p.query, in[0])
+	}
+	return selectItems(sel.Fields), nil
+}
+
+func singleSelect(stmts []ast.StmtNode) (*ast.SelectStmt, bool) {
+	if len(stmts) != 1 {
+		return nil, false
+	}
+	sel, ok := stmts[0].(*ast.SelectStmt)
+	return sel, ok
+}
+
+func selectItems(fl *ast.FieldList) []SelectItem {
+	if fl == nil {
+		return nil
+	}
+	items := make([]SelectItem, 0, len(fl.Fields))
+	for _, f := range fl.Fields {
+		if f.WildCard != nil {
+			items = append(items, SelectItem{Star: true, StarQualifier: f.WildCard.Table.O})
+			continue
+		}
+		items = append(items, SelectItem{Expr: f.Expr, Alias: f.AsName.O})
+	}
+	return items
+}
+
+func firstTopLevelComma(in []token, stop token) token {
+	depth := 0
+	for _, t := range in {
+		switch {
+		case t.isPunct("("):
+			depth++
+		case t.isPunct(")"):
+			depth--
+		case depth == 0 && t.isPunct(","):
+			return t
+		}
+	}
+	return stop
+}
+
+// ParseExpr parses one standalone PostgreSQL expression.
+func ParseExpr(text string) (ast.ExprNode, error) {
+	toks, err := lexAll(text)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range toks {
+		if t.isPunct(";") {
+			return nil, syntaxErrorAt(text, t)
+		}
+	}
+	p := newParseCtx(text)
+	e, err := p.expr(toks, token{kind: tkEOF, pos: len(text), end: len(text)})
+	if err != nil {
+		return nil, fmtErr("parse expression", err)
+	}
+	return e, nil
+}
+
+// fmtErr keeps *Error values as they are (they carry SQLSTATE and position)
+// and wraps anything else with context.
+func fmtErr(what string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: CodeInternal, Message: what + ": " + err.Error(), Err: err}
+}

@@ -1,0 +1,52 @@
+package sql
+
+import "strings"
+
+// Split cuts a simple-query string into its statements by PostgreSQL's
+// lexical rules. Empty statements (only whitespace, comments or semicolons)
+// are dropped. Each statement runs from its first to its last token.
+func Split(query string) ([]string, error) {
+	spans, err := splitTokens(query)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(spans))
+	for _, s := range spans {
+		out = append(out, s.text(query))
+	}
+	return out, nil
+}
+
+// stmtSpan is one statement's tokens within the full query, plus the token
+// that ends it (the ';', or a tkEOF at the end of the query), which is where
+// "end of statement" syntax errors point.
+type stmtSpan struct {
+	toks []token
+	stop token
+}
+
+func (s stmtSpan) text(query string) string {
+	return strings.TrimSpace(query[s.toks[0].pos:s.toks[len(s.toks)-1].end])
+}
+
+func splitTokens(query string) ([]stmtSpan, error) {
+	toks, err := lexAll(query)
+	if err != nil {
+		return nil, err
+	}
+	var spans []stmtSpan
+	begin := 0
+	for i, t := range toks {
+		if !t.isPunct(";") {
+			continue
+		}
+		if i > begin {
+			spans = append(spans, stmtSpan{toks: toks[begin:i], stop: t})
+		}
+		begin = i + 1
+	}
+	if begin < len(toks) {
+		spans = append(spans, stmtSpan{toks: toks[begin:], stop: token{kind: tkEOF, pos: len(query), end: len(query)}})
+	}
+	return spans, nil
+}

@@ -1,0 +1,135 @@
+package sql
+
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
+// Statement is one parsed SQL statement. Expressions inside are tidb
+// ast.ExprNode trees following the normalisation contract of normalize.go.
+type Statement interface {
+	// Text is the statement as the client wrote it.
+	Text() string
+	stmtNode()
+}
+
+// stmtText carries the original text; embedded in every statement.
+type stmtText struct{ text string }
+
+func (s *stmtText) Text() string { return s.text }
+func (s *stmtText) stmtNode()    {}
+
+func (s *stmtText) setText(t string) { s.text = t }
+
+// TableName is a possibly schema-qualified table name; Schema "" resolves
+// through search_path.
+type TableName struct {
+	Schema string
+	Table  string
+}
+
+// String renders the name for messages.
+func (n TableName) String() string {
+	if n.Schema == "" {
+		return n.Table
+	}
+	return n.Schema + "." + n.Table
+}
+
+// SelectItem is one output expression (or * / t.*).
+type SelectItem struct {
+	Expr          ast.ExprNode
+	Alias         string
+	Star          bool
+	StarQualifier string
+}
+
+// OrderItem is one ORDER BY key; NullsFirst nil means the default.
+type OrderItem struct {
+	Expr       ast.ExprNode
+	Desc       bool
+	NullsFirst *bool
+}
+
+// TableRef is the single table of a simple SELECT's FROM, with time travel.
+type TableRef struct {
+	Name          TableName
+	Alias         string
+	SnapshotID    *int64
+	AsOfTimestamp ast.ExprNode
+}
+
+// Select is a query. Complex marks forms the struct cannot represent (joins,
+// subqueries in FROM, set operations, CTEs): From is nil then and the tidb
+// tree is in Raw (SELECT) or RawSetOpr (UNION/INTERSECT/EXCEPT).
+type Select struct {
+	stmtText
+	Distinct  bool
+	Items     []SelectItem
+	From      *TableRef
+	Where     ast.ExprNode
+	GroupBy   []ast.ExprNode
+	Having    ast.ExprNode
+	OrderBy   []OrderItem
+	Limit     ast.ExprNode
+	Offset    ast.ExprNode
+	Complex   bool
+	Raw       *ast.SelectStmt
+	RawSetOpr *ast.SetOprStmt
+}
+
+// PartitionValue is one "col = value" of INSERT OVERWRITE ... PARTITION (...);
+// Value is nil for a bare column (Spark's dynamic form).
+type PartitionValue struct {
+	Column string
+	Value  ast.ExprNode
+}
+
+// Insert is INSERT INTO / INSERT OVERWRITE / INSERT INTO ... REPLACE WHERE.
+// Exactly one of Rows and Query is set.
+type Insert struct {
+	stmtText
+	Table        TableName
+	Columns      []string
+	Rows         [][]ast.ExprNode
+	Query        *Select
+	Overwrite    bool
+	Partition    []PartitionValue
+	ReplaceWhere ast.ExprNode
+	Returning    []SelectItem
+}
+
+// Delete is DELETE FROM.
+type Delete struct {
+	stmtText
+	Table     TableName
+	Alias     string
+	Where     ast.ExprNode
+	Returning []SelectItem
+}
+
+// Assignment is one "col = value" of UPDATE ... SET.
+type Assignment struct {
+	Column string
+	Value  ast.ExprNode
+}
+
+// Update is UPDATE ... SET.
+type Update struct {
+	stmtText
+	Table     TableName
+	Alias     string
+	Set       []Assignment
+	Where     ast.ExprNode
+	Returning []SelectItem
+}
+
+// Truncate is TRUNCATE [TABLE] t.
+type Truncate struct {
+	stmtText
+	Table TableName
+}
+
+// Explain is EXPLAIN [ANALYZE] stmt.
+type Explain struct {
+	stmtText
+	Analyze bool
+	Stmt    Statement
+}

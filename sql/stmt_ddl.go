@@ -1,0 +1,73 @@
+package sql
+
+// CreateSchema is CREATE SCHEMA.
+type CreateSchema struct {
+	stmtText
+	Name        string
+	IfNotExists bool
+}
+
+// DropSchema is DROP SCHEMA.
+type DropSchema struct {
+	stmtText
+	Name     string
+	IfExists bool
+	Cascade  bool
+}
+
+// ColumnDef is one column of CREATE TABLE.
+type ColumnDef struct {
+	Name    string
+	Type    Type
+	NotNull bool
+}
+
+// PartitionField is one PARTITIONED BY entry. Transform is identity, year,
+// month, day, hour, bucket or truncate (Spark's plural spellings are mapped);
+// Param is bucket's count or truncate's width.
+type PartitionField struct {
+	Transform string
+	Column    string
+	Param     int
+}
+
+// CreateTable is CREATE TABLE.
+type CreateTable struct {
+	stmtText
+	Name        TableName
+	IfNotExists bool
+	Columns     []ColumnDef
+	Partition   []PartitionField
+	Properties  map[string]string
+}
+
+// DropTable is DROP TABLE.
+type DropTable struct {
+	stmtText
+	Name     TableName
+	IfExists bool
+	Purge    bool
+}
+
+// AlterTableProperties sets or resets table properties.
+type AlterTableProperties struct {
+	stmtText
+	Name  TableName
+	Set   map[string]string
+	Reset []string
+}
+
+// Describe is DESCRIBE t / DESC t.
+type Describe struct {
+	stmtText
+	Table TableName
+}
+
+// ShowTables is SHOW TABLES [FROM|IN schema].
+type ShowTables struct {
+	stmtText
+	Schema string
+}
+
+// ShowSchemas is SHOW SCHEMAS / SHOW DATABASES.
+type ShowSchemas struct{ stmtText }
