@@ -1,0 +1,411 @@
+package deletes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/table/dv"
+)
+
+// PlanOptions tune planning. The zero value is usable.
+type PlanOptions struct {
+	Workers         int      // data files read in parallel; default 4
+	BatchSize       int64    // rows per record batch; default 8192
+	CaseInsensitive bool     // resolve column names case-insensitively
+	ReturnColumns   []string // collect these columns of deleted rows (RETURNING)
+}
+
+func (o PlanOptions) withDefaults() PlanOptions {
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 8192
+	}
+	return o
+}
+
+// RowDelete is one data file and which of its rows a delete takes out.
+type RowDelete struct {
+	Task table.FileScanTask // the file's first scan task
+	File iceberg.DataFile
+	// Positions the predicate matched, ascending, live rows only. Empty for a
+	// file dropped unread.
+	Positions []uint64
+	// Existing holds positions already deleted by deletion vectors and
+	// position delete files: what a new deletion vector has to absorb.
+	Existing *dv.RoaringPositionBitmap
+	// LiveRows is the rows still alive before this delete (record count minus
+	// existing position and equality deletes).
+	LiveRows int64
+	// WholeFile: every live row matched, so the file is removed.
+	WholeFile bool
+	// Unread: the decision came from partition data alone; the data file was
+	// never opened.
+	Unread bool
+	// Superseded are the file's deletion vectors, replaced by any new one.
+	Superseded []iceberg.DataFile
+	// PositionDeleteFiles are the v2 position delete files naming this file.
+	PositionDeleteFiles []iceberg.DataFile
+	// BytesRead from the data file while planning.
+	BytesRead int64
+	// Returned holds the ReturnColumns of the deleted rows (whole-file drops
+	// are read when ReturnColumns is set). The caller releases them.
+	Returned []arrow.RecordBatch
+
+	eqDeleted *dv.RoaringPositionBitmap // rows equality deletes already remove
+}
+
+// Deleted is the number of rows this plan removes.
+func (r *RowDelete) Deleted() int64 {
+	if r.WholeFile {
+		return r.LiveRows
+	}
+	return int64(len(r.Positions))
+}
+
+// dropped is every position absent after this delete: matched ∪ existing ∪
+// equality-deleted; what a copy-on-write rewrite must leave out.
+func (r *RowDelete) dropped() *dv.RoaringPositionBitmap {
+	bm := dv.NewRoaringPositionBitmap()
+	if r.Existing != nil {
+		bm.Or(r.Existing)
+	}
+	if r.eqDeleted != nil {
+		bm.Or(r.eqDeleted)
+	}
+	for _, p := range r.Positions {
+		bm.Set(p)
+	}
+	return bm
+}
+
+// planner holds what every per-file plan shares.
+type planner struct {
+	tbl   *table.Table
+	pred  Predicate
+	opts  PlanOptions
+	bound iceberg.BooleanExpression // strict-proof form of Filter; nil unless Exact
+	rd    positionalReader
+	ix    *deleteIndex
+}
+
+// PlanRowDeletes finds which live rows of which data files pred deletes.
+// Files are pruned with iceberg-go's inclusive evaluation of pred.Filter, read
+// in parallel, one record batch at a time, only pred.Columns (plus equality
+// delete keys and ReturnColumns).
+func PlanRowDeletes(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) ([]RowDelete, error) {
+	opts = opts.withDefaults()
+	groups, err := planTasks(ctx, tbl, pred, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlanner(ctx, tbl, pred, opts)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]*RowDelete, len(groups))
+	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
+		r, err := p.planFile(ctx, groups[i])
+		results[i] = r
+		return err
+	})
+	if err != nil {
+		for _, r := range results {
+			if r != nil {
+				releaseAll(r.Returned)
+			}
+		}
+		return nil, err
+	}
+	var out []RowDelete
+	for _, r := range results {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}
+
+func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) (*planner, error) {
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("table io: %w", err)
+	}
+	p := &planner{tbl: tbl, pred: pred, opts: opts}
+	p.rd = positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
+		batchSize: opts.BatchSize, mem: memory.DefaultAllocator}
+	p.ix = newDeleteIndex(p.rd, tbl.Schema())
+	if pred.Exact {
+		if p.bound, err = bindStrict(tbl.Schema(), pred.filter(), !opts.CaseInsensitive); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// planTasks plans the scan and groups split tasks by data file, in order.
+func planTasks(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) ([][]table.FileScanTask, error) {
+	if tbl.CurrentSnapshot() == nil {
+		return nil, nil
+	}
+	scan := tbl.Scan(table.WithRowFilter(pred.filter()), table.WithCaseSensitive(!opts.CaseInsensitive))
+	tasks, err := scan.PlanFiles(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("plan files: %w", err)
+	}
+	index := map[string]int{}
+	var groups [][]table.FileScanTask
+	for _, t := range tasks {
+		path := t.File.FilePath()
+		i, ok := index[path]
+		if !ok {
+			i = len(groups)
+			index[path] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], t)
+	}
+	return groups, nil
+}
+
+// planFile plans one data file; nil means no live row of it matches.
+func (p *planner) planFile(ctx context.Context, tasks []table.FileScanTask) (*RowDelete, error) {
+	df := tasks[0].File
+	ex, err := p.ix.load(ctx, df.FilePath(), tasks)
+	if err != nil {
+		return nil, fmt.Errorf("existing deletes of %s: %w", df.FilePath(), err)
+	}
+	r := &RowDelete{Task: tasks[0], File: df, Existing: ex.positions, Superseded: ex.superseded,
+		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap()}
+	if p.provenByPartition(df) && len(p.opts.ReturnColumns) == 0 {
+		err = p.planWhole(ctx, r, ex)
+	} else {
+		err = p.planRead(ctx, r, ex)
+	}
+	if err != nil || r.Deleted() == 0 {
+		releaseAll(r.Returned)
+		return nil, err
+	}
+	return r, nil
+}
+
+func (p *planner) provenByPartition(df iceberg.DataFile) bool {
+	if p.bound == nil {
+		return false
+	}
+	spec := p.tbl.Metadata().PartitionSpecByID(int(df.SpecID()))
+	return partitionProof{spec: spec, part: df.Partition()}.provesAll(p.bound)
+}
+
+// planWhole counts the live rows of a file every row of which matches. Only
+// equality deletes force opening it (their key columns alone).
+func (p *planner) planWhole(ctx context.Context, r *RowDelete, ex *existingDeletes) error {
+	r.WholeFile = true
+	r.Unread = len(ex.eqFiles) == 0
+	if !r.Unread {
+		if err := p.read(ctx, r, ex, nil, false); err != nil {
+			return err
+		}
+	}
+	r.LiveRows = r.File.Count() - r.Existing.Cardinality() - r.eqDeleted.Cardinality()
+	return nil
+}
+
+// planRead reads the file and asks Match which live rows go.
+func (p *planner) planRead(ctx context.Context, r *RowDelete, ex *existingDeletes) error {
+	if p.pred.Match == nil && !(p.pred.Exact && isAlwaysTrue(p.pred.filter())) {
+		return errors.New("predicate has no Match function but rows must be examined")
+	}
+	if err := p.read(ctx, r, ex, p.pred.Columns, true); err != nil {
+		return err
+	}
+	r.LiveRows = r.File.Count() - r.Existing.Cardinality() - r.eqDeleted.Cardinality()
+	r.WholeFile = r.LiveRows > 0 && int64(len(r.Positions)) == r.LiveRows
+	return nil
+}
+
+func isAlwaysTrue(e iceberg.BooleanExpression) bool {
+	_, ok := e.(iceberg.AlwaysTrue)
+	return ok
+}
+
+// read streams the file once: equality-deleted rows are recorded, and when
+// match is set the predicate columns go to Match and live matches are kept.
+func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, predCols []string, match bool) error {
+	names := append([]string{}, predCols...)
+	for _, ef := range ex.eqFiles {
+		names = append(names, ef.columnNames()...)
+	}
+	if match {
+		names = append(names, p.opts.ReturnColumns...)
+	}
+	req, err := requestedSchema(p.tbl.Schema(), names, !p.opts.CaseInsensitive)
+	if err != nil {
+		return err
+	}
+	cols := newColumnIndex(req)
+	eq := eqMatcher{files: ex.eqFiles, colIndex: cols.byID}
+	predIdx, err := cols.indices(p.tbl.Schema(), predCols, !p.opts.CaseInsensitive)
+	if err != nil {
+		return err
+	}
+	retIdx, err := cols.indices(p.tbl.Schema(), p.opts.ReturnColumns, !p.opts.CaseInsensitive)
+	if err != nil {
+		return err
+	}
+	n, err := p.rd.read(ctx, r.File.FilePath(), req, func(b arrow.RecordBatch, base int64) error {
+		var mask []bool
+		if match {
+			var err error
+			if mask, err = p.match(ctx, b, predIdx); err != nil {
+				return err
+			}
+		}
+		keep := make([]bool, b.NumRows())
+		for i := range keep {
+			pos := uint64(base) + uint64(i)
+			switch {
+			case r.Existing.Contains(pos):
+			case len(eq.files) > 0 && eq.deleted(b, i):
+				r.eqDeleted.Set(pos)
+			case match && mask[i]:
+				r.Positions = append(r.Positions, pos)
+				keep[i] = true
+			}
+		}
+		if match && len(retIdx) > 0 {
+			return p.collect(ctx, r, b, retIdx, keep)
+		}
+		return nil
+	})
+	r.BytesRead += n
+	return err
+}
+
+// match runs pred.Match on the predicate columns of b.
+func (p *planner) match(ctx context.Context, b arrow.RecordBatch, idx []int) ([]bool, error) {
+	if p.pred.Match == nil {
+		mask := make([]bool, b.NumRows())
+		for i := range mask {
+			mask[i] = true
+		}
+		return mask, nil
+	}
+	sub := subBatch(b, idx)
+	defer sub.Release()
+	mask, err := p.pred.Match(ctx, sub)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate predicate: %w", err)
+	}
+	if len(mask) != int(b.NumRows()) {
+		return nil, fmt.Errorf("predicate returned %d results for %d rows", len(mask), b.NumRows())
+	}
+	return mask, nil
+}
+
+// collect keeps the RETURNING columns of the rows this delete removes.
+func (p *planner) collect(ctx context.Context, r *RowDelete, b arrow.RecordBatch, idx []int, keep []bool) error {
+	sub := subBatch(b, idx)
+	defer sub.Release()
+	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.AppendValues(keep, nil)
+	mask := bld.NewArray()
+	defer mask.Release()
+	out, err := compute.FilterRecordBatch(ctx, sub, mask, compute.DefaultFilterOptions())
+	if err != nil {
+		return fmt.Errorf("collect returned rows: %w", err)
+	}
+	if out.NumRows() == 0 {
+		out.Release()
+		return nil
+	}
+	r.Returned = append(r.Returned, out)
+	return nil
+}
+
+// columnIndex locates requested columns in the batches a read produces.
+type columnIndex struct{ byID map[int]int }
+
+func newColumnIndex(req *iceberg.Schema) columnIndex {
+	ci := columnIndex{byID: map[int]int{}}
+	for i, f := range req.Fields() {
+		ci.byID[f.ID] = i
+	}
+	return ci
+}
+
+func (ci columnIndex) indices(sc *iceberg.Schema, names []string, caseSensitive bool) ([]int, error) {
+	sel, err := requestedSchema(sc, names, caseSensitive)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(names))
+	for _, f := range sel.Fields() {
+		out = append(out, ci.byID[f.ID])
+	}
+	return out, nil
+}
+
+func subBatch(b arrow.RecordBatch, idx []int) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(idx))
+	cols := make([]arrow.Array, len(idx))
+	for k, i := range idx {
+		fields[k] = b.Schema().Field(i)
+		cols[k] = b.Column(i)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
+}
+
+func releaseAll(bs []arrow.RecordBatch) {
+	for _, b := range bs {
+		b.Release()
+	}
+}
+
+// forEachParallel runs fn for 0..n-1 on at most workers goroutines and
+// returns the first error, cancelling the rest.
+func forEachParallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	next := make(chan int)
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+				}
+			}
+		}()
+	}
+feed:
+	for i := 0; i < n; i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}

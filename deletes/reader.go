@@ -1,0 +1,185 @@
+package deletes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+)
+
+// positionalReader reads a Parquet data or delete file batch by batch,
+// telling the callback each batch's first row position: iceberg-go exposes no
+// _pos, so positions are counted here from the start of the file.
+type positionalReader struct {
+	fs            iceio.IO
+	nameMapping   iceberg.NameMapping
+	formatVersion int
+	batchSize     int64
+	mem           memory.Allocator
+}
+
+// batchFunc receives a batch in the requested schema and the position of its
+// first row. The batch is released after the call returns.
+type batchFunc func(batch arrow.RecordBatch, base int64) error
+
+// countingFile counts the bytes a reader pulls from storage, for EXPLAIN
+// ANALYZE and for tests asserting a file was never opened.
+type countingFile struct {
+	iceio.File
+	n int64
+}
+
+func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.File.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingFile) Read(p []byte) (int, error) {
+	n, err := c.File.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// read streams path's rows projected onto requested (renames, added columns
+// and type promotion handled by iceberg-go) and returns the bytes read.
+func (r positionalReader) read(ctx context.Context, path string, requested *iceberg.Schema, fn batchFunc) (int64, error) {
+	f, err := r.fs.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	cf := &countingFile{File: f}
+	defer cf.Close()
+	if err := r.readOpen(ctx, cf, requested, fn); err != nil {
+		return cf.n, fmt.Errorf("read %s: %w", path, err)
+	}
+	return cf.n, nil
+}
+
+func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested *iceberg.Schema, fn batchFunc) error {
+	pr, err := file.NewParquetReader(f)
+	if err != nil {
+		return err
+	}
+	defer pr.Close()
+	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: r.batchSize}, r.mem)
+	if err != nil {
+		return err
+	}
+	arrowSchema, err := fr.Schema()
+	if err != nil {
+		return err
+	}
+	fileSchema, err := table.ArrowSchemaToIceberg(arrowSchema, true, r.nameMapping)
+	if err != nil {
+		return fmt.Errorf("map file schema: %w", err)
+	}
+	leaves, pruned := selectColumns(pr, fileSchema, requested)
+	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	if err != nil {
+		return err
+	}
+	defer rr.Release()
+	var base int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := rr.Read()
+		if errors.Is(err, io.EOF) || (err == nil && rec == nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		n := rec.NumRows()
+		rec.Retain() // the projection may hand rec back as is
+		out, err := r.project(ctx, requested, pruned, rec)
+		rec.Release()
+		if err != nil {
+			return err
+		}
+		err = fn(out, base)
+		out.Release()
+		if err != nil {
+			return err
+		}
+		base += n
+	}
+}
+
+// project maps a file batch onto the requested schema. An empty request still
+// yields a batch of the right length, so callers can count rows.
+func (r positionalReader) project(ctx context.Context, requested, fileSchema *iceberg.Schema, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if len(requested.Fields()) == 0 {
+		return array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, rec.NumRows()), nil
+	}
+	out, err := table.ToRequestedSchema(ctx, requested, fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion})
+	if err != nil {
+		return nil, fmt.Errorf("project batch: %w", err)
+	}
+	return out, nil
+}
+
+// selectColumns picks the leaf columns of the top-level fields requested, and
+// the file schema restricted to them (in file order, as the batches come).
+// At least one column is read so batches carry the row count.
+func selectColumns(pr *file.Reader, fileSchema *iceberg.Schema, requested *iceberg.Schema) ([]int, *iceberg.Schema) {
+	want := map[int]bool{}
+	for _, f := range requested.Fields() {
+		want[f.ID] = true
+	}
+	roots := map[int]bool{}
+	var kept []iceberg.NestedField
+	for i, f := range fileSchema.Fields() {
+		if want[f.ID] {
+			roots[i] = true
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) == 0 && len(fileSchema.Fields()) > 0 {
+		roots[0] = true
+		kept = append(kept, fileSchema.Fields()[0])
+	}
+	descr := pr.MetaData().Schema
+	var leaves []int
+	for j := 0; j < descr.NumColumns(); j++ {
+		if roots[descr.Root().FieldIndexByField(descr.ColumnRoot(j))] {
+			leaves = append(leaves, j)
+		}
+	}
+	return leaves, iceberg.NewSchema(fileSchema.ID, kept...)
+}
+
+// requestedSchema builds a schema of the named current-schema columns in the
+// given order, skipping duplicates.
+func requestedSchema(sc *iceberg.Schema, names []string, caseSensitive bool) (*iceberg.Schema, error) {
+	seen := map[int]bool{}
+	var fields []iceberg.NestedField
+	for _, n := range names {
+		var f iceberg.NestedField
+		var ok bool
+		if caseSensitive {
+			f, ok = sc.FindFieldByName(n)
+		} else {
+			f, ok = sc.FindFieldByNameCaseInsensitive(n)
+		}
+		if !ok {
+			return nil, fmt.Errorf("column %q not in table schema", n)
+		}
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			fields = append(fields, f)
+		}
+	}
+	return iceberg.NewSchema(sc.ID, fields...), nil
+}
