@@ -118,7 +118,7 @@ func (h *pgHarness) stop() {
 // psql runs psql -X with extra arguments and returns stdout and stderr.
 func (h *pgHarness) psql(t *testing.T, stdin string, args ...string) (string, string) {
 	t.Helper()
-	base := []string{"-X", "-q", "-h", h.dir, "-p", strconv.Itoa(h.port), "-U", "postgres", "-d", "postgres", "-P", "pager=off"}
+	base := []string{"-X", "-h", h.dir, "-p", strconv.Itoa(h.port), "-U", "postgres", "-d", "postgres", "-P", "pager=off"}
 	cmd := exec.Command(filepath.Join(h.bin, "psql"), append(base, args...)...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "PGCLIENTENCODING=UTF8", "PGTZ=UTC", "COLUMNS=", "PSQLRC=/dev/null")
 	cmd.Stdin = bytes.NewBufferString(stdin)

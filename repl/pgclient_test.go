@@ -11,8 +11,9 @@ import (
 // pgClient is a minimal simple-query client over pgproto3, enough to read
 // PostgreSQL's own text results and errors as the reference data of tests.
 type pgClient struct {
-	conn net.Conn
-	fe   *pgproto3.Frontend
+	conn     net.Conn
+	fe       *pgproto3.Frontend
+	txStatus byte // from the last ReadyForQuery
 }
 
 // pgResult is one statement's outcome.
@@ -82,6 +83,7 @@ func (c *pgClient) untilReady() ([]pgResult, error) {
 		case *pgproto3.AuthenticationSASL, *pgproto3.AuthenticationMD5Password, *pgproto3.AuthenticationCleartextPassword:
 			return nil, errors.New("test cluster must use trust authentication")
 		case *pgproto3.ReadyForQuery:
+			c.txStatus = m.TxStatus
 			return out, nil
 		}
 	}

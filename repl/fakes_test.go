@@ -1,0 +1,147 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// memRows serves prepared batches as exec.Rows.
+type memRows struct {
+	batches []arrow.RecordBatch
+	tag     string
+	next    int
+	closed  bool
+}
+
+func (r *memRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.next >= len(r.batches) {
+		return nil, io.EOF
+	}
+	r.next++
+	return r.batches[r.next-1], nil
+}
+
+func (r *memRows) Tag() string  { return r.tag }
+func (r *memRows) Close() error { r.closed = true; return nil }
+
+// textBatch builds one batch from text values (nil = NULL), each parsed into
+// its column's Arrow type.
+func textBatch(cols []exec.Column, rows [][]*string) (arrow.RecordBatch, error) {
+	fields := make([]arrow.Field, len(cols))
+	arrs := make([]arrow.Array, len(cols))
+	for c, col := range cols {
+		fields[c] = arrow.Field{Name: col.Name, Type: col.Type.ArrowType(), Nullable: true}
+		b := array.NewBuilder(memory.DefaultAllocator, col.Type.ArrowType())
+		for _, row := range rows {
+			if row[c] == nil {
+				b.AppendNull()
+				continue
+			}
+			if err := b.AppendValueFromString(*row[c]); err != nil {
+				return nil, fmt.Errorf("column %s value %q: %w", col.Name, *row[c], err)
+			}
+		}
+		arrs[c] = b.NewArray()
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(rows))), nil
+}
+
+// rowsResult is a query result with the given columns and text rows.
+func rowsResult(cols []exec.Column, tag string, rows ...[]*string) *exec.Result {
+	b, err := textBatch(cols, rows)
+	if err != nil {
+		panic(err)
+	}
+	return &exec.Result{Columns: cols, Rows: &memRows{batches: []arrow.RecordBatch{b}, tag: tag}}
+}
+
+func str(s string) *string { return &s }
+
+// fakeSession answers queries from a table of canned responses and records
+// what was prepared.
+type fakeSession struct {
+	answers  map[string]func(ctx context.Context) (*exec.Result, error)
+	prepared []string
+	tx       byte
+}
+
+func (f *fakeSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
+	f.prepared = append(f.prepared, query)
+	if _, ok := f.answers[query]; !ok {
+		return nil, &sql.Error{Code: sql.CodeSyntaxError, Message: fmt.Sprintf("fake cannot parse %q", query), Position: 1}
+	}
+	return &exec.Prepared{Query: query}, nil
+}
+
+func (f *fakeSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*exec.Result, error) {
+	res, err := f.answers[p.Query](ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Canned answers are reused: hand out fresh row cursors.
+	if rows, ok := res.Rows.(*memRows); ok {
+		cp := *res
+		cp.Rows = &memRows{batches: rows.batches, tag: rows.tag}
+		return &cp, nil
+	}
+	return res, nil
+}
+
+func (f *fakeSession) TxStatus() byte {
+	if f.tx == 0 {
+		return exec.TxIdle
+	}
+	return f.tx
+}
+
+// pgSession runs the shell's statements on real PostgreSQL, turning its text
+// results into Arrow batches as magmalake's executor would produce them.
+type pgSession struct{ c *pgClient }
+
+func (s *pgSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
+	return &exec.Prepared{Query: query}, nil
+}
+
+func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*exec.Result, error) {
+	results, err := s.c.query(p.Query)
+	if err != nil {
+		return nil, err
+	}
+	if len(results) == 0 {
+		return &exec.Result{}, nil
+	}
+	res := results[len(results)-1]
+	if e := res.err; e != nil {
+		return nil, &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position)}
+	}
+	if res.fields == nil {
+		return &exec.Result{Tag: res.tag}, nil
+	}
+	cols := make([]exec.Column, len(res.fields))
+	for i, f := range res.fields {
+		cols[i] = exec.Column{Name: string(f.Name), Type: sql.TypeFromOID(f.DataTypeOID)}
+	}
+	rows := make([][]*string, len(res.rows))
+	for r, row := range res.rows {
+		rows[r] = make([]*string, len(row))
+		for c, v := range row {
+			if v != nil {
+				rows[r][c] = str(string(v))
+			}
+		}
+	}
+	return rowsResult(cols, res.tag, rows...), nil
+}
+
+func (s *pgSession) TxStatus() byte { return s.c.txStatus }
