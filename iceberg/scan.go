@@ -1,0 +1,244 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// ErrNoSuchColumn is returned when ScanOptions.Columns names a missing column.
+var ErrNoSuchColumn = errors.New("column does not exist")
+
+// ScanOptions selects what Scan reads.
+type ScanOptions struct {
+	// Columns to return, in this order (repeats allowed). nil means every
+	// column in table order; an empty non-nil slice returns batches with no
+	// columns but the right row counts (count(*)).
+	Columns []string
+	// Filter lets the scan skip rows for which it is certainly false. Rows it
+	// keeps satisfy it under Iceberg's two-valued semantics; callers with
+	// SQL semantics must re-check every row.
+	Filter ice.BooleanExpression
+	// SnapshotID reads that snapshot (FOR VERSION AS OF) with its schema.
+	SnapshotID *int64
+	// AsOfTimestampMs reads the snapshot current at that time (FOR TIMESTAMP AS OF).
+	AsOfTimestampMs *int64
+	// Limit > 0 stops after that many rows (counted after Filter, so pass it
+	// only when Filter is exact or nil).
+	Limit int64
+	// BatchSize caps rows per batch; 0 uses the table's read.parquet.batch-size.
+	BatchSize int
+}
+
+// Scan streams the rows of tbl. Batches use the executor's Arrow types (see
+// contractType) and hold the requested columns in the requested order. The
+// iterator stops with ctx's error when ctx is cancelled; callers release
+// every batch they receive.
+func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
+	what := "scan " + identString(tbl.Identifier())
+	snapID, err := resolveSnapshot(tbl, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	sc := schemaForSnapshot(tbl, snapID)
+	read, err := readColumns(sc, opts.Columns)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	readSchema, err := sc.Select(true, read...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	full, err := contractSchemaFor(readSchema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out, picks := outputSchema(full, opts.Columns)
+	scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+	_, batches, err := scan.ToArrowRecords(ctx)
+	if err != nil {
+		scan.Close()
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	seq := func(yield func(arrow.RecordBatch, error) bool) {
+		defer scan.Close()
+		for rec, err := range batches {
+			if err == nil {
+				err = ctx.Err()
+			}
+			if err != nil {
+				if rec != nil {
+					rec.Release()
+				}
+				yield(nil, fmt.Errorf("%s: %w", what, err))
+				return
+			}
+			conv, err := projectBatch(rec, out, picks)
+			rec.Release()
+			if err != nil {
+				yield(nil, fmt.Errorf("%s: %w", what, err))
+				return
+			}
+			if !yield(conv, nil) {
+				return
+			}
+		}
+	}
+	return out, seq, nil
+}
+
+func scanOptions(opts ScanOptions, snapID *int64, read []string) []table.ScanOption {
+	so := []table.ScanOption{table.WithSelectedFields(read...)}
+	if opts.Filter != nil {
+		so = append(so, table.WithRowFilter(opts.Filter))
+	}
+	if snapID != nil {
+		so = append(so, table.WithSnapshotID(*snapID))
+	}
+	if opts.Limit > 0 {
+		so = append(so, table.WithLimit(opts.Limit))
+	}
+	if opts.BatchSize > 0 {
+		so = append(so, table.WithArrowBatchSize(opts.BatchSize))
+	}
+	return so
+}
+
+// resolveSnapshot picks the snapshot to read: nil means the current one.
+func resolveSnapshot(tbl *table.Table, opts ScanOptions) (*int64, error) {
+	switch {
+	case opts.SnapshotID != nil && opts.AsOfTimestampMs != nil:
+		return nil, errors.New("cannot combine FOR VERSION AS OF with FOR TIMESTAMP AS OF")
+	case opts.SnapshotID != nil:
+		if tbl.Metadata().SnapshotByID(*opts.SnapshotID) == nil {
+			return nil, fmt.Errorf("%w: %d", ErrNoSuchSnapshot, *opts.SnapshotID)
+		}
+		return opts.SnapshotID, nil
+	case opts.AsOfTimestampMs != nil:
+		return SnapshotAsOf(tbl, *opts.AsOfTimestampMs)
+	}
+	return nil, nil
+}
+
+// SnapshotAsOf returns the id of the snapshot that was current at tsMs: the
+// latest snapshot-log entry at or before it.
+func SnapshotAsOf(tbl *table.Table, tsMs int64) (*int64, error) {
+	var found *int64
+	for e := range tbl.Metadata().SnapshotLogs() {
+		if e.TimestampMs <= tsMs {
+			id := e.SnapshotID
+			found = &id
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNoSnapshotAsOf,
+			time.UnixMilli(tsMs).UTC().Format("2006-01-02 15:04:05.999Z07:00"))
+	}
+	return found, nil
+}
+
+// schemaForSnapshot is the schema a scan of snapID uses: the snapshot's own
+// (time travel reads the table as it was), else the current one.
+func schemaForSnapshot(tbl *table.Table, snapID *int64) *ice.Schema {
+	if snapID == nil {
+		return tbl.Schema()
+	}
+	snap := tbl.Metadata().SnapshotByID(*snapID)
+	if snap == nil || snap.SchemaID == nil {
+		return tbl.Schema()
+	}
+	for _, s := range tbl.Metadata().Schemas() {
+		if s.ID == *snap.SchemaID {
+			return s
+		}
+	}
+	return tbl.Schema()
+}
+
+// readColumns is the distinct set of columns to read for the requested ones.
+func readColumns(sc *ice.Schema, cols []string) ([]string, error) {
+	if cols == nil {
+		names := make([]string, 0, sc.NumFields())
+		for _, f := range sc.Fields() {
+			names = append(names, f.Name)
+		}
+		return names, nil
+	}
+	if len(cols) == 0 {
+		if sc.NumFields() == 0 {
+			return nil, errors.New("table has no columns")
+		}
+		// Row counts need some column; the first is as good as any.
+		return []string{sc.Fields()[0].Name}, nil
+	}
+	var read []string
+	for _, c := range cols {
+		// Only top-level columns: FindFieldByName also finds "a.b" paths.
+		if f, ok := sc.FindFieldByName(c); !ok || f.Name != c {
+			return nil, fmt.Errorf("%w: %q", ErrNoSuchColumn, c)
+		}
+		if !slices.Contains(read, c) {
+			read = append(read, c)
+		}
+	}
+	return read, nil
+}
+
+// outputSchema orders full's fields as cols asks; picks[i] is the field of
+// full that output column i takes.
+func outputSchema(full *arrow.Schema, cols []string) (*arrow.Schema, []string) {
+	if cols == nil {
+		names := make([]string, full.NumFields())
+		for i, f := range full.Fields() {
+			names[i] = f.Name
+		}
+		return full, names
+	}
+	fields := make([]arrow.Field, 0, len(cols))
+	for _, c := range cols {
+		i := full.FieldIndices(c)[0]
+		fields = append(fields, full.Field(i))
+	}
+	return arrow.NewSchema(fields, nil), slices.Clone(cols)
+}
+
+// projectBatch builds the output batch: the picked columns converted to
+// their contract types.
+func projectBatch(rec arrow.RecordBatch, out *arrow.Schema, picks []string) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, len(picks))
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	for i, name := range picks {
+		idx := rec.Schema().FieldIndices(name)
+		if len(idx) == 0 {
+			release()
+			return nil, fmt.Errorf("column %q missing from scan output", name)
+		}
+		c, err := toContract(memory.DefaultAllocator, rec.Column(idx[0]))
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("column %q: %w", name, err)
+		}
+		if want := out.Field(i).Type; !arrow.TypeEqual(c.DataType(), want) {
+			c.Release()
+			release()
+			return nil, fmt.Errorf("column %q: scan produced %s, expected %s", name, c.DataType(), want)
+		}
+		cols = append(cols, c)
+	}
+	b := array.NewRecordBatch(out, cols, rec.NumRows())
+	release()
+	return b, nil
+}
