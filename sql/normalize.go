@@ -95,6 +95,10 @@ func (n *normalizer) step() error {
 		}
 		n.emit(quoteIdent(t.val), tkQIdent, t)
 	case tkString:
+		if n.i > 0 && n.in[n.i-1].kind == tkString {
+			// only newline-separated constants continue each other (the lexer joined those)
+			return syntaxErrorAt(n.query, t)
+		}
 		if err := n.stringConst(t); err != nil {
 			return err
 		}
@@ -111,16 +115,12 @@ func (n *normalizer) step() error {
 	return nil
 }
 
-// emitCall appends name(args...) standing for src.
+// emitCall appends name(args) standing for src; args are already
+// comma-separated tokens.
 func (n *normalizer) emitCall(name string, src token, args ...ntok) {
 	n.emit(name, tkIdent, src)
 	n.emit("(", tkPunct, src)
-	for k, a := range args {
-		if k > 0 {
-			n.emit(",", tkPunct, src)
-		}
-		n.out = append(n.out, a)
-	}
+	n.out = append(n.out, args...)
 	n.emit(")", tkPunct, src)
 }
 

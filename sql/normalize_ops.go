@@ -167,7 +167,7 @@ func (n *normalizer) typedLiteral(t token) (bool, error) {
 func (n *normalizer) typeName(j int) (string, int, error) {
 	start := j
 	w := n.at(j)
-	if w.kind != tkIdent && w.kind != tkQIdent {
+	if w.kind != tkIdent && w.kind != tkQIdent || w.kind == tkIdent && pgReserved[w.val] {
 		return "", j, syntaxErrorAt(n.query, w)
 	}
 	j++
