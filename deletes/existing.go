@@ -3,6 +3,8 @@ package deletes
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,13 +53,14 @@ type existingDeletes struct {
 	positions  *dv.RoaringPositionBitmap // from DVs and position delete files
 	superseded []iceberg.DataFile        // DVs a new DV must absorb and replace
 	posFiles   []iceberg.DataFile        // v2 position delete files naming the file
+	posTargets map[string][]string       // position delete file → every data file it names
 	eqFiles    []*eqDeleteFile
 }
 
 // load gathers the existing deletes of a data file from its scan tasks
 // (iceberg-go already applied the sequence-number and partition rules).
 func (ix *deleteIndex) load(ctx context.Context, path string, tasks []table.FileScanTask) (*existingDeletes, error) {
-	ex := &existingDeletes{positions: dv.NewRoaringPositionBitmap()}
+	ex := &existingDeletes{positions: dv.NewRoaringPositionBitmap(), posTargets: map[string][]string{}}
 	seen := map[string]bool{}
 	for _, t := range tasks {
 		for _, d := range t.DeletionVectorFiles {
@@ -85,6 +88,7 @@ func (ix *deleteIndex) load(ctx context.Context, path string, tasks []table.File
 					ex.positions.Set(uint64(p))
 				}
 				ex.posFiles = append(ex.posFiles, d)
+				ex.posTargets[d.FilePath()] = slices.Collect(maps.Keys(pf.byData))
 			}
 		}
 		for _, d := range t.EqualityDeleteFiles {

@@ -61,7 +61,8 @@ type RowDelete struct {
 	// are read when ReturnColumns is set). The caller releases them.
 	Returned []arrow.RecordBatch
 
-	eqDeleted *dv.RoaringPositionBitmap // rows equality deletes already remove
+	eqDeleted  *dv.RoaringPositionBitmap // rows equality deletes already remove
+	posTargets map[string][]string       // position delete file → data files it names
 }
 
 // Deleted is the number of rows this plan removes.
@@ -185,7 +186,7 @@ func (p *planner) planFile(ctx context.Context, tasks []table.FileScanTask) (*Ro
 		return nil, fmt.Errorf("existing deletes of %s: %w", df.FilePath(), err)
 	}
 	r := &RowDelete{Task: tasks[0], File: df, Existing: ex.positions, Superseded: ex.superseded,
-		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap()}
+		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap(), posTargets: ex.posTargets}
 	if p.provenByPartition(df) && len(p.opts.ReturnColumns) == 0 {
 		err = p.planWhole(ctx, r, ex)
 	} else {

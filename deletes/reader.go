@@ -25,6 +25,7 @@ type positionalReader struct {
 	formatVersion int
 	batchSize     int64
 	mem           memory.Allocator
+	withFieldIDs  bool // stamp PARQUET:field_id on output, for batches written back
 }
 
 // batchFunc receives a batch in the requested schema and the position of its
@@ -123,7 +124,7 @@ func (r positionalReader) project(ctx context.Context, requested, fileSchema *ic
 	if len(requested.Fields()) == 0 {
 		return array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, rec.NumRows()), nil
 	}
-	out, err := table.ToRequestedSchema(ctx, requested, fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion})
+	out, err := table.ToRequestedSchema(ctx, requested, fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion, IncludeFieldIDs: r.withFieldIDs})
 	if err != nil {
 		return nil, fmt.Errorf("project batch: %w", err)
 	}

@@ -1,0 +1,207 @@
+package deletes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Actions a delete takes on one data file, as EXPLAIN shows them.
+const (
+	ActionDropUnread = "drop-unread" // whole file removed from partition data alone
+	ActionDrop       = "drop"        // whole file removed after reading it
+	ActionDV         = "dv"          // v3 deletion vector
+	ActionPosDelete  = "posdelete"   // v2 position delete file
+	ActionRewrite    = "rewrite"     // copy-on-write
+)
+
+// FileAction is what a delete did (or, dry, would do) to one data file.
+type FileAction struct {
+	Path         string
+	Action       string
+	Matched      int64 // rows this delete removes from the file
+	Live         int64 // live rows before the delete
+	BytesRead    int64
+	BytesWritten int64 // rewrite only; delete files are shared per commit
+}
+
+// Change is a prepared delete: files written, not yet staged.
+type Change struct {
+	deleted int64
+	actions []FileAction
+
+	dropData      []iceberg.DataFile // whole-file drops and rewritten originals
+	addData       []iceberg.DataFile // rewrite survivors
+	dropDeletes   []iceberg.DataFile // delete files that only served dropped data
+	addDeletes    []iceberg.DataFile // new DVs or position delete files
+	supersededDVs []iceberg.DataFile // DVs the new ones absorb
+	written       []string
+}
+
+// Deleted is the number of rows the change removes.
+func (c *Change) Deleted() int64 { return c.deleted }
+
+// Written lists the files Prepare wrote: remove them if the change is not
+// committed.
+func (c *Change) Written() []string { return c.written }
+
+// Actions reports per data file what the change does.
+func (c *Change) Actions() []FileAction { return c.actions }
+
+// effectiveMode resolves "" to the table property; v1 tables cannot hold
+// delete files, so they are always copy-on-write.
+func effectiveMode(tbl *table.Table, mode Mode) Mode {
+	if mode == "" {
+		mode = ModeOf(tbl.Properties())
+	}
+	if tbl.Metadata().Version() < 2 {
+		return ModeCopyOnWrite
+	}
+	return mode
+}
+
+// actionFor classifies a plan under mode and format version.
+func actionFor(p *RowDelete, mode Mode, version int) string {
+	switch {
+	case p.WholeFile && p.Unread:
+		return ActionDropUnread
+	case p.WholeFile:
+		return ActionDrop
+	case mode == ModeCopyOnWrite:
+		return ActionRewrite
+	case version >= 3:
+		return ActionDV
+	default:
+		return ActionPosDelete
+	}
+}
+
+// Actions is what Prepare would do to each planned file (EXPLAIN without
+// writing anything).
+func Actions(tbl *table.Table, plans []RowDelete, mode Mode) []FileAction {
+	mode = effectiveMode(tbl, mode)
+	out := make([]FileAction, len(plans))
+	for i := range plans {
+		p := &plans[i]
+		out[i] = FileAction{Path: p.File.FilePath(), Action: actionFor(p, mode, tbl.Metadata().Version()),
+			Matched: p.Deleted(), Live: p.LiveRows, BytesRead: p.BytesRead}
+	}
+	return out
+}
+
+// Prepare writes the files plans need under mode ("" = the table's
+// write.delete.mode) and returns what to stage. On error nothing it wrote
+// remains.
+func Prepare(ctx context.Context, tbl *table.Table, plans []RowDelete, mode Mode) (*Change, error) {
+	mode = effectiveMode(tbl, mode)
+	sink, err := newFileSink(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{actions: Actions(tbl, plans, mode)}
+	if err := c.prepare(ctx, tbl, sink, plans); err != nil {
+		sink.removeAll()
+		return nil, fmt.Errorf("prepare delete: %w", err)
+	}
+	c.written = sink.written
+	return c, nil
+}
+
+func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, plans []RowDelete) error {
+	var dvs, posdels []*RowDelete
+	removed := map[string]bool{}
+	nextRowID := tbl.Metadata().NextRowID()
+	for i := range plans {
+		p := &plans[i]
+		c.deleted += p.Deleted()
+		switch c.actions[i].Action {
+		case ActionDV:
+			dvs = append(dvs, p)
+			c.supersededDVs = append(c.supersededDVs, p.Superseded...)
+			continue
+		case ActionPosDelete:
+			posdels = append(posdels, p)
+			continue
+		case ActionRewrite:
+			var first *int64
+			if tbl.Metadata().Version() >= 3 {
+				id := nextRowID
+				first = &id
+			}
+			df, size, err := rewriteFile(ctx, tbl, sink, p, first)
+			if err != nil {
+				return err
+			}
+			nextRowID += df.Count()
+			c.addData = append(c.addData, df)
+			c.actions[i].BytesWritten = size
+		}
+		removed[p.File.FilePath()] = true
+		c.dropData = append(c.dropData, p.File)
+		c.dropDeletes = append(c.dropDeletes, p.Superseded...)
+	}
+	c.dropDeletes = append(c.dropDeletes, exclusivePositionDeletes(plans, removed)...)
+	var err error
+	if len(dvs) > 0 {
+		if c.addDeletes, err = writeDeletionVectors(ctx, tbl, sink, dvs); err != nil {
+			return err
+		}
+	}
+	if len(posdels) > 0 {
+		if c.addDeletes, err = writePositionDeletes(ctx, tbl, sink, posdels); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// exclusivePositionDeletes are the v2 position delete files every data file
+// of which this change removes; a file that also names a surviving data file
+// stays, or those rows would come back.
+func exclusivePositionDeletes(plans []RowDelete, removed map[string]bool) []iceberg.DataFile {
+	var out []iceberg.DataFile
+	seen := map[string]bool{}
+	for i := range plans {
+		for _, d := range plans[i].PositionDeleteFiles {
+			if seen[d.FilePath()] || !removed[plans[i].File.FilePath()] {
+				continue
+			}
+			seen[d.FilePath()] = true
+			exclusive := true
+			for _, target := range plans[i].posTargets[d.FilePath()] {
+				exclusive = exclusive && removed[target]
+			}
+			if exclusive {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// Stage stages the change on tx. Data-file removals and additions go through
+// one ReplaceFiles and new delete files through one RowDelta: iceberg-go has
+// no producer that removes data files and adds new delete files in one
+// snapshot (RowDelta cannot remove data files; ReplaceFiles only adds delete
+// files that rewrite removed ones, at their old sequence number). So a
+// merge-on-read delete that also drops whole files stages two snapshots,
+// published by the one atomic catalog commit; every other delete stages one.
+func (c *Change) Stage(ctx context.Context, tx *table.Transaction, snapshotProps iceberg.Properties) error {
+	if len(c.dropData) > 0 || len(c.addData) > 0 {
+		if err := tx.ReplaceFiles(ctx, c.dropData, c.addData, c.dropDeletes, snapshotProps); err != nil {
+			return fmt.Errorf("stage file replacement: %w", err)
+		}
+	}
+	if len(c.addDeletes) > 0 {
+		rd := tx.NewRowDelta(snapshotProps).AddDeletes(c.addDeletes...)
+		if len(c.supersededDVs) > 0 {
+			rd.RemoveDeletes(c.supersededDVs...)
+		}
+		if err := rd.Commit(ctx); err != nil {
+			return fmt.Errorf("stage delete files: %w", err)
+		}
+	}
+	return nil
+}

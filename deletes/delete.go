@@ -1,0 +1,96 @@
+package deletes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// CommitTarget is the catalog a delete commits through.
+type CommitTarget = catalog.Catalog
+
+// ErrConflict is lake.ErrConflict: every attempt lost to a concurrent writer
+// (SQLSTATE 40001).
+var ErrConflict = lake.ErrConflict
+
+// Options drive Delete.
+type Options struct {
+	Plan          PlanOptions
+	Mode          Mode // "" = the table's write.delete.mode
+	DryRun        bool // plan only, for EXPLAIN: no file written, nothing committed
+	Retry         lake.RetryPolicy
+	SnapshotProps iceberg.Properties
+}
+
+// Outcome is what a delete did.
+type Outcome struct {
+	Deleted    int64
+	SnapshotID int64 // 0 when nothing was committed
+	Files      []FileAction
+	// Returned holds Plan.ReturnColumns of the deleted rows; the caller
+	// releases the batches.
+	Returned []arrow.RecordBatch
+	Attempts int
+}
+
+// Delete runs an autocommit DELETE: plan against the head, write, stage and
+// commit; on a conflict re-plan against the new head (rows another writer
+// already deleted are neither counted nor resurrected) and retry. A delete
+// matching nothing commits nothing. Files of attempts that did not commit are
+// removed.
+func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, opts Options) (Outcome, error) {
+	var out Outcome
+	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+		out.Attempts++
+		releaseAll(out.Returned)
+		out = Outcome{Attempts: out.Attempts}
+		return attemptDelete(ctx, head, pred, opts, &out)
+	})
+	if err != nil {
+		releaseAll(out.Returned)
+		if errors.Is(err, lake.ErrConflict) {
+			return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
+		}
+		return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
+	}
+	if out.Deleted > 0 && !opts.DryRun {
+		if s := committed.CurrentSnapshot(); s != nil {
+			out.SnapshotID = s.SnapshotID
+		}
+	}
+	return out, nil
+}
+
+// attemptDelete is one attempt against head; a nil transaction means there is
+// nothing to commit.
+func attemptDelete(ctx context.Context, head *table.Table, pred Predicate, opts Options, out *Outcome) (*table.Transaction, []string, error) {
+	plans, err := PlanRowDeletes(ctx, head, pred, opts.Plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range plans {
+		out.Deleted += plans[i].Deleted()
+		out.Returned = append(out.Returned, plans[i].Returned...)
+	}
+	if out.Deleted == 0 || opts.DryRun {
+		out.Files = Actions(head, plans, opts.Mode)
+		return nil, nil, nil
+	}
+	change, err := Prepare(ctx, head, plans, opts.Mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Files = change.Actions()
+	tx := head.NewTransaction()
+	if err := change.Stage(ctx, tx, opts.SnapshotProps); err != nil {
+		return nil, change.Written(), err
+	}
+	return tx, change.Written(), nil
+}

@@ -1,0 +1,224 @@
+package deletes
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/table/dv"
+)
+
+// rewriteFile is copy-on-write for one partially deleted file: read it whole
+// with positions, drop matched ∪ existing ∪ equality-deleted rows, and write
+// the survivors under the original spec and partition tuple. Dropping by
+// position (not re-reading with NOT filter) is what keeps earlier deletes
+// deleted (iceberg-go #2042) and avoids three-valued NOT.
+func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *RowDelete, firstRowID *int64) (iceberg.DataFile, int64, error) {
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	rd := positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
+		batchSize: 8192, mem: memory.DefaultAllocator, withFieldIDs: true}
+	dropped := plan.dropped()
+	batches := make(chan arrow.RecordBatch, 1)
+	readErr := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(batches)
+		_, err := rd.read(ctx, plan.File.FilePath(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
+			kept, err := keepUndeleted(ctx, b, base, dropped)
+			if err != nil || kept == nil {
+				return err
+			}
+			select {
+			case batches <- kept:
+				return nil
+			case <-ctx.Done():
+				kept.Release()
+				return ctx.Err()
+			}
+		})
+		readErr <- err
+	}()
+	first, ok := <-batches
+	if !ok {
+		return nil, 0, fmt.Errorf("rewrite %s: no surviving rows: %w", plan.File.FilePath(), <-readErr)
+	}
+	path := sink.newPath("rewrite.parquet")
+	next := func() (arrow.RecordBatch, error) {
+		if first != nil {
+			b := first
+			first = nil
+			return b, nil
+		}
+		return <-batches, nil
+	}
+	md, size, err := sink.parquetFile(ctx, path, first.Schema(), next)
+	cancel()
+	for b := range batches {
+		b.Release()
+	}
+	if rerr := <-readErr; err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("rewrite %s: %w", plan.File.FilePath(), err)
+	}
+	df, err := table.DataFileFromMetadata(table.DataFileArgs{
+		Schema: tbl.Schema(), Spec: specOf(tbl, plan.File), Format: iceberg.ParquetFile,
+		Metadata: md, FilePath: path, FileSize: size, Content: iceberg.EntryContentData,
+		PartitionValues: plan.File.Partition(), Properties: tbl.Properties(),
+		FormatVersion: tbl.Metadata().Version(), FirstRowID: firstRowID,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("describe rewritten %s: %w", path, err)
+	}
+	return df, size, nil
+}
+
+// keepUndeleted filters out the dropped positions of b; nil when none remain.
+func keepUndeleted(ctx context.Context, b arrow.RecordBatch, base int64, dropped *dv.RoaringPositionBitmap) (arrow.RecordBatch, error) {
+	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	kept := 0
+	for i := 0; i < int(b.NumRows()); i++ {
+		keep := !dropped.Contains(uint64(base) + uint64(i))
+		bld.Append(keep)
+		if keep {
+			kept++
+		}
+	}
+	if kept == 0 {
+		return nil, nil
+	}
+	mask := bld.NewArray()
+	defer mask.Release()
+	out, err := compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, fmt.Errorf("filter survivors: %w", err)
+	}
+	return out, nil
+}
+
+func specOf(tbl *table.Table, df iceberg.DataFile) iceberg.PartitionSpec {
+	if s := tbl.Metadata().PartitionSpecByID(int(df.SpecID())); s != nil {
+		return *s
+	}
+	return *iceberg.UnpartitionedSpec
+}
+
+// writeDeletionVectors writes one Puffin file holding, per partially deleted
+// data file, a vector with its whole delete set (new ∪ existing): a reader
+// that finds a vector uses it alone.
+func writeDeletionVectors(ctx context.Context, tbl *table.Table, sink *fileSink, plans []*RowDelete) ([]iceberg.DataFile, error) {
+	meta := tbl.Metadata()
+	w := dv.NewDVWriter(sink.fs, func(id int32) *iceberg.PartitionSpec { return meta.PartitionSpecByID(int(id)) })
+	for _, p := range plans {
+		path, spec, part := p.File.FilePath(), p.File.SpecID(), p.File.Partition()
+		if p.Existing != nil && !p.Existing.IsEmpty() {
+			w.Load(path, p.Existing, spec, part)
+		}
+		pos := make([]int64, len(p.Positions))
+		for i, v := range p.Positions {
+			pos[i] = int64(v)
+		}
+		if err := w.Add(path, pos, spec, part); err != nil {
+			return nil, fmt.Errorf("deletion vector for %s: %w", path, err)
+		}
+	}
+	files, err := w.Flush(ctx, sink.newPath("deletes.puffin"))
+	if err != nil {
+		return nil, fmt.Errorf("write deletion vectors: %w", err)
+	}
+	return files, nil
+}
+
+// writePositionDeletes writes one v2 position delete file per partition,
+// rows sorted by file path then position, under the data files' spec and
+// partition tuple.
+func writePositionDeletes(ctx context.Context, tbl *table.Table, sink *fileSink, plans []*RowDelete) ([]iceberg.DataFile, error) {
+	groups := map[string][]*RowDelete{}
+	var keys []string
+	for _, p := range plans {
+		k := fmt.Sprintf("%d/%v", p.File.SpecID(), sortedPartition(p.File.Partition()))
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	var out []iceberg.DataFile
+	for _, k := range keys {
+		df, err := writePositionDeleteFile(ctx, tbl, sink, groups[k])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, df)
+	}
+	return out, nil
+}
+
+func sortedPartition(part map[int]any) string {
+	ids := slices.Sorted(func(yield func(int) bool) {
+		for id := range part {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	var sb strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&sb, "%d=%#v;", id, part[id])
+	}
+	return sb.String()
+}
+
+func writePositionDeleteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plans []*RowDelete) (iceberg.DataFile, error) {
+	slices.SortFunc(plans, func(a, b *RowDelete) int { return strings.Compare(a.File.FilePath(), b.File.FilePath()) })
+	sc := table.PositionalDeleteArrowSchema
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer bld.Release()
+	paths := bld.Field(0).(*array.StringBuilder)
+	pos := bld.Field(1).(*array.Int64Builder)
+	for _, p := range plans {
+		for _, v := range p.Positions { // ascending already
+			paths.Append(p.File.FilePath())
+			pos.Append(int64(v))
+		}
+	}
+	rec := bld.NewRecordBatch()
+	path := sink.newPath("deletes.parquet")
+	md, size, err := sink.parquetFile(ctx, path, sc, func() (arrow.RecordBatch, error) {
+		b := rec
+		rec = nil
+		return b, nil
+	})
+	if rec != nil {
+		rec.Release()
+	}
+	if err != nil {
+		return nil, err
+	}
+	args := table.DataFileArgs{
+		Schema: iceberg.PositionalDeleteSchema, Spec: specOf(tbl, plans[0].File), Format: iceberg.ParquetFile,
+		Metadata: md, FilePath: path, FileSize: size, Content: iceberg.EntryContentPosDeletes,
+		PartitionValues: plans[0].File.Partition(), FormatVersion: tbl.Metadata().Version(),
+	}
+	if len(plans) == 1 {
+		ref := plans[0].File.FilePath()
+		args.ReferencedDataFile = &ref
+	}
+	df, err := table.DataFileFromMetadata(args)
+	if err != nil {
+		return nil, fmt.Errorf("describe position deletes %s: %w", path, err)
+	}
+	return df, nil
+}
