@@ -120,14 +120,13 @@ func (p *parseCtx) expr(in []token, stop token) (ast.ExprNode, error) {
 	if !ok || len(sel.Fields.Fields) != 1 {
 		return nil, syntaxErrorAt(p.query, first)
 	}
-	paren, ok := sel.Fields.Fields[0].Expr.(*ast.ParenthesesExpr)
-	if !ok {
-		return nil, syntaxErrorAt(p.query, first)
-	}
-	if _, isRow := paren.Expr.(*ast.RowExpr); isRow {
+	switch e := sel.Fields.Fields[0].Expr.(type) {
+	case *ast.RowExpr:
 		return nil, syntaxErrorAt(p.query, firstTopLevelComma(in, stop))
+	case *ast.ParenthesesExpr:
+		return e.Expr, nil
 	}
-	return paren.Expr, nil
+	return nil, syntaxErrorAt(p.query, first)
 }
 
 // items parses a select list (RETURNING ...).
