@@ -2,8 +2,8 @@ package wire
 
 import (
 	"bufio"
-	"encoding/hex"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"regexp"
@@ -102,7 +102,7 @@ var fakeTypes = map[string]sql.Type{
 }
 
 func (s *fakeSession) Prepare(ctx context.Context, q string, paramTypes []uint32) (*exec.Prepared, error) {
-	q = strings.TrimSpace(q)
+	q = strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(q), ";")), " ")
 	p := &exec.Prepared{Query: q}
 	plan, cols, params, err := planFake(q)
 	if err != nil {
@@ -158,7 +158,7 @@ func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
 		return fakePlan{}, nil, nil, &sql.Error{Code: sql.CodeUndefinedTable, Message: `relation "missing" does not exist`,
 			Position: strings.Index(strings.ToLower(q), "missing") + 1}
 	}
-	return fakePlan{}, nil, nil, &sql.Error{Code: sql.CodeSyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q+" x")[0], q), Position: 1}
+	return fakePlan{}, nil, nil, &sql.Error{Code: sql.CodeSyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q + " x")[0], q), Position: 1}
 }
 
 func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
