@@ -1,0 +1,93 @@
+package iceberg
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/table"
+)
+
+// metadataReaders are the metadata tables SQL exposes as "t$name".
+var metadataReaders = map[string]func(table.InspectTable, context.Context) (array.RecordReader, error){
+	"snapshots":    table.InspectTable.Snapshots,
+	"history":      table.InspectTable.History,
+	"files":        table.InspectTable.Files,
+	"data_files":   table.InspectTable.DataFiles,
+	"delete_files": table.InspectTable.DeleteFiles,
+	"manifests":    table.InspectTable.Manifests,
+	"partitions":   table.InspectTable.Partitions,
+	"refs":         table.InspectTable.Refs,
+	"entries":      table.InspectTable.Entries,
+}
+
+// MetadataTableNames lists the names MetadataTable accepts, sorted.
+func MetadataTableNames() []string {
+	names := make([]string, 0, len(metadataReaders))
+	for n := range metadataReaders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// MetadataTable reads metadata table name of tbl. Columns are converted to
+// the executor's Arrow types; maps, lists and structs (summary, partition,
+// lower_bounds, ...) become JSON text. The caller releases the batches.
+func MetadataTable(ctx context.Context, tbl *table.Table, name string) (*arrow.Schema, []arrow.RecordBatch, error) {
+	what := fmt.Sprintf("read %s$%s", identString(tbl.Identifier()), name)
+	read, ok := metadataReaders[name]
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: %w (known: %v)", what, ErrNoSuchMetadataTable, MetadataTableNames())
+	}
+	rdr, err := read(tbl.Inspect(), ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rdr.Release()
+	out := contractSchema(rdr.Schema())
+	var batches []arrow.RecordBatch
+	release := func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}
+	for rdr.Next() {
+		b, err := contractBatch(rdr.RecordBatch(), out)
+		if err != nil {
+			release()
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
+		}
+		batches = append(batches, b)
+	}
+	if err := rdr.Err(); err != nil {
+		release()
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, batches, nil
+}
+
+// contractBatch converts every column of rec to out's types.
+func contractBatch(rec arrow.RecordBatch, out *arrow.Schema) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	for i, col := range rec.Columns() {
+		c, err := toContract(memory.DefaultAllocator, col)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", rec.Schema().Field(i).Name, err)
+		}
+		cols = append(cols, c)
+		if !arrow.TypeEqual(c.DataType(), out.Field(i).Type) {
+			return nil, fmt.Errorf("column %s: got %s, expected %s", rec.Schema().Field(i).Name, c.DataType(), out.Field(i).Type)
+		}
+	}
+	return array.NewRecordBatch(out, slices.Clone(cols), rec.NumRows()), nil
+}
