@@ -147,7 +147,7 @@ func translateIsBool(x *IsBool, want bool) (ice.BooleanExpression, bool) {
 	if !exact {
 		return untranslatable()
 	}
-	return ice.NewNot(f), true
+	return f.Negate(), true
 }
 
 func tableColumn(c *ColumnRef) bool { return c.FieldID > 0 }
@@ -245,7 +245,7 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 	if !exact {
 		return ice.NotNull(ref), false
 	}
-	return ice.NewAnd(ice.NewNot(f), ice.NotNull(ref)), true
+	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
 }
 
 func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
@@ -280,7 +280,7 @@ func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
 	if !exact {
 		return ice.NotNull(ref), false
 	}
-	return ice.NewAnd(ice.NewNot(f), ice.NotNull(ref)), true
+	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
 }
 
 // substituteParams replaces parameters by constants of their bound types.

@@ -163,7 +163,7 @@ func comparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression
 		if op == OpEQ {
 			return eq, true
 		}
-		return ice.NewAnd(ice.NewNot(eq), ice.NotNull(ref)), true
+		return ice.NewAnd(eq.Negate(), ice.NotNull(ref)), true
 	}
 	t := col.T
 	switch {
