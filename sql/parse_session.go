@@ -250,13 +250,16 @@ func (p *parseCtx) commitStmt(c *cursor) (Statement, error) {
 }
 
 func (p *parseCtx) chain(c *cursor) error {
-	if c.words("and", "no", "chain") {
+	if !c.word("and") {
 		return nil
 	}
-	if c.peek().is("and") && c.peekN(1).is("chain") {
+	if c.word("no") {
+		return c.expect("chain")
+	}
+	if c.peek().is("chain") {
 		return unsupportedAt(p.query, c.peek(), "AND CHAIN is not supported")
 	}
-	return nil
+	return c.errHere()
 }
 
 // rollbackStmt parses ROLLBACK|ABORT [WORK|TRANSACTION] [TO [SAVEPOINT] name].
