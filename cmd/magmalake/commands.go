@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"os/user"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/repl"
+	"github.com/magmalake/magmalake/wire"
+)
+
+// errReported is a failure already shown to the user (a failed statement).
+var errReported = errors.New("failure already reported")
+
+// shutdownGrace is how long running statements may finish after SIGINT or
+// SIGTERM before they are cancelled.
+const shutdownGrace = 30 * time.Second
+
+func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
+	wh, err := iceberg.Open(ctx, cfg.Catalog)
+	if err != nil {
+		return fmt.Errorf("open catalog: %w", err)
+	}
+	defer wh.Close()
+	eng, err := openEngine(ctx, wh, cfg.Demo)
+	if err != nil {
+		return err
+	}
+	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl"})
+	defer sess.Close()
+	sh := repl.New(sess, std.out, std.err)
+	switch {
+	case cfg.Command != "":
+		err = sh.RunCommand(ctx, cfg.Command)
+	case repl.IsTerminal(std.in):
+		err = sh.RunInteractive(ctx, repl.HistoryFile())
+	default:
+		// Ctrl-C cancels the running statement, which then fails the script.
+		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		err = sh.RunScript(sctx, std.in)
+	}
+	if errors.Is(err, repl.ErrFailed) {
+		return errReported
+	}
+	return err
+}
+
+func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
+	tlsCfg, err := serverTLS(cfg)
+	if err != nil {
+		return err
+	}
+	var users map[string]string
+	if cfg.UsersFile != "" {
+		if users, err = wire.LoadUsers(cfg.UsersFile); err != nil {
+			return err
+		}
+	}
+	wh, err := iceberg.Open(ctx, cfg.Catalog)
+	if err != nil {
+		return fmt.Errorf("open catalog: %w", err)
+	}
+	defer wh.Close()
+	eng, err := openEngine(ctx, wh, cfg.Demo)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(std.err, nil))
+	srv, err := wire.NewServer(wire.Config{
+		Addr:           cfg.Listen,
+		NewSession:     func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		Auth:           cfg.Auth,
+		Users:          users,
+		TLS:            tlsCfg,
+		MaxConnections: cfg.MaxConnections,
+		IdleTimeout:    cfg.IdleTimeout,
+		Logger:         logger,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	return serveUntilSignal(ctx, srv, l, logger)
+}
+
+// serveUntilSignal serves until SIGINT or SIGTERM, then drains: running
+// statements get shutdownGrace to finish. A second signal kills the process.
+func serveUntilSignal(ctx context.Context, srv *wire.Server, l net.Listener, logger *slog.Logger) error {
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(sigCtx, l) }()
+	logger.Info("magmalake listening", "addr", l.Addr().String())
+	select {
+	case err := <-served:
+		return err
+	case <-sigCtx.Done():
+	}
+	stop()
+	logger.Info("shutting down", "grace", shutdownGrace)
+	shCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return <-served
+}
+
+func serverTLS(cfg serveConfig) (*tls.Config, error) {
+	switch {
+	case cfg.TLSSelfSigned:
+		return wire.SelfSignedTLS()
+	case cfg.TLSCert != "":
+		return wire.LoadTLS(cfg.TLSCert, cfg.TLSKey)
+	}
+	return nil, nil
+}
+
+func runPasswd(cfg passwdConfig, std stdio) error {
+	password, err := readPassword(std.in, repl.IsTerminal(std.in))
+	if err != nil {
+		return err
+	}
+	if err := setSecret(cfg.UsersFile, cfg.User, wire.ScramVerifier(password)); err != nil {
+		return err
+	}
+	fmt.Fprintf(std.out, "password of %q set in %s\n", cfg.User, cfg.UsersFile)
+	return nil
+}
+
+func osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return "magmalake"
+}
+
+func versionString() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return fmt.Sprintf("magmalake %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

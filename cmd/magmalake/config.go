@@ -1,0 +1,234 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/wire"
+)
+
+// usageError is a bad command line or environment: reported in one line,
+// exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// Getenv looks up an environment variable; tests pass a map.
+type Getenv func(string) string
+
+// catalogConfig is what repl and serve share: which catalog to open.
+type catalogConfig struct {
+	Catalog iceberg.Config
+	Demo    bool // create xmen.characters if missing
+}
+
+type replConfig struct {
+	catalogConfig
+	Command string // -c: run this and exit
+}
+
+type serveConfig struct {
+	catalogConfig
+	Listen         string
+	Auth           wire.AuthMethod
+	UsersFile      string
+	TLSCert        string
+	TLSKey         string
+	TLSSelfSigned  bool
+	MaxConnections int
+	IdleTimeout    time.Duration
+}
+
+type passwdConfig struct {
+	UsersFile string
+	User      string
+}
+
+// catalogFlags registers the catalog flags on fs; finish turns what was
+// parsed (and the environment) into a catalogConfig.
+type catalogFlags struct {
+	data, catalog, warehouse string
+	props                    []string
+	demo                     bool
+}
+
+func (c *catalogFlags) register(fs *flag.FlagSet, env Getenv) {
+	fs.StringVar(&c.data, "data", envOr(env, "MAGMALAKE_DATA", "./magmalake-data"), "data directory of the embedded catalog and warehouse (env MAGMALAKE_DATA)")
+	fs.StringVar(&c.catalog, "catalog", "", "catalog name (default magmalake)")
+	fs.Func("catalog-prop", "iceberg-go catalog property key=value, repeatable (env MAGMALAKE_CATALOG_PROPS: k=v,k=v)", func(s string) error {
+		c.props = append(c.props, s)
+		return nil
+	})
+	fs.StringVar(&c.warehouse, "warehouse", env("MAGMALAKE_WAREHOUSE"), "warehouse location URI (env MAGMALAKE_WAREHOUSE)")
+	fs.BoolVar(&c.demo, "demo", false, "create the demo table xmen.characters if it is missing")
+}
+
+func (c *catalogFlags) finish(env Getenv) (catalogConfig, error) {
+	props := map[string]string{}
+	if v := env("MAGMALAKE_CATALOG_PROPS"); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			if err := addProp(props, kv); err != nil {
+				return catalogConfig{}, usagef("MAGMALAKE_CATALOG_PROPS %q: want key=value", kv)
+			}
+		}
+	}
+	for _, kv := range c.props { // flags override the environment
+		if err := addProp(props, kv); err != nil {
+			return catalogConfig{}, usagef("--catalog-prop %q: want key=value", kv)
+		}
+	}
+	if c.data == "" {
+		return catalogConfig{}, usagef("--data: must not be empty")
+	}
+	if len(props) == 0 {
+		props = nil
+	}
+	return catalogConfig{
+		Catalog: iceberg.Config{DataDir: c.data, CatalogName: c.catalog, CatalogProps: props, WarehouseURI: c.warehouse},
+		Demo:    c.demo,
+	}, nil
+}
+
+func addProp(props map[string]string, kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return errors.New("want key=value")
+	}
+	props[k] = strings.TrimSpace(v)
+	return nil
+}
+
+func envOr(env Getenv, name, def string) string {
+	if v := env(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// newFlagSet returns a flag set that reports errors to the caller only, so
+// that main prints one line instead of flag's usage dump.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("magmalake "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses args and rejects positional arguments beyond want.
+func parse(fs *flag.FlagSet, args []string, want int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > want {
+		return usagef("unexpected argument %q", fs.Arg(want))
+	}
+	return nil
+}
+
+func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
+	fs := newFlagSet("repl")
+	var cf catalogFlags
+	cf.register(fs, env)
+	var cfg replConfig
+	fs.StringVar(&cfg.Command, "c", "", "run this SQL (or one backslash command) and exit")
+	if err := parse(fs, args, 0); err != nil {
+		return cfg, fs, err
+	}
+	cat, err := cf.finish(env)
+	cfg.catalogConfig = cat
+	return cfg, fs, err
+}
+
+func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
+	fs := newFlagSet("serve")
+	var cf catalogFlags
+	cf.register(fs, env)
+	var cfg serveConfig
+	var auth string
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:5433", "address to accept PostgreSQL clients on")
+	fs.StringVar(&auth, "auth", "trust", "authentication: trust, password, md5 or scram-sha-256")
+	fs.StringVar(&cfg.UsersFile, "users-file", "", "user:secret lines (see magmalake passwd); required unless --auth trust")
+	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate file for TLS")
+	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file for TLS")
+	fs.BoolVar(&cfg.TLSSelfSigned, "tls-self-signed", false, "serve TLS with an ephemeral self-signed certificate")
+	fs.IntVar(&cfg.MaxConnections, "max-connections", 100, "refuse clients beyond this many")
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "close sessions idle this long (0: never)")
+	if err := parse(fs, args, 0); err != nil {
+		return cfg, fs, err
+	}
+	cat, err := cf.finish(env)
+	if err != nil {
+		return cfg, fs, err
+	}
+	cfg.catalogConfig = cat
+	if cfg.Auth, err = parseAuth(auth); err != nil {
+		return cfg, fs, err
+	}
+	return cfg, fs, cfg.check()
+}
+
+func parseAuth(s string) (wire.AuthMethod, error) {
+	switch s {
+	case "trust":
+		return wire.AuthTrust, nil
+	case "password":
+		return wire.AuthPassword, nil
+	case "md5":
+		return wire.AuthMD5, nil
+	case "scram-sha-256":
+		return wire.AuthSCRAM, nil
+	}
+	return 0, usagef("--auth %q: want trust, password, md5 or scram-sha-256", s)
+}
+
+func (c serveConfig) check() error {
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return usagef("--listen %q: want host:port", c.Listen)
+	}
+	if c.Auth != wire.AuthTrust && c.UsersFile == "" {
+		return usagef("--auth other than trust needs --users-file")
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if c.TLSSelfSigned && c.TLSCert != "" {
+		return usagef("--tls-self-signed and --tls-cert exclude each other")
+	}
+	if c.MaxConnections < 1 {
+		return usagef("--max-connections %d: want at least 1", c.MaxConnections)
+	}
+	if c.IdleTimeout < 0 {
+		return usagef("--idle-timeout %v: must not be negative", c.IdleTimeout)
+	}
+	return nil
+}
+
+func parsePasswd(args []string, env Getenv) (passwdConfig, *flag.FlagSet, error) {
+	fs := newFlagSet("passwd")
+	var cfg passwdConfig
+	fs.StringVar(&cfg.UsersFile, "users-file", envOr(env, "MAGMALAKE_USERS_FILE", "./magmalake-users"), "users file to create or update (env MAGMALAKE_USERS_FILE)")
+	if err := parse(fs, args, 1); err != nil {
+		return cfg, fs, err
+	}
+	cfg.User = fs.Arg(0)
+	switch {
+	case cfg.User == "":
+		return cfg, fs, usagef("passwd: want a user name: magmalake passwd [--users-file FILE] USER")
+	case strings.ContainsAny(cfg.User, ":\n\r") || strings.HasPrefix(cfg.User, "#"):
+		return cfg, fs, usagef("passwd: user name %q may not contain ':' or a line break, nor start with '#'", cfg.User)
+	}
+	return cfg, fs, nil
+}
