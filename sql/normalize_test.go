@@ -43,6 +43,8 @@ func shape(e ast.ExprNode) string {
 		return fmt.Sprintf("(in not=%v %s %s)", n.Not, shape(n.Expr), shapes(n.List))
 	case *ast.BetweenExpr:
 		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, shape(n.Expr), shape(n.Left), shape(n.Right))
+	case *ast.PositionExpr:
+		return fmt.Sprintf("pos:%d", n.N)
 	case ast.ValueExpr:
 		return fmt.Sprintf("%#v", n.GetValue())
 	case nil:

@@ -159,18 +159,19 @@ func (c *cursor) integer() (int64, error) {
 }
 
 // until returns the index of the first depth-0 token from c.i satisfying
-// stop, or len(c.toks).
+// stop, or len(c.toks). The FROM of IS [NOT] DISTINCT FROM never stops.
 func (c *cursor) until(stop func(token) bool) int {
 	depth := 0
 	for k := c.i; k < len(c.toks); k++ {
 		t := c.toks[k]
+		if depth == 0 && stop(t) && !(t.is("from") && k > 0 && c.toks[k-1].is("distinct")) {
+			return k
+		}
 		switch {
 		case t.isPunct("(") || t.isPunct("["):
 			depth++
 		case t.isPunct(")") || t.isPunct("]"):
 			depth--
-		case depth == 0 && stop(t):
-			return k
 		}
 	}
 	return len(c.toks)
