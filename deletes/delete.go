@@ -2,7 +2,6 @@ package deletes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -55,9 +54,6 @@ func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred 
 	})
 	if err != nil {
 		releaseAll(out.Returned)
-		if errors.Is(err, lake.ErrConflict) {
-			return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
-		}
 		return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
@@ -90,7 +86,7 @@ func attemptDelete(ctx context.Context, head *table.Table, pred Predicate, opts 
 	out.Files = change.Actions()
 	tx := head.NewTransaction()
 	if err := change.Stage(ctx, tx, opts.SnapshotProps); err != nil {
-		return nil, change.Written(), err
+		return tx, change.Written(), err // tx too: its staged manifests are removed
 	}
 	return tx, change.Written(), nil
 }

@@ -94,7 +94,8 @@ func CommitWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Ident
 }
 
 // commitOnce is one load-plan-write-commit round; it cleans up its own files
-// on any failure.
+// on any failure. An attempt may return its transaction along with an error
+// so the manifests it staged are removed too.
 func commitOnce(ctx context.Context, cat catalog.Catalog, ident table.Identifier, attempt AttemptFunc) (*table.Table, error) {
 	head, err := cat.LoadTable(ctx, ident)
 	if err != nil {
@@ -108,20 +109,80 @@ func commitOnce(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		err = ctx.Err()
 	}
 	if err != nil {
-		commitRemoveWritten(head, written)
+		commitRemoveWritten(head, append(written, commitStagedFiles(head, tx)...))
 		return nil, err
 	}
+	staged := commitStagedFiles(head, tx)
 	committed, err := tx.Commit(ctx)
 	if err != nil {
-		// Only a conflict proves the catalog swap did not happen; after any
-		// other failure the files may be referenced, so they stay for orphan
-		// cleanup rather than risk a dangling manifest entry.
-		if IsConflict(err) {
-			commitRemoveWritten(head, written)
+		if !commitLanded(cat, ident, head, tx) {
+			commitRemoveWritten(head, append(written, staged...))
 		}
 		return nil, err
 	}
 	return committed, nil
+}
+
+// commitStagedFiles lists the manifest lists and manifests tx staged on top
+// of head: iceberg-go writes them before the catalog swap and never removes
+// them when the swap does not happen.
+func commitStagedFiles(head *table.Table, tx *table.Transaction) []string {
+	if tx == nil {
+		return nil
+	}
+	staged, err := tx.StagedTable()
+	if err != nil {
+		return nil
+	}
+	fs, err := head.FS(context.Background())
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, s := range commitNewSnapshots(head, staged.Table) {
+		out = append(out, s.ManifestList)
+		mfs, err := s.Manifests(fs)
+		if err != nil {
+			continue
+		}
+		for _, m := range mfs {
+			if m.SnapshotID() == s.SnapshotID {
+				out = append(out, m.FilePath())
+			}
+		}
+	}
+	return out
+}
+
+// commitNewSnapshots are the snapshots of staged that head does not have.
+func commitNewSnapshots(head, staged *table.Table) []table.Snapshot {
+	var out []table.Snapshot
+	for _, s := range staged.Metadata().Snapshots() {
+		if head.SnapshotByID(s.SnapshotID) == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// commitLanded tells whether a commit that returned an error was applied
+// after all (a cancelled or ambiguous swap): only when it was not may its
+// files be removed.
+func commitLanded(cat catalog.Catalog, ident table.Identifier, head *table.Table, tx *table.Transaction) bool {
+	staged, err := tx.StagedTable()
+	if err != nil {
+		return true
+	}
+	now, err := cat.LoadTable(context.Background(), ident)
+	if err != nil {
+		return true // cannot tell: keep the files
+	}
+	for _, s := range commitNewSnapshots(head, staged.Table) {
+		if now.SnapshotByID(s.SnapshotID) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // commitRemoveWritten deletes files of an attempt that did not commit. It must run
