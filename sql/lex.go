@@ -126,12 +126,12 @@ func (lx *lexer) peekAt(i int) byte {
 // errAt builds a 42601 error positioned at byte offset off.
 func (lx *lexer) errAt(off int, format string, args ...any) *Error {
 	e := Errorf(CodeSyntaxError, format, args...)
-	e.Position = charPos(lx.src, off)
+	e.Position = pgCharPos(lx.src, off)
 	return e
 }
 
-// charPos converts a byte offset to PostgreSQL's 1-based character position.
-func charPos(src string, off int) int {
+// pgCharPos converts a byte offset to PostgreSQL's 1-based character position.
+func pgCharPos(src string, off int) int {
 	if off > len(src) {
 		off = len(src)
 	}
@@ -416,7 +416,7 @@ func (lx *lexer) codePoint(b *strings.Builder, start, max, base int, asByte bool
 	case asByte:
 		b.WriteByte(byte(v))
 	case n < max || !utf8.ValidRune(rune(v)) || v == 0:
-		return &Error{Code: CodeInvalidEscapeSequence, Message: "invalid Unicode escape value", Position: charPos(lx.src, start)}
+		return &Error{Code: CodeInvalidEscapeSequence, Message: "invalid Unicode escape value", Position: pgCharPos(lx.src, start)}
 	default:
 		b.WriteRune(rune(v))
 	}

@@ -93,7 +93,7 @@ func (n *normalizer) step() error {
 		if t.str == strUnicode {
 			return unsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
 		}
-		n.emit(quoteIdent(t.val), tkQIdent, t)
+		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 	case tkString:
 		if n.i > 0 && n.in[n.i-1].kind == tkString {
 			// only newline-separated constants continue each other (the lexer joined those)
@@ -131,7 +131,7 @@ func (n *normalizer) stringConst(t token) error {
 	case strBit, strHex:
 		return unsupportedAt(n.query, t, "bit string constants are not supported")
 	}
-	n.emit(quoteString(t.val), tkString, t)
+	n.emit(pgQuoteString(t.val), tkString, t)
 	return nil
 }
 
@@ -239,7 +239,7 @@ func (n *normalizer) word(t token) error {
 // would take it as a plain identifier here.
 func (n *normalizer) emitWord(t, next token) {
 	if tidbReserved[t.val] && !tidbPassthrough[t.val] && !next.isPunct("(") {
-		n.emit(quoteIdent(t.val), tkQIdent, t)
+		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 		return
 	}
 	n.emit(t.val, tkIdent, t)
@@ -293,6 +293,6 @@ func (n *normalizer) is(t token) error {
 	return nil
 }
 
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func pgQuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+func pgQuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

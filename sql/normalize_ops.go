@@ -121,7 +121,7 @@ func (n *normalizer) doubleColon(t token) error {
 	}
 	inner := append([]ntok(nil), n.out[s:]...)
 	n.out = n.out[:s]
-	n.emitCall("__cast", t, append(inner, ntok{text: ",", kind: tkPunct, src: t}, ntok{text: quoteString(typ), kind: tkString, src: t})...)
+	n.emitCall("__cast", t, append(inner, ntok{text: ",", kind: tkPunct, src: t}, ntok{text: pgQuoteString(typ), kind: tkString, src: t})...)
 	n.i = next
 	return nil
 }
@@ -136,7 +136,7 @@ func (n *normalizer) castAs(t token) error {
 		return syntaxErrorAt(n.query, n.at(next))
 	}
 	n.emit(",", tkPunct, t)
-	n.emit(quoteString(typ), tkString, n.in[n.i+1])
+	n.emit(pgQuoteString(typ), tkString, n.in[n.i+1])
 	n.i = next
 	return nil
 }
@@ -154,8 +154,8 @@ func (n *normalizer) typedLiteral(t token) (bool, error) {
 	if lit.kind != tkString || lit.str == strBit || lit.str == strHex || lit.str == strUnicode {
 		return false, nil
 	}
-	n.emitCall("__cast", t, ntok{text: quoteString(lit.val), kind: tkString, src: lit},
-		ntok{text: ",", kind: tkPunct, src: t}, ntok{text: quoteString(typ), kind: tkString, src: t})
+	n.emitCall("__cast", t, ntok{text: pgQuoteString(lit.val), kind: tkString, src: lit},
+		ntok{text: ",", kind: tkPunct, src: t}, ntok{text: pgQuoteString(typ), kind: tkString, src: t})
 	n.i = next + 1
 	return true, nil
 }
@@ -181,7 +181,7 @@ func (n *normalizer) typeName(j int) (string, int, error) {
 		j++
 	}
 	if n.at(j).isPunct("(") {
-		k := matchParen(n.in, j)
+		k := matchParenTok(n.in, j)
 		if k < 0 {
 			return "", j, syntaxErrorAt(n.query, n.stopTok())
 		}
@@ -230,8 +230,8 @@ func sourceText(query string, toks []token) string {
 	return strings.ToLower(b.String())
 }
 
-// matchParen returns the index of the ')' closing the '(' at in[j], or -1.
-func matchParen(in []token, j int) int {
+// matchParenTok returns the index of the ')' closing the '(' at in[j], or -1.
+func matchParenTok(in []token, j int) int {
 	depth := 0
 	for k := j; k < len(in); k++ {
 		switch {
@@ -330,7 +330,7 @@ func operandStart(out []ntok, stopCmp bool) int {
 			return k + 1
 		case t.kind == tkIdent && operandStopWords[t.text]:
 			return k + 1
-		case t.kind == tkOp && stopCmp && cmpOps[t.text]:
+		case t.kind == tkOp && stopCmp && pgCmpOps[t.text]:
 			return k + 1
 		}
 	}
@@ -355,7 +355,7 @@ func operandEnd(in []token, j int, stopCmp bool) int {
 			return k
 		case t.kind == tkIdent && operandStopWords[t.val] && k > j:
 			return k
-		case t.kind == tkOp && (likeOps[t.val] || (stopCmp && cmpOps[t.val])):
+		case t.kind == tkOp && (pgLikeOps[t.val] || (stopCmp && pgCmpOps[t.val])):
 			return k
 		}
 	}
@@ -384,7 +384,7 @@ func parenthesize(ops []ntok, src token) []ntok {
 	return append(res, ntok{text: ")", kind: tkPunct, src: src})
 }
 
-func wordSet(words string) map[string]bool {
+func kwSet(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true
@@ -393,17 +393,17 @@ func wordSet(words string) map[string]bool {
 }
 
 var (
-	cmpOps  = wordSet("= < > <= >= <> != <=>")
-	likeOps = wordSet("~~ !~~ ~~* !~~*")
+	pgCmpOps  = kwSet("= < > <= >= <> != <=>")
+	pgLikeOps = kwSet("~~ !~~ ~~* !~~*")
 	// operandStopWords end an operand of ILIKE / IS DISTINCT FROM.
-	operandStopWords = wordSet(`and or not where select when then else on having set by returning values
+	operandStopWords = kwSet(`and or not where select when then else on having set by returning values
 		from is like ilike similar between in escape distinct all any some as using limit offset order group
 		union intersect except into for fetch window over isnull notnull`)
 	// notContextWords may directly precede a NOT-expression in TiDB.
-	notContextWords = wordSet("and or not where select when then else on having returning distinct")
+	notContextWords = kwSet("and or not where select when then else on having returning distinct")
 	// tidbPassthrough are TiDB-reserved words our rewritten SQL uses as
 	// syntax; the other reserved words are identifiers in PostgreSQL.
-	tidbPassthrough = wordSet(`all and as asc between by case collate cross current_date current_time
+	tidbPassthrough = kwSet(`all and as asc between by case collate cross current_date current_time
 		current_timestamp current_user current_role default delete desc distinct else except exists false
 		fetch for from group having in inner insert intersect interval into is join lateral left like limit
 		localtime localtimestamp natural not null of on or order outer over partition range rows recursive

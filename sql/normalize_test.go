@@ -13,18 +13,18 @@ import (
 // tidb's own node fields, so expectations are written independently of the
 // normaliser: calls as name(args), operators as (op a b), columns by their
 // original-case names, literals as Go values.
-func shape(e ast.ExprNode) string {
+func exprShape(e ast.ExprNode) string {
 	switch n := e.(type) {
 	case *ast.FuncCallExpr:
-		return n.FnName.L + "(" + shapes(n.Args) + ")"
+		return n.FnName.L + "(" + exprShapes(n.Args) + ")"
 	case *ast.AggregateFuncExpr:
-		return "agg:" + n.F + "(" + shapes(n.Args) + ")"
+		return "agg:" + n.F + "(" + exprShapes(n.Args) + ")"
 	case *ast.BinaryOperationExpr:
-		return "(" + n.Op.String() + " " + shape(n.L) + " " + shape(n.R) + ")"
+		return "(" + n.Op.String() + " " + exprShape(n.L) + " " + exprShape(n.R) + ")"
 	case *ast.UnaryOperationExpr:
-		return "(" + n.Op.String() + " " + shape(n.V) + ")"
+		return "(" + n.Op.String() + " " + exprShape(n.V) + ")"
 	case *ast.ParenthesesExpr:
-		return "[" + shape(n.Expr) + "]"
+		return "[" + exprShape(n.Expr) + "]"
 	case *ast.ColumnNameExpr:
 		parts := []string{}
 		for _, s := range []string{n.Name.Schema.O, n.Name.Table.O, n.Name.Name.O} {
@@ -34,15 +34,15 @@ func shape(e ast.ExprNode) string {
 		}
 		return "col:" + strings.Join(parts, ".")
 	case *ast.IsTruthExpr:
-		return fmt.Sprintf("(is-%s not=%v %s)", map[int64]string{1: "true", 0: "false"}[n.True], n.Not, shape(n.Expr))
+		return fmt.Sprintf("(is-%s not=%v %s)", map[int64]string{1: "true", 0: "false"}[n.True], n.Not, exprShape(n.Expr))
 	case *ast.IsNullExpr:
-		return fmt.Sprintf("(isnull not=%v %s)", n.Not, shape(n.Expr))
+		return fmt.Sprintf("(isnull not=%v %s)", n.Not, exprShape(n.Expr))
 	case *ast.PatternLikeOrIlikeExpr:
-		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, shape(n.Expr), shape(n.Pattern), n.Escape)
+		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, exprShape(n.Expr), exprShape(n.Pattern), n.Escape)
 	case *ast.PatternInExpr:
-		return fmt.Sprintf("(in not=%v %s %s)", n.Not, shape(n.Expr), shapes(n.List))
+		return fmt.Sprintf("(in not=%v %s %s)", n.Not, exprShape(n.Expr), exprShapes(n.List))
 	case *ast.BetweenExpr:
-		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, shape(n.Expr), shape(n.Left), shape(n.Right))
+		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, exprShape(n.Expr), exprShape(n.Left), exprShape(n.Right))
 	case *ast.PositionExpr:
 		return fmt.Sprintf("pos:%d", n.N)
 	case ast.ValueExpr:
@@ -53,10 +53,10 @@ func shape(e ast.ExprNode) string {
 	return fmt.Sprintf("%T", e)
 }
 
-func shapes(es []ast.ExprNode) string {
+func exprShapes(es []ast.ExprNode) string {
 	s := make([]string, len(es))
 	for i, e := range es {
-		s[i] = shape(e)
+		s[i] = exprShape(e)
 	}
 	return strings.Join(s, ", ")
 }
@@ -140,7 +140,7 @@ func TestNormalizeContract(t *testing.T) {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
 		}
-		if got := shape(e); got != c.want {
+		if got := exprShape(e); got != c.want {
 			t.Errorf("ParseExpr(%q)\n got  %s\n want %s", c.in, got, c.want)
 		}
 	}

@@ -105,6 +105,6 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 }
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
-var unsupportedCommands = wordSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
+var unsupportedCommands = kwSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
 	reindex refresh security import merge prepare execute fetch move close declare load notify listen
 	unlisten reassign revoke import`)

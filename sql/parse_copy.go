@@ -11,7 +11,7 @@ func (p *parseCtx) copyStmt(c *cursor) (Statement, error) {
 	cp := &Copy{}
 	var err error
 	if c.peek().isPunct("(") {
-		k := matchParen(c.toks, c.i)
+		k := matchParenTok(c.toks, c.i)
 		if k < 0 {
 			return nil, syntaxErrorAt(p.query, c.stop)
 		}
@@ -107,7 +107,7 @@ func (p *parseCtx) copyOption(c *cursor, cp *Copy) error {
 	case "format":
 		cp.Format = strings.ToLower(val)
 		if cp.Format != "text" && cp.Format != "csv" && cp.Format != "binary" {
-			return &Error{Code: CodeInvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: charPos(p.query, nameTok.pos)}
+			return &Error{Code: CodeInvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
 		}
 	case "header":
 		cp.Header = val == "" || isTrueWord(val)
@@ -121,7 +121,7 @@ func (p *parseCtx) copyOption(c *cursor, cp *Copy) error {
 		cp.Escape = val
 	case "encoding", "freeze", "force_quote", "force_not_null", "force_null":
 	default:
-		return &Error{Code: CodeSyntaxError, Message: "option \"" + name + "\" not recognized", Position: charPos(p.query, nameTok.pos)}
+		return &Error{Code: CodeSyntaxError, Message: "option \"" + name + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
 	}
 	return nil
 }

@@ -177,8 +177,8 @@ func (c *cursor) until(stop func(token) bool) int {
 	return len(c.toks)
 }
 
-// isWord returns a stop predicate for the given unquoted words.
-func isWord(ws ...string) func(token) bool {
+// anyWord returns a stop predicate for the given unquoted words.
+func anyWord(ws ...string) func(token) bool {
 	return func(t token) bool {
 		for _, w := range ws {
 			if t.is(w) {
@@ -210,7 +210,7 @@ func (c *cursor) upperWords(from, to int) string {
 
 // pgReserved are PostgreSQL's reserved key words (and the type/function-name
 // ones), which cannot be unquoted names.
-var pgReserved = wordSet(`all analyse analyze and any array as asc asymmetric both case cast check collate
+var pgReserved = kwSet(`all analyse analyze and any array as asc asymmetric both case cast check collate
 	column constraint create current_catalog current_date current_role current_time current_timestamp
 	current_user default deferrable desc distinct do else end except false fetch for foreign from grant
 	group having in initially intersect into lateral leading limit localtime localtimestamp not null

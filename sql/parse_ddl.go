@@ -123,7 +123,7 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			e.Position = charPos(p.query, typTok.pos)
+			e.Position = pgCharPos(p.query, typTok.pos)
 		}
 		return ColumnDef{}, err
 	}
@@ -205,7 +205,7 @@ func (p *parseCtx) partitionField(c *cursor) (PartitionField, error) {
 	}
 	needsParam := tr == "bucket" || tr == "truncate"
 	if f.Column == "" || needsParam != (f.Param > 0) {
-		return PartitionField{}, &Error{Code: CodeInvalidParameterValue, Position: charPos(p.query, nameTok.pos),
+		return PartitionField{}, &Error{Code: CodeInvalidParameterValue, Position: pgCharPos(p.query, nameTok.pos),
 			Message: "invalid arguments for partition transform " + name}
 	}
 	return f, nil

@@ -34,7 +34,7 @@ func (p *parseCtx) insertStmt(c *cursor) (Statement, error) {
 		}
 	}
 	if !ins.Overwrite && c.words("replace", "where") {
-		end := c.until(isWord("values", "select", "with"))
+		end := c.until(anyWord("values", "select", "with"))
 		if ins.ReplaceWhere, err = c.exprUntil(end); err != nil {
 			return nil, err
 		}
@@ -78,7 +78,7 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 	if c.peek().is("default") && c.peekN(1).is("values") {
 		return unsupportedAt(p.query, c.peek(), "INSERT ... DEFAULT VALUES is not supported")
 	}
-	end := c.until(isWord("returning", "on"))
+	end := c.until(anyWord("returning", "on"))
 	if end < len(c.toks) && c.toks[end].is("on") {
 		return unsupportedAt(p.query, c.toks[end], "INSERT ... ON CONFLICT is not supported")
 	}
@@ -144,7 +144,7 @@ func (c *cursor) tableAlias(clauseWords ...string) (string, error) {
 		return c.ident()
 	}
 	t := c.peek()
-	if t.kind == tkQIdent || (t.kind == tkIdent && !pgReserved[t.val] && !isWord(clauseWords...)(t)) {
+	if t.kind == tkQIdent || (t.kind == tkIdent && !pgReserved[t.val] && !anyWord(clauseWords...)(t)) {
 		return c.ident()
 	}
 	return "", nil
@@ -185,7 +185,7 @@ func (p *parseCtx) optWhere(c *cursor) (ast.ExprNode, error) {
 	if c.words("current", "of") {
 		return nil, unsupportedAt(p.query, c.at(c.i-2), "WHERE CURRENT OF is not supported")
 	}
-	return c.exprUntil(c.until(isWord("returning")))
+	return c.exprUntil(c.until(anyWord("returning")))
 }
 
 // updateStmt parses UPDATE t [[AS] alias] SET c = v, ... [WHERE] [RETURNING].
@@ -242,7 +242,7 @@ func (p *parseCtx) assignment(c *cursor) (Assignment, error) {
 	if c.peek().is("default") {
 		return Assignment{}, unsupportedAt(p.query, c.peek(), "SET column = DEFAULT is not supported")
 	}
-	end := c.until(func(t token) bool { return t.isPunct(",") || isWord("where", "from", "returning")(t) })
+	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord("where", "from", "returning")(t) })
 	v, err := c.exprUntil(end)
 	if err != nil {
 		return Assignment{}, err

@@ -5,7 +5,7 @@ import "fmt"
 // syntaxErrorAt is PostgreSQL's "syntax error at or near" for token t, or
 // "at end of input" for a tkEOF token.
 func syntaxErrorAt(query string, t token) *Error {
-	e := &Error{Code: CodeSyntaxError, Position: charPos(query, t.pos)}
+	e := &Error{Code: CodeSyntaxError, Position: pgCharPos(query, t.pos)}
 	if t.kind == tkEOF {
 		e.Message = "syntax error at end of input"
 	} else {
@@ -18,7 +18,7 @@ func syntaxErrorAt(query string, t token) *Error {
 func unsupportedAt(query string, t token, format string, args ...any) *Error {
 	e := Errorf(CodeFeatureNotSupported, format, args...)
 	if t.kind != tkEOF || t.pos > 0 {
-		e.Position = charPos(query, t.pos)
+		e.Position = pgCharPos(query, t.pos)
 	}
 	return e
 }

@@ -112,9 +112,9 @@ func simpleFrom(sel *ast.SelectStmt) (ref *TableRef, complex bool) {
 	return &TableRef{Name: TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: ts.AsName.O}, false
 }
 
-// topLevel calls f for each token of toks at parenthesis depth 0 with its
+// eachTopLevel calls f for each token of toks at parenthesis depth 0 with its
 // index; f returns how many tokens to skip (0 to go on normally).
-func topLevel(toks []token, f func(k int) int) {
+func eachTopLevel(toks []token, f func(k int) int) {
 	depth := 0
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
@@ -135,7 +135,7 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 	var out []token
 	var err error
 	last := 0
-	topLevel(toks, func(k int) int {
+	eachTopLevel(toks, func(k int) int {
 		if err != nil {
 			return 0
 		}
@@ -158,7 +158,7 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 			}
 		} else {
 			end := c.until(func(t token) bool {
-				return t.isPunct(",") || isWord("where", "group", "order", "limit", "offset", "having", "union",
+				return t.isPunct(",") || anyWord("where", "group", "order", "limit", "offset", "having", "union",
 					"intersect", "except", "fetch", "window", "as", "join", "left", "right", "inner", "cross",
 					"full", "natural", "on")(t)
 			})
@@ -178,7 +178,7 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 // LIMIT before OFFSET and literal counts) and parses their expressions.
 func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
 	start := -1
-	topLevel(toks, func(k int) int {
+	eachTopLevel(toks, func(k int) int {
 		if start < 0 && (toks[k].is("limit") || toks[k].is("offset") || toks[k].is("fetch")) {
 			start = k
 		}
@@ -188,7 +188,7 @@ func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]to
 		return toks, nil
 	}
 	c := &cursor{p: p, toks: toks, i: start, stop: stop}
-	end := c.until(isWord("for")) // FOR UPDATE stays
+	end := c.until(anyWord("for")) // FOR UPDATE stays
 	for c.i < end {
 		if err := p.limitClause(c, end, cl); err != nil {
 			return nil, err
@@ -200,7 +200,7 @@ func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]to
 func (p *parseCtx) limitClause(c *cursor, end int, cl *selectClauses) error {
 	var err error
 	stopAt := func(ws ...string) int {
-		k := c.until(isWord(ws...))
+		k := c.until(anyWord(ws...))
 		return min(k, end)
 	}
 	switch {
@@ -245,7 +245,7 @@ func (p *parseCtx) stripNulls(toks []token, cl *selectClauses) ([]token, error) 
 	inOrder, item := false, 0
 	var out []token
 	last := 0
-	topLevel(toks, func(k int) int {
+	eachTopLevel(toks, func(k int) int {
 		t := toks[k]
 		switch {
 		case t.is("order") && k+1 < len(toks) && toks[k+1].is("by"):

@@ -19,7 +19,7 @@ func parseOne(t *testing.T, q string) Statement {
 	return st
 }
 
-func ptrBool(b bool) *bool { return &b }
+func parsePtrBool(b bool) *bool { return &b }
 
 func TestParseDDL(t *testing.T) {
 	cases := []struct {
@@ -103,7 +103,7 @@ func TestParseSessionStatements(t *testing.T) {
 		{"SET extra_float_digits = -3", &Set{Name: "extra_float_digits", Value: "-3"}},
 		{"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
 			&SetTransaction{Isolation: "read committed", Session: true}},
-		{"SET TRANSACTION READ ONLY", &SetTransaction{ReadOnly: ptrBool(true)}},
+		{"SET TRANSACTION READ ONLY", &SetTransaction{ReadOnly: parsePtrBool(true)}},
 		{"SHOW search_path", &Show{Name: "search_path"}},
 		{"SHOW ALL", &Show{Name: "all"}},
 		{"SHOW TRANSACTION ISOLATION LEVEL", &Show{Name: "transaction_isolation"}},
@@ -111,8 +111,8 @@ func TestParseSessionStatements(t *testing.T) {
 		{"RESET ALL", &Reset{All: true}},
 		{"BEGIN", &Begin{}},
 		{"begin work", &Begin{}},
-		{"BEGIN TRANSACTION READ ONLY", &Begin{ReadOnly: ptrBool(true)}},
-		{"BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE", &Begin{Isolation: "serializable", ReadOnly: ptrBool(false)}},
+		{"BEGIN TRANSACTION READ ONLY", &Begin{ReadOnly: parsePtrBool(true)}},
+		{"BEGIN ISOLATION LEVEL SERIALIZABLE, READ WRITE", &Begin{Isolation: "serializable", ReadOnly: parsePtrBool(false)}},
 		{"START TRANSACTION ISOLATION LEVEL REPEATABLE READ", &Begin{Isolation: "repeatable read"}},
 		{"COMMIT", &Commit{}},
 		{"END", &Commit{}},
@@ -158,7 +158,7 @@ func TestParseCopy(t *testing.T) {
 		}
 	}
 	q := parseOne(t, "COPY (SELECT a FROM t WHERE b > 1) TO STDOUT WITH (FORMAT csv)").(*Copy)
-	if q.Query == nil || q.Query.From == nil || q.Query.From.Name.Table != "t" || shape(q.Query.Where) != "(gt col:b 1)" {
+	if q.Query == nil || q.Query.From == nil || q.Query.From.Name.Table != "t" || exprShape(q.Query.Where) != "(gt col:b 1)" {
 		t.Errorf("COPY (query): %#v", q)
 	}
 }

@@ -33,11 +33,11 @@ type rendered struct {
 }
 
 // render joins tokens, gluing names to '.' and function names to '('.
-func render(toks []ntok) rendered {
+func renderTidb(toks []ntok) rendered {
 	var b strings.Builder
 	r := rendered{toks: toks, starts: make([]int, len(toks))}
 	for k, t := range toks {
-		if k > 0 && !glued(toks[k-1], t) {
+		if k > 0 && !tidbGlued(toks[k-1], t) {
 			b.WriteByte(' ')
 		}
 		r.starts[k] = b.Len()
@@ -47,7 +47,7 @@ func render(toks []ntok) rendered {
 	return r
 }
 
-func glued(prev, cur ntok) bool {
+func tidbGlued(prev, cur ntok) bool {
 	if prev.text == "." || cur.text == "." {
 		return true
 	}
@@ -57,7 +57,7 @@ func glued(prev, cur ntok) bool {
 // tidb parses normalised tokens, mapping a syntax error back to the
 // original text; stop is the original token after toks.
 func (p *parseCtx) tidb(toks []ntok, stop token) ([]ast.StmtNode, error) {
-	r := render(toks)
+	r := renderTidb(toks)
 	stmts, _, err := p.tp.ParseSQL(r.text)
 	if err != nil {
 		return nil, p.mapTidbError(r, stop, err)
