@@ -106,38 +106,60 @@ func filePaths(files []ice.DataFile) []string {
 // appends never conflict with anything. If it finally fails, the files are
 // removed unless the commit is known (or may have been) to have landed.
 func Append(ctx context.Context, w *Warehouse, ident table.Identifier, files []ice.DataFile, props map[string]string) (*table.Table, error) {
-	what := "append to " + identString(ident)
 	commitID := uuid.NewString()
 	snapProps := ice.Properties{}
 	maps.Copy(snapProps, props)
 	snapProps[appendCommitIDProp] = commitID
-	var lastErr error
-	for attempt := range appendMaxAttempts {
-		if attempt > 0 {
-			if err := sleepBackoff(ctx, attempt); err != nil {
-				lastErr = err
-				break
-			}
-		}
-		tbl, err := w.LoadTable(ctx, ident)
-		if err != nil {
-			lastErr = err
-			break
-		}
-		out, err := appendOnce(ctx, tbl, files, snapProps)
-		if err == nil {
-			return out, nil
-		}
-		lastErr = err
-		if !isRetryableAppendErr(err) {
-			break
-		}
+	out, err := commitAppend(ctx, w, ident, files, snapProps)
+	if err == nil {
+		return out, nil
 	}
 	landed, cleanupErr := cleanupFailedAppend(ctx, w, ident, commitID, files)
 	if landed != nil {
 		return landed, nil
 	}
-	return nil, errors.Join(fmt.Errorf("%s: %w", what, lastErr), cleanupErr)
+	return nil, errors.Join(fmt.Errorf("append to %s: %w", identString(ident), err), cleanupErr)
+}
+
+// commitAppend stages and commits from a fresh head until it wins the race.
+func commitAppend(ctx context.Context, w *Warehouse, ident table.Identifier, files []ice.DataFile, props ice.Properties) (*table.Table, error) {
+	if err := checkDistinctFiles(files); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := range appendMaxAttempts {
+		if attempt > 0 {
+			if err := sleepBackoff(ctx, attempt); err != nil {
+				return nil, err
+			}
+		}
+		tbl, err := w.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, err
+		}
+		out, err := appendOnce(ctx, tbl, files, props)
+		if err == nil {
+			return out, nil
+		}
+		if !isRetryableAppendErr(err) {
+			return nil, err
+		}
+		lastErr = err
+	}
+	return nil, fmt.Errorf("gave up after %d conflicting commits: %w", appendMaxAttempts, lastErr)
+}
+
+// checkDistinctFiles rejects a file listed twice, which iceberg-go would
+// commit as two entries for one file (its rows read twice).
+func checkDistinctFiles(files []ice.DataFile) error {
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		if seen[f.FilePath()] {
+			return fmt.Errorf("data file %s listed twice", f.FilePath())
+		}
+		seen[f.FilePath()] = true
+	}
+	return nil
 }
 
 // appendOnce stages files as one RowDelta (AddRows works on v3 tables: the
