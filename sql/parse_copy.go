@@ -32,10 +32,11 @@ func (p *parseCtx) copyStmt(c *cursor) (Statement, error) {
 	if err := p.copyDirection(c, cp); err != nil {
 		return nil, err
 	}
-	if err := p.copyOptions(c, cp); err != nil {
+	given := map[string]bool{}
+	if err := p.copyOptions(c, cp, given); err != nil {
 		return nil, err
 	}
-	copyDefaults(cp)
+	copyDefaults(cp, given)
 	return cp, c.done()
 }
 
@@ -67,11 +68,11 @@ func (p *parseCtx) copyFileError(c *cursor) error {
 	return c.errHere()
 }
 
-func (p *parseCtx) copyOptions(c *cursor, cp *Copy) error {
+func (p *parseCtx) copyOptions(c *cursor, cp *Copy, given map[string]bool) error {
 	c.word("with")
 	if c.punct("(") {
 		for {
-			if err := p.copyOption(c, cp); err != nil {
+			if err := p.copyOption(c, cp, given); err != nil {
 				return err
 			}
 			if c.punct(")") {
@@ -83,7 +84,7 @@ func (p *parseCtx) copyOptions(c *cursor, cp *Copy) error {
 		}
 	}
 	for !c.atEnd() {
-		if err := p.legacyCopyOption(c, cp); err != nil {
+		if err := p.legacyCopyOption(c, cp, given); err != nil {
 			return err
 		}
 	}
@@ -91,7 +92,7 @@ func (p *parseCtx) copyOptions(c *cursor, cp *Copy) error {
 }
 
 // copyOption reads one "name [value]" of the parenthesised option list.
-func (p *parseCtx) copyOption(c *cursor, cp *Copy) error {
+func (p *parseCtx) copyOption(c *cursor, cp *Copy, given map[string]bool) error {
 	nameTok := c.peek()
 	name, err := p.settingName(c)
 	if err != nil {
@@ -103,6 +104,7 @@ func (p *parseCtx) copyOption(c *cursor, cp *Copy) error {
 			return err
 		}
 	}
+	given[name] = true
 	switch name {
 	case "format":
 		cp.Format = strings.ToLower(val)
@@ -135,8 +137,9 @@ func isTrueWord(v string) bool {
 }
 
 // legacyCopyOption reads one option of the pre-9.0 syntax.
-func (p *parseCtx) legacyCopyOption(c *cursor, cp *Copy) error {
+func (p *parseCtx) legacyCopyOption(c *cursor, cp *Copy, given map[string]bool) error {
 	var err error
+	given[c.peek().val] = true
 	switch {
 	case c.word("binary"):
 		cp.Format = "binary"
@@ -166,21 +169,22 @@ func (p *parseCtx) legacyCopyOption(c *cursor, cp *Copy) error {
 	return err
 }
 
-func copyDefaults(cp *Copy) {
+// copyDefaults fills the options the statement did not give.
+func copyDefaults(cp *Copy, given map[string]bool) {
 	if cp.Format == "" {
 		cp.Format = "text"
 	}
 	csv := cp.Format == "csv"
-	if cp.Delimiter == "" {
+	if !given["delimiter"] {
 		cp.Delimiter = map[bool]string{true: ",", false: "\t"}[csv]
 	}
-	if cp.Null == "" && !csv {
+	if !given["null"] && !csv {
 		cp.Null = `\N`
 	}
-	if csv && cp.Quote == "" {
+	if csv && !given["quote"] {
 		cp.Quote = `"`
 	}
-	if csv && cp.Escape == "" {
+	if csv && !given["escape"] {
 		cp.Escape = cp.Quote
 	}
 }

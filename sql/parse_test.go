@@ -146,6 +146,7 @@ func TestParseCopy(t *testing.T) {
 			From: true, Format: "csv", Header: true, Delimiter: ";", Null: "NA", Quote: `"`, Escape: `"`}},
 		{"copy t from stdin with csv header", Copy{Table: TableName{Table: "t"}, From: true, Format: "csv", Header: true,
 			Delimiter: ",", Quote: `"`, Escape: `"`}},
+		{"COPY t FROM STDIN (NULL '')", Copy{Table: TableName{Table: "t"}, From: true, Format: "text", Delimiter: "\t"}},
 		{"COPY t TO STDOUT (FORMAT binary)", Copy{Table: TableName{Table: "t"}, Format: "binary", Delimiter: "\t", Null: `\N`}},
 		{"COPY t TO STDOUT WITH DELIMITER AS '|' CSV QUOTE AS '''' ESCAPE '\\'", Copy{Table: TableName{Table: "t"},
 			Format: "csv", Delimiter: "|", Quote: "'", Escape: `\`}},

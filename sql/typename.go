@@ -11,6 +11,12 @@ import (
 func ParseTypeName(name string) (Type, error) {
 	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
 	n = strings.TrimPrefix(n, "pg_catalog.")
+	if strings.HasSuffix(n, "]") {
+		return Unknown, Errorf(CodeFeatureNotSupported, "array types are not supported (%s)", name)
+	}
+	if n == "interval" || strings.HasPrefix(n, "interval ") || strings.HasPrefix(n, "interval(") {
+		return Unknown, Errorf(CodeFeatureNotSupported, "type interval is not supported")
+	}
 	base, args, err := splitTypeArgs(n)
 	if err != nil {
 		return Unknown, err
