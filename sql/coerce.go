@@ -374,6 +374,9 @@ func castToNumeric(d any, from, to Type) (any, error) {
 	case Decimal:
 		dec = v
 	case float64:
+		if math.IsInf(v, 0) && to.Precision > 0 {
+			return nil, Errorf(CodeNumericOutOfRange, "numeric field overflow")
+		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, Errorf(CodeFeatureNotSupported, "cannot convert %s to numeric: not supported", formatDatum(v, from))
 		}

@@ -108,6 +108,13 @@ func negate(v any, t Type) (any, error) {
 	return v, nil
 }
 
+// PostgreSQL's date range in days since 1970-01-01: 4714-11-24 BC up to,
+// not including, 5874898-01-01.
+const (
+	minDateDays = -2440588
+	endDateDays = 2147483494 - 2440588
+)
+
 func divByZero() *Error { return Errorf(CodeDivisionByZero, "division by zero") }
 
 // arith computes l op r for non-null operands into result type t.
@@ -124,7 +131,10 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 		if op == "-" {
 			b = -b
 		}
-		return a + b, nil
+		if d := a + b; d >= minDateDays && d < endDateDays {
+			return d, nil
+		}
+		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range")
 	case KindText:
 		return l.(string) + r.(string), nil
 	}
@@ -182,7 +192,8 @@ func floatArith(op string, t Type, a, b float64) (any, error) {
 	case "*":
 		r = a * b
 	case "/":
-		if b == 0 {
+		// PostgreSQL lets NaN / 0 through as NaN.
+		if b == 0 && !math.IsNaN(a) {
 			return nil, divByZero()
 		}
 		r = a / b

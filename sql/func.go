@@ -110,6 +110,16 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 			return &Param{Index: v.Index, T: t}, nil
 		}
 	}
+	if t.Kind == KindNumeric && t.Precision == 0 {
+		// Unconstrained numeric keeps the values' scale; the Arrow column
+		// needs one, so take the source's (floats: 16 places).
+		switch xt := x.Type(); {
+		case xt.Kind == KindNumeric:
+			t.Scale = xt.Scale
+		case xt.Kind == KindFloat32 || xt.Kind == KindFloat64:
+			t.Scale = 16
+		}
+	}
 	if !castable(x.Type(), t) {
 		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", x.Type(), t)
 	}

@@ -145,7 +145,24 @@ func literalFor(col *ColumnRef, k *Const) (ice.Literal, litResult) {
 
 // comparePredicate is an Iceberg filter true exactly for the non-null column
 // values for which "column op k" is TRUE in PostgreSQL (k non-null).
+// Iceberg's row evaluator orders null below every value, so < and <= are
+// guarded with not_null to stay exact.
 func comparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, bool) {
+	f, exact := rawComparePredicate(col, op, k)
+	if op != OpLT && op != OpLE {
+		return f, exact
+	}
+	switch f.(type) {
+	case ice.AlwaysFalse, ice.AlwaysTrue:
+		return f, exact
+	}
+	if up, ok := f.(ice.UnboundPredicate); ok && up.Op() == ice.OpNotNull {
+		return f, exact
+	}
+	return ice.NewAnd(f, ice.NotNull(ice.Reference(col.Name))), exact
+}
+
+func rawComparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, bool) {
 	ref := ice.Reference(col.Name)
 	if op == OpEQ || op == OpNE {
 		lit, res := literalFor(col, k)
@@ -254,7 +271,7 @@ func floatRange(col *ColumnRef, op CmpOp, c float64) (ice.BooleanExpression, boo
 	if math.IsNaN(c) {
 		switch op {
 		case OpLT:
-			return ice.NewAnd(ice.NotNaN(ref), ice.NotNull(ref)), true
+			return ice.NotNaN(ref), true
 		case OpLE:
 			return ice.NotNull(ref), true
 		case OpGT:
