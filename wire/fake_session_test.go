@@ -106,6 +106,11 @@ func (s *fakeSession) Prepare(ctx context.Context, q string, paramTypes []uint32
 	p := &exec.Prepared{Query: q}
 	plan, cols, params, err := planFake(q)
 	if err != nil {
+		s.mu.Lock()
+		if s.tx == exec.TxActive {
+			s.tx = exec.TxFailed
+		}
+		s.mu.Unlock()
 		return nil, err
 	}
 	for i := range params {

@@ -127,11 +127,12 @@ func (c *conn) finish(p *portal, tag string, err error) error {
 	if err != nil {
 		return err
 	}
-	for _, pc := range p.res.ParameterChanges {
-		c.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
-	}
 	if tag != "" {
 		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	}
+	// PostgreSQL reports changed settings after CommandComplete (pgjdbc-connect trace).
+	for _, pc := range p.res.ParameterChanges {
+		c.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
 	}
 	p.done, p.doneTag = true, zeroCount(tag)
 	return nil
@@ -140,6 +141,11 @@ func (c *conn) finish(p *portal, tag string, err error) error {
 func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 	sent := 0
 	for {
+		if maxRows > 0 && sent == maxRows {
+			p.suspended = true
+			c.send(&pgproto3.PortalSuspended{})
+			return nil
+		}
 		if p.batch == nil || p.next >= int(p.batch.NumRows()) {
 			var b arrow.RecordBatch
 			err := guard(func() (err error) {
@@ -157,11 +163,6 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 			}
 			p.batch, p.next = b, 0
 			continue
-		}
-		if maxRows > 0 && sent == maxRows {
-			p.suspended = true
-			c.send(&pgproto3.PortalSuspended{})
-			return nil
 		}
 		c.appendDataRow(p.batch, p.next, p.cols, p.formats)
 		p.next++
