@@ -111,4 +111,3 @@ func TestDataRowPathAllocationFree(t *testing.T) {
 		t.Fatalf("row 7: %q", dr.Values)
 	}
 }
-

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Wire-protocol throughput: pgbench "SELECT 1" against magmalake and against a
+# throwaway PostgreSQL 15 in the same run, 1 and 8 clients, each query mode.
+#   MAGMALAKE_CMD  command that starts magmalake listening on $MAGMALAKE_PORT
+#                  (default: go run ./cmd/magmalake serve --listen 127.0.0.1:$MAGMALAKE_PORT)
+#   SECONDS_PER_RUN (default 5)
+set -eu
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+MAGMALAKE_PORT=${MAGMALAKE_PORT:-55432}
+PG_PORT=${PG_PORT:-55433}
+MAGMALAKE_CMD=${MAGMALAKE_CMD:-"go run ./cmd/magmalake serve --listen 127.0.0.1:$MAGMALAKE_PORT"}
+T=${SECONDS_PER_RUN:-5}
+
+work=$(mktemp -d /tmp/magmalake-bench-XXXXXX)
+chmod 777 "$work"
+ml_pid=""
+cleanup() {
+	[ -n "$ml_pid" ] && kill "$ml_pid" 2>/dev/null || true
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+runuser -u postgres -- "$PGBIN/initdb" -D "$work/pg" -A trust -U postgres --no-sync >/dev/null
+runuser -u postgres -- "$PGBIN/pg_ctl" -D "$work/pg" -w -l "$work/pg.log" \
+	-o "-p $PG_PORT -k $work -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+
+sh -c "$MAGMALAKE_CMD" >"$work/magmalake.log" 2>&1 &
+ml_pid=$!
+i=0
+until pg_isready -q -h 127.0.0.1 -p "$MAGMALAKE_PORT"; do
+	i=$((i + 1))
+	if [ $i -gt 120 ]; then echo "magmalake did not start: $(cat "$work/magmalake.log")" >&2; exit 1; fi
+	sleep 0.5
+done
+
+echo "SELECT 1;" >"$work/select1.sql"
+tps() { # port mode clients
+	pgbench -n -f "$work/select1.sql" -M "$2" -c "$3" -j "$3" -T "$T" -h 127.0.0.1 -p "$1" -U postgres postgres 2>/dev/null |
+		awk '/^tps = / {print $3}'
+}
+for clients in 1 8; do
+	for mode in simple extended prepared; do
+		m=$(tps "$MAGMALAKE_PORT" $mode $clients)
+		p=$(tps "$PG_PORT" $mode $clients)
+		ratio=$(awk -v m="${m:-0}" -v p="${p:-0}" 'BEGIN { if (p > 0) printf "%.2f", m / p; else print "nan" }')
+		echo "wire mode=$mode clients=$clients magmalake_tps=${m:-0} postgres_tps=${p:-0} ratio=$ratio"
+	done
+done
