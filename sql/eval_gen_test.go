@@ -50,7 +50,7 @@ func (g *exprGen) numOperand() genExpr {
 	case 4, 5:
 		return g.numLiteral()
 	case 6:
-		return same(g.pick("b + 1", "i % 7", "i / 3", "f * 2", "n * 2", "b / -2", "n - i", "i - 0.5", "f + i"))
+		return same("(" + g.pick("b + 1", "i % 7", "i / 3", "f * 2", "n * 2", "b / -2", "n - i", "i - 0.5", "f + i") + ")")
 	case 7:
 		return cast(same(g.pick("n", "i", "b")), g.pick("float8", "numeric", "bigint"))
 	case 8:
@@ -167,7 +167,7 @@ func (g *exprGen) boolExpr(depth int) genExpr {
 	case 8, 9:
 		return join(g.boolExpr(depth-1), g.pick("AND", "OR"), g.boolExpr(depth-1))
 	case 10:
-		return g.boolExpr(depth - 1).wrap("NOT (", ")")
+		return g.boolExpr(depth-1).wrap("NOT (", ")")
 	}
 	return join(g.numOperand(), g.pick(cmpOps...), g.numOperand())
 }
@@ -207,7 +207,7 @@ func (g *exprGen) scalarNum(depth int) genExpr {
 	if g.rng.Intn(2) == 0 {
 		return g.numOperand()
 	}
-	return same(g.pick("b * b", "i * 100000", "b / i", "i % i", "f / i", "-i", "abs(i)", "i + 1"))
+	return same("(" + g.pick("b * b", "i * 100000", "b / i", "i % i", "f / i", "-i", "abs(i)", "i + 1") + ")")
 }
 
 var _ = fmt.Sprint

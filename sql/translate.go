@@ -233,17 +233,13 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 	if hasNaN {
 		f = ice.NewOr(f, ice.IsNaN(ref))
 	}
-	exact := true
 	if want {
-		return f, exact
+		return f, true
 	}
 	// NOT IN is TRUE only for a non-null value equal to no item, and never
 	// when an item is NULL.
 	if hasNull {
 		return ice.AlwaysFalse{}, true
-	}
-	if !exact {
-		return ice.NotNull(ref), false
 	}
 	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
 }
