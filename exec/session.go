@@ -2,52 +2,138 @@ package exec
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
 
 	"github.com/magmalake/magmalake/sql"
 )
 
-// Engine executes statements against one warehouse; it is shared by all sessions.
-type Engine struct {
-}
-
-// NewSession starts a session for one client connection or REPL.
-func (e *Engine) NewSession(info SessionInfo) *Session {
-	return &Session{engine: e, info: info}
-}
-
 // Session holds per-connection state: settings, transaction, prepared plans.
 type Session struct {
-	engine *Engine
-	info   SessionInfo
+	engine   *Engine
+	info     SessionInfo
+	settings *Settings
+	tx       txState
+}
+
+// plan is a prepared statement's executable form.
+type plan interface {
+	execute(ctx context.Context, s *Session, params []Param) (*Result, error)
+}
+
+// planFunc adapts a function to plan.
+type planFunc func(ctx context.Context, s *Session, params []Param) (*Result, error)
+
+func (f planFunc) execute(ctx context.Context, s *Session, params []Param) (*Result, error) {
+	return f(ctx, s, params)
 }
 
 // ParameterStatus is the set of ParameterStatus messages sent after
 // authentication, as PostgreSQL 15 sends them.
 func (s *Session) ParameterStatus() map[string]string {
-	return map[string]string{}
+	return s.settings.Reported()
 }
 
 // Split cuts a simple-query string into its statements (PostgreSQL lexical
 // rules: quotes, dollar quotes, comments). An empty or whitespace-only query
 // gives no statements (EmptyQueryResponse).
 func (s *Session) Split(query string) ([]string, error) {
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "not implemented")
+	return sql.Split(query)
 }
 
 // Prepare parses and binds one statement. paramTypes are the client's
 // parameter OIDs (0 = infer).
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "not implemented")
+	p, err := s.prepare(ctx, query, paramTypes)
+	if err != nil {
+		s.tx.fail()
+		return nil, toSQLError(err)
+	}
+	return p, nil
+}
+
+func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
+	stmts, err := sql.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return &Prepared{Query: query, plan: planFunc(emptyQuery)}, nil
+	case 1:
+	default:
+		return nil, sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	if err := s.tx.admit(stmts[0]); err != nil {
+		return nil, err
+	}
+	params := sql.NewParams(paramTypes)
+	pl, cols, err := s.planStatement(ctx, stmts[0], params)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}, nil
+}
+
+func emptyQuery(context.Context, *Session, []Param) (*Result, error) {
+	return &Result{Tag: ""}, nil
 }
 
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "not implemented")
+	if len(params) != len(p.ParamTypes) {
+		return nil, &sql.Error{Code: sql.CodeProtocolViolation,
+			Message: fmt.Sprintf("bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))}
+	}
+	pl, ok := p.plan.(plan)
+	if !ok {
+		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
+	}
+	ctx = sql.WithStatementTime(ctx, time.Now())
+	res, err := pl.execute(ctx, s, params)
+	if err != nil {
+		err = toSQLError(err)
+		s.tx.fail()
+		return nil, err
+	}
+	return res, nil
+}
+
+// run executes one statement to completion, discarding rows: for scripts
+// such as the demo loader.
+func (s *Session) run(ctx context.Context, query string) error {
+	p, err := s.Prepare(ctx, query, nil)
+	if err != nil {
+		return err
+	}
+	res, err := s.Execute(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	if res.Rows == nil {
+		return nil
+	}
+	defer res.Rows.Close()
+	for {
+		if _, err := res.Rows.Next(ctx); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // TxStatus is the ReadyForQuery status: TxIdle, TxActive or TxFailed.
-func (s *Session) TxStatus() byte { return TxIdle }
+func (s *Session) TxStatus() byte { return s.tx.status() }
 
 // Close ends the session, rolling back an open transaction.
-func (s *Session) Close() {}
+func (s *Session) Close() {
+	s.tx.reset()
+}
+
+// tagOnly is a plan result with no rows.
+func tagOnly(tag string) *Result { return &Result{Tag: tag} }

@@ -1,0 +1,275 @@
+package exec
+
+import (
+	"fmt"
+	"math/big"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// aggSpec describes one aggregate call of a query.
+type aggSpec struct {
+	Func     string // count, sum, avg, min, max
+	Star     bool   // count(*)
+	Distinct bool
+	Input    sql.Type
+}
+
+// accumulator folds input values into per-group states.
+type accumulator interface {
+	// update folds value i of arr (arr is nil for count(*)) into group g.
+	update(g int, arr arrow.Array, i int) error
+	// result builds the output column for groups 0..n-1.
+	result(mem memory.Allocator, n int) (arrow.Array, error)
+}
+
+// newAccumulator builds the state for one aggregate whose result type the
+// binder chose (out).
+func newAccumulator(a aggSpec, out sql.Type) (accumulator, error) {
+	var acc accumulator
+	switch a.Func {
+	case "count":
+		acc = &countAcc{star: a.Star}
+	case "min", "max":
+		acc = &extremeAcc{max: a.Func == "max", typ: out}
+	case "sum", "avg":
+		acc = newSumAcc(a, out)
+	default:
+		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function %s does not exist", a.Func)
+	}
+	if a.Distinct && !a.Star {
+		acc = &distinctAcc{inner: acc}
+	}
+	return acc, nil
+}
+
+type countAcc struct {
+	star bool
+	n    []int64
+}
+
+func (c *countAcc) update(g int, arr arrow.Array, i int) error {
+	c.n = grow(c.n, g)
+	if c.star || !arr.IsNull(i) {
+		c.n[g]++
+	}
+	return nil
+}
+
+func (c *countAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	c.n = grow(c.n, n-1)
+	b.AppendValues(c.n[:n], nil)
+	return b.NewArray(), nil
+}
+
+// extremeAcc keeps, per group, a one-element slice of the best value seen.
+type extremeAcc struct {
+	max  bool
+	typ  sql.Type
+	best []arrow.Array
+}
+
+func (e *extremeAcc) update(g int, arr arrow.Array, i int) error {
+	for len(e.best) <= g {
+		e.best = append(e.best, nil)
+	}
+	if arr.IsNull(i) {
+		return nil
+	}
+	cur := e.best[g]
+	if cur != nil {
+		c := compareCells(arr, i, cur, 0)
+		if (e.max && c <= 0) || (!e.max && c >= 0) {
+			return nil
+		}
+		cur.Release()
+	}
+	e.best[g] = array.NewSlice(arr, int64(i), int64(i+1))
+	return nil
+}
+
+func (e *extremeAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, e.typ.ArrowType())
+	defer b.Release()
+	for g := 0; g < n; g++ {
+		if g >= len(e.best) || e.best[g] == nil {
+			b.AppendNull()
+			continue
+		}
+		if err := appendFrom(b, e.best[g], 0); err != nil {
+			return nil, err
+		}
+		e.best[g].Release()
+	}
+	e.best = nil
+	return b.NewArray(), nil
+}
+
+// sumAcc sums exactly (big.Int at the input scale for integers and numerics,
+// float64 for floats) and counts, serving sum() and avg().
+type sumAcc struct {
+	avg     bool
+	out     sql.Type
+	isFloat bool
+	scale   int
+	ints    []*big.Int
+	floats  []float64
+	counts  []int64
+}
+
+func newSumAcc(a aggSpec, out sql.Type) *sumAcc {
+	s := &sumAcc{avg: a.Func == "avg", out: out}
+	switch a.Input.Kind {
+	case sql.KindFloat32, sql.KindFloat64:
+		s.isFloat = true
+	case sql.KindNumeric:
+		s.scale = a.Input.Scale
+	}
+	return s
+}
+
+func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
+	s.counts = grow(s.counts, g)
+	if arr.IsNull(i) {
+		return nil
+	}
+	s.counts[g]++
+	if s.isFloat {
+		s.floats = grow(s.floats, g)
+		switch x := arr.(type) {
+		case *array.Float32:
+			s.floats[g] += float64(x.Value(i))
+		case *array.Float64:
+			s.floats[g] += x.Value(i)
+		}
+		return nil
+	}
+	for len(s.ints) <= g {
+		s.ints = append(s.ints, new(big.Int))
+	}
+	acc := s.ints[g]
+	switch x := arr.(type) {
+	case *array.Int16:
+		acc.Add(acc, big.NewInt(int64(x.Value(i))))
+	case *array.Int32:
+		acc.Add(acc, big.NewInt(int64(x.Value(i))))
+	case *array.Int64:
+		acc.Add(acc, big.NewInt(x.Value(i)))
+	case *array.Decimal128:
+		acc.Add(acc, x.Value(i).BigInt())
+	default:
+		return fmt.Errorf("sum over %s", arr.DataType())
+	}
+	return nil
+}
+
+func (s *sumAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	s.counts = grow(s.counts, n-1)
+	if s.isFloat {
+		return s.floatResult(mem, n)
+	}
+	if s.out.Kind == sql.KindInt64 {
+		b := array.NewInt64Builder(mem)
+		defer b.Release()
+		for g := 0; g < n; g++ {
+			if s.counts[g] == 0 {
+				b.AppendNull()
+				continue
+			}
+			v := s.ints[g]
+			if !v.IsInt64() {
+				return nil, sql.Errorf(sql.CodeNumericOutOfRange, "bigint out of range")
+			}
+			b.Append(v.Int64())
+		}
+		return b.NewArray(), nil
+	}
+	return s.numericResult(mem, n)
+}
+
+func (s *sumAcc) floatResult(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, s.out.ArrowType())
+	defer b.Release()
+	for g := 0; g < n; g++ {
+		if s.counts[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		v := s.floats[g]
+		if s.avg {
+			v /= float64(s.counts[g])
+		}
+		switch fb := b.(type) {
+		case *array.Float32Builder:
+			fb.Append(float32(v))
+		case *array.Float64Builder:
+			fb.Append(v)
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// numericResult emits decimal128 values at the scale of the result type;
+// avg rounds half away from zero there, as PostgreSQL's division does.
+func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewBuilder(mem, s.out.ArrowType()).(*array.Decimal128Builder)
+	defer b.Release()
+	for g := 0; g < n; g++ {
+		if s.counts[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		var v *big.Int
+		if s.avg {
+			v = divRound(s.ints[g], s.scale, big.NewInt(s.counts[g]), 0, s.out.Scale)
+		} else {
+			v = divRound(s.ints[g], s.scale, big.NewInt(1), 0, s.out.Scale)
+		}
+		if new(big.Int).Abs(v).Cmp(pow10(38)) >= 0 {
+			return nil, sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+		}
+		b.Append(decimal128.FromBigInt(v))
+	}
+	return b.NewArray(), nil
+}
+
+// distinctAcc feeds each distinct non-null value of a group once.
+type distinctAcc struct {
+	inner accumulator
+	seen  []map[string]struct{}
+	key   []byte
+}
+
+func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
+	for len(d.seen) <= g {
+		d.seen = append(d.seen, map[string]struct{}{})
+	}
+	if arr.IsNull(i) {
+		return d.inner.update(g, arr, i)
+	}
+	d.key = appendKey(d.key[:0], arr, i)
+	if _, ok := d.seen[g][string(d.key)]; ok {
+		return nil
+	}
+	d.seen[g][string(d.key)] = struct{}{}
+	return d.inner.update(g, arr, i)
+}
+
+func (d *distinctAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	return d.inner.result(mem, n)
+}
+
+func grow[T any](s []T, idx int) []T {
+	for len(s) <= idx {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}

@@ -1,0 +1,269 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// prepareDDL plans schema and table definition statements. They bind
+// nothing, so all work happens at execution.
+func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		if s.tx.active {
+			return nil, sql.Errorf(sql.CodeActiveTransaction, "%s cannot run inside a transaction block", ddlVerb(st))
+		}
+		switch x := st.(type) {
+		case *sql.CreateSchema:
+			return s.createSchema(ctx, x)
+		case *sql.DropSchema:
+			return s.dropSchema(ctx, x)
+		case *sql.CreateTable:
+			return s.createTable(ctx, x)
+		case *sql.DropTable:
+			return s.dropTable(ctx, x)
+		case *sql.AlterTableProperties:
+			return s.alterTable(ctx, x)
+		}
+		return nil, notSupported("%T", st)
+	}
+	return planFunc(run), nil, nil
+}
+
+func ddlVerb(st sql.Statement) string {
+	switch st.(type) {
+	case *sql.CreateSchema:
+		return "CREATE SCHEMA"
+	case *sql.DropSchema:
+		return "DROP SCHEMA"
+	case *sql.CreateTable:
+		return "CREATE TABLE"
+	case *sql.DropTable:
+		return "DROP TABLE"
+	}
+	return "ALTER TABLE"
+}
+
+func notice(msg string) Notice { return Notice{Severity: "NOTICE", Code: "00000", Message: msg} }
+
+func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Result, error) {
+	err := s.engine.wh.CreateNamespace(ctx, x.Name)
+	if errors.Is(err, iceberg.ErrNamespaceExists) {
+		if x.IfNotExists {
+			r := tagOnly("CREATE SCHEMA")
+			r.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeDuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
+			return r, nil
+		}
+		return nil, sql.Errorf(sql.CodeDuplicateSchema, "schema %q already exists", x.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tagOnly("CREATE SCHEMA"), nil
+}
+
+func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, error) {
+	ok, err := s.engine.wh.NamespaceExists(ctx, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if x.IfExists {
+			r := tagOnly("DROP SCHEMA")
+			r.Notices = []Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
+			return r, nil
+		}
+		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", x.Name)
+	}
+	tables, err := s.engine.wh.ListTables(ctx, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(tables) > 0 && !x.Cascade {
+		return nil, &sql.Error{Code: sql.CodeSchemaNotEmpty,
+			Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", x.Name),
+			Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
+	}
+	var notices []Notice
+	for _, t := range tables {
+		if err := s.engine.wh.DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
+			return nil, err
+		}
+		notices = append(notices, notice(fmt.Sprintf("drop cascades to table %s.%s", x.Name, t)))
+	}
+	if err := s.engine.wh.DropNamespace(ctx, x.Name); err != nil {
+		return nil, err
+	}
+	r := tagOnly("DROP SCHEMA")
+	r.Notices = notices
+	return r, nil
+}
+
+func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result, error) {
+	schema, err := s.creationSchema(ctx, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := icebergSchema(x.Columns)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := partitionSpec(x.Partition, x.Columns)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProperties(x.Properties); err != nil {
+		return nil, err
+	}
+	_, err = s.engine.wh.CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, x.Properties)
+	switch {
+	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
+		r := tagOnly("CREATE TABLE")
+		r.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeDuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
+		return r, nil
+	case errors.Is(err, iceberg.ErrTableExists):
+		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
+	case errors.Is(err, iceberg.ErrNoSuchNamespace):
+		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
+	case errors.Is(err, iceberg.ErrInvalidTransform):
+		return nil, &sql.Error{Code: sql.CodeDatatypeMismatch, Message: err.Error(), Err: err}
+	case err != nil:
+		return nil, err
+	}
+	return tagOnly("CREATE TABLE"), nil
+}
+
+// icebergSchema maps column definitions to an Iceberg schema; the catalog
+// assigns the final field ids.
+func icebergSchema(cols []sql.ColumnDef) (*ice.Schema, error) {
+	if len(cols) == 0 {
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "a table needs at least one column")
+	}
+	seen := map[string]bool{}
+	fields := make([]ice.NestedField, len(cols))
+	for i, c := range cols {
+		if seen[c.Name] {
+			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		t, err := c.Type.IcebergType()
+		if err != nil {
+			return nil, err
+		}
+		fields[i] = ice.NestedField{ID: i + 1, Name: c.Name, Type: t, Required: c.NotNull}
+	}
+	return ice.NewSchema(0, fields...), nil
+}
+
+// partitionSpec maps PARTITIONED BY entries to Iceberg transforms.
+func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (iceberg.TableSpec, error) {
+	var spec iceberg.TableSpec
+	for _, p := range parts {
+		found := false
+		for _, c := range cols {
+			found = found || c.Name == p.Column
+		}
+		if !found {
+			return spec, sql.Errorf(sql.CodeUndefinedColumn, "column %q named in partition key does not exist", p.Column)
+		}
+		var t ice.Transform
+		switch p.Transform {
+		case "identity":
+			t = ice.IdentityTransform{}
+		case "year":
+			t = ice.YearTransform{}
+		case "month":
+			t = ice.MonthTransform{}
+		case "day":
+			t = ice.DayTransform{}
+		case "hour":
+			t = ice.HourTransform{}
+		case "bucket":
+			if p.Param <= 0 {
+				return spec, sql.Errorf(sql.CodeInvalidParameterValue, "bucket count must be positive, got %d", p.Param)
+			}
+			t = ice.BucketTransform{NumBuckets: p.Param}
+		case "truncate":
+			if p.Param <= 0 {
+				return spec, sql.Errorf(sql.CodeInvalidParameterValue, "truncate width must be positive, got %d", p.Param)
+			}
+			t = ice.TruncateTransform{Width: p.Param}
+		default:
+			return spec, sql.Errorf(sql.CodeFeatureNotSupported, "partition transform %q is not supported", p.Transform)
+		}
+		spec.Fields = append(spec.Fields, iceberg.PartitionField{Source: p.Column, Transform: t})
+	}
+	return spec, nil
+}
+
+// checkProperties rejects values of the properties magmalake acts on that
+// it would otherwise silently ignore.
+func checkProperties(props map[string]string) error {
+	for _, k := range []string{"write.delete.mode", "write.update.mode", "write.merge.mode"} {
+		if v, ok := props[k]; ok && v != "copy-on-write" && v != "merge-on-read" {
+			return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
+		}
+	}
+	return nil
+}
+
+func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*Result, error) {
+	ident, err := s.dropTarget(ctx, x.Name)
+	if err != nil {
+		var se *sql.Error
+		if x.IfExists && errors.As(err, &se) && se.Code == sql.CodeUndefinedTable {
+			r := tagOnly("DROP TABLE")
+			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
+			return r, nil
+		}
+		return nil, err
+	}
+	if err := s.engine.wh.DropTable(ctx, ident, x.Purge); err != nil {
+		return nil, err
+	}
+	return tagOnly("DROP TABLE"), nil
+}
+
+// dropTarget resolves a table to drop; a table whose metadata cannot be
+// read can still be dropped, so the catalog can be repaired from SQL.
+func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identifier, error) {
+	rt, err := s.resolveTable(ctx, n)
+	if err == nil {
+		return rt.Ident, nil
+	}
+	if !errors.Is(err, iceberg.ErrCorruptMetadata) {
+		return nil, err
+	}
+	schema, serr := s.creationSchema(ctx, n)
+	if serr != nil {
+		return nil, err
+	}
+	return iceberg.Ident(schema, n.Table), nil
+}
+
+func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*Result, error) {
+	rt, err := s.resolveTable(ctx, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Set) > 0 {
+		if err := checkProperties(x.Set); err != nil {
+			return nil, err
+		}
+		if _, err := s.engine.wh.SetProperties(ctx, rt.Ident, x.Set); err != nil {
+			return nil, err
+		}
+	}
+	if len(x.Reset) > 0 {
+		if _, err := s.engine.wh.RemoveProperties(ctx, rt.Ident, x.Reset); err != nil {
+			return nil, err
+		}
+	}
+	return tagOnly("ALTER TABLE"), nil
+}

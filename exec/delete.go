@@ -1,0 +1,179 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// deletePlan is a bound DELETE.
+type deletePlan struct {
+	rt        *resolvedTable
+	scope     *sql.Scope // every table column
+	where     sql.Expr   // over scope; nil: no WHERE
+	returning []sql.Expr // over scope
+	names     []string
+}
+
+func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (*deletePlan, error) {
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf("42809", "cannot delete from metadata table %q", st.Table.Table)
+	}
+	qual := st.Alias
+	if qual == "" {
+		qual = st.Table.Table
+	}
+	p := &deletePlan{rt: rt, scope: tableScope(rt.Table, qual)}
+	if st.Where != nil {
+		if hasAggregate(st.Where) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+		}
+		if p.where, err = sql.Bind(st.Where, p.scope, params); err != nil {
+			return nil, err
+		}
+		if p.where.Type().Kind != sql.KindBool {
+			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", p.where.Type())
+		}
+	}
+	if len(st.Returning) > 0 {
+		items, names, err := expandItems(st.Returning, p.scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			if hasAggregate(it) {
+				return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
+			}
+			e, err := sql.Bind(it, p.scope, params)
+			if err != nil {
+				return nil, err
+			}
+			p.returning = append(p.returning, e)
+		}
+		p.names = names
+	}
+	return p, nil
+}
+
+func (p *deletePlan) columns() []Column {
+	if p.returning == nil {
+		return nil
+	}
+	cols := make([]Column, len(p.returning))
+	for i, e := range p.returning {
+		cols[i] = Column{Name: p.names[i], Type: e.Type()}
+	}
+	return cols
+}
+
+// predicate builds the delete engine's view of the WHERE clause: an Iceberg
+// filter implied by it for pruning and whole-file proofs, and the exact row
+// test over only the columns it reads.
+func (p *deletePlan) predicate(params []Param) (deletes.Predicate, error) {
+	if p.where == nil {
+		return deletes.Predicate{Filter: ice.AlwaysTrue{}, Exact: true}, nil
+	}
+	tr := sql.Translate(p.where, p.scope, params)
+	used := map[int]bool{}
+	collectColumns(p.where, used)
+	reduced := &sql.Scope{}
+	var cols []string
+	remap := map[int]int{}
+	for i, c := range p.scope.Columns {
+		if used[i] {
+			remap[i] = len(reduced.Columns)
+			reduced.Columns = append(reduced.Columns, c)
+			cols = append(cols, c.Name)
+		}
+	}
+	where := remapColumns(p.where, remap)
+	match := func(ctx context.Context, batch arrow.RecordBatch) ([]bool, error) {
+		b, err := iceberg.ToExecutorTypes(batch)
+		if err != nil {
+			return nil, err
+		}
+		defer b.Release()
+		return sql.Match(ctx, where, b, params)
+	}
+	return deletes.Predicate{Filter: tr.Filter, Exact: tr.Exact, Columns: cols, Match: match}, nil
+}
+
+func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (plan, []Column, error) {
+	p, err := s.planDelete(ctx, st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := p.columns()
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		p, err := s.planDelete(ctx, st, params)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.runDelete(ctx, p, args, false)
+		if err != nil {
+			return nil, err
+		}
+		return p.result(ctx, out, args)
+	}
+	return planFunc(run), cols, nil
+}
+
+// runDelete runs (or, dry, plans) the delete through the engine.
+func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	pred, err := p.predicate(args)
+	if err != nil {
+		return deletes.Outcome{}, err
+	}
+	opts := deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}
+	if p.returning != nil {
+		for _, c := range p.scope.Columns {
+			opts.Plan.ReturnColumns = append(opts.Plan.ReturnColumns, c.Name)
+		}
+	}
+	out, err := deletes.Delete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, opts)
+	if err != nil {
+		return out, fmt.Errorf("delete from %s: %w", p.rt.Ident, err)
+	}
+	return out, nil
+}
+
+// result answers DELETE n, or the RETURNING rows tagged DELETE n.
+func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
+	tag := fmt.Sprintf("DELETE %d", out.Deleted)
+	if p.returning == nil {
+		releaseAll(out.Returned)
+		return tagOnly(tag), nil
+	}
+	var rows []arrow.RecordBatch
+	for _, b := range out.Returned {
+		cb, err := iceberg.ToExecutorTypes(b)
+		b.Release()
+		if err != nil {
+			releaseAll(rows)
+			return nil, err
+		}
+		r, err := project(ctx, p.returning, p.names, cb, args)
+		cb.Release()
+		if err != nil {
+			releaseAll(rows)
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	br := newBatchRows("DELETE", rows)
+	br.tag = tag
+	return &Result{Columns: p.columns(), Rows: br}, nil
+}

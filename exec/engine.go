@@ -1,0 +1,68 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/magmalake/magmalake"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// EngineOptions tune execution; the zero value is ready to use.
+type EngineOptions struct {
+	// Retry bounds commit retries on concurrent writers.
+	Retry iceberg.RetryPolicy
+	// BatchSize caps rows per result batch (0: 4096).
+	BatchSize int
+}
+
+// Engine executes statements against one warehouse; it is shared by all sessions.
+type Engine struct {
+	wh   *iceberg.Warehouse
+	opts EngineOptions
+}
+
+// NewEngine starts an executor over wh.
+func NewEngine(ctx context.Context, wh *iceberg.Warehouse, opts EngineOptions) (*Engine, error) {
+	if wh == nil {
+		return nil, errors.New("new engine: no warehouse")
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 4096
+	}
+	return &Engine{wh: wh, opts: opts}, nil
+}
+
+// Warehouse is the warehouse the engine runs on.
+func (e *Engine) Warehouse() *iceberg.Warehouse { return e.wh }
+
+// NewSession starts a session for one client connection or REPL.
+func (e *Engine) NewSession(info SessionInfo) *Session {
+	return &Session{engine: e, info: info, settings: newSettings(info)}
+}
+
+// LoadDemo creates xmen.characters from the embedded demo script unless the
+// table already exists.
+func (e *Engine) LoadDemo(ctx context.Context) error {
+	_, err := e.wh.LoadTable(ctx, iceberg.Ident("xmen", "characters"))
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, iceberg.ErrNoSuchTable) && !errors.Is(err, iceberg.ErrNoSuchNamespace) {
+		return fmt.Errorf("load demo: %w", err)
+	}
+	s := e.NewSession(SessionInfo{User: "magmalake", Database: "magmalake"})
+	defer s.Close()
+	stmts, err := sql.Split(magmalake.DemoSQL)
+	if err != nil {
+		return fmt.Errorf("load demo: %w", err)
+	}
+	for _, q := range stmts {
+		if err := s.run(ctx, q); err != nil {
+			return fmt.Errorf("load demo: %s: %w", q, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// testSession opens a fresh warehouse in a temp dir and a session on it.
+func testSession(t *testing.T) *Session {
+	t.Helper()
+	ctx := context.Background()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wh.Close() })
+	eng, err := NewEngine(ctx, wh, EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	t.Cleanup(s.Close)
+	return s
+}
+
+// result is a statement's outcome rendered as text, NULL as "NULL".
+type result struct {
+	cols []string
+	rows [][]string
+	tag  string
+}
+
+func (s *Session) query(ctx context.Context, q string, params ...Param) (*result, error) {
+	p, err := s.Prepare(ctx, q, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Execute(ctx, p, params)
+	if err != nil {
+		return nil, err
+	}
+	out := &result{}
+	for _, c := range res.Columns {
+		out.cols = append(out.cols, c.Name)
+	}
+	if res.Rows == nil {
+		out.tag = res.Tag
+		return out, nil
+	}
+	defer res.Rows.Close()
+	for {
+		b, err := res.Rows.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		for r := 0; r < int(b.NumRows()); r++ {
+			row := make([]string, b.NumCols())
+			for c := range row {
+				if b.Column(c).IsNull(r) {
+					row[c] = "NULL"
+					continue
+				}
+				row[c] = string(sql.AppendText(nil, res.Columns[c].Type, b.Column(c), r))
+			}
+			out.rows = append(out.rows, row)
+		}
+	}
+	out.tag = res.Rows.Tag()
+	return out, nil
+}
+
+// mustQuery runs q and fails the test on error.
+func mustQuery(t *testing.T, s *Session, q string, params ...Param) *result {
+	t.Helper()
+	r, err := s.query(context.Background(), q, params...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return r
+}
+
+// mustFail runs q and checks its SQLSTATE.
+func mustFail(t *testing.T, s *Session, code, q string, params ...Param) {
+	t.Helper()
+	_, err := s.query(context.Background(), q, params...)
+	var se *sql.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("%s: want SQLSTATE %s, got %v", q, code, err)
+	}
+	if se.Code != code {
+		t.Fatalf("%s: want SQLSTATE %s, got %s (%s)", q, code, se.Code, se.Message)
+	}
+}
+
+func (r *result) text() string {
+	var b strings.Builder
+	for _, row := range r.rows {
+		b.WriteString(strings.Join(row, "|"))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,351 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// insertTarget is the table an INSERT writes and, per table column, which
+// input column feeds it (-1: none, the column gets NULL).
+type insertTarget struct {
+	rt      *resolvedTable
+	scope   *sql.Scope // the table's columns
+	feeds   []int
+	require []bool
+}
+
+func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarget, error) {
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf("42809", "cannot change metadata table %q", st.Table.Table)
+	}
+	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table)}
+	for _, f := range rt.Table.Schema().Fields() {
+		t.require = append(t.require, f.Required)
+	}
+	t.feeds = make([]int, len(t.scope.Columns))
+	for i := range t.feeds {
+		t.feeds[i] = -1
+	}
+	if len(st.Columns) == 0 {
+		for i := range t.feeds {
+			t.feeds[i] = i
+		}
+		return t, nil
+	}
+	for k, name := range st.Columns {
+		idx := -1
+		for i, c := range t.scope.Columns {
+			if c.Name == name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
+		}
+		if t.feeds[idx] >= 0 {
+			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+		}
+		t.feeds[idx] = k
+	}
+	return t, nil
+}
+
+// width is the number of input columns the INSERT supplies.
+func (t *insertTarget) width() int {
+	n := 0
+	for _, f := range t.feeds {
+		n = max(n, f+1)
+	}
+	return n
+}
+
+func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
+	switch {
+	case st.Overwrite:
+		return nil, nil, notSupported("INSERT OVERWRITE is not supported yet")
+	case st.ReplaceWhere != nil:
+		return nil, nil, notSupported("INSERT ... REPLACE WHERE is not supported yet")
+	case len(st.Returning) > 0:
+		return nil, nil, notSupported("INSERT ... RETURNING is not supported yet")
+	}
+	target, err := s.insertTarget(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	var source func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error)
+	if st.Query != nil {
+		source, err = s.insertFromSelect(ctx, st.Query, target, params)
+	} else {
+		source, err = insertFromValues(st.Rows, target, params)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		target, err := s.insertTarget(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		seq, done, err := source(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		n, err := s.appendRows(ctx, target, seq)
+		if err != nil {
+			return nil, err
+		}
+		return tagOnly(fmt.Sprintf("INSERT 0 %d", n)), nil
+	}
+	return planFunc(run), nil, nil
+}
+
+// appendRows writes the batches as data files and commits them as one
+// append; an empty input commits nothing.
+func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	var n int64
+	counted := func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				n += b.NumRows()
+			}
+			if !yield(b, err) {
+				return
+			}
+		}
+	}
+	files, err := iceberg.WriteDataFiles(ctx, t.rt.Table, counted)
+	if err != nil {
+		return 0, err
+	}
+	if len(files) == 0 || n == 0 {
+		return 0, nil
+	}
+	if _, err := iceberg.Append(ctx, s.engine.wh, t.rt.Ident, files, nil); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// insertFromValues binds every VALUES row to the target column types.
+func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+	width := t.width()
+	bound := make([][]sql.Expr, len(rows))
+	for r, row := range rows {
+		if len(row) > width {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(row) < width {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+		}
+		bound[r] = make([]sql.Expr, len(t.feeds))
+		for c, f := range t.feeds {
+			col := t.scope.Columns[c]
+			if f < 0 {
+				bound[r][c] = &sql.Const{T: col.T}
+				continue
+			}
+			e, err := bindAssigned(row[f], col, params)
+			if err != nil {
+				return nil, err
+			}
+			bound[r][c] = e
+		}
+	}
+	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
+		b, err := valuesBatch(ctx, bound, t, args)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(yield func(arrow.RecordBatch, error) bool) { yield(b, nil) }, func() {}, nil
+	}, nil
+}
+
+// valuesBatch evaluates bound VALUES rows into one table-shaped batch.
+func valuesBatch(ctx context.Context, rows [][]sql.Expr, t *insertTarget, args []Param) (arrow.RecordBatch, error) {
+	schema := tableArrowSchema(t.scope)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for r, row := range rows {
+		for c, e := range row {
+			arr, err := sql.Eval(ctx, e, nil, args)
+			if err != nil {
+				return nil, err
+			}
+			err = t.checkNotNull(c, arr, 0, r)
+			if err == nil {
+				err = appendFrom(b.Field(c), arr, 0)
+			}
+			arr.Release()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.NewRecordBatch(), nil
+}
+
+func (t *insertTarget) checkNotNull(col int, arr arrow.Array, i, row int) error {
+	if t.require[col] && arr.IsNull(i) {
+		return &sql.Error{Code: sql.CodeNotNullViolation,
+			Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.scope.Columns[col].Name, t.rt.Ident[len(t.rt.Ident)-1]),
+			Detail:  fmt.Sprintf("Failing row is row %d of the input.", row+1)}
+	}
+	return nil
+}
+
+func tableArrowSchema(scope *sql.Scope) *arrow.Schema {
+	fields := make([]arrow.Field, len(scope.Columns))
+	for i, c := range scope.Columns {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.T.ArrowType(), Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// bindAssigned binds a value for a column with PostgreSQL's assignment
+// rules: untyped literals and parameters take the column's type, other
+// expressions need an assignment cast.
+func bindAssigned(n ast.ExprNode, col sql.ScopeColumn, params *sql.Params) (sql.Expr, error) {
+	if isUntyped(n) {
+		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(col.T.String(), "", "")}}
+		return sql.Bind(cast, &sql.Scope{}, params)
+	}
+	e, err := sql.Bind(n, &sql.Scope{}, params)
+	if err != nil {
+		return nil, err
+	}
+	return assignCast(e, col)
+}
+
+func isUntyped(n ast.ExprNode) bool {
+	switch x := n.(type) {
+	case *test_driver.ValueExpr:
+		_, isString := x.GetValue().(string)
+		return isString || x.GetValue() == nil
+	case *ast.FuncCallExpr:
+		return x.FnName.L == "__param"
+	case *ast.ParenthesesExpr:
+		return isUntyped(x.Expr)
+	}
+	return false
+}
+
+// assignCast converts e to the column type where PostgreSQL has an
+// assignment cast, and fails with 42804 where it has none.
+func assignCast(e sql.Expr, col sql.ScopeColumn) (sql.Expr, error) {
+	from, to := e.Type(), col.T
+	if from == to {
+		return e, nil
+	}
+	ok := from.Kind == sql.KindUnknown ||
+		(from.IsNumeric() && to.IsNumeric()) ||
+		to.IsString() ||
+		(from.IsString() && to.IsString()) ||
+		(from.Kind == sql.KindDate && (to.Kind == sql.KindTimestamp || to.Kind == sql.KindTimestampTZ)) ||
+		(from.Kind == sql.KindTimestamp && (to.Kind == sql.KindTimestampTZ || to.Kind == sql.KindDate || to.Kind == sql.KindTime)) ||
+		(from.Kind == sql.KindTimestampTZ && (to.Kind == sql.KindTimestamp || to.Kind == sql.KindDate || to.Kind == sql.KindTime))
+	if !ok {
+		return nil, &sql.Error{Code: sql.CodeDatatypeMismatch,
+			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to, from),
+			Hint:    "You will need to rewrite or cast the expression."}
+	}
+	return &sql.Cast{X: e, T: to}, nil
+}
+
+// insertFromSelect plans INSERT ... SELECT: the query's columns are cast to
+// the target columns positionally.
+func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+	probe, err := s.planSelect(ctx, q, params)
+	if err != nil {
+		return nil, err
+	}
+	cols := probe.columns()
+	width := t.width()
+	if len(cols) > width {
+		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+	}
+	if len(cols) < width {
+		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+	}
+	shape := make([]sql.Expr, len(t.feeds))
+	for c, f := range t.feeds {
+		col := t.scope.Columns[c]
+		if f < 0 {
+			shape[c] = &sql.Const{T: col.T}
+			continue
+		}
+		if shape[c], err = assignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, len(t.scope.Columns))
+	for i, c := range t.scope.Columns {
+		names[i] = c.Name
+	}
+	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
+		sq, err := s.planSelect(ctx, q, params)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows, err := s.runSelect(ctx, sq, args)
+		if err != nil {
+			return nil, nil, err
+		}
+		seq := func(yield func(arrow.RecordBatch, error) bool) {
+			row := 0
+			for {
+				b, err := rows.Next(ctx)
+				if err == io.EOF {
+					return
+				}
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				out, err := project(ctx, shape, names, b, args)
+				if err == nil {
+					err = t.checkBatchNotNull(out, row)
+				}
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				row += int(b.NumRows())
+				if !yield(out, nil) {
+					return
+				}
+			}
+		}
+		return seq, func() { rows.Close() }, nil
+	}, nil
+}
+
+func (t *insertTarget) checkBatchNotNull(b arrow.RecordBatch, firstRow int) error {
+	for c := range t.require {
+		if !t.require[c] || b.Column(c).NullN() == 0 {
+			continue
+		}
+		col := b.Column(c)
+		for i := 0; i < col.Len(); i++ {
+			if err := t.checkNotNull(c, col, i, firstRow+i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// searchPath lists the schemas unqualified names resolve through, in order;
+// "$user" stands for the session user's schema, as in PostgreSQL.
+func (s *Session) searchPath() []string {
+	v, _ := s.settings.Get("search_path")
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		p := strings.TrimSpace(part)
+		if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		if p == "$user" {
+			p = s.info.User
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// currentSchema is the first schema of search_path that exists.
+func (s *Session) currentSchema(ctx context.Context) (string, error) {
+	for _, ns := range s.searchPath() {
+		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			return ns, nil
+		}
+	}
+	return "", nil
+}
+
+// creationSchema is where CREATE puts an unqualified name.
+func (s *Session) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
+	if n.Schema != "" {
+		return n.Schema, nil
+	}
+	ns, err := s.currentSchema(ctx)
+	if err != nil {
+		return "", err
+	}
+	if ns == "" {
+		return "", sql.Errorf(sql.CodeInvalidSchemaName, "no schema has been selected to create in")
+	}
+	return ns, nil
+}
+
+// resolvedTable is a table name looked up in the catalog. Meta names a
+// metadata table ("snapshots" for "t$snapshots").
+type resolvedTable struct {
+	Ident table.Identifier
+	Table *table.Table
+	Meta  string
+}
+
+// resolveTable finds a table by name, through search_path when unqualified.
+func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	name, meta := n.Table, ""
+	if i := strings.LastIndexByte(name, '$'); i > 0 {
+		name, meta = name[:i], name[i+1:]
+	}
+	schemas := []string{n.Schema}
+	if n.Schema == "" {
+		schemas = s.searchPath()
+	}
+	for _, ns := range schemas {
+		ident := iceberg.Ident(ns, name)
+		tbl, err := s.engine.wh.LoadTable(ctx, ident)
+		if err == nil {
+			return &resolvedTable{Ident: ident, Table: tbl, Meta: meta}, nil
+		}
+		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
+			continue
+		}
+		if errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace) {
+			return nil, undefinedTable(n)
+		}
+		return nil, err
+	}
+	return nil, undefinedTable(n)
+}
+
+func undefinedTable(n sql.TableName) error {
+	return sql.Errorf(sql.CodeUndefinedTable, "relation %q does not exist", n.String())
+}
+
+// tableScope lays out every column of the table's current schema.
+func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
+	sc := tbl.Schema()
+	scope := &sql.Scope{}
+	for _, f := range sc.Fields() {
+		scope.Columns = append(scope.Columns, sql.ScopeColumn{
+			Table: qualifier, Name: f.Name, T: sql.TypeFromIceberg(f.Type), FieldID: f.ID,
+		})
+	}
+	return scope
+}

@@ -1,0 +1,80 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// planStatement binds st and returns its executable form and row description.
+func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *sql.Params) (plan, []Column, error) {
+	switch x := st.(type) {
+	case *sql.Select:
+		return s.prepareSelect(ctx, x, params)
+	case *sql.Insert:
+		return s.prepareInsert(ctx, x, params)
+	case *sql.Delete:
+		return s.prepareDelete(ctx, x, params)
+	case *sql.Explain:
+		return s.prepareExplain(ctx, x, params)
+	case *sql.CreateSchema, *sql.DropSchema, *sql.CreateTable, *sql.DropTable, *sql.AlterTableProperties:
+		return s.prepareDDL(st)
+	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show:
+		return s.prepareShow(ctx, st)
+	case *sql.Set, *sql.Reset, *sql.SetTransaction, *sql.Discard, *sql.Deallocate:
+		return s.prepareSetting(st)
+	case *sql.Begin, *sql.Commit, *sql.Rollback, *sql.Savepoint, *sql.ReleaseSavepoint:
+		return s.prepareTransaction(st)
+	case *sql.Update:
+		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "UPDATE is not supported yet")
+	case *sql.Truncate:
+		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "TRUNCATE is not supported yet")
+	case *sql.Copy:
+		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "COPY is not supported yet")
+	}
+	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement %T is not supported", st)
+}
+
+// prepareSelect binds the query now for its row description; execution
+// binds again against the table as it is then.
+func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
+	q, err := s.planSelect(ctx, st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := q.columns()
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		q, err := s.planSelect(ctx, st, params)
+		if err != nil {
+			return nil, err
+		}
+		if err := sameColumns(cols, q.columns()); err != nil {
+			return nil, err
+		}
+		rows, err := s.runSelect(ctx, q, args)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Columns: cols, Rows: rows}, nil
+	}
+	return planFunc(run), cols, nil
+}
+
+// sameColumns refuses to run a prepared query whose table changed shape.
+func sameColumns(want, got []Column) error {
+	if len(want) != len(got) {
+		return sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type")
+	}
+	for i := range want {
+		if want[i].Type != got[i].Type {
+			return sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type (column %q was %s, is %s)",
+				want[i].Name, want[i].Type, got[i].Type)
+		}
+	}
+	return nil
+}
+
+func notSupported(format string, args ...any) error {
+	return sql.Errorf(sql.CodeFeatureNotSupported, "%s", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,174 @@
+package exec
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// grouper assigns group ids to key tuples and keeps one copy of each tuple.
+type grouper struct {
+	ids  map[string]int
+	keys []array.Builder
+	n    int
+	buf  []byte
+}
+
+func newGrouper(types []sql.Type) *grouper {
+	g := &grouper{ids: map[string]int{}}
+	for _, t := range types {
+		g.keys = append(g.keys, array.NewBuilder(memory.DefaultAllocator, t.ArrowType()))
+	}
+	return g
+}
+
+func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
+	g.buf = g.buf[:0]
+	for _, c := range cols {
+		g.buf = appendKey(g.buf, c, row)
+	}
+	if id, ok := g.ids[string(g.buf)]; ok {
+		return id, nil
+	}
+	id := g.n
+	g.n++
+	g.ids[string(g.buf)] = id
+	for k, c := range cols {
+		if err := appendFrom(g.keys[k], c, row); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// aggregate groups the filtered input and returns the output rows.
+func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
+	agg := p.q.agg
+	types := make([]sql.Type, len(agg.GroupBy))
+	for i, e := range agg.GroupBy {
+		types[i] = e.Type()
+	}
+	g := newGrouper(types)
+	accs := make([]accumulator, len(agg.Calls))
+	for i, c := range agg.Calls {
+		spec := aggSpec{Func: c.Name, Star: c.Arg == nil, Distinct: c.Distinct}
+		if c.Arg != nil {
+			spec.Input = c.Arg.Type()
+		}
+		var err error
+		if accs[i], err = newAccumulator(spec, c.T); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		b, err := p.nextFiltered(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = p.fold(ctx, b, g, accs)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// An aggregate without GROUP BY yields one row even over no input.
+	if len(agg.GroupBy) == 0 && g.n == 0 {
+		g.n = 1
+	}
+	grouped, err := groupedBatch(agg, g, accs)
+	if err != nil {
+		return nil, err
+	}
+	defer grouped.Release()
+	if p.q.having != nil {
+		mask, err := sql.Match(ctx, p.q.having, grouped, p.params)
+		if err != nil {
+			return nil, err
+		}
+		f, err := filterBatch(grouped, mask)
+		if err != nil {
+			return nil, err
+		}
+		grouped.Release()
+		grouped = f
+	}
+	out, err := project(ctx, p.q.outputs, p.q.names, grouped, p.params)
+	if err != nil {
+		return nil, err
+	}
+	return []arrow.RecordBatch{out}, nil
+}
+
+// fold adds one input batch to the groups and accumulators.
+func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, g *grouper, accs []accumulator) error {
+	agg := p.q.agg
+	keys := make([]arrow.Array, len(agg.GroupBy))
+	args := make([]arrow.Array, len(agg.Calls))
+	defer func() {
+		for _, a := range append(keys, args...) {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}()
+	var err error
+	for i, e := range agg.GroupBy {
+		if keys[i], err = sql.Eval(ctx, e, b, p.params); err != nil {
+			return err
+		}
+	}
+	for i, c := range agg.Calls {
+		if c.Arg != nil {
+			if args[i], err = sql.Eval(ctx, c.Arg, b, p.params); err != nil {
+				return err
+			}
+		}
+	}
+	for r := 0; r < int(b.NumRows()); r++ {
+		id, err := g.group(keys, r)
+		if err != nil {
+			return err
+		}
+		for i, acc := range accs {
+			if err := acc.update(id, args[i], r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// groupedBatch lays out the post-aggregation batch: GROUP BY values, then
+// one column per aggregate call (AggContext.Scope's layout).
+func groupedBatch(agg *sql.AggContext, g *grouper, accs []accumulator) (arrow.RecordBatch, error) {
+	scope := agg.Scope()
+	cols := make([]arrow.Array, 0, len(scope.Columns))
+	for _, kb := range g.keys {
+		cols = append(cols, kb.NewArray())
+		kb.Release()
+	}
+	for _, acc := range accs {
+		arr, err := acc.result(memory.DefaultAllocator, g.n)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, arr)
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: scope.Columns[i].Name, Type: c.DataType(), Nullable: true}
+	}
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(g.n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rb, nil
+}

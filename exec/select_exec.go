@@ -1,0 +1,326 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// runSelect executes a bound query. Without grouping, DISTINCT or ORDER BY
+// it streams; otherwise it materialises what it must.
+func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param) (Rows, error) {
+	limit, offset, err := q.bounds(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := q.pruneFilter(params)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := q.src.batches(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	next, stop := iter.Pull2(seq)
+	in := &pipeline{q: q, params: params, next: next}
+	if q.agg == nil && !q.distinct && len(q.order) == 0 {
+		lim := &limiter{limit: limit, offset: offset}
+		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
+			if lim.done() {
+				return nil, io.EOF
+			}
+			b, err := in.nextProjected(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return lim.apply(b), nil
+		}}, nil
+	}
+	defer stop()
+	out, err := s.materialise(ctx, q, in)
+	if err != nil {
+		return nil, err
+	}
+	lim := &limiter{limit: limit, offset: offset}
+	var kept []arrow.RecordBatch
+	for _, b := range out {
+		if !lim.done() {
+			kept = append(kept, lim.apply(b))
+			continue
+		}
+		b.Release()
+	}
+	return newBatchRows("SELECT", kept), nil
+}
+
+// pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
+func (q *selectQuery) pruneFilter(params []Param) (ice.BooleanExpression, error) {
+	if q.where == nil {
+		return nil, nil
+	}
+	if _, ok := q.src.(*tableSource); !ok {
+		return nil, nil
+	}
+	return sql.Translate(q.where, q.input, params).Filter, nil
+}
+
+// materialise runs grouping, DISTINCT and ORDER BY over the whole input.
+func (s *Session) materialise(ctx context.Context, q *selectQuery, in *pipeline) ([]arrow.RecordBatch, error) {
+	var rows []arrow.RecordBatch
+	var err error
+	if q.agg != nil {
+		rows, err = in.aggregate(ctx)
+	} else {
+		rows, err = in.drain(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if q.distinct {
+		rows = distinctRows(rows, q.visible)
+	}
+	if len(q.order) > 0 {
+		if rows, err = sortBatches(rows, q.order, s.engine.opts.BatchSize); err != nil {
+			return nil, err
+		}
+	}
+	for i, b := range rows {
+		rows[i] = visibleColumns(b, q.visible)
+	}
+	return rows, nil
+}
+
+// pipeline pulls input batches, applies WHERE and computes outputs.
+type pipeline struct {
+	q      *selectQuery
+	params []Param
+	next   func() (arrow.RecordBatch, error, bool)
+}
+
+// nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
+func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, canceled(err)
+		}
+		b, err, ok := p.next()
+		if !ok {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.q.where == nil {
+			return b, nil
+		}
+		mask, err := sql.Match(ctx, p.q.where, b, p.params)
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		f, err := filterBatch(b, mask)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if f.NumRows() > 0 {
+			return f, nil
+		}
+		f.Release()
+	}
+}
+
+// nextProjected is the next batch of output rows (visible and hidden columns).
+func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := p.nextFiltered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return project(ctx, p.q.outputs, p.q.names, b, p.params)
+}
+
+func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for {
+		b, err := p.nextProjected(ctx)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, b)
+	}
+}
+
+// project evaluates exprs over b into a batch named after names (hidden
+// sort columns get placeholder names).
+func project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.RecordBatch, params []Param) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(exprs))
+	fields := make([]arrow.Field, len(exprs))
+	for i, e := range exprs {
+		arr, err := sql.Eval(ctx, e, b, params)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, err
+		}
+		cols[i] = arr
+		name := "?sort?"
+		if i < len(names) {
+			name = names[i]
+		}
+		fields[i] = arrow.Field{Name: name, Type: arr.DataType(), Nullable: true}
+	}
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return rb, nil
+}
+
+// filterBatch keeps the rows whose mask entry is true.
+func filterBatch(b arrow.RecordBatch, mask []bool) (arrow.RecordBatch, error) {
+	refs := make([]rowRef, 0, len(mask))
+	for i, m := range mask {
+		if m {
+			refs = append(refs, rowRef{0, int32(i)})
+		}
+	}
+	if len(refs) == len(mask) {
+		b.Retain()
+		return b, nil
+	}
+	return gatherChunk(memory.DefaultAllocator, b.Schema(), []arrow.RecordBatch{b}, refs)
+}
+
+// visibleColumns drops hidden sort columns.
+func visibleColumns(b arrow.RecordBatch, n int) arrow.RecordBatch {
+	if int(b.NumCols()) == n {
+		return b
+	}
+	fields := b.Schema().Fields()[:n]
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), b.Columns()[:n], b.NumRows())
+	b.Release()
+	return rb
+}
+
+// distinctRows keeps the first row of each distinct value of the first n columns.
+func distinctRows(batches []arrow.RecordBatch, n int) []arrow.RecordBatch {
+	seen := map[string]struct{}{}
+	var key []byte
+	out := make([]arrow.RecordBatch, 0, len(batches))
+	for _, b := range batches {
+		mask := make([]bool, b.NumRows())
+		for r := range mask {
+			key = key[:0]
+			for c := 0; c < n; c++ {
+				key = appendKey(key, b.Column(c), r)
+			}
+			if _, dup := seen[string(key)]; !dup {
+				seen[string(key)] = struct{}{}
+				mask[r] = true
+			}
+		}
+		f, err := filterBatch(b, mask)
+		b.Release()
+		if err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// sortBatches orders rows by the keys.
+func sortBatches(batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
+	if len(batches) == 0 {
+		return nil, nil
+	}
+	cols := make([][]arrow.Array, len(batches))
+	specs := make([]sortSpec, len(keys))
+	for i, k := range keys {
+		specs[i] = k.spec
+	}
+	for b, rb := range batches {
+		for _, k := range keys {
+			cols[b] = append(cols[b], rb.Column(k.col))
+		}
+	}
+	refs := sortRows(cols, specs)
+	out, err := gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
+	releaseAll(batches)
+	return out, err
+}
+
+// limiter applies OFFSET then LIMIT across a stream of batches.
+type limiter struct {
+	limit, offset int64 // limit < 0: none
+	emitted       int64
+}
+
+func (l *limiter) done() bool { return l.limit >= 0 && l.emitted >= l.limit }
+
+func (l *limiter) apply(b arrow.RecordBatch) arrow.RecordBatch {
+	n := b.NumRows()
+	start := min(l.offset, n)
+	l.offset -= start
+	end := n
+	if l.limit >= 0 {
+		end = min(n, start+l.limit-l.emitted)
+	}
+	l.emitted += end - start
+	if start == 0 && end == n {
+		return b
+	}
+	s := b.NewSlice(start, end)
+	b.Release()
+	return s
+}
+
+// bounds evaluates LIMIT and OFFSET (-1: no limit).
+func (q *selectQuery) bounds(ctx context.Context, params []Param) (limit, offset int64, err error) {
+	limit = -1
+	if q.limit != nil {
+		v, null, err := evalCount(ctx, q.limit, params, "LIMIT")
+		if err != nil {
+			return 0, 0, err
+		}
+		if !null {
+			limit = v
+		}
+	}
+	if q.offset != nil {
+		v, _, err := evalCount(ctx, q.offset, params, "OFFSET")
+		if err != nil {
+			return 0, 0, err
+		}
+		offset = v
+	}
+	return limit, offset, nil
+}
+
+func evalCount(ctx context.Context, e sql.Expr, params []Param, what string) (int64, bool, error) {
+	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.Int64}, nil, params)
+	if err != nil {
+		return 0, false, err
+	}
+	defer arr.Release()
+	if arr.IsNull(0) {
+		return 0, true, nil
+	}
+	v := arr.(*array.Int64).Value(0)
+	if v < 0 {
+		return 0, false, sql.Errorf("2201W", "%s must not be negative", what)
+	}
+	return v, false, nil
+}

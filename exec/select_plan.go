@@ -1,0 +1,346 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// orderKey is one ORDER BY key: a column of the extended output (visible
+// outputs followed by hidden sort expressions).
+type orderKey struct {
+	col  int
+	spec sortSpec
+}
+
+// selectQuery is a bound SELECT over one source.
+type selectQuery struct {
+	src      source
+	input    *sql.Scope
+	where    sql.Expr
+	agg      *sql.AggContext
+	having   sql.Expr
+	outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
+	visible  int
+	names    []string
+	order    []orderKey
+	distinct bool
+	limit    sql.Expr
+	offset   sql.Expr
+}
+
+func (q *selectQuery) columns() []Column {
+	cols := make([]Column, q.visible)
+	for i := range cols {
+		t := q.outputs[i].Type()
+		if t.Kind == sql.KindUnknown {
+			t = sql.Text
+		}
+		cols[i] = Column{Name: q.names[i], Type: t}
+	}
+	return cols
+}
+
+// planSelect binds a SELECT: first over every column of its source, then
+// again over only the columns it reads, so the scan projects them.
+func (s *Session) planSelect(ctx context.Context, st *sql.Select, params *sql.Params) (*selectQuery, error) {
+	if st.Complex {
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "joins, subqueries in FROM and set operations are not supported yet")
+	}
+	src, err := s.openSource(ctx, st.From)
+	if err != nil {
+		return nil, err
+	}
+	full := src.scope()
+	q, err := bindSelect(st, full, params)
+	if err != nil {
+		return nil, err
+	}
+	used := q.inputColumns()
+	if len(used) == len(full.Columns) {
+		q.src = src
+		return q, nil
+	}
+	reduced := &sql.Scope{}
+	for _, i := range used {
+		reduced.Columns = append(reduced.Columns, full.Columns[i])
+	}
+	q, err = bindSelect(st, reduced, params)
+	if err != nil {
+		return nil, err
+	}
+	q.src = src.project(used)
+	return q, nil
+}
+
+// bindSelect binds every clause of st over the input scope.
+func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params) (*selectQuery, error) {
+	q := &selectQuery{input: input, distinct: st.Distinct}
+	items, names, err := expandItems(st.Items, input)
+	if err != nil {
+		return nil, err
+	}
+	if st.Where != nil {
+		if hasAggregate(st.Where) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+		}
+		if q.where, err = sql.Bind(st.Where, input, params); err != nil {
+			return nil, err
+		}
+		if q.where.Type().Kind != sql.KindBool {
+			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", q.where.Type())
+		}
+	}
+	grouped := len(st.GroupBy) > 0 || st.Having != nil || hasAggregate(items...)
+	bindOut := func(n ast.ExprNode) (sql.Expr, error) { return sql.Bind(n, input, params) }
+	if grouped {
+		if q.agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
+			return nil, err
+		}
+		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
+	}
+	for _, it := range items {
+		e, err := bindOut(it)
+		if err != nil {
+			return nil, err
+		}
+		q.outputs = append(q.outputs, e)
+	}
+	q.names, q.visible = names, len(items)
+	if st.Having != nil {
+		if q.having, err = bindOut(st.Having); err != nil {
+			return nil, err
+		}
+		if q.having.Type().Kind != sql.KindBool {
+			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of HAVING must be type boolean, not type %s", q.having.Type())
+		}
+	}
+	if err := q.bindOrder(st.OrderBy, bindOut); err != nil {
+		return nil, err
+	}
+	if q.limit, err = bindCount(st.Limit, "LIMIT", params); err != nil {
+		return nil, err
+	}
+	if q.offset, err = bindCount(st.Offset, "OFFSET", params); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// expandItems turns * and t.* into column references and names each output.
+func expandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []string, error) {
+	var nodes []ast.ExprNode
+	var names []string
+	for _, it := range items {
+		if !it.Star {
+			nodes = append(nodes, it.Expr)
+			name := it.Alias
+			if name == "" {
+				name = columnName(it.Expr)
+			}
+			names = append(names, name)
+			continue
+		}
+		found := false
+		for _, c := range input.Columns {
+			if it.StarQualifier != "" && c.Table != it.StarQualifier {
+				continue
+			}
+			found = true
+			nodes = append(nodes, columnRefNode(c))
+			names = append(names, c.Name)
+		}
+		if it.StarQualifier != "" && !found {
+			return nil, nil, sql.Errorf(sql.CodeUndefinedTable, "missing FROM-clause entry for table %q", it.StarQualifier)
+		}
+		if it.StarQualifier == "" && len(input.Columns) == 0 && !found {
+			return nil, nil, sql.Errorf(sql.CodeSyntaxError, "SELECT * with no tables specified is not valid")
+		}
+	}
+	return nodes, names, nil
+}
+
+func columnRefNode(c sql.ScopeColumn) ast.ExprNode {
+	n := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
+	n.Name.Name = ast.NewCIStr(c.Name)
+	if c.Table != "" {
+		n.Name.Table = ast.NewCIStr(c.Table)
+	}
+	return n
+}
+
+// bindGroupBy binds GROUP BY keys; ordinals and output names refer to the
+// select list, as PostgreSQL allows.
+func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, input *sql.Scope, params *sql.Params) (*sql.AggContext, error) {
+	agg := &sql.AggContext{}
+	for _, k := range keys {
+		node := k
+		if idx, ok, err := outputRef(k, names, input); err != nil {
+			return nil, err
+		} else if ok {
+			node = items[idx]
+		}
+		if hasAggregate(node) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in GROUP BY")
+		}
+		e, err := sql.Bind(node, input, params)
+		if err != nil {
+			return nil, err
+		}
+		agg.GroupBy = append(agg.GroupBy, e)
+	}
+	return agg, nil
+}
+
+// outputRef resolves an ORDER BY / GROUP BY key that names an output column:
+// an integer ordinal, or a bare name equal to an output name (for GROUP BY
+// only when no input column has that name, as in PostgreSQL).
+func outputRef(n ast.ExprNode, names []string, input *sql.Scope) (int, bool, error) {
+	if p, ok := n.(*ast.PositionExpr); ok {
+		if p.P == nil {
+			return checkPosition(int64(p.N), len(names))
+		}
+		n = p.P
+	}
+	if v, ok := n.(*test_driver.ValueExpr); ok {
+		var k int64
+		switch x := v.GetValue().(type) {
+		case int64:
+			k = x
+		case uint64:
+			k = int64(x)
+		default:
+			return 0, false, nil
+		}
+		return checkPosition(k, len(names))
+	}
+	c, ok := n.(*ast.ColumnNameExpr)
+	if !ok || c.Name.Table.O != "" {
+		return 0, false, nil
+	}
+	if input != nil {
+		for _, col := range input.Columns {
+			if col.Name == c.Name.Name.O {
+				return 0, false, nil
+			}
+		}
+	}
+	match := -1
+	for i, name := range names {
+		if name == c.Name.Name.O {
+			if match >= 0 {
+				return 0, false, sql.Errorf(sql.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name)
+			}
+			match = i
+		}
+	}
+	return match, match >= 0, nil
+}
+
+func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(ast.ExprNode) (sql.Expr, error)) error {
+	for _, it := range items {
+		spec := sortSpec{Desc: it.Desc, NullsFirst: it.Desc}
+		if it.NullsFirst != nil {
+			spec.NullsFirst = *it.NullsFirst
+		}
+		// ORDER BY prefers output names over input columns.
+		idx, ok, err := outputRef(it.Expr, q.names, nil)
+		if err != nil {
+			return err
+		}
+		if ok {
+			q.order = append(q.order, orderKey{col: idx, spec: spec})
+			continue
+		}
+		e, err := bindOut(it.Expr)
+		if err != nil {
+			return err
+		}
+		col := q.findOutput(e)
+		if col < 0 {
+			if q.distinct {
+				return sql.Errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			}
+			q.outputs = append(q.outputs, e)
+			col = len(q.outputs) - 1
+		}
+		q.order = append(q.order, orderKey{col: col, spec: spec})
+	}
+	return nil
+}
+
+func (q *selectQuery) findOutput(e sql.Expr) int {
+	s := e.String()
+	for i, o := range q.outputs {
+		if o.String() == s && o.Type() == e.Type() {
+			return i
+		}
+	}
+	return -1
+}
+
+// bindCount binds a LIMIT/OFFSET expression (a constant or parameter).
+func bindCount(n ast.ExprNode, what string, params *sql.Params) (sql.Expr, error) {
+	if n == nil {
+		return nil, nil
+	}
+	e, err := sql.Bind(n, &sql.Scope{}, params)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := e.(*sql.Param); ok && p.T.Kind == sql.KindText {
+		params.Types[p.Index] = sql.Int64
+		return &sql.Param{Index: p.Index, T: sql.Int64}, nil
+	}
+	switch e.Type().Kind {
+	case sql.KindInt16, sql.KindInt32, sql.KindInt64, sql.KindNumeric, sql.KindFloat64, sql.KindFloat32:
+		return e, nil
+	}
+	return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
+}
+
+// inputColumns lists the input columns the query reads, ascending.
+func (q *selectQuery) inputColumns() []int {
+	seen := map[int]bool{}
+	var roots []sql.Expr
+	if q.where != nil {
+		roots = append(roots, q.where)
+	}
+	if q.agg != nil {
+		roots = append(roots, q.agg.GroupBy...)
+		for _, c := range q.agg.Calls {
+			if c.Arg != nil {
+				roots = append(roots, c.Arg)
+			}
+		}
+	} else {
+		roots = append(roots, q.outputs...)
+	}
+	for _, r := range roots {
+		collectColumns(r, seen)
+	}
+	var out []int
+	for i := range q.input.Columns {
+		if seen[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// describe is a one-line summary used in errors.
+func (q *selectQuery) describe() string {
+	return fmt.Sprintf("SELECT %s", strings.Join(q.names, ", "))
+}
+
+func checkPosition(k int64, n int) (int, bool, error) {
+	if k < 1 || k > int64(n) {
+		return 0, false, sql.Errorf("42P10", "position %d is not in select list", k)
+	}
+	return int(k) - 1, true, nil
+}

@@ -1,0 +1,173 @@
+package exec
+
+import (
+	"context"
+	"strings"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// prepareSetting plans SET, RESET, SET TRANSACTION, DISCARD and DEALLOCATE.
+func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		switch x := st.(type) {
+		case *sql.Set:
+			return s.set(x)
+		case *sql.Reset:
+			if x.All {
+				return &Result{Tag: "RESET", ParameterChanges: s.settings.ResetAll()}, nil
+			}
+			ch, err := s.settings.Reset(x.Name)
+			return changeResult("RESET", ch, err)
+		case *sql.SetTransaction:
+			return s.setTransaction(x)
+		case *sql.Discard:
+			if !x.All {
+				return tagOnly("DISCARD " + strings.ToUpper(x.Target)), nil
+			}
+			if s.tx.active {
+				return nil, sql.Errorf(sql.CodeActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+			}
+			return &Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
+		case *sql.Deallocate:
+			// Protocol-level prepared statements live in the wire layer;
+			// SQL-level PREPARE is not supported, so there is nothing to free.
+			if x.All {
+				return tagOnly("DEALLOCATE ALL"), nil
+			}
+			return nil, &sql.Error{Code: "26000", Message: "prepared statement \"" + x.Name + "\" does not exist"}
+		}
+		return nil, notSupported("%T", st)
+	}
+	return planFunc(run), nil, nil
+}
+
+func changeResult(tag string, ch *ParameterChange, err error) (*Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	r := tagOnly(tag)
+	if ch != nil {
+		r.ParameterChanges = []ParameterChange{*ch}
+	}
+	return r, nil
+}
+
+func (s *Session) set(x *sql.Set) (*Result, error) {
+	name := strings.ToLower(x.Name)
+	switch name {
+	case "transaction_isolation", "default_transaction_isolation":
+		if _, err := isolationLevel(x.Value); err != nil {
+			return nil, err
+		}
+	case "transaction_read_only":
+		v, err := checkBool(x.Value)
+		if err != nil {
+			return nil, err
+		}
+		s.tx.readOnly = v == "on"
+		return tagOnly("SET"), nil
+	}
+	var ch *ParameterChange
+	var err error
+	if x.Default {
+		ch, err = s.settings.Reset(x.Name)
+	} else {
+		ch, err = s.settings.Set(x.Name, x.Value)
+	}
+	return changeResult("SET", ch, err)
+}
+
+func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
+	if x.Isolation != "" {
+		lvl, err := isolationLevel(x.Isolation)
+		if err != nil {
+			return nil, err
+		}
+		key := "transaction_isolation"
+		if x.Session {
+			key = "default_transaction_isolation"
+		}
+		s.settings.values[key] = lvl
+	}
+	if x.ReadOnly != nil {
+		v := "off"
+		if *x.ReadOnly {
+			v = "on"
+		}
+		if x.Session {
+			if _, err := s.settings.Set("default_transaction_read_only", v); err != nil {
+				return nil, err
+			}
+		} else {
+			s.tx.readOnly = *x.ReadOnly
+		}
+	}
+	return tagOnly("SET"), nil
+}
+
+// isolationLevel accepts PostgreSQL's four levels. Every one runs as
+// snapshot isolation on Iceberg, which is at least as strong as asked for
+// all but SERIALIZABLE; SERIALIZABLE is accepted as PostgreSQL's REPEATABLE
+// READ would be.
+func isolationLevel(v string) (string, error) {
+	l := strings.ToLower(strings.Join(strings.Fields(v), " "))
+	switch l {
+	case "read uncommitted", "read committed", "repeatable read", "serializable":
+		return l, nil
+	}
+	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": %q", v)
+}
+
+// prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.
+func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		switch x := st.(type) {
+		case *sql.Begin:
+			return s.begin(x)
+		case *sql.Commit:
+			return s.endTransaction("COMMIT")
+		case *sql.Rollback:
+			if x.ToSavepoint != "" {
+				return nil, notSupported("savepoints are not supported")
+			}
+			return s.endTransaction("ROLLBACK")
+		case *sql.Savepoint, *sql.ReleaseSavepoint:
+			return nil, notSupported("savepoints are not supported")
+		}
+		return nil, notSupported("%T", st)
+	}
+	return planFunc(run), nil, nil
+}
+
+func (s *Session) begin(x *sql.Begin) (*Result, error) {
+	r := tagOnly("BEGIN")
+	if s.tx.active {
+		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeActiveTransaction, Message: "there is already a transaction in progress"}}
+		return r, nil
+	}
+	if x.Isolation != "" {
+		if _, err := isolationLevel(x.Isolation); err != nil {
+			return nil, err
+		}
+	}
+	def, _ := s.settings.Get("default_transaction_read_only")
+	s.tx = txState{active: true, readOnly: def == "on"}
+	if x.ReadOnly != nil {
+		s.tx.readOnly = *x.ReadOnly
+	}
+	return r, nil
+}
+
+func (s *Session) endTransaction(verb string) (*Result, error) {
+	if !s.tx.active {
+		r := tagOnly(verb)
+		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: "there is no transaction in progress"}}
+		return r, nil
+	}
+	if s.tx.failed {
+		verb = "ROLLBACK"
+	}
+	s.tx.reset()
+	return tagOnly(verb), nil
+}

@@ -1,0 +1,280 @@
+package exec
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// ServerVersion is what clients see; pgjdbc, libpq and SQLAlchemy parse it.
+const (
+	ServerVersion    = "15.8"
+	ServerVersionNum = "150008"
+	VersionString    = "PostgreSQL 15.8 (magmalake) on x86_64-pc-linux-gnu, compiled by Go, 64-bit"
+)
+
+// setting is one run-time parameter as PostgreSQL 15 reports it.
+type setting struct {
+	def      string
+	report   bool // sent as ParameterStatus at connect and when changed
+	readOnly bool
+	check    func(v string) (string, error)
+}
+
+// settingDefs are the parameters clients read or set at connect. Names are
+// lower case; lookups fold case as PostgreSQL does.
+func settingDefs() map[string]setting {
+	return map[string]setting{
+		"application_name":                    {def: "", report: true},
+		"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
+		"datestyle":                           {def: "ISO, MDY", report: true, check: checkDateStyle},
+		"default_transaction_read_only":       {def: "off", report: true, check: checkBool},
+		"in_hot_standby":                      {def: "off", report: true, readOnly: true},
+		"integer_datetimes":                   {def: "on", report: true, readOnly: true},
+		"intervalstyle":                       {def: "postgres", report: true},
+		"is_superuser":                        {def: "on", report: true, readOnly: true},
+		"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
+		"server_version":                      {def: ServerVersion, report: true, readOnly: true},
+		"server_version_num":                  {def: ServerVersionNum, readOnly: true},
+		"session_authorization":               {def: "", report: true},
+		"standard_conforming_strings":         {def: "on", report: true, check: checkStandardStrings},
+		"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
+		"extra_float_digits":                  {def: "1"},
+		"search_path":                         {def: `"$user", public`},
+		"statement_timeout":                   {def: "0"},
+		"lock_timeout":                        {def: "0"},
+		"idle_in_transaction_session_timeout": {def: "0"},
+		"transaction_isolation":               {def: "read committed"},
+		"default_transaction_isolation":       {def: "read committed"},
+		"transaction_read_only":               {def: "off", readOnly: true},
+		"max_identifier_length":               {def: "63", readOnly: true},
+		"bytea_output":                        {def: "hex"},
+		"client_min_messages":                 {def: "notice"},
+		"geqo":                                {def: "on"},
+		"jit":                                 {def: "off"},
+		"max_index_keys":                      {def: "32", readOnly: true},
+		"block_size":                          {def: "8192", readOnly: true},
+		"lc_collate":                          {def: "C", readOnly: true},
+		"lc_ctype":                            {def: "C", readOnly: true},
+		"lc_messages":                         {def: "C"},
+		"lc_monetary":                         {def: "C"},
+		"lc_numeric":                          {def: "C"},
+		"lc_time":                             {def: "C"},
+		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
+		"magmalake.equality_deletes":          {def: "off", check: checkBool},
+	}
+}
+
+// displayName restores PostgreSQL's spelling for ParameterStatus.
+var reportNames = map[string]string{
+	"datestyle":     "DateStyle",
+	"intervalstyle": "IntervalStyle",
+	"timezone":      "TimeZone",
+}
+
+// Settings is one session's parameter values.
+type Settings struct {
+	defs   map[string]setting
+	values map[string]string
+}
+
+func newSettings(info SessionInfo) *Settings {
+	s := &Settings{defs: settingDefs(), values: map[string]string{}}
+	s.values["session_authorization"] = info.User
+	s.values["application_name"] = info.ApplicationName
+	for k, v := range info.Options {
+		// Startup options set parameters; unknown or invalid ones are ignored
+		// rather than refusing the connection, as drivers send extras.
+		_, _ = s.Set(k, v)
+	}
+	return s
+}
+
+// Get returns the value of a parameter, 42704 when it does not exist.
+func (s *Settings) Get(name string) (string, error) {
+	n := strings.ToLower(name)
+	if v, ok := s.values[n]; ok {
+		return v, nil
+	}
+	if d, ok := s.defs[n]; ok {
+		return d.def, nil
+	}
+	if strings.Contains(n, ".") { // custom placeholder variables, as in PostgreSQL
+		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+}
+
+// Set changes a parameter; it returns the ParameterStatus to send, if any.
+func (s *Settings) Set(name, value string) (*ParameterChange, error) {
+	n := strings.ToLower(name)
+	d, ok := s.defs[n]
+	if !ok {
+		if strings.Contains(n, ".") {
+			s.values[n] = value
+			return nil, nil
+		}
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	if d.readOnly {
+		return nil, &sql.Error{Code: "55P02", Message: "parameter \"" + n + "\" cannot be changed"}
+	}
+	if d.check != nil {
+		v, err := d.check(value)
+		if err != nil {
+			return nil, err
+		}
+		value = v
+	}
+	s.values[n] = value
+	if d.report {
+		return &ParameterChange{Name: reportName(n), Value: value}, nil
+	}
+	return nil, nil
+}
+
+// Reset restores a parameter's default.
+func (s *Settings) Reset(name string) (*ParameterChange, error) {
+	n := strings.ToLower(name)
+	d, ok := s.defs[n]
+	if !ok {
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	if d.readOnly {
+		return nil, &sql.Error{Code: "55P02", Message: "parameter \"" + n + "\" cannot be changed"}
+	}
+	delete(s.values, n)
+	if d.report {
+		return &ParameterChange{Name: reportName(n), Value: d.def}, nil
+	}
+	return nil, nil
+}
+
+// ResetAll restores every parameter (RESET ALL, DISCARD ALL).
+func (s *Settings) ResetAll() []ParameterChange {
+	var out []ParameterChange
+	for _, n := range s.names() {
+		d := s.defs[n]
+		if d.readOnly || n == "session_authorization" {
+			continue
+		}
+		if _, set := s.values[n]; !set {
+			continue
+		}
+		delete(s.values, n)
+		if d.report {
+			out = append(out, ParameterChange{Name: reportName(n), Value: d.def})
+		}
+	}
+	return out
+}
+
+// Reported is the ParameterStatus set sent after authentication.
+func (s *Settings) Reported() map[string]string {
+	out := map[string]string{}
+	for n, d := range s.defs {
+		if d.report {
+			v, _ := s.Get(n)
+			out[reportName(n)] = v
+		}
+	}
+	return out
+}
+
+// All lists every parameter with its value, sorted (SHOW ALL).
+func (s *Settings) All() [][2]string {
+	var out [][2]string
+	for _, n := range s.names() {
+		v, _ := s.Get(n)
+		out = append(out, [2]string{n, v})
+	}
+	return out
+}
+
+func (s *Settings) names() []string {
+	names := make([]string, 0, len(s.defs))
+	for n := range s.defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func reportName(n string) string {
+	if r, ok := reportNames[n]; ok {
+		return r
+	}
+	return n
+}
+
+func invalidValue(name, v string) error {
+	return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+}
+
+func checkBool(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on", "true", "yes", "1", "t", "y":
+		return "on", nil
+	case "off", "false", "no", "0", "f", "n":
+		return "off", nil
+	}
+	return "", invalidValue("boolean", v)
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	case "SQL_ASCII":
+		return "SQL_ASCII", nil
+	}
+	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding %q is not supported; only UTF8", v)
+}
+
+// checkDateStyle accepts what psycopg2 and JDBC send; output stays ISO, which
+// is the only style magmalake prints.
+func checkDateStyle(v string) (string, error) {
+	u := strings.ToUpper(v)
+	if strings.Contains(u, "ISO") || u == "" {
+		order := "MDY"
+		if strings.Contains(u, "DMY") {
+			order = "DMY"
+		} else if strings.Contains(u, "YMD") {
+			order = "YMD"
+		}
+		return "ISO, " + order, nil
+	}
+	return "", sql.Errorf(sql.CodeFeatureNotSupported, "DateStyle %q is not supported; only ISO output", v)
+}
+
+func checkStandardStrings(v string) (string, error) {
+	b, err := checkBool(v)
+	if err != nil {
+		return "", err
+	}
+	if b == "off" {
+		return "", sql.Errorf(sql.CodeFeatureNotSupported, "standard_conforming_strings cannot be turned off")
+	}
+	return b, nil
+}
+
+func checkTimeZone(v string) (string, error) {
+	switch strings.ToUpper(strings.TrimSpace(v)) {
+	case "UTC", "GMT", "ZULU", "Z", "ETC/UTC", "+00", "+00:00", "0", "UCT", "ETC/GMT":
+		return "UTC", nil
+	}
+	return "", sql.Errorf(sql.CodeFeatureNotSupported, "time zone %q is not supported; magmalake sessions run in UTC", v)
+}
+
+func oneOf(allowed ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		l := strings.ToLower(strings.TrimSpace(v))
+		for _, a := range allowed {
+			if l == a {
+				return a, nil
+			}
+		}
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value %q: must be one of %s", v, strings.Join(allowed, ", "))
+	}
+}

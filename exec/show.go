@@ -1,0 +1,174 @@
+package exec
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// prepareShow plans SHOW, SHOW TABLES, SHOW SCHEMAS and DESCRIBE.
+func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Column, error) {
+	var cols []string
+	var tag string
+	switch x := st.(type) {
+	case *sql.Show:
+		tag = "SHOW"
+		cols = []string{showColumnName(x.Name)}
+		if strings.EqualFold(x.Name, "all") {
+			cols = []string{"name", "setting", "description"}
+		} else if _, err := s.showValue(x.Name); err != nil {
+			return nil, nil, err
+		}
+	case *sql.ShowTables:
+		tag, cols = "SHOW", []string{"Schema", "Name", "Type", "Owner"}
+	case *sql.ShowSchemas:
+		tag, cols = "SHOW", []string{"Name", "Owner"}
+	case *sql.Describe:
+		tag, cols = "DESCRIBE", []string{"Column", "Type", "Collation", "Nullable", "Default"}
+	}
+	columns := make([]Column, len(cols))
+	for i, c := range cols {
+		columns[i] = Column{Name: c, Type: sql.Text}
+	}
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		rows, err := s.showRows(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		br := newBatchRows(tag, []arrow.RecordBatch{stringRows(cols, rows)})
+		if tag == "SHOW" && len(cols) == 1 {
+			br.tag = "SHOW"
+		}
+		return &Result{Columns: columns, Rows: br}, nil
+	}
+	return planFunc(run), columns, nil
+}
+
+func showColumnName(name string) string {
+	n := strings.ToLower(name)
+	if r, ok := reportNames[n]; ok {
+		return r
+	}
+	return n
+}
+
+func (s *Session) showValue(name string) (string, error) {
+	switch strings.ToLower(name) {
+	case "transaction_read_only":
+		if s.tx.readOnly {
+			return "on", nil
+		}
+		return "off", nil
+	case "is_superuser":
+		return "on", nil
+	}
+	return s.settings.Get(name)
+}
+
+func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
+	switch x := st.(type) {
+	case *sql.Show:
+		if strings.EqualFold(x.Name, "all") {
+			var rows [][]string
+			for _, kv := range s.settings.All() {
+				rows = append(rows, []string{kv[0], kv[1], ""})
+			}
+			return rows, nil
+		}
+		v, err := s.showValue(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		return [][]string{{v}}, nil
+	case *sql.ShowSchemas:
+		names, err := s.engine.wh.ListNamespaces(ctx)
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(names)
+		var rows [][]string
+		for _, n := range names {
+			rows = append(rows, []string{n, s.info.User})
+		}
+		return rows, nil
+	case *sql.ShowTables:
+		return s.tableRows(ctx, x.Schema)
+	case *sql.Describe:
+		return s.describeRows(ctx, x.Table)
+	}
+	return nil, notSupported("%T", st)
+}
+
+// tableRows lists tables of one schema, or of every schema on search_path.
+func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, error) {
+	schemas := []string{schema}
+	if schema == "" {
+		schemas = s.searchPath()
+	} else if ok, err := s.engine.wh.NamespaceExists(ctx, schema); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
+	}
+	var rows [][]string
+	for _, ns := range schemas {
+		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		names, err := s.engine.wh.ListTables(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rows = append(rows, []string{ns, n, "table", s.info.User})
+		}
+	}
+	return rows, nil
+}
+
+// describeRows lists a table's columns as psql's \d does.
+func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
+	rt, err := s.resolveTable(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]string
+	for _, f := range rt.Table.Schema().Fields() {
+		nullable := ""
+		if f.Required {
+			nullable = "not null"
+		}
+		rows = append(rows, []string{f.Name, sql.TypeFromIceberg(f.Type).String(), "", nullable, ""})
+	}
+	return rows, nil
+}
+
+// stringRows builds a text batch with the given column names.
+func stringRows(cols []string, rows [][]string) arrow.RecordBatch {
+	fields := make([]arrow.Field, len(cols))
+	arrs := make([]arrow.Array, len(cols))
+	for c, name := range cols {
+		fields[c] = arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true}
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		for _, r := range rows {
+			b.Append(r[c])
+		}
+		arrs[c] = b.NewArray()
+		b.Release()
+	}
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(rows)))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return rb
+}

@@ -1,0 +1,105 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// rowRef addresses one row of a materialised result.
+type rowRef struct {
+	batch, row int32
+}
+
+// sortSpec is one ORDER BY key. PostgreSQL puts NULLs last ascending and
+// first descending unless told otherwise.
+type sortSpec struct {
+	Desc       bool
+	NullsFirst bool
+}
+
+// sortRows orders all rows of the given key columns (keys[b][k] is key k of
+// batch b) stably by the specs.
+func sortRows(keys [][]arrow.Array, specs []sortSpec) []rowRef {
+	var refs []rowRef
+	for b, cols := range keys {
+		n := 0
+		if len(cols) > 0 {
+			n = cols[0].Len()
+		}
+		for r := 0; r < n; r++ {
+			refs = append(refs, rowRef{int32(b), int32(r)})
+		}
+	}
+	slices.SortStableFunc(refs, func(x, y rowRef) int {
+		for k, s := range specs {
+			a, b := keys[x.batch][k], keys[y.batch][k]
+			an, bn := a.IsNull(int(x.row)), b.IsNull(int(y.row))
+			var c int
+			switch {
+			case an && bn:
+				c = 0
+			case an:
+				c = nullOrder(s)
+			case bn:
+				c = -nullOrder(s)
+			default:
+				c = compareCells(a, int(x.row), b, int(y.row))
+				if s.Desc {
+					c = -c
+				}
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return refs
+}
+
+func nullOrder(s sortSpec) int {
+	if s.NullsFirst {
+		return -1
+	}
+	return 1
+}
+
+// gatherRows copies the referenced rows of batches, in order, into new
+// batches of at most batchSize rows.
+func gatherRows(mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef, batchSize int) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for start := 0; start < len(refs); start += batchSize {
+		end := min(start+batchSize, len(refs))
+		rb, err := gatherChunk(mem, schema, batches, refs[start:end])
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, rb)
+	}
+	return out, nil
+}
+
+func gatherChunk(mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef) (arrow.RecordBatch, error) {
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for c := range schema.NumFields() {
+		fb := b.Field(c)
+		fb.Reserve(len(refs))
+		for _, r := range refs {
+			if err := appendFrom(fb, batches[r.batch].Column(c), int(r.row)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.NewRecordBatch(), nil
+}
+
+func releaseAll(batches []arrow.RecordBatch) {
+	for _, b := range batches {
+		b.Release()
+	}
+}

@@ -1,0 +1,202 @@
+package exec
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	ice "github.com/apache/iceberg-go"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// source is what a SELECT reads from: a table (possibly as of a snapshot),
+// a metadata table, or nothing (SELECT without FROM: one empty row).
+type source interface {
+	scope() *sql.Scope
+	// project keeps only the given columns of scope(), in that order.
+	project(cols []int) source
+	// batches streams the rows; filter may skip rows it proves false.
+	batches(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error)
+}
+
+// openSource resolves the FROM clause.
+func (s *Session) openSource(ctx context.Context, from *sql.TableRef) (source, error) {
+	if from == nil {
+		return noSource{}, nil
+	}
+	rt, err := s.resolveTable(ctx, from.Name)
+	if err != nil {
+		return nil, err
+	}
+	qual := from.Alias
+	if qual == "" {
+		qual = from.Name.Table
+	}
+	if rt.Meta != "" {
+		return openMetaSource(ctx, rt, qual)
+	}
+	ts := &tableSource{rt: rt, snapshotID: from.SnapshotID}
+	if from.AsOfTimestamp != nil {
+		ms, err := asOfMillis(ctx, from.AsOfTimestamp)
+		if err != nil {
+			return nil, err
+		}
+		if ts.snapshotID, err = iceberg.SnapshotAsOf(rt.Table, ms); err != nil {
+			return nil, err
+		}
+	}
+	sc := iceberg.SchemaForSnapshot(rt.Table, ts.snapshotID)
+	ts.sc = &sql.Scope{}
+	for _, f := range sc.Fields() {
+		ts.sc.Columns = append(ts.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: sql.TypeFromIceberg(f.Type), FieldID: f.ID})
+	}
+	return ts, nil
+}
+
+// asOfMillis evaluates FOR TIMESTAMP AS OF's expression as a timestamptz.
+func asOfMillis(ctx context.Context, n ast.ExprNode) (int64, error) {
+	e, err := sql.Bind(n, &sql.Scope{}, nil)
+	if err != nil {
+		return 0, err
+	}
+	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.TimestampTZ}, nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer arr.Release()
+	if arr.IsNull(0) {
+		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL")
+	}
+	us := int64(arr.(*array.Timestamp).Value(0))
+	return time.UnixMicro(us).UnixMilli(), nil
+}
+
+type tableSource struct {
+	rt         *resolvedTable
+	sc         *sql.Scope
+	cols       []string // nil: every column
+	snapshotID *int64
+}
+
+func (t *tableSource) scope() *sql.Scope { return t.sc }
+
+func (t *tableSource) project(cols []int) source {
+	p := *t
+	p.sc = &sql.Scope{}
+	p.cols = make([]string, 0, len(cols))
+	for _, i := range cols {
+		p.sc.Columns = append(p.sc.Columns, t.sc.Columns[i])
+		p.cols = append(p.cols, t.sc.Columns[i].Name)
+	}
+	return &p
+}
+
+func (t *tableSource) batches(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+	_, seq, err := iceberg.Scan(ctx, t.rt.Table, iceberg.ScanOptions{
+		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID,
+	})
+	return seq, err
+}
+
+// metaSource serves a metadata table ("t$snapshots"), read whole: they are small.
+type metaSource struct {
+	sc   *sql.Scope
+	data []arrow.RecordBatch
+	cols []int
+}
+
+func openMetaSource(ctx context.Context, rt *resolvedTable, qual string) (source, error) {
+	schema, data, err := iceberg.MetadataTable(ctx, rt.Table, rt.Meta)
+	if err != nil {
+		return nil, err
+	}
+	m := &metaSource{sc: &sql.Scope{}, data: data}
+	for i, f := range schema.Fields() {
+		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: typeFromArrow(f.Type)})
+		m.cols = append(m.cols, i)
+	}
+	return m, nil
+}
+
+func (m *metaSource) scope() *sql.Scope { return m.sc }
+
+func (m *metaSource) project(cols []int) source {
+	p := &metaSource{sc: &sql.Scope{}, data: m.data}
+	for _, i := range cols {
+		p.sc.Columns = append(p.sc.Columns, m.sc.Columns[i])
+		p.cols = append(p.cols, m.cols[i])
+	}
+	return p
+}
+
+func (m *metaSource) batches(ctx context.Context, _ ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+	fields := make([]arrow.Field, len(m.cols))
+	for i, c := range m.sc.Columns {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.T.ArrowType(), Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, b := range m.data {
+			cols := make([]arrow.Array, len(m.cols))
+			for i, c := range m.cols {
+				cols[i] = b.Column(c)
+			}
+			if !yield(array.NewRecordBatch(schema, cols, b.NumRows()), nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+// noSource is the single empty row SELECT without FROM evaluates over.
+type noSource struct{}
+
+func (noSource) scope() *sql.Scope    { return &sql.Scope{} }
+func (noSource) project([]int) source { return noSource{} }
+func (noSource) batches(context.Context, ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		yield(array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1), nil)
+	}, nil
+}
+
+// typeFromArrow maps the executor Arrow types back to SQL types.
+func typeFromArrow(dt arrow.DataType) sql.Type {
+	switch t := dt.(type) {
+	case *arrow.BooleanType:
+		return sql.Bool
+	case *arrow.Int16Type:
+		return sql.Int16
+	case *arrow.Int32Type:
+		return sql.Int32
+	case *arrow.Int64Type:
+		return sql.Int64
+	case *arrow.Uint32Type:
+		return sql.OID
+	case *arrow.Float32Type:
+		return sql.Float32
+	case *arrow.Float64Type:
+		return sql.Float64
+	case *arrow.Decimal128Type:
+		return sql.Numeric(int(t.Precision), int(t.Scale))
+	case *arrow.BinaryType:
+		return sql.Bytea
+	case *arrow.Date32Type:
+		return sql.Date
+	case *arrow.Time64Type:
+		return sql.Time
+	case *arrow.TimestampType:
+		if t.TimeZone != "" {
+			return sql.TimestampTZ
+		}
+		return sql.Timestamp
+	}
+	if dt.ID() == arrow.EXTENSION {
+		return sql.UUID
+	}
+	return sql.Text
+}
