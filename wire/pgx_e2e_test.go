@@ -1,8 +1,4 @@
-//go:build pgxe2e
-
-// These tests drive the server with pgx itself. They are behind the pgxe2e
-// build tag because go.mod does not yet list pgx's indirect requirements
-// (pgpassfile, pgservicefile); once it does, drop the tag.
+// These tests drive the server with pgx itself.
 
 package wire
 
