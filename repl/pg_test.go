@@ -27,6 +27,9 @@ type pgHarness struct {
 var testPG pgHarness
 
 func TestMain(m *testing.M) {
+	if os.Getenv(ptyChildEnv) == "1" {
+		os.Exit(runPtyChild())
+	}
 	code := m.Run()
 	testPG.stop()
 	os.Exit(code)
