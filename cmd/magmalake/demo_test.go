@@ -8,28 +8,48 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// The embedded demo script is four statements: schema, table, two appends.
-func TestDemoSQLStatements(t *testing.T) {
-	stmts, err := sql.Split(magmalake.DemoSQL)
+// The embedded demo script parses into: schema, partitioned table, two
+// INSERTs (two appends) whose rows fit the table's six columns.
+func TestDemoSQLParses(t *testing.T) {
+	stmts, err := sql.Parse(magmalake.DemoSQL)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("parse demo.sql: %v", err)
 	}
 	if len(stmts) != 4 {
-		t.Fatalf("demo has %d statements, want 4: %q", len(stmts), stmts)
+		t.Fatalf("demo has %d statements, want 4", len(stmts))
 	}
-	for i, prefix := range []string{"CREATE SCHEMA", "CREATE TABLE", "INSERT INTO", "INSERT INTO"} {
-		if s := stripComments(stmts[i]); !strings.HasPrefix(s, prefix) {
-			t.Errorf("statement %d starts %q, want %s", i, s[:min(len(s), 30)], prefix)
+	if cs, ok := stmts[0].(*sql.CreateSchema); !ok || cs.Name != "xmen" {
+		t.Errorf("statement 1 = %#v, want CREATE SCHEMA xmen", stmts[0])
+	}
+	ct, ok := stmts[1].(*sql.CreateTable)
+	if !ok {
+		t.Fatalf("statement 2 = %T, want CREATE TABLE", stmts[1])
+	}
+	var cols []string
+	for _, c := range ct.Columns {
+		cols = append(cols, c.Name+" "+c.Type.String())
+	}
+	wantCols := "id bigint, name text, alias text, powers text, birth_year integer, active boolean"
+	if got := strings.Join(cols, ", "); got != wantCols {
+		t.Errorf("columns %q, want %q", got, wantCols)
+	}
+	if len(ct.Partition) != 1 || ct.Partition[0].Column != "active" || ct.Partition[0].Transform != "identity" {
+		t.Errorf("partitioning %+v, want identity(active)", ct.Partition)
+	}
+	rows := 0
+	for i, st := range stmts[2:] {
+		ins, ok := st.(*sql.Insert)
+		if !ok {
+			t.Fatalf("statement %d = %T, want INSERT", i+3, st)
 		}
-	}
-}
-
-func stripComments(s string) string {
-	var keep []string
-	for _, l := range strings.Split(s, "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
-			keep = append(keep, l)
+		for _, r := range ins.Rows {
+			if len(r) != 6 {
+				t.Errorf("insert %d has a row of %d values", i+1, len(r))
+			}
 		}
+		rows += len(ins.Rows)
 	}
-	return strings.TrimSpace(strings.Join(keep, "\n"))
+	if rows < 15 {
+		t.Errorf("demo has %d characters, want about 15", rows)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
@@ -10,18 +11,14 @@ import (
 // openEngine starts the executor on wh and, with demo, makes sure the demo
 // table exists.
 func openEngine(ctx context.Context, wh *iceberg.Warehouse, demo bool) (*exec.Engine, error) {
-	// TODO(integration): exec.NewEngine and (*exec.Engine).LoadDemo do not
-	// exist yet. Replace this body with:
-	//	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	//	if err != nil {
-	//		return nil, fmt.Errorf("start engine: %w", err)
-	//	}
-	//	if demo {
-	//		if err := eng.LoadDemo(ctx); err != nil {
-	//			return nil, fmt.Errorf("load demo data: %w", err)
-	//		}
-	//	}
-	//	return eng, nil
-	_, _, _ = ctx, wh, demo
-	return &exec.Engine{}, nil
+	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("start engine: %w", err)
+	}
+	if demo {
+		if err := eng.LoadDemo(ctx); err != nil {
+			return nil, fmt.Errorf("load demo data: %w", err)
+		}
+	}
+	return eng, nil
 }
