@@ -1,0 +1,178 @@
+package deletes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// RowSource yields the new rows of an overwrite, in the executor's Arrow
+// types with columns named as the table's. It is consumed once.
+type RowSource = iter.Seq2[arrow.RecordBatch, error]
+
+// ErrDynamicUnpartitioned: dynamic partition overwrite needs partitions
+// (SQLSTATE 0A000, as PyIceberg refuses it too).
+var ErrDynamicUnpartitioned = errors.New("dynamic partition overwrite needs a partitioned table")
+
+// OverwriteOptions drive Overwrite. Options.Mode is ignored: an overwrite is
+// always copy-on-write.
+type OverwriteOptions struct {
+	Options
+	// Dynamic replaces exactly the partitions the new rows land in; the
+	// predicate is ignored.
+	Dynamic bool
+}
+
+// OverwriteOutcome is what an overwrite did: Deleted rows removed, Added
+// rows inserted.
+type OverwriteOutcome struct {
+	Outcome
+	Added int64
+}
+
+// Overwrite deletes every row pred matches (or, Dynamic, every row in a
+// partition the new rows touch) and adds rows, in one snapshot. Copy-on-write
+// always: merge-on-read deletes cannot skip rows added by the same commit.
+// The new rows are written once, before planning; on a conflict only the
+// delete side is re-planned. On failure nothing stays on disk.
+func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, rows RowSource, opts OverwriteOptions) (OverwriteOutcome, error) {
+	var out OverwriteOutcome
+	head, err := cat.LoadTable(ctx, ident)
+	if err != nil {
+		return out, fmt.Errorf("overwrite %v: load: %w", ident, err)
+	}
+	if opts.Dynamic && head.Spec().IsUnpartitioned() {
+		return out, fmt.Errorf("overwrite %v: %w", ident, ErrDynamicUnpartitioned)
+	}
+	var added []iceberg.DataFile
+	if !opts.DryRun && rows != nil {
+		if added, out.Added, err = writeRows(ctx, head, rows); err != nil {
+			return out, fmt.Errorf("overwrite %v: %w", ident, err)
+		}
+	}
+	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+		out.Attempts++
+		out.Outcome = Outcome{Attempts: out.Attempts}
+		var plans []RowDelete
+		var err error
+		if opts.Dynamic {
+			plans, err = planDynamic(ctx, head, added, opts.Plan)
+		} else {
+			plans, err = PlanRowDeletes(ctx, head, pred, opts.Plan)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return stageOverwrite(ctx, head, plans, added, opts.Options, &out.Outcome)
+	})
+	if err != nil {
+		removeDataFiles(head, added)
+		return OverwriteOutcome{}, fmt.Errorf("overwrite %v: %w", ident, err)
+	}
+	if !opts.DryRun && (out.Deleted > 0 || out.Added > 0) {
+		if s := committed.CurrentSnapshot(); s != nil {
+			out.SnapshotID = s.SnapshotID
+		}
+	}
+	return out, nil
+}
+
+// stageOverwrite prepares the copy-on-write side of plans and stages it with
+// the added files; nil transaction when nothing changes.
+func stageOverwrite(ctx context.Context, head *table.Table, plans []RowDelete, added []iceberg.DataFile, opts Options, out *Outcome) (*table.Transaction, []string, error) {
+	for i := range plans {
+		out.Deleted += plans[i].Deleted()
+		releaseAll(plans[i].Returned)
+	}
+	if opts.DryRun || (out.Deleted == 0 && len(added) == 0) {
+		out.Files = Actions(head, plans, ModeCopyOnWrite)
+		return nil, nil, nil
+	}
+	change, err := Prepare(ctx, head, plans, ModeCopyOnWrite)
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Files = change.Actions()
+	tx := head.NewTransaction()
+	if err := change.stageWithRows(ctx, head, tx, added, opts.SnapshotProps); err != nil {
+		return tx, change.Written(), err
+	}
+	return tx, change.Written(), nil
+}
+
+// stageWithRows stages the change and the added data files in one snapshot
+// where iceberg-go allows it: one ReplaceFiles when data files go, else one
+// RowDelta. A merge-on-read change that also drops whole files needs both
+// (two snapshots, one atomic catalog commit), as Change.Stage explains.
+func (c *Change) stageWithRows(ctx context.Context, head *table.Table, tx *table.Transaction, added []iceberg.DataFile, props iceberg.Properties) error {
+	if len(c.dropData) == 0 {
+		rd := tx.NewRowDelta(props).AddRows(added...)
+		if len(c.addDeletes) > 0 {
+			rd.AddDeletes(c.addDeletes...)
+		}
+		if len(c.supersededDVs) > 0 {
+			rd.RemoveDeletes(c.supersededDVs...)
+		}
+		if err := rd.Commit(ctx); err != nil {
+			return fmt.Errorf("stage row delta: %w", err)
+		}
+		return nil
+	}
+	adds := append(append([]iceberg.DataFile{}, c.addData...), withRowIDs(head, c.addData, added)...)
+	if err := tx.ReplaceFiles(ctx, c.dropData, adds, c.dropDeletes, props); err != nil {
+		return fmt.Errorf("stage file replacement: %w", err)
+	}
+	if len(c.addDeletes) > 0 {
+		rd := tx.NewRowDelta(props).AddDeletes(c.addDeletes...)
+		if len(c.supersededDVs) > 0 {
+			rd.RemoveDeletes(c.supersededDVs...)
+		}
+		if err := rd.Commit(ctx); err != nil {
+			return fmt.Errorf("stage delete files: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeRows writes the new rows as data files of head (partitioned by its
+// current spec) and counts them.
+func writeRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceberg.DataFile, int64, error) {
+	var n int64
+	counted := func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range rows {
+			if err == nil {
+				n += b.NumRows()
+			}
+			if !yield(b, err) {
+				return
+			}
+		}
+	}
+	files, err := lake.WriteDataFiles(ctx, head, counted)
+	if err != nil {
+		return nil, 0, err
+	}
+	return files, n, nil
+}
+
+func removeDataFiles(tbl *table.Table, files []iceberg.DataFile) {
+	if len(files) == 0 {
+		return
+	}
+	fs, err := tbl.FS(context.Background())
+	if err != nil {
+		return
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.FilePath()
+	}
+	lake.RemoveWrittenFiles(fs, paths)
+}
