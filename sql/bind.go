@@ -137,6 +137,8 @@ func (b *binder) bind(node ast.ExprNode) (Expr, error) {
 		return b.bindFuncCall(n)
 	case *ast.AggregateFuncExpr:
 		return b.bindAggregate(n)
+	case *ast.PatternRegexpExpr:
+		return nil, Errorf(CodeFeatureNotSupported, "regular expression operator ~ is not supported")
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "expression %s is not supported", nodeText(node))
 }

@@ -33,6 +33,14 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		return b.bindLike(n.Args[0], n.Args[1], esc, true, false)
 	case "trim":
 		return b.bindTrim(n)
+	case "__any", "__all":
+		return nil, Errorf(CodeFeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
+	case "__array", "__array_sub":
+		return nil, Errorf(CodeFeatureNotSupported, "array constructors are not supported")
+	case "__subscript":
+		return nil, Errorf(CodeFeatureNotSupported, "array subscripts are not supported")
+	case "__field":
+		return nil, Errorf(CodeFeatureNotSupported, "field selection is not supported")
 	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {

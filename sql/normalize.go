@@ -48,8 +48,16 @@ type ntok struct {
 	src  token
 }
 
-// castFrame records an open parenthesis; cast marks the one of CAST(.
-type castFrame struct{ cast bool }
+// castFrame records an open parenthesis (or bracket); cast marks the one of
+// CAST(, closer is extra text emitted when it closes (normalize_pg.go), query
+// marks a parenthesised query and from that its FROM clause is being read.
+type castFrame struct {
+	cast    bool
+	bracket bool
+	closer  []string
+	query   bool
+	from    bool
+}
 
 // normalizer rewrites one statement's (or one expression's) tokens.
 type normalizer struct {
@@ -59,12 +67,13 @@ type normalizer struct {
 	i      int
 	out    []ntok
 	frames []castFrame
+	top    castFrame // the statement level, a query
 }
 
 // normalizeStop rewrites in (tokens of query, followed by stop) into
 // TiDB-acceptable tokens.
 func normalizeStop(query string, in []token, stop token) ([]ntok, error) {
-	n := &normalizer{query: query, in: in, stop: stop}
+	n := &normalizer{query: query, in: pgPrepass(in), stop: stop, top: castFrame{query: true}}
 	for n.i < len(n.in) {
 		if err := n.step(); err != nil {
 			return nil, err
@@ -138,13 +147,17 @@ func (n *normalizer) stringConst(t token) error {
 func (n *normalizer) punct(t token) error {
 	switch t.val {
 	case "(":
-		n.frames = append(n.frames, castFrame{})
+		n.frames = append(n.frames, castFrame{query: n.subqueryAt(n.i + 1)})
 	case ")":
-		if len(n.frames) > 0 {
-			n.frames = n.frames[:len(n.frames)-1]
+		return n.closeFrame(t, false)
+	case "[":
+		return n.subscript(t)
+	case "]":
+		return n.closeFrame(t, true)
+	case ".":
+		if ok, err := n.fieldSelect(t); ok || err != nil {
+			return err
 		}
-	case "[", "]":
-		return unsupportedAt(n.query, t, "array subscripts are not supported")
 	case "::":
 		return n.doubleColon(t)
 	case ":":
@@ -166,7 +179,12 @@ func (n *normalizer) operator(t token) error {
 		return n.ilike(t, false)
 	case "!~~*":
 		return n.ilike(t, true)
-	case "~", "~*", "!~", "!~*":
+	case "~":
+		n.emit("regexp", tkIdent, t)
+	case "!~":
+		n.emit("not", tkIdent, t)
+		n.emit("regexp", tkIdent, t)
+	case "~*", "!~*":
 		return unsupportedAt(n.query, t, "regular expression operator %s is not supported", t.val)
 	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=", "||", "<<", ">>", "|", "&":
 		n.emit(t.val, tkOp, t)
@@ -220,13 +238,17 @@ func (n *normalizer) word(t token) error {
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
 	case "array":
 		if next.isPunct("[") || next.isPunct("(") {
-			return unsupportedAt(n.query, t, "array constructors are not supported")
+			return n.arrayConstructor(t, next)
 		}
 	case "any", "some", "all":
 		if next.isPunct("(") && !n.subqueryAt(n.i+2) && n.afterOperator() {
-			return unsupportedAt(n.query, t, "%s (array) is not supported", strings.ToUpper(t.val))
+			return n.arrayQuantifier(t)
 		}
 	}
+	if ok, err := n.fromFunction(t); ok || err != nil {
+		return err
+	}
+	n.trackFrom(t)
 	if ok, err := n.typedLiteral(t); ok || err != nil {
 		return err
 	}

@@ -1,0 +1,221 @@
+package sql
+
+// PostgreSQL forms catalog clients send (psql, pgjdbc, SQLAlchemy) that TiDB
+// cannot parse, rewritten to internal calls the catalog evaluator
+// (exec/pgcatalog) understands and Bind rejects with 0A000:
+//
+//   - a ~ b → a REGEXP b; a !~ b → a NOT REGEXP b.
+//   - OPERATOR(pg_catalog.op) → op; COLLATE name → dropped (one collation, C).
+//   - x op ANY|SOME|ALL (array) → x op __any(array) / __all(array).
+//   - ARRAY[a, b] → __array(a, b); ARRAY(subquery) → __array_sub((subquery)).
+//   - x[i] → __subscript(x, i); (x).f → __field((x), 'f').
+//   - a function in FROM, f(args) [AS] s[(c)] → (SELECT f(args) AS c) AS s,
+//     c defaulting to s and s to the function's name, as PostgreSQL names them.
+
+// pgPrepass drops COLLATE clauses and unwraps OPERATOR(schema.op).
+func pgPrepass(in []token) []token {
+	var out []token
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		if t.is("collate") && k+1 < len(in) && (in[k+1].kind == tkIdent || in[k+1].kind == tkQIdent) {
+			k++
+			for k+2 < len(in) && in[k+1].isPunct(".") && (in[k+2].kind == tkIdent || in[k+2].kind == tkQIdent) {
+				k += 2
+			}
+			continue
+		}
+		if t.is("operator") && k+1 < len(in) && in[k+1].isPunct("(") {
+			j := k + 2
+			for j+1 < len(in) && (in[j].kind == tkIdent || in[j].kind == tkQIdent) && in[j+1].isPunct(".") {
+				j += 2
+			}
+			if j+1 < len(in) && in[j].kind == tkOp && in[j+1].isPunct(")") {
+				out = append(out, in[j])
+				k = j + 1
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// cur is the innermost open frame, or the statement level.
+func (n *normalizer) cur() *castFrame {
+	if k := len(n.frames); k > 0 {
+		return &n.frames[k-1]
+	}
+	return &n.top
+}
+
+// closeFrame handles ')' and ']'.
+func (n *normalizer) closeFrame(t token, bracket bool) error {
+	k := len(n.frames)
+	if k == 0 {
+		if bracket {
+			return syntaxErrorAt(n.query, t)
+		}
+		n.emit(")", tkPunct, t)
+		n.i++
+		return nil
+	}
+	f := n.frames[k-1]
+	if f.bracket != bracket {
+		return syntaxErrorAt(n.query, t)
+	}
+	n.frames = n.frames[:k-1]
+	n.emit(")", tkPunct, t)
+	for _, c := range f.closer {
+		n.emit(c, tkPunct, t)
+	}
+	n.i++
+	return nil
+}
+
+// subscript rewrites primary[i] to __subscript(primary, i).
+func (n *normalizer) subscript(t token) error {
+	s := primaryStart(n.out)
+	if s == len(n.out) {
+		return syntaxErrorAt(n.query, t)
+	}
+	inner := append([]ntok(nil), n.out[s:]...)
+	n.out = n.out[:s]
+	n.emit("__subscript", tkIdent, t)
+	n.emit("(", tkPunct, t)
+	n.out = append(n.out, inner...)
+	n.emit(",", tkPunct, t)
+	n.frames = append(n.frames, castFrame{bracket: true})
+	n.i++
+	return nil
+}
+
+// arrayConstructor rewrites ARRAY[...] and ARRAY(subquery).
+func (n *normalizer) arrayConstructor(t, next token) error {
+	if next.isPunct("[") {
+		n.emit("__array", tkIdent, t)
+		n.emit("(", tkPunct, next)
+		n.frames = append(n.frames, castFrame{bracket: true})
+		n.i += 2
+		return nil
+	}
+	n.emit("__array_sub", tkIdent, t)
+	n.emit("(", tkPunct, next)
+	n.emit("(", tkPunct, next)
+	n.frames = append(n.frames, castFrame{query: true, closer: []string{")"}})
+	n.i += 2
+	return nil
+}
+
+// arrayQuantifier rewrites op ANY|SOME|ALL (array) to op __any(array).
+func (n *normalizer) arrayQuantifier(t token) error {
+	name := "__any"
+	if t.val == "all" {
+		name = "__all"
+	}
+	n.emit(name, tkIdent, t)
+	n.i++
+	return nil
+}
+
+// fieldSelect rewrites (x).f to __field((x), 'f').
+func (n *normalizer) fieldSelect(t token) (bool, error) {
+	last := len(n.out) - 1
+	next := n.peek(1)
+	if last < 0 || n.out[last].text != ")" || (next.kind != tkIdent && next.kind != tkQIdent) {
+		return false, nil
+	}
+	s := matchBack(n.out, last, "(", ")")
+	if s < 0 {
+		return false, nil
+	}
+	group := append([]ntok(nil), n.out[s:]...)
+	n.out = n.out[:s]
+	n.emit("__field", tkIdent, t)
+	n.emit("(", tkPunct, t)
+	n.out = append(n.out, group...)
+	n.emit(",", tkPunct, t)
+	n.emit(pgQuoteString(next.val), tkString, next)
+	n.emit(")", tkPunct, t)
+	n.i += 2
+	return true, nil
+}
+
+// trackFrom follows whether the current query level is in its FROM clause.
+func (n *normalizer) trackFrom(t token) {
+	f := n.cur()
+	if !f.query {
+		return
+	}
+	switch t.val {
+	case "from":
+		f.from = true
+	case "where", "group", "order", "having", "limit", "offset", "fetch", "union", "intersect", "except", "window", "for":
+		f.from = false
+	}
+}
+
+// fromClauseEnd are words that cannot be a FROM item's alias.
+var fromClauseEnd = kwSet(`where join left right inner outer cross natural full on using order group having limit
+	offset fetch union intersect except window for`)
+
+// fromFunction rewrites a function call in table position of a FROM clause
+// into a derived table with one column.
+func (n *normalizer) fromFunction(t token) (bool, error) {
+	if !n.cur().from || n.i == 0 || t.kind != tkIdent {
+		return false, nil
+	}
+	prev := n.in[n.i-1]
+	if !prev.is("from") && !prev.is("join") && !prev.isPunct(",") {
+		return false, nil
+	}
+	if t.val == "lateral" || t.val == "only" || t.val == "select" || t.val == "values" {
+		return false, nil
+	}
+	j := n.i
+	for n.at(j+1).isPunct(".") && (n.at(j+2).kind == tkIdent || n.at(j+2).kind == tkQIdent) {
+		j += 2
+	}
+	if !n.at(j + 1).isPunct("(") {
+		return false, nil
+	}
+	e := matchParenTok(n.in, j+1)
+	if e < 0 {
+		return false, nil
+	}
+	fname := n.in[j].val
+	call, err := n.sub(n.i, e+1)
+	if err != nil {
+		return true, err
+	}
+	k := e + 1
+	if n.at(k).is("as") {
+		k++
+	}
+	alias, col := "", ""
+	if a := n.at(k); (a.kind == tkIdent && !fromClauseEnd[a.val]) || a.kind == tkQIdent {
+		alias = a.val
+		k++
+		if n.at(k).isPunct("(") && (n.at(k+1).kind == tkIdent || n.at(k+1).kind == tkQIdent) {
+			col = n.at(k + 1).val
+			if c := matchParenTok(n.in, k); c > 0 {
+				k = c + 1
+			}
+		}
+	}
+	if alias == "" {
+		alias = fname
+	}
+	if col == "" {
+		col = alias
+	}
+	n.emit("(", tkPunct, t)
+	n.emit("select", tkIdent, t)
+	n.out = append(n.out, call...)
+	n.emit("as", tkIdent, t)
+	n.emit(pgQuoteIdent(col), tkQIdent, t)
+	n.emit(")", tkPunct, t)
+	n.emit("as", tkIdent, t)
+	n.emit(pgQuoteIdent(alias), tkQIdent, t)
+	n.i = k
+	return true, nil
+}

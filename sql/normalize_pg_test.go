@@ -1,0 +1,88 @@
+package sql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+func TestNormalizeCatalogForms(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`a OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default`, "regexp"},
+		{`a !~ '^pg_'`, "not-regexp"},
+		{`a = ANY (b)`, "(eq col:a __any(col:b))"},
+		{`'d' = any(stxkind)`, "(eq __cast('d', ...)) "},
+		{`ARRAY[1, 2]`, "__array(1, 2)"},
+		{`a[1]`, "__subscript(col:a, 1)"},
+		{`(current_schemas(true))[1]`, "__subscript([current_schemas(__true())], 1)"},
+		{`(x).n`, `__field([col:x], "n")`},
+	}
+	for _, c := range cases {
+		e, err := ParseExpr(c.in)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", c.in, err)
+			continue
+		}
+		got := exprShape(e)
+		switch c.want {
+		case "regexp", "not-regexp":
+			r, ok := e.(*ast.PatternRegexpExpr)
+			if !ok || r.Not != (c.want == "not-regexp") {
+				t.Errorf("ParseExpr(%q) = %T, want %s", c.in, e, c.want)
+			}
+		case "(eq __cast('d', ...)) ":
+			if !strings.Contains(got, "__any(col:stxkind)") {
+				t.Errorf("ParseExpr(%q) = %s", c.in, got)
+			}
+		default:
+			if got != c.want {
+				t.Errorf("ParseExpr(%q)\n got  %s\n want %s", c.in, got, c.want)
+			}
+		}
+	}
+}
+
+func TestNormalizeFromFunction(t *testing.T) {
+	for _, q := range []string{
+		"SELECT s FROM generate_series(1, 3) s, t WHERE a = s",
+		"SELECT r FROM pg_catalog.generate_series(1, 3) AS s(r)",
+		"SELECT * FROM t JOIN generate_series(1, 2) ON true",
+		"SELECT array(select 1), ARRAY[1,2][1]",
+		"SELECT extract(year from d) FROM t",
+	} {
+		st, err := ParseOne(q)
+		if err != nil {
+			t.Errorf("%s: %v", q, err)
+			continue
+		}
+		sel := st.(*Select)
+		if strings.Contains(q, "generate_series") && !sel.Complex {
+			t.Errorf("%s: a function in FROM should make the query complex", q)
+		}
+	}
+}
+
+func TestBindRejectsCatalogForms(t *testing.T) {
+	sc := &Scope{Columns: []ScopeColumn{{Name: "a", T: Text}}}
+	cases := []struct{ in, construct string }{
+		{`a ~ 'x'`, "regular expression"},
+		{`ARRAY[1, 2]`, "array"},
+		{`a[1]`, "array subscripts"},
+		{`a = ANY(a)`, "ANY"},
+		{`(a).x`, "field selection"},
+	}
+	for _, c := range cases {
+		e, err := ParseExpr(c.in)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", c.in, err)
+			continue
+		}
+		_, err = Bind(e, sc, nil)
+		var se *Error
+		if !errors.As(err, &se) || se.Code != CodeFeatureNotSupported || !strings.Contains(se.Message, c.construct) {
+			t.Errorf("Bind(%q): got %v, want 0A000 naming %q", c.in, err, c.construct)
+		}
+	}
+}
