@@ -31,7 +31,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Truncate:
 		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "TRUNCATE is not supported yet")
 	case *sql.Copy:
-		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "COPY is not supported yet")
+		return s.prepareCopy(ctx, x, params)
 	}
 	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement %T is not supported", st)
 }

@@ -1,0 +1,244 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// codeBadCopyFormat is PostgreSQL's bad_copy_file_format.
+const codeBadCopyFormat = "22P04"
+
+// prepareCopy plans COPY ... FROM STDIN and COPY ... TO STDOUT. Neither has
+// a row description: the wire layer answers CopyIn/CopyOutResponse instead.
+func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Params) (plan, []Column, error) {
+	if st.Format == "binary" {
+		return nil, nil, notSupported("COPY with FORMAT binary is not supported; use text or csv")
+	}
+	f, err := newCopyFormat(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.From {
+		return s.prepareCopyFrom(ctx, st, f)
+	}
+	return s.prepareCopyTo(ctx, st, f, params)
+}
+
+// prepareCopyFrom checks the target now so that a bad table or column fails
+// before the client starts sending data.
+func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyFormat) (plan, []Column, error) {
+	ins := &sql.Insert{Table: st.Table, Columns: st.Columns}
+	if _, err := s.insertTarget(ctx, ins); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		target, err := s.insertTarget(ctx, ins)
+		if err != nil {
+			return nil, err
+		}
+		load := func(ctx context.Context, r io.Reader) (int64, error) {
+			n, err := s.copyFrom(ctx, target, f, st.Table.String(), r)
+			if err != nil {
+				s.tx.fail()
+				return 0, toSQLError(err)
+			}
+			return n, nil
+		}
+		return &Result{CopyIn: &CopyIn{Columns: target.width(), Load: load}}, nil
+	}
+	return planFunc(run), nil, nil
+}
+
+// copyFrom streams the input into data files in batches and commits them as
+// one append; any bad row aborts the whole load and its files are removed.
+func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, name string, r io.Reader) (int64, error) {
+	rd := newCopyReader(r, f)
+	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize}
+	return s.appendRows(ctx, t, ld.batches(ctx))
+}
+
+// copyLoader turns COPY records into table-shaped batches.
+type copyLoader struct {
+	t     *insertTarget
+	rd    *copyReader
+	name  string // table name as the statement spelled it, for messages
+	batch int
+}
+
+func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(nil, canceled(err))
+				return
+			}
+			b, err := l.next()
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if b == nil {
+				return
+			}
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}
+}
+
+// next reads up to one batch of records; nil at the end of the input.
+func (l *copyLoader) next() (arrow.RecordBatch, error) {
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, tableArrowSchema(l.t.scope))
+	defer bld.Release()
+	rows := 0
+	for rows < l.batch {
+		fields, err := l.rd.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, l.lineError(err, "")
+		}
+		if err := l.appendRecord(bld, fields); err != nil {
+			return nil, err
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, nil
+	}
+	return bld.NewRecordBatch(), nil
+}
+
+// appendRecord converts one record's fields with the columns' input rules.
+func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) error {
+	width := l.t.width()
+	if len(fields) > width {
+		return l.lineError(sql.Errorf(codeBadCopyFormat, "extra data after last expected column"), "")
+	}
+	if len(fields) < width {
+		return l.lineError(sql.Errorf(codeBadCopyFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
+	}
+	for c, feed := range l.t.feeds {
+		col := l.t.scope.Columns[c]
+		if feed < 0 || fields[feed].null {
+			if l.t.require[c] {
+				return l.lineError(&sql.Error{Code: sql.CodeNotNullViolation,
+					Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", col.Name, l.t.rt.Ident[len(l.t.rt.Ident)-1])}, "")
+			}
+			bld.Field(c).AppendNull()
+			continue
+		}
+		if err := appendCopyValue(bld.Field(c), col.T, fields[feed].val); err != nil {
+			return l.lineError(err, col.Name)
+		}
+	}
+	return nil
+}
+
+// appendCopyValue reads text with the column type's input function. Strings
+// go through CoerceText first: AppendValue would cast them, truncating
+// varchar(n), where input must fail.
+func appendCopyValue(b array.Builder, t sql.Type, text string) error {
+	if t.IsString() {
+		if _, err := sql.CoerceText(text, t); err != nil {
+			return err
+		}
+	}
+	return sql.AppendValue(b, t, text)
+}
+
+// inputColumn names the table column fed by input field k.
+func (l *copyLoader) inputColumn(k int) string {
+	for c, feed := range l.t.feeds {
+		if feed == k {
+			return l.t.scope.Columns[c].Name
+		}
+	}
+	return fmt.Sprint(k + 1)
+}
+
+// lineError prefixes err with the line (and column) it happened on, as
+// PostgreSQL's COPY CONTEXT does, keeping err's SQLSTATE.
+func (l *copyLoader) lineError(err error, column string) error {
+	where := fmt.Sprintf("COPY %s, line %d", l.name, l.rd.line)
+	if column != "" {
+		where += ", column " + column
+	}
+	var se *sql.Error
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	out := *se
+	out.Message = where + ": " + se.Message
+	out.Err = err
+	return &out
+}
+
+// prepareCopyTo plans COPY t|(query) TO STDOUT through the SELECT path.
+func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat, params *sql.Params) (plan, []Column, error) {
+	if err := f.checkOutput(); err != nil {
+		return nil, nil, err
+	}
+	q := st.Query
+	if q == nil {
+		var err error
+		if q, err = s.copySelect(ctx, st); err != nil {
+			return nil, nil, err
+		}
+	}
+	sel, _, err := s.prepareSelect(ctx, q, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		res, err := sel.execute(ctx, s, args)
+		if err != nil {
+			return nil, err
+		}
+		res.CopyOut, res.CopyCSV = true, f.csv
+		return res, nil
+	}
+	return planFunc(run), nil, nil
+}
+
+// copySelect is the query COPY t [(cols)] TO STDOUT stands for.
+func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, error) {
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	q := &sql.Select{From: &sql.TableRef{Name: st.Table}}
+	if len(st.Columns) == 0 {
+		q.Items = []sql.SelectItem{{Star: true}}
+		return q, nil
+	}
+	scope := tableScope(rt.Table, "")
+	for _, name := range st.Columns {
+		found := false
+		for _, c := range scope.Columns {
+			if c.Name == name {
+				q.Items = append(q.Items, sql.SelectItem{Expr: columnRefNode(c)})
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
+		}
+	}
+	return q, nil
+}
