@@ -1,0 +1,318 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+)
+
+// ErrFileNotInSnapshot is returned when a change removes a file the base
+// snapshot does not hold live: typically another writer removed it since the
+// change was planned, so the caller re-plans (or reports a serialization
+// failure).
+var ErrFileNotInSnapshot = errors.New("file to remove is not live in the base snapshot")
+
+// FileChange is everything one commit does to a table's files.
+type FileChange struct {
+	AddData, RemoveData       []ice.DataFile  // data files
+	AddDeletes, RemoveDeletes []ice.DataFile  // position/equality delete files and DVs
+	Operation                 table.Operation // "" = derive: append (only adds data), delete (only removes / adds deletes), overwrite (both)
+	Props                     map[string]string
+}
+
+// IsEmpty reports a change that touches no file.
+func (c FileChange) IsEmpty() bool {
+	return len(c.AddData)+len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0
+}
+
+// operation is c.Operation, or the one derived from what c does.
+func (c FileChange) operation() (table.Operation, error) {
+	onlyAddsData := len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0
+	if c.Operation != "" {
+		op, err := table.ValidOperation(string(c.Operation))
+		if err != nil {
+			return "", err
+		}
+		if op == table.OpAppend && !onlyAddsData {
+			return "", fmt.Errorf("operation append cannot remove files or add delete files")
+		}
+		return op, nil
+	}
+	switch {
+	case onlyAddsData:
+		return table.OpAppend, nil
+	case len(c.AddData) == 0:
+		return table.OpDelete, nil
+	default:
+		return table.OpOverwrite, nil
+	}
+}
+
+// StagedChange is a change written out as one snapshot, not yet committed:
+// its manifests and manifest list exist, the catalog has not seen them.
+type StagedChange struct {
+	Snapshot     table.Snapshot      // the new snapshot (summary included)
+	Updates      []table.Update      // add-snapshot and set main to it
+	Requirements []table.Requirement // table UUID and main still at the base snapshot
+	Written      []string            // manifests and manifest list this staging wrote
+
+	fs iceio.IO
+}
+
+// Discard removes the files s wrote. Call it when the change is not
+// committed; it is safe to call more than once.
+func (s *StagedChange) Discard() {
+	if s == nil || s.fs == nil {
+		return
+	}
+	RemoveWrittenFiles(s.fs, s.Written)
+	s.Written = nil
+}
+
+// CommitChange writes manifests and a manifest list for change on top of
+// base's current snapshot of branch main, and commits ONE snapshot through
+// cat with the requirement that main is still at base's snapshot, so a
+// concurrent commit makes it fail with an error IsConflict recognises (the
+// caller re-plans). An empty change commits nothing and returns base. On any
+// failure the manifests it wrote are removed, unless the commit may have
+// landed after all.
+func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
+	if change.IsEmpty() {
+		return base, nil
+	}
+	what := "commit change to " + identString(base.Identifier())
+	staged, err := StageChange(ctx, base, change)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := ctx.Err(); err != nil {
+		staged.Discard()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	meta, loc, err := cat.CommitTable(ctx, base.Identifier(), staged.Requirements, staged.Updates)
+	if err != nil {
+		landed, known := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)
+		if landed != nil {
+			return landed, nil
+		}
+		if known {
+			staged.Discard()
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return table.New(base.Identifier(), meta, loc, base.FS, cat), nil
+}
+
+// changeLanded reloads the table after a failed swap. A non-nil table means
+// the snapshot is there after all (an ambiguous error such as a cancelled
+// swap). known is false when the table cannot be read: then the files must
+// stay, since orphans are safe and deleting committed manifests is not.
+func changeLanded(ctx context.Context, cat catalog.Catalog, base *table.Table, snapID int64) (landed *table.Table, known bool) {
+	now, err := cat.LoadTable(context.WithoutCancel(ctx), base.Identifier())
+	if err != nil {
+		return nil, false
+	}
+	if now.SnapshotByID(snapID) != nil {
+		return now, true
+	}
+	return nil, true
+}
+
+// StageChange validates change against base's current snapshot of main and
+// writes its manifests and manifest list. Nothing is committed: pass
+// Updates and Requirements to a catalog commit (or a multi-table
+// transaction), and Discard the result if that does not happen. On error
+// nothing it wrote remains.
+func StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
+	p, err := newChangePlan(ctx, base, change)
+	if err != nil {
+		return nil, err
+	}
+	staged, err := p.stage(ctx)
+	if err != nil {
+		RemoveWrittenFiles(p.fs, p.written)
+		return nil, err
+	}
+	return staged, nil
+}
+
+// changePlan carries one staging of a FileChange.
+type changePlan struct {
+	base       *table.Table
+	meta       table.Metadata
+	version    int
+	change     FileChange
+	op         table.Operation
+	parent     *table.Snapshot
+	snapshotID int64
+	seq        int64
+	commitID   uuid.UUID
+	fs         iceio.WriteFileIO
+	loc        table.LocationProvider
+	written    []string
+	nManifests int
+}
+
+func newChangePlan(ctx context.Context, base *table.Table, change FileChange) (*changePlan, error) {
+	meta := base.Metadata()
+	op, err := change.operation()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkChangeShape(meta, change); err != nil {
+		return nil, err
+	}
+	fs, err := FS(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	wfs, ok := fs.(iceio.WriteFileIO)
+	if !ok {
+		return nil, fmt.Errorf("table io %T cannot write files", fs)
+	}
+	loc, err := base.LocationProvider()
+	if err != nil {
+		return nil, fmt.Errorf("location provider: %w", err)
+	}
+	p := &changePlan{
+		base: base, meta: meta, version: meta.Version(), change: change, op: op,
+		parent: meta.SnapshotByName(table.MainBranch), commitID: uuid.New(), fs: wfs, loc: loc,
+	}
+	p.snapshotID = newChangeSnapshotID(meta)
+	if p.version >= 2 {
+		p.seq = meta.LastSequenceNumber() + 1
+	}
+	return p, nil
+}
+
+// newChangeSnapshotID picks a positive id no snapshot of meta has.
+func newChangeSnapshotID(meta table.Metadata) int64 {
+	for {
+		id := rand.Int64N(math.MaxInt64-1) + 1
+		if meta.SnapshotByID(id) == nil {
+			return id
+		}
+	}
+}
+
+// stage builds the manifest set and list and the catalog updates.
+func (p *changePlan) stage(ctx context.Context) (*StagedChange, error) {
+	carried, err := p.scanParent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkAgainstParent(carried); err != nil {
+		return nil, err
+	}
+	added, err := p.writeAddedManifests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := p.carryManifests(ctx, carried)
+	if err != nil {
+		return nil, err
+	}
+	summary, err := p.summary(carried)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := p.writeSnapshot(slices.Concat(added, kept), summary)
+	if err != nil {
+		return nil, err
+	}
+	return &StagedChange{
+		Snapshot:     snap,
+		Updates:      p.updates(&snap),
+		Requirements: p.requirements(),
+		Written:      slices.Clone(p.written),
+		fs:           p.fs,
+	}, nil
+}
+
+// writeSnapshot writes the manifest list and describes the snapshot.
+func (p *changePlan) writeSnapshot(manifests []ice.ManifestFile, summary table.Summary) (table.Snapshot, error) {
+	var parentID *int64
+	if p.parent != nil {
+		id := p.parent.SnapshotID
+		parentID = &id
+	}
+	firstRowID := p.meta.NextRowID()
+	path := p.loc.NewMetadataLocation(fmt.Sprintf("snap-%d-0-%s.avro", p.snapshotID, p.commitID))
+	addedRows, err := p.writeManifestList(path, parentID, firstRowID, manifests)
+	if err != nil {
+		return table.Snapshot{}, err
+	}
+	schemaID := p.meta.CurrentSchema().ID
+	snap := table.Snapshot{
+		SnapshotID:       p.snapshotID,
+		ParentSnapshotID: parentID,
+		SequenceNumber:   p.seq,
+		TimestampMs:      p.timestamp(),
+		ManifestList:     path,
+		Summary:          &summary,
+		SchemaID:         &schemaID,
+	}
+	if p.version >= 3 {
+		snap.FirstRowID = &firstRowID
+		snap.AddedRows = &addedRows
+	}
+	return snap, nil
+}
+
+// timestamp is now, but never before the table's last update: the metadata
+// builder rejects snapshots that go back in time by more than a minute, and
+// snapshot-log order should follow commit order even under clock skew.
+func (p *changePlan) timestamp() int64 {
+	now := time.Now().UnixMilli()
+	if last := p.meta.LastUpdatedMillis(); now < last {
+		return last
+	}
+	return now
+}
+
+// updates add the snapshot and move main to it, keeping main's retention.
+func (p *changePlan) updates(snap *table.Snapshot) []table.Update {
+	var maxRefAge, maxSnapAge int64
+	var minKeep int
+	for name, ref := range p.meta.Refs() {
+		if name != table.MainBranch {
+			continue
+		}
+		if ref.MaxRefAgeMs != nil {
+			maxRefAge = *ref.MaxRefAgeMs
+		}
+		if ref.MaxSnapshotAgeMs != nil {
+			maxSnapAge = *ref.MaxSnapshotAgeMs
+		}
+		if ref.MinSnapshotsToKeep != nil {
+			minKeep = *ref.MinSnapshotsToKeep
+		}
+	}
+	return []table.Update{
+		table.NewAddSnapshotUpdate(snap),
+		table.NewSetSnapshotRefUpdate(table.MainBranch, snap.SnapshotID, table.BranchRef, maxRefAge, maxSnapAge, minKeep),
+	}
+}
+
+// requirements pin the table and main's head: a concurrent commit fails ours.
+func (p *changePlan) requirements() []table.Requirement {
+	var head *int64
+	if p.parent != nil {
+		id := p.parent.SnapshotID
+		head = &id
+	}
+	return []table.Requirement{
+		table.AssertTableUUID(p.meta.TableUUID()),
+		table.AssertRefSnapshotID(table.MainBranch, head),
+	}
+}

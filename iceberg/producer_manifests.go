@@ -1,0 +1,259 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	ice "github.com/apache/iceberg-go"
+)
+
+// parentManifest is one manifest of the parent snapshot and, when it had to
+// be read, its entries.
+type parentManifest struct {
+	file    ice.ManifestFile
+	entries []ice.ManifestEntry // every status; nil when the manifest was not read
+	rewrite bool                // holds a file the change removes
+}
+
+// parentScan is what the change needs to know about the parent snapshot.
+type parentScan struct {
+	manifests []parentManifest
+	removed   map[string]ice.ManifestEntry // key -> parent's live entry of a removed file
+	liveDVs   map[string][]string          // referenced data file -> keys of its live DVs (read manifests only)
+}
+
+// scanParent lists the parent's manifests and reads those that may hold a
+// removed file, or a deletion vector a new one could collide with: data
+// manifests of the removed data files' specs, delete manifests of the
+// removed delete files' and added DVs' specs.
+func (p *changePlan) scanParent(ctx context.Context) (*parentScan, error) {
+	scan := &parentScan{removed: map[string]ice.ManifestEntry{}, liveDVs: map[string][]string{}}
+	if p.parent == nil {
+		return scan, nil
+	}
+	mfs, err := p.parent.Manifests(p.fs)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", p.parent.SnapshotID, err)
+	}
+	removing := map[string]bool{}
+	dataSpecs, deleteSpecs := map[int32]bool{}, map[int32]bool{}
+	for _, df := range p.change.RemoveData {
+		removing[changeFileKey(df)] = true
+		dataSpecs[df.SpecID()] = true
+	}
+	for _, df := range p.change.RemoveDeletes {
+		removing[changeFileKey(df)] = true
+		deleteSpecs[df.SpecID()] = true
+	}
+	for _, df := range p.change.AddDeletes {
+		if isDeletionVector(df) {
+			deleteSpecs[df.SpecID()] = true
+		}
+	}
+	for _, mf := range mfs {
+		pm := parentManifest{file: mf}
+		specs := dataSpecs
+		if mf.ManifestContent() == ice.ManifestContentDeletes {
+			specs = deleteSpecs
+		}
+		if specs[mf.PartitionSpecID()] {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if pm.entries, err = mf.FetchEntries(p.fs, false); err != nil {
+				return nil, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
+			}
+			pm.rewrite = scan.note(pm.entries, removing)
+		}
+		scan.manifests = append(scan.manifests, pm)
+	}
+	return scan, nil
+}
+
+// note records the live entries of one manifest; it reports whether any of
+// them is removed.
+func (s *parentScan) note(entries []ice.ManifestEntry, removing map[string]bool) bool {
+	hit := false
+	for _, e := range entries {
+		if e.Status() == ice.EntryStatusDELETED {
+			continue
+		}
+		df := e.DataFile()
+		k := changeFileKey(df)
+		if removing[k] {
+			s.removed[k] = e
+			hit = true
+		}
+		if isDeletionVector(df) && df.ReferencedDataFile() != nil {
+			ref := *df.ReferencedDataFile()
+			s.liveDVs[ref] = append(s.liveDVs[ref], k)
+		}
+	}
+	return hit
+}
+
+// writeAddedManifests writes one manifest per partition spec for the added
+// data files, and one per spec for the added delete files. Entries are ADDED
+// with no sequence number: they inherit the new snapshot's.
+func (p *changePlan) writeAddedManifests(ctx context.Context) ([]ice.ManifestFile, error) {
+	var out []ice.ManifestFile
+	groups := []struct {
+		content ice.ManifestContent
+		files   []ice.DataFile
+	}{
+		{ice.ManifestContentData, p.change.AddData},
+		{ice.ManifestContentDeletes, p.change.AddDeletes},
+	}
+	for _, g := range groups {
+		for _, files := range groupBySpec(g.files) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			mf, err := p.writeManifest(files[0].SpecID(), g.content, func(w *ice.ManifestWriter) error {
+				for _, df := range files {
+					if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &p.snapshotID, nil, nil, df)); err != nil {
+						return fmt.Errorf("add %s: %w", df.FilePath(), err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, mf)
+		}
+	}
+	return out, nil
+}
+
+// carryManifests keeps the parent's manifests as they are, except those
+// holding a removed file: those are rewritten with that entry DELETED and
+// the other live entries EXISTING, all keeping their sequence numbers.
+// Entries some earlier snapshot deleted are dropped from a rewrite.
+func (p *changePlan) carryManifests(ctx context.Context, scan *parentScan) ([]ice.ManifestFile, error) {
+	out := make([]ice.ManifestFile, 0, len(scan.manifests))
+	for _, pm := range scan.manifests {
+		if !pm.rewrite {
+			out = append(out, pm.file)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		mf, err := p.writeManifest(pm.file.PartitionSpecID(), pm.file.ManifestContent(), func(w *ice.ManifestWriter) error {
+			return rewriteEntries(w, pm.entries, scan.removed)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rewrite manifest %s: %w", pm.file.FilePath(), err)
+		}
+		out = append(out, mf)
+	}
+	return out, nil
+}
+
+func rewriteEntries(w *ice.ManifestWriter, entries []ice.ManifestEntry, removed map[string]ice.ManifestEntry) error {
+	for _, e := range entries {
+		if e.Status() == ice.EntryStatusDELETED {
+			continue
+		}
+		// Rebuilt rather than passed through: the writer needs its own
+		// entry type, and readers of old manifests may hand back another.
+		snap := e.SnapshotID()
+		var seq *int64
+		if s := e.SequenceNum(); s >= 0 {
+			seq = &s
+		}
+		kept := ice.NewManifestEntry(e.Status(), &snap, seq, e.FileSequenceNum(), e.DataFile())
+		var err error
+		if _, gone := removed[changeFileKey(e.DataFile())]; gone {
+			err = w.Delete(kept)
+		} else {
+			err = w.Existing(kept)
+		}
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", e.DataFile().FilePath(), err)
+		}
+	}
+	return nil
+}
+
+// writeManifest writes one manifest of content under spec specID, filled by
+// fill, and describes it for the manifest list.
+func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fill func(*ice.ManifestWriter) error) (ice.ManifestFile, error) {
+	spec := p.meta.PartitionSpecByID(int(specID))
+	if spec == nil {
+		return nil, fmt.Errorf("partition spec %d does not exist", specID)
+	}
+	p.nManifests++
+	path := p.loc.NewMetadataLocation(fmt.Sprintf("%s-m%d.avro", p.commitID, p.nManifests))
+	f, err := p.fs.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create manifest %s: %w", path, err)
+	}
+	p.written = append(p.written, path)
+	cw := &countingWriter{w: f}
+	w, err := ice.NewManifestWriter(p.version, cw, *spec, p.meta.CurrentSchema(), p.snapshotID, ice.WithManifestWriterContent(content))
+	if err == nil {
+		err = fill(w)
+		err = errors.Join(err, w.Close())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write manifest %s: %w", path, err)
+	}
+	mf, err := w.ToManifestFile(path, cw.n)
+	if err != nil {
+		return nil, fmt.Errorf("describe manifest %s: %w", path, err)
+	}
+	return mf, nil
+}
+
+// writeManifestList writes the snapshot's manifest list. On v3 the writer
+// assigns first_row_id to data manifests that have none (the new and the
+// rewritten ones); the rows it assigned are the snapshot's added-rows.
+func (p *changePlan) writeManifestList(path string, parentID *int64, firstRowID int64, manifests []ice.ManifestFile) (addedRows int64, err error) {
+	f, err := p.fs.Create(path)
+	if err != nil {
+		return 0, fmt.Errorf("create manifest list %s: %w", path, err)
+	}
+	p.written = append(p.written, path)
+	var w *ice.ManifestListWriter
+	switch p.version {
+	case 1:
+		w, err = ice.NewManifestListWriterV1(f, p.snapshotID, parentID)
+	case 2:
+		w, err = ice.NewManifestListWriterV2(f, p.snapshotID, p.seq, parentID)
+	default:
+		w, err = ice.NewManifestListWriterV3(f, p.snapshotID, p.seq, firstRowID, parentID)
+	}
+	if err == nil {
+		err = w.AddManifests(manifests)
+		err = errors.Join(err, w.Close())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write manifest list %s: %w", path, err)
+	}
+	if p.version >= 3 && w.NextRowID() != nil {
+		addedRows = *w.NextRowID() - firstRowID
+	}
+	return addedRows, nil
+}
+
+// countingWriter counts bytes so a manifest's length is known without a stat.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
