@@ -260,7 +260,8 @@ func (n *normalizer) word(t token) error {
 // emitWord passes a word on, quoting it when TiDB reserves it but PostgreSQL
 // would take it as a plain identifier here.
 func (n *normalizer) emitWord(t, next token) {
-	if tidbReserved[t.val] && !tidbPassthrough[t.val] && !next.isPunct("(") {
+	afterAs := len(n.out) > 0 && n.out[len(n.out)-1].kind == tkIdent && n.out[len(n.out)-1].text == "as"
+	if tidbReserved[t.val] && (!tidbPassthrough[t.val] || afterAs && t.val != "select") && !next.isPunct("(") {
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 		return
 	}
