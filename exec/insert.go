@@ -77,9 +77,9 @@ func (t *insertTarget) width() int {
 func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
 	switch {
 	case st.Overwrite:
-		return nil, nil, notSupported("INSERT OVERWRITE is not supported yet")
+		return s.prepareOverwrite(ctx, st, params)
 	case st.ReplaceWhere != nil:
-		return nil, nil, notSupported("INSERT ... REPLACE WHERE is not supported yet")
+		return s.prepareOverwrite(ctx, st, params)
 	case len(st.Returning) > 0:
 		return nil, nil, notSupported("INSERT ... RETURNING is not supported yet")
 	}

@@ -1,0 +1,251 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// rowSourceFunc produces an INSERT's rows at execution; done releases them.
+type rowSourceFunc func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error)
+
+// overwritePlan is a bound INSERT OVERWRITE or INSERT ... REPLACE WHERE.
+type overwritePlan struct {
+	target *insertTarget
+	del    *deletePlan // what goes: WHERE from REPLACE WHERE or PARTITION; nil where = everything
+	source rowSourceFunc
+	// fixed are the PARTITION (col = const) columns: index → bound constant.
+	fixed   map[int]sql.Expr
+	partial bool // PARTITION given: static over those partitions only
+	replace bool // REPLACE WHERE
+}
+
+func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (*overwritePlan, error) {
+	if len(st.Returning) > 0 {
+		return nil, notSupported("INSERT OVERWRITE ... RETURNING is not supported")
+	}
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf("42809", "cannot change metadata table %q", st.Table.Table)
+	}
+	p := &overwritePlan{del: &deletePlan{rt: rt, scope: tableScope(rt.Table, st.Table.Table)},
+		fixed: map[int]sql.Expr{}, partial: len(st.Partition) > 0, replace: st.ReplaceWhere != nil}
+	shaped := *st
+	where := st.ReplaceWhere
+	if p.partial {
+		if where, err = p.bindPartition(st, &shaped, params); err != nil {
+			return nil, err
+		}
+	}
+	if where != nil {
+		if hasAggregate(where) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+		}
+		if p.del.where, err = sql.Bind(where, p.del.scope, params); err != nil {
+			return nil, err
+		}
+		if p.del.where.Type().Kind != sql.KindBool {
+			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", p.del.where.Type())
+		}
+	}
+	if p.target, err = s.insertTarget(ctx, &shaped); err != nil {
+		return nil, err
+	}
+	for c := range p.fixed {
+		p.target.require[c] = false // the constant fills it; checked in bindPartition
+	}
+	if st.Query != nil {
+		p.source, err = s.insertFromSelect(ctx, st.Query, p.target, params)
+	} else {
+		p.source, err = insertFromValues(st.Rows, p.target, params)
+	}
+	return p, err
+}
+
+// bindPartition binds PARTITION (col = const, ...): the constants fill those
+// columns, the input supplies the others in table order, and the rows the
+// constants select are what the overwrite replaces.
+func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params *sql.Params) (ast.ExprNode, error) {
+	var where ast.ExprNode
+	for _, pv := range st.Partition {
+		if pv.Value == nil {
+			return nil, notSupported("PARTITION (%s) without a value (dynamic partition columns) is not supported; use SET partition_overwrite_mode = 'dynamic'", pv.Column)
+		}
+		idx := -1
+		for i, c := range p.del.scope.Columns {
+			if c.Name == pv.Column {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", pv.Column, st.Table.Table)
+		}
+		if _, dup := p.fixed[idx]; dup {
+			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", pv.Column)
+		}
+		col := p.del.scope.Columns[idx]
+		e, err := bindAssigned(pv.Value, col, params)
+		if err != nil {
+			return nil, err
+		}
+		p.fixed[idx] = e
+		ref := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(col.Name)}}
+		var cond ast.ExprNode = &ast.BinaryOperationExpr{Op: opcode.EQ, L: ref, R: pv.Value}
+		if isNullLiteral(pv.Value) {
+			cond = &ast.IsNullExpr{Expr: ref}
+		}
+		if where == nil {
+			where = cond
+		} else {
+			where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: cond}
+		}
+	}
+	if len(st.Columns) == 0 {
+		shaped.Columns = nil
+		for i, c := range p.del.scope.Columns {
+			if _, ok := p.fixed[i]; !ok {
+				shaped.Columns = append(shaped.Columns, c.Name)
+			}
+		}
+	}
+	for _, name := range shaped.Columns {
+		for i := range p.fixed {
+			if p.del.scope.Columns[i].Name == name {
+				return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q is both a PARTITION column and an insert column", name)
+			}
+		}
+	}
+	return where, nil
+}
+
+func isNullLiteral(n ast.ExprNode) bool {
+	switch x := n.(type) {
+	case *test_driver.ValueExpr:
+		return x.GetValue() == nil
+	case *ast.ParenthesesExpr:
+		return isNullLiteral(x.Expr)
+	}
+	return false
+}
+
+// dynamic reports whether this overwrite runs in dynamic partition mode.
+func (p *overwritePlan) dynamic(s *Session) bool {
+	if p.partial || p.replace {
+		return false
+	}
+	mode, err := s.settings.Get("partition_overwrite_mode")
+	return err == nil && strings.EqualFold(mode, "dynamic")
+}
+
+func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
+	if _, err := s.planOverwrite(ctx, st, params); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		p, err := s.planOverwrite(ctx, st, params)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.runOverwrite(ctx, p, args, false)
+		if err != nil {
+			return nil, err
+		}
+		return overwriteResult(out), nil
+	}
+	return planFunc(run), nil, nil
+}
+
+// runOverwrite runs (or, dry, plans) the overwrite through the engine.
+func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Param, dry bool) (deletes.OverwriteOutcome, error) {
+	pred, err := p.del.predicate(args)
+	if err != nil {
+		return deletes.OverwriteOutcome{}, err
+	}
+	opts := deletes.OverwriteOptions{Options: deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}, Dynamic: p.dynamic(s)}
+	var rows deletes.RowSource
+	if !dry {
+		seq, done, err := p.source(ctx, args)
+		if err != nil {
+			return deletes.OverwriteOutcome{}, err
+		}
+		defer done()
+		rows = p.withFixed(ctx, seq, args)
+	}
+	out, err := deletes.Overwrite(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, rows, opts)
+	if errors.Is(err, deletes.ErrDynamicUnpartitioned) {
+		return out, sql.Errorf(sql.CodeFeatureNotSupported, "dynamic partition overwrite of unpartitioned table %q is not supported: set partition_overwrite_mode = 'static' or use INSERT OVERWRITE without dynamic mode",
+			p.del.rt.Ident[len(p.del.rt.Ident)-1])
+	}
+	if err != nil {
+		return out, fmt.Errorf("overwrite %s: %w", strings.Join(p.del.rt.Ident, "."), err)
+	}
+	return out, nil
+}
+
+// withFixed puts the PARTITION constants into their columns of each batch.
+func (p *overwritePlan) withFixed(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error], args []Param) deletes.RowSource {
+	if len(p.fixed) == 0 {
+		return seq
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				b, err = p.fill(ctx, b, args)
+			}
+			if !yield(b, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Param) (arrow.RecordBatch, error) {
+	defer b.Release()
+	cols := make([]arrow.Array, b.NumCols())
+	var made []arrow.Array
+	defer func() {
+		for _, a := range made {
+			a.Release()
+		}
+	}()
+	for i := range cols {
+		cols[i] = b.Column(i)
+		if e, ok := p.fixed[i]; ok {
+			arr, err := sql.Eval(ctx, e, b, args)
+			if err != nil {
+				return nil, err
+			}
+			made = append(made, arr)
+			if p.del.rt.Table.Schema().Field(i).Required && arr.NullN() > 0 {
+				return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+					Message: fmt.Sprintf("null value in column %q violates not-null constraint", p.del.scope.Columns[i].Name)}
+			}
+			cols[i] = arr
+		}
+	}
+	return array.NewRecordBatch(b.Schema(), cols, b.NumRows()), nil
+}
+
+// overwriteResult answers INSERT 0 n, the rows removed going in a NOTICE.
+func overwriteResult(out deletes.OverwriteOutcome) *Result {
+	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
+	res.Notices = []Notice{{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
+	return res
+}
