@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	mexec "github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/wire"
+)
+
+const (
+	testUser     = "alice"
+	testPassword = "s3cret"
+)
+
+// server is the real engine over a fresh warehouse behind a wire server.
+type server struct {
+	eng  *mexec.Engine
+	addr string
+}
+
+func (s *server) host() string { h, _, _ := net.SplitHostPort(s.addr); return h }
+func (s *server) port() string { _, p, _ := net.SplitHostPort(s.addr); return p }
+
+// startServer serves a fresh warehouse in t.TempDir() on 127.0.0.1:0 with
+// auth (trust or SCRAM for testUser).
+func startServer(t testing.TB, auth wire.AuthMethod) *server {
+	t.Helper()
+	ctx := context.Background()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := wire.Config{
+		NewSession: func(info mexec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		Auth:       auth,
+	}
+	if auth != wire.AuthTrust {
+		cfg.Users = map[string]string{testUser: wire.ScramVerifier(testPassword)}
+	}
+	srv, err := wire.NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ctx, l)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		wh.Close()
+	})
+	return &server{eng: eng, addr: l.Addr().String()}
+}
+
+// scenario is what every client does, and the model of what it must see.
+// Rows 1..Rows are inserted: name "n<id>" (NULL when id%5 == 0), score
+// id+0.5. Deletes removes ids one by one, then the first again (0 rows).
+// COPY loads CopyRows more ids after Rows with name "c<id>", score 0.25.
+type scenario struct {
+	Table    string
+	Rows     int
+	Deletes  []int
+	CopyRows int
+}
+
+func newScenario(table string) scenario {
+	return scenario{Table: table, Rows: 20, Deletes: []int{3, 1, 7, 10, 2, 15, 4, 20}, CopyRows: 5}
+}
+
+// env passes the scenario to a client program.
+func (sc scenario) env(s *server, password string) []string {
+	ds := make([]string, len(sc.Deletes))
+	for i, d := range sc.Deletes {
+		ds[i] = strconv.Itoa(d)
+	}
+	return []string{
+		"E2E_HOST=" + s.host(), "E2E_PORT=" + s.port(), "E2E_USER=" + testUser, "E2E_PASSWORD=" + password,
+		"E2E_TABLE=" + sc.Table, "E2E_ROWS=" + strconv.Itoa(sc.Rows), "E2E_DELETES=" + strings.Join(ds, ","),
+		"E2E_COPY_ROWS=" + strconv.Itoa(sc.CopyRows),
+	}
+}
+
+func modelName(id int) string {
+	if id%5 == 0 {
+		return "NULL"
+	}
+	return fmt.Sprintf("n%d", id)
+}
+
+// transcript is the expected output of a client running the scenario; copy
+// says whether the client does the COPY step.
+func (sc scenario) transcript(copy bool) []string {
+	out := []string{fmt.Sprintf("insert %d", sc.Rows)}
+	live := map[int]bool{}
+	for id := 1; id <= sc.Rows; id++ {
+		live[id] = true
+	}
+	for _, id := range append(sc.Deletes, sc.Deletes[0]) {
+		n := 0
+		if live[id] {
+			n = 1
+		}
+		delete(live, id)
+		out = append(out, fmt.Sprintf("delete %d %d", id, n))
+	}
+	for id := 1; id <= sc.Rows; id++ {
+		if live[id] {
+			out = append(out, fmt.Sprintf("row %d %s", id, modelName(id)))
+		}
+	}
+	out = append(out, "error 42P01", "after-error 1")
+	if copy {
+		out = append(out, fmt.Sprintf("copy %d", sc.CopyRows), fmt.Sprintf("count %d", len(live)+sc.CopyRows))
+	}
+	return out
+}
+
+// copyText is the scenario's COPY data in text format.
+func (sc scenario) copyText() string {
+	var b strings.Builder
+	for id := sc.Rows + 1; id <= sc.Rows+sc.CopyRows; id++ {
+		fmt.Fprintf(&b, "%d\tc%d\t0.25\n", id, id)
+	}
+	return b.String()
+}
+
+func checkTranscript(t *testing.T, got string, want []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(got, "\n"), "\n")
+	for i := 0; i < max(len(lines), len(want)); i++ {
+		var g, w string
+		if i < len(lines) {
+			g = lines[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Fatalf("transcript line %d: got %q, want %q\nfull output:\n%s", i+1, g, w, got)
+		}
+	}
+}
+
+// runProgram runs a client program with extra environment and returns its
+// combined output; it fails the test when the program fails.
+func runProgram(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// needProgram returns the path of a client program or skips the test.
+func needProgram(t *testing.T, envVar, name, pkg string) string {
+	t.Helper()
+	if envVar != "" {
+		if p := os.Getenv(envVar); p != "" {
+			return p
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (apt-get install %s)", name, pkg)
+	}
+	return p
+}
+
+func testdata(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
