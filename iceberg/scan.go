@@ -24,9 +24,9 @@ type ScanOptions struct {
 	// column in table order; an empty non-nil slice returns batches with no
 	// columns but the right row counts (count(*)).
 	Columns []string
-	// Filter lets the scan skip rows for which it is certainly false. Rows it
-	// keeps satisfy it under Iceberg's two-valued semantics; callers with
-	// SQL semantics must re-check every row.
+	// Filter lets the scan skip data files in which it is certainly false;
+	// the rows of the files it keeps are all returned (unless Limit is set),
+	// so callers must check every row.
 	Filter ice.BooleanExpression
 	// SnapshotID reads that snapshot (FOR VERSION AS OF) with its schema.
 	SnapshotID *int64
@@ -63,10 +63,8 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out, picks := outputSchema(full, opts.Columns)
-	scan := tbl.Scan(scanOptions(opts, snapID, read)...)
-	_, batches, err := scan.ToArrowRecords(ctx)
+	scan, batches, err := startScan(ctx, tbl, opts, snapID, read)
 	if err != nil {
-		scan.Close()
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	seq := func(yield func(arrow.RecordBatch, error) bool) {
@@ -94,6 +92,42 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		}
 	}
 	return out, seq, nil
+}
+
+// startScan prunes files with opts.Filter but reads them unfiltered:
+// iceberg-go filters rows with Arrow compute, which drops rows where a
+// predicate is NULL (x <> 5 for a NULL x, which Filter's two-valued
+// semantics keep), panics on is_null over decimals and lacks starts_with.
+// Callers re-check every row anyway. With a Limit the filter must apply
+// before the limit, so that case keeps iceberg-go's row filtering.
+func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, snapID *int64, read []string) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+	if opts.Filter == nil || opts.Limit > 0 {
+		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		_, batches, err := scan.ToArrowRecords(ctx)
+		if err != nil {
+			scan.Close()
+			return nil, nil, err
+		}
+		return scan, batches, nil
+	}
+	planner := tbl.Scan(scanOptions(opts, snapID, read)...)
+	tasks, err := planner.PlanFiles(ctx)
+	planner.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan files: %w", err)
+	}
+	for i := range tasks {
+		tasks[i].Residual = nil // nil: the reading scan's own filter, which is none
+	}
+	unfiltered := opts
+	unfiltered.Filter = nil
+	scan := tbl.Scan(scanOptions(unfiltered, snapID, read)...)
+	_, batches, err := scan.ReadTasks(ctx, tasks)
+	if err != nil {
+		scan.Close()
+		return nil, nil, err
+	}
+	return scan, batches, nil
 }
 
 func scanOptions(opts ScanOptions, snapID *int64, read []string) []table.ScanOption {
