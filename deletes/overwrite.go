@@ -125,12 +125,17 @@ func (c *Change) stageWithRows(ctx context.Context, head *table.Table, tx *table
 		}
 		return nil
 	}
-	adds := append(append([]iceberg.DataFile{}, c.addData...), withRowIDs(head, c.addData, added)...)
+	// New rows ride in the last snapshot, so it reads as the overwrite.
+	viaReplace := added
+	if len(c.addDeletes) > 0 {
+		viaReplace = nil
+	}
+	adds := append(append([]iceberg.DataFile{}, c.addData...), withRowIDs(head, c.addData, viaReplace)...)
 	if err := tx.ReplaceFiles(ctx, c.dropData, adds, c.dropDeletes, props); err != nil {
 		return fmt.Errorf("stage file replacement: %w", err)
 	}
 	if len(c.addDeletes) > 0 {
-		rd := tx.NewRowDelta(props).AddDeletes(c.addDeletes...)
+		rd := tx.NewRowDelta(props).AddRows(added...).AddDeletes(c.addDeletes...)
 		if len(c.supersededDVs) > 0 {
 			rd.RemoveDeletes(c.supersededDVs...)
 		}
