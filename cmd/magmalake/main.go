@@ -17,6 +17,7 @@ commands:
   repl     interactive SQL shell (or -c SQL, or statements on stdin)
   serve    PostgreSQL wire protocol server
   passwd   set a user's password in a users file (SCRAM-SHA-256 verifier)
+  bench    benchmarks: "bench delete" compares DELETE with iceberg-go's
   version  print the version
 
 "magmalake <command> -h" lists a command's flags.
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, env Getenv, std stdio) int {
 		if cfg, fs, err = parsePasswd(args[1:], env); err == nil {
 			err = runPasswd(cfg, std)
 		}
+	case "bench":
+		fs, err = benchCommand(ctx, args[1:], env, std)
 	case "version":
 		fmt.Fprintln(std.out, versionString())
 	case "help", "-h", "-help", "--help":
