@@ -198,3 +198,13 @@ func testdata(t *testing.T, name string) string {
 	}
 	return p
 }
+
+// runProgramErr runs a program expected to fail and returns its output.
+func runProgramErr(env []string, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
