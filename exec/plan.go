@@ -27,9 +27,9 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Begin, *sql.Commit, *sql.Rollback, *sql.Savepoint, *sql.ReleaseSavepoint:
 		return s.prepareTransaction(st)
 	case *sql.Update:
-		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "UPDATE is not supported yet")
+		return s.prepareUpdate(ctx, x, params)
 	case *sql.Truncate:
-		return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "TRUNCATE is not supported yet")
+		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:
 		return s.prepareCopy(ctx, x, params)
 	}

@@ -1,0 +1,82 @@
+package deletes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// TruncateOutcome is what a truncate removed.
+type TruncateOutcome struct {
+	DataFiles, DeleteFiles int
+	SnapshotID             int64 // 0 when the table was already empty
+	Attempts               int
+}
+
+// Truncate removes every live data and delete file of the table from
+// metadata alone, in one snapshot; no file is read or written. An empty
+// table gets no snapshot.
+func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opts Options) (TruncateOutcome, error) {
+	var out TruncateOutcome
+	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+		out = TruncateOutcome{Attempts: out.Attempts + 1}
+		data, dels, err := liveFiles(ctx, head)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.DataFiles, out.DeleteFiles = len(data), len(dels)
+		if len(data)+len(dels) == 0 || opts.DryRun {
+			return nil, nil, nil
+		}
+		tx := head.NewTransaction()
+		if err := tx.ReplaceFiles(ctx, data, nil, dels, opts.SnapshotProps); err != nil {
+			return tx, nil, fmt.Errorf("stage truncate: %w", err)
+		}
+		return tx, nil, nil
+	})
+	if err != nil {
+		return TruncateOutcome{}, fmt.Errorf("truncate %v: %w", ident, err)
+	}
+	if out.DataFiles+out.DeleteFiles > 0 && !opts.DryRun {
+		if s := committed.CurrentSnapshot(); s != nil {
+			out.SnapshotID = s.SnapshotID
+		}
+	}
+	return out, nil
+}
+
+// liveFiles lists the live data and delete files of the current snapshot.
+func liveFiles(ctx context.Context, tbl *table.Table) (data, dels []iceberg.DataFile, err error) {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil {
+		return nil, nil, nil
+	}
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table io: %w", err)
+	}
+	mfs, err := snap.Manifests(fs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("manifests: %w", err)
+	}
+	for _, m := range mfs {
+		for e, err := range m.Entries(fs, true) {
+			if err != nil {
+				return nil, nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+			}
+			if e.Status() == iceberg.EntryStatusDELETED {
+				continue
+			}
+			if e.DataFile().ContentType() == iceberg.EntryContentData {
+				data = append(data, e.DataFile())
+			} else {
+				dels = append(dels, e.DataFile())
+			}
+		}
+	}
+	return data, dels, nil
+}

@@ -1,0 +1,44 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// prepareTruncate plans TRUNCATE [TABLE] t: every data and delete file goes
+// from metadata alone.
+func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, []Column, error) {
+	if _, err := s.truncateTarget(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		rt, err := s.truncateTarget(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		opts := deletes.Options{Retry: s.engine.opts.Retry}
+		if _, err := deletes.Truncate(ctx, s.engine.wh.Catalog(), rt.Ident, opts); err != nil {
+			return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
+		}
+		return tagOnly("TRUNCATE TABLE"), nil
+	}
+	return planFunc(run), nil, nil
+}
+
+func (s *Session) truncateTarget(ctx context.Context, st *sql.Truncate) (*resolvedTable, error) {
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf("42809", "cannot truncate metadata table %q", st.Table.Table)
+	}
+	return rt, nil
+}

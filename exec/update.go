@@ -1,0 +1,171 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// updatePlan is a bound UPDATE: the WHERE and RETURNING of a delete plan
+// (RETURNING evaluated over the new rows) plus the SET expressions.
+type updatePlan struct {
+	del     *deletePlan
+	sets    map[int]sql.Expr // column index → new value over the old row
+	require []bool
+}
+
+func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*updatePlan, error) {
+	dp, err := s.planDelete(ctx, &sql.Delete{Table: st.Table, Alias: st.Alias, Where: st.Where, Returning: st.Returning}, params)
+	if err != nil {
+		return nil, err
+	}
+	p := &updatePlan{del: dp, sets: map[int]sql.Expr{}}
+	for _, f := range dp.rt.Table.Schema().Fields() {
+		p.require = append(p.require, f.Required)
+	}
+	for _, a := range st.Set {
+		idx := -1
+		for i, c := range dp.scope.Columns {
+			if c.Name == a.Column {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column, st.Table.Table)
+		}
+		if _, dup := p.sets[idx]; dup {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)
+		}
+		if hasAggregate(a.Value) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+		}
+		e, err := bindSetValue(a.Value, dp.scope, idx, params)
+		if err != nil {
+			return nil, err
+		}
+		p.sets[idx] = e
+	}
+	return p, nil
+}
+
+// bindSetValue binds "col = value" with assignment rules; unlike INSERT's
+// values, the expression may read the row's old columns.
+func bindSetValue(n ast.ExprNode, scope *sql.Scope, idx int, params *sql.Params) (sql.Expr, error) {
+	col := scope.Columns[idx]
+	if isUntyped(n) {
+		return bindAssigned(n, col, params)
+	}
+	e, err := sql.Bind(n, scope, params)
+	if err != nil {
+		return nil, err
+	}
+	return assignCast(e, col)
+}
+
+func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []Column, error) {
+	p, err := s.planUpdate(ctx, st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := p.del.columns()
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		p, err := s.planUpdate(ctx, st, params)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.runUpdate(ctx, p, args, false)
+		if err != nil {
+			return nil, err
+		}
+		return p.result(ctx, out, args)
+	}
+	return planFunc(run), cols, nil
+}
+
+// runUpdate runs (or, dry, plans) the update through the engine.
+func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	pred, err := p.del.predicate(args)
+	if err != nil {
+		return deletes.Outcome{}, err
+	}
+	opts := deletes.UpdateOptions{Options: deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}, KeepNew: p.del.returning != nil}
+	fn := func(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
+		return p.newRows(ctx, old, args)
+	}
+	out, err := deletes.Update(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, fn, opts)
+	if err != nil {
+		return out, fmt.Errorf("update %s: %w", strings.Join(p.del.rt.Ident, "."), err)
+	}
+	return out, nil
+}
+
+// newRows evaluates the SET list over old rows (every table column, in
+// order), checking NOT NULL.
+func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []Param) (arrow.RecordBatch, error) {
+	b, err := iceberg.ToExecutorTypes(old)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	schema := tableArrowSchema(p.del.scope)
+	cols := make([]arrow.Array, b.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i := range cols {
+		if e, ok := p.sets[i]; ok {
+			if cols[i], err = sql.Eval(ctx, e, b, args); err != nil {
+				return nil, err
+			}
+		} else {
+			cols[i] = b.Column(i)
+			cols[i].Retain()
+		}
+		if p.require[i] && cols[i].NullN() > 0 {
+			return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint",
+					p.del.scope.Columns[i].Name, p.del.rt.Ident[len(p.del.rt.Ident)-1])}
+		}
+		if !arrow.TypeEqual(cols[i].DataType(), schema.Field(i).Type) {
+			return nil, fmt.Errorf("column %s: value of type %s for %s", schema.Field(i).Name, cols[i].DataType(), schema.Field(i).Type)
+		}
+	}
+	return array.NewRecordBatch(schema, cols, b.NumRows()), nil
+}
+
+// result answers UPDATE n, or the RETURNING rows (over the new values).
+func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
+	tag := fmt.Sprintf("UPDATE %d", out.Deleted)
+	if p.del.returning == nil {
+		releaseAll(out.Returned)
+		return tagOnly(tag), nil
+	}
+	var rows []arrow.RecordBatch
+	for _, b := range out.Returned {
+		r, err := project(ctx, p.del.returning, p.del.names, b, args)
+		b.Release()
+		if err != nil {
+			releaseAll(rows)
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	br := newBatchRows("UPDATE", rows)
+	br.tag = tag
+	return &Result{Columns: p.del.columns(), Rows: br}, nil
+}
