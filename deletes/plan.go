@@ -13,6 +13,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // PlanOptions tune planning. The zero value is usable.
@@ -158,7 +160,11 @@ func planTasks(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanO
 	if tbl.CurrentSnapshot() == nil {
 		return nil, nil
 	}
-	scan := tbl.Scan(table.WithRowFilter(pred.filter()), table.WithCaseSensitive(!opts.CaseInsensitive))
+	filter, err := lake.PlanFilter(ctx, tbl, nil, pred.filter())
+	if err != nil {
+		return nil, err
+	}
+	scan := tbl.Scan(table.WithRowFilter(filter), table.WithCaseSensitive(!opts.CaseInsensitive))
 	tasks, err := scan.PlanFiles(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("plan files: %w", err)

@@ -110,7 +110,12 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, snapID *
 		}
 		return scan, batches, nil
 	}
-	planner := tbl.Scan(scanOptions(opts, snapID, read)...)
+	planOpts := opts
+	var err error
+	if planOpts.Filter, err = PlanFilter(ctx, tbl, snapID, opts.Filter); err != nil {
+		return nil, nil, err
+	}
+	planner := tbl.Scan(scanOptions(planOpts, snapID, read)...)
 	tasks, err := planner.PlanFiles(ctx)
 	planner.Close()
 	if err != nil {
