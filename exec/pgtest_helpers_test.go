@@ -1,0 +1,68 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
+)
+
+// connectTestPostgres starts a throwaway PostgreSQL 15 cluster (C locale:
+// byte-order comparison and ASCII-only case folding, as magmalake does) and
+// connects to it.
+func connectTestPostgres(t *testing.T) *pgx.Conn {
+	t.Helper()
+	return pgtest.Start(t).Connect(t, "postgres")
+}
+
+// pgOutcome is one statement's result from PostgreSQL in text format.
+type pgOutcome struct {
+	rows [][]string // NULL as "NULL"
+	tag  string
+	code string // SQLSTATE when the statement failed
+}
+
+// pgExec runs one statement over the simple protocol, so values come back in
+// PostgreSQL's own text format; a SQL error is returned in code, anything
+// else fails the test.
+func pgExec(t *testing.T, conn *pgx.Conn, q string) pgOutcome {
+	t.Helper()
+	res, err := conn.PgConn().Exec(context.Background(), q).ReadAll()
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pgOutcome{code: pe.Code}
+	}
+	if err != nil {
+		t.Fatalf("PostgreSQL: %s: %v", q, err)
+	}
+	if len(res) != 1 {
+		t.Fatalf("PostgreSQL: %s: %d results", q, len(res))
+	}
+	out := pgOutcome{tag: res[0].CommandTag.String()}
+	for _, r := range res[0].Rows {
+		row := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				row[i] = "NULL"
+				continue
+			}
+			row[i] = string(v)
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out
+}
+
+// mustPG runs q on PostgreSQL and fails the test on a SQL error.
+func mustPG(t *testing.T, conn *pgx.Conn, q string) pgOutcome {
+	t.Helper()
+	out := pgExec(t, conn, q)
+	if out.code != "" {
+		t.Fatalf("PostgreSQL: %s: SQLSTATE %s", q, out.code)
+	}
+	return out
+}
