@@ -428,3 +428,99 @@ func TestFileChangeOperation(t *testing.T) {
 		}
 	}
 }
+
+// TestTransactionNetChange runs two statements as a transaction would: the
+// second is planned against the first's staged view, and their net change
+// commits as one snapshot from the original base.
+func TestTransactionNetChange(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "tx", 3)
+	cols := pcCols()
+	appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	base := appendRows(t, w, ident, cols, genRows(cols, 10, 20))
+	ids, files := fileIDs(t, base)
+	f, g := fileWithFirstID(t, ids, files, 0), fileWithFirstID(t, ids, files, 10)
+	baseAvro := avroFiles(t, base)
+
+	h := writeRows(t, base, 100, 105)
+	dv1 := writeDV(t, base, "tx-dv1", f, []int64{0})
+	c1 := FileChange{AddData: h, AddDeletes: []ice.DataFile{dv1}}
+	staged1, err := StageChange(ctx, base, c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view1, err := staged1.View(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []row
+	for _, id := range slices.Concat(dropPositions(ids[f.FilePath()], 0), ids[g.FilePath()]) {
+		want = append(want, genRows(cols, int(id), int(id)+1)...)
+	}
+	assertSameRows(t, icebergGoRows(t, view1), append(want, genRows(cols, 100, 105)...))
+
+	dv2 := writeDV(t, view1, "tx-dv2", f, []int64{0, 1})
+	c2 := FileChange{RemoveData: append([]ice.DataFile{g}, h...), RemoveDeletes: []ice.DataFile{dv1}, AddDeletes: []ice.DataFile{dv2}}
+	staged2, err := StageChange(ctx, view1, c2)
+	if err != nil {
+		t.Fatalf("stage against the view: %v", err)
+	}
+	net, orphans, err := c1.Then(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrphans := append(filePaths(h), dv1.FilePath())
+	if !slices.Equal(orphans, wantOrphans) {
+		t.Fatalf("orphans %v, want %v", orphans, wantOrphans)
+	}
+	staged1.Discard()
+	staged2.Discard()
+	if got := avroFiles(t, base); !slices.Equal(got, baseAvro) {
+		t.Fatalf("discarded stagings left files: %v", got)
+	}
+
+	got, err := CommitChange(ctx, w.Catalog(), base, net)
+	if err != nil {
+		t.Fatalf("commit net change: %v", err)
+	}
+	if snapshotCount(got) != snapshotCount(base)+1 || got.CurrentSnapshot().Summary.Operation != table.OpDelete {
+		t.Fatalf("want one delete snapshot, got %d snapshots, %s", snapshotCount(got), got.CurrentSnapshot().Summary.Operation)
+	}
+	want = nil
+	for _, id := range dropPositions(ids[f.FilePath()], 0, 1) {
+		want = append(want, genRows(cols, int(id), int(id)+1)...)
+	}
+	assertSameRows(t, icebergGoRows(t, got), want)
+}
+
+func TestThenRefusals(t *testing.T) {
+	data := func(p string) ice.DataFile { return fakeFile(t, p, ice.EntryContentData) }
+	eq := fakeFile(t, "eq.parquet", ice.EntryContentEqDeletes)
+	if _, _, err := (FileChange{AddData: []ice.DataFile{data("a")}}).Then(FileChange{AddDeletes: []ice.DataFile{eq}}); err == nil {
+		t.Error("equality deletes after added data were merged into one snapshot")
+	}
+	if _, _, err := (FileChange{RemoveData: []ice.DataFile{data("a")}}).Then(FileChange{RemoveData: []ice.DataFile{data("a")}}); err == nil {
+		t.Error("a file removed twice was accepted")
+	}
+	net, orphans, err := (FileChange{RemoveData: []ice.DataFile{data("a")}, AddData: []ice.DataFile{data("b")}}).
+		Then(FileChange{RemoveData: []ice.DataFile{data("b")}, AddData: []ice.DataFile{data("c")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filePaths(net.RemoveData); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("net removals %v", got)
+	}
+	if got := filePaths(net.AddData); !slices.Equal(got, []string{"c"}) || !slices.Equal(orphans, []string{"b"}) {
+		t.Errorf("net additions %v, orphans %v", got, orphans)
+	}
+}
+
+func fakeFile(t *testing.T, path string, content ice.ManifestEntryContent) ice.DataFile {
+	t.Helper()
+	b, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, content, path, ice.ParquetFile, nil, nil, nil, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Build()
+}
