@@ -1,0 +1,97 @@
+package exec
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/exec/pgcatalog"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// catalogSelect routes a query to the catalog evaluator when it is complex
+// (joins, subqueries, set operations), names a pg_catalog or
+// information_schema relation (or an unqualified pg_* one that is not a user
+// table), or calls a catalog function the scalar binder does not know (a
+// SELECT without FROM such as current_schemas(true)). ok is false when the
+// ordinary SELECT path should handle st.
+func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
+	switch {
+	case st.Complex:
+	case pgcatalog.NamesCatalog(st):
+		if st.From.Name.Schema == "" {
+			if _, err := s.resolveTable(ctx, st.From.Name); err == nil {
+				return nil, nil, false, nil
+			}
+		}
+	case st.From == nil:
+		_, err := s.planSelect(ctx, st, params)
+		var se *sql.Error
+		if err == nil || !errors.As(err, &se) || se.Code != sql.CodeUndefinedFunction {
+			return nil, nil, false, nil
+		}
+	default:
+		return nil, nil, false, nil
+	}
+	pl, cols, err = s.prepareCatalog(st, params)
+	return pl, cols, true, err
+}
+
+func (s *Session) prepareCatalog(st *sql.Select, params *sql.Params) (plan, []Column, error) {
+	p, err := pgcatalog.Compile(st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cols []Column
+	for _, c := range p.Columns() {
+		cols = append(cols, Column{Name: c.Name, Type: c.Type})
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		rows, err := p.Run(ctx, s.catalogEnv(), args)
+		if err != nil {
+			return nil, err
+		}
+		batch, err := catalogBatch(cols, rows)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Columns: cols, Rows: newBatchRows("SELECT", []arrow.RecordBatch{batch})}, nil
+	}
+	return planFunc(run), cols, nil
+}
+
+func (s *Session) catalogEnv() *pgcatalog.Env {
+	return &pgcatalog.Env{
+		Warehouse:  s.engine.wh,
+		User:       s.info.User,
+		Database:   s.info.Database,
+		SearchPath: s.searchPath(),
+		Setting: func(name string) (string, bool) {
+			v, err := s.settings.Get(name)
+			return v, err == nil
+		},
+		Settings: s.settings.All,
+		Version:  VersionString,
+	}
+}
+
+// catalogBatch builds one record batch from the evaluator's rows.
+func catalogBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for _, r := range rows {
+		for i, c := range cols {
+			if err := sql.AppendValue(b.Field(i), c.Type, r[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.NewRecordBatch(), nil
+}

@@ -1,0 +1,94 @@
+package pgcatalog
+
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// colInfo is one column of a relation in a query's scope.
+type colInfo struct {
+	table string // qualifier: alias or relation name
+	name  string
+	t     sql.Type
+	// usingHidden marks the right-hand copy of a JOIN ... USING column,
+	// which unqualified names do not see.
+	usingHidden bool
+}
+
+// relDef is a virtual catalog relation.
+type relDef struct {
+	schema string
+	name   string
+	oid    int64 // PostgreSQL's OID for it, for 'pg_class'::regclass
+	cols   []colInfo
+	rows   func(s *snapshot) [][]any
+}
+
+// spec parses "name type, name type, ..." into columns; array and
+// internal types are carried as text.
+func spec(s string) []colInfo {
+	var out []colInfo
+	for _, part := range strings.Split(s, ",") {
+		f := strings.Fields(part)
+		out = append(out, colInfo{name: f[0], t: specType(f[1])})
+	}
+	return out
+}
+
+func specType(t string) sql.Type {
+	switch t {
+	case "oid", "regclass", "regtype", "regnamespace":
+		return sql.OID
+	case "int2":
+		return sql.Int16
+	case "int4":
+		return sql.Int32
+	case "int8":
+		return sql.Int64
+	case "bool":
+		return sql.Bool
+	case "float4":
+		return sql.Float32
+	case "float8":
+		return sql.Float64
+	}
+	return sql.Text
+}
+
+// relations are the virtual relations by schema-qualified name; built once,
+// never changed.
+var relations = buildRelations()
+
+// relSet collects relation definitions.
+type relSet map[string]*relDef
+
+func (m relSet) add(schema, name string, oid int64, cols string, rows func(s *snapshot) [][]any) {
+	m[schema+"."+name] = &relDef{schema: schema, name: name, oid: oid, cols: spec(cols), rows: rows}
+}
+
+func buildRelations() relSet {
+	m := relSet{}
+	addPgCatalog(m)
+	addPgCatalogEmpty(m)
+	addInformationSchema(m)
+	return m
+}
+
+// none is the row source of relations that are always empty here.
+func none(*snapshot) [][]any { return nil }
+
+// findRelation resolves a FROM item name: qualified, or unqualified through
+// pg_catalog as PostgreSQL's implicit search path does.
+func findRelation(schema, name string) *relDef {
+	if schema != "" {
+		return relations[schema+"."+name]
+	}
+	return relations["pg_catalog."+name]
+}
+
+// IsCatalogRelation reports whether schema.name is a virtual relation here
+// (schema "" tries pg_catalog).
+func IsCatalogRelation(schema, name string) bool {
+	return findRelation(schema, name) != nil
+}

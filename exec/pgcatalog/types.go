@@ -1,0 +1,108 @@
+package pgcatalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// pgType is one row of pg_type: every type magmalake exposes, the catalog
+// types its own relations use, and text even when no column uses it.
+type pgType struct {
+	oid      int64
+	name     string
+	length   int64
+	byVal    bool
+	category string
+	array    int64
+	input    string
+	output   string
+	align    string
+	coll     int64
+	display  string // format_type's spelling
+}
+
+var pgTypes = []pgType{
+	{16, "bool", 1, true, "B", 1000, "boolin", "boolout", "c", 0, "boolean"},
+	{17, "bytea", -1, false, "U", 1001, "byteain", "byteaout", "i", 0, "bytea"},
+	{18, "char", 1, true, "Z", 1002, "charin", "charout", "c", 0, `"char"`},
+	{19, "name", 64, false, "S", 1003, "namein", "nameout", "c", 950, "name"},
+	{20, "int8", 8, true, "N", 1016, "int8in", "int8out", "d", 0, "bigint"},
+	{21, "int2", 2, true, "N", 1005, "int2in", "int2out", "s", 0, "smallint"},
+	{23, "int4", 4, true, "N", 1007, "int4in", "int4out", "i", 0, "integer"},
+	{24, "regproc", 4, true, "N", 1008, "regprocin", "regprocout", "i", 0, "regproc"},
+	{25, "text", -1, false, "S", 1009, "textin", "textout", "i", collDefault, "text"},
+	{26, "oid", 4, true, "N", 1028, "oidin", "oidout", "i", 0, "oid"},
+	{114, "json", -1, false, "U", 199, "json_in", "json_out", "i", 0, "json"},
+	{700, "float4", 4, true, "N", 1021, "float4in", "float4out", "i", 0, "real"},
+	{701, "float8", 8, true, "N", 1022, "float8in", "float8out", "d", 0, "double precision"},
+	{705, "unknown", -2, false, "X", 0, "unknownin", "unknownout", "c", 0, "unknown"},
+	{1042, "bpchar", -1, false, "S", 1014, "bpcharin", "bpcharout", "i", collDefault, "character"},
+	{1043, "varchar", -1, false, "S", 1015, "varcharin", "varcharout", "i", collDefault, "character varying"},
+	{1082, "date", 4, true, "D", 1182, "date_in", "date_out", "i", 0, "date"},
+	{1083, "time", 8, true, "D", 1183, "time_in", "time_out", "d", 0, "time without time zone"},
+	{1114, "timestamp", 8, true, "D", 1115, "timestamp_in", "timestamp_out", "d", 0, "timestamp without time zone"},
+	{1184, "timestamptz", 8, true, "D", 1185, "timestamptz_in", "timestamptz_out", "d", 0, "timestamp with time zone"},
+	{1700, "numeric", -1, false, "N", 1231, "numeric_in", "numeric_out", "i", 0, "numeric"},
+	{2205, "regclass", 4, true, "N", 2210, "regclassin", "regclassout", "i", 0, "regclass"},
+	{2206, "regtype", 4, true, "N", 2211, "regtypein", "regtypeout", "i", 0, "regtype"},
+	{2950, "uuid", 16, false, "U", 2951, "uuid_in", "uuid_out", "c", 0, "uuid"},
+}
+
+func typeByOID(oid int64) *pgType {
+	for i := range pgTypes {
+		if pgTypes[i].oid == oid {
+			return &pgTypes[i]
+		}
+	}
+	return nil
+}
+
+// typeByName resolves a type name as ::regtype does (internal or SQL spelling).
+func typeByName(name string) *pgType {
+	name = strings.TrimPrefix(strings.TrimSpace(strings.ToLower(name)), "pg_catalog.")
+	if t, err := sql.ParseTypeName(name); err == nil {
+		if p := typeByOID(int64(t.OID())); p != nil {
+			return p
+		}
+	}
+	for i := range pgTypes {
+		if pgTypes[i].name == name || pgTypes[i].display == name {
+			return &pgTypes[i]
+		}
+	}
+	return nil
+}
+
+// formatType is format_type(oid, typmod).
+func formatType(oid, typmod int64) string {
+	t := typeByOID(oid)
+	if t == nil {
+		return "???"
+	}
+	switch {
+	case t.oid == 1700 && typmod >= 4:
+		m := typmod - 4
+		return fmt.Sprintf("numeric(%d,%d)", m>>16, m&0xffff)
+	case (t.oid == 1043 || t.oid == 1042) && typmod >= 4:
+		return fmt.Sprintf("%s(%d)", t.display, typmod-4)
+	}
+	return t.display
+}
+
+// storage is pg_type.typstorage / pg_attribute.attstorage.
+func (t *pgType) storage() string {
+	if t.length == -1 {
+		return "x"
+	}
+	return "p"
+}
+
+// columnType is the pg_type row of a user column's type.
+func columnType(t sql.Type) *pgType {
+	if p := typeByOID(int64(t.OID())); p != nil {
+		return p
+	}
+	return typeByOID(25)
+}
