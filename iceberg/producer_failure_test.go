@@ -1,0 +1,154 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+)
+
+// flakyCatalog makes the catalog swap fail in the ways CommitChange must
+// survive: refused (nothing landed), landed but reported as failed, and
+// failed with the table unreadable afterwards.
+type flakyCatalog struct {
+	catalog.Catalog
+	landThenFail bool
+	loadFails    bool
+}
+
+var errSwap = errors.New("swap failed")
+
+func (c *flakyCatalog) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, upds []table.Update) (table.Metadata, string, error) {
+	if c.landThenFail {
+		if _, _, err := c.Catalog.CommitTable(ctx, ident, reqs, upds); err != nil {
+			return nil, "", err
+		}
+	}
+	return nil, "", errSwap
+}
+
+func (c *flakyCatalog) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	if c.loadFails {
+		return nil, errors.New("catalog unreachable")
+	}
+	return c.Catalog.LoadTable(ctx, ident)
+}
+
+func TestCommitChangeSwapFailures(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "flaky", 2)
+	cols := pcCols()
+	base := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	before := avroFiles(t, base)
+	change := FileChange{AddData: writeRows(t, base, 50, 55)}
+
+	// Refused: the manifests go, the table stays.
+	_, err := CommitChange(ctx, &flakyCatalog{Catalog: w.Catalog()}, base, change)
+	if !errors.Is(err, errSwap) {
+		t.Fatalf("refused swap: %v", err)
+	}
+	if got := avroFiles(t, base); !slices.Equal(got, before) {
+		t.Fatalf("refused swap left manifests: %v", got)
+	}
+
+	// Unknown outcome: the manifests stay (they may be committed).
+	_, err = CommitChange(ctx, &flakyCatalog{Catalog: w.Catalog(), loadFails: true}, base, change)
+	if !errors.Is(err, errSwap) || len(avroFiles(t, base)) != len(before)+2 {
+		t.Fatalf("unknown outcome: %v, files %d -> %d (want a manifest and a list kept)", err, len(before), len(avroFiles(t, base)))
+	}
+
+	// Landed despite the error: success, and the table reads back.
+	got, err := CommitChange(ctx, &flakyCatalog{Catalog: w.Catalog(), landThenFail: true}, base, change)
+	if err != nil {
+		t.Fatalf("landed swap reported: %v", err)
+	}
+	assertSameRows(t, icebergGoRows(t, got), slices.Concat(genRows(cols, 0, 10), genRows(cols, 50, 55)))
+	if got.CurrentSnapshot().Summary.Operation != table.OpAppend {
+		t.Fatalf("operation %s, want append", got.CurrentSnapshot().Summary.Operation)
+	}
+}
+
+// TestCommitChangeExplicitRowIDs: v3 files that carry first_row_id are
+// accepted only with the ids the snapshot assigns.
+func TestCommitChangeExplicitRowIDs(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "rowids", 3)
+	cols := pcCols()
+	base := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	next := base.Metadata().NextRowID()
+	d := writeRows(t, base, 100, 104)
+	if len(d) != 1 {
+		t.Fatalf("want one file, got %d", len(d))
+	}
+	if _, err := CommitChange(ctx, w.Catalog(), base, FileChange{AddData: []ice.DataFile{withFirstRowID(t, base, d[0], next+1)}}); err == nil {
+		t.Fatal("a first_row_id other than the assigned one was accepted")
+	}
+	got, err := CommitChange(ctx, w.Catalog(), base, FileChange{AddData: []ice.DataFile{withFirstRowID(t, base, d[0], next)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rids := scanRowIDs(t, got)
+	for pos := range int64(4) {
+		if rids[100+pos] != next+pos {
+			t.Errorf("id %d: _row_id %d, want %d", 100+pos, rids[100+pos], next+pos)
+		}
+	}
+}
+
+// withFirstRowID copies df's identity (not its stats) with a first_row_id.
+func withFirstRowID(t *testing.T, tbl *table.Table, df ice.DataFile, id int64) ice.DataFile {
+	t.Helper()
+	spec := tbl.Metadata().PartitionSpecByID(int(df.SpecID()))
+	b, err := ice.NewDataFileBuilder(*spec, df.ContentType(), df.FilePath(), df.FileFormat(), df.Partition(), nil, nil, df.Count(), df.FileSizeBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.FirstRowID(id).Build()
+}
+
+// TestChangeCounts classifies each kind of file the way the reference
+// implementation's summary does.
+func TestChangeCounts(t *testing.T) {
+	data := fakeSized(t, "d.parquet", ice.EntryContentData, ice.ParquetFile, 10, 100)
+	pos := fakeSized(t, "p.parquet", ice.EntryContentPosDeletes, ice.ParquetFile, 3, 30)
+	dvf := fakeSized(t, "v.puffin", ice.EntryContentPosDeletes, ice.PuffinFile, 2, 20)
+	eq := fakeSized(t, "e.parquet", ice.EntryContentEqDeletes, ice.ParquetFile, 4, 40)
+	c := changeCounts{}
+	for _, f := range []ice.DataFile{data, pos, dvf, eq} {
+		c.count(f, true)
+	}
+	c.count(data, false)
+	c.count(dvf, false)
+	want := changeCounts{
+		"added-files-size": 190, "removed-files-size": 120,
+		"added-data-files": 1, "added-records": 10, "deleted-data-files": 1, "deleted-records": 10,
+		"added-delete-files": 3, "removed-delete-files": 1,
+		"added-position-delete-files": 1, "added-dvs": 1, "removed-dvs": 1, "added-equality-delete-files": 1,
+		"added-position-deletes": 5, "removed-position-deletes": 2, "added-equality-deletes": 4,
+	}
+	for k, v := range want {
+		if c[k] != v {
+			t.Errorf("%s = %d, want %d", k, c[k], v)
+		}
+	}
+	for k, v := range c {
+		if _, ok := want[k]; !ok && v != 0 {
+			t.Errorf("unexpected %s = %d", k, v)
+		}
+	}
+}
+
+func fakeSized(t *testing.T, path string, content ice.ManifestEntryContent, format ice.FileFormat, count, size int64) ice.DataFile {
+	t.Helper()
+	b, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, content, path, format, nil, nil, nil, count, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Build()
+}
