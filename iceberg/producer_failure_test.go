@@ -152,3 +152,41 @@ func fakeSized(t *testing.T, path string, content ice.ManifestEntryContent, form
 	}
 	return b.Build()
 }
+
+// TestCommitChangeFirstSnapshot commits onto a table with no snapshot: no
+// parent, totals from zero, row ids from zero.
+func TestCommitChangeFirstSnapshot(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "first", 3)
+	base, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := writeRows(t, base, 0, 25) // partitions 0, 1, 2
+	got, err := CommitChange(ctx, w.Catalog(), base, FileChange{AddData: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := got.CurrentSnapshot()
+	if snap.ParentSnapshotID != nil || *snap.FirstRowID != 0 || *snap.AddedRows != 25 || got.Metadata().NextRowID() != 25 {
+		t.Fatalf("first snapshot: parent %v first-row-id %d added-rows %d next-row-id %d", snap.ParentSnapshotID, *snap.FirstRowID, *snap.AddedRows, got.Metadata().NextRowID())
+	}
+	var size int64
+	for _, f := range d {
+		size += f.FileSizeBytes()
+	}
+	assertSummary(t, snap, map[string]int64{
+		"added-data-files": int64(len(d)), "added-records": 25, "added-files-size": size, "changed-partition-count": 3,
+		"total-records": 25, "total-data-files": int64(len(d)), "total-delete-files": 0, "total-position-deletes": 0,
+		"total-equality-deletes": 0, "total-files-size": size,
+	}, nil)
+	assertSameRows(t, icebergGoRows(t, got), genRows(pcCols(), 0, 25))
+	seen := map[int64]bool{}
+	for _, rid := range scanRowIDs(t, got) {
+		if rid < 0 || rid >= 25 || seen[rid] {
+			t.Fatalf("row id %d out of range or repeated", rid)
+		}
+		seen[rid] = true
+	}
+}
