@@ -85,6 +85,14 @@ func Match(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (
 		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type())
 	}
 	ev := newEvaluator(ctx, batch, params)
+	if mask, ok := ev.matchFast(e); ok {
+		return mask, nil
+	}
+	return ev.matchGeneral(e)
+}
+
+// matchGeneral is Match through the general (boxed) evaluator.
+func (ev *evaluator) matchGeneral(e Expr) ([]bool, error) {
 	vals, err := ev.eval(e, allRows(ev.n))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,470 @@
+package sql
+
+import (
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+// The general evaluator boxes every value of every node as `any`, which
+// dominates a DELETE's CPU time. WHERE clauses are mostly simple: a column
+// compared with constants, null tests, IN lists, combined with AND/OR/NOT.
+// For those, Match compiles the expression into typed kernels over the Arrow
+// arrays that produce three-valued masks directly; anything else (or any
+// doubt about exactness) takes the general path.
+
+// triMask is a three-valued boolean per row: null[i] means NULL, otherwise
+// val[i] is the value.
+type triMask struct {
+	val, null []bool
+}
+
+func newTriMask(n int) triMask { return triMask{val: make([]bool, n), null: make([]bool, n)} }
+
+// fastPred computes a WHERE node over a batch.
+type fastPred func(b arrow.RecordBatch) triMask
+
+// matchFast is Match through the typed kernels; false when e has no fast form.
+func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
+	if ev.batch == nil {
+		return nil, false
+	}
+	f, ok := ev.compileFast(e)
+	if !ok {
+		return nil, false
+	}
+	m := f(ev.batch)
+	for i, null := range m.null {
+		m.val[i] = m.val[i] && !null
+	}
+	return m.val, true
+}
+
+// compileFast returns the vectorised form of e, or false when some part of e
+// has no fast path. Constants (and parameters, via ev) are resolved now.
+func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
+	switch x := e.(type) {
+	case *Compare:
+		return ev.fastCompare(x)
+	case *Logic:
+		return ev.fastLogic(x)
+	case *Not:
+		inner, ok := ev.compileFast(x.X)
+		if !ok {
+			return nil, false
+		}
+		return func(b arrow.RecordBatch) triMask {
+			m := inner(b)
+			for i := range m.val {
+				m.val[i] = !m.val[i]
+			}
+			return m
+		}, true
+	case *IsNull:
+		return fastIsNull(x)
+	case *IsBool:
+		return ev.fastIsBool(x)
+	case *InList:
+		return ev.fastIn(x)
+	case *ColumnRef:
+		if x.T.Kind != KindBool {
+			return nil, false
+		}
+		return func(b arrow.RecordBatch) triMask { return boolColumn(b.Column(x.Index)) }, true
+	}
+	if v, ok := ev.constValue(e); ok && e.Type().Kind == KindBool {
+		return constMask(v), true
+	}
+	return nil, false
+}
+
+// constValue folds constants, parameters, casts and negations of them; false
+// when e is not constant or folding raises an error (the general path will
+// raise it, row by row, exactly as PostgreSQL would).
+func (ev *evaluator) constValue(e Expr) (any, bool) {
+	switch x := e.(type) {
+	case *Const:
+		return x.Value, true
+	case *Param:
+		v, err := ev.param(x)
+		return v, err == nil
+	case *Cast:
+		v, ok := ev.constValue(x.X)
+		if !ok || v == nil {
+			return v, ok
+		}
+		out, err := castDatum(v, x.X.Type(), x.T)
+		return out, err == nil
+	case *UnaryOp:
+		v, ok := ev.constValue(x.X)
+		if !ok || v == nil || x.Op != "-" {
+			return v, ok && v == nil
+		}
+		out, err := negate(v, x.T)
+		return out, err == nil
+	}
+	return nil, false
+}
+
+func constMask(v any) fastPred {
+	return func(b arrow.RecordBatch) triMask {
+		m := newTriMask(int(b.NumRows()))
+		for i := range m.val {
+			if v == nil {
+				m.null[i] = true
+			} else {
+				m.val[i] = v.(bool)
+			}
+		}
+		return m
+	}
+}
+
+func boolColumn(col arrow.Array) triMask {
+	m := newTriMask(col.Len())
+	a, ok := col.(*array.Boolean)
+	for i := range m.val {
+		if col.IsNull(i) {
+			m.null[i] = true
+		} else if ok {
+			m.val[i] = a.Value(i)
+		}
+	}
+	return m
+}
+
+func fastIsNull(x *IsNull) (fastPred, bool) {
+	c, ok := x.X.(*ColumnRef)
+	if !ok {
+		return nil, false
+	}
+	return func(b arrow.RecordBatch) triMask {
+		col := b.Column(c.Index)
+		m := newTriMask(col.Len())
+		if col.NullN() == 0 {
+			if x.Not {
+				for i := range m.val {
+					m.val[i] = true
+				}
+			}
+			return m
+		}
+		for i := range m.val {
+			m.val[i] = col.IsNull(i) != x.Not
+		}
+		return m
+	}, true
+}
+
+func (ev *evaluator) fastIsBool(x *IsBool) (fastPred, bool) {
+	inner, ok := ev.compileFast(x.X)
+	if !ok {
+		return nil, false
+	}
+	return func(b arrow.RecordBatch) triMask {
+		m := inner(b)
+		for i := range m.val {
+			m.val[i] = (!m.null[i] && m.val[i] == x.Value) != x.Not
+			m.null[i] = false
+		}
+		return m
+	}, true
+}
+
+// fastLogic combines the arguments with three-valued AND/OR. Every argument
+// is evaluated for every row: the fast kernels cannot raise errors, so
+// PostgreSQL's per-row short-circuit has nothing to protect.
+func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
+	args := make([]fastPred, len(x.Args))
+	for k, a := range x.Args {
+		f, ok := ev.compileFast(a)
+		if !ok {
+			return nil, false
+		}
+		args[k] = f
+	}
+	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
+	return func(b arrow.RecordBatch) triMask {
+		out := args[0](b)
+		for _, f := range args[1:] {
+			m := f(b)
+			for i := range out.val {
+				switch {
+				case !out.null[i] && out.val[i] == decisive:
+				case !m.null[i] && m.val[i] == decisive:
+					out.val[i], out.null[i] = decisive, false
+				case m.null[i]:
+					out.null[i] = true
+				}
+			}
+		}
+		return out
+	}, true
+}
+
+// fastCompare handles column op constant (either side).
+func (ev *evaluator) fastCompare(x *Compare) (fastPred, bool) {
+	col, other, op := x.L, x.R, x.Op
+	if _, ok := col.(*ColumnRef); !ok {
+		col, other, op = x.R, x.L, x.Op.flip()
+	}
+	c, ok := col.(*ColumnRef)
+	if !ok {
+		return nil, false
+	}
+	v, ok := ev.constValue(other)
+	if !ok {
+		return nil, false
+	}
+	if v == nil {
+		return constMask(nil), true
+	}
+	test, ok := rowTest(c, other.Type(), v, x.Domain)
+	if !ok {
+		return nil, false
+	}
+	return func(b arrow.RecordBatch) triMask {
+		col := b.Column(c.Index)
+		return compareColumn(col, test(col), op)
+	}, true
+}
+
+// compareColumn applies a per-row three-way comparison against the constant.
+func compareColumn(col arrow.Array, cmp func(i int) int, op CmpOp) triMask {
+	m := newTriMask(col.Len())
+	nulls := col.NullN() > 0
+	for i := range m.val {
+		if nulls && col.IsNull(i) {
+			m.null[i] = true
+			continue
+		}
+		m.val[i] = cmpHolds(op, cmp(i))
+	}
+	return m
+}
+
+// sameDomain reports that comparing a value of type t in domain dom needs
+// no conversion (toDomain is the identity), the precondition of every typed
+// kernel: conversions stay on the general path.
+func sameDomain(t, dom Type) bool {
+	switch dom.Kind {
+	case KindInt16, KindInt32, KindInt64, KindOID:
+		switch t.Kind {
+		case KindInt16, KindInt32, KindInt64, KindOID:
+			return true
+		}
+		return false
+	case KindFloat32, KindFloat64:
+		return t.Kind == KindFloat32 || t.Kind == KindFloat64
+	case KindNumeric:
+		return t.Kind == KindNumeric
+	case KindText, KindVarchar:
+		return t.IsString()
+	case KindTimestamp, KindTimestampTZ:
+		return t.Kind == KindTimestamp || t.Kind == KindTimestampTZ
+	case KindDate, KindTime, KindBool:
+		return t.Kind == dom.Kind
+	}
+	return false
+}
+
+// rowTest builds cmp(i) = sign(column[i] - v) for the column's Arrow array,
+// or false when the pair has no exact typed kernel. The constant is brought
+// to the domain once, as the general path would per row.
+func rowTest(c *ColumnRef, vt Type, v any, dom Type) (func(arr arrow.Array) func(i int) int, bool) {
+	if !sameDomain(c.T, dom) {
+		return nil, false
+	}
+	switch k := toDomain(v, vt, dom).(type) {
+	case int64:
+		return intTest(k), true
+	case float64:
+		return floatTest(k), true
+	case string:
+		return stringTest(k), true
+	case bool:
+		return boolTest(k), true
+	case Decimal:
+		return decimalTest(k, c.T)
+	}
+	return nil, false
+}
+
+func cmp3[T int64 | float64 | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func intTest(k int64) func(arr arrow.Array) func(i int) int {
+	return func(arr arrow.Array) func(i int) int {
+		switch a := arr.(type) {
+		case *array.Int16:
+			return func(i int) int { return cmp3(int64(a.Value(i)), k) }
+		case *array.Int32:
+			v := a.Int32Values()
+			return func(i int) int { return cmp3(int64(v[i]), k) }
+		case *array.Int64:
+			v := a.Int64Values()
+			return func(i int) int { return cmp3(v[i], k) }
+		case *array.Uint32:
+			return func(i int) int { return cmp3(int64(a.Value(i)), k) }
+		case *array.Date32:
+			return func(i int) int { return cmp3(int64(a.Value(i)), k) }
+		case *array.Time64:
+			return func(i int) int { return cmp3(int64(a.Value(i)), k) }
+		case *array.Timestamp:
+			return func(i int) int { return cmp3(int64(a.Value(i)), k) }
+		}
+		return generalTest(arr, k)
+	}
+}
+
+func floatTest(k float64) func(arr arrow.Array) func(i int) int {
+	return func(arr arrow.Array) func(i int) int {
+		switch a := arr.(type) {
+		case *array.Float64:
+			v := a.Float64Values()
+			if math.IsNaN(k) {
+				return func(i int) int { return floatCmp(v[i], k) }
+			}
+			return func(i int) int {
+				x := v[i]
+				switch {
+				case x < k:
+					return -1
+				case x > k || x != x: // NaN sorts above every number
+					return 1
+				}
+				return 0
+			}
+		case *array.Float32:
+			return func(i int) int { return floatCmp(float64(a.Value(i)), k) }
+		}
+		return generalTest(arr, k)
+	}
+}
+
+func stringTest(k string) func(arr arrow.Array) func(i int) int {
+	return func(arr arrow.Array) func(i int) int {
+		switch a := arr.(type) {
+		case *array.String:
+			return func(i int) int { return strings.Compare(a.Value(i), k) }
+		case *array.LargeString:
+			return func(i int) int { return strings.Compare(a.Value(i), k) }
+		}
+		return generalTest(arr, k)
+	}
+}
+
+func boolTest(k bool) func(arr arrow.Array) func(i int) int {
+	return func(arr arrow.Array) func(i int) int {
+		a, ok := arr.(*array.Boolean)
+		if !ok {
+			return generalTest(arr, k)
+		}
+		return func(i int) int {
+			x := a.Value(i)
+			switch {
+			case x == k:
+				return 0
+			case k:
+				return -1
+			}
+			return 1
+		}
+	}
+}
+
+// decimalTest compares decimal128 values of the column's scale with k
+// exactly: k is brought to that scale when it can be without rounding and
+// fits 128 bits; otherwise the general path decides.
+func decimalTest(k Decimal, t Type) (func(arr arrow.Array) func(i int) int, bool) {
+	if t.Kind != KindNumeric || k.Scale > t.Scale {
+		return nil, false
+	}
+	coef := new(big.Int).Mul(k.Coef, pow10(t.Scale-k.Scale))
+	if coef.BitLen() > 126 {
+		return nil, false
+	}
+	kn := decimal128.FromBigInt(coef)
+	return func(arr arrow.Array) func(i int) int {
+		a, ok := arr.(*array.Decimal128)
+		if !ok || int(a.DataType().(*arrow.Decimal128Type).Scale) != t.Scale {
+			return generalTest(arr, k)
+		}
+		return func(i int) int { return a.Value(i).Cmp(kn) }
+	}, true
+}
+
+// generalTest is the boxed comparison, for array types a kernel did not
+// expect; it keeps the fast path correct if the batch types ever drift.
+func generalTest(arr arrow.Array, k any) func(i int) int {
+	return func(i int) int {
+		return compareDatums(Unknown, DatumAt(arr, Unknown, i), k)
+	}
+}
+
+// fastIn handles column [NOT] IN (constants): TRUE on a match, else NULL if
+// the column or any item is NULL, else FALSE; NOT IN negates non-NULL results.
+func (ev *evaluator) fastIn(x *InList) (fastPred, bool) {
+	c, ok := x.X.(*ColumnRef)
+	if !ok {
+		return nil, false
+	}
+	var tests []func(arr arrow.Array) func(i int) int
+	sawNull := false
+	for k, it := range x.List {
+		v, ok := ev.constValue(it)
+		if !ok {
+			return nil, false
+		}
+		if v == nil {
+			sawNull = true
+			continue
+		}
+		test, ok := rowTest(c, it.Type(), v, x.Domains[k])
+		if !ok {
+			return nil, false
+		}
+		tests = append(tests, test)
+	}
+	return func(b arrow.RecordBatch) triMask {
+		col := b.Column(c.Index)
+		cmps := make([]func(i int) int, len(tests))
+		for k, t := range tests {
+			cmps[k] = t(col)
+		}
+		m := newTriMask(col.Len())
+		for i := range m.val {
+			if col.IsNull(i) {
+				m.null[i] = true
+				continue
+			}
+			hit := false
+			for _, cmp := range cmps {
+				if cmp(i) == 0 {
+					hit = true
+					break
+				}
+			}
+			switch {
+			case hit:
+				m.val[i] = !x.Not
+			case sawNull:
+				m.null[i] = true
+			default:
+				m.val[i] = x.Not
+			}
+		}
+		return m
+	}, true
+}
