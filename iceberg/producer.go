@@ -24,10 +24,10 @@ var ErrFileNotInSnapshot = errors.New("file to remove is not live in the base sn
 
 // FileChange is everything one commit does to a table's files.
 type FileChange struct {
-	AddData, RemoveData       []ice.DataFile  // data files
-	AddDeletes, RemoveDeletes []ice.DataFile  // position/equality delete files and DVs
-	Operation                 table.Operation // "" = derive: append (only adds data), delete (only removes / adds deletes), overwrite (both)
-	Props                     map[string]string
+	AddData, RemoveData       []ice.DataFile    // data files
+	AddDeletes, RemoveDeletes []ice.DataFile    // position/equality delete files and DVs
+	Operation                 table.Operation   // "" = derive: append (only adds data), delete (only removes / adds deletes), overwrite (both)
+	Props                     map[string]string // extra summary properties; computed keys win
 }
 
 // IsEmpty reports a change that touches no file.

@@ -98,8 +98,8 @@ func writeFS(t *testing.T, tbl *table.Table) iceio.WriteFileIO {
 	return fs.(iceio.WriteFileIO)
 }
 
-// writeDV writes one Puffin file with a deletion vector per target; bitmap
-// holds positions already deleted that the new vector must absorb.
+// writeDV writes a Puffin file holding one deletion vector for target with
+// exactly positions (a superseding vector lists the old positions too).
 func writeDV(t *testing.T, tbl *table.Table, name string, target ice.DataFile, positions []int64) ice.DataFile {
 	t.Helper()
 	meta := tbl.Metadata()
