@@ -3,6 +3,7 @@ package deletes
 import (
 	"context"
 	"fmt"
+	"runtime"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -111,6 +112,7 @@ func Prepare(ctx context.Context, tbl *table.Table, plans []RowDelete, mode Mode
 
 func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, plans []RowDelete) error {
 	var dvs, posdels []*RowDelete
+	var rewrites []rewriteJob
 	removed := map[string]bool{}
 	nextRowID := tbl.Metadata().NextRowID()
 	for i := range plans {
@@ -125,22 +127,20 @@ func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, 
 			posdels = append(posdels, p)
 			continue
 		case ActionRewrite:
-			var first *int64
+			job := rewriteJob{action: i, plan: p}
 			if tbl.Metadata().Version() >= 3 {
 				id := nextRowID
-				first = &id
+				job.firstRowID = &id
+				nextRowID += p.survivors()
 			}
-			df, size, err := rewriteFile(ctx, tbl, sink, p, first)
-			if err != nil {
-				return err
-			}
-			nextRowID += df.Count()
-			c.addData = append(c.addData, df)
-			c.actions[i].BytesWritten = size
+			rewrites = append(rewrites, job)
 		}
 		removed[p.File.FilePath()] = true
 		c.dropData = append(c.dropData, p.File)
 		c.dropDeletes = append(c.dropDeletes, p.Superseded...)
+	}
+	if err := c.rewrite(ctx, tbl, sink, rewrites); err != nil {
+		return err
 	}
 	c.dropDeletes = append(c.dropDeletes, exclusivePositionDeletes(plans, removed)...)
 	var err error
@@ -156,6 +156,44 @@ func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, 
 	}
 	return nil
 }
+
+// rewriteJob is one copy-on-write rewrite; v3 row ids are handed out before
+// the rewrites run in parallel, from the survivor counts the plans know.
+type rewriteJob struct {
+	action     int
+	plan       *RowDelete
+	firstRowID *int64
+}
+
+// rewrite runs the copy-on-write rewrites in parallel: each is CPU-bound
+// Parquet encoding of one file, so one at a time left cores idle. Results
+// keep plan order.
+func (c *Change) rewrite(ctx context.Context, tbl *table.Table, sink *fileSink, jobs []rewriteJob) error {
+	files := make([]iceberg.DataFile, len(jobs))
+	err := forEachParallel(ctx, len(jobs), rewriteWorkers(), func(ctx context.Context, j int) error {
+		df, size, err := rewriteFile(ctx, tbl, sink, jobs[j].plan, jobs[j].firstRowID)
+		if err != nil {
+			return err
+		}
+		files[j] = df
+		c.actions[jobs[j].action].BytesWritten = size
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for j, df := range files {
+		if df.Count() != jobs[j].plan.survivors() {
+			return fmt.Errorf("rewrite %s: wrote %d rows, expected %d survivors", jobs[j].plan.File.FilePath(), df.Count(), jobs[j].plan.survivors())
+		}
+	}
+	c.addData = append(c.addData, files...)
+	return nil
+}
+
+// rewriteWorkers bounds parallel rewrites: each holds a file's encoded row
+// group in memory until it closes, so more workers than cores only adds heap.
+func rewriteWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 
 // exclusivePositionDeletes are the v2 position delete files every data file
 // of which this change removes; a file that also names a surviving data file

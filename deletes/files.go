@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -18,9 +19,11 @@ import (
 // fileSink names and creates the files one Prepare writes, remembering every
 // path before it is created so a failure can remove partial files too.
 type fileSink struct {
-	fs      iceio.WriteFileIO
-	loc     table.LocationProvider
-	prefix  string
+	fs     iceio.WriteFileIO
+	loc    table.LocationProvider
+	prefix string
+
+	mu      sync.Mutex // rewrites reserve paths in parallel
 	n       int
 	written []string
 }
@@ -47,6 +50,8 @@ func newFileSink(ctx context.Context, tbl *table.Table) (*fileSink, error) {
 
 // newPath reserves a fresh data-location path with the given suffix.
 func (s *fileSink) newPath(suffix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.n++
 	p := s.loc.NewDataLocation(fmt.Sprintf("%s-%05d-%s", s.prefix, s.n, suffix))
 	s.written = append(s.written, p)

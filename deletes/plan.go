@@ -75,6 +75,11 @@ func (r *RowDelete) Deleted() int64 {
 	return int64(len(r.Positions))
 }
 
+// survivors is the number of rows a copy-on-write rewrite keeps.
+func (r *RowDelete) survivors() int64 {
+	return r.File.Count() - int64(r.dropped().Cardinality())
+}
+
 // dropped is every position absent after this delete: matched ∪ existing ∪
 // equality-deleted; what a copy-on-write rewrite must leave out.
 func (r *RowDelete) dropped() *dv.RoaringPositionBitmap {
@@ -276,6 +281,15 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 			if mask, err = p.match(ctx, b, predIdx); err != nil {
 				return err
 			}
+		}
+		if match && len(eq.files) == 0 && len(retIdx) == 0 && r.Existing.IsEmpty() {
+			// Nothing to skip or collect: the matches are the positions.
+			for i, m := range mask {
+				if m {
+					r.Positions = append(r.Positions, uint64(base)+uint64(i))
+				}
+			}
+			return nil
 		}
 		keep := make([]bool, b.NumRows())
 		for i := range keep {
