@@ -28,6 +28,7 @@ var errorCodes = []struct {
 	{iceberg.ErrNamespaceNotEmpty, sql.CodeSchemaNotEmpty},
 	{iceberg.ErrCorruptMetadata, sql.CodeDataCorrupted},
 	{iceberg.ErrInvalidTransform, sql.CodeDatatypeMismatch},
+	{iceberg.ErrUnsupportedSpec, sql.CodeFeatureNotSupported},
 	{iceberg.ErrFormatDowngrade, sql.CodeFeatureNotSupported},
 	{iceberg.ErrInvalidProperty, sql.CodeInvalidParameterValue},
 	{iceberg.ErrNoSnapshotAsOf, sql.CodeInvalidParameterValue},

@@ -74,6 +74,7 @@ func buildPartitionSpec(sc *ice.Schema, spec TableSpec) (ice.PartitionSpec, erro
 		return *ice.UnpartitionedSpec, nil
 	}
 	opts := make([]ice.PartitionOption, 0, len(spec.Fields))
+	var decimalKey ice.Type
 	for _, f := range spec.Fields {
 		src, ok := sc.FindFieldByName(f.Source)
 		if !ok {
@@ -81,6 +82,16 @@ func buildPartitionSpec(sc *ice.Schema, spec TableSpec) (ice.PartitionSpec, erro
 		}
 		if err := checkTransform(src, f.Transform); err != nil {
 			return ice.PartitionSpec{}, err
+		}
+		// iceberg-go names every decimal partition value's Avro type "fixed",
+		// so two decimal keys of different precision or scale make every
+		// manifest write fail ("conflicting definitions"): refuse them here.
+		if rt, ok := f.Transform.ResultType(src.Type).(ice.DecimalType); ok {
+			if decimalKey != nil && !decimalKey.Equals(rt) {
+				return ice.PartitionSpec{}, fmt.Errorf("%w: partition keys of types %s and %s (on %s): decimal partition keys must all have the same precision and scale",
+					ErrUnsupportedSpec, decimalKey, rt, f.Source)
+			}
+			decimalKey = rt
 		}
 		name := f.Name
 		if name == "" {

@@ -17,6 +17,7 @@ var (
 	ErrNamespaceNotEmpty   = errors.New("namespace is not empty")
 	ErrCorruptMetadata     = errors.New("table metadata is unreadable")
 	ErrInvalidTransform    = errors.New("invalid partition transform")
+	ErrUnsupportedSpec     = errors.New("unsupported partitioning")
 	ErrFormatDowngrade     = errors.New("format-version cannot be downgraded")
 	ErrInvalidProperty     = errors.New("invalid table property")
 	ErrNoSnapshotAsOf      = errors.New("no snapshot at or before the requested time")
