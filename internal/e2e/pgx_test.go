@@ -59,6 +59,7 @@ func TestPgx(t *testing.T) {
 			conn := pgxConnect(t, scram, testPassword, mode)
 			checkTranscript(t, pgxScenario(t, conn, sc), sc.transcript(true))
 			pgxBinaryCopy(t, conn, sc)
+			pgxBadCopy(t, conn, sc)
 		})
 	}
 	t.Run("portal", func(t *testing.T) { rawFetch(t, trust) })
@@ -239,4 +240,20 @@ func rawFetch(t *testing.T, s *server) {
 	fe.Send(&pgproto3.Terminate{})
 	fe.Flush()
 	io.Copy(io.Discard, nc)
+}
+
+// pgxBadCopy sends a COPY whose second line is bad: the error names the line
+// and column with SQLSTATE 22P02, nothing is loaded, the connection goes on.
+func pgxBadCopy(t *testing.T, conn *pgx.Conn, sc scenario) {
+	ctx := context.Background()
+	var before, after int
+	conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&before)
+	_, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("500\tok\t1\nx501\tbad\t1\n"), "COPY "+sc.Table+" FROM STDIN")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "22P02" || !strings.Contains(pe.Message, "COPY "+sc.Table+", line 2, column id") {
+		t.Fatalf("bad COPY row: %v", err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&after); err != nil || after != before {
+		t.Fatalf("after bad COPY: count %d (was %d), %v", after, before, err)
+	}
 }
