@@ -22,6 +22,10 @@ import (
 // failure).
 var ErrFileNotInSnapshot = errors.New("file to remove is not live in the base snapshot")
 
+// ErrCommitUnknown marks a failed catalog swap whose outcome could not be
+// checked: the change may have been committed, so its files must stay.
+var ErrCommitUnknown = errors.New("commit outcome unknown")
+
 // FileChange is everything one commit does to a table's files.
 type FileChange struct {
 	AddData, RemoveData       []ice.DataFile    // data files
@@ -105,9 +109,10 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 		if landed != nil {
 			return landed, nil
 		}
-		if known {
-			staged.Discard()
+		if !known {
+			return nil, fmt.Errorf("%s: %w (%w)", what, err, ErrCommitUnknown)
 		}
+		staged.Discard()
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return table.New(base.Identifier(), meta, loc, base.FS, cat), nil

@@ -3,8 +3,12 @@ package iceberg
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -49,7 +53,7 @@ func TestCommitChangeSwapFailures(t *testing.T) {
 
 	// Refused: the manifests go, the table stays.
 	_, err := CommitChange(ctx, &flakyCatalog{Catalog: w.Catalog()}, base, change)
-	if !errors.Is(err, errSwap) {
+	if !errors.Is(err, errSwap) || errors.Is(err, ErrCommitUnknown) {
 		t.Fatalf("refused swap: %v", err)
 	}
 	if got := avroFiles(t, base); !slices.Equal(got, before) {
@@ -58,7 +62,7 @@ func TestCommitChangeSwapFailures(t *testing.T) {
 
 	// Unknown outcome: the manifests stay (they may be committed).
 	_, err = CommitChange(ctx, &flakyCatalog{Catalog: w.Catalog(), loadFails: true}, base, change)
-	if !errors.Is(err, errSwap) || len(avroFiles(t, base)) != len(before)+2 {
+	if !errors.Is(err, errSwap) || !errors.Is(err, ErrCommitUnknown) || len(avroFiles(t, base)) != len(before)+2 {
 		t.Fatalf("unknown outcome: %v, files %d -> %d (want a manifest and a list kept)", err, len(before), len(avroFiles(t, base)))
 	}
 
@@ -188,5 +192,42 @@ func TestCommitChangeFirstSnapshot(t *testing.T) {
 			t.Fatalf("row id %d out of range or repeated", rid)
 		}
 		seen[rid] = true
+	}
+}
+
+// TestCommitChangeWithRetryReplans: another writer commits while the first
+// attempt is planned, so that attempt conflicts; its files are removed and
+// the second attempt, planned against the new head, commits.
+func TestCommitChangeWithRetryReplans(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "retry", 2)
+	cols := pcCols()
+	appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	var attempts int
+	var firstWritten []string
+	plan := func(ctx context.Context, head *table.Table) (FileChange, []string, error) {
+		attempts++
+		files := writeRows(t, head, 50, 53)
+		if attempts == 1 {
+			firstWritten = filePaths(files)
+			if _, err := CommitChange(ctx, w.Catalog(), head, FileChange{AddData: writeRows(t, head, 70, 72)}); err != nil {
+				return FileChange{}, nil, err
+			}
+		}
+		return FileChange{AddData: files}, filePaths(files), nil
+	}
+	got, err := CommitChangeWithRetry(ctx, w.Catalog(), ident, RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 2 {
+		t.Fatalf("%d attempts, want 2", attempts)
+	}
+	assertSameRows(t, icebergGoRows(t, got), slices.Concat(genRows(cols, 0, 10), genRows(cols, 70, 72), genRows(cols, 50, 53)))
+	for _, p := range firstWritten {
+		if _, err := os.Stat(strings.TrimPrefix(p, "file://")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("file of the conflicting attempt %s still there: %v", p, err)
+		}
 	}
 }
