@@ -61,6 +61,7 @@ type tableInfo struct {
 	oid         int64
 	cols        []column
 	partitioned bool
+	createdMs   int64
 }
 
 // snapshot is the catalog as one query sees it.
@@ -99,6 +100,9 @@ func loadSnapshot(ctx context.Context, env *Env) (*snapshot, error) {
 		}
 	}
 	sort.Slice(s.namespaces, func(i, j int) bool { return s.namespaces[i].name < s.namespaces[j].name })
+	// PostgreSQL lists pg_class in creation order; clients that do not sort
+	// show that order.
+	sort.SliceStable(s.tables, func(i, j int) bool { return s.tables[i].createdMs < s.tables[j].createdMs })
 	return s, nil
 }
 
@@ -112,7 +116,12 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 		if err != nil {
 			return fmt.Errorf("catalog snapshot: load %s.%s: %w", ns.name, name, err)
 		}
-		ti := &tableInfo{ns: ns, name: name, partitioned: !tbl.Spec().IsUnpartitioned()}
+		ti := &tableInfo{ns: ns, name: name, partitioned: !tbl.Spec().IsUnpartitioned(),
+			createdMs: tbl.Metadata().LastUpdatedMillis()}
+		for e := range tbl.Metadata().PreviousFiles() {
+			ti.createdMs = e.TimestampMs
+			break
+		}
 		ti.oid = stableOID("table:"+tbl.Metadata().TableUUID().String(), used)
 		used[ti.oid] = true
 		for _, f := range tbl.Schema().Fields() {

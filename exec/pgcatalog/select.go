@@ -150,6 +150,29 @@ func (c *compiler) outputExpr(n ast.ExprNode, sc *scope) (output, sql.Type, erro
 		fn, t, err := c.setReturning(fc, sc)
 		return output{fn: fn, srf: true}, t, err
 	}
+	// (srf(...)).f: select the field from every row the function returns.
+	if fc, ok := n.(*ast.FuncCallExpr); ok && fc.FnName.L == "__field" {
+		inner := fc.Args[0]
+		if p, ok := inner.(*ast.ParenthesesExpr); ok {
+			inner = p.Expr
+		}
+		name, _ := constString(fc.Args[1])
+		if srf, ok := inner.(*ast.FuncCallExpr); ok && isSetReturning(srf.FnName.L) {
+			fn, _, err := c.setReturning(srf, sc)
+			return output{srf: true, fn: func(ec *execCtx, e *env) (any, error) {
+				v, err := fn(ec, e)
+				if err != nil {
+					return nil, err
+				}
+				var out []any
+				for _, el := range toArray(v) {
+					r, _ := el.(record)
+					out = append(out, r[name])
+				}
+				return out, nil
+			}}, sql.Int32, err
+		}
+	}
 	fn, t, err := c.expr(n, sc)
 	return output{fn: fn}, t, err
 }
@@ -315,7 +338,7 @@ func (p *selectPlan) project(ec *execCtx, outer *env, rows [][]any) ([][]any, []
 	for _, r := range rows {
 		e := &env{row: r, outer: outer}
 		vals := make([]any, len(p.outputs))
-		srf := -1
+		var srfs []int
 		for i, o := range p.outputs {
 			v, err := o.fn(ec, e)
 			if err != nil {
@@ -323,7 +346,7 @@ func (p *selectPlan) project(ec *execCtx, outer *env, rows [][]any) ([][]any, []
 			}
 			vals[i] = v
 			if o.srf {
-				srf = i
+				srfs = append(srfs, i)
 			}
 		}
 		var k []any
@@ -337,14 +360,25 @@ func (p *selectPlan) project(ec *execCtx, outer *env, rows [][]any) ([][]any, []
 			}
 			k = append(k, v)
 		}
-		if srf < 0 {
+		if len(srfs) == 0 {
 			out, keys = append(out, vals), append(keys, k)
 			continue
 		}
-		elems, _ := vals[srf].([]any)
-		for _, el := range elems {
+		// Several set-returning items run in lockstep, the shorter padded
+		// with NULLs, as in PostgreSQL 10 and later.
+		n := 0
+		for _, i := range srfs {
+			n = max(n, len(toArray(vals[i])))
+		}
+		for j := 0; j < n; j++ {
 			row := append([]any(nil), vals...)
-			row[srf] = el
+			for _, i := range srfs {
+				elems := toArray(vals[i])
+				row[i] = nil
+				if j < len(elems) {
+					row[i] = elems[j]
+				}
+			}
 			out, keys = append(out, row), append(keys, k)
 		}
 	}

@@ -1,0 +1,269 @@
+package pgcatalog_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	mexec "github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/wire"
+)
+
+const pgBin = "/usr/lib/postgresql/15/bin"
+
+// fixture is created in both servers: every exposed type, NOT NULL,
+// partitioned and not, two schemas. PostgreSQL gets plain tables.
+var fixture = []struct{ ours, theirs string }{
+	{"CREATE TABLE t (id bigint NOT NULL, name text, grp int)", ""},
+	{`CREATE TABLE alltypes (b boolean, i integer NOT NULL, l bigint, r real, d double precision,
+		n numeric(10,2), s text, by bytea, dt date, tm time, ts timestamp, tz timestamptz, u uuid)`, ""},
+	{"CREATE SCHEMA s2", ""},
+	{"CREATE TABLE s2.events (id bigint NOT NULL, ts timestamptz NOT NULL, kind text) PARTITIONED BY (day(ts))",
+		"CREATE TABLE s2.events (id bigint NOT NULL, ts timestamptz NOT NULL, kind text)"},
+	{"CREATE TABLE s2.seen (k text)", ""},
+}
+
+// servers starts PostgreSQL 15 and magmalake with the fixture and returns
+// their host:port addresses.
+func servers(t *testing.T) (pg, ours string) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("needs root to run initdb as postgres")
+	}
+	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
+		t.Skip("PostgreSQL 15 not installed at " + pgBin)
+	}
+	pg = startPostgres(t)
+	for _, f := range fixture {
+		q := f.theirs
+		if q == "" {
+			q = f.ours
+		}
+		if out, err := psql(pg, q); err != nil {
+			t.Fatalf("postgres fixture %q: %v %s", q, err, out)
+		}
+	}
+	return pg, startMagmalake(t)
+}
+
+func startPostgres(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "magmalake-catalog-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	data := filepath.Join(dir, "data")
+	run := func(args ...string) error {
+		out, err := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		return nil
+	}
+	if err := run(filepath.Join(pgBin, "initdb"), "-D", data, "--locale=C.UTF-8", "-E", "UTF8", "-A", "trust", "-U", "postgres"); err != nil {
+		t.Skipf("initdb: %v", err)
+	}
+	port := 20000 + rand.Intn(20000)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c timezone=UTC -c fsync=off", port, dir)
+	if err := run(filepath.Join(pgBin, "pg_ctl"), "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start"); err != nil {
+		t.Skipf("pg_ctl start: %v", err)
+	}
+	t.Cleanup(func() { _ = run(filepath.Join(pgBin, "pg_ctl"), "-D", data, "-m", "immediate", "stop") })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if out, err := psqlDB(addr, "postgres", "CREATE DATABASE cat"); err != nil {
+		t.Fatalf("create database: %v %s", err, out)
+	}
+	if out, err := psql(addr, "DROP SCHEMA public; CREATE SCHEMA public"); err != nil {
+		t.Fatalf("public schema: %v %s", err, out)
+	}
+	return addr
+}
+
+func startMagmalake(t *testing.T) string {
+	ctx := context.Background()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wh.Close() })
+	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := wire.NewServer(wire.Config{NewSession: func(info mexec.SessionInfo) (wire.Session, error) {
+		return eng.NewSession(info), nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ctx, l)
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	})
+	addr := l.Addr().String()
+	for _, f := range fixture {
+		if out, err := psql(addr, f.ours); err != nil {
+			t.Fatalf("magmalake fixture %q: %v %s", f.ours, err, out)
+		}
+	}
+	return addr
+}
+
+func psql(addr, cmd string) (string, error) { return psqlDB(addr, "cat", cmd) }
+
+func psqlDB(addr, db, cmd string) (string, error) {
+	host, port, _ := net.SplitHostPort(addr)
+	c := exec.Command("psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "postgres", "-d", db, "-c", cmd)
+	c.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=5", "PGSSLMODE=disable", "PAGER=")
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// TestPsqlDescribeMatchesPostgres compares psql's \d commands.
+func TestPsqlDescribeMatchesPostgres(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("psql not installed")
+	}
+	pg, ours := servers(t)
+	for _, cmd := range []string{`\dt`, `\dt s2.*`, `\dt *.*e*`, `\d t`, `\d alltypes`, `\d s2.events`, `\dn`, `\l cat`} {
+		want, err := psql(pg, cmd)
+		if err != nil {
+			t.Fatalf("postgres %s: %v %s", cmd, err, want)
+		}
+		got, err := psql(ours, cmd)
+		if err != nil {
+			t.Errorf("magmalake %s: %v %s", cmd, err, got)
+			continue
+		}
+		want = strings.ReplaceAll(want, "pg_database_owner", "postgres")
+		if cmd == `\dt *.*e*` {
+			// PostgreSQL also lists its own tables; compare the rest, ignoring widths.
+			want = squeeze(dropLines(want, regexp.MustCompile(`pg_catalog|information_schema|rows\)`)))
+			got = squeeze(dropLines(got, regexp.MustCompile(`rows\)`)))
+		}
+		if got != want {
+			t.Errorf("%s differs\n--- postgres\n%s\n--- magmalake\n%s", cmd, want, got)
+		}
+	}
+}
+
+func dropLines(s string, re *regexp.Regexp) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if !re.MatchString(l) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// TestJDBCMetadataMatchesPostgres compares pgjdbc's DatabaseMetaData.
+func TestJDBCMetadataMatchesPostgres(t *testing.T) {
+	jar := "/usr/share/java/postgresql.jar"
+	if _, err := os.Stat(jar); err != nil {
+		t.Skip("pgjdbc not installed (apt-get install libpostgresql-jdbc-java)")
+	}
+	if _, err := exec.LookPath("javac"); err != nil {
+		t.Skip("javac not installed (apt-get install default-jdk-headless)")
+	}
+	pg, ours := servers(t)
+	dir := t.TempDir()
+	src, _ := filepath.Abs("testdata/JdbcBrowse.java")
+	if out, err := exec.Command("javac", "-d", dir, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v %s", err, out)
+	}
+	run := func(addr string) string {
+		out, err := exec.Command("java", "-cp", jar+":"+dir, "JdbcBrowse", "jdbc:postgresql://"+addr+"/cat").CombinedOutput()
+		if err != nil {
+			t.Fatalf("java against %s: %v %s", addr, err, out)
+		}
+		return string(out)
+	}
+	want, got := jdbcSections(run(pg)), jdbcSections(run(ours))
+	for name, w := range want {
+		g := got[name]
+		if name == "getTypeInfo" {
+			w = commonTypes(w, g)
+		}
+		if strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s differs\n--- postgres\n%s\n--- magmalake\n%s", name, strings.Join(w, "\n"), strings.Join(g, "\n"))
+		}
+	}
+}
+
+// jdbcSections splits JdbcBrowse output by "# title", dropping rows of
+// PostgreSQL's own schemas.
+func jdbcSections(out string) map[string][]string {
+	sections := map[string][]string{}
+	cur := ""
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(l, "# ") {
+			cur = l[2:]
+			sections[cur] = []string{}
+			continue
+		}
+		if strings.HasPrefix(l, "pg_catalog|") || strings.HasPrefix(l, "information_schema|") || strings.HasPrefix(l, "pg_toast|") {
+			continue
+		}
+		sections[cur] = append(sections[cur], l)
+	}
+	return sections
+}
+
+// commonTypes keeps PostgreSQL's getTypeInfo rows for the types magmalake
+// lists, in PostgreSQL's order; a type we list that PostgreSQL lacks stays
+// missing and fails the comparison.
+func commonTypes(want, got []string) []string {
+	ours := map[string]bool{}
+	for _, g := range got {
+		ours[strings.SplitN(g, "|", 2)[0]] = true
+	}
+	var out []string
+	for _, w := range want {
+		if ours[strings.SplitN(w, "|", 2)[0]] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// TestSQLAlchemyInspectMatchesPostgres compares SQLAlchemy's inspector.
+func TestSQLAlchemyInspectMatchesPostgres(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import psycopg2, sqlalchemy").Run(); err != nil {
+		t.Skip("python3-psycopg2 / python3-sqlalchemy not installed")
+	}
+	pg, ours := servers(t)
+	run := func(addr string) string {
+		out, err := exec.Command("/usr/bin/python3", "testdata/sa_browse.py", "postgresql+psycopg2://postgres@"+addr+"/cat").CombinedOutput()
+		if err != nil {
+			t.Fatalf("sqlalchemy against %s: %v %s", addr, err, out)
+		}
+		return string(out)
+	}
+	want, got := run(pg), run(ours)
+	if got != want {
+		t.Errorf("inspector differs\n--- postgres\n%s\n--- magmalake\n%s", want, got)
+	}
+}
+
+// squeeze collapses runs of spaces and dashes, so column widths do not matter.
+func squeeze(s string) string {
+	s = regexp.MustCompile(`[ -]+`).ReplaceAllString(s, " ")
+	return strings.TrimSpace(s)
+}
