@@ -96,7 +96,18 @@ func TestEqualityDelete(t *testing.T) {
 	// Rows inserted later with the same key survive (higher sequence number).
 	f.appendRows([]row{{id: 100, cat: "a"}, {id: 101, cat: "b", v: &three}})
 	f.checkReadBack()
-	// Later positional statements honour the equality delete.
+	// Later positional statements honour the equality delete, also when
+	// their filter excludes the delete file's values (stats pruning).
+	seven := iceberg.EqualTo(iceberg.Reference("v"), int32(7))
+	f.deleteAndCheck(Predicate{Filter: seven, Exact: true, Columns: []string{"v"},
+		Match: func(_ context.Context, b arrow.RecordBatch) ([]bool, error) {
+			vs := b.Column(0).(*array.Int32)
+			out := make([]bool, b.NumRows())
+			for i := range out {
+				out[i] = vs.IsValid(i) && vs.Value(i) == 7
+			}
+			return out, nil
+		}}, func(r row) bool { return r.v != nil && *r.v == 7 }, Options{Mode: ModeCopyOnWrite})
 	f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%2 == 0 }),
 		func(r row) bool { return r.id%2 == 0 }, Options{Mode: ModeCopyOnWrite})
 	f.overwriteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id < 9 }),

@@ -174,6 +174,11 @@ func planTasks(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanO
 	if err != nil {
 		return nil, fmt.Errorf("plan files: %w", err)
 	}
+	if len(tasks) > 0 && !isAlwaysTrue(pred.filter()) {
+		if tasks, err = withAllDeleteFiles(ctx, tbl, tasks, !opts.CaseInsensitive); err != nil {
+			return nil, err
+		}
+	}
 	index := map[string]int{}
 	var groups [][]table.FileScanTask
 	for _, t := range tasks {
