@@ -36,12 +36,16 @@ func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql
 	default:
 		return nil, nil, false, nil
 	}
-	pl, cols, err = s.prepareCatalog(st, params)
+	pl, cols, err = s.prepareCatalog(ctx, st, params)
 	return pl, cols, true, err
 }
 
-func (s *Session) prepareCatalog(st *sql.Select, params *sql.Params) (plan, []Column, error) {
-	p, err := pgcatalog.Compile(st, params)
+func (s *Session) prepareCatalog(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
+	userTable := func(schema, name string) bool {
+		_, err := s.resolveTable(ctx, sql.TableName{Schema: schema, Table: name})
+		return err == nil
+	}
+	p, err := pgcatalog.Compile(st, params, userTable)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -46,3 +46,48 @@ func TestTracedCatalogQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestCapturedClientQueries runs the catalog queries psql (\dt, \dn, \l,
+// \d), pgjdbc (getSchemas, getTables, getColumns, getPrimaryKeys,
+// getTypeInfo) and SQLAlchemy's inspector sent to PostgreSQL 15, verbatim.
+func TestCapturedClientQueries(t *testing.T) {
+	s := catalogFixture(t)
+	b, err := os.ReadFile("pgcatalog/testdata/client-queries.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range strings.Split(string(b), "\n;;;;\n") {
+		q = strings.ReplaceAll(q, "$1", "23")
+		if _, err := s.query(context.Background(), q); err != nil {
+			t.Errorf("%v\n%s", err, q)
+		}
+	}
+}
+
+// TestCatalogOIDsStable checks a table keeps its OID across writes and
+// sessions, and that pg_attribute and regclass agree with pg_class.
+func TestCatalogOIDsStable(t *testing.T) {
+	s := catalogFixture(t)
+	q := "SELECT c.oid, c.oid::regclass::text, c.relnatts FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 's2' AND c.relname = 'u'"
+	before := mustQuery(t, s, q).rows
+	mustQuery(t, s, "INSERT INTO s2.u (a) VALUES (1)")
+	s2 := s.engine.NewSession(SessionInfo{User: "other", Database: "db"})
+	defer s2.Close()
+	after := mustQuery(t, s2, q).rows
+	if len(before) != 1 || before[0][0] != after[0][0] {
+		t.Fatalf("oid changed: %v -> %v", before, after)
+	}
+	if before[0][1] != "s2.u" || before[0][2] != "4" {
+		t.Fatalf("regclass/relnatts: %v", before[0])
+	}
+	n := mustQuery(t, s, "SELECT count(*) FROM pg_attribute WHERE attrelid = '"+before[0][0]+"' AND attnum > 0").rows[0][0]
+	if n != "4" {
+		t.Fatalf("pg_attribute has %s columns of s2.u, want 4", n)
+	}
+	mustQuery(t, s, "SET search_path = s2, public")
+	if got := mustQuery(t, s, "SELECT '"+before[0][0]+"'::regclass::text, pg_table_is_visible("+before[0][0]+")").rows[0]; got[0] != "u" || got[1] != "t" {
+		t.Fatalf("visible through search_path: %v", got)
+	}
+	mustFail(t, s, "42P01", "SELECT * FROM pg_catalog.pg_nosuch")
+	mustFail(t, s, "0A000", "SELECT * FROM t JOIN s2.u ON true")
+}

@@ -25,11 +25,12 @@ type Plan struct {
 
 // Compile compiles a SELECT over catalog relations; params collects the
 // types of $n (unknown ones stay Unknown: the caller reports them as text).
-func Compile(st *sql.Select, params *sql.Params) (*Plan, error) {
+// userTable, when set, tells a user table from a missing relation in errors.
+func Compile(st *sql.Select, params *sql.Params, userTable func(schema, name string) bool) (*Plan, error) {
 	if params == nil {
 		params = &sql.Params{}
 	}
-	c := &compiler{params: params}
+	c := &compiler{params: params, userTable: userTable}
 	var q *query
 	var err error
 	switch {

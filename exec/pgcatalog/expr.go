@@ -54,6 +54,7 @@ type compiler struct {
 	// pendingWindows carries a SELECT's window calls from grouping to
 	// window planning.
 	pendingWindows []*ast.WindowFuncExpr
+	userTable      func(schema, name string) bool
 }
 
 func (c *compiler) expr(n ast.ExprNode, sc *scope) (evalFn, sql.Type, error) {

@@ -63,7 +63,7 @@ func (c *compiler) tableSource(ts *ast.TableSource, outer *scope) (*query, error
 	case *ast.TableName:
 		def := findRelation(src.Schema.O, src.Name.O)
 		if def == nil {
-			return nil, undefinedRelation(src)
+			return nil, c.undefinedRelation(src)
 		}
 		qual := ts.AsName.O
 		if qual == "" {
@@ -92,12 +92,12 @@ func (c *compiler) tableSource(ts *ast.TableSource, outer *scope) (*query, error
 	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "FROM item %T is not supported in catalog queries", ts.Source)
 }
 
-func undefinedRelation(tn *ast.TableName) error {
+func (c *compiler) undefinedRelation(tn *ast.TableName) error {
 	name := tn.Name.O
 	if tn.Schema.O != "" {
 		name = tn.Schema.O + "." + name
 	}
-	if tn.Schema.O == "" || tn.Schema.O == "pg_catalog" || tn.Schema.O == "information_schema" {
+	if c.userTable == nil || !c.userTable(tn.Schema.O, tn.Name.O) {
 		return sql.Errorf(sql.CodeUndefinedTable, "relation %q does not exist", name)
 	}
 	return sql.Errorf(sql.CodeFeatureNotSupported, "relation %q cannot be joined with catalog relations (joins, subqueries and set operations over Iceberg tables are not supported yet)", name)
