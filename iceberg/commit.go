@@ -99,7 +99,7 @@ func CommitWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Ident
 func commitOnce(ctx context.Context, cat catalog.Catalog, ident table.Identifier, attempt AttemptFunc) (*table.Table, error) {
 	head, err := cat.LoadTable(ctx, ident)
 	if err != nil {
-		return nil, mapCatalogErr(fmt.Sprintf("load table %s", strings.Join(ident, ".")), err)
+		return nil, withCtxErr(ctx, mapCatalogErr(fmt.Sprintf("load table %s", strings.Join(ident, ".")), err))
 	}
 	tx, written, err := attempt(ctx, head)
 	if err == nil && tx == nil {
@@ -113,12 +113,15 @@ func commitOnce(ctx context.Context, cat catalog.Catalog, ident table.Identifier
 		return nil, err
 	}
 	staged := commitStagedFiles(head, tx)
-	committed, err := tx.Commit(ctx)
+	// Past this point the statement is no longer cancellable: a swap cut
+	// short by cancellation leaves the catalog's new metadata file behind,
+	// and whether it landed is then uncertain.
+	committed, err := tx.Commit(context.WithoutCancel(ctx))
 	if err != nil {
 		if !commitLanded(cat, ident, head, tx) {
 			commitRemoveWritten(head, append(written, staged...))
 		}
-		return nil, err
+		return nil, withCtxErr(ctx, err)
 	}
 	return committed, nil
 }
@@ -215,4 +218,14 @@ func commitSleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// withCtxErr makes a failure caused by cancelling ctx say so: database/sql
+// answers a cancelled transaction with ErrTxDone, which would otherwise
+// reach the client as an internal error instead of a cancellation.
+func withCtxErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
+	return err
 }

@@ -27,7 +27,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 	}
 	what := "load table " + identString(ident)
 	if isCatalogSentinel(err) || ctx.Err() != nil {
-		return nil, mapCatalogErr(what, err)
+		return nil, withCtxErr(ctx, mapCatalogErr(what, err))
 	}
 	if loc, ok := w.metadataLocation(ctx, ident); ok {
 		return nil, fmt.Errorf("%s: %w: metadata file %s: %s", what, ErrCorruptMetadata, loc, oneLine(err))
