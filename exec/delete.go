@@ -137,6 +137,9 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 	if err != nil {
 		return deletes.Outcome{}, err
 	}
+	if out, ok, err := s.equalityDelete(ctx, p, pred, args, dry); ok || err != nil {
+		return out, err
+	}
 	opts := deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}
 	if p.returning != nil {
 		for _, c := range p.scope.Columns {

@@ -1,0 +1,166 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// equalityDelete runs a DELETE as one equality delete file when the session
+// asks for it (magmalake.equality_deletes), the table is a v2 merge-on-read
+// table that can take one, and the WHERE is an equality on columns
+// (a = 1 AND b = 'x') or a one-column IN list. ok is false when the DELETE
+// must take the positional path instead.
+func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred deletes.Predicate, args []Param, dry bool) (deletes.Outcome, bool, error) {
+	if v, err := s.settings.Get("magmalake.equality_deletes"); err != nil || !strings.EqualFold(v, "on") {
+		return deletes.Outcome{}, false, nil
+	}
+	tbl := p.rt.Table
+	if p.where == nil || p.returning != nil || tbl.Metadata().Version() != 2 ||
+		deletes.ModeOf(tbl.Properties()) != deletes.ModeMergeOnRead || !deletes.EqualityApplicable(tbl) {
+		return deletes.Outcome{}, false, nil
+	}
+	cols, keys, err := equalityKeys(ctx, p, args)
+	if err != nil || keys == nil {
+		return deletes.Outcome{}, false, err
+	}
+	defer keys.Release()
+	opts := deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}
+	out, err := deletes.EqualityDelete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, cols, keys, opts)
+	if err != nil {
+		return out, true, fmt.Errorf("delete from %s: %w", strings.Join(p.rt.Ident, "."), err)
+	}
+	return out, true, nil
+}
+
+// keyTerm is one "column = value" of the WHERE.
+type keyTerm struct {
+	col    int
+	values []sql.Expr // one per key row (IN list), or one
+}
+
+// equalityKeys reads the WHERE as key rows; nil keys when its shape is not
+// an equality. A NULL value matches nothing in SQL, so its key row is dropped
+// (an equality delete would match NULL to NULL).
+func equalityKeys(ctx context.Context, p *deletePlan, args []Param) ([]string, arrow.RecordBatch, error) {
+	terms, ok := keyTerms(p.where, p.scope)
+	if !ok {
+		return nil, nil, nil
+	}
+	fields := make([]arrow.Field, len(terms))
+	cols := make([]string, len(terms))
+	for i, t := range terms {
+		c := p.scope.Columns[t.col]
+		fields[i] = arrow.Field{Name: c.Name, Type: c.T.ArrowType(), Nullable: true}
+		cols[i] = c.Name
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	rows := len(terms[0].values)
+	for r := 0; r < rows; r++ {
+		vals := make([]arrow.Array, len(terms))
+		null := false
+		for i, t := range terms {
+			v, err := sql.Eval(ctx, t.values[min(r, len(t.values)-1)], nil, args)
+			if err != nil {
+				releaseArrays(vals)
+				return nil, nil, err
+			}
+			vals[i] = v
+			null = null || v.IsNull(0)
+		}
+		for i := range vals {
+			if !null {
+				if err := appendFrom(b.Field(i), vals[i], 0); err != nil {
+					releaseArrays(vals)
+					return nil, nil, err
+				}
+			}
+		}
+		releaseArrays(vals)
+	}
+	rec := b.NewRecordBatch()
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return nil, nil, nil
+	}
+	return cols, rec, nil
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// keyTerms splits where into column = constant terms on distinct columns; at
+// most one term (and then the only one) may be an IN list.
+func keyTerms(where sql.Expr, scope *sql.Scope) ([]keyTerm, bool) {
+	conj := []sql.Expr{where}
+	if l, ok := where.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	var terms []keyTerm
+	seen := map[int]bool{}
+	for _, e := range conj {
+		t, ok := keyTermOf(e, scope)
+		if !ok || seen[t.col] || (len(t.values) > 1 && len(conj) > 1) {
+			return nil, false
+		}
+		seen[t.col] = true
+		terms = append(terms, t)
+	}
+	return terms, len(terms) > 0
+}
+
+func keyTermOf(e sql.Expr, scope *sql.Scope) (keyTerm, bool) {
+	switch x := e.(type) {
+	case *sql.Compare:
+		if x.Op != sql.OpEQ {
+			return keyTerm{}, false
+		}
+		col, val := x.L, x.R
+		if _, ok := col.(*sql.ColumnRef); !ok {
+			col, val = x.R, x.L
+		}
+		return keyTermFor(col, scope, val)
+	case *sql.InList:
+		if x.Not {
+			return keyTerm{}, false
+		}
+		return keyTermFor(x.X, scope, x.List...)
+	}
+	return keyTerm{}, false
+}
+
+// keyTermFor accepts col = values when col is a plain column of an exactly
+// comparable type and the values, of that same type (so any comparison
+// domain agrees with byte equality), read no column.
+func keyTermFor(col sql.Expr, scope *sql.Scope, values ...sql.Expr) (keyTerm, bool) {
+	ref, ok := col.(*sql.ColumnRef)
+	if !ok || ref.Index < 0 || ref.Index >= len(scope.Columns) || len(values) == 0 {
+		return keyTerm{}, false
+	}
+	t := scope.Columns[ref.Index].T
+	switch t.Kind {
+	case sql.KindFloat32, sql.KindFloat64, sql.KindNumeric, sql.KindJSON, sql.KindOID, sql.KindUnknown:
+		return keyTerm{}, false // NaN, scale and text forms compare differently from bytes
+	}
+	for _, v := range values {
+		used := map[int]bool{}
+		collectColumns(v, used)
+		if len(used) > 0 || v.Type() != t {
+			return keyTerm{}, false
+		}
+	}
+	return keyTerm{col: ref.Index, values: values}, true
+}
