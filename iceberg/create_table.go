@@ -84,12 +84,13 @@ func buildPartitionSpec(sc *ice.Schema, spec TableSpec) (ice.PartitionSpec, erro
 			return ice.PartitionSpec{}, err
 		}
 		// iceberg-go names every decimal partition value's Avro type "fixed",
-		// so two decimal keys of different precision or scale make every
-		// manifest write fail ("conflicting definitions"): refuse them here.
+		// so a second decimal key makes every manifest write fail
+		// ("conflicting definitions", or "invalid fixed name" for equal
+		// types): refuse it here rather than at the first INSERT.
 		if rt, ok := f.Transform.ResultType(src.Type).(ice.DecimalType); ok {
-			if decimalKey != nil && !decimalKey.Equals(rt) {
-				return ice.PartitionSpec{}, fmt.Errorf("%w: partition keys of types %s and %s (on %s): decimal partition keys must all have the same precision and scale",
-					ErrUnsupportedSpec, decimalKey, rt, f.Source)
+			if decimalKey != nil {
+				return ice.PartitionSpec{}, fmt.Errorf("%w: a second decimal partition key (%s on %s, after %s): at most one partition key may be a decimal",
+					ErrUnsupportedSpec, rt, f.Source, decimalKey)
 			}
 			decimalKey = rt
 		}
