@@ -51,6 +51,7 @@ func TestNormalizeFromFunction(t *testing.T) {
 		"SELECT * FROM t JOIN generate_series(1, 2) ON true",
 		"SELECT array(select 1), ARRAY[1,2][1]",
 		"SELECT extract(year from d) FROM t",
+		"SELECT a AS DEFAULT, b AS user FROM t",
 	} {
 		st, err := ParseOne(q)
 		if err != nil {

@@ -135,12 +135,20 @@ func psqlDB(addr, db, cmd string) (string, error) {
 	return string(out), err
 }
 
-// TestPsqlDescribeMatchesPostgres compares psql's \d commands.
-func TestPsqlDescribeMatchesPostgres(t *testing.T) {
+// TestClientsMatchPostgres browses the same tables in PostgreSQL 15 and
+// magmalake with psql, pgjdbc and SQLAlchemy and compares the answers.
+func TestClientsMatchPostgres(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql not installed")
+		t.Skip("psql not installed (apt-get install postgresql-client-15)")
 	}
 	pg, ours := servers(t)
+	t.Run("psql", func(t *testing.T) { checkPsql(t, pg, ours) })
+	t.Run("pgjdbc", func(t *testing.T) { checkJDBC(t, pg, ours) })
+	t.Run("sqlalchemy", func(t *testing.T) { checkSQLAlchemy(t, pg, ours) })
+}
+
+// checkPsql compares psql's \d commands.
+func checkPsql(t *testing.T, pg, ours string) {
 	for _, cmd := range []string{`\dt`, `\dt s2.*`, `\dt *.*e*`, `\d t`, `\d alltypes`, `\d s2.events`, `\dn`, `\l cat`} {
 		want, err := psql(pg, cmd)
 		if err != nil {
@@ -173,8 +181,8 @@ func dropLines(s string, re *regexp.Regexp) string {
 	return strings.Join(keep, "\n")
 }
 
-// TestJDBCMetadataMatchesPostgres compares pgjdbc's DatabaseMetaData.
-func TestJDBCMetadataMatchesPostgres(t *testing.T) {
+// checkJDBC compares pgjdbc's DatabaseMetaData.
+func checkJDBC(t *testing.T, pg, ours string) {
 	jar := "/usr/share/java/postgresql.jar"
 	if _, err := os.Stat(jar); err != nil {
 		t.Skip("pgjdbc not installed (apt-get install libpostgresql-jdbc-java)")
@@ -182,7 +190,6 @@ func TestJDBCMetadataMatchesPostgres(t *testing.T) {
 	if _, err := exec.LookPath("javac"); err != nil {
 		t.Skip("javac not installed (apt-get install default-jdk-headless)")
 	}
-	pg, ours := servers(t)
 	dir := t.TempDir()
 	src, _ := filepath.Abs("testdata/JdbcBrowse.java")
 	if out, err := exec.Command("javac", "-d", dir, src).CombinedOutput(); err != nil {
@@ -243,12 +250,11 @@ func commonTypes(want, got []string) []string {
 	return out
 }
 
-// TestSQLAlchemyInspectMatchesPostgres compares SQLAlchemy's inspector.
-func TestSQLAlchemyInspectMatchesPostgres(t *testing.T) {
+// checkSQLAlchemy compares SQLAlchemy's inspector.
+func checkSQLAlchemy(t *testing.T, pg, ours string) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import psycopg2, sqlalchemy").Run(); err != nil {
 		t.Skip("python3-psycopg2 / python3-sqlalchemy not installed")
 	}
-	pg, ours := servers(t)
 	run := func(addr string) string {
 		out, err := exec.Command("/usr/bin/python3", "testdata/sa_browse.py", "postgresql+psycopg2://postgres@"+addr+"/cat").CombinedOutput()
 		if err != nil {
