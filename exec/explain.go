@@ -20,6 +20,9 @@ import (
 var explainColumns = []Column{{Name: "QUERY PLAN", Type: sql.Text}}
 
 func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []Column, error) {
+	if pl, ok, err := s.prepareExplainDML(ctx, x, params); ok {
+		return pl, explainColumns, err
+	}
 	switch st := x.Stmt.(type) {
 	case *sql.Delete:
 		if _, err := s.planDelete(ctx, st, params); err != nil {
