@@ -73,7 +73,7 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 		return stageOverwrite(ctx, head, plans, added, opts.Options, &out.Outcome)
 	})
 	if err != nil {
-		removeDataFiles(head, added)
+		removeUncommitted(cat, ident, head, added)
 		return OverwriteOutcome{}, fmt.Errorf("overwrite %v: %w", ident, err)
 	}
 	if !opts.DryRun && (out.Deleted > 0 || out.Added > 0) {
@@ -167,10 +167,37 @@ func writeRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceber
 	return files, n, nil
 }
 
-func removeDataFiles(tbl *table.Table, files []iceberg.DataFile) {
+// removeUncommitted removes the new rows' files after a failed overwrite,
+// unless the table (reloaded) references one of them: an ambiguous commit
+// may have landed, and orphans are safe where deleting committed data is not.
+func removeUncommitted(cat CommitTarget, ident table.Identifier, head *table.Table, files []iceberg.DataFile) {
 	if len(files) == 0 {
 		return
 	}
+	ctx := context.Background()
+	now, err := cat.LoadTable(ctx, ident)
+	if err != nil {
+		return
+	}
+	if now.CurrentSnapshot() != nil && (head.CurrentSnapshot() == nil || now.CurrentSnapshot().SnapshotID != head.CurrentSnapshot().SnapshotID) {
+		data, _, err := liveFiles(ctx, now)
+		if err != nil {
+			return
+		}
+		mine := map[string]bool{}
+		for _, f := range files {
+			mine[f.FilePath()] = true
+		}
+		for _, d := range data {
+			if mine[d.FilePath()] {
+				return
+			}
+		}
+	}
+	removeDataFiles(head, files)
+}
+
+func removeDataFiles(tbl *table.Table, files []iceberg.DataFile) {
 	fs, err := tbl.FS(context.Background())
 	if err != nil {
 		return
