@@ -32,11 +32,12 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 	in := &pipeline{q: q, params: params, next: next}
 	if q.agg == nil && !q.distinct && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
+		stmtCtx := ctx
 		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
 			if lim.done() {
 				return nil, io.EOF
 			}
-			b, err := in.nextProjected(ctx)
+			b, err := in.nextProjected(statementTimeFrom(stmtCtx, ctx))
 			if err != nil {
 				return nil, err
 			}

@@ -180,7 +180,7 @@ func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, inpu
 	agg := &sql.AggContext{}
 	for _, k := range keys {
 		node := k
-		if idx, ok, err := outputRef(k, names, input); err != nil {
+		if idx, ok, err := outputRef(k, names, input, nil); err != nil {
 			return nil, err
 		} else if ok {
 			node = items[idx]
@@ -199,8 +199,9 @@ func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, inpu
 
 // outputRef resolves an ORDER BY / GROUP BY key that names an output column:
 // an integer ordinal, or a bare name equal to an output name (for GROUP BY
-// only when no input column has that name, as in PostgreSQL).
-func outputRef(n ast.ExprNode, names []string, input *sql.Scope) (int, bool, error) {
+// only when no input column has that name, as in PostgreSQL). A name shared
+// by several outputs is ambiguous unless same says they are one expression.
+func outputRef(n ast.ExprNode, names []string, input *sql.Scope, same func(i, j int) bool) (int, bool, error) {
 	if p, ok := n.(*ast.PositionExpr); ok {
 		if p.P == nil {
 			return checkPosition(int64(p.N), len(names))
@@ -233,8 +234,11 @@ func outputRef(n ast.ExprNode, names []string, input *sql.Scope) (int, bool, err
 	match := -1
 	for i, name := range names {
 		if name == c.Name.Name.O {
-			if match >= 0 {
+			if match >= 0 && (same == nil || !same(match, i)) {
 				return 0, false, sql.Errorf(sql.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name)
+			}
+			if match >= 0 {
+				continue
 			}
 			match = i
 		}
@@ -249,7 +253,10 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(ast.ExprNode
 			spec.NullsFirst = *it.NullsFirst
 		}
 		// ORDER BY prefers output names over input columns.
-		idx, ok, err := outputRef(it.Expr, q.names, nil)
+		same := func(i, j int) bool {
+			return q.outputs[i].String() == q.outputs[j].String() && q.outputs[i].Type() == q.outputs[j].Type()
+		}
+		idx, ok, err := outputRef(it.Expr, q.names, nil, same)
 		if err != nil {
 			return err
 		}

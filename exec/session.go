@@ -92,7 +92,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	if !ok {
 		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
 	}
-	ctx = sql.WithStatementTime(ctx, time.Now())
+	ctx = withStatementTime(ctx, time.Now())
 	res, err := pl.execute(ctx, s, params)
 	if err != nil {
 		err = toSQLError(err)
@@ -137,3 +137,20 @@ func (s *Session) Close() {
 
 // tagOnly is a plan result with no rows.
 func tagOnly(tag string) *Result { return &Result{Tag: tag} }
+
+type stmtTimeKey struct{}
+
+// withStatementTime fixes the statement's now() for evaluation during
+// Execute, and records it so rows streamed later (whose Next gets the
+// caller's context) evaluate with the same time.
+func withStatementTime(ctx context.Context, t time.Time) context.Context {
+	return sql.WithStatementTime(context.WithValue(ctx, stmtTimeKey{}, t), t)
+}
+
+// statementTimeFrom carries the statement time of ctx, if any, over to next.
+func statementTimeFrom(ctx, next context.Context) context.Context {
+	if t, ok := ctx.Value(stmtTimeKey{}).(time.Time); ok {
+		return sql.WithStatementTime(next, t)
+	}
+	return next
+}
