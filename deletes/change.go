@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // Actions a delete takes on one data file, as EXPLAIN shows them.
@@ -114,7 +116,6 @@ func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, 
 	var dvs, posdels []*RowDelete
 	var rewrites []rewriteJob
 	removed := map[string]bool{}
-	nextRowID := tbl.Metadata().NextRowID()
 	for i := range plans {
 		p := &plans[i]
 		c.deleted += p.Deleted()
@@ -127,13 +128,7 @@ func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, 
 			posdels = append(posdels, p)
 			continue
 		case ActionRewrite:
-			job := rewriteJob{action: i, plan: p}
-			if tbl.Metadata().Version() >= 3 {
-				id := nextRowID
-				job.firstRowID = &id
-				nextRowID += p.survivors()
-			}
-			rewrites = append(rewrites, job)
+			rewrites = append(rewrites, rewriteJob{action: i, plan: p})
 		}
 		removed[p.File.FilePath()] = true
 		c.dropData = append(c.dropData, p.File)
@@ -157,12 +152,11 @@ func (c *Change) prepare(ctx context.Context, tbl *table.Table, sink *fileSink, 
 	return nil
 }
 
-// rewriteJob is one copy-on-write rewrite; v3 row ids are handed out before
-// the rewrites run in parallel, from the survivor counts the plans know.
+// rewriteJob is one copy-on-write rewrite. v3 row ids are left to the
+// snapshot producer, which numbers the new manifest's files in order.
 type rewriteJob struct {
-	action     int
-	plan       *RowDelete
-	firstRowID *int64
+	action int
+	plan   *RowDelete
 }
 
 // rewrite runs the copy-on-write rewrites in parallel: each is CPU-bound
@@ -171,7 +165,7 @@ type rewriteJob struct {
 func (c *Change) rewrite(ctx context.Context, tbl *table.Table, sink *fileSink, jobs []rewriteJob) error {
 	files := make([]iceberg.DataFile, len(jobs))
 	err := forEachParallel(ctx, len(jobs), rewriteWorkers(), func(ctx context.Context, j int) error {
-		df, size, err := rewriteFile(ctx, tbl, sink, jobs[j].plan, jobs[j].firstRowID)
+		df, size, err := rewriteFile(ctx, tbl, sink, jobs[j].plan)
 		if err != nil {
 			return err
 		}
@@ -219,27 +213,16 @@ func exclusivePositionDeletes(plans []RowDelete, removed map[string]bool) []iceb
 	return out
 }
 
-// Stage stages the change on tx. Data-file removals and additions go through
-// one ReplaceFiles and new delete files through one RowDelta: iceberg-go has
-// no producer that removes data files and adds new delete files in one
-// snapshot (RowDelta cannot remove data files; ReplaceFiles only adds delete
-// files that rewrite removed ones, at their old sequence number). So a
-// merge-on-read delete that also drops whole files stages two snapshots,
-// published by the one atomic catalog commit; every other delete stages one.
-func (c *Change) Stage(ctx context.Context, tx *table.Transaction, snapshotProps iceberg.Properties) error {
-	if len(c.dropData) > 0 || len(c.addData) > 0 {
-		if err := tx.ReplaceFiles(ctx, c.dropData, c.addData, c.dropDeletes, snapshotProps); err != nil {
-			return fmt.Errorf("stage file replacement: %w", err)
-		}
+// FileChange is the change, plus data files added beside it (the new rows
+// of an UPDATE or overwrite), as the one snapshot the producer commits.
+// Removed data files take their deletion vectors with them (Superseded), and
+// a new vector replaces the old one of its file.
+func (c *Change) FileChange(added []iceberg.DataFile, props iceberg.Properties) lake.FileChange {
+	return lake.FileChange{
+		AddData:       append(append([]iceberg.DataFile{}, c.addData...), added...),
+		RemoveData:    c.dropData,
+		AddDeletes:    c.addDeletes,
+		RemoveDeletes: append(append([]iceberg.DataFile{}, c.dropDeletes...), c.supersededDVs...),
+		Props:         props,
 	}
-	if len(c.addDeletes) > 0 {
-		rd := tx.NewRowDelta(snapshotProps).AddDeletes(c.addDeletes...)
-		if len(c.supersededDVs) > 0 {
-			rd.RemoveDeletes(c.supersededDVs...)
-		}
-		if err := rd.Commit(ctx); err != nil {
-			return fmt.Errorf("stage delete files: %w", err)
-		}
-	}
-	return nil
 }

@@ -46,11 +46,11 @@ type Outcome struct {
 // removed.
 func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}
-		return attemptDelete(ctx, head, pred, opts, &out)
+		return PrepareDelete(ctx, head, pred, opts, &out)
 	})
 	if err != nil {
 		releaseAll(out.Returned)
@@ -64,12 +64,14 @@ func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred 
 	return out, nil
 }
 
-// attemptDelete is one attempt against head; a nil transaction means there is
-// nothing to commit.
-func attemptDelete(ctx context.Context, head *table.Table, pred Predicate, opts Options, out *Outcome) (*table.Transaction, []string, error) {
+// PrepareDelete plans the delete against head (a committed table or a
+// transaction's view of one), writes its files and returns the change to
+// commit, empty when nothing matched or on a dry run. out collects counts,
+// per-file actions and RETURNING rows.
+func PrepareDelete(ctx context.Context, head *table.Table, pred Predicate, opts Options, out *Outcome) (lake.FileChange, []string, error) {
 	plans, err := PlanRowDeletes(ctx, head, pred, opts.Plan)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	for i := range plans {
 		out.Deleted += plans[i].Deleted()
@@ -77,16 +79,12 @@ func attemptDelete(ctx context.Context, head *table.Table, pred Predicate, opts 
 	}
 	if out.Deleted == 0 || opts.DryRun {
 		out.Files = Actions(head, plans, opts.Mode)
-		return nil, nil, nil
+		return lake.FileChange{}, nil, nil
 	}
 	change, err := Prepare(ctx, head, plans, opts.Mode)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	out.Files = change.Actions()
-	tx := head.NewTransaction()
-	if err := change.Stage(ctx, tx, opts.SnapshotProps); err != nil {
-		return tx, change.Written(), err // tx too: its staged manifests are removed
-	}
-	return tx, change.Written(), nil
+	return change.FileChange(nil, opts.SnapshotProps), change.Written(), nil
 }

@@ -32,9 +32,9 @@ var ErrEqualityNotApplicable = errors.New("equality delete not applicable")
 // when no live row matches.
 func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = Outcome{Attempts: out.Attempts + 1}
-		return attemptEqualityDelete(ctx, head, pred, cols, keys, opts, &out)
+		return PrepareEqualityDelete(ctx, head, pred, cols, keys, opts, &out)
 	})
 	if err != nil {
 		return Outcome{}, fmt.Errorf("equality delete from %v: %w", ident, err)
@@ -66,16 +66,18 @@ func EqualityApplicable(tbl *table.Table) bool {
 	return ok && tbl.Metadata().Version() == 2
 }
 
-func attemptEqualityDelete(ctx context.Context, head *table.Table, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options, out *Outcome) (*table.Transaction, []string, error) {
+// PrepareEqualityDelete counts the rows pred matches in head and writes the
+// equality delete file; the change adds just that file.
+func PrepareEqualityDelete(ctx context.Context, head *table.Table, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options, out *Outcome) (lake.FileChange, []string, error) {
 	spec, ok := unpartitionedSpec(head)
 	if !ok || head.Metadata().Version() != 2 {
-		return nil, nil, ErrEqualityNotApplicable
+		return lake.FileChange{}, nil, ErrEqualityNotApplicable
 	}
 	planOpts := opts.Plan
 	planOpts.ReturnColumns = nil
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	for i := range plans {
 		out.Deleted += plans[i].Deleted()
@@ -83,21 +85,17 @@ func attemptEqualityDelete(ctx context.Context, head *table.Table, pred Predicat
 			Matched: plans[i].Deleted(), Live: plans[i].LiveRows, BytesRead: plans[i].BytesRead})
 	}
 	if out.Deleted == 0 || opts.DryRun {
-		return nil, nil, nil
+		return lake.FileChange{}, nil, nil
 	}
 	sink, err := newFileSink(ctx, head)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	df, err := writeEqualityDeletes(ctx, head, sink, spec, cols, keys)
 	if err != nil {
-		return nil, sink.written, err
+		return lake.FileChange{}, sink.written, err
 	}
-	tx := head.NewTransaction()
-	if err := tx.NewRowDelta(opts.SnapshotProps).AddDeletes(df).Commit(ctx); err != nil {
-		return tx, sink.written, fmt.Errorf("stage equality delete: %w", err)
-	}
-	return tx, sink.written, nil
+	return lake.FileChange{AddDeletes: []iceberg.DataFile{df}, Props: opts.SnapshotProps}, sink.written, nil
 }
 
 // writeEqualityDeletes writes keys as one equality delete file.

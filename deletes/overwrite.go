@@ -57,20 +57,10 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 			return out, fmt.Errorf("overwrite %v: %w", ident, err)
 		}
 	}
-	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		out.Outcome = Outcome{Attempts: out.Attempts}
-		var plans []RowDelete
-		var err error
-		if opts.Dynamic {
-			plans, err = planDynamic(ctx, head, added, opts.Plan)
-		} else {
-			plans, err = PlanRowDeletes(ctx, head, pred, opts.Plan)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		return stageOverwrite(ctx, head, plans, added, opts.Options, &out.Outcome)
+		return PrepareOverwrite(ctx, head, pred, added, opts, &out.Outcome)
 	})
 	if err != nil {
 		removeUncommitted(cat, ident, head, added)
@@ -84,66 +74,44 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 	return out, nil
 }
 
-// stageOverwrite prepares the copy-on-write side of plans and stages it with
-// the added files; nil transaction when nothing changes.
-func stageOverwrite(ctx context.Context, head *table.Table, plans []RowDelete, added []iceberg.DataFile, opts Options, out *Outcome) (*table.Transaction, []string, error) {
+// PrepareOverwrite plans the delete side of an overwrite against head
+// (pred, or with Dynamic the partitions the added files land in), writes the
+// copy-on-write rewrites and returns them with the added files as one
+// change. The added files are the caller's: they are not in the returned
+// written list, so a retry keeps them.
+func PrepareOverwrite(ctx context.Context, head *table.Table, pred Predicate, added []iceberg.DataFile, opts OverwriteOptions, out *Outcome) (lake.FileChange, []string, error) {
+	var plans []RowDelete
+	var err error
+	if opts.Dynamic {
+		plans, err = planDynamic(ctx, head, added, opts.Plan)
+	} else {
+		plans, err = PlanRowDeletes(ctx, head, pred, opts.Plan)
+	}
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
 	for i := range plans {
 		out.Deleted += plans[i].Deleted()
 		releaseAll(plans[i].Returned)
 	}
 	if opts.DryRun || (out.Deleted == 0 && len(added) == 0) {
 		out.Files = Actions(head, plans, ModeCopyOnWrite)
-		return nil, nil, nil
+		return lake.FileChange{}, nil, nil
 	}
 	change, err := Prepare(ctx, head, plans, ModeCopyOnWrite)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	out.Files = change.Actions()
-	tx := head.NewTransaction()
-	if err := change.stageWithRows(ctx, head, tx, added, opts.SnapshotProps); err != nil {
-		return tx, change.Written(), err
-	}
-	return tx, change.Written(), nil
+	fc := change.FileChange(added, opts.SnapshotProps)
+	fc.Operation = table.OpOverwrite
+	return fc, change.Written(), nil
 }
 
-// stageWithRows stages the change and the added data files in one snapshot
-// where iceberg-go allows it: one ReplaceFiles when data files go, else one
-// RowDelta. A merge-on-read change that also drops whole files needs both
-// (two snapshots, one atomic catalog commit), as Change.Stage explains.
-func (c *Change) stageWithRows(ctx context.Context, head *table.Table, tx *table.Transaction, added []iceberg.DataFile, props iceberg.Properties) error {
-	if len(c.dropData) == 0 {
-		rd := tx.NewRowDelta(props).AddRows(added...)
-		if len(c.addDeletes) > 0 {
-			rd.AddDeletes(c.addDeletes...)
-		}
-		if len(c.supersededDVs) > 0 {
-			rd.RemoveDeletes(c.supersededDVs...)
-		}
-		if err := rd.Commit(ctx); err != nil {
-			return fmt.Errorf("stage row delta: %w", err)
-		}
-		return nil
-	}
-	// New rows ride in the last snapshot, so it reads as the overwrite.
-	viaReplace := added
-	if len(c.addDeletes) > 0 {
-		viaReplace = nil
-	}
-	adds := append(append([]iceberg.DataFile{}, c.addData...), withRowIDs(head, c.addData, viaReplace)...)
-	if err := tx.ReplaceFiles(ctx, c.dropData, adds, c.dropDeletes, props); err != nil {
-		return fmt.Errorf("stage file replacement: %w", err)
-	}
-	if len(c.addDeletes) > 0 {
-		rd := tx.NewRowDelta(props).AddRows(added...).AddDeletes(c.addDeletes...)
-		if len(c.supersededDVs) > 0 {
-			rd.RemoveDeletes(c.supersededDVs...)
-		}
-		if err := rd.Commit(ctx); err != nil {
-			return fmt.Errorf("stage delete files: %w", err)
-		}
-	}
-	return nil
+// WriteRows writes the new rows as data files of head (partitioned by its
+// current spec) and counts them; nothing is committed.
+func WriteRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceberg.DataFile, int64, error) {
+	return writeRows(ctx, head, rows)
 }
 
 // writeRows writes the new rows as data files of head (partitioned by its

@@ -22,21 +22,10 @@ type TruncateOutcome struct {
 // table gets no snapshot.
 func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opts Options) (TruncateOutcome, error) {
 	var out TruncateOutcome
-	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = TruncateOutcome{Attempts: out.Attempts + 1}
-		data, dels, err := liveFiles(ctx, head)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.DataFiles, out.DeleteFiles = len(data), len(dels)
-		if len(data)+len(dels) == 0 || opts.DryRun {
-			return nil, nil, nil
-		}
-		tx := head.NewTransaction()
-		if err := tx.ReplaceFiles(ctx, data, nil, dels, opts.SnapshotProps); err != nil {
-			return tx, nil, fmt.Errorf("stage truncate: %w", err)
-		}
-		return tx, nil, nil
+		fc, err := PrepareTruncate(ctx, head, opts, &out)
+		return fc, nil, err
 	})
 	if err != nil {
 		return TruncateOutcome{}, fmt.Errorf("truncate %v: %w", ident, err)
@@ -47,6 +36,20 @@ func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opt
 		}
 	}
 	return out, nil
+}
+
+// PrepareTruncate is the change removing every live data and delete file of
+// head, without reading any; empty for an empty table or a dry run.
+func PrepareTruncate(ctx context.Context, head *table.Table, opts Options, out *TruncateOutcome) (lake.FileChange, error) {
+	data, dels, err := liveFiles(ctx, head)
+	if err != nil {
+		return lake.FileChange{}, err
+	}
+	out.DataFiles, out.DeleteFiles = len(data), len(dels)
+	if len(data)+len(dels) == 0 || opts.DryRun {
+		return lake.FileChange{}, nil
+	}
+	return lake.FileChange{RemoveData: data, RemoveDeletes: dels, Props: opts.SnapshotProps}, nil
 }
 
 // liveFiles lists the live data and delete files of the current snapshot.

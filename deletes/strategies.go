@@ -20,7 +20,7 @@ import (
 // the survivors under the original spec and partition tuple. Dropping by
 // position (not re-reading with NOT filter) is what keeps earlier deletes
 // deleted (iceberg-go #2042) and avoids three-valued NOT.
-func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *RowDelete, firstRowID *int64) (iceberg.DataFile, int64, error) {
+func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *RowDelete) (iceberg.DataFile, int64, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -77,7 +77,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		Schema: tbl.Schema(), Spec: specOf(tbl, plan.File), Format: iceberg.ParquetFile,
 		Metadata: md, FilePath: path, FileSize: size, Content: iceberg.EntryContentData,
 		PartitionValues: plan.File.Partition(), Properties: tbl.Properties(),
-		FormatVersion: tbl.Metadata().Version(), FirstRowID: firstRowID,
+		FormatVersion: tbl.Metadata().Version(),
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("describe rewritten %s: %w", path, err)

@@ -42,11 +42,11 @@ type UpdateOptions struct {
 // is simply written there.
 func Update(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, fn UpdateFunc, opts UpdateOptions) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (*table.Transaction, []string, error) {
+	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}
-		return attemptUpdate(ctx, head, pred, fn, opts, &out)
+		return PrepareUpdate(ctx, head, pred, fn, opts, &out)
 	})
 	if err != nil {
 		releaseAll(out.Returned)
@@ -67,7 +67,10 @@ func updateMode(head *table.Table, mode Mode) Mode {
 	return effectiveMode(head, mode)
 }
 
-func attemptUpdate(ctx context.Context, head *table.Table, pred Predicate, fn UpdateFunc, opts UpdateOptions, out *Outcome) (*table.Transaction, []string, error) {
+// PrepareUpdate plans the update against head (a committed table or a
+// transaction's view), writes the new rows and the delete side in the
+// table's update mode, and returns them as one change.
+func PrepareUpdate(ctx context.Context, head *table.Table, pred Predicate, fn UpdateFunc, opts UpdateOptions, out *Outcome) (lake.FileChange, []string, error) {
 	mode := updateMode(head, opts.Mode)
 	planOpts := opts.Plan
 	planOpts.ReturnColumns = nil
@@ -76,7 +79,7 @@ func attemptUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 	}
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	var old []arrow.RecordBatch
 	for i := range plans {
@@ -86,12 +89,12 @@ func attemptUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 	if out.Deleted == 0 || opts.DryRun {
 		releaseAll(old)
 		out.Files = Actions(head, plans, mode)
-		return nil, nil, nil
+		return lake.FileChange{}, nil, nil
 	}
 	fresh, err := updatedRows(ctx, old, fn)
 	releaseAll(old)
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	if opts.KeepNew {
 		for _, b := range fresh {
@@ -108,7 +111,7 @@ func attemptUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 		}
 	})
 	if err != nil {
-		return nil, nil, err
+		return lake.FileChange{}, nil, err
 	}
 	written := make([]string, 0, len(added))
 	for _, f := range added {
@@ -116,12 +119,11 @@ func attemptUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 	}
 	change, err := Prepare(ctx, head, plans, mode)
 	if err != nil {
-		return nil, written, err
+		return lake.FileChange{}, written, err
 	}
 	out.Files = change.Actions()
 	written = append(written, change.Written()...)
-	tx := head.NewTransaction()
-	return tx, written, change.stageWithRows(ctx, head, tx, added, opts.SnapshotProps)
+	return change.FileChange(added, opts.SnapshotProps), written, nil
 }
 
 // updatedRows applies fn to every batch of old rows.

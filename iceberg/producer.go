@@ -103,7 +103,9 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 		staged.Discard()
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	meta, loc, err := cat.CommitTable(ctx, base.Identifier(), staged.Requirements, staged.Updates)
+	// The swap itself is not cancellable: a swap cut short leaves the
+	// catalog's new metadata file behind and its outcome uncertain.
+	meta, loc, err := cat.CommitTable(context.WithoutCancel(ctx), base.Identifier(), staged.Requirements, staged.Updates)
 	if err != nil {
 		landed, known := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)
 		if landed != nil {
