@@ -19,8 +19,16 @@ type CommitTarget = catalog.Catalog
 // (SQLSTATE 40001).
 var ErrConflict = lake.ErrConflict
 
+// Committer publishes one statement's change. The default commits one
+// snapshot, re-planning against the new head when another writer got there
+// first; a transaction block stages the change instead and returns a nil
+// table (nothing published yet).
+type Committer func(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error)
+
 // Options drive Delete.
 type Options struct {
+	// Commit publishes the change; nil commits it right away.
+	Commit        Committer
 	Plan          PlanOptions
 	Mode          Mode // "" = the table's write.delete.mode
 	DryRun        bool // plan only, for EXPLAIN: no file written, nothing committed
@@ -46,7 +54,7 @@ type Outcome struct {
 // removed.
 func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}
@@ -57,7 +65,7 @@ func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred 
 		return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
-		if s := committed.CurrentSnapshot(); s != nil {
+		if s := snapshotOf(committed); s != nil {
 			out.SnapshotID = s.SnapshotID
 		}
 	}
@@ -87,4 +95,20 @@ func PrepareDelete(ctx context.Context, head *table.Table, pred Predicate, opts 
 	}
 	out.Files = change.Actions()
 	return change.FileChange(nil, opts.SnapshotProps), change.Written(), nil
+}
+
+func (o Options) commit(ctx context.Context, cat CommitTarget, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
+	if o.Commit != nil {
+		return o.Commit(ctx, ident, plan)
+	}
+	return lake.CommitChangeWithRetry(ctx, cat, ident, o.Retry, plan)
+}
+
+// snapshotOf is the current snapshot of a published table, nil when the
+// change was only staged.
+func snapshotOf(t *table.Table) *table.Snapshot {
+	if t == nil {
+		return nil
+	}
+	return t.CurrentSnapshot()
 }

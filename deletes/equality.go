@@ -32,7 +32,7 @@ var ErrEqualityNotApplicable = errors.New("equality delete not applicable")
 // when no live row matches.
 func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = Outcome{Attempts: out.Attempts + 1}
 		return PrepareEqualityDelete(ctx, head, pred, cols, keys, opts, &out)
 	})
@@ -40,7 +40,7 @@ func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifie
 		return Outcome{}, fmt.Errorf("equality delete from %v: %w", ident, err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
-		if s := committed.CurrentSnapshot(); s != nil {
+		if s := snapshotOf(committed); s != nil {
 			out.SnapshotID = s.SnapshotID
 		}
 	}

@@ -57,7 +57,7 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 			return out, fmt.Errorf("overwrite %v: %w", ident, err)
 		}
 	}
-	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		out.Outcome = Outcome{Attempts: out.Attempts}
 		return PrepareOverwrite(ctx, head, pred, added, opts, &out.Outcome)
@@ -67,7 +67,7 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 		return OverwriteOutcome{}, fmt.Errorf("overwrite %v: %w", ident, err)
 	}
 	if !opts.DryRun && (out.Deleted > 0 || out.Added > 0) {
-		if s := committed.CurrentSnapshot(); s != nil {
+		if s := snapshotOf(committed); s != nil {
 			out.SnapshotID = s.SnapshotID
 		}
 	}

@@ -22,7 +22,7 @@ type TruncateOutcome struct {
 // table gets no snapshot.
 func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opts Options) (TruncateOutcome, error) {
 	var out TruncateOutcome
-	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = TruncateOutcome{Attempts: out.Attempts + 1}
 		fc, err := PrepareTruncate(ctx, head, opts, &out)
 		return fc, nil, err
@@ -31,7 +31,7 @@ func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opt
 		return TruncateOutcome{}, fmt.Errorf("truncate %v: %w", ident, err)
 	}
 	if out.DataFiles+out.DeleteFiles > 0 && !opts.DryRun {
-		if s := committed.CurrentSnapshot(); s != nil {
+		if s := snapshotOf(committed); s != nil {
 			out.SnapshotID = s.SnapshotID
 		}
 	}

@@ -42,7 +42,7 @@ type UpdateOptions struct {
 // is simply written there.
 func Update(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, fn UpdateFunc, opts UpdateOptions) (Outcome, error) {
 	var out Outcome
-	committed, err := lake.CommitChangeWithRetry(ctx, cat, ident, opts.Retry, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}
@@ -53,7 +53,7 @@ func Update(ctx context.Context, cat CommitTarget, ident table.Identifier, pred 
 		return Outcome{}, fmt.Errorf("update %v: %w", ident, err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
-		if s := committed.CurrentSnapshot(); s != nil {
+		if s := snapshotOf(committed); s != nil {
 			out.SnapshotID = s.SnapshotID
 		}
 	}

@@ -17,7 +17,11 @@ import (
 func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		if s.tx.active {
-			return nil, sql.Errorf(sql.CodeActiveTransaction, "%s cannot run inside a transaction block", ddlVerb(st))
+			// DDL is not staged with the block's DML: it would have to be
+			// visible to the block and invisible to everyone else.
+			return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
+				Message: fmt.Sprintf("%s cannot run inside a transaction block", ddlVerb(st)),
+				Hint:    "Run it outside BEGIN ... COMMIT (in autocommit mode)."}
 		}
 		switch x := st.(type) {
 		case *sql.CreateSchema:

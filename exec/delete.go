@@ -140,7 +140,7 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 	if out, ok, err := s.equalityDelete(ctx, p, pred, args, dry); ok || err != nil {
 		return out, err
 	}
-	opts := deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}
+	opts := s.deleteOptions(dry)
 	if p.returning != nil {
 		for _, c := range p.scope.Columns {
 			opts.Plan.ReturnColumns = append(opts.Plan.ReturnColumns, c.Name)

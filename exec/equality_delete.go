@@ -32,7 +32,7 @@ func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred delete
 		return deletes.Outcome{}, false, err
 	}
 	defer keys.Release()
-	opts := deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}
+	opts := s.deleteOptions(dry)
 	out, err := deletes.EqualityDelete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, cols, keys, opts)
 	if err != nil {
 		return out, true, fmt.Errorf("delete from %s: %w", strings.Join(p.rt.Ident, "."), err)

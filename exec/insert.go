@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/table"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -115,9 +117,13 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 	return planFunc(run), nil, nil
 }
 
-// appendRows writes the batches as data files and commits them as one
-// append; an empty input commits nothing.
+// appendRows writes the batches as data files and publishes them as one
+// append (staged, inside a transaction block); an empty input changes
+// nothing. Files of an append that did not land are removed.
 func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	if err := s.tx.checkWrite(); err != nil {
+		return 0, err
+	}
 	var n int64
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
@@ -136,7 +142,17 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 	if len(files) == 0 || n == 0 {
 		return 0, nil
 	}
-	if _, err := iceberg.Append(ctx, s.engine.wh, t.rt.Ident, files, nil); err != nil {
+	_, err = s.commitChange(ctx, t.rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
+		return iceberg.FileChange{AddData: files}, nil, nil
+	})
+	if err != nil {
+		if !errors.Is(err, iceberg.ErrCommitUnknown) {
+			paths := make([]string, len(files))
+			for i, f := range files {
+				paths[i] = f.FilePath()
+			}
+			removeTableFiles(t.rt.Table, paths)
+		}
 		return 0, err
 	}
 	return n, nil

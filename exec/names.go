@@ -84,7 +84,7 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 		ident := iceberg.Ident(ns, name)
 		tbl, err := s.engine.wh.LoadTable(ctx, ident)
 		if err == nil {
-			return &resolvedTable{Ident: ident, Table: tbl, Meta: meta}, nil
+			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta})
 		}
 		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
 			continue
@@ -111,4 +111,18 @@ func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 		})
 	}
 	return scope
+}
+
+// inBlock makes a transaction block read a table as it pinned it, with its
+// own changes applied (metadata tables show what is committed).
+func (s *Session) inBlock(ctx context.Context, rt *resolvedTable) (*resolvedTable, error) {
+	if !s.tx.active || rt.Meta != "" {
+		return rt, nil
+	}
+	tt, err := s.txTable(ctx, rt.Ident)
+	if err != nil {
+		return nil, err
+	}
+	rt.Table = tt.view
+	return rt, nil
 }

@@ -178,7 +178,7 @@ func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Par
 	if err != nil {
 		return deletes.OverwriteOutcome{}, err
 	}
-	opts := deletes.OverwriteOptions{Options: deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}, Dynamic: p.dynamic(s)}
+	opts := deletes.OverwriteOptions{Options: s.deleteOptions(dry), Dynamic: p.dynamic(s)}
 	var rows deletes.RowSource
 	if !dry {
 		seq, done, err := p.source(ctx, args)

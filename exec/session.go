@@ -93,6 +93,8 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
 	}
 	ctx = withStatementTime(ctx, time.Now())
+	ro, _ := s.settings.Get("default_transaction_read_only")
+	s.tx.autoReadOnly = ro == "on"
 	res, err := pl.execute(ctx, s, params)
 	if err != nil {
 		err = toSQLError(err)

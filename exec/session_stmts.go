@@ -126,12 +126,12 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 		case *sql.Begin:
 			return s.begin(x)
 		case *sql.Commit:
-			return s.endTransaction("COMMIT")
+			return s.endTransaction(ctx, "COMMIT")
 		case *sql.Rollback:
 			if x.ToSavepoint != "" {
 				return nil, notSupported("savepoints are not supported")
 			}
-			return s.endTransaction("ROLLBACK")
+			return s.endTransaction(ctx, "ROLLBACK")
 		case *sql.Savepoint, *sql.ReleaseSavepoint:
 			return nil, notSupported("savepoints are not supported")
 		}
@@ -152,22 +152,31 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 		}
 	}
 	def, _ := s.settings.Get("default_transaction_read_only")
-	s.tx = txState{active: true, readOnly: def == "on"}
+	readOnly := def == "on"
 	if x.ReadOnly != nil {
-		s.tx.readOnly = *x.ReadOnly
+		readOnly = *x.ReadOnly
 	}
+	s.tx.begin(readOnly)
 	return r, nil
 }
 
-func (s *Session) endTransaction(verb string) (*Result, error) {
+// endTransaction ends a block: COMMIT publishes its changes (a failed block
+// rolls back instead, as PostgreSQL answers it), ROLLBACK drops them and the
+// files they wrote.
+func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, error) {
 	if !s.tx.active {
 		r := tagOnly(verb)
 		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: "there is no transaction in progress"}}
 		return r, nil
 	}
-	if s.tx.failed {
-		verb = "ROLLBACK"
+	if s.tx.failed || verb == "ROLLBACK" {
+		s.tx.rollback()
+		return tagOnly("ROLLBACK"), nil
 	}
-	s.tx.reset()
-	return tagOnly(verb), nil
+	err := s.commitBlock(ctx)
+	s.tx.end() // commitBlock published or abandoned every table
+	if err != nil {
+		return nil, err
+	}
+	return tagOnly("COMMIT"), nil
 }

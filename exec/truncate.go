@@ -23,7 +23,7 @@ func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, 
 		if err != nil {
 			return nil, err
 		}
-		opts := deletes.Options{Retry: s.engine.opts.Retry}
+		opts := s.deleteOptions(false)
 		if _, err := deletes.Truncate(ctx, s.engine.wh.Catalog(), rt.Ident, opts); err != nil {
 			return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 		}

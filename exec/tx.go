@@ -1,14 +1,39 @@
 package exec
 
 import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
-// txState is the session's transaction block state machine.
+// txState is the session's transaction block: BEGIN ... COMMIT stages every
+// statement's change per table on a private view and commits the net change
+// of each table as one snapshot at COMMIT.
 type txState struct {
 	active   bool // inside BEGIN ... COMMIT
 	failed   bool // an error happened inside the block
 	readOnly bool
+	// autoReadOnly is default_transaction_read_only for statements outside
+	// a block, each of which is its own transaction.
+	autoReadOnly bool
+	tables       map[string]*txTable
+}
+
+// txTable is one table a transaction block read or changed.
+type txTable struct {
+	ident   table.Identifier
+	base    *table.Table // the head when the block first touched the table
+	view    *table.Table // base with the block's net change applied
+	staged  *iceberg.StagedChange
+	net     iceberg.FileChange
+	written []string // every file the block's statements wrote
+	orphans []string // files a later statement superseded
 }
 
 func (t *txState) status() byte {
@@ -39,12 +64,132 @@ func (t *txState) fail() {
 	}
 }
 
-func (t *txState) reset() { *t = txState{} }
-
 // checkWrite refuses DML in a READ ONLY transaction.
 func (t *txState) checkWrite() error {
-	if t.active && t.readOnly {
+	if (t.active && t.readOnly) || (!t.active && t.autoReadOnly) {
 		return sql.Errorf(sql.CodeReadOnlyTransaction, "cannot execute DML in a read-only transaction")
 	}
 	return nil
+}
+
+// begin opens a block.
+func (t *txState) begin(readOnly bool) {
+	*t = txState{active: true, readOnly: readOnly, autoReadOnly: t.autoReadOnly, tables: map[string]*txTable{}}
+}
+
+// rollback abandons the block: nothing was committed, so every file its
+// statements wrote is removed.
+func (t *txState) rollback() {
+	for _, tt := range t.tables {
+		tt.abandon()
+	}
+	*t = txState{autoReadOnly: t.autoReadOnly}
+}
+
+// end closes the block without touching files: COMMIT has published or
+// abandoned every table.
+func (t *txState) end() {
+	*t = txState{autoReadOnly: t.autoReadOnly}
+}
+
+func (tt *txTable) abandon() {
+	tt.staged.Discard()
+	var added []string
+	for _, f := range slices.Concat(tt.net.AddData, tt.net.AddDeletes) {
+		added = append(added, f.FilePath())
+	}
+	removeTableFiles(tt.base, slices.Concat(tt.written, tt.orphans, added))
+}
+
+// sortedTables is the fixed order a COMMIT publishes tables in.
+func (t *txState) sortedTables() []*txTable {
+	keys := make([]string, 0, len(t.tables))
+	for k := range t.tables {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]*txTable, len(keys))
+	for i, k := range keys {
+		out[i] = t.tables[k]
+	}
+	return out
+}
+
+func identKey(ident table.Identifier) string { return strings.Join(ident, ".") }
+
+// txTable returns the block's state for ident, pinning the table's current
+// head the first time the block touches it: later reads see that snapshot
+// plus the block's own changes.
+func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	if tt, ok := s.tx.tables[identKey(ident)]; ok {
+		return tt, nil
+	}
+	head, err := s.engine.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	tt := &txTable{ident: ident, base: head, view: head}
+	s.tx.tables[identKey(ident)] = tt
+	return tt, nil
+}
+
+// commitChange is how every statement's change is applied. Outside a block
+// it commits one snapshot, re-planning against the new head when another
+// writer got there first. Inside a block it plans against the block's view
+// and folds the change into the table's net change; nothing is committed
+// until COMMIT (the returned table is nil then).
+func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
+	if !s.tx.active {
+		return iceberg.CommitChangeWithRetry(ctx, s.engine.wh.Catalog(), ident, s.engine.opts.Retry, plan)
+	}
+	tt, err := s.txTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	change, written, err := plan(ctx, tt.view)
+	tt.written = append(tt.written, written...)
+	if err != nil || change.IsEmpty() {
+		return nil, err
+	}
+	return nil, tt.stage(ctx, change)
+}
+
+// stage folds one statement's change into the net change and restages the
+// view the block's next statements read.
+func (tt *txTable) stage(ctx context.Context, change iceberg.FileChange) error {
+	net, orphans, err := tt.net.Then(change)
+	if err != nil {
+		return sql.Errorf(sql.CodeFeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)
+	}
+	staged, err := iceberg.StageChange(ctx, tt.base, net)
+	if err != nil {
+		return err
+	}
+	view, err := staged.View(tt.base)
+	if err != nil {
+		staged.Discard()
+		return err
+	}
+	tt.staged.Discard()
+	tt.staged, tt.view, tt.net = staged, view, net
+	tt.orphans = append(tt.orphans, orphans...)
+	return nil
+}
+
+func (t *txState) reset() { t.rollback() }
+
+// removeTableFiles deletes files a statement or block wrote and never published.
+func removeTableFiles(tbl *table.Table, paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	if fs, err := tbl.FS(context.Background()); err == nil {
+		iceberg.RemoveWrittenFiles(fs, paths)
+	}
+}
+
+// deleteOptions are the engine options every DML statement runs with: its
+// change goes through the session, so a transaction block stages it.
+func (s *Session) deleteOptions(dry bool) deletes.Options {
+	return deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry, Commit: s.commitChange}
 }

@@ -99,7 +99,7 @@ func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dr
 	if err != nil {
 		return deletes.Outcome{}, err
 	}
-	opts := deletes.UpdateOptions{Options: deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry}, KeepNew: p.del.returning != nil}
+	opts := deletes.UpdateOptions{Options: s.deleteOptions(dry), KeepNew: p.del.returning != nil}
 	fn := func(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return p.newRows(ctx, old, args)
 	}
