@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
-	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,10 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// appendCommitIDProp tags each append's snapshot so that, after an error whose
-// outcome is unknown, we can tell whether the commit landed before deleting
-// its files.
-const appendCommitIDProp = "magmalake.commit-id"
 
 const (
 	appendMaxAttempts = 30
@@ -102,51 +95,37 @@ func filePaths(files []ice.DataFile) []string {
 }
 
 // Append commits files to ident as one append snapshot, carrying props in
-// its summary. A concurrent commit makes it reload the head and stage again:
+// its summary. A concurrent commit makes it stage again on the new head:
 // appends never conflict with anything. If it finally fails, the files are
-// removed unless the commit is known (or may have been) to have landed.
+// removed unless the commit may have landed.
 func Append(ctx context.Context, w *Warehouse, ident table.Identifier, files []ice.DataFile, props map[string]string) (*table.Table, error) {
-	commitID := uuid.NewString()
-	snapProps := ice.Properties{}
-	maps.Copy(snapProps, props)
-	snapProps[appendCommitIDProp] = commitID
-	out, err := commitAppend(ctx, w, ident, files, snapProps)
+	err := checkDistinctFiles(files)
+	var out *table.Table
 	if err == nil {
-		return out, nil
+		policy := RetryPolicy{MaxAttempts: appendMaxAttempts, MinBackoff: appendMinBackoff, MaxBackoff: appendMaxBackoff}
+		out, err = CommitChangeWithRetry(ctx, w.cat, ident, policy, func(context.Context, *table.Table) (FileChange, []string, error) {
+			return FileChange{AddData: files, Props: props}, nil, nil
+		})
 	}
-	landed, cleanupErr := cleanupFailedAppend(ctx, w, ident, commitID, files)
-	if landed != nil {
-		return landed, nil
+	if err != nil {
+		if !errors.Is(err, ErrCommitUnknown) {
+			removeAppendFiles(ctx, w, ident, files)
+		}
+		return nil, fmt.Errorf("append to %s: %w", identString(ident), err)
 	}
-	return nil, errors.Join(fmt.Errorf("append to %s: %w", identString(ident), err), cleanupErr)
+	return out, nil
 }
 
-// commitAppend stages and commits from a fresh head until it wins the race.
-func commitAppend(ctx context.Context, w *Warehouse, ident table.Identifier, files []ice.DataFile, props ice.Properties) (*table.Table, error) {
-	if err := checkDistinctFiles(files); err != nil {
-		return nil, err
+// removeAppendFiles deletes the files of an append that did not land.
+func removeAppendFiles(ctx context.Context, w *Warehouse, ident table.Identifier, files []ice.DataFile) {
+	ctx = context.WithoutCancel(ctx)
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		return
 	}
-	var lastErr error
-	for attempt := range appendMaxAttempts {
-		if attempt > 0 {
-			if err := sleepBackoff(ctx, attempt); err != nil {
-				return nil, err
-			}
-		}
-		tbl, err := w.LoadTable(ctx, ident)
-		if err != nil {
-			return nil, err
-		}
-		out, err := appendOnce(ctx, tbl, files, props)
-		if err == nil {
-			return out, nil
-		}
-		if !isRetryableAppendErr(err) {
-			return nil, err
-		}
-		lastErr = err
+	if fs, err := FS(ctx, tbl); err == nil {
+		RemoveWrittenFiles(fs, filePaths(files))
 	}
-	return nil, fmt.Errorf("gave up after %d conflicting commits: %w", appendMaxAttempts, lastErr)
 }
 
 // checkDistinctFiles rejects a file listed twice, which iceberg-go would
@@ -162,61 +141,3 @@ func checkDistinctFiles(files []ice.DataFile) error {
 	return nil
 }
 
-// appendOnce stages files as one RowDelta (AddRows works on v3 tables: the
-// manifest list assigns first_row_id, which AddDataFiles would demand on each
-// file) and commits it.
-func appendOnce(ctx context.Context, tbl *table.Table, files []ice.DataFile, props ice.Properties) (*table.Table, error) {
-	tx := tbl.NewTransaction()
-	if err := tx.NewRowDelta(props).AddRows(files...).Commit(ctx); err != nil {
-		return nil, fmt.Errorf("stage append: %w", err)
-	}
-	return tx.Commit(ctx)
-}
-
-// isRetryableAppendErr reports a lost race with another writer. iceberg-go
-// v0.7.0's SQL catalog reports it as a plain "requirement failed" error
-// rather than table.ErrCommitFailed; since an append is rebuilt from a fresh
-// head, a diverged base is just another lost race.
-func isRetryableAppendErr(err error) bool {
-	if errors.Is(err, table.ErrCommitFailed) || errors.Is(err, table.ErrCommitDiverged) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "requirement failed") || strings.Contains(msg, "database is locked")
-}
-
-func sleepBackoff(ctx context.Context, attempt int) error {
-	d := min(appendMinBackoff<<min(attempt, 16), appendMaxBackoff)
-	d = d/2 + rand.N(d/2+1) // jitter keeps racing writers from retrying in lockstep
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
-// cleanupFailedAppend removes the files of an append that did not land. The
-// table is reloaded first: if a snapshot carries commitID the commit succeeded
-// despite the error (the table is returned); if the table cannot be read we
-// cannot tell, so the files are kept (orphans are safe, deleting committed
-// data is not).
-func cleanupFailedAppend(ctx context.Context, w *Warehouse, ident table.Identifier, commitID string, files []ice.DataFile) (*table.Table, error) {
-	ctx = context.WithoutCancel(ctx)
-	tbl, err := w.LoadTable(ctx, ident)
-	if err != nil {
-		return nil, fmt.Errorf("files of the failed append kept (cannot verify it did not commit): %w", err)
-	}
-	for _, s := range tbl.Metadata().Snapshots() {
-		if s.Summary != nil && s.Summary.Properties[appendCommitIDProp] == commitID {
-			return tbl, nil
-		}
-	}
-	fs, err := FS(ctx, tbl)
-	if err != nil {
-		return nil, err
-	}
-	return nil, RemoveFiles(ctx, fs, filePaths(files))
-}
