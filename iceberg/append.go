@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-
 const (
 	appendMaxAttempts = 30
 	appendMinBackoff  = 5 * time.Millisecond
@@ -140,4 +139,3 @@ func checkDistinctFiles(files []ice.DataFile) error {
 	}
 	return nil
 }
-
