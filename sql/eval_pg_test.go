@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
-	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 )
 
 var (
@@ -23,46 +21,11 @@ var (
 	diffN    = flag.Int("n", 200, "number of random expressions per differential test")
 )
 
-const exprPGBin = "/usr/lib/postgresql/15/bin"
-
 // startExprPostgres starts a throwaway PostgreSQL 15 cluster (C collation,
 // TimeZone UTC) and connects over its unix socket.
-func startExprPostgres(t *testing.T) *pgClient {
+func startExprPostgres(t *testing.T) *pgx.Conn {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(exprPGBin, "initdb")); err != nil {
-		t.Skip("PostgreSQL 15 binaries not found at " + exprPGBin)
-	}
-	dir, err := os.MkdirTemp("", "magmalake-expr-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	run := func(args ...string) error {
-		out, err := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
-		}
-		return nil
-	}
-	if err := run(filepath.Join(exprPGBin, "initdb"), "-D", data, "--locale=C", "-E", "UTF8", "-A", "trust"); err != nil {
-		t.Skipf("initdb failed: %v", err)
-	}
-	port := 20000 + rand.Intn(20000)
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses='' -c timezone=UTC -c fsync=off", port, dir)
-	if err := run(filepath.Join(exprPGBin, "pg_ctl"), "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start"); err != nil {
-		t.Skipf("pg_ctl start failed: %v", err)
-	}
-	t.Cleanup(func() { _ = run(filepath.Join(exprPGBin, "pg_ctl"), "-D", data, "-m", "immediate", "stop") })
-	conn, err := dialPG(filepath.Join(dir, fmt.Sprintf(".s.PGSQL.%d", port)))
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(conn.close)
-	return conn
+	return pgtest.Start(t).Connect(t, "postgres")
 }
 
 // diffScope is the differential table: id is the row id.
@@ -110,7 +73,7 @@ func diffRows(rng *rand.Rand, n int) [][]any {
 	return rows
 }
 
-func loadDiffTable(t *testing.T, conn *pgClient, sc *Scope, rows [][]any) {
+func loadDiffTable(t *testing.T, conn *pgx.Conn, sc *Scope, rows [][]any) {
 	t.Helper()
 	var defs []string
 	for _, c := range sc.Columns {
@@ -134,86 +97,17 @@ func loadDiffTable(t *testing.T, conn *pgClient, sc *Scope, rows [][]any) {
 	}
 }
 
-// pgClient is a minimal simple-query client over pgproto3: the module does
-// not carry pgx's own dependencies (pgpassfile, pgservicefile) in go.mod.
-type pgClient struct {
-	nc net.Conn
-	fe *pgproto3.Frontend
-}
-
-func dialPG(socket string) (*pgClient, error) {
-	nc, err := net.Dial("unix", socket)
-	if err != nil {
-		return nil, err
-	}
-	c := &pgClient{nc: nc, fe: pgproto3.NewFrontend(nc, nc)}
-	c.fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
-		Parameters: map[string]string{"user": "postgres", "database": "postgres"}})
-	if err := c.fe.Flush(); err != nil {
-		return nil, err
-	}
-	for {
-		msg, err := c.fe.Receive()
-		if err != nil {
-			return nil, err
-		}
-		switch m := msg.(type) {
-		case *pgproto3.ErrorResponse:
-			return nil, fmt.Errorf("startup: %s", m.Message)
-		case *pgproto3.ReadyForQuery:
-			return c, nil
-		}
-	}
-}
-
-func (c *pgClient) close() {
-	c.fe.Send(&pgproto3.Terminate{})
-	_ = c.fe.Flush()
-	c.nc.Close()
-}
-
-// query runs one simple query: text rows, or the error's SQLSTATE.
-func (c *pgClient) query(sql string) ([][]*string, string, error) {
-	c.fe.Send(&pgproto3.Query{String: sql})
-	if err := c.fe.Flush(); err != nil {
-		return nil, "", err
-	}
-	var rows [][]*string
-	code := ""
-	for {
-		msg, err := c.fe.Receive()
-		if err != nil {
-			return nil, "", err
-		}
-		switch m := msg.(type) {
-		case *pgproto3.DataRow:
-			rec := make([]*string, len(m.Values))
-			for k, b := range m.Values {
-				if b != nil {
-					s := string(b)
-					rec[k] = &s
-				}
-			}
-			rows = append(rows, rec)
-		case *pgproto3.ErrorResponse:
-			code = m.Code
-		case *pgproto3.ReadyForQuery:
-			return rows, code, nil
-		}
-	}
-}
-
 // pgRun runs query and returns its text rows or the SQLSTATE of its error.
-func pgRun(t *testing.T, conn *pgClient, query string) ([][]*string, string) {
+func pgRun(t *testing.T, conn *pgx.Conn, query string) ([][]*string, string) {
 	t.Helper()
-	rows, code, err := conn.query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
+	res, pe := pgtest.Exec(t, conn, query)
+	if pe != nil {
+		return nil, pe.Code
 	}
-	if code != "" {
-		return nil, code
+	if len(res) != 1 {
+		t.Fatalf("%s: %d results", query, len(res))
 	}
-	return rows, ""
+	return pgtest.Text(res[0]), ""
 }
 
 // icebergRow is one batch row as Iceberg's evaluator reads struct fields.
@@ -281,7 +175,7 @@ func TestWhereMatchesPostgres(t *testing.T) {
 }
 
 // checkWhere compares Match and the Iceberg translation with PostgreSQL.
-func checkWhere(t *testing.T, conn *pgClient, sc *Scope, batch arrow.RecordBatch, schema *ice.Schema, irows []icebergRow, w genExpr) {
+func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, schema *ice.Schema, irows []icebergRow, w genExpr) {
 	t.Helper()
 	pgRows, pgCode := pgRun(t, conn, "SELECT id FROM t WHERE "+w.pg+" ORDER BY id")
 	e, err := Bind(parseExprNode(t, w.my), sc, nil)
@@ -345,7 +239,7 @@ func TestScalarMatchesPostgres(t *testing.T) {
 
 // checkScalar compares values row by row so that the first failing row
 // decides the error, as in PostgreSQL's row-at-a-time execution.
-func checkScalar(t *testing.T, conn *pgClient, sc *Scope, batch arrow.RecordBatch, x genExpr) {
+func checkScalar(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, x genExpr) {
 	t.Helper()
 	e, bindErr := Bind(parseExprNode(t, x.my), sc, nil)
 	pgRows, pgCode := pgRun(t, conn, "SELECT ("+x.pg+") FROM t ORDER BY id")

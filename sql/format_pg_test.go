@@ -1,73 +1,36 @@
 package sql
 
 import (
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 )
 
-const pgBin = "/usr/lib/postgresql/15/bin"
-
-// formatPG is a throwaway PostgreSQL 15 cluster queried through psql, so the
-// comparison needs no Go driver.
+// formatPG is a throwaway PostgreSQL 15 cluster queried through psql, so
+// values are printed by the type output functions, as the wire sends them.
 type formatPG struct {
-	port int
+	*pgtest.Cluster
 }
 
-// startFormatPostgres starts the cluster as user postgres (initdb refuses
-// root). It skips when PostgreSQL or psql is not installed.
+// startFormatPostgres starts the cluster; it skips when PostgreSQL or psql
+// is not installed.
 func startFormatPostgres(t *testing.T) *formatPG {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
-		t.Skip("PostgreSQL 15 not installed at " + pgBin)
-	}
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Skip("psql not installed")
 	}
-	dir, err := os.MkdirTemp("", "magmalake-fmt-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	run := func(args ...string) {
-		cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("cannot run PostgreSQL (%v): %s", err, out)
-		}
-	}
-	run(filepath.Join(pgBin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
-	port := freePort(t)
-	run(filepath.Join(pgBin, "pg_ctl"), "-D", data, "-w", "-l", filepath.Join(dir, "log"),
-		"-o", fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off", port, dir), "start")
-	t.Cleanup(func() {
-		exec.Command("runuser", "-u", "postgres", "--", filepath.Join(pgBin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run()
-	})
-	return &formatPG{port: port}
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return &formatPG{pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})}
 }
 
 // texts runs query, which returns one text column, and returns its values.
 func (p *formatPG) texts(t *testing.T, query string) []string {
 	t.Helper()
 	cmd := exec.Command("psql", "-X", "-q", "-A", "-t", "-0", "-v", "ON_ERROR_STOP=1",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(p.port), "-U", "postgres", "-d", "postgres", "-c", query)
+		"-h", p.Dir, "-p", strconv.Itoa(p.Port), "-U", "postgres", "-d", "postgres", "-c", query)
 	cmd.Env = append(os.Environ(), "PGOPTIONS=-c TimeZone=UTC -c DateStyle=ISO -c extra_float_digits=1", "PGCLIENTENCODING=UTF8")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -2,115 +2,18 @@ package sql
 
 import (
 	"errors"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 )
 
-const parsePGBin = "/usr/lib/postgresql/15/bin"
-
-// startParsePostgres starts a throwaway PostgreSQL 15 listening only on a
-// unix socket and returns a connection; it skips when PostgreSQL is absent.
-func startParsePostgres(t *testing.T) *parsePGConn {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(parsePGBin, "initdb")); err != nil {
-		t.Skip("PostgreSQL 15 binaries not found at " + parsePGBin + "; skipping comparison with PostgreSQL")
-	}
-	dir, err := os.MkdirTemp("", "magmalake-parse-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	run := func(args ...string) {
-		cmd := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("cannot run PostgreSQL (%v): %s", err, out)
-		}
-	}
-	run(filepath.Join(parsePGBin, "initdb"), "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-	port := parseFreePort(t)
-	run(filepath.Join(parsePGBin, "pg_ctl"), "-D", data, "-w", "-l", filepath.Join(dir, "log"),
-		"-o", fmt.Sprintf("-p %d -k %s -c listen_addresses='' -c fsync=off", port, dir), "start")
-	t.Cleanup(func() {
-		exec.Command("runuser", "-u", "postgres", "--", filepath.Join(parsePGBin, "pg_ctl"), "-D", data, "-m", "immediate", "stop").Run()
-	})
-	return dialParsePG(t, filepath.Join(dir, fmt.Sprintf(".s.PGSQL.%d", port)))
-}
-
-// parsePGConn is a minimal simple-protocol client over pgproto3 (the pgx
-// driver package would need go.mod changes this task may not make).
-type parsePGConn struct {
-	fe *pgproto3.Frontend
-}
-
-func dialParsePG(t *testing.T, socket string) *parsePGConn {
-	t.Helper()
-	nc, err := net.Dial("unix", socket)
-	if err != nil {
-		t.Fatalf("connect to PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	c := &parsePGConn{fe: pgproto3.NewFrontend(nc, nc)}
-	c.fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
-		Parameters: map[string]string{"user": "postgres", "database": "postgres"}})
-	if err := c.fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.untilReady(); err != nil {
-		t.Fatalf("PostgreSQL startup: %v", err)
-	}
-	return c
-}
-
-// untilReady reads to ReadyForQuery and returns the first ErrorResponse seen.
-func (c *parsePGConn) untilReady() (*pgproto3.ErrorResponse, error) {
-	var first *pgproto3.ErrorResponse
-	for {
-		msg, err := c.fe.Receive()
-		if err != nil {
-			return nil, err
-		}
-		switch m := msg.(type) {
-		case *pgproto3.ErrorResponse:
-			if first == nil {
-				cp := *m
-				first = &cp
-			}
-		case *pgproto3.ReadyForQuery:
-			return first, nil
-		}
-	}
-}
-
-func parseFreePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // pgError runs query through the simple protocol and returns PostgreSQL's error.
-func pgError(t *testing.T, conn *parsePGConn, query string) *pgproto3.ErrorResponse {
+func pgError(t *testing.T, conn *pgx.Conn, query string) *pgconn.PgError {
 	t.Helper()
-	conn.fe.Send(&pgproto3.Query{String: query})
-	if err := conn.fe.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	e, err := conn.untilReady()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, e := pgtest.Exec(t, conn, query)
 	if e == nil {
 		t.Fatalf("PostgreSQL accepted %q; not a syntax-error case", query)
 	}
@@ -120,7 +23,7 @@ func pgError(t *testing.T, conn *parsePGConn, query string) *pgproto3.ErrorRespo
 // TestSyntaxErrorPositionsMatchPostgres compares SQLSTATE, message and
 // character position of syntax errors with real PostgreSQL 15.
 func TestSyntaxErrorPositionsMatchPostgres(t *testing.T) {
-	conn := startParsePostgres(t)
+	conn := pgtest.Start(t).Connect(t, "postgres")
 	cases := []string{
 		"SELEC 1",
 		"SELECT 1 +",
