@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/magmalake/magmalake/exec"
+)
+
+// owSession runs SQL as a client's statements run: Prepare, Execute, and
+// every result row drained.
+type owSession struct{ s *exec.Session }
+
+func newOwSession(eng *exec.Engine) owSession {
+	return owSession{s: eng.NewSession(exec.SessionInfo{User: "bench", Database: "bench"})}
+}
+
+func (b owSession) Close() { b.s.Close() }
+
+// owOutcome is what a statement answered besides its rows.
+type owOutcome struct {
+	tag     string
+	notices []string
+	first   []any // first row's first-column values seen, for count(*) queries
+}
+
+func (b owSession) run(ctx context.Context, q string) (owOutcome, error) {
+	var out owOutcome
+	prep, err := b.s.Prepare(ctx, q, nil)
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", q, err)
+	}
+	res, err := b.s.Execute(ctx, prep, nil)
+	if err != nil {
+		return out, fmt.Errorf("%s: %w", q, err)
+	}
+	for _, n := range res.Notices {
+		out.notices = append(out.notices, n.Message)
+	}
+	if res.Rows == nil {
+		out.tag = res.Tag
+		return out, nil
+	}
+	defer res.Rows.Close()
+	for {
+		batch, err := res.Rows.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", q, err)
+		}
+		if batch.NumCols() > 0 {
+			for i := range int(batch.NumRows()) {
+				out.first = append(out.first, batch.Column(0).GetOneForMarshal(i))
+			}
+		}
+	}
+	out.tag = res.Rows.Tag()
+	return out, nil
+}
+
+// count runs a single-row count(*) query.
+func (b owSession) count(ctx context.Context, q string) (int64, error) {
+	out, err := b.run(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	if len(out.first) != 1 {
+		return 0, fmt.Errorf("%s: %d rows, want 1", q, len(out.first))
+	}
+	n, ok := out.first[0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("%s: got %v (%T), want a bigint", q, out.first[0], out.first[0])
+	}
+	return n, nil
+}
+
+// expectCounts reads the table back: each query must count its value.
+func (b owSession) expectCounts(ctx context.Context, want map[string]int64) error {
+	for q, n := range want {
+		got, err := b.count(ctx, q)
+		if err != nil {
+			return err
+		}
+		if got != n {
+			return fmt.Errorf("read-back %s = %d, model says %d", q, got, n)
+		}
+	}
+	return nil
+}
