@@ -1,12 +1,9 @@
 package exec
 
 import (
-	"context"
-	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
 )
@@ -31,26 +28,21 @@ type pgOutcome struct {
 // else fails the test.
 func pgExec(t *testing.T, conn *pgx.Conn, q string) pgOutcome {
 	t.Helper()
-	res, err := conn.PgConn().Exec(context.Background(), q).ReadAll()
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	res, pe := pgtest.Exec(t, conn, q)
+	if pe != nil {
 		return pgOutcome{code: pe.Code}
-	}
-	if err != nil {
-		t.Fatalf("PostgreSQL: %s: %v", q, err)
 	}
 	if len(res) != 1 {
 		t.Fatalf("PostgreSQL: %s: %d results", q, len(res))
 	}
 	out := pgOutcome{tag: res[0].CommandTag.String()}
-	for _, r := range res[0].Rows {
+	for _, r := range pgtest.Text(res[0]) {
 		row := make([]string, len(r))
 		for i, v := range r {
-			if v == nil {
-				row[i] = "NULL"
-				continue
+			row[i] = "NULL"
+			if v != nil {
+				row[i] = *v
 			}
-			row[i] = string(v)
 		}
 		out.rows = append(out.rows, row)
 	}

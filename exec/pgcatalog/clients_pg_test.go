@@ -2,8 +2,6 @@ package pgcatalog_test
 
 import (
 	"context"
-	"fmt"
-	"math/rand"
 	"net"
 	"os"
 	"os/exec"
@@ -15,10 +13,9 @@ import (
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/wire"
 )
-
-const pgBin = "/usr/lib/postgresql/15/bin"
 
 // fixture is created in both servers: every exposed type, NOT NULL,
 // partitioned and not, two schemas. PostgreSQL gets plain tables.
@@ -36,12 +33,6 @@ var fixture = []struct{ ours, theirs string }{
 // their host:port addresses.
 func servers(t *testing.T) (pg, ours string) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root to run initdb as postgres")
-	}
-	if _, err := os.Stat(filepath.Join(pgBin, "initdb")); err != nil {
-		t.Skip("PostgreSQL 15 not installed at " + pgBin)
-	}
 	pg = startPostgres(t)
 	for _, f := range fixture {
 		q := f.theirs
@@ -55,34 +46,12 @@ func servers(t *testing.T) (pg, ours string) {
 	return pg, startMagmalake(t)
 }
 
+// startPostgres serves database cat over TCP, for JDBC, in the C.UTF-8
+// locale a Debian server reports; public is owned by postgres.
 func startPostgres(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "magmalake-catalog-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o777)
-	data := filepath.Join(dir, "data")
-	run := func(args ...string) error {
-		out, err := exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
-		}
-		return nil
-	}
-	if err := run(filepath.Join(pgBin, "initdb"), "-D", data, "--locale=C.UTF-8", "-E", "UTF8", "-A", "trust", "-U", "postgres"); err != nil {
-		t.Skipf("initdb: %v", err)
-	}
-	port := 20000 + rand.Intn(20000)
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c timezone=UTC -c fsync=off", port, dir)
-	if err := run(filepath.Join(pgBin, "pg_ctl"), "-D", data, "-o", opts, "-w", "-l", filepath.Join(dir, "log"), "start"); err != nil {
-		t.Skipf("pg_ctl start: %v", err)
-	}
-	t.Cleanup(func() { _ = run(filepath.Join(pgBin, "pg_ctl"), "-D", data, "-m", "immediate", "stop") })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if out, err := psqlDB(addr, "postgres", "CREATE DATABASE cat"); err != nil {
-		t.Fatalf("create database: %v %s", err, out)
-	}
+	c := pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8", TCP: true})
+	c.CreateDatabase(t, "cat")
+	addr := c.Addr()
 	if out, err := psql(addr, "DROP SCHEMA public; CREATE SCHEMA public"); err != nil {
 		t.Fatalf("public schema: %v %s", err, out)
 	}
@@ -125,11 +94,10 @@ func startMagmalake(t *testing.T) string {
 	return addr
 }
 
-func psql(addr, cmd string) (string, error) { return psqlDB(addr, "cat", cmd) }
-
-func psqlDB(addr, db, cmd string) (string, error) {
+// psql runs one command on database cat at addr.
+func psql(addr, cmd string) (string, error) {
 	host, port, _ := net.SplitHostPort(addr)
-	c := exec.Command("psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "postgres", "-d", db, "-c", cmd)
+	c := exec.Command("psql", "-X", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "postgres", "-d", "cat", "-c", cmd)
 	c.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=5", "PGSSLMODE=disable", "PAGER=")
 	out, err := c.CombinedOutput()
 	return string(out), err
