@@ -190,9 +190,6 @@ func (l *copyLoader) lineError(err error, column string) error {
 
 // prepareCopyTo plans COPY t|(query) TO STDOUT through the SELECT path.
 func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat, params *sql.Params) (plan, []Column, error) {
-	if err := f.checkOutput(); err != nil {
-		return nil, nil, err
-	}
 	q := st.Query
 	if q == nil {
 		var err error
@@ -209,7 +206,7 @@ func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat,
 		if err != nil {
 			return nil, err
 		}
-		res.CopyOut, res.CopyCSV = true, f.csv
+		res.CopyOut, res.CopyCSV, res.CopyFormat = true, f.csv, f.output()
 		return res, nil
 	}
 	return planFunc(run), nil, nil

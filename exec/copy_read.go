@@ -66,18 +66,9 @@ func newCopyFormat(st *sql.Copy) (copyFormat, error) {
 	return f, nil
 }
 
-// checkOutput refuses the options the wire layer cannot honour for COPY TO:
-// it writes the default text or CSV format.
-func (f copyFormat) checkOutput() error {
-	switch {
-	case f.header:
-		return notSupported("COPY TO STDOUT with HEADER is not supported")
-	case f.csv && (f.delim != ',' || f.null != "" || f.quote != '"' || f.escape != '"'):
-		return notSupported("COPY TO STDOUT in CSV supports only the default DELIMITER, NULL, QUOTE and ESCAPE")
-	case !f.csv && (f.delim != '\t' || f.null != `\N`):
-		return notSupported("COPY TO STDOUT in text format supports only the default DELIMITER and NULL")
-	}
-	return nil
+// output is the layout COPY TO STDOUT writes with these options.
+func (f copyFormat) output() *CopyOutFormat {
+	return &CopyOutFormat{CSV: f.csv, Header: f.header, Delimiter: f.delim, Null: f.null, Quote: f.quote, Escape: f.escape}
 }
 
 // copyField is one parsed field of a record.

@@ -264,7 +264,21 @@ func TestCopyTo(t *testing.T) {
 	if _, got := copyOut(t, s, "COPY (SELECT a * 10, b FROM t WHERE a > 1 ORDER BY a) TO STDOUT"); got != "20|NULL\n30|z\n" {
 		t.Fatalf("COPY (query): %q", got)
 	}
-	mustFail(t, s, sql.CodeFeatureNotSupported, "COPY t TO STDOUT WITH (FORMAT csv, HEADER)")
+	layouts := []struct {
+		q    string
+		want CopyOutFormat
+	}{
+		{"COPY t TO STDOUT", CopyOutFormat{Delimiter: '\t', Null: `\N`}},
+		{"COPY t TO STDOUT WITH (FORMAT csv, HEADER, DELIMITER ';', NULL 'x', QUOTE '''', ESCAPE '!')",
+			CopyOutFormat{CSV: true, Header: true, Delimiter: ';', Null: "x", Quote: '\'', Escape: '!'}},
+		{"COPY t TO STDOUT WITH CSV HEADER", CopyOutFormat{CSV: true, Header: true, Delimiter: ',', Quote: '"', Escape: '"'}},
+		{"COPY t TO STDOUT (HEADER, DELIMITER '|', NULL '')", CopyOutFormat{Header: true, Delimiter: '|'}},
+	}
+	for _, l := range layouts {
+		if res, _ := copyOut(t, s, l.q); res.CopyLayout() != l.want {
+			t.Errorf("%s: layout %+v, want %+v", l.q, res.CopyLayout(), l.want)
+		}
+	}
 }
 
 // A COPY round trip: what COPY TO writes in text format, COPY FROM reads back

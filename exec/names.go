@@ -98,7 +98,7 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 }
 
 func undefinedTable(n sql.TableName) error {
-	return sql.Errorf(sql.CodeUndefinedTable, "relation %q does not exist", n.String())
+	return sql.UndefinedTable(n.Schema, n.Table)
 }
 
 // tableScope lays out every column of the table's current schema.

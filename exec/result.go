@@ -64,6 +64,9 @@ type Result struct {
 	CopyOut bool
 	// CopyCSV selects CSV instead of text format for CopyOut.
 	CopyCSV bool
+	// CopyFormat is CopyOut's layout with the statement's options; nil means
+	// the defaults of the format CopyCSV selects.
+	CopyFormat *CopyOutFormat
 	// ParameterChanges are sent as ParameterStatus messages before CommandComplete.
 	ParameterChanges []ParameterChange
 }
@@ -81,4 +84,31 @@ func (r *Result) CommandTag() string {
 // (ParameterStatus after SET application_name, SET TimeZone, ...).
 type ParameterChange struct {
 	Name, Value string
+}
+
+// CopyOutFormat is the layout of COPY ... TO STDOUT data: PostgreSQL's text
+// or CSV format with the statement's options.
+type CopyOutFormat struct {
+	CSV       bool
+	Header    bool   // a first line with the column names
+	Delimiter byte   // between fields
+	Null      string // a NULL field's text
+	Quote     byte   // CSV only
+	Escape    byte   // CSV only: precedes Quote (or itself) inside quotes
+}
+
+// DefaultCopyOutFormat is the layout of COPY TO STDOUT without options.
+func DefaultCopyOutFormat(csv bool) CopyOutFormat {
+	if csv {
+		return CopyOutFormat{CSV: true, Delimiter: ',', Quote: '"', Escape: '"'}
+	}
+	return CopyOutFormat{Delimiter: '\t', Null: `\N`}
+}
+
+// CopyLayout is the layout CopyOut data is written in.
+func (r *Result) CopyLayout() CopyOutFormat {
+	if r.CopyFormat != nil {
+		return *r.CopyFormat
+	}
+	return DefaultCopyOutFormat(r.CopyCSV)
 }

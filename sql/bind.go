@@ -208,10 +208,7 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 		found = i
 	}
 	if found < 0 {
-		if table != "" {
-			return nil, Errorf(CodeUndefinedColumn, "column %s.%s does not exist", table, name)
-		}
-		return nil, Errorf(CodeUndefinedColumn, "column %q does not exist", name)
+		return nil, UndefinedColumn(table, name)
 	}
 	c := b.scope.Columns[found]
 	return &ColumnRef{Index: found, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil

@@ -56,7 +56,10 @@ type Error struct {
 	Hint     string
 	Position int
 	Severity string // "ERROR" when empty; "FATAL" closes the connection
-	Err      error  // wrapped cause, if any
+	// Ref is the qualified name (table, or [qualifier.]column) an undefined
+	// relation or column error is about; Locate turns it into Position.
+	Ref *NameRef
+	Err error // wrapped cause, if any
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -82,15 +82,19 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 	}
 }
 
-// copyOut runs COPY ... TO STDOUT: one CopyData per row in text or CSV format.
+// copyOut runs COPY ... TO STDOUT: one CopyData per row (after a header
+// line when asked for) in the statement's text or CSV layout.
 func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 	if res.Rows == nil {
 		return sql.Errorf(sql.CodeInternal, "COPY TO STDOUT without rows")
 	}
 	defer res.Rows.Close()
+	w := copyWriter{f: res.CopyLayout(), single: len(res.Columns) == 1}
 	c.send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
+	if w.f.Header {
+		c.out = w.appendHeader(c.out, res.Columns)
+	}
 	var n int64
-	var scratch []byte
 	for {
 		var b arrow.RecordBatch
 		err := guard(func() (err error) {
@@ -104,7 +108,7 @@ func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 			return err
 		}
 		for row := 0; row < int(b.NumRows()); row++ {
-			scratch = c.appendCopyRow(b, row, res.Columns, res.CopyCSV, scratch)
+			c.out = w.appendRow(c.out, b, row, res.Columns)
 			n++
 			if err := c.flushIfLarge(); err != nil {
 				return err
@@ -116,40 +120,64 @@ func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 	return nil
 }
 
-// appendCopyRow appends one CopyData message holding one row.
-func (c *conn) appendCopyRow(b arrow.RecordBatch, row int, cols []exec.Column, csv bool, scratch []byte) []byte {
-	buf := append(c.out, 'd', 0, 0, 0, 0)
-	start := len(buf) - 4
+// copyWriter formats COPY TO rows as PostgreSQL's CopyOneRowTo does.
+type copyWriter struct {
+	f       exec.CopyOutFormat
+	single  bool // one column: a lone \. must be quoted in CSV
+	scratch []byte
+}
+
+// appendHeader appends the CopyData message naming the columns.
+func (w *copyWriter) appendHeader(buf []byte, cols []exec.Column) []byte {
+	buf, start := beginCopyData(buf)
 	for j, col := range cols {
 		if j > 0 {
-			if csv {
-				buf = append(buf, ',')
-			} else {
-				buf = append(buf, '\t')
-			}
+			buf = append(buf, w.f.Delimiter)
+		}
+		buf = w.appendField(buf, []byte(col.Name))
+	}
+	return endCopyData(buf, start)
+}
+
+// appendRow appends one CopyData message holding one row.
+func (w *copyWriter) appendRow(buf []byte, b arrow.RecordBatch, row int, cols []exec.Column) []byte {
+	buf, start := beginCopyData(buf)
+	for j, col := range cols {
+		if j > 0 {
+			buf = append(buf, w.f.Delimiter)
 		}
 		arr := b.Column(j)
 		if arr.IsNull(row) {
-			if !csv {
-				buf = append(buf, '\\', 'N')
-			}
+			buf = append(buf, w.f.Null...)
 			continue
 		}
-		scratch = sql.AppendText(scratch[:0], col.Type, arr, row)
-		if csv {
-			buf = appendCSVField(buf, scratch)
-		} else {
-			buf = appendCopyText(buf, scratch)
-		}
+		w.scratch = sql.AppendText(w.scratch[:0], col.Type, arr, row)
+		buf = w.appendField(buf, w.scratch)
 	}
-	buf = append(buf, '\n')
-	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
-	c.out = buf
-	return scratch
+	return endCopyData(buf, start)
 }
 
-// appendCopyText escapes a value for COPY's text format.
-func appendCopyText(buf, v []byte) []byte {
+func (w *copyWriter) appendField(buf, v []byte) []byte {
+	if w.f.CSV {
+		return appendCSVField(buf, v, w.f, w.single)
+	}
+	return appendCopyText(buf, v, w.f.Delimiter)
+}
+
+func beginCopyData(buf []byte) ([]byte, int) {
+	buf = append(buf, 'd', 0, 0, 0, 0)
+	return buf, len(buf) - 4
+}
+
+func endCopyData(buf []byte, start int) []byte {
+	buf = append(buf, '\n')
+	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
+	return buf
+}
+
+// appendCopyText escapes a value for COPY's text format; the delimiter is
+// backslash-escaped wherever it occurs.
+func appendCopyText(buf, v []byte, delim byte) []byte {
 	for _, ch := range v {
 		switch ch {
 		case '\\':
@@ -166,6 +194,8 @@ func appendCopyText(buf, v []byte) []byte {
 			buf = append(buf, '\\', 'f')
 		case '\v':
 			buf = append(buf, '\\', 'v')
+		case delim:
+			buf = append(buf, '\\', ch)
 		default:
 			buf = append(buf, ch)
 		}
@@ -173,12 +203,13 @@ func appendCopyText(buf, v []byte) []byte {
 	return buf
 }
 
-// appendCSVField quotes a value when CSV requires it; an empty string is
-// quoted so that it differs from NULL.
-func appendCSVField(buf, v []byte) []byte {
-	quote := len(v) == 0 || string(v) == `\.`
+// appendCSVField quotes a value when CSV requires it: it holds the delimiter,
+// quote, escape or a line break, it equals the NULL string (so that it reads
+// back as a value), or it is a lone \. in a one-column COPY.
+func appendCSVField(buf, v []byte, f exec.CopyOutFormat, single bool) []byte {
+	quote := string(v) == f.Null || (single && string(v) == `\.`)
 	for _, ch := range v {
-		if ch == ',' || ch == '"' || ch == '\n' || ch == '\r' {
+		if ch == f.Delimiter || ch == f.Quote || ch == f.Escape || ch == '\n' || ch == '\r' {
 			quote = true
 			break
 		}
@@ -186,12 +217,12 @@ func appendCSVField(buf, v []byte) []byte {
 	if !quote {
 		return append(buf, v...)
 	}
-	buf = append(buf, '"')
+	buf = append(buf, f.Quote)
 	for _, ch := range v {
-		if ch == '"' {
-			buf = append(buf, '"')
+		if ch == f.Quote || ch == f.Escape {
+			buf = append(buf, f.Escape)
 		}
 		buf = append(buf, ch)
 	}
-	return append(buf, '"')
+	return append(buf, f.Quote)
 }

@@ -32,7 +32,7 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 			return err
 		})
 		if err != nil {
-			return err
+			return sql.Located(m.Query, err)
 		}
 	}
 	c.stmts[m.Name] = st
@@ -102,7 +102,7 @@ func (c *conn) handleExecute(m *pgproto3.Execute) error {
 	}
 	ctx, done := c.statementContext()
 	defer done()
-	return c.run(ctx, p, int(m.MaxRows), false)
+	return sql.Located(p.stmt.prep.Query, c.run(ctx, p, int(m.MaxRows), false))
 }
 
 func (c *conn) handleClose(m *pgproto3.Close) error {

@@ -4,6 +4,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/sql"
 )
 
 // handleQuery runs a simple Query: each statement in turn, the first error
@@ -28,9 +29,9 @@ func (c *conn) handleQuery(q string) {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
-	for _, s := range stmts {
+	for k, s := range stmts {
 		if err := c.runSimple(s); err != nil {
-			c.sendError(err)
+			c.sendError(sql.InQuery(q, k, sql.Located(s, err)))
 			return
 		}
 	}
