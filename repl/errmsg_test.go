@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -30,17 +33,12 @@ var errorQueries = []struct{ name, query string }{
 }
 
 // pgError runs query on PostgreSQL and returns its error as a *sql.Error.
-func pgError(t *testing.T, conn *pgClient, query string) *sql.Error {
+func pgError(t *testing.T, conn *pgx.Conn, query string) *sql.Error {
 	t.Helper()
-	results, err := conn.query(query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := results[len(results)-1]
-	if last.err == nil {
+	_, e := pgtest.Exec(t, conn, query)
+	if e == nil {
 		t.Fatalf("%q did not fail", query)
 	}
-	e := last.err
 	return &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
 }
 

@@ -2,14 +2,18 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -107,14 +111,18 @@ func (f *fakeSession) TxStatus() byte {
 
 // pgSession runs the shell's statements on real PostgreSQL, turning its text
 // results into Arrow batches as magmalake's executor would produce them.
-type pgSession struct{ c *pgClient }
+type pgSession struct{ c *pgx.Conn }
 
 func (s *pgSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
 	return &exec.Prepared{Query: query}, nil
 }
 
 func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*exec.Result, error) {
-	results, err := s.c.query(p.Query)
+	results, err := pgtest.Run(ctx, s.c, p.Query)
+	var e *pgconn.PgError
+	if errors.As(err, &e) {
+		return nil, &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position)}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -122,26 +130,14 @@ func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Para
 		return &exec.Result{}, nil
 	}
 	res := results[len(results)-1]
-	if e := res.err; e != nil {
-		return nil, &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position)}
+	if len(res.FieldDescriptions) == 0 {
+		return &exec.Result{Tag: res.CommandTag.String()}, nil
 	}
-	if res.fields == nil {
-		return &exec.Result{Tag: res.tag}, nil
+	cols := make([]exec.Column, len(res.FieldDescriptions))
+	for i, f := range res.FieldDescriptions {
+		cols[i] = exec.Column{Name: f.Name, Type: sql.TypeFromOID(f.DataTypeOID)}
 	}
-	cols := make([]exec.Column, len(res.fields))
-	for i, f := range res.fields {
-		cols[i] = exec.Column{Name: string(f.Name), Type: sql.TypeFromOID(f.DataTypeOID)}
-	}
-	rows := make([][]*string, len(res.rows))
-	for r, row := range res.rows {
-		rows[r] = make([]*string, len(row))
-		for c, v := range row {
-			if v != nil {
-				rows[r][c] = str(string(v))
-			}
-		}
-	}
-	return rowsResult(cols, res.tag, rows...), nil
+	return rowsResult(cols, res.CommandTag.String(), pgtest.Text(res)...), nil
 }
 
-func (s *pgSession) TxStatus() byte { return s.c.txStatus }
+func (s *pgSession) TxStatus() byte { return s.c.PgConn().TxStatus() }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -30,22 +33,19 @@ lines", 'v' as "b"`},
 
 // pgTable runs query on real PostgreSQL and returns its text result as the
 // shell would hold it.
-func pgTable(t *testing.T, conn *pgClient, query string) *table {
+func pgTable(t *testing.T, conn *pgx.Conn, query string) *table {
 	t.Helper()
-	results, err := conn.query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
+	results, e := pgtest.Exec(t, conn, query)
+	if e != nil {
+		t.Fatalf("%s: %s", query, e.Message)
 	}
 	res := results[len(results)-1]
-	if res.err != nil {
-		t.Fatalf("%s: %s", query, res.err.Message)
-	}
 	tb := &table{footer: true}
-	for _, fd := range res.fields {
-		tb.headers = append(tb.headers, string(fd.Name))
+	for _, fd := range res.FieldDescriptions {
+		tb.headers = append(tb.headers, fd.Name)
 		tb.right = append(tb.right, rightAligned(sql.TypeFromOID(fd.DataTypeOID)))
 	}
-	for _, row := range res.rows {
+	for _, row := range res.Rows {
 		vals := make([]string, len(row))
 		for i, v := range row {
 			vals[i] = string(v) // NULL (nil) prints as the empty string

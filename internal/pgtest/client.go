@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -45,7 +46,7 @@ func (c *Cluster) CreateDatabase(t testing.TB, name string) {
 // the results of the statements before it; any other failure fails the test.
 func Exec(t testing.TB, conn *pgx.Conn, q string) ([]*pgconn.Result, *pgconn.PgError) {
 	t.Helper()
-	res, err := conn.PgConn().Exec(context.Background(), q).ReadAll()
+	res, err := Run(context.Background(), conn, q)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return res, pe
@@ -54,6 +55,21 @@ func Exec(t testing.TB, conn *pgx.Conn, q string) ([]*pgconn.Result, *pgconn.PgE
 		t.Fatalf("PostgreSQL: %.300s: %v", q, err)
 	}
 	return res, nil
+}
+
+// Run is Exec for callers without a test at hand: every error is returned.
+// Unlike pgconn's ReadAll it keeps the columns of a result without rows.
+func Run(ctx context.Context, conn *pgx.Conn, q string) ([]*pgconn.Result, error) {
+	mrr := conn.PgConn().Exec(ctx, q)
+	var res []*pgconn.Result
+	for mrr.NextResult() {
+		rr := mrr.ResultReader()
+		fields := slices.Clone(rr.FieldDescriptions())
+		r := rr.Read()
+		r.FieldDescriptions = fields
+		res = append(res, r)
+	}
+	return res, mrr.Close()
 }
 
 // Text is the text of a result's rows, nil for NULL.

@@ -25,6 +25,10 @@ func TestClusterAnswers(t *testing.T) {
 	if pe == nil || pe.Code != "22012" || len(res) != 1 {
 		t.Fatalf("want 22012 after one result, got %v %v", pe, res)
 	}
+	res, pe = Exec(t, conn, "SELECT 1 AS a, 'x' AS b WHERE false")
+	if pe != nil || len(res) != 1 || len(res[0].FieldDescriptions) != 2 || res[0].FieldDescriptions[1].Name != "b" {
+		t.Fatalf("a result without rows keeps its columns: %v %v", res, pe)
+	}
 	var collate string
 	if err := conn.QueryRow(t.Context(), "SELECT datcollate FROM pg_database WHERE datname = 'postgres'").Scan(&collate); err != nil || collate != "C.UTF-8" {
 		t.Fatalf("collation %q %v", collate, err)
