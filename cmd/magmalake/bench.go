@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/magmalake/magmalake/exec/bench"
@@ -16,6 +17,13 @@ type benchConfig struct {
 
 // benchCommand is `magmalake bench ...`.
 func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*flag.FlagSet, error) {
+	if len(args) > 0 && args[0] == "overwrite" {
+		cfg, fs, err := parseBenchOverwrite(args[1:], env)
+		if err != nil {
+			return fs, err
+		}
+		return fs, runBenchOverwrite(ctx, cfg, std)
+	}
 	cfg, fs, err := parseBench(args, env)
 	if err != nil {
 		return fs, err
@@ -27,7 +35,7 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	var cfg benchConfig
 	if len(args) == 0 || args[0] != "delete" {
-		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete [flags]")
+		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite [flags]")
 	}
 	fs := newFlagSet("bench delete")
 	var layouts, modes, cases string
@@ -72,6 +80,56 @@ func runBench(ctx context.Context, cfg benchConfig, std stdio) error {
 			return err
 		}
 		_, err := fmt.Fprintln(std.out, r.Line())
+		return err
+	})
+}
+
+type benchOverwriteConfig struct {
+	bench.OverwriteConfig
+	JSON bool
+}
+
+// parseBenchOverwrite reads the flags of `magmalake bench overwrite`.
+func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag.FlagSet, error) {
+	var cfg benchOverwriteConfig
+	fs := newFlagSet("bench overwrite")
+	var sizes, modes, cases string
+	fs.StringVar(&sizes, "sizes", "1000000,10000000", "comma-separated table sizes in rows")
+	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the table, one data file each")
+	fs.Int64Var(&cfg.NewRows, "new-rows", 100_000, "rows the dynamic overwrite writes into its partition")
+	fs.IntVar(&cfg.Repeat, "repeat", 3, "runs of every contender; the median is reported")
+	fs.BoolVar(&cfg.JSON, "json", false, "one JSON object per case instead of text")
+	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse (removed afterwards)")
+	fs.StringVar(&modes, "mode", "", "comma-separated UPDATE modes against copy-on-write: mor-v2, mor-v3 (default both)")
+	fs.StringVar(&cases, "case", "", "comma-separated cases: dynamic-overwrite, update-1pct (default both)")
+	if err := parse(fs, args, 0); err != nil {
+		return cfg, fs, err
+	}
+	for _, s := range splitList(sizes) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return cfg, fs, usagef("--sizes: %q is not a positive row count", s)
+		}
+		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	if cfg.Partitions <= 0 || cfg.NewRows <= 0 || cfg.Repeat <= 0 {
+		return cfg, fs, usagef("--partitions, --new-rows and --repeat must be positive")
+	}
+	for _, s := range splitList(modes) {
+		cfg.Modes = append(cfg.Modes, bench.Mode(s))
+	}
+	cfg.Cases = splitList(cases)
+	return cfg, fs, nil
+}
+
+func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio) error {
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, func(r bench.OverwriteResult) error {
+		line := r.Line()
+		if cfg.JSON {
+			line = r.JSON()
+		}
+		_, err := fmt.Fprintln(std.out, line)
 		return err
 	})
 }
