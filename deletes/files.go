@@ -1,10 +1,14 @@
 package deletes
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
@@ -81,17 +86,28 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// parquetFile writes batches to one Parquet file and returns its footer
-// metadata and size. next yields batches until it returns nil; each is
-// released after writing.
+// parquetFile writes batches to one Parquet file with the default layout
+// (see parquetFileWith).
 func (s *fileSink) parquetFile(ctx context.Context, path string, sc *arrow.Schema, next func() (arrow.RecordBatch, error)) (*metadata.FileMetaData, int64, error) {
+	return s.parquetFileWith(ctx, path, sc, parquetLayout{}, next)
+}
+
+// parquetFileWith writes batches to one Parquet file laid out as l and
+// returns its footer metadata and size. next yields batches until it returns
+// nil; each is released after writing.
+func (s *fileSink) parquetFileWith(ctx context.Context, path string, sc *arrow.Schema, l parquetLayout, next func() (arrow.RecordBatch, error)) (*metadata.FileMetaData, int64, error) {
+	props, err := l.writerProperties(sc)
+	if err != nil {
+		return nil, 0, fmt.Errorf("parquet properties for %s: %w", path, err)
+	}
 	out, err := s.fs.Create(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create %s: %w", path, err)
 	}
+	// Page writes are small; buffering them saves a syscall each.
 	cw := &countingWriter{w: out}
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	fw, err := pqarrow.NewFileWriter(sc, cw, props, pqarrow.DefaultWriterProps())
+	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, 1<<20), c: cw}
+	fw, err := pqarrow.NewFileWriter(sc, bw, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		_ = out.Close()
 		return nil, 0, fmt.Errorf("parquet writer for %s: %w", path, err)
@@ -110,6 +126,16 @@ func (s *fileSink) parquetFile(ctx context.Context, path string, sc *arrow.Schem
 	return md, cw.n, nil
 }
 
+// bufferedFile flushes its buffer before closing the file under it.
+type bufferedFile struct {
+	*bufio.Writer
+	c io.Closer
+}
+
+func (b *bufferedFile) Close() error {
+	return errors.Join(b.Flush(), b.c.Close())
+}
+
 func writeBatches(ctx context.Context, fw *pqarrow.FileWriter, next func() (arrow.RecordBatch, error)) error {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -125,4 +151,112 @@ func writeBatches(ctx context.Context, fw *pqarrow.FileWriter, next func() (arro
 			return err
 		}
 	}
+}
+
+// Parquet layout defaults, iceberg-go's (table/internal/parquet_files.go),
+// so a rewritten file is laid out like the appended file it replaces.
+const (
+	layoutRowGroupRows  = 1 << 20
+	layoutPageBytes     = 1 << 20
+	layoutWriteBatch    = 20000
+	layoutDictPageBytes = 2 << 20
+)
+
+// parquetLayout is how a delete lays out one Parquet file. The zero value is
+// iceberg-go's layout with its default codec (zstd).
+type parquetLayout struct {
+	props iceberg.Properties // table properties: compression codec and level
+	// dictionary says, by leaf field id, whether to dictionary-encode a
+	// column: a rewrite keeps the source file's choice, which skips hashing
+	// every value of a column whose dictionary would be dropped anyway.
+	// Columns absent here get a dictionary that falls back to plain encoding
+	// before the first page when it does not pay (as iceberg-go does).
+	dictionary map[int]bool
+}
+
+func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProperties, error) {
+	codec := layoutCodec(l.props.Get(propCompressionCodec, "zstd"))
+	base := []parquet.WriterProperty{
+		parquet.WithCompression(codec),
+		parquet.WithCompressionLevel(l.props.GetInt(propCompressionLevel, compress.DefaultCompressionLevel)),
+		parquet.WithMaxRowGroupLength(layoutRowGroupRows),
+		parquet.WithDataPageSize(layoutPageBytes),
+		parquet.WithDataPageVersion(parquet.DataPageV2),
+		parquet.WithBatchSize(layoutWriteBatch),
+		parquet.WithDictionaryPageSizeLimit(layoutDictPageBytes),
+	}
+	psc, err := pqarrow.ToParquet(sc, parquet.NewWriterProperties(base...), pqarrow.DefaultWriterProps())
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < psc.NumColumns(); i++ {
+		col := psc.Column(i)
+		if dict, ok := l.dictionary[int(col.SchemaNode().FieldID())]; ok && !dict {
+			base = append(base, parquet.WithDictionaryFor(col.Path(), false))
+			continue
+		}
+		base = append(base, parquet.WithDictionaryCostFallbackFor(col.Path(), true))
+	}
+	return parquet.NewWriterProperties(base...), nil
+}
+
+// Table properties the layout honours (Iceberg's names).
+const (
+	propCompressionCodec = "write.parquet.compression-codec"
+	propCompressionLevel = "write.parquet.compression-level"
+)
+
+// layoutCodec maps a codec name; an unknown one (iceberg-go warns and writes
+// uncompressed) gets the default rather than failing the statement.
+func layoutCodec(name string) compress.Compression {
+	switch strings.ToLower(name) {
+	case "snappy":
+		return compress.Codecs.Snappy
+	case "gzip":
+		return compress.Codecs.Gzip
+	case "brotli":
+		return compress.Codecs.Brotli
+	case "lz4", "lz4raw":
+		return compress.Codecs.Lz4Raw
+	case "uncompressed", "none":
+		return compress.Codecs.Uncompressed
+	}
+	return compress.Codecs.Zstd
+}
+
+// dictionaryColumns reports, by leaf field id, whether every row group of a
+// file kept its column dictionary-encoded (no fallback to plain pages).
+// Leaves without field ids are left out.
+func dictionaryColumns(md *metadata.FileMetaData) map[int]bool {
+	out := map[int]bool{}
+	if md.NumRowGroups() == 0 {
+		return out
+	}
+	for j := 0; j < md.Schema.NumColumns(); j++ {
+		id := int(md.Schema.Column(j).SchemaNode().FieldID())
+		if id < 0 {
+			continue
+		}
+		dict := true
+		for rg := 0; rg < md.NumRowGroups() && dict; rg++ {
+			cc, err := md.RowGroup(rg).ColumnChunk(j)
+			dict = err == nil && cc.HasDictionaryPage() && dataPagesDictEncoded(cc)
+		}
+		out[id] = dict
+	}
+	return out
+}
+
+// dataPagesDictEncoded is false when a data page of the chunk fell back to
+// another encoding; without page encoding stats the dictionary page decides.
+func dataPagesDictEncoded(cc *metadata.ColumnChunkMetaData) bool {
+	for _, st := range cc.EncodingStats() {
+		if st.PageType.String() == "DICTIONARY_PAGE" {
+			continue
+		}
+		if st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict {
+			return false
+		}
+	}
+	return true
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
@@ -26,6 +27,9 @@ type positionalReader struct {
 	batchSize     int64
 	mem           memory.Allocator
 	withFieldIDs  bool // stamp PARQUET:field_id on output, for batches written back
+	// opened, when set, sees the file's footer before the first batch (a
+	// rewrite copies its layout).
+	opened func(md *metadata.FileMetaData)
 }
 
 // batchFunc receives a batch in the requested schema and the position of its
@@ -72,6 +76,9 @@ func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested 
 		return err
 	}
 	defer pr.Close()
+	if r.opened != nil {
+		r.opened(pr.MetaData())
+	}
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: r.batchSize}, r.mem)
 	if err != nil {
 		return err

@@ -8,8 +8,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
@@ -25,9 +27,12 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	if err != nil {
 		return nil, 0, err
 	}
+	layout := parquetLayout{props: tbl.Properties()}
 	rd := positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
-		batchSize: 8192, mem: memory.DefaultAllocator, withFieldIDs: true}
-	dropped := plan.dropped()
+		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true,
+		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }}
+	count := plan.File.Count()
+	keep := plan.dropped().KeepMaskBytes(count)
 	batches := make(chan arrow.RecordBatch, 1)
 	readErr := make(chan error, 1)
 	ctx, cancel := context.WithCancel(ctx)
@@ -35,7 +40,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	go func() {
 		defer close(batches)
 		_, err := rd.read(ctx, plan.File.FilePath(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
-			kept, err := keepUndeleted(ctx, b, base, dropped)
+			kept, err := keepUndeleted(ctx, b, base, keep, count)
 			if err != nil || kept == nil {
 				return err
 			}
@@ -49,6 +54,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		})
 		readErr <- err
 	}()
+	// The first batch also means the reader has seen the footer (layout).
 	first, ok := <-batches
 	if !ok {
 		return nil, 0, fmt.Errorf("rewrite %s: no surviving rows: %w", plan.File.FilePath(), <-readErr)
@@ -62,7 +68,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		}
 		return <-batches, nil
 	}
-	md, size, err := sink.parquetFile(ctx, path, first.Schema(), next)
+	md, size, err := sink.parquetFileWith(ctx, path, first.Schema(), layout, next)
 	cancel()
 	for b := range batches {
 		b.Release()
@@ -85,22 +91,30 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	return df, size, nil
 }
 
-// keepUndeleted filters out the dropped positions of b; nil when none remain.
-func keepUndeleted(ctx context.Context, b arrow.RecordBatch, base int64, dropped *dv.RoaringPositionBitmap) (arrow.RecordBatch, error) {
-	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	kept := 0
-	for i := 0; i < int(b.NumRows()); i++ {
-		keep := !dropped.Contains(uint64(base) + uint64(i))
-		bld.Append(keep)
-		if keep {
-			kept++
-		}
+// rewriteBatchRows is larger than planning's batches: a rewrite decodes and
+// re-encodes every column, and projection, filtering and writer calls cost
+// per batch.
+const rewriteBatchRows = 1 << 16
+
+// keepUndeleted filters b (rows base.. of a file of count rows) down to the
+// rows set in keep, a bitmap over the whole file; nil when none remain. A
+// batch without dropped rows passes through uncopied.
+func keepUndeleted(ctx context.Context, b arrow.RecordBatch, base int64, keep []byte, count int64) (arrow.RecordBatch, error) {
+	n := b.NumRows()
+	if base+n > count {
+		return nil, fmt.Errorf("file holds more rows than its record count %d", count)
 	}
-	if kept == 0 {
+	switch bitutil.CountSetBits(keep, int(base), int(n)) {
+	case 0:
 		return nil, nil
+	case int(n):
+		b.Retain()
+		return b, nil
 	}
-	mask := bld.NewArray()
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, int(n),
+		[]*memory.Buffer{nil, memory.NewBufferBytes(keep)}, nil, 0, int(base))
+	defer data.Release()
+	mask := array.NewBooleanData(data)
 	defer mask.Release()
 	out, err := compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
 	if err != nil {

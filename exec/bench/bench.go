@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,17 +192,31 @@ func (r *runner) runCase(ctx context.Context, src *source, p predicate, m Mode) 
 	if err != nil {
 		return res, err
 	}
-	floorTime, floorCount, err := measureFloor(ctx, ours, p, m, r.tmp)
+	var floorTime time.Duration
+	var floorCount int64
+	labelled(ctx, "floor", func(ctx context.Context) {
+		floorTime, floorCount, err = measureFloor(ctx, ours, p, m, r.tmp)
+	})
 	if err != nil {
 		return res, err
 	}
 	res.FloorMs = ms(floorTime)
-	ourTime, ourCount, heap, err := r.runOurs(ctx, ourIdent, p)
+	var ourTime time.Duration
+	var ourCount int64
+	var heap uint64
+	labelled(ctx, "magmalake", func(ctx context.Context) {
+		ourTime, ourCount, heap, err = r.runOurs(ctx, ourIdent, p)
+	})
 	if err != nil {
 		return res, err
 	}
 	res.MagmalakeMs, res.PeakHeapBytes = ms(ourTime), heap
-	theirTime, theirHeap, committed, err := runIcebergGo(ctx, theirs, p)
+	var theirTime time.Duration
+	var theirHeap uint64
+	var committed *table.Table
+	labelled(ctx, "icebergo", func(ctx context.Context) {
+		theirTime, theirHeap, committed, err = runIcebergGo(ctx, theirs, p)
+	})
 	if err != nil {
 		return res, err
 	}
@@ -324,6 +339,12 @@ func summaryDeleted(props map[string]string) (int64, error) {
 		total += sign * n
 	}
 	return total, nil
+}
+
+// labelled runs fn under a pprof label naming the contender, so a CPU
+// profile of a run can be split with -tagfocus=contender=magmalake.
+func labelled(ctx context.Context, contender string, fn func(ctx context.Context)) {
+	pprof.Do(ctx, pprof.Labels("contender", contender), fn)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
