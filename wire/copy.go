@@ -203,13 +203,14 @@ func appendCopyText(buf, v []byte, delim byte) []byte {
 	return buf
 }
 
-// appendCSVField quotes a value when CSV requires it: it holds the delimiter,
-// quote, escape or a line break, it equals the NULL string (so that it reads
-// back as a value), or it is a lone \. in a one-column COPY.
+// appendCSVField quotes a value when CSV requires it: it holds the
+// delimiter, the quote or a line break (not the escape: PostgreSQL leaves
+// that bare), it equals the NULL string (so that it reads back as a value),
+// or it is a lone \. in a one-column COPY.
 func appendCSVField(buf, v []byte, f exec.CopyOutFormat, single bool) []byte {
 	quote := string(v) == f.Null || (single && string(v) == `\.`)
 	for _, ch := range v {
-		if ch == f.Delimiter || ch == f.Quote || ch == f.Escape || ch == '\n' || ch == '\r' {
+		if ch == f.Delimiter || ch == f.Quote || ch == '\n' || ch == '\r' {
 			quote = true
 			break
 		}
