@@ -160,36 +160,6 @@ func checkTranscript(t *testing.T, got string, want []string) {
 	}
 }
 
-// runProgram runs a client program with extra environment and returns its
-// combined output; it fails the test when the program fails.
-func runProgram(t *testing.T, env []string, name string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// needProgram returns the path of a client program or skips the test.
-func needProgram(t *testing.T, envVar, name, pkg string) string {
-	t.Helper()
-	if envVar != "" {
-		if p := os.Getenv(envVar); p != "" {
-			return p
-		}
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s not installed (apt-get install %s)", name, pkg)
-	}
-	return p
-}
-
 func testdata(t *testing.T, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("testdata", name))
@@ -199,12 +169,30 @@ func testdata(t *testing.T, name string) string {
 	return p
 }
 
-// runProgramErr runs a program expected to fail and returns its output.
-func runProgramErr(env []string, name string, args ...string) (string, error) {
+// command runs a client program with extra environment, killed if it takes
+// longer than any client scenario should.
+func command(env []string, name string, args ...string) (*exec.Cmd, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
+	return cmd, cancel
+}
+
+// runProgram runs a client program and returns its combined output; it
+// fails the test when the program fails.
+func runProgram(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	out, err := runProgramErr(env, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// runProgramErr runs a program expected to fail and returns its output.
+func runProgramErr(env []string, name string, args ...string) (string, error) {
+	cmd, cancel := command(env, name, args...)
+	defer cancel()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -212,14 +200,24 @@ func runProgramErr(env []string, name string, args ...string) (string, error) {
 // runSplit runs a program and returns its standard output and error apart.
 func runSplit(t *testing.T, env []string, name string, args ...string) (string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	cmd, cancel := command(env, name, args...)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	return stdout.String(), stderr.String()
+}
+
+// forEachAuth runs f in a subtest per authentication method against a fresh
+// server, with the password a client must send (none for trust).
+func forEachAuth(t *testing.T, f func(t *testing.T, s *server, password string)) {
+	for _, auth := range []struct {
+		name     string
+		method   wire.AuthMethod
+		password string
+	}{{"trust", wire.AuthTrust, ""}, {"scram", wire.AuthSCRAM, testPassword}} {
+		t.Run(auth.name, func(t *testing.T) { f(t, startServer(t, auth.method), auth.password) })
+	}
 }
