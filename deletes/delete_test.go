@@ -18,56 +18,53 @@ var variants = []struct {
 // TestDeleteSequence hits the same files repeatedly under every strategy and
 // format version, then drops a file whole.
 func TestDeleteSequence(t *testing.T) {
-	for _, vt := range variants {
-		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
-			f := newFixture(t, vt.version, vt.mode, nil)
-			f.appendRows(genRows(0, 20))
-			f.appendRows(genRows(20, 40))
-			f.appendRows(genRows(40, 60))
+	forEachVariant(t, nil, func(t *testing.T, f *fixture, version int, mode Mode) {
+		f.appendRows(genRows(0, 20))
+		f.appendRows(genRows(20, 40))
+		f.appendRows(genRows(40, 60))
 
-			// Untranslatable WHERE: every file is examined by Match.
-			out := f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%7 == 0 }),
-				func(r row) bool { return r.id%7 == 0 }, Options{})
-			wantAction := map[Mode]string{ModeCopyOnWrite: ActionRewrite, ModeMergeOnRead: ActionPosDelete}[vt.mode]
-			if vt.version == 3 && vt.mode == ModeMergeOnRead {
-				wantAction = ActionDV
+		// Untranslatable WHERE: every file is examined by Match.
+		out := f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%7 == 0 }),
+			func(r row) bool { return r.id%7 == 0 }, Options{})
+		wantAction := map[Mode]string{ModeCopyOnWrite: ActionRewrite, ModeMergeOnRead: ActionPosDelete}[mode]
+		if version == 3 && mode == ModeMergeOnRead {
+			wantAction = ActionDV
+		}
+		for _, fa := range out.Files {
+			if fa.Action != wantAction {
+				t.Fatalf("action %s, want %s", fa.Action, wantAction)
 			}
-			for _, fa := range out.Files {
-				if fa.Action != wantAction {
-					t.Fatalf("action %s, want %s", fa.Action, wantAction)
-				}
-			}
-			f.checkDiskInvariants(vt.version, vt.mode)
+		}
+		f.checkDiskInvariants(version, mode)
 
-			// Same files again, overlapping the first delete.
-			f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(15)), true, func(id int64) bool { return id < 15 }),
-				func(r row) bool { return r.id < 15 }, Options{})
-			f.checkDiskInvariants(vt.version, vt.mode)
+		// Same files again, overlapping the first delete.
+		f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(15)), true, func(id int64) bool { return id < 15 }),
+			func(r row) bool { return r.id < 15 }, Options{})
+		f.checkDiskInvariants(version, mode)
 
-			// Every live row of the second file: it goes whole, in every mode.
-			out = f.deleteAndCheck(idPred(iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(20)),
-				iceberg.LessThan(iceberg.Reference("id"), int64(40))), true, func(id int64) bool { return id >= 20 && id < 40 }),
-				func(r row) bool { return r.id >= 20 && r.id < 40 }, Options{})
-			if len(out.Files) != 1 || out.Files[0].Action != ActionDrop {
-				t.Fatalf("want one drop, got %+v", out.Files)
+		// Every live row of the second file: it goes whole, in every mode.
+		out = f.deleteAndCheck(idPred(iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(20)),
+			iceberg.LessThan(iceberg.Reference("id"), int64(40))), true, func(id int64) bool { return id >= 20 && id < 40 }),
+			func(r row) bool { return r.id >= 20 && r.id < 40 }, Options{})
+		if len(out.Files) != 1 || out.Files[0].Action != ActionDrop {
+			t.Fatalf("want one drop, got %+v", out.Files)
+		}
+		data, _ := f.liveFiles(f.table())
+		for _, d := range data {
+			if d.FilePath() == out.Files[0].Path {
+				t.Fatalf("dropped file %s still live", d.FilePath())
 			}
-			data, _ := f.liveFiles(f.table())
-			for _, d := range data {
-				if d.FilePath() == out.Files[0].Path {
-					t.Fatalf("dropped file %s still live", d.FilePath())
-				}
-			}
-			f.checkDiskInvariants(vt.version, vt.mode)
+		}
+		f.checkDiskInvariants(version, mode)
 
-			// Nothing matches: no snapshot.
-			before := f.table().CurrentSnapshot().SnapshotID
-			out = f.deleteAndCheck(idPred(iceberg.EqualTo(iceberg.Reference("id"), int64(1000)), true, func(id int64) bool { return id == 1000 }),
-				func(r row) bool { return false }, Options{})
-			if out.SnapshotID != 0 || f.table().CurrentSnapshot().SnapshotID != before {
-				t.Fatal("a delete matching nothing committed a snapshot")
-			}
-		})
-	}
+		// Nothing matches: no snapshot.
+		before := f.table().CurrentSnapshot().SnapshotID
+		out = f.deleteAndCheck(idPred(iceberg.EqualTo(iceberg.Reference("id"), int64(1000)), true, func(id int64) bool { return id == 1000 }),
+			func(r row) bool { return false }, Options{})
+		if out.SnapshotID != 0 || f.table().CurrentSnapshot().SnapshotID != before {
+			t.Fatal("a delete matching nothing committed a snapshot")
+		}
+	})
 }
 
 // TestModeSwitchKeepsEarlierDeletes is the iceberg-go #2042 scenario: MoR
@@ -143,28 +140,25 @@ func TestUpgradeV2ToV3(t *testing.T) {
 
 // TestDeleteAll is DELETE without WHERE: every file dropped unread.
 func TestDeleteAll(t *testing.T) {
-	for _, vt := range variants {
-		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
-			f := newFixture(t, vt.version, vt.mode, nil)
-			f.appendRows(genRows(0, 30))
-			f.appendRows(genRows(30, 50))
-			f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(3)), true, func(id int64) bool { return id < 3 }),
-				func(r row) bool { return r.id < 3 }, Options{})
-			out := f.deleteAndCheck(Predicate{Filter: iceberg.AlwaysTrue{}, Exact: true},
-				func(row) bool { return true }, Options{})
-			for _, fa := range out.Files {
-				if fa.Action != ActionDropUnread || fa.BytesRead != 0 {
-					t.Fatalf("want drop-unread without reading, got %+v", fa)
-				}
+	forEachVariant(t, nil, func(t *testing.T, f *fixture, version int, mode Mode) {
+		f.appendRows(genRows(0, 30))
+		f.appendRows(genRows(30, 50))
+		f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(3)), true, func(id int64) bool { return id < 3 }),
+			func(r row) bool { return r.id < 3 }, Options{})
+		out := f.deleteAndCheck(Predicate{Filter: iceberg.AlwaysTrue{}, Exact: true},
+			func(row) bool { return true }, Options{})
+		for _, fa := range out.Files {
+			if fa.Action != ActionDropUnread || fa.BytesRead != 0 {
+				t.Fatalf("want drop-unread without reading, got %+v", fa)
 			}
-			tbl := f.table()
-			data, dels := f.liveFiles(tbl)
-			if len(data)+len(dels) != 0 {
-				t.Fatalf("files left: %d data, %d delete", len(data), len(dels))
-			}
-			if got := summaryInt(t, tbl, "total-records"); got != 0 {
-				t.Fatalf("total-records = %d", got)
-			}
-		})
-	}
+		}
+		tbl := f.table()
+		data, dels := f.liveFiles(tbl)
+		if len(data)+len(dels) != 0 {
+			t.Fatalf("files left: %d data, %d delete", len(data), len(dels))
+		}
+		if got := summaryInt(t, tbl, "total-records"); got != 0 {
+			t.Fatalf("total-records = %d", got)
+		}
+	})
 }

@@ -65,13 +65,7 @@ func TestEqualityDelete(t *testing.T) {
 	f.appendRows(genRows(0, 40))
 	three := int32(3)
 	keys := []catVKey{{cat: "a", v: nil}, {cat: "b", v: &three}}
-	want := int64(0)
-	for id, r := range f.model {
-		if keys[0].matches(r) || keys[1].matches(r) {
-			want++
-			delete(f.model, id)
-		}
-	}
+	want := f.dropFromModel(func(r row) bool { return keys[0].matches(r) || keys[1].matches(r) })
 	kb := keyBatch(keys)
 	defer kb.Release()
 	out, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(keys), []string{"cat", "v"}, kb, Options{})

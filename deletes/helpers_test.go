@@ -96,6 +96,20 @@ func (f *fixture) appendRows(rows []row) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	rec := buildRows(sc, rows)
+	defer rec.Release()
+	for _, r := range rows {
+		f.model[r.id] = r
+	}
+	at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
+	defer at.Release()
+	if _, err := tbl.AppendTable(f.ctx, at, 1<<20, nil); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// buildRows is rows as one batch of schema sc (id, cat, ts, v).
+func buildRows(sc *arrow.Schema, rows []row) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
 	for _, r := range rows {
@@ -107,15 +121,8 @@ func (f *fixture) appendRows(rows []row) {
 		} else {
 			b.Field(3).(*array.Int32Builder).Append(*r.v)
 		}
-		f.model[r.id] = r
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
-	defer at.Release()
-	if _, err := tbl.AppendTable(f.ctx, at, 1<<20, nil); err != nil {
-		f.t.Fatal(err)
-	}
+	return b.NewRecordBatch()
 }
 
 // genRows makes ids [from, to) with a category, day and v derived from the id.
@@ -150,13 +157,7 @@ func idPred(filter iceberg.BooleanExpression, exact bool, fn func(int64) bool) P
 // compares count and read-back.
 func (f *fixture) deleteAndCheck(pred Predicate, fn func(row) bool, opts Options) Outcome {
 	f.t.Helper()
-	want := int64(0)
-	for id, r := range f.model {
-		if fn(r) {
-			want++
-			delete(f.model, id)
-		}
-	}
+	want := f.dropFromModel(fn)
 	out, err := Delete(f.ctx, f.cat, f.ident, pred, opts)
 	if err != nil {
 		f.t.Fatalf("delete: %v", err)
@@ -166,6 +167,29 @@ func (f *fixture) deleteAndCheck(pred Predicate, fn func(row) bool, opts Options
 	}
 	f.checkReadBack()
 	return out
+}
+
+// dropFromModel removes the model rows gone reports and counts them: what a
+// statement must delete, worked out without the engine.
+func (f *fixture) dropFromModel(gone func(row) bool) int64 {
+	n := int64(0)
+	for id, r := range f.model {
+		if gone(r) {
+			n++
+			delete(f.model, id)
+		}
+	}
+	return n
+}
+
+// forEachVariant runs body in a subtest per format version and delete mode,
+// each on a fresh table with partition spec (nil: unpartitioned).
+func forEachVariant(t *testing.T, spec *iceberg.PartitionSpec, body func(t *testing.T, f *fixture, version int, mode Mode)) {
+	for _, vt := range variants {
+		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
+			body(t, newFixture(t, vt.version, vt.mode, spec), vt.version, vt.mode)
+		})
+	}
 }
 
 // checkReadBack compares iceberg-go's own scan with the model.

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 )
 
@@ -21,19 +19,7 @@ func (f *fixture) rowBatch(rows []row) arrow.RecordBatch {
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
 		{Name: "v", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 	}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, r := range rows {
-		b.Field(0).(*array.Int64Builder).Append(r.id)
-		b.Field(1).(*array.StringBuilder).Append(r.cat)
-		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(r.ts()))
-		if r.v == nil {
-			b.Field(3).AppendNull()
-		} else {
-			b.Field(3).(*array.Int32Builder).Append(*r.v)
-		}
-	}
-	return b.NewRecordBatch()
+	return buildRows(sc, rows)
 }
 
 func (f *fixture) source(rows []row) RowSource {
@@ -44,13 +30,7 @@ func (f *fixture) source(rows []row) RowSource {
 // rows, independently of the engine.
 func (f *fixture) overwriteAndCheck(pred Predicate, gone func(row) bool, rows []row, opts OverwriteOptions) OverwriteOutcome {
 	f.t.Helper()
-	want := int64(0)
-	for id, r := range f.model {
-		if gone(r) {
-			want++
-			delete(f.model, id)
-		}
-	}
+	want := f.dropFromModel(gone)
 	out, err := Overwrite(f.ctx, f.cat, f.ident, pred, f.source(rows), opts)
 	if err != nil {
 		f.t.Fatalf("overwrite: %v", err)

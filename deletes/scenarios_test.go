@@ -3,7 +3,6 @@ package deletes
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"os"
 	"sync"
@@ -58,54 +57,51 @@ var partSpec = iceberg.NewPartitionSpec(
 // files without opening them (their bytes are removed from disk first, so any
 // read fails), while a non-provable filter on the same table reads.
 func TestPartitionedMetadataOnlyDrop(t *testing.T) {
-	for _, vt := range variants {
-		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
-			f := newFixture(t, vt.version, vt.mode, &partSpec)
-			f.appendRows(genRows(0, 48))
-			// Partial delete in partition b first so drops must also count existing deletes.
-			f.deleteAndCheck(idPred(iceberg.EqualTo(iceberg.Reference("id"), int64(1)), true, func(id int64) bool { return id == 1 }),
-				func(r row) bool { return r.id == 1 }, Options{})
-			data, _ := f.liveFiles(f.table())
-			for _, d := range data {
-				if d.Partition()[1000] == "b" {
-					if err := os.Remove(localPath(d.FilePath())); err != nil {
-						t.Fatal(err)
-					}
+	forEachVariant(t, &partSpec, func(t *testing.T, f *fixture, version int, mode Mode) {
+		f.appendRows(genRows(0, 48))
+		// Partial delete in partition b first so drops must also count existing deletes.
+		f.deleteAndCheck(idPred(iceberg.EqualTo(iceberg.Reference("id"), int64(1)), true, func(id int64) bool { return id == 1 }),
+			func(r row) bool { return r.id == 1 }, Options{})
+		data, _ := f.liveFiles(f.table())
+		for _, d := range data {
+			if d.Partition()[1000] == "b" {
+				if err := os.Remove(localPath(d.FilePath())); err != nil {
+					t.Fatal(err)
 				}
 			}
-			out := f.deleteAndCheck(Predicate{Filter: iceberg.EqualTo(iceberg.Reference("cat"), "b"), Exact: true, Columns: []string{"cat"},
-				Match: func(context.Context, arrow.RecordBatch) ([]bool, error) { return nil, errors.New("must not be called") }},
-				func(r row) bool { return r.cat == "b" }, Options{})
-			for _, fa := range out.Files {
-				if fa.Action != ActionDropUnread {
-					t.Fatalf("want drop-unread, got %+v", fa)
-				}
+		}
+		out := f.deleteAndCheck(Predicate{Filter: iceberg.EqualTo(iceberg.Reference("cat"), "b"), Exact: true, Columns: []string{"cat"},
+			Match: func(context.Context, arrow.RecordBatch) ([]bool, error) { return nil, errors.New("must not be called") }},
+			func(r row) bool { return r.cat == "b" }, Options{})
+		for _, fa := range out.Files {
+			if fa.Action != ActionDropUnread {
+				t.Fatalf("want drop-unread, got %+v", fa)
 			}
-			// Time transform: a whole day is provable too.
-			day2 := baseDay.AddDate(0, 0, 2).UnixMicro()
-			out = f.deleteAndCheck(Predicate{Filter: iceberg.NewAnd(
-				iceberg.GreaterThanEqual(iceberg.Reference("ts"), iceberg.Timestamp(day2)),
-				iceberg.LessThan(iceberg.Reference("ts"), iceberg.Timestamp(day2+86400_000_000))), Exact: true},
-				func(r row) bool { return r.day == 2 }, Options{})
-			if len(out.Files) == 0 {
-				t.Fatal("day delete touched no file")
+		}
+		// Time transform: a whole day is provable too.
+		day2 := baseDay.AddDate(0, 0, 2).UnixMicro()
+		out = f.deleteAndCheck(Predicate{Filter: iceberg.NewAnd(
+			iceberg.GreaterThanEqual(iceberg.Reference("ts"), iceberg.Timestamp(day2)),
+			iceberg.LessThan(iceberg.Reference("ts"), iceberg.Timestamp(day2+86400_000_000))), Exact: true},
+			func(r row) bool { return r.day == 2 }, Options{})
+		if len(out.Files) == 0 {
+			t.Fatal("day delete touched no file")
+		}
+		for _, fa := range out.Files {
+			if fa.Action != ActionDropUnread {
+				t.Fatalf("want drop-unread, got %+v", fa)
 			}
-			for _, fa := range out.Files {
-				if fa.Action != ActionDropUnread {
-					t.Fatalf("want drop-unread, got %+v", fa)
-				}
+		}
+		// Not provable from partitions (bucket): rows are read.
+		out = f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(12)), true, func(id int64) bool { return id < 12 }),
+			func(r row) bool { return r.id < 12 }, Options{})
+		for _, fa := range out.Files {
+			if fa.Action == ActionDropUnread {
+				t.Fatalf("id < 12 cannot be proven by partitions: %+v", fa)
 			}
-			// Not provable from partitions (bucket): rows are read.
-			out = f.deleteAndCheck(idPred(iceberg.LessThan(iceberg.Reference("id"), int64(12)), true, func(id int64) bool { return id < 12 }),
-				func(r row) bool { return r.id < 12 }, Options{})
-			for _, fa := range out.Files {
-				if fa.Action == ActionDropUnread {
-					t.Fatalf("id < 12 cannot be proven by partitions: %+v", fa)
-				}
-			}
-			f.checkDiskInvariants(vt.version, vt.mode)
-		})
-	}
+		}
+		f.checkDiskInvariants(version, mode)
+	})
 }
 
 // TestPartitionEvolution deletes across files written under two specs.
@@ -142,43 +138,34 @@ func TestPartitionEvolution(t *testing.T) {
 // TestConcurrentDeletes: two writers from the same base, overlapping and
 // disjoint rows of the same files; both succeed, counts add up exactly.
 func TestConcurrentDeletes(t *testing.T) {
-	for _, vt := range variants {
-		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
-			f := newFixture(t, vt.version, vt.mode, nil)
-			f.appendRows(genRows(0, 40))
-			f.appendRows(genRows(40, 80))
-			fnA := func(id int64) bool { return id%2 == 0 && id < 60 }
-			fnB := func(id int64) bool { return id%3 == 0 }
-			var wg sync.WaitGroup
-			outs := make([]Outcome, 2)
-			errs := make([]error, 2)
-			for i, fn := range []func(int64) bool{fnA, fnB} {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					outs[i], errs[i] = Delete(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, fn), Options{})
-				}()
+	forEachVariant(t, nil, func(t *testing.T, f *fixture, version int, mode Mode) {
+		f.appendRows(genRows(0, 40))
+		f.appendRows(genRows(40, 80))
+		fnA := func(id int64) bool { return id%2 == 0 && id < 60 }
+		fnB := func(id int64) bool { return id%3 == 0 }
+		var wg sync.WaitGroup
+		outs := make([]Outcome, 2)
+		errs := make([]error, 2)
+		for i, fn := range []func(int64) bool{fnA, fnB} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i], errs[i] = Delete(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, fn), Options{})
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
 			}
-			wg.Wait()
-			for _, err := range errs {
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			want := int64(0)
-			for id := range f.model {
-				if fnA(id) || fnB(id) {
-					want++
-					delete(f.model, id)
-				}
-			}
-			if outs[0].Deleted+outs[1].Deleted != want {
-				t.Fatalf("counts %d + %d, want %d", outs[0].Deleted, outs[1].Deleted, want)
-			}
-			f.checkReadBack()
-			f.checkDiskInvariants(vt.version, vt.mode)
-		})
-	}
+		}
+		want := f.dropFromModel(func(r row) bool { return fnA(r.id) || fnB(r.id) })
+		if outs[0].Deleted+outs[1].Deleted != want {
+			t.Fatalf("counts %d + %d, want %d", outs[0].Deleted, outs[1].Deleted, want)
+		}
+		f.checkReadBack()
+		f.checkDiskInvariants(version, mode)
+	})
 }
 
 // flakyCtx is cancelled after a number of Err checks, to cancel a delete at
@@ -205,36 +192,33 @@ func (c *flakyCtx) Err() error {
 // until the delete gets through: each cancelled run leaves no new file in the
 // table directory and no new snapshot.
 func TestCancelledDeleteLeavesNothing(t *testing.T) {
-	for _, vt := range variants {
-		t.Run(fmt.Sprintf("v%d-%s", vt.version, vt.mode), func(t *testing.T) {
-			f := newFixture(t, vt.version, vt.mode, nil)
-			f.appendRows(genRows(0, 40))
-			f.appendRows(genRows(40, 60))
-			filesBefore := f.filesOnDisk()
-			snapBefore := f.table().CurrentSnapshot().SnapshotID
-			pred := idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%4 == 1 || id >= 40 })
-			for n := 0; n < 200; n++ {
-				ctx := &flakyCtx{Context: context.Background(), left: n}
-				out, err := Delete(ctx, f.cat, f.ident, pred, Options{})
-				if err == nil {
-					if out.Deleted == 0 {
-						t.Fatal("nothing deleted")
-					}
-					return
+	forEachVariant(t, nil, func(t *testing.T, f *fixture, version int, mode Mode) {
+		f.appendRows(genRows(0, 40))
+		f.appendRows(genRows(40, 60))
+		filesBefore := f.filesOnDisk()
+		snapBefore := f.table().CurrentSnapshot().SnapshotID
+		pred := idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%4 == 1 || id >= 40 })
+		for n := 0; n < 200; n++ {
+			ctx := &flakyCtx{Context: context.Background(), left: n}
+			out, err := Delete(ctx, f.cat, f.ident, pred, Options{})
+			if err == nil {
+				if out.Deleted == 0 {
+					t.Fatal("nothing deleted")
 				}
-				if !errors.Is(err, context.Canceled) {
-					t.Fatalf("run %d: %v", n, err)
-				}
-				if id := f.table().CurrentSnapshot().SnapshotID; id != snapBefore {
-					t.Fatalf("run %d: cancelled delete committed snapshot %d", n, id)
-				}
-				for p := range f.filesOnDisk() {
-					if !filesBefore[p] {
-						t.Fatalf("run %d: cancelled delete left %s", n, p)
-					}
+				return
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("run %d: %v", n, err)
+			}
+			if id := f.table().CurrentSnapshot().SnapshotID; id != snapBefore {
+				t.Fatalf("run %d: cancelled delete committed snapshot %d", n, id)
+			}
+			for p := range f.filesOnDisk() {
+				if !filesBefore[p] {
+					t.Fatalf("run %d: cancelled delete left %s", n, p)
 				}
 			}
-			t.Fatal("delete never completed")
-		})
-	}
+		}
+		t.Fatal("delete never completed")
+	})
 }
