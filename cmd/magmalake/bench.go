@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -86,7 +88,8 @@ func runBench(ctx context.Context, cfg benchConfig, std stdio) error {
 
 type benchOverwriteConfig struct {
 	bench.OverwriteConfig
-	JSON bool
+	JSON       bool
+	CPUProfile string
 }
 
 // parseBenchOverwrite reads the flags of `magmalake bench overwrite`.
@@ -97,8 +100,9 @@ func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag
 	fs.StringVar(&sizes, "sizes", "1000000,10000000", "comma-separated table sizes in rows")
 	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the table, one data file each")
 	fs.Int64Var(&cfg.NewRows, "new-rows", 100_000, "rows the dynamic overwrite writes into its partition")
-	fs.IntVar(&cfg.Repeat, "repeat", 3, "runs of every contender; the median is reported")
+	fs.IntVar(&cfg.Repeat, "repeat", 5, "runs of every contender; median and minimum are reported")
 	fs.BoolVar(&cfg.JSON, "json", false, "one JSON object per case instead of text")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (contenders labelled contender=...)")
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse (removed afterwards)")
 	fs.StringVar(&modes, "mode", "", "comma-separated UPDATE modes against copy-on-write: mor-v2, mor-v3 (default both)")
 	fs.StringVar(&cases, "case", "", "comma-separated cases: dynamic-overwrite, update-1pct (default both)")
@@ -123,6 +127,17 @@ func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag
 }
 
 func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio) error {
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("bench overwrite: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench overwrite: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
 	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, func(r bench.OverwriteResult) error {
 		line := r.Line()

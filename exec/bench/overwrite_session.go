@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/pprof"
+	"time"
 
 	"github.com/magmalake/magmalake/exec"
 )
@@ -90,4 +92,18 @@ func (b owSession) expectCounts(ctx context.Context, want map[string]int64) erro
 		}
 	}
 	return nil
+}
+
+// timed runs q under a pprof label naming the contender (a CPU profile of
+// the run splits with -tagfocus=contender=update-mor-v2) and times it.
+func (b owSession) timed(ctx context.Context, contender, q string) (owOutcome, time.Duration, error) {
+	var out owOutcome
+	var took time.Duration
+	var err error
+	pprof.Do(ctx, pprof.Labels("contender", contender), func(ctx context.Context) {
+		start := time.Now()
+		out, err = b.run(ctx, q)
+		took = time.Since(start)
+	})
+	return out, took, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,8 @@ func TestRunOverwriteSmoke(t *testing.T) {
 			t.Errorf("%s: %d samples and %d baseline samples, want %d of each", key, len(r.Samples), len(r.BaseSamples), repeat)
 		case r.Ms <= 0 || r.BaselineMs <= 0:
 			t.Errorf("%s: times %v and %v ms: a contender did not run", key, r.Ms, r.BaselineMs)
+		case r.MinMs != slices.Min(r.Samples) || r.BaselineMinMs != slices.Min(r.BaseSamples):
+			t.Errorf("%s: minima %v and %v ms disagree with samples %v and %v", key, r.MinMs, r.BaselineMinMs, r.Samples, r.BaseSamples)
 		}
 		seen[key] = true
 	}
@@ -111,7 +114,7 @@ func TestOverwriteResultJSONAndLine(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.JSON()), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"case", "mode", "rows", "partitions", "rows_written", "rows_removed", "ms", "baseline", "baseline_ms", "samples_ms", "baseline_samples_ms"} {
+	for _, f := range []string{"case", "mode", "rows", "partitions", "rows_written", "rows_removed", "ms", "baseline", "baseline_ms", "samples_ms", "baseline_samples_ms", "min_ms", "baseline_min_ms", "min_ratio"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("JSON lacks field %q: %v", f, m)
 		}
