@@ -109,12 +109,15 @@ type bytesValuer interface {
 	Value(int) []byte
 }
 
-func convertString(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
-	src, ok := arr.(stringValuer)
-	if !ok {
-		return nil, fmt.Errorf("cannot read %s as string", arr.DataType())
-	}
-	b := array.NewStringBuilder(mem)
+// appender is an Arrow builder of values of type T.
+type appender[T any] interface {
+	array.Builder
+	Append(T)
+}
+
+// copyValues fills b with value(i) for each row of arr, keeping its nulls,
+// and releases b.
+func copyValues[T any](b appender[T], arr arrow.Array, value func(int) T) arrow.Array {
 	defer b.Release()
 	b.Reserve(arr.Len())
 	for i := range arr.Len() {
@@ -122,9 +125,17 @@ func convertString(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		b.Append(src.Value(i))
+		b.Append(value(i))
 	}
-	return b.NewArray(), nil
+	return b.NewArray()
+}
+
+func convertString(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
+	src, ok := arr.(stringValuer)
+	if !ok {
+		return nil, fmt.Errorf("cannot read %s as string", arr.DataType())
+	}
+	return copyValues[string](array.NewStringBuilder(mem), arr, src.Value), nil
 }
 
 func convertBinary(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
@@ -132,17 +143,7 @@ func convertBinary(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 	if !ok {
 		return nil, fmt.Errorf("cannot read %s as binary", arr.DataType())
 	}
-	b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
-	defer b.Release()
-	b.Reserve(arr.Len())
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(src.Value(i))
-	}
-	return b.NewArray(), nil
+	return copyValues[[]byte](array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary), arr, src.Value), nil
 }
 
 // intAt reads the integer at i of any integer array.
@@ -187,38 +188,24 @@ func convertInts(mem memory.Allocator, arr arrow.Array, want arrow.DataType) (ar
 }
 
 func convertDate64(mem memory.Allocator, arr *array.Date64) arrow.Array {
-	b := array.NewDate32Builder(mem)
-	defer b.Release()
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(arrow.Date32(int64(arr.Value(i)) / 86_400_000))
-	}
-	return b.NewArray()
+	return copyValues(array.NewDate32Builder(mem), arr, func(i int) arrow.Date32 {
+		return arrow.Date32(int64(arr.Value(i)) / 86_400_000)
+	})
 }
 
 func convertTime(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
-	b := array.NewTime64Builder(mem, &arrow.Time64Type{Unit: arrow.Microsecond})
-	defer b.Release()
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		switch a := arr.(type) {
-		case *array.Time32:
-			unit := a.DataType().(*arrow.Time32Type).Unit
-			b.Append(arrow.Time64(rescale(int64(a.Value(i)), unit, arrow.Microsecond)))
-		case *array.Time64:
-			unit := a.DataType().(*arrow.Time64Type).Unit
-			b.Append(arrow.Time64(rescale(int64(a.Value(i)), unit, arrow.Microsecond)))
-		default:
-			return nil, fmt.Errorf("cannot read %s as time", arr.DataType())
-		}
+	var micros func(int) arrow.Time64
+	switch a := arr.(type) {
+	case *array.Time32:
+		unit := a.DataType().(*arrow.Time32Type).Unit
+		micros = func(i int) arrow.Time64 { return arrow.Time64(rescale(int64(a.Value(i)), unit, arrow.Microsecond)) }
+	case *array.Time64:
+		unit := a.DataType().(*arrow.Time64Type).Unit
+		micros = func(i int) arrow.Time64 { return arrow.Time64(rescale(int64(a.Value(i)), unit, arrow.Microsecond)) }
+	default:
+		return nil, fmt.Errorf("cannot read %s as time", arr.DataType())
 	}
-	return b.NewArray(), nil
+	return copyValues(array.NewTime64Builder(mem, &arrow.Time64Type{Unit: arrow.Microsecond}), arr, micros), nil
 }
 
 func convertTimestamp(mem memory.Allocator, arr arrow.Array, want *arrow.TimestampType) (arrow.Array, error) {
@@ -234,16 +221,9 @@ func convertTimestamp(mem memory.Allocator, arr arrow.Array, want *arrow.Timesta
 		defer nd.Release()
 		return array.MakeFromData(nd), nil
 	}
-	b := array.NewTimestampBuilder(mem, want)
-	defer b.Release()
-	for i := range src.Len() {
-		if src.IsNull(i) {
-			b.AppendNull()
-			continue
-		}
-		b.Append(arrow.Timestamp(rescale(int64(src.Value(i)), unit, arrow.Microsecond)))
-	}
-	return b.NewArray(), nil
+	return copyValues(array.NewTimestampBuilder(mem, want), arr, func(i int) arrow.Timestamp {
+		return arrow.Timestamp(rescale(int64(src.Value(i)), unit, arrow.Microsecond))
+	}), nil
 }
 
 // rescale converts v from unit from to unit to, flooring toward minus infinity.
