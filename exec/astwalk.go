@@ -55,7 +55,7 @@ func columnName(n ast.ExprNode) string {
 		}
 		return x.FnName.L
 	case *ast.CaseExpr:
-		return "case"
+		return caseColumnName(x)
 	case *ast.FuncCastExpr:
 		return "?column?"
 	}
@@ -114,4 +114,31 @@ func internalTypeName(t sql.Type, written string) string {
 		return strings.Fields(written)[0]
 	}
 	return t.String()
+}
+
+// caseColumnName names CASE as PostgreSQL's FigureColname does: after its
+// ELSE result when that has a name of its own (a column, a function), else
+// "case". A cast takes the name of what it casts.
+func caseColumnName(x *ast.CaseExpr) string {
+	e := x.ElseClause
+	for e != nil {
+		switch y := e.(type) {
+		case *ast.ParenthesesExpr:
+			e = y.Expr
+			continue
+		case *ast.FuncCallExpr:
+			if y.FnName.L == "__cast" && len(y.Args) == 2 {
+				e = y.Args[0]
+				continue
+			}
+		}
+		break
+	}
+	if e == nil {
+		return "case"
+	}
+	if n := columnName(e); n != "?column?" && n != "bool" {
+		return n
+	}
+	return "case"
 }

@@ -217,7 +217,7 @@ func columnName(n ast.ExprNode) string {
 	case *ast.WindowFuncExpr:
 		return x.Name
 	case *ast.CaseExpr:
-		return "case"
+		return caseColumnName(x)
 	case *ast.SubqueryExpr:
 		if sel, ok := x.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) > 0 {
 			f := sel.Fields.Fields[0]
@@ -489,4 +489,31 @@ func applyLimit(ec *execCtx, outer *env, rows [][]any, limit, offset evalFn) ([]
 		}
 	}
 	return rows, nil
+}
+
+// caseColumnName names CASE as PostgreSQL's FigureColname does: after its
+// ELSE result when that has a name of its own (a column, a function), else
+// "case". A cast takes the name of what it casts.
+func caseColumnName(x *ast.CaseExpr) string {
+	e := x.ElseClause
+	for e != nil {
+		switch y := e.(type) {
+		case *ast.ParenthesesExpr:
+			e = y.Expr
+			continue
+		case *ast.FuncCallExpr:
+			if y.FnName.L == "__cast" && len(y.Args) == 2 {
+				e = y.Args[0]
+				continue
+			}
+		}
+		break
+	}
+	if e == nil {
+		return "case"
+	}
+	if n := columnName(e); n != "?column?" && n != "bool" {
+		return n
+	}
+	return "case"
 }
