@@ -78,6 +78,41 @@ func TestAgainstPostgres(t *testing.T) {
 	t.Run("copy-to-stdout", tw.testCopyOptions)
 	t.Run("psql-copy", tw.testPsqlCopy)
 	t.Run("error-positions", tw.testPositions)
+	t.Run("column-names", tw.testColumnNames)
+}
+
+// testColumnNames compares the RowDescription names PostgreSQL derives for
+// unaliased select-list items.
+func (tw *twin) testColumnNames(t *testing.T) {
+	for _, q := range []string{
+		"SELECT CASE WHEN id > 1 THEN 'a' ELSE s END FROM c",
+		"SELECT CASE WHEN id > 1 THEN s ELSE 'b' END FROM c",
+		"SELECT CASE WHEN id > 1 THEN s END FROM c",
+		"SELECT CASE WHEN id > 1 THEN 1 ELSE (id)::bigint END FROM c",
+		"SELECT CASE WHEN id > 1 THEN 'x' ELSE upper(s) END FROM c",
+		"SELECT CASE WHEN id > 1 THEN 1 ELSE 2::int END FROM c",
+		"SELECT CASE WHEN b THEN false ELSE true END FROM c",
+		"SELECT id, s AS label, n + 1, count(*) FROM c GROUP BY id, s, n",
+	} {
+		ml, pg := fieldNames(t, tw.ml, q), fieldNames(t, tw.pg, q)
+		if ml != pg {
+			t.Errorf("%s: magmalake %s, PostgreSQL %s", q, ml, pg)
+		}
+	}
+}
+
+func fieldNames(t *testing.T, conn *pgx.Conn, q string) string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var names []string
+	for _, f := range rows.FieldDescriptions() {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ",")
 }
 
 func (tw *twin) testCopyOptions(t *testing.T) {
