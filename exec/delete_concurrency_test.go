@@ -194,36 +194,32 @@ func (c *countdownCtx) Err() error {
 // cancelled run must report 57014 and leave the table and its directory
 // exactly as they were.
 func TestDeleteCancelled(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 2, 15)
-			mustTag(t, e.s, "DELETE FROM t WHERE grp = 0", 4) // existing deletes to carry over
-			model, _ = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 0 })
-			snaps, files := e.snapshotCount(t), e.files(t)
-			const q = "DELETE FROM t WHERE grp = 1 OR (bo AND id < 10)"
-			for n := 1; ; n += 1 + n/16 {
-				if n > 2000 {
-					t.Fatal("the DELETE never completed")
-				}
-				_, err := e.s.query(newCountdownCtx(n), q)
-				if err == nil {
-					break
-				}
-				var se *sql.Error
-				if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
-					t.Fatalf("cancelled at check %d: %v", n, err)
-				}
-				if e.snapshotCount(t) != snaps || !slices.Equal(e.files(t), files) {
-					t.Fatalf("cancelled at check %d: table or files changed\nbefore %v\nafter  %v", n, files, e.files(t))
-				}
-				e.assertContents(t, model)
+	forEachDelMode(t, 2, 15, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		mustTag(t, e.s, "DELETE FROM t WHERE grp = 0", 4) // existing deletes to carry over
+		model, _ = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 0 })
+		snaps, files := e.snapshotCount(t), e.files(t)
+		const q = "DELETE FROM t WHERE grp = 1 OR (bo AND id < 10)"
+		for n := 1; ; n += 1 + n/16 {
+			if n > 2000 {
+				t.Fatal("the DELETE never completed")
 			}
-			model, _ = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 1 || (r.bo && r.id < 10) })
+			_, err := e.s.query(newCountdownCtx(n), q)
+			if err == nil {
+				break
+			}
+			var se *sql.Error
+			if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+				t.Fatalf("cancelled at check %d: %v", n, err)
+			}
+			if e.snapshotCount(t) != snaps || !slices.Equal(e.files(t), files) {
+				t.Fatalf("cancelled at check %d: table or files changed\nbefore %v\nafter  %v", n, files, e.files(t))
+			}
 			e.assertContents(t, model)
-			if e.snapshotCount(t) != snaps+1 {
-				t.Fatalf("%d snapshots after the completed DELETE, want %d", e.snapshotCount(t), snaps+1)
-			}
-		})
-	}
+		}
+		model, _ = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 1 || (r.bo && r.id < 10) })
+		e.assertContents(t, model)
+		if e.snapshotCount(t) != snaps+1 {
+			t.Fatalf("%d snapshots after the completed DELETE, want %d", e.snapshotCount(t), snaps+1)
+		}
+	})
 }

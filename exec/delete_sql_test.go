@@ -21,6 +21,18 @@ var delSQLModes = []struct{ mode, version string }{
 	{"copy-on-write", "2"}, {"copy-on-write", "3"}, {"merge-on-read", "2"}, {"merge-on-read", "3"},
 }
 
+// forEachDelMode runs body in a subtest per delete mode and format version,
+// each on a fresh session whose table t holds inserts commits of per rows,
+// mirrored in model.
+func forEachDelMode(t *testing.T, inserts, per int, body func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string)) {
+	for _, m := range delSQLModes {
+		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
+			e := newDelSQLEnv(t)
+			body(t, e, e.createModelTable(t, m.mode, m.version, inserts, per), m.mode, m.version)
+		})
+	}
+}
+
 // delSQLRow is one row of the model the SQL tests compare against.
 type delSQLRow struct {
 	id  int64
@@ -163,91 +175,79 @@ func mustCount(t *testing.T, s *Session, q string) int {
 // position deletes, drops of files with existing deletes) and checks DELETE
 // n and the remaining rows against the model.
 func TestDeleteCountExactOnEveryPath(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 3, 20)
-			steps := []struct {
-				where string
-				del   func(delSQLRow) bool
-			}{
-				{"grp = 1", func(r delSQLRow) bool { return r.grp == 1 }},                           // partial: rewrite / dv / posdelete
-				{"grp = 2 AND bo", func(r delSQLRow) bool { return r.grp == 2 && r.bo }},            // again on the same files
-				{"bo", func(r delSQLRow) bool { return r.bo }},                                      // partition proof over files with deletes
-				{"id <= 20 OR grp = 3", func(r delSQLRow) bool { return r.id <= 20 || r.grp == 3 }}, // a whole file read, others partial
-				{"s = 's4'", func(r delSQLRow) bool { return r.s == "s4" }},
-				{"grp IS NOT NULL", func(r delSQLRow) bool { return true }}, // read and drop every remaining file
-			}
-			for _, st := range steps {
-				var removed []delSQLRow
-				model, removed = delSQLSplit(model, st.del)
-				mustTag(t, e.s, "DELETE FROM t WHERE "+st.where, len(removed))
-				e.assertContents(t, model)
-			}
-			if n := len(e.table(t).CurrentSnapshot().Summary.Properties); n == 0 {
-				t.Fatal("last snapshot has no summary")
-			}
-			if got := e.table(t).CurrentSnapshot().Summary.Properties["total-records"]; got != "0" {
-				t.Fatalf("total-records after deleting everything: %s", got)
-			}
-		})
-	}
+	forEachDelMode(t, 3, 20, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		steps := []struct {
+			where string
+			del   func(delSQLRow) bool
+		}{
+			{"grp = 1", func(r delSQLRow) bool { return r.grp == 1 }},                           // partial: rewrite / dv / posdelete
+			{"grp = 2 AND bo", func(r delSQLRow) bool { return r.grp == 2 && r.bo }},            // again on the same files
+			{"bo", func(r delSQLRow) bool { return r.bo }},                                      // partition proof over files with deletes
+			{"id <= 20 OR grp = 3", func(r delSQLRow) bool { return r.id <= 20 || r.grp == 3 }}, // a whole file read, others partial
+			{"s = 's4'", func(r delSQLRow) bool { return r.s == "s4" }},
+			{"grp IS NOT NULL", func(r delSQLRow) bool { return true }}, // read and drop every remaining file
+		}
+		for _, st := range steps {
+			var removed []delSQLRow
+			model, removed = delSQLSplit(model, st.del)
+			mustTag(t, e.s, "DELETE FROM t WHERE "+st.where, len(removed))
+			e.assertContents(t, model)
+		}
+		if n := len(e.table(t).CurrentSnapshot().Summary.Properties); n == 0 {
+			t.Fatal("last snapshot has no summary")
+		}
+		if got := e.table(t).CurrentSnapshot().Summary.Properties["total-records"]; got != "0" {
+			t.Fatalf("total-records after deleting everything: %s", got)
+		}
+	})
 }
 
 // TestDeleteWithoutWhereDropsFilesUnread: every data file goes as a manifest
 // deletion, none is read, and the count comes from metadata (minus the rows
 // earlier merge-on-read deletes removed).
 func TestDeleteWithoutWhereDropsFilesUnread(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 3, 10)
-			model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 4 })
-			mustTag(t, e.s, "DELETE FROM t WHERE grp = 4", len(removed))
-			dataFiles := mustCount(t, e.s, `SELECT count(*) FROM "t$data_files"`)
-			plan := mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t").text()
-			if n := strings.Count(plan, ": drop-unread, "); n != dataFiles {
-				t.Fatalf("want %d unread drops, plan:\n%s", dataFiles, plan)
-			}
-			if strings.Count(plan, "read 0 bytes") != dataFiles {
-				t.Fatalf("a file was read:\n%s", plan)
-			}
-			if !strings.Contains(plan, fmt.Sprintf("Actual: %d rows deleted", len(model))) {
-				t.Fatalf("want %d rows deleted:\n%s", len(model), plan)
-			}
-			sum := e.table(t).CurrentSnapshot().Summary
-			if sum.Properties["deleted-data-files"] != strconv.Itoa(dataFiles) || sum.Properties["added-data-files"] != "" ||
-				sum.Properties["total-data-files"] != "0" || sum.Properties["total-records"] != "0" {
-				t.Fatalf("summary %v", sum)
-			}
-			if n := mustCount(t, e.s, `SELECT count(*) FROM "t$files"`); n != 0 {
-				t.Fatalf("%d files left", n)
-			}
-			e.assertContents(t, nil)
-		})
-	}
+	forEachDelMode(t, 3, 10, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 4 })
+		mustTag(t, e.s, "DELETE FROM t WHERE grp = 4", len(removed))
+		dataFiles := mustCount(t, e.s, `SELECT count(*) FROM "t$data_files"`)
+		plan := mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t").text()
+		if n := strings.Count(plan, ": drop-unread, "); n != dataFiles {
+			t.Fatalf("want %d unread drops, plan:\n%s", dataFiles, plan)
+		}
+		if strings.Count(plan, "read 0 bytes") != dataFiles {
+			t.Fatalf("a file was read:\n%s", plan)
+		}
+		if !strings.Contains(plan, fmt.Sprintf("Actual: %d rows deleted", len(model))) {
+			t.Fatalf("want %d rows deleted:\n%s", len(model), plan)
+		}
+		sum := e.table(t).CurrentSnapshot().Summary
+		if sum.Properties["deleted-data-files"] != strconv.Itoa(dataFiles) || sum.Properties["added-data-files"] != "" ||
+			sum.Properties["total-data-files"] != "0" || sum.Properties["total-records"] != "0" {
+			t.Fatalf("summary %v", sum)
+		}
+		if n := mustCount(t, e.s, `SELECT count(*) FROM "t$files"`); n != 0 {
+			t.Fatalf("%d files left", n)
+		}
+		e.assertContents(t, nil)
+	})
 }
 
 // TestDeleteMatchingNothingCommitsNothing: no snapshot, no file written.
 func TestDeleteMatchingNothingCommitsNothing(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 2, 10)
-			snaps, files := e.snapshotCount(t), e.files(t)
-			for _, where := range []string{"false", "id > 1000", "grp = 1 AND grp = 2", "s = 'zz'", "id IN (NULL)", "NOT bo AND id % 3 = 0", "grp <> grp"} {
-				mustTag(t, e.s, "DELETE FROM t WHERE "+where, 0)
-				mustTag(t, e.s, "DELETE FROM t WHERE "+where+" RETURNING *", 0)
-			}
-			if got := e.snapshotCount(t); got != snaps {
-				t.Fatalf("%d snapshots, want %d", got, snaps)
-			}
-			if got := e.files(t); !slices.Equal(got, files) {
-				t.Fatalf("files changed:\n%v\n%v", files, got)
-			}
-			e.assertContents(t, model)
-		})
-	}
+	forEachDelMode(t, 2, 10, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		snaps, files := e.snapshotCount(t), e.files(t)
+		for _, where := range []string{"false", "id > 1000", "grp = 1 AND grp = 2", "s = 'zz'", "id IN (NULL)", "NOT bo AND id % 3 = 0", "grp <> grp"} {
+			mustTag(t, e.s, "DELETE FROM t WHERE "+where, 0)
+			mustTag(t, e.s, "DELETE FROM t WHERE "+where+" RETURNING *", 0)
+		}
+		if got := e.snapshotCount(t); got != snaps {
+			t.Fatalf("%d snapshots, want %d", got, snaps)
+		}
+		if got := e.files(t); !slices.Equal(got, files) {
+			t.Fatalf("files changed:\n%v\n%v", files, got)
+		}
+		e.assertContents(t, model)
+	})
 }
 
 // TestDeletePreparedWithParameters executes one prepared DELETE many times.
@@ -299,37 +299,33 @@ func TestDeletePreparedWithParameters(t *testing.T) {
 
 // TestDeleteReturning checks RETURNING * and expressions against the model.
 func TestDeleteReturning(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 2, 12)
-			var removed []delSQLRow
-			model, removed = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 2 || r.bo })
-			r := mustQuery(t, e.s, "DELETE FROM t WHERE grp = 2 OR bo RETURNING *")
-			if strings.Join(r.cols, ",") != "id,grp,s,bo" {
-				t.Fatalf("columns %v", r.cols)
-			}
-			var want []string
-			for _, x := range removed {
-				want = append(want, x.text())
-			}
-			assertSameLines(t, r.text(), want)
-			model, removed = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 3 })
-			r = mustQuery(t, e.s, "DELETE FROM t AS x WHERE x.grp = 3 RETURNING id * 2 AS twice, upper(s), x.bo, NOT bo IS NULL")
-			if strings.Join(r.cols, ",") != "twice,upper,bo,?column?" {
-				t.Fatalf("columns %v", r.cols)
-			}
-			want = nil
-			for _, x := range removed {
-				want = append(want, fmt.Sprintf("%d|%s|%s|t", x.id*2, strings.ToUpper(x.s), map[bool]string{true: "t", false: "f"}[x.bo]))
-			}
-			assertSameLines(t, r.text(), want)
-			if r.tag != fmt.Sprintf("DELETE %d", len(removed)) {
-				t.Fatalf("tag %s", r.tag)
-			}
-			e.assertContents(t, model)
-		})
-	}
+	forEachDelMode(t, 2, 12, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		var removed []delSQLRow
+		model, removed = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 2 || r.bo })
+		r := mustQuery(t, e.s, "DELETE FROM t WHERE grp = 2 OR bo RETURNING *")
+		if strings.Join(r.cols, ",") != "id,grp,s,bo" {
+			t.Fatalf("columns %v", r.cols)
+		}
+		var want []string
+		for _, x := range removed {
+			want = append(want, x.text())
+		}
+		assertSameLines(t, r.text(), want)
+		model, removed = delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 3 })
+		r = mustQuery(t, e.s, "DELETE FROM t AS x WHERE x.grp = 3 RETURNING id * 2 AS twice, upper(s), x.bo, NOT bo IS NULL")
+		if strings.Join(r.cols, ",") != "twice,upper,bo,?column?" {
+			t.Fatalf("columns %v", r.cols)
+		}
+		want = nil
+		for _, x := range removed {
+			want = append(want, fmt.Sprintf("%d|%s|%s|t", x.id*2, strings.ToUpper(x.s), map[bool]string{true: "t", false: "f"}[x.bo]))
+		}
+		assertSameLines(t, r.text(), want)
+		if r.tag != fmt.Sprintf("DELETE %d", len(removed)) {
+			t.Fatalf("tag %s", r.tag)
+		}
+		e.assertContents(t, model)
+	})
 }
 
 func assertSameLines(t *testing.T, text string, want []string) {
@@ -350,113 +346,105 @@ func assertSameLines(t *testing.T, text string, want []string) {
 // with its action; EXPLAIN ANALYZE deletes and names the new snapshot.
 func TestExplainDelete(t *testing.T) {
 	actions := map[string]string{"copy-on-write/v2": "rewrite", "copy-on-write/v3": "rewrite", "merge-on-read/v2": "posdelete", "merge-on-read/v3": "dv"}
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 2, 12)
-			snaps, files := e.snapshotCount(t), e.files(t)
-			plan := mustQuery(t, e.s, "EXPLAIN DELETE FROM t WHERE grp = 1 OR (bo AND id <= 12)").text()
-			if e.snapshotCount(t) != snaps || !slices.Equal(e.files(t), files) {
-				t.Fatal("EXPLAIN DELETE changed the table")
+	forEachDelMode(t, 2, 12, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		snaps, files := e.snapshotCount(t), e.files(t)
+		plan := mustQuery(t, e.s, "EXPLAIN DELETE FROM t WHERE grp = 1 OR (bo AND id <= 12)").text()
+		if e.snapshotCount(t) != snaps || !slices.Equal(e.files(t), files) {
+			t.Fatal("EXPLAIN DELETE changed the table")
+		}
+		e.assertContents(t, model)
+		// Files: ids 1..12 in the first INSERT, 13..24 in the second; bo
+		// (id % 3 = 0) splits each in two. grp = 1 hits ids 1, 8, 15, 22,
+		// one in each file but the first INSERT's bo file, which
+		// bo AND id <= 12 matches whole.
+		wantFiles := map[string]int{actions[mode+"/v"+version]: 3, "drop": 1}
+		for action, n := range wantFiles {
+			if got := strings.Count(plan, ": "+action+", "); got != n {
+				t.Fatalf("want %d %q files:\n%s", n, action, plan)
 			}
-			e.assertContents(t, model)
-			// Files: ids 1..12 in the first INSERT, 13..24 in the second; bo
-			// (id % 3 = 0) splits each in two. grp = 1 hits ids 1, 8, 15, 22,
-			// one in each file but the first INSERT's bo file, which
-			// bo AND id <= 12 matches whole.
-			wantFiles := map[string]int{actions[m.mode+"/v"+m.version]: 3, "drop": 1}
-			for action, n := range wantFiles {
-				if got := strings.Count(plan, ": "+action+", "); got != n {
-					t.Fatalf("want %d %q files:\n%s", n, action, plan)
-				}
-			}
-			if !strings.Contains(plan, "Total: 4 data files, 8 rows matched") {
-				t.Fatalf("plan:\n%s", plan)
-			}
-			model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 1 || (r.bo && r.id <= 12) })
-			plan = mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t WHERE grp = 1 OR (bo AND id <= 12)").text()
-			cur := e.table(t).CurrentSnapshot()
-			if want := fmt.Sprintf("Actual: %d rows deleted, snapshot %d,", len(removed), cur.SnapshotID); !strings.Contains(plan, want) {
-				t.Fatalf("want %q in\n%s", want, plan)
-			}
-			e.assertContents(t, model)
-			plan = mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t WHERE id < 0").text()
-			if !strings.Contains(plan, "Actual: 0 rows deleted, snapshot none") || e.table(t).CurrentSnapshot().SnapshotID != cur.SnapshotID {
-				t.Fatalf("plan:\n%s", plan)
-			}
-		})
-	}
+		}
+		if !strings.Contains(plan, "Total: 4 data files, 8 rows matched") {
+			t.Fatalf("plan:\n%s", plan)
+		}
+		model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 1 || (r.bo && r.id <= 12) })
+		plan = mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t WHERE grp = 1 OR (bo AND id <= 12)").text()
+		cur := e.table(t).CurrentSnapshot()
+		if want := fmt.Sprintf("Actual: %d rows deleted, snapshot %d,", len(removed), cur.SnapshotID); !strings.Contains(plan, want) {
+			t.Fatalf("want %q in\n%s", want, plan)
+		}
+		e.assertContents(t, model)
+		plan = mustQuery(t, e.s, "EXPLAIN ANALYZE DELETE FROM t WHERE id < 0").text()
+		if !strings.Contains(plan, "Actual: 0 rows deleted, snapshot none") || e.table(t).CurrentSnapshot().SnapshotID != cur.SnapshotID {
+			t.Fatalf("plan:\n%s", plan)
+		}
+	})
 }
 
 // TestDeleteMetadataTables queries the metadata tables after deletes.
 func TestDeleteMetadataTables(t *testing.T) {
-	for _, m := range delSQLModes {
-		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
-			e := newDelSQLEnv(t)
-			model := e.createModelTable(t, m.mode, m.version, 2, 12)
-			model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 5 })
-			mustTag(t, e.s, "DELETE FROM t WHERE grp = 5", len(removed))
-			deleteFiles1 := mustCount(t, e.s, `SELECT count(*) FROM "t$delete_files"`)
-			model, removed2 := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 6 })
-			mustTag(t, e.s, "DELETE FROM t WHERE grp = 6", len(removed2))
-			deleteFiles2 := mustCount(t, e.s, `SELECT count(*) FROM "t$delete_files"`)
-			switch {
-			case m.mode == "copy-on-write" && (deleteFiles1 != 0 || deleteFiles2 != 0):
-				t.Fatalf("copy-on-write wrote delete files: %d, %d", deleteFiles1, deleteFiles2)
-			case m.mode == "merge-on-read" && m.version == "2" && !(deleteFiles1 > 0 && deleteFiles2 > deleteFiles1):
-				t.Fatalf("position delete files did not grow: %d then %d", deleteFiles1, deleteFiles2)
-			case m.mode == "merge-on-read" && m.version == "3" && deleteFiles1 == 0:
-				t.Fatal("no deletion vectors")
+	forEachDelMode(t, 2, 12, func(t *testing.T, e *delSQLEnv, model []delSQLRow, mode, version string) {
+		model, removed := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 5 })
+		mustTag(t, e.s, "DELETE FROM t WHERE grp = 5", len(removed))
+		deleteFiles1 := mustCount(t, e.s, `SELECT count(*) FROM "t$delete_files"`)
+		model, removed2 := delSQLSplit(model, func(r delSQLRow) bool { return r.grp == 6 })
+		mustTag(t, e.s, "DELETE FROM t WHERE grp = 6", len(removed2))
+		deleteFiles2 := mustCount(t, e.s, `SELECT count(*) FROM "t$delete_files"`)
+		switch {
+		case mode == "copy-on-write" && (deleteFiles1 != 0 || deleteFiles2 != 0):
+			t.Fatalf("copy-on-write wrote delete files: %d, %d", deleteFiles1, deleteFiles2)
+		case mode == "merge-on-read" && version == "2" && !(deleteFiles1 > 0 && deleteFiles2 > deleteFiles1):
+			t.Fatalf("position delete files did not grow: %d then %d", deleteFiles1, deleteFiles2)
+		case mode == "merge-on-read" && version == "3" && deleteFiles1 == 0:
+			t.Fatal("no deletion vectors")
+		}
+		snaps := mustQuery(t, e.s, `SELECT snapshot_id, operation, summary FROM "t$snapshots"`)
+		if len(snaps.rows) != 4 {
+			t.Fatalf("%d snapshots: %v", len(snaps.rows), snaps.rows)
+		}
+		wantOp := map[string]string{"copy-on-write": "overwrite", "merge-on-read": "delete"}[mode]
+		var ops, deleted []string
+		for _, row := range snaps.rows {
+			ops = append(ops, row[1])
+			var sum map[string]string
+			if err := json.Unmarshal([]byte(row[2]), &sum); err != nil {
+				t.Fatalf("summary %q: %v", row[2], err)
 			}
-			snaps := mustQuery(t, e.s, `SELECT snapshot_id, operation, summary FROM "t$snapshots"`)
-			if len(snaps.rows) != 4 {
-				t.Fatalf("%d snapshots: %v", len(snaps.rows), snaps.rows)
+			if row[1] == "append" {
+				continue
 			}
-			wantOp := map[string]string{"copy-on-write": "overwrite", "merge-on-read": "delete"}[m.mode]
-			var ops, deleted []string
-			for _, row := range snaps.rows {
-				ops = append(ops, row[1])
-				var sum map[string]string
-				if err := json.Unmarshal([]byte(row[2]), &sum); err != nil {
-					t.Fatalf("summary %q: %v", row[2], err)
-				}
-				if row[1] == "append" {
-					continue
-				}
-				// Net rows removed: a rewrite adds back the survivors, a
-				// deletion vector replaces the file's previous one.
-				minus := func(a, b string) string {
-					x, _ := strconv.Atoi(sum[a])
-					y, _ := strconv.Atoi(sum[b])
-					return strconv.Itoa(x - y)
-				}
-				if m.mode == "merge-on-read" {
-					deleted = append(deleted, minus("added-position-deletes", "removed-position-deletes"))
-				} else {
-					deleted = append(deleted, minus("deleted-records", "added-records"))
-				}
+			// Net rows removed: a rewrite adds back the survivors, a
+			// deletion vector replaces the file's previous one.
+			minus := func(a, b string) string {
+				x, _ := strconv.Atoi(sum[a])
+				y, _ := strconv.Atoi(sum[b])
+				return strconv.Itoa(x - y)
 			}
-			slices.Sort(ops)
-			slices.Sort(deleted)
-			wantDeleted := []string{strconv.Itoa(len(removed)), strconv.Itoa(len(removed2))}
-			slices.Sort(wantDeleted)
-			if !slices.Equal(ops, []string{"append", "append", wantOp, wantOp}) || !slices.Equal(deleted, wantDeleted) {
-				t.Fatalf("operations %v, deleted %v (want %v): %v", ops, deleted, wantDeleted, snaps.rows)
+			if mode == "merge-on-read" {
+				deleted = append(deleted, minus("added-position-deletes", "removed-position-deletes"))
+			} else {
+				deleted = append(deleted, minus("deleted-records", "added-records"))
 			}
-			current := strconv.FormatInt(e.table(t).CurrentSnapshot().SnapshotID, 10)
-			hist := mustQuery(t, e.s, `SELECT snapshot_id FROM "t$history"`)
-			if len(hist.rows) != 4 || !slices.ContainsFunc(hist.rows, func(r []string) bool { return r[0] == current }) {
-				t.Fatalf("history %v, current %s", hist.rows, current)
-			}
-			var live int
-			for _, row := range mustQuery(t, e.s, `SELECT record_count FROM "t$data_files"`).rows {
-				n, _ := strconv.Atoi(row[0])
-				live += n
-			}
-			if m.mode == "copy-on-write" && live != len(model) {
-				t.Fatalf("data files hold %d rows, model %d", live, len(model))
-			}
-			e.assertContents(t, model)
-		})
-	}
+		}
+		slices.Sort(ops)
+		slices.Sort(deleted)
+		wantDeleted := []string{strconv.Itoa(len(removed)), strconv.Itoa(len(removed2))}
+		slices.Sort(wantDeleted)
+		if !slices.Equal(ops, []string{"append", "append", wantOp, wantOp}) || !slices.Equal(deleted, wantDeleted) {
+			t.Fatalf("operations %v, deleted %v (want %v): %v", ops, deleted, wantDeleted, snaps.rows)
+		}
+		current := strconv.FormatInt(e.table(t).CurrentSnapshot().SnapshotID, 10)
+		hist := mustQuery(t, e.s, `SELECT snapshot_id FROM "t$history"`)
+		if len(hist.rows) != 4 || !slices.ContainsFunc(hist.rows, func(r []string) bool { return r[0] == current }) {
+			t.Fatalf("history %v, current %s", hist.rows, current)
+		}
+		var live int
+		for _, row := range mustQuery(t, e.s, `SELECT record_count FROM "t$data_files"`).rows {
+			n, _ := strconv.Atoi(row[0])
+			live += n
+		}
+		if mode == "copy-on-write" && live != len(model) {
+			t.Fatalf("data files hold %d rows, model %d", live, len(model))
+		}
+		e.assertContents(t, model)
+	})
 }
