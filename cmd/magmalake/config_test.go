@@ -12,6 +12,24 @@ import (
 
 func envMap(m map[string]string) Getenv { return func(k string) string { return m[k] } }
 
+// wantUsageError checks err against a case's expected usage error, and
+// reports whether one was expected (the case is then done); any other error
+// fails the test.
+func wantUsageError(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		var ue *usageError
+		if !errors.As(err, &ue) || ue.msg != want {
+			t.Fatalf("error = %v, want usage error %q", err, want)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return false
+}
+
 func TestParseCatalogFlags(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -44,15 +62,8 @@ func TestParseCatalogFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, _, err := parseRepl(tt.args, envMap(tt.env))
-			if tt.wantErr != "" {
-				var ue *usageError
-				if !errors.As(err, &ue) || ue.msg != tt.wantErr {
-					t.Fatalf("error = %v, want usage error %q", err, tt.wantErr)
-				}
+			if wantUsageError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			c := cfg.Catalog
 			if c.DataDir != tt.dataDir || c.CatalogName != tt.catalog || c.WarehouseURI != tt.warehouse ||
@@ -95,15 +106,8 @@ func TestParseServe(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, _, err := parseServe(tt.args, envMap(nil))
-			if tt.wantErr != "" {
-				var ue *usageError
-				if !errors.As(err, &ue) || ue.msg != tt.wantErr {
-					t.Fatalf("error = %v, want usage error %q", err, tt.wantErr)
-				}
+			if wantUsageError(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !tt.check(cfg) {
 				t.Errorf("unexpected config %+v", cfg)
