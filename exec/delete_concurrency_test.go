@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -120,16 +119,7 @@ func TestDeleteConcurrentEnginesSharedDataDir(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					e := newDelSQLEnv(t)
 					model := e.createModelTable(t, m.mode, m.version, 2, 21)
-					wh, err := iceberg.Open(context.Background(), iceberg.Config{DataDir: e.dir})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { wh.Close() })
-					eng, err := NewEngine(context.Background(), wh, EngineOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					other := eng.NewSession(SessionInfo{User: "other", Database: "db"})
+					other := testEngine(t, e.dir).NewSession(SessionInfo{User: "other", Database: "db"})
 					t.Cleanup(other.Close)
 					runConcurrentDeletes(t, e.s, other, e, model, c.predA, c.predB, c.delA, c.delB)
 				})

@@ -56,15 +56,7 @@ type delSQLEnv struct {
 func newDelSQLEnv(t *testing.T) *delSQLEnv {
 	t.Helper()
 	dir := t.TempDir()
-	wh, err := iceberg.Open(context.Background(), iceberg.Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(context.Background(), wh, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := testEngine(t, dir)
 	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	return &delSQLEnv{s: s, eng: eng, dir: dir}

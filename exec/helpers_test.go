@@ -14,8 +14,17 @@ import (
 // testSession opens a fresh warehouse in a temp dir and a session on it.
 func testSession(t *testing.T) *Session {
 	t.Helper()
+	s := testEngine(t, t.TempDir()).NewSession(SessionInfo{User: "tester", Database: "db"})
+	t.Cleanup(s.Close)
+	return s
+}
+
+// testEngine serves the warehouse in dir until the test ends; engines on
+// the same dir share its tables, as separate server processes would.
+func testEngine(t *testing.T, dir string) *Engine {
+	t.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,9 +33,7 @@ func testSession(t *testing.T) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	t.Cleanup(s.Close)
-	return s
+	return eng
 }
 
 // result is a statement's outcome rendered as text, NULL as "NULL".
