@@ -30,7 +30,7 @@ func (r *overwriteRunner) dynamicOverwrite(ctx context.Context, src *source) (Ov
 				return err
 			},
 			func() error {
-				d, err := r.insertFloorOnce(ctx, staging, res.RowsWritten)
+				d, err := r.insertFloorOnce(ctx, staging, sh.rows, res.RowsWritten)
 				res.BaseSamples = append(res.BaseSamples, ms(d))
 				return err
 			},
@@ -62,7 +62,7 @@ func (r *overwriteRunner) overwriteOnce(ctx context.Context, src *source, stagin
 		return 0, err
 	}
 	q := fmt.Sprintf("INSERT OVERWRITE %s SELECT * FROM %s", owQualified(ident), owQualified(staging))
-	out, took, err := s.timed(ctx, "overwrite", q)
+	out, took, err := s.timed(ctx, "overwrite", src.shape.rows, q)
 	if err != nil {
 		return 0, err
 	}
@@ -80,7 +80,7 @@ func (r *overwriteRunner) overwriteOnce(ctx context.Context, src *source, stagin
 
 // insertFloorOnce times the plain INSERT of the same rows into an empty
 // table of the same schema and partition spec.
-func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Identifier, n int64) (time.Duration, error) {
+func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Identifier, rows, n int64) (time.Duration, error) {
 	ident, err := owCreateEmpty(ctx, r.wh, r.name("floor"), Partitioned)
 	if err != nil {
 		return 0, err
@@ -93,7 +93,7 @@ func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Ide
 		return 0, err
 	}
 	q := fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", owQualified(ident), owQualified(staging))
-	out, took, err := s.timed(ctx, "insert-floor", q)
+	out, took, err := s.timed(ctx, "insert-floor", rows, q)
 	if err != nil {
 		return 0, err
 	}
@@ -140,7 +140,7 @@ func (r *overwriteRunner) updateOnce(ctx context.Context, src *source, m Mode, w
 	s := newOwSession(r.eng)
 	defer s.Close()
 	q := fmt.Sprintf("UPDATE %s SET amount = amount + 1, name = '%s' WHERE k = 7", owQualified(ident), updatedName)
-	out, took, err := s.timed(ctx, "update-"+string(m), q)
+	out, took, err := s.timed(ctx, "update-"+string(m), src.shape.rows, q)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/pprof"
+	"strconv"
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
@@ -94,13 +95,15 @@ func (b owSession) expectCounts(ctx context.Context, want map[string]int64) erro
 	return nil
 }
 
-// timed runs q under a pprof label naming the contender (a CPU profile of
-// the run splits with -tagfocus=contender=update-mor-v2) and times it.
-func (b owSession) timed(ctx context.Context, contender, q string) (owOutcome, time.Duration, error) {
+// timed runs q under pprof labels naming the contender and the table size
+// (a CPU profile of the run splits with -tagfocus=contender=update-mor-v2
+// and -tagfocus=rows=10000000) and times it.
+func (b owSession) timed(ctx context.Context, contender string, rows int64, q string) (owOutcome, time.Duration, error) {
 	var out owOutcome
 	var took time.Duration
 	var err error
-	pprof.Do(ctx, pprof.Labels("contender", contender), func(ctx context.Context) {
+	labels := pprof.Labels("contender", contender, "rows", strconv.FormatInt(rows, 10))
+	pprof.Do(ctx, labels, func(ctx context.Context) {
 		start := time.Now()
 		out, err = b.run(ctx, q)
 		took = time.Since(start)
