@@ -13,6 +13,7 @@ func Parse(query string) ([]Statement, error) {
 		return nil, err
 	}
 	p := newParseCtx(query)
+	defer p.release()
 	stmts := make([]Statement, 0, len(spans))
 	for _, s := range spans {
 		st, err := p.statement(s.toks, s.stop)

@@ -116,8 +116,12 @@ func (c *conn) waitPolicy() (time.Duration, <-chan struct{}) {
 // loop reads and dispatches messages until Terminate, EOF or a fatal error.
 func (c *conn) loop() error {
 	for {
-		if err := c.flush(); err != nil {
-			return err
+		// Output waits for ReadyForQuery (or Flush, or a full buffer), as in
+		// PostgreSQL: a pipelined Parse/Bind/Execute/Sync is one write.
+		if c.idle || len(c.out) >= flushThreshold {
+			if err := c.flush(); err != nil {
+				return err
+			}
 		}
 		msg, err := c.be.Receive()
 		if err != nil {

@@ -33,6 +33,8 @@ func psqlTranscript(out string, sc scenario) string {
 		var n int
 		switch {
 		case line == "" || line == "CREATE TABLE":
+		case strings.HasPrefix(line, "LINE ") || strings.TrimSpace(line) == "^":
+			// psql's caret under an error's position, as with PostgreSQL.
 		case strings.HasPrefix(line, "INSERT 0 "):
 			fmt.Sscanf(line, "INSERT 0 %d", &n)
 			fmt.Fprintf(&b, "insert %d\n", n)
