@@ -64,8 +64,12 @@ type OverwriteResult struct {
 	BaselineMs  float64 `json:"baseline_ms"` // median
 	// MinMs and BaselineMinMs are the fastest runs: on a shared machine the
 	// least disturbed, so their ratio is the steadier one.
-	MinMs         float64   `json:"min_ms"`
-	BaselineMinMs float64   `json:"baseline_min_ms"`
+	MinMs         float64 `json:"min_ms"`
+	BaselineMinMs float64 `json:"baseline_min_ms"`
+	// CPUMs and BaselineCPUMs are median process CPU time (user + system)
+	// per statement: the cost in work, which other load does not inflate.
+	CPUMs         float64   `json:"cpu_ms"`
+	BaselineCPUMs float64   `json:"baseline_cpu_ms"`
 	Samples       []float64 `json:"samples_ms"`
 	BaseSamples   []float64 `json:"baseline_samples_ms"`
 }
@@ -86,15 +90,25 @@ func (r OverwriteResult) MinRatio() float64 {
 	return r.MinMs / r.BaselineMinMs
 }
 
+// CPURatio is the statement's median CPU time over the baseline's.
+func (r OverwriteResult) CPURatio() float64 {
+	if r.BaselineCPUMs <= 0 {
+		return 0
+	}
+	return r.CPUMs / r.BaselineCPUMs
+}
+
 // Line is the human-readable report of one case: medians, then minima.
 func (r OverwriteResult) Line() string {
 	head := fmt.Sprintf("%-17s %-6s rows %-8d parts %d", r.Case, r.Mode, r.Rows, r.Partitions)
 	if r.Baseline == baselineCoW {
-		return fmt.Sprintf("%s updated %-7d median %8.1f ms vs copy-on-write %8.1f ms (%5.2fx faster); min %8.1f vs %8.1f ms (%5.2fx)",
-			head, r.RowsWritten, r.Ms, r.BaselineMs, inverse(r.Ratio()), r.MinMs, r.BaselineMinMs, inverse(r.MinRatio()))
+		return fmt.Sprintf("%s updated %-7d median %8.1f ms vs copy-on-write %8.1f ms (%5.2fx faster); min %8.1f vs %8.1f ms (%5.2fx); cpu %8.1f vs %8.1f ms (%5.2fx)",
+			head, r.RowsWritten, r.Ms, r.BaselineMs, inverse(r.Ratio()), r.MinMs, r.BaselineMinMs, inverse(r.MinRatio()),
+			r.CPUMs, r.BaselineCPUMs, inverse(r.CPURatio()))
 	}
-	return fmt.Sprintf("%s inserted %d removed %d  median %7.1f ms vs floor (INSERT into empty) %7.1f ms (%5.2fx floor, %+.1f ms); min %7.1f vs %7.1f ms (%5.2fx)",
-		head, r.RowsWritten, r.RowsRemoved, r.Ms, r.BaselineMs, r.Ratio(), r.Ms-r.BaselineMs, r.MinMs, r.BaselineMinMs, r.MinRatio())
+	return fmt.Sprintf("%s inserted %d removed %d  median %7.1f ms vs floor (INSERT into empty) %7.1f ms (%5.2fx floor, %+.1f ms); min %7.1f vs %7.1f ms (%5.2fx); cpu %7.1f vs %7.1f ms (%5.2fx)",
+		head, r.RowsWritten, r.RowsRemoved, r.Ms, r.BaselineMs, r.Ratio(), r.Ms-r.BaselineMs, r.MinMs, r.BaselineMinMs, r.MinRatio(),
+		r.CPUMs, r.BaselineCPUMs, r.CPURatio())
 }
 
 func inverse(x float64) float64 {
@@ -110,8 +124,9 @@ func (r OverwriteResult) JSON() string {
 		OverwriteResult
 		Ratio    float64 `json:"ratio"`
 		MinRatio float64 `json:"min_ratio"`
+		CPURatio float64 `json:"cpu_ratio"`
 	}
-	b, err := json.Marshal(withRatio{r, r.Ratio(), r.MinRatio()})
+	b, err := json.Marshal(withRatio{r, r.Ratio(), r.MinRatio(), r.CPURatio()})
 	if err != nil { // numbers and strings always marshal
 		panic(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/apache/iceberg-go/table"
 )
@@ -22,16 +21,17 @@ func (r *overwriteRunner) dynamicOverwrite(ctx context.Context, src *source) (Ov
 	if err != nil {
 		return res, err
 	}
+	var mine, floor []owSample
 	for i := range r.cfg.Repeat {
 		steps := []func() error{
 			func() error {
 				d, err := r.overwriteOnce(ctx, src, staging, res)
-				res.Samples = append(res.Samples, ms(d))
+				mine = append(mine, d)
 				return err
 			},
 			func() error {
 				d, err := r.insertFloorOnce(ctx, staging, sh.rows, res.RowsWritten)
-				res.BaseSamples = append(res.BaseSamples, ms(d))
+				floor = append(floor, d)
 				return err
 			},
 		}
@@ -44,31 +44,30 @@ func (r *overwriteRunner) dynamicOverwrite(ctx context.Context, src *source) (Ov
 			}
 		}
 	}
-	res.Ms, res.BaselineMs = owMedian(res.Samples), owMedian(res.BaseSamples)
-	res.MinMs, res.BaselineMinMs = slices.Min(res.Samples), slices.Min(res.BaseSamples)
+	res.setTimes(mine, floor)
 	return res, nil
 }
 
 // overwriteOnce clones the table, sets dynamic mode (untimed), times the
 // INSERT OVERWRITE and checks its counts and the table read back.
-func (r *overwriteRunner) overwriteOnce(ctx context.Context, src *source, staging table.Identifier, want OverwriteResult) (time.Duration, error) {
+func (r *overwriteRunner) overwriteOnce(ctx context.Context, src *source, staging table.Identifier, want OverwriteResult) (owSample, error) {
 	ident, err := src.cloneWith(ctx, r.wh, r.name("dyn"), map[string]string{"format-version": "2"})
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	s := newOwSession(r.eng)
 	defer s.Close()
 	if _, err := s.run(ctx, "SET partition_overwrite_mode = 'dynamic'"); err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	q := fmt.Sprintf("INSERT OVERWRITE %s SELECT * FROM %s", owQualified(ident), owQualified(staging))
 	out, took, err := s.timed(ctx, "overwrite", src.shape.rows, q)
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	removed := fmt.Sprintf("%d rows removed", want.RowsRemoved)
 	if out.tag != fmt.Sprintf("INSERT 0 %d", want.RowsWritten) || !slices.Contains(out.notices, removed) {
-		return 0, fmt.Errorf("%s: tag %q notices %q, want INSERT 0 %d and %q", q, out.tag, out.notices, want.RowsWritten, removed)
+		return owSample{}, fmt.Errorf("%s: tag %q notices %q, want INSERT 0 %d and %q", q, out.tag, out.notices, want.RowsWritten, removed)
 	}
 	g := src.shape.overwritePartition()
 	return took, s.expectCounts(ctx, map[string]int64{
@@ -80,25 +79,25 @@ func (r *overwriteRunner) overwriteOnce(ctx context.Context, src *source, stagin
 
 // insertFloorOnce times the plain INSERT of the same rows into an empty
 // table of the same schema and partition spec.
-func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Identifier, rows, n int64) (time.Duration, error) {
+func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Identifier, rows, n int64) (owSample, error) {
 	ident, err := owCreateEmpty(ctx, r.wh, r.name("floor"), Partitioned)
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	s := newOwSession(r.eng)
 	defer s.Close()
 	// The overwrite's session has run its SET: warm this one the same way,
 	// so neither timed statement is its session's first.
 	if _, err := s.run(ctx, "SET partition_overwrite_mode = 'static'"); err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	q := fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", owQualified(ident), owQualified(staging))
 	out, took, err := s.timed(ctx, "insert-floor", rows, q)
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	if out.tag != fmt.Sprintf("INSERT 0 %d", n) {
-		return 0, fmt.Errorf("%s: tag %q, want INSERT 0 %d", q, out.tag, n)
+		return owSample{}, fmt.Errorf("%s: tag %q, want INSERT 0 %d", q, out.tag, n)
 	}
 	return took, s.expectCounts(ctx, map[string]int64{fmt.Sprintf("SELECT count(*) FROM %s", owQualified(ident)): n})
 }
@@ -109,7 +108,7 @@ func (r *overwriteRunner) insertFloorOnce(ctx context.Context, staging table.Ide
 func (r *overwriteRunner) update(ctx context.Context, src *source) ([]OverwriteResult, error) {
 	want := owModelCount(src.shape, func(rw row) bool { return rw.k == 7 })
 	modes := append([]Mode{CopyOnWrite}, r.cfg.Modes...)
-	samples := map[Mode][]float64{}
+	samples := map[Mode][]owSample{}
 	for range r.cfg.Repeat {
 		for _, m := range modes {
 			r.cfg.Progress(fmt.Sprintf("UPDATE 1%% of %d rows in %s", src.shape.rows, m))
@@ -117,35 +116,35 @@ func (r *overwriteRunner) update(ctx context.Context, src *source) ([]OverwriteR
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", m, err)
 			}
-			samples[m] = append(samples[m], ms(d))
+			samples[m] = append(samples[m], d)
 		}
 	}
 	var out []OverwriteResult
 	for _, m := range r.cfg.Modes {
-		out = append(out, OverwriteResult{Case: caseUpdate1pct, Mode: m, Rows: src.shape.rows, Partitions: src.shape.parts,
-			RowsWritten: want, Ms: owMedian(samples[m]), Baseline: baselineCoW, BaselineMs: owMedian(samples[CopyOnWrite]),
-			MinMs: slices.Min(samples[m]), BaselineMinMs: slices.Min(samples[CopyOnWrite]),
-			Samples: samples[m], BaseSamples: samples[CopyOnWrite]})
+		res := OverwriteResult{Case: caseUpdate1pct, Mode: m, Rows: src.shape.rows, Partitions: src.shape.parts,
+			RowsWritten: want, Baseline: baselineCoW}
+		res.setTimes(samples[m], samples[CopyOnWrite])
+		out = append(out, res)
 	}
 	return out, nil
 }
 
 // updateOnce clones the table in mode m, times the UPDATE and checks its
 // count and the table read back.
-func (r *overwriteRunner) updateOnce(ctx context.Context, src *source, m Mode, want int64) (time.Duration, error) {
+func (r *overwriteRunner) updateOnce(ctx context.Context, src *source, m Mode, want int64) (owSample, error) {
 	ident, err := src.cloneWith(ctx, r.wh, r.name("upd"), owUpdateProps(m))
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	s := newOwSession(r.eng)
 	defer s.Close()
 	q := fmt.Sprintf("UPDATE %s SET amount = amount + 1, name = '%s' WHERE k = 7", owQualified(ident), updatedName)
 	out, took, err := s.timed(ctx, "update-"+string(m), src.shape.rows, q)
 	if err != nil {
-		return 0, err
+		return owSample{}, err
 	}
 	if out.tag != fmt.Sprintf("UPDATE %d", want) {
-		return 0, fmt.Errorf("%s: tag %q, want UPDATE %d", q, out.tag, want)
+		return owSample{}, fmt.Errorf("%s: tag %q, want UPDATE %d", q, out.tag, want)
 	}
 	return took, s.expectCounts(ctx, map[string]int64{
 		fmt.Sprintf("SELECT count(*) FROM %s", owQualified(ident)):                                           src.shape.rows,
@@ -166,6 +165,28 @@ func owModelCount(sh shape, pred func(row) bool) int64 {
 }
 
 func owQualified(ident table.Identifier) string { return ident[0] + "." + ident[1] }
+
+// setTimes fills the times from the statement's and the baseline's samples.
+func (r *OverwriteResult) setTimes(mine, base []owSample) {
+	wall := func(ss []owSample) []float64 {
+		out := make([]float64, len(ss))
+		for i, s := range ss {
+			out[i] = ms(s.wall)
+		}
+		return out
+	}
+	cpu := func(ss []owSample) []float64 {
+		out := make([]float64, len(ss))
+		for i, s := range ss {
+			out[i] = ms(s.cpu)
+		}
+		return out
+	}
+	r.Samples, r.BaseSamples = wall(mine), wall(base)
+	r.Ms, r.BaselineMs = owMedian(r.Samples), owMedian(r.BaseSamples)
+	r.MinMs, r.BaselineMinMs = slices.Min(r.Samples), slices.Min(r.BaseSamples)
+	r.CPUMs, r.BaselineCPUMs = owMedian(cpu(mine)), owMedian(cpu(base))
+}
 
 // owMedian is the median of samples (the mean of the middle two for an even count).
 func owMedian(samples []float64) float64 {

@@ -97,16 +97,19 @@ func (b owSession) expectCounts(ctx context.Context, want map[string]int64) erro
 
 // timed runs q under pprof labels naming the contender and the table size
 // (a CPU profile of the run splits with -tagfocus=contender=update-mor-v2
-// and -tagfocus=rows=10000000) and times it.
-func (b owSession) timed(ctx context.Context, contender string, rows int64, q string) (owOutcome, time.Duration, error) {
+// and -tagfocus=rows=10000000) and measures its wall and CPU time.
+func (b owSession) timed(ctx context.Context, contender string, rows int64, q string) (owOutcome, owSample, error) {
 	var out owOutcome
-	var took time.Duration
+	var took owSample
 	var err error
 	labels := pprof.Labels("contender", contender, "rows", strconv.FormatInt(rows, 10))
 	pprof.Do(ctx, labels, func(ctx context.Context) {
-		start := time.Now()
+		cpu, start := owCPU(), time.Now()
 		out, err = b.run(ctx, q)
-		took = time.Since(start)
+		took = owSample{wall: time.Since(start), cpu: owCPU() - cpu}
 	})
 	return out, took, err
 }
+
+// owSample is one timed statement.
+type owSample struct{ wall, cpu time.Duration }

@@ -114,7 +114,7 @@ func TestOverwriteResultJSONAndLine(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.JSON()), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"case", "mode", "rows", "partitions", "rows_written", "rows_removed", "ms", "baseline", "baseline_ms", "samples_ms", "baseline_samples_ms", "min_ms", "baseline_min_ms", "min_ratio"} {
+	for _, f := range []string{"case", "mode", "rows", "partitions", "rows_written", "rows_removed", "ms", "baseline", "baseline_ms", "samples_ms", "baseline_samples_ms", "min_ms", "baseline_min_ms", "min_ratio", "cpu_ms", "baseline_cpu_ms", "cpu_ratio"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("JSON lacks field %q: %v", f, m)
 		}
