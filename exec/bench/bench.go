@@ -29,6 +29,8 @@ type Config struct {
 	Layouts []Layout // default both
 	Modes   []Mode   // default all three
 	Cases   []string // predicate names (scattered-1pct, range-10pct, partition); default all
+	// MaxRuns caps how often a cheap case repeats; default caseRuns.
+	MaxRuns int
 	// Progress, when set, is told what is being prepared (generation takes a while).
 	Progress func(msg string)
 }
@@ -45,6 +47,12 @@ type Result struct {
 	PeakHeapBytes uint64  `json:"peak_heap_bytes"` // magmalake's DELETE
 	// IcebergoPeakHeapBytes is iceberg-go's, for comparison.
 	IcebergoPeakHeapBytes uint64 `json:"icebergo_peak_heap_bytes"`
+	// CPU time of the process while each ran (all cores, GC included).
+	MagmalakeCPUMs float64 `json:"magmalake_cpu_ms"`
+	IcebergoCPUMs  float64 `json:"icebergo_cpu_ms"`
+	FloorCPUMs     float64 `json:"floor_cpu_ms"`
+	// Runs is how many times the case ran; times are medians over them.
+	Runs int `json:"runs"`
 }
 
 // Speedup is iceberg-go's time over ours.
@@ -70,6 +78,9 @@ func (c Config) withDefaults() Config {
 	}
 	if len(c.Modes) == 0 {
 		c.Modes = allModes
+	}
+	if c.MaxRuns <= 0 {
+		c.MaxRuns = caseRuns
 	}
 	if c.Progress == nil {
 		c.Progress = func(string) {}
@@ -179,10 +190,36 @@ func (r *runner) layout(ctx context.Context, l Layout, report func(Result) error
 	return nil
 }
 
+// A case repeats (on fresh copies) while it is cheap, so one noisy moment
+// on a shared machine does not decide a short case: at most caseRuns runs
+// (Config.MaxRuns), none started once the runs so far took caseBudget.
+// Medians are reported.
+const (
+	caseRuns   = 5
+	caseBudget = 3 * time.Second
+)
+
 // runCase runs one predicate in one mode: floor, magmalake and iceberg-go,
-// each on its own fresh copy of the source table.
+// each on its own fresh copy of the source table, repeated while cheap.
 func (r *runner) runCase(ctx context.Context, src *source, p predicate, m Mode) (Result, error) {
 	res := Result{Case: string(src.layout) + "/" + p.name, Mode: m, Rows: src.shape.rows}
+	var runs []Result
+	var spent time.Duration
+	for len(runs) < r.cfg.MaxRuns && (len(runs) == 0 || spent < caseBudget) {
+		start := time.Now()
+		one, err := r.runOnce(ctx, src, p, m)
+		if err != nil {
+			return res, err
+		}
+		spent += time.Since(start)
+		runs = append(runs, one)
+	}
+	return medianResult(res, runs), nil
+}
+
+// runOnce is one run of a case: every contender once.
+func (r *runner) runOnce(ctx context.Context, src *source, p predicate, m Mode) (Result, error) {
+	var res Result
 	r.n++
 	ours, ourIdent, err := src.clone(ctx, r.wh, fmt.Sprintf("c%d_magmalake", r.n), m)
 	if err != nil {
@@ -194,38 +231,67 @@ func (r *runner) runCase(ctx context.Context, src *source, p predicate, m Mode) 
 	}
 	var floorTime time.Duration
 	var floorCount int64
-	labelled(ctx, "floor", func(ctx context.Context) {
+	cpu := labelled(ctx, "floor", func(ctx context.Context) {
 		floorTime, floorCount, err = measureFloor(ctx, ours, p, m, r.tmp)
 	})
 	if err != nil {
 		return res, err
 	}
-	res.FloorMs = ms(floorTime)
+	res.FloorMs, res.FloorCPUMs = ms(floorTime), ms(cpu)
 	var ourTime time.Duration
 	var ourCount int64
 	var heap uint64
-	labelled(ctx, "magmalake", func(ctx context.Context) {
+	cpu = labelled(ctx, "magmalake", func(ctx context.Context) {
 		ourTime, ourCount, heap, err = r.runOurs(ctx, ourIdent, p)
 	})
 	if err != nil {
 		return res, err
 	}
-	res.MagmalakeMs, res.PeakHeapBytes = ms(ourTime), heap
+	res.MagmalakeMs, res.PeakHeapBytes, res.MagmalakeCPUMs = ms(ourTime), heap, ms(cpu)
 	var theirTime time.Duration
 	var theirHeap uint64
 	var committed *table.Table
-	labelled(ctx, "icebergo", func(ctx context.Context) {
+	cpu = labelled(ctx, "icebergo", func(ctx context.Context) {
 		theirTime, theirHeap, committed, err = runIcebergGo(ctx, theirs, p)
 	})
 	if err != nil {
 		return res, err
 	}
-	res.IcebergoMs, res.IcebergoPeakHeapBytes = ms(theirTime), theirHeap
+	res.IcebergoMs, res.IcebergoPeakHeapBytes, res.IcebergoCPUMs = ms(theirTime), theirHeap, ms(cpu)
 	if err := r.checkCounts(ctx, ourIdent, committed, ourCount, floorCount); err != nil {
 		return res, err
 	}
 	res.RowsDeleted = ourCount
 	return res, nil
+}
+
+// medianResult fills res with the median time of each contender over runs
+// (each figure's own median) and the highest peak heaps.
+func medianResult(res Result, runs []Result) Result {
+	med := func(f func(Result) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	res.Runs = len(runs)
+	res.RowsDeleted = runs[0].RowsDeleted
+	res.MagmalakeMs = med(func(r Result) float64 { return r.MagmalakeMs })
+	res.IcebergoMs = med(func(r Result) float64 { return r.IcebergoMs })
+	res.FloorMs = med(func(r Result) float64 { return r.FloorMs })
+	res.MagmalakeCPUMs = med(func(r Result) float64 { return r.MagmalakeCPUMs })
+	res.IcebergoCPUMs = med(func(r Result) float64 { return r.IcebergoCPUMs })
+	res.FloorCPUMs = med(func(r Result) float64 { return r.FloorCPUMs })
+	for _, r := range runs {
+		res.PeakHeapBytes = max(res.PeakHeapBytes, r.PeakHeapBytes)
+		res.IcebergoPeakHeapBytes = max(res.IcebergoPeakHeapBytes, r.IcebergoPeakHeapBytes)
+	}
+	return res
 }
 
 // runOurs runs DELETE through a session, as a client's statement runs.
@@ -342,9 +408,12 @@ func summaryDeleted(props map[string]string) (int64, error) {
 }
 
 // labelled runs fn under a pprof label naming the contender, so a CPU
-// profile of a run can be split with -tagfocus=contender=magmalake.
-func labelled(ctx context.Context, contender string, fn func(ctx context.Context)) {
+// profile of a run can be split with -tagfocus=contender=magmalake, and
+// returns the process CPU time it took.
+func labelled(ctx context.Context, contender string, fn func(ctx context.Context)) time.Duration {
+	start := processCPU()
 	pprof.Do(ctx, pprof.Labels("contender", contender), fn)
+	return processCPU() - start
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

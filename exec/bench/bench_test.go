@@ -8,11 +8,11 @@ import (
 
 // TestRunSmoke runs every case on a tiny table and checks that each ran and
 // deleted exactly the rows a model of the generated data predicts. Timings
-// are not asserted.
+// are not asserted. Two runs per case exercise the repetition.
 func TestRunSmoke(t *testing.T) {
 	const rows, files = 20_000, 4
 	var got []Result
-	err := Run(context.Background(), Config{Dir: t.TempDir(), Rows: rows, Files: files}, func(r Result) error {
+	err := Run(context.Background(), Config{Dir: t.TempDir(), Rows: rows, Files: files, MaxRuns: 2}, func(r Result) error {
 		got = append(got, r)
 		return nil
 	})
@@ -50,6 +50,8 @@ func TestRunSmoke(t *testing.T) {
 			t.Errorf("%s: deleted %d rows, model says %d", key, r.RowsDeleted, n)
 		case r.Rows != rows:
 			t.Errorf("%s: rows %d, want %d", key, r.Rows, rows)
+		case r.Runs != 2:
+			t.Errorf("%s: ran %d times, want 2 (a tiny case is under the budget)", key, r.Runs)
 		}
 		seen[key] = true
 	}
@@ -114,5 +116,25 @@ func TestResultJSONFields(t *testing.T) {
 		if _, ok := m[f]; !ok {
 			t.Errorf("JSON lacks field %q: %v", f, m)
 		}
+	}
+}
+
+// TestMedianResult checks each figure is its own median over the runs (odd
+// and even counts) and peak heaps are the highest seen.
+func TestMedianResult(t *testing.T) {
+	mk := func(ours, theirs, heap float64) Result {
+		return Result{MagmalakeMs: ours, IcebergoMs: theirs, FloorMs: ours / 2, MagmalakeCPUMs: ours * 2,
+			PeakHeapBytes: uint64(heap), IcebergoPeakHeapBytes: uint64(heap) * 2, RowsDeleted: 9}
+	}
+	odd := medianResult(Result{Case: "c"}, []Result{mk(30, 1, 5), mk(10, 3, 7), mk(20, 2, 6)})
+	if odd.MagmalakeMs != 20 || odd.IcebergoMs != 2 || odd.FloorMs != 10 || odd.MagmalakeCPUMs != 40 {
+		t.Errorf("odd medians: %+v", odd)
+	}
+	if odd.PeakHeapBytes != 7 || odd.IcebergoPeakHeapBytes != 14 || odd.Runs != 3 || odd.Case != "c" || odd.RowsDeleted != 9 {
+		t.Errorf("odd heaps/runs: %+v", odd)
+	}
+	even := medianResult(Result{}, []Result{mk(40, 4, 1), mk(10, 1, 1), mk(30, 3, 1), mk(20, 2, 1)})
+	if even.MagmalakeMs != 25 || even.IcebergoMs != 2.5 {
+		t.Errorf("even medians: %+v", even)
 	}
 }

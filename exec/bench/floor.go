@@ -19,14 +19,19 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
 
-// floorBatchRows is the batch size of the floor's reads (the engine's default).
-const floorBatchRows = 8192
+// Batch sizes of the floor's reads: the engine's, for planning and for
+// rewriting.
+const (
+	floorBatchRows        = 8192
+	floorRewriteBatchRows = 1 << 16
+)
 
 // floor is the physical minimum of a delete, done by hand with arrow-go's
 // Parquet reader and no engine: plan the files, read the predicate columns
@@ -97,7 +102,11 @@ func (fl *floor) file(ctx context.Context, df ice.DataFile, i int) error {
 	return fl.rewrite(ctx, df, filepath.Join(fl.tmp, fmt.Sprintf("floor-%d.parquet", i)))
 }
 
-// rewrite reads df whole and writes the rows the predicate does not match.
+// rewrite reads df whole and writes the rows the predicate does not match,
+// laid out as the engine lays out a rewrite (zstd, iceberg-go's page and
+// row-group sizes, dictionaries only on the columns the source file kept
+// dictionary-encoded): a floor that re-encoded more than the engine would
+// not be a floor.
 func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error {
 	f, err := os.Create(out)
 	if err != nil {
@@ -105,11 +114,10 @@ func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error
 	}
 	defer os.Remove(out)
 	var fw *pqarrow.FileWriter
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd))
-	err = fl.read(ctx, df.FilePath(), nil, func(b arrow.RecordBatch) error {
+	err = fl.readWith(ctx, df.FilePath(), nil, func(md *metadata.FileMetaData, b arrow.RecordBatch) error {
 		if fw == nil {
 			var err error
-			if fw, err = pqarrow.NewFileWriter(b.Schema(), f, props, pqarrow.DefaultWriterProps()); err != nil {
+			if fw, err = pqarrow.NewFileWriter(b.Schema(), f, floorWriterProps(md), pqarrow.DefaultWriterProps()); err != nil {
 				return err
 			}
 		}
@@ -126,6 +134,39 @@ func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error
 		err = errors.Join(err, f.Close())
 	}
 	return err
+}
+
+// floorWriterProps turns dictionary encoding off for every column the source
+// file wrote without one (by column path: the floor writes the file's own
+// schema back).
+func floorWriterProps(md *metadata.FileMetaData) *parquet.WriterProperties {
+	props := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithMaxRowGroupLength(1 << 20),
+		parquet.WithDataPageSize(1 << 20),
+		parquet.WithDataPageVersion(parquet.DataPageV2),
+		parquet.WithBatchSize(20000),
+		parquet.WithDictionaryPageSizeLimit(2 << 20),
+	}
+	for j := 0; j < md.Schema.NumColumns(); j++ {
+		path := md.Schema.Column(j).Path()
+		dict := md.NumRowGroups() > 0
+		for rg := 0; rg < md.NumRowGroups() && dict; rg++ {
+			cc, err := md.RowGroup(rg).ColumnChunk(j)
+			dict = err == nil && cc.HasDictionaryPage() && !fellBackToPlain(cc)
+		}
+		props = append(props, parquet.WithDictionaryFor(path, dict), parquet.WithDictionaryCostFallbackFor(path, true))
+	}
+	return parquet.NewWriterProperties(props...)
+}
+
+func fellBackToPlain(cc *metadata.ColumnChunkMetaData) bool {
+	for _, st := range cc.EncodingStats() {
+		if st.PageType.String() != "DICTIONARY_PAGE" && st.Encoding != parquet.Encodings.RLEDict && st.Encoding != parquet.Encodings.PlainDict {
+			return true
+		}
+	}
+	return false
 }
 
 func (fl *floor) survivors(ctx context.Context, b arrow.RecordBatch) (arrow.RecordBatch, error) {
@@ -150,6 +191,11 @@ func (fl *floor) survivors(ctx context.Context, b arrow.RecordBatch) (arrow.Reco
 
 // read streams the named columns (all when nil) of a Parquet file.
 func (fl *floor) read(ctx context.Context, path string, names []string, fn func(arrow.RecordBatch) error) error {
+	return fl.readWith(ctx, path, names, func(_ *metadata.FileMetaData, b arrow.RecordBatch) error { return fn(b) })
+}
+
+// readWith is read, also handing fn the file's footer.
+func (fl *floor) readWith(ctx context.Context, path string, names []string, fn func(*metadata.FileMetaData, arrow.RecordBatch) error) error {
 	f, err := fl.fs.Open(path)
 	if err != nil {
 		return err
@@ -160,7 +206,11 @@ func (fl *floor) read(ctx context.Context, path string, names []string, fn func(
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	defer pr.Close()
-	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: floorBatchRows}, memory.DefaultAllocator)
+	batch := int64(floorBatchRows)
+	if names == nil {
+		batch = floorRewriteBatchRows
+	}
+	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{BatchSize: batch}, memory.DefaultAllocator)
 	if err != nil {
 		return err
 	}
@@ -185,7 +235,7 @@ func (fl *floor) read(ctx context.Context, path string, names []string, fn func(
 		if err != nil {
 			return err
 		}
-		if err := fn(rec); err != nil {
+		if err := fn(pr.MetaData(), rec); err != nil {
 			return err
 		}
 	}
