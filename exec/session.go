@@ -97,6 +97,11 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	s.tx.autoReadOnly = ro == "on"
 	res, err := pl.execute(ctx, s, params)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			// Whatever a layer made of the cancellation (database/sql
+			// answers ErrTxDone), the client asked to cancel.
+			err = canceled(cerr)
+		}
 		err = toSQLError(err)
 		s.tx.fail()
 		return nil, err
