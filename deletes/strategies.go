@@ -197,20 +197,9 @@ func sortedPartition(part map[int]any) string {
 
 func writePositionDeleteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plans []*RowDelete) (iceberg.DataFile, error) {
 	slices.SortFunc(plans, func(a, b *RowDelete) int { return strings.Compare(a.File.FilePath(), b.File.FilePath()) })
-	sc := table.PositionalDeleteArrowSchema
-	bld := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer bld.Release()
-	paths := bld.Field(0).(*array.StringBuilder)
-	pos := bld.Field(1).(*array.Int64Builder)
-	for _, p := range plans {
-		for _, v := range p.Positions { // ascending already
-			paths.Append(p.File.FilePath())
-			pos.Append(int64(v))
-		}
-	}
-	rec := bld.NewRecordBatch()
+	rec := positionDeleteBatch(plans)
 	path := sink.newPath("deletes.parquet")
-	md, size, err := sink.parquetFile(ctx, path, sc, func() (arrow.RecordBatch, error) {
+	md, size, err := sink.parquetFileWith(ctx, path, rec.Schema(), positionDeleteLayout(tbl), func() (arrow.RecordBatch, error) {
 		b := rec
 		rec = nil
 		return b, nil
@@ -235,4 +224,48 @@ func writePositionDeleteFile(ctx context.Context, tbl *table.Table, sink *fileSi
 		return nil, fmt.Errorf("describe position deletes %s: %w", path, err)
 	}
 	return df, nil
+}
+
+// positionDeleteBatch holds the (file_path, pos) rows of plans, in order.
+// file_path is a dictionary array, one entry per data file: appending and
+// then hashing the same long path for every row cost more than the rest of
+// the file, and the Parquet writer takes the dictionary as it is.
+func positionDeleteBatch(plans []*RowDelete) arrow.RecordBatch {
+	mem := memory.DefaultAllocator
+	dict := array.NewStringBuilder(mem)
+	defer dict.Release()
+	idx := array.NewInt32Builder(mem)
+	defer idx.Release()
+	pos := array.NewInt64Builder(mem)
+	defer pos.Release()
+	for i, p := range plans {
+		dict.Append(p.File.FilePath())
+		idx.Reserve(len(p.Positions))
+		pos.Reserve(len(p.Positions))
+		for _, v := range p.Positions { // ascending already
+			idx.UnsafeAppend(int32(i))
+			pos.UnsafeAppend(int64(v))
+		}
+	}
+	sc := table.PositionalDeleteArrowSchema
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: sc.Field(0).Type}
+	fields := sc.Fields()
+	fields[0].Type = dt
+	dictArr, idxArr, posArr := dict.NewArray(), idx.NewArray(), pos.NewArray()
+	defer dictArr.Release()
+	defer idxArr.Release()
+	defer posArr.Release()
+	paths := array.NewDictionaryArray(dt, idxArr, dictArr)
+	defer paths.Release()
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), []arrow.Array{paths, posArr}, int64(posArr.Len()))
+}
+
+// positionDeleteLayout dictionary-encodes file_path and not pos (ascending
+// positions never repeat).
+func positionDeleteLayout(tbl *table.Table) parquetLayout {
+	l := parquetLayout{props: tbl.Properties(), dictionary: map[int]bool{}}
+	if f, ok := iceberg.PositionalDeleteSchema.FindFieldByName("pos"); ok {
+		l.dictionary[f.ID] = false
+	}
+	return l
 }
