@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/iceberg"
 )
 
 // TestRunOverwriteSmoke runs every overwrite case at two tiny sizes and
@@ -128,5 +131,34 @@ func TestOverwriteResultJSONAndLine(t *testing.T) {
 	r = OverwriteResult{Case: caseDynamicOverwrite, Mode: CopyOnWrite, Ms: 120, Baseline: baselineInsert, BaselineMs: 100}
 	if line := r.Line(); !strings.Contains(line, "1.20x floor") || !strings.Contains(line, "+20.0 ms") {
 		t.Errorf("overwrite line %q does not give 1.20x floor and +20.0 ms", line)
+	}
+}
+
+// TestExpectCountsCatchesWrongModel makes sure the run's read-back check can
+// fail: a wrong expected count is an error, the right one is not.
+func TestExpectCountsCatchesWrongModel(t *testing.T) {
+	ctx := context.Background()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wh.Close()
+	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := overwriteShape(500, 5)
+	ident, err := writeStaging(ctx, wh, "staged", sh, 3, 120)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newOwSession(eng)
+	defer s.Close()
+	q := "SELECT count(*) FROM " + owQualified(ident) + " WHERE grp = 3 AND name = '" + newRowName + "' AND id >= 500"
+	if err := s.expectCounts(ctx, map[string]int64{q: 120}); err != nil {
+		t.Errorf("right count rejected: %v", err)
+	}
+	if err := s.expectCounts(ctx, map[string]int64{q: 119}); err == nil {
+		t.Error("wrong count accepted")
 	}
 }
