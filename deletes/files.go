@@ -172,6 +172,9 @@ type parquetLayout struct {
 	// Columns absent here get a dictionary that falls back to plain encoding
 	// before the first page when it does not pay (as iceberg-go does).
 	dictionary map[int]bool
+	// encoding, by leaf field id, overrides the value encoding (no
+	// dictionary then).
+	encoding map[int]parquet.Encoding
 }
 
 func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProperties, error) {
@@ -191,6 +194,10 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 	}
 	for i := 0; i < psc.NumColumns(); i++ {
 		col := psc.Column(i)
+		if enc, ok := l.encoding[int(col.SchemaNode().FieldID())]; ok {
+			base = append(base, parquet.WithDictionaryFor(col.Path(), false), parquet.WithEncodingFor(col.Path(), enc))
+			continue
+		}
 		if dict, ok := l.dictionary[int(col.SchemaNode().FieldID())]; ok && !dict {
 			base = append(base, parquet.WithDictionaryFor(col.Path(), false))
 			continue

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -260,12 +261,13 @@ func positionDeleteBatch(plans []*RowDelete) arrow.RecordBatch {
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), []arrow.Array{paths, posArr}, int64(posArr.Len()))
 }
 
-// positionDeleteLayout dictionary-encodes file_path and not pos (ascending
-// positions never repeat).
+// positionDeleteLayout dictionary-encodes file_path and delta-encodes pos:
+// ascending positions never repeat, and their deltas pack into a few bits
+// where plain pages held 8 bytes each for zstd to grind through.
 func positionDeleteLayout(tbl *table.Table) parquetLayout {
-	l := parquetLayout{props: tbl.Properties(), dictionary: map[int]bool{}}
+	l := parquetLayout{props: tbl.Properties(), encoding: map[int]parquet.Encoding{}}
 	if f, ok := iceberg.PositionalDeleteSchema.FindFieldByName("pos"); ok {
-		l.dictionary[f.ID] = false
+		l.encoding[f.ID] = parquet.Encodings.DeltaBinaryPacked
 	}
 	return l
 }
