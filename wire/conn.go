@@ -60,7 +60,7 @@ func (c *conn) serve() {
 	defer c.ctxCancel()
 	defer func() {
 		if c.rd != nil {
-			c.rd.stop()
+			c.rd.close()
 		}
 	}()
 	defer func() {
@@ -100,7 +100,7 @@ func (c *conn) attachBackend(r io.Reader) {
 }
 
 func (c *conn) startReadAhead() {
-	c.rd = newReadAhead(c.nc, c.ctxCancel, c.waitPolicy)
+	c.rd = newReadAhead(c.nc, c.ctxCancel, c.ctx.Done(), c.waitPolicy)
 	c.attachBackend(c.rd)
 }
 
@@ -212,7 +212,9 @@ func (c *conn) statementContext() (context.Context, context.CancelFunc) {
 	c.mu.Lock()
 	c.stmtCancel = cancel
 	c.mu.Unlock()
+	c.rd.watchAfter(watchDelay)
 	return ctx, func() {
+		c.rd.unwatch()
 		c.mu.Lock()
 		c.stmtCancel = nil
 		c.mu.Unlock()

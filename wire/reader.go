@@ -4,6 +4,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,113 +15,149 @@ var (
 	errDraining    = errors.New("server shutting down")
 )
 
-// readAhead reads the socket in its own goroutine so that a client that
-// disconnects while a statement runs is noticed at once (and the statement
-// cancelled) instead of at the next read. It hands chunks to Read through a
-// channel; a few buffers are recycled, so steady reading does not allocate.
+// watchDelay is how long a statement runs before the socket is watched for
+// the client going away: short statements never pay for the watcher.
+const watchDelay = 10 * time.Millisecond
+
+// readAhead reads the client socket on the connection's own goroutine, so a
+// request costs no hand-off between goroutines. While a statement runs for
+// longer than watchDelay a watcher goroutine reads ahead instead, so that a
+// client that disconnects is noticed at once (and its statement cancelled)
+// rather than at the next read; what it read is served first afterwards.
 type readAhead struct {
-	data   chan []byte
-	free   chan []byte
-	done   chan struct{}
-	cur    []byte
-	spent  []byte
-	err    error
+	nc     net.Conn
 	onEOF  func()
+	done   <-chan struct{} // the connection's context: a hard abort
 	waitFn func() (timeout time.Duration, draining <-chan struct{})
+
+	pending []byte // read by the watcher, not consumed yet
+	err     error  // the watcher's read error, returned once pending is empty
+
+	mu        sync.Mutex
+	timer     *time.Timer
+	disarmed  bool          // the statement ended: the timer must not start a watcher
+	watchDone chan struct{} // closed when the running watcher exits
+	stop      atomic.Bool
 }
 
-const readChunk = 32 << 10
-
-func newReadAhead(nc net.Conn, onEOF func(), waitFn func() (time.Duration, <-chan struct{})) *readAhead {
-	r := &readAhead{
-		data:   make(chan []byte, 2),
-		free:   make(chan []byte, 3),
-		done:   make(chan struct{}),
-		onEOF:  onEOF,
-		waitFn: waitFn,
-	}
-	for range 3 {
-		r.free <- make([]byte, readChunk)
-	}
-	go r.loop(nc)
-	return r
+func newReadAhead(nc net.Conn, onEOF func(), done <-chan struct{}, waitFn func() (time.Duration, <-chan struct{})) *readAhead {
+	return &readAhead{nc: nc, onEOF: onEOF, done: done, waitFn: waitFn}
 }
 
-func (r *readAhead) loop(nc net.Conn) {
-	defer close(r.data)
+// Read implements io.Reader for pgproto3. While waiting for a new message it
+// honours the idle timeout and the server's drain signal (Shutdown wakes the
+// read with a past deadline).
+func (r *readAhead) Read(p []byte) (int, error) {
+	r.unwatch()
+	if len(r.pending) > 0 {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	if r.err != nil {
+		return 0, r.err
+	}
+	timeout, draining := r.waitFn()
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
 	for {
-		var b []byte
-		select {
-		case b = <-r.free:
-		case <-r.done:
-			return
+		// Deadline first, checks second: an abort or drain that lands after
+		// the checks sets its past deadline after ours.
+		r.nc.SetReadDeadline(deadline)
+		if err := r.interrupted(draining); err != nil {
+			return 0, err
 		}
-		n, err := nc.Read(b[:cap(b)])
-		if n > 0 {
-			select {
-			case r.data <- b[:n]:
-			case <-r.done:
-				return
-			}
-		} else {
-			r.free <- b
+		n, err := r.nc.Read(p)
+		if n > 0 || err == nil {
+			return n, nil // a sticky error comes back on the next Read
 		}
-		if err != nil {
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			r.err = err
+			r.onEOF()
+			return 0, err
+		}
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return 0, errIdleTimeout
+		}
+	}
+}
+
+// interrupted reports a hard abort or a drain while idle.
+func (r *readAhead) interrupted(draining <-chan struct{}) error {
+	select {
+	case <-r.done:
+		return io.EOF
+	case <-draining:
+		return errDraining
+	default:
+		return nil
+	}
+}
+
+// watchAfter arms the watcher for a statement that is starting.
+func (r *readAhead) watchAfter(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.disarmed = false
+	if r.timer == nil {
+		r.timer = time.AfterFunc(d, r.startWatch)
+	} else {
+		r.timer.Reset(d)
+	}
+}
+
+func (r *readAhead) startWatch() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.disarmed || r.watchDone != nil || r.err != nil {
+		return
+	}
+	r.stop.Store(false)
+	r.watchDone = make(chan struct{})
+	go r.watch(r.watchDone)
+}
+
+// watch reads ahead until unwatch stops it or the client goes away.
+func (r *readAhead) watch(done chan struct{}) {
+	defer close(done)
+	buf := make([]byte, 4<<10)
+	for !r.stop.Load() {
+		n, err := r.nc.Read(buf)
+		r.pending = append(r.pending, buf[:n]...)
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			r.err = err
 			r.onEOF()
 			return
 		}
 	}
 }
 
-// Read implements io.Reader for pgproto3. While waiting for a new message it
-// honours the idle timeout and the server's drain signal.
-func (r *readAhead) Read(p []byte) (int, error) {
-	if len(r.cur) == 0 {
-		if r.spent != nil {
-			r.free <- r.spent
-			r.spent = nil
-		}
-		if r.err != nil {
-			return 0, r.err
-		}
-		b, err := r.next()
-		if err != nil {
-			r.err = err
-			return 0, err
-		}
-		r.cur, r.spent = b, b
+// unwatch ends the statement's watching: the timer is disarmed and a running
+// watcher stopped; once it returns only the caller reads the socket.
+func (r *readAhead) unwatch() {
+	r.mu.Lock()
+	r.disarmed = true
+	if r.timer != nil {
+		r.timer.Stop()
 	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
-}
-
-func (r *readAhead) next() ([]byte, error) {
-	timeout, draining := r.waitFn()
-	var timer <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timer = t.C
-	}
-	select {
-	case b, ok := <-r.data:
-		if !ok {
-			return nil, io.EOF
-		}
-		return b, nil
-	case <-timer:
-		return nil, errIdleTimeout
-	case <-draining:
-		return nil, errDraining
+	done := r.watchDone
+	r.watchDone = nil
+	r.mu.Unlock()
+	if done != nil {
+		r.stop.Store(true)
+		r.nc.SetReadDeadline(time.Now())
+		<-done
 	}
 }
 
-// stop ends the reading goroutine once the socket is closed.
-func (r *readAhead) stop() {
-	select {
-	case <-r.done:
-	default:
-		close(r.done)
-	}
+// wake ends a blocked idle read so that it sees the drain signal.
+func (r *readAhead) wake() {
+	r.nc.SetReadDeadline(time.Now())
+}
+
+// stop ends watching when the connection closes.
+func (r *readAhead) close() {
+	r.unwatch()
 }

@@ -176,6 +176,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		for l := range s.listeners {
 			l.Close()
 		}
+		// Idle connections block in a read: wake them to see the drain.
+		for _, c := range s.conns {
+			c.rd.wake()
+		}
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
