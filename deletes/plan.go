@@ -20,7 +20,7 @@ import (
 // PlanOptions tune planning. The zero value is usable.
 type PlanOptions struct {
 	Workers         int      // data files read in parallel; default 4
-	BatchSize       int64    // rows per record batch; default 8192
+	BatchSize       int64    // rows per record batch; default 65536
 	CaseInsensitive bool     // resolve column names case-insensitively
 	ReturnColumns   []string // collect these columns of deleted rows (RETURNING)
 }
@@ -30,7 +30,7 @@ func (o PlanOptions) withDefaults() PlanOptions {
 		o.Workers = 4
 	}
 	if o.BatchSize <= 0 {
-		o.BatchSize = 8192
+		o.BatchSize = 1 << 16
 	}
 	return o
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ import (
 // Batch sizes of the floor's reads: the engine's, for planning and for
 // rewriting.
 const (
-	floorBatchRows        = 8192
+	floorBatchRows        = 1 << 16
 	floorRewriteBatchRows = 1 << 16
 )
 
@@ -113,11 +114,12 @@ func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error
 		return err
 	}
 	defer os.Remove(out)
+	bw := &floorSink{Writer: bufio.NewWriterSize(f, 1<<20), f: f}
 	var fw *pqarrow.FileWriter
 	err = fl.readWith(ctx, df.FilePath(), nil, func(md *metadata.FileMetaData, b arrow.RecordBatch) error {
 		if fw == nil {
 			var err error
-			if fw, err = pqarrow.NewFileWriter(b.Schema(), f, floorWriterProps(md), pqarrow.DefaultWriterProps()); err != nil {
+			if fw, err = pqarrow.NewFileWriter(b.Schema(), bw, floorWriterProps(md), pqarrow.DefaultWriterProps()); err != nil {
 				return err
 			}
 		}
@@ -135,6 +137,15 @@ func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error
 	}
 	return err
 }
+
+// floorSink buffers the floor's output as the engine buffers its own; the
+// Parquet writer closes it.
+type floorSink struct {
+	*bufio.Writer
+	f *os.File
+}
+
+func (s *floorSink) Close() error { return errors.Join(s.Flush(), s.f.Close()) }
 
 // floorWriterProps turns dictionary encoding off for every column the source
 // file wrote without one (by column path: the floor writes the file's own
