@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -103,8 +104,13 @@ func releaseArrays(as []arrow.Array) {
 }
 
 // keyTerms splits where into column = constant terms on distinct columns; at
-// most one term (and then the only one) may be an IN list.
+// most one term (and then the only one) may be an IN list. An OR of such
+// conjunctions over the same columns — what a tuple IN, (a, b) IN ((1, 'x'),
+// (2, 'y')), binds to — gives one key row per alternative.
 func keyTerms(where sql.Expr, scope *sql.Scope) ([]keyTerm, bool) {
+	if l, ok := where.(*sql.Logic); ok && !l.And {
+		return tupleTerms(l.Args, scope)
+	}
 	conj := []sql.Expr{where}
 	if l, ok := where.(*sql.Logic); ok && l.And {
 		conj = l.Args
@@ -163,4 +169,33 @@ func keyTermFor(col sql.Expr, scope *sql.Scope, values ...sql.Expr) (keyTerm, bo
 		}
 	}
 	return keyTerm{col: ref.Index, values: values}, true
+}
+
+// tupleTerms reads OR-ed conjunctions of single-value equalities on one set
+// of columns as key rows.
+func tupleTerms(alts []sql.Expr, scope *sql.Scope) ([]keyTerm, bool) {
+	var terms []keyTerm
+	for i, alt := range alts {
+		row, ok := keyTerms(alt, scope)
+		if !ok || len(row) == 0 {
+			return nil, false
+		}
+		slices.SortFunc(row, func(a, b keyTerm) int { return a.col - b.col })
+		if i == 0 {
+			terms = make([]keyTerm, len(row))
+			for k, t := range row {
+				terms[k].col = t.col
+			}
+		}
+		if len(row) != len(terms) {
+			return nil, false
+		}
+		for k, t := range row {
+			if t.col != terms[k].col || len(t.values) != 1 {
+				return nil, false
+			}
+			terms[k].values = append(terms[k].values, t.values[0])
+		}
+	}
+	return terms, len(terms) > 0
 }

@@ -57,6 +57,18 @@ func TestEqualityDeleteStatement(t *testing.T) {
 		t.Fatalf("delete file contents %q", got)
 	}
 	dmlCheck(t, s, "t", m)
+	// Tuple IN: one equality delete on (id, cat). (9, 'b') names no row
+	// (9's cat is 'a') and a key with a NULL matches nothing.
+	n = remove(func(id int, r string) bool {
+		return (id == 7 && strings.Contains(r, "|b|")) || (id == 8 && strings.Contains(r, "|c|")) || (id == 9 && strings.Contains(r, "|b|"))
+	})
+	if r := mustQuery(t, s, "DELETE FROM t WHERE (id, cat) IN ((7, 'b'), (8, 'c'), (9, 'b'), (NULL, 'a'))"); r.tag != fmt.Sprintf("DELETE %d", n) || n == 0 {
+		t.Fatalf("tuple IN: tag %q, model %d", r.tag, n)
+	}
+	if got := dmlDeleteContents(t, s); got != "2\n2\n2\n" {
+		t.Fatalf("tuple IN did not write one equality delete: %q", got)
+	}
+	dmlCheck(t, s, "t", m)
 	// A new row with a deleted key survives.
 	mustQuery(t, s, "INSERT INTO t VALUES (1, 'a', 10)")
 	m.put(1, "a", 10)

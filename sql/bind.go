@@ -302,6 +302,9 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 		}
 		return newLogic(n.Op == opcode.LogicAnd, l, r), nil
 	}
+	if lr, rr := rowOf(n.L), rowOf(n.R); lr != nil && rr != nil {
+		return b.bindRowCompare(n.Op, lr, rr)
+	}
 	l, err := b.bind(n.L)
 	if err != nil {
 		return nil, err

@@ -217,6 +217,9 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 	if n.Sel != nil {
 		return nil, Errorf(CodeFeatureNotSupported, "IN (subquery) is not supported")
 	}
+	if row := rowOf(n.Expr); row != nil {
+		return b.bindRowIn(row, n)
+	}
 	x, err := b.bind(n.Expr)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,80 @@
+package sql
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// Row values compare element by element, as PostgreSQL does: (a, b) = (1, 2)
+// is a = 1 AND b = 2, (a, b) <> (1, 2) is a <> 1 OR b <> 2, and
+// (a, b) IN (r1, r2) is (a, b) = r1 OR (a, b) = r2. Written with AND, OR
+// and NOT these keep three-valued logic exactly, so they bind to those
+// nodes and every later stage (evaluation, Iceberg translation, equality
+// deletes) sees ordinary comparisons.
+
+// rowOf returns the elements of a row constructor, nil for any other node.
+func rowOf(n ast.ExprNode) []ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		n = p.Expr
+	}
+	if r, ok := n.(*ast.RowExpr); ok {
+		return r.Values
+	}
+	return nil
+}
+
+// bindRowCompare binds l op r for row constructors l and r; only = and <>
+// are supported (ordering comparisons of rows are lexicographic and rare).
+func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error) {
+	if op != opcode.EQ && op != opcode.NE {
+		return nil, Errorf(CodeFeatureNotSupported, "row comparison with %s is not supported; only = and <>", op)
+	}
+	if len(l) != len(r) {
+		return nil, Errorf(CodeSyntaxError, "unequal number of entries in row expressions")
+	}
+	parts := make([]Expr, len(l))
+	for i := range l {
+		x, err := b.bind(l[i])
+		if err != nil {
+			return nil, err
+		}
+		y, err := b.bind(r[i])
+		if err != nil {
+			return nil, err
+		}
+		if parts[i], err = b.bindCompare(cmpOpOf(op), x, y); err != nil {
+			return nil, err
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	return newLogic(op == opcode.EQ, parts...), nil
+}
+
+// bindRowIn binds (a, b) [NOT] IN ((..), (..)).
+func (b *binder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error) {
+	alts := make([]Expr, len(n.List))
+	for i, it := range n.List {
+		row := rowOf(it)
+		if row == nil {
+			return nil, Errorf(CodeSyntaxError, "IN list of a row value must hold row values of %d entries", len(x))
+		}
+		var err error
+		if alts[i], err = b.bindRowCompare(opcode.EQ, x, row); err != nil {
+			return nil, err
+		}
+	}
+	var in Expr = alts[0]
+	if len(alts) > 1 {
+		in = newLogic(false, alts...)
+	}
+	if n.Not {
+		return &Not{X: in}, nil
+	}
+	return in, nil
+}
