@@ -39,6 +39,9 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 // prepareSelect binds the query now for its row description; execution
 // binds again against the table as it is then.
 func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
+	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
+		return pl, cols, err
+	}
 	if pl, cols, ok, err := s.catalogSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}

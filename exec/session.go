@@ -16,6 +16,7 @@ type Session struct {
 	info     SessionInfo
 	settings *Settings
 	tx       txState
+	plans    planCache
 }
 
 // plan is a prepared statement's executable form.
@@ -55,26 +56,44 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
-	stmts, err := sql.Parse(query)
-	if err != nil {
-		return nil, err
-	}
-	switch len(stmts) {
-	case 0:
-		return &Prepared{Query: query, plan: planFunc(emptyQuery)}, nil
-	case 1:
-	default:
-		return nil, sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
-	}
-	if err := s.tx.admit(stmts[0]); err != nil {
-		return nil, err
+	// Client-given parameter types change binding: only untyped texts are cached.
+	cacheable := len(paramTypes) == 0
+	var st sql.Statement
+	if e, ok := s.plans.get(query); ok && cacheable {
+		if err := s.tx.admit(e.stmt); err != nil {
+			return nil, err
+		}
+		if e.prep != nil {
+			return e.prep, nil
+		}
+		st = e.stmt
+	} else {
+		stmts, err := sql.Parse(query)
+		if err != nil {
+			return nil, err
+		}
+		switch len(stmts) {
+		case 0:
+			return &Prepared{Query: query, plan: planFunc(emptyQuery)}, nil
+		case 1:
+		default:
+			return nil, sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+		}
+		st = stmts[0]
+		if err := s.tx.admit(st); err != nil {
+			return nil, err
+		}
 	}
 	params := sql.NewParams(paramTypes)
-	pl, cols, err := s.planStatement(ctx, stmts[0], params)
+	pl, cols, err := s.planStatement(ctx, st, params)
 	if err != nil {
 		return nil, err
 	}
-	return &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}, nil
+	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}
+	if cacheable {
+		s.plans.put(query, st, p)
+	}
+	return p, nil
 }
 
 func emptyQuery(context.Context, *Session, []Param) (*Result, error) {

@@ -1,0 +1,54 @@
+package exec
+
+import "github.com/magmalake/magmalake/sql"
+
+// planCacheSize bounds a session's cached statements; clients repeat a few
+// texts (pgbench, ORMs, health checks), so a small map suffices.
+const planCacheSize = 128
+
+// planCache remembers, per session and by exact query text, what Prepare
+// derived from a SELECT so a repeated simple (or unnamed extended) query
+// skips lexing, normalising and tidb parsing.
+//
+// It holds nothing that can go stale: parsing depends on the text alone, a
+// SELECT over a table is bound again against the catalog on every Prepare
+// (and every Execute, as before), and only plans over no table at all are
+// reused whole, since binding them reads neither catalog nor settings. So
+// neither DDL (from any session or process sharing the warehouse) nor SET
+// needs to invalidate it.
+type planCache struct {
+	entries map[string]cachedStmt
+}
+
+// cachedStmt is one query text's parse and, for a plan that depends on no
+// table, its prepared form.
+type cachedStmt struct {
+	stmt *sql.Select
+	prep *Prepared // nil: bind again (the statement reads a table)
+}
+
+func (c *planCache) get(query string) (cachedStmt, bool) {
+	e, ok := c.entries[query]
+	return e, ok
+}
+
+// put records query's parse when it is a plain SELECT, whose binding
+// leaves the parsed form untouched (prepared statements already re-bind it
+// on every execution). Other statements are not cached.
+func (c *planCache) put(query string, st sql.Statement, p *Prepared) {
+	sel, ok := st.(*sql.Select)
+	if !ok || sel.Complex {
+		return
+	}
+	if c.entries == nil {
+		c.entries = make(map[string]cachedStmt)
+	}
+	if len(c.entries) >= planCacheSize {
+		clear(c.entries)
+	}
+	e := cachedStmt{stmt: sel}
+	if _, whole := p.plan.(*constSelect); whole {
+		e.prep = p
+	}
+	c.entries[query] = e
+}
