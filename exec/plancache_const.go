@@ -56,16 +56,27 @@ func (c *constSelect) execute(ctx context.Context, s *Session, params []Param) (
 	if err != nil {
 		return nil, err
 	}
-	limit, offset, err := c.q.bounds(ctx, params)
-	if err != nil {
-		b.Release()
-		return nil, err
+	if c.q.limit != nil || c.q.offset != nil {
+		limit, offset, err := c.q.bounds(ctx, params)
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		lim := limiter{limit: limit, offset: offset}
+		b = lim.apply(b)
 	}
-	lim := &limiter{limit: limit, offset: offset}
-	b = lim.apply(b)
-	rows := newBatchRows("SELECT", []arrow.RecordBatch{b})
-	rows.tag = selectTag(b.NumRows())
-	return &Result{Columns: c.cols, Rows: rows}, nil
+	// One allocation holds the result, its rows and their batch list.
+	out := &constResult{}
+	out.batch[0] = b
+	out.rows = batchRows{batches: out.batch[:], verb: "SELECT", tag: selectTag(b.NumRows())}
+	out.res = Result{Columns: c.cols, Rows: &out.rows}
+	return &out.res, nil
+}
+
+type constResult struct {
+	res   Result
+	rows  batchRows
+	batch [1]arrow.RecordBatch
 }
 
 // row evaluates the outputs over the single empty input row; the caller

@@ -6,6 +6,9 @@ import "strings"
 // lexical rules. Empty statements (only whitespace, comments or semicolons)
 // are dropped. Each statement runs from its first to its last token.
 func Split(query string) ([]string, error) {
+	if st, ok := plainStatement(query); ok {
+		return []string{st}, nil
+	}
 	spans, err := splitTokens(query)
 	if err != nil {
 		return nil, err
@@ -49,4 +52,40 @@ func splitTokens(query string) ([]stmtSpan, error) {
 		spans = append(spans, stmtSpan{toks: toks[begin:], stop: token{kind: tkEOF, pos: len(query), end: len(query)}})
 	}
 	return spans, nil
+}
+
+// plainStatement is the one statement of a query that needs no lexing to
+// split: printable ASCII without quotes, comments, dollar signs or inner
+// semicolons (what clients repeat most, e.g. "SELECT 1;"). ok is false
+// when the full lexer must decide.
+func plainStatement(query string) (string, bool) {
+	end := len(query)
+	for end > 0 && (query[end-1] == ';' || isPlainSpace(query[end-1])) {
+		end--
+	}
+	start := 0
+	for start < end && isPlainSpace(query[start]) {
+		start++
+	}
+	if start == end {
+		return "", false
+	}
+	for i := start; i < end; i++ {
+		if !isPlainByte(query[i]) {
+			return "", false
+		}
+	}
+	return query[start:end], true
+}
+
+func isPlainSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// isPlainByte reports a byte that lexes the same wherever it appears and
+// cannot start a quote, comment or statement break.
+func isPlainByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return isPlainSpace(c) || strings.IndexByte("_(),.:*+=<>", c) >= 0
 }
