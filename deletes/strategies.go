@@ -2,7 +2,9 @@ package deletes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -34,48 +36,44 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }}
 	count := plan.File.Count()
 	keep := plan.dropped().KeepMaskBytes(count)
-	batches := make(chan arrow.RecordBatch, 1)
-	readErr := make(chan error, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer close(batches)
-		_, err := rd.read(ctx, plan.File.FilePath(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
+	// The reader runs as a coroutine of the writer (iter.Pull): each hands
+	// the other the thread directly, where a goroutine and a channel woke a
+	// parked thread per batch, which a busy machine delays.
+	var readErr error
+	survivors := func(yield func(arrow.RecordBatch) bool) {
+		_, readErr = rd.read(ctx, plan.File.FilePath(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
 			kept, err := keepUndeleted(ctx, b, base, keep, count)
 			if err != nil || kept == nil {
 				return err
 			}
-			select {
-			case batches <- kept:
-				return nil
-			case <-ctx.Done():
-				kept.Release()
-				return ctx.Err()
+			if !yield(kept) {
+				return errRewriteStopped
 			}
+			return nil
 		})
-		readErr <- err
-	}()
+	}
+	next, stop := iter.Pull(survivors)
+	defer stop()
 	// The first batch also means the reader has seen the footer (layout).
-	first, ok := <-batches
+	first, ok := next()
 	if !ok {
-		return nil, 0, fmt.Errorf("rewrite %s: no surviving rows: %w", plan.File.FilePath(), <-readErr)
+		return nil, 0, fmt.Errorf("rewrite %s: no surviving rows: %w", plan.File.FilePath(), readErr)
 	}
 	path := sink.newPath("rewrite.parquet")
-	next := func() (arrow.RecordBatch, error) {
+	md, size, err := sink.parquetFileWith(ctx, path, first.Schema(), layout, func() (arrow.RecordBatch, error) {
 		if first != nil {
 			b := first
 			first = nil
 			return b, nil
 		}
-		return <-batches, nil
-	}
-	md, size, err := sink.parquetFileWith(ctx, path, first.Schema(), layout, next)
-	cancel()
-	for b := range batches {
-		b.Release()
-	}
-	if rerr := <-readErr; err == nil && rerr != nil {
-		err = rerr
+		b, ok := next()
+		if !ok {
+			return nil, readErr
+		}
+		return b, nil
+	})
+	if first != nil { // never handed to the writer
+		first.Release()
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("rewrite %s: %w", plan.File.FilePath(), err)
@@ -91,6 +89,9 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	}
 	return df, size, nil
 }
+
+// errRewriteStopped ends a rewrite's read when its writer stopped early.
+var errRewriteStopped = errors.New("rewrite stopped")
 
 // rewriteBatchRows is larger than planning's batches: a rewrite decodes and
 // re-encodes every column, and projection, filtering and writer calls cost
