@@ -17,7 +17,8 @@ commands:
   repl     interactive SQL shell (or -c SQL, or statements on stdin)
   serve    PostgreSQL wire protocol server
   passwd   set a user's password in a users file (SCRAM-SHA-256 verifier)
-  bench    benchmarks: "bench delete" compares DELETE with iceberg-go's
+  bench    benchmarks: "bench delete" compares DELETE with iceberg-go's,
+           "bench overwrite" times dynamic overwrite and UPDATE modes
   version  print the version
 
 "magmalake <command> -h" lists a command's flags.
