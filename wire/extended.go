@@ -92,7 +92,7 @@ func (c *conn) describeColumns(st *statement, formats []int16) {
 		c.send(&pgproto3.NoData{})
 		return
 	}
-	c.send(rowDescription(st.prep.Columns, formats))
+	c.sendRowDescription(st.prep.Columns, formats)
 }
 
 func (c *conn) handleExecute(m *pgproto3.Execute) error {

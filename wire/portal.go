@@ -116,7 +116,7 @@ func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
 		p.formats = formats
 	}
 	if describe {
-		c.send(rowDescription(p.cols, p.formats))
+		c.sendRowDescription(p.cols, p.formats)
 	}
 	return nil
 }

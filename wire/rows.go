@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
@@ -13,9 +12,11 @@ import (
 // columnFormats expands Bind's result format codes to one per column: none
 // means all text, one applies to all, otherwise one each.
 func columnFormats(codes []int16, n int) ([]int16, error) {
+	if len(codes) == 0 {
+		return nil, nil // all text; nil formats mean that everywhere
+	}
 	out := make([]int16, n)
 	switch len(codes) {
-	case 0:
 	case 1:
 		for i := range out {
 			out[i] = codes[0]
@@ -33,21 +34,31 @@ func columnFormats(codes []int16, n int) ([]int16, error) {
 	return out, nil
 }
 
-func rowDescription(cols []exec.Column, formats []int16) *pgproto3.RowDescription {
-	rd := &pgproto3.RowDescription{Fields: make([]pgproto3.FieldDescription, len(cols))}
-	for i, col := range cols {
-		f := &rd.Fields[i]
-		f.Name = []byte(col.Name)
-		f.TableOID = col.TableOID
-		f.TableAttributeNumber = uint16(col.AttNum)
-		f.DataTypeOID = col.Type.OID()
-		f.DataTypeSize = col.Type.TypeSize()
-		f.TypeModifier = col.Type.Typmod()
-		if formats != nil {
-			f.Format = formats[i]
-		}
+// sendRowDescription encodes a RowDescription straight into the output
+// buffer: no message to build per statement.
+func (c *conn) sendRowDescription(cols []exec.Column, formats []int16) {
+	if c.outErr != nil {
+		return
 	}
-	return rd
+	buf := append(c.out, 'T', 0, 0, 0, 0)
+	start := len(buf) - 4
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(cols)))
+	for i, col := range cols {
+		buf = append(buf, col.Name...)
+		buf = append(buf, 0)
+		buf = binary.BigEndian.AppendUint32(buf, col.TableOID)
+		buf = binary.BigEndian.AppendUint16(buf, uint16(col.AttNum))
+		buf = binary.BigEndian.AppendUint32(buf, col.Type.OID())
+		buf = binary.BigEndian.AppendUint16(buf, uint16(col.Type.TypeSize()))
+		buf = binary.BigEndian.AppendUint32(buf, uint32(col.Type.Typmod()))
+		var f int16
+		if formats != nil {
+			f = formats[i]
+		}
+		buf = binary.BigEndian.AppendUint16(buf, uint16(f))
+	}
+	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
+	c.out = buf
 }
 
 // appendDataRow encodes row i of batch straight into the output buffer: no
