@@ -13,7 +13,7 @@ import (
 
 // Actions a delete takes on one data file, as EXPLAIN shows them.
 const (
-	ActionDropUnread = "drop-unread" // whole file removed from partition data alone
+	ActionDropUnread = "drop-unread" // whole file removed unread: its partition tuple or exact column statistics prove every row matches
 	ActionDrop       = "drop"        // whole file removed after reading it
 	ActionDV         = "dv"          // v3 deletion vector
 	ActionPosDelete  = "posdelete"   // v2 position delete file

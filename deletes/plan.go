@@ -203,7 +203,7 @@ func (p *planner) planFile(ctx context.Context, tasks []table.FileScanTask) (*Ro
 	}
 	r := &RowDelete{Task: tasks[0], File: df, Existing: ex.positions, Superseded: ex.superseded,
 		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap(), posTargets: ex.posTargets}
-	if p.provenByPartition(df) && len(p.opts.ReturnColumns) == 0 {
+	if p.provenUnread(df) && len(p.opts.ReturnColumns) == 0 {
 		err = p.planWhole(ctx, r, ex)
 	} else {
 		err = p.planRead(ctx, r, ex)
@@ -215,12 +215,16 @@ func (p *planner) planFile(ctx context.Context, tasks []table.FileScanTask) (*Ro
 	return r, nil
 }
 
-func (p *planner) provenByPartition(df iceberg.DataFile) bool {
+// provenUnread tells whether every row of df matches without reading it:
+// from its partition tuple, or from exact statistics of integer columns
+// without nulls (a range covering whole files).
+func (p *planner) provenUnread(df iceberg.DataFile) bool {
 	if p.bound == nil {
 		return false
 	}
 	spec := p.tbl.Metadata().PartitionSpecByID(int(df.SpecID()))
-	return partitionProof{spec: spec, part: df.Partition()}.provesAll(p.bound)
+	return partitionProof{spec: spec, part: df.Partition()}.provesAll(p.bound) ||
+		metricsProof{df: df}.provesAll(p.bound)
 }
 
 // planWhole counts the live rows of a file every row of which matches. Only
