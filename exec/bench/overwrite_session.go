@@ -104,9 +104,9 @@ func (b owSession) timed(ctx context.Context, contender string, rows int64, q st
 	var err error
 	labels := pprof.Labels("contender", contender, "rows", strconv.FormatInt(rows, 10))
 	pprof.Do(ctx, labels, func(ctx context.Context) {
-		cpu, start := owCPU(), time.Now()
+		cpu, start := processCPU(), time.Now()
 		out, err = b.run(ctx, q)
-		took = owSample{wall: time.Since(start), cpu: owCPU() - cpu}
+		took = owSample{wall: time.Since(start), cpu: processCPU() - cpu}
 	})
 	return out, took, err
 }
