@@ -141,7 +141,7 @@ func expandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 			nodes = append(nodes, it.Expr)
 			name := it.Alias
 			if name == "" {
-				name = columnName(it.Expr)
+				name = sql.ColumnName(it.Expr)
 			}
 			names = append(names, name)
 			continue

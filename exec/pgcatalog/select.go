@@ -135,7 +135,7 @@ func (c *compiler) planOutputs(p *selectPlan, fields *ast.FieldList, inner *scop
 		}
 		name := f.AsName.O
 		if name == "" {
-			name = columnName(f.Expr)
+			name = sql.ColumnName(f.Expr)
 		}
 		p.outputs = append(p.outputs, out)
 		cols = append(cols, colInfo{name: name, t: t})
@@ -175,63 +175,6 @@ func (c *compiler) outputExpr(n ast.ExprNode, sc *scope) (output, sql.Type, erro
 	}
 	fn, t, err := c.expr(n, sc)
 	return output{fn: fn}, t, err
-}
-
-// columnName is the name PostgreSQL gives an unaliased select-list item.
-func columnName(n ast.ExprNode) string {
-	switch x := n.(type) {
-	case *ast.ColumnNameExpr:
-		return x.Name.Name.O
-	case *ast.ParenthesesExpr:
-		return columnName(x.Expr)
-	case *ast.FuncCallExpr:
-		switch x.FnName.L {
-		case "__cast":
-			if name := columnName(x.Args[0]); name != "?column?" {
-				return name
-			}
-			if tn, ok := x.Args[1].(interface{ GetValue() any }); ok {
-				if s, ok := tn.GetValue().(string); ok {
-					if pt := typeByName(s); pt != nil {
-						return pt.name
-					}
-				}
-			}
-			return "?column?"
-		case "__true", "__false":
-			return "bool"
-		case "__field":
-			if s, ok := x.Args[1].(interface{ GetValue() any }); ok {
-				if v, ok := s.GetValue().(string); ok {
-					return v
-				}
-			}
-		case "__array", "__array_sub":
-			return "array"
-		case "__any", "__all", "__subscript", "__param", "__ilike":
-			return "?column?"
-		}
-		return x.FnName.L
-	case *ast.AggregateFuncExpr:
-		return x.F
-	case *ast.WindowFuncExpr:
-		return x.Name
-	case *ast.CaseExpr:
-		return caseColumnName(x)
-	case *ast.SubqueryExpr:
-		if sel, ok := x.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) > 0 {
-			f := sel.Fields.Fields[0]
-			if f.AsName.O != "" {
-				return f.AsName.O
-			}
-			if f.Expr != nil {
-				return columnName(f.Expr)
-			}
-		}
-	case *ast.ExistsSubqueryExpr:
-		return "exists"
-	}
-	return "?column?"
 }
 
 // orderKeys resolves ORDER BY items: ordinals and output names first, as
@@ -491,29 +434,3 @@ func applyLimit(ec *execCtx, outer *env, rows [][]any, limit, offset evalFn) ([]
 	return rows, nil
 }
 
-// caseColumnName names CASE as PostgreSQL's FigureColname does: after its
-// ELSE result when that has a name of its own (a column, a function), else
-// "case". A cast takes the name of what it casts.
-func caseColumnName(x *ast.CaseExpr) string {
-	e := x.ElseClause
-	for e != nil {
-		switch y := e.(type) {
-		case *ast.ParenthesesExpr:
-			e = y.Expr
-			continue
-		case *ast.FuncCallExpr:
-			if y.FnName.L == "__cast" && len(y.Args) == 2 {
-				e = y.Args[0]
-				continue
-			}
-		}
-		break
-	}
-	if e == nil {
-		return "case"
-	}
-	if n := columnName(e); n != "?column?" && n != "bool" {
-		return n
-	}
-	return "case"
-}

@@ -1,0 +1,149 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// ColumnName is the name PostgreSQL's FigureColname gives an unaliased
+// select-list item, read from the normalised tidb tree: a column's own name,
+// a function's name, the inner column (or the type's internal name) for a
+// cast, "case" or the ELSE result's name for CASE, "?column?" otherwise.
+func ColumnName(n ast.ExprNode) string {
+	switch x := n.(type) {
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O
+	case *ast.ParenthesesExpr:
+		return ColumnName(x.Expr)
+	case *ast.AggregateFuncExpr:
+		return strings.ToLower(x.F)
+	case *ast.WindowFuncExpr:
+		return strings.ToLower(x.Name)
+	case *ast.FuncCallExpr:
+		return funcColumnName(x)
+	case *ast.CaseExpr:
+		return caseColumnName(x)
+	case *ast.SubqueryExpr:
+		if sel, ok := x.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) > 0 {
+			f := sel.Fields.Fields[0]
+			if f.AsName.O != "" {
+				return f.AsName.O
+			}
+			if f.Expr != nil {
+				return ColumnName(f.Expr)
+			}
+		}
+	case *ast.ExistsSubqueryExpr:
+		return "exists"
+	}
+	return "?column?"
+}
+
+func funcColumnName(x *ast.FuncCallExpr) string {
+	switch x.FnName.L {
+	case "__cast":
+		return castColumnName(x)
+	case "__true", "__false":
+		return "bool"
+	case "__field":
+		if s, ok := literalString(x.Args[1]); ok {
+			return s
+		}
+		return "?column?"
+	case "__array", "__array_sub":
+		return "array"
+	case "__any", "__all", "__subscript", "__param", "__ilike", "concat":
+		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
+		return "?column?"
+	}
+	return x.FnName.L
+}
+
+// castColumnName is the inner column's name when the cast wraps one, else
+// the internal name of the target type (int4, float8, timestamptz, ...).
+func castColumnName(x *ast.FuncCallExpr) string {
+	if len(x.Args) != 2 {
+		return "?column?"
+	}
+	if inner := ColumnName(x.Args[0]); inner != "?column?" {
+		return inner
+	}
+	written, ok := literalString(x.Args[1])
+	if !ok {
+		return "?column?"
+	}
+	return internalTypeName(written)
+}
+
+// internalTypeName is pg_type.typname for a type as written in a cast.
+func internalTypeName(written string) string {
+	w := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(written)), "pg_catalog.")
+	base := strings.Fields(strings.SplitN(w, "(", 2)[0])
+	t, err := ParseTypeName(w)
+	if err != nil || len(base) == 0 {
+		return "?column?"
+	}
+	switch t.Kind {
+	case KindBool:
+		return "bool"
+	case KindInt16:
+		return "int2"
+	case KindInt32:
+		return "int4"
+	case KindInt64:
+		return "int8"
+	case KindFloat32:
+		return "float4"
+	case KindFloat64:
+		return "float8"
+	case KindNumeric:
+		return "numeric"
+	case KindVarchar:
+		if base[0] == "char" || base[0] == "character" && (len(base) == 1 || base[1] != "varying") || base[0] == "bpchar" {
+			return "bpchar"
+		}
+		return "varchar"
+	case KindText:
+		if base[0] == "name" {
+			return "name"
+		}
+		return "text"
+	case KindTimestampTZ:
+		return "timestamptz"
+	case KindTimestamp:
+		return "timestamp"
+	case KindTime:
+		return "time"
+	case KindOID, KindJSON:
+		return base[0]
+	}
+	return t.String()
+}
+
+// caseColumnName names CASE after its ELSE result when that has a name of
+// its own (a column, a function), else "case"; a cast takes the name of
+// what it casts.
+func caseColumnName(x *ast.CaseExpr) string {
+	e := x.ElseClause
+	for e != nil {
+		switch y := e.(type) {
+		case *ast.ParenthesesExpr:
+			e = y.Expr
+			continue
+		case *ast.FuncCallExpr:
+			if y.FnName.L == "__cast" && len(y.Args) == 2 {
+				e = y.Args[0]
+				continue
+			}
+		}
+		break
+	}
+	if e == nil {
+		return "case"
+	}
+	if n := ColumnName(e); n != "?column?" && n != "bool" {
+		return n
+	}
+	return "case"
+}
