@@ -96,21 +96,12 @@ func Run(ctx context.Context, cfg Config, report func(Result) error) error {
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	dir, cleanup, err := workDir(cfg.Dir)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
+	ws, err := openWorkspace(ctx, cfg.Dir)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	defer wh.Close()
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	r := &runner{cfg: cfg, wh: wh, eng: eng, tmp: dir}
+	defer ws.close()
+	r := &runner{cfg: cfg, wh: ws.wh, eng: ws.eng, tmp: ws.dir}
 	for _, l := range cfg.Layouts {
 		if err := r.layout(ctx, l, report); err != nil {
 			return err
@@ -142,19 +133,37 @@ func (c Config) check() error {
 	return nil
 }
 
-func workDir(dir string) (string, func(), error) {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "magmalake-bench-")
-		if err != nil {
-			return "", nil, fmt.Errorf("bench: %w", err)
-		}
-		return d, func() { os.RemoveAll(d) }, nil
-	}
-	d, err := os.MkdirTemp(dir, "run-")
+// workspace is a run's scratch directory with a warehouse and an engine on it.
+type workspace struct {
+	dir string
+	wh  *iceberg.Warehouse
+	eng *exec.Engine
+}
+
+// openWorkspace makes a fresh directory (under dir, or the system's temp
+// directory) holding the run's warehouse; close removes it.
+func openWorkspace(ctx context.Context, dir string) (*workspace, error) {
+	d, err := os.MkdirTemp(dir, "magmalake-bench-")
 	if err != nil {
-		return "", nil, fmt.Errorf("bench: %w", err)
+		return nil, err
 	}
-	return d, func() { os.RemoveAll(d) }, nil
+	ws := &workspace{dir: d}
+	if ws.wh, err = iceberg.Open(ctx, iceberg.Config{DataDir: d}); err != nil {
+		os.RemoveAll(d)
+		return nil, err
+	}
+	if ws.eng, err = exec.NewEngine(ctx, ws.wh, exec.EngineOptions{}); err != nil {
+		ws.close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+func (ws *workspace) close() {
+	if ws.wh != nil {
+		ws.wh.Close()
+	}
+	os.RemoveAll(ws.dir)
 }
 
 // runner holds what all cases of a run share.

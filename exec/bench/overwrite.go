@@ -185,21 +185,12 @@ func RunOverwrite(ctx context.Context, cfg OverwriteConfig, report func(Overwrit
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("bench overwrite: %w", err)
 	}
-	dir, cleanup, err := workDir(cfg.Dir)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
+	ws, err := openWorkspace(ctx, cfg.Dir)
 	if err != nil {
 		return fmt.Errorf("bench overwrite: %w", err)
 	}
-	defer wh.Close()
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		return fmt.Errorf("bench overwrite: %w", err)
-	}
-	r := &overwriteRunner{cfg: cfg, wh: wh, eng: eng}
+	defer ws.close()
+	r := &overwriteRunner{cfg: cfg, wh: ws.wh, eng: ws.eng}
 	for _, rows := range cfg.Sizes {
 		if err := r.size(ctx, rows, report); err != nil {
 			return err
