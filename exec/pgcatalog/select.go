@@ -433,4 +433,3 @@ func applyLimit(ec *execCtx, outer *env, rows [][]any, limit, offset evalFn) ([]
 	}
 	return rows, nil
 }
-
