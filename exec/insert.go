@@ -57,7 +57,9 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 			}
 		}
 		if idx < 0 {
-			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
+			e := sql.UndefinedColumn("", name)
+			e.Message = fmt.Sprintf("column %q of relation %q does not exist", name, st.Table.Table)
+			return nil, e
 		}
 		if t.feeds[idx] >= 0 {
 			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)

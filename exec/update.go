@@ -39,7 +39,9 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 			}
 		}
 		if idx < 0 {
-			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column, st.Table.Table)
+			e := sql.UndefinedColumn("", a.Column)
+			e.Message = fmt.Sprintf("column %q of relation %q does not exist", a.Column, st.Table.Table)
+			return nil, e
 		}
 		if _, dup := p.sets[idx]; dup {
 			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)

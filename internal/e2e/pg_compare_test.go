@@ -189,6 +189,8 @@ func (tw *twin) testPositions(t *testing.T) {
 		"DELETE FROM c WHERE no_such_col = 1",
 		"UPDATE c SET s = 'a' WHERE no_such_col = 2",
 		"INSERT INTO no_such_table VALUES (1)",
+		"INSERT INTO c (id, no_such_col) VALUES (1, 2)",
+		"UPDATE c SET no_such_col = 1",
 		"EXPLAIN SELECT * FROM no_such_table",
 		"SELECT count(*) FROM c GROUP BY no_such_col",
 		"SELECT 1 AS a; SELECT * FROM no_such_table",
