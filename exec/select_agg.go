@@ -121,13 +121,13 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, g *grouper, ac
 	}()
 	var err error
 	for i, e := range agg.GroupBy {
-		if keys[i], err = sql.Eval(ctx, e, b, p.params); err != nil {
+		if keys[i], err = evalColumn(ctx, e, b, p.params); err != nil {
 			return err
 		}
 	}
 	for i, c := range agg.Calls {
 		if c.Arg != nil {
-			if args[i], err = sql.Eval(ctx, c.Arg, b, p.params); err != nil {
+			if args[i], err = evalColumn(ctx, c.Arg, b, p.params); err != nil {
 				return err
 			}
 		}

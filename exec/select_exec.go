@@ -169,7 +169,7 @@ func project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 	cols := make([]arrow.Array, len(exprs))
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
-		arr, err := sql.Eval(ctx, e, b, params)
+		arr, err := evalColumn(ctx, e, b, params)
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()
@@ -188,6 +188,19 @@ func project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 		c.Release()
 	}
 	return rb, nil
+}
+
+// evalColumn computes one output column. A plain column reference already
+// in its output type is passed through as is: SELECT * and column lists
+// cost no per-value work.
+func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []Param) (arrow.Array, error) {
+	if c, ok := e.(*sql.ColumnRef); ok && b != nil && c.Index < int(b.NumCols()) {
+		if arr := b.Column(c.Index); arrow.TypeEqual(arr.DataType(), c.T.ArrowType()) {
+			arr.Retain()
+			return arr, nil
+		}
+	}
+	return sql.Eval(ctx, e, b, params)
 }
 
 // filterBatch keeps the rows whose mask entry is true.
