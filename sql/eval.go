@@ -214,42 +214,38 @@ func (ev *evaluator) evalMap1(x Expr, sel []int, out []any, f func(any) (any, er
 }
 
 func (ev *evaluator) evalBinary(x *BinaryOp, sel []int, out []any) ([]any, error) {
-	l, err := ev.eval(x.L, sel)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ev.eval(x.R, sel)
-	if err != nil {
-		return nil, err
-	}
 	lt, rt := x.L.Type(), x.R.Type()
-	for _, i := range sel {
-		if l[i] == nil || r[i] == nil {
-			continue
-		}
-		if out[i], err = arith(x.Op, x.T, l[i], r[i], lt, rt); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return ev.evalStrict2(x.L, x.R, sel, out, func(l, r any) (any, error) {
+		return arith(x.Op, x.T, l, r, lt, rt)
+	})
 }
 
 func (ev *evaluator) evalCompare(x *Compare, sel []int, out []any) ([]any, error) {
-	l, err := ev.eval(x.L, sel)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ev.eval(x.R, sel)
-	if err != nil {
-		return nil, err
-	}
 	lt, rt := x.L.Type(), x.R.Type()
+	return ev.evalStrict2(x.L, x.R, sel, out, func(l, r any) (any, error) {
+		c := compareDatums(x.Domain, toDomain(l, lt, x.Domain), toDomain(r, rt, x.Domain))
+		return cmpHolds(x.Op, c), nil
+	})
+}
+
+// evalStrict2 evaluates a strict binary operator: NULL when either operand
+// is NULL, else f of the two.
+func (ev *evaluator) evalStrict2(a, b Expr, sel []int, out []any, f func(l, r any) (any, error)) ([]any, error) {
+	l, err := ev.eval(a, sel)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ev.eval(b, sel)
+	if err != nil {
+		return nil, err
+	}
 	for _, i := range sel {
 		if l[i] == nil || r[i] == nil {
 			continue
 		}
-		c := compareDatums(x.Domain, toDomain(l[i], lt, x.Domain), toDomain(r[i], rt, x.Domain))
-		out[i] = cmpHolds(x.Op, c)
+		if out[i], err = f(l[i], r[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
