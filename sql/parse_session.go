@@ -28,7 +28,7 @@ func (p *parseCtx) sessionHandler(w string) func(*cursor) (Statement, error) {
 	case "deallocate":
 		return p.deallocateStmt
 	}
-	return nil
+	return p.cursorHandler(w)
 }
 
 // setStmt parses the SET forms.
