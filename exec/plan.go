@@ -32,6 +32,12 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:
 		return s.prepareCopy(ctx, x, params)
+	case *sql.DeclareCursor:
+		return s.prepareDeclare(ctx, x, params)
+	case *sql.Fetch:
+		return s.prepareFetch(x)
+	case *sql.CloseCursor:
+		return s.prepareClose(x)
 	}
 	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement %T is not supported", st)
 }

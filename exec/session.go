@@ -159,6 +159,7 @@ func (s *Session) TxStatus() byte { return s.tx.status() }
 // Close ends the session, rolling back an open transaction.
 func (s *Session) Close() {
 	s.tx.reset()
+	s.tx.cursors.closeAll()
 }
 
 // tagOnly is a plan result with no rows.

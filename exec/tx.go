@@ -23,6 +23,8 @@ type txState struct {
 	// a block, each of which is its own transaction.
 	autoReadOnly bool
 	tables       map[string]*txTable
+	// cursors outlive the block (WITH HOLD): every reset carries them over.
+	cursors *cursorSet
 }
 
 // txTable is one table a transaction block read or changed.
@@ -74,7 +76,7 @@ func (t *txState) checkWrite() error {
 
 // begin opens a block.
 func (t *txState) begin(readOnly bool) {
-	*t = txState{active: true, readOnly: readOnly, autoReadOnly: t.autoReadOnly, tables: map[string]*txTable{}}
+	*t = txState{active: true, readOnly: readOnly, autoReadOnly: t.autoReadOnly, tables: map[string]*txTable{}, cursors: t.cursors}
 }
 
 // rollback abandons the block: nothing was committed, so every file its
@@ -83,13 +85,15 @@ func (t *txState) rollback() {
 	for _, tt := range t.tables {
 		tt.abandon()
 	}
-	*t = txState{autoReadOnly: t.autoReadOnly}
+	t.cursors.rollback()
+	*t = txState{autoReadOnly: t.autoReadOnly, cursors: t.cursors}
 }
 
 // end closes the block without touching files: COMMIT has published or
 // abandoned every table.
 func (t *txState) end() {
-	*t = txState{autoReadOnly: t.autoReadOnly}
+	t.cursors.commit()
+	*t = txState{autoReadOnly: t.autoReadOnly, cursors: t.cursors}
 }
 
 func (tt *txTable) abandon() {
