@@ -220,7 +220,7 @@ func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []Column, error) {
 		cs := s.cursors()
 		if st.All {
 			cs.closeAll()
-			return tagOnly("CLOSE CURSOR"), nil
+			return tagOnly("CLOSE CURSOR ALL"), nil // PostgreSQL's tag for CLOSE ALL
 		}
 		c, err := cs.get(st.Name)
 		if err != nil {

@@ -173,7 +173,7 @@ func TestCursorTransactionLifetime(t *testing.T) {
 	if r := mustQuery(t, s, "FETCH x"); r.text() != "1000\n" {
 		t.Fatalf("fetch x: %q", r.text())
 	}
-	if r := mustQuery(t, s, "CLOSE ALL"); r.tag != "CLOSE CURSOR" {
+	if r := mustQuery(t, s, "CLOSE ALL"); r.tag != "CLOSE CURSOR ALL" {
 		t.Fatalf("close all tag %q", r.tag)
 	}
 	mustFail(t, s, "34000", "FETCH y")

@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/wire"
 )
@@ -110,5 +115,128 @@ func TestPsqlFetchCount(t *testing.T) {
 	}
 	if rows.String() != cursorModel() {
 		t.Fatalf("psql FETCH_COUNT output:\n%s\nwant:\n%s", out, cursorModel())
+	}
+}
+
+// TestCursorsAgainstPostgres compares tags, rows and errors of a cursor
+// session with PostgreSQL 15's answers to the same statements.
+func TestCursorsAgainstPostgres(t *testing.T) {
+	tw := newTwin(t)
+	script := []string{
+		"DECLARE x CURSOR FOR SELECT 1",
+		"BEGIN",
+		"DECLARE c CURSOR FOR SELECT id, s FROM c ORDER BY id",
+		"FETCH 3 FROM c",
+		"MOVE 2 IN c",
+		"FETCH NEXT FROM c",
+		"FETCH FORWARD 2 c",
+		"FETCH ALL FROM c",
+		"FETCH c",
+		"MOVE ALL IN c",
+		"DECLARE c CURSOR FOR SELECT 1",
+		"FETCH c",
+		"ROLLBACK",
+		"FETCH c",
+		"MOVE c",
+		"CLOSE nosuch",
+		"CLOSE ALL",
+		"DECLARE h CURSOR WITH HOLD FOR SELECT id, s FROM c WHERE id > 4 ORDER BY id",
+		"FETCH 2 FROM h",
+		"BEGIN",
+		"DECLARE p CURSOR WITHOUT HOLD FOR SELECT id FROM c ORDER BY id",
+		"FETCH p",
+		"COMMIT",
+		"FETCH p",
+		"FETCH ALL FROM h",
+		"CLOSE h",
+		"CLOSE h",
+	}
+	for _, q := range script {
+		ml, pg := pgAnswer(tw.ml, q), pgAnswer(tw.pg, q)
+		if ml != pg {
+			t.Errorf("%s:\nmagmalake:  %s\nPostgreSQL: %s", q, ml, pg)
+		}
+	}
+}
+
+// pgAnswer renders one simple-protocol statement's outcome: its rows and
+// tag, or its error's SQLSTATE and message.
+func pgAnswer(conn *pgx.Conn, q string) string {
+	rs, err := conn.PgConn().Exec(context.Background(), q).ReadAll()
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return "ERROR " + pe.Code + " " + pe.Message
+		}
+		return "ERROR " + err.Error()
+	}
+	var b strings.Builder
+	for _, r := range rs {
+		for _, row := range r.Rows {
+			for _, cell := range row {
+				if cell == nil {
+					b.WriteString("NULL|")
+				} else {
+					b.WriteString(string(cell) + "|")
+				}
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString(r.CommandTag.String())
+	}
+	return b.String()
+}
+
+// TestPgxExtendedFetch reads a cursor through the extended protocol, where
+// FETCH is described before it runs.
+func TestPgxExtendedFetch(t *testing.T) {
+	s := startServer(t, wire.AuthTrust)
+	conn := pgxConnect(t, s, "", pgx.QueryExecModeCacheDescribe)
+	ctx := context.Background()
+	for _, st := range cursorInserts("cur_pgx") {
+		if _, err := conn.Exec(ctx, st); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "DECLARE c CURSOR FOR SELECT id, name FROM cur_pgx ORDER BY id"); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for {
+		rows, err := tx.Query(ctx, "FETCH FORWARD 5 FROM c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var name *string
+			if err := rows.Scan(&id, &name); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if name == nil {
+				fmt.Fprintf(&got, "%d NULL\n", id)
+			} else {
+				fmt.Fprintf(&got, "%d %s\n", id, *name)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if tag := rows.CommandTag().String(); tag != fmt.Sprintf("FETCH %d", n) {
+			t.Fatalf("tag %q after %d rows", tag, n)
+		}
+		if n < 5 {
+			break
+		}
+	}
+	if got.String() != cursorModel() {
+		t.Fatalf("extended FETCH:\n%s\nwant:\n%s", got.String(), cursorModel())
 	}
 }
