@@ -40,3 +40,17 @@ func testHoldOverChange(t *testing.T, before int) {
 		t.Fatalf("got\n%s\nwant\n%s", joinRows(got), joinRows(want))
 	}
 }
+
+// A held cursor declared in a block whose COMMIT fails goes with the block:
+// it could otherwise read files the failed block wrote and abandoned.
+func TestHeldCursorClosedByFailedCommit(t *testing.T) {
+	s := testSession(t)
+	txFixture(t, s, "merge-on-read", "3", 9)
+	other := s.engine.NewSession(SessionInfo{User: "other"})
+	mustQuery(t, s, "BEGIN")
+	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
+	mustQuery(t, s, "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t")
+	mustQuery(t, other, "DELETE FROM t WHERE id = 1")
+	mustFail(t, s, "40001", "COMMIT")
+	mustFail(t, s, "34000", "FETCH 1 FROM c")
+}

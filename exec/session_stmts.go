@@ -174,6 +174,11 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, err
 		return tagOnly("ROLLBACK"), nil
 	}
 	err := s.commitBlock(ctx)
+	if err != nil {
+		// The block did not (wholly) commit: its cursors, held ones too,
+		// go as they would on ROLLBACK, since they may read what it wrote.
+		s.tx.cursors.rollback()
+	}
 	s.tx.end() // commitBlock published or abandoned every table
 	if err != nil {
 		return nil, err
