@@ -218,3 +218,13 @@ var pgReserved = kwSet(`all analyse analyze and any array as asc asymmetric both
 	table then to trailing true union unique user using variadic when where window with
 	authorization binary collation concurrently cross freeze full ilike inner is isnull join left like
 	natural notnull outer overlaps right similar tablesample verbose`)
+
+// signedNumber consumes "-1.5" or "+3" written as a sign and a number token.
+func (c *cursor) signedNumber() (string, bool) {
+	t := c.peek()
+	if t.kind != tkOp || (t.val != "-" && t.val != "+") || c.peekN(1).kind != tkNumber {
+		return "", false
+	}
+	c.i += 2
+	return strings.TrimPrefix(t.val, "+") + c.at(c.i-1).val, true
+}

@@ -267,9 +267,8 @@ func (p *parseCtx) propertyValue(c *cursor) (string, error) {
 		c.i++
 		return t.val, nil
 	case tkOp:
-		if (t.val == "-" || t.val == "+") && c.peekN(1).kind == tkNumber {
-			c.i += 2
-			return strings.TrimPrefix(t.val, "+") + c.at(c.i-1).val, nil
+		if v, ok := c.signedNumber(); ok {
+			return v, nil
 		}
 	}
 	return "", c.errHere()
