@@ -19,6 +19,8 @@ import (
 	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // fileSink names and creates the files one Prepare writes, remembering every
@@ -145,6 +147,7 @@ func writeBatches(ctx context.Context, fw *pqarrow.FileWriter, next func() (arro
 		if err != nil || b == nil {
 			return err
 		}
+		b = lake.ParquetSafeBatch(b)
 		err = fw.WriteBuffered(b)
 		b.Release()
 		if err != nil {

@@ -107,5 +107,5 @@ func toWriteBatch(rec arrow.RecordBatch, target *arrow.Schema) (arrow.RecordBatc
 				rec.Schema().Field(i).Name, rec.Column(i).DataType(), f.Name, f.Type)
 		}
 	}
-	return array.NewRecordBatch(target, rec.Columns(), rec.NumRows()), nil
+	return ParquetSafeBatch(array.NewRecordBatch(target, rec.Columns(), rec.NumRows())), nil
 }
