@@ -38,11 +38,8 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		if hasAggregate(st.Where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
-		if p.where, err = sql.Bind(st.Where, p.scope, params); err != nil {
+		if p.where, err = sql.BindCondition(st.Where, p.scope, params, "WHERE"); err != nil {
 			return nil, err
-		}
-		if p.where.Type().Kind != sql.KindBool {
-			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", p.where.Type())
 		}
 	}
 	if len(st.Returning) > 0 {

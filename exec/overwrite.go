@@ -55,11 +55,8 @@ func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql
 		if hasAggregate(where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
-		if p.del.where, err = sql.Bind(where, p.del.scope, params); err != nil {
+		if p.del.where, err = sql.BindCondition(where, p.del.scope, params, "WHERE"); err != nil {
 			return nil, err
-		}
-		if p.del.where.Type().Kind != sql.KindBool {
-			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", p.del.where.Type())
 		}
 	}
 	if p.target, err = s.insertTarget(ctx, &shaped); err != nil {

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -28,9 +27,7 @@ func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql
 			}
 		}
 	case st.From == nil:
-		_, err := s.planSelect(ctx, st, params)
-		var se *sql.Error
-		if err == nil || !errors.As(err, &se) || se.Code != sql.CodeUndefinedFunction {
+		if _, err := s.planSelect(ctx, st, params); !sql.IsUnknownFunction(err) {
 			return nil, nil, false, nil
 		}
 	default:

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -33,8 +32,7 @@ func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params
 	}
 	q, err := s.planSelect(ctx, st, params)
 	if err != nil {
-		var se *sql.Error
-		if errors.As(err, &se) && se.Code == sql.CodeUndefinedFunction {
+		if sql.IsUnknownFunction(err) {
 			return nil, nil, false, nil
 		}
 		return nil, nil, true, err

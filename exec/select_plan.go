@@ -89,11 +89,8 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params) (*selectQu
 		if hasAggregate(st.Where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
-		if q.where, err = sql.Bind(st.Where, input, params); err != nil {
+		if q.where, err = sql.BindCondition(st.Where, input, params, "WHERE"); err != nil {
 			return nil, err
-		}
-		if q.where.Type().Kind != sql.KindBool {
-			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", q.where.Type())
 		}
 	}
 	grouped := len(st.GroupBy) > 0 || st.Having != nil || hasAggregate(items...)
@@ -113,11 +110,9 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params) (*selectQu
 	}
 	q.names, q.visible = names, len(items)
 	if st.Having != nil {
-		if q.having, err = bindOut(st.Having); err != nil {
+		// HAVING makes the query grouped, so q.agg is set.
+		if q.having, err = sql.BindAggregateCondition(st.Having, input, q.agg, params, "HAVING"); err != nil {
 			return nil, err
-		}
-		if q.having.Type().Kind != sql.KindBool {
-			return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of HAVING must be type boolean, not type %s", q.having.Type())
 		}
 	}
 	if err := q.bindOrder(st.OrderBy, bindOut); err != nil {

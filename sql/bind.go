@@ -79,6 +79,21 @@ func Bind(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
 	return b.finish(e)
 }
 
+// BindCondition binds a WHERE (or ON) clause named clause: an untyped
+// literal or parameter reads as boolean there, as in PostgreSQL (WHERE NULL
+// matches nothing), and anything else must be boolean.
+func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
+	if params == nil {
+		params = &Params{}
+	}
+	b := &binder{scope: scope, params: params}
+	e, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.requireBool(e, clause)
+}
+
 // finish resolves what context left untyped to text, as PostgreSQL does.
 func (b *binder) finish(e Expr) (Expr, error) {
 	if isUnknown(e) {

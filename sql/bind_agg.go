@@ -43,6 +43,20 @@ func BindAggregate(node ast.ExprNode, input *Scope, agg *AggContext, params *Par
 	return b.finish(e)
 }
 
+// BindAggregateCondition is BindCondition for HAVING: bound as
+// BindAggregate, with an untyped operand read as boolean.
+func BindAggregateCondition(node ast.ExprNode, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
+	if params == nil {
+		params = &Params{}
+	}
+	b := &binder{scope: input, params: params, agg: agg}
+	e, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.requireBool(e, clause)
+}
+
 // matchGroup returns a reference to the GROUP BY expression node equals.
 func (b *binder) matchGroup(node ast.ExprNode) Expr {
 	if len(b.agg.GroupBy) == 0 {

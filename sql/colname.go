@@ -53,6 +53,8 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		return "?column?"
 	case "__array", "__array_sub":
 		return "array"
+	case "__concat":
+		return "concat"
 	case "__any", "__all", "__subscript", "__param", "__ilike", "concat":
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"

@@ -1,6 +1,9 @@
 package sql
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // SQLSTATE codes used across magmalake. The wire layer sends Error.Code as is;
 // every other layer picks the most precise code that exists.
@@ -45,6 +48,8 @@ const (
 	CodeInternal              = "XX000"
 	CodeIOError               = "58030"
 	CodeCardinalityViolation  = "21000"
+	CodeNullValueNotAllowed   = "22004"
+	CodeProgramLimitExceeded  = "54000"
 )
 
 // Error is the one error type that carries a SQLSTATE to the client. Position is
@@ -65,6 +70,15 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrUnknownFunction is wrapped by the 42883 of a call whose function name
+// the binder does not implement at all, as opposed to a known function or
+// operator given argument types it has no form for: only the former may be
+// handed to another evaluator that knows more names.
+var ErrUnknownFunction = errors.New("unknown function name")
+
+// IsUnknownFunction reports err is (or wraps) a call of an unknown function name.
+func IsUnknownFunction(err error) bool { return errors.Is(err, ErrUnknownFunction) }
 
 // Errorf builds an *Error with the given SQLSTATE.
 func Errorf(code, format string, args ...any) *Error {

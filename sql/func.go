@@ -220,21 +220,6 @@ func (b *binder) intArg(name string, args []Expr, i int) error {
 
 func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 	switch name {
-	case "concat":
-		if len(args) == 0 {
-			return nil, noFunction(name, args)
-		}
-		e := args[0]
-		for _, a := range args[1:] {
-			var err error
-			if e, err = b.bindConcat(e, a); err != nil {
-				return nil, err
-			}
-		}
-		if len(args) == 1 {
-			return b.bindConcat(e, &Const{Value: "", T: Text})
-		}
-		return e, nil
 	case "lower", "upper":
 		if len(args) != 1 {
 			return nil, noFunction(name, args)
@@ -324,7 +309,12 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 		}
 		return &Func{Name: name, T: TimestampTZ}, nil
 	}
-	return nil, noFunction(name, args)
+	if e, ok, err := b.bindText(name, args); ok {
+		return e, err
+	}
+	err := noFunction(name, args)
+	err.Err = ErrUnknownFunction
+	return nil, err
 }
 
 func (b *binder) bindRound(args []Expr) (Expr, error) {

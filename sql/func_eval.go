@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -30,6 +29,19 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 		}
 	}
 	row := make([]any, len(x.Args))
+	if isVariadicText(x.Name) {
+		for _, i := range sel {
+			for k := range args {
+				row[k] = args[k][i]
+			}
+			v, err := variadicText(x, row)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
 	for _, i := range sel {
 		null := false
 		for k := range args {
@@ -103,7 +115,7 @@ func scalar(x *Func, a []any) (any, error) {
 	case "round":
 		return roundValue(a, x.Args[0].Type())
 	}
-	return nil, fmt.Errorf("evaluate %s: unknown function", x.Name)
+	return textScalar(x, a)
 }
 
 // asciiMap shifts letters in [lo, hi]: lower/upper under the C collation.

@@ -26,8 +26,9 @@
 //     → 0A000.
 //   - x ILIKE p [ESCAPE e] → __ilike(x, p[, e]); x NOT ILIKE p → NOT
 //     __ilike(x, p); ~~ / !~~ → LIKE / NOT LIKE; ~~* / !~~* → ILIKE as above.
-//   - || is tidb's concat (FuncCallExpr "concat") via PIPES_AS_CONCAT; LIKE
-//     ... ESCAPE is tidb-native.
+//   - || is tidb's concat (FuncCallExpr "concat") via PIPES_AS_CONCAT; a
+//     call of the function concat(...) → __concat(...). LIKE ... ESCAPE is
+//     tidb-native.
 //   - Where a rewrite needs parentheses to stay valid for TiDB (NOT after a
 //     comparison operator, say), the result is wrapped in a ParenthesesExpr;
 //     binders should look through ParenthesesExpr.
@@ -227,6 +228,15 @@ func (n *normalizer) word(t token) error {
 		n.emit("null", tkIdent, t)
 		n.i++
 		return nil
+	case "concat":
+		// || reaches tidb as concat(...) too (PIPES_AS_CONCAT), but
+		// PostgreSQL's concat() skips NULL arguments where || is NULL: the
+		// function keeps a name of its own.
+		if t.kind == tkIdent && next.isPunct("(") {
+			n.emit("__concat", tkIdent, t)
+			n.i++
+			return nil
+		}
 	case "ilike":
 		return n.ilike(t, false)
 	case "not":

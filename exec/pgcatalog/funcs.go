@@ -67,7 +67,8 @@ var catalogFuncs = map[string]catalogFunc{
 	"replace": {sql.Text, true, func(_ *execCtx, a []any) (any, error) {
 		return strings.ReplaceAll(text(a[0]), text(a[1]), text(a[2])), nil
 	}},
-	"concat":            {sql.Text, false, fnConcat},
+	"__concat":          {sql.Text, false, fnConcat}, // concat(); "concat" is ||
+	"concat":            {sql.Text, true, fnConcat},
 	"json_build_object": {sql.JSON, false, fnJSONObject},
 	"pg_get_keywords":   {sql.Text, false, fixed(nil)},
 }
@@ -76,7 +77,9 @@ var catalogFuncs = map[string]catalogFunc{
 func procNames() []string {
 	names := make([]string, 0, len(catalogFuncs))
 	for n := range catalogFuncs {
-		names = append(names, n)
+		if !strings.HasPrefix(n, "__") { // internal spellings (__concat)
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	return names
