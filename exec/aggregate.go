@@ -39,6 +39,12 @@ func newAccumulator(a aggSpec, out sql.Type) (accumulator, error) {
 		acc = &extremeAcc{max: a.Func == "max", typ: out}
 	case "sum", "avg":
 		acc = newSumAcc(a, out)
+	case "stddev_samp", "stddev_pop", "var_samp", "var_pop":
+		acc = newVarianceAcc(a, out)
+	case "bool_and", "bool_or":
+		acc = &boolAcc{and: a.Func == "bool_and"}
+	case "string_agg":
+		acc = &stringAggAcc{}
 	default:
 		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function %s does not exist", a.Func)
 	}

@@ -2,13 +2,15 @@ package exec
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
 )
 
 // aggFinder reports whether an expression tree holds an aggregate call.
 type aggFinder struct{ found bool }
 
 func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.AggregateFuncExpr); ok {
+	if sql.IsAggregateCall(n) {
 		f.found = true
 		return n, true
 	}

@@ -131,6 +131,16 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, g *grouper, ac
 				return err
 			}
 		}
+		if c.Sep != nil {
+			sep, err := evalColumn(ctx, c.Sep, b, p.params)
+			if err != nil {
+				return err
+			}
+			defer sep.Release()
+			if sa, ok := accs[i].(interface{ setSep(arrow.Array) }); ok {
+				sa.setSep(sep)
+			}
+		}
 	}
 	for r := 0; r < int(b.NumRows()); r++ {
 		id, err := g.group(keys, r)

@@ -63,7 +63,10 @@ func (b *binder) matchGroup(node ast.ExprNode) Expr {
 		return nil
 	}
 	switch node.(type) {
-	case *test_driver.ValueExpr, *ast.AggregateFuncExpr:
+	case *test_driver.ValueExpr:
+		return nil
+	}
+	if IsAggregateCall(node) {
 		return nil
 	}
 	plain := &binder{scope: b.scope, params: b.params}
@@ -88,7 +91,32 @@ func (b *binder) ungroupedColumn(cn *ast.ColumnName) error {
 	return Errorf(CodeGroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 }
 
+// callAggregates are the aggregates tidb parses as plain function calls
+// (the normaliser also sends stddev and variance this way, since tidb reads
+// them as the population forms where PostgreSQL means the sample forms).
+var callAggregates = map[string]string{
+	"stddev": "stddev_samp", "variance": "var_samp",
+	"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and",
+	"string_agg": "string_agg",
+}
+
+// IsAggregateCall reports whether n is an aggregate function call.
+func IsAggregateCall(n ast.Node) bool {
+	switch x := n.(type) {
+	case *ast.AggregateFuncExpr:
+		return true
+	case *ast.FuncCallExpr:
+		_, ok := callAggregates[x.FnName.L]
+		return ok
+	}
+	return false
+}
+
 func (b *binder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
+	return b.bindAggregateCall(n.F, n.Args, n.Distinct)
+}
+
+func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinct bool) (Expr, error) {
 	if b.agg == nil {
 		return nil, Errorf(CodeGroupingError, "aggregate functions are not allowed here")
 	}
@@ -96,25 +124,44 @@ func (b *binder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
 		return nil, Errorf(CodeGroupingError, "aggregate function calls cannot be nested")
 	}
 	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
-	call := &AggCall{Name: n.F, Distinct: n.Distinct}
-	if len(n.Args) != 1 {
-		return nil, Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", n.F, len(n.Args))
+	call := &AggCall{Name: name, Distinct: distinct}
+	want := 1
+	if name == "string_agg" {
+		want = 2
 	}
-	arg, err := inner.bind(n.Args[0])
+	if len(argNodes) != want {
+		return nil, Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(argNodes))
+	}
+	arg, err := inner.bind(argNodes[0])
 	if err != nil {
 		return nil, err
 	}
+	if want == 2 {
+		sep, err := inner.bind(argNodes[1])
+		if err != nil {
+			return nil, err
+		}
+		args := []Expr{arg, sep}
+		if err := inner.textArgs(name, args); err != nil {
+			return nil, err
+		}
+		arg, call.Sep = args[0], args[1]
+	}
 	if isUnknown(arg) {
-		if arg, err = inner.coerceUnknown(arg, Text); err != nil {
+		to := Text
+		if name == "bool_and" || name == "bool_or" {
+			to = Bool
+		}
+		if arg, err = inner.coerceUnknown(arg, to); err != nil {
 			return nil, err
 		}
 	}
 	// count(*) arrives as count(1); any non-null constant counts rows alike.
-	if c, ok := arg.(*Const); ok && n.F == "count" && c.Value != nil && !n.Distinct {
+	if c, ok := arg.(*Const); ok && name == "count" && c.Value != nil && !distinct {
 		arg = nil
 	}
 	call.Arg = arg
-	if call.T, err = aggType(n.F, arg); err != nil {
+	if call.T, err = aggType(name, arg); err != nil {
 		return nil, err
 	}
 	return b.aggRef(call), nil
@@ -155,13 +202,19 @@ func aggType(name string, arg Expr) (Type, error) {
 		case KindFloat32, KindFloat64:
 			return t, nil
 		}
-	case "avg":
+	case "avg", "stddev_samp", "stddev_pop", "var_samp", "var_pop":
 		switch t.Kind {
 		case KindInt16, KindInt32, KindInt64, KindNumeric:
 			return Numeric(0, max(16, t.Scale)), nil
 		case KindFloat32, KindFloat64:
 			return Float64, nil
 		}
+	case "bool_and", "bool_or":
+		if t.Kind == KindBool {
+			return Bool, nil
+		}
+	case "string_agg":
+		return Text, nil
 	default:
 		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
 	}

@@ -164,8 +164,9 @@ type Func struct {
 // AggCall is an aggregate call; the executor computes it per group and the
 // expressions above it read the result through a ColumnRef (see BindAggregate).
 type AggCall struct {
-	Name     string // count, sum, min, max, avg
+	Name     string // count, sum, min, max, avg, stddev_samp, ..., string_agg
 	Arg      Expr   // nil for count(*)
+	Sep      Expr   // string_agg's delimiter (text), nil otherwise
 	Distinct bool
 	T        Type
 }
@@ -303,10 +304,14 @@ func (e *AggCall) String() string {
 	if e.Arg == nil {
 		return e.Name + "(*)"
 	}
-	if e.Distinct {
-		return e.Name + "(DISTINCT " + e.Arg.String() + ")"
+	args := e.Arg.String()
+	if e.Sep != nil {
+		args += ", " + e.Sep.String()
 	}
-	return e.Name + "(" + e.Arg.String() + ")"
+	if e.Distinct {
+		return e.Name + "(DISTINCT " + args + ")"
+	}
+	return e.Name + "(" + args + ")"
 }
 
 func joinExprs(es []Expr) string {

@@ -42,6 +42,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	case "__field":
 		return nil, Errorf(CodeFeatureNotSupported, "field selection is not supported")
 	}
+	if agg, ok := callAggregates[name]; ok {
+		return b.bindAggregateCall(agg, n.Args, false)
+	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {
 		var err error

@@ -237,6 +237,15 @@ func (n *normalizer) word(t token) error {
 			n.i++
 			return nil
 		}
+	case "stddev", "variance", "std":
+		// tidb reads these as stddev_pop / var_pop (MySQL's meaning);
+		// PostgreSQL's are the sample forms and it has no std(): passed
+		// as plain function calls, bound by name.
+		if t.kind == tkIdent && next.isPunct("(") {
+			n.emit(pgQuoteIdent(t.val), tkQIdent, t)
+			n.i++
+			return nil
+		}
 	case "ilike":
 		return n.ilike(t, false)
 	case "not":

@@ -1,0 +1,268 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// boolAcc is bool_and / every (and) and bool_or: NULLs are skipped, a group
+// with no non-NULL input is NULL.
+type boolAcc struct {
+	and  bool
+	seen []bool
+	val  []bool
+}
+
+func (b *boolAcc) update(g int, arr arrow.Array, i int) error {
+	b.seen, b.val = grow(b.seen, g), grow(b.val, g)
+	if arr.IsNull(i) {
+		return nil
+	}
+	v := arr.(*array.Boolean).Value(i)
+	switch {
+	case !b.seen[g]:
+		b.val[g] = v
+	case b.and:
+		b.val[g] = b.val[g] && v
+	default:
+		b.val[g] = b.val[g] || v
+	}
+	b.seen[g] = true
+	return nil
+}
+
+func (b *boolAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	bb := array.NewBooleanBuilder(mem)
+	defer bb.Release()
+	b.seen, b.val = grow(b.seen, n-1), grow(b.val, n-1)
+	for g := 0; g < n; g++ {
+		if !b.seen[g] {
+			bb.AppendNull()
+			continue
+		}
+		bb.Append(b.val[g])
+	}
+	return bb.NewArray(), nil
+}
+
+// stringAggAcc is string_agg(value, delimiter): each non-NULL value after a
+// group's first is preceded by its own row's delimiter (NULL as empty).
+type stringAggAcc struct {
+	sep   arrow.Array // the delimiter column of the batch being folded
+	seen  []bool
+	parts []*strings.Builder
+}
+
+func (s *stringAggAcc) setSep(sep arrow.Array) { s.sep = sep }
+
+func (s *stringAggAcc) update(g int, arr arrow.Array, i int) error {
+	s.seen = grow(s.seen, g)
+	for len(s.parts) <= g {
+		s.parts = append(s.parts, &strings.Builder{})
+	}
+	if arr.IsNull(i) {
+		return nil
+	}
+	if s.seen[g] && s.sep != nil && !s.sep.IsNull(i) {
+		s.parts[g].WriteString(textValue(s.sep, i))
+	}
+	s.parts[g].WriteString(textValue(arr, i))
+	s.seen[g] = true
+	return nil
+}
+
+func textValue(arr arrow.Array, i int) string {
+	if a, ok := arr.(*array.String); ok {
+		return a.Value(i)
+	}
+	return arr.ValueStr(i)
+}
+
+func (s *stringAggAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewStringBuilder(mem)
+	defer b.Release()
+	s.seen = grow(s.seen, n-1)
+	for g := 0; g < n; g++ {
+		if !s.seen[g] {
+			b.AppendNull()
+			continue
+		}
+		b.Append(s.parts[g].String())
+	}
+	return b.NewArray(), nil
+}
+
+// varianceAcc is stddev_samp/stddev_pop/var_samp/var_pop. Float input
+// follows PostgreSQL's float8_accum (Youngs-Cramer), so results agree to the
+// last bit; integer and numeric input is summed exactly and divided at the
+// result's scale, as numeric_stddev_internal does.
+type varianceAcc struct {
+	sample, sqrt bool
+	isFloat      bool
+	scale        int // input scale (numeric)
+	out          sql.Type
+	n            []int64
+	fx, fxx      []float64
+	sx, sxx      []*big.Int
+}
+
+func newVarianceAcc(a aggSpec, out sql.Type) *varianceAcc {
+	v := &varianceAcc{sample: strings.HasSuffix(a.Func, "_samp"), sqrt: strings.HasPrefix(a.Func, "stddev"), out: out}
+	switch a.Input.Kind {
+	case sql.KindFloat32, sql.KindFloat64:
+		v.isFloat = true
+	case sql.KindNumeric:
+		v.scale = a.Input.Scale
+	}
+	return v
+}
+
+func (v *varianceAcc) update(g int, arr arrow.Array, i int) error {
+	v.n = grow(v.n, g)
+	if arr.IsNull(i) {
+		return nil
+	}
+	if v.isFloat {
+		v.fx, v.fxx = grow(v.fx, g), grow(v.fxx, g)
+		var x float64
+		switch a := arr.(type) {
+		case *array.Float32:
+			x = float64(a.Value(i))
+		case *array.Float64:
+			x = a.Value(i)
+		}
+		v.accumFloat(g, x)
+		return nil
+	}
+	for len(v.sx) <= g {
+		v.sx, v.sxx = append(v.sx, new(big.Int)), append(v.sxx, new(big.Int))
+	}
+	x, err := exactValue(arr, i)
+	if err != nil {
+		return err
+	}
+	v.n[g]++
+	v.sx[g].Add(v.sx[g], x)
+	v.sxx[g].Add(v.sxx[g], new(big.Int).Mul(x, x))
+	return nil
+}
+
+// accumFloat is float8_accum: N, Sx and Sxx updated by Youngs-Cramer.
+func (v *varianceAcc) accumFloat(g int, x float64) {
+	oldN := float64(v.n[g])
+	v.n[g]++
+	n := float64(v.n[g])
+	v.fx[g] += x
+	if oldN > 0 {
+		tmp := x*n - v.fx[g]
+		v.fxx[g] += tmp * tmp / (n * oldN)
+		if math.IsInf(v.fx[g], 0) || math.IsInf(v.fxx[g], 0) {
+			v.fxx[g] = math.NaN()
+		}
+	} else if math.IsNaN(x) || math.IsInf(x, 0) {
+		v.fxx[g] = math.NaN()
+	}
+}
+
+// exactValue is an integer or decimal cell as an integer at its scale.
+func exactValue(arr arrow.Array, i int) (*big.Int, error) {
+	switch a := arr.(type) {
+	case *array.Int16:
+		return big.NewInt(int64(a.Value(i))), nil
+	case *array.Int32:
+		return big.NewInt(int64(a.Value(i))), nil
+	case *array.Int64:
+		return big.NewInt(a.Value(i)), nil
+	case *array.Decimal128:
+		return a.Value(i).BigInt(), nil
+	}
+	return nil, sql.Errorf(sql.CodeInternal, "variance over %s", arr.DataType())
+}
+
+func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+	v.n = grow(v.n, n-1)
+	if v.isFloat {
+		b := array.NewFloat64Builder(mem)
+		defer b.Release()
+		for g := 0; g < n; g++ {
+			if f, ok := v.floatResult(g); ok {
+				b.Append(f)
+			} else {
+				b.AppendNull()
+			}
+		}
+		return b.NewArray(), nil
+	}
+	b := array.NewBuilder(mem, v.out.ArrowType()).(*array.Decimal128Builder)
+	defer b.Release()
+	for g := 0; g < n; g++ {
+		r, ok := v.numericResult(g)
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		if new(big.Int).Abs(r).Cmp(pow10(38)) >= 0 {
+			return nil, sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+		}
+		b.Append(decimal128.FromBigInt(r))
+	}
+	return b.NewArray(), nil
+}
+
+func (v *varianceAcc) floatResult(g int) (float64, bool) {
+	n := float64(v.n[g])
+	if v.n[g] == 0 || (v.sample && v.n[g] == 1) {
+		return 0, false
+	}
+	den := n
+	if v.sample {
+		den = n - 1
+	}
+	r := v.fxx[g] / den
+	if v.sqrt {
+		r = math.Sqrt(r)
+	}
+	return r, true
+}
+
+// numericResult is (N·Σx² − (Σx)²) / (N·(N−1) or N²) at the result scale,
+// its square root for stddev; a negative numerator (never, exactly) is 0.
+func (v *varianceAcc) numericResult(g int) (*big.Int, bool) {
+	cnt := v.n[g]
+	if cnt == 0 || (v.sample && cnt == 1) {
+		return nil, false
+	}
+	N := big.NewInt(cnt)
+	num := new(big.Int).Mul(N, v.sxx[g])
+	num.Sub(num, new(big.Int).Mul(v.sx[g], v.sx[g]))
+	if num.Sign() <= 0 {
+		return new(big.Int), true
+	}
+	den := new(big.Int).Mul(N, N)
+	if v.sample {
+		den = new(big.Int).Mul(N, big.NewInt(cnt-1))
+	}
+	s := v.out.Scale
+	q := divRound(num, 2*v.scale, den, 0, s)
+	if !v.sqrt {
+		return q, true
+	}
+	// sqrt(q / 10^s) at scale s = isqrt(q · 10^s), rounded half up via
+	// one extra digit.
+	x := new(big.Int).Mul(q, pow10(s+2))
+	r := new(big.Int).Sqrt(x)
+	last := new(big.Int).Mod(r, big.NewInt(10)).Int64()
+	r.Quo(r, big.NewInt(10))
+	if last >= 5 {
+		r.Add(r, big.NewInt(1))
+	}
+	return r, true
+}
