@@ -34,6 +34,9 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		qual = st.Table.Table
 	}
 	p := &deletePlan{rt: rt, scope: tableScope(rt.Table, qual)}
+	if st.Alias != "" {
+		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
+	}
 	if st.Where != nil {
 		if hasAggregate(st.Where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")

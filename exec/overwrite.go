@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
@@ -95,6 +97,11 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", pv.Column)
 		}
 		col := p.del.scope.Columns[idx]
+		if !identityPartitioned(p.del.rt.Table, col.FieldID) {
+			// Spark's rule: a static PARTITION value names a partition
+			// column; anything else would silently act as REPLACE WHERE.
+			return nil, sql.Errorf(sql.CodeInvalidColumnReference, "column %q is not an identity partition column of %q; use INSERT INTO ... REPLACE WHERE to replace rows by a condition", pv.Column, st.Table.Table)
+		}
 		e, err := bindAssigned(pv.Value, col, params)
 		if err != nil {
 			return nil, err
@@ -245,4 +252,16 @@ func overwriteResult(out deletes.OverwriteOutcome) *Result {
 	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
 	res.Notices = []Notice{{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
 	return res
+}
+
+// identityPartitioned reports whether the table's current spec partitions
+// by the identity of field id.
+func identityPartitioned(tbl *table.Table, id int) bool {
+	spec := tbl.Spec()
+	for _, f := range spec.FieldsBySourceID(id) {
+		if _, ok := f.Transform.(ice.IdentityTransform); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -52,6 +52,9 @@ func (s *Session) openSource(ctx context.Context, from *sql.TableRef) (source, e
 	}
 	sc := iceberg.SchemaForSnapshot(rt.Table, ts.snapshotID)
 	ts.sc = &sql.Scope{}
+	if from.Alias != "" {
+		ts.sc.Aliased = map[string]string{from.Name.Table: from.Alias}
+	}
 	for _, f := range sc.Fields() {
 		ts.sc.Columns = append(ts.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: sql.TypeFromIceberg(f.Type), FieldID: f.ID})
 	}

@@ -21,6 +21,9 @@ type ScopeColumn struct {
 // Scope is the input batch layout: batch column i is Columns[i].
 type Scope struct {
 	Columns []ScopeColumn
+	// Aliased maps the name of a relation that the query gave an alias to
+	// that alias: its own name no longer qualifies its columns.
+	Aliased map[string]string
 }
 
 // Params records the types of $1..$n: client-given OIDs, else inferred from
@@ -223,6 +226,9 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 		found = i
 	}
 	if found < 0 {
+		if table != "" && !b.scope.hasQualifier(table) {
+			return nil, b.scope.missingRelation(table, name)
+		}
 		return nil, UndefinedColumn(table, name)
 	}
 	c := b.scope.Columns[found]
@@ -385,4 +391,24 @@ func arithOpOf(op opcode.Op) string {
 		return "%"
 	}
 	return "+"
+}
+
+func (s *Scope) hasQualifier(table string) bool {
+	for _, c := range s.Columns {
+		if c.Table == table {
+			return true
+		}
+	}
+	return false
+}
+
+// missingRelation is PostgreSQL's 42P01 for a column qualified by a name no
+// relation of the query goes by: an aliased table's own name, or nothing.
+func (s *Scope) missingRelation(table, column string) *Error {
+	ref := &NameRef{Parts: []string{table, column}, Column: true}
+	if alias, ok := s.Aliased[table]; ok {
+		return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("invalid reference to FROM-clause entry for table %q", table),
+			Hint: fmt.Sprintf("Perhaps you meant to reference the table alias %q.", alias), Ref: ref}
+	}
+	return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("missing FROM-clause entry for table %q", table), Ref: ref}
 }

@@ -68,7 +68,10 @@ func castColumnName(x *ast.FuncCallExpr) string {
 	if len(x.Args) != 2 {
 		return "?column?"
 	}
-	if inner := ColumnName(x.Args[0]); inner != "?column?" {
+	// Only a column or function name outranks the type's (PostgreSQL's
+	// FigureColname strength 2); a cast, CASE or boolean literal inside
+	// names by type too, so the outer type wins.
+	if inner := ColumnName(x.Args[0]); inner != "?column?" && !weakColumnName(x.Args[0]) {
 		return inner
 	}
 	written, ok := literalString(x.Args[1])
@@ -148,4 +151,21 @@ func caseColumnName(x *ast.CaseExpr) string {
 		return n
 	}
 	return "case"
+}
+
+// weakColumnName reports a node whose column name is only a default
+// (FigureColname strength 1): a cast, CASE, or TRUE/FALSE.
+func weakColumnName(n ast.ExprNode) bool {
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return weakColumnName(x.Expr)
+	case *ast.CaseExpr:
+		return true
+	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case "__cast", "__true", "__false":
+			return true
+		}
+	}
+	return false
 }

@@ -106,21 +106,6 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch v := x.(type) {
-	case *Const:
-		// PostgreSQL reads a typed literal directly as t and folds constant
-		// casts at plan time, raising their errors then.
-		d, err := castDatum(v.Value, v.T, t)
-		if err != nil {
-			return nil, err
-		}
-		return &Const{Value: d, T: t}, nil
-	case *Param:
-		if v.T.Kind == KindUnknown {
-			b.params.Types[v.Index] = t
-			return &Param{Index: v.Index, T: t}, nil
-		}
-	}
 	if t.Kind == KindNumeric && t.Precision == 0 {
 		// Unconstrained numeric keeps the values' scale; the Arrow column
 		// needs one, so take the source's (floats: 16 places).
@@ -129,6 +114,26 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 			t.Scale = xt.Scale
 		case xt.Kind == KindFloat32 || xt.Kind == KindFloat64:
 			t.Scale = 16
+		}
+	}
+	switch v := x.(type) {
+	case *Const:
+		// PostgreSQL reads a typed literal directly as t and folds constant
+		// casts at plan time, raising their errors then.
+		d, err := castDatum(v.Value, v.T, t)
+		if err != nil {
+			return nil, err
+		}
+		if dd, ok := d.(Decimal); ok && t.Kind == KindNumeric && t.Precision == 0 {
+			// Unconstrained numeric keeps the literal's own scale:
+			// '2.25'::numeric is 2.25, not 2.
+			t.Scale = dd.Scale
+		}
+		return &Const{Value: d, T: t}, nil
+	case *Param:
+		if v.T.Kind == KindUnknown {
+			b.params.Types[v.Index] = t
+			return &Param{Index: v.Index, T: t}, nil
 		}
 	}
 	if !castable(x.Type(), t) {
