@@ -30,6 +30,9 @@ func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql
 		if _, err := s.planSelect(ctx, st, params); !sql.IsUnknownFunction(err) {
 			return nil, nil, false, nil
 		}
+		if err := refusedItem(st, params); err != nil {
+			return nil, nil, true, err
+		}
 	default:
 		return nil, nil, false, nil
 	}
@@ -95,4 +98,25 @@ func catalogBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
 		}
 	}
 	return b.NewRecordBatch(), nil
+}
+
+// refusedItem is the error of a select-list item the scalar binder refuses
+// for a reason other than an unknown function name (an operator over the
+// wrong types, say): the catalog evaluator must not answer what PostgreSQL
+// refuses just because another item calls a catalog function.
+func refusedItem(st *sql.Select, params *sql.Params) error {
+	for _, it := range st.Items {
+		if it.Star || hasAggregate(it.Expr) {
+			continue
+		}
+		// A probe copy: binding must not settle the statement's parameter types.
+		probe := &sql.Params{}
+		if params != nil {
+			probe.Types = append(probe.Types, params.Types...)
+		}
+		if _, err := sql.Bind(it.Expr, &sql.Scope{}, probe); err != nil && !sql.IsUnknownFunction(err) {
+			return err
+		}
+	}
+	return nil
 }
