@@ -97,21 +97,11 @@ var auditModes = []struct {
 		[]string{"SET magmalake.equality_deletes = on"}},
 }
 
-// auditSession writes in batches of three rows, so files straddle batches.
+// auditSession writes in batches of three rows (copySession's engine), so
+// files straddle batches.
 func auditSession(t *testing.T) *Session {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{BatchSize: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	t.Cleanup(s.Close)
+	s, _ := copySession(t)
 	return s
 }
 

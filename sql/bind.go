@@ -71,30 +71,28 @@ type binder struct {
 // Bind resolves names, functions and types in a normalised tidb expression
 // (see the front end's contract: __param, __cast, __true, __false, __ilike).
 func Bind(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
+	return bindTop(node, scope, params, nil, (*binder).finish)
+}
+
+// bindTop binds a whole expression and lets last settle what its context
+// leaves untyped.
+func bindTop(node ast.ExprNode, scope *Scope, params *Params, agg *AggContext, last func(*binder, Expr) (Expr, error)) (Expr, error) {
 	if params == nil {
 		params = &Params{}
 	}
-	b := &binder{scope: scope, params: params}
+	b := &binder{scope: scope, params: params, agg: agg}
 	e, err := b.bind(node)
 	if err != nil {
 		return nil, err
 	}
-	return b.finish(e)
+	return last(b, e)
 }
 
 // BindCondition binds a WHERE (or ON) clause named clause: an untyped
 // literal or parameter reads as boolean there, as in PostgreSQL (WHERE NULL
 // matches nothing), and anything else must be boolean.
 func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
-	if params == nil {
-		params = &Params{}
-	}
-	b := &binder{scope: scope, params: params}
-	e, err := b.bind(node)
-	if err != nil {
-		return nil, err
-	}
-	return b.requireBool(e, clause)
+	return bindTop(node, scope, params, nil, func(b *binder, e Expr) (Expr, error) { return b.requireBool(e, clause) })
 }
 
 // finish resolves what context left untyped to text, as PostgreSQL does.

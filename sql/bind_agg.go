@@ -32,29 +32,13 @@ func (a *AggContext) Scope() *Scope {
 // subexpressions equal to a GROUP BY expression become ColumnRefs to it; any
 // other column reference is 42803.
 func BindAggregate(node ast.ExprNode, input *Scope, agg *AggContext, params *Params) (Expr, error) {
-	if params == nil {
-		params = &Params{}
-	}
-	b := &binder{scope: input, params: params, agg: agg}
-	e, err := b.bind(node)
-	if err != nil {
-		return nil, err
-	}
-	return b.finish(e)
+	return bindTop(node, input, params, agg, (*binder).finish)
 }
 
 // BindAggregateCondition is BindCondition for HAVING: bound as
 // BindAggregate, with an untyped operand read as boolean.
 func BindAggregateCondition(node ast.ExprNode, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
-	if params == nil {
-		params = &Params{}
-	}
-	b := &binder{scope: input, params: params, agg: agg}
-	e, err := b.bind(node)
-	if err != nil {
-		return nil, err
-	}
-	return b.requireBool(e, clause)
+	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) { return b.requireBool(e, clause) })
 }
 
 // matchGroup returns a reference to the GROUP BY expression node equals.
