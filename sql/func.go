@@ -302,9 +302,18 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		// NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END.
+		// NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END, a taken
+		// as the = operator's left input: an integer compared with a
+		// numeric or float (no cross-type operator) is promoted, as in
+		// PostgreSQL (nullif(int, numeric) is numeric).
 		cmp := c.(*Compare)
-		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: cmp.L.Type()}}}, Else: cmp.L, T: cmp.L.Type()}, nil
+		l := cmp.L
+		if lt, dom := l.Type(), cmp.Domain; lt.Kind != dom.Kind &&
+			(isIntegerKind(lt) && (dom.Kind == KindNumeric || dom.Kind == KindFloat64 || dom.Kind == KindFloat32) ||
+				lt.Kind == KindNumeric && (dom.Kind == KindFloat64 || dom.Kind == KindFloat32)) {
+			l = castTo(l, dom)
+		}
+		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
 	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
 		if len(args) != 0 {
 			return nil, noFunction(name, args)
@@ -364,4 +373,12 @@ func castTo(e Expr, t Type) Expr {
 		return e
 	}
 	return &Cast{X: e, T: t}
+}
+
+func isIntegerKind(t Type) bool {
+	switch t.Kind {
+	case KindInt16, KindInt32, KindInt64:
+		return true
+	}
+	return false
 }
