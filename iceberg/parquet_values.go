@@ -9,13 +9,14 @@ import (
 // ParquetSafeBatch returns rec (or a relabelled copy) fit for arrow-go's
 // Parquet writer, consuming rec.
 //
-// arrow-go v18.8's byte-array statistics take each value as a sub-slice of the
-// array's value buffer and treat a nil slice as "no value". A string or
-// binary array whose values are all empty has an empty value buffer whose
-// bytes are nil, so every ” it holds is skipped: a row group's min ignores
-// them and Iceberg's lower bound (taken from those statistics) comes out
-// above ” — readers and deletes then prune a file that holds ”. Giving such
-// arrays a non-nil empty value buffer makes ” count like any other value.
+// arrow-go v18.8's byte-array statistics take each value as a sub-slice of
+// the array's value buffer and treat a nil slice as "no value". A string or
+// binary array whose values are all empty strings has an empty value buffer
+// whose bytes are nil, so each of its empty strings is skipped: the row
+// group's min ignores them, and Iceberg's lower bound (taken from those
+// statistics) comes out above the empty string. Readers and deletes then
+// prune a file that holds one. A non-nil empty value buffer makes the empty
+// string count like any other value.
 func ParquetSafeBatch(rec arrow.RecordBatch) arrow.RecordBatch {
 	var cols []arrow.Array
 	for i, c := range rec.Columns() {
