@@ -35,7 +35,7 @@ type auditStat struct {
 }
 
 // TestWriterBoundsAudit drives every writer over generated rows full of the
-// values bound code gets wrong (” , NULL, NaN, -0.0, ±Inf, long strings),
+// values bound code gets wrong (empty strings, NULL, NaN, -0.0, ±Inf, long strings),
 // with tiny batches so each file is built from several, and audits every live
 // file after every statement, in the four table modes.
 func TestWriterBoundsAudit(t *testing.T) {

@@ -30,7 +30,7 @@ var fnTableModes = []string{
 
 const fnColumns = "id int, s text, t text, n int, b boolean, x double precision"
 
-// fnRows hold NULLs, ” and multi-byte text in every text column.
+// fnRows hold NULLs, empty strings and multi-byte text in every text column.
 var fnRows = []string{
 	"(1, 'banana', 'a', 2, true, 1.5)",
 	"(2, NULL, 'an', -1, NULL, NULL)",

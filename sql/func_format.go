@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// formatText is PostgreSQL's format(fmt, args...): %s (NULL as ”), %I
+// formatText is PostgreSQL's format(fmt, args...): %s (NULL as the empty string), %I
 // (quote_ident; NULL is an error), %L (quote_literal; NULL as NULL) and %%,
 // each with an optional argument position (%2$s) and width (%-10s, %*s).
 func formatText(f string, types []Expr, vals []any) (any, error) {

@@ -263,7 +263,7 @@ func QuoteIdent(s string) string {
 }
 
 // quoteLiteral is quote_literal: quotes doubled, and a value holding a
-// backslash written as an E” string with the backslashes doubled.
+// backslash written as an E-prefixed string with the backslashes doubled.
 func quoteLiteral(s string) string {
 	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	if strings.Contains(s, `\`) {
