@@ -26,11 +26,13 @@ func catalogFixture(t *testing.T) *Session {
 func TestTracedCatalogQueries(t *testing.T) {
 	s := catalogFixture(t)
 	oid := mustQuery(t, s, "SELECT c.oid FROM pg_catalog.pg_class c WHERE c.relname = 't'").rows[0][0]
-	dir := "/work/shared/design/traces/catalog-queries/"
+	// Copies of ../shared/design/traces/catalog-queries, kept in the
+	// checkout so the test never depends on the machine's layout.
+	dir := "testdata/catalog-queries/"
 	for _, f := range []string{"psql-dt.sql", "psql-describe-t.sql", "pgjdbc-getTables.sql", "pgjdbc-getColumns.sql"} {
 		b, err := os.ReadFile(dir + f)
 		if err != nil {
-			t.Skipf("traces not available: %v", err)
+			t.Fatal(err)
 		}
 		stmts, err := s.Split(strings.ReplaceAll(string(b), "16385", oid))
 		if err != nil {
