@@ -132,13 +132,30 @@ type sumAcc struct {
 
 func newSumAcc(a aggSpec, out sql.Type) *sumAcc {
 	s := &sumAcc{avg: a.Func == "avg", out: out}
-	switch a.Input.Kind {
-	case sql.KindFloat32, sql.KindFloat64:
-		s.isFloat = true
-	case sql.KindNumeric:
-		s.scale = a.Input.Scale
-	}
+	s.isFloat, s.scale = inputForm(a.Input)
 	return s
+}
+
+// inputForm is how an exact-or-float aggregate folds its input: as float64,
+// or as integers at the input's scale (0 for integer types).
+func inputForm(t sql.Type) (isFloat bool, scale int) {
+	switch t.Kind {
+	case sql.KindFloat32, sql.KindFloat64:
+		return true, 0
+	case sql.KindNumeric:
+		return false, t.Scale
+	}
+	return false, 0
+}
+
+// appendNumeric appends v, an integer at the column's scale, refusing what
+// decimal128 cannot hold.
+func appendNumeric(b *array.Decimal128Builder, v *big.Int) error {
+	if new(big.Int).Abs(v).Cmp(pow10(38)) >= 0 {
+		return sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+	}
+	b.Append(decimal128.FromBigInt(v))
+	return nil
 }
 
 func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
@@ -238,10 +255,9 @@ func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error)
 		} else {
 			v = divRound(s.ints[g], s.scale, big.NewInt(1), 0, s.out.Scale)
 		}
-		if new(big.Int).Abs(v).Cmp(pow10(38)) >= 0 {
-			return nil, sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+		if err := appendNumeric(b, v); err != nil {
+			return nil, err
 		}
-		b.Append(decimal128.FromBigInt(v))
 	}
 	return b.NewArray(), nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/sql"
@@ -71,19 +70,13 @@ func (s *stringAggAcc) update(g int, arr arrow.Array, i int) error {
 	if arr.IsNull(i) {
 		return nil
 	}
+	// The binder made both arguments text, which Arrow holds as strings.
 	if s.seen[g] && s.sep != nil && !s.sep.IsNull(i) {
-		s.parts[g].WriteString(textValue(s.sep, i))
+		s.parts[g].WriteString(s.sep.(*array.String).Value(i))
 	}
-	s.parts[g].WriteString(textValue(arr, i))
+	s.parts[g].WriteString(arr.(*array.String).Value(i))
 	s.seen[g] = true
 	return nil
-}
-
-func textValue(arr arrow.Array, i int) string {
-	if a, ok := arr.(*array.String); ok {
-		return a.Value(i)
-	}
-	return arr.ValueStr(i)
 }
 
 func (s *stringAggAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
@@ -116,12 +109,7 @@ type varianceAcc struct {
 
 func newVarianceAcc(a aggSpec, out sql.Type) *varianceAcc {
 	v := &varianceAcc{sample: strings.HasSuffix(a.Func, "_samp"), sqrt: strings.HasPrefix(a.Func, "stddev"), out: out}
-	switch a.Input.Kind {
-	case sql.KindFloat32, sql.KindFloat64:
-		v.isFloat = true
-	case sql.KindNumeric:
-		v.scale = a.Input.Scale
-	}
+	v.isFloat, v.scale = inputForm(a.Input)
 	return v
 }
 
@@ -209,10 +197,9 @@ func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		if new(big.Int).Abs(r).Cmp(pow10(38)) >= 0 {
-			return nil, sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+		if err := appendNumeric(b, r); err != nil {
+			return nil, err
 		}
-		b.Append(decimal128.FromBigInt(r))
 	}
 	return b.NewArray(), nil
 }

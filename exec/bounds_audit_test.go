@@ -386,13 +386,7 @@ func auditRowGroupStats(rg *metadata.RowGroupMetaData, col int, st *auditStat) s
 // below the true maximum. Exact bounds must equal the extremes.
 func auditBounds(what string, lo, hi any, st *auditStat, exact bool) string {
 	if st.min == nil {
-		if lo != nil || hi != nil {
-			// Bounds over a column of only NULLs and NaNs describe nothing a
-			// reader may rely on; only a reader that misreads them would
-			// prune, and none of ours does.
-			return ""
-		}
-		return ""
+		return "" // only NULLs and NaNs: no value a bound could exclude
 	}
 	if lo != nil && auditCompare(lo, st.min) > 0 {
 		return fmt.Sprintf("%s lower bound %s above the smallest value %s", what, auditShow(lo), auditShow(st.min))

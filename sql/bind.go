@@ -88,7 +88,7 @@ func bindTop(node ast.ExprNode, scope *Scope, params *Params, agg *AggContext, l
 	return last(b, e)
 }
 
-// BindCondition binds a WHERE (or ON) clause named clause: an untyped
+// BindCondition binds a WHERE-like clause named clause: an untyped
 // literal or parameter reads as boolean there, as in PostgreSQL (WHERE NULL
 // matches nothing), and anything else must be boolean.
 func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {

@@ -146,13 +146,19 @@ func variadicText(x *Func, a []any) (any, error) {
 		if a[0] == nil {
 			return nil, nil
 		}
-		var parts []string
+		var sb strings.Builder
+		first := true
 		for k, v := range a[1:] {
-			if v != nil {
-				parts = append(parts, outputText(v, x.Args[k+1].Type()))
+			if v == nil {
+				continue
 			}
+			if !first {
+				sb.WriteString(a[0].(string))
+			}
+			sb.WriteString(outputText(v, x.Args[k+1].Type()))
+			first = false
 		}
-		return strings.Join(parts, a[0].(string)), nil
+		return sb.String(), nil
 	}
 	if a[0] == nil {
 		return nil, nil
