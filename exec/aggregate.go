@@ -1,12 +1,10 @@
 package exec
 
 import (
-	"fmt"
 	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/sql"
@@ -118,44 +116,78 @@ func (e *extremeAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 	return b.NewArray(), nil
 }
 
-// sumAcc sums exactly (big.Int at the input scale for integers and numerics,
-// float64 for floats) and counts, serving sum() and avg().
+// sumAcc sums exactly (big.Int at the group's scale for integers and
+// numerics, float64 for floats) and counts, serving sum() and avg().
 type sumAcc struct {
 	avg     bool
 	out     sql.Type
 	isFloat bool
-	scale   int
-	ints    []*big.Int
+	exact   exactSums
 	floats  []float64
 	counts  []int64
 }
 
 func newSumAcc(a aggSpec, out sql.Type) *sumAcc {
-	s := &sumAcc{avg: a.Func == "avg", out: out}
-	s.isFloat, s.scale = inputForm(a.Input)
-	return s
+	return &sumAcc{avg: a.Func == "avg", out: out, isFloat: inputIsFloat(a.Input)}
 }
 
-// inputForm is how an exact-or-float aggregate folds its input: as float64,
-// or as integers at the input's scale (0 for integer types).
-func inputForm(t sql.Type) (isFloat bool, scale int) {
-	switch t.Kind {
-	case sql.KindFloat32, sql.KindFloat64:
-		return true, 0
-	case sql.KindNumeric:
-		return false, t.Scale
-	}
-	return false, 0
+// inputIsFloat: floats fold as float64, everything else exactly.
+func inputIsFloat(t sql.Type) bool {
+	return t.Kind == sql.KindFloat32 || t.Kind == sql.KindFloat64
 }
 
-// appendNumeric appends v, an integer at the column's scale, refusing what
-// decimal128 cannot hold.
-func appendNumeric(b *array.Decimal128Builder, v *big.Int) error {
-	if new(big.Int).Abs(v).Cmp(pow10(38)) >= 0 {
-		return sql.Errorf(sql.CodeNumericOutOfRange, "numeric value out of range")
+// exactSums holds per-group sums of integers at a per-group scale: the
+// largest display scale seen, since unconstrained numeric inputs vary per
+// value.
+type exactSums struct {
+	sums   []*big.Int
+	scales []int
+}
+
+// group returns group g's sum, created at scale 0.
+func (e *exactSums) group(g int) *big.Int {
+	for len(e.sums) <= g {
+		e.sums = append(e.sums, new(big.Int))
+		e.scales = append(e.scales, 0)
 	}
-	b.Append(decimal128.FromBigInt(v))
-	return nil
+	return e.sums[g]
+}
+
+// add folds v·10^-scale (raised to power: 1 for Σx, 2 for Σx²) into group g.
+func (e *exactSums) add(g int, v *big.Int, scale, power int) {
+	acc := e.group(g)
+	s := scale * power
+	switch {
+	case s > e.scales[g]:
+		acc.Mul(acc, pow10(s-e.scales[g]))
+		e.scales[g] = s
+	case s < e.scales[g]:
+		v = new(big.Int).Mul(v, pow10(e.scales[g]-s))
+	}
+	acc.Add(acc, v)
+}
+
+// decimal is group g's sum as a numeric value.
+func (e *exactSums) decimal(g int) sql.Decimal {
+	return sql.Decimal{Coef: new(big.Int).Set(e.group(g)), Scale: e.scales[g]}
+}
+
+// exactValue is an integer or numeric cell as an integer and its scale.
+func exactValue(arr arrow.Array, i int) (*big.Int, int, error) {
+	switch a := arr.(type) {
+	case *array.Int16:
+		return big.NewInt(int64(a.Value(i))), 0, nil
+	case *array.Int32:
+		return big.NewInt(int64(a.Value(i))), 0, nil
+	case *array.Int64:
+		return big.NewInt(a.Value(i)), 0, nil
+	case *array.Decimal128:
+		return a.Value(i).BigInt(), int(a.DataType().(*arrow.Decimal128Type).Scale), nil
+	case *sql.NumericArray:
+		d := a.Decimal(i)
+		return d.Coef, d.Scale, nil
+	}
+	return nil, 0, sql.Errorf(sql.CodeInternal, "exact aggregate over %s", arr.DataType())
 }
 
 func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
@@ -174,22 +206,11 @@ func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
 		}
 		return nil
 	}
-	for len(s.ints) <= g {
-		s.ints = append(s.ints, new(big.Int))
+	v, scale, err := exactValue(arr, i)
+	if err != nil {
+		return err
 	}
-	acc := s.ints[g]
-	switch x := arr.(type) {
-	case *array.Int16:
-		acc.Add(acc, big.NewInt(int64(x.Value(i))))
-	case *array.Int32:
-		acc.Add(acc, big.NewInt(int64(x.Value(i))))
-	case *array.Int64:
-		acc.Add(acc, big.NewInt(x.Value(i)))
-	case *array.Decimal128:
-		acc.Add(acc, x.Value(i).BigInt())
-	default:
-		return fmt.Errorf("sum over %s", arr.DataType())
-	}
+	s.exact.add(g, v, scale, 1)
 	return nil
 }
 
@@ -206,7 +227,7 @@ func (s *sumAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 				b.AppendNull()
 				continue
 			}
-			v := s.ints[g]
+			v := s.exact.group(g)
 			if !v.IsInt64() {
 				return nil, sql.Errorf(sql.CodeNumericOutOfRange, "bigint out of range")
 			}
@@ -239,23 +260,21 @@ func (s *sumAcc) floatResult(mem memory.Allocator, n int) (arrow.Array, error) {
 	return b.NewArray(), nil
 }
 
-// numericResult emits decimal128 values at the scale of the result type;
-// avg rounds half away from zero there, as PostgreSQL's division does.
+// numericResult emits each group's sum, or for avg the sum divided by the
+// count at PostgreSQL's division scale (so each value has its own scale).
 func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error) {
-	b := array.NewBuilder(mem, s.out.ArrowType()).(*array.Decimal128Builder)
+	b := array.NewBuilder(mem, s.out.ArrowType())
 	defer b.Release()
 	for g := 0; g < n; g++ {
 		if s.counts[g] == 0 {
 			b.AppendNull()
 			continue
 		}
-		var v *big.Int
+		v := s.exact.decimal(g)
 		if s.avg {
-			v = divRound(s.ints[g], s.scale, big.NewInt(s.counts[g]), 0, s.out.Scale)
-		} else {
-			v = divRound(s.ints[g], s.scale, big.NewInt(1), 0, s.out.Scale)
+			v = v.Div(sql.DecimalFromInt(s.counts[g]))
 		}
-		if err := appendNumeric(b, v); err != nil {
+		if err := sql.AppendValue(b, s.out, v); err != nil {
 			return nil, err
 		}
 	}

@@ -95,22 +95,20 @@ func (s *stringAggAcc) result(mem memory.Allocator, n int) (arrow.Array, error) 
 
 // varianceAcc is stddev_samp/stddev_pop/var_samp/var_pop. Float input
 // follows PostgreSQL's float8_accum (Youngs-Cramer), so results agree to the
-// last bit; integer and numeric input is summed exactly and divided at the
-// result's scale, as numeric_stddev_internal does.
+// last bit; integer and numeric input is summed exactly and divided at
+// PostgreSQL's division scale, as numeric_stddev_internal does.
 type varianceAcc struct {
 	sample, sqrt bool
 	isFloat      bool
-	scale        int // input scale (numeric)
 	out          sql.Type
 	n            []int64
 	fx, fxx      []float64
-	sx, sxx      []*big.Int
+	sx, sxx      exactSums
 }
 
 func newVarianceAcc(a aggSpec, out sql.Type) *varianceAcc {
-	v := &varianceAcc{sample: strings.HasSuffix(a.Func, "_samp"), sqrt: strings.HasPrefix(a.Func, "stddev"), out: out}
-	v.isFloat, v.scale = inputForm(a.Input)
-	return v
+	return &varianceAcc{sample: strings.HasSuffix(a.Func, "_samp"), sqrt: strings.HasPrefix(a.Func, "stddev"),
+		out: out, isFloat: inputIsFloat(a.Input)}
 }
 
 func (v *varianceAcc) update(g int, arr arrow.Array, i int) error {
@@ -130,16 +128,13 @@ func (v *varianceAcc) update(g int, arr arrow.Array, i int) error {
 		v.accumFloat(g, x)
 		return nil
 	}
-	for len(v.sx) <= g {
-		v.sx, v.sxx = append(v.sx, new(big.Int)), append(v.sxx, new(big.Int))
-	}
-	x, err := exactValue(arr, i)
+	x, scale, err := exactValue(arr, i)
 	if err != nil {
 		return err
 	}
 	v.n[g]++
-	v.sx[g].Add(v.sx[g], x)
-	v.sxx[g].Add(v.sxx[g], new(big.Int).Mul(x, x))
+	v.sx.add(g, x, scale, 1)
+	v.sxx.add(g, new(big.Int).Mul(x, x), scale, 2)
 	return nil
 }
 
@@ -160,21 +155,6 @@ func (v *varianceAcc) accumFloat(g int, x float64) {
 	}
 }
 
-// exactValue is an integer or decimal cell as an integer at its scale.
-func exactValue(arr arrow.Array, i int) (*big.Int, error) {
-	switch a := arr.(type) {
-	case *array.Int16:
-		return big.NewInt(int64(a.Value(i))), nil
-	case *array.Int32:
-		return big.NewInt(int64(a.Value(i))), nil
-	case *array.Int64:
-		return big.NewInt(a.Value(i)), nil
-	case *array.Decimal128:
-		return a.Value(i).BigInt(), nil
-	}
-	return nil, sql.Errorf(sql.CodeInternal, "variance over %s", arr.DataType())
-}
-
 func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 	v.n = grow(v.n, n-1)
 	if v.isFloat {
@@ -189,7 +169,7 @@ func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 		return b.NewArray(), nil
 	}
-	b := array.NewBuilder(mem, v.out.ArrowType()).(*array.Decimal128Builder)
+	b := array.NewBuilder(mem, v.out.ArrowType())
 	defer b.Release()
 	for g := 0; g < n; g++ {
 		r, ok := v.numericResult(g)
@@ -197,7 +177,7 @@ func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		if err := appendNumeric(b, r); err != nil {
+		if err := sql.AppendValue(b, v.out, r); err != nil {
 			return nil, err
 		}
 	}
@@ -220,36 +200,28 @@ func (v *varianceAcc) floatResult(g int) (float64, bool) {
 	return r, true
 }
 
-// numericResult is (N·Σx² − (Σx)²) / (N·(N−1) or N²) at the result scale,
-// its square root for stddev; a negative numerator (never, exactly) is 0.
-func (v *varianceAcc) numericResult(g int) (*big.Int, bool) {
+// numericResult is numeric_stddev_internal: (N·Σx² − (Σx)²) / (N·(N−1) or
+// N²) at PostgreSQL's division scale, then for stddev its square root at that
+// same scale; a numerator that is not positive gives 0.
+func (v *varianceAcc) numericResult(g int) (sql.Decimal, bool) {
 	cnt := v.n[g]
 	if cnt == 0 || (v.sample && cnt == 1) {
-		return nil, false
+		return sql.Decimal{}, false
 	}
+	sx, sxx := v.sx.decimal(g), v.sxx.decimal(g)
 	N := big.NewInt(cnt)
-	num := new(big.Int).Mul(N, v.sxx[g])
-	num.Sub(num, new(big.Int).Mul(v.sx[g], v.sx[g]))
+	num := new(big.Int).Mul(N, sxx.Coef)
+	num.Sub(num, new(big.Int).Mul(sx.Coef, sx.Coef))
 	if num.Sign() <= 0 {
-		return new(big.Int), true
+		return sql.DecimalFromInt(0), true
 	}
 	den := new(big.Int).Mul(N, N)
 	if v.sample {
 		den = new(big.Int).Mul(N, big.NewInt(cnt-1))
 	}
-	s := v.out.Scale
-	q := divRound(num, 2*v.scale, den, 0, s)
+	q := sql.Decimal{Coef: num, Scale: sxx.Scale}.Div(sql.Decimal{Coef: den})
 	if !v.sqrt {
 		return q, true
 	}
-	// sqrt(q / 10^s) at scale s = isqrt(q · 10^s), rounded half up via
-	// one extra digit.
-	x := new(big.Int).Mul(q, pow10(s+2))
-	r := new(big.Int).Sqrt(x)
-	last := new(big.Int).Mod(r, big.NewInt(10)).Int64()
-	r.Quo(r, big.NewInt(10))
-	if last >= 5 {
-		r.Add(r, big.NewInt(1))
-	}
-	return r, true
+	return q.Sqrt(q.Scale), true
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"github.com/magmalake/magmalake/sql"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -31,6 +32,8 @@ func appendFrom(b array.Builder, arr arrow.Array, i int) error {
 		b.(*array.Float64Builder).Append(x.Value(i))
 	case *array.Decimal128:
 		b.(*array.Decimal128Builder).Append(x.Value(i))
+	case *sql.NumericArray:
+		b.(*sql.NumericBuilder).Builder.(*array.StringBuilder).Append(x.Text(i))
 	case *array.String:
 		b.(*array.StringBuilder).Append(x.Value(i))
 	case *array.Binary:

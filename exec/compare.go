@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/magmalake/magmalake/sql"
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -33,6 +34,8 @@ func compareCells(a arrow.Array, i int, b arrow.Array, j int) int {
 		return cmpFloat(x.Value(i), b.(*array.Float64).Value(j))
 	case *array.Decimal128:
 		return cmpDecimal(x, i, b.(*array.Decimal128), j)
+	case *sql.NumericArray:
+		return x.Decimal(i).Cmp(b.(*sql.NumericArray).Decimal(j))
 	case *array.String:
 		return cmp.Compare(x.Value(i), b.(*array.String).Value(j))
 	case *array.LargeString:
@@ -121,6 +124,8 @@ func appendKey(buf []byte, arr arrow.Array, i int) []byte {
 		v := x.Value(i)
 		buf = binary.LittleEndian.AppendUint64(buf, v.LowBits())
 		return binary.LittleEndian.AppendUint64(buf, uint64(v.HighBits()))
+	case *sql.NumericArray:
+		return appendBytesKey(buf, []byte(sql.NumericKey(x.Text(i))))
 	case *array.String:
 		return appendBytesKey(buf, []byte(x.Value(i)))
 	case *array.LargeString:

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/sql"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
@@ -53,6 +55,8 @@ func fndCell(arr arrow.Array, i int) string {
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		return fndRat(new(big.Rat).SetFrac(a.Value(i).BigInt(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)))
+	case *sql.NumericArray:
+		return fndRat(a.Decimal(i).Rat())
 	case *array.String:
 		return "s:" + a.Value(i)
 	case *array.LargeString:

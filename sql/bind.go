@@ -250,13 +250,16 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
 		if n.Op == opcode.Plus {
 			op = "+"
 		}
-		return b.bindNegate(op, x)
+		_, literal := n.V.(ast.ValueExpr)
+		return b.bindNegate(op, x, literal)
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
-// bindNegate folds the sign into numeric literals, as PostgreSQL's grammar does.
-func (b *binder) bindNegate(op string, x Expr) (Expr, error) {
+// bindNegate folds the sign into constants; a negated numeric literal that
+// fits bigint is bigint, as PostgreSQL's grammar makes -9223372036854775808,
+// but a cast stays its type: -1::numeric is -(1::numeric), numeric.
+func (b *binder) bindNegate(op string, x Expr, literal bool) (Expr, error) {
 	if isUnknown(x) {
 		return nil, Errorf(CodeUndefinedFunction, "operator is not unique: %s unknown", op)
 	}
@@ -275,7 +278,7 @@ func (b *binder) bindNegate(op string, x Expr) (Expr, error) {
 		case Decimal:
 			if c.T.Kind == KindNumeric {
 				nd := v.neg()
-				if nd.Scale == 0 && nd.Coef.IsInt64() {
+				if literal && nd.Scale == 0 && nd.Coef.IsInt64() {
 					return &Const{Value: nd.Coef.Int64(), T: Int64}, nil
 				}
 				return &Const{Value: nd, T: c.T}, nil

@@ -130,8 +130,11 @@ func parseNumeric(s string, t Type) (any, error) {
 	case "nan", "infinity", "inf":
 		return nil, Errorf(CodeFeatureNotSupported, "numeric %s is not supported", s)
 	}
-	d, ok := ParseDecimal(v)
-	if !ok {
+	d, err := readNumeric(v)
+	if err != nil {
+		if se, ok := err.(*Error); ok && se.Code == CodeNumericOutOfRange {
+			return nil, err
+		}
 		return nil, invalidInput(Numeric(0, 0), s)
 	}
 	return applyNumericTypmod(d, t)
@@ -140,8 +143,8 @@ func parseNumeric(s string, t Type) (any, error) {
 // applyNumericTypmod rounds to t's scale and checks its precision (22003).
 func applyNumericTypmod(d Decimal, t Type) (Decimal, error) {
 	if t.Precision == 0 {
-		if d.intDigits() > 38-max(t.Scale, d.Scale) && d.intDigits() > 38 {
-			return Decimal{}, Errorf(CodeNumericOutOfRange, "numeric field overflow")
+		if d.intDigits() > numericMaxDigits {
+			return Decimal{}, Errorf(CodeNumericOutOfRange, "value overflows numeric format")
 		}
 		return d, nil
 	}

@@ -223,7 +223,7 @@ func numericArith(op string, a, b Decimal) (any, error) {
 		if b.Coef.Sign() == 0 {
 			return nil, divByZero()
 		}
-		return a.div(b), nil
+		return a.Div(b), nil
 	}
 	if b.Coef.Sign() == 0 {
 		return nil, divByZero()

@@ -59,6 +59,8 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 		return AppendTimestamp(buf, us, t.Kind == KindTimestampTZ || (t.Kind != KindTimestamp && tt.TimeZone != ""))
 	case *extensions.UUIDArray:
 		return AppendUUID(buf, a.Storage().(*array.FixedSizeBinary).Value(i))
+	case *NumericArray:
+		return append(buf, a.Text(i)...)
 	case *array.FixedSizeBinary:
 		if t.Kind == KindUUID && a.DataType().(*arrow.FixedSizeBinaryType).ByteWidth == 16 {
 			return AppendUUID(buf, a.Value(i))

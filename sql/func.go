@@ -18,6 +18,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		return b.bindCast(n)
 	case "__true", "__false":
 		return &Const{Value: name == "__true", T: Bool}, nil
+	case "__numeric":
+		return bindLongNumber(n)
 	case "__ilike":
 		if len(n.Args) < 2 || len(n.Args) > 3 {
 			return nil, Errorf(CodeSyntaxError, "__ilike takes 2 or 3 arguments")
@@ -381,4 +383,22 @@ func isIntegerKind(t Type) bool {
 		return true
 	}
 	return false
+}
+
+// bindLongNumber binds a numeric literal the normaliser kept away from tidb.
+func bindLongNumber(n *ast.FuncCallExpr) (Expr, error) {
+	s, ok := "", len(n.Args) == 1
+	if ok {
+		s, ok = literalString(n.Args[0])
+	}
+	if !ok {
+		return nil, Errorf(CodeSyntaxError, "__numeric takes one string")
+	}
+	d, err := readNumeric(s)
+	if err != nil {
+		return nil, err
+	}
+	// Numeric even when integral: PostgreSQL reads 1e8 as numeric, so 1e8 / 3
+	// is not an integer division.
+	return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
 }

@@ -10,6 +10,8 @@
 //     words that TiDB reserves but PostgreSQL does not (key, index, div, mod,
 //     read, ...) are passed as quoted identifiers.
 //   - $n → __param(n): a FuncCallExpr, FnName.L "__param", one integer literal.
+//   - a numeric literal with an exponent, or longer than tidb's decimal holds
+//     (it panics past 81 digits) → __numeric('digits'), read exactly.
 //   - expr::type, CAST(expr AS type) and typed literals (date '2024-01-01',
 //     timestamp '...', timestamptz '...', interval '...', and any other type
 //     name followed by a string) → __cast(expr, 'type'), 'type' being the type
@@ -94,6 +96,12 @@ func (n *normalizer) emit(text string, kind tokKind, src token) {
 	n.out = append(n.out, ntok{text: text, kind: kind, src: src})
 }
 
+// maxTidbNumberLen is the longest number token handed to tidb's lexer, whose
+// decimal panics past 81 digits; longer ones become __numeric('...'), and so
+// do numbers with an exponent, which tidb reads as float64 (1.234567890123456789e5
+// would lose digits; PostgreSQL reads it as an exact numeric).
+const maxTidbNumberLen = 60
+
 func (n *normalizer) step() error {
 	t := n.in[n.i]
 	switch t.kind {
@@ -115,6 +123,10 @@ func (n *normalizer) step() error {
 	case tkParam:
 		n.emitCall("__param", t, ntok{text: t.val, kind: tkNumber, src: t})
 	case tkNumber:
+		if len(t.val) > maxTidbNumberLen || strings.ContainsAny(t.val, "eE") {
+			n.emitCall("__numeric", t, ntok{text: pgQuoteString(t.val), kind: tkString, src: t})
+			break
+		}
 		n.emit(t.val, tkNumber, t)
 	case tkPunct:
 		return n.punct(t)

@@ -266,8 +266,8 @@ func (t Type) IsString() bool { return t.Kind == KindText || t.Kind == KindVarch
 
 // ArrowType is the in-memory representation of a value of t everywhere in
 // magmalake: scans produce it, the evaluator computes in it, wire and repl
-// format it. Numeric with Precision 0 (unconstrained, e.g. avg()) is carried as
-// decimal128(38, Scale).
+// format it. Numeric with Precision 0 (unconstrained, e.g. avg()) is a
+// NumericType, each value at its own scale; numeric(p,s) is decimal128(p, s).
 func (t Type) ArrowType() arrow.DataType {
 	switch t.Kind {
 	case KindBool:
@@ -283,11 +283,10 @@ func (t Type) ArrowType() arrow.DataType {
 	case KindFloat64:
 		return arrow.PrimitiveTypes.Float64
 	case KindNumeric:
-		p := t.Precision
-		if p == 0 {
-			p = 38
+		if t.Precision == 0 {
+			return NewNumericType()
 		}
-		return &arrow.Decimal128Type{Precision: int32(p), Scale: int32(t.Scale)}
+		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}
 	case KindBytea:
 		return arrow.BinaryTypes.Binary
 	case KindDate:

@@ -59,6 +59,8 @@ func DatumAt(arr arrow.Array, t Type, i int) any {
 		return int64(a.Value(i))
 	case *extensions.UUIDArray:
 		return [16]byte(a.Value(i))
+	case *NumericArray:
+		return a.Decimal(i)
 	}
 	panic(fmt.Sprintf("sql: no datum for arrow type %s (%s)", arr.DataType(), t))
 }
@@ -113,6 +115,8 @@ func appendDatum(b array.Builder, t Type, d any) error {
 		bb.Append(arrow.Timestamp(d.(int64)))
 	case *extensions.UUIDBuilder:
 		bb.Append(uuid.UUID(d.([16]byte)))
+	case *NumericBuilder:
+		return bb.Append(d.(Decimal))
 	default:
 		return fmt.Errorf("append %s value to %T: unsupported builder", t, b)
 	}

@@ -27,12 +27,23 @@ func DecimalFromInt(v int64) Decimal { return Decimal{Coef: big.NewInt(v)} }
 
 // ParseDecimal reads PostgreSQL numeric input: [sign]digits[.digits][e[sign]digits].
 func ParseDecimal(s string) (Decimal, bool) {
+	d, err := readNumeric(s)
+	return d, err == nil
+}
+
+// numericMaxScale is PostgreSQL's largest display scale (NUMERIC_DSCALE_MAX).
+const numericMaxScale = 16383
+
+// readNumeric reads numeric input: 22P02 for what is not a number, 22003
+// for a number past numeric's range (131072 digits before the point, 16383
+// after), as PostgreSQL's set_var_from_str.
+func readNumeric(s string) (Decimal, error) {
 	s = strings.TrimSpace(s)
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, ok := parseSmallInt(s[i+1:])
 		if !ok {
-			return Decimal{}, false
+			return Decimal{}, invalidInput(Numeric(0, 0), s)
 		}
 		mant, exp = s[:i], e
 	}
@@ -43,31 +54,27 @@ func ParseDecimal(s string) (Decimal, bool) {
 	intPart, frac, _ := strings.Cut(mant, ".")
 	digits := intPart + frac
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return Decimal{}, false
+		return Decimal{}, invalidInput(Numeric(0, 0), s)
+	}
+	// An exponent moves the point; PostgreSQL keeps scale max(0, frac-exp).
+	// Check the range before building a coefficient of that many digits.
+	scale := len(frac) - exp
+	intLen := len(strings.TrimLeft(intPart, "0")) + exp
+	if strings.Trim(digits, "0") == "" {
+		intLen = 0
+	}
+	if intLen > numericMaxDigits || scale > numericMaxScale || exp > numericMaxDigits+numericMaxScale {
+		return Decimal{}, Errorf(CodeNumericOutOfRange, "value overflows numeric format")
 	}
 	c, _ := new(big.Int).SetString(digits, 10)
 	if neg {
 		c.Neg(c)
 	}
-	d := Decimal{Coef: c, Scale: len(frac)}
-	// An exponent moves the point; PostgreSQL keeps scale max(0, frac-exp).
-	if exp > 0 {
-		if exp > 1000 {
-			return Decimal{}, false
-		}
-		if exp >= d.Scale {
-			d.Coef.Mul(d.Coef, pow10(exp-d.Scale))
-			d.Scale = 0
-		} else {
-			d.Scale -= exp
-		}
-	} else if exp < 0 {
-		if -exp > 1000 {
-			return Decimal{}, false
-		}
-		d.Scale -= exp
+	if scale < 0 {
+		c.Mul(c, pow10(-scale))
+		scale = 0
 	}
-	return d, true
+	return Decimal{Coef: c, Scale: scale}, nil
 }
 
 func parseSmallInt(s string) (int, bool) {
@@ -75,7 +82,7 @@ func parseSmallInt(s string) (int, bool) {
 	if s != "" && (s[0] == '+' || s[0] == '-') {
 		neg, s = s[0] == '-', s[1:]
 	}
-	if s == "" || len(s) > 6 || strings.Trim(s, "0123456789") != "" {
+	if s == "" || len(s) > 18 || strings.Trim(s, "0123456789") != "" {
 		return 0, false
 	}
 	n := 0
@@ -190,9 +197,9 @@ func (d Decimal) mul(o Decimal) Decimal {
 	return Decimal{Coef: new(big.Int).Mul(d.Coef, o.Coef), Scale: d.Scale + o.Scale}
 }
 
-// div follows PostgreSQL's select_div_scale: at least 16 significant digits,
-// and no less than either input's display scale.
-func (d Decimal) div(o Decimal) Decimal {
+// Div follows PostgreSQL's select_div_scale: at least 16 significant digits,
+// and no less than either input's display scale. o must not be zero.
+func (d Decimal) Div(o Decimal) Decimal {
 	q := new(big.Rat).Quo(d.Rat(), o.Rat())
 	scale := max(d.Scale, o.Scale, 16-4*divWeight(d, o))
 	scale = min(max(scale, 0), 1000)
@@ -260,4 +267,24 @@ func (d Decimal) mod(o Decimal) Decimal {
 	s := max(d.Scale, o.Scale)
 	a, b := d.Rescale(s).Coef, o.Rescale(s).Coef
 	return Decimal{Coef: new(big.Int).Rem(a, b), Scale: s}
+}
+
+// Sqrt is √d rounded half up at scale s, as PostgreSQL's sqrt_var; d must
+// not be negative.
+func (d Decimal) Sqrt(s int) Decimal {
+	// √(c·10^-k) at scale s+1 is isqrt(c · 10^(2(s+1)-k)) · 10^-(s+1).
+	shift := 2*(s+1) - d.Scale
+	x := new(big.Int).Abs(d.Coef)
+	if shift >= 0 {
+		x.Mul(x, pow10(shift))
+	} else {
+		x.Quo(x, pow10(-shift))
+	}
+	r := x.Sqrt(x)
+	last := new(big.Int).Mod(r, bigTen).Int64()
+	r.Quo(r, bigTen)
+	if last >= 5 {
+		r.Add(r, big.NewInt(1))
+	}
+	return Decimal{Coef: r, Scale: s}
 }

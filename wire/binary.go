@@ -50,6 +50,8 @@ func appendBinary(buf []byte, t sql.Type, arr arrow.Array, i int) []byte {
 		var tmp [48]byte
 		text := sql.AppendText(tmp[:0], t, arr, i)
 		return appendNumericBinary(buf, text)
+	case *sql.NumericArray:
+		return appendNumericBinary(buf, []byte(a.Text(i)))
 	case *array.Binary:
 		return append(buf, a.Value(i)...)
 	case *array.Date32:
@@ -116,7 +118,8 @@ func appendNumericBinary(buf, text []byte) []byte {
 		}
 	}
 	// Base-10000 groups aligned on the decimal point.
-	var groups [16]uint16
+	// Unconstrained numeric has any number of digits: size from the text.
+	groups := make([]uint16, (len(intPart)+len(frac))/4+2)
 	n := 0
 	lead := (4 - len(intPart)%4) % 4
 	intGroups := (len(intPart) + lead) / 4
