@@ -51,6 +51,8 @@ const (
 	CodeNullValueNotAllowed    = "22004"
 	CodeInvalidColumnReference = "42P10"
 	CodeProgramLimitExceeded   = "54000"
+	CodeInsufficientPrivilege  = "42501"
+	CodeDiskFull               = "53100"
 )
 
 // Error is the one error type that carries a SQLSTATE to the client. Position is
