@@ -3,6 +3,11 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -48,6 +53,12 @@ func toSQLError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return canceled(err)
 	}
+	if se := locationRefused(err); se != nil {
+		return se
+	}
+	if se := diskFull(err); se != nil {
+		return se
+	}
 	if iceberg.IsConflict(err) {
 		return &sql.Error{Code: sql.CodeSerializationFailure, Message: "could not serialize access due to concurrent update: " + err.Error(), Err: err}
 	}
@@ -57,4 +68,54 @@ func toSQLError(err error) error {
 		}
 	}
 	return &sql.Error{Code: sql.CodeInternal, Message: err.Error(), Err: err}
+}
+
+// locationRefused is 42501 for a table property that would make the server
+// write outside the warehouse; the message names the property, without the
+// lower layers' context.
+func locationRefused(err error) *sql.Error {
+	var le *iceberg.LocationError
+	if !errors.As(err, &le) {
+		return nil
+	}
+	return &sql.Error{Code: sql.CodeInsufficientPrivilege,
+		Message: fmt.Sprintf("permission denied to set table property %q: %q is not under the warehouse location or a path the server allows", le.Property, le.Value),
+		Hint:    "Leave the property unset so the table's files stay under its location, or have the server's operator allow the path (--allow-path).",
+		Err:     err}
+}
+
+// diskFull is PostgreSQL's 53100 for a write that ran out of space or
+// quota anywhere in a statement's write path, naming the file when the
+// error carries it. What the statement wrote was removed by the layer that
+// failed, so the client may retry once space is freed.
+func diskFull(err error) *sql.Error {
+	var reason string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		reason = "No space left on device"
+	case errors.Is(err, syscall.EDQUOT):
+		reason = "Disk quota exceeded"
+	default:
+		return nil
+	}
+	msg := "could not write file: " + reason
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		msg = fmt.Sprintf("could not write file %q: %s", pe.Path, reason)
+	}
+	return &sql.Error{Code: sql.CodeDiskFull, Message: msg, Err: err}
+}
+
+// droppedConcurrently turns "the table does not exist" from a statement's
+// commit into PostgreSQL's words for the table the statement named: it was
+// resolved when the statement started, so another session dropped it since.
+// The lower layers have already removed what the statement wrote.
+func droppedConcurrently(ident table.Identifier, err error) error {
+	if !errors.Is(err, iceberg.ErrNoSuchTable) && !errors.Is(err, iceberg.ErrNoSuchNamespace) {
+		return err
+	}
+	se := sql.UndefinedTable("", ident[len(ident)-1])
+	se.Detail = "The table was dropped while the statement ran; the statement changed nothing."
+	se.Err = err
+	return se
 }

@@ -38,6 +38,11 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	spec TableSpec, props map[string]string,
 ) (*table.Table, error) {
 	what := "create table " + identString(ident)
+	// Before the catalog writes the first metadata file, which may already
+	// go to write.metadata.path.
+	if err := checkLocations(props, w.roots); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	pspec, err := buildPartitionSpec(sc, spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

@@ -19,6 +19,9 @@ func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, p
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLocations(props, w.tableRoots(tbl)); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	rest := ice.Properties{}
 	maps.Copy(rest, props)
 	tx := tbl.NewTransaction()
@@ -32,6 +35,17 @@ func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, p
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return commitMetadataTx(ctx, what, tx)
+}
+
+// tableRoots are where an existing table's properties may place files: the
+// warehouse roots and the table's own location, which its catalog chose
+// (or which was checked when the table was created here).
+func (w *Warehouse) tableRoots(tbl *table.Table) []location {
+	roots := w.roots
+	if l, err := parseLocation(tbl.Location()); err == nil {
+		roots = append(slices.Clip(roots), l)
+	}
+	return roots
 }
 
 func stageFormatVersion(tx *table.Transaction, current int, v string) error {

@@ -29,13 +29,21 @@ type Config struct {
 	CatalogName  string            // catalog name (the SQL catalog's catalog_name column)
 	CatalogProps map[string]string // iceberg-go catalog properties; type or uri selects an external catalog
 	WarehouseURI string            // warehouse location; default <DataDir>/warehouse for the embedded catalog
+	// AllowPaths are location prefixes outside the warehouse that table
+	// properties (location, write.data.path, ...) may name.
+	AllowPaths []string
+	// WrapCatalog, when set, wraps the opened catalog: tracing, or tests
+	// that inject what another server does between two catalog calls.
+	WrapCatalog func(catalog.Catalog) catalog.Catalog
 }
 
 // Warehouse is an open catalog plus the resources Open acquired for it.
 type Warehouse struct {
-	cat  catalog.Catalog
-	db   *dbsql.DB // embedded catalog's database; nil for external catalogs
-	name string
+	cat    catalog.Catalog
+	closer catalog.Catalog // the catalog as opened, which Close releases
+	db     *dbsql.DB       // embedded catalog's database; nil for external catalogs
+	name   string
+	roots  []location // where table properties may place files
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -55,6 +63,10 @@ func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	w.closer = w.cat
+	if cfg.WrapCatalog != nil {
+		w.cat = cfg.WrapCatalog(w.cat)
 	}
 	if err := w.ensureNamespace(ctx, DefaultNamespace); err != nil {
 		w.Close()
@@ -102,7 +114,7 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	return &Warehouse{cat: cat, db: db, name: name}, nil
+	return &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths)}, nil
 }
 
 // openExternal loads any registered iceberg-go catalog from cfg.CatalogProps.
@@ -122,7 +134,8 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 		return nil, fmt.Errorf("open catalog %q (type=%s, uri=%s): %s",
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
-	return &Warehouse{cat: cat, name: name}, nil
+	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
+	return &Warehouse{cat: cat, name: name, roots: roots}, nil
 }
 
 // checkExternalProps rejects settings catalog.Load would reject less clearly.
@@ -217,7 +230,11 @@ func (w *Warehouse) Name() string { return w.name }
 // Close releases the catalog and, for the embedded catalog, its database.
 func (w *Warehouse) Close() error {
 	var errs []error
-	if c, ok := w.cat.(catalog.Closer); ok {
+	opened := w.closer
+	if opened == nil {
+		opened = w.cat
+	}
+	if c, ok := opened.(catalog.Closer); ok {
 		errs = append(errs, c.Close())
 	}
 	if w.db != nil {

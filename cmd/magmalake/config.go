@@ -59,6 +59,7 @@ type passwdConfig struct {
 type catalogFlags struct {
 	data, catalog, warehouse string
 	props                    []string
+	allow                    []string // --allow-path prefixes
 	demo                     bool
 }
 
@@ -71,6 +72,13 @@ func (c *catalogFlags) register(fs *flag.FlagSet, env Getenv) {
 	})
 	fs.StringVar(&c.warehouse, "warehouse", env("MAGMALAKE_WAREHOUSE"), "warehouse location URI (env MAGMALAKE_WAREHOUSE)")
 	fs.BoolVar(&c.demo, "demo", false, "create the demo table xmen.characters if it is missing")
+	fs.Func("allow-path", "location prefix outside the warehouse that table properties may name, repeatable", func(s string) error {
+		if err := iceberg.CheckAllowPath(s); err != nil {
+			return err
+		}
+		c.allow = append(c.allow, s)
+		return nil
+	})
 }
 
 func (c *catalogFlags) finish(env Getenv) (catalogConfig, error) {
@@ -94,7 +102,7 @@ func (c *catalogFlags) finish(env Getenv) (catalogConfig, error) {
 		props = nil
 	}
 	return catalogConfig{
-		Catalog: iceberg.Config{DataDir: c.data, CatalogName: c.catalog, CatalogProps: props, WarehouseURI: c.warehouse},
+		Catalog: iceberg.Config{DataDir: c.data, CatalogName: c.catalog, CatalogProps: props, WarehouseURI: c.warehouse, AllowPaths: c.allow},
 		Demo:    c.demo,
 	}, nil
 }
