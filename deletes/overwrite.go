@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	lake "github.com/magmalake/magmalake/iceberg"
@@ -145,6 +146,11 @@ func removeUncommitted(cat CommitTarget, ident table.Identifier, head *table.Tab
 	ctx := context.Background()
 	now, err := cat.LoadTable(ctx, ident)
 	if err != nil {
+		// A table dropped concurrently references nothing any more; any
+		// other failure leaves the outcome unknown, and orphans are safe.
+		if errors.Is(err, catalog.ErrNoSuchTable) || errors.Is(err, catalog.ErrNoSuchNamespace) {
+			removeDataFiles(head, files)
+		}
 		return
 	}
 	if now.CurrentSnapshot() != nil && (head.CurrentSnapshot() == nil || now.CurrentSnapshot().SnapshotID != head.CurrentSnapshot().SnapshotID) {

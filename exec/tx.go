@@ -144,11 +144,12 @@ func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable
 // until COMMIT (the returned table is nil then).
 func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
 	if !s.tx.active {
-		return iceberg.CommitChangeWithRetry(ctx, s.engine.wh.Catalog(), ident, s.engine.opts.Retry, plan)
+		tbl, err := iceberg.CommitChangeWithRetry(ctx, s.engine.wh.Catalog(), ident, s.engine.opts.Retry, plan)
+		return tbl, droppedConcurrently(ident, err)
 	}
 	tt, err := s.txTable(ctx, ident)
 	if err != nil {
-		return nil, err
+		return nil, droppedConcurrently(ident, err)
 	}
 	change, written, err := plan(ctx, tt.view)
 	tt.written = append(tt.written, written...)

@@ -63,11 +63,11 @@ func (s *Session) publish(ctx context.Context, tt *txTable) error {
 			return nil
 		}
 		if !iceberg.IsConflict(err) && !errors.Is(err, iceberg.ErrFileNotInSnapshot) {
-			return err
+			return droppedConcurrently(tt.ident, err)
 		}
 		head, lerr := s.engine.wh.LoadTable(ctx, tt.ident)
 		if lerr != nil {
-			return lerr
+			return droppedConcurrently(tt.ident, lerr)
 		}
 		if cerr := rebaseCheck(ctx, tt.base, head, tt.net); cerr != nil {
 			return &sql.Error{Code: sql.CodeSerializationFailure,

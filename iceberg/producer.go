@@ -107,11 +107,16 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 	// catalog's new metadata file behind and its outcome uncertain.
 	meta, loc, err := cat.CommitTable(context.WithoutCancel(ctx), base.Identifier(), staged.Requirements, staged.Updates)
 	if err != nil {
-		landed, known := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)
-		if landed != nil {
+		landed, lerr := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)
+		switch {
+		case landed != nil:
 			return landed, nil
-		}
-		if !known {
+		case errors.Is(lerr, catalog.ErrNoSuchTable) || errors.Is(lerr, catalog.ErrNoSuchNamespace):
+			// Dropped concurrently: no table references the change any
+			// more, so its files go and the caller sees a missing table.
+			staged.Discard()
+			return nil, mapCatalogErr(what, lerr)
+		case lerr != nil:
 			return nil, fmt.Errorf("%s: %w (%w)", what, err, ErrCommitUnknown)
 		}
 		staged.Discard()
@@ -122,17 +127,19 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 
 // changeLanded reloads the table after a failed swap. A non-nil table means
 // the snapshot is there after all (an ambiguous error such as a cancelled
-// swap). known is false when the table cannot be read: then the files must
-// stay, since orphans are safe and deleting committed manifests is not.
-func changeLanded(ctx context.Context, cat catalog.Catalog, base *table.Table, snapID int64) (landed *table.Table, known bool) {
+// swap). An error means the outcome is unknown and the files must stay,
+// since orphans are safe and deleting committed manifests is not, unless it
+// is the catalog's "no such table" (or schema): then the table was dropped
+// and no live table can reference the change.
+func changeLanded(ctx context.Context, cat catalog.Catalog, base *table.Table, snapID int64) (*table.Table, error) {
 	now, err := cat.LoadTable(context.WithoutCancel(ctx), base.Identifier())
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	if now.SnapshotByID(snapID) != nil {
-		return now, true
+		return now, nil
 	}
-	return nil, true
+	return nil, nil
 }
 
 // StageChange validates change against base's current snapshot of main and
