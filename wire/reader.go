@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,19 +20,33 @@ var (
 // the client going away: short statements never pay for the watcher.
 const watchDelay = 10 * time.Millisecond
 
+// maxReadAhead bounds what the watcher buffers while a statement runs. Past
+// it the watcher stops reading, so a client that keeps sending is held back
+// by TCP flow control instead of growing the server, as PostgreSQL's backend
+// holds it back by not reading at all; the rest is read once the statement
+// ends. readChunk is the size of one read.
+const (
+	maxReadAhead = 4 << 20
+	readChunk    = 64 << 10
+)
+
 // readAhead reads the client socket on the connection's own goroutine, so a
 // request costs no hand-off between goroutines. While a statement runs for
 // longer than watchDelay a watcher goroutine reads ahead instead, so that a
 // client that disconnects is noticed at once (and its statement cancelled)
 // rather than at the next read; what it read is served first afterwards.
+// A client that fills maxReadAhead while its statement runs is not watched
+// any more: its disconnect is noticed at the next read.
 type readAhead struct {
 	nc     net.Conn
 	onEOF  func()
 	done   <-chan struct{} // the connection's context: a hard abort
 	waitFn func() (timeout time.Duration, draining <-chan struct{})
 
-	pending []byte // read by the watcher, not consumed yet
+	pending []byte // read by the watcher, not consumed yet; at most limit bytes
 	err     error  // the watcher's read error, returned once pending is empty
+	limit   int
+	peak    atomic.Int64 // the most bytes pending ever held, for tests
 
 	mu        sync.Mutex
 	timer     *time.Timer
@@ -41,7 +56,7 @@ type readAhead struct {
 }
 
 func newReadAhead(nc net.Conn, onEOF func(), done <-chan struct{}, waitFn func() (time.Duration, <-chan struct{})) *readAhead {
-	return &readAhead{nc: nc, onEOF: onEOF, done: done, waitFn: waitFn}
+	return &readAhead{nc: nc, onEOF: onEOF, done: done, waitFn: waitFn, limit: maxReadAhead}
 }
 
 // Read implements io.Reader for pgproto3. While waiting for a new message it
@@ -52,6 +67,9 @@ func (r *readAhead) Read(p []byte) (int, error) {
 	if len(r.pending) > 0 {
 		n := copy(p, r.pending)
 		r.pending = r.pending[n:]
+		if len(r.pending) == 0 {
+			r.pending = nil // let a large read-ahead buffer go
+		}
 		return n, nil
 	}
 	if r.err != nil {
@@ -119,13 +137,21 @@ func (r *readAhead) startWatch() {
 	go r.watch(r.watchDone)
 }
 
-// watch reads ahead until unwatch stops it or the client goes away.
+// watch reads ahead until unwatch stops it, the client goes away or limit
+// bytes are pending.
 func (r *readAhead) watch(done chan struct{}) {
 	defer close(done)
-	buf := make([]byte, 4<<10)
 	for !r.stop.Load() {
-		n, err := r.nc.Read(buf)
-		r.pending = append(r.pending, buf[:n]...)
+		room := min(r.limit-len(r.pending), readChunk)
+		if room <= 0 {
+			return // full: the socket holds the rest until the statement ends
+		}
+		r.pending = slices.Grow(r.pending, room)
+		n, err := r.nc.Read(r.pending[len(r.pending) : len(r.pending)+room])
+		r.pending = r.pending[:len(r.pending)+n]
+		if int64(len(r.pending)) > r.peak.Load() {
+			r.peak.Store(int64(len(r.pending)))
+		}
 		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 			r.err = err
 			r.onEOF()

@@ -2,6 +2,8 @@ package wire
 
 import (
 	"context"
+	"net"
+	"runtime"
 	"testing"
 	"time"
 
@@ -52,4 +54,114 @@ func TestReaderDrainWakesIdleRead(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("shutdown: %v", err)
 	}
+}
+
+// A client that keeps sending while its statement runs is read ahead only up
+// to maxReadAhead: the rest waits in the socket (the client's writes block),
+// the server's heap stays flat, and once the statement ends everything is
+// served in order.
+func TestReaderReadAheadIsBounded(t *testing.T) {
+	const pipelined = 64 << 20
+	srv, addr := testServer(t, nil)
+	c := dialRaw(t, addr)
+	c.nc.SetDeadline(time.Now().Add(30 * time.Second))
+	key := backendKey(t, c.startup(nil))
+	c.send(&pgproto3.Query{String: "SELECT pg_sleep(30)"})
+	t.Cleanup(func() { cancelStatement(t, addr, key) }) // also when the test fails
+	// 1 MiB CopyData messages (ignored outside COPY), then a query.
+	chunk, _ := (&pgproto3.CopyData{Data: make([]byte, 1<<20)}).Encode(nil)
+	last, _ := (&pgproto3.Query{String: "SELECT 1"}).Encode(nil)
+	before := heapInUse()
+	wrote := make(chan error, 1)
+	go func() {
+		for range pipelined / len(chunk) {
+			if _, err := c.nc.Write(chunk); err != nil {
+				wrote <- err
+				return
+			}
+		}
+		_, err := c.nc.Write(last)
+		wrote <- err
+	}()
+	rd := readerOf(t, srv, key.ProcessID)
+	// The watcher reads until it is full; a server without the bound takes
+	// everything, which lets the writer finish.
+	finished := false
+	for deadline := time.Now().Add(10 * time.Second); rd.peak.Load() < maxReadAhead && !finished; {
+		select {
+		case err := <-wrote:
+			if err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			finished = true
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("read-ahead stuck at %d bytes", rd.peak.Load())
+		}
+	}
+	grown := heapInUse() - before
+	t.Logf("pipelined %d MiB: read ahead %d bytes, heap grew %d KiB", pipelined>>20, rd.peak.Load(), grown>>10)
+	if finished {
+		t.Fatalf("the server read all %d MiB while the statement ran", pipelined>>20)
+	}
+	if p := rd.peak.Load(); p > maxReadAhead {
+		t.Fatalf("read ahead %d bytes, bound %d", p, maxReadAhead)
+	}
+	if grown > 4*maxReadAhead {
+		t.Fatalf("heap grew by %d MiB while the client pipelined", grown>>20)
+	}
+	cancelStatement(t, addr, key)
+	expectShape(t, "cancelled", c.untilReady(), "E 57014", "Z I")
+	expectShape(t, "after the pipeline", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
+	if err := <-wrote; err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() int64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+func backendKey(t *testing.T, startup []pgproto3.BackendMessage) *pgproto3.BackendKeyData {
+	t.Helper()
+	for _, m := range startup {
+		if k, ok := m.(*pgproto3.BackendKeyData); ok {
+			return k
+		}
+	}
+	t.Fatalf("no BackendKeyData in %q", shape(startup))
+	return nil
+}
+
+// readerOf is the read-ahead of the server's connection pid.
+func readerOf(t *testing.T, srv *Server, pid uint32) *readAhead {
+	t.Helper()
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	c := srv.conns[pid]
+	if c == nil {
+		t.Fatalf("no connection %d", pid)
+	}
+	return c.rd
+}
+
+// cancelStatement sends a CancelRequest for key on a new connection.
+func cancelStatement(t *testing.T, addr string, key *pgproto3.BackendKeyData) {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	msg, _ := (&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey}).Encode(nil)
+	if _, err := nc.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	nc.Read(make([]byte, 1)) // the server closes the connection once it has handled the request
 }
