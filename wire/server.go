@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
@@ -132,23 +133,66 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { l.Close() })
 	defer stop()
 	defer s.forgetListener(l)
+	var delay time.Duration // back-off after a temporary accept error
 	for {
 		nc, err := l.Accept()
 		if err != nil {
 			if s.isClosing() || ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if !temporaryAcceptError(err) {
+				return fmt.Errorf("accept: %w", err)
 			}
-			return fmt.Errorf("accept: %w", err)
+			delay = min(max(2*delay, minAcceptDelay), maxAcceptDelay)
+			s.log.Warn("accept failed; retrying", "err", err, "delay", delay)
+			if !s.pause(ctx, delay) {
+				return nil
+			}
+			continue
 		}
+		delay = 0
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			newConn(s, nc).serve()
 		}()
+	}
+}
+
+// Back-off bounds after a temporary accept error, as net/http's.
+const (
+	minAcceptDelay = 5 * time.Millisecond
+	maxAcceptDelay = time.Second
+)
+
+// temporaryAcceptError reports accept errors that pass: out of file
+// descriptors (EMFILE, ENFILE) or buffers, a client gone before it was
+// accepted, a timeout. The server keeps serving its sessions and accepts
+// again later; giving up would end it for every client.
+func temporaryAcceptError(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.ECONNABORTED} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
+}
+
+// pause waits d before the next accept; false when the server or ctx ended.
+func (s *Server) pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return !s.isClosing()
+	case <-ctx.Done():
+		return false
+	case <-s.draining:
+		return false
 	}
 }
 

@@ -13,19 +13,28 @@ import (
 // adjusts the config. The server is shut down when the test ends.
 func testServer(t testing.TB, edit func(*Config)) (*Server, string) {
 	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := serveOn(t, l, edit)
+	return srv, l.Addr().String()
+}
+
+// serveOn serves on l as testServer does; served reports what Serve returned.
+func serveOn(t testing.TB, l net.Listener, edit func(*Config)) (srv *Server, served <-chan error) {
+	t.Helper()
 	cfg := Config{NewSession: newFakeSession}
 	if edit != nil {
 		edit(&cfg)
 	}
 	srv, err := NewServer(cfg)
 	if err != nil {
+		l.Close()
 		t.Fatal(err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(context.Background(), l)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(context.Background(), l) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -33,7 +42,7 @@ func testServer(t testing.TB, edit func(*Config)) (*Server, string) {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	return srv, l.Addr().String()
+	return srv, done
 }
 
 // rawClient is a pgproto3 frontend on a plain TCP connection.
