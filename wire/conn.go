@@ -21,6 +21,7 @@ import (
 // conn is one client connection: the protocol state machine around a Session.
 type conn struct {
 	srv    *Server
+	raw    net.Conn // the accepted socket, for other goroutines: nc may become TLS
 	nc     net.Conn
 	be     *pgproto3.Backend
 	rd     *readAhead
@@ -34,6 +35,9 @@ type conn struct {
 	// ctx ends when the client disconnects or the server stops hard.
 	ctx       context.Context
 	ctxCancel context.CancelFunc
+	// authTimer aborts the connection when startup and authentication take
+	// longer than AuthenticationTimeout.
+	authTimer *time.Timer
 
 	mu         sync.Mutex
 	stmtCancel context.CancelFunc // the running statement's, for CancelRequest
@@ -47,7 +51,7 @@ type conn struct {
 func newConn(s *Server, nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(s.hardCtx)
 	return &conn{
-		srv: s, nc: nc, ctx: ctx, ctxCancel: cancel,
+		srv: s, raw: nc, nc: nc, ctx: ctx, ctxCancel: cancel,
 		stmts:   map[string]*statement{},
 		portals: map[string]*portal{},
 	}
@@ -69,7 +73,11 @@ func (c *conn) serve() {
 			c.sendFatal(sql.CodeInternal, fmt.Sprintf("internal error: %v", p))
 		}
 	}()
-	ok, err := c.startup()
+	if !c.srv.beginStartup(c) {
+		c.refuseStartup()
+		return
+	}
+	ok, err := c.timedStartup()
 	if err != nil {
 		c.srv.log.Debug("startup failed", "remote", c.nc.RemoteAddr(), "err", err)
 	}
@@ -233,7 +241,7 @@ func (c *conn) cancelStatement() {
 // abort is the hard stop: cancel everything and unblock the socket.
 func (c *conn) abort() {
 	c.ctxCancel()
-	c.nc.SetDeadline(time.Now())
+	c.raw.SetDeadline(time.Now())
 }
 
 func (c *conn) secretMatches(secret []byte) bool {

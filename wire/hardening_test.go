@@ -2,6 +2,9 @@ package wire
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -10,8 +13,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/sql"
 )
 
 // emfileListener fails Accept calls 2 to 1+fails with EMFILE, as a process at
@@ -71,4 +78,125 @@ func TestAcceptSurvivesEMFILE(t *testing.T) {
 	if got := strings.Count(logs.String(), "too many open files"); got != 3 {
 		t.Errorf("%d accept failures logged, want 3:\n%s", got, logs.String())
 	}
+}
+
+// closedWithin reads nc until the server closes it, failing after limit.
+func closedWithin(t *testing.T, nc net.Conn, limit time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	nc.SetReadDeadline(start.Add(limit))
+	_, err := io.Copy(io.Discard, nc)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("connection still open after %v", limit)
+	}
+	return time.Since(start)
+}
+
+// A socket that never sends a startup packet, and one that stops at the
+// password request, are closed after AuthenticationTimeout.
+func TestAuthenticationTimeout(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	_, addr := testServer(t, func(c *Config) {
+		c.AuthenticationTimeout = timeout
+		c.Auth, c.Users = AuthPassword, map[string]string{"postgres": "secret"}
+	})
+	silent := dialRaw(t, addr)
+	if d := closedWithin(t, silent.nc, 5*time.Second); d < timeout/2 {
+		t.Errorf("silent socket closed after %v, before the timeout", d)
+	}
+	stalled := dialRaw(t, addr)
+	stalled.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+	if _, ok := stalled.receive().(*pgproto3.AuthenticationCleartextPassword); !ok {
+		t.Fatal("no password request")
+	}
+	closedWithin(t, stalled.nc, 5*time.Second)
+	// A client that logs in in time is not affected, however long it stays.
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+	c.receive()
+	c.send(&pgproto3.PasswordMessage{Password: "secret"})
+	c.untilReady()
+	time.Sleep(2 * timeout)
+	c.send(&pgproto3.Query{String: "SELECT 1"})
+	expectShape(t, "after the timeout", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
+}
+
+// stallAtPassword opens a connection that sends its startup packet and
+// never answers the password request.
+func stallAtPassword(t *testing.T, addr string) *rawClient {
+	t.Helper()
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+	if _, ok := c.receive().(*pgproto3.AuthenticationCleartextPassword); !ok {
+		t.Fatal("no password request")
+	}
+	return c
+}
+
+// Connections that have not logged in do not count against MaxConnections:
+// five that never send a startup packet and five that stop at the password
+// request leave --max-connections 5 free for clients that log in.
+func TestUnauthenticatedConnectionsHoldNoSlots(t *testing.T) {
+	_, addr := testServer(t, func(c *Config) {
+		c.MaxConnections = 5
+		c.Auth, c.Users = AuthPassword, map[string]string{"postgres": "secret"}
+	})
+	for range 5 {
+		dialRaw(t, addr)
+		stallAtPassword(t, addr)
+	}
+	for range 5 {
+		pgxConnect(t, dsn(addr, ""), nil)
+	}
+	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
+	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
+		t.Fatalf("sixth login: want 53300, got %v", err)
+	}
+}
+
+// Connections in startup are bounded by MaxStartups: beyond it a client is
+// refused with 53300 until a slot frees.
+func TestMaxStartups(t *testing.T) {
+	srv, addr := testServer(t, func(c *Config) {
+		c.MaxStartups = 2
+		c.Auth, c.Users = AuthPassword, map[string]string{"postgres": "secret"}
+	})
+	first, _ := stallAtPassword(t, addr), stallAtPassword(t, addr)
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+	if e, ok := c.receive().(*pgproto3.ErrorResponse); !ok || e.Code != sql.CodeTooManyConnections || e.Severity != "FATAL" {
+		t.Fatalf("third connection in startup: got %#v, want FATAL 53300", e)
+	}
+	first.nc.Close()
+	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) > 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("closed connection still in startup")
+		}
+	}
+	pgxConnect(t, dsn(addr, ""), nil)
+}
+
+func startingCount(srv *Server) int {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return len(srv.starting)
+}
+
+// Shutdown ends connections still in startup at once rather than waiting for
+// their authentication timeout.
+func TestShutdownEndsConnectionsInStartup(t *testing.T) {
+	srv, addr := testServer(t, nil)
+	silent := dialRaw(t, addr)
+	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("connection not accepted")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	closedWithin(t, silent.nc, time.Second)
 }

@@ -47,8 +47,18 @@ type Config struct {
 	Users map[string]string
 	// TLS, when set, answers SSLRequest with 'S'; see LoadTLS and SelfSignedTLS.
 	TLS *tls.Config
-	// MaxConnections refuses further clients with 53300; 0 means 100.
+	// MaxConnections refuses further authenticated clients with 53300; 0
+	// means 100. A connection counts once it has logged in.
 	MaxConnections int
+	// MaxStartups bounds the connections still in startup or authentication,
+	// which MaxConnections does not count, so that sockets that never log in
+	// cannot lock out clients that do; further ones get 53300 at once. 0
+	// means twice MaxConnections, at least 100.
+	MaxStartups int
+	// AuthenticationTimeout closes a connection that has not finished startup
+	// and authentication within it (PostgreSQL's authentication_timeout); 0
+	// means 60 s.
+	AuthenticationTimeout time.Duration
 	// IdleTimeout closes a session that sends nothing for this long (57P05); 0 disables.
 	IdleTimeout time.Duration
 	// MaxMessageSize bounds one client message body; 0 means 64 MiB.
@@ -57,8 +67,10 @@ type Config struct {
 }
 
 const (
-	defaultMaxConnections = 100
-	defaultMaxMessageSize = 64 << 20
+	defaultMaxConnections        = 100
+	minDefaultMaxStartups        = 100
+	defaultMaxMessageSize        = 64 << 20
+	defaultAuthenticationTimeout = 60 * time.Second
 )
 
 // Server accepts PostgreSQL connections and runs each in its own goroutine.
@@ -75,8 +87,9 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
-	conns     map[uint32]*conn // by process id, for CancelRequest
-	active    int              // connections past startup, for MaxConnections
+	conns     map[uint32]*conn   // by process id, for CancelRequest
+	active    int                // logged-in connections, for MaxConnections
+	starting  map[*conn]struct{} // connections in startup, for MaxStartups and Shutdown
 	nextPID   uint32
 	closing   bool
 	wg        sync.WaitGroup
@@ -89,6 +102,12 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = defaultMaxConnections
+	}
+	if cfg.MaxStartups <= 0 {
+		cfg.MaxStartups = max(2*cfg.MaxConnections, minDefaultMaxStartups)
+	}
+	if cfg.AuthenticationTimeout <= 0 {
+		cfg.AuthenticationTimeout = defaultAuthenticationTimeout
 	}
 	if cfg.MaxMessageSize <= 0 {
 		cfg.MaxMessageSize = defaultMaxMessageSize
@@ -106,6 +125,7 @@ func NewServer(cfg Config) (*Server, error) {
 		draining:   make(chan struct{}),
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[uint32]*conn{},
+		starting:   map[*conn]struct{}{},
 		nextPID:    uint32(time.Now().UnixNano()%30000) + 1000,
 	}, nil
 }
@@ -224,6 +244,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		for _, c := range s.conns {
 			c.rd.wake()
 		}
+		// Connections still logging in have nothing to finish.
+		for c := range s.starting {
+			c.abort()
+		}
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
@@ -246,7 +270,25 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// register admits a connection past startup; false when the server is full.
+// beginStartup admits a new connection into startup; false when
+// MaxStartups connections are already there.
+func (s *Server) beginStartup(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.starting) >= s.cfg.MaxStartups {
+		return false
+	}
+	s.starting[c] = struct{}{}
+	return true
+}
+
+func (s *Server) endStartup(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.starting, c)
+}
+
+// register admits a logged-in connection; false when the server is full.
 func (s *Server) register(c *conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -24,7 +25,31 @@ const (
 	maxStartupPacket  = 10_000 // PostgreSQL's MAX_STARTUP_PACKET_LENGTH
 )
 
-var errCancelHandled = errors.New("cancel request handled")
+var (
+	errCancelHandled = errors.New("cancel request handled")
+	errAuthTimeout   = errors.New("canceling authentication due to timeout")
+)
+
+// timedStartup runs startup under the authentication timeout, in one of the
+// server's startup slots.
+func (c *conn) timedStartup() (ok bool, err error) {
+	defer c.srv.endStartup(c)
+	c.authTimer = time.AfterFunc(c.srv.cfg.AuthenticationTimeout, func() {
+		// Like PostgreSQL, send nothing: the client may be mid-message, or not
+		// reading at all.
+		c.srv.log.Info("canceling authentication due to timeout", "remote", c.raw.RemoteAddr())
+		c.abort()
+	})
+	defer c.authTimer.Stop()
+	return c.startup()
+}
+
+// refuseStartup answers a connection beyond MaxStartups without reading it.
+func (c *conn) refuseStartup() {
+	c.srv.log.Warn("too many connections in startup; refusing one", "remote", c.nc.RemoteAddr(), "max_startups", c.srv.cfg.MaxStartups)
+	c.nc.SetDeadline(time.Now().Add(time.Second))
+	c.sendFatal(sql.CodeTooManyConnections, "sorry, too many clients already")
+}
 
 // startup runs the connection start: SSL/GSS negotiation, the startup
 // packet, authentication and the ParameterStatus set. ok is false when the
@@ -41,18 +66,20 @@ func (c *conn) startup() (ok bool, err error) {
 		return false, err
 	}
 	c.info = info
+	if err := c.authenticate(); err != nil {
+		c.sendFatalErr(err)
+		return false, err
+	}
+	if !c.authTimer.Stop() {
+		return false, errAuthTimeout // the timer fired: the connection is being aborted
+	}
+	// The cancel secret is set before register publishes the connection.
+	if c.secret, err = newSecret(); err != nil {
+		return false, fmt.Errorf("cancel secret: %w", err)
+	}
 	if !c.srv.register(c) {
 		c.sendFatal(sql.CodeTooManyConnections, "sorry, too many clients already")
 		return false, errors.New("too many clients")
-	}
-	if c.secret, err = newSecret(); err != nil {
-		c.srv.unregister(c)
-		return false, fmt.Errorf("cancel secret: %w", err)
-	}
-	if err := c.authenticate(); err != nil {
-		c.srv.unregister(c)
-		c.sendFatalErr(err)
-		return false, err
 	}
 	sess, err := c.newSession()
 	if err != nil {

@@ -80,14 +80,15 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 	}
 	logger := slog.New(slog.NewTextHandler(std.err, nil))
 	srv, err := wire.NewServer(wire.Config{
-		Addr:           cfg.Listen,
-		NewSession:     func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
-		Auth:           cfg.Auth,
-		Users:          users,
-		TLS:            tlsCfg,
-		MaxConnections: cfg.MaxConnections,
-		IdleTimeout:    cfg.IdleTimeout,
-		Logger:         logger,
+		Addr:                  cfg.Listen,
+		NewSession:            func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		Auth:                  cfg.Auth,
+		Users:                 users,
+		TLS:                   tlsCfg,
+		MaxConnections:        cfg.MaxConnections,
+		IdleTimeout:           cfg.IdleTimeout,
+		AuthenticationTimeout: cfg.AuthTimeout,
+		Logger:                logger,
 	})
 	if err != nil {
 		return err

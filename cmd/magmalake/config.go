@@ -47,6 +47,7 @@ type serveConfig struct {
 	TLSSelfSigned  bool
 	MaxConnections int
 	IdleTimeout    time.Duration
+	AuthTimeout    time.Duration
 }
 
 type passwdConfig struct {
@@ -174,6 +175,7 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 	fs.BoolVar(&cfg.TLSSelfSigned, "tls-self-signed", false, "serve TLS with an ephemeral self-signed certificate")
 	fs.IntVar(&cfg.MaxConnections, "max-connections", 100, "refuse clients beyond this many")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "close sessions idle this long (0: never)")
+	fs.DurationVar(&cfg.AuthTimeout, "authentication-timeout", 60*time.Second, "close connections that have not logged in within this long")
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
@@ -220,6 +222,9 @@ func (c serveConfig) check() error {
 	}
 	if c.IdleTimeout < 0 {
 		return usagef("--idle-timeout %v: must not be negative", c.IdleTimeout)
+	}
+	if c.AuthTimeout <= 0 {
+		return usagef("--authentication-timeout %v: must be positive", c.AuthTimeout)
 	}
 	return nil
 }

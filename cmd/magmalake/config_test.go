@@ -82,13 +82,14 @@ func TestParseServe(t *testing.T) {
 		wantErr string
 	}{
 		{name: "defaults", check: func(c serveConfig) bool {
-			return c.Listen == "127.0.0.1:5433" && c.Auth == wire.AuthTrust && c.MaxConnections == 100 && c.IdleTimeout == 0 && !c.TLSSelfSigned
+			return c.Listen == "127.0.0.1:5433" && c.Auth == wire.AuthTrust && c.MaxConnections == 100 && c.IdleTimeout == 0 && !c.TLSSelfSigned &&
+				c.AuthTimeout == 60*time.Second
 		}},
 		{name: "everything", args: []string{"--listen", ":6000", "--auth", "scram-sha-256", "--users-file", "u", "--tls-cert", "c", "--tls-key", "k",
-			"--max-connections", "7", "--idle-timeout", "90s", "--demo"},
+			"--max-connections", "7", "--idle-timeout", "90s", "--authentication-timeout", "5s", "--demo"},
 			check: func(c serveConfig) bool {
 				return c.Listen == ":6000" && c.Auth == wire.AuthSCRAM && c.UsersFile == "u" && c.TLSCert == "c" && c.TLSKey == "k" &&
-					c.MaxConnections == 7 && c.IdleTimeout == 90*time.Second && c.Demo
+					c.MaxConnections == 7 && c.IdleTimeout == 90*time.Second && c.AuthTimeout == 5*time.Second && c.Demo
 			}},
 		{name: "md5", args: []string{"--auth", "md5", "--users-file", "u"}, check: func(c serveConfig) bool { return c.Auth == wire.AuthMD5 }},
 		{name: "password", args: []string{"--auth", "password", "--users-file", "u"}, check: func(c serveConfig) bool { return c.Auth == wire.AuthPassword }},
@@ -100,6 +101,7 @@ func TestParseServe(t *testing.T) {
 		{name: "bad listen", args: []string{"--listen", "5433"}, wantErr: `--listen "5433": want host:port`},
 		{name: "zero connections", args: []string{"--max-connections", "0"}, wantErr: "--max-connections 0: want at least 1"},
 		{name: "negative idle", args: []string{"--idle-timeout", "-1s"}, wantErr: "--idle-timeout -1s: must not be negative"},
+		{name: "zero authentication timeout", args: []string{"--authentication-timeout", "0"}, wantErr: "--authentication-timeout 0s: must be positive"},
 		{name: "bad duration", args: []string{"--idle-timeout", "soon"}, wantErr: `invalid value "soon" for flag -idle-timeout: parse error`},
 		{name: "bad prop", args: []string{"--catalog-prop", "novalue"}, wantErr: `--catalog-prop "novalue": want key=value`},
 	}
