@@ -39,8 +39,11 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 		first.Release()
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	var rows int64
+	exhausted := false
 	input := func(yield func(arrow.RecordBatch, error) bool) {
 		rec, err, ok := first, error(nil), true
+		defer func() { exhausted = !ok }()
 		for ; ok; rec, err, ok = next() {
 			if err == nil {
 				rec, err = toWriteBatch(rec, target)
@@ -48,6 +51,9 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 			if err == nil && ctx.Err() != nil {
 				rec.Release()
 				err = ctx.Err()
+			}
+			if err == nil {
+				rows += rec.NumRows()
 			}
 			if !yield(rec, err) || err != nil {
 				return
@@ -57,15 +63,17 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 	writeID := uuid.New()
 	var files []ice.DataFile
 	var werr error
+	watch := &writeWatch{}
 	// Drain the whole iterator even after an error so the writer goroutines
 	// finish before cleanup looks for their files.
-	for df, err := range table.WriteRecords(ctx, tbl, target, input, table.WithWriteUUID(writeID)) {
+	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, table.WithWriteUUID(writeID)) {
 		if err != nil {
 			werr = errors.Join(werr, err)
 			continue
 		}
 		files = append(files, df)
 	}
+	werr = checkWritten(werr, files, rows, exhausted, watch)
 	if werr != nil {
 		cleanupErr := removeWrite(context.WithoutCancel(ctx), tbl, writeID, files)
 		return nil, errors.Join(fmt.Errorf("%s: %w", what, werr), cleanupErr)

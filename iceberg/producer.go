@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	ice "github.com/apache/iceberg-go"
@@ -115,11 +117,13 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 			// Dropped concurrently: no table references the change any
 			// more, so its files go and the caller sees a missing table.
 			staged.Discard()
+			removeFailedMetadata(base, err)
 			return nil, mapCatalogErr(what, lerr)
 		case lerr != nil:
 			return nil, fmt.Errorf("%s: %w (%w)", what, err, ErrCommitUnknown)
 		}
 		staged.Discard()
+		removeFailedMetadata(base, err)
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return table.New(base.Identifier(), meta, loc, base.FS, cat), nil
@@ -140,6 +144,20 @@ func changeLanded(ctx context.Context, cat catalog.Catalog, base *table.Table, s
 		return now, nil
 	}
 	return nil, nil
+}
+
+// removeFailedMetadata removes the metadata file a swap that did not land
+// was writing, when the catalog's error names it (a full disk mid-write):
+// iceberg-go's catalogs leave it behind, and no table can reference it.
+func removeFailedMetadata(base *table.Table, err error) {
+	var pe *iofs.PathError
+	if !errors.As(err, &pe) || !strings.HasSuffix(pe.Path, ".metadata.json") ||
+		strings.HasSuffix(base.MetadataLocation(), pe.Path) {
+		return
+	}
+	if fsys, ferr := base.FS(context.Background()); ferr == nil {
+		_ = fsys.Remove(pe.Path)
+	}
 }
 
 // StageChange validates change against base's current snapshot of main and
