@@ -206,3 +206,21 @@ func TestCopyServerFileRefused(t *testing.T) {
 		t.Fatalf("COPY TO a file created it: %v", err)
 	}
 }
+
+// TestTableNamesCannotLeaveWarehouse: a table's default location is built
+// from its schema and name, so names with ".." or "/" must not place files
+// outside the warehouse either.
+func TestTableNamesCannotLeaveWarehouse(t *testing.T) {
+	e := newLocEnv(t)
+	for _, name := range []string{`"../../../escape-name"`, `"a/../../../../escape-name"`, `".."`} {
+		if _, err := e.s.query(context.Background(), "CREATE TABLE "+name+" (id int)"); err == nil {
+			mustQuery(t, e.s, "INSERT INTO "+name+" VALUES (1)")
+		}
+	}
+	e.assertNothingOutside(t)
+	for _, dir := range []string{filepath.Dir(e.warehouse), filepath.Dir(filepath.Dir(e.warehouse))} {
+		if matches, _ := filepath.Glob(filepath.Join(dir, "escape-name*")); len(matches) != 0 {
+			t.Fatalf("table files outside the warehouse: %v", matches)
+		}
+	}
+}
