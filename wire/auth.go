@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -17,11 +19,11 @@ import (
 
 // LoadUsers reads a users file: one "user:secret" per line, the secret being a
 // plain password or a SCRAM-SHA-256 verifier; blank lines and # comments are
-// skipped.
+// skipped. A line whose secret an empty password satisfies is refused.
 func LoadUsers(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("load users: %w", err)
+		return nil, fmt.Errorf("users file: %w", err)
 	}
 	defer f.Close()
 	users := map[string]string{}
@@ -31,21 +33,64 @@ func LoadUsers(path string) (map[string]string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		user, secret, ok := strings.Cut(line, ":")
-		if !ok || user == "" {
-			return nil, fmt.Errorf("load users: %s line %d: want user:secret", path, n)
-		}
-		if isScramVerifier(secret) {
-			if _, err := parseVerifier(secret); err != nil {
-				return nil, fmt.Errorf("load users: %s line %d: %w", path, n, err)
-			}
+		user, secret, err := parseUserLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("users file line %d: %w", n, err)
 		}
 		users[user] = secret
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("load users: %s: %w", path, err)
+		return nil, fmt.Errorf("users file %s: %w", path, err)
 	}
 	return users, nil
+}
+
+var errEmptySecret = errors.New("empty secret")
+
+// parseUserLine splits and checks one "user:secret" line.
+func parseUserLine(line string) (user, secret string, err error) {
+	user, secret, ok := strings.Cut(line, ":")
+	if !ok || user == "" {
+		return "", "", errors.New("want user:secret")
+	}
+	if err := checkSecret(secret); err != nil {
+		return "", "", err
+	}
+	return user, secret, nil
+}
+
+// checkSecret refuses a secret that an empty password satisfies: an empty
+// one, or the SCRAM verifier of the empty password. PostgreSQL never lets an
+// empty password in either.
+func checkSecret(secret string) error {
+	if secret == "" {
+		return errEmptySecret
+	}
+	if !isScramVerifier(secret) {
+		return nil
+	}
+	v, err := parseVerifier(secret)
+	if err != nil {
+		return err
+	}
+	if v.matchesPassword("") {
+		return fmt.Errorf("%w (the SCRAM verifier of an empty password)", errEmptySecret)
+	}
+	return nil
+}
+
+// loginUsers is cfg.Users without the entries checkSecret refuses: those
+// users cannot log in (28P01), as if they did not exist.
+func loginUsers(users map[string]string, log *slog.Logger) map[string]string {
+	out := make(map[string]string, len(users))
+	for user, secret := range users {
+		if err := checkSecret(secret); err != nil {
+			log.Warn("user cannot log in", "user", user, "err", err)
+			continue
+		}
+		out[user] = secret
+	}
+	return out
 }
 
 func authFailed(user string) error {
@@ -67,7 +112,7 @@ func (c *conn) authenticate() error {
 		if err != nil {
 			return err
 		}
-		if !known || !passwordMatches(secret, pw) {
+		if !known || pw == "" || !passwordMatches(secret, pw) {
 			return authFailed(user)
 		}
 		return nil
@@ -100,21 +145,38 @@ func (c *conn) authMD5(user, password string) error {
 // askPassword sends an authentication request and reads the PasswordMessage.
 func (c *conn) askPassword(req pgproto3.BackendMessage, authType uint32) (string, error) {
 	c.send(req)
-	if err := c.flush(); err != nil {
-		return "", err
-	}
-	if err := c.be.SetAuthType(authType); err != nil {
-		return "", err
-	}
-	msg, err := c.be.Receive()
+	msg, err := c.receiveAuth(authType)
 	if err != nil {
-		return "", fmt.Errorf("read password: %w", err)
+		return "", err
 	}
 	pm, ok := msg.(*pgproto3.PasswordMessage)
 	if !ok {
 		return "", sql.Errorf(sql.CodeProtocolViolation, "expected password response, got %T", msg)
 	}
 	return pm.Password, nil
+}
+
+// receiveAuth flushes the pending authentication request and reads the
+// client's answer. A message that does not decode is a protocol violation
+// (08P01), which ends the connection as a failed login does.
+func (c *conn) receiveAuth(authType uint32) (pgproto3.FrontendMessage, error) {
+	if err := c.flush(); err != nil {
+		return nil, err
+	}
+	if err := c.be.SetAuthType(authType); err != nil {
+		return nil, fmt.Errorf("authentication type %d: %w", authType, err)
+	}
+	msg, err := c.be.Receive()
+	if err == nil {
+		return msg, nil
+	}
+	// Decoding errors include io.EOF (a string without its terminator): the
+	// socket's own state tells them from a failed read.
+	if c.rd.failed() || c.ctx.Err() != nil {
+		return nil, fmt.Errorf("read authentication response: %w", err)
+	}
+	return nil, &sql.Error{Code: sql.CodeProtocolViolation, Severity: "FATAL",
+		Message: "invalid authentication message", Detail: err.Error()}
 }
 
 // passwordMatches checks a cleartext password against a stored secret.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -199,4 +200,73 @@ func TestShutdownEndsConnectionsInStartup(t *testing.T) {
 		t.Fatalf("shutdown: %v", err)
 	}
 	closedWithin(t, silent.nc, time.Second)
+}
+
+func TestLoadUsersRefusesEmptySecrets(t *testing.T) {
+	for name, line := range map[string]string{
+		"empty":          "bob:",
+		"blank":          "bob:   ",
+		"empty verifier": "bob:" + ScramVerifier(""),
+	} {
+		path := filepath.Join(t.TempDir(), "users")
+		os.WriteFile(path, []byte("# users\nalice:wonderland\n"+line+"\n"), 0o600)
+		_, err := LoadUsers(path)
+		if err == nil || !strings.HasPrefix(err.Error(), "users file line 3: empty secret") {
+			t.Errorf("%s: got %v, want users file line 3: empty secret", name, err)
+		}
+	}
+}
+
+// A user whose secret an empty password satisfies cannot log in under any
+// method, with the empty password or any other.
+func TestEmptyPasswordNeverLogsIn(t *testing.T) {
+	users := map[string]string{"postgres": "secret", "empty": "", "emptyv": ScramVerifier("")}
+	for _, method := range []AuthMethod{AuthPassword, AuthMD5, AuthSCRAM} {
+		_, addr := testServer(t, func(c *Config) { c.Auth, c.Users = method, users })
+		for _, user := range []string{"empty", "emptyv", "postgres"} {
+			cfg, _ := pgx.ParseConfig("postgres://" + user + "@" + addr + "/db?sslmode=disable")
+			cfg.Password = ""
+			if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidPassword {
+				t.Errorf("method %d, user %s, empty password: want 28P01, got %v", method, user, err)
+			}
+		}
+		pgxConnect(t, dsn(addr, ""), nil)
+	}
+}
+
+// Authentication messages that do not decode are protocol violations: FATAL
+// 08P01, then the connection closes.
+func TestMalformedAuthMessages(t *testing.T) {
+	garbage := []byte{'p', 0, 0, 0, 11, 'g', 'a', 'r', 'b', 'a', 'g', 'e'}
+	for name, tc := range map[string]struct {
+		method AuthMethod
+		before []pgproto3.FrontendMessage // sent after startup, each answered once
+		raw    []byte
+	}{
+		"SASLInitialResponse": {method: AuthSCRAM, raw: garbage},
+		"SASLResponse": {method: AuthSCRAM, raw: []byte{'p', 0, 0, 0, 7, 'z', 'z', 'z'},
+			before: []pgproto3.FrontendMessage{&pgproto3.SASLInitialResponse{AuthMechanism: scramMechanism, Data: []byte("n,,n=,r=abcdef")}}},
+		"SASL first message": {method: AuthSCRAM, raw: func() []byte {
+			b, _ := (&pgproto3.SASLInitialResponse{AuthMechanism: scramMechanism, Data: []byte("\xff\x00garbage")}).Encode(nil)
+			return b
+		}()},
+		"PasswordMessage": {method: AuthPassword, raw: garbage},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, addr := testServer(t, func(c *Config) { c.Auth, c.Users = tc.method, map[string]string{"postgres": "secret"} })
+			c := dialRaw(t, addr)
+			c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+			c.receive()
+			for _, m := range tc.before {
+				c.send(m)
+				c.receive()
+			}
+			c.nc.Write(tc.raw)
+			e, ok := c.receive().(*pgproto3.ErrorResponse)
+			if !ok || e.Severity != "FATAL" || e.Code != sql.CodeProtocolViolation {
+				t.Fatalf("got %#v, want FATAL 08P01", e)
+			}
+			closedWithin(t, c.nc, 5*time.Second)
+		})
+	}
 }

@@ -102,6 +102,10 @@ func (r *readAhead) Read(p []byte) (int, error) {
 	}
 }
 
+// failed reports that reading the socket failed (or met its end): a
+// message error not explained by it is the client's.
+func (r *readAhead) failed() bool { return r.err != nil }
+
 // interrupted reports a hard abort or a drain while idle.
 func (r *readAhead) interrupted(draining <-chan struct{}) error {
 	select {

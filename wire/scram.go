@@ -108,7 +108,7 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 		return err
 	}
 	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
-	first, err := c.receiveSASL(pgproto3.AuthTypeSASL)
+	first, err := c.receiveAuth(pgproto3.AuthTypeSASL)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 	nonce := clientNonce + randomNonce()
 	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(v.salt), v.iterations)
 	c.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)})
-	final, err := c.receiveSASL(pgproto3.AuthTypeSASLContinue)
+	final, err := c.receiveAuth(pgproto3.AuthTypeSASLContinue)
 	if err != nil {
 		return err
 	}
@@ -161,20 +161,6 @@ func (c *conn) verifierFor(secret string, known bool) (scramVerifier, error) {
 	}
 	salt := sha256.Sum256([]byte("magmalake:" + c.info.User))
 	return newVerifier(secret, salt[:16], scramIterations), nil
-}
-
-func (c *conn) receiveSASL(authType uint32) (pgproto3.FrontendMessage, error) {
-	if err := c.flush(); err != nil {
-		return nil, err
-	}
-	if err := c.be.SetAuthType(authType); err != nil {
-		return nil, err
-	}
-	msg, err := c.be.Receive()
-	if err != nil {
-		return nil, fmt.Errorf("read SASL message: %w", err)
-	}
-	return msg, nil
 }
 
 func randomNonce() string {

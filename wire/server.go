@@ -44,6 +44,7 @@ type Config struct {
 	Auth       AuthMethod
 	// Users maps a user name to a plain password or a SCRAM verifier
 	// (SCRAM-SHA-256$<iter>:<salt>$<storedkey>:<serverkey>); see LoadUsers.
+	// A user whose secret an empty password satisfies cannot log in.
 	Users map[string]string
 	// TLS, when set, answers SSLRequest with 'S'; see LoadTLS and SelfSignedTLS.
 	TLS *tls.Config
@@ -116,6 +117,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg.Users = loginUsers(cfg.Users, log)
 	hardCtx, hardCancel := context.WithCancel(context.Background())
 	return &Server{
 		cfg:        cfg,

@@ -70,3 +70,21 @@ func TestReadPasswordFromPipe(t *testing.T) {
 		}
 	}
 }
+
+// serve refuses a users file with an empty secret before it opens anything.
+func TestServeRefusesEmptySecret(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "users")
+	if err := os.WriteFile(path, []byte("# team\nalice:wonderland\nbob:\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	args := []string{"serve", "--auth", "password", "--users-file", path, "--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0"}
+	status := run(t.Context(), args, envMap(nil), stdio{out: &out, err: &errOut})
+	if status != 1 || errOut.String() != "magmalake: users file line 3: empty secret\n" {
+		t.Errorf("status %d, stderr %q", status, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data")); err == nil {
+		t.Errorf("the data directory was created")
+	}
+}
