@@ -55,6 +55,12 @@ const (
 	CodeDiskFull               = "53100"
 )
 
+// SQLSTATEs of the wire layer's protocol checks.
+const (
+	CodeCharacterNotInRepertoire = "22021" // invalid byte sequence for encoding "UTF8"
+	CodeInvalidAuthorization     = "28000" // invalid_authorization_specification
+)
+
 // Error is the one error type that carries a SQLSTATE to the client. Position is
 // 1-based in characters of the original statement text, 0 when unknown.
 type Error struct {
