@@ -270,3 +270,35 @@ func TestMalformedAuthMessages(t *testing.T) {
 		})
 	}
 }
+
+// With TLSRequired a plaintext client is refused before any password is
+// asked; a TLS client logs in.
+func TestTLSRequired(t *testing.T) {
+	if _, err := NewServer(Config{NewSession: newFakeSession, TLSRequired: true}); err == nil {
+		t.Error("TLSRequired without TLS: no error")
+	}
+	tlsCfg, err := SelfSignedTLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, addr := testServer(t, func(c *Config) {
+		c.TLS, c.TLSRequired = tlsCfg, true
+		c.Auth, c.Users = AuthPassword, map[string]string{"postgres": "secret"}
+	})
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
+	e, ok := c.receive().(*pgproto3.ErrorResponse)
+	if !ok || e.Severity != "FATAL" || e.Code != sql.CodeInvalidAuthorization || e.Message != "no encryption: this server requires TLS" {
+		t.Fatalf("plaintext client got %#v, want FATAL 28000 before the password request", e)
+	}
+	closedWithin(t, c.nc, 5*time.Second)
+	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
+	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidAuthorization {
+		t.Fatalf("sslmode=disable: want 28000, got %v", err)
+	}
+	conn := pgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
+	var one int32
+	if err := conn.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("TLS client: %v", err)
+	}
+}

@@ -48,6 +48,9 @@ type Config struct {
 	Users map[string]string
 	// TLS, when set, answers SSLRequest with 'S'; see LoadTLS and SelfSignedTLS.
 	TLS *tls.Config
+	// TLSRequired refuses clients that do not negotiate TLS with FATAL 28000
+	// before any password is asked (PostgreSQL's hostssl); it needs TLS.
+	TLSRequired bool
 	// MaxConnections refuses further authenticated clients with 53300; 0
 	// means 100. A connection counts once it has logged in.
 	MaxConnections int
@@ -100,6 +103,9 @@ type Server struct {
 func NewServer(cfg Config) (*Server, error) {
 	if cfg.NewSession == nil {
 		return nil, errors.New("wire: Config.NewSession is required")
+	}
+	if cfg.TLSRequired && cfg.TLS == nil {
+		return nil, errors.New("wire: Config.TLSRequired needs Config.TLS")
 	}
 	if cfg.MaxConnections <= 0 {
 		cfg.MaxConnections = defaultMaxConnections

@@ -60,6 +60,10 @@ func (c *conn) startup() (ok bool, err error) {
 		return false, err
 	}
 	c.startReadAhead()
+	if err := c.checkEncryption(); err != nil {
+		c.sendFatalErr(err)
+		return false, err
+	}
 	info, err := sessionInfo(params)
 	if err != nil {
 		c.sendFatalErr(err)
@@ -93,6 +97,16 @@ func (c *conn) startup() (ok bool, err error) {
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 	c.readyForQuery()
 	return true, c.flush()
+}
+
+// checkEncryption refuses a plaintext client when TLS is required, before
+// any password crosses the network.
+func (c *conn) checkEncryption() error {
+	if _, isTLS := c.nc.(*tls.Conn); isTLS || !c.srv.cfg.TLSRequired {
+		return nil
+	}
+	return &sql.Error{Code: sql.CodeInvalidAuthorization, Severity: "FATAL",
+		Message: "no encryption: this server requires TLS", Hint: "Connect with sslmode=require (or verify-ca, verify-full)."}
 }
 
 // newSession calls the factory, turning a panic into an error.
@@ -206,7 +220,7 @@ func (c *conn) startupParams(version uint32, b []byte) (map[string]string, error
 func sessionInfo(params map[string]string) (exec.SessionInfo, error) {
 	user := params["user"]
 	if user == "" {
-		return exec.SessionInfo{}, sql.Errorf("28000", "no PostgreSQL user name specified in startup packet")
+		return exec.SessionInfo{}, sql.Errorf(sql.CodeInvalidAuthorization, "no PostgreSQL user name specified in startup packet")
 	}
 	info := exec.SessionInfo{User: user, Database: params["database"], ApplicationName: params["application_name"], Options: map[string]string{}}
 	if info.Database == "" {

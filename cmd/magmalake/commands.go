@@ -85,6 +85,7 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 		Auth:                  cfg.Auth,
 		Users:                 users,
 		TLS:                   tlsCfg,
+		TLSRequired:           cfg.TLSRequired,
 		MaxConnections:        cfg.MaxConnections,
 		IdleTimeout:           cfg.IdleTimeout,
 		AuthenticationTimeout: cfg.AuthTimeout,

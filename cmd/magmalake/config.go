@@ -45,6 +45,7 @@ type serveConfig struct {
 	TLSCert        string
 	TLSKey         string
 	TLSSelfSigned  bool
+	TLSRequired    bool
 	MaxConnections int
 	IdleTimeout    time.Duration
 	AuthTimeout    time.Duration
@@ -173,6 +174,7 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 	fs.StringVar(&cfg.TLSCert, "tls-cert", "", "PEM certificate file for TLS")
 	fs.StringVar(&cfg.TLSKey, "tls-key", "", "PEM private key file for TLS")
 	fs.BoolVar(&cfg.TLSSelfSigned, "tls-self-signed", false, "serve TLS with an ephemeral self-signed certificate")
+	fs.BoolVar(&cfg.TLSRequired, "tls-required", false, "refuse clients that do not use TLS (needs --tls-cert/--tls-key or --tls-self-signed)")
 	fs.IntVar(&cfg.MaxConnections, "max-connections", 100, "refuse clients beyond this many")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "close sessions idle this long (0: never)")
 	fs.DurationVar(&cfg.AuthTimeout, "authentication-timeout", 60*time.Second, "close connections that have not logged in within this long")
@@ -216,6 +218,9 @@ func (c serveConfig) check() error {
 	}
 	if c.TLSSelfSigned && c.TLSCert != "" {
 		return usagef("--tls-self-signed and --tls-cert exclude each other")
+	}
+	if c.TLSRequired && !c.TLSSelfSigned && c.TLSCert == "" {
+		return usagef("--tls-required needs --tls-cert/--tls-key or --tls-self-signed")
 	}
 	if c.MaxConnections < 1 {
 		return usagef("--max-connections %d: want at least 1", c.MaxConnections)
