@@ -96,14 +96,14 @@ func (p *deletePlan) predicate(params []Param) (deletes.Predicate, error) {
 			cols = append(cols, c.Name)
 		}
 	}
-	where := remapColumns(p.where, remap)
+	matcher := sql.NewMatcher(remapColumns(p.where, remap), params)
 	match := func(ctx context.Context, batch arrow.RecordBatch) ([]bool, error) {
 		b, err := iceberg.ToExecutorTypes(batch)
 		if err != nil {
 			return nil, err
 		}
 		defer b.Release()
-		return sql.Match(ctx, where, b, params)
+		return matcher.Match(ctx, b)
 	}
 	return deletes.Predicate{Filter: tr.Filter, Exact: tr.Exact, Columns: cols, Match: match}, nil
 }

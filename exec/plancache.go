@@ -10,7 +10,9 @@ const planCacheSize = 128
 // derived from a SELECT so a repeated simple (or unnamed extended) query
 // skips lexing, normalising and tidb parsing.
 //
-// It holds nothing that can go stale: parsing depends on the text alone, a
+// It holds nothing that can go stale: parsing depends on the text alone
+// (and on max_stack_depth, which is why an entry is only used under a limit
+// at least as large as the one it was parsed under), a
 // SELECT over a table is bound again against the catalog on every Prepare
 // (and every Execute, as before), and only plans over no table at all are
 // reused whole, since binding them reads neither catalog nor settings. So
@@ -23,19 +25,22 @@ type planCache struct {
 // cachedStmt is one query text's parse and, for a plan that depends on no
 // table, its prepared form.
 type cachedStmt struct {
-	stmt *sql.Select
-	prep *Prepared // nil: bind again (the statement reads a table)
+	stmt     *sql.Select
+	prep     *Prepared // nil: bind again (the statement reads a table)
+	maxDepth int       // the expression depth limit it was parsed under
 }
 
-func (c *planCache) get(query string) (cachedStmt, bool) {
+// get returns query's entry if it was parsed under a depth limit no larger
+// than maxDepth (a lowered max_stack_depth must refuse it again).
+func (c *planCache) get(query string, maxDepth int) (cachedStmt, bool) {
 	e, ok := c.entries[query]
-	return e, ok
+	return e, ok && e.maxDepth <= maxDepth
 }
 
 // put records query's parse when it is a plain SELECT, whose binding
 // leaves the parsed form untouched (prepared statements already re-bind it
 // on every execution). Other statements are not cached.
-func (c *planCache) put(query string, st sql.Statement, p *Prepared) {
+func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth int) {
 	sel, ok := st.(*sql.Select)
 	if !ok || sel.Complex {
 		return
@@ -46,7 +51,7 @@ func (c *planCache) put(query string, st sql.Statement, p *Prepared) {
 	if len(c.entries) >= planCacheSize {
 		clear(c.entries)
 	}
-	e := cachedStmt{stmt: sel}
+	e := cachedStmt{stmt: sel, maxDepth: maxDepth}
 	if _, whole := p.plan.(*constSelect); whole {
 		e.prep = p
 	}

@@ -103,6 +103,7 @@ type pipeline struct {
 	q      *selectQuery
 	params []Param
 	next   func() (arrow.RecordBatch, error, bool)
+	where  *sql.Matcher // WHERE compiled once for all batches
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
@@ -121,7 +122,10 @@ func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) 
 		if p.q.where == nil {
 			return b, nil
 		}
-		mask, err := sql.Match(ctx, p.q.where, b, p.params)
+		if p.where == nil {
+			p.where = sql.NewMatcher(p.q.where, p.params)
+		}
+		mask, err := p.where.Match(ctx, b)
 		if err != nil {
 			b.Release()
 			return nil, err

@@ -59,7 +59,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	// Client-given parameter types change binding: only untyped texts are cached.
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
-	if e, ok := s.plans.get(query); ok && cacheable {
+	maxDepth := s.maxDepth()
+	if e, ok := s.plans.get(query, maxDepth); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
 			return nil, err
 		}
@@ -68,7 +69,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 		}
 		st = e.stmt
 	} else {
-		stmts, err := sql.Parse(query)
+		stmts, err := sql.ParseLimited(query, maxDepth)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +92,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	}
 	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}
 	if cacheable {
-		s.plans.put(query, st, p)
+		s.plans.put(query, st, p, maxDepth)
 	}
 	return p, nil
 }

@@ -63,6 +63,7 @@ func settingDefs() map[string]setting {
 		"lc_time":                             {def: "C"},
 		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
 		"magmalake.equality_deletes":          {def: "off", check: checkBool},
+		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 	}
 }
 

@@ -104,6 +104,14 @@ func (b *binder) finish(e Expr) (Expr, error) {
 }
 
 func (b *binder) bind(node ast.ExprNode) (Expr, error) {
+	e, err := b.bindNode(node)
+	if err != nil {
+		return nil, err
+	}
+	return fold(e), nil
+}
+
+func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	if b.agg != nil && !b.inAgg {
 		if ref := b.matchGroup(node); ref != nil {
 			return ref, nil
@@ -360,6 +368,12 @@ func newLogic(and bool, args ...Expr) Expr {
 			continue
 		}
 		flat = append(flat, a)
+	}
+	if !and {
+		flat = mergeEqualities(flat)
+		if len(flat) == 1 {
+			return flat[0]
+		}
 	}
 	return &Logic{And: and, Args: flat}
 }

@@ -22,6 +22,7 @@ func WithStatementTime(ctx context.Context, t time.Time) context.Context {
 // the rows in a selection only, so CASE, AND, OR and COALESCE skip the rows
 // PostgreSQL would not evaluate (and cannot raise errors from them).
 type evaluator struct {
+	ctx    context.Context // checked at every node: a cancel lands within one operator's work
 	batch  arrow.RecordBatch
 	n      int
 	params []any
@@ -38,7 +39,7 @@ func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *e
 	if batch != nil {
 		n = int(batch.NumRows())
 	}
-	return &evaluator{batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro()}
+	return &evaluator{ctx: ctx, batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro()}
 }
 
 func allRows(n int) []int {
@@ -105,10 +106,28 @@ func (ev *evaluator) matchGeneral(e Expr) ([]bool, error) {
 }
 
 func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
-	out := make([]any, ev.n)
-	if len(sel) == 0 {
-		return out, nil
+	if err := ev.ctx.Err(); err != nil {
+		return nil, err
 	}
+	if len(sel) == 0 {
+		return make([]any, ev.n), nil
+	}
+	// Operators that reuse an operand's array come first, so that a deep
+	// chain of them allocates no array per level while its operands run.
+	switch x := e.(type) {
+	case *UnaryOp:
+		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return negate(v, x.T) })
+	case *BinaryOp:
+		return ev.evalBinary(x, sel)
+	case *Compare:
+		return ev.evalCompare(x, sel)
+	case *Not:
+		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return !v.(bool), nil })
+	case *Cast:
+		from := x.X.Type()
+		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return castDatum(v, from, x.T) })
+	}
+	out := make([]any, ev.n)
 	switch x := e.(type) {
 	case *ColumnRef:
 		if ev.batch == nil || x.Index >= int(ev.batch.NumCols()) {
@@ -130,16 +149,8 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		for _, i := range sel {
 			out[i] = v
 		}
-	case *UnaryOp:
-		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return negate(v, x.T) })
-	case *BinaryOp:
-		return ev.evalBinary(x, sel, out)
-	case *Compare:
-		return ev.evalCompare(x, sel, out)
 	case *Logic:
 		return ev.evalLogic(x, sel, out)
-	case *Not:
-		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return !v.(bool), nil })
 	case *IsNull:
 		vals, err := ev.eval(x.X, sel)
 		if err != nil {
@@ -164,9 +175,6 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		return ev.evalLike(x, sel, out)
 	case *Case:
 		return ev.evalCase(x, sel, out)
-	case *Cast:
-		from := x.X.Type()
-		return ev.evalMap1(x.X, sel, out, func(v any) (any, error) { return castDatum(v, from, x.T) })
 	case *Func:
 		return ev.evalFunc(x, sel, out)
 	case *AggCall:
@@ -196,8 +204,10 @@ func (ev *evaluator) param(p *Param) (any, error) {
 	return v, nil
 }
 
-// evalMap1 applies f to the non-null values of x (strict function).
-func (ev *evaluator) evalMap1(x Expr, sel []int, out []any, f func(any) (any, error)) ([]any, error) {
+// evalMap1 applies f to the non-null values of x (strict function). The
+// results overwrite x's values in place: a chain of operators then keeps one
+// array alive, not one per level.
+func (ev *evaluator) evalMap1(x Expr, sel []int, f func(any) (any, error)) ([]any, error) {
 	vals, err := ev.eval(x, sel)
 	if err != nil {
 		return nil, err
@@ -206,31 +216,32 @@ func (ev *evaluator) evalMap1(x Expr, sel []int, out []any, f func(any) (any, er
 		if vals[i] == nil {
 			continue
 		}
-		if out[i], err = f(vals[i]); err != nil {
+		if vals[i], err = f(vals[i]); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return vals, nil
 }
 
-func (ev *evaluator) evalBinary(x *BinaryOp, sel []int, out []any) ([]any, error) {
+func (ev *evaluator) evalBinary(x *BinaryOp, sel []int) ([]any, error) {
 	lt, rt := x.L.Type(), x.R.Type()
-	return ev.evalStrict2(x.L, x.R, sel, out, func(l, r any) (any, error) {
+	return ev.evalStrict2(x.L, x.R, sel, func(l, r any) (any, error) {
 		return arith(x.Op, x.T, l, r, lt, rt)
 	})
 }
 
-func (ev *evaluator) evalCompare(x *Compare, sel []int, out []any) ([]any, error) {
+func (ev *evaluator) evalCompare(x *Compare, sel []int) ([]any, error) {
 	lt, rt := x.L.Type(), x.R.Type()
-	return ev.evalStrict2(x.L, x.R, sel, out, func(l, r any) (any, error) {
+	return ev.evalStrict2(x.L, x.R, sel, func(l, r any) (any, error) {
 		c := compareDatums(x.Domain, toDomain(l, lt, x.Domain), toDomain(r, rt, x.Domain))
 		return cmpHolds(x.Op, c), nil
 	})
 }
 
 // evalStrict2 evaluates a strict binary operator: NULL when either operand
-// is NULL, else f of the two.
-func (ev *evaluator) evalStrict2(a, b Expr, sel []int, out []any, f func(l, r any) (any, error)) ([]any, error) {
+// is NULL, else f of the two. The results overwrite the left operand's
+// values in place (see evalMap1).
+func (ev *evaluator) evalStrict2(a, b Expr, sel []int, f func(l, r any) (any, error)) ([]any, error) {
 	l, err := ev.eval(a, sel)
 	if err != nil {
 		return nil, err
@@ -241,13 +252,14 @@ func (ev *evaluator) evalStrict2(a, b Expr, sel []int, out []any, f func(l, r an
 	}
 	for _, i := range sel {
 		if l[i] == nil || r[i] == nil {
+			l[i] = nil
 			continue
 		}
-		if out[i], err = f(l[i], r[i]); err != nil {
+		if l[i], err = f(l[i], r[i]); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return l, nil
 }
 
 func cmpHolds(op CmpOp, c int) bool {

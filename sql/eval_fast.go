@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
@@ -26,7 +27,7 @@ type triMask struct {
 func newTriMask(n int) triMask { return triMask{val: make([]bool, n), null: make([]bool, n)} }
 
 // fastPred computes a WHERE node over a batch.
-type fastPred func(b arrow.RecordBatch) triMask
+type fastPred func(ctx context.Context, b arrow.RecordBatch) triMask
 
 // matchFast is Match through the typed kernels; false when e has no fast form.
 func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
@@ -37,7 +38,7 @@ func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
 	if !ok {
 		return nil, false
 	}
-	m := f(ev.batch)
+	m := f(ev.ctx, ev.batch)
 	for i, null := range m.null {
 		m.val[i] = m.val[i] && !null
 	}
@@ -57,8 +58,8 @@ func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
 		if !ok {
 			return nil, false
 		}
-		return func(b arrow.RecordBatch) triMask {
-			m := inner(b)
+		return func(ctx context.Context, b arrow.RecordBatch) triMask {
+			m := inner(ctx, b)
 			for i := range m.val {
 				m.val[i] = !m.val[i]
 			}
@@ -74,7 +75,7 @@ func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
 		if x.T.Kind != KindBool {
 			return nil, false
 		}
-		return func(b arrow.RecordBatch) triMask { return boolColumn(b.Column(x.Index)) }, true
+		return func(ctx context.Context, b arrow.RecordBatch) triMask { return boolColumn(b.Column(x.Index)) }, true
 	}
 	if v, ok := ev.constValue(e); ok && e.Type().Kind == KindBool {
 		return constMask(v), true
@@ -111,7 +112,7 @@ func (ev *evaluator) constValue(e Expr) (any, bool) {
 }
 
 func constMask(v any) fastPred {
-	return func(b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
 		m := newTriMask(int(b.NumRows()))
 		for i := range m.val {
 			if v == nil {
@@ -142,7 +143,7 @@ func fastIsNull(x *IsNull) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
 		if col.NullN() == 0 {
@@ -165,8 +166,8 @@ func (ev *evaluator) fastIsBool(x *IsBool) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(b arrow.RecordBatch) triMask {
-		m := inner(b)
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+		m := inner(ctx, b)
 		for i := range m.val {
 			m.val[i] = (!m.null[i] && m.val[i] == x.Value) != x.Not
 			m.null[i] = false
@@ -188,10 +189,13 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		args[k] = f
 	}
 	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
-	return func(b arrow.RecordBatch) triMask {
-		out := args[0](b)
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+		out := args[0](ctx, b)
 		for _, f := range args[1:] {
-			m := f(b)
+			if ctx.Err() != nil {
+				return out // the caller sees the cancellation and drops this
+			}
+			m := f(ctx, b)
 			for i := range out.val {
 				switch {
 				case !out.null[i] && out.val[i] == decisive:
@@ -227,7 +231,7 @@ func (ev *evaluator) fastCompare(x *Compare) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
 		col := b.Column(c.Index)
 		return compareColumn(col, test(col), op)
 	}, true
@@ -420,6 +424,9 @@ func (ev *evaluator) fastIn(x *InList) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
+	if set, ok := ev.newInSet(c, x); ok {
+		return ev.fastInSet(c, x, set), true
+	}
 	var tests []func(arr arrow.Array) func(i int) int
 	sawNull := false
 	for k, it := range x.List {
@@ -437,7 +444,7 @@ func (ev *evaluator) fastIn(x *InList) (fastPred, bool) {
 		}
 		tests = append(tests, test)
 	}
-	return func(b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch) triMask {
 		col := b.Column(c.Index)
 		cmps := make([]func(i int) int, len(tests))
 		for k, t := range tests {

@@ -55,9 +55,21 @@ type lexer struct {
 }
 
 // lexAll tokenises the whole of src. The slice never includes tkEOF.
-func lexAll(src string) ([]token, error) {
+func lexAll(src string) ([]token, error) { return lexLimited(src, 0) }
+
+// lexLimited lexes src, refusing with 54001 as soon as the expression
+// nesting passes maxDepth (0: no limit), before a hostile query's millions
+// of tokens are all built. AND/OR are not counted: chains of them are
+// balanced later.
+func lexLimited(src string, maxDepth int) ([]token, error) {
 	lx := &lexer{src: src}
-	var toks []token
+	var depth *depthCounter
+	if maxDepth > 0 {
+		depth = newDepthCounter(maxDepth, false)
+	}
+	// About one token per three bytes of SQL: growing a slice of
+	// millions of tokens by doubling dominated lexing huge IN lists.
+	toks := make([]token, 0, len(src)/3+1)
 	for {
 		t, err := lx.next()
 		if err != nil {
@@ -65,6 +77,9 @@ func lexAll(src string) ([]token, error) {
 		}
 		if t.kind == tkEOF {
 			return toks, nil
+		}
+		if depth != nil && !depth.add(t.kind, t.val) {
+			return nil, tooDeep(maxDepth)
 		}
 		toks = append(toks, t)
 	}

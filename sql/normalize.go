@@ -77,6 +77,7 @@ type normalizer struct {
 // TiDB-acceptable tokens.
 func normalizeStop(query string, in []token, stop token) ([]ntok, error) {
 	n := &normalizer{query: query, in: pgPrepass(in), stop: stop, top: castFrame{query: true}}
+	n.out = make([]ntok, 0, len(n.in)+len(n.in)/8+8)
 	for n.i < len(n.in) {
 		if err := n.step(); err != nil {
 			return nil, err

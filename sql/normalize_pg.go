@@ -14,7 +14,7 @@ package sql
 
 // pgPrepass drops COLLATE clauses and unwraps OPERATOR(schema.op).
 func pgPrepass(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		if t.is("collate") && k+1 < len(in) && (in[k+1].kind == tkIdent || in[k+1].kind == tkQIdent) {

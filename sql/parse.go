@@ -6,13 +6,20 @@ import (
 
 // Parse parses a simple-query string into its statements. Syntax errors are
 // *Error 42601 with Position in characters of query; unsupported statements
-// are 0A000 naming the construct.
+// are 0A000 naming the construct; expressions nested deeper than the default
+// max_stack_depth allows are 54001.
 func Parse(query string) ([]Statement, error) {
-	spans, err := splitTokens(query)
+	return ParseLimited(query, DepthForStackKB(DefaultMaxStackDepthKB))
+}
+
+// ParseLimited is Parse allowing expressions maxDepth deep (DepthForStackKB
+// of the session's max_stack_depth).
+func ParseLimited(query string, maxDepth int) ([]Statement, error) {
+	spans, err := splitTokens(query, maxDepth)
 	if err != nil {
 		return nil, err
 	}
-	p := newParseCtx(query)
+	p := newParseCtx(query, maxDepth)
 	defer p.release()
 	stmts := make([]Statement, 0, len(spans))
 	for _, s := range spans {

@@ -17,8 +17,9 @@ import (
 // parseCtx holds what parsing one query needs: the original text (for error
 // positions) and a tidb parser configured for normalised PostgreSQL.
 type parseCtx struct {
-	query string
-	tp    *parser.Parser
+	query    string
+	tp       *parser.Parser
+	maxDepth int // expression nesting allowed (see checkDepth)
 }
 
 // tidbParsers recycles tidb parsers: building one allocates tens of
@@ -30,8 +31,8 @@ var tidbParsers = sync.Pool{New: func() any {
 	return tp
 }}
 
-func newParseCtx(query string) *parseCtx {
-	return &parseCtx{query: query, tp: tidbParsers.Get().(*parser.Parser)}
+func newParseCtx(query string, maxDepth int) *parseCtx {
+	return &parseCtx{query: query, tp: tidbParsers.Get().(*parser.Parser), maxDepth: maxDepth}
 }
 
 // release returns the parser to the pool; p must not parse again.
@@ -72,6 +73,10 @@ func tidbGlued(prev, cur ntok) bool {
 // tidb parses normalised tokens, mapping a syntax error back to the
 // original text; stop is the original token after toks.
 func (p *parseCtx) tidb(toks []ntok, stop token) ([]ast.StmtNode, error) {
+	toks = balanceChains(toks)
+	if err := checkDepth(toks, p.maxDepth); err != nil {
+		return nil, err
+	}
 	r := renderTidb(toks)
 	stmts, _, err := p.tp.ParseSQL(r.text)
 	if err != nil {
@@ -215,7 +220,7 @@ func ParseExpr(text string) (ast.ExprNode, error) {
 			return nil, syntaxErrorAt(text, t)
 		}
 	}
-	p := newParseCtx(text)
+	p := newParseCtx(text, DepthForStackKB(DefaultMaxStackDepthKB))
 	defer p.release()
 	e, err := p.expr(toks, token{kind: tkEOF, pos: len(text), end: len(text)})
 	if err != nil {

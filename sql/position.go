@@ -123,7 +123,7 @@ func InQuery(query string, k int, err error) error {
 	if !errors.As(err, &se) || se.Position == 0 {
 		return err
 	}
-	spans, splitErr := splitTokens(query)
+	spans, splitErr := splitTokens(query, 0)
 	if splitErr != nil || k >= len(spans) || spans[k].toks[0].pos == 0 {
 		return err
 	}

@@ -9,7 +9,7 @@ func Split(query string) ([]string, error) {
 	if st, ok := plainStatement(query); ok {
 		return []string{st}, nil
 	}
-	spans, err := splitTokens(query)
+	spans, err := splitTokens(query, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +32,8 @@ func (s stmtSpan) text(query string) string {
 	return strings.TrimSpace(query[s.toks[0].pos:s.toks[len(s.toks)-1].end])
 }
 
-func splitTokens(query string) ([]stmtSpan, error) {
-	toks, err := lexAll(query)
+func splitTokens(query string, maxDepth int) ([]stmtSpan, error) {
+	toks, err := lexLimited(query, maxDepth)
 	if err != nil {
 		return nil, err
 	}

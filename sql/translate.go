@@ -207,6 +207,9 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 	if !ok || !tableColumn(col) {
 		return untranslatable()
 	}
+	if len(x.List) > maxIcebergInItems {
+		return translateLargeIn(x, col, want)
+	}
 	ref := ice.Reference(col.Name)
 	var lits []ice.Literal
 	hasNull, hasNaN := false, false
@@ -242,6 +245,53 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 		return ice.AlwaysFalse{}, true
 	}
 	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
+}
+
+// maxIcebergInItems is the longest IN list handed to Iceberg as a set:
+// iceberg-go binds and evaluates a set predicate item by item, seconds for a
+// million items, so longer lists prune by their range instead and the
+// executor's hash set decides each row.
+const maxIcebergInItems = 10000
+
+// translateLargeIn is a long IN list as min <= col <= max (inexact); NOT IN
+// keeps only what it must: no row when an item is NULL, else non-null rows.
+func translateLargeIn(x *InList, col *ColumnRef, want bool) (ice.BooleanExpression, bool) {
+	ref := ice.Reference(col.Name)
+	var lo, hi *Const
+	hasNull := false
+	for k, it := range x.List {
+		c, ok := it.(*Const)
+		if !ok || x.Domains[k] != x.Domains[0] {
+			return untranslatable()
+		}
+		switch {
+		case c.Value == nil:
+			hasNull = true
+		case lo == nil:
+			lo, hi = c, c
+		default:
+			d := x.Domains[0]
+			v := toDomain(c.Value, c.T, d)
+			if compareDatums(d, v, toDomain(lo.Value, lo.T, d)) < 0 {
+				lo = c
+			}
+			if compareDatums(d, v, toDomain(hi.Value, hi.T, d)) > 0 {
+				hi = c
+			}
+		}
+	}
+	if !want {
+		if hasNull {
+			return ice.AlwaysFalse{}, true
+		}
+		return ice.NotNull(ref), false
+	}
+	if lo == nil {
+		return ice.AlwaysFalse{}, true
+	}
+	low, _ := comparePredicate(col, OpGE, lo)
+	high, _ := comparePredicate(col, OpLE, hi)
+	return ice.NewAnd(low, high), false
 }
 
 func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
