@@ -17,11 +17,13 @@ import (
 
 // deepShapes build an expression nested n deep around a column or literal.
 var deepShapes = map[string]func(n int) string{
-	"sum":      func(n int) string { return strings.Repeat("1+", n) + "id" },
-	"not":      func(n int) string { return strings.Repeat("NOT ", n) + "(id > 0)" },
-	"parens":   func(n int) string { return strings.Repeat("(", n) + "id" + strings.Repeat(")", n) },
-	"calls":    func(n int) string { return strings.Repeat("abs(", n) + "id" + strings.Repeat(")", n) },
-	"case":     func(n int) string { return strings.Repeat("CASE WHEN true THEN ", n) + "id" + strings.Repeat(" END", n) },
+	"sum":    func(n int) string { return strings.Repeat("1+", n) + "id" },
+	"not":    func(n int) string { return strings.Repeat("NOT ", n) + "(id > 0)" },
+	"parens": func(n int) string { return strings.Repeat("(", n) + "id" + strings.Repeat(")", n) },
+	"calls":  func(n int) string { return strings.Repeat("abs(", n) + "id" + strings.Repeat(")", n) },
+	"case": func(n int) string {
+		return strings.Repeat("CASE WHEN true THEN ", n) + "id" + strings.Repeat(" END", n)
+	},
 	"casts":    func(n int) string { return "id" + strings.Repeat("::bigint", n) },
 	"negation": func(n int) string { return strings.Repeat("- ", n) + "id" },
 	"concat":   func(n int) string { return "'a'" + strings.Repeat("||'a'", n) },
