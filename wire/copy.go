@@ -47,6 +47,12 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 		<-done
 		return err
 	}
+	// Text and CSV data is text in the client encoding: a piece that is not
+	// UTF-8 never reaches the loader, which fails on the broken pipe.
+	var text *utf8Stream
+	if !res.CopyIn.Binary {
+		text = &utf8Stream{}
+	}
 	for {
 		msg, err := c.be.Receive()
 		if err != nil {
@@ -54,6 +60,11 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 		}
 		switch m := msg.(type) {
 		case *pgproto3.CopyData:
+			if text != nil {
+				if err := text.check(m.Data); err != nil {
+					return abort(err)
+				}
+			}
 			if _, err := pw.Write(m.Data); err != nil {
 				// The loader stopped early: its error is the statement's.
 				r := <-done
@@ -63,6 +74,11 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 				return r.err
 			}
 		case *pgproto3.CopyDone:
+			if text != nil {
+				if err := text.end(); err != nil {
+					return abort(err)
+				}
+			}
 			pw.Close()
 			r := <-done
 			if r.err != nil {

@@ -15,6 +15,9 @@ func isEmptyQuery(q string) bool {
 }
 
 func (c *conn) handleParse(m *pgproto3.Parse) error {
+	if err := checkUTF8(m.Query); err != nil {
+		return err
+	}
 	if m.Name != "" {
 		if _, exists := c.stmts[m.Name]; exists {
 			return sql.Errorf("42P05", "prepared statement %q already exists", m.Name)

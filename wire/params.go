@@ -40,11 +40,19 @@ func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]exec.Param, 
 		}
 		switch f {
 		case 0:
+			if err := checkUTF8Bytes(v); err != nil {
+				return nil, err
+			}
 			params[i] = string(v)
 		case 1:
 			p, err := decodeBinary(types[i], v)
 			if err != nil {
 				return nil, &sql.Error{Code: codeBadBin, Message: fmt.Sprintf("incorrect binary data format in bind parameter %d", i+1), Detail: err.Error()}
+			}
+			if s, ok := p.(string); ok { // binary text, json: text all the same
+				if err := checkUTF8(s); err != nil {
+					return nil, err
+				}
 			}
 			params[i] = p
 		default:

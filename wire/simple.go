@@ -16,6 +16,10 @@ func (c *conn) handleQuery(q string) {
 		p.close()
 		delete(c.portals, "")
 	}
+	if err := checkUTF8(q); err != nil {
+		c.sendError(err)
+		return
+	}
 	var stmts []string
 	err := guard(func() (err error) {
 		stmts, err = c.sess.Split(q)
