@@ -206,3 +206,44 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	}
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
+
+// work_mem bounds what ORDER BY, DISTINCT and GROUP BY hold (magmalake does
+// not spill): past it 53200, and the session goes on.
+func TestWorkMemBoundsMaterialising(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE w (id int, v text)")
+	var rows []string
+	for i := range 3000 {
+		rows = append(rows, fmt.Sprintf("(%d, '%s')", i, strings.Repeat("x", 40)+fmt.Sprint(i)))
+	}
+	mustQuery(t, s, "INSERT INTO w VALUES "+strings.Join(rows, ", "))
+	queries := []string{
+		"SELECT id, v FROM w ORDER BY v",
+		"SELECT DISTINCT v FROM w",
+		"SELECT v, count(*) FROM w GROUP BY v",
+	}
+	want := map[string]string{}
+	for _, q := range queries {
+		want[q] = mustQuery(t, s, q).text() // 1GB default: fine
+	}
+	if got := mustQuery(t, s, "SHOW work_mem").text(); got != "1GB\n" {
+		t.Fatalf("SHOW work_mem: %q", got)
+	}
+	mustQuery(t, s, "SET work_mem = '64kB'")
+	for _, q := range queries {
+		mustFail(t, s, sql.CodeOutOfMemory, q)
+		mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 1")
+	}
+	// Small results still fit, and streaming needs no budget.
+	mustQuery(t, s, "SELECT id FROM w WHERE id < 10 ORDER BY id")
+	if n := len(mustQuery(t, s, "SELECT id, v FROM w").rows); n != 3000 {
+		t.Fatalf("streamed %d rows", n)
+	}
+	mustFail(t, s, sql.CodeInvalidParameterValue, "SET work_mem = '1kB'")
+	mustQuery(t, s, "SET work_mem = '4MB'")
+	for _, q := range queries {
+		if got := mustQuery(t, s, q).text(); got != want[q] {
+			t.Fatalf("%s under 4MB differs", q)
+		}
+	}
+}

@@ -13,14 +13,20 @@ import (
 
 // grouper assigns group ids to key tuples and keeps one copy of each tuple.
 type grouper struct {
-	ids  map[string]int
-	keys []array.Builder
-	n    int
-	buf  []byte
+	ids      map[string]int
+	keys     []array.Builder
+	n        int
+	buf      []byte
+	mem      *memBudget
+	perGroup int64 // accumulator state per group, estimated
 }
 
-func newGrouper(types []sql.Type) *grouper {
-	g := &grouper{ids: map[string]int{}}
+// groupOverhead is a group's map entry and accumulator state beyond its key,
+// estimated per aggregate (big.Int sums, counts, slices of states).
+const groupOverhead = 96
+
+func newGrouper(types []sql.Type, mem *memBudget, aggregates int) *grouper {
+	g := &grouper{ids: map[string]int{}, mem: mem, perGroup: groupOverhead * int64(1+aggregates)}
 	for _, t := range types {
 		g.keys = append(g.keys, array.NewBuilder(memory.DefaultAllocator, t.ArrowType()))
 	}
@@ -34,6 +40,10 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 	}
 	if id, ok := g.ids[string(g.buf)]; ok {
 		return id, nil
+	}
+	// A new group holds its key twice (map and key column) and its state.
+	if err := g.mem.charge(2*int64(len(g.buf))+g.perGroup, "GROUP BY"); err != nil {
+		return 0, err
 	}
 	id := g.n
 	g.n++
@@ -53,7 +63,7 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	for i, e := range agg.GroupBy {
 		types[i] = e.Type()
 	}
-	g := newGrouper(types)
+	g := newGrouper(types, p.mem, len(agg.Calls))
 	accs := make([]accumulator, len(agg.Calls))
 	for i, c := range agg.Calls {
 		spec := aggSpec{Func: c.Name, Star: c.Arg == nil, Distinct: c.Distinct}

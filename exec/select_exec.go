@@ -29,7 +29,7 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 		return nil, err
 	}
 	next, stop := iter.Pull2(seq)
-	in := &pipeline{q: q, params: params, next: next}
+	in := &pipeline{q: q, params: params, next: next, mem: s.workMem()}
 	if q.agg == nil && !q.distinct && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
@@ -104,6 +104,7 @@ type pipeline struct {
 	params []Param
 	next   func() (arrow.RecordBatch, error, bool)
 	where  *sql.Matcher // WHERE compiled once for all batches
+	mem    *memBudget   // what materialising operators may hold
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
@@ -158,6 +159,11 @@ func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
 		b, err := p.nextProjected(ctx)
 		if err == io.EOF {
 			return out, nil
+		}
+		if err == nil {
+			if err = p.mem.charge(batchBytes(b), p.q.materialiser()); err != nil {
+				b.Release()
+			}
 		}
 		if err != nil {
 			releaseAll(out)
@@ -341,4 +347,15 @@ func evalCount(ctx context.Context, e sql.Expr, params []Param, what string) (in
 		return 0, false, sql.Errorf("2201W", "%s must not be negative", what)
 	}
 	return v, false, nil
+}
+
+// materialiser names the operator that holds a query's rows, for errors.
+func (q *selectQuery) materialiser() string {
+	switch {
+	case len(q.order) > 0:
+		return "ORDER BY"
+	case q.distinct:
+		return "DISTINCT"
+	}
+	return "the query"
 }

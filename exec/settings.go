@@ -64,6 +64,7 @@ func settingDefs() map[string]setting {
 		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
 		"magmalake.equality_deletes":          {def: "off", check: checkBool},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
+		"work_mem":                            {def: "1GB", check: checkWorkMem},
 	}
 }
 

@@ -1,0 +1,54 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// memBudget bounds what one statement's materialising operators (ORDER BY,
+// DISTINCT, GROUP BY) hold. magmalake does not spill to disk, so work_mem is
+// a hard bound here: past it the statement fails with PostgreSQL's 53200
+// rather than growing until the OOM killer ends every session.
+type memBudget struct {
+	limit int64 // bytes; 0: unbounded
+	used  int64
+	what  string // the operator charged last, for the message
+}
+
+// charge adds n bytes held by op ("ORDER BY", "GROUP BY", ...).
+func (m *memBudget) charge(n int64, op string) error {
+	if m == nil || m.limit <= 0 {
+		return nil
+	}
+	m.used += n
+	if m.used <= m.limit {
+		return nil
+	}
+	return &sql.Error{Code: sql.CodeOutOfMemory, Message: "out of memory",
+		Detail: op + " needs more than work_mem (" + formatKB(m.limit/1024) + ") to hold its rows; magmalake does not spill to disk.",
+		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
+}
+
+// batchBytes is the memory an Arrow batch's buffers take.
+func batchBytes(b arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range b.Columns() {
+		for _, buf := range c.Data().Buffers() {
+			if buf != nil {
+				n += int64(buf.Len())
+			}
+		}
+	}
+	return n
+}
+
+// workMem is the session's work_mem in bytes.
+func (s *Session) workMem() *memBudget {
+	v, _ := s.settings.Get("work_mem")
+	kb, ok := parseKB(v)
+	if !ok {
+		return &memBudget{}
+	}
+	return &memBudget{limit: int64(kb) * 1024}
+}
