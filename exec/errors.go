@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/apache/iceberg-go/table"
@@ -118,4 +119,16 @@ func droppedConcurrently(ident table.Identifier, err error) error {
 	se.Detail = "The table was dropped while the statement ran; the statement changed nothing."
 	se.Err = err
 	return se
+}
+
+// recoverInternal turns a panic into an XX000 error in *err. The panic value
+// goes to Detail and the stack to the wrapped cause (for the server's log):
+// the client sees SQL words, and every other session goes on.
+func recoverInternal(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	*err = &sql.Error{Code: sql.CodeInternal, Message: "internal error",
+		Detail: fmt.Sprint(p), Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 }

@@ -169,3 +169,18 @@ func TestCorruptMetadata(t *testing.T) {
 		t.Fatal(d)
 	}
 }
+
+// A panic inside a statement (a bug) is XX000 in SQL words for that
+// statement; the shell and the connection go on.
+func TestRecoverInternal(t *testing.T) {
+	err := func() (err error) {
+		defer recoverInternal(&err)
+		var m map[string]int
+		m["x"]++ // assignment to a nil map
+		return nil
+	}()
+	var se *sql.Error
+	if !errors.As(err, &se) || se.Code != sql.CodeInternal || se.Message != "internal error" || !strings.Contains(se.Detail, "nil map") {
+		t.Fatalf("got %#v", err)
+	}
+}

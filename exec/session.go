@@ -46,8 +46,9 @@ func (s *Session) Split(query string) ([]string, error) {
 
 // Prepare parses and binds one statement. paramTypes are the client's
 // parameter OIDs (0 = infer).
-func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
-	p, err := s.prepare(ctx, query, paramTypes)
+func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (p *Prepared, err error) {
+	defer recoverInternal(&err)
+	p, err = s.prepare(ctx, query, paramTypes)
 	if err != nil {
 		s.tx.fail()
 		return nil, toSQLError(err)
@@ -115,7 +116,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	ctx = withStatementTime(ctx, time.Now())
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
-	res, err := pl.execute(ctx, s, params)
+	res, err := s.executeGuarded(ctx, pl, params)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			// Whatever a layer made of the cancellation (database/sql
@@ -127,6 +128,13 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		return nil, err
 	}
 	return res, nil
+}
+
+// executeGuarded runs a plan, turning a panic (a bug) into XX000 for this
+// statement instead of ending the shell or the connection.
+func (s *Session) executeGuarded(ctx context.Context, pl plan, params []Param) (res *Result, err error) {
+	defer recoverInternal(&err)
+	return pl.execute(ctx, s, params)
 }
 
 // run executes one statement to completion, discarding rows: for scripts
