@@ -3,6 +3,7 @@ package repl
 import (
 	"bytes"
 	"errors"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,7 +51,7 @@ func requirePG(t *testing.T) *pgHarness {
 		testPG.c, testPG.err = pgtest.Launch(pgtest.Options{Locale: "C.UTF-8"})
 	})
 	if errors.Is(testPG.err, pgtest.ErrNotInstalled) {
-		t.Skipf("%v (set MAGMALAKE_PG_BIN)", testPG.err)
+		testenv.Missing(t, "%v (set MAGMALAKE_PG_BIN)", testPG.err)
 	}
 	if testPG.err != nil {
 		t.Fatalf("start PostgreSQL: %v", testPG.err)

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/magmalake/magmalake/internal/testenv"
 	"os"
 	"os/exec"
 	"strconv"
@@ -21,7 +22,7 @@ type formatPG struct {
 func startFormatPostgres(t *testing.T) *formatPG {
 	t.Helper()
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql not installed")
+		testenv.Missing(t, "psql not installed")
 	}
 	return &formatPG{pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})}
 }

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"github.com/magmalake/magmalake/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,7 @@ func runClient(t *testing.T, env []string, name string, args ...string) (string,
 
 func TestPsql(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql not installed")
+		testenv.Missing(t, "psql not installed")
 	}
 	users := map[string]string{"postgres": ScramVerifier("secret")}
 	_, addr := testServer(t, func(c *Config) { c.Auth, c.Users = AuthSCRAM, users })
@@ -66,7 +67,7 @@ func TestPsql(t *testing.T) {
 
 func TestPsqlTLS(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql not installed")
+		testenv.Missing(t, "psql not installed")
 	}
 	tlsCfg, err := SelfSignedTLS()
 	if err != nil {
@@ -83,7 +84,7 @@ func TestPsqlTLS(t *testing.T) {
 
 func TestPgbench(t *testing.T) {
 	if _, err := exec.LookPath("pgbench"); err != nil {
-		t.Skip("pgbench not installed")
+		testenv.Missing(t, "pgbench not installed")
 	}
 	_, addr := testServer(t, nil)
 	host, port := hostPort(addr)

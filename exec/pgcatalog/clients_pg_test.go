@@ -2,6 +2,7 @@ package pgcatalog_test
 
 import (
 	"context"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"net"
 	"os"
 	"os/exec"
@@ -107,7 +108,7 @@ func psql(addr, cmd string) (string, error) {
 // magmalake with psql, pgjdbc and SQLAlchemy and compares the answers.
 func TestClientsMatchPostgres(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
-		t.Skip("psql not installed (apt-get install postgresql-client-15)")
+		testenv.Missing(t, "psql not installed (apt-get install postgresql-client-15)")
 	}
 	pg, ours := servers(t)
 	t.Run("psql", func(t *testing.T) { checkPsql(t, pg, ours) })
@@ -153,10 +154,10 @@ func dropLines(s string, re *regexp.Regexp) string {
 func checkJDBC(t *testing.T, pg, ours string) {
 	jar := "/usr/share/java/postgresql.jar"
 	if _, err := os.Stat(jar); err != nil {
-		t.Skip("pgjdbc not installed (apt-get install libpostgresql-jdbc-java)")
+		testenv.Missing(t, "pgjdbc not installed (apt-get install libpostgresql-jdbc-java)")
 	}
 	if _, err := exec.LookPath("javac"); err != nil {
-		t.Skip("javac not installed (apt-get install default-jdk-headless)")
+		testenv.Missing(t, "javac not installed (apt-get install default-jdk-headless)")
 	}
 	dir := t.TempDir()
 	src, _ := filepath.Abs("testdata/JdbcBrowse.java")
@@ -221,7 +222,7 @@ func commonTypes(want, got []string) []string {
 // checkSQLAlchemy compares SQLAlchemy's inspector.
 func checkSQLAlchemy(t *testing.T, pg, ours string) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import psycopg2, sqlalchemy").Run(); err != nil {
-		t.Skip("python3-psycopg2 / python3-sqlalchemy not installed")
+		testenv.Missing(t, "python3-psycopg2 / python3-sqlalchemy not installed")
 	}
 	run := func(addr string) string {
 		out, err := exec.Command("/usr/bin/python3", "testdata/sa_browse.py", "postgresql+psycopg2://postgres@"+addr+"/cat").CombinedOutput()

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ func findOrSkip(t *testing.T, msg string, usable func(string) bool, candidates .
 			return c
 		}
 	}
-	t.Skip(msg)
+	testenv.Missing(t, "%s", msg)
 	return ""
 }
 

@@ -5,6 +5,7 @@ package pgtest
 import (
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"net"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func StartWith(t testing.TB, o Options) *Cluster {
 	t.Helper()
 	c, err := Launch(o)
 	if errors.Is(err, ErrNotInstalled) {
-		t.Skipf("%v (apt-get install postgresql-15); skipping comparison with PostgreSQL", err)
+		testenv.Missing(t, "%v (apt-get install postgresql-15); skipping comparison with PostgreSQL", err)
 	}
 	if err != nil {
 		t.Fatal(err)
