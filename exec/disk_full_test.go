@@ -137,18 +137,8 @@ func newFullEnv(t *testing.T) *delSQLEnv {
 	writesLeft.Store(-1)
 	t.Cleanup(func() { writesLeft.Store(-1) })
 	dir := t.TempDir()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir, WarehouseURI: fullScheme + "://" + dir + "/warehouse"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	t.Cleanup(s.Close)
+	eng := testEngineWith(t, iceberg.Config{DataDir: dir, WarehouseURI: fullScheme + "://" + dir + "/warehouse"})
+	s := testSessionOn(t, eng)
 	return &delSQLEnv{s: s, eng: eng, dir: dir}
 }
 

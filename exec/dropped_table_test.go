@@ -36,22 +36,12 @@ func (c *dropBeforeCommit) CommitTable(ctx context.Context, ident table.Identifi
 func newDropEnv(t *testing.T) (*delSQLEnv, *dropBeforeCommit) {
 	t.Helper()
 	dir := t.TempDir()
-	ctx := context.Background()
 	cat := &dropBeforeCommit{}
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir, WrapCatalog: func(c catalog.Catalog) catalog.Catalog {
+	eng := testEngineWith(t, iceberg.Config{DataDir: dir, WrapCatalog: func(c catalog.Catalog) catalog.Catalog {
 		cat.Catalog = c
 		return cat
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	t.Cleanup(s.Close)
+	s := testSessionOn(t, eng)
 	return &delSQLEnv{s: s, eng: eng, dir: dir}, cat
 }
 

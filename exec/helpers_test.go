@@ -23,8 +23,14 @@ func testSession(t *testing.T) *Session {
 // the same dir share its tables, as separate server processes would.
 func testEngine(t *testing.T, dir string) *Engine {
 	t.Helper()
+	return testEngineWith(t, iceberg.Config{DataDir: dir})
+}
+
+// testEngineWith serves a warehouse opened with cfg until the test ends.
+func testEngineWith(t *testing.T, cfg iceberg.Config) *Engine {
+	t.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
+	wh, err := iceberg.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,6 +40,14 @@ func testEngine(t *testing.T, dir string) *Engine {
 		t.Fatal(err)
 	}
 	return eng
+}
+
+// testSessionOn opens a session on eng, closed when the test ends.
+func testSessionOn(t *testing.T, eng *Engine) *Session {
+	t.Helper()
+	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	t.Cleanup(s.Close)
+	return s
 }
 
 // result is a statement's outcome rendered as text, NULL as "NULL".

@@ -30,18 +30,8 @@ type locEnv struct {
 func newLocEnv(t *testing.T, allow ...string) *locEnv {
 	t.Helper()
 	dir := t.TempDir()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir, AllowPaths: allow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	t.Cleanup(s.Close)
+	eng := testEngineWith(t, iceberg.Config{DataDir: dir, AllowPaths: allow})
+	s := testSessionOn(t, eng)
 	return &locEnv{s: s, warehouse: filepath.Join(dir, "warehouse"), outside: t.TempDir()}
 }
 

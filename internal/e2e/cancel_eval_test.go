@@ -20,16 +20,7 @@ func TestCancelDuringLongPredicate(t *testing.T) {
 	srv := startServer(t, wire.AuthTrust)
 	ctx := context.Background()
 	conn := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)
-	if _, err := conn.Exec(ctx, "CREATE TABLE big (id bigint, v text)"); err != nil {
-		t.Fatal(err)
-	}
-	var data strings.Builder
-	for i := 1; i <= 100000; i++ {
-		data.WriteString(strconv.Itoa(i) + "\tv" + strconv.Itoa(i) + "\n")
-	}
-	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), "COPY big FROM STDIN"); err != nil {
-		t.Fatal(err)
-	}
+	loadBig(t, conn, 100000)
 	// 3,000 terms over two columns: no hash set, no folding; minutes of work.
 	terms := make([]string, 3000)
 	for k := range terms {

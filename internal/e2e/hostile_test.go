@@ -23,17 +23,7 @@ func TestHostileQueries(t *testing.T) {
 	srv := startServer(t, wire.AuthTrust)
 	ctx := context.Background()
 	setup := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)
-	if _, err := setup.Exec(ctx, "CREATE TABLE big (id bigint, v text)"); err != nil {
-		t.Fatal(err)
-	}
-	const rows = 200000
-	var data strings.Builder
-	for i := 1; i <= rows; i++ {
-		data.WriteString(strconv.Itoa(i) + "\tv" + strconv.Itoa(i) + "\n")
-	}
-	if _, err := setup.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), "COPY big FROM STDIN"); err != nil {
-		t.Fatal(err)
-	}
+	loadBig(t, setup, 200000)
 	cases := []struct {
 		name, query, code string
 	}{
@@ -130,4 +120,21 @@ func inItems(n int) string {
 		items[k] = strconv.Itoa(k * 3)
 	}
 	return strings.Join(items, ", ")
+}
+
+// loadBig creates big (id bigint, v text) holding ids 1..rows and 'v<id>',
+// loaded over COPY (INSERT ... SELECT FROM generate_series is not supported yet).
+func loadBig(t *testing.T, conn *pgx.Conn, rows int) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "CREATE TABLE big (id bigint, v text)"); err != nil {
+		t.Fatal(err)
+	}
+	var data strings.Builder
+	for i := 1; i <= rows; i++ {
+		data.WriteString(strconv.Itoa(i) + "\tv" + strconv.Itoa(i) + "\n")
+	}
+	if _, err := conn.PgConn().CopyFrom(ctx, strings.NewReader(data.String()), "COPY big FROM STDIN"); err != nil {
+		t.Fatal(err)
+	}
 }
