@@ -57,6 +57,10 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
+	// The wire checks before this too; the shell's input arrives only here.
+	if err := sql.CheckUTF8(query); err != nil {
+		return nil, err
+	}
 	// Client-given parameter types change binding: only untyped texts are cached.
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement

@@ -1,9 +1,6 @@
 package wire
 
 import (
-	"bytes"
-	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/magmalake/magmalake/sql"
@@ -13,73 +10,11 @@ import (
 // UTF-8 without NUL bytes (which no text value can hold), as PostgreSQL's
 // pg_verify_mbstr checks at the protocol boundary.
 
-// checkUTF8 checks text from the client.
-func checkUTF8(s string) error {
-	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
-		return nil
-	}
-	return invalidEncoding([]byte(s)) // rare: the copy does not matter
-}
+// checkUTF8 and checkUTF8Bytes check text from the client (sql's checks,
+// shared with the session layer, which the shell goes through).
+func checkUTF8(s string) error { return sql.CheckUTF8(s) }
 
-// checkUTF8Bytes is checkUTF8 for a byte slice.
-func checkUTF8Bytes(b []byte) error {
-	if utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
-		return nil
-	}
-	return invalidEncoding(b)
-}
-
-// invalidEncoding is PostgreSQL's error for the first invalid sequence in b:
-// the bytes of the character it starts, as far as b holds them.
-func invalidEncoding(b []byte) error {
-	i := firstInvalid(b)
-	if i < 0 {
-		i = 0
-	}
-	bad := b[i:]
-	bad = bad[:min(len(bad), pgUTF8Len(bad[0]), 8)]
-	var sb strings.Builder
-	for k, ch := range bad {
-		if k > 0 {
-			sb.WriteByte(' ')
-		}
-		fmt.Fprintf(&sb, "0x%02x", ch)
-	}
-	return sql.Errorf(sql.CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", sb.String())
-}
-
-// firstInvalid is the offset of the first NUL or invalid UTF-8 sequence in
-// b, -1 when there is none.
-func firstInvalid(b []byte) int {
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			if b[i] == 0 {
-				return i
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i
-		}
-		i += n
-	}
-	return -1
-}
-
-// pgUTF8Len is the length PostgreSQL's pg_utf_mblen reads from a lead byte.
-func pgUTF8Len(lead byte) int {
-	switch {
-	case lead&0xe0 == 0xc0:
-		return 2
-	case lead&0xf0 == 0xe0:
-		return 3
-	case lead&0xf8 == 0xf0:
-		return 4
-	}
-	return 1
-}
+func checkUTF8Bytes(b []byte) error { return sql.CheckUTF8Bytes(b) }
 
 // utf8Stream checks a byte stream that arrives in pieces (COPY data): a
 // character split between two pieces is held back and checked whole.
@@ -97,7 +32,7 @@ func (u *utf8Stream) check(p []byte) error {
 		}
 		r, n := utf8.DecodeRune(joined)
 		if r == utf8.RuneError && n == 1 {
-			return invalidEncoding(joined)
+			return sql.InvalidEncoding(joined)
 		}
 		p = p[n-len(u.carry):]
 		u.carry = u.carry[:0]
@@ -113,7 +48,7 @@ func (u *utf8Stream) check(p []byte) error {
 // end reports a character the stream left incomplete.
 func (u *utf8Stream) end() error {
 	if len(u.carry) > 0 {
-		return invalidEncoding(u.carry)
+		return sql.InvalidEncoding(u.carry)
 	}
 	return nil
 }
