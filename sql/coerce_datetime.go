@@ -1,204 +1,177 @@
 package sql
 
 import (
-	"strconv"
-	"strings"
+	"math"
+	"time"
 )
 
-// Date and time input: the ISO 8601 forms PostgreSQL reads with DateStyle ISO
-// ("2024-01-01", "2024-01-01 10:00:00.5+02", "2024-01-01T10:00Z") plus 'epoch'.
-// Named infinities and relative words ('today', 'infinity') are 0A000.
+// Date and time input: everything PostgreSQL's datetime input reads (see
+// datetime_lex.go and datetime_decode.go), with DateStyle's field order MDY,
+// the default: CoerceText has no session to read DateStyle from.
+// 'infinity' and '-infinity' are the int32 (date) and int64 (timestamp)
+// extremes, which the output functions print back as such. The words that
+// need the statement's time ('now', 'today', 'tomorrow', 'yesterday') are
+// 0A000: CoerceText does not know it.
+
+// codeInvalidTZDisplacement is PostgreSQL's invalid_time_zone_displacement_value.
+const codeInvalidTZDisplacement = "22009"
+
+// Days and microseconds between 1970-01-01 and the limits PostgreSQL keeps:
+// dates from Julian day 0 (4714-11-24 BC) to 5874897-12-31, timestamps from
+// 4714-11-24 BC to 294276-12-31 (the end cut to what fits in int64
+// microseconds since 1970, 294247-01-10, below the infinity sentinel).
+const (
+	julianEpochDays = 2440588 // Julian day number of 1970-01-01
+	dateEndJulian   = 2147483494
+	pgEpochDays     = 10957 // 1970-01-01 to 2000-01-01
+	minTimestampPG  = -211813488000000000
+	endTimestampPG  = 9223371331200000000
+	pgEpochMicros   = pgEpochDays * usPerDay
+)
+
+// dtTypeName is the type as PostgreSQL's input functions name it in errors.
+func dtTypeName(t Type) string {
+	switch t.Kind {
+	case KindDate:
+		return "date"
+	case KindTime:
+		return "time"
+	case KindTimestampTZ:
+		return "timestamp with time zone"
+	}
+	return "timestamp"
+}
+
+// quoted is "s" as PostgreSQL quotes input in messages: verbatim.
+func quoted(s string) string { return `"` + s + `"` }
 
 func dateTimeErr(t Type, s string) *Error {
-	return Errorf(CodeInvalidDatetimeFormat, "invalid input syntax for type %s: %q", t, s)
+	return Errorf(CodeInvalidDatetimeFormat, "invalid input syntax for type %s: %s", dtTypeName(t), quoted(s))
 }
 
-func specialDateTime(v string, t Type) (bool, error) {
-	switch strings.ToLower(v) {
-	case "epoch":
-		return true, nil
-	case "infinity", "-infinity", "now", "today", "tomorrow", "yesterday", "allballs":
-		return false, Errorf(CodeFeatureNotSupported, "special %s value %q is not supported", t, v)
+// dtError is PostgreSQL's error for a decoding failure of s as t.
+func dtError(fail dtFail, f *dtFields, t Type, s string) error {
+	switch fail {
+	case failField:
+		return Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
+	case failMonthDay:
+		e := Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
+		e.Hint = `Perhaps you need a different "datestyle" setting.`
+		return e
+	case failZoneOffset:
+		return Errorf(codeInvalidTZDisplacement, "time zone displacement out of range: %s", quoted(s))
+	case failZoneName:
+		return Errorf(CodeInvalidParameterValue, "time zone %s not recognized", quoted(f.badZone))
 	}
-	return false, nil
+	return dateTimeErr(t, s)
 }
 
-// splitDate reads "YYYY-MM-DD" at the start of v and returns the rest.
-func splitDate(v string, t Type, orig string) (int64, string, error) {
-	parts := strings.SplitN(v, "-", 3)
-	if len(parts) != 3 || len(parts[0]) < 4 || len(parts[1]) == 0 || len(parts[1]) > 2 {
-		return 0, "", dateTimeErr(t, orig)
+// decodeFor decodes s for type t, refusing the words that need the
+// statement's time.
+func decodeFor(s string, t Type) (*dtFields, error) {
+	f, fail := decodeDateTime(s, orderMDY, t.Kind == KindTime)
+	if fail != failNone {
+		return nil, dtError(fail, f, t, s)
 	}
-	end := 0
-	for end < len(parts[2]) && parts[2][end] >= '0' && parts[2][end] <= '9' {
-		end++
+	switch f.special {
+	case spNow, spToday, spTomorrow, spYesterday:
+		word := [...]string{spNow: "now", spToday: "today", spTomorrow: "tomorrow", spYesterday: "yesterday"}[f.special]
+		return nil, Errorf(CodeFeatureNotSupported, "special %s value %s is not supported", dtTypeName(t), quoted(word))
 	}
-	dayStr, rest := parts[2][:end], parts[2][end:]
-	y, e1 := strconv.Atoi(parts[0])
-	m, e2 := strconv.Atoi(parts[1])
-	d, e3 := strconv.Atoi(dayStr)
-	if e1 != nil || e2 != nil || e3 != nil || len(dayStr) == 0 || len(dayStr) > 2 {
-		return 0, "", dateTimeErr(t, orig)
-	}
-	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) || y < 1 {
-		return 0, "", Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %q", orig)
-	}
-	return daysFromCivil(y, m, d), rest, nil
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return f, nil
 }
 
 func parseDate(s string) (any, error) {
-	v := strings.TrimSpace(s)
-	if ok, err := specialDateTime(v, Date); ok || err != nil {
-		return int64(0), err
-	}
-	days, rest, err := splitDate(v, Date, s)
+	f, err := decodeFor(s, Date)
 	if err != nil {
 		return nil, err
 	}
-	// A time part after the date is accepted and ignored, as PostgreSQL does.
-	if rest != "" {
-		if _, _, err := splitClock(strings.TrimLeft(rest, " T"), Date, s); err != nil {
-			return nil, err
-		}
+	switch f.special {
+	case spEpoch:
+		return int64(0), nil
+	case spLate:
+		return int64(math.MaxInt32), nil
+	case spEarly:
+		return int64(math.MinInt32), nil
+	}
+	days, ok := civilDays(f.year, f.month, f.day)
+	if !ok || days+julianEpochDays < 0 || days+julianEpochDays >= dateEndJulian {
+		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range: %s", quoted(s))
 	}
 	return days, nil
 }
 
-// splitClock reads "HH:MM[:SS[.frac]]" and returns microseconds and the rest.
-func splitClock(v string, t Type, orig string) (int64, string, error) {
-	end := 0
-	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == ':' || v[end] == '.') {
-		end++
+// civilDays is days since 1970-01-01, false for years outside what
+// PostgreSQL's Julian day arithmetic covers.
+func civilDays(y, m, d int64) (int64, bool) {
+	if y < -4713 || y == -4713 && m < 11 || y > 5874898 || y == 5874898 && m >= 6 {
+		return 0, false
 	}
-	clock, rest := v[:end], v[end:]
-	secPart := ""
-	hm := strings.SplitN(clock, ":", 3)
-	if len(hm) < 2 {
-		return 0, "", dateTimeErr(t, orig)
-	}
-	if len(hm) == 3 {
-		secPart = hm[2]
-	}
-	h, e1 := strconv.Atoi(hm[0])
-	m, e2 := strconv.Atoi(hm[1])
-	if e1 != nil || e2 != nil || len(hm[0]) > 2 || len(hm[1]) != 2 {
-		return 0, "", dateTimeErr(t, orig)
-	}
-	var us int64
-	if secPart != "" {
-		whole, frac, _ := strings.Cut(secPart, ".")
-		sec, err := strconv.Atoi(whole)
-		if err != nil || len(whole) != 2 || strings.Trim(frac, "0123456789") != "" {
-			return 0, "", dateTimeErr(t, orig)
-		}
-		us = int64(sec) * 1e6
-		us += fracMicros(frac)
-		if sec > 60 {
-			return 0, "", Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %q", orig)
-		}
-	}
-	if h > 24 || m > 59 || (h == 24 && (m > 0 || us > 0)) {
-		return 0, "", Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %q", orig)
-	}
-	return int64(h)*3600e6 + int64(m)*60e6 + us, rest, nil
-}
-
-// fracMicros rounds a fraction of a second to microseconds (half up, as PostgreSQL).
-func fracMicros(frac string) int64 {
-	if frac == "" {
-		return 0
-	}
-	padded := (frac + "0000000")[:7]
-	n, _ := strconv.ParseInt(padded, 10, 64)
-	return (n + 5) / 10
+	return fmtDaysFromCivil(y, int(m), int(d)), true
 }
 
 func parseTime(s string) (any, error) {
-	v := strings.TrimSpace(s)
-	us, rest, err := splitClock(v, Time, s)
+	f, err := decodeFor(s, Time)
 	if err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(rest) != "" {
-		return nil, dateTimeErr(Time, s)
-	}
-	return us, nil
+	return clockMicros(f), nil
+}
+
+func clockMicros(f *dtFields) int64 {
+	return ((f.hour*60+f.min)*60+f.sec)*1e6 + f.fsec
 }
 
 func parseTimestamp(s string, t Type) (any, error) {
-	v := strings.TrimSpace(s)
-	if ok, err := specialDateTime(v, t); ok || err != nil {
-		return int64(0), err
-	}
-	days, rest, err := splitDate(v, t, s)
+	f, err := decodeFor(s, t)
 	if err != nil {
 		return nil, err
 	}
-	us := days * usPerDay
-	rest = strings.TrimLeft(rest, " ")
-	if strings.HasPrefix(rest, "T") || (rest != "" && rest[0] >= '0' && rest[0] <= '9') {
-		clock, r2, err := splitClock(strings.TrimPrefix(rest, "T"), t, s)
-		if err != nil {
-			return nil, err
-		}
-		us += clock
-		rest = r2
+	switch f.special {
+	case spEpoch:
+		return int64(0), nil
+	case spLate:
+		return int64(math.MaxInt64), nil
+	case spEarly:
+		return int64(math.MinInt64), nil
 	}
-	offset, err := parseZone(strings.TrimSpace(rest), t, s)
-	if err != nil {
-		return nil, err
-	}
-	// timestamp without time zone ignores a zone in its input, as PostgreSQL does.
-	if t.Kind == KindTimestampTZ {
-		us -= offset
+	us, ok := timestampMicros(f, t.Kind == KindTimestampTZ)
+	if !ok {
+		return nil, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range: %s", quoted(s))
 	}
 	return us, nil
 }
 
-// parseZone reads "", "Z", "UTC", "+HH", "+HH:MM", "+HHMM" as an offset in µs.
-func parseZone(z string, t Type, orig string) (int64, error) {
-	switch strings.ToUpper(z) {
-	case "", "Z", "UTC", "GMT", "+00", "-00":
-		return 0, nil
+// timestampMicros is the decoded local time as microseconds since 1970; for
+// timestamptz the zone given (UTC if none) is taken off. timestamp without
+// time zone ignores a zone in its input, as PostgreSQL does.
+func timestampMicros(f *dtFields, withZone bool) (int64, bool) {
+	days, ok := civilDays(f.year, f.month, f.day)
+	if !ok {
+		return 0, false
 	}
-	if z[0] != '+' && z[0] != '-' {
-		return 0, dateTimeErr(t, orig)
+	pgDays := days - pgEpochDays
+	if pgDays > math.MaxInt64/usPerDay-1 || pgDays < math.MinInt64/usPerDay+1 {
+		return 0, false
 	}
-	sign := int64(1)
-	if z[0] == '-' {
-		sign = -1
+	us := pgDays*usPerDay + clockMicros(f)
+	if withZone {
+		us -= zoneOffset(f, days) * 1e6
 	}
-	body := strings.ReplaceAll(z[1:], ":", "")
-	if strings.Trim(body, "0123456789") != "" || len(body) == 0 || len(body) > 6 || len(body)%2 == 1 && len(body) != 1 {
-		return 0, dateTimeErr(t, orig)
+	if us < minTimestampPG || us >= endTimestampPG || us >= math.MaxInt64-pgEpochMicros {
+		return 0, false
 	}
-	var h, m, sec int
-	switch len(body) {
-	case 1, 2:
-		h, _ = strconv.Atoi(body)
-	case 4:
-		h, _ = strconv.Atoi(body[:2])
-		m, _ = strconv.Atoi(body[2:])
-	case 6:
-		h, _ = strconv.Atoi(body[:2])
-		m, _ = strconv.Atoi(body[2:4])
-		sec, _ = strconv.Atoi(body[4:])
+	return us + pgEpochMicros, true
+}
+
+// zoneOffset is the offset east of UTC in seconds: the numeric one or
+// abbreviation given, or a named zone's at that local time.
+func zoneOffset(f *dtFields, days int64) int64 {
+	if f.loc == nil {
+		return f.zone
 	}
-	if h > 15 || m > 59 || sec > 59 {
-		return 0, Errorf(CodeInvalidDatetimeFormat, "time zone displacement out of range: %q", orig)
-	}
-	return sign * (int64(h)*3600 + int64(m)*60 + int64(sec)) * 1e6, nil
+	y, m, d := fmtCivil(days)
+	local := time.Date(int(y), time.Month(m), d, int(f.hour), int(f.min), int(f.sec), 0, f.loc)
+	_, off := local.Zone()
+	return int64(off)
 }
