@@ -68,8 +68,8 @@ func dtError(fail dtFail, f *dtFields, t Type, s string) error {
 
 // decodeFor decodes s for type t, refusing the words that need the
 // statement's time.
-func decodeFor(s string, t Type) (*dtFields, error) {
-	f, fail := decodeDateTime(s, orderMDY, t.Kind == KindTime)
+func decodeFor(s string, t Type, order dateOrder) (*dtFields, error) {
+	f, fail := decodeDateTime(s, order, t.Kind == KindTime)
 	if fail != failNone {
 		return nil, dtError(fail, f, t, s)
 	}
@@ -81,8 +81,25 @@ func decodeFor(s string, t Type) (*dtFields, error) {
 	return f, nil
 }
 
-func parseDate(s string) (any, error) {
-	f, err := decodeFor(s, Date)
+func parseDate(s string) (any, error) { return parseDateOrder(s, orderMDY) }
+
+func parseTime(s string) (any, error) { return parseTimeOrder(s, orderMDY) }
+
+func parseTimestamp(s string, t Type) (any, error) { return parseTimestampOrder(s, t, orderMDY) }
+
+// coerceDateTime reads s as a date/time type t with the DateStyle field order.
+func coerceDateTime(s string, t Type, order dateOrder) (any, error) {
+	switch t.Kind {
+	case KindDate:
+		return parseDateOrder(s, order)
+	case KindTime:
+		return parseTimeOrder(s, order)
+	}
+	return parseTimestampOrder(s, t, order)
+}
+
+func parseDateOrder(s string, order dateOrder) (any, error) {
+	f, err := decodeFor(s, Date, order)
 	if err != nil {
 		return nil, err
 	}
@@ -110,8 +127,8 @@ func civilDays(y, m, d int64) (int64, bool) {
 	return fmtDaysFromCivil(y, int(m), int(d)), true
 }
 
-func parseTime(s string) (any, error) {
-	f, err := decodeFor(s, Time)
+func parseTimeOrder(s string, order dateOrder) (any, error) {
+	f, err := decodeFor(s, Time, order)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +139,8 @@ func clockMicros(f *dtFields) int64 {
 	return ((f.hour*60+f.min)*60+f.sec)*1e6 + f.fsec
 }
 
-func parseTimestamp(s string, t Type) (any, error) {
-	f, err := decodeFor(s, t)
+func parseTimestampOrder(s string, t Type, order dateOrder) (any, error) {
+	f, err := decodeFor(s, t, order)
 	if err != nil {
 		return nil, err
 	}

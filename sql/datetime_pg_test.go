@@ -10,24 +10,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/magmalake/magmalake/internal/pgtest"
 )
 
 var dtDump = flag.String("dtdump", "", "write every datetime input disagreement to this file")
 
 // TestDateTimeInputPG compares date, time, timestamp and timestamptz input
-// with PostgreSQL 15 (TimeZone UTC, DateStyle 'ISO, MDY') on a generated
+// with PostgreSQL 15 (TimeZone UTC; DateStyle ISO with MDY, DMY, YMD) on a generated
 // corpus: the value's text or the error's SQLSTATE and message must agree,
 // except for the classes in dtAllowed.
 func TestDateTimeInputPG(t *testing.T) {
 	conn := pgtest.Start(t).Connect(t, "postgres")
 	ctx := context.Background()
-	setup := []string{"SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'"}
-	types := []struct {
-		name string
-		t    Type
-	}{{"date", Date}, {"time", Time}, {"timestamp", Timestamp}, {"timestamptz", TimestampTZ}}
-	for _, ty := range types {
+	setup := []string{"SET TimeZone = 'UTC'"}
+	for _, ty := range dtTypes {
 		// The text cast runs the type's input function, as $1::date does for
 		// an untyped parameter; catching the error keeps it to one round trip.
 		setup = append(setup, fmt.Sprintf(`CREATE FUNCTION try_%[1]s(s text) RETURNS text LANGUAGE plpgsql AS $$
@@ -40,39 +38,33 @@ func TestDateTimeInputPG(t *testing.T) {
 		}
 	}
 	corpus := dtCorpus(rand.New(rand.NewSource(11)), 4000)
-	rows, err := conn.Query(ctx, `SELECT try_date(s), try_time(s), try_timestamp(s), try_timestamptz(s)
-		FROM unnest($1::text[]) WITH ORDINALITY AS u(s, n) ORDER BY n`, corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pg [][4]string
-	for rows.Next() {
-		var r [4]string
-		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
-			t.Fatal(err)
-		}
-		pg = append(pg, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	agree, allowed, total := 0, map[string]int{}, 0
 	var failures []string
-	for i, s := range corpus {
-		for k, ty := range types {
-			total++
-			ours := dtOurs(s, ty.t)
-			switch reason := dtAllowed(s, ty.t, pg[i][k], ours); {
-			case ours == pg[i][k]:
-				agree++
-			case reason != "":
-				allowed[reason]++
-			default:
-				failures = append(failures, fmt.Sprintf("%q::%s: PostgreSQL %s, magmalake %s", s, ty.name, pg[i][k], ours))
+	for _, style := range []struct {
+		name  string
+		order dateOrder
+		n     int
+	}{{"MDY", orderMDY, len(corpus)}, {"DMY", orderDMY, 1500}, {"YMD", orderYMD, 1500}} {
+		if _, err := conn.Exec(ctx, "SET DateStyle = 'ISO, "+style.name+"'"); err != nil {
+			t.Fatal(err)
+		}
+		pg := dtQueryPG(t, conn, corpus[:style.n])
+		for i, s := range corpus[:style.n] {
+			for k, ty := range dtTypes {
+				total++
+				ours := dtOurs(s, ty.t, style.order)
+				switch reason := dtAllowed(s, ty.t, pg[i][k], ours); {
+				case ours == pg[i][k]:
+					agree++
+				case reason != "":
+					allowed[reason]++
+				default:
+					failures = append(failures, fmt.Sprintf("%s %q::%s: PostgreSQL %s, magmalake %s", style.name, s, ty.name, pg[i][k], ours))
+				}
 			}
 		}
 	}
-	t.Logf("%d strings, %d comparisons: %d agree (%.2f%%), allowed %v, %d differ",
+	t.Logf("%d strings (all in MDY, 1500 in DMY and YMD), %d comparisons: %d agree (%.2f%%), allowed %v, %d differ",
 		len(corpus), total, agree, 100*float64(agree)/float64(total), allowed, len(failures))
 	if *dtDump != "" {
 		if err := os.WriteFile(*dtDump, []byte(strings.Join(failures, "\n")+"\n"), 0o644); err != nil {
@@ -88,9 +80,36 @@ func TestDateTimeInputPG(t *testing.T) {
 	}
 }
 
+var dtTypes = []struct {
+	name string
+	t    Type
+}{{"date", Date}, {"time", Time}, {"timestamp", Timestamp}, {"timestamptz", TimestampTZ}}
+
+// dtQueryPG reads each string as the four types in PostgreSQL, in one query.
+func dtQueryPG(t *testing.T, conn *pgx.Conn, corpus []string) [][4]string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT try_date(s), try_time(s), try_timestamp(s), try_timestamptz(s)
+		FROM unnest($1::text[]) WITH ORDINALITY AS u(s, n) ORDER BY n`, corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pg [][4]string
+	for rows.Next() {
+		var r [4]string
+		if err := rows.Scan(&r[0], &r[1], &r[2], &r[3]); err != nil {
+			t.Fatal(err)
+		}
+		pg = append(pg, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
 // dtOurs is magmalake's answer in the form the PostgreSQL function gives.
-func dtOurs(s string, t Type) string {
-	v, err := CoerceText(s, t)
+func dtOurs(s string, t Type, order dateOrder) string {
+	v, err := coerceDateTime(s, t, order)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
