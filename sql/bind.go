@@ -66,6 +66,7 @@ type binder struct {
 	params *Params
 	agg    *AggContext // nil outside aggregate context
 	inAgg  bool        // binding an aggregate's argument
+	depth  int         // recursion depth, bounded by maxTreeDepth
 }
 
 // Bind resolves names, functions and types in a normalised tidb expression
@@ -104,6 +105,10 @@ func (b *binder) finish(e Expr) (Expr, error) {
 }
 
 func (b *binder) bind(node ast.ExprNode) (Expr, error) {
+	if b.depth++; b.depth > maxTreeDepth {
+		return nil, tooDeep(maxTreeDepth)
+	}
+	defer func() { b.depth-- }()
 	e, err := b.bindNode(node)
 	if err != nil {
 		return nil, err

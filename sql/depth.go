@@ -31,6 +31,11 @@ const MaxStackDepthKBLimit = 16384
 // and refuses a 5,000-term one at the default.
 func DepthForStackKB(kb int) int { return 2 * kb }
 
+// maxTreeDepth backs the token count up where trees are walked: the binder
+// and the evaluator refuse deeper trees however they were built (the largest
+// max_stack_depth's nesting, so it never refuses what the parser let through).
+const maxTreeDepth = 2 * MaxStackDepthKBLimit // DepthForStackKB(MaxStackDepthKBLimit)
+
 // chainGroup is how many operands one balanced group holds.
 const chainGroup = 16
 

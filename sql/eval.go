@@ -28,6 +28,7 @@ type evaluator struct {
 	params []any
 	bound  map[int]any // parameter values coerced to their bound types
 	now    int64       // statement time, µs since the epoch
+	depth  int         // recursion depth, bounded by maxTreeDepth
 }
 
 func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *evaluator {
@@ -109,6 +110,10 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 	if err := ev.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if ev.depth++; ev.depth > maxTreeDepth {
+		return nil, tooDeep(maxTreeDepth)
+	}
+	defer func() { ev.depth-- }()
 	if len(sel) == 0 {
 		return make([]any, ev.n), nil
 	}

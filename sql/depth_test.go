@@ -1,0 +1,36 @@
+package sql
+
+import (
+	"context"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// The binder and the evaluator refuse trees deeper than any max_stack_depth
+// allows however the tree was built, not only through the parser's count.
+func TestTreeDepthBackstops(t *testing.T) {
+	const deep = maxTreeDepth + 10
+	var node ast.ExprNode = &test_driver.ValueExpr{}
+	node.(*test_driver.ValueExpr).SetValue(int64(1))
+	for range deep {
+		node = &ast.UnaryOperationExpr{Op: opcode.Minus, V: node}
+	}
+	if _, err := Bind(node, &Scope{}, &Params{}); !isCode(err, CodeStatementTooComplex) {
+		t.Fatalf("Bind: %v", err)
+	}
+	var e Expr = &ColumnRef{Name: "id", Index: 0, T: Int64}
+	for range deep {
+		e = &UnaryOp{Op: "-", X: e, T: Int64}
+	}
+	if _, err := Eval(context.Background(), e, nil, nil); !isCode(err, CodeStatementTooComplex) {
+		t.Fatalf("Eval: %v", err)
+	}
+}
+
+func isCode(err error, code string) bool {
+	se, ok := err.(*Error)
+	return ok && se.Code == code
+}
