@@ -286,6 +286,7 @@ type distinctAcc struct {
 	inner accumulator
 	seen  []map[string]struct{}
 	key   []byte
+	mem   *memBudget // charged for every distinct value kept
 }
 
 func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
@@ -298,6 +299,10 @@ func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
 	d.key = appendKey(d.key[:0], arr, i)
 	if _, ok := d.seen[g][string(d.key)]; ok {
 		return nil
+	}
+	// A map entry: the key, a string header and the bucket's share.
+	if err := d.mem.charge(int64(len(d.key))+48, "an aggregate's DISTINCT"); err != nil {
+		return err
 	}
 	d.seen[g][string(d.key)] = struct{}{}
 	return d.inner.update(g, arr, i)

@@ -207,7 +207,7 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
 
-// work_mem bounds what ORDER BY, DISTINCT and GROUP BY hold (magmalake does
+// work_mem bounds what ORDER BY, DISTINCT, GROUP BY and count(DISTINCT) hold (magmalake does
 // not spill): past it 53200, and the session goes on.
 func TestWorkMemBoundsMaterialising(t *testing.T) {
 	s := testSession(t)
@@ -221,6 +221,7 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 		"SELECT id, v FROM w ORDER BY v",
 		"SELECT DISTINCT v FROM w",
 		"SELECT v, count(*) FROM w GROUP BY v",
+		"SELECT count(DISTINCT v) FROM w",
 	}
 	want := map[string]string{}
 	for _, q := range queries {

@@ -74,6 +74,9 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 		if accs[i], err = newAccumulator(spec, c.T); err != nil {
 			return nil, err
 		}
+		if d, ok := accs[i].(*distinctAcc); ok {
+			d.mem = p.mem
+		}
 	}
 	for {
 		b, err := p.nextFiltered(ctx)
