@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/tracefile"
 	"io"
 	"log/slog"
 	"net"
@@ -136,7 +137,7 @@ func traceStreams(path string) ([][]byte, error) {
 		if l.Dir != "F" || l.Msg == nil {
 			continue
 		}
-		m, err := traceMessage(l.Msg)
+		m, err := tracefile.FrontendMessage(l.Msg)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
 		}
@@ -152,52 +153,6 @@ func traceStreams(path string) ([][]byte, error) {
 		streams[i] = byConn[c]
 	}
 	return streams, nil
-}
-
-// traceMessage decodes a client message of a trace: pgproto3's JSON form,
-// except SASL data, which the tracing proxy logged as text.
-func traceMessage(raw json.RawMessage) (pgproto3.FrontendMessage, error) {
-	var head struct{ Type, AuthMechanism, Data string }
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, err
-	}
-	var m pgproto3.FrontendMessage
-	switch head.Type {
-	case "SSLRequest":
-		return &pgproto3.SSLRequest{}, nil
-	case "SASLInitialResponse":
-		return &pgproto3.SASLInitialResponse{AuthMechanism: head.AuthMechanism, Data: []byte(head.Data)}, nil
-	case "SASLResponse":
-		return &pgproto3.SASLResponse{Data: []byte(head.Data)}, nil
-	case "StartupMessage":
-		m = &pgproto3.StartupMessage{}
-	case "CancelRequest":
-		m = &pgproto3.CancelRequest{}
-	case "Query":
-		m = &pgproto3.Query{}
-	case "Parse":
-		m = &pgproto3.Parse{}
-	case "Bind":
-		m = &pgproto3.Bind{}
-	case "Describe":
-		m = &pgproto3.Describe{}
-	case "Execute":
-		m = &pgproto3.Execute{}
-	case "Close":
-		m = &pgproto3.Close{}
-	case "Sync":
-		m = &pgproto3.Sync{}
-	case "Flush":
-		m = &pgproto3.Flush{}
-	case "Terminate":
-		m = &pgproto3.Terminate{}
-	default:
-		return nil, fmt.Errorf("client message %s: not in the fuzz seeds' vocabulary", head.Type)
-	}
-	if err := json.Unmarshal(raw, m); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", head.Type, err)
-	}
-	return m, nil
 }
 
 // fuzzServer is one server for a whole fuzzing run; its log shows recovered

@@ -57,56 +57,6 @@ func readTrace(path string) ([]traceLine, error) {
 	return lines, sc.Err()
 }
 
-// frontendMessage decodes a client message of the trace.
-func frontendMessage(typ string, raw json.RawMessage) (pgproto3.FrontendMessage, error) {
-	var m pgproto3.FrontendMessage
-	switch typ {
-	case "StartupMessage":
-		m = &pgproto3.StartupMessage{}
-	case "Query":
-		m = &pgproto3.Query{}
-	case "Parse":
-		m = &pgproto3.Parse{}
-	case "Bind":
-		m = &pgproto3.Bind{}
-	case "Describe":
-		m = &pgproto3.Describe{}
-	case "Execute":
-		m = &pgproto3.Execute{}
-	case "Close":
-		m = &pgproto3.Close{}
-	case "Sync":
-		m = &pgproto3.Sync{}
-	case "Flush":
-		m = &pgproto3.Flush{}
-	case "Terminate":
-		m = &pgproto3.Terminate{}
-	case "CancelRequest":
-		m = &pgproto3.CancelRequest{}
-	case "SASLInitialResponse", "SASLResponse":
-		return saslMessage(typ, raw)
-	default:
-		return nil, fmt.Errorf("frontend message %s is not replayable", typ)
-	}
-	if err := json.Unmarshal(raw, m); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", typ, err)
-	}
-	return m, nil
-}
-
-// saslMessage decodes SASL messages, whose Data the proxy logged as text
-// where pgproto3's own JSON form is hex.
-func saslMessage(typ string, raw json.RawMessage) (pgproto3.FrontendMessage, error) {
-	var m struct{ AuthMechanism, Data string }
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", typ, err)
-	}
-	if typ == "SASLResponse" {
-		return &pgproto3.SASLResponse{Data: []byte(m.Data)}, nil
-	}
-	return &pgproto3.SASLInitialResponse{AuthMechanism: m.AuthMechanism, Data: []byte(m.Data)}, nil
-}
-
 // shape is what must agree between PostgreSQL's answer and ours: the
 // message type and its protocol-relevant fields, never data values that
 // legitimately differ (row contents, keys, versions, nonces, table OIDs).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/tracefile"
 	"net"
 	"strings"
 	"testing"
@@ -125,7 +126,7 @@ func (r *replay) send(l traceLine) {
 		c.got = append(c.got, r.sslRequest(c))
 		return
 	}
-	msg, err := frontendMessage(l.typ, l.Msg)
+	msg, err := tracefile.FrontendMessage(l.Msg)
 	if err != nil {
 		r.t.Fatalf("%s: %v", r.name, err)
 	}
