@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -247,4 +248,46 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 			t.Fatalf("%s under 4MB differs", q)
 		}
 	}
+}
+
+// statement_timeout cancels a statement that runs longer (57014, "statement
+// timeout"), leaves the table as it was, and keeps the session usable.
+func TestStatementTimeout(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE st (id int, v text)")
+	var rows []string
+	for i := range 20000 {
+		rows = append(rows, fmt.Sprintf("(%d, 'v%d')", i, i))
+	}
+	mustQuery(t, s, "INSERT INTO st VALUES "+strings.Join(rows, ", "))
+	// Seconds of work: 2,000 terms over two columns for every row.
+	terms := make([]string, 2000)
+	for k := range terms {
+		terms[k] = fmt.Sprintf("(id = %d AND v || 'x' = 'v%dy')", k, k)
+	}
+	slow := strings.Join(terms, " OR ")
+	if got := mustQuery(t, s, "SHOW statement_timeout").text(); got != "0\n" {
+		t.Fatalf("SHOW: %q", got)
+	}
+	mustQuery(t, s, "SET statement_timeout = '50ms'")
+	if got := mustQuery(t, s, "SHOW statement_timeout").text(); got != "50ms\n" {
+		t.Fatalf("SHOW: %q", got)
+	}
+	for _, q := range []string{"SELECT count(*) FROM st WHERE " + slow, "DELETE FROM st WHERE " + slow, "UPDATE st SET v = 'z' WHERE " + slow} {
+		_, err := s.query(t.Context(), q)
+		var se *sql.Error
+		if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled || !strings.Contains(se.Message, "statement timeout") {
+			t.Fatalf("%.40s: %v", q, err)
+		}
+	}
+	mustFail(t, s, sql.CodeInvalidParameterValue, "SET statement_timeout = 'soon'")
+	mustQuery(t, s, "SET statement_timeout = '1min'")
+	if got := mustQuery(t, s, "SELECT count(*) FROM st WHERE v <> 'z'").text(); got != "20000\n" {
+		t.Fatalf("after the cancelled DML: %q", got)
+	}
+	// Rows streamed after Execute returned still flow under a deadline.
+	if n := len(mustQuery(t, s, "SELECT id, v FROM st").rows); n != 20000 {
+		t.Fatalf("streamed %d rows", n)
+	}
+	mustQuery(t, s, "RESET statement_timeout")
 }

@@ -117,19 +117,34 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	if !ok {
 		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
 	}
-	ctx = withStatementTime(ctx, time.Now())
+	start := time.Now()
+	ctx = withStatementTime(ctx, start)
+	deadline := s.statementDeadline(start)
+	cancel := context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		// Streamed rows read from scans started here: the deadline's
+		// context ends when the rows are closed, not when Execute returns.
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+	}
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
 	res, err := s.executeGuarded(ctx, pl, params)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			// Whatever a layer made of the cancellation (database/sql
-			// answers ErrTxDone), the client asked to cancel.
+			// answers ErrTxDone), the client asked to cancel, or the
+			// statement timed out.
 			err = canceled(cerr)
 		}
+		cancel()
 		err = toSQLError(err)
 		s.tx.fail()
 		return nil, err
+	}
+	if res.Rows != nil && !deadline.IsZero() {
+		res.Rows = &deadlineRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
+	} else {
+		cancel()
 	}
 	return res, nil
 }

@@ -42,7 +42,7 @@ func settingDefs() map[string]setting {
 		"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
 		"extra_float_digits":                  {def: "1"},
 		"search_path":                         {def: `"$user", public`},
-		"statement_timeout":                   {def: "0"},
+		"statement_timeout":                   {def: "0", check: checkDuration},
 		"lock_timeout":                        {def: "0"},
 		"idle_in_transaction_session_timeout": {def: "0"},
 		"transaction_isolation":               {def: "read committed"},

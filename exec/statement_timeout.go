@@ -1,0 +1,91 @@
+package exec
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// statement_timeout, as PostgreSQL's: a statement running longer, rows sent
+// included, is cancelled with 57014 "canceling statement due to statement
+// timeout", and what it wrote is removed as for any cancelled statement.
+
+// checkDuration reads a time setting: an integer of milliseconds or a number
+// with a unit (us, ms, s, min, h, d); 0 disables it.
+func checkDuration(v string) (string, error) {
+	d, ok := parseDuration(v)
+	if !ok {
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v)
+	}
+	if d == 0 {
+		return "0", nil
+	}
+	ms := d.Milliseconds()
+	switch {
+	case ms%3600000 == 0:
+		return strconv.FormatInt(ms/3600000, 10) + "h", nil
+	case ms%60000 == 0:
+		return strconv.FormatInt(ms/60000, 10) + "min", nil
+	case ms%1000 == 0:
+		return strconv.FormatInt(ms/1000, 10) + "s", nil
+	}
+	return strconv.FormatInt(ms, 10) + "ms", nil
+}
+
+func parseDuration(v string) (time.Duration, bool) {
+	s := strings.TrimSpace(v)
+	units := []struct {
+		suffix string
+		unit   time.Duration
+	}{{"us", time.Microsecond}, {"ms", time.Millisecond}, {"min", time.Minute}, {"s", time.Second}, {"h", time.Hour}, {"d", 24 * time.Hour}}
+	unit := time.Millisecond
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, unit = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.unit
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > int64(1<<31) {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
+}
+
+// statementDeadline is when the statement starting now must end (zero: never).
+func (s *Session) statementDeadline(start time.Time) time.Time {
+	v, _ := s.settings.Get("statement_timeout")
+	d, ok := parseDuration(v)
+	if !ok || d == 0 {
+		return time.Time{}
+	}
+	return start.Add(d)
+}
+
+// deadlineRows keeps a statement's deadline over the rows it streams after
+// Execute returned.
+type deadlineRows struct {
+	Rows
+	deadline time.Time
+	cancel   context.CancelFunc // ends the statement's context
+}
+
+func (r *deadlineRows) Close() error {
+	defer r.cancel()
+	return r.Rows.Close()
+}
+
+func (r *deadlineRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	ctx, cancel := context.WithDeadline(ctx, r.deadline)
+	defer cancel()
+	b, err := r.Rows.Next(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, canceled(ctx.Err())
+	}
+	return b, err
+}
