@@ -22,8 +22,14 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareDDL(st)
 	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show:
 		return s.prepareShow(ctx, st)
-	case *sql.Set, *sql.Reset, *sql.SetTransaction, *sql.Discard, *sql.Deallocate:
+	case *sql.Set, *sql.Reset, *sql.SetTransaction, *sql.Discard:
 		return s.prepareSetting(st)
+	case *sql.Deallocate:
+		return s.prepareDeallocate(x)
+	case *sql.PrepareStmt:
+		return s.preparePrepare(x)
+	case *sql.ExecuteStmt:
+		return s.prepareExecute(x)
 	case *sql.Begin, *sql.Commit, *sql.Rollback, *sql.Savepoint, *sql.ReleaseSavepoint:
 		return s.prepareTransaction(st)
 	case *sql.Update:

@@ -17,6 +17,7 @@ type Session struct {
 	settings *Settings
 	tx       txState
 	plans    planCache
+	named    sqlPrepared // PREPARE name ... AS
 }
 
 // plan is a prepared statement's executable form.

@@ -7,7 +7,7 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// prepareSetting plans SET, RESET, SET TRANSACTION, DISCARD and DEALLOCATE.
+// prepareSetting plans SET, RESET, SET TRANSACTION and DISCARD.
 func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		switch x := st.(type) {
@@ -28,14 +28,8 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 			if s.tx.active {
 				return nil, sql.Errorf(sql.CodeActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
+			s.named = nil // DISCARD ALL deallocates SQL-level prepared statements too
 			return &Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
-		case *sql.Deallocate:
-			// Protocol-level prepared statements live in the wire layer;
-			// SQL-level PREPARE is not supported, so there is nothing to free.
-			if x.All {
-				return tagOnly("DEALLOCATE ALL"), nil
-			}
-			return nil, &sql.Error{Code: "26000", Message: "prepared statement \"" + x.Name + "\" does not exist"}
 		}
 		return nil, notSupported("%T", st)
 	}

@@ -114,5 +114,5 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
 var unsupportedCommands = kwSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
-	reindex refresh security import merge prepare execute fetch move close declare load notify listen
+	reindex refresh security import merge fetch move close declare load notify listen
 	unlisten reassign revoke import`)

@@ -27,6 +27,10 @@ func (p *parseCtx) sessionHandler(w string) func(*cursor) (Statement, error) {
 		return p.discardStmt
 	case "deallocate":
 		return p.deallocateStmt
+	case "prepare":
+		return p.prepareStmt
+	case "execute":
+		return p.executeStmt
 	}
 	return p.cursorHandler(w)
 }
@@ -323,4 +327,77 @@ func (p *parseCtx) deallocateStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	return &Deallocate{Name: name}, c.done()
+}
+
+// prepareStmt parses PREPARE name [(type, ...)] AS statement; the statement
+// is kept as text and parsed when the session prepares it.
+func (p *parseCtx) prepareStmt(c *cursor) (Statement, error) {
+	c.i++
+	name, err := c.ident()
+	if err != nil {
+		return nil, err
+	}
+	st := &PrepareStmt{Name: name}
+	if c.punct("(") {
+		if st.Types, err = c.typeList(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.expect("as"); err != nil {
+		return nil, err
+	}
+	if c.atEnd() {
+		return nil, syntaxErrorAt(p.query, c.stop)
+	}
+	st.Body = strings.TrimSpace(p.query[c.peek().pos:c.toks[len(c.toks)-1].end])
+	return st, nil
+}
+
+// typeList reads "type, ...)" after an opening parenthesis.
+func (c *cursor) typeList() ([]Type, error) {
+	var types []Type
+	for {
+		end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+		if end == c.i || end >= len(c.toks) {
+			return nil, c.errHere()
+		}
+		t, err := ParseTypeName(strings.ToLower(c.p.query[c.peek().pos:c.toks[end-1].end]))
+		if err != nil {
+			return nil, err
+		}
+		types = append(types, t)
+		c.i = end
+		if c.punct(")") {
+			return types, nil
+		}
+		c.i++ // the comma
+	}
+}
+
+// executeStmt parses EXECUTE name [(expr, ...)].
+func (p *parseCtx) executeStmt(c *cursor) (Statement, error) {
+	c.i++
+	name, err := c.ident()
+	if err != nil {
+		return nil, err
+	}
+	st := &ExecuteStmt{Name: name}
+	if c.punct("(") {
+		for {
+			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			if end >= len(c.toks) {
+				return nil, c.errHere()
+			}
+			arg, err := c.exprUntil(end)
+			if err != nil {
+				return nil, err
+			}
+			st.Args = append(st.Args, arg)
+			if c.punct(")") {
+				break
+			}
+			c.i++ // the comma
+		}
+	}
+	return st, c.done()
 }

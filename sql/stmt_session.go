@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
 // Set is SET [SESSION|LOCAL] name = value; Value is the value as text ("" for
 // DEFAULT, list items joined with ", ").
 type Set struct {
@@ -65,6 +67,22 @@ type Discard struct {
 	stmtText
 	All    bool
 	Target string
+}
+
+// PrepareStmt is PREPARE name [(types)] AS statement (SQL-level prepared
+// statements, which live in the session beside the protocol's).
+type PrepareStmt struct {
+	stmtText
+	Name  string
+	Types []Type // declared parameter types; the rest are inferred
+	Body  string
+}
+
+// ExecuteStmt is EXECUTE name [(args)].
+type ExecuteStmt struct {
+	stmtText
+	Name string
+	Args []ast.ExprNode
 }
 
 // Deallocate is DEALLOCATE [PREPARE] name|ALL.
