@@ -16,12 +16,11 @@ import (
 // nothing, so all work happens at execution.
 func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		if s.tx.checkWrite() != nil {
+			return nil, sql.Errorf(sql.CodeReadOnlyTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
+		}
 		if s.tx.active {
-			// DDL is not staged with the block's DML: it would have to be
-			// visible to the block and invisible to everyone else.
-			return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
-				Message: fmt.Sprintf("%s cannot run inside a transaction block", ddlVerb(st)),
-				Hint:    "Run it outside BEGIN ... COMMIT (in autocommit mode)."}
+			return s.ddlInBlock(ctx, st)
 		}
 		switch x := st.(type) {
 		case *sql.CreateSchema:

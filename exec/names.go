@@ -83,6 +83,9 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 	for _, ns := range schemas {
 		ident := iceberg.Ident(ns, name)
 		tbl, err := s.engine.wh.LoadTable(ctx, ident)
+		if err == nil && s.tx.active && s.tx.ddl.hides(ident) {
+			err = iceberg.ErrNoSuchTable // dropped earlier in this block
+		}
 		if err == nil {
 			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta})
 		}

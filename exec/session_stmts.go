@@ -168,13 +168,20 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, err
 		return tagOnly("ROLLBACK"), nil
 	}
 	err := s.commitBlock(ctx)
+	ddl := s.tx.ddl
 	if err != nil {
 		// The block did not (wholly) commit: its cursors, held ones too,
-		// go as they would on ROLLBACK, since they may read what it wrote.
+		// go as they would on ROLLBACK, since they may read what it wrote,
+		// and what it created goes too.
 		s.tx.cursors.rollback()
+		ddl.rollback()
 	}
 	s.tx.end() // commitBlock published or abandoned every table
 	if err != nil {
+		return nil, err
+	}
+	// The block's drops and alters, now outside it, after its DML.
+	if err := ddl.commit(ctx); err != nil {
 		return nil, err
 	}
 	return tagOnly("COMMIT"), nil

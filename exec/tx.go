@@ -25,6 +25,7 @@ type txState struct {
 	tables       map[string]*txTable
 	// cursors outlive the block (WITH HOLD): every reset carries them over.
 	cursors *cursorSet
+	ddl     ddlLog // the block's CREATE/DROP/ALTER (see tx_ddl.go)
 }
 
 // txTable is one table a transaction block read or changed.
@@ -85,6 +86,7 @@ func (t *txState) rollback() {
 	for _, tt := range t.tables {
 		tt.abandon()
 	}
+	t.ddl.rollback()
 	t.cursors.rollback()
 	*t = txState{autoReadOnly: t.autoReadOnly, cursors: t.cursors}
 }

@@ -272,8 +272,8 @@ func TestTransactionStates(t *testing.T) {
 	mustFail(t, s, "25006", "INSERT INTO t VALUES (1, 'x')")
 	mustQuery(t, s, "SET default_transaction_read_only = off")
 
-	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "0A000", "CREATE TABLE u (a int)")
+	mustQuery(t, s, "BEGIN READ ONLY")
+	mustFail(t, s, "25006", "CREATE TABLE u (a int)")
 	mustQuery(t, s, "ROLLBACK")
 	mustFail(t, s, "0A000", "SAVEPOINT a")
 }

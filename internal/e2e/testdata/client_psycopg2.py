@@ -19,11 +19,13 @@ def main():
     deletes.append(deletes[0])
     conn = psycopg2.connect(host=E["E2E_HOST"], port=E["E2E_PORT"], user=E["E2E_USER"],
                             password=E["E2E_PASSWORD"], dbname="e2e", sslmode="disable")
-    conn.autocommit = True
     cur = conn.cursor()
+    # psycopg2's default: the driver opens a transaction block, DDL included.
     cur.execute("CREATE TABLE %s (id bigint NOT NULL, name text, score double precision)" % table)
     cur.executemany("INSERT INTO " + table + " VALUES (%s, %s, %s)",
                     [(i, name(i), i + 0.5) for i in range(1, rows + 1)])
+    conn.commit()
+    conn.autocommit = True
     cur.execute("SELECT count(*) FROM " + table)
     print("insert %d" % cur.fetchone()[0])
     for i in deletes:
