@@ -79,11 +79,11 @@ func (p *deletePlan) columns() []Column {
 // predicate builds the delete engine's view of the WHERE clause: an Iceberg
 // filter implied by it for pruning and whole-file proofs, and the exact row
 // test over only the columns it reads.
-func (p *deletePlan) predicate(params []Param) (deletes.Predicate, error) {
+func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Predicate, error) {
 	if p.where == nil {
 		return deletes.Predicate{Filter: ice.AlwaysTrue{}, Exact: true}, nil
 	}
-	tr := sql.Translate(p.where, p.scope, params)
+	tr := sql.Translate(ctx, p.where, p.scope, params)
 	used := map[int]bool{}
 	collectColumns(p.where, used)
 	reduced := &sql.Scope{}
@@ -133,7 +133,7 @@ func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql
 
 // runDelete runs (or, dry, plans) the delete through the engine.
 func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dry bool) (deletes.Outcome, error) {
-	pred, err := p.predicate(args)
+	pred, err := p.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err
 	}

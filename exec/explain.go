@@ -66,11 +66,11 @@ func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sq
 }
 
 // filterLines describes how a WHERE clause reaches Iceberg.
-func filterLines(where sql.Expr, scope *sql.Scope, schema *ice.Schema, args []Param) []string {
+func filterLines(ctx context.Context, where sql.Expr, scope *sql.Scope, schema *ice.Schema, args []Param) []string {
 	if where == nil {
 		return []string{"  Iceberg filter: true (no WHERE)", "  Residual: none"}
 	}
-	tr := sql.Translate(where, scope, args)
+	tr := sql.Translate(ctx, where, scope, args)
 	js, err := sql.FilterJSON(tr.Filter, schema)
 	filter := string(js)
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param
 	tbl := p.rt.Table
 	mode := deletes.ModeOf(tbl.Properties())
 	lines := []string{fmt.Sprintf("Delete on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version())}
-	lines = append(lines, filterLines(p.where, p.scope, tbl.Schema(), args)...)
+	lines = append(lines, filterLines(ctx, p.where, p.scope, tbl.Schema(), args)...)
 	start := time.Now()
 	out, err := s.runDelete(ctx, p, args, !analyze)
 	if err != nil {
@@ -131,7 +131,7 @@ func (s *Session) explainSelect(ctx context.Context, q *selectQuery, args []Para
 			}
 		}
 		lines = append(lines, "  Columns: "+cols)
-		lines = append(lines, filterLines(q.where, q.input, src.rt.Table.Schema(), args)...)
+		lines = append(lines, filterLines(ctx, q.where, q.input, src.rt.Table.Schema(), args)...)
 	case *metaSource:
 		lines = append(lines, "Metadata table scan")
 	default:

@@ -96,7 +96,7 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 	tbl := p.del.rt.Table
 	lines := []string{fmt.Sprintf("Update on %s (mode %s, format v%d)", strings.Join(p.del.rt.Ident, "."),
 		deletes.UpdateModeOf(tbl.Properties()), tbl.Metadata().Version())}
-	lines = append(lines, filterLines(p.del.where, p.del.scope, tbl.Schema(), args)...)
+	lines = append(lines, filterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	start := time.Now()
 	out, err := s.runUpdate(ctx, p, args, !analyze)
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 	if kind == "dynamic" {
 		lines = append(lines, "  Replaces: every partition the new rows land in (whole files, unread)")
 	} else {
-		lines = append(lines, filterLines(p.del.where, p.del.scope, tbl.Schema(), args)...)
+		lines = append(lines, filterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	}
 	start := time.Now()
 	out, err := s.runOverwrite(ctx, p, args, !analyze)

@@ -178,7 +178,7 @@ func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *
 
 // runOverwrite runs (or, dry, plans) the overwrite through the engine.
 func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Param, dry bool) (deletes.OverwriteOutcome, error) {
-	pred, err := p.del.predicate(args)
+	pred, err := p.del.predicate(ctx, args)
 	if err != nil {
 		return deletes.OverwriteOutcome{}, err
 	}

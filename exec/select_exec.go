@@ -20,7 +20,7 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 	if err != nil {
 		return nil, err
 	}
-	filter, err := q.pruneFilter(params)
+	filter, err := q.pruneFilter(ctx, params)
 	if err != nil {
 		return nil, err
 	}
@@ -62,14 +62,14 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 }
 
 // pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
-func (q *selectQuery) pruneFilter(params []Param) (ice.BooleanExpression, error) {
+func (q *selectQuery) pruneFilter(ctx context.Context, params []Param) (ice.BooleanExpression, error) {
 	if q.where == nil {
 		return nil, nil
 	}
 	if _, ok := q.src.(*tableSource); !ok {
 		return nil, nil
 	}
-	return sql.Translate(q.where, q.input, params).Filter, nil
+	return sql.Translate(ctx, q.where, q.input, params).Filter, nil
 }
 
 // materialise runs grouping, DISTINCT and ORDER BY over the whole input.

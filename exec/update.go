@@ -97,7 +97,7 @@ func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql
 
 // runUpdate runs (or, dry, plans) the update through the engine.
 func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry bool) (deletes.Outcome, error) {
-	pred, err := p.del.predicate(args)
+	pred, err := p.del.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err
 	}

@@ -30,6 +30,9 @@ type Scope struct {
 // context while binding, else text.
 type Params struct {
 	Types []Type
+	// Input is how literals are read while binding: the session's DateStyle
+	// when the statement is prepared, as PostgreSQL reads them then.
+	Input InputStyle
 }
 
 // NewParams starts from the client's parameter OIDs (0 = infer).
@@ -113,7 +116,7 @@ func (b *binder) bind(node ast.ExprNode) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fold(e), nil
+	return fold(e, b.params.Input), nil
 }
 
 func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {

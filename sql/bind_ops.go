@@ -16,7 +16,7 @@ func (b *binder) coerceUnknown(e Expr, t Type) (Expr, error) {
 		if x.Value == nil {
 			return &Const{T: t}, nil
 		}
-		v, err := CoerceText(x.Value.(string), t)
+		v, err := b.params.Input.CoerceText(x.Value.(string), t)
 		if err != nil {
 			return nil, err
 		}

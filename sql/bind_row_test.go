@@ -47,7 +47,7 @@ func TestRowValueComparisons(t *testing.T) {
 			}
 		}
 		// The Iceberg filter must keep every matching row's file.
-		if tr := Translate(e, scope, nil); tr.Filter == nil {
+		if tr := Translate(context.Background(), e, scope, nil); tr.Filter == nil {
 			t.Fatalf("%s: no filter", c.where)
 		}
 	}

@@ -10,10 +10,14 @@ import (
 // codeCannotCoerce is PostgreSQL's cannot_coerce (no cast between the types).
 const codeCannotCoerce = "42846"
 
+// CoerceText is InputStyle.CoerceText with the default style (ISO, MDY),
+// for text whose reading no session setting changes.
+func CoerceText(s string, t Type) (any, error) { return InputStyle{}.CoerceText(s, t) }
+
 // CoerceText converts the text form of a value, as a quoted literal or a text
 // parameter would be read, to a datum of t. Errors carry PostgreSQL's
 // SQLSTATE (22P02, 22003, 22007, 22008, 22001). INSERT and COPY reuse it.
-func CoerceText(s string, t Type) (any, error) {
+func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 	switch t.Kind {
 	case KindBool:
 		return parseBool(s)
@@ -32,12 +36,8 @@ func CoerceText(s string, t Type) (any, error) {
 		return truncRunes(s, t.Length), nil
 	case KindBytea:
 		return parseBytea(s)
-	case KindDate:
-		return parseDate(s)
-	case KindTime:
-		return parseTime(s)
-	case KindTimestamp, KindTimestampTZ:
-		return parseTimestamp(s, t)
+	case KindDate, KindTime, KindTimestamp, KindTimestampTZ:
+		return coerceDateTime(s, t, in.DateOrder)
 	case KindUUID:
 		return parseUUID(s)
 	}
@@ -241,8 +241,9 @@ func hexVal(c byte) int {
 	return -1
 }
 
-// castDatum converts d of type from to type to as CAST does (explicit cast).
-func castDatum(d any, from, to Type) (any, error) {
+// castDatum converts d of type from to type to as CAST does (explicit cast);
+// text is read in the style in.
+func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	if d == nil {
 		return nil, nil
 	}
@@ -251,7 +252,7 @@ func castDatum(d any, from, to Type) (any, error) {
 		if to.Kind == KindVarchar {
 			return truncRunes(s, to.Length), nil
 		}
-		return CoerceText(s, to)
+		return in.CoerceText(s, to)
 	}
 	switch to.Kind {
 	case KindText, KindJSON, KindUnknown:

@@ -6,8 +6,8 @@ import (
 )
 
 // Date and time input: everything PostgreSQL's datetime input reads (see
-// datetime_lex.go and datetime_decode.go), with DateStyle's field order MDY,
-// the default: CoerceText has no session to read DateStyle from.
+// datetime_lex.go and datetime_decode.go), with the field order of the
+// session's DateStyle, which InputStyle carries.
 // 'infinity' and '-infinity' are the int32 (date) and int64 (timestamp)
 // extremes, which the output functions print back as such. The words that
 // need the statement's time ('now', 'today', 'tomorrow', 'yesterday') are
@@ -68,7 +68,7 @@ func dtError(fail dtFail, f *dtFields, t Type, s string) error {
 
 // decodeFor decodes s for type t, refusing the words that need the
 // statement's time.
-func decodeFor(s string, t Type, order dateOrder) (*dtFields, error) {
+func decodeFor(s string, t Type, order DateOrder) (*dtFields, error) {
 	f, fail := decodeDateTime(s, order, t.Kind == KindTime)
 	if fail != failNone {
 		return nil, dtError(fail, f, t, s)
@@ -81,14 +81,8 @@ func decodeFor(s string, t Type, order dateOrder) (*dtFields, error) {
 	return f, nil
 }
 
-func parseDate(s string) (any, error) { return parseDateOrder(s, orderMDY) }
-
-func parseTime(s string) (any, error) { return parseTimeOrder(s, orderMDY) }
-
-func parseTimestamp(s string, t Type) (any, error) { return parseTimestampOrder(s, t, orderMDY) }
-
 // coerceDateTime reads s as a date/time type t with the DateStyle field order.
-func coerceDateTime(s string, t Type, order dateOrder) (any, error) {
+func coerceDateTime(s string, t Type, order DateOrder) (any, error) {
 	switch t.Kind {
 	case KindDate:
 		return parseDateOrder(s, order)
@@ -98,7 +92,7 @@ func coerceDateTime(s string, t Type, order dateOrder) (any, error) {
 	return parseTimestampOrder(s, t, order)
 }
 
-func parseDateOrder(s string, order dateOrder) (any, error) {
+func parseDateOrder(s string, order DateOrder) (any, error) {
 	f, err := decodeFor(s, Date, order)
 	if err != nil {
 		return nil, err
@@ -127,7 +121,7 @@ func civilDays(y, m, d int64) (int64, bool) {
 	return fmtDaysFromCivil(y, int(m), int(d)), true
 }
 
-func parseTimeOrder(s string, order dateOrder) (any, error) {
+func parseTimeOrder(s string, order DateOrder) (any, error) {
 	f, err := decodeFor(s, Time, order)
 	if err != nil {
 		return nil, err
@@ -139,7 +133,7 @@ func clockMicros(f *dtFields) int64 {
 	return ((f.hour*60+f.min)*60+f.sec)*1e6 + f.fsec
 }
 
-func parseTimestampOrder(s string, t Type, order dateOrder) (any, error) {
+func parseTimestampOrder(s string, t Type, order DateOrder) (any, error) {
 	f, err := decodeFor(s, t, order)
 	if err != nil {
 		return nil, err

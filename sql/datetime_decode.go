@@ -13,13 +13,14 @@ import (
 // of broken-down fields that parseDate, parseTime and parseTimestamp turn
 // into values.
 
-// dateOrder is the DateStyle field order for ambiguous numeric dates.
-type dateOrder uint8
+// DateOrder is DateStyle's field order for ambiguous numeric dates
+// (01/02/03); the zero value is PostgreSQL's default, MDY.
+type DateOrder uint8
 
 const (
-	orderMDY dateOrder = iota // the default, "ISO, MDY"
-	orderDMY
-	orderYMD
+	DateOrderMDY DateOrder = iota // the default, "ISO, MDY"
+	DateOrderDMY
+	DateOrderYMD
 )
 
 // dtMask records which fields have been read; reading one twice is an error.
@@ -58,7 +59,7 @@ const (
 
 // dtFields is the decoder's state and result.
 type dtFields struct {
-	order    dateOrder
+	order    DateOrder
 	timeOnly bool // decoding for type time: dates are mostly refused
 	toks     []dtToken
 
@@ -77,7 +78,7 @@ type dtFields struct {
 }
 
 // decodeDateTime lexes and decodes s.
-func decodeDateTime(s string, order dateOrder, timeOnly bool) (*dtFields, dtFail) {
+func decodeDateTime(s string, order DateOrder, timeOnly bool) (*dtFields, dtFail) {
 	toks, ok := lexDateTime(s)
 	if !ok || len(toks) == 0 {
 		return nil, failFormat
@@ -540,14 +541,14 @@ func (f *dtFields) decodeNumber(text string, textMonth bool, have dtMask) (dtMas
 
 // placeNumber decides which date field val is, by the fields already read.
 func (f *dtFields) placeNumber(val int64, flen int, textMonth bool, have dtMask) (dtMask, dtFail) {
-	yearFirst := flen >= 3 || f.order == orderYMD
+	yearFirst := flen >= 3 || f.order == DateOrderYMD
 	switch have & mDate {
 	case 0:
 		switch {
 		case yearFirst:
 			f.year = val
 			return mYear, failNone
-		case f.order == orderDMY:
+		case f.order == DateOrderDMY:
 			f.day = val
 			return mDay, failNone
 		}

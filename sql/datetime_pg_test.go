@@ -42,9 +42,9 @@ func TestDateTimeInputPG(t *testing.T) {
 	var failures []string
 	for _, style := range []struct {
 		name  string
-		order dateOrder
+		order DateOrder
 		n     int
-	}{{"MDY", orderMDY, len(corpus)}, {"DMY", orderDMY, 1500}, {"YMD", orderYMD, 1500}} {
+	}{{"MDY", DateOrderMDY, len(corpus)}, {"DMY", DateOrderDMY, 1500}, {"YMD", DateOrderYMD, 1500}} {
 		if _, err := conn.Exec(ctx, "SET DateStyle = 'ISO, "+style.name+"'"); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func dtQueryPG(t *testing.T, conn *pgx.Conn, corpus []string) [][4]string {
 }
 
 // dtOurs is magmalake's answer in the form the PostgreSQL function gives.
-func dtOurs(s string, t Type, order dateOrder) string {
+func dtOurs(s string, t Type, order DateOrder) string {
 	v, err := coerceDateTime(s, t, order)
 	if err != nil {
 		var e *Error

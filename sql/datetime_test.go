@@ -39,12 +39,12 @@ func TestDateTimeInput(t *testing.T) {
 		{"today", Date, `ERROR 0A000 special date value "today" is not supported`},
 	}
 	for _, c := range cases {
-		if got := dtOurs(c.in, c.t, orderMDY); got != c.want {
+		if got := dtOurs(c.in, c.t, DateOrderMDY); got != c.want {
 			t.Errorf("%q::%s = %s, want %s", c.in, c.t, got, c.want)
 		}
 	}
 	for in, want := range map[string]string{"04/11/2024": "2024-11-04", "11.04.24": "2024-04-11"} {
-		if got := dtOurs(in, Date, orderDMY); got != want {
+		if got := dtOurs(in, Date, DateOrderDMY); got != want {
 			t.Errorf("DMY %q = %s, want %s", in, got, want)
 		}
 	}

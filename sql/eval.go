@@ -28,6 +28,7 @@ type evaluator struct {
 	params []any
 	bound  map[int]any // parameter values coerced to their bound types
 	now    int64       // statement time, µs since the epoch
+	input  InputStyle  // how parameters and casts read text (the session's DateStyle)
 	depth  int         // recursion depth, bounded by maxTreeDepth
 }
 
@@ -40,7 +41,7 @@ func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *e
 	if batch != nil {
 		n = int(batch.NumRows())
 	}
-	return &evaluator{ctx: ctx, batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro()}
+	return &evaluator{ctx: ctx, batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro(), input: InputStyleOf(ctx)}
 }
 
 func allRows(n int) []int {
@@ -130,7 +131,7 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return !v.(bool), nil })
 	case *Cast:
 		from := x.X.Type()
-		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return castDatum(v, from, x.T) })
+		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return ev.input.castDatum(v, from, x.T) })
 	}
 	out := make([]any, ev.n)
 	switch x := e.(type) {
@@ -201,7 +202,7 @@ func (ev *evaluator) param(p *Param) (any, error) {
 	if t.Kind == KindUnknown {
 		t = Text
 	}
-	v, err := CoerceParam(ev.params[p.Index], t)
+	v, err := ev.input.CoerceParam(ev.params[p.Index], t)
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,7 @@ func (ev *evaluator) constValue(e Expr) (any, bool) {
 		if !ok || v == nil {
 			return v, ok
 		}
-		out, err := castDatum(v, x.X.Type(), x.T)
+		out, err := ev.input.castDatum(v, x.X.Type(), x.T)
 		return out, err == nil
 	case *UnaryOp:
 		v, ok := ev.constValue(x.X)

@@ -201,7 +201,7 @@ func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch
 			return
 		}
 	}
-	tr := Translate(e, sc, nil)
+	tr := Translate(context.Background(), e, sc, nil)
 	eval, err := ice.ExpressionEvaluator(schema, tr.Filter, true)
 	if err != nil {
 		t.Errorf("WHERE %s: filter %s does not bind: %v", w.pg, tr.Filter, err)

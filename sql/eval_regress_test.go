@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"testing"
 
 	ice "github.com/apache/iceberg-go"
@@ -14,7 +15,7 @@ func TestRegressTranslateLessThanExcludesNull(t *testing.T) {
 	sc := exprTestScope()
 	schema := ice.NewSchema(0, ice.NestedField{ID: 3, Name: "i", Type: ice.PrimitiveTypes.Int32})
 	for _, where := range []string{"i < 5", "i <= 5", "i not between 6 and 9", "not (i >= 5)"} {
-		tr := Translate(mustBind(t, where, sc), sc, nil)
+		tr := Translate(context.Background(), mustBind(t, where, sc), sc, nil)
 		eval, err := ice.ExpressionEvaluator(schema, tr.Filter, true)
 		if err != nil {
 			t.Fatal(err)

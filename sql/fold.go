@@ -9,11 +9,12 @@ import "context"
 // (some are volatile: random(), clock_timestamp()), nor are parameters. An
 // operator whose folding fails (1/0) is left as it is, to fail, or not, when
 // and where the executor evaluates it: CASE WHEN false THEN 1/0 END is 1.
-func fold(e Expr) Expr {
+// Casts of text among the operands read it in the style in.
+func fold(e Expr, in InputStyle) Expr {
 	if !foldable(e) {
 		return e
 	}
-	ev := newEvaluator(context.Background(), nil, nil)
+	ev := newEvaluator(WithInputStyle(context.Background(), in), nil, nil)
 	vals, err := ev.eval(e, []int{0})
 	if err != nil {
 		return e

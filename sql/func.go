@@ -122,7 +122,7 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	case *Const:
 		// PostgreSQL reads a typed literal directly as t and folds constant
 		// casts at plan time, raising their errors then.
-		d, err := castDatum(v.Value, v.T, t)
+		d, err := b.params.Input.castDatum(v.Value, v.T, t)
 		if err != nil {
 			return nil, err
 		}

@@ -32,7 +32,10 @@ func (m *Matcher) Match(ctx context.Context, batch arrow.RecordBatch) ([]bool, e
 		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", m.e.Type())
 	}
 	m.once.Do(func() {
-		m.fast, m.hasFast = newEvaluator(context.Background(), nil, m.params).compileFast(m.e)
+		// Compiled without this call's cancellation, which may be one
+		// file's, but with the statement's input style for its parameters.
+		compile := WithInputStyle(context.Background(), InputStyleOf(ctx))
+		m.fast, m.hasFast = newEvaluator(compile, nil, m.params).compileFast(m.e)
 	})
 	if !m.hasFast {
 		return newEvaluator(ctx, batch, m.params).matchGeneral(m.e)

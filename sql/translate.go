@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -22,10 +23,11 @@ type Translation struct {
 
 // Translate turns a bound WHERE expression into an Iceberg filter over the
 // scope's table columns (by name). params are the $n values; they are
-// substituted first. Translate never fails: what it cannot express widens
-// Filter and lands in Residual.
-func Translate(e Expr, scope *Scope, params []any) Translation {
-	if e, err := substituteParams(e, params); err == nil {
+// substituted first, text read in ctx's input style as evaluation reads it
+// (pruning must agree with the rows Match keeps). Translate never fails:
+// what it cannot express widens Filter and lands in Residual.
+func Translate(ctx context.Context, e Expr, scope *Scope, params []any) Translation {
+	if e, err := substituteParams(e, params, InputStyleOf(ctx)); err == nil {
 		return translateConjuncts(e)
 	}
 	return Translation{Filter: ice.AlwaysTrue{}, Residual: e}
@@ -330,7 +332,7 @@ func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
 }
 
 // substituteParams replaces parameters by constants of their bound types.
-func substituteParams(e Expr, params []any) (Expr, error) {
+func substituteParams(e Expr, params []any, in InputStyle) (Expr, error) {
 	var err error
 	out := rewrite(e, func(n Expr) Expr {
 		p, ok := n.(*Param)
@@ -346,7 +348,7 @@ func substituteParams(e Expr, params []any) (Expr, error) {
 			t = Text
 		}
 		var v any
-		if v, err = CoerceParam(params[p.Index], t); err != nil {
+		if v, err = in.CoerceParam(params[p.Index], t); err != nil {
 			return n
 		}
 		return &Const{Value: v, T: t}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"testing"
 
 	ice "github.com/apache/iceberg-go"
@@ -43,7 +44,7 @@ func TestTranslateFilters(t *testing.T) {
 	}
 	sc := exprTestScope()
 	for _, c := range cases {
-		tr := Translate(mustBind(t, c.where, sc), sc, nil)
+		tr := Translate(context.Background(), mustBind(t, c.where, sc), sc, nil)
 		res := ""
 		if tr.Residual != nil {
 			res = tr.Residual.String()
@@ -64,7 +65,7 @@ func TestTranslateParamsAndJSON(t *testing.T) {
 	if got := params.OIDs(); len(got) != 2 || got[0] != OIDTimestamp || got[1] != OIDInt8 {
 		t.Fatalf("inferred param OIDs %v", got)
 	}
-	tr := Translate(e, sc, []any{"2024-01-01 10:00:00", int64(7)})
+	tr := Translate(context.Background(), e, sc, []any{"2024-01-01 10:00:00", int64(7)})
 	if !tr.Exact {
 		t.Fatalf("not exact: %s", tr.Filter)
 	}

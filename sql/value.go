@@ -65,11 +65,15 @@ func DatumAt(arr arrow.Array, t Type, i int) any {
 	panic(fmt.Sprintf("sql: no datum for arrow type %s (%s)", arr.DataType(), t))
 }
 
+// AppendValue is InputStyle.AppendValue with the default style, for values
+// that are not text a session reads (catalog rows, aggregate results).
+func AppendValue(b array.Builder, t Type, v any) error { return InputStyle{}.AppendValue(b, t, v) }
+
 // AppendValue appends v to b, a builder of t.ArrowType(). v is a datum of t
 // or any exec.Param form (string text, time.Time, [16]byte, ...), converted
 // exactly as a parameter would be: INSERT ... VALUES and COPY use this.
-func AppendValue(b array.Builder, t Type, v any) error {
-	d, err := CoerceParam(v, t)
+func (in InputStyle) AppendValue(b array.Builder, t Type, v any) error {
+	d, err := in.CoerceParam(v, t)
 	if err != nil {
 		return err
 	}
@@ -123,8 +127,9 @@ func appendDatum(b array.Builder, t Type, d any) error {
 	return nil
 }
 
-// CoerceParam converts a Go value (an exec.Param form or a datum) to a datum of t.
-func CoerceParam(v any, t Type) (any, error) {
+// CoerceParam converts a Go value (an exec.Param form or a datum) to a datum
+// of t, reading text in the style in.
+func (in InputStyle) CoerceParam(v any, t Type) (any, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
@@ -132,35 +137,35 @@ func CoerceParam(v any, t Type) (any, error) {
 		if t.Kind == KindUnknown || t.IsString() || t.Kind == KindJSON {
 			return castTextDatum(x, t)
 		}
-		return CoerceText(x, t)
+		return in.CoerceText(x, t)
 	case time.Time:
 		return timeToDatum(x, t)
 	case int:
-		return castDatum(int64(x), Int64, t)
+		return in.castDatum(int64(x), Int64, t)
 	case int32:
-		return castDatum(int64(x), Int32, t)
+		return in.castDatum(int64(x), Int32, t)
 	case int64:
-		return castDatum(x, Int64, t)
+		return in.castDatum(x, Int64, t)
 	case float32:
-		return castDatum(float64(x), Float32, t)
+		return in.castDatum(float64(x), Float32, t)
 	case float64:
-		return castDatum(x, Float64, t)
+		return in.castDatum(x, Float64, t)
 	case bool:
-		return castDatum(x, Bool, t)
+		return in.castDatum(x, Bool, t)
 	case Decimal:
-		return castDatum(x, Numeric(0, x.Scale), t)
+		return in.castDatum(x, Numeric(0, x.Scale), t)
 	case []byte:
 		if t.Kind == KindBytea || t.Kind == KindUnknown {
 			return x, nil
 		}
-		return CoerceText(string(x), t)
+		return in.CoerceText(string(x), t)
 	case [16]byte:
 		if t.Kind == KindUUID || t.Kind == KindUnknown {
 			return x, nil
 		}
-		return castDatum(x, UUID, t)
+		return in.castDatum(x, UUID, t)
 	case uuid.UUID:
-		return CoerceParam([16]byte(x), t)
+		return in.CoerceParam([16]byte(x), t)
 	}
 	return nil, Errorf(CodeInvalidParameterValue, "unsupported value %T for type %s", v, t)
 }
