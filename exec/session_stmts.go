@@ -123,11 +123,13 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 			return s.endTransaction(ctx, "COMMIT")
 		case *sql.Rollback:
 			if x.ToSavepoint != "" {
-				return nil, notSupported("savepoints are not supported")
+				return s.rollbackToSavepoint(ctx, x.ToSavepoint)
 			}
 			return s.endTransaction(ctx, "ROLLBACK")
-		case *sql.Savepoint, *sql.ReleaseSavepoint:
-			return nil, notSupported("savepoints are not supported")
+		case *sql.Savepoint:
+			return s.savepoint(x.Name)
+		case *sql.ReleaseSavepoint:
+			return s.releaseSavepoint(x.Name)
 		}
 		return nil, notSupported("%T", st)
 	}

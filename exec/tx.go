@@ -26,6 +26,8 @@ type txState struct {
 	// cursors outlive the block (WITH HOLD): every reset carries them over.
 	cursors *cursorSet
 	ddl     ddlLog // the block's CREATE/DROP/ALTER (see tx_ddl.go)
+	// savepoints, oldest first (see tx_savepoint.go)
+	savepoints []savepoint
 }
 
 // txTable is one table a transaction block read or changed.
@@ -100,11 +102,7 @@ func (t *txState) end() {
 
 func (tt *txTable) abandon() {
 	tt.staged.Discard()
-	var added []string
-	for _, f := range slices.Concat(tt.net.AddData, tt.net.AddDeletes) {
-		added = append(added, f.FilePath())
-	}
-	removeTableFiles(tt.base, slices.Concat(tt.written, tt.orphans, added))
+	removeTableFiles(tt.base, slices.Concat(tt.written, tt.orphans, addedPaths(tt.net)))
 }
 
 // sortedTables is the fixed order a COMMIT publishes tables in.

@@ -1,0 +1,142 @@
+package exec
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// SAVEPOINT / ROLLBACK TO / RELEASE inside a block, as psycopg2's and
+// SQLAlchemy's nested transactions and pgjdbc's autosave use them. A
+// savepoint records, per table, the block's net change and the files it had
+// written; ROLLBACK TO restores that, removes what was written after it,
+// undoes the CREATEs after it and forgets later DROPs and ALTERs. It also
+// clears a failed block, which is what autosave relies on.
+
+const codeInvalidSavepoint = "3B001"
+
+type savepoint struct {
+	name   string
+	tables map[string]tableMark
+	undo   int // len(ddl.undo) at the savepoint
+	defers int // len(ddl.deferred)
+	hidden map[string]bool
+}
+
+// tableMark is one table's state at a savepoint.
+type tableMark struct {
+	net     iceberg.FileChange
+	written int
+	orphans int
+}
+
+func (s *Session) savepoint(name string) (*Result, error) {
+	if !s.tx.active {
+		return nil, sql.Errorf(sql.CodeNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
+	}
+	sp := savepoint{name: name, tables: map[string]tableMark{}, undo: len(s.tx.ddl.undo),
+		defers: len(s.tx.ddl.deferred), hidden: maps.Clone(s.tx.ddl.hidden)}
+	for k, tt := range s.tx.tables {
+		sp.tables[k] = tableMark{net: tt.net, written: len(tt.written), orphans: len(tt.orphans)}
+	}
+	s.tx.savepoints = append(s.tx.savepoints, sp)
+	return tagOnly("SAVEPOINT"), nil
+}
+
+// findSavepoint is the newest savepoint called name.
+func (s *Session) findSavepoint(verb, name string) (int, error) {
+	if !s.tx.active {
+		return 0, sql.Errorf(sql.CodeNoActiveTransaction, "%s can only be used in transaction blocks", verb)
+	}
+	for i := len(s.tx.savepoints) - 1; i >= 0; i-- {
+		if s.tx.savepoints[i].name == name {
+			return i, nil
+		}
+	}
+	return 0, sql.Errorf(codeInvalidSavepoint, "savepoint %q does not exist", name)
+}
+
+func (s *Session) releaseSavepoint(name string) (*Result, error) {
+	i, err := s.findSavepoint("RELEASE SAVEPOINT", name)
+	if err != nil {
+		return nil, err
+	}
+	s.tx.savepoints = s.tx.savepoints[:i]
+	return tagOnly("RELEASE"), nil
+}
+
+func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result, error) {
+	i, err := s.findSavepoint("ROLLBACK TO SAVEPOINT", name)
+	if err != nil {
+		return nil, err
+	}
+	sp := s.tx.savepoints[i]
+	s.tx.savepoints = s.tx.savepoints[:i+1] // the savepoint itself stays
+	for k, tt := range s.tx.tables {
+		mark, ok := sp.tables[k]
+		if !ok { // first touched after the savepoint
+			tt.abandon()
+			delete(s.tx.tables, k)
+			continue
+		}
+		if err := tt.rewind(ctx, mark); err != nil {
+			return nil, err
+		}
+	}
+	s.tx.ddl.rewind(sp)
+	s.tx.failed = false
+	return tagOnly("ROLLBACK"), nil
+}
+
+// rewind restores the table's net change of a savepoint, removing the files
+// written since that the restored change does not reference.
+func (tt *txTable) rewind(ctx context.Context, mark tableMark) error {
+	keep := map[string]bool{}
+	for _, p := range slices.Concat(tt.written[:mark.written], tt.orphans[:mark.orphans], addedPaths(mark.net)) {
+		keep[p] = true
+	}
+	var drop []string
+	for _, p := range slices.Concat(tt.written, tt.orphans, addedPaths(tt.net)) {
+		if !keep[p] {
+			drop = append(drop, p)
+		}
+	}
+	tt.staged.Discard()
+	tt.staged, tt.view, tt.net = nil, tt.base, mark.net
+	tt.written, tt.orphans = tt.written[:mark.written], tt.orphans[:mark.orphans]
+	removeTableFiles(tt.base, drop)
+	if mark.net.IsEmpty() {
+		return nil
+	}
+	staged, err := iceberg.StageChange(ctx, tt.base, mark.net)
+	if err != nil {
+		return err
+	}
+	view, err := staged.View(tt.base)
+	if err != nil {
+		staged.Discard()
+		return err
+	}
+	tt.staged, tt.view = staged, view
+	return nil
+}
+
+func addedPaths(c iceberg.FileChange) []string {
+	var out []string
+	for _, f := range slices.Concat(c.AddData, c.AddDeletes) {
+		out = append(out, f.FilePath())
+	}
+	return out
+}
+
+// rewind undoes the CREATEs after the savepoint and forgets later DROPs and
+// ALTERs.
+func (l *ddlLog) rewind(sp savepoint) {
+	for i := len(l.undo) - 1; i >= sp.undo; i-- {
+		_ = l.undo[i](context.Background())
+	}
+	l.undo, l.deferred, l.hidden = l.undo[:sp.undo], l.deferred[:sp.defers], sp.hidden
+}
