@@ -65,7 +65,7 @@ func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyForma
 // one append; any bad row aborts the whole load and its files are removed.
 func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, name string, r io.Reader) (int64, error) {
 	rd := newCopyReader(r, f)
-	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize}
+	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize, input: s.inputStyle()}
 	return s.appendRows(ctx, t, ld.batches(ctx))
 }
 
@@ -75,6 +75,7 @@ type copyLoader struct {
 	rd    *copyReader
 	name  string // table name as the statement spelled it, for messages
 	batch int
+	input sql.InputStyle // the session's DateStyle, for date/time fields
 }
 
 func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
@@ -142,7 +143,7 @@ func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) 
 			bld.Field(c).AppendNull()
 			continue
 		}
-		if err := appendCopyValue(bld.Field(c), col.T, fields[feed].val); err != nil {
+		if err := appendCopyValue(bld.Field(c), col.T, fields[feed].val, l.input); err != nil {
 			return l.lineError(err, col.Name)
 		}
 	}
@@ -152,13 +153,13 @@ func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) 
 // appendCopyValue reads text with the column type's input function. Strings
 // go through CoerceText first: AppendValue would cast them, truncating
 // varchar(n), where input must fail.
-func appendCopyValue(b array.Builder, t sql.Type, text string) error {
+func appendCopyValue(b array.Builder, t sql.Type, text string, in sql.InputStyle) error {
 	if t.IsString() {
-		if _, err := sql.CoerceText(text, t); err != nil {
+		if _, err := in.CoerceText(text, t); err != nil {
 			return err
 		}
 	}
-	return sql.AppendValue(b, t, text)
+	return in.AppendValue(b, t, text)
 }
 
 // inputColumn names the table column fed by input field k.

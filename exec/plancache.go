@@ -26,21 +26,27 @@ type planCache struct {
 // table, its prepared form.
 type cachedStmt struct {
 	stmt     *sql.Select
-	prep     *Prepared // nil: bind again (the statement reads a table)
-	maxDepth int       // the expression depth limit it was parsed under
+	prep     *Prepared      // nil: bind again (the statement reads a table)
+	maxDepth int            // the expression depth limit it was parsed under
+	input    sql.InputStyle // the DateStyle prep's literals were read in
 }
 
 // get returns query's entry if it was parsed under a depth limit no larger
 // than maxDepth (a lowered max_stack_depth must refuse it again).
-func (c *planCache) get(query string, maxDepth int) (cachedStmt, bool) {
+// A prep bound under another DateStyle is dropped: its literals would read
+// differently now, while the parse still holds.
+func (c *planCache) get(query string, maxDepth int, input sql.InputStyle) (cachedStmt, bool) {
 	e, ok := c.entries[query]
+	if e.input != input {
+		e.prep = nil
+	}
 	return e, ok && e.maxDepth <= maxDepth
 }
 
 // put records query's parse when it is a plain SELECT, whose binding
 // leaves the parsed form untouched (prepared statements already re-bind it
 // on every execution). Other statements are not cached.
-func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth int) {
+func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth int, input sql.InputStyle) {
 	sel, ok := st.(*sql.Select)
 	if !ok || sel.Complex {
 		return
@@ -51,7 +57,7 @@ func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth in
 	if len(c.entries) >= planCacheSize {
 		clear(c.entries)
 	}
-	e := cachedStmt{stmt: sel, maxDepth: maxDepth}
+	e := cachedStmt{stmt: sel, maxDepth: maxDepth, input: input}
 	if _, whole := p.plan.(*constSelect); whole {
 		e.prep = p
 	}

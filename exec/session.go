@@ -66,7 +66,9 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
 	maxDepth := s.maxDepth()
-	if e, ok := s.plans.get(query, maxDepth); ok && cacheable {
+	ctx = s.withInputStyle(ctx)
+	input := sql.InputStyleOf(ctx)
+	if e, ok := s.plans.get(query, maxDepth, input); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
 			return nil, err
 		}
@@ -92,13 +94,14 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 		}
 	}
 	params := sql.NewParams(paramTypes)
+	params.Input = input
 	pl, cols, err := s.planStatement(ctx, st, params)
 	if err != nil {
 		return nil, err
 	}
 	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}
 	if cacheable {
-		s.plans.put(query, st, p, maxDepth)
+		s.plans.put(query, st, p, maxDepth, input)
 	}
 	return p, nil
 }
@@ -119,7 +122,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
 	}
 	start := time.Now()
-	ctx = withStatementTime(ctx, start)
+	ctx = withStatementTime(s.withInputStyle(ctx), start)
 	deadline := s.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {
@@ -203,8 +206,11 @@ func withStatementTime(ctx context.Context, t time.Time) context.Context {
 	return sql.WithStatementTime(context.WithValue(ctx, stmtTimeKey{}, t), t)
 }
 
-// statementTimeFrom carries the statement time of ctx, if any, over to next.
+// statementTimeFrom carries the statement time of ctx, if any, over to
+// next, and its input style: rows streamed after Execute returned read text
+// as the statement would have.
 func statementTimeFrom(ctx, next context.Context) context.Context {
+	next = sql.WithInputStyle(next, sql.InputStyleOf(ctx))
 	if t, ok := ctx.Value(stmtTimeKey{}).(time.Time); ok {
 		return sql.WithStatementTime(next, t)
 	}

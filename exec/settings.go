@@ -20,6 +20,9 @@ type setting struct {
 	report   bool // sent as ParameterStatus at connect and when changed
 	readOnly bool
 	check    func(v string) (string, error)
+	// merge is check for a value read against the current one (DateStyle
+	// keeps the part a SET leaves out).
+	merge func(cur, v string) (string, error)
 }
 
 // settingDefs are the parameters clients read or set at connect. Names are
@@ -28,7 +31,7 @@ func settingDefs() map[string]setting {
 	return map[string]setting{
 		"application_name":                    {def: "", report: true},
 		"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
-		"datestyle":                           {def: "ISO, MDY", report: true, check: checkDateStyle},
+		"datestyle":                           {def: "ISO, MDY", report: true, merge: mergeDateStyle},
 		"default_transaction_read_only":       {def: "off", report: true, check: checkBool},
 		"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 		"integer_datetimes":                   {def: "on", report: true, readOnly: true},
@@ -124,6 +127,14 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 	}
 	if d.check != nil {
 		v, err := d.check(value)
+		if err != nil {
+			return nil, err
+		}
+		value = v
+	}
+	if d.merge != nil {
+		cur, _ := s.Get(n)
+		v, err := d.merge(cur, value)
 		if err != nil {
 			return nil, err
 		}
@@ -232,22 +243,6 @@ func checkEncoding(v string) (string, error) {
 		return "SQL_ASCII", nil
 	}
 	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding %q is not supported; only UTF8", v)
-}
-
-// checkDateStyle accepts what psycopg2 and JDBC send; output stays ISO, which
-// is the only style magmalake prints.
-func checkDateStyle(v string) (string, error) {
-	u := strings.ToUpper(v)
-	if strings.Contains(u, "ISO") || u == "" {
-		order := "MDY"
-		if strings.Contains(u, "DMY") {
-			order = "DMY"
-		} else if strings.Contains(u, "YMD") {
-			order = "YMD"
-		}
-		return "ISO, " + order, nil
-	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "DateStyle %q is not supported; only ISO output", v)
 }
 
 func checkStandardStrings(v string) (string, error) {

@@ -63,7 +63,7 @@ func (s *Session) openSource(ctx context.Context, from *sql.TableRef) (source, e
 
 // asOfMillis evaluates FOR TIMESTAMP AS OF's expression as a timestamptz.
 func asOfMillis(ctx context.Context, n ast.ExprNode) (int64, error) {
-	e, err := sql.Bind(n, &sql.Scope{}, nil)
+	e, err := sql.Bind(n, &sql.Scope{}, &sql.Params{Input: sql.InputStyleOf(ctx)})
 	if err != nil {
 		return 0, err
 	}

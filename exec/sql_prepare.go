@@ -81,7 +81,7 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []Column, error) {
 func executeArgs(ctx context.Context, st *sql.ExecuteStmt, outer []Param) ([]Param, error) {
 	args := make([]Param, len(st.Args))
 	for i, node := range st.Args {
-		params := &sql.Params{}
+		params := &sql.Params{Input: sql.InputStyleOf(ctx)} // DATE '...' arguments read in the session's DateStyle
 		e, err := sql.Bind(node, &sql.Scope{}, params)
 		if err != nil {
 			return nil, err
