@@ -34,7 +34,7 @@ func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 		case *sql.AlterTableProperties:
 			return s.alterTable(ctx, x)
 		}
-		return nil, notSupported("%T", st)
+		return nil, notSupported("this statement is not supported")
 	}
 	return planFunc(run), nil, nil
 }

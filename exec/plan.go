@@ -45,7 +45,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.CloseCursor:
 		return s.prepareClose(x)
 	}
-	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement %T is not supported", st)
+	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "this statement is not supported")
 }
 
 // prepareSelect binds the query now for its row description; execution

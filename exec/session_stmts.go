@@ -31,7 +31,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 			s.named = nil // DISCARD ALL deallocates SQL-level prepared statements too
 			return &Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
 		}
-		return nil, notSupported("%T", st)
+		return nil, notSupported("this statement is not supported")
 	}
 	return planFunc(run), nil, nil
 }
@@ -131,7 +131,7 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 		case *sql.ReleaseSavepoint:
 			return s.releaseSavepoint(x.Name)
 		}
-		return nil, notSupported("%T", st)
+		return nil, notSupported("this statement is not supported")
 	}
 	return planFunc(run), nil, nil
 }

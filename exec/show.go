@@ -102,7 +102,7 @@ func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, e
 	case *sql.Describe:
 		return s.describeRows(ctx, x.Table)
 	}
-	return nil, notSupported("%T", st)
+	return nil, notSupported("this statement is not supported")
 }
 
 // tableRows lists tables of one schema, or of every schema on search_path.

@@ -96,7 +96,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterTable(ctx, x); return err })
 		return tagOnly("ALTER TABLE"), nil
 	}
-	return nil, notSupported("%T", st)
+	return nil, notSupported("this statement is not supported")
 }
 
 // createInBlock runs a CREATE and, when it created something (not IF NOT

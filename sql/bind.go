@@ -172,15 +172,10 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	case *ast.PatternRegexpExpr:
 		return nil, Errorf(CodeFeatureNotSupported, "regular expression operator ~ is not supported")
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "expression %s is not supported", nodeText(node))
+	return nil, Errorf(CodeFeatureNotSupported, "%s is not supported", nodeText(node))
 }
 
-func nodeText(n ast.Node) string {
-	if t := n.Text(); t != "" {
-		return t
-	}
-	return fmt.Sprintf("%T", n)
-}
+func nodeText(n ast.Node) string { return ConstructName(n) }
 
 // bindLiteral types a constant as PostgreSQL's parser does: integers are int4
 // when they fit, else int8, else numeric; decimals and exponent forms are
@@ -214,7 +209,7 @@ func bindLiteral(v any) (Expr, error) {
 	case []byte:
 		return &Const{Value: string(x), T: Unknown}, nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "literal of Go type %T is not supported", v)
+	return nil, Errorf(CodeFeatureNotSupported, "this literal is not supported")
 }
 
 func intConst(v int64) *Const {

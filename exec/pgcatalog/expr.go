@@ -100,7 +100,7 @@ func (c *compiler) expr(n ast.ExprNode, sc *scope) (evalFn, sql.Type, error) {
 	case *ast.AggregateFuncExpr, *ast.WindowFuncExpr:
 		return nil, sql.Type{}, sql.Errorf(sql.CodeGroupingError, "aggregate or window function is not allowed here")
 	}
-	return nil, sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "expression %T is not supported in catalog queries", n)
+	return nil, sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported in catalog queries", sql.ConstructName(n))
 }
 
 func slotType(sc *scope, k int) sql.Type {
@@ -137,7 +137,7 @@ func literal(v any) (evalFn, sql.Type, error) {
 	case []byte:
 		return constFn(string(x)), sql.Unknown, nil
 	}
-	return nil, sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "literal of type %T is not supported", v)
+	return nil, sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "this literal is not supported")
 }
 
 // column resolves a name through the scope chain; outer levels are

@@ -237,7 +237,7 @@ func unify(a, b sql.Type) sql.Type {
 func (c *compiler) subquery(n ast.ExprNode, sc *scope) (*query, error) {
 	s, ok := n.(*ast.SubqueryExpr)
 	if !ok {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "subquery form %T is not supported", n)
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported", sql.ConstructName(n))
 	}
 	return c.resultSet(s.Query, sc)
 }

@@ -37,7 +37,7 @@ func (c *compiler) resultSet(n ast.Node, outer *scope) (*query, error) {
 	case *ast.SubqueryExpr:
 		return c.resultSet(x.Query, outer)
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "query form %T is not supported in catalog queries", n)
+	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this query form is not supported in catalog queries")
 }
 
 // from compiles a FROM clause; no FROM is one row with no columns.
@@ -55,7 +55,7 @@ func (c *compiler) tableRef(n ast.ResultSetNode, outer *scope) (*query, error) {
 	case *ast.TableSource:
 		return c.tableSource(x, outer)
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "FROM item %T is not supported in catalog queries", n)
+	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this FROM item is not supported in catalog queries")
 }
 
 func (c *compiler) tableSource(ts *ast.TableSource, outer *scope) (*query, error) {
@@ -89,7 +89,7 @@ func (c *compiler) tableSource(ts *ast.TableSource, outer *scope) (*query, error
 		}
 		return &query{cols: cols, run: q.run}, nil
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "FROM item %T is not supported in catalog queries", ts.Source)
+	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this FROM item is not supported in catalog queries")
 }
 
 func (c *compiler) undefinedRelation(tn *ast.TableName) error {
