@@ -31,6 +31,8 @@ func TestDiskFullMapsTo53100(t *testing.T) {
 		{fmt.Errorf("write data files for public.t: %w", full), `could not write file "/lake/public.db/t/data/x.parquet": No space left on device`},
 		{errors.Join(errors.New("first"), fmt.Errorf("commit: %w", quota)), `could not write file "/lake/m.avro": Disk quota exceeded`},
 		{fmt.Errorf("flush: %w", syscall.ENOSPC), "could not write file: No space left on device"},
+		// Parallel writers cancel each other: the full disk is the cause.
+		{errors.Join(context.Canceled, fmt.Errorf("write: %w", full)), `could not write file "/lake/public.db/t/data/x.parquet": No space left on device`},
 	}
 	for _, c := range cases {
 		var se *sql.Error

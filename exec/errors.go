@@ -51,14 +51,17 @@ func toSQLError(err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return canceled(err)
-	}
+	// A real cause first: parallel writers stop each other with their own
+	// cancellation, so a full disk arrives joined with context.Canceled.
+	// (A client's cancel is mapped by Execute from the statement's context.)
 	if se := locationRefused(err); se != nil {
 		return se
 	}
 	if se := diskFull(err); se != nil {
 		return se
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return canceled(err)
 	}
 	if iceberg.IsConflict(err) {
 		return &sql.Error{Code: sql.CodeSerializationFailure, Message: "could not serialize access due to concurrent update: " + err.Error(), Err: err}
