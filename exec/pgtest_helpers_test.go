@@ -1,11 +1,15 @@
 package exec
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/sql"
 )
 
 // connectTestPostgres starts a throwaway PostgreSQL 15 cluster (C locale:
@@ -57,4 +61,26 @@ func mustPG(t *testing.T, conn *pgx.Conn, q string) pgOutcome {
 		t.Fatalf("PostgreSQL: %s: SQLSTATE %s", q, out.code)
 	}
 	return out
+}
+
+// compareStatement runs q on magmalake's session and on PostgreSQL and
+// requires the same SQLSTATE, or the same tag and (when PostgreSQL returns
+// rows) the same rows: scripts of session statements replayed on both.
+func compareStatement(t *testing.T, s *Session, conn *pgx.Conn, q string) {
+	t.Helper()
+	want := pgExec(t, conn, q)
+	got, err := s.query(context.Background(), q)
+	var se *sql.Error
+	switch {
+	case want.code != "":
+		if !errors.As(err, &se) || se.Code != want.code {
+			t.Fatalf("%s: PostgreSQL fails with %s, magmalake: %v", q, want.code, err)
+		}
+	case err != nil:
+		t.Fatalf("%s: %v (PostgreSQL: %v)", q, err, want.rows)
+	case got.tag != want.tag:
+		t.Fatalf("%s: tag %q, PostgreSQL %q", q, got.tag, want.tag)
+	case fmt.Sprint(got.rows) != fmt.Sprint(want.rows) && len(want.rows) > 0:
+		t.Fatalf("%s:\n magmalake  %v\n PostgreSQL %v", q, got.rows, want.rows)
+	}
 }

@@ -1,13 +1,6 @@
 package exec
 
-import (
-	"context"
-	"errors"
-	"fmt"
-	"testing"
-
-	"github.com/magmalake/magmalake/sql"
-)
+import "testing"
 
 // SQL-level PREPARE / EXECUTE / DEALLOCATE (issue 11), statement by
 // statement against PostgreSQL 15: rows, tags and SQLSTATEs.
@@ -49,20 +42,6 @@ func TestSQLPrepareMatchesPostgres(t *testing.T) {
 		"EXECUTE intx",
 	}
 	for _, q := range script {
-		want := pgExec(t, conn, q)
-		got, err := s.query(context.Background(), q)
-		var se *sql.Error
-		switch {
-		case want.code != "":
-			if !errors.As(err, &se) || se.Code != want.code {
-				t.Fatalf("%s: PostgreSQL fails with %s, magmalake: %v", q, want.code, err)
-			}
-		case err != nil:
-			t.Fatalf("%s: %v (PostgreSQL: %v)", q, err, want.rows)
-		case got.tag != want.tag:
-			t.Fatalf("%s: tag %q, PostgreSQL %q", q, got.tag, want.tag)
-		case fmt.Sprint(got.rows) != fmt.Sprint(want.rows) && len(want.rows) > 0:
-			t.Fatalf("%s:\n magmalake  %v\n PostgreSQL %v", q, got.rows, want.rows)
-		}
+		compareStatement(t, s, conn, q)
 	}
 }

@@ -1,12 +1,8 @@
 package exec
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"testing"
-
-	"github.com/magmalake/magmalake/sql"
 )
 
 // SAVEPOINT / ROLLBACK TO / RELEASE (issue 11), statement by statement
@@ -59,21 +55,7 @@ func TestSavepointsMatchPostgres(t *testing.T) {
 			s := testSessionOn(t, eng)
 			mustQuery(t, s, "CREATE TABLE sp (id int, v text) "+mode)
 			for _, q := range script {
-				want := pgExec(t, conn, q)
-				got, err := s.query(context.Background(), q)
-				var se *sql.Error
-				switch {
-				case want.code != "":
-					if !errors.As(err, &se) || se.Code != want.code {
-						t.Fatalf("%s: PostgreSQL fails with %s, magmalake: %v", q, want.code, err)
-					}
-				case err != nil:
-					t.Fatalf("%s: %v (PostgreSQL: %v)", q, err, want.rows)
-				case got.tag != want.tag:
-					t.Fatalf("%s: tag %q, PostgreSQL %q", q, got.tag, want.tag)
-				case fmt.Sprint(got.rows) != fmt.Sprint(want.rows) && len(want.rows) > 0:
-					t.Fatalf("%s:\n magmalake  %v\n PostgreSQL %v", q, got.rows, want.rows)
-				}
+				compareStatement(t, s, conn, q)
 			}
 		})
 	}
