@@ -124,7 +124,11 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	if err := checkProperties(x.Properties); err != nil {
 		return nil, err
 	}
-	_, err = s.engine.wh.CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, x.Properties)
+	props := declaredTypeProps(x.Columns)
+	for k, v := range x.Properties {
+		props[k] = v
+	}
+	_, err = s.engine.wh.CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
 		r := tagOnly("CREATE TABLE")

@@ -127,8 +127,14 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 		return 0, err
 	}
 	var n int64
+	decl := declaredTypes(t.rt.Table)
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
+			if err == nil && len(decl) > 0 {
+				fitted, ferr := fitDeclared(b, decl)
+				b.Release()
+				b, err = fitted, ferr
+			}
 			if err == nil {
 				n += b.NumRows()
 			}

@@ -17,9 +17,10 @@ import (
 // updatePlan is a bound UPDATE: the WHERE and RETURNING of a delete plan
 // (RETURNING evaluated over the new rows) plus the SET expressions.
 type updatePlan struct {
-	del     *deletePlan
-	sets    map[int]sql.Expr // column index → new value over the old row
-	require []bool
+	del      *deletePlan
+	sets     map[int]sql.Expr // column index → new value over the old row
+	require  []bool
+	declared map[int]sql.Type // declared types of the assigned columns (declared_types.go)
 }
 
 func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*updatePlan, error) {
@@ -54,6 +55,12 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 			return nil, err
 		}
 		p.sets[idx] = e
+	}
+	p.declared = map[int]sql.Type{}
+	for col, t := range declaredTypes(dp.rt.Table) {
+		if _, assigned := p.sets[col]; assigned {
+			p.declared[col] = t
+		}
 	}
 	return p, nil
 }
@@ -147,7 +154,9 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 			return nil, fmt.Errorf("column %s: value of type %s for %s", schema.Field(i).Name, cols[i].DataType(), schema.Field(i).Type)
 		}
 	}
-	return array.NewRecordBatch(schema, cols, b.NumRows()), nil
+	out := array.NewRecordBatch(schema, cols, b.NumRows())
+	defer out.Release()
+	return fitDeclared(out, p.declared)
 }
 
 // result answers UPDATE n, or the RETURNING rows (over the new values).

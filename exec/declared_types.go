@@ -1,0 +1,158 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Declared types Iceberg cannot hold: varchar(n)/char(n) are Iceberg
+// strings and smallint an Iceberg int, so the length or range a table was
+// created with would be lost and any value accepted. They are kept in table
+// properties keyed by field id (other engines still see plain string/int,
+// renames keep them) and checked on every write: INSERT, COPY and UPDATE.
+
+const declaredTypePrefix = "magmalake.declared-type."
+
+// declaredTypeProps are the properties recording cols' declared types; the
+// catalog numbers a new table's top-level fields 1..n in order.
+func declaredTypeProps(cols []sql.ColumnDef) map[string]string {
+	props := map[string]string{}
+	for i, c := range cols {
+		if narrowed(c.Type) {
+			props[declaredTypePrefix+strconv.Itoa(i+1)] = c.Type.String()
+		}
+	}
+	return props
+}
+
+// narrowed: a type stored wider than declared.
+func narrowed(t sql.Type) bool {
+	return t.Kind == sql.KindInt16 || t.Kind == sql.KindVarchar && t.Length > 0
+}
+
+// declaredTypes maps column positions of tbl to their declared types, for
+// the columns that have one.
+func declaredTypes(tbl *table.Table) map[int]sql.Type {
+	props := tbl.Properties()
+	out := map[int]sql.Type{}
+	for i, f := range tbl.Schema().Fields() {
+		name, ok := props[declaredTypePrefix+strconv.Itoa(f.ID)]
+		if !ok {
+			continue
+		}
+		if t, err := sql.ParseTypeName(name); err == nil && narrowed(t) {
+			out[i] = t
+		}
+	}
+	return out
+}
+
+// fitDeclared returns b with its values fitted to their columns' declared
+// types, as PostgreSQL's assignment does: a string longer than varchar(n)
+// only by trailing spaces is cut to n, a longer one is 22001, a smallint
+// out of range is 22003. The result is b itself (retained) when nothing is
+// cut.
+func fitDeclared(b arrow.RecordBatch, decl map[int]sql.Type) (arrow.RecordBatch, error) {
+	cols := b.Columns()
+	var fitted []arrow.Array
+	for col, t := range decl {
+		if col >= len(cols) {
+			continue
+		}
+		arr, err := fitColumn(t, cols[col])
+		if err != nil {
+			return nil, err
+		}
+		if arr != nil {
+			if fitted == nil {
+				fitted = slices.Clone(cols)
+			}
+			fitted[col] = arr
+			defer arr.Release()
+		}
+	}
+	if fitted == nil {
+		b.Retain()
+		return b, nil
+	}
+	return array.NewRecordBatch(b.Schema(), fitted, b.NumRows()), nil
+}
+
+// fitColumn checks one column; a non-nil array replaces it.
+func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
+	if t.Kind != sql.KindVarchar {
+		for i := 0; i < arr.Len(); i++ {
+			if !arr.IsNull(i) {
+				if err := smallintAdmits(arr, i); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return nil, nil
+	}
+	s, ok := arr.(*array.String)
+	if !ok {
+		return nil, nil
+	}
+	cut := false
+	for i := 0; i < s.Len(); i++ {
+		if s.IsNull(i) || utf8.RuneCountInString(s.Value(i)) <= t.Length {
+			continue
+		}
+		if utf8.RuneCountInString(strings.TrimRight(s.Value(i), " ")) > t.Length {
+			return nil, sql.Errorf(sql.CodeStringDataRightTrunc, "value too long for type %s", t)
+		}
+		cut = true
+	}
+	if !cut {
+		return nil, nil
+	}
+	bld := array.NewStringBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	for i := 0; i < s.Len(); i++ {
+		if s.IsNull(i) {
+			bld.AppendNull()
+			continue
+		}
+		bld.Append(firstRunes(s.Value(i), t.Length))
+	}
+	return bld.NewArray(), nil
+}
+
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+func smallintAdmits(arr arrow.Array, i int) error {
+	var v int64
+	switch a := arr.(type) {
+	case *array.Int16:
+		return nil
+	case *array.Int32:
+		v = int64(a.Value(i))
+	case *array.Int64:
+		v = a.Value(i)
+	default:
+		return fmt.Errorf("smallint column stored as %s", arr.DataType())
+	}
+	if v < -32768 || v > 32767 {
+		return sql.Errorf(sql.CodeNumericOutOfRange, "smallint out of range")
+	}
+	return nil
+}
