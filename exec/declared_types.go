@@ -21,40 +21,21 @@ import (
 // properties keyed by field id (other engines still see plain string/int,
 // renames keep them) and checked on every write: INSERT, COPY and UPDATE.
 
-const declaredTypePrefix = "magmalake.declared-type."
-
 // declaredTypeProps are the properties recording cols' declared types; the
 // catalog numbers a new table's top-level fields 1..n in order.
 func declaredTypeProps(cols []sql.ColumnDef) map[string]string {
 	props := map[string]string{}
 	for i, c := range cols {
-		if narrowed(c.Type) {
-			props[declaredTypePrefix+strconv.Itoa(i+1)] = c.Type.String()
+		if sql.Narrowed(c.Type) {
+			props[sql.DeclaredTypePrefix+strconv.Itoa(i+1)] = c.Type.String()
 		}
 	}
 	return props
 }
 
-// narrowed: a type stored wider than declared.
-func narrowed(t sql.Type) bool {
-	return t.Kind == sql.KindInt16 || t.Kind == sql.KindVarchar && t.Length > 0
-}
-
-// declaredTypes maps column positions of tbl to their declared types, for
-// the columns that have one.
+// declaredTypes maps column positions of tbl to their declared types.
 func declaredTypes(tbl *table.Table) map[int]sql.Type {
-	props := tbl.Properties()
-	out := map[int]sql.Type{}
-	for i, f := range tbl.Schema().Fields() {
-		name, ok := props[declaredTypePrefix+strconv.Itoa(f.ID)]
-		if !ok {
-			continue
-		}
-		if t, err := sql.ParseTypeName(name); err == nil && narrowed(t) {
-			out[i] = t
-		}
-	}
-	return out
+	return sql.DeclaredTypes(tbl.Properties(), tbl.Schema().Fields())
 }
 
 // fitDeclared returns b with its values fitted to their columns' declared

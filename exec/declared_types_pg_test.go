@@ -59,6 +59,11 @@ func TestDeclaredTypesMatchPostgres(t *testing.T) {
 				}
 			}
 			compareStatement(t, s, conn, "SELECT id, a, length(a), s FROM d ORDER BY id")
+			compareStatement(t, s, conn, "SELECT column_name, data_type, character_maximum_length FROM information_schema.columns WHERE table_name = 'd' ORDER BY ordinal_position")
+			compareStatement(t, s, conn, "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'd'::regclass AND attnum > 0 ORDER BY attnum")
+			if got := mustQuery(t, s, "DESCRIBE TABLE d").text(); !strings.Contains(got, "a|character varying(3)|") || !strings.Contains(got, "s|smallint|") {
+				t.Fatalf("DESCRIBE shows:\n%s", got)
+			}
 			if got := mustQuery(t, s, "SELECT count(*) FROM d").text(); got == "0\n" {
 				t.Fatalf("no rows in %s", mode)
 			}

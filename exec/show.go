@@ -143,12 +143,17 @@ func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string
 		return nil, err
 	}
 	var rows [][]string
-	for _, f := range rt.Table.Schema().Fields() {
+	declared := declaredTypes(rt.Table)
+	for i, f := range rt.Table.Schema().Fields() {
 		nullable := ""
 		if f.Required {
 			nullable = "not null"
 		}
-		rows = append(rows, []string{f.Name, sql.TypeFromIceberg(f.Type).String(), "", nullable, ""})
+		t := sql.TypeFromIceberg(f.Type)
+		if d, ok := declared[i]; ok {
+			t = d // varchar(n), smallint: what the table was created with
+		}
+		rows = append(rows, []string{f.Name, t.String(), "", nullable, ""})
 	}
 	return rows, nil
 }

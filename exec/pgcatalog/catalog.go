@@ -124,8 +124,13 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 		}
 		ti.oid = stableOID("table:"+tbl.Metadata().TableUUID().String(), used)
 		used[ti.oid] = true
-		for _, f := range tbl.Schema().Fields() {
-			ti.cols = append(ti.cols, column{name: f.Name, t: sql.TypeFromIceberg(f.Type), notNull: f.Required})
+		declared := sql.DeclaredTypes(tbl.Properties(), tbl.Schema().Fields())
+		for i, f := range tbl.Schema().Fields() {
+			t := sql.TypeFromIceberg(f.Type)
+			if d, ok := declared[i]; ok {
+				t = d // varchar(n), smallint: as created, for \d and information_schema
+			}
+			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required})
 		}
 		s.tables = append(s.tables, ti)
 		s.byOID[ti.oid] = ti

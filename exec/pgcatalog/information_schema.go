@@ -1,5 +1,7 @@
 package pgcatalog
 
+import "github.com/magmalake/magmalake/sql"
+
 // information_schema.schemata, tables and columns, as PostgreSQL 15 fills
 // them for a superuser.
 
@@ -56,9 +58,10 @@ func infoColumnsRows(s *snapshot) [][]any {
 			if pt.coll != 0 {
 				collName = nil
 			}
+			maxLen, octets := charFacets(c.t, pt)
 			out = append(out, []any{s.env.Database, t.ns.name, t.name,
 				c.name, int64(i + 1), nil, nullable, infoDataType(pt),
-				nil, octetLength(pt), prec,
+				maxLen, octets, prec,
 				radix, scale, dtPrec, nil,
 				nil, nil, nil,
 				nil, nil, nil, collName,
@@ -84,6 +87,15 @@ func infoDataType(pt *pgType) string {
 		return pt.name
 	}
 	return pt.display
+}
+
+// charFacets are character_maximum_length and character_octet_length: a
+// declared varchar(n) holds n characters of up to 4 bytes in UTF8.
+func charFacets(t sql.Type, pt *pgType) (maxLen, octets any) {
+	if t.Kind == sql.KindVarchar && t.Length > 0 {
+		return int64(t.Length), int64(4 * t.Length)
+	}
+	return nil, octetLength(pt)
 }
 
 func octetLength(pt *pgType) any {

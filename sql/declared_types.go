@@ -1,0 +1,33 @@
+package sql
+
+import (
+	"strconv"
+
+	ice "github.com/apache/iceberg-go"
+)
+
+// DeclaredTypePrefix starts the table properties that keep a column's SQL
+// type where Iceberg's is wider (varchar(n) and char(n) are strings,
+// smallint an int), keyed by field id: DeclaredTypePrefix + "3".
+const DeclaredTypePrefix = "magmalake.declared-type."
+
+// Narrowed reports a type stored wider than declared.
+func Narrowed(t Type) bool {
+	return t.Kind == KindInt16 || t.Kind == KindVarchar && t.Length > 0
+}
+
+// DeclaredTypes maps positions of fields to the declared types that props
+// record for them.
+func DeclaredTypes(props map[string]string, fields []ice.NestedField) map[int]Type {
+	out := map[int]Type{}
+	for i, f := range fields {
+		name, ok := props[DeclaredTypePrefix+strconv.Itoa(f.ID)]
+		if !ok {
+			continue
+		}
+		if t, err := ParseTypeName(name); err == nil && Narrowed(t) {
+			out[i] = t
+		}
+	}
+	return out
+}
