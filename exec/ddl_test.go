@@ -90,7 +90,7 @@ var ddlTypes = []struct {
 	describe string
 }{
 	{"boolean", ice.PrimitiveTypes.Bool, "boolean"},
-	{"smallint", ice.PrimitiveTypes.Int32, "integer"},
+	{"smallint", ice.PrimitiveTypes.Int32, "smallint"}, // stored as int, declared type kept
 	{"int", ice.PrimitiveTypes.Int32, "integer"},
 	{"integer", ice.PrimitiveTypes.Int32, "integer"},
 	{"int4", ice.PrimitiveTypes.Int32, "integer"},
@@ -104,8 +104,8 @@ var ddlTypes = []struct {
 	{"decimal(38,0)", ice.DecimalTypeOf(38, 0), "numeric(38,0)"},
 	{"text", ice.PrimitiveTypes.String, "text"},
 	{"varchar", ice.PrimitiveTypes.String, "text"},
-	{"varchar(20)", ice.PrimitiveTypes.String, "text"},
-	{"char(3)", ice.PrimitiveTypes.String, "text"},
+	{"varchar(20)", ice.PrimitiveTypes.String, "character varying(20)"}, // declared length kept
+	{"char(3)", ice.PrimitiveTypes.String, "character varying(3)"},
 	{"bytea", ice.PrimitiveTypes.Binary, "bytea"},
 	{"date", ice.PrimitiveTypes.Date, "date"},
 	{"time", ice.PrimitiveTypes.Time, "time without time zone"},
