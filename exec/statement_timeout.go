@@ -11,16 +11,20 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// statement_timeout, as PostgreSQL's: a statement running longer, rows sent
+// statement_timeout (and idle_in_transaction_session_timeout), as PostgreSQL's: a statement running longer, rows sent
 // included, is cancelled with 57014 "canceling statement due to statement
 // timeout", and what it wrote is removed as for any cancelled statement.
 
-// checkDuration reads a time setting: an integer of milliseconds or a number
-// with a unit (us, ms, s, min, h, d); 0 disables it.
-func checkDuration(v string) (string, error) {
+// durationCheck reads the time setting name: an integer of milliseconds or
+// a number with a unit (us, ms, s, min, h, d); 0 disables it.
+func durationCheck(name string) func(string) (string, error) {
+	return func(v string) (string, error) { return checkDuration(name, v) }
+}
+
+func checkDuration(name, v string) (string, error) {
 	d, ok := parseDuration(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q", v)
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q", name, v)
 	}
 	if d == 0 {
 		return "0", nil
@@ -59,12 +63,27 @@ func parseDuration(v string) (time.Duration, bool) {
 
 // statementDeadline is when the statement starting now must end (zero: never).
 func (s *Session) statementDeadline(start time.Time) time.Time {
-	v, _ := s.settings.Get("statement_timeout")
-	d, ok := parseDuration(v)
-	if !ok || d == 0 {
+	d := s.durationSetting("statement_timeout")
+	if d == 0 {
 		return time.Time{}
 	}
 	return start.Add(d)
+}
+
+// IdleInTransactionTimeout is idle_in_transaction_session_timeout (0: off):
+// the wire ends a session left idle inside a transaction block this long
+// (25P03), as PostgreSQL does, so it cannot hold its block's staged files.
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	return s.durationSetting("idle_in_transaction_session_timeout")
+}
+
+func (s *Session) durationSetting(name string) time.Duration {
+	v, _ := s.settings.Get(name)
+	d, ok := parseDuration(v)
+	if !ok {
+		return 0
+	}
+	return d
 }
 
 // deadlineRows keeps a statement's deadline over the rows it streams after

@@ -43,6 +43,7 @@ type conn struct {
 	stmtCancel context.CancelFunc // the running statement's, for CancelRequest
 
 	idle           bool // ReadyForQuery sent and nothing received since
+	idleInTx       bool // the idle limit in force is idle_in_transaction_session_timeout
 	ignoreTillSync bool // an extended-protocol error discards messages until Sync
 	stmts          map[string]*statement
 	portals        map[string]*portal
@@ -118,7 +119,26 @@ func (c *conn) waitPolicy() (time.Duration, <-chan struct{}) {
 	if !c.idle {
 		return 0, nil
 	}
-	return c.srv.cfg.IdleTimeout, c.srv.draining
+	limit := c.srv.cfg.IdleTimeout
+	c.idleInTx = false
+	if inTx := c.idleInTxTimeout(); inTx > 0 && (limit == 0 || inTx < limit) {
+		limit, c.idleInTx = inTx, true
+	}
+	return limit, c.srv.draining
+}
+
+// idleInTxTimer is a session that ends blocks left idle (its
+// idle_in_transaction_session_timeout).
+type idleInTxTimer interface{ IdleInTransactionTimeout() time.Duration }
+
+// idleInTxTimeout is the session's limit while idle inside a block, 0 when
+// it is not in one or sets none.
+func (c *conn) idleInTxTimeout() time.Duration {
+	t, ok := c.sess.(idleInTxTimer)
+	if !ok || c.sess.TxStatus() == exec.TxIdle {
+		return 0
+	}
+	return t.IdleInTransactionTimeout()
 }
 
 // loop reads and dispatches messages until Terminate, EOF or a fatal error.
@@ -153,6 +173,8 @@ func (c *conn) loop() error {
 
 func (c *conn) receiveFailed(err error) error {
 	switch {
+	case errors.Is(err, errIdleTimeout) && c.idleInTx:
+		c.sendFatal("25P03", "terminating connection due to idle-in-transaction timeout")
 	case errors.Is(err, errIdleTimeout):
 		c.sendFatal("57P05", "terminating connection due to idle-session timeout")
 	case errors.Is(err, errDraining):
