@@ -331,32 +331,23 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 	if e, ok, err := b.bindText(name, args); ok {
 		return e, err
 	}
+	if e, ok, err := b.bindMore(name, args); ok {
+		return e, err
+	}
 	err := noFunction(name, args)
 	err.Err = ErrUnknownFunction
 	return nil, err
 }
 
+// bindRound binds round(float8), round(numeric) and round(numeric, int):
+// an integer alone rounds as double precision, the preferred type.
 func (b *binder) bindRound(args []Expr) (Expr, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return nil, noFunction("round", args)
 	}
-	if isUnknown(args[0]) {
-		c, err := b.coerceUnknown(args[0], Float64)
-		if err != nil {
-			return nil, err
-		}
-		args[0] = c
-	}
-	t := args[0].Type()
-	if !t.IsNumeric() {
-		return nil, noFunction("round", args)
-	}
 	if len(args) == 2 {
-		if err := b.intArg("round", args, 1); err != nil {
+		if err := b.numericIntArgs("round", args); err != nil {
 			return nil, err
-		}
-		if t.Kind == KindFloat32 || t.Kind == KindFloat64 {
-			return nil, noFunction("round", args)
 		}
 		scale := 0
 		if c, ok := args[1].(*Const); ok && c.Value != nil {
@@ -364,10 +355,14 @@ func (b *binder) bindRound(args []Expr) (Expr, error) {
 		}
 		return &Func{Name: "round", Args: args, T: Numeric(0, scale)}, nil
 	}
-	if t.Kind == KindFloat32 || t.Kind == KindFloat64 {
-		return &Func{Name: "round", Args: []Expr{castTo(args[0], Float64)}, T: Float64}, nil
+	t, err := floatOrNumeric("round", args)
+	if err != nil {
+		return nil, err
 	}
-	return &Func{Name: "round", Args: args, T: Numeric(0, 0)}, nil
+	if err := b.convertArgs("round", args, t); err != nil {
+		return nil, err
+	}
+	return &Func{Name: "round", Args: args, T: t}, nil
 }
 
 func castTo(e Expr, t Type) Expr {

@@ -29,29 +29,17 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 		}
 	}
 	row := make([]any, len(x.Args))
-	if isVariadicText(x.Name) {
-		for _, i := range sel {
-			for k := range args {
-				row[k] = args[k][i]
-			}
-			v, err := variadicText(x, row)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	}
+	fn, strict := rowFunc(x)
 	for _, i := range sel {
 		null := false
 		for k := range args {
 			row[k] = args[k][i]
 			null = null || row[k] == nil
 		}
-		if null {
-			continue // every function here is strict
+		if null && strict {
+			continue
 		}
-		v, err := scalar(x, row)
+		v, err := fn(row)
 		if err != nil {
 			return nil, err
 		}

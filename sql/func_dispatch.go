@@ -1,0 +1,28 @@
+package sql
+
+// bindMore binds the function families kept in files of their own
+// (func_math.go, ...); ok is false for a name none of them has.
+func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
+	for _, bind := range [...]func(*binder, string, []Expr) (Expr, bool, error){
+		(*binder).bindMath,
+	} {
+		if e, ok, err := bind(b, name, args); ok {
+			return e, true, err
+		}
+	}
+	return nil, false, nil
+}
+
+// rowFunc is how evalFunc computes x for one row's arguments; a strict
+// function is NULL, without being called, when an argument is. The
+// function may keep state for the rows of one evaluation (a compiled
+// pattern), never across evaluations.
+func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
+	switch {
+	case isVariadicText(x.Name):
+		return func(a []any) (any, error) { return variadicText(x, a) }, false
+	case isMath(x.Name):
+		return func(a []any) (any, error) { return mathScalar(x, a) }, true
+	}
+	return func(a []any) (any, error) { return scalar(x, a) }, true
+}
