@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"errors"
 	"fmt"
@@ -82,7 +84,7 @@ func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, e
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		for {
 			if err := ctx.Err(); err != nil {
-				yield(nil, canceled(err))
+				yield(nil, sql.Canceled(err))
 				return
 			}
 			b, err := l.next()
@@ -229,7 +231,7 @@ func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, er
 		found := false
 		for _, c := range scope.Columns {
 			if c.Name == name {
-				q.Items = append(q.Items, sql.SelectItem{Expr: columnRefNode(c)})
+				q.Items = append(q.Items, sql.SelectItem{Expr: engine.ColumnRefNode(c)})
 				found = true
 				break
 			}

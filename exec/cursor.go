@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"errors"
 	"fmt"
@@ -206,10 +208,10 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []Column, error) {
 		}
 		var batches []arrow.RecordBatch
 		if _, err := c.advance(ctx, st.Count, func(b arrow.RecordBatch) { batches = append(batches, b) }); err != nil {
-			releaseAll(batches)
+			engine.ReleaseAll(batches)
 			return nil, err
 		}
-		return &Result{Columns: c.cols, Rows: newBatchRows("FETCH", batches)}, nil
+		return &Result{Columns: c.cols, Rows: engine.NewBatchRows("FETCH", batches)}, nil
 	}
 	return planFunc(run), cols, nil
 }

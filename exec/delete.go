@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"fmt"
 
@@ -38,7 +40,7 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
 	}
 	if st.Where != nil {
-		if hasAggregate(st.Where) {
+		if sql.HasAggregate(st.Where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if p.where, err = sql.BindCondition(st.Where, p.scope, params, "WHERE"); err != nil {
@@ -46,12 +48,12 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		}
 	}
 	if len(st.Returning) > 0 {
-		items, names, err := expandItems(st.Returning, p.scope)
+		items, names, err := engine.ExpandItems(st.Returning, p.scope)
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range items {
-			if hasAggregate(it) {
+			if sql.HasAggregate(it) {
 				return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
 			}
 			e, err := sql.Bind(it, p.scope, params)
@@ -85,7 +87,7 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 	}
 	tr := sql.Translate(ctx, p.where, p.scope, params)
 	used := map[int]bool{}
-	collectColumns(p.where, used)
+	sql.CollectColumns(p.where, used)
 	reduced := &sql.Scope{}
 	var cols []string
 	remap := map[int]int{}
@@ -96,7 +98,7 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 			cols = append(cols, c.Name)
 		}
 	}
-	matcher := sql.NewMatcher(remapColumns(p.where, remap), params)
+	matcher := sql.NewMatcher(sql.RemapColumns(p.where, remap), params)
 	match := func(ctx context.Context, batch arrow.RecordBatch) ([]bool, error) {
 		b, err := iceberg.ToExecutorTypes(batch)
 		if err != nil {
@@ -157,7 +159,7 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
 	tag := fmt.Sprintf("DELETE %d", out.Deleted)
 	if p.returning == nil {
-		releaseAll(out.Returned)
+		engine.ReleaseAll(out.Returned)
 		return tagOnly(tag), nil
 	}
 	var rows []arrow.RecordBatch
@@ -165,18 +167,18 @@ func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 		cb, err := iceberg.ToExecutorTypes(b)
 		b.Release()
 		if err != nil {
-			releaseAll(rows)
+			engine.ReleaseAll(rows)
 			return nil, err
 		}
-		r, err := project(ctx, p.returning, p.names, cb, args)
+		r, err := engine.Project(ctx, p.returning, p.names, cb, args)
 		cb.Release()
 		if err != nil {
-			releaseAll(rows)
+			engine.ReleaseAll(rows)
 			return nil, err
 		}
 		rows = append(rows, r)
 	}
-	br := newBatchRows("DELETE", rows)
-	br.tag = tag
+	br := engine.NewBatchRows("DELETE", rows)
+	br.SetTag(tag)
 	return &Result{Columns: p.columns(), Rows: br}, nil
 }

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"fmt"
 	"slices"
@@ -79,7 +81,7 @@ func equalityKeys(ctx context.Context, p *deletePlan, args []Param) ([]string, a
 		}
 		for i := range vals {
 			if !null {
-				if err := appendFrom(b.Field(i), vals[i], 0); err != nil {
+				if err := engine.AppendFrom(b.Field(i), vals[i], 0); err != nil {
 					releaseArrays(vals)
 					return nil, nil, err
 				}
@@ -163,7 +165,7 @@ func keyTermFor(col sql.Expr, scope *sql.Scope, values ...sql.Expr) (keyTerm, bo
 	}
 	for _, v := range values {
 		used := map[int]bool{}
-		collectColumns(v, used)
+		sql.CollectColumns(v, used)
 		if len(used) > 0 || v.Type() != t {
 			return keyTerm{}, false
 		}

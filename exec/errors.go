@@ -14,14 +14,6 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// canceled maps a context error to the SQLSTATE clients expect.
-func canceled(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &sql.Error{Code: sql.CodeQueryCanceled, Message: "canceling statement due to statement timeout", Err: err}
-	}
-	return &sql.Error{Code: sql.CodeQueryCanceled, Message: "canceling statement due to user request", Err: err}
-}
-
 // errorCodes maps the lower layers' sentinels to SQLSTATEs; the first match wins.
 var errorCodes = []struct {
 	err  error
@@ -61,7 +53,7 @@ func toSQLError(err error) error {
 		return se
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return canceled(err)
+		return sql.Canceled(err)
 	}
 	if iceberg.IsConflict(err) {
 		return &sql.Error{Code: sql.CodeSerializationFailure, Message: "could not serialize access due to concurrent update: " + err.Error(), Err: err}

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"fmt"
 	"strings"
@@ -96,13 +98,13 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 	tbl := p.del.rt.Table
 	lines := []string{fmt.Sprintf("Update on %s (mode %s, format v%d)", strings.Join(p.del.rt.Ident, "."),
 		deletes.UpdateModeOf(tbl.Properties()), tbl.Metadata().Version())}
-	lines = append(lines, filterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
+	lines = append(lines, engine.FilterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	start := time.Now()
 	out, err := s.runUpdate(ctx, p, args, !analyze)
 	if err != nil {
 		return nil, err
 	}
-	releaseAll(out.Returned)
+	engine.ReleaseAll(out.Returned)
 	lines = append(lines, fileActionLines(out.Files)...)
 	if analyze {
 		lines = append(lines, fmt.Sprintf("Actual: %d rows updated, snapshot %s, %d attempt(s), %.3f ms",
@@ -124,7 +126,7 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 	if kind == "dynamic" {
 		lines = append(lines, "  Replaces: every partition the new rows land in (whole files, unread)")
 	} else {
-		lines = append(lines, filterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
+		lines = append(lines, engine.FilterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	}
 	start := time.Now()
 	out, err := s.runOverwrite(ctx, p, args, !analyze)

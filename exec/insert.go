@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"errors"
 	"fmt"
@@ -213,7 +215,7 @@ func valuesBatch(ctx context.Context, rows [][]sql.Expr, t *insertTarget, args [
 			}
 			err = t.checkNotNull(c, arr, 0, r)
 			if err == nil {
-				err = appendFrom(b.Field(c), arr, 0)
+				err = engine.AppendFrom(b.Field(c), arr, 0)
 			}
 			arr.Release()
 			if err != nil {
@@ -294,11 +296,11 @@ func assignCast(e sql.Expr, col sql.ScopeColumn) (sql.Expr, error) {
 // insertFromSelect plans INSERT ... SELECT: the query's columns are cast to
 // the target columns positionally.
 func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
-	probe, err := s.planSelect(ctx, q, params)
+	probe, err := engine.Plan(ctx, s.queryEnv(), q, params)
 	if err != nil {
 		return nil, err
 	}
-	cols := probe.columns()
+	cols := probe.Columns()
 	width := t.width()
 	if len(cols) > width {
 		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
@@ -322,11 +324,11 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 		names[i] = c.Name
 	}
 	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
-		sq, err := s.planSelect(ctx, q, params)
+		sq, err := engine.Plan(ctx, s.queryEnv(), q, params)
 		if err != nil {
 			return nil, nil, err
 		}
-		rows, err := s.runSelect(ctx, sq, args)
+		rows, err := sq.Run(ctx, args)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -341,7 +343,7 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 					yield(nil, err)
 					return
 				}
-				out, err := project(ctx, shape, names, b, args)
+				out, err := engine.Project(ctx, shape, names, b, args)
 				if err == nil {
 					err = t.checkBatchNotNull(out, row)
 				}

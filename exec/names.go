@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"errors"
 	"strings"
-
-	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -64,10 +66,19 @@ func (s *Session) creationSchema(ctx context.Context, n sql.TableName) (string, 
 
 // resolvedTable is a table name looked up in the catalog. Meta names a
 // metadata table ("snapshots" for "t$snapshots").
-type resolvedTable struct {
-	Ident table.Identifier
-	Table *table.Table
-	Meta  string
+type resolvedTable = engine.Table
+
+// queryEnv is what the query engine needs of this session: its catalog
+// (through search_path) and its limits.
+func (s *Session) queryEnv() *engine.Env {
+	return &engine.Env{Catalog: sessionCatalog{s}, Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem()}}
+}
+
+// sessionCatalog resolves names as the session does.
+type sessionCatalog struct{ s *Session }
+
+func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+	return c.s.resolveTable(ctx, n)
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.

@@ -54,7 +54,7 @@ func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql
 		}
 	}
 	if where != nil {
-		if hasAggregate(where) {
+		if sql.HasAggregate(where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if p.del.where, err = sql.BindCondition(where, p.del.scope, params, "WHERE"); err != nil {

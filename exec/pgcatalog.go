@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,8 +20,16 @@ import (
 // SELECT without FROM such as current_schemas(true)). ok is false when the
 // ordinary SELECT path should handle st.
 func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
+	isUser := func(name string) bool {
+		_, err := s.resolveTable(ctx, sql.TableName{Table: name})
+		return err == nil
+	}
 	switch {
+	case st.Complex && pgcatalog.ReadsCatalog(st, isUser):
 	case st.Complex:
+		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); !sql.IsUnknownFunction(err) {
+			return nil, nil, false, nil
+		}
 	case pgcatalog.NamesCatalog(st):
 		if st.From.Name.Schema == "" {
 			if _, err := s.resolveTable(ctx, st.From.Name); err == nil {
@@ -27,7 +37,7 @@ func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql
 			}
 		}
 	case st.From == nil:
-		if _, err := s.planSelect(ctx, st, params); !sql.IsUnknownFunction(err) {
+		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); !sql.IsUnknownFunction(err) {
 			return nil, nil, false, nil
 		}
 		if err := refusedItem(st, params); err != nil {
@@ -62,7 +72,7 @@ func (s *Session) prepareCatalog(ctx context.Context, st *sql.Select, params *sq
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Columns: cols, Rows: newBatchRows("SELECT", []arrow.RecordBatch{batch})}, nil
+		return &Result{Columns: cols, Rows: engine.NewBatchRows("SELECT", []arrow.RecordBatch{batch})}, nil
 	}
 	return planFunc(run), cols, nil
 }
@@ -106,7 +116,7 @@ func catalogBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
 // refuses just because another item calls a catalog function.
 func refusedItem(st *sql.Select, params *sql.Params) error {
 	for _, it := range st.Items {
-		if it.Star || hasAggregate(it.Expr) {
+		if it.Star || sql.HasAggregate(it.Expr) {
 			continue
 		}
 		// A probe copy: binding must not settle the statement's parameter types.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -49,7 +51,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 }
 
 // prepareSelect binds the query now for its row description; execution
-// binds again against the table as it is then.
+// binds again against the tables as they are then.
 func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
 	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
 		return pl, cols, err
@@ -57,26 +59,35 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 	if pl, cols, ok, err := s.catalogSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}
-	q, err := s.planSelect(ctx, st, params)
+	q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := q.columns()
+	cols := queryColumns(q.Columns())
 	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		q, err := s.planSelect(ctx, st, params)
+		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 		if err != nil {
 			return nil, err
 		}
-		if err := sameColumns(cols, q.columns()); err != nil {
+		if err := sameColumns(cols, queryColumns(q.Columns())); err != nil {
 			return nil, err
 		}
-		rows, err := s.runSelect(ctx, q, args)
+		rows, err := q.Run(ctx, args)
 		if err != nil {
 			return nil, err
 		}
 		return &Result{Columns: cols, Rows: rows}, nil
 	}
 	return planFunc(run), cols, nil
+}
+
+// queryColumns is the row description of the engine's columns.
+func queryColumns(in []engine.Column) []Column {
+	out := make([]Column, len(in))
+	for i, c := range in {
+		out[i] = Column{Name: c.Name, Type: c.Type}
+	}
+	return out
 }
 
 // sameColumns refuses to run a prepared query whose table changed shape.

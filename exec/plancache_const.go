@@ -3,104 +3,34 @@ package exec
 import (
 	"context"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
 )
 
 // constSelect runs a SELECT without FROM, WHERE, grouping, DISTINCT or
-// ORDER BY: one row of expressions. Its binding reads no table, so it is
-// bound once at Prepare and evaluated per execution (now() and random()
-// stay per statement); when every output is a literal the row itself is
-// built once and shared.
+// ORDER BY: the engine binds it once at Prepare and evaluates it per
+// execution.
 type constSelect struct {
-	q    *selectQuery
+	q    *engine.ConstQuery
 	cols []Column
-	// literal is the evaluated row when every output is a *sql.Const and
-	// there is no LIMIT/OFFSET; built on first execution.
-	literal  arrow.RecordBatch
-	literals bool
 }
 
 // prepareConstSelect binds st when it is a constant SELECT. ok is false
 // when the general path must handle it (other shapes, or a function only
 // the catalog evaluator knows).
 func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
-	if st.From != nil || st.Complex {
-		return nil, nil, false, nil
+	q, ok, err := engine.PlanConst(ctx, s.queryEnv(), st, params)
+	if !ok || err != nil {
+		return nil, nil, ok, err
 	}
-	q, err := s.planSelect(ctx, st, params)
-	if err != nil {
-		if sql.IsUnknownFunction(err) {
-			return nil, nil, false, nil
-		}
-		return nil, nil, true, err
-	}
-	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
-		return nil, nil, false, nil
-	}
-	c := &constSelect{q: q, cols: q.columns(), literals: q.limit == nil && q.offset == nil}
-	for _, e := range q.outputs {
-		if _, isConst := e.(*sql.Const); !isConst {
-			c.literals = false
-		}
-	}
+	c := &constSelect{q: q, cols: queryColumns(q.Columns())}
 	return c, c.cols, true, nil
 }
 
 func (c *constSelect) execute(ctx context.Context, s *Session, params []Param) (*Result, error) {
-	b, err := c.row(ctx, params)
+	rows, err := c.q.Run(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	if c.q.limit != nil || c.q.offset != nil {
-		limit, offset, err := c.q.bounds(ctx, params)
-		if err != nil {
-			b.Release()
-			return nil, err
-		}
-		lim := limiter{limit: limit, offset: offset}
-		b = lim.apply(b)
-	}
-	// One allocation holds the result, its rows and their batch list.
-	out := &constResult{}
-	out.batch[0] = b
-	out.rows = batchRows{batches: out.batch[:], verb: "SELECT", tag: selectTag(b.NumRows())}
-	out.res = Result{Columns: c.cols, Rows: &out.rows}
-	return &out.res, nil
-}
-
-type constResult struct {
-	res   Result
-	rows  batchRows
-	batch [1]arrow.RecordBatch
-}
-
-// row evaluates the outputs over the single empty input row; the caller
-// owns (releases) the batch.
-func (c *constSelect) row(ctx context.Context, params []Param) (arrow.RecordBatch, error) {
-	if c.literal != nil {
-		c.literal.Retain()
-		return c.literal, nil
-	}
-	in := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
-	defer in.Release()
-	b, err := project(ctx, c.q.outputs, c.q.names, in, params)
-	if err != nil {
-		return nil, err
-	}
-	if c.literals {
-		b.Retain()
-		c.literal = b
-	}
-	return b, nil
-}
-
-// selectTag is the tag of a one-row query after LIMIT/OFFSET.
-func selectTag(n int64) string {
-	if n == 0 {
-		return "SELECT 0"
-	}
-	return "SELECT 1"
+	return &Result{Columns: c.cols, Rows: rows}, nil
 }

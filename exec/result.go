@@ -1,10 +1,10 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"io"
-
-	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/sql"
 )
@@ -28,14 +28,7 @@ type Notice struct {
 
 // Rows streams a result as Arrow record batches whose columns follow
 // Result.Columns in order and use each column's sql.Type.ArrowType().
-type Rows interface {
-	// Next returns the next batch, or io.EOF when there are none left. The batch
-	// is valid until the next call to Next or Close; the caller must not Release it.
-	Next(ctx context.Context) (arrow.RecordBatch, error)
-	// Tag is the command tag ("SELECT 3", "DELETE 2"); valid once Next returned io.EOF.
-	Tag() string
-	Close() error
-}
+type Rows = engine.Rows
 
 // CopyIn asks the client for COPY data (CopyInResponse). The wire layer feeds
 // the client's CopyData bytes to Load as one stream; CopyDone ends it with EOF,

@@ -138,7 +138,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 			// Whatever a layer made of the cancellation (database/sql
 			// answers ErrTxDone), the client asked to cancel, or the
 			// statement timed out.
-			err = canceled(cerr)
+			err = sql.Canceled(cerr)
 		}
 		cancel()
 		err = toSQLError(err)
@@ -197,22 +197,9 @@ func (s *Session) Close() {
 // tagOnly is a plan result with no rows.
 func tagOnly(tag string) *Result { return &Result{Tag: tag} }
 
-type stmtTimeKey struct{}
-
 // withStatementTime fixes the statement's now() for evaluation during
-// Execute, and records it so rows streamed later (whose Next gets the
-// caller's context) evaluate with the same time.
+// Execute; sql.StatementContext carries it to rows streamed later (whose
+// Next gets the caller's context).
 func withStatementTime(ctx context.Context, t time.Time) context.Context {
-	return sql.WithStatementTime(context.WithValue(ctx, stmtTimeKey{}, t), t)
-}
-
-// statementTimeFrom carries the statement time of ctx, if any, over to
-// next, and its input style: rows streamed after Execute returned read text
-// as the statement would have.
-func statementTimeFrom(ctx, next context.Context) context.Context {
-	next = sql.WithInputStyle(next, sql.InputStyleOf(ctx))
-	if t, ok := ctx.Value(stmtTimeKey{}).(time.Time); ok {
-		return sql.WithStatementTime(next, t)
-	}
-	return next
+	return sql.WithStatementTime(ctx, t)
 }

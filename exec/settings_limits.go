@@ -19,7 +19,7 @@ func checkStackDepth(v string) (string, error) {
 		return "", sql.Errorf(sql.CodeInvalidParameterValue,
 			"%d kB is outside the valid range for parameter \"max_stack_depth\" (100 .. %d)", kb, sql.MaxStackDepthKBLimit)
 	}
-	return formatKB(int64(kb)), nil
+	return sql.FormatKB(int64(kb)), nil
 }
 
 // checkWorkMem reads work_mem: at least 64kB (PostgreSQL's minimum).
@@ -28,19 +28,7 @@ func checkWorkMem(v string) (string, error) {
 	if !ok || kb < 64 {
 		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"work_mem\": %q", v)
 	}
-	return formatKB(int64(kb)), nil
-}
-
-// formatKB spells kilobytes as PostgreSQL's SHOW does: the largest unit
-// that divides them.
-func formatKB(kb int64) string {
-	switch {
-	case kb%(1024*1024) == 0:
-		return strconv.FormatInt(kb/(1024*1024), 10) + "GB"
-	case kb%1024 == 0:
-		return strconv.FormatInt(kb/1024, 10) + "MB"
-	}
-	return strconv.FormatInt(kb, 10) + "kB"
+	return sql.FormatKB(int64(kb)), nil
 }
 
 // parseKB reads "2048", "2048kB", "2MB" or "1GB" as kilobytes.

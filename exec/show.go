@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"sort"
 	"strings"
@@ -41,9 +43,9 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Co
 		if err != nil {
 			return nil, err
 		}
-		br := newBatchRows(tag, []arrow.RecordBatch{stringRows(cols, rows)})
+		br := engine.NewBatchRows(tag, []arrow.RecordBatch{stringRows(cols, rows)})
 		if tag == "SHOW" && len(cols) == 1 {
-			br.tag = "SHOW"
+			br.SetTag("SHOW")
 		}
 		return &Result{Columns: columns, Rows: br}, nil
 	}

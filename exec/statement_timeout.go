@@ -104,7 +104,7 @@ func (r *deadlineRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	defer cancel()
 	b, err := r.Rows.Next(ctx)
 	if err != nil && ctx.Err() != nil {
-		return nil, canceled(ctx.Err())
+		return nil, sql.Canceled(ctx.Err())
 	}
 	return b, err
 }

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/magmalake/magmalake/exec/engine"
+
 	"context"
 	"fmt"
 	"strings"
@@ -47,7 +49,7 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 		if _, dup := p.sets[idx]; dup {
 			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)
 		}
-		if hasAggregate(a.Value) {
+		if sql.HasAggregate(a.Value) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
 		}
 		e, err := bindSetValue(a.Value, dp.scope, idx, params)
@@ -163,20 +165,20 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
 	tag := fmt.Sprintf("UPDATE %d", out.Deleted)
 	if p.del.returning == nil {
-		releaseAll(out.Returned)
+		engine.ReleaseAll(out.Returned)
 		return tagOnly(tag), nil
 	}
 	var rows []arrow.RecordBatch
 	for _, b := range out.Returned {
-		r, err := project(ctx, p.del.returning, p.del.names, b, args)
+		r, err := engine.Project(ctx, p.del.returning, p.del.names, b, args)
 		b.Release()
 		if err != nil {
-			releaseAll(rows)
+			engine.ReleaseAll(rows)
 			return nil, err
 		}
 		rows = append(rows, r)
 	}
-	br := newBatchRows("UPDATE", rows)
-	br.tag = tag
+	br := engine.NewBatchRows("UPDATE", rows)
+	br.SetTag(tag)
 	return &Result{Columns: p.del.columns(), Rows: br}, nil
 }

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,6 +17,9 @@ type ScopeColumn struct {
 	Name    string
 	T       Type
 	FieldID int // Iceberg field id; 0 for computed columns
+	// Hidden columns answer only to their qualifier: the copies a join's
+	// USING merged into one unqualified column.
+	Hidden bool
 }
 
 // Scope is the input batch layout: batch column i is Columns[i].
@@ -24,6 +28,9 @@ type Scope struct {
 	// Aliased maps the name of a relation that the query gave an alias to
 	// that alias: its own name no longer qualifies its columns.
 	Aliased map[string]string
+	// Outer resolves the names a subquery does not define in the query
+	// around it; nil outside subqueries.
+	Outer *Outer
 }
 
 // Params records the types of $1..$n: client-given OIDs, else inferred from
@@ -33,6 +40,9 @@ type Params struct {
 	// Input is how literals are read while binding: the session's DateStyle
 	// when the statement is prepared, as PostgreSQL reads them then.
 	Input InputStyle
+	// Subqueries plans the subqueries of the statement's expressions; nil
+	// where a statement has no query engine behind it.
+	Subqueries SubqueryPlanner
 }
 
 // NewParams starts from the client's parameter OIDs (0 = infer).
@@ -124,6 +134,9 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 		if ref := b.matchGroup(node); ref != nil {
 			return ref, nil
 		}
+	}
+	if e, ok, err := b.bindSubqueryNode(node); ok {
+		return e, err
 	}
 	switch n := node.(type) {
 	case *test_driver.ValueExpr:
@@ -226,13 +239,19 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 	name, table := cn.Name.O, cn.Table.O
 	found := -1
 	for i, c := range b.scope.Columns {
-		if c.Name != name || (table != "" && c.Table != table) {
+		if c.Name != name || (table != "" && c.Table != table) || (table == "" && c.Hidden) {
 			continue
 		}
 		if found >= 0 {
 			return nil, Errorf(CodeAmbiguousColumn, "column reference %q is ambiguous", name)
 		}
 		found = i
+	}
+	if found < 0 && b.scope.Outer != nil {
+		e, err := b.scope.Outer.ref(cn)
+		if err == nil || !isUndefinedName(err) {
+			return e, err
+		}
 	}
 	if found < 0 {
 		if table != "" && !b.scope.hasQualifier(table) {
@@ -429,4 +448,39 @@ func (s *Scope) missingRelation(table, column string) *Error {
 			Hint: fmt.Sprintf("Perhaps you meant to reference the table alias %q.", alias), Ref: ref}
 	}
 	return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("missing FROM-clause entry for table %q", table), Ref: ref}
+}
+
+// isUndefinedName reports a name that does not resolve (as opposed to one
+// that resolves to something the context refuses).
+func isUndefinedName(err error) bool {
+	var se *Error
+	return errors.As(err, &se) && (se.Code == CodeUndefinedColumn || se.Code == CodeUndefinedTable)
+}
+
+// BindEquality is l = r as PostgreSQL resolves the operator: the join
+// condition of USING and NATURAL.
+func BindEquality(l, r Expr) (Expr, error) {
+	b := &binder{params: &Params{}}
+	return b.bindCompare(OpEQ, l, r)
+}
+
+// DomainKey is a hash key of a non-null datum of type from, equal for
+// datums equal in the comparison domain dom (-0 and 0, 1.50 and 1.5).
+func DomainKey(v any, from, dom Type) string {
+	return domainKey(toDomain(v, from, dom))
+}
+
+// BindCoalesce is COALESCE(args...) with PostgreSQL's common type: the
+// merged column of a join's USING.
+func BindCoalesce(args ...Expr) (Expr, error) {
+	b := &binder{params: &Params{}}
+	t, err := b.commonType(args, "JOIN/USING")
+	if err != nil {
+		return nil, err
+	}
+	args = append([]Expr(nil), args...)
+	if err := b.coerceAll(args, t); err != nil {
+		return nil, err
+	}
+	return &Func{Name: "coalesce", Args: args, T: t}, nil
 }

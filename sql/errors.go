@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -92,4 +93,12 @@ func IsUnknownFunction(err error) bool { return errors.Is(err, ErrUnknownFunctio
 // Errorf builds an *Error with the given SQLSTATE.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Canceled maps a context error to the SQLSTATE clients expect.
+func Canceled(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: CodeQueryCanceled, Message: "canceling statement due to statement timeout", Err: err}
+	}
+	return &Error{Code: CodeQueryCanceled, Message: "canceling statement due to user request", Err: err}
 }

@@ -30,6 +30,8 @@ type evaluator struct {
 	now    int64       // statement time, µs since the epoch
 	input  InputStyle  // how parameters and casts read text (the session's DateStyle)
 	depth  int         // recursion depth, bounded by maxTreeDepth
+	// subqueries holds subquery results when the statement keeps none.
+	subqueries *subqueryCache
 }
 
 func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *evaluator {
@@ -183,6 +185,16 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		return ev.evalCase(x, sel, out)
 	case *Func:
 		return ev.evalFunc(x, sel, out)
+	case *Subquery:
+		return ev.evalSubquery(x, sel, out)
+	case *OuterRef:
+		v, err := ev.outerRef(x)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range sel {
+			out[i] = v
+		}
 	case *AggCall:
 		return nil, Errorf(CodeGroupingError, "aggregate %s evaluated outside aggregation", x)
 	default:

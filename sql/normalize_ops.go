@@ -407,7 +407,7 @@ var (
 		current_timestamp current_user current_role default delete desc distinct else except exists false
 		fetch for from group having in inner insert intersect interval into is join lateral left like limit
 		localtime localtimestamp natural not null of on or order outer over partition range rows recursive
-		right row select set then to true union update using values when where window with ilike`)
+		right row select set then to true union update using values when where window with ilike straight_join`)
 	tidbReserved = func() map[string]bool {
 		m := map[string]bool{}
 		for _, k := range parser.Keywords {

@@ -37,7 +37,7 @@ func pgPrepass(in []token) []token {
 		}
 		out = append(out, t)
 	}
-	return out
+	return queryPrepass(out)
 }
 
 // cur is the innermost open frame, or the statement level.
@@ -156,7 +156,7 @@ func (n *normalizer) trackFrom(t token) {
 
 // fromClauseEnd are words that cannot be a FROM item's alias.
 var fromClauseEnd = kwSet(`where join left right inner outer cross natural full on using order group having limit
-	offset fetch union intersect except window for`)
+	offset fetch union intersect except window for straight_join`)
 
 // fromFunction rewrites a function call in table position of a FROM clause
 // into a derived table with one column.

@@ -18,7 +18,7 @@ type selectClauses struct {
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
 func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
 	var cl selectClauses
-	rest, err := p.stripTimeTravel(toks, stop, &cl)
+	rest, err := p.stripTimeTravel(topLevelQuery(toks), stop, &cl)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +50,12 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	switch n := node.(type) {
 	case *ast.SetOprStmt:
 		s.Complex, s.RawSetOpr = true, n
+		s.OrderBy = orderItems(n.OrderBy, cl)
+		s.limitFrom(n.Limit)
 		return s, nil
 	case *ast.SelectStmt:
 		s.Raw = n
+		s.limitFrom(n.Limit)
 	default:
 		return nil, unsupportedAt(p.query, first, "this form of query is not supported")
 	}
@@ -72,20 +75,67 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	if sel.Having != nil {
 		s.Having = sel.Having.Expr
 	}
-	if sel.OrderBy != nil {
-		for k, it := range sel.OrderBy.Items {
-			oi := OrderItem{Expr: it.Expr, Desc: it.Desc}
-			if nf, ok := cl.nulls[k]; ok {
-				oi.NullsFirst = &nf
-			}
-			s.OrderBy = append(s.OrderBy, oi)
-		}
-	}
+	s.OrderBy = orderItems(sel.OrderBy, cl)
 	s.From, s.Complex = simpleFrom(sel)
 	if s.From != nil {
 		s.From.SnapshotID, s.From.AsOfTimestamp = cl.snapshotID, cl.asOf
 	}
 	return s, nil
+}
+
+// orderItems are a query level's ORDER BY keys with the NULLS FIRST|LAST
+// the front end stripped for tidb.
+func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
+	if ob == nil {
+		return nil
+	}
+	var out []OrderItem
+	for k, it := range ob.Items {
+		oi := OrderItem{Expr: it.Expr, Desc: it.Desc}
+		if nf, ok := cl.nulls[k]; ok {
+			oi.NullsFirst = &nf
+		}
+		out = append(out, oi)
+	}
+	return out
+}
+
+// limitFrom takes the LIMIT tidb parsed itself (in a nested query) when
+// the front end stripped none.
+func (s *Select) limitFrom(l *ast.Limit) {
+	if l == nil || s.Limit != nil || s.Offset != nil {
+		return
+	}
+	s.Limit, s.Offset = l.Count, l.Offset
+}
+
+// SelectFromAST is the Select of a query nested in another: a derived
+// table, a subquery, a CTE's body or a set operation's branch.
+func SelectFromAST(n ast.Node) (*Select, error) {
+	switch x := n.(type) {
+	case *ast.SubqueryExpr:
+		return SelectFromAST(x.Query)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		return (&parseCtx{}).buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
+	case *ast.SetOprSelectList:
+		return &Select{Complex: true, RawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
+			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
+	}
+	return nil, Errorf(CodeFeatureNotSupported, "%s is not supported as a query", ConstructName(n))
+}
+
+func limitCount(l *ast.Limit) ast.ExprNode {
+	if l == nil {
+		return nil
+	}
+	return l.Count
+}
+
+func limitOffset(l *ast.Limit) ast.ExprNode {
+	if l == nil {
+		return nil
+	}
+	return l.Offset
 }
 
 // simpleFrom extracts the single table of sel's FROM; complex is true for

@@ -288,3 +288,6 @@ func (d Decimal) Sqrt(s int) Decimal {
 	}
 	return Decimal{Coef: r, Scale: s}
 }
+
+// Add is d + o, exactly.
+func (d Decimal) Add(o Decimal) Decimal { return d.add(o) }

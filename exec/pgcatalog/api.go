@@ -104,3 +104,46 @@ func NamesCatalog(st *sql.Select) bool {
 	}
 	return false
 }
+
+// ReadsCatalog reports whether any relation a query names (in FROM,
+// joins, subqueries or set operations) is a catalog relation; isUser says
+// whether an unqualified pg_* name is a user table instead.
+func ReadsCatalog(st *sql.Select, isUser func(name string) bool) bool {
+	if NamesCatalog(st) {
+		return true
+	}
+	var root ast.Node
+	switch {
+	case st.RawSetOpr != nil:
+		root = st.RawSetOpr
+	case st.Raw != nil:
+		root = st.Raw
+	default:
+		return false
+	}
+	v := &tableNames{}
+	root.Accept(v)
+	for _, tn := range v.names {
+		switch tn.Schema.L {
+		case "pg_catalog", "information_schema":
+			return true
+		case "":
+			if strings.HasPrefix(tn.Name.L, "pg_") && IsCatalogRelation("", tn.Name.L) && !isUser(tn.Name.O) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tableNames collects the table names of a tree.
+type tableNames struct{ names []*ast.TableName }
+
+func (t *tableNames) Enter(n ast.Node) (ast.Node, bool) {
+	if tn, ok := n.(*ast.TableName); ok {
+		t.names = append(t.names, tn)
+	}
+	return n, false
+}
+
+func (t *tableNames) Leave(n ast.Node) (ast.Node, bool) { return n, true }

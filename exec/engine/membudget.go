@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,7 +26,7 @@ func (m *memBudget) charge(n int64, op string) error {
 		return nil
 	}
 	return &sql.Error{Code: sql.CodeOutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + formatKB(m.limit/1024) + ") to hold its rows; magmalake does not spill to disk.",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; magmalake does not spill to disk.",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 
@@ -43,12 +43,4 @@ func batchBytes(b arrow.RecordBatch) int64 {
 	return n
 }
 
-// workMem is the session's work_mem in bytes.
-func (s *Session) workMem() *memBudget {
-	v, _ := s.settings.Get("work_mem")
-	kb, ok := parseKB(v)
-	if !ok {
-		return &memBudget{}
-	}
-	return &memBudget{limit: int64(kb) * 1024}
-}
+func newMemBudget(limit int64) *memBudget { return &memBudget{limit: limit} }

@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"context"
@@ -21,15 +21,14 @@ type source interface {
 	// project keeps only the given columns of scope(), in that order.
 	project(cols []int) source
 	// batches streams the rows; filter may skip rows it proves false.
-	batches(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error)
+	// The caller releases each batch.
+	batches(ctx context.Context, filter ice.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error)
 }
 
-// openSource resolves the FROM clause.
-func (s *Session) openSource(ctx context.Context, from *sql.TableRef) (source, error) {
-	if from == nil {
-		return noSource{}, nil
-	}
-	rt, err := s.resolveTable(ctx, from.Name)
+// openTable opens a table named in FROM, as of a snapshot if asked.
+func (p *planner) openTable(from *sql.TableRef) (source, error) {
+	ctx := p.ctx
+	rt, err := p.env.Catalog.ResolveTable(ctx, from.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +79,7 @@ func asOfMillis(ctx context.Context, n ast.ExprNode) (int64, error) {
 }
 
 type tableSource struct {
-	rt         *resolvedTable
+	rt         *Table
 	sc         *sql.Scope
 	cols       []string // nil: every column
 	snapshotID *int64
@@ -99,7 +98,7 @@ func (t *tableSource) project(cols []int) source {
 	return &p
 }
 
-func (t *tableSource) batches(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+func (t *tableSource) batches(ctx context.Context, filter ice.BooleanExpression, _ []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	_, seq, err := iceberg.Scan(ctx, t.rt.Table, iceberg.ScanOptions{
 		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID,
 	})
@@ -113,7 +112,7 @@ type metaSource struct {
 	cols []int
 }
 
-func openMetaSource(ctx context.Context, rt *resolvedTable, qual string) (source, error) {
+func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error) {
 	schema, data, err := iceberg.MetadataTable(ctx, rt.Table, rt.Meta)
 	if err != nil {
 		return nil, err
@@ -137,7 +136,7 @@ func (m *metaSource) project(cols []int) source {
 	return p
 }
 
-func (m *metaSource) batches(ctx context.Context, _ ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+func (m *metaSource) batches(ctx context.Context, _ ice.BooleanExpression, _ []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	fields := make([]arrow.Field, len(m.cols))
 	for i, c := range m.sc.Columns {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.T.ArrowType(), Nullable: true}
@@ -161,7 +160,7 @@ type noSource struct{}
 
 func (noSource) scope() *sql.Scope    { return &sql.Scope{} }
 func (noSource) project([]int) source { return noSource{} }
-func (noSource) batches(context.Context, ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
+func (noSource) batches(context.Context, ice.BooleanExpression, []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		yield(array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1), nil)
 	}, nil

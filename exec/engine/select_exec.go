@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 // runSelect executes a bound query. Without grouping, DISTINCT or ORDER BY
 // it streams; otherwise it materialises what it must.
-func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param) (Rows, error) {
+func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, error) {
 	limit, offset, err := q.bounds(ctx, params)
 	if err != nil {
 		return nil, err
@@ -24,12 +24,12 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 	if err != nil {
 		return nil, err
 	}
-	seq, err := q.src.batches(ctx, filter)
+	seq, err := q.src.batches(ctx, filter, params)
 	if err != nil {
 		return nil, err
 	}
 	next, stop := iter.Pull2(seq)
-	in := &pipeline{q: q, params: params, next: next, mem: s.workMem()}
+	in := &pipeline{q: q, params: params, next: next, mem: newMemBudget(env.Options.WorkMem)}
 	if q.agg == nil && !q.distinct && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
@@ -37,7 +37,7 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 			if lim.done() {
 				return nil, io.EOF
 			}
-			b, err := in.nextProjected(statementTimeFrom(stmtCtx, ctx))
+			b, err := in.nextProjected(sql.StatementContext(stmtCtx, ctx))
 			if err != nil {
 				return nil, err
 			}
@@ -45,7 +45,7 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 		}}, nil
 	}
 	defer stop()
-	out, err := s.materialise(ctx, q, in)
+	out, err := q.materialise(ctx, env, in)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +58,11 @@ func (s *Session) runSelect(ctx context.Context, q *selectQuery, params []Param)
 		}
 		b.Release()
 	}
-	return newBatchRows("SELECT", kept), nil
+	return NewBatchRows("SELECT", kept), nil
 }
 
 // pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
-func (q *selectQuery) pruneFilter(ctx context.Context, params []Param) (ice.BooleanExpression, error) {
+func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (ice.BooleanExpression, error) {
 	if q.where == nil {
 		return nil, nil
 	}
@@ -73,7 +73,7 @@ func (q *selectQuery) pruneFilter(ctx context.Context, params []Param) (ice.Bool
 }
 
 // materialise runs grouping, DISTINCT and ORDER BY over the whole input.
-func (s *Session) materialise(ctx context.Context, q *selectQuery, in *pipeline) ([]arrow.RecordBatch, error) {
+func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) ([]arrow.RecordBatch, error) {
 	var rows []arrow.RecordBatch
 	var err error
 	if q.agg != nil {
@@ -88,7 +88,7 @@ func (s *Session) materialise(ctx context.Context, q *selectQuery, in *pipeline)
 		rows = distinctRows(rows, q.visible)
 	}
 	if len(q.order) > 0 {
-		if rows, err = sortBatches(rows, q.order, s.engine.opts.BatchSize); err != nil {
+		if rows, err = sortBatches(rows, q.order, env.batchSize()); err != nil {
 			return nil, err
 		}
 	}
@@ -101,7 +101,7 @@ func (s *Session) materialise(ctx context.Context, q *selectQuery, in *pipeline)
 // pipeline pulls input batches, applies WHERE and computes outputs.
 type pipeline struct {
 	q      *selectQuery
-	params []Param
+	params []any
 	next   func() (arrow.RecordBatch, error, bool)
 	where  *sql.Matcher // WHERE compiled once for all batches
 	mem    *memBudget   // what materialising operators may hold
@@ -111,7 +111,7 @@ type pipeline struct {
 func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, canceled(err)
+			return nil, sql.Canceled(err)
 		}
 		b, err, ok := p.next()
 		if !ok {
@@ -150,7 +150,7 @@ func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error)
 		return nil, err
 	}
 	defer b.Release()
-	return project(ctx, p.q.outputs, p.q.names, b, p.params)
+	return Project(ctx, p.q.outputs, p.q.names, b, p.params)
 }
 
 func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
@@ -166,16 +166,16 @@ func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
 			}
 		}
 		if err != nil {
-			releaseAll(out)
+			ReleaseAll(out)
 			return nil, err
 		}
 		out = append(out, b)
 	}
 }
 
-// project evaluates exprs over b into a batch named after names (hidden
+// Project evaluates exprs over b into a batch named after names (hidden
 // sort columns get placeholder names).
-func project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.RecordBatch, params []Param) (arrow.RecordBatch, error) {
+func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.RecordBatch, params []any) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(exprs))
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
@@ -203,7 +203,7 @@ func project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 // evalColumn computes one output column. A plain column reference already
 // in its output type is passed through as is: SELECT * and column lists
 // cost no per-value work.
-func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []Param) (arrow.Array, error) {
+func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []any) (arrow.Array, error) {
 	if c, ok := e.(*sql.ColumnRef); ok && b != nil && c.Index < int(b.NumCols()) {
 		if arr := b.Column(c.Index); arrow.TypeEqual(arr.DataType(), c.T.ArrowType()) {
 			arr.Retain()
@@ -282,7 +282,7 @@ func sortBatches(batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([
 	}
 	refs := sortRows(cols, specs)
 	out, err := gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
-	releaseAll(batches)
+	ReleaseAll(batches)
 	return out, err
 }
 
@@ -312,7 +312,7 @@ func (l *limiter) apply(b arrow.RecordBatch) arrow.RecordBatch {
 }
 
 // bounds evaluates LIMIT and OFFSET (-1: no limit).
-func (q *selectQuery) bounds(ctx context.Context, params []Param) (limit, offset int64, err error) {
+func (q *selectQuery) bounds(ctx context.Context, params []any) (limit, offset int64, err error) {
 	limit = -1
 	if q.limit != nil {
 		v, null, err := evalCount(ctx, q.limit, params, "LIMIT")
@@ -333,7 +333,7 @@ func (q *selectQuery) bounds(ctx context.Context, params []Param) (limit, offset
 	return limit, offset, nil
 }
 
-func evalCount(ctx context.Context, e sql.Expr, params []Param, what string) (int64, bool, error) {
+func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int64, bool, error) {
 	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.Int64}, nil, params)
 	if err != nil {
 		return 0, false, err

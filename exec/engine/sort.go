@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"slices"
@@ -75,7 +75,7 @@ func gatherRows(mem memory.Allocator, schema *arrow.Schema, batches []arrow.Reco
 		end := min(start+batchSize, len(refs))
 		rb, err := gatherChunk(mem, schema, batches, refs[start:end])
 		if err != nil {
-			releaseAll(out)
+			ReleaseAll(out)
 			return nil, err
 		}
 		out = append(out, rb)
@@ -90,7 +90,7 @@ func gatherChunk(mem memory.Allocator, schema *arrow.Schema, batches []arrow.Rec
 		fb := b.Field(c)
 		fb.Reserve(len(refs))
 		for _, r := range refs {
-			if err := appendFrom(fb, batches[r.batch].Column(c), int(r.row)); err != nil {
+			if err := AppendFrom(fb, batches[r.batch].Column(c), int(r.row)); err != nil {
 				return nil, err
 			}
 		}
@@ -98,7 +98,8 @@ func gatherChunk(mem memory.Allocator, schema *arrow.Schema, batches []arrow.Rec
 	return b.NewRecordBatch(), nil
 }
 
-func releaseAll(batches []arrow.RecordBatch) {
+// ReleaseAll releases every batch.
+func ReleaseAll(batches []arrow.RecordBatch) {
 	for _, b := range batches {
 		b.Release()
 	}

@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"math/big"
@@ -107,7 +107,7 @@ func (e *extremeAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 			b.AppendNull()
 			continue
 		}
-		if err := appendFrom(b, e.best[g], 0); err != nil {
+		if err := AppendFrom(b, e.best[g], 0); err != nil {
 			return nil, err
 		}
 		e.best[g].Release()

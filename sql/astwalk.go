@@ -1,16 +1,18 @@
-package exec
+package sql
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
-
-	"github.com/magmalake/magmalake/sql"
 )
 
 // aggFinder reports whether an expression tree holds an aggregate call.
 type aggFinder struct{ found bool }
 
 func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if sql.IsAggregateCall(n) {
+	// A subquery's aggregates belong to the subquery, not to this level.
+	if _, sub := n.(*ast.SubqueryExpr); sub {
+		return n, true
+	}
+	if IsAggregateCall(n) {
 		f.found = true
 		return n, true
 	}
@@ -19,7 +21,8 @@ func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-func hasAggregate(nodes ...ast.ExprNode) bool {
+// HasAggregate reports whether nodes hold an aggregate call of this query level.
+func HasAggregate(nodes ...ast.ExprNode) bool {
 	f := &aggFinder{}
 	for _, n := range nodes {
 		if n != nil {

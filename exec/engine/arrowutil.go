@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 )
 
-// appendFrom appends value i of arr (of the builder's type) to b.
-func appendFrom(b array.Builder, arr arrow.Array, i int) error {
+// AppendFrom appends value i of arr (of the builder's type) to b.
+func AppendFrom(b array.Builder, arr arrow.Array, i int) error {
 	if arr.IsNull(i) {
 		b.AppendNull()
 		return nil

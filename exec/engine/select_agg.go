@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 	g.n++
 	g.ids[string(g.buf)] = id
 	for k, c := range cols {
-		if err := appendFrom(g.keys[k], c, row); err != nil {
+		if err := AppendFrom(g.keys[k], c, row); err != nil {
 			return 0, err
 		}
 	}
@@ -113,7 +113,7 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 		grouped.Release()
 		grouped = f
 	}
-	out, err := project(ctx, p.q.outputs, p.q.names, grouped, p.params)
+	out, err := Project(ctx, p.q.outputs, p.q.names, grouped, p.params)
 	if err != nil {
 		return nil, err
 	}

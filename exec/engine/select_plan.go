@@ -1,7 +1,6 @@
-package exec
+package engine
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -46,18 +45,12 @@ func (q *selectQuery) columns() []Column {
 	return cols
 }
 
-// planSelect binds a SELECT: first over every column of its source, then
-// again over only the columns it reads, so the scan projects them.
-func (s *Session) planSelect(ctx context.Context, st *sql.Select, params *sql.Params) (*selectQuery, error) {
-	if st.Complex {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "joins, subqueries in FROM and set operations are not supported yet")
-	}
-	src, err := s.openSource(ctx, st.From)
-	if err != nil {
-		return nil, err
-	}
-	full := src.scope()
-	q, err := bindSelect(st, full, params)
+// bindQuery binds a query level over its source: first over every column
+// of the source, then again over only the columns it reads, so the scan
+// projects them.
+func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untyped bool) (*selectQuery, error) {
+	full := withOuter(src.scope(), outer)
+	q, err := bindSelect(st, full, p.params, untyped)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +59,11 @@ func (s *Session) planSelect(ctx context.Context, st *sql.Select, params *sql.Pa
 		q.src = src
 		return q, nil
 	}
-	reduced := &sql.Scope{}
+	reduced := &sql.Scope{Aliased: full.Aliased, Outer: outer}
 	for _, i := range used {
 		reduced.Columns = append(reduced.Columns, full.Columns[i])
 	}
-	q, err = bindSelect(st, reduced, params)
+	q, err = bindSelect(st, reduced, p.params, untyped)
 	if err != nil {
 		return nil, err
 	}
@@ -78,23 +71,37 @@ func (s *Session) planSelect(ctx context.Context, st *sql.Select, params *sql.Pa
 	return q, nil
 }
 
+// withOuter is sc seen from inside a subquery of the query around it.
+func withOuter(sc *sql.Scope, outer *sql.Outer) *sql.Scope {
+	if outer == nil {
+		return sc
+	}
+	c := *sc
+	c.Outer = outer
+	return &c
+}
+
 // bindSelect binds every clause of st over the input scope.
-func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params) (*selectQuery, error) {
+// Untyped leaves untyped literal outputs for a set operation to resolve.
+func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bool) (*selectQuery, error) {
 	q := &selectQuery{input: input, distinct: st.Distinct}
-	items, names, err := expandItems(st.Items, input)
+	items, names, err := ExpandItems(st.Items, input)
 	if err != nil {
 		return nil, err
 	}
 	if st.Where != nil {
-		if hasAggregate(st.Where) {
+		if sql.HasAggregate(st.Where) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if q.where, err = sql.BindCondition(st.Where, input, params, "WHERE"); err != nil {
 			return nil, err
 		}
 	}
-	grouped := len(st.GroupBy) > 0 || st.Having != nil || hasAggregate(items...)
+	grouped := len(st.GroupBy) > 0 || st.Having != nil || sql.HasAggregate(items...)
 	bindOut := func(n ast.ExprNode) (sql.Expr, error) { return sql.Bind(n, input, params) }
+	if untyped {
+		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindUntyped(n, input, params) }
+	}
 	if grouped {
 		if q.agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
 			return nil, err
@@ -127,8 +134,8 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params) (*selectQu
 	return q, nil
 }
 
-// expandItems turns * and t.* into column references and names each output.
-func expandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []string, error) {
+// ExpandItems turns * and t.* into column references and names each output.
+func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []string, error) {
 	var nodes []ast.ExprNode
 	var names []string
 	for _, it := range items {
@@ -143,11 +150,11 @@ func expandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 		}
 		found := false
 		for _, c := range input.Columns {
-			if it.StarQualifier != "" && c.Table != it.StarQualifier {
+			if it.StarQualifier != "" && c.Table != it.StarQualifier || it.StarQualifier == "" && c.Hidden {
 				continue
 			}
 			found = true
-			nodes = append(nodes, columnRefNode(c))
+			nodes = append(nodes, ColumnRefNode(c))
 			names = append(names, c.Name)
 		}
 		if it.StarQualifier != "" && !found {
@@ -160,7 +167,8 @@ func expandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 	return nodes, names, nil
 }
 
-func columnRefNode(c sql.ScopeColumn) ast.ExprNode {
+// ColumnRefNode names a scope column in a query.
+func ColumnRefNode(c sql.ScopeColumn) ast.ExprNode {
 	n := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
 	n.Name.Name = ast.NewCIStr(c.Name)
 	if c.Table != "" {
@@ -180,7 +188,7 @@ func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, inpu
 		} else if ok {
 			node = items[idx]
 		}
-		if hasAggregate(node) {
+		if sql.HasAggregate(node) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in GROUP BY")
 		}
 		e, err := sql.Bind(node, input, params)
@@ -324,7 +332,7 @@ func (q *selectQuery) inputColumns() []int {
 		roots = append(roots, q.outputs...)
 	}
 	for _, r := range roots {
-		collectColumns(r, seen)
+		sql.CollectColumns(r, seen)
 	}
 	var out []int
 	for i := range q.input.Columns {

@@ -1,4 +1,4 @@
-package exec
+package engine
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/sql"
 )
 
-// batchRows serves materialised batches; it owns and releases them.
-type batchRows struct {
+// BatchRows serves materialised batches; it owns and releases them.
+type BatchRows struct {
 	batches []arrow.RecordBatch
 	next    int
 	rows    int64
@@ -18,13 +20,14 @@ type batchRows struct {
 	closeFn func()
 }
 
-func newBatchRows(verb string, batches []arrow.RecordBatch) *batchRows {
-	return &batchRows{batches: batches, verb: verb}
+// NewBatchRows serves batches under the tag "verb count".
+func NewBatchRows(verb string, batches []arrow.RecordBatch) *BatchRows {
+	return &BatchRows{batches: batches, verb: verb}
 }
 
-func (r *batchRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
+func (r *BatchRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, canceled(err)
+		return nil, sql.Canceled(err)
 	}
 	for r.next < len(r.batches) {
 		b := r.batches[r.next]
@@ -38,15 +41,15 @@ func (r *batchRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	return nil, io.EOF
 }
 
-func (r *batchRows) Tag() string {
+func (r *BatchRows) Tag() string {
 	if r.tag != "" {
 		return r.tag
 	}
 	return fmt.Sprintf("%s %d", r.verb, r.rows)
 }
 
-func (r *batchRows) Close() error {
-	releaseAll(r.batches)
+func (r *BatchRows) Close() error {
+	ReleaseAll(r.batches)
 	r.batches = nil
 	if r.closeFn != nil {
 		r.closeFn()
@@ -75,7 +78,7 @@ func (r *streamRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, canceled(err)
+		return nil, sql.Canceled(err)
 	}
 	for {
 		b, err := r.next(ctx)
@@ -109,3 +112,9 @@ func (r *streamRows) Close() error {
 	}
 	return nil
 }
+
+// SetTag fixes the command tag, overriding verb and count.
+func (r *BatchRows) SetTag(tag string) { r.tag = tag }
+
+// Streaming marks rows that hold one batch at a time, pulled from the scan.
+func (r *streamRows) Streaming() {}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// ConstQuery is a SELECT without FROM, WHERE, grouping, DISTINCT or ORDER
+// BY: one row of expressions. Its binding reads no table, so it is bound
+// once at Prepare and evaluated per execution (now() and random() stay per
+// statement); when every output is a literal the row itself is built once
+// and shared.
+type ConstQuery struct {
+	q    *selectQuery
+	cols []Column
+	// literal is the evaluated row when every output is a *sql.Const and
+	// there is no LIMIT/OFFSET; built on first execution.
+	literal  arrow.RecordBatch
+	literals bool
+}
+
+// PlanConst binds st when it is a constant SELECT; ok is false for other
+// shapes (and for a function only the catalog evaluator knows).
+func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (c *ConstQuery, ok bool, err error) {
+	if st.From != nil || st.Complex {
+		return nil, false, nil
+	}
+	pq, err := Plan(ctx, env, st, params)
+	if err != nil {
+		if sql.IsUnknownFunction(err) {
+			return nil, false, nil
+		}
+		return nil, true, err
+	}
+	q := pq.root
+	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
+		return nil, false, nil
+	}
+	c = &ConstQuery{q: q, cols: q.columns(), literals: q.limit == nil && q.offset == nil}
+	for _, e := range q.outputs {
+		if _, isConst := e.(*sql.Const); !isConst {
+			c.literals = false
+		}
+	}
+	return c, true, nil
+}
+
+// Columns describe the row.
+func (c *ConstQuery) Columns() []Column { return c.cols }
+
+// Run evaluates the row (after LIMIT/OFFSET).
+func (c *ConstQuery) Run(ctx context.Context, params []any) (Rows, error) {
+	b, err := c.row(sql.WithSubqueryCache(ctx), params)
+	if err != nil {
+		return nil, err
+	}
+	if c.q.limit != nil || c.q.offset != nil {
+		limit, offset, err := c.q.bounds(ctx, params)
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		lim := limiter{limit: limit, offset: offset}
+		b = lim.apply(b)
+	}
+	// One allocation holds the rows and their batch list.
+	out := &constRows{}
+	out.batch[0] = b
+	out.rows = BatchRows{batches: out.batch[:], verb: "SELECT", tag: selectTag(b.NumRows())}
+	return &out.rows, nil
+}
+
+type constRows struct {
+	rows  BatchRows
+	batch [1]arrow.RecordBatch
+}
+
+// row evaluates the outputs over the single empty input row; the caller
+// owns (releases) the batch.
+func (c *ConstQuery) row(ctx context.Context, params []any) (arrow.RecordBatch, error) {
+	if c.literal != nil {
+		c.literal.Retain()
+		return c.literal, nil
+	}
+	in := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+	defer in.Release()
+	b, err := Project(ctx, c.q.outputs, c.q.names, in, params)
+	if err != nil {
+		return nil, err
+	}
+	if c.literals {
+		b.Retain()
+		c.literal = b
+	}
+	return b, nil
+}
+
+// selectTag is the tag of a one-row query after LIMIT/OFFSET.
+func selectTag(n int64) string {
+	if n == 0 {
+		return "SELECT 0"
+	}
+	return "SELECT 1"
+}

@@ -1,0 +1,67 @@
+// Package engine is the query engine: it binds a query over its sources
+// (Iceberg tables, metadata tables, derived tables, VALUES, joins, set
+// operations) into a tree of operators over Arrow batches and runs it. It is
+// the one place relational work happens, for SELECT and for the read side of
+// DML; sessions, transactions and settings stay in the caller.
+package engine
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Table is a table name looked up in the catalog. Meta names a metadata
+// table ("snapshots" for "t$snapshots").
+type Table struct {
+	Ident table.Identifier
+	Table *table.Table
+	Meta  string
+}
+
+// Catalog resolves the relation names of a statement (the session applies
+// its search_path).
+type Catalog interface {
+	ResolveTable(ctx context.Context, name sql.TableName) (*Table, error)
+}
+
+// Options are a statement's execution limits.
+type Options struct {
+	// BatchSize caps rows per result batch.
+	BatchSize int
+	// WorkMem bounds what one materialising operator may hold, in bytes
+	// (0: unbounded).
+	WorkMem int64
+}
+
+// Env is what a statement's planning and execution need from the session.
+type Env struct {
+	Catalog Catalog
+	Options Options
+}
+
+func (e *Env) batchSize() int {
+	if e.Options.BatchSize <= 0 {
+		return 4096
+	}
+	return e.Options.BatchSize
+}
+
+// Column is one output column of a query.
+type Column struct {
+	Name string
+	Type sql.Type
+}
+
+// Rows streams a result as Arrow record batches.
+type Rows interface {
+	// Next returns the next batch, or io.EOF when there are none left. The batch
+	// is valid until the next call to Next or Close; the caller must not Release it.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Tag is the command tag ("SELECT 3"); valid once Next returned io.EOF.
+	Tag() string
+	Close() error
+}

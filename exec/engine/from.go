@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// fromItem plans one item of a FROM clause: a join tree, a table, a WITH
+// query, a derived table or a set-returning function.
+func (p *planner) fromItem(n ast.ResultSetNode, outer *sql.Outer) (source, error) {
+	switch x := n.(type) {
+	case *ast.Join:
+		if x.Right == nil {
+			return p.fromItem(x.Left, outer)
+		}
+		return p.join(x, outer)
+	case *ast.TableSource:
+		return p.tableSource(x, outer)
+	}
+	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(n))
+}
+
+func (p *planner) tableSource(ts *ast.TableSource, outer *sql.Outer) (source, error) {
+	alias, cols := splitAlias(ts.AsName.O)
+	var src source
+	var err error
+	switch x := ts.Source.(type) {
+	case *ast.TableName:
+		src, err = p.namedRelation(x, alias)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		if alias == "" {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "subquery in FROM must have an alias")
+		}
+		src, err = p.derived(x, alias, outer)
+	default:
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(x))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) > 0 {
+		return renameColumns(src, cols)
+	}
+	return src, nil
+}
+
+// splitAlias undoes the front end's folding of s(a, b) into one alias.
+func splitAlias(a string) (string, []string) {
+	parts := strings.Split(a, sql.AliasColumnSep)
+	return parts[0], parts[1:]
+}
+
+// namedRelation is a table or a WITH query named in FROM.
+func (p *planner) namedRelation(tn *ast.TableName, alias string) (source, error) {
+	if tn.Schema.O == "" {
+		if c := p.lookupCTE(tn.Name.O); c != nil {
+			qual := alias
+			if qual == "" {
+				qual = c.name
+			}
+			return p.cteSource(c, qual)
+		}
+	}
+	return p.openTable(&sql.TableRef{Name: sql.TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: alias})
+}
+
+// cteSource plans a WITH query's body where it is referenced, seeing the
+// WITH lists that were in scope where it was defined.
+func (p *planner) cteSource(c *cte, qual string) (source, error) {
+	saved := p.ctes
+	p.ctes = p.ctes[:c.depth+1]
+	defer func() { p.ctes = saved }()
+	st, err := sql.SelectFromAST(c.body)
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.query(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	src := newDerived(q, p.env, qual)
+	if len(c.cols) > 0 {
+		return renameColumns(src, c.cols)
+	}
+	return src, nil
+}
+
+// derived plans a subquery in FROM.
+func (p *planner) derived(n ast.Node, alias string, outer *sql.Outer) (source, error) {
+	st, err := sql.SelectFromAST(n)
+	if err != nil {
+		return nil, err
+	}
+	if srf, ok, err := p.setReturning(st, alias); ok || err != nil {
+		return srf, err
+	}
+	q, err := p.query(st, outer)
+	if err != nil {
+		return nil, err
+	}
+	return newDerived(q, p.env, alias), nil
+}
+
+// renameColumns applies an alias's column list: the first len(names)
+// columns take the names, the rest keep theirs.
+func renameColumns(src source, names []string) (source, error) {
+	sc := src.scope()
+	if len(names) > len(sc.Columns) {
+		return nil, sql.Errorf(sql.CodeInvalidColumnReference, "table %q has %d columns available but %d columns specified",
+			qualifierOf(sc), len(sc.Columns), len(names))
+	}
+	out := &sql.Scope{Aliased: sc.Aliased}
+	for i, c := range sc.Columns {
+		if i < len(names) {
+			c.Name = names[i]
+		}
+		out.Columns = append(out.Columns, c)
+	}
+	return &rescoped{src: src, sc: out}, nil
+}
+
+func qualifierOf(sc *sql.Scope) string {
+	for _, c := range sc.Columns {
+		if c.Table != "" {
+			return c.Table
+		}
+	}
+	return ""
+}

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	ice "github.com/apache/iceberg-go"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// joinKind is which unmatched rows a join keeps.
+type joinKind uint8
+
+const (
+	joinInner joinKind = iota
+	joinLeft
+	joinRight
+	joinFull
+)
+
+func (k joinKind) String() string {
+	return [...]string{"Inner", "Left", "Right", "Full"}[k]
+}
+
+// join plans a join of two FROM items.
+func (p *planner) join(j *ast.Join, outer *sql.Outer) (source, error) {
+	left, err := p.fromItem(j.Left, outer)
+	if err != nil {
+		return nil, err
+	}
+	right, err := p.fromItem(j.Right, outer)
+	if err != nil {
+		return nil, err
+	}
+	js := &joinSource{left: left, right: right, kind: joinKindOf(j), env: p.env}
+	js.sc = concatScopes(left.scope(), right.scope())
+	using, err := usingNames(j, left.scope(), right.scope())
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case j.On != nil:
+		cond, err := sql.BindCondition(j.On.Expr, withOuter(js.sc, outer), p.params, "JOIN/ON")
+		if err != nil {
+			return nil, err
+		}
+		js.setCondition(cond)
+	case using != nil:
+		return p.usingJoin(js, using)
+	}
+	return js, nil
+}
+
+func joinKindOf(j *ast.Join) joinKind {
+	switch {
+	case j.StraightJoin:
+		return joinFull
+	case j.Tp == ast.LeftJoin:
+		return joinLeft
+	case j.Tp == ast.RightJoin:
+		return joinRight
+	}
+	return joinInner
+}
+
+func concatScopes(l, r *sql.Scope) *sql.Scope {
+	sc := &sql.Scope{}
+	sc.Columns = append(append(sc.Columns, l.Columns...), r.Columns...)
+	for _, m := range []map[string]string{l.Aliased, r.Aliased} {
+		for k, v := range m {
+			if sc.Aliased == nil {
+				sc.Aliased = map[string]string{}
+			}
+			sc.Aliased[k] = v
+		}
+	}
+	return sc
+}
+
+// usingNames lists the columns of USING (...), or of NATURAL: those both
+// sides have. nil means neither.
+func usingNames(j *ast.Join, l, r *sql.Scope) ([]string, error) {
+	if j.NaturalJoin {
+		names := []string{}
+		for _, c := range l.Columns {
+			if !c.Hidden && visibleIndex(r, c.Name) >= 0 {
+				names = append(names, c.Name)
+			}
+		}
+		return names, nil
+	}
+	if len(j.Using) == 0 {
+		return nil, nil
+	}
+	var names []string
+	for _, u := range j.Using {
+		names = append(names, u.Name.O)
+	}
+	return names, nil
+}
+
+// visibleIndex is the column an unqualified name means in sc: -1 for none,
+// -2 for more than one.
+func visibleIndex(sc *sql.Scope, name string) int {
+	found := -1
+	for i, c := range sc.Columns {
+		if c.Name == name && !c.Hidden {
+			if found >= 0 {
+				return -2
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+// usingJoin joins on equality of the named columns and merges each pair
+// into one unqualified column, listed first, as PostgreSQL does.
+func (p *planner) usingJoin(js *joinSource, names []string) (source, error) {
+	ls, rs := js.left.scope(), js.right.scope()
+	nl := len(ls.Columns)
+	var conds, merged []sql.Expr
+	var mergedCols []sql.ScopeColumn
+	hidden := map[int]bool{}
+	for _, name := range names {
+		li, ri := visibleIndex(ls, name), visibleIndex(rs, name)
+		switch {
+		case li == -2:
+			return nil, sql.Errorf(sql.CodeAmbiguousColumn, "common column name %q appears more than once in left table", name)
+		case ri == -2:
+			return nil, sql.Errorf(sql.CodeAmbiguousColumn, "common column name %q appears more than once in right table", name)
+		case li < 0 || ri < 0:
+			side := "left"
+			if li >= 0 {
+				side = "right"
+			}
+			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+		}
+		lref := columnRef(js.sc, li)
+		rref := columnRef(js.sc, nl+ri)
+		eq, err := sql.BindEquality(lref, rref)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq)
+		first, second := sql.Expr(lref), sql.Expr(rref)
+		if js.kind == joinRight {
+			first, second = rref, lref
+		}
+		m, err := sql.BindCoalesce(first, second)
+		if err != nil {
+			return nil, err
+		}
+		merged = append(merged, m)
+		mergedCols = append(mergedCols, sql.ScopeColumn{Name: name, T: m.Type()})
+		hidden[li], hidden[nl+ri] = true, true
+	}
+	if len(conds) > 0 {
+		js.setCondition(andOf(conds))
+	}
+	sc := &sql.Scope{Aliased: js.sc.Aliased, Columns: mergedCols}
+	for i, c := range js.sc.Columns {
+		c.Hidden = c.Hidden || hidden[i]
+		sc.Columns = append(sc.Columns, c)
+	}
+	return &mergedSource{src: js, merged: merged, sc: sc}, nil
+}
+
+func columnRef(sc *sql.Scope, i int) *sql.ColumnRef {
+	c := sc.Columns[i]
+	return &sql.ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}
+}
+
+func andOf(es []sql.Expr) sql.Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &sql.Logic{And: true, Args: es}
+}
+
+// mergedSource is a USING join: the merged columns first, then the join's.
+type mergedSource struct {
+	src    source
+	merged []sql.Expr // over src's scope
+	sc     *sql.Scope
+}
+
+func (m *mergedSource) scope() *sql.Scope { return m.sc }
+
+func (m *mergedSource) project(cols []int) source { return newPicked(m, cols) }
+
+func (m *mergedSource) batches(ctx context.Context, _ ice.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	seq, err := m.src.batches(ctx, nil, params)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			out, err := m.withMerged(ctx, b, params)
+			b.Release()
+			if !yield(out, err) || err != nil {
+				return
+			}
+		}
+	}, nil
+}
+
+func (m *mergedSource) withMerged(ctx context.Context, b arrow.RecordBatch, params []any) (arrow.RecordBatch, error) {
+	var arrs []arrow.Array
+	var fields []arrow.Field
+	for i, e := range m.merged {
+		a, err := sql.Eval(ctx, e, b, params)
+		if err != nil {
+			for _, x := range arrs {
+				x.Release()
+			}
+			return nil, err
+		}
+		arrs = append(arrs, a)
+		fields = append(fields, arrow.Field{Name: m.sc.Columns[i].Name, Type: a.DataType(), Nullable: true})
+	}
+	for i, c := range b.Columns() {
+		c.Retain()
+		arrs = append(arrs, c)
+		fields = append(fields, arrow.Field{Name: m.sc.Columns[len(m.merged)+i].Name, Type: c.DataType(), Nullable: true})
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, b.NumRows())
+	for _, a := range arrs {
+		a.Release()
+	}
+	return out, nil
+}

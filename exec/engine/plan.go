@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Query is a planned query, ready to run any number of times.
+type Query struct {
+	root *selectQuery
+	env  *Env
+}
+
+// Plan binds a query over the catalog's relations as they are now.
+func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Query, error) {
+	if params == nil {
+		params = &sql.Params{}
+	}
+	p := &planner{ctx: ctx, env: env, params: params}
+	prev := params.Subqueries
+	params.Subqueries = p
+	defer func() { params.Subqueries = prev }()
+	q, err := p.query(st, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{root: q, env: env}, nil
+}
+
+// Columns describe the query's rows.
+func (q *Query) Columns() []Column { return q.root.columns() }
+
+// Run executes the query with the statement's parameter values.
+func (q *Query) Run(ctx context.Context, params []any) (Rows, error) {
+	return q.root.run(sql.WithSubqueryCache(ctx), q.env, params)
+}
+
+// planner binds one statement's queries; it plans the subqueries its
+// expressions hold (sql.SubqueryPlanner) with the CTEs in scope.
+type planner struct {
+	ctx    context.Context
+	env    *Env
+	params *sql.Params
+	ctes   []map[string]*cte // WITH lists in scope, innermost last
+	// untyped asks the next query level bound to leave untyped literal
+	// outputs untyped: it is a set operation's branch.
+	untyped bool
+}
+
+// cte is a WITH query, planned anew (inlined) at each reference.
+type cte struct {
+	name  string
+	cols  []string
+	body  ast.Node
+	depth int // len(planner.ctes) where it was defined: what its body sees
+}
+
+// query binds a query at any level; outer is the enclosing query's scope
+// for a subquery, nil otherwise.
+func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) {
+	untyped := p.untyped
+	p.untyped = false
+	if with := withOf(st); with != nil {
+		if err := p.pushWith(with); err != nil {
+			return nil, err
+		}
+		defer p.popWith()
+	}
+	src, err := p.queryFrom(st, outer)
+	if err != nil {
+		return nil, err
+	}
+	if st.RawSetOpr != nil || (st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect) {
+		st = &sql.Select{Items: []sql.SelectItem{{Star: true}}, OrderBy: st.OrderBy, Limit: st.Limit, Offset: st.Offset}
+	}
+	return p.bindQuery(st, src, outer, untyped)
+}
+
+// queryFrom is the source a query level reads: its FROM clause, or the set
+// operation it is.
+func (p *planner) queryFrom(st *sql.Select, outer *sql.Outer) (source, error) {
+	switch {
+	case st.RawSetOpr != nil:
+		return p.setOperation(st.RawSetOpr.SelectList, outer)
+	case st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect:
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this form of query is not supported")
+	case st.From != nil && !st.Complex:
+		return p.openTable(st.From)
+	case st.Raw != nil && st.Raw.From != nil && st.Raw.From.TableRefs != nil:
+		return p.fromItem(st.Raw.From.TableRefs, outer)
+	}
+	return noSource{}, nil
+}
+
+func withOf(st *sql.Select) *ast.WithClause {
+	switch {
+	case st.RawSetOpr != nil:
+		if st.RawSetOpr.With != nil {
+			return st.RawSetOpr.With
+		}
+		return st.RawSetOpr.SelectList.With
+	case st.Raw != nil:
+		return st.Raw.With
+	}
+	return nil
+}
+
+func (p *planner) pushWith(w *ast.WithClause) error {
+	if w.IsRecursive {
+		return sql.Errorf(sql.CodeFeatureNotSupported, "WITH RECURSIVE is not supported yet")
+	}
+	level := map[string]*cte{}
+	p.ctes = append(p.ctes, level)
+	for _, c := range w.CTEs {
+		name := c.Name.O
+		if _, dup := level[name]; dup {
+			return sql.Errorf("42712", "WITH query name %q specified more than once", name)
+		}
+		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1}
+		for _, col := range c.ColNameList {
+			d.cols = append(d.cols, col.O)
+		}
+		// A WITH query sees the ones before it in the same list.
+		level[name] = d
+	}
+	return nil
+}
+
+func (p *planner) popWith() { p.ctes = p.ctes[:len(p.ctes)-1] }
+
+// lookupCTE finds a WITH query by name, innermost first.
+func (p *planner) lookupCTE(name string) *cte {
+	for i := len(p.ctes) - 1; i >= 0; i-- {
+		if c, ok := p.ctes[i][name]; ok {
+			return c
+		}
+	}
+	return nil
+}
+
+// PlanSubquery plans a subquery of an expression (sql.SubqueryPlanner).
+func (p *planner) PlanSubquery(node ast.ResultSetNode, outer *sql.Outer) (sql.SubPlan, error) {
+	st, err := sql.SelectFromAST(node)
+	if err != nil {
+		return nil, err
+	}
+	q, err := p.query(st, outer)
+	if err != nil {
+		return nil, err
+	}
+	return &subPlan{q: q, env: p.env}, nil
+}
+
+// subPlan runs a subquery for the expression evaluator.
+type subPlan struct {
+	q   *selectQuery
+	env *Env
+}
+
+func (s *subPlan) Columns() []sql.Type {
+	cols := s.q.columns()
+	out := make([]sql.Type, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type
+	}
+	return out
+}
+
+func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
+	ctx = sql.WithOuterRow(ctx, outer)
+	rows, err := s.q.run(ctx, s.env, params)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types := s.Columns()
+	var out [][]any
+	for {
+		b, err := rows.Next(ctx)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = appendDatumRows(out, b, types)
+	}
+}
+
+// appendDatumRows appends b's rows as datums.
+func appendDatumRows(out [][]any, b arrow.RecordBatch, types []sql.Type) [][]any {
+	n := int(b.NumRows())
+	for r := 0; r < n; r++ {
+		row := make([]any, len(types))
+		for c, t := range types {
+			row[c] = sql.DatumAt(b.Column(c), t, r)
+		}
+		out = append(out, row)
+	}
+	return out
+}

@@ -1,0 +1,331 @@
+package engine
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	ice "github.com/apache/iceberg-go"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// setNode is a set operation's tree: a leaf query, or op over two nodes.
+type setNode struct {
+	leaf        *selectQuery
+	op          ast.SetOprType
+	left, right *setNode
+}
+
+// setOperation plans UNION / INTERSECT / EXCEPT [ALL] over the branches of
+// list; INTERSECT binds tighter than UNION and EXCEPT, as in PostgreSQL.
+func (p *planner) setOperation(list *ast.SetOprSelectList, outer *sql.Outer) (source, error) {
+	var leaves []*selectQuery
+	var ops []ast.SetOprType
+	for i, n := range list.Selects {
+		st, err := sql.SelectFromAST(n)
+		if err != nil {
+			return nil, err
+		}
+		p.untyped = true
+		q, err := p.query(st, outer)
+		p.untyped = false
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			op := ast.Union
+			if o := setOprOf(n); o != nil {
+				op = *o
+			}
+			ops = append(ops, op)
+			if len(q.columns()) != len(leaves[0].columns()) {
+				return nil, sql.Errorf(sql.CodeSyntaxError, "each %s query must have the same number of columns", setOpName(op))
+			}
+		}
+		leaves = append(leaves, q)
+	}
+	if err := p.unifyBranches(leaves, ops); err != nil {
+		return nil, err
+	}
+	root := setTree(leaves, ops)
+	sc := &sql.Scope{}
+	for _, c := range leaves[0].columns() {
+		sc.Columns = append(sc.Columns, sql.ScopeColumn{Name: c.Name, T: c.Type})
+	}
+	return &setSource{root: root, sc: sc, env: p.env}, nil
+}
+
+func setOprOf(n ast.Node) *ast.SetOprType {
+	switch x := n.(type) {
+	case *ast.SelectStmt:
+		return x.AfterSetOperator
+	case *ast.SetOprSelectList:
+		return x.AfterSetOperator
+	}
+	return nil
+}
+
+func setOpName(op ast.SetOprType) string {
+	switch op {
+	case ast.Intersect, ast.IntersectAll:
+		return "INTERSECT"
+	case ast.Except, ast.ExceptAll:
+		return "EXCEPT"
+	}
+	return "UNION"
+}
+
+// unifyBranches gives each output column the type PostgreSQL resolves
+// across the branches, converting the branches that differ.
+func (p *planner) unifyBranches(leaves []*selectQuery, ops []ast.SetOprType) error {
+	what := "UNION"
+	if len(ops) > 0 {
+		what = setOpName(ops[0])
+	}
+	for c := 0; c < leaves[0].visible; c++ {
+		col := make([]sql.Expr, len(leaves))
+		for i, q := range leaves {
+			col[i] = q.outputs[c]
+		}
+		t, err := sql.CommonType(col, what)
+		if err != nil {
+			return err
+		}
+		for _, q := range leaves {
+			if q.outputs[c].Type() == t {
+				continue
+			}
+			e, err := sql.CoerceTo(q.outputs[c], t, p.params)
+			if err != nil {
+				return err
+			}
+			q.outputs[c] = e
+		}
+	}
+	return nil
+}
+
+// setTree folds the branches: INTERSECT first, then UNION and EXCEPT from
+// left to right.
+func setTree(leaves []*selectQuery, ops []ast.SetOprType) *setNode {
+	nodes := []*setNode{{leaf: leaves[0]}}
+	var rest []ast.SetOprType
+	for i, op := range ops {
+		n := &setNode{leaf: leaves[i+1]}
+		if op == ast.Intersect || op == ast.IntersectAll {
+			last := nodes[len(nodes)-1]
+			nodes[len(nodes)-1] = &setNode{op: op, left: last, right: n}
+			continue
+		}
+		nodes = append(nodes, n)
+		rest = append(rest, op)
+	}
+	root := nodes[0]
+	for i, op := range rest {
+		root = &setNode{op: op, left: root, right: nodes[i+1]}
+	}
+	return root
+}
+
+// setSource streams a set operation's rows.
+type setSource struct {
+	root *setNode
+	sc   *sql.Scope
+	env  *Env
+}
+
+func (s *setSource) scope() *sql.Scope { return s.sc }
+
+func (s *setSource) project(cols []int) source { return newPicked(s, cols) }
+
+func (s *setSource) batches(ctx context.Context, _ ice.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	return s.node(ctx, s.root, params, newMemBudget(s.env.Options.WorkMem))
+}
+
+func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *memBudget) (iter.Seq2[arrow.RecordBatch, error], error) {
+	if n.leaf != nil {
+		rows, err := n.leaf.run(ctx, s.env, params)
+		if err != nil {
+			return nil, err
+		}
+		return rowsSeq(ctx, rows), nil
+	}
+	left, err := s.node(ctx, n.left, params, mem)
+	if err != nil {
+		return nil, err
+	}
+	switch n.op {
+	case ast.UnionAll:
+		return func(yield func(arrow.RecordBatch, error) bool) {
+			if !forward(left, yield) {
+				return
+			}
+			right, err := s.node(ctx, n.right, params, mem)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			forward(right, yield)
+		}, nil
+	case ast.Union:
+		return func(yield func(arrow.RecordBatch, error) bool) {
+			seen := &rowCounter{mem: mem, counts: map[string]int{}}
+			if !seen.distinct(left, yield) {
+				return
+			}
+			right, err := s.node(ctx, n.right, params, mem)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			seen.distinct(right, yield)
+		}, nil
+	}
+	right, err := s.node(ctx, n.right, params, mem)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		counts := &rowCounter{mem: mem, counts: map[string]int{}}
+		if err := counts.count(right); err != nil {
+			yield(nil, err)
+			return
+		}
+		counts.filter(left, n.op, yield)
+	}, nil
+}
+
+// forward passes every batch of seq on; false when the consumer stopped or
+// an error was passed.
+func forward(seq iter.Seq2[arrow.RecordBatch, error], yield func(arrow.RecordBatch, error) bool) bool {
+	for b, err := range seq {
+		if !yield(b, err) || err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// rowCounter counts rows by value (the whole row is the key).
+type rowCounter struct {
+	mem     *memBudget
+	counts  map[string]int
+	emitted map[string]bool
+}
+
+func rowKey(b arrow.RecordBatch, r int, buf []byte) []byte {
+	buf = buf[:0]
+	for c := 0; c < int(b.NumCols()); c++ {
+		buf = appendKey(buf, b.Column(c), r)
+	}
+	return buf
+}
+
+// distinct passes on the rows not seen before.
+func (rc *rowCounter) distinct(seq iter.Seq2[arrow.RecordBatch, error], yield func(arrow.RecordBatch, error) bool) bool {
+	var buf []byte
+	for b, err := range seq {
+		if err != nil {
+			yield(nil, err)
+			return false
+		}
+		mask := make([]bool, b.NumRows())
+		for r := range mask {
+			buf = rowKey(b, r, buf)
+			if _, dup := rc.counts[string(buf)]; dup {
+				continue
+			}
+			if err := rc.mem.charge(int64(len(buf)+48), "UNION"); err != nil {
+				b.Release()
+				yield(nil, err)
+				return false
+			}
+			rc.counts[string(buf)] = 1
+			mask[r] = true
+		}
+		if !yieldFiltered(b, mask, yield) {
+			return false
+		}
+	}
+	return true
+}
+
+// count tallies the rows of seq (the right side of INTERSECT and EXCEPT).
+func (rc *rowCounter) count(seq iter.Seq2[arrow.RecordBatch, error]) error {
+	var buf []byte
+	for b, err := range seq {
+		if err != nil {
+			return err
+		}
+		for r := 0; r < int(b.NumRows()); r++ {
+			buf = rowKey(b, r, buf)
+			if _, ok := rc.counts[string(buf)]; !ok {
+				if err := rc.mem.charge(int64(len(buf)+48), "INTERSECT/EXCEPT"); err != nil {
+					b.Release()
+					return err
+				}
+			}
+			rc.counts[string(buf)]++
+		}
+		b.Release()
+	}
+	return nil
+}
+
+// filter passes on the left rows INTERSECT or EXCEPT [ALL] keep.
+func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op ast.SetOprType, yield func(arrow.RecordBatch, error) bool) {
+	rc.emitted = map[string]bool{}
+	var buf []byte
+	for b, err := range seq {
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		mask := make([]bool, b.NumRows())
+		for r := range mask {
+			buf = rowKey(b, r, buf)
+			k := string(buf)
+			n := rc.counts[k]
+			switch op {
+			case ast.IntersectAll:
+				if n > 0 {
+					rc.counts[k]--
+					mask[r] = true
+				}
+			case ast.Intersect:
+				mask[r] = n > 0 && !rc.emitted[k]
+			case ast.ExceptAll:
+				if n > 0 {
+					rc.counts[k]--
+				} else {
+					mask[r] = true
+				}
+			case ast.Except:
+				mask[r] = n == 0 && !rc.emitted[k]
+			}
+			if mask[r] && (op == ast.Intersect || op == ast.Except) {
+				rc.emitted[k] = true
+			}
+		}
+		if !yieldFiltered(b, mask, yield) {
+			return
+		}
+	}
+}
+
+// yieldFiltered passes on b's rows under mask and releases b.
+func yieldFiltered(b arrow.RecordBatch, mask []bool, yield func(arrow.RecordBatch, error) bool) bool {
+	f, err := filterBatch(b, mask)
+	b.Release()
+	if err != nil {
+		yield(nil, err)
+		return false
+	}
+	if f.NumRows() == 0 {
+		f.Release()
+		return true
+	}
+	return yield(f, nil)
+}

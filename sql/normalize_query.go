@@ -1,0 +1,225 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// AliasColumnSep separates a derived table's alias from its column names in
+// the alias tidb sees: FROM (SELECT ...) AS s(a, b) reaches the query engine
+// as the alias "s\x1fa\x1fb" (tidb has no column alias lists; no identifier
+// PostgreSQL accepts holds this byte).
+const AliasColumnSep = "\x1f"
+
+// FullJoinWord is the join word FULL [OUTER] JOIN reaches tidb as: tidb has
+// no full joins, and STRAIGHT_JOIN (MySQL's, never PostgreSQL's) parses with
+// an ON clause into a Join the query engine tells apart by StraightJoin.
+const FullJoinWord = "straight_join"
+
+// queryPrepass rewrites, token by token, the query forms of PostgreSQL that
+// tidb's grammar lacks: VALUES lists as queries, FULL JOIN, and column
+// alias lists of derived tables.
+func queryPrepass(in []token) []token {
+	return derivedColumnAliases(fullJoins(valuesQueries(in)))
+}
+
+// valuesQueries turns VALUES (a, b), (c, d) standing as a query into
+// SELECT a AS column1, b AS column2 UNION ALL SELECT c, d: the same rows,
+// names and column types (PostgreSQL resolves a VALUES list's column types
+// as UNION does). INSERT's VALUES is left alone.
+func valuesQueries(in []token) []token {
+	var out []token
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		if !t.is("values") || !queryStartsAt(in, k) {
+			out = append(out, t)
+			continue
+		}
+		rows, end := valuesRows(in, k+1)
+		if rows == nil {
+			out = append(out, t)
+			continue
+		}
+		out = append(out, valuesSelect(t, rows)...)
+		k = end - 1
+	}
+	return out
+}
+
+// queryStartsAt reports whether in[k] begins a query: at the start, after
+// an opening parenthesis, or after a set operation.
+func queryStartsAt(in []token, k int) bool {
+	if k == 0 {
+		// A statement's own VALUES is rewritten by TopLevelQuery: at
+		// the start of a slice it may be INSERT's.
+		return false
+	}
+	prev := in[k-1]
+	return prev.isPunct("(") || prev.is("union") || prev.is("intersect") || prev.is("except") || prev.is("all") || prev.is("distinct")
+}
+
+// valuesRows splits the parenthesised rows from in[k]; end is the index
+// after the last row. rows is nil when in[k] does not start a row.
+func valuesRows(in []token, k int) (rows [][]token, end int) {
+	for {
+		if k >= len(in) || !in[k].isPunct("(") {
+			return nil, k
+		}
+		e := matchParenTok(in, k)
+		if e < 0 {
+			return nil, k
+		}
+		rows = append(rows, in[k+1:e])
+		k = e + 1
+		if k >= len(in) || !in[k].isPunct(",") {
+			return rows, k
+		}
+		k++
+	}
+}
+
+func valuesSelect(at token, rows [][]token) []token {
+	word := func(w string) token { return token{kind: tkIdent, val: w, pos: at.pos, end: at.end} }
+	punct := func(p string) token { return token{kind: tkPunct, val: p, pos: at.pos, end: at.end} }
+	var out []token
+	for r, row := range rows {
+		if r > 0 {
+			out = append(out, word("union"), word("all"))
+		}
+		out = append(out, word("select"))
+		for c, item := range splitTopLevel(row) {
+			if c > 0 {
+				out = append(out, punct(","))
+			}
+			out = append(out, item...)
+			if r == 0 {
+				out = append(out, word("as"), token{kind: tkQIdent, val: "column" + strconv.Itoa(c+1), pos: at.pos, end: at.end})
+			}
+		}
+	}
+	return out
+}
+
+// splitTopLevel splits tokens at the commas outside parentheses.
+func splitTopLevel(toks []token) [][]token {
+	var out [][]token
+	depth, start := 0, 0
+	for k, t := range toks {
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case depth == 0 && t.isPunct(","):
+			out = append(out, toks[start:k])
+			start = k + 1
+		}
+	}
+	return append(out, toks[start:])
+}
+
+// fullJoins rewrites FULL [OUTER] JOIN as FullJoinWord.
+func fullJoins(in []token) []token {
+	var out []token
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		if t.is(FullJoinWord) {
+			// The user's own word is a name to PostgreSQL, never a join.
+			t.kind = tkQIdent
+		}
+		if t.is("full") {
+			j := k + 1
+			if j < len(in) && in[j].is("outer") {
+				j++
+			}
+			if j < len(in) && in[j].is("join") {
+				out = append(out, token{kind: tkIdent, val: FullJoinWord, pos: t.pos, end: in[j].end})
+				k = j
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// derivedColumnAliases folds (subquery) [AS] s(a, b) into the alias
+// "s" AliasColumnSep "a" AliasColumnSep "b".
+func derivedColumnAliases(in []token) []token {
+	var out []token
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		out = append(out, t)
+		if !t.isPunct(")") || !closesSubquery(out) {
+			continue
+		}
+		j := k + 1
+		if j < len(in) && in[j].is("as") {
+			j++
+		}
+		if j+1 >= len(in) || !isName(in[j]) || !in[j+1].isPunct("(") {
+			continue
+		}
+		e := matchParenTok(in, j+1)
+		if e < 0 {
+			continue
+		}
+		names := []string{in[j].val}
+		ok := true
+		for _, item := range splitTopLevel(in[j+2 : e]) {
+			if len(item) != 1 || !isName(item[0]) {
+				ok = false
+				break
+			}
+			names = append(names, item[0].val)
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, token{kind: tkIdent, val: "as", pos: in[j].pos, end: in[j].end},
+			token{kind: tkQIdent, val: strings.Join(names, AliasColumnSep), pos: in[j].pos, end: in[e].end})
+		k = e
+	}
+	return out
+}
+
+// closesSubquery reports whether the ")" ending out closes a parenthesised query.
+func closesSubquery(out []token) bool {
+	depth := 0
+	for k := len(out) - 1; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")"):
+			depth++
+		case out[k].isPunct("("):
+			depth--
+			if depth == 0 {
+				return k+1 < len(out) && (out[k+1].is("select") || out[k+1].is("with") || out[k+1].isPunct("("))
+			}
+		}
+	}
+	return false
+}
+
+func isName(t token) bool {
+	return (t.kind == tkIdent && !fromClauseEnd[t.val] && t.val != "on") || t.kind == tkQIdent
+}
+
+// topLevelQuery rewrites a statement that is a VALUES list or TABLE name
+// into the SELECT it stands for.
+func topLevelQuery(in []token) []token {
+	if len(in) == 0 {
+		return in
+	}
+	t := in[0]
+	switch {
+	case t.is("values"):
+		if rows, end := valuesRows(in, 1); rows != nil {
+			return append(valuesSelect(t, rows), in[end:]...)
+		}
+	case t.is("table") && len(in) > 1 && isName(in[1]):
+		word := func(w string) token { return token{kind: tkIdent, val: w, pos: t.pos, end: t.end} }
+		out := []token{word("select"), {kind: tkOp, val: "*", pos: t.pos, end: t.end}, word("from")}
+		return append(out, in[1:]...)
+	}
+	return in
+}

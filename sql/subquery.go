@@ -1,0 +1,203 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// SubqueryKind is how an expression uses a subquery's rows.
+type SubqueryKind uint8
+
+const (
+	SubScalar SubqueryKind = iota // (SELECT x ...): its one value, NULL for no row
+	SubExists                     // EXISTS (SELECT ...)
+	SubAny                        // x op ANY (SELECT ...), x IN (SELECT ...)
+	SubAll                        // x op ALL (SELECT ...)
+)
+
+// SubPlan is a subquery planned by the query engine; sql evaluates the
+// expressions around it and leaves the relational work to the engine.
+type SubPlan interface {
+	// Columns are the types of the subquery's output columns.
+	Columns() []Type
+	// Run returns the subquery's rows (datums of Columns) for one row of
+	// the enclosing query: outer holds that row's values of the subquery's
+	// outer references (Subquery.Refs, in order).
+	Run(ctx context.Context, params []any, outer []any) ([][]any, error)
+}
+
+// SubqueryPlanner plans the subqueries an expression holds; the query
+// engine provides it through Params.
+type SubqueryPlanner interface {
+	PlanSubquery(node ast.ResultSetNode, outer *Outer) (SubPlan, error)
+}
+
+// Outer is what a subquery sees of the query around it: names it does not
+// define resolve there, each becoming an OuterRef whose value the enclosing
+// query supplies per row.
+type Outer struct {
+	resolve func(*ast.ColumnNameExpr) (Expr, error)
+	// Refs are the enclosing query's expressions the subquery reads, in
+	// OuterRef slot order.
+	Refs []Expr
+}
+
+// ref binds an outer name to its slot, reusing a slot for the same expression.
+func (o *Outer) ref(cn *ast.ColumnName) (Expr, error) {
+	e, err := o.resolve(&ast.ColumnNameExpr{Name: cn})
+	if err != nil {
+		return nil, err
+	}
+	for k, r := range o.Refs {
+		if r.String() == e.String() && r.Type() == e.Type() {
+			return &OuterRef{Slot: k, T: e.Type(), Name: e.String()}, nil
+		}
+	}
+	o.Refs = append(o.Refs, e)
+	return &OuterRef{Slot: len(o.Refs) - 1, T: e.Type(), Name: e.String()}, nil
+}
+
+// Subquery is a subquery used as a value, a test or a set.
+type Subquery struct {
+	Kind   SubqueryKind
+	Op     CmpOp // SubAny and SubAll
+	Test   Expr  // the left operand of SubAny and SubAll, converted for Domain
+	Domain Type  // the type Op compares in
+	Plan   SubPlan
+	Refs   []Expr // the outer references' values, evaluated in the enclosing query
+	T      Type
+	Text   string // SQL text, for EXPLAIN and errors
+}
+
+func (s *Subquery) Type() Type     { return s.T }
+func (s *Subquery) String() string { return s.Text }
+
+// OuterRef reads the value of an enclosing query's expression inside a
+// correlated subquery.
+type OuterRef struct {
+	Slot int
+	T    Type
+	Name string
+}
+
+func (o *OuterRef) Type() Type     { return o.T }
+func (o *OuterRef) String() string { return o.Name }
+
+type outerRowKey struct{}
+
+// WithOuterRow gives a subquery's evaluation the values of its outer
+// references for the enclosing row it runs for.
+func WithOuterRow(ctx context.Context, vals []any) context.Context {
+	return context.WithValue(ctx, outerRowKey{}, vals)
+}
+
+func (ev *evaluator) outerRef(x *OuterRef) (any, error) {
+	vals, _ := ev.ctx.Value(outerRowKey{}).([]any)
+	if x.Slot >= len(vals) {
+		return nil, fmt.Errorf("evaluate %s: no value of the enclosing query", x.Name)
+	}
+	return vals[x.Slot], nil
+}
+
+// bindSubqueryNode binds the subquery forms of an expression; ok is false
+// for other nodes.
+func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
+	switch n := node.(type) {
+	case *ast.SubqueryExpr:
+		e, err := b.bindSubquery(SubScalar, n, nil, OpEQ)
+		return e, true, err
+	case *ast.ExistsSubqueryExpr:
+		sq, ok := n.Sel.(*ast.SubqueryExpr)
+		if !ok {
+			return nil, true, Errorf(CodeSyntaxError, "EXISTS needs a subquery")
+		}
+		e, err := b.bindSubquery(SubExists, sq, nil, OpEQ)
+		if err == nil && n.Not {
+			e = &Not{X: e}
+		}
+		return e, true, err
+	case *ast.CompareSubqueryExpr:
+		sq, ok := n.R.(*ast.SubqueryExpr)
+		if !ok {
+			return nil, true, Errorf(CodeFeatureNotSupported, "ANY/ALL over an array is not supported here")
+		}
+		kind := SubAny
+		if n.All {
+			kind = SubAll
+		}
+		e, err := b.bindSubquery(kind, sq, n.L, cmpOpOf(n.Op))
+		return e, true, err
+	case *ast.PatternInExpr:
+		if n.Sel == nil {
+			return nil, false, nil
+		}
+		sq, ok := n.Sel.(*ast.SubqueryExpr)
+		if !ok {
+			return nil, true, Errorf(CodeSyntaxError, "IN needs a subquery or a list")
+		}
+		e, err := b.bindSubquery(SubAny, sq, n.Expr, OpEQ)
+		if err == nil && n.Not {
+			e = &Not{X: e}
+		}
+		return e, true, err
+	}
+	return nil, false, nil
+}
+
+func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.ExprNode, op CmpOp) (Expr, error) {
+	if b.params.Subqueries == nil {
+		return nil, Errorf(CodeFeatureNotSupported, "subqueries are not supported here")
+	}
+	if left != nil && rowOf(left) != nil {
+		return nil, Errorf(CodeFeatureNotSupported, "row comparisons with a subquery are not supported yet")
+	}
+	outer := &Outer{resolve: func(cn *ast.ColumnNameExpr) (Expr, error) { return b.bind(cn) }}
+	plan, err := b.params.Subqueries.PlanSubquery(sq.Query, outer)
+	if err != nil {
+		return nil, err
+	}
+	cols := plan.Columns()
+	if kind != SubExists && len(cols) != 1 {
+		if len(cols) > 1 {
+			return nil, Errorf(CodeSyntaxError, "subquery has too many columns")
+		}
+		return nil, Errorf(CodeSyntaxError, "subquery must return only one column")
+	}
+	s := &Subquery{Kind: kind, Op: op, Plan: plan, Refs: outer.Refs, T: Bool, Text: subqueryText(kind, op)}
+	switch kind {
+	case SubScalar:
+		s.T = cols[0]
+	case SubAny, SubAll:
+		x, err := b.bind(left)
+		if err != nil {
+			return nil, err
+		}
+		c, err := b.bindCompare(op, x, &subqueryValue{T: cols[0]})
+		if err != nil {
+			return nil, err
+		}
+		cmp := c.(*Compare)
+		s.Test, s.Domain = cmp.L, cmp.Domain
+	}
+	return s, nil
+}
+
+// subqueryValue stands for the subquery's column while its comparison is bound.
+type subqueryValue struct{ T Type }
+
+func (v *subqueryValue) Type() Type     { return v.T }
+func (v *subqueryValue) String() string { return "(subquery)" }
+
+func subqueryText(kind SubqueryKind, op CmpOp) string {
+	switch kind {
+	case SubExists:
+		return "EXISTS (subquery)"
+	case SubAny:
+		return fmt.Sprintf("%s ANY (subquery)", op)
+	case SubAll:
+		return fmt.Sprintf("%s ALL (subquery)", op)
+	}
+	return "(subquery)"
+}

@@ -1,0 +1,214 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// maxCachedSubqueryRuns bounds how many results of one correlated subquery
+// a statement keeps (one per distinct outer value): past it the cache starts
+// over rather than growing with the outer table.
+const maxCachedSubqueryRuns = 1 << 16
+
+type subqueryCacheKey struct{}
+
+// subqueryCache holds a statement's subquery results: an uncorrelated
+// subquery runs once per statement, a correlated one once per distinct
+// outer value.
+type subqueryCache struct {
+	runs map[*Subquery]map[string]*subResult
+}
+
+// WithSubqueryCache starts a statement's subquery cache.
+func WithSubqueryCache(ctx context.Context) context.Context {
+	return context.WithValue(ctx, subqueryCacheKey{}, &subqueryCache{runs: map[*Subquery]map[string]*subResult{}})
+}
+
+func (ev *evaluator) subqueryCache() *subqueryCache {
+	if c, ok := ev.ctx.Value(subqueryCacheKey{}).(*subqueryCache); ok {
+		return c
+	}
+	if ev.subqueries == nil {
+		ev.subqueries = &subqueryCache{runs: map[*Subquery]map[string]*subResult{}}
+	}
+	return ev.subqueries
+}
+
+// subResult is one run's rows, with the set of ANY's values built on first use.
+type subResult struct {
+	rows    [][]any
+	set     map[string]struct{}
+	sawNull bool
+	hashed  bool
+}
+
+func (c *subqueryCache) result(ctx context.Context, x *Subquery, params, outer []any) (*subResult, error) {
+	key := outerKey(outer)
+	runs := c.runs[x]
+	if r, ok := runs[key]; ok {
+		return r, nil
+	}
+	rows, err := x.Plan.Run(ctx, params, outer)
+	if err != nil {
+		return nil, err
+	}
+	if runs == nil || len(runs) >= maxCachedSubqueryRuns {
+		runs = map[string]*subResult{}
+		c.runs[x] = runs
+	}
+	r := &subResult{rows: rows}
+	runs[key] = r
+	return r, nil
+}
+
+// outerKey encodes outer values with their Go types, so that equal keys
+// mean equal inputs to the subquery.
+func outerKey(vals []any) string {
+	if len(vals) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	for _, v := range vals {
+		fmt.Fprintf(&sb, "%T:%v\x00", v, v)
+	}
+	return sb.String()
+}
+
+func (ev *evaluator) evalSubquery(x *Subquery, sel []int, out []any) ([]any, error) {
+	refs := make([][]any, len(x.Refs))
+	for k, r := range x.Refs {
+		var err error
+		if refs[k], err = ev.eval(r, sel); err != nil {
+			return nil, err
+		}
+	}
+	var test []any
+	if x.Test != nil {
+		var err error
+		if test, err = ev.eval(x.Test, sel); err != nil {
+			return nil, err
+		}
+	}
+	cache := ev.subqueryCache()
+	outer := make([]any, len(refs))
+	for _, i := range sel {
+		for k := range refs {
+			outer[k] = refs[k][i]
+		}
+		res, err := cache.result(ev.ctx, x, ev.params, append([]any(nil), outer...))
+		if err != nil {
+			return nil, err
+		}
+		var t any
+		if test != nil {
+			t = test[i]
+		}
+		if out[i], err = res.value(x, t); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// value is what the subquery expression yields for one row.
+func (r *subResult) value(x *Subquery, test any) (any, error) {
+	switch x.Kind {
+	case SubScalar:
+		switch len(r.rows) {
+		case 0:
+			return nil, nil
+		case 1:
+			return r.rows[0][0], nil
+		}
+		return nil, Errorf(CodeCardinalityViolation, "more than one row returned by a subquery used as an expression")
+	case SubExists:
+		return len(r.rows) > 0, nil
+	}
+	if len(r.rows) == 0 {
+		// x op ANY (empty) is false and x op ALL (empty) true, even for NULL x.
+		return x.Kind == SubAll, nil
+	}
+	if test == nil {
+		return nil, nil
+	}
+	if x.Kind == SubAny && x.Op == OpEQ {
+		return r.contains(x, test), nil
+	}
+	return r.quantified(x, test), nil
+}
+
+// contains is x = ANY (rows) through a hash set of the rows' values.
+func (r *subResult) contains(x *Subquery, test any) any {
+	col := x.Plan.Columns()[0]
+	if !r.hashed {
+		r.hashed = true
+		r.set = make(map[string]struct{}, len(r.rows))
+		for _, row := range r.rows {
+			if row[0] == nil {
+				r.sawNull = true
+				continue
+			}
+			r.set[domainKey(toDomain(row[0], col, x.Domain))] = struct{}{}
+		}
+	}
+	if _, ok := r.set[domainKey(toDomain(test, x.Test.Type(), x.Domain))]; ok {
+		return true
+	}
+	if r.sawNull {
+		return nil
+	}
+	return false
+}
+
+// quantified is x op ANY|ALL (rows) under three-valued logic.
+func (r *subResult) quantified(x *Subquery, test any) any {
+	col := x.Plan.Columns()[0]
+	tv := toDomain(test, x.Test.Type(), x.Domain)
+	sawNull := false
+	for _, row := range r.rows {
+		if row[0] == nil {
+			sawNull = true
+			continue
+		}
+		holds := cmpHolds(x.Op, compareDatums(x.Domain, tv, toDomain(row[0], col, x.Domain)))
+		if x.Kind == SubAny && holds {
+			return true
+		}
+		if x.Kind == SubAll && !holds {
+			return false
+		}
+	}
+	if sawNull {
+		return nil
+	}
+	return x.Kind == SubAll
+}
+
+// domainKey is a hash key under which datums equal in their comparison
+// domain coincide: -0 and 0, every NaN, 1.50 and 1.5.
+func domainKey(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return "i" + strconv.FormatInt(x, 10)
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "fNaN"
+		case x == 0:
+			return "f0"
+		}
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
+	case Decimal:
+		return "n" + x.Rat().RatString()
+	case string:
+		return "s" + x
+	case bool:
+		return "b" + strconv.FormatBool(x)
+	case []byte:
+		return "x" + string(x)
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
