@@ -183,7 +183,7 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	case *ast.AggregateFuncExpr:
 		return b.bindAggregate(n)
 	case *ast.PatternRegexpExpr:
-		return nil, Errorf(CodeFeatureNotSupported, "regular expression operator ~ is not supported")
+		return b.bindRegexOp(n)
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "%s is not supported", nodeText(node))
 }

@@ -55,7 +55,7 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		return "array"
 	case "__concat":
 		return "concat"
-	case "__any", "__all", "__subscript", "__param", "__ilike", "__numeric", "concat":
+	case "__any", "__all", "__subscript", "__param", "__ilike", "__iregex", "__numeric", "concat":
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}

@@ -35,11 +35,16 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		return b.bindLike(n.Args[0], n.Args[1], esc, true, false)
 	case "trim":
 		return b.bindTrim(n)
+	case "regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table":
+		return nil, Errorf(CodeFeatureNotSupported, "%s() returns an array or a set, which is not supported; (regexp_match(...))[n] is", name)
 	case "__any", "__all":
 		return nil, Errorf(CodeFeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
 	case "__array", "__array_sub":
 		return nil, Errorf(CodeFeatureNotSupported, "array constructors are not supported")
 	case "__subscript":
+		if e, ok, err := b.bindRegexpMatchSubscript(n); ok {
+			return e, err
+		}
 		return nil, Errorf(CodeFeatureNotSupported, "array subscripts are not supported")
 	case "__field":
 		return nil, Errorf(CodeFeatureNotSupported, "field selection is not supported")

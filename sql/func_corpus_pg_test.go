@@ -160,6 +160,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 		corpus func() []string
 	}{
 		{"math", corpusMath},
+		{"regex", corpusRegex},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}

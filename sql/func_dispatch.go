@@ -5,6 +5,8 @@ package sql
 func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 	for _, bind := range [...]func(*binder, string, []Expr) (Expr, bool, error){
 		(*binder).bindMath,
+		(*binder).bindRegex,
+		(*binder).bindTextMore,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -23,6 +25,11 @@ func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 		return func(a []any) (any, error) { return variadicText(x, a) }, false
 	case isMath(x.Name):
 		return func(a []any) (any, error) { return mathScalar(x, a) }, true
+	case isRegex(x.Name):
+		cache := regexCache{}
+		return func(a []any) (any, error) { return regexScalar(x, a, cache) }, true
+	case x.Name == "translate":
+		return func(a []any) (any, error) { return translateText(a[0].(string), a[1].(string), a[2].(string)), nil }, true
 	}
 	return func(a []any) (any, error) { return scalar(x, a) }, true
 }

@@ -34,8 +34,9 @@
 //   - Where a rewrite needs parentheses to stay valid for TiDB (NOT after a
 //     comparison operator, say), the result is wrapped in a ParenthesesExpr;
 //     binders should look through ParenthesesExpr.
-//   - Not supported (0A000, naming the construct): regular expression
-//     operators (~ ~* !~ !~*), SIMILAR TO, array constructors and subscripts,
+//   - x ~ p → x REGEXP p, x !~ p → x NOT REGEXP p (normalize_pg.go);
+//     x ~* p → __iregex(x, p), x !~* p → NOT __iregex(x, p).
+//   - Not supported (0A000, naming the construct): SIMILAR TO, array constructors and subscripts,
 //     op ANY/ALL (array), and the operators ^ # @ & & ? -> ->>.
 package sql
 
@@ -199,7 +200,7 @@ func (n *normalizer) operator(t token) error {
 		n.emit("not", tkIdent, t)
 		n.emit("regexp", tkIdent, t)
 	case "~*", "!~*":
-		return unsupportedAt(n.query, t, "regular expression operator %s is not supported", t.val)
+		return n.iregex(t, t.val == "!~*")
 	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=", "||", "<<", ">>", "|", "&":
 		n.emit(t.val, tkOp, t)
 	default:
