@@ -161,6 +161,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 	}{
 		{"math", corpusMath},
 		{"regex", corpusRegex},
+		{"minmax", corpusMinMax},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}
