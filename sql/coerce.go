@@ -277,12 +277,12 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	case KindDate:
 		switch from.Kind {
 		case KindTimestamp, KindTimestampTZ:
-			return floorDiv(d.(int64), usPerDay), nil
+			return timestampToDate(d.(int64)), nil
 		}
 	case KindTimestamp, KindTimestampTZ:
 		switch from.Kind {
 		case KindDate:
-			return d.(int64) * usPerDay, nil
+			return dateToTimestamp(d.(int64)), nil
 		case KindTimestamp, KindTimestampTZ:
 			return d, nil
 		}
@@ -296,6 +296,27 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 }
 
 const usPerDay = 86400 * 1000000
+
+// dateToTimestamp and timestampToDate keep ±infinity infinite.
+func dateToTimestamp(days int64) int64 {
+	switch days {
+	case math.MaxInt32:
+		return math.MaxInt64
+	case math.MinInt32:
+		return math.MinInt64
+	}
+	return days * usPerDay
+}
+
+func timestampToDate(us int64) int64 {
+	switch us {
+	case math.MaxInt64:
+		return math.MaxInt32
+	case math.MinInt64:
+		return math.MinInt32
+	}
+	return floorDiv(us, usPerDay)
+}
 
 func floorDiv(a, b int64) int64 {
 	q := a / b

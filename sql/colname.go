@@ -55,6 +55,8 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		return "array"
 	case "__concat":
 		return "concat"
+	case "__extract":
+		return "extract"
 	case "__any", "__all", "__subscript", "__param", "__ilike", "__iregex", "__numeric", "concat":
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"

@@ -162,6 +162,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 		{"math", corpusMath},
 		{"regex", corpusRegex},
 		{"minmax", corpusMinMax},
+		{"datetime parts", corpusDateTimeParts},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}

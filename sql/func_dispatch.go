@@ -8,6 +8,7 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindRegex,
 		(*binder).bindTextMore,
 		(*binder).bindMinMax,
+		(*binder).bindDateTimeParts,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -26,6 +27,8 @@ func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 		return func(a []any) (any, error) { return variadicText(x, a) }, false
 	case isMath(x.Name):
 		return func(a []any) (any, error) { return mathScalar(x, a) }, true
+	case isDateTimeParts(x.Name):
+		return func(a []any) (any, error) { return dateTimePartsScalar(x, a) }, true
 	case isMinMax(x.Name):
 		return func(a []any) (any, error) { return minMax(x, a) }, false
 	case isRegex(x.Name):

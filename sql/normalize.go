@@ -36,6 +36,7 @@
 //     binders should look through ParenthesesExpr.
 //   - x ~ p → x REGEXP p, x !~ p → x NOT REGEXP p (normalize_pg.go);
 //     x ~* p → __iregex(x, p), x !~* p → NOT __iregex(x, p).
+//   - EXTRACT(field FROM x) → __extract('field', x).
 //   - Not supported (0A000, naming the construct): SIMILAR TO, array constructors and subscripts,
 //     op ANY/ALL (array), and the operators ^ # @ & & ? -> ->>.
 package sql
@@ -269,6 +270,10 @@ func (n *normalizer) word(t token) error {
 		}
 	case "similar":
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
+	case "extract":
+		if ok, err := n.extract(t); ok || err != nil {
+			return err
+		}
 	case "array":
 		if next.isPunct("[") || next.isPunct("(") {
 			return n.arrayConstructor(t, next)

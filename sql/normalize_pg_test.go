@@ -88,3 +88,21 @@ func TestBindRejectsCatalogForms(t *testing.T) {
 		}
 	}
 }
+
+func TestNormalizeExtract(t *testing.T) {
+	for in, want := range map[string]string{
+		`extract(year from d)`:       `__extract("year", col:d)`,
+		`EXTRACT(Epoch FROM ts + 1)`: `__extract("epoch", (plus col:ts 1))`,
+		`extract('dow' from d)`:      `__extract("dow", col:d)`,
+		`extract("DOY" from now())`:  `__extract("DOY", now())`,
+	} {
+		e, err := ParseExpr(in)
+		if err != nil {
+			t.Errorf("ParseExpr(%q): %v", in, err)
+			continue
+		}
+		if got := exprShape(e); got != want {
+			t.Errorf("ParseExpr(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
