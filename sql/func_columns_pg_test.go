@@ -3,13 +3,14 @@ package sql
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
-// TestFunctionsOverColumnsMatchPostgres evaluates the new functions over
-// a table's columns, row by row against PostgreSQL: NULLs and a different
-// pattern or unit per row go through the per-evaluation caches.
-func TestFunctionsOverColumnsMatchPostgres(t *testing.T) {
-	conn := startExprPostgres(t)
+// checkFunctionsOverColumns evaluates the functions over a table's
+// columns, row by row against PostgreSQL: NULLs and a different pattern or
+// unit per row go through the per-evaluation caches.
+func checkFunctionsOverColumns(t *testing.T, conn *pgx.Conn) {
 	rng := rand.New(rand.NewSource(*diffSeed + 2000))
 	sc := diffScope()
 	rows := diffRows(rng, 40)

@@ -166,4 +166,5 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}
+	t.Run("columns", func(t *testing.T) { checkFunctionsOverColumns(t, conn) })
 }
