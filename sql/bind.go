@@ -79,7 +79,11 @@ type binder struct {
 	params *Params
 	agg    *AggContext // nil outside aggregate context
 	inAgg  bool        // binding an aggregate's argument
-	depth  int         // recursion depth, bounded by maxTreeDepth
+	// windows collects window calls where the clause allows them.
+	windows  *WindowContext
+	inWindow bool   // binding a window call's arguments
+	clause   string // the clause being bound, for errors ("WHERE")
+	depth    int    // recursion depth, bounded by maxTreeDepth
 }
 
 // Bind resolves names, functions and types in a normalised tidb expression
@@ -106,7 +110,15 @@ func bindTop(node ast.ExprNode, scope *Scope, params *Params, agg *AggContext, l
 // literal or parameter reads as boolean there, as in PostgreSQL (WHERE NULL
 // matches nothing), and anything else must be boolean.
 func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
-	return bindTop(node, scope, params, nil, func(b *binder, e Expr) (Expr, error) { return b.requireBool(e, clause) })
+	if params == nil {
+		params = &Params{}
+	}
+	b := &binder{scope: scope, params: params, clause: clause}
+	e, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.requireBool(e, clause)
 }
 
 // finish resolves what context left untyped to text, as PostgreSQL does.
@@ -182,6 +194,8 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 		return b.bindFuncCall(n)
 	case *ast.AggregateFuncExpr:
 		return b.bindAggregate(n)
+	case *ast.WindowFuncExpr:
+		return b.bindWindow(n)
 	case *ast.PatternRegexpExpr:
 		return b.bindRegexOp(n)
 	}

@@ -27,3 +27,7 @@ func CoerceTo(e Expr, t Type, params *Params) (Expr, error) {
 	}
 	return es[0], nil
 }
+
+// CompareDatums orders two non-null datums of type t as PostgreSQL's
+// operators do (NaN above every number, -0 equal to 0).
+func CompareDatums(t Type, a, b any) int { return compareDatums(t, a, b) }

@@ -18,6 +18,7 @@ const (
 	CodeUndefinedColumn        = "42703"
 	CodeUndefinedFunction      = "42883"
 	CodeUndefinedObject        = "42704"
+	CodeWindowingError         = "42P20"
 	CodeDuplicateTable         = "42P07"
 	CodeDuplicateSchema        = "42P06"
 	CodeDuplicateColumn        = "42701"

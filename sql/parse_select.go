@@ -66,6 +66,7 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	}
 	s.Distinct = sel.Distinct
 	s.Items = selectItems(sel.Fields)
+	s.Windows = sel.WindowSpecs
 	s.Where = sel.Where
 	if sel.GroupBy != nil {
 		for _, it := range sel.GroupBy.Items {

@@ -71,6 +71,7 @@ type Select struct {
 	Limit     ast.ExprNode
 	Offset    ast.ExprNode
 	Complex   bool
+	Windows   []ast.WindowSpec // the WINDOW clause
 	Raw       *ast.SelectStmt
 	RawSetOpr *ast.SetOprStmt
 }

@@ -110,9 +110,8 @@ func (e *extremeAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 		if err := AppendFrom(b, e.best[g], 0); err != nil {
 			return nil, err
 		}
-		e.best[g].Release()
 	}
-	e.best = nil
+	// The state stays: a running window frame asks again as it grows.
 	return b.NewArray(), nil
 }
 

@@ -55,23 +55,36 @@ func splitAlias(a string) (string, []string) {
 
 // namedRelation is a table or a WITH query named in FROM.
 func (p *planner) namedRelation(tn *ast.TableName, alias string) (source, error) {
-	if tn.Schema.O == "" {
-		if c := p.lookupCTE(tn.Name.O); c != nil {
-			qual := alias
-			if qual == "" {
-				qual = c.name
-			}
-			return p.cteSource(c, qual)
-		}
+	ref := &sql.TableRef{Name: sql.TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: alias}
+	if c := p.lookupCTE(ref.Name); c != nil {
+		return p.cteRef(c, ref)
 	}
-	return p.openTable(&sql.TableRef{Name: sql.TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: alias})
+	return p.openTable(ref)
+}
+
+// cteRef is a WITH query named in FROM.
+func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
+	if ref.SnapshotID != nil || ref.AsOfTimestamp != nil {
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the WITH query %q", c.name)
+	}
+	qual := ref.Alias
+	if qual == "" {
+		qual = c.name
+	}
+	return p.cteSource(c, qual)
 }
 
 // cteSource plans a WITH query's body where it is referenced, seeing the
 // WITH lists that were in scope where it was defined.
 func (p *planner) cteSource(c *cte, qual string) (source, error) {
 	saved := p.ctes
-	p.ctes = p.ctes[:c.depth+1]
+	visible := map[string]*cte{}
+	for name, d := range p.ctes[c.depth] {
+		if d.index < c.index {
+			visible[name] = d
+		}
+	}
+	p.ctes = append(append([]map[string]*cte(nil), p.ctes[:c.depth]...), visible)
 	defer func() { p.ctes = saved }()
 	st, err := sql.SelectFromAST(c.body)
 	if err != nil {

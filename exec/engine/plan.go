@@ -57,7 +57,8 @@ type cte struct {
 	name  string
 	cols  []string
 	body  ast.Node
-	depth int // len(planner.ctes) where it was defined: what its body sees
+	depth int // its WITH list's index in planner.ctes
+	index int // its place in that list: its body sees the ones before
 }
 
 // query binds a query at any level; outer is the enclosing query's scope
@@ -90,6 +91,9 @@ func (p *planner) queryFrom(st *sql.Select, outer *sql.Outer) (source, error) {
 	case st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect:
 		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this form of query is not supported")
 	case st.From != nil && !st.Complex:
+		if c := p.lookupCTE(st.From.Name); c != nil {
+			return p.cteRef(c, st.From)
+		}
 		return p.openTable(st.From)
 	case st.Raw != nil && st.Raw.From != nil && st.Raw.From.TableRefs != nil:
 		return p.fromItem(st.Raw.From.TableRefs, outer)
@@ -121,7 +125,7 @@ func (p *planner) pushWith(w *ast.WithClause) error {
 		if _, dup := level[name]; dup {
 			return sql.Errorf("42712", "WITH query name %q specified more than once", name)
 		}
-		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1}
+		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level)}
 		for _, col := range c.ColNameList {
 			d.cols = append(d.cols, col.O)
 		}
@@ -133,10 +137,13 @@ func (p *planner) pushWith(w *ast.WithClause) error {
 
 func (p *planner) popWith() { p.ctes = p.ctes[:len(p.ctes)-1] }
 
-// lookupCTE finds a WITH query by name, innermost first.
-func (p *planner) lookupCTE(name string) *cte {
+// lookupCTE finds the WITH query an unqualified name means, innermost first.
+func (p *planner) lookupCTE(n sql.TableName) *cte {
+	if n.Schema != "" {
+		return nil
+	}
 	for i := len(p.ctes) - 1; i >= 0; i-- {
-		if c, ok := p.ctes[i][name]; ok {
+		if c, ok := p.ctes[i][n.Table]; ok {
 			return c
 		}
 	}

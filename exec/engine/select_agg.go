@@ -58,6 +58,21 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 
 // aggregate groups the filtered input and returns the output rows.
 func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
+	grouped, err := p.aggregateRows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer grouped.Release()
+	out, err := Project(ctx, p.q.outputs, p.q.names, grouped, p.params)
+	if err != nil {
+		return nil, err
+	}
+	return []arrow.RecordBatch{out}, nil
+}
+
+// aggregateRows groups the filtered input: one row per group that HAVING
+// keeps, in the post-aggregation layout (group keys, then aggregates).
+func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error) {
 	agg := p.q.agg
 	types := make([]sql.Type, len(agg.GroupBy))
 	for i, e := range agg.GroupBy {
@@ -100,24 +115,20 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer grouped.Release()
 	if p.q.having != nil {
 		mask, err := sql.Match(ctx, p.q.having, grouped, p.params)
 		if err != nil {
+			grouped.Release()
 			return nil, err
 		}
 		f, err := filterBatch(grouped, mask)
+		grouped.Release()
 		if err != nil {
 			return nil, err
 		}
-		grouped.Release()
 		grouped = f
 	}
-	out, err := Project(ctx, p.q.outputs, p.q.names, grouped, p.params)
-	if err != nil {
-		return nil, err
-	}
-	return []arrow.RecordBatch{out}, nil
+	return grouped, nil
 }
 
 // fold adds one input batch to the groups and accumulators.

@@ -30,7 +30,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	}
 	next, stop := iter.Pull2(seq)
 	in := &pipeline{q: q, params: params, next: next, mem: newMemBudget(env.Options.WorkMem)}
-	if q.agg == nil && !q.distinct && len(q.order) == 0 {
+	if q.agg == nil && q.win == nil && !q.distinct && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
 		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
@@ -76,9 +76,12 @@ func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (ice.Boolea
 func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) ([]arrow.RecordBatch, error) {
 	var rows []arrow.RecordBatch
 	var err error
-	if q.agg != nil {
+	switch {
+	case q.win != nil:
+		rows, err = in.windowed(ctx)
+	case q.agg != nil:
 		rows, err = in.aggregate(ctx)
-	} else {
+	default:
 		rows, err = in.drain(ctx)
 	}
 	if err != nil {
@@ -151,6 +154,52 @@ func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error)
 	}
 	defer b.Release()
 	return Project(ctx, p.q.outputs, p.q.names, b, p.params)
+}
+
+// windowed computes the window functions over the filtered (or grouped)
+// rows, then the outputs.
+func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
+	var base []arrow.RecordBatch
+	if p.q.agg != nil {
+		g, err := p.aggregateRows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		base = []arrow.RecordBatch{g}
+	} else {
+		for {
+			b, err := p.nextFiltered(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				if err = p.mem.charge(batchBytes(b), "window function"); err != nil {
+					b.Release()
+				}
+			}
+			if err != nil {
+				ReleaseAll(base)
+				return nil, err
+			}
+			base = append(base, b)
+		}
+	}
+	ext, err := windowRows(ctx, base, p.q.win, p.params)
+	ReleaseAll(base)
+	if err != nil {
+		return nil, err
+	}
+	defer ReleaseAll(ext)
+	out := make([]arrow.RecordBatch, 0, len(ext))
+	for _, b := range ext {
+		r, err := Project(ctx, p.q.outputs, p.q.names, b, p.params)
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {

@@ -23,6 +23,7 @@ type selectQuery struct {
 	input    *sql.Scope
 	where    sql.Expr
 	agg      *sql.AggContext
+	win      *sql.WindowContext // window calls, computed after grouping
 	having   sql.Expr
 	outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
 	visible  int
@@ -108,6 +109,10 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		}
 		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
 	}
+	if hasWindow(items, st.OrderBy) {
+		q.win = &sql.WindowContext{Base: windowBase, Named: namedWindows(st.Windows)}
+		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindWindowed(n, input, q.agg, q.win, params) }
+	}
 	for _, it := range items {
 		e, err := bindOut(it)
 		if err != nil {
@@ -125,6 +130,7 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 	if err := q.bindOrder(st.OrderBy, bindOut); err != nil {
 		return nil, err
 	}
+	q.placeWindows()
 	if q.limit, err = bindCount(st.Limit, "LIMIT", params); err != nil {
 		return nil, err
 	}
@@ -133,6 +139,69 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 	}
 	return q, nil
 }
+
+// windowBase numbers window columns while binding: the post-aggregation
+// layout they follow is known only once every aggregate is bound.
+const windowBase = 1 << 24
+
+// placeWindows renumbers the window columns to follow the layout the
+// outputs read (the input, or the groups).
+func (q *selectQuery) placeWindows() {
+	if q.win == nil {
+		return
+	}
+	layout := len(q.input.Columns)
+	if q.agg != nil {
+		layout = len(q.agg.GroupBy) + len(q.agg.Calls)
+	}
+	m := make(map[int]int, layout+len(q.win.Calls))
+	for i := 0; i < layout; i++ {
+		m[i] = i
+	}
+	for k := range q.win.Calls {
+		m[windowBase+k] = layout + k
+	}
+	q.win.Base = layout
+	for i, e := range q.outputs {
+		q.outputs[i] = sql.RemapColumns(e, m)
+	}
+}
+
+func namedWindows(specs []ast.WindowSpec) map[string]*ast.WindowSpec {
+	out := map[string]*ast.WindowSpec{}
+	for i := range specs {
+		out[specs[i].Name.O] = &specs[i]
+	}
+	return out
+}
+
+// hasWindow reports whether the select list or ORDER BY calls a window
+// function (outside subqueries).
+func hasWindow(items []ast.ExprNode, order []sql.OrderItem) bool {
+	f := &windowFinder{}
+	for _, n := range items {
+		n.Accept(f)
+	}
+	for _, o := range order {
+		o.Expr.Accept(f)
+	}
+	return f.found
+}
+
+type windowFinder struct{ found bool }
+
+func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch n.(type) {
+	case *ast.WindowFuncExpr:
+		f.found = true
+		return n, true
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // ExpandItems turns * and t.* into column references and names each output.
 func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []string, error) {
@@ -330,6 +399,11 @@ func (q *selectQuery) inputColumns() []int {
 		}
 	} else {
 		roots = append(roots, q.outputs...)
+		if q.win != nil {
+			for _, c := range q.win.Calls {
+				roots = append(roots, windowExprs(c)...)
+			}
+		}
 	}
 	for _, r := range roots {
 		sql.CollectColumns(r, seen)
@@ -353,4 +427,14 @@ func checkPosition(k int64, n int) (int, bool, error) {
 		return 0, false, sql.Errorf("42P10", "position %d is not in select list", k)
 	}
 	return int(k) - 1, true, nil
+}
+
+// windowExprs are the expressions a window call reads.
+func windowExprs(c *sql.WindowCall) []sql.Expr {
+	out := append([]sql.Expr(nil), c.Args...)
+	out = append(out, c.Partition...)
+	for _, o := range c.Order {
+		out = append(out, o.Expr)
+	}
+	return out
 }

@@ -1,0 +1,395 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// WindowContext collects a query level's window function calls while its
+// select list and ORDER BY are bound. Each call becomes a column of the
+// layout the outputs are evaluated over: the input (or post-aggregation)
+// columns, then one column per call from Base on.
+type WindowContext struct {
+	Base  int
+	Named map[string]*ast.WindowSpec // the query's WINDOW clause
+	Calls []*WindowCall
+}
+
+// FrameMode is ROWS, RANGE or GROUPS.
+type FrameMode uint8
+
+const (
+	FrameRows FrameMode = iota
+	FrameRange
+	FrameGroups
+)
+
+// BoundKind is where a frame bound lies.
+type BoundKind uint8
+
+const (
+	BoundUnboundedPreceding BoundKind = iota
+	BoundPreceding
+	BoundCurrentRow
+	BoundFollowing
+	BoundUnboundedFollowing
+)
+
+// FrameBound is one end of a window frame; Offset is set for n PRECEDING
+// and n FOLLOWING.
+type FrameBound struct {
+	Kind   BoundKind
+	Offset Expr
+}
+
+// WindowOrder is one ORDER BY key of a window.
+type WindowOrder struct {
+	Expr       Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// WindowCall is one window function call over its window.
+type WindowCall struct {
+	Name      string
+	Args      []Expr
+	Star      bool // count(*)
+	Agg       bool // an aggregate computed over the frame
+	Partition []Expr
+	Order     []WindowOrder
+	Mode      FrameMode
+	Start     FrameBound
+	End       FrameBound
+	T         Type
+	text      string
+}
+
+func (w *WindowCall) Type() Type     { return w.T }
+func (w *WindowCall) String() string { return w.text }
+
+// BindWindowed binds a select-list or ORDER BY item of a query level that
+// has window functions; agg is nil for an ungrouped level.
+func BindWindowed(node ast.ExprNode, input *Scope, agg *AggContext, win *WindowContext, params *Params) (Expr, error) {
+	if params == nil {
+		params = &Params{}
+	}
+	b := &binder{scope: input, params: params, agg: agg, windows: win}
+	e, err := b.bind(node)
+	if err != nil {
+		return nil, err
+	}
+	return b.finish(e)
+}
+
+var rankingFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true,
+	"cume_dist": true, "ntile": true, "lag": true, "lead": true, "first_value": true, "last_value": true, "nth_value": true}
+
+var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bool_and": true, "bool_or": true, "every": true, "stddev_samp": true, "stddev_pop": true, "var_samp": true,
+	"var_pop": true, "stddev": true, "variance": true}
+
+func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
+	if b.windows == nil {
+		where := "here"
+		if b.clause != "" {
+			where = "in " + b.clause
+		}
+		return nil, Errorf(CodeWindowingError, "window functions are not allowed %s", where)
+	}
+	if b.inWindow {
+		return nil, Errorf(CodeWindowingError, "window function calls cannot be nested")
+	}
+	name := strings.ToLower(n.Name)
+	if n.Distinct {
+		return nil, Errorf(CodeFeatureNotSupported, "DISTINCT is not implemented for window functions")
+	}
+	if !rankingFuncs[name] && !windowAggregates[name] {
+		return nil, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
+	}
+	spec, err := b.windowSpec(&n.Spec)
+	if err != nil {
+		return nil, err
+	}
+	inner := *b
+	inner.inWindow = true
+	call := &WindowCall{Name: name, Agg: windowAggregates[name]}
+	if err := inner.bindWindowSpec(call, spec); err != nil {
+		return nil, err
+	}
+	if err := inner.bindWindowArgs(call, n.Args); err != nil {
+		return nil, err
+	}
+	call.text = windowText(call)
+	return b.windowRef(call), nil
+}
+
+// windowSpec resolves OVER w and OVER (w ...) against the WINDOW clause.
+func (b *binder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
+	ref := s.Ref.O
+	if s.OnlyAlias {
+		ref = s.Name.O
+	}
+	if ref == "" {
+		return s, nil
+	}
+	base, ok := b.windows.Named[ref]
+	if !ok {
+		return nil, Errorf(CodeUndefinedObject, "window %q does not exist", ref)
+	}
+	if s.OnlyAlias {
+		return base, nil
+	}
+	if s.PartitionBy != nil {
+		return nil, Errorf(CodeWindowingError, "cannot override PARTITION BY clause of window %q", ref)
+	}
+	if s.OrderBy != nil && base.OrderBy != nil {
+		return nil, Errorf(CodeWindowingError, "cannot override ORDER BY clause of window %q", ref)
+	}
+	if base.Frame != nil {
+		return nil, Errorf(CodeWindowingError, "cannot copy window %q because it has a frame clause", ref)
+	}
+	merged := *s
+	merged.PartitionBy = base.PartitionBy
+	if merged.OrderBy == nil {
+		merged.OrderBy = base.OrderBy
+	}
+	return &merged, nil
+}
+
+func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
+	if s.PartitionBy != nil {
+		for _, it := range s.PartitionBy.Items {
+			e, err := b.bindTyped(it.Expr)
+			if err != nil {
+				return err
+			}
+			call.Partition = append(call.Partition, e)
+		}
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			e, err := b.bindTyped(it.Expr)
+			if err != nil {
+				return err
+			}
+			call.Order = append(call.Order, WindowOrder{Expr: e, Desc: it.Desc, NullsFirst: it.Desc})
+		}
+	}
+	call.Mode, call.Start, call.End = FrameRange, FrameBound{Kind: BoundUnboundedPreceding}, FrameBound{Kind: BoundCurrentRow}
+	if s.Frame == nil {
+		return nil
+	}
+	call.Mode = [...]FrameMode{ast.Rows: FrameRows, ast.Ranges: FrameRange, ast.Groups: FrameGroups}[s.Frame.Type]
+	var err error
+	if call.Start, err = b.frameBound(&s.Frame.Extent.Start, true); err != nil {
+		return err
+	}
+	if call.End, err = b.frameBound(&s.Frame.Extent.End, false); err != nil {
+		return err
+	}
+	switch {
+	case call.Start.Kind == BoundUnboundedFollowing:
+		return Errorf(CodeWindowingError, "frame start cannot be UNBOUNDED FOLLOWING")
+	case call.End.Kind == BoundUnboundedPreceding:
+		return Errorf(CodeWindowingError, "frame end cannot be UNBOUNDED PRECEDING")
+	case call.Start.Kind == BoundCurrentRow && call.End.Kind == BoundPreceding:
+		return Errorf(CodeWindowingError, "frame starting from current row cannot have preceding rows")
+	case call.Start.Kind == BoundFollowing && (call.End.Kind == BoundPreceding || call.End.Kind == BoundCurrentRow):
+		return Errorf(CodeWindowingError, "frame starting from following row cannot have preceding rows")
+	}
+	if call.Mode == FrameRange && (call.Start.Offset != nil || call.End.Offset != nil) && len(call.Order) != 1 {
+		return Errorf(CodeWindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}
+	return nil
+}
+
+// bindTyped binds an expression and resolves an untyped one to text.
+func (b *binder) bindTyped(n ast.ExprNode) (Expr, error) {
+	e, err := b.bind(n)
+	if err != nil {
+		return nil, err
+	}
+	if isUnknown(e) {
+		return b.coerceUnknown(e, Text)
+	}
+	return e, nil
+}
+
+func (b *binder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) {
+	switch {
+	case fb.Type == ast.CurrentRow:
+		return FrameBound{Kind: BoundCurrentRow}, nil
+	case fb.UnBounded && fb.Type == ast.Preceding:
+		return FrameBound{Kind: BoundUnboundedPreceding}, nil
+	case fb.UnBounded:
+		return FrameBound{Kind: BoundUnboundedFollowing}, nil
+	}
+	off, err := b.bindTyped(fb.Expr)
+	if err != nil {
+		return FrameBound{}, err
+	}
+	kind := BoundPreceding
+	if fb.Type == ast.Following {
+		kind = BoundFollowing
+	}
+	return FrameBound{Kind: kind, Offset: off}, nil
+}
+
+func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
+	want := map[string][2]int{"row_number": {0, 0}, "rank": {0, 0}, "dense_rank": {0, 0}, "percent_rank": {0, 0},
+		"cume_dist": {0, 0}, "ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "first_value": {1, 1},
+		"last_value": {1, 1}, "nth_value": {2, 2}}
+	if call.Agg {
+		return b.bindWindowAggregate(call, nodes)
+	}
+	w := want[call.Name]
+	if len(nodes) < w[0] || len(nodes) > w[1] {
+		return Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", call.Name, len(nodes))
+	}
+	for _, n := range nodes {
+		e, err := b.bind(n)
+		if err != nil {
+			return err
+		}
+		call.Args = append(call.Args, e)
+	}
+	switch call.Name {
+	case "row_number", "rank", "dense_rank":
+		call.T = Int64
+	case "percent_rank", "cume_dist":
+		call.T = Float64
+	case "ntile":
+		call.T = Int32
+		return b.intArgs(call.Args, 0)
+	case "nth_value":
+		if err := b.intArgs(call.Args, 1); err != nil {
+			return err
+		}
+		return b.valueArg(call)
+	case "lag", "lead":
+		if err := b.intArgs(call.Args, 1); err != nil {
+			return err
+		}
+		if len(call.Args) == 3 {
+			t, err := b.commonType([]Expr{call.Args[0], call.Args[2]}, call.Name)
+			if err != nil {
+				return err
+			}
+			vals := []Expr{call.Args[0], call.Args[2]}
+			if err := b.coerceAll(vals, t); err != nil {
+				return err
+			}
+			call.Args[0], call.Args[2] = vals[0], vals[1]
+		}
+		return b.valueArg(call)
+	default:
+		return b.valueArg(call)
+	}
+	return nil
+}
+
+// valueArg types the value argument of lag, lead, first_value, last_value
+// and nth_value: the call returns its type.
+func (b *binder) valueArg(call *WindowCall) error {
+	if isUnknown(call.Args[0]) {
+		e, err := b.coerceUnknown(call.Args[0], Text)
+		if err != nil {
+			return err
+		}
+		call.Args[0] = e
+	}
+	call.T = call.Args[0].Type()
+	return nil
+}
+
+// intArgs converts argument k, when present, to bigint: ntile's bucket
+// count, lag's and lead's offset, nth_value's n.
+func (b *binder) intArgs(args []Expr, k int) error {
+	if k >= len(args) {
+		return nil
+	}
+	if kind := args[k].Type().Kind; kind != KindInt16 && kind != KindInt32 && kind != KindInt64 && !isUnknown(args[k]) {
+		return Errorf(CodeUndefinedFunction, "function argument %d must be an integer, not %s", k+1, args[k].Type())
+	}
+	vals := []Expr{args[k]}
+	if err := b.coerceAll(vals, Int64); err != nil {
+		return err
+	}
+	args[k] = vals[0]
+	return nil
+}
+
+func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) error {
+	name := call.Name
+	switch name {
+	case "stddev":
+		name = "stddev_samp"
+	case "variance":
+		name = "var_samp"
+	case "every":
+		name = "bool_and"
+	}
+	call.Name = name
+	if len(nodes) != 1 {
+		return Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(nodes))
+	}
+	arg, err := b.bind(nodes[0])
+	if err != nil {
+		return err
+	}
+	if c, ok := arg.(*Const); ok && name == "count" && c.Value != nil {
+		call.Star = true
+		call.T = Int64
+		return nil
+	}
+	if isUnknown(arg) {
+		to := Text
+		if name == "bool_and" || name == "bool_or" {
+			to = Bool
+		}
+		if arg, err = b.coerceUnknown(arg, to); err != nil {
+			return err
+		}
+	}
+	call.Args = []Expr{arg}
+	call.T, err = aggType(name, arg)
+	return err
+}
+
+// windowRef registers call and returns its column of the output layout.
+func (b *binder) windowRef(call *WindowCall) Expr {
+	b.windows.Calls = append(b.windows.Calls, call)
+	return &ColumnRef{Index: b.windows.Base + len(b.windows.Calls) - 1, Name: call.text, T: call.T}
+}
+
+func windowText(c *WindowCall) string {
+	var args []string
+	for _, a := range c.Args {
+		args = append(args, a.String())
+	}
+	if c.Star {
+		args = []string{"*"}
+	}
+	var over []string
+	if len(c.Partition) > 0 {
+		var ps []string
+		for _, p := range c.Partition {
+			ps = append(ps, p.String())
+		}
+		over = append(over, "PARTITION BY "+strings.Join(ps, ", "))
+	}
+	if len(c.Order) > 0 {
+		var os []string
+		for _, o := range c.Order {
+			s := o.Expr.String()
+			if o.Desc {
+				s += " DESC"
+			}
+			os = append(os, s)
+		}
+		over = append(over, "ORDER BY "+strings.Join(os, ", "))
+	}
+	return fmt.Sprintf("%s(%s) OVER (%s)", c.Name, strings.Join(args, ", "), strings.Join(over, " "))
+}
