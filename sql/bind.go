@@ -352,6 +352,9 @@ func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
 }
 
 func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
+	if call, all, ok := quantifiedArray(n.R); ok {
+		return b.bindArrayQuantified(n.Op, n.L, call, all)
+	}
 	switch n.Op {
 	case opcode.LogicAnd, opcode.LogicOr:
 		name := "AND"

@@ -187,6 +187,8 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		return ev.evalFunc(x, sel, out)
 	case *Subquery:
 		return ev.evalSubquery(x, sel, out)
+	case *ArrayCompare:
+		return ev.evalArrayCompare(x, sel, out)
 	case *OuterRef:
 		v, err := ev.outerRef(x)
 		if err != nil {

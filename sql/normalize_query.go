@@ -20,7 +20,7 @@ const FullJoinWord = "straight_join"
 // tidb's grammar lacks: VALUES lists as queries, FULL JOIN, and column
 // alias lists of derived tables.
 func queryPrepass(in []token) []token {
-	return derivedColumnAliases(fullJoins(valuesQueries(in)))
+	return aggregateFilters(derivedColumnAliases(fullJoins(valuesQueries(in))))
 }
 
 // valuesQueries turns VALUES (a, b), (c, d) standing as a query into
@@ -222,4 +222,71 @@ func topLevelQuery(in []token) []token {
 		return append(out, in[1:]...)
 	}
 	return in
+}
+
+// aggregateFilters rewrites agg(args) FILTER (WHERE cond) into
+// agg(CASE WHEN cond THEN arg END, rest...): every aggregate with a FILTER
+// ignores NULL inputs, so the rows cond rejects drop out exactly;
+// count(*) counts CASE WHEN cond THEN 1 END.
+func aggregateFilters(in []token) []token {
+	var out []token
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		if !t.is("filter") || k+2 >= len(in) || !in[k+1].isPunct("(") || !in[k+2].is("where") ||
+			len(out) == 0 || !out[len(out)-1].isPunct(")") {
+			out = append(out, t)
+			continue
+		}
+		e := matchParenTok(in, k+1)
+		open := matchOpenTok(out, len(out)-1)
+		if e < 0 || open < 1 {
+			out = append(out, t)
+			continue
+		}
+		out = append(out[:open+1], filteredArgs(out[open+1:len(out)-1], in[k+3:e], t)...)
+		out = append(out, token{kind: tkPunct, val: ")", pos: t.pos, end: t.end})
+		k = e
+	}
+	return out
+}
+
+// matchOpenTok is the index of the "(" that the ")" at out[j] closes.
+func matchOpenTok(out []token, j int) int {
+	depth := 0
+	for k := j; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")"):
+			depth++
+		case out[k].isPunct("("):
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
+	}
+	return -1
+}
+
+// filteredArgs wraps an aggregate's first argument in CASE WHEN cond.
+func filteredArgs(args, cond []token, at token) []token {
+	word := func(w string) token { return token{kind: tkIdent, val: w, pos: at.pos, end: at.end} }
+	items := splitTopLevel(args)
+	first := items[0]
+	var distinct []token
+	if len(first) > 0 && (first[0].is("distinct") || first[0].is("all")) {
+		distinct, first = first[:1], first[1:]
+	}
+	if len(first) == 1 && first[0].val == "*" {
+		first = []token{{kind: tkNumber, val: "1", pos: at.pos, end: at.end}}
+	}
+	wrapped := append(append([]token{}, distinct...), word("case"), word("when"), token{kind: tkPunct, val: "(", pos: at.pos, end: at.end})
+	wrapped = append(wrapped, cond...)
+	wrapped = append(wrapped, token{kind: tkPunct, val: ")", pos: at.pos, end: at.end}, word("then"))
+	wrapped = append(wrapped, first...)
+	wrapped = append(wrapped, word("end"))
+	for _, it := range items[1:] {
+		wrapped = append(wrapped, token{kind: tkPunct, val: ",", pos: at.pos, end: at.end})
+		wrapped = append(wrapped, it...)
+	}
+	return wrapped
 }

@@ -40,6 +40,8 @@ func Children(e Expr) []Expr {
 		if x.Arg != nil {
 			return []Expr{x.Arg}
 		}
+	case *ArrayCompare:
+		return []Expr{x.X, x.Arr}
 	case *Subquery:
 		// The subquery's own tree reads its own input; here only what it
 		// takes from this level counts.
@@ -135,6 +137,10 @@ func RemapColumns(e Expr, m map[int]int) Expr {
 		if x.Arg != nil {
 			c.Arg = RemapColumns(x.Arg, m)
 		}
+		return &c
+	case *ArrayCompare:
+		c := *x
+		c.X, c.Arr = RemapColumns(x.X, m), RemapColumns(x.Arr, m)
 		return &c
 	case *Subquery:
 		c := *x
