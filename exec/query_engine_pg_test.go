@@ -79,6 +79,12 @@ func TestQueryEngineMatchesPostgres(t *testing.T) {
 		"PREPARE anyp AS SELECT id FROM qt WHERE id = ANY($1) ORDER BY id",
 		"EXECUTE anyp('{1,3,NULL,8}')",
 		"SELECT 'x' = ANY('{a,b')",
+		// DISTINCT ON
+		"SELECT DISTINCT ON (g) g, id FROM qt ORDER BY g, id DESC",
+		"SELECT DISTINCT ON (g, v) g, v, id FROM qt ORDER BY g, v, id",
+		"SELECT DISTINCT ON (1) g, id FROM qt ORDER BY 1, 2 DESC",
+		"SELECT DISTINCT ON (g) id FROM qt ORDER BY id",
+		"SELECT DISTINCT ON (g) g, s FROM qt ORDER BY g DESC NULLS LAST, s NULLS FIRST",
 	}
 	for _, q := range script {
 		compareStatement(t, s, conn, q)

@@ -13,6 +13,7 @@ type selectClauses struct {
 	nulls      map[int]bool // ORDER BY item index → NULLS FIRST
 	limit      ast.ExprNode
 	offset     ast.ExprNode
+	distinctOn []ast.ExprNode
 }
 
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
@@ -26,6 +27,9 @@ func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
 		return nil, err
 	}
 	if rest, err = p.stripNulls(rest, &cl); err != nil {
+		return nil, err
+	}
+	if rest, err = p.stripDistinctOn(rest, &cl); err != nil {
 		return nil, err
 	}
 	if err := p.rejectDistinctOn(rest); err != nil {
@@ -64,7 +68,8 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 		s.Complex = true
 		return s, nil
 	}
-	s.Distinct = sel.Distinct
+	s.Distinct = sel.Distinct && len(cl.distinctOn) == 0
+	s.DistinctOn = cl.distinctOn
 	s.Items = selectItems(sel.Fields)
 	s.Windows = sel.WindowSpecs
 	s.Where = sel.Where
@@ -319,10 +324,40 @@ func (p *parseCtx) stripNulls(toks []token, cl *selectClauses) ([]token, error) 
 	return append(out, toks[last:]...), nil
 }
 
+// stripDistinctOn removes ON (exprs) after the query's own SELECT DISTINCT
+// (tidb has no DISTINCT ON) and parses the expressions.
+func (p *parseCtx) stripDistinctOn(toks []token, cl *selectClauses) ([]token, error) {
+	k := -1
+	eachTopLevel(toks, func(i int) int {
+		if k < 0 && i+2 < len(toks) && toks[i].is("distinct") && toks[i+1].is("on") && toks[i+2].isPunct("(") {
+			k = i
+		}
+		return 0
+	})
+	if k < 0 {
+		return toks, nil
+	}
+	e := matchParenTok(toks, k+2)
+	if e < 0 {
+		return nil, syntaxErrorAt(p.query, toks[k+2])
+	}
+	for _, item := range splitTopLevel(toks[k+3 : e]) {
+		if len(item) == 0 {
+			return nil, syntaxErrorAt(p.query, toks[e])
+		}
+		x, err := p.expr(item, toks[e])
+		if err != nil {
+			return nil, err
+		}
+		cl.distinctOn = append(cl.distinctOn, x)
+	}
+	return append(append([]token(nil), toks[:k+1]...), toks[e+1:]...), nil
+}
+
 func (p *parseCtx) rejectDistinctOn(toks []token) error {
 	for k := 0; k+2 < len(toks); k++ {
 		if toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
-			return unsupportedAt(p.query, toks[k], "SELECT DISTINCT ON is not supported")
+			return unsupportedAt(p.query, toks[k], "SELECT DISTINCT ON in a subquery is not supported yet")
 		}
 	}
 	return nil

@@ -61,19 +61,20 @@ type TableRef struct {
 // tree is in Raw (SELECT) or RawSetOpr (UNION/INTERSECT/EXCEPT).
 type Select struct {
 	stmtText
-	Distinct  bool
-	Items     []SelectItem
-	From      *TableRef
-	Where     ast.ExprNode
-	GroupBy   []ast.ExprNode
-	Having    ast.ExprNode
-	OrderBy   []OrderItem
-	Limit     ast.ExprNode
-	Offset    ast.ExprNode
-	Complex   bool
-	Windows   []ast.WindowSpec // the WINDOW clause
-	Raw       *ast.SelectStmt
-	RawSetOpr *ast.SetOprStmt
+	Distinct   bool
+	DistinctOn []ast.ExprNode // SELECT DISTINCT ON (...): Distinct is false then
+	Items      []SelectItem
+	From       *TableRef
+	Where      ast.ExprNode
+	GroupBy    []ast.ExprNode
+	Having     ast.ExprNode
+	OrderBy    []OrderItem
+	Limit      ast.ExprNode
+	Offset     ast.ExprNode
+	Complex    bool
+	Windows    []ast.WindowSpec // the WINDOW clause
+	Raw        *ast.SelectStmt
+	RawSetOpr  *ast.SetOprStmt
 }
 
 // PartitionValue is one "col = value" of INSERT OVERWRITE ... PARTITION (...);

@@ -30,7 +30,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	}
 	next, stop := iter.Pull2(seq)
 	in := &pipeline{q: q, params: params, next: next, mem: newMemBudget(env.Options.WorkMem)}
-	if q.agg == nil && q.win == nil && !q.distinct && len(q.order) == 0 {
+	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
 		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
@@ -94,6 +94,10 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 		if rows, err = sortBatches(rows, q.order, env.batchSize()); err != nil {
 			return nil, err
 		}
+	}
+	if len(q.distinctOn) > 0 {
+		// After the sort: the first row of each key in ORDER BY's order.
+		rows = distinctOnRows(rows, q.distinctOn)
 	}
 	for i, b := range rows {
 		rows[i] = visibleColumns(b, q.visible)
@@ -290,6 +294,15 @@ func visibleColumns(b arrow.RecordBatch, n int) arrow.RecordBatch {
 
 // distinctRows keeps the first row of each distinct value of the first n columns.
 func distinctRows(batches []arrow.RecordBatch, n int) []arrow.RecordBatch {
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	return distinctOnRows(batches, cols)
+}
+
+// distinctOnRows keeps the first row of each distinct value of cols.
+func distinctOnRows(batches []arrow.RecordBatch, cols []int) []arrow.RecordBatch {
 	seen := map[string]struct{}{}
 	var key []byte
 	out := make([]arrow.RecordBatch, 0, len(batches))
@@ -297,7 +310,7 @@ func distinctRows(batches []arrow.RecordBatch, n int) []arrow.RecordBatch {
 		mask := make([]bool, b.NumRows())
 		for r := range mask {
 			key = key[:0]
-			for c := 0; c < n; c++ {
+			for _, c := range cols {
 				key = appendKey(key, b.Column(c), r)
 			}
 			if _, dup := seen[string(key)]; !dup {

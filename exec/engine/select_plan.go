@@ -19,19 +19,20 @@ type orderKey struct {
 
 // selectQuery is a bound SELECT over one source.
 type selectQuery struct {
-	src      source
-	input    *sql.Scope
-	where    sql.Expr
-	agg      *sql.AggContext
-	win      *sql.WindowContext // window calls, computed after grouping
-	having   sql.Expr
-	outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
-	visible  int
-	names    []string
-	order    []orderKey
-	distinct bool
-	limit    sql.Expr
-	offset   sql.Expr
+	src        source
+	input      *sql.Scope
+	where      sql.Expr
+	distinctOn []int // output columns of SELECT DISTINCT ON
+	agg        *sql.AggContext
+	win        *sql.WindowContext // window calls, computed after grouping
+	having     sql.Expr
+	outputs    []sql.Expr // visible columns, then hidden ORDER BY keys
+	visible    int
+	names      []string
+	order      []orderKey
+	distinct   bool
+	limit      sql.Expr
+	offset     sql.Expr
 }
 
 func (q *selectQuery) columns() []Column {
@@ -128,6 +129,9 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		}
 	}
 	if err := q.bindOrder(st.OrderBy, bindOut); err != nil {
+		return nil, err
+	}
+	if err := q.bindDistinctOn(st.DistinctOn, bindOut); err != nil {
 		return nil, err
 	}
 	q.placeWindows()
@@ -437,4 +441,40 @@ func windowExprs(c *sql.WindowCall) []sql.Expr {
 		out = append(out, o.Expr)
 	}
 	return out
+}
+
+// bindDistinctOn binds DISTINCT ON's keys (output names and ordinals as in
+// ORDER BY), which must match the leftmost ORDER BY keys, as PostgreSQL
+// requires.
+func (q *selectQuery) bindDistinctOn(keys []ast.ExprNode, bindOut func(ast.ExprNode) (sql.Expr, error)) error {
+	for _, k := range keys {
+		same := func(i, j int) bool {
+			return q.outputs[i].String() == q.outputs[j].String() && q.outputs[i].Type() == q.outputs[j].Type()
+		}
+		idx, ok, err := outputRef(k, q.names, nil, same)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			e, err := bindOut(k)
+			if err != nil {
+				return err
+			}
+			if idx = q.findOutput(e); idx < 0 {
+				q.outputs = append(q.outputs, e)
+				idx = len(q.outputs) - 1
+			}
+		}
+		q.distinctOn = append(q.distinctOn, idx)
+	}
+	in := map[int]bool{}
+	for _, c := range q.distinctOn {
+		in[c] = true
+	}
+	for i := 0; i < len(q.order) && i < len(q.distinctOn); i++ {
+		if !in[q.order[i].col] {
+			return sql.Errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
+	}
+	return nil
 }
