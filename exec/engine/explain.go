@@ -51,6 +51,9 @@ func CountRows(ctx context.Context, rows Rows) (int64, error) {
 
 func describeQuery(ctx context.Context, q *selectQuery, params []any, ind string) []string {
 	lines := describeSource(ctx, q, q.src, params, ind)
+	if n, ok := q.metadataCount(); ok {
+		lines = append(lines, fmt.Sprintf("%s  Count: %d rows from the snapshot summary (no data file read)", ind, n))
+	}
 	if q.agg != nil {
 		lines = append(lines, fmt.Sprintf("%s  Aggregate: %d group key(s), %d aggregate(s)", ind, len(q.agg.GroupBy), len(q.agg.Calls)))
 	}

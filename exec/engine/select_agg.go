@@ -93,7 +93,13 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 			d.mem = p.mem
 		}
 	}
-	for {
+	if p.metaCount >= 0 {
+		for _, a := range accs {
+			a.(*countAcc).n = []int64{p.metaCount}
+		}
+		g.n = 1
+	}
+	for p.metaCount < 0 {
 		b, err := p.nextFiltered(ctx)
 		if err == io.EOF {
 			break

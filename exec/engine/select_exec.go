@@ -24,12 +24,19 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	if err != nil {
 		return nil, err
 	}
-	seq, err := q.src.batches(ctx, filter, params)
-	if err != nil {
-		return nil, err
+	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), metaCount: -1}
+	stop := func() {}
+	if n, ok := q.metadataCount(); ok {
+		// count(*) of a table no delete file applies to: its snapshot says.
+		in.metaCount = n
+		in.next = func() (arrow.RecordBatch, error, bool) { return nil, nil, false }
+	} else {
+		seq, err := q.src.batches(ctx, filter, params)
+		if err != nil {
+			return nil, err
+		}
+		in.next, stop = iter.Pull2(seq)
 	}
-	next, stop := iter.Pull2(seq)
-	in := &pipeline{q: q, params: params, next: next, mem: newMemBudget(env.Options.WorkMem)}
 	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
@@ -112,6 +119,9 @@ type pipeline struct {
 	next   func() (arrow.RecordBatch, error, bool)
 	where  *sql.Matcher // WHERE compiled once for all batches
 	mem    *memBudget   // what materialising operators may hold
+	// metaCount is the row count the table's metadata gives, for a
+	// count(*) that reads no rows; -1 otherwise.
+	metaCount int64
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.

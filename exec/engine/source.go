@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"iter"
+	"strconv"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -201,4 +202,35 @@ func typeFromArrow(dt arrow.DataType) sql.Type {
 		return sql.UUID
 	}
 	return sql.Text
+}
+
+// metadataCount is the answer of SELECT count(*) [, count(*) ...] FROM t
+// from t's snapshot summary, when no WHERE, grouping or delete file makes
+// the rows differ from the files' record counts.
+func (q *selectQuery) metadataCount() (int64, bool) {
+	ts, ok := q.src.(*tableSource)
+	if !ok || q.where != nil || q.agg == nil || len(q.agg.GroupBy) > 0 || len(q.agg.Calls) == 0 {
+		return 0, false
+	}
+	for _, c := range q.agg.Calls {
+		if c.Name != "count" || c.Arg != nil || c.Distinct {
+			return 0, false
+		}
+	}
+	snap := ts.rt.Table.CurrentSnapshot()
+	if ts.snapshotID != nil {
+		snap = ts.rt.Table.Metadata().SnapshotByID(*ts.snapshotID)
+	}
+	if snap == nil {
+		return 0, true
+	}
+	if snap.Summary == nil {
+		return 0, false
+	}
+	props := snap.Summary.Properties
+	if props[iceberg.SummaryTotalDeleteFiles] != "0" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(props[iceberg.SummaryTotalRecords], 10, 64)
+	return n, err == nil
 }
