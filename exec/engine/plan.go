@@ -37,7 +37,8 @@ func (q *Query) Columns() []Column { return q.root.columns() }
 
 // Run executes the query with the statement's parameter values.
 func (q *Query) Run(ctx context.Context, params []any) (Rows, error) {
-	return q.root.run(sql.WithSubqueryCache(ctx), q.env, params)
+	ctx = withScanCache(sql.WithSubqueryCache(ctx), q.env.Options.WorkMem)
+	return q.root.run(ctx, q.env, params)
 }
 
 // planner binds one statement's queries; it plans the subqueries its
@@ -159,6 +160,9 @@ func (p *planner) PlanSubquery(node ast.ResultSetNode, outer *sql.Outer) (sql.Su
 	q, err := p.query(st, outer)
 	if err != nil {
 		return nil, err
+	}
+	if len(outer.Refs) > 0 {
+		markReuse(q.src)
 	}
 	return &subPlan{q: q, env: p.env}, nil
 }

@@ -44,7 +44,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 			if lim.done() {
 				return nil, io.EOF
 			}
-			b, err := in.nextProjected(sql.StatementContext(stmtCtx, ctx))
+			b, err := in.nextProjected(statementContext(stmtCtx, ctx))
 			if err != nil {
 				return nil, err
 			}

@@ -84,6 +84,7 @@ type tableSource struct {
 	sc         *sql.Scope
 	cols       []string // nil: every column
 	snapshotID *int64
+	reuse      bool // read again per outer value of a correlated subquery
 }
 
 func (t *tableSource) scope() *sql.Scope { return t.sc }
@@ -100,6 +101,13 @@ func (t *tableSource) project(cols []int) source {
 }
 
 func (t *tableSource) batches(ctx context.Context, filter ice.BooleanExpression, _ []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	if seq, ok, err := t.cachedBatches(ctx, filter); ok || err != nil {
+		return seq, err
+	}
+	return t.scan(ctx, filter)
+}
+
+func (t *tableSource) scan(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
 	_, seq, err := iceberg.Scan(ctx, t.rt.Table, iceberg.ScanOptions{
 		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID,
 	})
