@@ -26,6 +26,13 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 		}
 		return fs, runBenchOverwrite(ctx, cfg, std)
 	}
+	if len(args) > 0 && args[0] == "select" {
+		cfg, fs, err := parseBenchSelect(args[1:], env)
+		if err != nil {
+			return fs, err
+		}
+		return fs, runBenchSelect(ctx, cfg, std)
+	}
 	cfg, fs, err := parseBench(args, env)
 	if err != nil {
 		return fs, err
@@ -37,7 +44,7 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	var cfg benchConfig
 	if len(args) == 0 || args[0] != "delete" {
-		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite [flags]")
+		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select [flags]")
 	}
 	fs := newFlagSet("bench delete")
 	var layouts, modes, cases string
@@ -147,4 +154,60 @@ func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio)
 		_, err := fmt.Fprintln(std.out, line)
 		return err
 	})
+}
+
+type benchSelectConfig struct {
+	bench.SelectConfig
+	JSON       bool
+	CPUProfile string
+}
+
+// parseBenchSelect reads the flags of `magmalake bench select`.
+func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagSet, error) {
+	var cfg benchSelectConfig
+	fs := newFlagSet("bench select")
+	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the fact table")
+	fs.IntVar(&cfg.Files, "files", 40, "data files of each fact table")
+	fs.Int64Var(&cfg.LookupRows, "lookup-rows", 1_000_000, "rows of the second table the point lookup also runs on")
+	fs.IntVar(&cfg.Repeat, "repeat", 5, "timed runs of each query after a warm-up; medians are reported")
+	fs.StringVar(&cfg.PGBin, "pg-bin", "/usr/lib/postgresql/15/bin", "PostgreSQL 15's bin directory (initdb, pg_ctl)")
+	fs.StringVar(&cfg.DuckDBModules, "duckdb-modules", "", "directory whose node_modules holds @duckdb/node-api (bench/select.sh installs one)")
+	fs.BoolVar(&cfg.NoPostgres, "no-postgres", false, "leave PostgreSQL out")
+	fs.BoolVar(&cfg.NoDuckDB, "no-duckdb", false, "leave DuckDB out")
+	fs.BoolVar(&cfg.JSON, "json", false, "the report as one JSON object instead of text")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (magmalake's queries labelled query=...)")
+	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse and PostgreSQL cluster (removed afterwards)")
+	if err := parse(fs, args, 0); err != nil {
+		return cfg, fs, err
+	}
+	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.LookupRows <= 0 || cfg.Repeat <= 0 {
+		return cfg, fs, usagef("--rows, --files, --lookup-rows and --repeat must be positive")
+	}
+	return cfg, fs, nil
+}
+
+func runBenchSelect(ctx context.Context, cfg benchSelectConfig, std stdio) error {
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("bench select: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench select: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	rep, err := bench.RunSelect(ctx, cfg.SelectConfig)
+	if rep != nil { // printed even when answers differ: the figures show where
+		if cfg.JSON {
+			fmt.Fprintln(std.out, rep.JSON())
+		} else {
+			for _, l := range rep.Lines() {
+				fmt.Fprintln(std.out, l)
+			}
+		}
+	}
+	return err
 }

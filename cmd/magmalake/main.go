@@ -18,7 +18,8 @@ commands:
   serve    PostgreSQL wire protocol server
   passwd   set a user's password in a users file (SCRAM-SHA-256 verifier)
   bench    benchmarks: "bench delete" compares DELETE with iceberg-go's,
-           "bench overwrite" times dynamic overwrite and UPDATE modes
+           "bench overwrite" times dynamic overwrite and UPDATE modes,
+           "bench select" times queries beside PostgreSQL and DuckDB
   version  print the version
 
 "magmalake <command> -h" lists a command's flags.

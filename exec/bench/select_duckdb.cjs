@@ -1,0 +1,60 @@
+// DuckDB side of `magmalake bench select`: reads a request (JSON file named
+// by argv[2]), creates views over read_parquet of magmalake's data files,
+// runs each query warmup + repeat times and prints one JSON object with the
+// times and the last run's rows as text. @duckdb/node-api is found through
+// NODE_PATH (bench/select.sh installs it in a scratch node_modules).
+'use strict';
+const fs = require('fs');
+const duckdb = require('@duckdb/node-api');
+
+// text prints a value as PostgreSQL's text output would: booleans as t/f,
+// everything else by DuckDB's own string form; NULL stays null.
+function text(v) {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'boolean') return v ? 't' : 'f';
+  return String(v);
+}
+
+async function timed(conn, sql) {
+  const cpu0 = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const reader = await conn.runAndReadAll(sql);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const cpu = process.cpuUsage(cpu0); // every DuckDB thread: they are this process's
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, reader };
+}
+
+async function runQuery(conn, q, warmup, repeat) {
+  const out = { name: q.name, ms: [], cpu_ms: [] };
+  try {
+    let last;
+    for (let i = 0; i < warmup + repeat; i++) {
+      const r = await timed(conn, q.sql);
+      if (i >= warmup) {
+        out.ms.push(r.ms);
+        out.cpu_ms.push(r.cpuMs);
+      }
+      last = r.reader;
+    }
+    out.rows = last.getRows().map((row) => row.map(text));
+  } catch (e) {
+    out.error = String(e && e.message ? e.message : e);
+  }
+  return out;
+}
+
+async function main() {
+  const req = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+  const inst = await duckdb.DuckDBInstance.create(':memory:');
+  const conn = await inst.connect();
+  for (const s of req.setup) await conn.run(s);
+  const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
+  const results = [];
+  for (const q of req.queries) results.push(await runQuery(conn, q, req.warmup, req.repeat));
+  process.stdout.write(JSON.stringify({ version, results }) + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(String(e && e.stack ? e.stack : e) + '\n');
+  process.exit(1);
+});

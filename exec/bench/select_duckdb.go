@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// duckdbScript is the node program that runs the DuckDB side.
+//
+//go:embed select_duckdb.cjs
+var duckdbScript []byte
+
+type duckdbQuery struct {
+	Name string `json:"name"`
+	SQL  string `json:"sql"`
+}
+
+type duckdbRequest struct {
+	Setup   []string      `json:"setup"`
+	Queries []duckdbQuery `json:"queries"`
+	Warmup  int           `json:"warmup"`
+	Repeat  int           `json:"repeat"`
+}
+
+type duckdbResult struct {
+	Name  string      `json:"name"`
+	Ms    []float64   `json:"ms"`
+	CPUMs []float64   `json:"cpu_ms"`
+	Rows  [][]*string `json:"rows"`
+	Error string      `json:"error"`
+}
+
+type duckdbReply struct {
+	Version string         `json:"version"`
+	Results []duckdbResult `json:"results"`
+}
+
+// duckdbViews names each table as a view over read_parquet of the data
+// files magmalake wrote, so the queries run unchanged.
+func duckdbViews(tables map[string][]string) []string {
+	var out []string
+	for _, name := range sortedKeys(tables) {
+		paths := tables[name]
+		quoted := make([]string, len(paths))
+		for i, p := range paths {
+			quoted[i] = "'" + strings.ReplaceAll(p, "'", "''") + "'"
+		}
+		out = append(out, fmt.Sprintf("CREATE VIEW %s AS SELECT * FROM read_parquet([%s])", name, strings.Join(quoted, ", ")))
+	}
+	return out
+}
+
+// runDuckDB runs the request in one node process (modules: a directory
+// holding node_modules/@duckdb/node-api) and returns its reply.
+func runDuckDB(ctx context.Context, modules, scratch string, req duckdbRequest) (duckdbReply, error) {
+	var reply duckdbReply
+	script := filepath.Join(scratch, "select_duckdb.cjs")
+	reqFile := filepath.Join(scratch, "duckdb_request.json")
+	body, err := json.Marshal(req)
+	if err != nil {
+		return reply, fmt.Errorf("duckdb: %w", err)
+	}
+	if err := os.WriteFile(script, duckdbScript, 0o644); err != nil {
+		return reply, fmt.Errorf("duckdb: %w", err)
+	}
+	if err := os.WriteFile(reqFile, body, 0o644); err != nil {
+		return reply, fmt.Errorf("duckdb: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, "node", script, reqFile)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return reply, fmt.Errorf("duckdb: node: %w: %s", err, strings.TrimSpace(errOut.String()))
+	}
+	if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
+		return reply, fmt.Errorf("duckdb: reply: %w", err)
+	}
+	return reply, nil
+}
+
+// cells turns the reply's rows into cells.
+func (r duckdbResult) cells() [][]cell {
+	rows := make([][]cell, len(r.Rows))
+	for i, row := range r.Rows {
+		rows[i] = make([]cell, len(row))
+		for j, v := range row {
+			if v == nil {
+				rows[i][j] = cell{null: true}
+			} else {
+				rows[i][j] = cell{text: *v}
+			}
+		}
+	}
+	return rows
+}
