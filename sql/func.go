@@ -234,6 +234,9 @@ func (b *binder) intArg(name string, args []Expr, i int) error {
 }
 
 func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
+	if e, ok := bindBytea(name, args); ok {
+		return e, nil
+	}
 	switch name {
 	case "lower", "upper":
 		if len(args) != 1 {

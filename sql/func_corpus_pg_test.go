@@ -163,6 +163,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 		{"regex", corpusRegex},
 		{"minmax", corpusMinMax},
 		{"datetime parts", corpusDateTimeParts},
+		{"string", corpusStringMore},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}

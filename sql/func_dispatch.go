@@ -9,6 +9,7 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindTextMore,
 		(*binder).bindMinMax,
 		(*binder).bindDateTimeParts,
+		(*binder).bindStringMore,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -23,6 +24,11 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 // pattern), never across evaluations.
 func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 	switch {
+	case isByteaFunc(x.Name):
+		return func(a []any) (any, error) { return byteaScalar(x.Name, a[0].([]byte)), nil }, true
+	case isStringMoreFunc(x.Name):
+		_, nonStrict := isStringMore(x.Name)
+		return func(a []any) (any, error) { return stringMore(x, a) }, !nonStrict
 	case isVariadicText(x.Name):
 		return func(a []any) (any, error) { return variadicText(x, a) }, false
 	case isMath(x.Name):

@@ -3,6 +3,7 @@ package sql
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -54,6 +55,14 @@ func (b *binder) bindText(name string, args []Expr) (Expr, bool, error) {
 	if len(args) > len(kinds) || len(args) < len(kinds)-required {
 		return nil, true, noFunction(name, args)
 	}
+	for i, a := range args {
+		// Types first, so that a 42883 names the arguments as written.
+		switch k := a.Type().Kind; {
+		case k == KindUnknown:
+		case kinds[i] == 't' && !a.Type().IsString(), kinds[i] == 'i' && k != KindInt16 && k != KindInt32:
+			return nil, true, noFunction(name, args)
+		}
+	}
 	for i := range args {
 		var err error
 		switch kinds[i] {
@@ -90,7 +99,7 @@ func (b *binder) bindPipes(args []Expr) (Expr, error) {
 // format(text, any...): the leading text argument (concat_ws, format) must be
 // text; the others may be of any type, untyped ones read as text.
 func (b *binder) bindVariadicText(name string, args []Expr) (Expr, error) {
-	if len(args) == 0 {
+	if len(args) == 0 || name == "concat_ws" && len(args) == 1 {
 		return nil, noFunction(name, args)
 	}
 	rest := args
@@ -219,7 +228,7 @@ func textScalar(x *Func, a []any) (any, error) {
 			return "", nil
 		}
 		s := a[0].(string)
-		if int64(len(s))*n > maxTextBytes {
+		if int64(len(s))*n > maxTextBytes-4 { // with the 4-byte header
 			return nil, Errorf(CodeProgramLimitExceeded, "requested length too large")
 		}
 		return strings.Repeat(s, int(n)), nil
@@ -301,7 +310,7 @@ func chr(n int64) (any, error) {
 	case n == 0:
 		return nil, Errorf(CodeProgramLimitExceeded, "null character not permitted")
 	case n < 0:
-		return nil, Errorf(CodeProgramLimitExceeded, "character number must be positive")
+		return nil, Errorf(CodeInvalidParameterValue, "character number must be positive")
 	case n > utf8.MaxRune:
 		return nil, Errorf(CodeProgramLimitExceeded, "requested character too large for encoding: %d", n)
 	case n >= 0xD800 && n <= 0xDFFF:
@@ -314,6 +323,9 @@ func chr(n int64) (any, error) {
 func leftRight(left bool, s string, n int64) string {
 	rs := []rune(s)
 	k := int64(len(rs))
+	if !left && n == math.MinInt32 {
+		return s // PostgreSQL's -n wraps to itself: no character is skipped
+	}
 	if n < 0 {
 		n = max(k+n, 0)
 	}
