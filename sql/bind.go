@@ -271,7 +271,9 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 		if table != "" && !b.scope.hasQualifier(table) {
 			return nil, b.scope.missingRelation(table, name)
 		}
-		return nil, UndefinedColumn(table, name)
+		err := UndefinedColumn(table, name)
+		err.Hint = columnHint(b.scope, table, name)
+		return nil, err
 	}
 	c := b.scope.Columns[found]
 	return &ColumnRef{Index: found, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
