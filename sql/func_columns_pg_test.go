@@ -46,6 +46,16 @@ func checkFunctionsOverColumns(t *testing.T, conn *pgx.Conn) {
 		{"exp(i)", "exp(i)"},
 		{"log(n + 100)", "log(n + 100)"},
 		{"CASE WHEN NULL THEN 1 ELSE 2 END", "CASE WHEN NULL THEN 1 ELSE 2 END"},
+		same("to_char(ts, 'FMDay DDth Month YYYY HH12:MI:SS.US AM')"),
+		same("to_char(d, 'IYYY-IW-ID CC J Q RM')"),
+		same("to_char(n, 'FM999,990.00PR')"),
+		same("to_char(f, '9.999EEEE')"),
+		same("to_char(i, 'S9999th')"),
+		same("to_char(b, CASE WHEN i > 0 THEN 'RN' ELSE '0000' END)"),
+		same("lpad(s, i, 'xy')"),
+		same("to_hex(b)"),
+		same("quote_nullable(s)"),
+		same("num_nulls(s, i, n)"),
 	} {
 		checkScalar(t, conn, sc, batch, x)
 	}

@@ -164,6 +164,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 		{"minmax", corpusMinMax},
 		{"datetime parts", corpusDateTimeParts},
 		{"string", corpusStringMore},
+		{"to_char", corpusToChar},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}

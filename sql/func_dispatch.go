@@ -10,6 +10,7 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindMinMax,
 		(*binder).bindDateTimeParts,
 		(*binder).bindStringMore,
+		(*binder).bindToChar,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -24,6 +25,8 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 // pattern), never across evaluations.
 func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 	switch {
+	case x.Name == "to_char":
+		return func(a []any) (any, error) { return toChar(x, a) }, true
 	case isByteaFunc(x.Name):
 		return func(a []any) (any, error) { return byteaScalar(x.Name, a[0].([]byte)), nil }, true
 	case isStringMoreFunc(x.Name):

@@ -30,7 +30,12 @@ func corpusStringMore() []string {
 		out = append(out, cross(f, strTexts, two)...)
 	}
 	for _, f := range []string{"repeat", "left", "right", "lpad", "rpad", "substr"} {
-		out = append(out, cross(f, strTexts, strInts)...)
+		for _, e := range cross(f, strTexts, strInts) {
+			// PostgreSQL loops 2^31 times to repeat an empty string (20 s).
+			if e != "repeat('', 2147483647)" {
+				out = append(out, e)
+			}
+		}
 	}
 	out = append(out, cross("lpad", []string{"'abc'", "'日本語'", "''", "NULL"}, []string{"0", "2", "5", "8", "-1"}, strFills)...)
 	out = append(out, cross("rpad", []string{"'abc'", "'日本語'", "''", "NULL"}, []string{"0", "2", "5", "8", "-1"}, strFills)...)
@@ -52,7 +57,7 @@ func corpusStringMore() []string {
 		"now() = current_timestamp", "now() = transaction_timestamp()",
 		"current_date = now()::date", "localtimestamp = now()::timestamp", "extract(year from now()) > 2000",
 		"to_char(now(), 'YYYY') = extract(year from current_date)::text", "date_trunc('day', now()) <= now()",
-		"repeat('ab', 600000000)", "repeat('abcd', 268435455)", "repeat('', 2147483647)")
+		"repeat('ab', 600000000)", "repeat('abcd', 268435455)")
 	for _, f := range []string{"format('%s|%s', %s, %s)", "format('%I.%L', %s, %s)", "format('[%-6s][%6s]', %s, %s)",
 		"format('%2$s %1$s', %s, %s)"} {
 		for _, a := range strTexts[:12] {
