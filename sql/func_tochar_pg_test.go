@@ -26,7 +26,7 @@ var (
 		"AD", "BC", "ad", "bc", "A.D.", "B.C.", "a.d.", "b.c.", "TZ", "tz", "TZH", "TZM", "OF", "of", "tzh", "tzm",
 		"Q", "WW", "W", "IW", "CC", "J", "RM", "rm", "yyyy", "mm", "dd", "hh24", "mi", "ss", "us", "ms", "iw", "q", "j", "cc", "w", "ww",
 		"ff3", "sssss", "iddd", "id", "y,yyy", "FX", "fx", "Ff1", "yYyY", "dAY", "mONTH", "Mi", "mI"}
-	tcDecor = []string{"FM", "TM", "fm", "tm", "FMTM", ""}
+	tcDecor  = []string{"FM", "TM", "fm", "tm", "FMTM", ""}
 	tcSuffix = []string{"TH", "th", "SP", "", "THth"}
 	tcLits   = []string{"-", "/", " ", ":", "T", `"text"`, `"a\"b"`, `\"`, `\`, "é", `"YYYY"`, "x", ",", ".", `"`, `"unterminated`, "日"}
 	tcNums   = []string{"0", "1", "-1", "5", "12", "123", "-123", "1234567", "2147483647", "(-2147483647 - 1)", "9000000000",
