@@ -300,3 +300,60 @@ func TestWindowFunctionsAgainstModel(t *testing.T) {
 		sameMultiset(t, q, runQuery(t, q, 3), modelWindows(rows))
 	}
 }
+
+// ORDER BY ... LIMIT keeps only the rows it needs while reading; the rows
+// it returns must be the model's: a full sort by (a DESC NULLS FIRST, b
+// NULLS LAST, id) cut at LIMIT after OFFSET.
+func TestTopNAgainstModel(t *testing.T) {
+	seed := uint64(rand.Int64())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 17))
+	for round := 0; round < 30; round++ {
+		rows := genRows(rng, 1+rng.IntN(200), 2, 6)
+		for i := range rows {
+			id := int64(i)
+			rows[i] = append(rows[i], &id)
+		}
+		limit, offset := rng.IntN(12), rng.IntN(5)
+		q := fmt.Sprintf("SELECT a, b, id FROM "+valuesSQL(rows, "a", "b", "id")+" ORDER BY a DESC, b, id LIMIT %d OFFSET %d", "t", limit, offset)
+		model := slices.Clone(rows)
+		cmp := func(x, y *int64, desc bool) int {
+			switch {
+			case x == nil && y == nil:
+				return 0
+			case x == nil: // NULLs are greater: first descending, last ascending
+				if desc {
+					return -1
+				}
+				return 1
+			case y == nil:
+				if desc {
+					return 1
+				}
+				return -1
+			case desc:
+				return int(*y - *x)
+			}
+			return int(*x - *y)
+		}
+		slices.SortFunc(model, func(x, y row) int {
+			if c := cmp(x[0], y[0], true); c != 0 {
+				return c
+			}
+			if c := cmp(x[1], y[1], false); c != 0 {
+				return c
+			}
+			return cmp(x[2], y[2], false)
+		})
+		var want []string
+		for i := offset; i < len(model) && i < offset+limit; i++ {
+			want = append(want, model[i].String())
+		}
+		for _, batch := range []int{1, 3, 64} {
+			got := runQuery(t, q, batch)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s (batch %d)\n got  %v\n want %v", q, batch, got, want)
+			}
+		}
+	}
+}

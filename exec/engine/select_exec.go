@@ -52,6 +52,9 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 		}}, nil
 	}
 	defer stop()
+	if limit >= 0 && len(q.order) > 0 && q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 {
+		in.topN = limit + offset
+	}
 	out, err := q.materialise(ctx, env, in)
 	if err != nil {
 		return nil, err
@@ -88,6 +91,8 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 		rows, err = in.windowed(ctx)
 	case q.agg != nil:
 		rows, err = in.aggregate(ctx)
+	case in.topN > 0:
+		rows, err = in.drainTop(ctx, env.batchSize())
 	default:
 		rows, err = in.drain(ctx)
 	}
@@ -122,6 +127,9 @@ type pipeline struct {
 	// metaCount is the row count the table's metadata gives, for a
 	// count(*) that reads no rows; -1 otherwise.
 	metaCount int64
+	// topN, when positive, is how many rows of ORDER BY ... LIMIT are
+	// wanted: the sort keeps only those while it reads.
+	topN int64
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
@@ -214,6 +222,92 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// drainTop reads the input keeping only the first topN rows in ORDER BY
+// order: whenever twice that many are held, they are sorted and cut back,
+// so memory stays bounded by the LIMIT, not the table.
+func (p *pipeline) drainTop(ctx context.Context, batchSize int) ([]arrow.RecordBatch, error) {
+	var held []arrow.RecordBatch
+	var n int64
+	var bound []arrow.Array // the last kept row's keys, once rows were cut
+	for {
+		b, err := p.nextProjected(ctx)
+		if err == io.EOF {
+			return held, nil
+		}
+		if err != nil {
+			ReleaseAll(held)
+			return nil, err
+		}
+		if bound != nil {
+			// Only rows that sort before the current last kept row can
+			// still make the cut.
+			if b, err = p.beforeBound(b, bound); err != nil {
+				ReleaseAll(held)
+				return nil, err
+			}
+		}
+		held = append(held, b)
+		if n += b.NumRows(); n < 2*p.topN+int64(batchSize) {
+			continue
+		}
+		sorted, err := sortBatches(held, p.q.order, batchSize)
+		if err != nil {
+			return nil, err
+		}
+		held, n = cutRows(sorted, p.topN)
+		if n == p.topN {
+			bound = p.lastKeys(held)
+		}
+	}
+}
+
+// lastKeys are the ORDER BY key columns of the last held row.
+func (p *pipeline) lastKeys(held []arrow.RecordBatch) []arrow.Array {
+	last := held[len(held)-1]
+	r := last.NumRows() - 1
+	keys := make([]arrow.Array, len(p.q.order))
+	for k, o := range p.q.order {
+		keys[k] = array.NewSlice(last.Column(o.col), r, r+1)
+	}
+	return keys
+}
+
+// beforeBound keeps the rows of b that sort strictly before bound.
+func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.RecordBatch, error) {
+	specs := make([]sortSpec, len(p.q.order))
+	keys := make([]arrow.Array, len(p.q.order))
+	for k, o := range p.q.order {
+		specs[k], keys[k] = o.spec, b.Column(o.col)
+	}
+	mask := make([]bool, b.NumRows())
+	for r := range mask {
+		mask[r] = compareKeyRows(keys, r, bound, 0, specs) < 0
+	}
+	f, err := filterBatch(b, mask)
+	b.Release()
+	return f, err
+}
+
+// cutRows keeps the first n rows of batches.
+func cutRows(batches []arrow.RecordBatch, n int64) ([]arrow.RecordBatch, int64) {
+	var out []arrow.RecordBatch
+	var kept int64
+	for _, b := range batches {
+		switch {
+		case kept >= n:
+			b.Release()
+		case kept+b.NumRows() <= n:
+			out = append(out, b)
+			kept += b.NumRows()
+		default:
+			out = append(out, b.NewSlice(0, n-kept))
+			b.Release()
+			kept = n
+		}
+	}
+	return out, kept
 }
 
 func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {

@@ -34,28 +34,7 @@ func sortRows(keys [][]arrow.Array, specs []sortSpec) []rowRef {
 		}
 	}
 	slices.SortStableFunc(refs, func(x, y rowRef) int {
-		for k, s := range specs {
-			a, b := keys[x.batch][k], keys[y.batch][k]
-			an, bn := a.IsNull(int(x.row)), b.IsNull(int(y.row))
-			var c int
-			switch {
-			case an && bn:
-				c = 0
-			case an:
-				c = nullOrder(s)
-			case bn:
-				c = -nullOrder(s)
-			default:
-				c = compareCells(a, int(x.row), b, int(y.row))
-				if s.Desc {
-					c = -c
-				}
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
+		return compareKeyRows(keys[x.batch], int(x.row), keys[y.batch], int(y.row), specs)
 	})
 	return refs
 }
@@ -103,4 +82,29 @@ func ReleaseAll(batches []arrow.RecordBatch) {
 	for _, b := range batches {
 		b.Release()
 	}
+}
+
+// compareKeyRows orders row i of key columns a against row j of b.
+func compareKeyRows(a []arrow.Array, i int, b []arrow.Array, j int, specs []sortSpec) int {
+	for k, s := range specs {
+		an, bn := a[k].IsNull(i), b[k].IsNull(j)
+		var c int
+		switch {
+		case an && bn:
+			c = 0
+		case an:
+			c = nullOrder(s)
+		case bn:
+			c = -nullOrder(s)
+		default:
+			c = compareCells(a[k], i, b[k], j)
+			if s.Desc {
+				c = -c
+			}
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
