@@ -325,6 +325,9 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 		}
 		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
 	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
+		if len(args) == 1 && (name == "current_timestamp" || name == "localtimestamp") {
+			return bindClockPrecision(name, args[0])
+		}
 		if len(args) != 0 {
 			return nil, noFunction(name, args)
 		}

@@ -70,6 +70,15 @@ func (b *binder) bindStringMore(name string, args []Expr) (Expr, bool, error) {
 			return nil, true, err
 		}
 		return &Func{Name: name, Args: []Expr{a}, T: Bytea}, true, nil
+	case "localtime":
+		if len(args) == 1 {
+			e, err := bindClockPrecision(name, args[0])
+			return e, true, err
+		}
+		if len(args) != 0 {
+			return nil, true, noFunction(name, args)
+		}
+		return &Func{Name: "__clock_round", Args: []Expr{&Func{Name: "localtimestamp", T: Timestamp}, &Const{Value: int64(6), T: Int32}}, T: Time}, true, nil
 	case "clock_timestamp", "timeofday":
 		if len(args) != 0 {
 			return nil, true, noFunction(name, args)
@@ -86,7 +95,7 @@ func (b *binder) bindStringMore(name string, args []Expr) (Expr, bool, error) {
 // those called with NULL arguments.
 func isStringMore(name string) (ok, nonStrict bool) {
 	switch name {
-	case "to_hex", "bit_length":
+	case "to_hex", "bit_length", "__clock_round":
 		return true, false
 	case "quote_nullable", "num_nulls", "num_nonnulls", "clock_timestamp", "timeofday":
 		return true, true
@@ -128,6 +137,8 @@ func stringMore(x *Func, a []any) (any, error) {
 		return n, nil
 	case "clock_timestamp":
 		return time.Now().UnixMicro(), nil
+	case "__clock_round":
+		return clockRound(x, a[0].(int64), a[1].(int64)), nil
 	case "timeofday":
 		// PostgreSQL's "%a %b %d %H:%M:%S.%06d %Y %Z", in TimeZone UTC.
 		t := time.Now().UTC()
@@ -190,4 +201,47 @@ func isByteaFunc(name string) bool {
 		return true
 	}
 	return false
+}
+
+// bindClockPrecision binds current_timestamp(p), localtimestamp(p) and
+// localtime[(p)]: the statement time rounded to p fractional digits
+// (half up, as AdjustTimestampForTypmod), p above 6 read as 6; localtime
+// is localtimestamp's time of day.
+func bindClockPrecision(name string, p Expr) (Expr, error) {
+	c, ok := p.(*Const)
+	if !ok || c.Value == nil || !isIntegerKind(c.T) {
+		return nil, Errorf(CodeSyntaxError, "syntax error at or near \"(\"")
+	}
+	prec := c.Value.(int64)
+	what := map[string]string{"current_timestamp": "TIMESTAMP(%d) WITH TIME ZONE", "localtimestamp": "TIMESTAMP(%d)", "localtime": "TIME(%d)"}[name]
+	if prec < 0 {
+		return nil, Errorf(CodeInvalidParameterValue, what+" precision must not be negative", prec)
+	}
+	src := &Func{Name: "localtimestamp", T: Timestamp}
+	if name == "current_timestamp" {
+		src = &Func{Name: "current_timestamp", T: TimestampTZ}
+	}
+	t := src.T
+	if name == "localtime" {
+		t = Time
+	}
+	return &Func{Name: "__clock_round", Args: []Expr{src, &Const{Value: min(prec, 6), T: Int32}}, T: t}, nil
+}
+
+// clockRound computes __clock_round: us rounded to p digits, as a time of
+// day when the result is a time.
+func clockRound(x *Func, us, p int64) any {
+	scale := int64(1)
+	for k := p; k < 6; k++ {
+		scale *= 10
+	}
+	if us >= 0 {
+		us = (us + scale/2) / scale * scale
+	} else {
+		us = -((-us + scale/2) / scale * scale)
+	}
+	if x.T.Kind == KindTime {
+		return floorMod(us, usPerDay)
+	}
+	return us
 }

@@ -56,7 +56,10 @@ func corpusStringMore() []string {
 		"length(timeofday()) > 20", "timeofday() LIKE '% UTC'",
 		"now() = current_timestamp", "now() = transaction_timestamp()",
 		"current_date = now()::date", "localtimestamp = now()::timestamp", "extract(year from now()) > 2000",
-		"to_char(now(), 'YYYY') = extract(year from current_date)::text", "date_trunc('day', now()) <= now()",
+		"to_char(now(), 'YYYY') = extract(year from current_date)::text", "date_trunc('day', now()) <= now()", "localtime IS NOT NULL", "localtime(2) IS NOT NULL",
+		"current_timestamp(-1)", "localtime(-1)", "current_timestamp(7) = now()", "current_timestamp(6) = now()",
+		"localtime(6) = localtimestamp::time", "localtime = localtimestamp::time", "to_char(current_timestamp(0), 'US')",
+		"to_char(localtimestamp(2), 'FF6') LIKE '%0000'", "extract(microsecond from localtime(1)) % 100000",
 		"repeat('ab', 600000000)", "repeat('abcd', 268435455)")
 	for _, f := range []string{"format('%s|%s', %s, %s)", "format('%I.%L', %s, %s)", "format('[%-6s][%6s]', %s, %s)",
 		"format('%2$s %1$s', %s, %s)"} {
