@@ -36,6 +36,11 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		qual = st.Table.Table
 	}
 	p := &deletePlan{rt: rt, scope: tableScope(rt.Table, qual)}
+	if params == nil {
+		params = &sql.Params{}
+	}
+	// Subqueries in WHERE, SET and RETURNING run in the query engine.
+	params.Subqueries = engine.SubqueryPlanner(ctx, s.queryEnv(), params)
 	if st.Alias != "" {
 		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
 	}
@@ -135,6 +140,7 @@ func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql
 
 // runDelete runs (or, dry, plans) the delete through the engine.
 func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	ctx = engine.WithStatement(ctx, s.queryEnv())
 	pred, err := p.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err

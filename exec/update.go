@@ -106,6 +106,7 @@ func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql
 
 // runUpdate runs (or, dry, plans) the update through the engine.
 func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	ctx = engine.WithStatement(ctx, s.queryEnv())
 	pred, err := p.del.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxCachedSubqueryRuns bounds how many results of one correlated subquery
@@ -19,6 +20,7 @@ type subqueryCacheKey struct{}
 // subquery runs once per statement, a correlated one once per distinct
 // outer value.
 type subqueryCache struct {
+	mu   sync.Mutex // DML evaluates its WHERE on several files at once
 	runs map[*Subquery]map[string]*subResult
 }
 
@@ -42,24 +44,30 @@ type subResult struct {
 	rows    [][]any
 	set     map[string]struct{}
 	sawNull bool
-	hashed  bool
+	hashed  sync.Once
 }
 
 func (c *subqueryCache) result(ctx context.Context, x *Subquery, params, outer []any) (*subResult, error) {
 	key := outerKey(outer)
-	runs := c.runs[x]
-	if r, ok := runs[key]; ok {
+	c.mu.Lock()
+	r, ok := c.runs[x][key]
+	c.mu.Unlock()
+	if ok {
 		return r, nil
 	}
+	// Run unlocked: two goroutines missing at once both run it, alike.
 	rows, err := x.Plan.Run(ctx, params, outer)
 	if err != nil {
 		return nil, err
 	}
+	r = &subResult{rows: rows}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	runs := c.runs[x]
 	if runs == nil || len(runs) >= maxCachedSubqueryRuns {
 		runs = map[string]*subResult{}
 		c.runs[x] = runs
 	}
-	r := &subResult{rows: rows}
 	runs[key] = r
 	return r, nil
 }
@@ -143,8 +151,7 @@ func (r *subResult) value(x *Subquery, test any) (any, error) {
 // contains is x = ANY (rows) through a hash set of the rows' values.
 func (r *subResult) contains(x *Subquery, test any) any {
 	col := x.Plan.Columns()[0]
-	if !r.hashed {
-		r.hashed = true
+	r.hashed.Do(func() {
 		r.set = make(map[string]struct{}, len(r.rows))
 		for _, row := range r.rows {
 			if row[0] == nil {
@@ -153,7 +160,7 @@ func (r *subResult) contains(x *Subquery, test any) any {
 			}
 			r.set[domainKey(toDomain(row[0], col, x.Domain))] = struct{}{}
 		}
-	}
+	})
 	if _, ok := r.set[domainKey(toDomain(test, x.Test.Type(), x.Domain))]; ok {
 		return true
 	}

@@ -37,8 +37,7 @@ func (q *Query) Columns() []Column { return q.root.columns() }
 
 // Run executes the query with the statement's parameter values.
 func (q *Query) Run(ctx context.Context, params []any) (Rows, error) {
-	ctx = withScanCache(sql.WithSubqueryCache(ctx), q.env.Options.WorkMem)
-	return q.root.run(ctx, q.env, params)
+	return q.root.run(WithStatement(ctx, q.env), q.env, params)
 }
 
 // planner binds one statement's queries; it plans the subqueries its

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"iter"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
@@ -17,6 +18,7 @@ import (
 type scanCacheKey struct{}
 
 type scanCache struct {
+	mu    sync.Mutex // DML evaluates subqueries on several files at once
 	mem   *memBudget
 	scans map[*tableSource][]arrow.RecordBatch
 	full  bool // work_mem reached: scan as usual from now on
@@ -30,7 +32,12 @@ func withScanCache(ctx context.Context, workMem int64) context.Context {
 // it first if needed; ok is false when the cache cannot serve it.
 func (t *tableSource) cachedBatches(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], bool, error) {
 	c, _ := ctx.Value(scanCacheKey{}).(*scanCache)
-	if c == nil || !t.reuse || c.full {
+	if c == nil || !t.reuse {
+		return nil, false, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
 		return nil, false, nil
 	}
 	if held, ok := c.scans[t]; ok {
@@ -108,4 +115,17 @@ func statementContext(stmt, next context.Context) context.Context {
 		next = context.WithValue(next, scanCacheKey{}, c)
 	}
 	return next
+}
+
+// WithStatement prepares ctx for one statement's evaluation of
+// expressions that hold subqueries (DML's WHERE and SET): their results and
+// the scans of correlated ones are kept for the statement.
+func WithStatement(ctx context.Context, env *Env) context.Context {
+	return withScanCache(sql.WithSubqueryCache(ctx), env.Options.WorkMem)
+}
+
+// SubqueryPlanner plans the subqueries of a statement that is not a query
+// (DML's WHERE, SET and RETURNING) with this engine.
+func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params) sql.SubqueryPlanner {
+	return &planner{ctx: ctx, env: env, params: params}
 }
