@@ -79,6 +79,13 @@ func TestQueryEngineMatchesPostgres(t *testing.T) {
 		"PREPARE anyp AS SELECT id FROM qt WHERE id = ANY($1) ORDER BY id",
 		"EXECUTE anyp('{1,3,NULL,8}')",
 		"SELECT 'x' = ANY('{a,b')",
+		// LATERAL
+		"SELECT * FROM qt, LATERAL (SELECT qt.id * 2 AS d) s ORDER BY id LIMIT 3",
+		"SELECT qt.id, s.* FROM qt CROSS JOIN LATERAL (SELECT t2.id AS nid FROM qt t2 WHERE t2.g = qt.g AND t2.id > qt.id ORDER BY t2.id LIMIT 1) s ORDER BY 1",
+		"SELECT qt.id, s.nid FROM qt LEFT JOIN LATERAL (SELECT t2.id AS nid FROM qt t2 WHERE t2.g = qt.g AND t2.id > qt.id ORDER BY t2.id LIMIT 1) s ON true ORDER BY 1",
+		"SELECT qt.id, s.c FROM qt LEFT JOIN LATERAL (SELECT count(*) AS c FROM qt t2 WHERE t2.g = qt.g) s ON s.c > 2 ORDER BY 1",
+		"SELECT qt.id, x.n FROM qt JOIN LATERAL (SELECT qt.id + 1 AS n UNION ALL SELECT qt.id + 2) x ON x.n % 2 = 0 ORDER BY 1, 2",
+		"SELECT * FROM qa RIGHT JOIN LATERAL (SELECT qa.id) s ON true",
 		// DISTINCT ON
 		"SELECT DISTINCT ON (g) g, id FROM qt ORDER BY g, id DESC",
 		"SELECT DISTINCT ON (g, v) g, v, id FROM qt ORDER BY g, v, id",

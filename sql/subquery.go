@@ -201,3 +201,9 @@ func subqueryText(kind SubqueryKind, op CmpOp) string {
 	}
 	return "(subquery)"
 }
+
+// NewOuter is the view of a query around a LATERAL item: resolve binds a
+// name the item does not define there.
+func NewOuter(resolve func(*ast.ColumnNameExpr) (Expr, error)) *Outer {
+	return &Outer{resolve: resolve}
+}

@@ -28,6 +28,9 @@ func (k joinKind) String() string {
 
 // join plans a join of two FROM items.
 func (p *planner) join(j *ast.Join, outer *sql.Outer) (source, error) {
+	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Lateral {
+		return p.lateral(j, ts, outer)
+	}
 	left, err := p.fromItem(j.Left, outer)
 	if err != nil {
 		return nil, err
