@@ -251,20 +251,27 @@ func (g *diffGen) project(b *dblock, top bool) dout {
 		g.use("distinct")
 	}
 	q := "SELECT " + distinct + strings.Join(items, ", ") + " FROM " + b.from + where
-	tail, ordered := g.orderBy(len(items), b.total, distinct == "")
+	tail, ordered := g.orderBy(len(items), items, b.total, distinct == "")
 	return dout{sql: q + tail, cols: cols, ordered: ordered}
 }
 
-// orderBy writes an ORDER BY (maybe with LIMIT) over n outputs. It orders
-// totally, by every output or by the scope's total order (when not
+// orderBy writes an ORDER BY (maybe with LIMIT) over n outputs, the
+// select items when given. It orders totally, by every output (by position
+// or by the item's text) or by the scope's total order (when not
 // DISTINCT), or only by the first output and then without LIMIT; the
 // answer is ordered only in the first two cases.
-func (g *diffGen) orderBy(n int, total []string, hidden bool) (string, bool) {
+func (g *diffGen) orderBy(n int, items, total []string, hidden bool) (string, bool) {
 	var keys []string
 	switch w := g.r.IntN(100); {
 	case w < 40:
 		for _, i := range g.r.Perm(n) {
-			keys = append(keys, strconv.Itoa(i+1)+g.direction())
+			key := strconv.Itoa(i + 1)
+			// A bare name could be an output's name: only qualified
+			// references and calls are sure to mean the item.
+			if items != nil && strings.ContainsAny(items[i], ".(") && !strings.HasPrefix(items[i], "(SELECT") && g.pct(30) {
+				key = items[i]
+			}
+			keys = append(keys, key+g.direction())
 		}
 	case w < 50 && hidden && total != nil:
 		for _, ref := range total {
@@ -340,7 +347,7 @@ func (g *diffGen) group(b *dblock) dout {
 		g.use("having")
 		q += " HAVING " + g.having(b.cols)
 	}
-	tail, ordered := g.orderBy(len(items), nil, false)
+	tail, ordered := g.orderBy(len(items), items, nil, false)
 	return dout{sql: q + tail, cols: cols, ordered: ordered}
 }
 
@@ -357,6 +364,17 @@ func (g *diffGen) item(cols []dcol) (string, dcol) {
 func (g *diffGen) expr(c dcol) (string, dcol) {
 	g.use("expr")
 	out := dcol{t: c.t, max: c.max}
+	if g.pct(20) {
+		k := g.constant(c)
+		switch g.r.IntN(3) {
+		case 0:
+			return "nullif(" + c.ref + ", " + k + ")", out
+		case 1:
+			return "CASE WHEN " + c.ref + " IS NULL THEN " + k + " ELSE " + c.ref + " END", out
+		default:
+			return "CASE WHEN " + c.ref + " > " + k + " THEN 1 WHEN " + c.ref + " = " + k + " THEN 0 END", dcol{t: dInt, max: 1}
+		}
+	}
 	var f string
 	switch c.t {
 	case dInt:
@@ -696,7 +714,8 @@ func (g *diffGen) joinCond(left []*drel, r *drel) string {
 	} else {
 		cond = g.anyCond(l, r)
 	}
-	if g.pct(20) {
+	// Not after TRUE: PostgreSQL runs a FULL JOIN only on an equality.
+	if cond != "TRUE" && g.pct(20) {
 		cond += " AND " + g.cmp(r.cols)
 	}
 	return cond
@@ -1165,7 +1184,7 @@ func (g *diffGen) setOpQuery() dout {
 		g.use(strings.ToLower(strings.ReplaceAll(op, " ", "_")))
 		q += " " + op + " " + g.setArm(sig)
 	}
-	tail, ordered := g.orderBy(len(sig), nil, false)
+	tail, ordered := g.orderBy(len(sig), nil, nil, false)
 	return dout{sql: q + tail, ordered: ordered}
 }
 
@@ -1233,7 +1252,7 @@ func (g *diffGen) windowQuery() dout {
 		n := len(items)
 		return g.topN("SELECT "+strings.Join(items, ", ")+", "+s+from, n)
 	}
-	tail, ordered := g.orderBy(len(items), nil, false)
+	tail, ordered := g.orderBy(len(items), items, nil, false)
 	return dout{sql: "SELECT " + strings.Join(items, ", ") + from + tail, cols: cols, ordered: ordered}
 }
 
@@ -1245,7 +1264,7 @@ func (g *diffGen) topN(inner string, n int) dout {
 		names = append(names, string(rune('a'+i)))
 	}
 	q := fmt.Sprintf("SELECT * FROM (%s) AS %s(%s, rn) WHERE rn <= %d", inner, name, strings.Join(names, ", "), 1+g.r.IntN(3))
-	tail, ordered := g.orderBy(n+1, nil, false)
+	tail, ordered := g.orderBy(n+1, nil, nil, false)
 	return dout{sql: q + tail, ordered: ordered}
 }
 
@@ -1271,7 +1290,7 @@ func (g *diffGen) groupedWindows(b *dblock) dout {
 		items = append(items, s)
 	}
 	q := "SELECT " + strings.Join(items, ", ") + " FROM " + b.from + g.whereSQL(b) + " GROUP BY " + strings.Join(keys, ", ")
-	tail, ordered := g.orderBy(len(items), nil, false)
+	tail, ordered := g.orderBy(len(items), items, nil, false)
 	return dout{sql: q + tail, ordered: ordered}
 }
 

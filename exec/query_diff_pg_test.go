@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,7 +36,17 @@ import (
 
 // diffFeatures are the features magmalake is held to: a query is compared
 // only when every feature it uses is here. Add a feature once
-// MAGMALAKE_DIFF_ALL=1 shows no failures for it.
+// MAGMALAKE_DIFF_ALL=1 shows no failures for it alone (the report's
+// "alone" columns). The generator's other features:
+//
+//	joins:      inner_join left_join right_join full_join cross_join
+//	            comma_join using natural self_join join3
+//	subqueries: in_subquery not_in_subquery exists not_exists
+//	            scalar_subquery any_all correlated
+//	FROM items: derived_table values generate_series cte cte_twice
+//	set ops:    union union_all intersect intersect_all except except_all
+//	windows:    window_row_number window_rank window_dense_rank window_lag
+//	            window_lead window_first_value window_sum window_frame
 var diffFeatures = []string{
 	"select", "where", "expr", "aggregate", "count_distinct", "group_by", "having",
 	"distinct", "order_by", "limit", "offset",
@@ -53,7 +62,7 @@ const (
 	diffDefaultQueries = 2000
 	diffDefaultSeed    = 1
 	diffDefaultReport  = 20
-	diffDefaultBudget  = 20
+	diffDefaultBudget  = 15
 	// diffTimeout bounds one query on either side: PostgreSQL's timeout
 	// drops the query (the generator's fault), magmalake's is a failure.
 	diffTimeout = 5 * time.Second
@@ -273,17 +282,7 @@ func (d *diffRun) compare(q diffQuery, held bool) {
 		d.pgTimeout++ // too slow on PostgreSQL: the generator's fault, not magmalake's
 		return
 	}
-	if want.code != "" {
-		d.pgFailed++
-	}
-	d.compared++
-	for _, f := range q.feats {
-		d.stat(f).compared++
-	}
-	unheld := slices.DeleteFunc(slices.Clone(q.feats), func(f string) bool { return slices.Contains(diffFeatures, f) })
-	if len(unheld) == 1 {
-		d.stat(unheld[0]).alone++
-	}
+	unheld := d.count(q, want)
 	start := time.Now()
 	got, code, err := diffMagma(d.s, q.sql)
 	d.noteSlow(q.sql, time.Since(start))
@@ -302,6 +301,22 @@ func (d *diffRun) compare(q diffQuery, held bool) {
 		m.err = err.Error()
 	}
 	d.mismatches = append(d.mismatches, m)
+}
+
+// count counts a compared query and returns its features not held yet.
+func (d *diffRun) count(q diffQuery, want pgOutcome) []string {
+	d.compared++
+	if want.code != "" {
+		d.pgFailed++
+	}
+	for _, f := range q.feats {
+		d.stat(f).compared++
+	}
+	unheld := slices.DeleteFunc(slices.Clone(q.feats), func(f string) bool { return slices.Contains(diffFeatures, f) })
+	if len(unheld) == 1 {
+		d.stat(unheld[0]).alone++
+	}
+	return unheld
 }
 
 // diffMagma runs q on magmalake; a panic or a timeout is an error too.
@@ -426,17 +441,33 @@ var diffKindRank = map[string]int{"wrong rows": 0, "wrong error": 1, "error": 2,
 // report logs the counts per feature and the first mismatches; outside
 // MAGMALAKE_DIFF_ALL=1 any mismatch fails the test.
 func (d *diffRun) report() {
-	names := make([]string, 0, len(d.stats))
-	for f := range d.stats {
-		names = append(names, f)
+	d.t.Log(d.summary())
+	// Wrong answers first: they are what an unfinished feature does not
+	// explain.
+	slices.SortStableFunc(d.mismatches, func(a, b diffMismatch) int {
+		return cmp.Compare(diffKindRank[a.kind], diffKindRank[b.kind])
+	})
+	for i, m := range d.mismatches {
+		if i == d.show {
+			d.t.Logf("... and %d more (MAGMALAKE_DIFF_REPORT shows more)", len(d.mismatches)-i)
+			break
+		}
+		d.t.Logf("mismatch %d (%s; seed %d):\n%s\n  features: %v\n  %s", i+1, m.kind, d.seed, m.q.sql, m.q.feats, m.diff)
 	}
-	sort.Strings(names)
+	if len(d.mismatches) > 0 && !d.all {
+		d.t.Errorf("%d queries answer unlike PostgreSQL 15 (seed %d; MAGMALAKE_DIFF_SEED=%d reproduces)", len(d.mismatches), d.seed, d.seed)
+	}
+}
+
+// summary is the table of features, the mismatches by kind, magmalake's
+// commonest errors and its slowest queries.
+func (d *diffRun) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d queries compared (%d refused by PostgreSQL, compared by SQLSTATE; %d too slow on PostgreSQL, dropped), %d mismatches\n",
 		d.compared, d.pgFailed, d.pgTimeout, len(d.mismatches))
 	b.WriteString("per feature: queries using it; alone: those where it is the only feature outside diffFeatures\n")
 	fmt.Fprintf(&b, "%-20s %8s %8s %8s %8s %8s\n", "feature", "compared", "failed", "skipped", "alone", "failed")
-	for _, f := range names {
+	for _, f := range slices.Sorted(maps.Keys(d.stats)) {
 		st := d.stats[f]
 		fmt.Fprintf(&b, "%-20s %8d %8d %8d %8d %8d\n", f, st.compared, st.failed, st.skipped, st.alone, st.aloneFailed)
 	}
@@ -449,20 +480,5 @@ func (d *diffRun) report() {
 	for _, sl := range d.slowest {
 		fmt.Fprintf(&b, "slow: %v %.200s\n", sl.d.Round(time.Millisecond), sl.sql)
 	}
-	d.t.Log(b.String())
-	// Wrong answers first: they are what an unfinished feature does not
-	// explain.
-	slices.SortStableFunc(d.mismatches, func(a, b diffMismatch) int {
-		return cmp.Compare(diffKindRank[a.kind], diffKindRank[b.kind])
-	})
-	for i, m := range d.mismatches {
-		if i == d.show {
-			d.t.Logf("... and %d more", len(d.mismatches)-i)
-			break
-		}
-		d.t.Logf("mismatch %d (%s; seed %d):\n%s\n  features: %v\n  %s", i+1, m.kind, d.seed, m.q.sql, m.q.feats, m.diff)
-	}
-	if len(d.mismatches) > 0 && !d.all {
-		d.t.Errorf("%d queries answer unlike PostgreSQL 15 (seed %d; MAGMALAKE_DIFF_SEED=%d reproduces)", len(d.mismatches), d.seed, d.seed)
-	}
+	return b.String()
 }
