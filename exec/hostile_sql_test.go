@@ -234,6 +234,14 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	mustQuery(t, s, "SET work_mem = '64kB'")
 	for _, q := range queries {
 		mustFail(t, s, sql.CodeOutOfMemory, q)
+		if strings.Contains(q, "ORDER BY") {
+			// A top-N holds only its LIMIT: one row fits, 2,000 do not.
+			if got := mustQuery(t, s, q+" LIMIT 1").rows[0]; fmt.Sprint(got) != fmt.Sprint(mustQuery(t, s, "SELECT id, v FROM w WHERE v = (SELECT min(v) FROM w)").rows[0]) {
+				t.Fatalf("%s LIMIT 1: %v", q, got)
+			}
+			mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 2000")
+			continue
+		}
 		mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 1")
 	}
 	// Small results still fit, and streaming needs no budget.

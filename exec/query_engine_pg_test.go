@@ -86,6 +86,15 @@ func TestQueryEngineMatchesPostgres(t *testing.T) {
 		"SELECT qt.id, s.c FROM qt LEFT JOIN LATERAL (SELECT count(*) AS c FROM qt t2 WHERE t2.g = qt.g) s ON s.c > 2 ORDER BY 1",
 		"SELECT qt.id, x.n FROM qt JOIN LATERAL (SELECT qt.id + 1 AS n UNION ALL SELECT qt.id + 2) x ON x.n % 2 = 0 ORDER BY 1, 2",
 		"SELECT * FROM qa RIGHT JOIN LATERAL (SELECT qa.id) s ON true",
+		// ROLLUP, CUBE, GROUPING SETS
+		"SELECT g, s IS NULL AS n, count(*) FROM qt GROUP BY ROLLUP (g, s IS NULL) ORDER BY 1, 2, 3",
+		"SELECT g, v, sum(id) FROM qt GROUP BY CUBE (g, v) ORDER BY 1, 2, 3",
+		"SELECT g, v, count(*) FROM qt GROUP BY GROUPING SETS ((g), (v), ()) ORDER BY 1, 2, 3",
+		"SELECT g, count(*) FROM qt GROUP BY g, ROLLUP (v) HAVING count(*) > 1 ORDER BY 1, 2",
+		"SELECT count(*) FROM qt WHERE false GROUP BY ROLLUP (g)",
+		"SELECT count(*), sum(v) FROM qt GROUP BY ()",
+		"SELECT g, s, count(*) FROM qt GROUP BY ROLLUP ((g, s)) ORDER BY 1, 2, 3",
+		"SELECT g, count(*), rank() OVER (ORDER BY count(*)) FROM qt GROUP BY ROLLUP (g) ORDER BY 1, 2",
 		// DISTINCT ON
 		"SELECT DISTINCT ON (g) g, id FROM qt ORDER BY g, id DESC",
 		"SELECT DISTINCT ON (g, v) g, v, id FROM qt ORDER BY g, v, id",

@@ -14,6 +14,9 @@ type selectClauses struct {
 	limit      ast.ExprNode
 	offset     ast.ExprNode
 	distinctOn []ast.ExprNode
+	// groupingSets are GROUP BY's grouping sets as key indexes (nil: a
+	// plain GROUP BY).
+	groupingSets [][]int
 }
 
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
@@ -30,6 +33,9 @@ func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
 		return nil, err
 	}
 	if rest, err = p.stripDistinctOn(rest, &cl); err != nil {
+		return nil, err
+	}
+	if rest, err = p.stripGroupingSets(rest, &cl); err != nil {
 		return nil, err
 	}
 	if err := p.rejectDistinctOn(rest); err != nil {
@@ -70,6 +76,7 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	}
 	s.Distinct = sel.Distinct && len(cl.distinctOn) == 0
 	s.DistinctOn = cl.distinctOn
+	s.GroupingSets = cl.groupingSets
 	s.Items = selectItems(sel.Fields)
 	s.Windows = sel.WindowSpecs
 	s.Where = sel.Where

@@ -67,14 +67,17 @@ type Select struct {
 	From       *TableRef
 	Where      ast.ExprNode
 	GroupBy    []ast.ExprNode
-	Having     ast.ExprNode
-	OrderBy    []OrderItem
-	Limit      ast.ExprNode
-	Offset     ast.ExprNode
-	Complex    bool
-	Windows    []ast.WindowSpec // the WINDOW clause
-	Raw        *ast.SelectStmt
-	RawSetOpr  *ast.SetOprStmt
+	// GroupingSets are ROLLUP / CUBE / GROUPING SETS as indexes into
+	// GroupBy; nil for a plain GROUP BY.
+	GroupingSets [][]int
+	Having       ast.ExprNode
+	OrderBy      []OrderItem
+	Limit        ast.ExprNode
+	Offset       ast.ExprNode
+	Complex      bool
+	Windows      []ast.WindowSpec // the WINDOW clause
+	Raw          *ast.SelectStmt
+	RawSetOpr    *ast.SetOprStmt
 }
 
 // PartitionValue is one "col = value" of INSERT OVERWRITE ... PARTITION (...);

@@ -44,3 +44,10 @@ func batchBytes(b arrow.RecordBatch) int64 {
 }
 
 func newMemBudget(limit int64) *memBudget { return &memBudget{limit: limit} }
+
+// release returns n bytes an operator no longer holds.
+func (m *memBudget) release(n int64) {
+	if m != nil {
+		m.used = max(0, m.used-n)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,34 +71,71 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 	return []arrow.RecordBatch{out}, nil
 }
 
-// aggregateRows groups the filtered input: one row per group that HAVING
-// keeps, in the post-aggregation layout (group keys, then aggregates).
-func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error) {
+// groupState is the groups of one grouping set: its grouper and
+// accumulators, and which GROUP BY keys it groups by (the others are NULL
+// in its rows).
+type groupState struct {
+	g      *grouper
+	accs   []accumulator
+	member []bool
+}
+
+func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 	agg := p.q.agg
 	types := make([]sql.Type, len(agg.GroupBy))
 	for i, e := range agg.GroupBy {
 		types[i] = e.Type()
 	}
-	g := newGrouper(types, p.mem, len(agg.Calls))
-	accs := make([]accumulator, len(agg.Calls))
+	st := &groupState{g: newGrouper(types, p.mem, len(agg.Calls)), accs: make([]accumulator, len(agg.Calls)),
+		member: make([]bool, len(agg.GroupBy))}
+	for _, k := range set {
+		st.member[k] = true
+	}
 	for i, c := range agg.Calls {
 		spec := aggSpec{Func: c.Name, Star: c.Arg == nil, Distinct: c.Distinct}
 		if c.Arg != nil {
 			spec.Input = c.Arg.Type()
 		}
 		var err error
-		if accs[i], err = newAccumulator(spec, c.T); err != nil {
+		if st.accs[i], err = newAccumulator(spec, c.T); err != nil {
 			return nil, err
 		}
-		if d, ok := accs[i].(*distinctAcc); ok {
+		if d, ok := st.accs[i].(*distinctAcc); ok {
 			d.mem = p.mem
 		}
 	}
+	return st, nil
+}
+
+// groupingSets are the query's grouping sets: GROUP BY's keys as one set
+// unless ROLLUP, CUBE or GROUPING SETS said otherwise.
+func (p *pipeline) groupingSets() [][]int {
+	if p.q.sets != nil {
+		return p.q.sets
+	}
+	all := make([]int, len(p.q.agg.GroupBy))
+	for i := range all {
+		all[i] = i
+	}
+	return [][]int{all}
+}
+
+// aggregateRows groups the filtered input: one row per group that HAVING
+// keeps, in the post-aggregation layout (group keys, then aggregates).
+func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error) {
+	var states []*groupState
+	for _, set := range p.groupingSets() {
+		st, err := p.newGroupState(set)
+		if err != nil {
+			return nil, err
+		}
+		states = append(states, st)
+	}
 	if p.metaCount >= 0 {
-		for _, a := range accs {
+		for _, a := range states[0].accs {
 			a.(*countAcc).n = []int64{p.metaCount}
 		}
-		g.n = 1
+		states[0].g.n = 1
 	}
 	for p.metaCount < 0 {
 		b, err := p.nextFiltered(ctx)
@@ -107,17 +145,13 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 		if err != nil {
 			return nil, err
 		}
-		err = p.fold(ctx, b, g, accs)
+		err = p.fold(ctx, b, states)
 		b.Release()
 		if err != nil {
 			return nil, err
 		}
 	}
-	// An aggregate without GROUP BY yields one row even over no input.
-	if len(agg.GroupBy) == 0 && g.n == 0 {
-		g.n = 1
-	}
-	grouped, err := groupedBatch(agg, g, accs)
+	grouped, err := p.groupedRows(states)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +171,60 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 	return grouped, nil
 }
 
-// fold adds one input batch to the groups and accumulators.
-func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, g *grouper, accs []accumulator) error {
+// groupedRows is every grouping set's groups in one batch, set by set.
+func (p *pipeline) groupedRows(states []*groupState) (arrow.RecordBatch, error) {
+	var parts []arrow.RecordBatch
+	for _, st := range states {
+		// A set without keys yields one row even over no input.
+		if st.g.n == 0 && !slices.Contains(st.member, true) {
+			st.g.n = 1
+			for k := range st.g.keys {
+				st.g.keys[k].AppendNull()
+			}
+		}
+		b, err := groupedBatch(p.q.agg, st.g, st.accs)
+		if err != nil {
+			ReleaseAll(parts)
+			return nil, err
+		}
+		parts = append(parts, b)
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	defer ReleaseAll(parts)
+	return concatBatches(parts)
+}
+
+// concatBatches is the batches' rows in one batch.
+func concatBatches(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, parts[0].NumCols())
+	var n int64
+	for _, b := range parts {
+		n += b.NumRows()
+	}
+	for c := range cols {
+		arrs := make([]arrow.Array, len(parts))
+		for i, b := range parts {
+			arrs[i] = b.Column(c)
+		}
+		var err error
+		if cols[c], err = array.Concatenate(arrs, memory.DefaultAllocator); err != nil {
+			for _, x := range cols[:c] {
+				x.Release()
+			}
+			return nil, err
+		}
+	}
+	out := array.NewRecordBatch(parts[0].Schema(), cols, n)
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// fold adds one input batch to every grouping set's groups.
+func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*groupState) error {
 	agg := p.q.agg
 	keys := make([]arrow.Array, len(agg.GroupBy))
 	args := make([]arrow.Array, len(agg.Calls))
@@ -167,17 +253,40 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, g *grouper, ac
 				return err
 			}
 			defer sep.Release()
-			if sa, ok := accs[i].(interface{ setSep(arrow.Array) }); ok {
-				sa.setSep(sep)
+			for _, st := range states {
+				if sa, ok := st.accs[i].(interface{ setSep(arrow.Array) }); ok {
+					sa.setSep(sep)
+				}
 			}
 		}
 	}
-	for r := 0; r < int(b.NumRows()); r++ {
-		id, err := g.group(keys, r)
+	for _, st := range states {
+		if err := st.fold(keys, args, int(b.NumRows())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fold groups rows by the set's keys; the others read as NULL.
+func (st *groupState) fold(keys, args []arrow.Array, n int) error {
+	own := keys
+	if slices.Contains(st.member, false) {
+		own = make([]arrow.Array, len(keys))
+		for k, a := range keys {
+			own[k] = a
+			if !st.member[k] {
+				own[k] = array.MakeArrayOfNull(memory.DefaultAllocator, a.DataType(), n)
+				defer own[k].Release()
+			}
+		}
+	}
+	for r := 0; r < n; r++ {
+		id, err := st.g.group(own, r)
 		if err != nil {
 			return err
 		}
-		for i, acc := range accs {
+		for i, acc := range st.accs {
 			if err := acc.update(id, args[i], r); err != nil {
 				return err
 			}

@@ -228,39 +228,70 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 // order: whenever twice that many are held, they are sorted and cut back,
 // so memory stays bounded by the LIMIT, not the table.
 func (p *pipeline) drainTop(ctx context.Context, batchSize int) ([]arrow.RecordBatch, error) {
-	var held []arrow.RecordBatch
-	var n int64
-	var bound []arrow.Array // the last kept row's keys, once rows were cut
+	t := &topN{p: p, batchSize: batchSize}
 	for {
 		b, err := p.nextProjected(ctx)
 		if err == io.EOF {
-			return held, nil
+			return t.held, nil
+		}
+		if err == nil {
+			err = t.add(b)
 		}
 		if err != nil {
-			ReleaseAll(held)
+			ReleaseAll(t.held)
 			return nil, err
-		}
-		if bound != nil {
-			// Only rows that sort before the current last kept row can
-			// still make the cut.
-			if b, err = p.beforeBound(b, bound); err != nil {
-				ReleaseAll(held)
-				return nil, err
-			}
-		}
-		held = append(held, b)
-		if n += b.NumRows(); n < 2*p.topN+int64(batchSize) {
-			continue
-		}
-		sorted, err := sortBatches(held, p.q.order, batchSize)
-		if err != nil {
-			return nil, err
-		}
-		held, n = cutRows(sorted, p.topN)
-		if n == p.topN {
-			bound = p.lastKeys(held)
 		}
 	}
+}
+
+// topN holds the best rows of an ORDER BY ... LIMIT seen so far.
+type topN struct {
+	p         *pipeline
+	batchSize int
+	held      []arrow.RecordBatch
+	n         int64         // rows held
+	charged   int64         // work_mem the held rows take
+	bound     []arrow.Array // the last kept row's keys, once rows were cut
+}
+
+// add takes a batch's rows that can still make the cut; past twice the
+// LIMIT, or past work_mem, the rows are sorted and cut back to the LIMIT.
+func (t *topN) add(b arrow.RecordBatch) error {
+	var err error
+	if t.bound != nil {
+		// Only rows that sort before the current last kept row can
+		// still make the cut.
+		if b, err = t.p.beforeBound(b, t.bound); err != nil {
+			return err
+		}
+	}
+	t.held = append(t.held, b)
+	t.n += b.NumRows()
+	size := batchBytes(b)
+	overBudget := t.p.mem.charge(size, "ORDER BY") != nil
+	t.charged += size
+	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
+		return nil
+	}
+	sorted, err := sortBatches(t.held, t.p.q.order, t.batchSize)
+	if err != nil {
+		t.held = nil
+		return err
+	}
+	t.held, t.n = cutRows(sorted, t.p.topN)
+	// The kept rows count against work_mem: a large LIMIT is a large sort.
+	t.p.mem.release(t.charged)
+	t.charged = 0
+	for _, h := range t.held {
+		t.charged += batchBytes(h)
+	}
+	if err := t.p.mem.charge(t.charged, "ORDER BY"); err != nil {
+		return err
+	}
+	if t.n == t.p.topN {
+		t.bound = t.p.lastKeys(t.held)
+	}
+	return nil
 }
 
 // lastKeys are the ORDER BY key columns of the last held row.
@@ -302,7 +333,17 @@ func cutRows(batches []arrow.RecordBatch, n int64) ([]arrow.RecordBatch, int64) 
 			out = append(out, b)
 			kept += b.NumRows()
 		default:
-			out = append(out, b.NewSlice(0, n-kept))
+			// A copy, not a slice: a slice would keep (and count as)
+			// the whole batch's buffers.
+			refs := make([]rowRef, n-kept)
+			for i := range refs {
+				refs[i] = rowRef{row: int32(i)}
+			}
+			part, err := gatherChunk(memory.DefaultAllocator, b.Schema(), []arrow.RecordBatch{b}, refs)
+			if err != nil {
+				part = b.NewSlice(0, n-kept)
+			}
+			out = append(out, part)
 			b.Release()
 			kept = n
 		}

@@ -22,7 +22,8 @@ type selectQuery struct {
 	src        source
 	input      *sql.Scope
 	where      sql.Expr
-	distinctOn []int // output columns of SELECT DISTINCT ON
+	distinctOn []int   // output columns of SELECT DISTINCT ON
+	sets       [][]int // grouping sets as GROUP BY key indexes; nil: one, all keys
 	agg        *sql.AggContext
 	win        *sql.WindowContext // window calls, computed after grouping
 	having     sql.Expr
@@ -99,7 +100,7 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 			return nil, err
 		}
 	}
-	grouped := len(st.GroupBy) > 0 || st.Having != nil || sql.HasAggregate(items...)
+	grouped := len(st.GroupBy) > 0 || st.GroupingSets != nil || st.Having != nil || sql.HasAggregate(items...)
 	bindOut := func(n ast.ExprNode) (sql.Expr, error) { return sql.Bind(n, input, params) }
 	if untyped {
 		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindUntyped(n, input, params) }
@@ -108,6 +109,7 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		if q.agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
 			return nil, err
 		}
+		q.sets = st.GroupingSets
 		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
 	}
 	if hasWindow(items, st.OrderBy) {

@@ -1,0 +1,196 @@
+package sql
+
+import "strings"
+
+// stripGroupingSets rewrites a GROUP BY with ROLLUP, CUBE or GROUPING SETS
+// (which tidb lacks) into a plain GROUP BY of every key it names, and
+// records the grouping sets as key indexes in cl.
+func (p *parseCtx) stripGroupingSets(toks []token, cl *selectClauses) ([]token, error) {
+	start, end := groupByClause(toks)
+	if start < 0 || !hasGroupingConstruct(toks[start:end]) {
+		return toks, nil
+	}
+	g := &groupingParse{index: map[string]int{}}
+	sets := [][]int{{}}
+	for _, el := range splitTopLevel(toks[start:end]) {
+		list, err := g.element(el)
+		if err != nil {
+			return nil, syntaxErrorAt(p.query, toks[start])
+		}
+		sets = crossSets(sets, list)
+	}
+	cl.groupingSets = sets
+	out := append([]token(nil), toks[:start]...)
+	if len(g.keys) == 0 {
+		out = out[:len(out)-2] // no key at all: drop GROUP BY itself
+	}
+	for i, k := range g.keys {
+		if i > 0 {
+			out = append(out, token{kind: tkPunct, val: ",", pos: k[0].pos, end: k[0].pos})
+		}
+		out = append(out, k...)
+	}
+	return append(out, toks[end:]...), nil
+}
+
+// groupByClause is the span of the top-level GROUP BY list, or -1.
+func groupByClause(toks []token) (int, int) {
+	start, end := -1, len(toks)
+	eachTopLevel(toks, func(k int) int {
+		switch {
+		case start < 0 && toks[k].is("group") && k+1 < len(toks) && toks[k+1].is("by"):
+			start = k + 2
+		case start >= 0 && end == len(toks) && k >= start && anyWord("having", "order", "limit", "offset", "fetch",
+			"window", "union", "intersect", "except", "for")(toks[k]):
+			end = k
+		}
+		return 0
+	})
+	return start, end
+}
+
+func hasGroupingConstruct(toks []token) bool {
+	found := false
+	eachTopLevel(toks, func(k int) int {
+		if k+1 < len(toks) && (toks[k].is("rollup") || toks[k].is("cube")) && toks[k+1].isPunct("(") ||
+			k+2 < len(toks) && toks[k].is("grouping") && toks[k+1].is("sets") && toks[k+2].isPunct("(") {
+			found = true
+		}
+		return 0
+	})
+	// An empty grouping set "()" stands where an element starts, not
+	// after a function name.
+	for k := 0; k+1 < len(toks); k++ {
+		if toks[k].isPunct("(") && toks[k+1].isPunct(")") && (k == 0 || toks[k-1].isPunct(",")) {
+			found = true
+		}
+	}
+	return found
+}
+
+// groupingParse collects the distinct keys of a GROUP BY, by their text.
+type groupingParse struct {
+	keys  [][]token
+	index map[string]int
+}
+
+func (g *groupingParse) key(toks []token) int {
+	var sb strings.Builder
+	for _, t := range toks {
+		sb.WriteString(t.val)
+		sb.WriteByte(' ')
+	}
+	k := sb.String()
+	if i, ok := g.index[k]; ok {
+		return i
+	}
+	g.index[k] = len(g.keys)
+	g.keys = append(g.keys, toks)
+	return len(g.keys) - 1
+}
+
+// element is one GROUP BY element's grouping sets.
+func (g *groupingParse) element(el []token) ([][]int, error) {
+	switch {
+	case len(el) == 0:
+		return nil, errBadGrouping
+	case len(el) >= 2 && (el[0].is("rollup") || el[0].is("cube")) && el[1].isPunct("("):
+		units, err := g.units(inner(el, 1))
+		if err != nil {
+			return nil, err
+		}
+		if el[0].is("rollup") {
+			return rollupSets(units), nil
+		}
+		return cubeSets(units), nil
+	case len(el) >= 3 && el[0].is("grouping") && el[1].is("sets") && el[2].isPunct("("):
+		var out [][]int
+		for _, sub := range splitTopLevel(inner(el, 2)) {
+			list, err := g.element(sub)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, list...)
+		}
+		return out, nil
+	}
+	units, err := g.units(el)
+	if err != nil || len(units) != 1 {
+		return nil, errBadGrouping
+	}
+	return [][]int{units[0]}, nil
+}
+
+var errBadGrouping = Errorf(CodeSyntaxError, "syntax error in GROUP BY")
+
+// inner is the tokens inside the parentheses opening at el[k].
+func inner(el []token, k int) []token {
+	e := matchParenTok(el, k)
+	if e < 0 {
+		return nil
+	}
+	return el[k+1 : e]
+}
+
+// units reads a comma list whose items are keys or parenthesised key
+// lists ("(a, b)" is one unit; "()" an empty one).
+func (g *groupingParse) units(toks []token) ([][]int, error) {
+	var out [][]int
+	for _, it := range splitTopLevel(toks) {
+		if len(it) == 0 {
+			return nil, errBadGrouping
+		}
+		if it[0].isPunct("(") && matchParenTok(it, 0) == len(it)-1 {
+			var unit []int
+			if len(it) > 2 {
+				for _, k := range splitTopLevel(it[1 : len(it)-1]) {
+					unit = append(unit, g.key(k))
+				}
+			}
+			out = append(out, unit)
+			continue
+		}
+		out = append(out, []int{g.key(it)})
+	}
+	return out, nil
+}
+
+// rollupSets is ROLLUP (u1, ..., un): every prefix, longest first.
+func rollupSets(units [][]int) [][]int {
+	var out [][]int
+	for n := len(units); n >= 0; n-- {
+		var set []int
+		for _, u := range units[:n] {
+			set = append(set, u...)
+		}
+		out = append(out, set)
+	}
+	return out
+}
+
+// cubeSets is CUBE (u1, ..., un): every subset.
+func cubeSets(units [][]int) [][]int {
+	var out [][]int
+	for mask := (1 << len(units)) - 1; mask >= 0; mask-- {
+		var set []int
+		for i, u := range units {
+			if mask&(1<<i) != 0 {
+				set = append(set, u...)
+			}
+		}
+		out = append(out, set)
+	}
+	return out
+}
+
+// crossSets combines two elements' grouping sets: every union of one of each.
+func crossSets(a, b [][]int) [][]int {
+	var out [][]int
+	for _, x := range a {
+		for _, y := range b {
+			set := append(append([]int(nil), x...), y...)
+			out = append(out, set)
+		}
+	}
+	return out
+}
