@@ -63,9 +63,10 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	if err != nil {
 		return nil, err
 	}
-	// Only an untyped literal or parameter, or a cast to an array type,
-	// is an array here: a text column is not.
-	if !isUnknown(arr) && elem.Kind == KindUnknown {
+	// Only a literal, a parameter (drivers send arrays as text) or a cast
+	// to an array type is an array here: a text column is not.
+	_, param := arr.(*Param)
+	if !isUnknown(arr) && !param && elem.Kind == KindUnknown {
 		return nil, Errorf("42809", "op ANY/ALL (array) requires array on right side")
 	}
 	if arr, err = b.coerceUnknown(arr, Text); err != nil {

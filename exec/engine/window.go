@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -72,77 +72,77 @@ func (in *windowInput) arrays(ctx context.Context, e sql.Expr, params []any) ([]
 	return out, nil
 }
 
-// windowKeys are a call's partition and order key values per row.
+// windowKeys are a call's partition and order keys, as arrays per batch:
+// sorting compares them in place, without boxing a value per row.
 type windowKeys struct {
-	part  [][]any
-	ptype []sql.Type
-	order [][]any
-	spec  []sql.WindowOrder
+	in        *windowInput
+	part      [][]arrow.Array // [batch][key]
+	partSpec  []sortSpec
+	order     [][]arrow.Array
+	orderSpec []sortSpec
+	spec      []sql.WindowOrder
 }
 
 func (in *windowInput) keys(ctx context.Context, call *sql.WindowCall, params []any) (*windowKeys, error) {
-	k := &windowKeys{spec: call.Order}
-	for _, e := range call.Partition {
-		v, err := in.datums(ctx, e, params)
-		if err != nil {
-			return nil, err
-		}
-		k.part, k.ptype = append(k.part, v), append(k.ptype, e.Type())
+	k := &windowKeys{in: in, spec: call.Order, part: make([][]arrow.Array, len(in.batches)),
+		order: make([][]arrow.Array, len(in.batches))}
+	for range call.Partition {
+		k.partSpec = append(k.partSpec, sortSpec{})
 	}
 	for _, o := range call.Order {
-		v, err := in.datums(ctx, o.Expr, params)
-		if err != nil {
-			return nil, err
+		k.orderSpec = append(k.orderSpec, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
+	}
+	for b := range in.batches {
+		for _, e := range call.Partition {
+			arr, err := sql.Eval(ctx, e, in.batches[b], params)
+			if err != nil {
+				k.release()
+				return nil, err
+			}
+			k.part[b] = append(k.part[b], arr)
 		}
-		k.order = append(k.order, v)
+		for _, o := range call.Order {
+			arr, err := sql.Eval(ctx, o.Expr, in.batches[b], params)
+			if err != nil {
+				k.release()
+				return nil, err
+			}
+			k.order[b] = append(k.order[b], arr)
+		}
 	}
 	return k, nil
 }
 
-// cmpNullable orders datums of t with NULLs last (first when nullsFirst).
-func cmpNullable(t sql.Type, a, b any, nullsFirst bool) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		if nullsFirst {
-			return -1
+func (k *windowKeys) release() {
+	for _, per := range [][][]arrow.Array{k.part, k.order} {
+		for _, arrs := range per {
+			for _, a := range arrs {
+				a.Release()
+			}
 		}
-		return 1
-	case b == nil:
-		if nullsFirst {
-			return 1
-		}
-		return -1
 	}
-	return sql.CompareDatums(t, a, b)
 }
 
 func (k *windowKeys) cmpPartition(i, j int) int {
-	for c, vals := range k.part {
-		if r := cmpNullable(k.ptype[c], vals[i], vals[j], false); r != 0 {
-			return r
-		}
+	if len(k.partSpec) == 0 {
+		return 0
 	}
-	return 0
+	a, b := k.in.refs[i], k.in.refs[j]
+	return compareKeyRows(k.part[a.batch], int(a.row), k.part[b.batch], int(b.row), k.partSpec)
 }
 
 func (k *windowKeys) cmpOrder(i, j int) int {
-	for c, vals := range k.order {
-		o := k.spec[c]
-		r := cmpNullable(o.Expr.Type(), vals[i], vals[j], o.NullsFirst)
-		if o.Desc {
-			r = -r
-			// NULLS FIRST/LAST is about position, not value: undo the flip.
-			if (vals[i] == nil) != (vals[j] == nil) {
-				r = -r
-			}
-		}
-		if r != 0 {
-			return r
-		}
+	if len(k.orderSpec) == 0 {
+		return 0
 	}
-	return 0
+	a, b := k.in.refs[i], k.in.refs[j]
+	return compareKeyRows(k.order[a.batch], int(a.row), k.order[b.batch], int(b.row), k.orderSpec)
+}
+
+// orderValue is the first ORDER BY key of global row i (RANGE offsets).
+func (k *windowKeys) orderValue(i int) any {
+	r := k.in.refs[i]
+	return sql.DatumAt(k.order[r.batch][0], k.spec[0].Expr.Type(), int(r.row))
 }
 
 // compute returns the call's value for every row, in global row order.
@@ -151,17 +151,17 @@ func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params
 	if err != nil {
 		return nil, err
 	}
+	defer keys.release()
 	n := len(in.refs)
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		i, j := order[a], order[b]
+	slices.SortStableFunc(order, func(i, j int) int {
 		if c := keys.cmpPartition(i, j); c != 0 {
-			return c < 0
+			return c
 		}
-		return keys.cmpOrder(i, j) < 0
+		return keys.cmpOrder(i, j)
 	})
 	w, err := newWindowEval(ctx, in, call, keys, params)
 	if err != nil {

@@ -250,8 +250,8 @@ func (w *windowEval) bound(rows []int, p int, b sql.FrameBound, off float64, sta
 // rangeBound is RANGE n PRECEDING / FOLLOWING: the rows whose ORDER BY
 // value lies within n of the current row's.
 func (w *windowEval) rangeBound(rows []int, p int, b sql.FrameBound, off float64, start bool) int {
-	vals, o := w.keys.order[0], w.keys.spec[0]
-	cur := vals[rows[p]]
+	o := w.keys.spec[0]
+	cur := w.keys.orderValue(rows[p])
 	if cur == nil {
 		// NULLs are each other's peers and nothing else's.
 		g := w.peers[p]
@@ -269,7 +269,7 @@ func (w *windowEval) rangeBound(rows []int, p int, b sql.FrameBound, off float64
 	// inFrame reports whether position q lies at or after the start
 	// (start) / at or before the end (!start) of the frame.
 	inFrame := func(q int) bool {
-		v := vals[rows[q]]
+		v := w.keys.orderValue(rows[q])
 		if v == nil {
 			return false
 		}
