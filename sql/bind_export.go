@@ -1,6 +1,11 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
+import (
+	"strconv"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
 
 // BindUntyped binds like Bind but leaves an untyped literal or parameter
 // untyped: a set operation's branch outputs take their types from all
@@ -31,3 +36,27 @@ func CoerceTo(e Expr, t Type, params *Params) (Expr, error) {
 // CompareDatums orders two non-null datums of type t as PostgreSQL's
 // operators do (NaN above every number, -0 equal to 0).
 func CompareDatums(t Type, a, b any) int { return compareDatums(t, a, b) }
+
+// ColumnIndexNode names input column i by position: SELECT * over columns
+// that share a name (SELECT * FROM (SELECT a.k, b.k ...) s, a UNION's first
+// branch with k twice) has no name that tells them apart.
+func ColumnIndexNode(i int) ast.ExprNode {
+	e, _ := ParseExpr("__colidx(" + strconv.Itoa(i) + ")")
+	return e
+}
+
+func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
+	i := -1
+	if len(n.Args) == 1 {
+		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok {
+			if x, ok := v.GetValue().(int64); ok {
+				i = int(x)
+			}
+		}
+	}
+	if i < 0 || i >= len(b.scope.Columns) {
+		return nil, Errorf(CodeSyntaxError, "__colidx names no input column")
+	}
+	c := b.scope.Columns[i]
+	return &ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
+}

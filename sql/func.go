@@ -14,6 +14,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	switch name {
 	case "__param":
 		return b.bindParam(n)
+	case "__colidx":
+		return b.bindColumnIndex(n)
 	case "__cast":
 		return b.bindCast(n)
 	case "__true", "__false":

@@ -165,7 +165,7 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 		return false, nil
 	}
 	prev := n.in[n.i-1]
-	if !prev.is("from") && !prev.is("join") && !prev.isPunct(",") {
+	if !prev.is("from") && !prev.is("join") && !prev.is(FullJoinWord) && !prev.isPunct(",") {
 		return false, nil
 	}
 	if t.val == "lateral" || t.val == "only" || t.val == "select" || t.val == "values" {

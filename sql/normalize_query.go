@@ -3,6 +3,8 @@ package sql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // AliasColumnSep separates a derived table's alias from its column names in
@@ -16,11 +18,14 @@ const AliasColumnSep = "\x1f"
 // an ON clause into a Join the query engine tells apart by StraightJoin.
 const FullJoinWord = "straight_join"
 
+// NaturalMarker is the ON condition a NATURAL FULL JOIN reaches tidb with.
+const NaturalMarker = "__natural"
+
 // queryPrepass rewrites, token by token, the query forms of PostgreSQL that
 // tidb's grammar lacks: VALUES lists as queries, FULL JOIN, and column
 // alias lists of derived tables.
 func queryPrepass(in []token) []token {
-	return aggregateFilters(derivedColumnAliases(fullJoins(valuesQueries(in))))
+	return nestedNulls(aggregateFilters(derivedColumnAliases(fullJoins(valuesQueries(in)))))
 }
 
 // valuesQueries turns VALUES (a, b), (c, d) standing as a query into
@@ -133,8 +138,22 @@ func fullJoins(in []token) []token {
 				j++
 			}
 			if j < len(in) && in[j].is("join") {
+				natural := len(out) > 0 && out[len(out)-1].is("natural")
+				if natural {
+					out = out[:len(out)-1]
+				}
 				out = append(out, token{kind: tkIdent, val: FullJoinWord, pos: t.pos, end: in[j].end})
 				k = j
+				if natural {
+					// tidb has no NATURAL with STRAIGHT_JOIN: the right item
+					// gets ON __natural(), which the engine reads as NATURAL.
+					e := fromItemEnd(in, j+1)
+					out = append(out, in[j+1:e]...)
+					out = append(out, token{kind: tkIdent, val: "on", pos: t.pos, end: t.end},
+						token{kind: tkIdent, val: NaturalMarker, pos: t.pos, end: t.end},
+						token{kind: tkPunct, val: "(", pos: t.pos, end: t.end}, token{kind: tkPunct, val: ")", pos: t.pos, end: t.end})
+					k = e - 1
+				}
 				continue
 			}
 		}
@@ -289,4 +308,95 @@ func filteredArgs(args, cond []token, at token) []token {
 		wrapped = append(wrapped, it...)
 	}
 	return wrapped
+}
+
+// nestedNulls rewrites "key [ASC|DESC] NULLS FIRST|LAST" in ORDER BY lists
+// below the statement's own (windows, subqueries, WITH queries; the front
+// end strips the top level's itself) into "__nulls_first(key) [ASC|DESC]"
+// or __nulls_last: tidb has no NULLS; the query's builder unwraps the
+// marker (see OrderKey), so an ordinal or an output name stays one.
+func nestedNulls(in []token) []token {
+	out := append([]token(nil), in...)
+	for k := 0; k < len(out); k++ {
+		if !out[k].is("nulls") || k+1 >= len(out) || !(out[k+1].is("first") || out[k+1].is("last")) {
+			continue
+		}
+		keyEnd := k
+		if keyEnd > 0 && (out[keyEnd-1].is("asc") || out[keyEnd-1].is("desc")) {
+			keyEnd--
+		}
+		start := sortKeyStart(out, keyEnd)
+		if start < 0 || start >= keyEnd {
+			continue
+		}
+		at := out[k]
+		marker := "__nulls_last"
+		if out[k+1].is("first") {
+			marker = "__nulls_first"
+		}
+		repl := []token{{kind: tkIdent, val: marker, pos: at.pos, end: at.end}, {kind: tkPunct, val: "(", pos: at.pos, end: at.end}}
+		repl = append(repl, out[start:keyEnd]...)
+		repl = append(repl, token{kind: tkPunct, val: ")", pos: at.pos, end: at.end})
+		repl = append(repl, out[keyEnd:k]...) // ASC or DESC
+		rest := append([]token(nil), out[k+2:]...)
+		out = append(append(out[:start], repl...), rest...)
+		k = start + len(repl) - 1
+	}
+	return out
+}
+
+// OrderKey unwraps a nested ORDER BY key's NULLS FIRST|LAST marker:
+// nullsFirst is nil when the key has none.
+func OrderKey(n ast.ExprNode) (key ast.ExprNode, nullsFirst *bool) {
+	call, ok := n.(*ast.FuncCallExpr)
+	if !ok || len(call.Args) != 1 || (call.FnName.L != "__nulls_first" && call.FnName.L != "__nulls_last") {
+		return n, nil
+	}
+	first := call.FnName.L == "__nulls_first"
+	return call.Args[0], &first
+}
+
+// sortKeyStart is where the sort key ending before out[end] begins: after
+// the "," or "BY" that precedes it at its own parenthesis level.
+func sortKeyStart(out []token, end int) int {
+	depth := 0
+	for k := end - 1; k >= 0; k-- {
+		switch {
+		case out[k].isPunct(")"):
+			depth++
+		case out[k].isPunct("("):
+			if depth == 0 {
+				return -1
+			}
+			depth--
+		case depth == 0 && (out[k].isPunct(",") || out[k].is("by")):
+			return k + 1
+		}
+	}
+	return -1
+}
+
+// fromItemEnd is the index after the FROM item starting at in[k]: a
+// (qualified) name or a parenthesised query, then an optional alias.
+func fromItemEnd(in []token, k int) int {
+	switch {
+	case k >= len(in):
+		return k
+	case in[k].isPunct("("):
+		if e := matchParenTok(in, k); e > 0 {
+			k = e + 1
+		}
+	default:
+		k++
+		for k+1 < len(in) && in[k].isPunct(".") && isName(in[k+1]) {
+			k += 2
+		}
+	}
+	if k < len(in) && in[k].is("as") {
+		k++
+	}
+	if k < len(in) && isName(in[k]) {
+		k++
+	}
+	return k
 }

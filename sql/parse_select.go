@@ -104,7 +104,8 @@ func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
 	}
 	var out []OrderItem
 	for k, it := range ob.Items {
-		oi := OrderItem{Expr: it.Expr, Desc: it.Desc}
+		key, nulls := OrderKey(it.Expr)
+		oi := OrderItem{Expr: key, Desc: it.Desc, NullsFirst: nulls}
 		if nf, ok := cl.nulls[k]; ok {
 			oi.NullsFirst = &nf
 		}

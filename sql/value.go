@@ -80,6 +80,10 @@ func (in InputStyle) AppendValue(b array.Builder, t Type, v any) error {
 	return appendDatum(b, t, d)
 }
 
+// AppendDatum appends d, a datum of t (as DatumAt returns it), to b, a
+// builder of t.ArrowType().
+func AppendDatum(b array.Builder, t Type, d any) error { return appendDatum(b, t, d) }
+
 func appendDatum(b array.Builder, t Type, d any) error {
 	if d == nil {
 		b.AppendNull()

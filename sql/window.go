@@ -170,11 +170,16 @@ func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
-			e, err := b.bindTyped(it.Expr)
+			key, nulls := OrderKey(it.Expr)
+			e, err := b.bindTyped(key)
 			if err != nil {
 				return err
 			}
-			call.Order = append(call.Order, WindowOrder{Expr: e, Desc: it.Desc, NullsFirst: it.Desc})
+			o := WindowOrder{Expr: e, Desc: it.Desc, NullsFirst: it.Desc}
+			if nulls != nil {
+				o.NullsFirst = *nulls
+			}
+			call.Order = append(call.Order, o)
 		}
 	}
 	call.Mode, call.Start, call.End = FrameRange, FrameBound{Kind: BoundUnboundedPreceding}, FrameBound{Kind: BoundCurrentRow}

@@ -41,12 +41,13 @@ func (p *planner) join(j *ast.Join, outer *sql.Outer) (source, error) {
 	}
 	js := &joinSource{left: left, right: right, kind: joinKindOf(j), env: p.env}
 	js.sc = concatScopes(left.scope(), right.scope())
+	natural := isNaturalMarker(j)
 	using, err := usingNames(j, left.scope(), right.scope())
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case j.On != nil:
+	case j.On != nil && !natural:
 		cond, err := sql.BindCondition(j.On.Expr, withOuter(js.sc, outer), p.params, "JOIN/ON")
 		if err != nil {
 			return nil, err
@@ -87,6 +88,10 @@ func concatScopes(l, r *sql.Scope) *sql.Scope {
 // usingNames lists the columns of USING (...), or of NATURAL: those both
 // sides have. nil means neither.
 func usingNames(j *ast.Join, l, r *sql.Scope) ([]string, error) {
+	if isNaturalMarker(j) {
+		j.On = nil
+		j.NaturalJoin = true
+	}
 	if j.NaturalJoin {
 		names := []string{}
 		for _, c := range l.Columns {
@@ -178,11 +183,21 @@ func columnRef(sc *sql.Scope, i int) *sql.ColumnRef {
 	return &sql.ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}
 }
 
+// andOf is the conjunction of es, flattened: a join finds its hash keys
+// among the top-level conjuncts.
 func andOf(es []sql.Expr) sql.Expr {
-	if len(es) == 1 {
-		return es[0]
+	var flat []sql.Expr
+	for _, e := range es {
+		if l, ok := e.(*sql.Logic); ok && l.And {
+			flat = append(flat, l.Args...)
+			continue
+		}
+		flat = append(flat, e)
 	}
-	return &sql.Logic{And: true, Args: es}
+	if len(flat) == 1 {
+		return flat[0]
+	}
+	return &sql.Logic{And: true, Args: flat}
 }
 
 // mergedSource is a USING join: the merged columns first, then the join's.
@@ -240,4 +255,70 @@ func (m *mergedSource) withMerged(ctx context.Context, b arrow.RecordBatch, para
 		a.Release()
 	}
 	return out, nil
+}
+
+// pushIntoJoins copies each conjunct of WHERE that relates the two sides of
+// an inner join into that join's condition, so that FROM a, b WHERE a.k =
+// b.k hashes on the key instead of filtering a cross product. WHERE keeps
+// the conjuncts: for inner joins checking them twice changes nothing.
+func pushIntoJoins(src source, where sql.Expr) {
+	if where == nil {
+		return
+	}
+	conj := []sql.Expr{where}
+	if l, ok := where.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	for _, c := range conj {
+		if !hasSubquery(c) {
+			placeConjunct(src, c)
+		}
+	}
+}
+
+// placeConjunct attaches c (over s's scope) to the lowest inner join whose
+// two sides it both reads.
+func placeConjunct(s source, c sql.Expr) bool {
+	js, ok := s.(*joinSource)
+	if !ok || js.kind != joinInner {
+		return false
+	}
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	nl := len(js.left.scope().Columns)
+	left, right := false, false
+	for i := range cols {
+		if i < nl {
+			left = true
+		} else {
+			right = true
+		}
+	}
+	switch {
+	case left && right:
+		if js.cond == nil {
+			js.setCondition(c)
+		} else {
+			js.setCondition(andOf([]sql.Expr{js.cond, c}))
+		}
+		return true
+	case left:
+		return placeConjunct(js.left, c)
+	case right:
+		shift := map[int]int{}
+		for i := range cols {
+			shift[i] = i - nl
+		}
+		return placeConjunct(js.right, sql.RemapColumns(c, shift))
+	}
+	return false
+}
+
+// isNaturalMarker reports the front end's spelling of NATURAL FULL JOIN.
+func isNaturalMarker(j *ast.Join) bool {
+	if j.On == nil {
+		return false
+	}
+	call, ok := j.On.Expr.(*ast.FuncCallExpr)
+	return ok && call.FnName.L == sql.NaturalMarker
 }

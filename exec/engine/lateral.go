@@ -226,7 +226,7 @@ func (l *lateralSource) appendRow(bld *array.RecordBuilder, b arrow.RecordBatch,
 		if right != nil {
 			v = right[k]
 		}
-		if err := sql.AppendValue(bld.Field(nl+k), t, v); err != nil {
+		if err := sql.AppendDatum(bld.Field(nl+k), t, v); err != nil {
 			return err
 		}
 	}

@@ -57,6 +57,7 @@ func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untype
 	if err != nil {
 		return nil, err
 	}
+	pushIntoJoins(src, q.where)
 	used := q.inputColumns()
 	if len(used) == len(full.Columns) {
 		q.src = src
@@ -224,12 +225,20 @@ func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 			continue
 		}
 		found := false
+		seen := map[[2]string]int{}
 		for _, c := range input.Columns {
+			seen[[2]string{c.Table, c.Name}]++
+		}
+		for i, c := range input.Columns {
 			if it.StarQualifier != "" && c.Table != it.StarQualifier || it.StarQualifier == "" && c.Hidden {
 				continue
 			}
 			found = true
-			nodes = append(nodes, ColumnRefNode(c))
+			if seen[[2]string{c.Table, c.Name}] > 1 {
+				nodes = append(nodes, sql.ColumnIndexNode(i))
+			} else {
+				nodes = append(nodes, ColumnRefNode(c))
+			}
 			names = append(names, c.Name)
 		}
 		if it.StarQualifier != "" && !found {

@@ -193,7 +193,7 @@ func (s *seriesSource) numericSeq(ctx context.Context, vals []any) (iter.Seq2[ar
 				if c := cur.Cmp(stop); up && c > 0 || !up && c < 0 {
 					break
 				}
-				if err := sql.AppendValue(b, s.t, cur); err != nil {
+				if err := sql.AppendDatum(b, s.t, cur); err != nil {
 					b.Release()
 					yield(nil, err)
 					return

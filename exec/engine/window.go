@@ -194,7 +194,7 @@ func (in *windowInput) extend(calls []*sql.WindowCall, cols [][]any) ([]arrow.Re
 		for k, call := range calls {
 			bld := array.NewBuilder(memory.DefaultAllocator, call.T.ArrowType())
 			for r := 0; r < n; r++ {
-				if err := sql.AppendValue(bld, call.T, cols[k][g+r]); err != nil {
+				if err := sql.AppendDatum(bld, call.T, cols[k][g+r]); err != nil {
 					bld.Release()
 					ReleaseAll(out)
 					return nil, err
