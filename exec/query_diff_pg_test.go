@@ -66,6 +66,8 @@ var diffRegressions = []diffQuery{
 	// A join condition from ON and one from WHERE nested one AND in
 	// another, and the hash key was lost: a 100k x 100k nested loop.
 	{sql: "SELECT sum(t2.v), min(t1.g) FROM f t1 JOIN f AS t2 ON t1.k2 = t2.id AND t2.id BETWEEN 5663 AND 5961 WHERE t1.id BETWEEN 73949 AND 74185 AND (t2.s > 'a' OR t2.id <> t1.k2) GROUP BY t1.x"},
+	// SELECT * named NATURAL FULL JOIN's merged k, which t1.k made ambiguous.
+	{sql: "SELECT * FROM f NATURAL FULL OUTER JOIN d1 LEFT OUTER JOIN d1 t1 ON d1.k = t1.w WHERE (f.id BETWEEN 71824 AND 71890 OR f.id IS NULL) AND f.id >= 33767"},
 	// Window values were appended as parameters: timestamps failed.
 	{sql: "SELECT f.k, min(f.ts) OVER (PARTITION BY f.s, f.ts ORDER BY f.k DESC NULLS LAST) FROM f WHERE f.id BETWEEN 88804 AND 88826 ORDER BY 1"},
 }

@@ -93,19 +93,26 @@ func (p *picked) batches(ctx context.Context, filter ice.BooleanExpression, para
 	if err != nil {
 		return nil, err
 	}
+	return mapSeq(seq, func(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+		return pickColumns(b, p.cols, p.sc), nil
+	}), nil
+}
+
+// mapSeq passes each batch of seq through f, releasing the input.
+func mapSeq(seq iter.Seq2[arrow.RecordBatch, error], f func(arrow.RecordBatch) (arrow.RecordBatch, error)) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			out := pickColumns(b, p.cols, p.sc)
+			out, err := f(b)
 			b.Release()
-			if !yield(out, nil) {
+			if !yield(out, err) || err != nil {
 				return
 			}
 		}
-	}, nil
+	}
 }
 
 // pickColumns is a batch of b's columns cols, named after sc.

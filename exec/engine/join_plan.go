@@ -216,19 +216,9 @@ func (m *mergedSource) batches(ctx context.Context, _ ice.BooleanExpression, par
 	if err != nil {
 		return nil, err
 	}
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		for b, err := range seq {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			out, err := m.withMerged(ctx, b, params)
-			b.Release()
-			if !yield(out, err) || err != nil {
-				return
-			}
-		}
-	}, nil
+	return mapSeq(seq, func(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+		return m.withMerged(ctx, b, params)
+	}), nil
 }
 
 func (m *mergedSource) withMerged(ctx context.Context, b arrow.RecordBatch, params []any) (arrow.RecordBatch, error) {

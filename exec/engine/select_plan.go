@@ -234,7 +234,9 @@ func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 				continue
 			}
 			found = true
-			if seen[[2]string{c.Table, c.Name}] > 1 {
+			// A name that does not tell the column apart (a USING merge has
+			// no qualifier; a derived table may repeat a name) binds by position.
+			if seen[[2]string{c.Table, c.Name}] > 1 || c.Table == "" {
 				nodes = append(nodes, sql.ColumnIndexNode(i))
 			} else {
 				nodes = append(nodes, ColumnRefNode(c))

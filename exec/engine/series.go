@@ -124,43 +124,18 @@ func (s *seriesSource) intSeq(ctx context.Context, start, stop, step int64) (ite
 	if step == 0 {
 		return nil, errZeroStep
 	}
-	size := s.env.batchSize()
-	schema := arrow.NewSchema([]arrow.Field{{Name: s.sc.Columns[0].Name, Type: s.t.ArrowType(), Nullable: true}}, nil)
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		cur, done := start, false
-		for !done {
-			if err := ctx.Err(); err != nil {
-				yield(nil, sql.Canceled(err))
-				return
-			}
-			b := array.NewBuilder(memory.DefaultAllocator, s.t.ArrowType())
-			n := 0
-			for ; n < size && !done; n++ {
-				if step > 0 && cur > stop || step < 0 && cur < stop {
-					break
-				}
-				appendInt(b, cur)
-				next := cur + step
-				// Stop at overflow rather than wrap, as PostgreSQL does.
-				done = step > 0 && next < cur || step < 0 && next > cur
-				cur = next
-			}
-			if n < size {
-				done = true
-			}
-			arr := b.NewArray()
-			b.Release()
-			if arr.Len() == 0 {
-				arr.Release()
-				return
-			}
-			rb := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
-			arr.Release()
-			if !yield(rb, nil) {
-				return
-			}
+	cur, done := start, false
+	return s.stream(ctx, func(b array.Builder) (bool, error) {
+		if done || step > 0 && cur > stop || step < 0 && cur < stop {
+			return false, nil
 		}
-	}, nil
+		appendInt(b, cur)
+		next := cur + step
+		// Stop at overflow rather than wrap, as PostgreSQL does.
+		done = step > 0 && next < cur || step < 0 && next > cur
+		cur = next
+		return true, nil
+	}), nil
 }
 
 func appendInt(b array.Builder, v int64) {
@@ -177,28 +152,43 @@ func (s *seriesSource) numericSeq(ctx context.Context, vals []any) (iter.Seq2[ar
 	if step.Coef.Sign() == 0 {
 		return nil, errZeroStep
 	}
+	up := step.Coef.Sign() > 0
+	cur := start
+	return s.stream(ctx, func(b array.Builder) (bool, error) {
+		if c := cur.Cmp(stop); up && c > 0 || !up && c < 0 {
+			return false, nil
+		}
+		if err := sql.AppendDatum(b, s.t, cur); err != nil {
+			return false, err
+		}
+		cur = cur.Add(step)
+		return true, nil
+	}), nil
+}
+
+// stream yields batches of the values next appends, one per call, until it
+// reports that none is left.
+func (s *seriesSource) stream(ctx context.Context, next func(b array.Builder) (bool, error)) iter.Seq2[arrow.RecordBatch, error] {
 	size := s.env.batchSize()
 	schema := arrow.NewSchema([]arrow.Field{{Name: s.sc.Columns[0].Name, Type: s.t.ArrowType(), Nullable: true}}, nil)
-	up := step.Coef.Sign() > 0
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		cur := start
-		for {
+		for done := false; !done; {
 			if err := ctx.Err(); err != nil {
 				yield(nil, sql.Canceled(err))
 				return
 			}
 			b := array.NewBuilder(memory.DefaultAllocator, s.t.ArrowType())
-			n := 0
-			for ; n < size; n++ {
-				if c := cur.Cmp(stop); up && c > 0 || !up && c < 0 {
-					break
-				}
-				if err := sql.AppendDatum(b, s.t, cur); err != nil {
+			for n := 0; n < size; n++ {
+				more, err := next(b)
+				if err != nil {
 					b.Release()
 					yield(nil, err)
 					return
 				}
-				cur = cur.Add(step)
+				if !more {
+					done = true
+					break
+				}
 			}
 			arr := b.NewArray()
 			b.Release()
@@ -208,9 +198,9 @@ func (s *seriesSource) numericSeq(ctx context.Context, vals []any) (iter.Seq2[ar
 			}
 			rb := array.NewRecordBatch(schema, []arrow.Array{arr}, int64(arr.Len()))
 			arr.Release()
-			if !yield(rb, nil) || n < size {
+			if !yield(rb, nil) {
 				return
 			}
 		}
-	}, nil
+	}
 }
