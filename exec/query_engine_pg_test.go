@@ -46,6 +46,7 @@ func TestQueryEngineMatchesPostgres(t *testing.T) {
 		// WITH, VALUES, set operations, generate_series
 		"WITH c AS (SELECT id, x FROM qa WHERE id > 1) SELECT * FROM c JOIN c AS d USING (id) ORDER BY 1",
 		"WITH a AS (SELECT g, count(*) c FROM qt GROUP BY g), b AS (SELECT * FROM a WHERE c > 1) SELECT * FROM b ORDER BY g",
+		"WITH x AS (SELECT 1 AS a) SELECT (a) FROM x",
 		"SELECT * FROM (VALUES (1,'a'),(2,'b')) AS v(n, s) ORDER BY 1",
 		"VALUES (1, 'x'), (2, NULL) ORDER BY 1 DESC",
 		"SELECT 1 UNION SELECT 2 INTERSECT SELECT 2 ORDER BY 1",

@@ -219,8 +219,10 @@ func closesSubquery(out []token) bool {
 	return false
 }
 
+// isName reports a token that can be an alias: a quoted identifier, or a
+// word PostgreSQL does not reserve (WITH x AS (...) SELECT (a) is no alias).
 func isName(t token) bool {
-	return (t.kind == tkIdent && !fromClauseEnd[t.val] && t.val != "on") || t.kind == tkQIdent
+	return (t.kind == tkIdent && !fromClauseEnd[t.val] && !pgReserved[t.val]) || t.kind == tkQIdent
 }
 
 // topLevelQuery rewrites a statement that is a VALUES list or TABLE name
