@@ -206,7 +206,7 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 			base = append(base, b)
 		}
 	}
-	ext, err := windowRows(ctx, base, p.q.win, p.params)
+	ext, err := windowRows(ctx, base, p.q.win, p.params, p.mem)
 	ReleaseAll(base)
 	if err != nil {
 		return nil, err

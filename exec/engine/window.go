@@ -14,7 +14,7 @@ import (
 // windowRows appends each window call's column to the rows (the input, or
 // the groups of a grouped query): rows are held whole, each call sorts
 // them by its partition and order keys and walks each partition.
-func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowContext, params []any) ([]arrow.RecordBatch, error) {
+func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowContext, params []any, mem *memBudget) ([]arrow.RecordBatch, error) {
 	in := &windowInput{batches: rows}
 	for bi, b := range rows {
 		for r := 0; r < int(b.NumRows()); r++ {
@@ -26,6 +26,11 @@ func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowCo
 		if err := ctx.Err(); err != nil {
 			return nil, sql.Canceled(err)
 		}
+		// Each call holds a sort order and a value per row until the
+		// columns are built.
+		if err := mem.charge(int64(len(in.refs))*windowRowBytes, "window function"); err != nil {
+			return nil, err
+		}
 		var err error
 		if cols[k], err = in.compute(ctx, call, params); err != nil {
 			return nil, err
@@ -33,6 +38,10 @@ func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowCo
 	}
 	return in.extend(win.Calls, cols)
 }
+
+// windowRowBytes is what a window call holds per row while it runs: its
+// place in the sort order, the row's address and a boxed result.
+const windowRowBytes = 8 + 8 + 24
 
 // windowInput is the rows a query level's windows run over.
 type windowInput struct {
