@@ -288,52 +288,52 @@ func (r *joinRun) build(ctx context.Context) error {
 	}
 	r.table = map[string][]rowRef{}
 	for bi, b := range r.built {
-		keys, err := r.keyStrings(ctx, b, bkeys, false)
+		keys, null, err := r.keyStrings(ctx, b, bkeys)
 		if err != nil {
 			r.release()
 			return err
 		}
 		for row, k := range keys {
-			if k != nil {
-				r.table[*k] = append(r.table[*k], rowRef{batch: int32(bi), row: int32(row)})
+			if !null[row] {
+				r.table[k] = append(r.table[k], rowRef{batch: int32(bi), row: int32(row)})
 			}
 		}
 	}
 	return nil
 }
 
-// keyStrings computes each row's hash key; nil for a row with a NULL key.
-func (r *joinRun) keyStrings(ctx context.Context, b arrow.RecordBatch, keys []sql.Expr, probe bool) ([]*string, error) {
+// keyStrings computes each row's hash key; null marks a row with a NULL
+// key, which matches nothing.
+func (r *joinRun) keyStrings(ctx context.Context, b arrow.RecordBatch, keys []sql.Expr) ([]string, []bool, error) {
 	n := int(b.NumRows())
-	vals := make([][]any, len(keys))
+	out := make([]string, n)
+	null := make([]bool, n)
+	var buf []byte
 	for k, e := range keys {
 		arr, err := sql.Eval(ctx, e, b, r.params)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		vals[k] = make([]any, n)
+		t, dom := e.Type(), r.j.domains[k]
 		for i := 0; i < n; i++ {
-			vals[k][i] = sql.DatumAt(arr, e.Type(), i)
+			if null[i] {
+				continue
+			}
+			v := sql.DatumAt(arr, t, i)
+			if v == nil {
+				null[i] = true
+				continue
+			}
+			if len(keys) == 1 {
+				out[i] = sql.DomainKey(v, t, dom)
+				continue
+			}
+			buf = append(append(buf[:0], out[i]...), sql.DomainKey(v, t, dom)...)
+			out[i] = string(append(buf, 0))
 		}
 		arr.Release()
 	}
-	out := make([]*string, n)
-	for i := 0; i < n; i++ {
-		key := ""
-		null := false
-		for k, e := range keys {
-			v := vals[k][i]
-			if v == nil {
-				null = true
-				break
-			}
-			key += sql.DomainKey(v, e.Type(), r.j.domains[k]) + "\x00"
-		}
-		if !null {
-			out[i] = &key
-		}
-	}
-	return out, nil
+	return out, null, nil
 }
 
 // probe joins one probe batch with the build side; false means the
@@ -346,11 +346,12 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 	}
 	n := int(b.NumRows())
 	matched := make([]bool, n)
-	var keys []*string
+	var keys []string
+	var nullKey []bool
 	if r.table != nil {
 		pkeys, _ := r.keys()
 		var err error
-		if keys, err = r.keyStrings(ctx, b, pkeys, true); err != nil {
+		if keys, nullKey, err = r.keyStrings(ctx, b, pkeys); err != nil {
 			return false, err
 		}
 	}
@@ -366,10 +367,10 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 		}
 		var cands []rowRef
 		if r.table != nil {
-			if keys[i] == nil {
+			if nullKey[i] {
 				continue
 			}
-			cands = r.table[*keys[i]]
+			cands = r.table[keys[i]]
 		}
 		if r.table == nil {
 			for bi, bb := range r.built {
