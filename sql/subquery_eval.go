@@ -48,7 +48,7 @@ type subResult struct {
 }
 
 func (c *subqueryCache) result(ctx context.Context, x *Subquery, params, outer []any) (*subResult, error) {
-	key := outerKey(outer)
+	key := ValuesKey(outer)
 	c.mu.Lock()
 	r, ok := c.runs[x][key]
 	c.mu.Unlock()
@@ -72,9 +72,9 @@ func (c *subqueryCache) result(ctx context.Context, x *Subquery, params, outer [
 	return r, nil
 }
 
-// outerKey encodes outer values with their Go types, so that equal keys
-// mean equal inputs to the subquery.
-func outerKey(vals []any) string {
+// ValuesKey encodes values with their Go types, so that equal keys mean
+// equal inputs to a subquery run for them.
+func ValuesKey(vals []any) string {
 	if len(vals) == 0 {
 		return ""
 	}

@@ -3,14 +3,12 @@ package engine
 import (
 	"context"
 	"iter"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
 
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -199,18 +197,8 @@ func (j *joinSource) batches(ctx context.Context, _ ice.BooleanExpression, param
 func estimateRows(s source) int64 {
 	switch x := s.(type) {
 	case *tableSource:
-		snap := x.rt.Table.CurrentSnapshot()
-		if x.snapshotID != nil {
-			snap = x.rt.Table.Metadata().SnapshotByID(*x.snapshotID)
-		}
-		if snap == nil {
-			return 0
-		}
-		if snap.Summary == nil {
-			return -1
-		}
-		n, err := strconv.ParseInt(snap.Summary.Properties[iceberg.SummaryTotalRecords], 10, 64)
-		if err != nil {
+		n, _, ok := x.recordCount()
+		if !ok {
 			return -1
 		}
 		return n

@@ -131,7 +131,7 @@ func (l *lateralSource) joinBatch(ctx context.Context, b arrow.RecordBatch, sub 
 		for k := range refs {
 			vals[k] = refs[k][i]
 		}
-		key := lateralKey(vals)
+		key := sql.ValuesKey(vals)
 		rows, ok := runs[key]
 		if !ok {
 			var err error
@@ -231,12 +231,4 @@ func (l *lateralSource) appendRow(bld *array.RecordBuilder, b arrow.RecordBatch,
 		}
 	}
 	return nil
-}
-
-func lateralKey(vals []any) string {
-	key := ""
-	for _, v := range vals {
-		key += sql.DomainKey(v, sql.Text, sql.Text) + "\x00"
-	}
-	return key
 }

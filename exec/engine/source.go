@@ -225,20 +225,25 @@ func (q *selectQuery) metadataCount() (int64, bool) {
 			return 0, false
 		}
 	}
-	snap := ts.rt.Table.CurrentSnapshot()
-	if ts.snapshotID != nil {
-		snap = ts.rt.Table.Metadata().SnapshotByID(*ts.snapshotID)
+	n, deletes, ok := ts.recordCount()
+	return n, ok && !deletes
+}
+
+// recordCount is the rows the scanned snapshot's summary records (0 for a
+// table without one) and whether delete files apply; ok is false when the
+// summary does not say.
+func (t *tableSource) recordCount() (n int64, deletes, ok bool) {
+	snap := t.rt.Table.CurrentSnapshot()
+	if t.snapshotID != nil {
+		snap = t.rt.Table.Metadata().SnapshotByID(*t.snapshotID)
 	}
 	if snap == nil {
-		return 0, true
+		return 0, false, true
 	}
 	if snap.Summary == nil {
-		return 0, false
+		return 0, false, false
 	}
 	props := snap.Summary.Properties
-	if props[iceberg.SummaryTotalDeleteFiles] != "0" {
-		return 0, false
-	}
 	n, err := strconv.ParseInt(props[iceberg.SummaryTotalRecords], 10, 64)
-	return n, err == nil
+	return n, props[iceberg.SummaryTotalDeleteFiles] != "0", err == nil
 }
