@@ -38,9 +38,11 @@ func TestColumnHintsMatchPostgres(t *testing.T) {
 		if col == "a" || col == "b" || col == "c" || col == "h" || col == "hx" || col == "hy" {
 			continue // a relation's name alone is a whole-row reference
 		}
-		ref := col
+		// Quoted: a misspelling may be a key word ("do"), and a quoted
+		// name is a column reference either way.
+		ref := `"` + col + `"`
 		if qual != "" {
-			ref = qual + "." + col
+			ref = qual + "." + ref
 		}
 		q := fmt.Sprintf("SELECT %s FROM %s", ref, from)
 		_, pe := pgtest.Exec(t, conn, q)
