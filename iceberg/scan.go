@@ -37,6 +37,9 @@ type ScanOptions struct {
 	Limit int64
 	// BatchSize caps rows per batch; 0 uses the table's read.parquet.batch-size.
 	BatchSize int
+	// Stats, when set, receives what the scan planned to read; it is filled
+	// before Scan returns.
+	Stats *ScanStats
 }
 
 // Scan streams the rows of tbl. Batches use the executor's Arrow types (see
@@ -63,7 +66,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out, picks := outputSchema(full, opts.Columns)
-	scan, batches, err := startScan(ctx, tbl, opts, snapID, read)
+	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, read)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -94,13 +97,24 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 	return out, seq, nil
 }
 
-// startScan prunes files with opts.Filter but reads them unfiltered:
-// iceberg-go filters rows with Arrow compute, which drops rows where a
-// predicate is NULL (x <> 5 for a NULL x, which Filter's two-valued
-// semantics keep), panics on is_null over decimals and lacks starts_with.
-// Callers re-check every row anyway. With a Limit the filter must apply
-// before the limit, so that case keeps iceberg-go's row filtering.
-func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, snapID *int64, read []string) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+// startScan prunes files and Parquet row groups with opts.Filter but reads
+// what is left unfiltered: iceberg-go filters rows with Arrow compute, which
+// drops rows where a predicate is NULL (x <> 5 for a NULL x, which Filter's
+// two-valued semantics keep), panics on is_null over decimals and lacks
+// starts_with. Callers re-check every row anyway. With a Limit the filter
+// must apply before the limit, so that case keeps iceberg-go's row
+// filtering (and its own row-group pruning). sc is the schema of the
+// snapshot read.
+//
+// Tasks are decoded in parallel by iceberg-go: ReadTasks runs
+// WithMaxConcurrency workers, GOMAXPROCS unless set, and returns batches in
+// task order, each worker holding the batches of at most one task.
+func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+	stats := opts.Stats
+	if stats == nil {
+		stats = &ScanStats{}
+	}
+	*stats = ScanStats{}
 	if opts.Filter == nil || opts.Limit > 0 {
 		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ToArrowRecords(ctx)
@@ -110,19 +124,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, snapID *
 		}
 		return scan, batches, nil
 	}
-	planOpts := opts
-	var err error
-	if planOpts.Filter, err = PlanFilter(ctx, tbl, snapID, opts.Filter); err != nil {
-		return nil, nil, err
-	}
-	planner := tbl.Scan(scanOptions(planOpts, snapID, read)...)
-	tasks, err := planner.PlanFiles(ctx)
-	planner.Close()
+	tasks, err := planTasks(ctx, tbl, opts, sc, snapID, read, stats)
 	if err != nil {
-		return nil, nil, fmt.Errorf("plan files: %w", err)
-	}
-	for i := range tasks {
-		tasks[i].Residual = nil // nil: the reading scan's own filter, which is none
+		return nil, nil, err
 	}
 	unfiltered := opts
 	unfiltered.Filter = nil
@@ -133,6 +137,43 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, snapID *
 		return nil, nil, err
 	}
 	return scan, batches, nil
+}
+
+// planTasks plans the files opts.Filter may hold in, then narrows each to
+// the row groups it may hold in. Tasks carry no residual: nil means the
+// reading scan's own filter, which is none.
+func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string, stats *ScanStats) ([]table.FileScanTask, error) {
+	planOpts := opts
+	var err error
+	if planOpts.Filter, err = PlanFilter(ctx, tbl, snapID, opts.Filter); err != nil {
+		return nil, err
+	}
+	planner := tbl.Scan(scanOptions(planOpts, snapID, read)...)
+	tasks, err := planner.PlanFiles(ctx)
+	planner.Close()
+	if err != nil {
+		return nil, fmt.Errorf("plan files: %w", err)
+	}
+	for i := range tasks {
+		tasks[i].Residual = nil
+	}
+	stats.DataFiles = len(tasks)
+	// The row-group filter is opts.Filter itself: PlanFilter's widening is
+	// about manifest partition summaries, not Parquet statistics.
+	f, err := newRowGroupFilter(sc, opts.Filter)
+	if err != nil || f.trivial() {
+		// Planning bound the same filter; should this binding still fail,
+		// row groups are merely not pruned.
+		return tasks, nil
+	}
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	if tasks, err = pruneRowGroups(ctx, fs, f, tasks, stats); err != nil {
+		return nil, fmt.Errorf("prune row groups: %w", err)
+	}
+	return tasks, nil
 }
 
 func scanOptions(opts ScanOptions, snapID *int64, read []string) []table.ScanOption {

@@ -1,0 +1,217 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	ice "github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+)
+
+// maxFooterReads bounds the Parquet footers read at once: each is a small
+// read whose cost is mostly latency (object stores), so a few overlap well.
+const maxFooterReads = 8
+
+// ScanStats is what a Scan with a Filter and no Limit planned to read
+// (other scans leave it zero). Row groups are counted over the Parquet
+// files row-group pruning looked at, which is none when the filter binds to
+// true; a file with one row group counts without its footer being read.
+type ScanStats struct {
+	DataFiles     int // data files left after manifest pruning
+	RowGroups     int // row groups in the files counted
+	RowGroupsRead int // of those, the row groups left to read
+}
+
+// prunedTask is one planned task after row-group pruning: the tasks that
+// replace it and how many row groups it had and kept.
+type prunedTask struct {
+	tasks        []table.FileScanTask
+	groups, kept int
+}
+
+// pruneRowGroups replaces each whole-file Parquet task by one task per run
+// of row groups in which filter might hold, and drops tasks with none; the
+// rest of tasks stays as it is. Footers are read concurrently, results kept
+// in task order.
+func pruneRowGroups(ctx context.Context, fs iceio.IO, f rowGroupFilter, tasks []table.FileScanTask, stats *ScanStats) ([]table.FileScanTask, error) {
+	out := make([]prunedTask, len(tasks))
+	err := forEachBounded(ctx, len(tasks), maxFooterReads, func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = pruneTask(ctx, fs, f, tasks[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var kept []table.FileScanTask
+	for _, p := range out {
+		kept = append(kept, p.tasks...)
+		stats.RowGroups += p.groups
+		stats.RowGroupsRead += p.kept
+	}
+	return kept, nil
+}
+
+// pruneTask prunes the row groups of one task. Tasks that are not a whole
+// Parquet file (never planned so today, but a range already set must not be
+// widened) and single-row-group files, which manifest pruning has already
+// judged on the same statistics, are kept unread.
+func pruneTask(ctx context.Context, fs iceio.IO, f rowGroupFilter, task table.FileScanTask) (prunedTask, error) {
+	df := task.File
+	whole := task.Start == 0 && (task.Length == 0 || task.Length == df.FileSizeBytes())
+	if df.FileFormat() != ice.ParquetFile || !whole {
+		return prunedTask{tasks: []table.FileScanTask{task}}, nil
+	}
+	if len(df.SplitOffsets()) == 1 {
+		return prunedTask{tasks: []table.FileScanTask{task}, groups: 1, kept: 1}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return prunedTask{}, err
+	}
+	md, err := readFooter(fs, df.FilePath())
+	if err != nil {
+		return prunedTask{}, err
+	}
+	return splitTask(task, md, f)
+}
+
+// readFooter reads only the metadata of a Parquet file.
+func readFooter(fs iceio.IO, path string) (*metadata.FileMetaData, error) {
+	src, err := fs.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	rdr, err := file.NewParquetReader(src)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("read footer of %s: %w", path, err), src.Close())
+	}
+	md := rdr.MetaData()
+	if err := rdr.Close(); err != nil { // closes src too
+		return nil, fmt.Errorf("close %s: %w", path, err)
+	}
+	return md, nil
+}
+
+// splitTask keeps the row groups of md in which f might hold, as one task
+// per contiguous run (byte ranges, see rowGroupOffsets).
+func splitTask(task table.FileScanTask, md *metadata.FileMetaData, f rowGroupFilter) (prunedTask, error) {
+	n := md.NumRowGroups()
+	offsets, ok := rowGroupOffsets(md, task.File.SplitOffsets())
+	if !ok {
+		return prunedTask{tasks: []table.FileScanTask{task}, groups: n, kept: n}, nil
+	}
+	cols := newFileColumns(md, task.File.NaNValueCounts())
+	keep := make([]bool, n)
+	kept := 0
+	for rg := range n {
+		might, err := f.mightMatch(md.RowGroup(rg), cols)
+		if err != nil {
+			return prunedTask{}, fmt.Errorf("row group %d of %s: %w", rg, task.File.FilePath(), err)
+		}
+		keep[rg] = might
+		if might {
+			kept++
+		}
+	}
+	res := prunedTask{groups: n, kept: kept}
+	if kept == n {
+		res.tasks = []table.FileScanTask{task}
+		return res, nil
+	}
+	end := append(slices.Clone(offsets[1:]), md.GetSourceFileSize())
+	for first := 0; first < n; first++ {
+		if !keep[first] {
+			continue
+		}
+		last := first
+		for last+1 < n && keep[last+1] {
+			last++
+		}
+		t := task // delete files, residual, row lineage: all as planned
+		t.Start, t.Length = offsets[first], end[last]-offsets[first]
+		res.tasks = append(res.tasks, t)
+		first = last
+	}
+	return res, nil
+}
+
+// rowGroupOffsets are the byte offsets iceberg-go v0.7.0's reader selects
+// row groups by: a task with a byte range reads the row groups whose offset
+// lies in [Start, Start+Length). The reader takes the data file's split
+// offsets when they list one valid offset per row group, else each row
+// group's first page (dictionary page if it comes first, else data page,
+// else the row group's file_offset). We split only when both agree, so a
+// range means the same row groups whichever the reader uses; ok is false
+// when they do not, or when the offsets do not ascend inside the file.
+func rowGroupOffsets(md *metadata.FileMetaData, splitOffsets []int64) ([]int64, bool) {
+	n, size := md.NumRowGroups(), md.GetSourceFileSize()
+	offsets := make([]int64, n)
+	for rg := range n {
+		off, ok := firstPageOffset(md.RowGroup(rg))
+		if !ok || off < 0 || off >= size || rg > 0 && off <= offsets[rg-1] {
+			return nil, false
+		}
+		offsets[rg] = off
+	}
+	if len(splitOffsets) > 0 && !slices.Equal(splitOffsets, offsets) {
+		return nil, false
+	}
+	return offsets, true
+}
+
+func firstPageOffset(rg *metadata.RowGroupMetaData) (int64, bool) {
+	if rg.NumColumns() == 0 {
+		return rg.FileOffset(), true
+	}
+	cc, err := rg.ColumnChunk(0)
+	if err != nil {
+		return 0, false
+	}
+	data := cc.DataPageOffset()
+	if cc.HasDictionaryPage() {
+		if dict := cc.DictionaryPageOffset(); dict >= 0 && (data < 0 || dict < data) {
+			return dict, true
+		}
+	}
+	if data >= 0 {
+		return data, true
+	}
+	return rg.FileOffset(), true
+}
+
+// forEachBounded runs fn(ctx, i) for i in [0, n) on at most workers
+// goroutines and returns the first error, cancelling the others.
+func forEachBounded(ctx context.Context, n, workers int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(ctx, i); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return context.Cause(ctx)
+}
