@@ -78,11 +78,22 @@ func (s *Session) queryEnv() *engine.Env {
 type sessionCatalog struct{ s *Session }
 
 func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+	if rt, ok, err := c.s.catalogRelation(ctx, n); ok {
+		return rt, err
+	}
 	return c.s.resolveTable(ctx, n)
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.
 func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	if _, ok, err := s.catalogRelation(ctx, n); ok {
+		if err != nil {
+			return nil, err
+		}
+		// Statements that write or describe Iceberg tables cannot take a
+		// catalog relation; queries resolve through sessionCatalog.
+		return nil, sql.Errorf(sql.CodeInsufficientPrivilege, "permission denied: %q is a system catalog", n.Table)
+	}
 	name, meta := n.Table, ""
 	if i := strings.LastIndexByte(name, '$'); i > 0 {
 		name, meta = name[:i], name[i+1:]

@@ -1,80 +1,21 @@
 package exec
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
-
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/exec/pgcatalog"
 	"github.com/magmalake/magmalake/sql"
 )
 
-// catalogSelect routes a query to the catalog evaluator when it is complex
-// (joins, subqueries, set operations), names a pg_catalog or
-// information_schema relation (or an unqualified pg_* one that is not a user
-// table), or calls a catalog function the scalar binder does not know (a
-// SELECT without FROM such as current_schemas(true)). ok is false when the
-// ordinary SELECT path should handle st.
-func (s *Session) catalogSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
-	isUser := func(name string) bool {
-		_, err := s.resolveTable(ctx, sql.TableName{Table: name})
-		return err == nil
-	}
-	switch {
-	case st.Complex && pgcatalog.ReadsCatalog(st, isUser):
-	case st.Complex:
-		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); !sql.IsUnknownFunction(err) {
-			return nil, nil, false, nil
-		}
-	case pgcatalog.NamesCatalog(st):
-		if st.From.Name.Schema == "" {
-			if _, err := s.resolveTable(ctx, st.From.Name); err == nil {
-				return nil, nil, false, nil
-			}
-		}
-	case st.From == nil:
-		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); !sql.IsUnknownFunction(err) {
-			return nil, nil, false, nil
-		}
-		if err := refusedItem(st, params); err != nil {
-			return nil, nil, true, err
-		}
-	default:
-		return nil, nil, false, nil
-	}
-	pl, cols, err = s.prepareCatalog(ctx, st, params)
-	return pl, cols, true, err
-}
-
-func (s *Session) prepareCatalog(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
-	userTable := func(schema, name string) bool {
-		_, err := s.resolveTable(ctx, sql.TableName{Schema: schema, Table: name})
-		return err == nil
-	}
-	p, err := pgcatalog.Compile(st, params, userTable)
-	if err != nil {
-		return nil, nil, err
-	}
-	var cols []Column
-	for _, c := range p.Columns() {
-		cols = append(cols, Column{Name: c.Name, Type: c.Type})
-	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		rows, err := p.Run(ctx, s.catalogEnv(), args)
-		if err != nil {
-			return nil, err
-		}
-		batch, err := catalogBatch(cols, rows)
-		if err != nil {
-			return nil, err
-		}
-		return &Result{Columns: cols, Rows: engine.NewBatchRows("SELECT", []arrow.RecordBatch{batch})}, nil
-	}
-	return planFunc(run), cols, nil
+// withCatalog gives a statement its view of the catalog: the pg_catalog and
+// information_schema relations the engine reads, and what sql's catalog
+// functions and reg* casts look up. The warehouse is listed once per
+// statement, when something first needs it.
+func (s *Session) withCatalog(ctx context.Context) context.Context {
+	return sql.WithCatalog(ctx, pgcatalog.New(s.catalogEnv()))
 }
 
 func (s *Session) catalogEnv() *pgcatalog.Env {
@@ -92,41 +33,50 @@ func (s *Session) catalogEnv() *pgcatalog.Env {
 	}
 }
 
-// catalogBatch builds one record batch from the evaluator's rows.
-func catalogBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
-	defer b.Release()
-	for _, r := range rows {
-		for i, c := range cols {
-			if err := sql.AppendValue(b.Field(i), c.Type, r[i]); err != nil {
-				return nil, err
-			}
+// catalogRelation resolves a pg_catalog or information_schema name: schema
+// qualified, or unqualified when pg_catalog, searched first as PostgreSQL
+// does, has it. ok is false for every other name.
+func (s *Session) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+	switch n.Schema {
+	case "pg_catalog", "information_schema":
+		if !pgcatalog.IsRelation(n.Schema, n.Table) {
+			return nil, true, undefinedTable(n)
 		}
+	case "":
+		if !pgcatalog.IsRelation("", n.Table) {
+			return nil, false, nil
+		}
+	default:
+		return nil, false, nil
 	}
-	return b.NewRecordBatch(), nil
+	schema := n.Schema
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	cat, ok := sql.CatalogOf(ctx).(*pgcatalog.Catalog)
+	if !ok {
+		cat = pgcatalog.New(s.catalogEnv())
+	}
+	cols, err := relationColumns(schema, n.Table)
+	if err != nil {
+		return nil, true, err
+	}
+	v := &engine.Virtual{Columns: cols, Rows: func(ctx context.Context) (arrow.RecordBatch, error) {
+		_, batch, err := cat.Relation(ctx, schema, n.Table)
+		return batch, err
+	}}
+	return &engine.Table{Virtual: v}, true, nil
 }
 
-// refusedItem is the error of a select-list item the scalar binder refuses
-// for a reason other than an unknown function name (an operator over the
-// wrong types, say): the catalog evaluator must not answer what PostgreSQL
-// refuses just because another item calls a catalog function.
-func refusedItem(st *sql.Select, params *sql.Params) error {
-	for _, it := range st.Items {
-		if it.Star || sql.HasAggregate(it.Expr) {
-			continue
-		}
-		// A probe copy: binding must not settle the statement's parameter types.
-		probe := &sql.Params{}
-		if params != nil {
-			probe.Types = append(probe.Types, params.Types...)
-		}
-		if _, err := sql.Bind(it.Expr, &sql.Scope{}, probe); err != nil && !sql.IsUnknownFunction(err) {
-			return err
-		}
+// relationColumns is a relation's row description without its rows.
+func relationColumns(schema, name string) ([]engine.Column, error) {
+	cs, err := pgcatalog.RelationColumns(schema, name)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	out := make([]engine.Column, len(cs))
+	for i, c := range cs {
+		out[i] = engine.Column{Name: c.Name, Type: c.Type}
+	}
+	return out, nil
 }

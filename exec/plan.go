@@ -56,9 +56,6 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}
-	if pl, cols, ok, err := s.catalogSelect(ctx, st, params); ok {
-		return pl, cols, err
-	}
 	q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 	if err != nil {
 		return nil, nil, err

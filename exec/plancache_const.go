@@ -16,8 +16,7 @@ type constSelect struct {
 }
 
 // prepareConstSelect binds st when it is a constant SELECT. ok is false
-// when the general path must handle it (other shapes, or a function only
-// the catalog evaluator knows).
+// when the general path must handle it.
 func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
 	q, ok, err := engine.PlanConst(ctx, s.queryEnv(), st, params)
 	if !ok || err != nil {

@@ -66,7 +66,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
 	maxDepth := s.maxDepth()
-	ctx = s.withInputStyle(ctx)
+	ctx = s.withCatalog(s.withInputStyle(ctx))
 	input := sql.InputStyleOf(ctx)
 	if e, ok := s.plans.get(query, maxDepth, input); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
@@ -123,6 +123,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	}
 	start := time.Now()
 	ctx = withStatementTime(s.withInputStyle(ctx), start)
+	ctx = s.withCatalog(ctx)
 	deadline := s.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {

@@ -63,6 +63,9 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	if err != nil {
 		return nil, err
 	}
+	if at := arr.Type(); at.IsArray() && elem.Kind == KindUnknown {
+		elem = at.ElemType()
+	}
 	// Only a literal, a parameter (drivers send arrays as text) or a cast
 	// to an array type is an array here: a text column is not.
 	_, param := arr.(*Param)

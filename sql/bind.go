@@ -31,6 +31,9 @@ type Scope struct {
 	// Outer resolves the names a subquery does not define in the query
 	// around it; nil outside subqueries.
 	Outer *Outer
+	// Computed maps calls the source computes already (a select list's
+	// set-returning function), by node, to the column holding them.
+	Computed map[ast.Node]string
 }
 
 // Params records the types of $1..$n: client-given OIDs, else inferred from
@@ -142,6 +145,13 @@ func (b *binder) bind(node ast.ExprNode) (Expr, error) {
 }
 
 func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
+	if col, ok := b.computed(node); ok {
+		for i, c := range b.scope.Columns {
+			if c.Name == col {
+				return &ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
+			}
+		}
+	}
 	if b.agg != nil && !b.inAgg {
 		if ref := b.matchGroup(node); ref != nil {
 			return ref, nil
@@ -503,3 +513,32 @@ func BindCoalesce(args ...Expr) (Expr, error) {
 	}
 	return &Func{Name: "coalesce", Args: args, T: t}, nil
 }
+
+// computed is the scope's column for a call its source computed.
+func (b *binder) computed(node ast.ExprNode) (string, bool) {
+	if len(b.scope.Computed) == 0 {
+		return "", false
+	}
+	col, ok := b.scope.Computed[node]
+	return col, ok
+}
+
+// IsUnknownExpr reports an untyped literal or parameter.
+func IsUnknownExpr(e Expr) bool { return isUnknown(e) }
+
+// WalkExprNodes calls f on n and its descendants, not entering subqueries;
+// f returns false to skip a node's children.
+func WalkExprNodes(n ast.Node, f func(ast.Node) bool) {
+	n.Accept(&nodeWalker{f: f})
+}
+
+type nodeWalker struct{ f func(ast.Node) bool }
+
+func (w *nodeWalker) Enter(n ast.Node) (ast.Node, bool) {
+	if _, sub := n.(*ast.SubqueryExpr); sub {
+		return n, true
+	}
+	return n, !w.f(n)
+}
+
+func (w *nodeWalker) Leave(n ast.Node) (ast.Node, bool) { return n, true }

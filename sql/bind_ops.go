@@ -91,7 +91,14 @@ func compareDomain(l, r Type) (Type, bool) {
 			return Timestamp, true
 		}
 		return Date, true
-	case l.Kind == r.Kind && l.Kind != KindJSON && l.Kind != KindUnknown:
+	case l.Kind == KindOID && (r.Kind == KindOID || isInteger(r)), r.Kind == KindOID && isInteger(l):
+		return Int64, true // oid = int4 casts the integer to oid; both are int64 datums
+	case l.Kind == KindArray && r.Kind == KindArray:
+		if _, ok := compareDomain(l.ElemType(), r.ElemType()); ok && l.Elem == r.Elem {
+			return l, true
+		}
+		return Unknown, false
+	case l.Kind == r.Kind && l.Kind != KindJSON && l.Kind != KindUnknown && l.Kind != KindRecord:
 		return Type{Kind: l.Kind}, true
 	}
 	return Unknown, false
@@ -191,6 +198,16 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 // PostgreSQL's anynonarray || text.
 func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
+	switch {
+	case lt.IsArray() && (rt.IsArray() || isUnknown(r)):
+		return b.bindArrayCombine("array_cat", []Expr{l, r})
+	case rt.IsArray() && isUnknown(l):
+		return b.bindArrayCombine("array_cat", []Expr{l, r})
+	case lt.IsArray():
+		return b.bindArrayCombine("array_append", []Expr{l, r})
+	case rt.IsArray():
+		return b.bindArrayCombine("array_prepend", []Expr{l, r})
+	}
 	if !(lt.IsString() || isUnknown(l) || rt.IsString() || isUnknown(r)) {
 		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s || %s", lt, rt)
 	}

@@ -40,6 +40,10 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return coerceDateTime(s, t, in.DateOrder)
 	case KindUUID:
 		return parseUUID(s)
+	case KindArray:
+		return in.coerceArrayText(s, t)
+	case KindRecord:
+		return s, nil
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "input of type %s is not supported", t)
 }
@@ -253,6 +257,9 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 			return truncRunes(s, to.Length), nil
 		}
 		return in.CoerceText(s, to)
+	}
+	if from.Kind == KindArray && to.Kind == KindArray {
+		return in.castArray(d.(string), from, to)
 	}
 	switch to.Kind {
 	case KindText, KindJSON, KindUnknown:

@@ -57,7 +57,9 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		return "concat"
 	case "__extract":
 		return "extract"
-	case "__any", "__all", "__subscript", "__param", "__ilike", "__iregex", "__numeric", "concat":
+	case "__subscript":
+		return ColumnName(x.Args[0]) // a[1] is named a, as PostgreSQL names it
+	case "__any", "__all", "__param", "__ilike", "__iregex", "__numeric", "concat":
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}

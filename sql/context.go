@@ -17,6 +17,9 @@ func StatementContext(stmt, next context.Context) context.Context {
 	if c, ok := stmt.Value(subqueryCacheKey{}).(*subqueryCache); ok {
 		next = context.WithValue(next, subqueryCacheKey{}, c)
 	}
+	if c, ok := stmt.Value(catalogKey{}).(Catalog); ok {
+		next = WithCatalog(next, c)
+	}
 	if vals, ok := stmt.Value(outerRowKey{}).([]any); ok {
 		next = WithOuterRow(next, vals)
 	}

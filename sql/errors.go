@@ -82,15 +82,6 @@ func (e *Error) Error() string { return e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrUnknownFunction is wrapped by the 42883 of a call whose function name
-// the binder does not implement at all, as opposed to a known function or
-// operator given argument types it has no form for: only the former may be
-// handed to another evaluator that knows more names.
-var ErrUnknownFunction = errors.New("unknown function name")
-
-// IsUnknownFunction reports err is (or wraps) a call of an unknown function name.
-func IsUnknownFunction(err error) bool { return errors.Is(err, ErrUnknownFunction) }
-
 // Errorf builds an *Error with the given SQLSTATE.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -32,6 +32,7 @@ type evaluator struct {
 	depth  int         // recursion depth, bounded by maxTreeDepth
 	// subqueries holds subquery results when the statement keeps none.
 	subqueries *subqueryCache
+	catalog    Catalog // the session's, for catalog functions and reg* casts
 }
 
 func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *evaluator {
@@ -43,7 +44,7 @@ func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *e
 	if batch != nil {
 		n = int(batch.NumRows())
 	}
-	return &evaluator{ctx: ctx, batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro(), input: InputStyleOf(ctx)}
+	return &evaluator{ctx: ctx, batch: batch, n: n, params: params, bound: map[int]any{}, now: now.UnixMicro(), input: InputStyleOf(ctx), catalog: CatalogOf(ctx)}
 }
 
 func allRows(n int) []int {
@@ -133,6 +134,9 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return !v.(bool), nil })
 	case *Cast:
 		from := x.X.Type()
+		if from.Reg != RegNone || x.T.Reg != RegNone {
+			return ev.evalRegCast(x, sel)
+		}
 		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return ev.input.castDatum(v, from, x.T) })
 	}
 	out := make([]any, ev.n)

@@ -31,6 +31,9 @@ func toDomain(d any, from, dom Type) any {
 // compareDatums orders two non-null datums of the domain type. Floats follow
 // PostgreSQL: NaN equals NaN and sorts above every number, -0 equals 0.
 func compareDatums(dom Type, a, b any) int {
+	if dom.Kind == KindArray {
+		return compareArrays(dom, a.(string), b.(string))
+	}
 	switch x := a.(type) {
 	case int64:
 		y := b.(int64)

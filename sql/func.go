@@ -41,15 +41,11 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		return nil, Errorf(CodeFeatureNotSupported, "%s() returns an array or a set, which is not supported; (regexp_match(...))[n] is", name)
 	case "__any", "__all":
 		return nil, Errorf(CodeFeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
-	case "__array", "__array_sub":
-		return nil, Errorf(CodeFeatureNotSupported, "array constructors are not supported")
-	case "__subscript":
-		if e, ok, err := b.bindRegexpMatchSubscript(n); ok {
-			return e, err
-		}
-		return nil, Errorf(CodeFeatureNotSupported, "array subscripts are not supported")
+	case "__array", "__array_sub", "__subscript":
+		e, _, err := b.bindArrayNode(n)
+		return e, err
 	case "__field":
-		return nil, Errorf(CodeFeatureNotSupported, "field selection is not supported")
+		return b.bindField(n)
 	}
 	if agg, ok := callAggregates[name]; ok {
 		return b.bindAggregateCall(agg, n.Args, false)
@@ -125,6 +121,15 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 			t.Scale = 16
 		}
 	}
+	if t.Reg != RegNone || x.Type().Reg != RegNone {
+		// Names are looked up when the statement runs, in its catalog.
+		if isUnknown(x) {
+			if x, err = b.coerceUnknown(x, Text); err != nil {
+				return nil, err
+			}
+		}
+		return &Cast{X: x, T: t}, nil
+	}
 	switch v := x.(type) {
 	case *Const:
 		// PostgreSQL reads a typed literal directly as t and folds constant
@@ -157,7 +162,13 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 // castable reports whether PostgreSQL has a cast from one type to the other.
 func castable(from, to Type) bool {
 	switch {
+	case from.Kind == KindArray && to.Kind == KindArray:
+		return castable(from.ElemType(), to.ElemType())
+	case from.Kind == KindRecord || to.Kind == KindRecord:
+		return from.Kind == to.Kind || to.IsString()
 	case from.Kind == to.Kind, from.IsString(), to.IsString(), from.Kind == KindUnknown:
+		return true
+	case from.Kind == KindOID && isInteger(to), isInteger(from) && to.Kind == KindOID:
 		return true
 	case from.IsNumeric() && to.IsNumeric():
 		return true
@@ -347,9 +358,7 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 	if e, ok, err := b.bindMore(name, args); ok {
 		return e, err
 	}
-	err := noFunction(name, args)
-	err.Err = ErrUnknownFunction
-	return nil, err
+	return nil, noFunction(name, args)
 }
 
 // bindRound binds round(float8), round(numeric) and round(numeric, int):
@@ -409,4 +418,8 @@ func bindLongNumber(n *ast.FuncCallExpr) (Expr, error) {
 	// Numeric even when integral: PostgreSQL reads 1e8 as numeric, so 1e8 / 3
 	// is not an integer division.
 	return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
+}
+
+func isInteger(t Type) bool {
+	return t.Kind == KindInt16 || t.Kind == KindInt32 || t.Kind == KindInt64
 }

@@ -11,6 +11,8 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindDateTimeParts,
 		(*binder).bindStringMore,
 		(*binder).bindToChar,
+		(*binder).bindArrayFunc,
+		(*binder).bindCatalog,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -25,6 +27,10 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 // pattern), never across evaluations.
 func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 	switch {
+	case x.Name == "__field":
+		return func(a []any) (any, error) { return InputStyle{}.fieldValue(x, a) }, true
+	case isArrayFunc(x.Name):
+		return func(a []any) (any, error) { return InputStyle{}.arrayScalar(x, a) }, false
 	case x.Name == "to_char":
 		return func(a []any) (any, error) { return toChar(x, a) }, true
 	case isByteaFunc(x.Name):

@@ -21,6 +21,9 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 		}
 		return out, nil
 	}
+	if isCatalogFunc(x.Name) {
+		return ev.evalCatalogFunc(x, sel, out)
+	}
 	args := make([][]any, len(x.Args))
 	for k, a := range x.Args {
 		var err error

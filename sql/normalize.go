@@ -252,10 +252,11 @@ func (n *normalizer) word(t token) error {
 			n.i++
 			return nil
 		}
-	case "stddev", "variance", "std":
+	case "stddev", "variance", "std", "cardinality":
 		// tidb reads these as stddev_pop / var_pop (MySQL's meaning);
 		// PostgreSQL's are the sample forms and it has no std(): passed
-		// as plain function calls, bound by name.
+		// as plain function calls, bound by name. cardinality is a tidb
+		// keyword that cannot start a call.
 		if t.kind == tkIdent && next.isPunct("(") {
 			n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 			n.i++

@@ -1,8 +1,7 @@
 package sql
 
 // PostgreSQL forms catalog clients send (psql, pgjdbc, SQLAlchemy) that TiDB
-// cannot parse, rewritten to internal calls the catalog evaluator
-// (exec/pgcatalog) understands and Bind rejects with 0A000:
+// cannot parse, rewritten to internal calls Bind knows:
 //
 //   - a ~ b → a REGEXP b; a !~ b → a NOT REGEXP b.
 //   - OPERATOR(pg_catalog.op) → op; COLLATE name → dropped (one collation, C).

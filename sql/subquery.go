@@ -15,6 +15,7 @@ const (
 	SubExists                     // EXISTS (SELECT ...)
 	SubAny                        // x op ANY (SELECT ...), x IN (SELECT ...)
 	SubAll                        // x op ALL (SELECT ...)
+	SubArray                      // ARRAY(SELECT x ...): its values as an array
 )
 
 // SubPlan is a subquery planned by the query engine; sql evaluates the
@@ -169,6 +170,12 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 	switch kind {
 	case SubScalar:
 		s.T = cols[0]
+	case SubArray:
+		if cols[0].IsArray() {
+			return nil, Errorf(CodeFeatureNotSupported, "ARRAY() of an array subquery (a multidimensional array) is not supported")
+		}
+		s.T = ArrayOf(cols[0])
+		s.Text = "ARRAY(subquery)"
 	case SubAny, SubAll:
 		x, err := b.bind(left)
 		if err != nil {

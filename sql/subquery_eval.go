@@ -134,6 +134,12 @@ func (r *subResult) value(x *Subquery, test any) (any, error) {
 		return nil, Errorf(CodeCardinalityViolation, "more than one row returned by a subquery used as an expression")
 	case SubExists:
 		return len(r.rows) > 0, nil
+	case SubArray:
+		ds := make([]any, len(r.rows))
+		for i, row := range r.rows {
+			ds[i] = row[0]
+		}
+		return formatArrayDatums(x.T.ElemType(), ds), nil
 	}
 	if len(r.rows) == 0 {
 		// x op ANY (empty) is false and x op ALL (empty) true, even for NULL x.

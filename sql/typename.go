@@ -12,7 +12,7 @@ func ParseTypeName(name string) (Type, error) {
 	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
 	n = strings.TrimPrefix(n, "pg_catalog.")
 	if strings.HasSuffix(n, "]") {
-		return Unknown, Errorf(CodeFeatureNotSupported, "array types are not supported (%s)", name)
+		return parseArrayTypeName(name, n)
 	}
 	if n == "interval" || strings.HasPrefix(n, "interval ") || strings.HasPrefix(n, "interval(") {
 		return Unknown, Errorf(CodeFeatureNotSupported, "type interval is not supported")
@@ -69,8 +69,23 @@ func ParseTypeName(name string) (Type, error) {
 		return UUID, nil
 	case "json", "jsonb":
 		return JSON, nil
-	case "oid", "regclass", "regtype", "regproc", "regnamespace":
+	case "oid", "regrole":
 		return OID, nil
+	case "regclass":
+		return Type{Kind: KindOID, Reg: RegClass}, nil
+	case "regtype":
+		return Type{Kind: KindOID, Reg: RegType}, nil
+	case "regnamespace":
+		return Type{Kind: KindOID, Reg: RegNamespace}, nil
+	case "regproc", "regprocedure", `"char"`, "aclitem", "pg_node_tree", "xid", "anyarray":
+		// regproc is carried as the function's name; the rest as their text.
+		return Text, nil
+	case "int2vector":
+		return ArrayOf(Int16), nil
+	case "oidvector":
+		return ArrayOf(OID), nil
+	case "record":
+		return Type{Kind: KindRecord}, nil
 	default:
 		return Unknown, Errorf(CodeUndefinedObject, "type %q does not exist", name)
 	}
@@ -115,4 +130,31 @@ func splitTypeArgs(n string) (string, []int, error) {
 		return base, nil, nil
 	}
 	return base, args, nil
+}
+
+// parseArrayTypeName reads elem[] (and elem[n], whose bound PostgreSQL
+// ignores too); n is name lower-cased.
+func parseArrayTypeName(name, n string) (Type, error) {
+	open := strings.IndexByte(n, '[')
+	base := strings.TrimSpace(n[:open])
+	for _, part := range strings.SplitAfter(n[open:], "]") {
+		p := strings.TrimSpace(part)
+		if p == "" {
+			continue
+		}
+		if !strings.HasPrefix(p, "[") || !strings.HasSuffix(p, "]") {
+			return Unknown, Errorf(CodeSyntaxError, "syntax error in type name %q", name)
+		}
+		if _, err := strconv.Atoi(strings.TrimSpace(p[1 : len(p)-1])); err != nil && strings.TrimSpace(p[1:len(p)-1]) != "" {
+			return Unknown, Errorf(CodeSyntaxError, "syntax error in type name %q", name)
+		}
+	}
+	elem, err := ParseTypeName(base)
+	if err != nil {
+		return Unknown, err
+	}
+	if elem.Kind == KindArray || elem.Kind == KindRecord {
+		return Unknown, Errorf(CodeFeatureNotSupported, "type %s is not supported", name)
+	}
+	return ArrayOf(elem), nil
 }

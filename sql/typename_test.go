@@ -14,7 +14,8 @@ func TestParseTypeName(t *testing.T) {
 		{"numeric(10, 2)", Numeric(10, 2)}, {"decimal(5)", Numeric(5, 0)}, {"numeric", Numeric(0, 0)},
 		{"timestamp   with time zone", TimestampTZ}, {"timestamptz", TimestampTZ}, {"timestamp(3)", Timestamp},
 		{"character varying(5)", Type{Kind: KindVarchar, Length: 5}}, {"varchar", Type{Kind: KindVarchar}},
-		{"double precision", Float64}, {"pg_catalog.int8", Int64}, {"regclass", OID}, {"text", Text},
+		{"double precision", Float64}, {"pg_catalog.int8", Int64}, {"regclass", Type{Kind: KindOID, Reg: RegClass}}, {"oid", OID}, {"text", Text},
+		{"text[]", ArrayOf(Text)}, {"int4[3]", ArrayOf(Int32)}, {"pg_catalog.int2[]", ArrayOf(Int16)}, {"int2vector", ArrayOf(Int16)},
 	}
 	for _, c := range cases {
 		got, err := ParseTypeName(c.in)
@@ -23,7 +24,7 @@ func TestParseTypeName(t *testing.T) {
 		}
 	}
 	errs := []struct{ in, code string }{
-		{"nosuch", CodeUndefinedObject}, {"text[]", CodeFeatureNotSupported}, {"interval", CodeFeatureNotSupported},
+		{"nosuch", CodeUndefinedObject}, {"text[x]", CodeSyntaxError}, {"nosuch[]", CodeUndefinedObject}, {"interval", CodeFeatureNotSupported},
 		{"numeric(0)", CodeInvalidParameterValue}, {"numeric(5,6)", CodeInvalidParameterValue},
 	}
 	for _, c := range errs {

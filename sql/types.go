@@ -30,6 +30,21 @@ const (
 	KindUUID
 	KindJSON // Iceberg nested types (struct/list/map/fixed) read as JSON text
 	KindOID  // catalog pseudo types (oid, regclass, ...) exposed as uint32
+	// KindArray is a one-dimensional array of Elem (see array_type.go).
+	KindArray
+	// KindRecord is an anonymous composite (see record.go).
+	KindRecord
+)
+
+// RegKind tells the reg* aliases of oid apart: they are oids whose text
+// form is an object's name.
+type RegKind uint8
+
+const (
+	RegNone RegKind = iota
+	RegClass
+	RegType
+	RegNamespace
 )
 
 // Type is a SQL type with its modifiers.
@@ -38,6 +53,12 @@ type Type struct {
 	Precision int // numeric
 	Scale     int // numeric
 	Length    int // varchar(n) / char(n)
+	// Elem is an array's element kind (the modifiers above are the element's).
+	Elem Kind
+	// Reg marks regclass, regtype and regnamespace (Kind OID).
+	Reg RegKind
+	// Fields names a record's fields and types ("x integer,n integer").
+	Fields string
 }
 
 // Convenience values for the fixed-width types.
@@ -123,7 +144,19 @@ func (t Type) OID() uint32 {
 	case KindJSON:
 		return OIDJSON
 	case KindOID:
+		switch t.Reg {
+		case RegClass:
+			return 2205
+		case RegType:
+			return 2206
+		case RegNamespace:
+			return 4089
+		}
 		return OIDOid
+	case KindArray:
+		return arrayOID(t.Elem)
+	case KindRecord:
+		return 2249
 	default:
 		return OIDText
 	}
@@ -166,9 +199,13 @@ func TypeFromOID(oid uint32) Type {
 		return JSON
 	case OIDOid:
 		return OID
-	default:
-		return Unknown
+	case 2205:
+		return Type{Kind: KindOID, Reg: RegClass}
 	}
+	if t, ok := arrayTypeFromOID(oid); ok {
+		return t
+	}
+	return Unknown
 }
 
 // Typmod is the atttypmod PostgreSQL reports (-1 when none).
@@ -247,7 +284,19 @@ func (t Type) String() string {
 	case KindJSON:
 		return "json"
 	case KindOID:
+		switch t.Reg {
+		case RegClass:
+			return "regclass"
+		case RegType:
+			return "regtype"
+		case RegNamespace:
+			return "regnamespace"
+		}
 		return "oid"
+	case KindArray:
+		return t.ElemType().String() + "[]"
+	case KindRecord:
+		return "record"
 	}
 	return "unknown"
 }

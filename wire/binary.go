@@ -22,6 +22,11 @@ const (
 // text.
 func appendBinary(buf []byte, t sql.Type, arr arrow.Array, i int) []byte {
 	be := binary.BigEndian
+	if t.Kind == sql.KindArray {
+		if s, ok := arr.(*array.String); ok {
+			return appendArrayBinary(buf, t, s.Value(i))
+		}
+	}
 	switch a := arr.(type) {
 	case *array.Boolean:
 		if a.Value(i) {

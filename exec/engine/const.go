@@ -24,19 +24,22 @@ type ConstQuery struct {
 }
 
 // PlanConst binds st when it is a constant SELECT; ok is false for other
-// shapes (and for a function only the catalog evaluator knows).
+// shapes.
 func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (c *ConstQuery, ok bool, err error) {
 	if st.From != nil || st.Complex {
 		return nil, false, nil
 	}
 	pq, err := Plan(ctx, env, st, params)
 	if err != nil {
-		if sql.IsUnknownFunction(err) {
-			return nil, false, nil
-		}
 		return nil, true, err
 	}
 	q := pq.root
+	if _, srf := q.src.(*srfSource); srf {
+		return nil, false, nil
+	}
+	if _, srf := q.src.(*picked); srf {
+		return nil, false, nil
+	}
 	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
 		return nil, false, nil
 	}

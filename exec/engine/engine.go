@@ -20,6 +20,15 @@ type Table struct {
 	Ident table.Identifier
 	Table *table.Table
 	Meta  string
+	// Virtual, when set, is a relation the session computes (pg_catalog,
+	// information_schema) instead of an Iceberg table.
+	Virtual *Virtual
+}
+
+// Virtual is a small relation read whole: its columns and its rows now.
+type Virtual struct {
+	Columns []Column
+	Rows    func(ctx context.Context) (arrow.RecordBatch, error)
 }
 
 // Catalog resolves the relation names of a statement (the session applies

@@ -107,7 +107,7 @@ func (p *planner) derived(n ast.Node, alias string, outer *sql.Outer) (source, e
 	if err != nil {
 		return nil, err
 	}
-	if srf, ok, err := p.setReturning(st, alias); ok || err != nil {
+	if srf, ok, err := p.setReturning(st, alias, outer); ok || err != nil {
 		return srf, err
 	}
 	q, err := p.query(st, outer)

@@ -29,7 +29,19 @@ func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Q
 	if err != nil {
 		return nil, err
 	}
+	regNames(q)
 	return &Query{root: q, env: env}, nil
+}
+
+// regNames prints the query's regclass, regtype and regnamespace outputs as
+// the names they stand for, as PostgreSQL's output functions do; the client
+// sees them as text.
+func regNames(q *selectQuery) {
+	for i, e := range q.outputs {
+		if e.Type().Reg != sql.RegNone {
+			q.outputs[i] = &sql.Cast{X: e, T: sql.Text}
+		}
+	}
 }
 
 // Columns describe the query's rows.
@@ -74,6 +86,9 @@ func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) 
 	}
 	src, err := p.queryFrom(st, outer)
 	if err != nil {
+		return nil, err
+	}
+	if src, err = p.selectListSRFs(st, src, outer); err != nil {
 		return nil, err
 	}
 	if st.RawSetOpr != nil || (st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect) {

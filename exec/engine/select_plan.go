@@ -63,7 +63,7 @@ func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untype
 		q.src = src
 		return q, nil
 	}
-	reduced := &sql.Scope{Aliased: full.Aliased, Outer: outer}
+	reduced := &sql.Scope{Aliased: full.Aliased, Outer: outer, Computed: full.Computed}
 	for _, i := range used {
 		reduced.Columns = append(reduced.Columns, full.Columns[i])
 	}

@@ -16,7 +16,7 @@ import (
 
 // setReturning recognises a set-returning function in FROM, which the
 // front end hands over as (SELECT f(...) AS col) AS alias.
-func (p *planner) setReturning(st *sql.Select, alias string) (source, bool, error) {
+func (p *planner) setReturning(st *sql.Select, alias string, outer *sql.Outer) (source, bool, error) {
 	if st.Raw == nil || st.Raw.From != nil || len(st.Items) != 1 || st.Items[0].Star || st.Where != nil {
 		return nil, false, nil
 	}
@@ -26,12 +26,28 @@ func (p *planner) setReturning(st *sql.Select, alias string) (source, bool, erro
 	}
 	switch call.FnName.L {
 	case "generate_series":
-		src, err := p.series(call, alias, st.Items[0].Alias)
+		src, err := p.series(call, alias, st.Items[0].Alias, outer)
 		return src, true, err
 	case "unnest":
-		return nil, true, sql.Errorf(sql.CodeFeatureNotSupported, "unnest is not supported yet")
+		src, err := p.fromSRF(call, alias, st.Items[0].Alias, outer)
+		return src, true, err
 	}
 	return nil, false, nil
+}
+
+// fromSRF is a set-returning function in FROM other than generate_series:
+// its values over one empty row, in a column named for the alias.
+func (p *planner) fromSRF(call *ast.FuncCallExpr, alias, col string, outer *sql.Outer) (source, error) {
+	c, err := p.bindSRF(call, &sql.Scope{Outer: outer})
+	if err != nil {
+		return nil, err
+	}
+	if col == "" {
+		col = alias
+	}
+	src := p.newSRFSource(noSource{}, []srfCall{c}, map[ast.Node]int{call: 0})
+	sc := &sql.Scope{Columns: []sql.ScopeColumn{{Table: alias, Name: col, T: c.t}}}
+	return &rescoped{src: src, sc: sc}, nil
 }
 
 // seriesSource is generate_series(start, stop [, step]) over integers or
@@ -43,13 +59,13 @@ type seriesSource struct {
 	env  *Env
 }
 
-func (p *planner) series(call *ast.FuncCallExpr, alias, col string) (source, error) {
+func (p *planner) series(call *ast.FuncCallExpr, alias, col string, outer *sql.Outer) (source, error) {
 	if len(call.Args) < 2 || len(call.Args) > 3 {
 		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function generate_series with %d arguments does not exist", len(call.Args))
 	}
 	var args []sql.Expr
 	for _, a := range call.Args {
-		e, err := sql.BindUntyped(a, &sql.Scope{}, p.params)
+		e, err := sql.BindUntyped(a, &sql.Scope{Outer: outer}, p.params)
 		if err != nil {
 			return nil, err
 		}

@@ -37,6 +37,9 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	if qual == "" {
 		qual = from.Name.Table
 	}
+	if rt.Virtual != nil {
+		return openVirtualSource(ctx, rt.Virtual, qual)
+	}
 	if rt.Meta != "" {
 		return openMetaSource(ctx, rt, qual)
 	}
@@ -129,6 +132,21 @@ func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error)
 	m := &metaSource{sc: &sql.Scope{}, data: data}
 	for i, f := range schema.Fields() {
 		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: typeFromArrow(f.Type)})
+		m.cols = append(m.cols, i)
+	}
+	return m, nil
+}
+
+// openVirtualSource reads a session-computed relation (pg_catalog) whole,
+// as a metadata table is read.
+func openVirtualSource(ctx context.Context, v *Virtual, qual string) (source, error) {
+	batch, err := v.Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := &metaSource{sc: &sql.Scope{}, data: []arrow.RecordBatch{batch}}
+	for i, c := range v.Columns {
+		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type})
 		m.cols = append(m.cols, i)
 	}
 	return m, nil

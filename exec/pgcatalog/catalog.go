@@ -199,18 +199,3 @@ func (s *snapshot) lookupTable(schema, name string) *tableInfo {
 	}
 	return nil
 }
-
-// currentSchemas lists the search path's existing schemas; implicit adds
-// pg_catalog in front, as current_schemas(true) does.
-func (s *snapshot) currentSchemas(implicit bool) []any {
-	var out []any
-	if implicit {
-		out = append(out, "pg_catalog")
-	}
-	for _, sp := range s.env.SearchPath {
-		if ns := s.namespace(sp); ns != nil && ns.user {
-			out = append(out, sp)
-		}
-	}
-	return out
-}

@@ -1,9 +1,7 @@
-// Package pgcatalog answers the catalog queries PostgreSQL clients send
+// Package pgcatalog holds the catalog relations PostgreSQL clients read
 // (psql's \d commands, pgjdbc's DatabaseMetaData, SQLAlchemy's inspector):
-// virtual pg_catalog and information_schema relations built from the Iceberg
-// catalog, and a small in-memory relational evaluator over the parsed query
-// (joins, subqueries, UNION, window row_number, ORDER BY, LIMIT).
-//
-// Catalogs are small, so the evaluator materialises every relation and runs
-// row at a time with nested-loop joins; it is not the engine's data path.
+// virtual pg_catalog and information_schema relations built from the
+// Iceberg catalog, one small file per group of relations, and the lookups
+// behind sql's catalog functions and reg* casts. The query engine reads the
+// relations as ordinary sources; nothing here evaluates SQL.
 package pgcatalog

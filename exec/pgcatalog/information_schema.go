@@ -1,6 +1,10 @@
 package pgcatalog
 
-import "github.com/magmalake/magmalake/sql"
+import (
+	"strconv"
+
+	"github.com/magmalake/magmalake/sql"
+)
 
 // information_schema.schemata, tables and columns, as PostgreSQL 15 fills
 // them for a superuser.
@@ -67,7 +71,7 @@ func infoColumnsRows(s *snapshot) [][]any {
 				nil, nil, nil, collName,
 				nil, nil, nil, s.env.Database, "pg_catalog",
 				pt.name, nil, nil, nil,
-				nil, itoa(int64(i + 1)), "NO", "NO",
+				nil, strconv.Itoa(i + 1), "NO", "NO",
 				nil, nil, nil, nil,
 				nil, "NO", "NEVER", nil,
 				"YES"})

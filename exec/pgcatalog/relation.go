@@ -37,6 +37,9 @@ func spec(s string) []colInfo {
 }
 
 func specType(t string) sql.Type {
+	if strings.HasSuffix(t, "[]") {
+		return sql.ArrayOf(specType(strings.TrimSuffix(t, "[]")))
+	}
 	switch t {
 	case "oid", "regclass", "regtype", "regnamespace":
 		return sql.OID
@@ -52,8 +55,14 @@ func specType(t string) sql.Type {
 		return sql.Float32
 	case "float8":
 		return sql.Float64
+	case "timestamptz":
+		return sql.TimestampTZ
+	case "int2vector":
+		return sql.ArrayOf(sql.Int16)
+	case "oidvector":
+		return sql.ArrayOf(sql.OID)
 	}
-	return sql.Text
+	return sql.Text // name, char, regproc, aclitem, pg_node_tree, xid
 }
 
 // relations are the virtual relations by schema-qualified name; built once,

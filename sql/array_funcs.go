@@ -1,0 +1,277 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// ARRAY[...], ARRAY(subquery), subscripts and the array functions.
+
+// bindArrayNode binds the normaliser's array forms; ok is false for others.
+func (b *binder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) {
+	switch n.FnName.L {
+	case "__array":
+		e, err := b.bindArrayConstructor(n.Args)
+		return e, true, err
+	case "__array_sub":
+		sq, ok := n.Args[0].(*ast.SubqueryExpr)
+		if len(n.Args) != 1 || !ok {
+			return nil, true, Errorf(CodeSyntaxError, "ARRAY() needs a subquery")
+		}
+		e, err := b.bindSubquery(SubArray, sq, nil, OpEQ)
+		return e, true, err
+	case "__subscript":
+		if e, ok, err := b.bindRegexpMatchSubscript(n); ok {
+			return e, true, err
+		}
+		e, err := b.bindSubscript(n.Args)
+		return e, true, err
+	}
+	return nil, false, nil
+}
+
+func (b *binder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
+	args := make([]Expr, len(items))
+	for i, it := range items {
+		var err error
+		if args[i], err = b.bind(it); err != nil {
+			return nil, err
+		}
+		if args[i].Type().IsArray() {
+			return nil, Errorf(CodeFeatureNotSupported, "multidimensional arrays are not supported")
+		}
+	}
+	if len(args) == 0 {
+		// ARRAY[] only has a type under a cast, which reads '{}' again.
+		return &Const{Value: "{}", T: ArrayOf(Text)}, nil
+	}
+	t, err := b.commonType(args, "ARRAY")
+	if err != nil {
+		return nil, err
+	}
+	if err := b.coerceAll(args, t); err != nil {
+		return nil, err
+	}
+	return &Func{Name: "__array", Args: args, T: ArrayOf(t)}, nil
+}
+
+func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {
+	if len(items) != 2 {
+		return nil, Errorf(CodeFeatureNotSupported, "array slices are not supported")
+	}
+	arr, err := b.bind(items[0])
+	if err != nil {
+		return nil, err
+	}
+	if !arr.Type().IsArray() {
+		return nil, Errorf(CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type())
+	}
+	idx, err := b.bind(items[1])
+	if err != nil {
+		return nil, err
+	}
+	args := []Expr{arr, idx}
+	if err := b.intArg("subscript", args, 1); err != nil {
+		if args[1].Type().Kind != KindInt64 {
+			return nil, Errorf(CodeDatatypeMismatch, "array subscript must have type integer")
+		}
+	}
+	return &Func{Name: "__subscript", Args: args, T: arr.Type().ElemType()}, nil
+}
+
+// bindArrayFunc binds the array functions; ok is false for other names.
+func (b *binder) bindArrayFunc(name string, args []Expr) (Expr, bool, error) {
+	switch name {
+	case "array_upper", "array_lower", "array_length":
+		if len(args) != 2 || !b.arrayArg(args, 0) || b.intArg(name, args, 1) != nil {
+			return nil, true, noFunction(name, args)
+		}
+		return &Func{Name: name, Args: args, T: Int32}, true, nil
+	case "cardinality", "array_ndims":
+		if len(args) != 1 || !b.arrayArg(args, 0) {
+			return nil, true, noFunction(name, args)
+		}
+		return &Func{Name: name, Args: args, T: Int32}, true, nil
+	case "array_to_string":
+		if len(args) < 2 || len(args) > 3 || !b.arrayArg(args, 0) || b.textArgs(name, args[1:]) != nil {
+			return nil, true, noFunction(name, args)
+		}
+		return &Func{Name: name, Args: args, T: Text}, true, nil
+	case "array_cat", "array_append", "array_prepend", "array_position":
+		e, err := b.bindArrayCombine(name, args)
+		return e, true, err
+	}
+	return nil, false, nil
+}
+
+// arrayArg reports whether argument i is an array; an untyped literal is
+// read as text[].
+func (b *binder) arrayArg(args []Expr, i int) bool {
+	if isUnknown(args[i]) {
+		c, err := b.coerceUnknown(args[i], ArrayOf(Text))
+		if err != nil {
+			return false
+		}
+		args[i] = c
+	}
+	return args[i].Type().IsArray()
+}
+
+// bindArrayCombine binds array_cat(a, b), array_append(a, e),
+// array_prepend(e, a) and array_position(a, e); || between an array and an
+// array or element comes here too.
+func (b *binder) bindArrayCombine(name string, args []Expr) (Expr, error) {
+	if len(args) != 2 {
+		return nil, noFunction(name, args)
+	}
+	ai, ei := 0, 1
+	if name == "array_prepend" {
+		ai, ei = 1, 0
+	}
+	if name == "array_cat" && isUnknown(args[0]) && args[1].Type().IsArray() {
+		ai, ei = 1, 0
+	}
+	if !b.arrayArg(args, ai) {
+		return nil, noFunction(name, args)
+	}
+	at := args[ai].Type()
+	want := at.ElemType()
+	if name == "array_cat" {
+		want = at
+	}
+	es := []Expr{args[ei]}
+	if err := b.coerceAll(es, want); err != nil {
+		return nil, err
+	}
+	args[ei] = es[0]
+	if !castable(args[ei].Type(), want) {
+		return nil, noFunction(name, args)
+	}
+	t := at
+	if name == "array_position" {
+		t = Int32
+	}
+	return &Func{Name: name, Args: args, T: t}, nil
+}
+
+// isArrayFunc names the functions arrayScalar computes.
+func isArrayFunc(name string) bool {
+	switch name {
+	case "__array", "__subscript", "array_upper", "array_lower", "array_length", "cardinality",
+		"array_ndims", "array_to_string", "array_cat", "array_append", "array_prepend", "array_position":
+		return true
+	}
+	return false
+}
+
+// arrayScalar computes an array function for one row. Only ARRAY[...],
+// array_cat and the append/prepend functions see NULL arguments.
+func (in InputStyle) arrayScalar(x *Func, a []any) (any, error) {
+	switch x.Name {
+	case "__array":
+		return formatArrayDatums(x.T.ElemType(), a), nil
+	case "array_cat", "array_append", "array_prepend":
+		return in.combineArrays(x, a)
+	}
+	for _, v := range a {
+		if v == nil {
+			return nil, nil
+		}
+	}
+	ds, err := in.arrayDatums(a[0].(string), x.Args[0].Type())
+	if err != nil {
+		return nil, err
+	}
+	switch x.Name {
+	case "__subscript":
+		i := a[1].(int64)
+		if i < 1 || i > int64(len(ds)) {
+			return nil, nil
+		}
+		return ds[i-1], nil
+	case "array_upper", "array_length":
+		if a[1].(int64) != 1 || len(ds) == 0 {
+			return nil, nil
+		}
+		return int64(len(ds)), nil
+	case "array_lower":
+		if a[1].(int64) != 1 || len(ds) == 0 {
+			return nil, nil
+		}
+		return int64(1), nil
+	case "cardinality":
+		return int64(len(ds)), nil
+	case "array_ndims":
+		if len(ds) == 0 {
+			return nil, nil
+		}
+		return int64(1), nil
+	case "array_position":
+		return arrayPosition(x, ds, a[1]), nil
+	}
+	return arrayToString(x, ds, a), nil
+}
+
+func arrayToString(x *Func, ds []any, a []any) string {
+	elem := x.Args[0].Type().ElemType()
+	parts := make([]string, 0, len(ds))
+	for _, d := range ds {
+		switch {
+		case d != nil:
+			parts = append(parts, formatDatum(d, elem))
+		case len(a) > 2:
+			parts = append(parts, a[2].(string))
+		}
+	}
+	return strings.Join(parts, a[1].(string))
+}
+
+func arrayPosition(x *Func, ds []any, v any) any {
+	elem := x.Args[0].Type().ElemType()
+	for i, d := range ds {
+		if d != nil && compareDatums(elem, d, v) == 0 {
+			return int64(i + 1)
+		}
+	}
+	return nil
+}
+
+// combineArrays is array_cat, array_append and array_prepend: a NULL array
+// is empty, a NULL element is appended as NULL.
+func (in InputStyle) combineArrays(x *Func, a []any) (any, error) {
+	read := func(v any, t Type) ([]any, error) {
+		if v == nil {
+			return nil, nil
+		}
+		return in.arrayDatums(v.(string), t)
+	}
+	at := x.T
+	switch x.Name {
+	case "array_append", "array_prepend":
+		ai, ei := 0, 1
+		if x.Name == "array_prepend" {
+			ai, ei = 1, 0
+		}
+		ds, err := read(a[ai], at)
+		if err != nil {
+			return nil, err
+		}
+		if ai == 0 {
+			return formatArrayDatums(at.ElemType(), append(ds, a[ei])), nil
+		}
+		return formatArrayDatums(at.ElemType(), append([]any{a[ei]}, ds...)), nil
+	}
+	if a[0] == nil && a[1] == nil {
+		return nil, nil
+	}
+	l, err := read(a[0], at)
+	if err != nil {
+		return nil, err
+	}
+	r, err := read(a[1], at)
+	if err != nil {
+		return nil, err
+	}
+	return formatArrayDatums(at.ElemType(), append(l, r...)), nil
+}

@@ -1,0 +1,283 @@
+package sql
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The functions catalog clients call (psql's \d, pgjdbc's DatabaseMetaData,
+// SQLAlchemy's inspector): session facts, visibility, privileges and the
+// descriptions of objects magmalake has none of.
+
+// catalogSig is a catalog function's argument classes, one letter per
+// argument ('o' oid, 'i' integer, 't' text, 'b' boolean, '*' anything), the
+// optional trailing ones after '|', and its result.
+type catalogSig struct {
+	args   string
+	ret    Type
+	strict bool
+}
+
+var catalogFuncs = map[string]catalogSig{
+	"format_type":                     {"oi", Text, false},
+	"pg_get_expr":                     {"to|b", Text, true},
+	"pg_get_indexdef":                 {"o|ib", Text, true},
+	"pg_get_constraintdef":            {"o|b", Text, true},
+	"pg_get_statisticsobjdef_columns": {"o", Text, true},
+	"pg_get_serial_sequence":          {"tt", Text, true},
+	"pg_get_userbyid":                 {"o", Text, true},
+	"pg_table_is_visible":             {"o", Bool, true},
+	"pg_type_is_visible":              {"o", Bool, true},
+	"pg_relation_is_publishable":      {"o", Bool, true},
+	"has_table_privilege":             {"*t|t", Bool, true},
+	"has_schema_privilege":            {"*t|t", Bool, true},
+	"has_database_privilege":          {"*t|t", Bool, true},
+	"has_column_privilege":            {"**t|t", Bool, true},
+	"obj_description":                 {"o|t", Text, true},
+	"col_description":                 {"oi", Text, true},
+	"shobj_description":               {"ot", Text, true},
+	"pg_encoding_to_char":             {"i", Text, true},
+	"current_schemas":                 {"b", ArrayOf(Text), true},
+	"current_schema":                  {"", Text, false},
+	"current_database":                {"", Text, false},
+	"current_catalog":                 {"", Text, false},
+	"current_user":                    {"", Text, false},
+	"session_user":                    {"", Text, false},
+	"user":                            {"", Text, false},
+	"current_role":                    {"", Text, false},
+	"version":                         {"", Text, false},
+	"current_setting":                 {"t|b", Text, true},
+	"pg_backend_pid":                  {"", Int32, false},
+	"pg_postmaster_start_time":        {"", TimestampTZ, false},
+	"json_build_object":               {"", JSON, false}, // variadic, checked apart
+}
+
+// CatalogFunctionNames lists the catalog functions, for pg_proc.
+func CatalogFunctionNames() []string {
+	out := make([]string, 0, len(catalogFuncs))
+	for n := range catalogFuncs {
+		out = append(out, n)
+	}
+	return out
+}
+
+func isCatalogFunc(name string) bool {
+	_, ok := catalogFuncs[name]
+	return ok
+}
+
+// bindCatalog binds a catalog function call; ok is false for other names.
+func (b *binder) bindCatalog(name string, args []Expr) (Expr, bool, error) {
+	sig, ok := catalogFuncs[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if name == "json_build_object" {
+		e, err := b.bindJSONBuildObject(args)
+		return e, true, err
+	}
+	req, opt, _ := strings.Cut(sig.args, "|")
+	if len(args) < len(req) || len(args) > len(req)+len(opt) {
+		return nil, true, noFunction(name, args)
+	}
+	classes := req + opt
+	for i := range args {
+		if err := b.catalogArg(name, args, i, classes[i]); err != nil {
+			return nil, true, err
+		}
+	}
+	return &Func{Name: name, Args: args, T: sig.ret}, true, nil
+}
+
+// catalogArg coerces argument i to its class.
+func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
+	want := map[byte]Type{'o': OID, 'i': Int32, 't': Text, 'b': Bool}[class]
+	if class == '*' {
+		want = Text
+	}
+	if isUnknown(args[i]) {
+		c, err := b.coerceUnknown(args[i], want)
+		if err != nil {
+			return err
+		}
+		args[i] = c
+		return nil
+	}
+	t := args[i].Type()
+	switch class {
+	case '*':
+		return nil
+	case 'o', 'i':
+		if t.Kind == KindOID || t.Kind == KindInt16 || t.Kind == KindInt32 || t.Kind == KindInt64 {
+			return nil
+		}
+	case 't':
+		if t.IsString() {
+			return nil
+		}
+	case 'b':
+		if t.Kind == KindBool {
+			return nil
+		}
+	}
+	return noFunction(name, args)
+}
+
+func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
+	if len(args)%2 != 0 {
+		err := Errorf(CodeInvalidParameterValue, "argument list must have even number of elements")
+		err.Hint = "The arguments of json_build_object() must consist of alternating keys and values."
+		return nil, err
+	}
+	for i := range args {
+		if isUnknown(args[i]) {
+			c, err := b.coerceUnknown(args[i], Text)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = c
+		}
+	}
+	return &Func{Name: "json_build_object", Args: args, T: JSON}, nil
+}
+
+// evalCatalogFunc computes a catalog function for the selected rows.
+func (ev *evaluator) evalCatalogFunc(x *Func, sel []int, out []any) ([]any, error) {
+	args := make([][]any, len(x.Args))
+	for k, a := range x.Args {
+		var err error
+		if args[k], err = ev.eval(a, sel); err != nil {
+			return nil, err
+		}
+	}
+	strict := catalogFuncs[x.Name].strict
+	row := make([]any, len(x.Args))
+	for _, i := range sel {
+		null := false
+		for k := range args {
+			row[k] = args[k][i]
+			null = null || row[k] == nil
+		}
+		if null && strict {
+			continue
+		}
+		v, err := ev.catalogScalar(x, row)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
+	c := ev.catalog
+	switch x.Name {
+	case "format_type":
+		return formatTypeCall(c, a)
+	case "pg_get_userbyid", "current_user", "session_user", "user", "current_role":
+		return c.User(), nil
+	case "current_database", "current_catalog":
+		return c.Database(), nil
+	case "version":
+		return c.Version(), nil
+	case "pg_table_is_visible":
+		return c.TableVisible(ev.ctx, a[0].(int64))
+	case "pg_type_is_visible", "has_table_privilege", "has_schema_privilege",
+		"has_database_privilege", "has_column_privilege":
+		return true, nil // every object is the session user's
+	case "pg_relation_is_publishable":
+		return false, nil
+	case "pg_encoding_to_char":
+		if a[0].(int64) == 6 {
+			return "UTF8", nil
+		}
+		return "", nil
+	case "current_schemas":
+		s, err := c.CurrentSchemas(ev.ctx, a[0].(bool))
+		return textArray(s), err
+	case "current_schema":
+		s, err := c.CurrentSchemas(ev.ctx, false)
+		if err != nil || len(s) == 0 {
+			return nil, err
+		}
+		return s[0], nil
+	case "current_setting":
+		return currentSetting(c, a)
+	case "pg_backend_pid":
+		return int64(1), nil
+	case "json_build_object":
+		return jsonBuildObject(x, a), nil
+	}
+	// Descriptions, defaults, index and constraint definitions and start
+	// times: magmalake has none of those objects.
+	return nil, nil
+}
+
+func formatTypeCall(c Catalog, a []any) (any, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
+	mod := int64(-1)
+	if a[1] != nil {
+		mod = a[1].(int64)
+	}
+	if s, ok := c.FormatType(a[0].(int64), mod); ok {
+		return s, nil
+	}
+	return "???", nil // PostgreSQL's answer for an oid that is no type
+}
+
+func currentSetting(c Catalog, a []any) (any, error) {
+	name := strings.ToLower(a[0].(string))
+	if v, ok := c.Setting(name); ok {
+		return v, nil
+	}
+	if len(a) > 1 && a[1].(bool) {
+		return nil, nil
+	}
+	return nil, Errorf(CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+}
+
+func textArray(s []string) string {
+	elems := make([]*string, len(s))
+	for i := range s {
+		elems[i] = &s[i]
+	}
+	return FormatArrayText(elems)
+}
+
+// jsonBuildObject prints json_build_object's text, as PostgreSQL spaces it.
+func jsonBuildObject(x *Func, a []any) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(a); i += 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		k := ""
+		if a[i] != nil {
+			k = formatDatum(a[i], x.Args[i].Type())
+		}
+		kj, _ := json.Marshal(k)
+		b.Write(kj)
+		b.WriteString(" : ")
+		b.WriteString(jsonValue(a[i+1], x.Args[i+1].Type()))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func jsonValue(d any, t Type) string {
+	if d == nil {
+		return "null"
+	}
+	switch {
+	case t.Kind == KindBool, t.IsNumeric() && t.Kind != KindNumeric, t.Kind == KindJSON:
+		return formatDatum(d, t)
+	case t.Kind == KindNumeric:
+		return formatDatum(d, t)
+	}
+	s, _ := json.Marshal(formatDatum(d, t))
+	return string(s)
+}
