@@ -96,7 +96,6 @@ func formatArrayDatums(elem Type, ds []any) string {
 	return FormatArrayText(texts)
 }
 
-
 // arrayDatums reads an array's text as datums of its element type.
 func (in InputStyle) arrayDatums(s string, t Type) ([]any, error) {
 	elems, err := ParseArrayText(s)
