@@ -16,9 +16,6 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// codeBadCopyFormat is PostgreSQL's bad_copy_file_format.
-const codeBadCopyFormat = "22P04"
-
 // prepareCopy plans COPY ... FROM STDIN and COPY ... TO STDOUT. Neither has
 // a row description: the wire layer answers CopyIn/CopyOutResponse instead.
 func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Params) (plan, []Column, error) {
@@ -130,10 +127,10 @@ func (l *copyLoader) next() (arrow.RecordBatch, error) {
 func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) error {
 	width := l.t.width()
 	if len(fields) > width {
-		return l.lineError(sql.Errorf(codeBadCopyFormat, "extra data after last expected column"), "")
+		return l.lineError(sql.Errorf(sql.CodeBadCopyFileFormat, "extra data after last expected column"), "")
 	}
 	if len(fields) < width {
-		return l.lineError(sql.Errorf(codeBadCopyFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
+		return l.lineError(sql.Errorf(sql.CodeBadCopyFileFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
 	}
 	for c, feed := range l.t.feeds {
 		col := l.t.scope.Columns[c]

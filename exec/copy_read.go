@@ -198,7 +198,7 @@ func (r *copyReader) splitText(line []byte) ([]copyField, error) {
 		if !f.null {
 			v := unescapeCopyText(raw)
 			if !utf8.ValidString(v) {
-				return nil, sql.Errorf("22021", "invalid byte sequence for encoding \"UTF8\"")
+				return nil, sql.Errorf(sql.CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
 			f.val = v
 		}
@@ -309,7 +309,7 @@ func (r *copyReader) splitCSV(line []byte) ([]copyField, error) {
 		f := copyField{null: !quoted && string(line[start:i]) == r.f.null}
 		if !f.null {
 			if !utf8.Valid(out) {
-				return nil, sql.Errorf("22021", "invalid byte sequence for encoding \"UTF8\"")
+				return nil, sql.Errorf(sql.CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
 			f.val = string(out)
 		}
@@ -338,5 +338,5 @@ func (r *copyReader) quotedCSV(line []byte, i int, out []byte) ([]byte, int, err
 		}
 		out = append(out, c)
 	}
-	return nil, 0, sql.Errorf(codeBadCopyFormat, "unterminated CSV quoted field")
+	return nil, 0, sql.Errorf(sql.CodeBadCopyFileFormat, "unterminated CSV quoted field")
 }

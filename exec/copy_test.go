@@ -167,12 +167,12 @@ func TestCopyFromBadRowCommitsNothing(t *testing.T) {
 	}{
 		{"bad int", "COPY t FROM STDIN", good + "2\tabc\tb\n", sql.CodeInvalidTextRep, "COPY t, line 8, column x: "},
 		{"out of range", "COPY t FROM STDIN", good + "99999999999\t1\tb\n", sql.CodeNumericOutOfRange, "COPY t, line 8, column id: "},
-		{"missing column", "COPY t FROM STDIN", good + "2\t2\n", codeBadCopyFormat, "COPY t, line 8: missing data for column \"v\""},
-		{"extra column", "COPY t FROM STDIN", good + "2\t2\tb\tc\n", codeBadCopyFormat, "COPY t, line 8: extra data after last expected column"},
+		{"missing column", "COPY t FROM STDIN", good + "2\t2\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: missing data for column \"v\""},
+		{"extra column", "COPY t FROM STDIN", good + "2\t2\tb\tc\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: extra data after last expected column"},
 		{"not null", "COPY t FROM STDIN", good + "\\N\t2\tb\n", sql.CodeNotNullViolation, "COPY t, line 8: null value in column \"id\""},
 		{"not null by omission", "COPY t (x) FROM STDIN", "1\n", sql.CodeNotNullViolation, "COPY t, line 1: "},
 		{"csv header counts", "COPY t FROM STDIN (FORMAT csv, HEADER)", "h\n1,1,a\n1,x,a\n", sql.CodeInvalidTextRep, "COPY t, line 3, column x: "},
-		{"unterminated quote", "COPY t FROM STDIN (FORMAT csv)", good2csv(good) + "1,1,\"abc\n", codeBadCopyFormat, "COPY t, line 8: unterminated CSV quoted field"},
+		{"unterminated quote", "COPY t FROM STDIN (FORMAT csv)", good2csv(good) + "1,1,\"abc\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: unterminated CSV quoted field"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

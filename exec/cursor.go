@@ -13,9 +13,6 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// codeDuplicateCursor is PostgreSQL's duplicate_cursor SQLSTATE.
-const codeDuplicateCursor = "42P03"
-
 // cursorSet is a session's open SQL cursors by name.
 type cursorSet struct {
 	open map[string]*sqlCursor
@@ -44,7 +41,7 @@ func (cs *cursorSet) get(name string) (*sqlCursor, error) {
 
 func (cs *cursorSet) add(name string, c *sqlCursor) error {
 	if _, ok := cs.open[name]; ok {
-		return sql.Errorf(codeDuplicateCursor, "cursor %q already exists", name)
+		return sql.Errorf(sql.CodeDuplicateCursor, "cursor %q already exists", name)
 	}
 	if cs.open == nil {
 		cs.open = map[string]*sqlCursor{}
@@ -169,7 +166,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 			return nil, sql.Errorf(sql.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
 		if _, err := s.cursors().get(st.Name); err == nil {
-			return nil, sql.Errorf(codeDuplicateCursor, "cursor %q already exists", st.Name)
+			return nil, sql.Errorf(sql.CodeDuplicateCursor, "cursor %q already exists", st.Name)
 		}
 		// The scan outlives this statement, whose context ends with it;
 		// each FETCH's context still cancels the reads it drives.

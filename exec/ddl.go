@@ -53,7 +53,9 @@ func ddlVerb(st sql.Statement) string {
 	return "ALTER TABLE"
 }
 
-func notice(msg string) Notice { return Notice{Severity: "NOTICE", Code: "00000", Message: msg} }
+func notice(msg string) Notice {
+	return Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: msg}
+}
 
 func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Result, error) {
 	err := s.engine.wh.CreateNamespace(ctx, x.Name)

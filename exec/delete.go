@@ -29,7 +29,7 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf("42809", "cannot delete from metadata table %q", st.Table.Table)
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot delete from metadata table %q", st.Table.Table)
 	}
 	qual := st.Alias
 	if qual == "" {

@@ -35,7 +35,7 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf("42809", "cannot change metadata table %q", st.Table.Table)
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
 	}
 	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table)}
 	for _, f := range rt.Table.Schema().Fields() {

@@ -42,7 +42,7 @@ func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf("42809", "cannot change metadata table %q", st.Table.Table)
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
 	}
 	p := &overwritePlan{del: &deletePlan{rt: rt, scope: tableScope(rt.Table, st.Table.Table)},
 		fixed: map[int]sql.Expr{}, partial: len(st.Partition) > 0, replace: st.ReplaceWhere != nil}
@@ -250,7 +250,7 @@ func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Pa
 // overwriteResult answers INSERT 0 n, the rows removed going in a NOTICE.
 func overwriteResult(out deletes.OverwriteOutcome) *Result {
 	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
-	res.Notices = []Notice{{Severity: "NOTICE", Code: "00000", Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
+	res.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
 	return res
 }
 

@@ -123,7 +123,7 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
 	}
 	if d.readOnly {
-		return nil, &sql.Error{Code: "55P02", Message: "parameter \"" + n + "\" cannot be changed"}
+		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
 	}
 	if d.check != nil {
 		v, err := d.check(value)
@@ -155,7 +155,7 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
 	}
 	if d.readOnly {
-		return nil, &sql.Error{Code: "55P02", Message: "parameter \"" + n + "\" cannot be changed"}
+		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
 	}
 	delete(s.values, n)
 	if d.report {

@@ -13,16 +13,13 @@ import (
 // transaction: a rollback keeps them, as in PostgreSQL) and share Prepare and
 // Execute with the protocol's prepared statements.
 
-const codeDuplicatePrepared = "42P05"
-const codeInvalidSQLStatementName = "26000"
-
 // sqlPrepared is the session's named statements.
 type sqlPrepared map[string]*Prepared
 
 func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		if _, ok := s.named[st.Name]; ok {
-			return nil, sql.Errorf(codeDuplicatePrepared, "prepared statement %q already exists", st.Name)
+			return nil, sql.Errorf(sql.CodeDuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
 		}
 		if err := preparable(st.Body, s.maxDepth()); err != nil {
 			return nil, err
@@ -54,7 +51,7 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, outer []Param) (*Result, error) {
 		p, ok := s.named[st.Name]
 		if !ok {
-			return nil, sql.Errorf(codeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
+			return nil, sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
 		}
 		if len(st.Args) != len(p.ParamTypes) {
 			return nil, &sql.Error{Code: sql.CodeSyntaxError,
@@ -105,7 +102,7 @@ func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []Column, error) 
 			return tagOnly("DEALLOCATE ALL"), nil
 		}
 		if _, ok := s.named[st.Name]; !ok {
-			return nil, sql.Errorf(codeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
+			return nil, sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
 		}
 		delete(s.named, st.Name)
 		return tagOnly("DEALLOCATE"), nil

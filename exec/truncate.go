@@ -38,7 +38,7 @@ func (s *Session) truncateTarget(ctx context.Context, st *sql.Truncate) (*resolv
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf("42809", "cannot truncate metadata table %q", st.Table.Table)
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot truncate metadata table %q", st.Table.Table)
 	}
 	return rt, nil
 }

@@ -16,8 +16,6 @@ import (
 // undoes the CREATEs after it and forgets later DROPs and ALTERs. It also
 // clears a failed block, which is what autosave relies on.
 
-const codeInvalidSavepoint = "3B001"
-
 type savepoint struct {
 	name   string
 	tables map[string]tableMark
@@ -56,7 +54,7 @@ func (s *Session) findSavepoint(verb, name string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, sql.Errorf(codeInvalidSavepoint, "savepoint %q does not exist", name)
+	return 0, sql.Errorf(sql.CodeInvalidSavepointSpecification, "savepoint %q does not exist", name)
 }
 
 func (s *Session) releaseSavepoint(name string) (*Result, error) {

@@ -38,7 +38,7 @@ func (s *Session) commitBlock(ctx context.Context) error {
 			if len(done) == 0 {
 				return err
 			}
-			return &sql.Error{Code: "40003",
+			return &sql.Error{Code: sql.CodeStatementCompletionUnknown,
 				Message: fmt.Sprintf("COMMIT was only partly applied: %s failed: %v", identKey(tt.ident), err),
 				Detail:  "Committed before the failure: " + strings.Join(done, ", ") + ". The catalog cannot commit several tables atomically.",
 				Err:     err}

@@ -70,7 +70,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	// to an array type is an array here: a text column is not.
 	_, param := arr.(*Param)
 	if !isUnknown(arr) && !param && elem.Kind == KindUnknown {
-		return nil, Errorf("42809", "op ANY/ALL (array) requires array on right side")
+		return nil, Errorf(CodeWrongObjectType, "op ANY/ALL (array) requires array on right side")
 	}
 	if arr, err = b.coerceUnknown(arr, Text); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 // is IN and <> ALL is NOT IN.
 func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
 	if len(items) == 0 {
-		return nil, Errorf("42P18", "cannot determine type of empty array")
+		return nil, Errorf(CodeIndeterminateDatatype, "cannot determine type of empty array")
 	}
 	if op == OpEQ && !all || op == OpNE && all {
 		return b.bindIn(&ast.PatternInExpr{Expr: left, List: items, Not: all})

@@ -181,7 +181,7 @@ func numericScale(t Type) int {
 
 func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 	if isUnknown(l) && isUnknown(r) {
-		return nil, Errorf(codeAmbiguousFunction, "operator is not unique: unknown %s unknown", op)
+		return nil, Errorf(CodeAmbiguousFunction, "operator is not unique: unknown %s unknown", op)
 	}
 	l, r, err := b.unify(l, r)
 	if err != nil {

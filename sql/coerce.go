@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// codeCannotCoerce is PostgreSQL's cannot_coerce (no cast between the types).
-const codeCannotCoerce = "42846"
-
 // CoerceText is InputStyle.CoerceText with the default style (ISO, MDY),
 // for text whose reading no session setting changes.
 func CoerceText(s string, t Type) (any, error) { return InputStyle{}.CoerceText(s, t) }
@@ -299,7 +296,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 			return d.(int64) - floorDiv(d.(int64), usPerDay)*usPerDay, nil
 		}
 	}
-	return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
 }
 
 const usPerDay = 86400 * 1000000
@@ -364,7 +361,7 @@ func castToInt(d any, from, to Type) (any, error) {
 		}
 		n = r.Coef.Int64()
 	default:
-		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
 	}
 	if n < lo || n > hi {
 		return nil, outOfRange(to)
@@ -386,7 +383,7 @@ func castToFloat(d any, from, to Type) (any, error) {
 			f = float64(r)
 		}
 	default:
-		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
 	}
 	if to.Kind == KindFloat32 {
 		r := float32(f)
@@ -419,7 +416,7 @@ func castToNumeric(d any, from, to Type) (any, error) {
 		}
 		dec, _ = ParseDecimal(strconv.FormatFloat(v, 'g', digits, 64))
 	default:
-		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
 	}
 	return applyNumericTypmod(dec, to)
 }

@@ -13,9 +13,6 @@ import (
 // need the statement's time ('now', 'today', 'tomorrow', 'yesterday') are
 // 0A000: CoerceText does not know it.
 
-// codeInvalidTZDisplacement is PostgreSQL's invalid_time_zone_displacement_value.
-const codeInvalidTZDisplacement = "22009"
-
 // Days and microseconds between 1970-01-01 and the limits PostgreSQL keeps:
 // dates from Julian day 0 (4714-11-24 BC) to 5874897-12-31, timestamps from
 // 4714-11-24 BC to 294276-12-31 (the end cut to what fits in int64
@@ -59,7 +56,7 @@ func dtError(fail dtFail, f *dtFields, t Type, s string) error {
 		e.Hint = `Perhaps you need a different "datestyle" setting.`
 		return e
 	case failZoneOffset:
-		return Errorf(codeInvalidTZDisplacement, "time zone displacement out of range: %s", quoted(s))
+		return Errorf(CodeInvalidTimeZoneDisplacementValue, "time zone displacement out of range: %s", quoted(s))
 	case failZoneName:
 		return Errorf(CodeInvalidParameterValue, "time zone %s not recognized", quoted(f.badZone))
 	}

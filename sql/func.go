@@ -89,7 +89,9 @@ func (b *binder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
 	}
 	k, ok := literalInt(n.Args[0])
 	if !ok || k < 1 || k > 65535 {
-		return nil, Errorf(CodeUndefinedParameter, "there is no parameter $%d", k)
+		// PostgreSQL says undefined_parameter (42P02) here; the code stays
+		// the 42704 this server's clients already get.
+		return nil, Errorf(CodeUndefinedObject, "there is no parameter $%d", k)
 	}
 	idx := int(k - 1)
 	return &Param{Index: idx, T: b.params.typeOf(idx)}, nil
@@ -151,7 +153,7 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	if !castable(x.Type(), t) {
-		return nil, Errorf(codeCannotCoerce, "cannot cast type %s to %s", x.Type(), t)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type(), t)
 	}
 	if x.Type() == t {
 		return x, nil

@@ -93,7 +93,7 @@ func (b *binder) dateTimeSource(fname string, args []Expr) (Expr, error) {
 		if name == "" {
 			name = fname
 		}
-		return nil, Errorf(codeAmbiguousFunction, "function %s(%s, unknown) is not unique", name, args[0].Type())
+		return nil, Errorf(CodeAmbiguousFunction, "function %s(%s, unknown) is not unique", name, args[0].Type())
 	}
 	switch k := x.Type().Kind; {
 	case k == KindDate && fname == "date_trunc":

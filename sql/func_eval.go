@@ -129,7 +129,7 @@ func substring(a []any) (any, error) {
 	if len(a) == 3 {
 		n := a[2].(int64)
 		if n < 0 {
-			return nil, Errorf("22011", "negative substring length not allowed")
+			return nil, Errorf(CodeSubstringError, "negative substring length not allowed")
 		}
 		end = start + n
 		if end < start {

@@ -39,7 +39,7 @@ func (b *binder) bindMath(name string, args []Expr) (Expr, bool, error) {
 	}
 	if name == "trunc" && isUnknown(args[0]) {
 		// trunc(macaddr) is a third candidate: an untyped argument picks none.
-		return nil, true, Errorf(codeAmbiguousFunction, "function trunc(unknown) is not unique")
+		return nil, true, Errorf(CodeAmbiguousFunction, "function trunc(unknown) is not unique")
 	}
 	t := Float64
 	if shape.forms == 'b' {
@@ -185,7 +185,7 @@ func floatMath(name string, a []any) (any, error) {
 		return checkFloat(f*radiansPerDegree, f, false)
 	case "sqrt":
 		if f < 0 {
-			return nil, Errorf(codeInvalidPowerArg, "cannot take square root of a negative number")
+			return nil, Errorf(CodeInvalidArgumentForPowerFunction, "cannot take square root of a negative number")
 		}
 		return math.Sqrt(f), nil
 	case "exp":
@@ -200,14 +200,6 @@ func floatMath(name string, a []any) (any, error) {
 
 // radiansPerDegree is PostgreSQL's RADIANS_PER_DEGREE.
 const radiansPerDegree = 0.0174532925199432957692
-
-// SQLSTATEs of the mathematical functions' domain errors, and of a call
-// that fits several forms equally well.
-const (
-	codeAmbiguousFunction = "42725" // ambiguous_function
-	codeInvalidPowerArg   = "2201F" // invalid_argument_for_power_function
-	codeInvalidLogArg     = "2201E" // invalid_argument_for_logarithm
-)
 
 // checkFloat is PostgreSQL's float overflow/underflow check of a result r
 // computed from the input in (a product or quotient with a constant).
@@ -243,9 +235,9 @@ func floatExp(f float64) (any, error) {
 func floatLog(name string, f float64) (any, error) {
 	switch {
 	case f == 0:
-		return nil, Errorf(codeInvalidLogArg, "cannot take logarithm of zero")
+		return nil, Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of zero")
 	case f < 0:
-		return nil, Errorf(codeInvalidLogArg, "cannot take logarithm of a negative number")
+		return nil, Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of a negative number")
 	}
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 1):
@@ -271,9 +263,9 @@ func floatPow(x, y float64) (any, error) {
 		}
 		return 1.0, nil
 	case x == 0 && y < 0:
-		return nil, Errorf(codeInvalidPowerArg, "zero raised to a negative power is undefined")
+		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "zero raised to a negative power is undefined")
 	case x < 0 && math.Floor(y) != y:
-		return nil, Errorf(codeInvalidPowerArg, "a negative number raised to a non-integer power yields a complex result")
+		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "a negative number raised to a non-integer power yields a complex result")
 	case math.IsInf(y, 0) || math.IsInf(x, 0):
 		return math.Pow(x, y), nil
 	}

@@ -449,7 +449,7 @@ func (b *binder) bindToChar(name string, args []Expr) (Expr, bool, error) {
 	}
 	switch args[0].Type().Kind {
 	case KindUnknown:
-		return nil, true, Errorf(codeAmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
+		return nil, true, Errorf(CodeAmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
 	case KindInt16:
 		// No exact form: double precision, the preferred numeric type, wins.
 		args[0] = &Cast{X: args[0], T: Float64}

@@ -130,7 +130,7 @@ func (b *binder) bindField(n *ast.FuncCallExpr) (Expr, error) {
 	}
 	t := x.Type()
 	if t.Kind != KindRecord {
-		return nil, Errorf("42809", "column notation .%s applied to type %s, which is not a composite type", name, t)
+		return nil, Errorf(CodeWrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, t)
 	}
 	for i, f := range t.RecordFields() {
 		if f.Name == strings.ToLower(name) || f.Name == name {

@@ -55,11 +55,8 @@ func parseRegexFlags(s string) (regexFlags, error) {
 	return f, nil
 }
 
-// codeInvalidRegex is invalid_regular_expression.
-const codeInvalidRegex = "2201B"
-
 func badRegex(reason string) *Error {
-	return Errorf(codeInvalidRegex, "invalid regular expression: %s", reason)
+	return Errorf(CodeInvalidRegularExpression, "invalid regular expression: %s", reason)
 }
 
 func regexUnsupported(what string) *Error {

@@ -174,11 +174,11 @@ func (c *conn) loop() error {
 func (c *conn) receiveFailed(err error) error {
 	switch {
 	case errors.Is(err, errIdleTimeout) && c.idleInTx:
-		c.sendFatal("25P03", "terminating connection due to idle-in-transaction timeout")
+		c.sendFatal(sql.CodeIdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
 	case errors.Is(err, errIdleTimeout):
-		c.sendFatal("57P05", "terminating connection due to idle-session timeout")
+		c.sendFatal(sql.CodeIdleSessionTimeout, "terminating connection due to idle-session timeout")
 	case errors.Is(err, errDraining):
-		c.sendFatal("57P01", "terminating connection due to administrator command")
+		c.sendFatal(sql.CodeAdminShutdown, "terminating connection due to administrator command")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), c.ctx.Err() != nil:
 		return io.EOF
 	default:

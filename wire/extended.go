@@ -20,7 +20,7 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 	}
 	if m.Name != "" {
 		if _, exists := c.stmts[m.Name]; exists {
-			return sql.Errorf("42P05", "prepared statement %q already exists", m.Name)
+			return sql.Errorf(sql.CodeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 		}
 	}
 	st := &statement{empty: isEmptyQuery(m.Query)}
@@ -46,11 +46,11 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 func (c *conn) handleBind(m *pgproto3.Bind) error {
 	st, ok := c.stmts[m.PreparedStatement]
 	if !ok {
-		return sql.Errorf("26000", "prepared statement %q does not exist", m.PreparedStatement)
+		return sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
 	}
 	if m.DestinationPortal != "" {
 		if _, exists := c.portals[m.DestinationPortal]; exists {
-			return sql.Errorf("42P03", "portal %q already exists", m.DestinationPortal)
+			return sql.Errorf(sql.CodeDuplicateCursor, "portal %q already exists", m.DestinationPortal)
 		}
 	}
 	params, err := decodeParams(m.ParameterFormatCodes, m.Parameters, st.prep.ParamTypes)
@@ -70,7 +70,7 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	case 'S':
 		st, ok := c.stmts[m.Name]
 		if !ok {
-			return sql.Errorf("26000", "prepared statement %q does not exist", m.Name)
+			return sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", m.Name)
 		}
 		c.send(&pgproto3.ParameterDescription{ParameterOIDs: st.prep.ParamTypes})
 		c.describeColumns(st, nil)

@@ -12,10 +12,7 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-const (
-	oidJSONB   uint32 = 3802
-	codeBadBin        = "22P03" // invalid_binary_representation
-)
+const oidJSONB uint32 = 3802
 
 // decodeParams turns Bind's raw values into exec.Params: text values stay
 // strings (the session coerces them as it would a quoted literal), binary
@@ -47,7 +44,7 @@ func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]exec.Param, 
 		case 1:
 			p, err := decodeBinary(types[i], v)
 			if err != nil {
-				return nil, &sql.Error{Code: codeBadBin, Message: fmt.Sprintf("incorrect binary data format in bind parameter %d", i+1), Detail: err.Error()}
+				return nil, &sql.Error{Code: sql.CodeInvalidBinaryRepresentation, Message: fmt.Sprintf("incorrect binary data format in bind parameter %d", i+1), Detail: err.Error()}
 			}
 			if s, ok := p.(string); ok { // binary text, json: text all the same
 				if err := checkUTF8(s); err != nil {

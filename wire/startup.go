@@ -150,7 +150,7 @@ func (c *conn) readStartup() (map[string]string, error) {
 		case code>>16 == 3:
 			return c.startupParams(code, body[4:])
 		default:
-			err := sql.Errorf("0A000", "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
+			err := sql.Errorf(sql.CodeFeatureNotSupported, "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
 			c.sendFatalErr(err)
 			return nil, err
 		}

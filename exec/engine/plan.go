@@ -138,7 +138,7 @@ func (p *planner) pushWith(w *ast.WithClause) error {
 	for _, c := range w.CTEs {
 		name := c.Name.O
 		if _, dup := level[name]; dup {
-			return sql.Errorf("42712", "WITH query name %q specified more than once", name)
+			return sql.Errorf(sql.CodeDuplicateAlias, "WITH query name %q specified more than once", name)
 		}
 		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level)}
 		for _, col := range c.ColNameList {

@@ -551,7 +551,7 @@ func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int6
 	}
 	v := arr.(*array.Int64).Value(0)
 	if v < 0 {
-		return 0, false, sql.Errorf("2201W", "%s must not be negative", what)
+		return 0, false, sql.Errorf(sql.CodeInvalidRowCountInLimitClause, "%s must not be negative", what)
 	}
 	return v, false, nil
 }

@@ -360,7 +360,7 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(ast.ExprNode
 		col := q.findOutput(e)
 		if col < 0 {
 			if q.distinct {
-				return sql.Errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				return sql.Errorf(sql.CodeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 			}
 			q.outputs = append(q.outputs, e)
 			col = len(q.outputs) - 1
@@ -441,7 +441,7 @@ func (q *selectQuery) describe() string {
 
 func checkPosition(k int64, n int) (int, bool, error) {
 	if k < 1 || k > int64(n) {
-		return 0, false, sql.Errorf("42P10", "position %d is not in select list", k)
+		return 0, false, sql.Errorf(sql.CodeInvalidColumnReference, "position %d is not in select list", k)
 	}
 	return int(k) - 1, true, nil
 }
@@ -486,7 +486,7 @@ func (q *selectQuery) bindDistinctOn(keys []ast.ExprNode, bindOut func(ast.ExprN
 	}
 	for i := 0; i < len(q.order) && i < len(q.distinctOn); i++ {
 		if !in[q.order[i].col] {
-			return sql.Errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+			return sql.Errorf(sql.CodeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
 	return nil

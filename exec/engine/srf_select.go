@@ -129,7 +129,7 @@ func (p *planner) bindSRF(call *ast.FuncCallExpr, sc *sql.Scope) (srfCall, error
 			return srfCall{}, sql.Errorf(sql.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
 		}
 		if sql.IsUnknownExpr(args[0]) {
-			return srfCall{}, sql.Errorf("42725", "function %s(unknown) is not unique", name)
+			return srfCall{}, sql.Errorf(sql.CodeAmbiguousFunction, "function %s(unknown) is not unique", name)
 		}
 		at := args[0].Type()
 		if !at.IsArray() {

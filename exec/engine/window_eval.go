@@ -70,11 +70,11 @@ func frameOffset(ctx context.Context, e sql.Expr, params []any, start bool) (flo
 	}
 	defer arr.Release()
 	if arr.IsNull(0) {
-		return 0, sql.Errorf("22004", "frame %s offset must not be null", which)
+		return 0, sql.Errorf(sql.CodeNullValueNotAllowed, "frame %s offset must not be null", which)
 	}
 	v := arr.(*array.Float64).Value(0)
 	if v < 0 {
-		return 0, sql.Errorf("22013", "frame %s offset must not be negative", which)
+		return 0, sql.Errorf(sql.CodeInvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
 	}
 	return v, nil
 }
@@ -126,7 +126,7 @@ func (w *windowEval) ranking(rows []int, out []any) error {
 			return nil
 		}
 		if buckets = v.(int64); buckets <= 0 {
-			return sql.Errorf("22014", "argument of ntile must be greater than zero")
+			return sql.Errorf(sql.CodeInvalidArgumentForNtileFunction, "argument of ntile must be greater than zero")
 		}
 	}
 	for p, r := range rows {
@@ -325,7 +325,7 @@ func (w *windowEval) frameValue(rows []int, out []any) error {
 			}
 			n := v.(int64)
 			if n <= 0 {
-				return sql.Errorf("22016", "argument of nth_value must be greater than zero")
+				return sql.Errorf(sql.CodeInvalidArgumentForNthValueFunction, "argument of nth_value must be greater than zero")
 			}
 			q = s + int(n) - 1
 		}
