@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/exec/bench"
+	"github.com/magmalake/magmalake/bench"
 )
 
 type benchConfig struct {
