@@ -48,11 +48,18 @@ func TestArraysAndSetReturningMatchPostgres(t *testing.T) {
 		"SELECT name[1] FROM arr_t",
 		"SELECT '{1,x}'::int[]",
 		"SELECT unnest(ARRAY[1]), generate_series(1, 2)",
+		"SELECT string_agg(x::text, ',' ORDER BY x DESC) FROM generate_series(1, 3) x",
+		"SELECT array_agg(x), array_agg(x ORDER BY x DESC NULLS LAST), array_agg(DISTINCT x % 2 ORDER BY x % 2) FROM (VALUES (1), (2), (NULL), (3)) v(x)",
+		"SELECT x % 2 AS k, array_agg(x ORDER BY -x), string_agg(x::text, '-' ORDER BY x) FILTER (WHERE x > 1) FROM generate_series(1, 6) x GROUP BY 1 ORDER BY 1",
+		"SELECT array_agg(x), string_agg(DISTINCT x::text, ';') FROM generate_series(1, 0) x",
+		"SELECT array_agg(DISTINCT x ORDER BY y) FROM (VALUES (1, 2)) v(x, y)",
+		"SELECT id % 2, array_agg(name ORDER BY id DESC), array_agg(score ORDER BY score NULLS FIRST) FROM arr_t GROUP BY 1 ORDER BY 1",
 	} {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
 	}
 	// Arrays are one-dimensional here: PostgreSQL reads this, we refuse it.
 	mustFail(t, s, "0A000", "SELECT '{{1,2},{3,4}}'::int[]")
+	mustFail(t, s, "0A000", "SELECT array_agg(ARRAY[id]) FROM arr_t")
 }
 
 // TestCatalogJoinsIcebergTables joins user tables with catalog relations,

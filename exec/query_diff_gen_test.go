@@ -407,6 +407,15 @@ func (g *diffGen) agg(cols []dcol) (string, dcol) {
 	case w < 32:
 		g.use("count_distinct")
 		return "count(DISTINCT " + c.ref + ")", count
+	case w < 36:
+		// Ties in the key are equal strings: the result is one string
+		// whatever order they come in.
+		g.use("ordered_agg")
+		dir := g.direction()
+		return "string_agg(" + c.ref + "::text, ',' ORDER BY " + c.ref + "::text" + dir + ")", dcol{t: dText}
+	case w < 39:
+		g.use("ordered_agg")
+		return "array_length(array_agg(" + c.ref + " ORDER BY " + c.ref + g.direction() + "), 1)", count
 	case w < 70 && c.t != dText && c.t != dTs:
 		if g.pct(50) {
 			return "sum(" + c.ref + ")", dcol{t: c.t, max: 1000}
@@ -1332,7 +1341,8 @@ func (g *diffGen) window(cols []dcol, total []string) (string, dcol) {
 func (g *diffGen) windowAgg(cols []dcol, total []string) (string, dcol) {
 	g.use("window_sum")
 	a, c := g.agg(cols)
-	if strings.Contains(a, "DISTINCT") {
+	if strings.Contains(a, "DISTINCT") || strings.Contains(a, "ORDER BY") {
+		// Neither DISTINCT nor ORDER BY is allowed in a window aggregate.
 		a, c = "count(*)", dcol{t: dInt, max: 1000}
 	}
 	switch g.r.IntN(3) {

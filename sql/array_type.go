@@ -199,3 +199,6 @@ func compareArrays(t Type, a, b string) int {
 // ArrayDatums reads array text of type t as datums of its element type (the
 // forms DatumAt returns), for the wire's binary array format.
 func ArrayDatums(s string, t Type) ([]any, error) { return InputStyle{}.arrayDatums(s, t) }
+
+// FormatArrayDatums prints datums of elem as an array (array_agg's result).
+func FormatArrayDatums(elem Type, ds []any) string { return formatArrayDatums(elem, ds) }

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
@@ -81,7 +83,21 @@ func (b *binder) ungroupedColumn(cn *ast.ColumnName) error {
 var callAggregates = map[string]string{
 	"stddev": "stddev_samp", "variance": "var_samp",
 	"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and",
-	"string_agg": "string_agg",
+	"string_agg": "string_agg", "array_agg": "array_agg",
+}
+
+// distinctPrefix marks agg(DISTINCT ...) of the aggregates tidb parses as
+// plain calls: the normaliser renames the call.
+const distinctPrefix = "__distinct_"
+
+// callAggregate is the aggregate a plain call names, and whether the
+// normaliser marked it DISTINCT.
+func callAggregate(name string) (agg string, distinct, ok bool) {
+	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
+		name, distinct = rest, true
+	}
+	agg, ok = callAggregates[name]
+	return agg, distinct, ok
 }
 
 // IsAggregateCall reports whether n is an aggregate function call.
@@ -90,7 +106,7 @@ func IsAggregateCall(n ast.Node) bool {
 	case *ast.AggregateFuncExpr:
 		return true
 	case *ast.FuncCallExpr:
-		_, ok := callAggregates[x.FnName.L]
+		_, _, ok := callAggregate(x.FnName.L)
 		return ok
 	}
 	return false
@@ -109,6 +125,15 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 	}
 	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
 	call := &AggCall{Name: name, Distinct: distinct}
+	if n := len(argNodes); n > 0 {
+		if o, ok := argNodes[n-1].(*ast.FuncCallExpr); ok && o.FnName.L == "__agg_order" {
+			var err error
+			if call.OrderBy, err = inner.bindAggOrder(o.Args); err != nil {
+				return nil, err
+			}
+			argNodes = argNodes[:n-1]
+		}
+	}
 	want := 1
 	if name == "string_agg" {
 		want = 2
@@ -145,6 +170,13 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 		arg = nil
 	}
 	call.Arg = arg
+	if distinct {
+		for _, o := range call.OrderBy {
+			if o.Key.String() != arg.String() {
+				return nil, Errorf(CodeInvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
+			}
+		}
+	}
 	if call.T, err = aggType(name, arg); err != nil {
 		return nil, err
 	}
@@ -199,8 +231,41 @@ func aggType(name string, arg Expr) (Type, error) {
 		}
 	case "string_agg":
 		return Text, nil
+	case "array_agg":
+		if t.Kind == KindArray {
+			return Unknown, Errorf(CodeFeatureNotSupported, "array_agg over arrays (a multidimensional array) is not supported")
+		}
+		if t.Kind == KindUnknown {
+			t = Text
+		}
+		return ArrayOf(t), nil
 	default:
 		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
 	}
 	return Unknown, Errorf(CodeUndefinedFunction, "function %s(%s) does not exist", name, t)
+}
+
+// bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),
+// the normaliser's form of ORDER BY inside a call.
+func (b *binder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
+	var out []AggOrder
+	for i := 0; i+2 < len(args); i += 3 {
+		key, err := b.bind(args[i])
+		if err != nil {
+			return nil, err
+		}
+		if isUnknown(key) {
+			if key, err = b.coerceUnknown(key, Text); err != nil {
+				return nil, err
+			}
+		}
+		dir, _ := literalString(args[i+1])
+		nulls, _ := literalString(args[i+2])
+		o := AggOrder{Key: key, Desc: dir == "desc", NullsFirst: dir == "desc"}
+		if nulls != "" {
+			o.NullsFirst = nulls == "first"
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }

@@ -63,7 +63,7 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}
-	return x.FnName.L
+	return strings.TrimPrefix(x.FnName.L, distinctPrefix)
 }
 
 // castColumnName is the inner column's name when the cast wraps one, else

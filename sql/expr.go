@@ -168,7 +168,31 @@ type AggCall struct {
 	Arg      Expr   // nil for count(*)
 	Sep      Expr   // string_agg's delimiter (text), nil otherwise
 	Distinct bool
-	T        Type
+	// OrderBy is agg(... ORDER BY ...): the order array_agg and string_agg
+	// see their values in (the other aggregates do not depend on it).
+	OrderBy []AggOrder
+	T       Type
+}
+
+// AggOrder is one ORDER BY key inside an aggregate call.
+type AggOrder struct {
+	Key        Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Inputs are the expressions an aggregate reads from its input rows.
+func (e *AggCall) Inputs() []Expr {
+	var out []Expr
+	for _, x := range []Expr{e.Arg, e.Sep} {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	for _, o := range e.OrderBy {
+		out = append(out, o.Key)
+	}
+	return out
 }
 
 func (e *ColumnRef) Type() Type { return e.T }
@@ -307,6 +331,19 @@ func (e *AggCall) String() string {
 	args := e.Arg.String()
 	if e.Sep != nil {
 		args += ", " + e.Sep.String()
+	}
+	if len(e.OrderBy) > 0 {
+		keys := make([]string, len(e.OrderBy))
+		for i, o := range e.OrderBy {
+			keys[i] = o.Key.String()
+			if o.Desc {
+				keys[i] += " DESC"
+			}
+			if o.NullsFirst != o.Desc {
+				keys[i] += map[bool]string{true: " NULLS FIRST", false: " NULLS LAST"}[o.NullsFirst]
+			}
+		}
+		args += " ORDER BY " + strings.Join(keys, ", ")
 	}
 	if e.Distinct {
 		return e.Name + "(DISTINCT " + args + ")"

@@ -47,8 +47,8 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	case "__field":
 		return b.bindField(n)
 	}
-	if agg, ok := callAggregates[name]; ok {
-		return b.bindAggregateCall(agg, n.Args, false)
+	if agg, distinct, ok := callAggregate(name); ok {
+		return b.bindAggregateCall(agg, n.Args, distinct)
 	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {

@@ -25,7 +25,7 @@ const NaturalMarker = "__natural"
 // tidb's grammar lacks: VALUES lists as queries, FULL JOIN, and column
 // alias lists of derived tables.
 func queryPrepass(in []token) []token {
-	return nestedNulls(aggregateFilters(derivedColumnAliases(fullJoins(valuesQueries(in)))))
+	return nestedNulls(aggregateFilters(aggregateOrders(derivedColumnAliases(fullJoins(valuesQueries(in))))))
 }
 
 // valuesQueries turns VALUES (a, b), (c, d) standing as a query into
@@ -243,6 +243,93 @@ func topLevelQuery(in []token) []token {
 		return append(out, in[1:]...)
 	}
 	return in
+}
+
+// aggregateOrders rewrites agg(args ORDER BY k1 [ASC|DESC] [NULLS FIRST|LAST],
+// ...) into agg(args, __agg_order(k1, 'desc', 'first', ...)): tidb has no
+// ORDER BY inside a call; the binder reads the keys back (AggOrder).
+func aggregateOrders(in []token) []token {
+	var out []token
+	var opens []int // indices in out of the open parentheses
+	for k := 0; k < len(in); k++ {
+		t := in[k]
+		switch {
+		case t.isPunct("("):
+			opens = append(opens, len(out))
+			if k+1 < len(in) && in[k+1].is("distinct") && len(out) > 0 && callAggregates[out[len(out)-1].val] != "" {
+				// tidb takes DISTINCT only in its own aggregates' calls.
+				out[len(out)-1].val = distinctPrefix + out[len(out)-1].val
+				out = append(out, t)
+				k++
+				continue
+			}
+		case t.isPunct(")") && len(opens) > 0:
+			opens = opens[:len(opens)-1]
+		case t.is("order") && k+1 < len(in) && in[k+1].is("by") && len(opens) > 0 && callParen(out, opens[len(opens)-1]):
+			if e := matchCloseTok(in, k); e > 0 {
+				out = append(out, token{kind: tkPunct, val: ",", pos: t.pos, end: t.end})
+				out = append(out, aggOrderCall(in[k+2:e], t)...)
+				k = e - 1
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// callParen reports whether out[open] opens a function's argument list
+// (not a subquery, a window's OVER or WITHIN GROUP).
+func callParen(out []token, open int) bool {
+	if open == 0 || open+1 >= len(out) {
+		return false
+	}
+	name := out[open-1]
+	if name.kind != tkIdent && name.kind != tkQIdent || name.is("over") || name.is("group") || name.is("as") ||
+		name.is("in") || name.is("exists") || name.is("any") || name.is("all") || name.is("some") {
+		return false
+	}
+	first := out[open+1]
+	return !first.is("select") && !first.is("with") && !first.is("values")
+}
+
+// matchCloseTok is the index of the ")" closing the parenthesis open at in[k].
+func matchCloseTok(in []token, k int) int {
+	depth := 0
+	for j := k; j < len(in); j++ {
+		switch {
+		case in[j].isPunct("(") || in[j].isPunct("["):
+			depth++
+		case in[j].isPunct(")") || in[j].isPunct("]"):
+			if depth == 0 {
+				return j
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// aggOrderCall is __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...).
+func aggOrderCall(keys []token, at token) []token {
+	punct := func(v string) token { return token{kind: tkPunct, val: v, pos: at.pos, end: at.end} }
+	str := func(v string) token { return token{kind: tkString, val: v, pos: at.pos, end: at.end} }
+	out := []token{{kind: tkIdent, val: "__agg_order", pos: at.pos, end: at.end}, punct("(")}
+	for i, key := range splitTopLevel(keys) {
+		dir, nulls := "asc", ""
+		if n := len(key); n >= 2 && key[n-2].is("nulls") && (key[n-1].is("first") || key[n-1].is("last")) {
+			nulls, key = key[n-1].val, key[:n-2]
+		}
+		if n := len(key); n >= 1 && (key[n-1].is("asc") || key[n-1].is("desc")) {
+			dir, key = key[n-1].val, key[:n-1]
+		}
+		if i > 0 {
+			out = append(out, punct(","))
+		}
+		out = append(out, key...)
+		out = append(out, punct(","), str(dir), punct(","), str(nulls))
+	}
+	return append(out, punct(")"))
 }
 
 // aggregateFilters rewrites agg(args) FILTER (WHERE cond) into

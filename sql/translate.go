@@ -400,7 +400,11 @@ func rewrite(e Expr, f func(Expr) Expr) Expr {
 	case *Func:
 		return f(&Func{Name: x.Name, Args: all(x.Args), T: x.T})
 	case *AggCall:
-		return f(&AggCall{Name: x.Name, Arg: rewrite(x.Arg, f), Distinct: x.Distinct, T: x.T})
+		c := &AggCall{Name: x.Name, Arg: rewrite(x.Arg, f), Sep: rewrite(x.Sep, f), Distinct: x.Distinct, T: x.T}
+		for _, o := range x.OrderBy {
+			c.OrderBy = append(c.OrderBy, AggOrder{Key: rewrite(o.Key, f), Desc: o.Desc, NullsFirst: o.NullsFirst})
+		}
+		return f(c)
 	}
 	return f(e)
 }

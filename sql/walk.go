@@ -37,9 +37,7 @@ func Children(e Expr) []Expr {
 	case *Func:
 		return x.Args
 	case *AggCall:
-		if x.Arg != nil {
-			return []Expr{x.Arg}
-		}
+		return x.Inputs()
 	case *ArrayCompare:
 		return []Expr{x.X, x.Arr}
 	case *Subquery:
@@ -136,6 +134,13 @@ func RemapColumns(e Expr, m map[int]int) Expr {
 		c := *x
 		if x.Arg != nil {
 			c.Arg = RemapColumns(x.Arg, m)
+		}
+		if x.Sep != nil {
+			c.Sep = RemapColumns(x.Sep, m)
+		}
+		c.OrderBy = make([]AggOrder, len(x.OrderBy))
+		for i, o := range x.OrderBy {
+			c.OrderBy[i] = AggOrder{Key: RemapColumns(o.Key, m), Desc: o.Desc, NullsFirst: o.NullsFirst}
 		}
 		return &c
 	case *ArrayCompare:

@@ -43,6 +43,8 @@ func newAccumulator(a aggSpec, out sql.Type) (accumulator, error) {
 		acc = &boolAcc{and: a.Func == "bool_and"}
 	case "string_agg":
 		acc = &stringAggAcc{}
+	case "array_agg":
+		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "array_agg as a window function is not supported")
 	default:
 		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function %s does not exist", a.Func)
 	}

@@ -96,6 +96,10 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 		if c.Arg != nil {
 			spec.Input = c.Arg.Type()
 		}
+		if orderSensitive(c) {
+			st.accs[i] = newOrderedAcc(c)
+			continue
+		}
 		var err error
 		if st.accs[i], err = newAccumulator(spec, c.T); err != nil {
 			return nil, err
@@ -245,6 +249,20 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*grou
 		if c.Arg != nil {
 			if args[i], err = evalColumn(ctx, c.Arg, b, p.params); err != nil {
 				return err
+			}
+		}
+		if len(c.OrderBy) > 0 {
+			keys := make([]arrow.Array, len(c.OrderBy))
+			for k, o := range c.OrderBy {
+				if keys[k], err = evalColumn(ctx, o.Key, b, p.params); err != nil {
+					return err
+				}
+				defer keys[k].Release()
+			}
+			for _, st := range states {
+				if oa, ok := st.accs[i].(*orderedAcc); ok {
+					oa.setKeys(keys)
+				}
 			}
 		}
 		if c.Sep != nil {

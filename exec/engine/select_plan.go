@@ -410,9 +410,7 @@ func (q *selectQuery) inputColumns() []int {
 	if q.agg != nil {
 		roots = append(roots, q.agg.GroupBy...)
 		for _, c := range q.agg.Calls {
-			if c.Arg != nil {
-				roots = append(roots, c.Arg)
-			}
+			roots = append(roots, c.Inputs()...)
 		}
 	} else {
 		roots = append(roots, q.outputs...)
