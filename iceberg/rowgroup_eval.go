@@ -55,7 +55,8 @@ type fileColumns struct {
 
 // newFileColumns maps the Parquet field ids of md's unrepeated leaf
 // columns; a field id on two leaves maps to neither. nanCounts are the data
-// file's NaN counts from its manifest entry.
+// file's NaN counts from its manifest entry (iceberg-go v0.7.0's writer
+// records none, so in its files any float column may hold NaN).
 func newFileColumns(md *metadata.FileMetaData, nanCounts map[int]int64) fileColumns {
 	fc := fileColumns{leaf: map[int]int{}, noNaN: map[int]bool{}}
 	dup := map[int]bool{}

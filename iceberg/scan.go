@@ -24,9 +24,9 @@ type ScanOptions struct {
 	// column in table order; an empty non-nil slice returns batches with no
 	// columns but the right row counts (count(*)).
 	Columns []string
-	// Filter lets the scan skip data files in which it is certainly false;
-	// the rows of the files it keeps are all returned (unless Limit is set),
-	// so callers must check every row.
+	// Filter lets the scan skip data files and Parquet row groups in which
+	// it is certainly false; the rows of those it keeps are all returned
+	// (unless Limit is set), so callers must check every row.
 	Filter ice.BooleanExpression
 	// SnapshotID reads that snapshot (FOR VERSION AS OF) with its schema.
 	SnapshotID *int64
