@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestArraysAndSetReturningMatchPostgres compares arrays (constructors,
+// TestArraysAndSetReturningMatchPostgres compares json's -> and ->>, arrays (constructors,
 // casts, subscripts, the array functions, ANY/ALL, ARRAY(subquery)), the
 // select list's set-returning functions and the catalog functions that do
 // not depend on the catalog's contents with PostgreSQL 15.
@@ -49,6 +49,11 @@ func TestArraysAndSetReturningMatchPostgres(t *testing.T) {
 		"SELECT '{1,x}'::int[]",
 		"SELECT unnest(ARRAY[1]), generate_series(1, 2)",
 		"SELECT string_agg(x::text, ',' ORDER BY x DESC) FROM generate_series(1, 3) x",
+		`SELECT '{"a":{"b": 1}, "c":[1,"x",null]}'::json -> 'a', '{"a":{"b":1}}'::json -> 'a' ->> 'b', '[1,2,3]'::json -> -1`,
+		`SELECT '{"c":[1,"x\\ny",null]}'::json -> 'c' ->> 1, '{"c":null}'::json ->> 'c', '{"c":null}'::json -> 'c', '{"a":1}'::json -> 'zz', '5'::json -> 'a'`,
+		`SELECT '{"a":"b"}'::json ->> 'a' || 'z', '{"a":{"b":[10,20]}}'::json -> 'a' -> 'b' ->> -1 = '20', '[1]'::json -> 0 IS NULL, '[1]'::json -> 'x'`,
+		`SELECT id, json_build_object('id', id, 'name', name) ->> 'name' FROM arr_t ORDER BY id`,
+		"SELECT 'x'::text -> 'a'",
 		"SELECT array_agg(x), array_agg(x ORDER BY x DESC NULLS LAST), array_agg(DISTINCT x % 2 ORDER BY x % 2) FROM (VALUES (1), (2), (NULL), (3)) v(x)",
 		"SELECT x % 2 AS k, array_agg(x ORDER BY -x), string_agg(x::text, '-' ORDER BY x) FILTER (WHERE x > 1) FROM generate_series(1, 6) x GROUP BY 1 ORDER BY 1",
 		"SELECT array_agg(x), string_agg(DISTINCT x::text, ';') FROM generate_series(1, 0) x",

@@ -59,6 +59,8 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 		return "extract"
 	case "__subscript":
 		return ColumnName(x.Args[0]) // a[1] is named a, as PostgreSQL names it
+	case "__json_get", "__json_get_text":
+		return "?column?"
 	case "__any", "__all", "__param", "__ilike", "__iregex", "__numeric", "concat":
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"

@@ -13,6 +13,7 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindToChar,
 		(*binder).bindArrayFunc,
 		(*binder).bindCatalog,
+		(*binder).bindJSONGet,
 	} {
 		if e, ok, err := bind(b, name, args); ok {
 			return e, true, err
@@ -27,6 +28,8 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 // pattern), never across evaluations.
 func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 	switch {
+	case isJSONGet(x.Name):
+		return func(a []any) (any, error) { return jsonGet(x, a) }, true
 	case x.Name == "__field":
 		return func(a []any) (any, error) { return InputStyle{}.fieldValue(x, a) }, true
 	case isArrayFunc(x.Name):

@@ -38,7 +38,8 @@
 //     x ~* p → __iregex(x, p), x !~* p → NOT __iregex(x, p).
 //   - EXTRACT(field FROM x) → __extract('field', x).
 //   - Not supported (0A000, naming the construct): SIMILAR TO, array constructors and subscripts,
-//     op ANY/ALL (array), and the operators ^ # @ & & ? -> ->>.
+//     and the operators ^ # @ & & ?.
+//   - j -> k → __json_get(j, k); j ->> k → __json_get_text(j, k).
 package sql
 
 import (
@@ -202,6 +203,8 @@ func (n *normalizer) operator(t token) error {
 		n.emit("regexp", tkIdent, t)
 	case "~*", "!~*":
 		return n.iregex(t, t.val == "!~*")
+	case "->", "->>":
+		return n.jsonGet(t)
 	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=", "||", "<<", ">>", "|", "&":
 		n.emit(t.val, tkOp, t)
 	default:

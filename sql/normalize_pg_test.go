@@ -20,6 +20,8 @@ func TestNormalizeCatalogForms(t *testing.T) {
 		{`(x).n`, `__field([col:x], "n")`},
 		{`a ~* 'x'`, `__iregex(col:a, "x")`},
 		{`a !~* 'x'`, `(not __iregex(col:a, "x"))`},
+		{`j -> 'a' ->> 1 = 'x'`, `(eq __json_get_text(__json_get(col:j, "a"), 1) "x")`},
+		{`j -> -1 || 'b'`, `concat(__json_get(col:j, (minus 1)), "b")`},
 	}
 	for _, c := range cases {
 		e, err := ParseExpr(c.in)

@@ -153,7 +153,7 @@ func TestNormalizeUnsupported(t *testing.T) {
 		{`a # b`, "operator #"},
 		{`U&'d\0061t'`, "U&"},
 		{`B'0101'`, "bit string"},
-		{`j -> 'k'`, "operator ->"},
+		{`j ? 'k'`, "operator ?"},
 	}
 	for _, c := range cases {
 		_, err := ParseExpr(c.in)
