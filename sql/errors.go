@@ -66,6 +66,7 @@ const (
 	CodeCardinalityViolation             = "21000"
 	CodeNullValueNotAllowed              = "22004"
 	CodeInvalidColumnReference           = "42P10"
+	CodeInvalidRecursion                 = "42P19"
 	CodeProgramLimitExceeded             = "54000"
 	CodeInsufficientPrivilege            = "42501"
 	CodeDiskFull                         = "53100"

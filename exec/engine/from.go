@@ -71,6 +71,13 @@ func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
 	if qual == "" {
 		qual = c.name
 	}
+	if c.work != nil {
+		sc := &sql.Scope{}
+		for _, col := range c.work.sc.Columns {
+			sc.Columns = append(sc.Columns, sql.ScopeColumn{Table: qual, Name: col.Name, T: col.T})
+		}
+		return &workSource{work: c.work, sc: sc}, nil
+	}
 	return p.cteSource(c, qual)
 }
 
@@ -80,12 +87,15 @@ func (p *planner) cteSource(c *cte, qual string) (source, error) {
 	saved := p.ctes
 	visible := map[string]*cte{}
 	for name, d := range p.ctes[c.depth] {
-		if d.index < c.index {
+		if d.index < c.index || c.recursive && d.index == c.index {
 			visible[name] = d
 		}
 	}
 	p.ctes = append(append([]map[string]*cte(nil), p.ctes[:c.depth]...), visible)
 	defer func() { p.ctes = saved }()
+	if c.recursive && referencesName(c.body, c.name) {
+		return p.recursiveCTE(c, qual)
+	}
 	st, err := sql.SelectFromAST(c.body)
 	if err != nil {
 		return nil, err

@@ -71,6 +71,10 @@ type cte struct {
 	body  ast.Node
 	depth int // its WITH list's index in planner.ctes
 	index int // its place in that list: its body sees the ones before
+	// recursive marks a WITH RECURSIVE list's query, which sees itself;
+	// work is set while its recursive term is planned.
+	recursive bool
+	work      *workTable
 }
 
 // query binds a query at any level; outer is the enclosing query's scope
@@ -130,9 +134,6 @@ func withOf(st *sql.Select) *ast.WithClause {
 }
 
 func (p *planner) pushWith(w *ast.WithClause) error {
-	if w.IsRecursive {
-		return sql.Errorf(sql.CodeFeatureNotSupported, "WITH RECURSIVE is not supported yet")
-	}
 	level := map[string]*cte{}
 	p.ctes = append(p.ctes, level)
 	for _, c := range w.CTEs {
@@ -140,7 +141,7 @@ func (p *planner) pushWith(w *ast.WithClause) error {
 		if _, dup := level[name]; dup {
 			return sql.Errorf(sql.CodeDuplicateAlias, "WITH query name %q specified more than once", name)
 		}
-		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level)}
+		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level), recursive: w.IsRecursive}
 		for _, col := range c.ColNameList {
 			d.cols = append(d.cols, col.O)
 		}
