@@ -39,3 +39,29 @@ func TestRecursiveCTEMatchesPostgres(t *testing.T) {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
 	}
 }
+
+// TestNestedDistinctOnMatchesPostgres compares DISTINCT ON below the
+// statement's own level (derived tables, scalar subqueries, WITH queries,
+// set operation branches) with PostgreSQL 15.
+func TestNestedDistinctOnMatchesPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"CREATE TABLE dons (k int, v text, n int)",
+		"INSERT INTO dons VALUES (1, 'a', 3), (1, 'b', 1), (2, 'c', NULL), (2, NULL, 5), (NULL, 'z', 2)",
+	} {
+		mustPG(t, conn, q)
+		mustQuery(t, s, q)
+	}
+	for i, q := range []string{
+		"SELECT * FROM (SELECT DISTINCT ON (x % 2) x FROM generate_series(1, 5) x ORDER BY x % 2, x DESC) s ORDER BY x",
+		"SELECT (SELECT DISTINCT ON (x % 2) x FROM generate_series(1, 5) x ORDER BY x % 2 DESC, x LIMIT 1)",
+		"WITH w AS (SELECT DISTINCT ON (k) k, v FROM dons ORDER BY k, v DESC) SELECT * FROM w ORDER BY k",
+		"SELECT k, v FROM (SELECT DISTINCT ON (k) k, v, n FROM dons ORDER BY k NULLS FIRST, n DESC NULLS LAST) d ORDER BY 1, 2",
+		"SELECT count(*) FROM (SELECT DISTINCT ON (k) * FROM dons) d",
+		"SELECT v FROM dons WHERE n IN (SELECT DISTINCT ON (k) n FROM dons ORDER BY k, n) ORDER BY v",
+		"SELECT * FROM (SELECT DISTINCT ON (k) k, n FROM dons ORDER BY k, n) a UNION ALL SELECT 0, 0 ORDER BY 1, 2",
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
+	}
+}

@@ -27,6 +27,9 @@ func ColumnName(n ast.ExprNode) string {
 	case *ast.SubqueryExpr:
 		if sel, ok := x.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) > 0 {
 			f := sel.Fields.Fields[0]
+			if _, marked := distinctOnItem(sel); marked {
+				f = sel.Fields.Fields[1]
+			}
 			if f.AsName.O != "" {
 				return f.AsName.O
 			}

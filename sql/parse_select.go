@@ -38,9 +38,7 @@ func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
 	if rest, err = p.stripGroupingSets(rest, &cl); err != nil {
 		return nil, err
 	}
-	if err := p.rejectDistinctOn(rest); err != nil {
-		return nil, err
-	}
+	rest = nestedDistinctOn(rest)
 	norm, err := normalizeStop(p.query, rest, stop)
 	if err != nil {
 		return nil, err
@@ -78,6 +76,9 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	s.DistinctOn = cl.distinctOn
 	s.GroupingSets = cl.groupingSets
 	s.Items = selectItems(sel.Fields)
+	if keys, ok := distinctOnItem(sel); ok {
+		s.Distinct, s.DistinctOn, s.Items = false, keys, s.Items[1:]
+	}
 	s.Windows = sel.WindowSpecs
 	s.Where = sel.Where
 	if sel.GroupBy != nil {
@@ -362,11 +363,40 @@ func (p *parseCtx) stripDistinctOn(toks []token, cl *selectClauses) ([]token, er
 	return append(append([]token(nil), toks[:k+1]...), toks[e+1:]...), nil
 }
 
-func (p *parseCtx) rejectDistinctOn(toks []token) error {
-	for k := 0; k+2 < len(toks); k++ {
-		if toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
-			return unsupportedAt(p.query, toks[k], "SELECT DISTINCT ON in a subquery is not supported yet")
+// distinctOnMarker is the select item that carries a nested query's
+// DISTINCT ON keys through tidb: SELECT DISTINCT __distinct_on(keys), ...
+const distinctOnMarker = "__distinct_on"
+
+// nestedDistinctOn rewrites DISTINCT ON (keys) in subqueries, derived
+// tables and WITH queries (the statement's own was stripped) into the
+// marker item, which buildSelect turns back into Select.DistinctOn.
+func nestedDistinctOn(toks []token) []token {
+	var out []token
+	for k := 0; k < len(toks); k++ {
+		if k+2 < len(toks) && toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
+			if e := matchParenTok(toks, k+2); e > 0 {
+				at := toks[k+1]
+				out = append(out, toks[k], token{kind: tkIdent, val: distinctOnMarker, pos: at.pos, end: at.end})
+				out = append(out, toks[k+2:e+1]...)
+				out = append(out, token{kind: tkPunct, val: ",", pos: at.pos, end: at.end})
+				k = e
+				continue
+			}
 		}
+		out = append(out, toks[k])
 	}
-	return nil
+	return out
+}
+
+// distinctOnItem is the keys of a DISTINCT ON marker item, if fields
+// starts with one.
+func distinctOnItem(sel *ast.SelectStmt) ([]ast.ExprNode, bool) {
+	if !sel.Distinct || sel.Fields == nil || len(sel.Fields.Fields) < 2 {
+		return nil, false
+	}
+	call, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	if !ok || call.FnName.L != distinctOnMarker {
+		return nil, false
+	}
+	return call.Args, true
 }
