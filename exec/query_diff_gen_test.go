@@ -1345,11 +1345,19 @@ func (g *diffGen) windowAgg(cols []dcol, total []string) (string, dcol) {
 		// Neither DISTINCT nor ORDER BY is allowed in a window aggregate.
 		a, c = "count(*)", dcol{t: dInt, max: 1000}
 	}
-	switch g.r.IntN(3) {
+	switch g.r.IntN(4) {
 	case 0:
 		return g.windowOver(a, cols, nil, false)
 	case 1:
 		return g.windowOver(a, cols, nil, true)
+	case 2:
+		// A GROUPS frame holds whole peer groups, so an order that is not
+		// total still fixes every aggregate's value.
+		g.use("window_groups")
+		frame := pick(g, []string{"GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW", "GROUPS BETWEEN CURRENT ROW AND 2 FOLLOWING",
+			"GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING", "GROUPS 1 PRECEDING"})
+		s, _ := g.windowOver(a, cols, nil, true)
+		return strings.TrimSuffix(s, ")") + " " + frame + ")", c
 	}
 	g.use("window_frame")
 	frame := pick(g, []string{"ROWS BETWEEN 2 PRECEDING AND CURRENT ROW", "ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",

@@ -47,6 +47,7 @@ import (
 //	set ops:    union union_all intersect intersect_all except except_all
 //	windows:    window_row_number window_rank window_dense_rank window_lag
 //	            window_lead window_first_value window_sum window_frame
+//	            window_groups (GROUPS frames)
 //	aggregates: ordered_agg (string_agg, array_agg with ORDER BY)
 var diffFeatures = []string{
 	"select", "where", "expr", "aggregate", "count_distinct", "group_by", "having",
@@ -57,7 +58,7 @@ var diffFeatures = []string{
 	"full_join", "comma_join", "derived_table", "cte", "cte_twice",
 	"union", "union_all", "except", "except_all", "intersect_all",
 	"window_row_number", "window_rank", "window_dense_rank", "window_lag", "window_lead",
-	"window_first_value", "window_sum", "window_frame", "ordered_agg",
+	"window_first_value", "window_sum", "window_frame", "ordered_agg", "window_groups",
 }
 
 // diffRegressions always run, whatever diffFeatures says: queries the

@@ -65,3 +65,26 @@ func TestNestedDistinctOnMatchesPostgres(t *testing.T) {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
 	}
 }
+
+// TestGroupsFramesMatchPostgres compares GROUPS window frames (peer groups
+// as the unit) with PostgreSQL 15; "groups" stays a usable name.
+func TestGroupsFramesMatchPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"CREATE TABLE gf (g int, v int, groups text)",
+		"INSERT INTO gf VALUES (1, 10, 'a'), (1, 11, 'b'), (2, 20, 'c'), (3, 30, NULL), (3, 31, 'd'), (NULL, 5, 'e')",
+	} {
+		mustPG(t, conn, q)
+		mustQuery(t, s, q)
+	}
+	for i, q := range []string{
+		"SELECT g, v, sum(v) OVER (ORDER BY g GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM gf ORDER BY g, v",
+		"SELECT g, v, count(*) OVER (ORDER BY g GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM gf ORDER BY g, v",
+		"SELECT g, v, min(v) OVER (ORDER BY g DESC GROUPS 1 PRECEDING) FROM gf ORDER BY g, v",
+		"SELECT g, v, first_value(v) OVER (ORDER BY g NULLS FIRST GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) FROM gf ORDER BY g, v",
+		"SELECT g, groups FROM gf ORDER BY groups",
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
+	}
+}

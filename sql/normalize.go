@@ -303,6 +303,10 @@ func (n *normalizer) word(t token) error {
 // would take it as a plain identifier here.
 func (n *normalizer) emitWord(t, next token) {
 	afterAs := len(n.out) > 0 && n.out[len(n.out)-1].kind == tkIdent && n.out[len(n.out)-1].text == "as"
+	if t.val == "groups" && frameStart(next) {
+		n.emit(t.val, tkIdent, t) // a window frame's unit, as ROWS and RANGE
+		return
+	}
 	if tidbReserved[t.val] && (!tidbPassthrough[t.val] || afterAs && t.val != "select") && !next.isPunct("(") {
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 		return
@@ -361,3 +365,10 @@ func (n *normalizer) is(t token) error {
 func pgQuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func pgQuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// frameStart reports whether next can follow a window frame's unit
+// (GROUPS BETWEEN ..., GROUPS UNBOUNDED PRECEDING, GROUPS 2 PRECEDING,
+// GROUPS CURRENT ROW): groups is otherwise an ordinary name.
+func frameStart(next token) bool {
+	return next.is("between") || next.is("unbounded") || next.is("current") || next.kind == tkNumber || next.kind == tkParam
+}
