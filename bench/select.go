@@ -35,7 +35,11 @@ type SelectConfig struct {
 	DuckDBModules string
 	NoPostgres    bool // leave PostgreSQL out (development)
 	NoDuckDB      bool // leave DuckDB out (development)
-	Progress      func(msg string)
+	// Queries names the queries to run (selectQueries' names); empty runs
+	// every one. Measuring one query at full size then takes its own time
+	// and the data generation only.
+	Queries  []string
+	Progress func(msg string)
 }
 
 func (c SelectConfig) withDefaults() SelectConfig {
@@ -63,6 +67,11 @@ func (c SelectConfig) withDefaults() SelectConfig {
 func (c SelectConfig) check() error {
 	if int64(c.Files) > min(c.Rows, c.LookupRows) {
 		return fmt.Errorf("%d files need at least as many rows", c.Files)
+	}
+	for _, name := range c.Queries {
+		if !slices.ContainsFunc(selectQueries(c.Rows), func(q selectQuery) bool { return q.name == name }) {
+			return fmt.Errorf("no query named %q", name)
+		}
 	}
 	if !c.NoDuckDB && c.DuckDBModules == "" {
 		return errors.New("DuckDB needs --duckdb-modules (a directory with node_modules/@duckdb/node-api: bench/select.sh installs one), or --no-duckdb")
@@ -125,14 +134,17 @@ type selectRunner struct {
 	report *SelectReport
 }
 
-// plan is what runs: every query on the fact table, and the point lookup
-// on the smaller one.
+// plan is what runs: every query on the fact table (or those Queries
+// names), and the point lookup on the smaller one.
 func (r *selectRunner) plan() []SelectResult {
 	var out []SelectResult
+	wanted := func(name string) bool { return len(r.cfg.Queries) == 0 || slices.Contains(r.cfg.Queries, name) }
 	for _, q := range selectQueries(r.cfg.Rows) {
-		out = append(out, SelectResult{Query: q.name, Table: factTable, Rows: r.cfg.Rows, SQL: q.text(factTable)})
+		if wanted(q.name) {
+			out = append(out, SelectResult{Query: q.name, Table: factTable, Rows: r.cfg.Rows, SQL: q.text(factTable)})
+		}
 	}
-	if _, ok := r.facts[smallTable]; ok {
+	if _, ok := r.facts[smallTable]; ok && wanted(qPoint) {
 		for _, q := range selectQueries(r.cfg.LookupRows) {
 			if q.name == qPoint {
 				out = append(out, SelectResult{Query: q.name, Table: smallTable, Rows: r.cfg.LookupRows, SQL: q.text(smallTable)})

@@ -75,3 +75,25 @@ func TestSelectMagmalakeOnly(t *testing.T) {
 		t.Errorf("count(*) probe missing: %+v", rep)
 	}
 }
+
+// TestSelectQueries: Queries picks the queries that run (the point lookup
+// on both tables) and refuses a name that is none.
+func TestSelectQueries(t *testing.T) {
+	rep, err := RunSelect(context.Background(), SelectConfig{Dir: t.TempDir(), Rows: 4000, Files: 4, LookupRows: 2000,
+		Repeat: 1, NoPostgres: true, NoDuckDB: true, Queries: []string{qPoint, qTopN}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Query+" on "+r.Table)
+	}
+	want := "point-lookup on fact, top-n on fact, point-lookup on fact_small"
+	if strings.Join(got, ", ") != want {
+		t.Fatalf("ran %v, want %s", got, want)
+	}
+	_, err = RunSelect(context.Background(), SelectConfig{Dir: t.TempDir(), NoPostgres: true, NoDuckDB: true, Queries: []string{"nope"}})
+	if err == nil || !strings.Contains(err.Error(), `no query named "nope"`) {
+		t.Fatalf("unknown query: %v", err)
+	}
+}

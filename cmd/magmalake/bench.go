@@ -160,6 +160,7 @@ type benchSelectConfig struct {
 	bench.SelectConfig
 	JSON       bool
 	CPUProfile string
+	queries    string
 }
 
 // parseBenchSelect reads the flags of `magmalake bench select`.
@@ -177,8 +178,12 @@ func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagS
 	fs.BoolVar(&cfg.JSON, "json", false, "the report as one JSON object instead of text")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (magmalake's queries labelled query=...)")
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse and PostgreSQL cluster (removed afterwards)")
+	fs.StringVar(&cfg.queries, "queries", "", "comma-separated query names to run (count, point-lookup, group-low-card, group-high-card, join-dim, window, top-n); default all")
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
+	}
+	if cfg.queries != "" {
+		cfg.Queries = strings.Split(cfg.queries, ",")
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.LookupRows <= 0 || cfg.Repeat <= 0 {
 		return cfg, fs, usagef("--rows, --files, --lookup-rows and --repeat must be positive")
