@@ -157,9 +157,13 @@ func writeBatches(ctx context.Context, fw *pqarrow.FileWriter, next func() (arro
 }
 
 // Parquet layout defaults, iceberg-go's (table/internal/parquet_files.go),
-// so a rewritten file is laid out like the appended file it replaces.
+// so a rewritten file is laid out like the appended file it replaces; but
+// the row-group limit is the one magmalake gives the tables it creates
+// (lake.DefaultRowGroupRows): a table without the property (made by another
+// engine) still gets row groups a selective scan can skip. The table's
+// write.parquet.row-group-limit wins over it.
 const (
-	layoutRowGroupRows  = 1 << 20
+	layoutRowGroupRows  = lake.DefaultRowGroupRows
 	layoutPageBytes     = 1 << 20
 	layoutWriteBatch    = 20000
 	layoutDictPageBytes = 2 << 20
@@ -185,7 +189,7 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 	base := []parquet.WriterProperty{
 		parquet.WithCompression(codec),
 		parquet.WithCompressionLevel(l.props.GetInt(propCompressionLevel, compress.DefaultCompressionLevel)),
-		parquet.WithMaxRowGroupLength(layoutRowGroupRows),
+		parquet.WithMaxRowGroupLength(l.rowGroupRows()),
 		parquet.WithDataPageSize(layoutPageBytes),
 		parquet.WithDataPageVersion(parquet.DataPageV2),
 		parquet.WithBatchSize(layoutWriteBatch),
@@ -208,6 +212,16 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 		base = append(base, parquet.WithDictionaryCostFallbackFor(col.Path(), true))
 	}
 	return parquet.NewWriterProperties(base...), nil
+}
+
+// rowGroupRows is the table's row-group limit, or the default when it has
+// none or one that is not a positive number (iceberg-go's own writer
+// refuses such a value; a delete should not fail on it).
+func (l parquetLayout) rowGroupRows() int64 {
+	if n := l.props.GetInt(lake.PropRowGroupLimit, layoutRowGroupRows); n > 0 {
+		return int64(n)
+	}
+	return layoutRowGroupRows
 }
 
 // Table properties the layout honours (Iceberg's names).

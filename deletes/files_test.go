@@ -3,6 +3,7 @@ package deletes
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,6 +13,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // TestRewriteKeepsSourceDictionaries rewrites a file whose low-cardinality
@@ -56,6 +59,61 @@ func TestRewriteKeepsSourceDictionaries(t *testing.T) {
 		if props.DictionaryEnabledFor(col) != dict {
 			t.Errorf("column %s: writer dictionary %v, source %v", col, props.DictionaryEnabledFor(col), dict)
 		}
+	}
+}
+
+// TestRewriteRowGroupLimit: a copy-on-write rewrite cuts row groups at the
+// table's write.parquet.row-group-limit, and at magmalake's default when
+// the table (made by another engine here) has none or an unusable one.
+func TestRewriteRowGroupLimit(t *testing.T) {
+	sc, err := table.SchemaToArrowSchema(testSchema, nil, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		props iceberg.Properties
+		want  int64
+	}{
+		{nil, lake.DefaultRowGroupRows},
+		{iceberg.Properties{lake.PropRowGroupLimit: "1000"}, 1000},
+		{iceberg.Properties{lake.PropRowGroupLimit: "0"}, lake.DefaultRowGroupRows},
+		{iceberg.Properties{lake.PropRowGroupLimit: "many"}, lake.DefaultRowGroupRows},
+	} {
+		props, err := parquetLayout{props: c.props}.writerProperties(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := props.MaxRowGroupLength(); got != c.want {
+			t.Errorf("props %v: row groups of %d rows, want %d", c.props, got, c.want)
+		}
+	}
+
+	f := newFixture(t, 2, ModeCopyOnWrite, nil)
+	f.appendRows(genRows(0, 3000))
+	tx := f.table().NewTransaction()
+	if err := tx.SetProperties(iceberg.Properties{lake.PropRowGroupLimit: "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%10 == 3 }),
+		func(r row) bool { return r.id%10 == 3 }, Options{})
+	after, _ := f.liveFiles(f.table())
+	if len(after) != 1 {
+		t.Fatalf("%d data files after the rewrite, want 1", len(after))
+	}
+	pr, err := file.OpenParquetFile(localPath(after[0].FilePath()), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	var groups []int64
+	for rg := range pr.NumRowGroups() {
+		groups = append(groups, pr.MetaData().RowGroup(rg).NumRows())
+	}
+	if want := []int64{1000, 1000, 700}; !slices.Equal(groups, want) {
+		t.Fatalf("rewritten file's row groups hold %v rows, want %v", groups, want)
 	}
 }
 

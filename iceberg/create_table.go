@@ -31,8 +31,25 @@ const (
 	maxFormatVersion     = 3
 )
 
+// PropRowGroupLimit caps the rows of one Parquet row group a write puts in
+// a data file (Iceberg's write.parquet.row-group-limit).
+const PropRowGroupLimit = table.ParquetRowGroupLimitKey
+
+// DefaultRowGroupRows is the row-group limit of the tables CreateTable
+// makes, unless their properties set one. iceberg-go's own default (1Mi
+// rows) leaves a data file of a few hundred thousand rows a single row
+// group, so a filter that file statistics keep the file for decodes all of
+// it. With 64Ki-row groups a selective filter decodes one group of several
+// (row-group pruning, rowgroups.go): bench select's point lookup on 10M rows
+// in 40 files went from 116 ms to 21 ms (128Ki: 37 ms), while full scans
+// measured the same within noise and the files no larger (a column chunk
+// of 64Ki values still compresses as well). It is recorded as a table
+// property, so other engines writing to the table lay out files alike.
+const DefaultRowGroupRows = 64 << 10
+
 // CreateTable creates ident with schema sc, partitioned by spec. props may
-// hold format-version (default 2). Field IDs of the result come from the
+// hold format-version (default 2) and write.parquet.row-group-limit (default
+// DefaultRowGroupRows). Field IDs of the result come from the
 // catalog, not from sc: always read them from the returned table.
 func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc *ice.Schema,
 	spec TableSpec, props map[string]string,
@@ -55,6 +72,9 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 		}
 	} else {
 		tprops[propFormatVersion] = strconv.Itoa(defaultFormatVersion)
+	}
+	if _, ok := tprops[PropRowGroupLimit]; !ok {
+		tprops[PropRowGroupLimit] = strconv.Itoa(DefaultRowGroupRows)
 	}
 	tbl, err := w.cat.CreateTable(ctx, ident, sc,
 		catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))
