@@ -319,7 +319,7 @@ func (b *binder) bindNegate(op string, x Expr, literal bool) (Expr, error) {
 	if isUnknown(x) {
 		return nil, Errorf(CodeUndefinedFunction, "operator is not unique: %s unknown", op)
 	}
-	if !x.Type().IsNumeric() {
+	if !x.Type().IsNumeric() && x.Type().Kind != KindInterval {
 		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s", op, x.Type())
 	}
 	if op == "+" {

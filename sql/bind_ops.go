@@ -91,6 +91,8 @@ func compareDomain(l, r Type) (Type, bool) {
 			return Timestamp, true
 		}
 		return Date, true
+	case l.Kind == KindInterval && r.Kind == KindInterval:
+		return IntervalT, true
 	case l.Kind == KindOID && (r.Kind == KindOID || isInteger(r)), r.Kind == KindOID && isInteger(l):
 		return Int64, true // oid = int4 casts the integer to oid; both are int64 datums
 	case l.Kind == KindArray && r.Kind == KindArray:
@@ -160,6 +162,9 @@ func arithType(op string, l, r Type) (Type, bool) {
 		}
 		return Type{Kind: r.Kind}, true
 	}
+	if t, ok := intervalArithType(op, l, r); ok {
+		return t, true
+	}
 	smallInt := func(t Type) bool { return t.Kind == KindInt16 || t.Kind == KindInt32 }
 	switch {
 	case l.Kind == KindDate && smallInt(r) && (op == "+" || op == "-"):
@@ -183,7 +188,11 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 	if isUnknown(l) && isUnknown(r) {
 		return nil, Errorf(CodeAmbiguousFunction, "operator is not unique: unknown %s unknown", op)
 	}
-	l, r, err := b.unify(l, r)
+	l, r, err := b.unknownInterval(op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	l, r, err = b.unify(l, r)
 	if err != nil {
 		return nil, err
 	}
@@ -419,4 +428,25 @@ func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		c.Else = results[len(results)-1]
 	}
 	return c, nil
+}
+
+// unknownInterval resolves an untyped literal added to a timestamp as an
+// interval, PostgreSQL's only timestamp + operator; date + literal is
+// ambiguous there (integer or interval).
+func (b *binder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
+	if op != "+" {
+		return l, r, nil
+	}
+	ts := func(e Expr) bool { k := e.Type().Kind; return k == KindTimestamp || k == KindTimestampTZ }
+	var err error
+	switch {
+	case ts(l) && isUnknown(r):
+		r, err = b.coerceUnknown(r, IntervalT)
+	case isUnknown(l) && ts(r):
+		l, err = b.coerceUnknown(l, IntervalT)
+	case l.Type().Kind == KindDate && isUnknown(r), isUnknown(l) && r.Type().Kind == KindDate:
+		err = Errorf(CodeAmbiguousFunction, "operator is not unique: %s + %s", l.Type(), r.Type())
+		err.(*Error).Hint = "Could not choose a best candidate operator. You might need to add explicit type casts."
+	}
+	return l, r, err
 }

@@ -39,6 +39,8 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return parseUUID(s)
 	case KindArray:
 		return in.coerceArrayText(s, t)
+	case KindInterval:
+		return ParseInterval(s, t.Fields)
 	case KindRecord:
 		return s, nil
 	}

@@ -31,8 +31,11 @@ func toDomain(d any, from, dom Type) any {
 // compareDatums orders two non-null datums of the domain type. Floats follow
 // PostgreSQL: NaN equals NaN and sorts above every number, -0 equals 0.
 func compareDatums(dom Type, a, b any) int {
-	if dom.Kind == KindArray {
+	switch dom.Kind {
+	case KindArray:
 		return compareArrays(dom, a.(string), b.(string))
+	case KindInterval:
+		return compareIntervals(a.(Interval), b.(Interval))
 	}
 	switch x := a.(type) {
 	case int64:
@@ -97,6 +100,8 @@ func intOutOfRange(t Type) *Error {
 
 func negate(v any, t Type) (any, error) {
 	switch x := v.(type) {
+	case Interval:
+		return negateInterval(x), nil
 	case int64:
 		lo, _ := intRange(t)
 		if x == lo {
@@ -122,6 +127,9 @@ func divByZero() *Error { return Errorf(CodeDivisionByZero, "division by zero") 
 
 // arith computes l op r for non-null operands into result type t.
 func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
+	if lt.Kind == KindInterval || rt.Kind == KindInterval || t.Kind == KindInterval {
+		return datetimeArith(op, t, l, r, lt, rt)
+	}
 	switch t.Kind {
 	case KindInt16, KindInt32, KindInt64:
 		return intArith(op, t, l.(int64), r.(int64))

@@ -61,6 +61,9 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 		return AppendUUID(buf, a.Storage().(*array.FixedSizeBinary).Value(i))
 	case *NumericArray:
 		return append(buf, a.Text(i)...)
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return append(buf, FormatInterval(Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000})...)
 	case *array.FixedSizeBinary:
 		if t.Kind == KindUUID && a.DataType().(*arrow.FixedSizeBinaryType).ByteWidth == 16 {
 			return AppendUUID(buf, a.Value(i))

@@ -102,6 +102,8 @@ func (b *binder) dateTimeSource(fname string, args []Expr) (Expr, error) {
 		return &Cast{X: x, T: Timestamp}, nil
 	case k == KindDate, k == KindTime, k == KindTimestamp, k == KindTimestampTZ:
 		return x, nil
+	case k == KindInterval && fname != "date_trunc":
+		return x, nil
 	}
 	return nil, noFunction(fname, args)
 }
@@ -120,6 +122,14 @@ func dateTimePartsScalar(x *Func, a []any) (any, error) {
 	}
 	if !known {
 		return nil, Errorf(CodeInvalidParameterValue, "unit %q not recognized for type %s", unit, t)
+	}
+	if t.Kind == KindInterval {
+		v, err := intervalPart(canon, a[1].(Interval))
+		if err != nil || x.Name != "date_part" {
+			return v, err
+		}
+		f, _ := v.Rat().Float64()
+		return f, nil
 	}
 	if sign := infiniteSign(a[1].(int64), t); sign != 0 && (t.Kind != KindDate || dateUnit(canon)) {
 		return infinitePart(x.Name, canon, sign, t)

@@ -154,9 +154,17 @@ func (n *normalizer) typedLiteral(t token) (bool, error) {
 	if lit.kind != tkString || lit.str == strBit || lit.str == strHex || lit.str == strUnicode {
 		return false, nil
 	}
+	end := next + 1
+	if typ == "interval" {
+		// interval '7' day: the fields follow the literal.
+		for isIntervalField(n.at(end)) {
+			typ += " " + n.at(end).val
+			end++
+		}
+	}
 	n.emitCall("__cast", t, ntok{text: pgQuoteString(lit.val), kind: tkString, src: lit},
 		ntok{text: ",", kind: tkPunct, src: t}, ntok{text: pgQuoteString(typ), kind: tkString, src: t})
-	n.i = next + 1
+	n.i = end
 	return true, nil
 }
 

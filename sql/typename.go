@@ -15,7 +15,9 @@ func ParseTypeName(name string) (Type, error) {
 		return parseArrayTypeName(name, n)
 	}
 	if n == "interval" || strings.HasPrefix(n, "interval ") || strings.HasPrefix(n, "interval(") {
-		return Unknown, Errorf(CodeFeatureNotSupported, "type interval is not supported")
+		// The fields qualifier (interval day to second) tells what a bare
+		// number counts on input; the type itself is one.
+		return Type{Kind: KindInterval, Fields: strings.TrimSpace(strings.TrimPrefix(n, "interval"))}, nil
 	}
 	base, args, err := splitTypeArgs(n)
 	if err != nil {

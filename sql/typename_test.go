@@ -15,7 +15,7 @@ func TestParseTypeName(t *testing.T) {
 		{"timestamp   with time zone", TimestampTZ}, {"timestamptz", TimestampTZ}, {"timestamp(3)", Timestamp},
 		{"character varying(5)", Type{Kind: KindVarchar, Length: 5}}, {"varchar", Type{Kind: KindVarchar}},
 		{"double precision", Float64}, {"pg_catalog.int8", Int64}, {"regclass", Type{Kind: KindOID, Reg: RegClass}}, {"oid", OID}, {"text", Text},
-		{"text[]", ArrayOf(Text)}, {"int4[3]", ArrayOf(Int32)}, {"pg_catalog.int2[]", ArrayOf(Int16)}, {"int2vector", ArrayOf(Int16)},
+		{"text[]", ArrayOf(Text)}, {"interval", IntervalT}, {"interval day to second", Type{Kind: KindInterval, Fields: "day to second"}}, {"int4[3]", ArrayOf(Int32)}, {"pg_catalog.int2[]", ArrayOf(Int16)}, {"int2vector", ArrayOf(Int16)},
 	}
 	for _, c := range cases {
 		got, err := ParseTypeName(c.in)
@@ -24,7 +24,7 @@ func TestParseTypeName(t *testing.T) {
 		}
 	}
 	errs := []struct{ in, code string }{
-		{"nosuch", CodeUndefinedObject}, {"text[x]", CodeSyntaxError}, {"nosuch[]", CodeUndefinedObject}, {"interval", CodeFeatureNotSupported},
+		{"nosuch", CodeUndefinedObject}, {"text[x]", CodeSyntaxError}, {"nosuch[]", CodeUndefinedObject},
 		{"numeric(0)", CodeInvalidParameterValue}, {"numeric(5,6)", CodeInvalidParameterValue},
 	}
 	for _, c := range errs {

@@ -34,6 +34,8 @@ const (
 	KindArray
 	// KindRecord is an anonymous composite (see record.go).
 	KindRecord
+	// KindInterval is interval (see interval.go); computed, never stored.
+	KindInterval
 )
 
 // RegKind tells the reg* aliases of oid apart: they are oids whose text
@@ -79,6 +81,7 @@ var (
 	UUID        = Type{Kind: KindUUID}
 	JSON        = Type{Kind: KindJSON}
 	OID         = Type{Kind: KindOID}
+	IntervalT   = Type{Kind: KindInterval}
 )
 
 // Numeric returns numeric(p,s); p == 0 is unconstrained numeric.
@@ -105,6 +108,7 @@ const (
 	OIDTimestampTZ uint32 = 1184
 	OIDNumeric     uint32 = 1700
 	OIDUUID        uint32 = 2950
+	OIDInterval    uint32 = 1186
 )
 
 // OID is the PostgreSQL type OID clients see for t. smallint reports int2 only
@@ -157,6 +161,8 @@ func (t Type) OID() uint32 {
 		return arrayOID(t.Elem)
 	case KindRecord:
 		return 2249
+	case KindInterval:
+		return OIDInterval
 	default:
 		return OIDText
 	}
@@ -201,6 +207,8 @@ func TypeFromOID(oid uint32) Type {
 		return OID
 	case 2205:
 		return Type{Kind: KindOID, Reg: RegClass}
+	case OIDInterval:
+		return IntervalT
 	}
 	if t, ok := arrayTypeFromOID(oid); ok {
 		return t
@@ -236,7 +244,7 @@ func (t Type) TypeSize() int16 {
 		return 4
 	case KindInt64, KindFloat64, KindTime, KindTimestamp, KindTimestampTZ:
 		return 8
-	case KindUUID:
+	case KindUUID, KindInterval:
 		return 16
 	}
 	return -1
@@ -297,6 +305,8 @@ func (t Type) String() string {
 		return t.ElemType().String() + "[]"
 	case KindRecord:
 		return "record"
+	case KindInterval:
+		return "interval"
 	}
 	return "unknown"
 }
@@ -350,6 +360,8 @@ func (t Type) ArrowType() arrow.DataType {
 		return extensions.NewUUIDType()
 	case KindOID:
 		return arrow.PrimitiveTypes.Uint32
+	case KindInterval:
+		return arrow.FixedWidthTypes.MonthDayNanoInterval
 	default: // text, varchar, json, unknown
 		return arrow.BinaryTypes.String
 	}

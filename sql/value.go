@@ -61,6 +61,9 @@ func DatumAt(arr arrow.Array, t Type, i int) any {
 		return [16]byte(a.Value(i))
 	case *NumericArray:
 		return a.Decimal(i)
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}
 	}
 	panic(fmt.Sprintf("sql: no datum for arrow type %s (%s)", arr.DataType(), t))
 }
@@ -125,6 +128,9 @@ func appendDatum(b array.Builder, t Type, d any) error {
 		bb.Append(uuid.UUID(d.([16]byte)))
 	case *NumericBuilder:
 		return bb.Append(d.(Decimal))
+	case *array.MonthDayNanoIntervalBuilder:
+		v := d.(Interval)
+		bb.Append(arrow.MonthDayNanoInterval{Months: v.Months, Days: v.Days, Nanoseconds: v.Micros * 1000})
 	default:
 		return fmt.Errorf("append %s value to %T: unsupported builder", t, b)
 	}

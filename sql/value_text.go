@@ -40,6 +40,8 @@ func formatDatum(d any, t Type) string {
 	case KindUUID:
 		u := d.([16]byte)
 		return string(AppendUUID(nil, u[:]))
+	case KindInterval:
+		return FormatInterval(d.(Interval))
 	}
 	if s, ok := d.(string); ok {
 		return s

@@ -87,6 +87,12 @@ func appendBinary(buf []byte, t sql.Type, arr arrow.Array, i int) []byte {
 		return be.AppendUint64(buf, uint64(us))
 	case *extensions.UUIDArray:
 		return append(buf, a.Storage().(*array.FixedSizeBinary).Value(i)...)
+	case *array.MonthDayNanoInterval:
+		// interval_send: microseconds, days, months.
+		v := a.Value(i)
+		buf = be.AppendUint64(buf, uint64(v.Nanoseconds/1000))
+		buf = be.AppendUint32(buf, uint32(v.Days))
+		return be.AppendUint32(buf, uint32(v.Months))
 	case *array.FixedSizeBinary:
 		return append(buf, a.Value(i)...)
 	}

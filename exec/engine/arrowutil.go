@@ -46,6 +46,8 @@ func AppendFrom(b array.Builder, arr arrow.Array, i int) error {
 		b.(*array.TimestampBuilder).Append(x.Value(i))
 	case *extensions.UUIDArray:
 		b.(*extensions.UUIDBuilder).Append(x.Value(i))
+	case *array.MonthDayNanoInterval:
+		b.(*array.MonthDayNanoIntervalBuilder).Append(x.Value(i))
 	default:
 		return fmt.Errorf("copy value of arrow type %s", arr.DataType())
 	}

@@ -53,6 +53,8 @@ func compareCells(a arrow.Array, i int, b arrow.Array, j int) int {
 		return bytes.Compare(u[:], v[:])
 	case *array.FixedSizeBinary:
 		return bytes.Compare(x.Value(i), b.(*array.FixedSizeBinary).Value(j))
+	case *array.MonthDayNanoInterval:
+		return sql.CompareDatums(sql.IntervalT, sql.DatumAt(x, sql.IntervalT, i), sql.DatumAt(b, sql.IntervalT, j))
 	}
 	panic(fmt.Sprintf("compareCells: unsupported arrow type %s", a.DataType()))
 }
@@ -143,6 +145,11 @@ func appendKey(buf []byte, arr arrow.Array, i int) []byte {
 		return append(buf, v[:]...)
 	case *array.FixedSizeBinary:
 		return appendBytesKey(buf, x.Value(i))
+	case *array.MonthDayNanoInterval:
+		// Equal intervals ('1 mon', '30 days') group together.
+		days, us := sql.IntervalKey(sql.DatumAt(x, sql.IntervalT, i).(sql.Interval))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(days))
+		return binary.LittleEndian.AppendUint64(buf, uint64(us))
 	}
 	panic(fmt.Sprintf("appendKey: unsupported arrow type %s", arr.DataType()))
 }

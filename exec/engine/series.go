@@ -71,6 +71,9 @@ func (p *planner) series(call *ast.FuncCallExpr, alias, col string, outer *sql.O
 		}
 		args = append(args, e)
 	}
+	if timeSeries(args) {
+		return p.fromSRF(call, alias, col, outer)
+	}
 	t, err := sql.CommonType(args, "generate_series")
 	if err != nil {
 		return nil, err

@@ -150,6 +150,9 @@ func seriesType(args []sql.Expr, params *sql.Params) (sql.Type, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return sql.Type{}, sql.Errorf(sql.CodeUndefinedFunction, "function generate_series with %d arguments does not exist", len(args))
 	}
+	if timeSeries(args) {
+		return timeSeriesType(args, params)
+	}
 	t, err := sql.CommonType(args, "generate_series")
 	if err != nil {
 		return sql.Type{}, err
@@ -319,8 +322,47 @@ func (c srfCall) arrayValues(text string, yield func(any, error) bool) {
 	}
 }
 
+// timeSeries reports generate_series(start, stop, interval) over dates or
+// timestamps.
+func timeSeries(args []sql.Expr) bool {
+	if len(args) != 3 {
+		return false
+	}
+	for _, a := range args[:2] {
+		switch a.Type().Kind {
+		case sql.KindDate, sql.KindTimestamp, sql.KindTimestampTZ:
+			return true
+		}
+	}
+	return args[2].Type().Kind == sql.KindInterval
+}
+
+// timeSeriesType resolves generate_series over timestamps: timestamp when
+// both ends are timestamps, else timestamptz (dates and untyped literals
+// resolve there, as in PostgreSQL); the step is an interval.
+func timeSeriesType(args []sql.Expr, params *sql.Params) (sql.Type, error) {
+	t := sql.TimestampTZ
+	if args[0].Type().Kind == sql.KindTimestamp && args[1].Type().Kind == sql.KindTimestamp {
+		t = sql.Timestamp
+	}
+	var err error
+	for i := 0; i < 2; i++ {
+		if args[i], err = sql.CoerceTo(args[i], t, params); err != nil {
+			return sql.Type{}, err
+		}
+	}
+	if args[2], err = sql.CoerceTo(args[2], sql.IntervalT, params); err != nil {
+		return sql.Type{}, err
+	}
+	return t, nil
+}
+
 // seriesValues yields generate_series(start, stop [, step]) over t.
 func seriesValues(t sql.Type, args []any, yield func(any, error) bool) {
+	if t.Kind == sql.KindTimestamp || t.Kind == sql.KindTimestampTZ {
+		timeSeriesValues(args, yield)
+		return
+	}
 	if t.Kind == sql.KindNumeric {
 		start, stop := args[0].(sql.Decimal), args[1].(sql.Decimal)
 		step := sql.Decimal{Coef: big.NewInt(1)}
@@ -405,3 +447,29 @@ func (r *rowBuilder) flush() arrow.RecordBatch {
 }
 
 func (r *rowBuilder) release() { r.b.Release() }
+
+// timeSeriesValues yields timestamps from start by step while they do not
+// pass stop; a step that moves nothing is an error.
+func timeSeriesValues(args []any, yield func(any, error) bool) {
+	start, stop, step := args[0].(int64), args[1].(int64), args[2].(sql.Interval)
+	first, err := sql.AddInterval(start, step)
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	if first == start {
+		yield(nil, errZeroStep)
+		return
+	}
+	up := first > start
+	for cur := start; up && cur <= stop || !up && cur >= stop; {
+		if !yield(cur, nil) {
+			return
+		}
+		next, err := sql.AddInterval(cur, step)
+		if err != nil {
+			return // past the last timestamp: the series ends there
+		}
+		cur = next
+	}
+}
