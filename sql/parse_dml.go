@@ -165,10 +165,16 @@ func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
 	if d.Alias, err = c.tableAlias("where", "returning", "using"); err != nil {
 		return nil, err
 	}
-	if c.peek().is("using") {
-		return nil, unsupportedAt(p.query, c.peek(), "DELETE ... USING is not supported")
-	}
-	if d.Where, err = p.optWhere(c); err != nil {
+	if at := c.peek(); at.is("using") {
+		sources := c.joinSources("using")
+		if len(sources) == 0 {
+			return nil, syntaxErrorAt(p.query, c.peek())
+		}
+		where := c.joinWhere()
+		if d.Where, err = p.expr(p.semiJoin(sources, where, targetName(d.Table, d.Alias), at), c.at(c.i)); err != nil {
+			return nil, err
+		}
+	} else if d.Where, err = p.optWhere(c); err != nil {
 		return nil, err
 	}
 	if d.Returning, err = p.returning(c); err != nil {
@@ -203,20 +209,24 @@ func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
 	if err := c.expect("set"); err != nil {
 		return nil, err
 	}
+	var values [][2]int // each assignment's value tokens, for UPDATE ... FROM
 	for {
+		start := c.i
 		a, err := p.assignment(c)
 		if err != nil {
 			return nil, err
 		}
+		values = append(values, [2]int{start, c.i})
 		u.Set = append(u.Set, a)
 		if !c.punct(",") {
 			break
 		}
 	}
-	if c.peek().is("from") {
-		return nil, unsupportedAt(p.query, c.peek(), "UPDATE ... FROM is not supported")
-	}
-	if u.Where, err = p.optWhere(c); err != nil {
+	if at := c.peek(); at.is("from") {
+		if err := p.updateFrom(c, u, values, at); err != nil {
+			return nil, err
+		}
+	} else if u.Where, err = p.optWhere(c); err != nil {
 		return nil, err
 	}
 	if u.Returning, err = p.returning(c); err != nil {
@@ -305,4 +315,41 @@ func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
 	}
 	ex.Stmt = inner
 	return ex, nil
+}
+
+// targetName is what qualifies the target's columns: its alias, else its name.
+func targetName(t TableName, alias string) string {
+	if alias != "" {
+		return alias
+	}
+	return t.Table
+}
+
+// updateFrom rewrites UPDATE t SET ... FROM s WHERE c: each value reads one
+// joined row of s, and the target rows are those some row of s joins.
+func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) error {
+	sources := c.joinSources("from")
+	if len(sources) == 0 {
+		return syntaxErrorAt(p.query, c.peek())
+	}
+	where := c.joinWhere()
+	for i, span := range values {
+		if HasAggregate(u.Set[i].Value) {
+			return Errorf(CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+		}
+		valToks := c.toks[span[0]:span[1]]
+		// valToks is "col = value": keep the value.
+		eq := 0
+		for eq < len(valToks) && !valToks[eq].isPunct("=") && !(valToks[eq].kind == tkOp && valToks[eq].val == "=") {
+			eq++
+		}
+		v, err := p.expr(joinValue(valToks[eq+1:], sources, where, at), c.at(c.i))
+		if err != nil {
+			return err
+		}
+		u.Set[i].Value = v
+	}
+	var err error
+	u.Where, err = p.expr(p.semiJoin(sources, where, targetName(u.Table, u.Alias), at), c.at(c.i))
+	return err
 }
