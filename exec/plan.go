@@ -20,7 +20,12 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareDelete(ctx, x, params)
 	case *sql.Explain:
 		return s.prepareExplain(ctx, x, params)
-	case *sql.CreateSchema, *sql.DropSchema, *sql.CreateTable, *sql.DropTable, *sql.AlterTableProperties:
+	case *sql.CreateTable:
+		if x.Query != nil {
+			return s.prepareCreateTableAs(ctx, x, params)
+		}
+		return s.prepareDDL(st)
+	case *sql.CreateSchema, *sql.DropSchema, *sql.DropTable, *sql.AlterTableProperties:
 		return s.prepareDDL(st)
 	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show:
 		return s.prepareShow(ctx, st)

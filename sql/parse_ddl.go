@@ -46,8 +46,11 @@ func (p *parseCtx) createTable(c *cursor) (Statement, error) {
 	if ct.Name, err = c.tableName(); err != nil {
 		return nil, err
 	}
-	if c.peek().is("as") {
-		return nil, unsupportedAt(p.query, c.peek(), "CREATE TABLE AS is not supported")
+	if c.peek().is("as") || c.peek().isPunct("(") && columnNameList(c) {
+		return p.createTableAs(c, ct)
+	}
+	if c.peek().is("partitioned") || c.peek().is("with") || c.peek().is("using") || c.peek().is("tblproperties") {
+		return p.createTableAs(c, ct)
 	}
 	if err := c.expectPunct("("); err != nil {
 		return nil, err
@@ -73,7 +76,7 @@ func (p *parseCtx) createTable(c *cursor) (Statement, error) {
 
 // createTableTail reads PARTITIONED BY, USING, WITH and TBLPROPERTIES in any order.
 func (p *parseCtx) createTableTail(c *cursor, ct *CreateTable) error {
-	for !c.atEnd() {
+	for !c.atEnd() && !(ct.Query == nil && c.peek().is("as") && len(ct.Columns) == 0) {
 		var err error
 		switch {
 		case c.words("partitioned", "by"):
@@ -385,4 +388,62 @@ func (p *parseCtx) describeStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	return &Describe{Table: name}, c.done()
+}
+
+// columnNameList reports whether the parenthesis at the cursor holds bare
+// column names (CREATE TABLE t (a, b) AS ...) rather than definitions.
+func columnNameList(c *cursor) bool {
+	for k := c.i + 1; k < len(c.toks); k += 2 {
+		name, next := c.toks[k], c.at(k+1)
+		if name.kind != tkIdent && name.kind != tkQIdent {
+			return false
+		}
+		if next.isPunct(")") {
+			return true
+		}
+		if !next.isPunct(",") {
+			return false
+		}
+	}
+	return false
+}
+
+// createTableAs parses CREATE TABLE t [(names)] [PARTITIONED BY ...]
+// [WITH (...)] AS query [WITH [NO] DATA].
+func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) {
+	if c.punct("(") {
+		for {
+			name, err := c.ident()
+			if err != nil {
+				return nil, err
+			}
+			ct.ColumnNames = append(ct.ColumnNames, name)
+			if c.punct(")") {
+				break
+			}
+			if err := c.expectPunct(","); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := p.createTableTail(c, ct); err != nil {
+		return nil, err
+	}
+	if err := c.expect("as"); err != nil {
+		return nil, err
+	}
+	end := len(c.toks)
+	switch n := len(c.toks); {
+	case n-c.i > 3 && c.toks[n-3].is("with") && c.toks[n-2].is("no") && c.toks[n-1].is("data"):
+		end, ct.NoData = n-3, true
+	case n-c.i > 2 && c.toks[n-2].is("with") && c.toks[n-1].is("data"):
+		end = n - 2
+	}
+	q, err := p.selectStmt(c.toks[c.i:end], c.at(end))
+	if err != nil {
+		return nil, err
+	}
+	ct.Query = q
+	c.i = len(c.toks)
+	return ct, nil
 }

@@ -39,6 +39,11 @@ type CreateTable struct {
 	Columns     []ColumnDef
 	Partition   []PartitionField
 	Properties  map[string]string
+	// Query is CREATE TABLE ... AS query: the columns come from it (named
+	// by ColumnNames when given) and, unless NoData, its rows fill the table.
+	Query       *Select
+	ColumnNames []string
+	NoData      bool
 }
 
 // DropTable is DROP TABLE.
