@@ -40,7 +40,10 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 		params = &sql.Params{}
 	}
 	// Subqueries in WHERE, SET and RETURNING run in the query engine.
-	params.Subqueries = engine.SubqueryPlanner(ctx, s.queryEnv(), params)
+	params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, st.With)
+	if err != nil {
+		return nil, err
+	}
 	if st.Alias != "" {
 		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
 	}

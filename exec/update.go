@@ -26,7 +26,7 @@ type updatePlan struct {
 }
 
 func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*updatePlan, error) {
-	dp, err := s.planDelete(ctx, &sql.Delete{Table: st.Table, Alias: st.Alias, Where: st.Where, Returning: st.Returning}, params)
+	dp, err := s.planDelete(ctx, &sql.Delete{With: st.With, Table: st.Table, Alias: st.Alias, Where: st.Where, Returning: st.Returning}, params)
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,11 @@ func (p *parseCtx) dispatch(c *cursor) (Statement, error) {
 	if first.isPunct("(") {
 		return p.selectStmt(c.toks, c.stop)
 	}
+	if first.is("with") {
+		if st, ok, err := p.withDML(c); ok {
+			return st, err
+		}
+	}
 	switch first.val {
 	case "select", "with", "values", "table":
 		if first.kind == tkIdent {

@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
 // DELETE ... USING and UPDATE ... FROM are joins of the target with other
 // relations. They become subqueries of the single-table statements, which
 // the query engine runs:
@@ -136,4 +138,77 @@ func keyEquality(cj []token, target string) (tcol, scol []token, ok bool) {
 func qualifiedColumn(t []token) bool {
 	name := func(x token) bool { return x.kind == tkIdent && !pgReserved[x.val] || x.kind == tkQIdent }
 	return len(t) == 3 && name(t[0]) && t[1].isPunct(".") && name(t[2])
+}
+
+// withDML parses WITH ... DELETE | UPDATE | INSERT: the WITH list is read
+// through a query it heads (tidb parses WITH only there), and the DML
+// statement keeps it for the queries it runs. ok is false when the WITH
+// heads a query.
+func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
+	k := c.i + 1
+	if c.at(k).is("recursive") {
+		k++
+	}
+	for {
+		// name [(cols)] AS [NOT] [MATERIALIZED] (query)
+		k++
+		if c.at(k).isPunct("(") {
+			if k = matchParenTok(c.toks, k); k < 0 {
+				return nil, false, nil
+			}
+			k++
+		}
+		if !c.at(k).is("as") {
+			return nil, false, nil
+		}
+		k++
+		for c.at(k).is("not") || c.at(k).is("materialized") {
+			k++
+		}
+		if !c.at(k).isPunct("(") {
+			return nil, false, nil
+		}
+		if k = matchParenTok(c.toks, k); k < 0 {
+			return nil, false, nil
+		}
+		k++
+		if !c.at(k).isPunct(",") {
+			break
+		}
+		k++ // to the next query's name
+	}
+	verb := c.at(k)
+	if !verb.is("delete") && !verb.is("update") && !verb.is("insert") {
+		return nil, false, nil
+	}
+	head := append(append([]token(nil), c.toks[c.i:k]...), word(verb, "select"), token{kind: tkNumber, val: "1", pos: verb.pos, end: verb.end})
+	q, err := p.selectStmt(head, verb)
+	if err != nil {
+		return nil, true, err
+	}
+	with := withClauseOf(q)
+	dml := &cursor{p: p, toks: c.toks[k:], stop: c.stop}
+	st, err := p.handler(verb.val)(dml)
+	if err != nil {
+		return nil, true, err
+	}
+	switch x := st.(type) {
+	case *Delete:
+		x.With = with
+	case *Update:
+		x.With = with
+	case *Insert:
+		if x.Query == nil || x.Query.Raw == nil || x.Query.Raw.With != nil {
+			return nil, true, unsupportedAt(p.query, verb, "WITH before INSERT ... VALUES is not supported")
+		}
+		x.Query.Raw.With, x.Query.Complex = with, true
+	}
+	return st, true, nil
+}
+
+func withClauseOf(q *Select) *ast.WithClause {
+	if q.Raw != nil {
+		return q.Raw.With
+	}
+	return nil
 }

@@ -104,6 +104,7 @@ type Insert struct {
 // Delete is DELETE FROM.
 type Delete struct {
 	stmtText
+	With      *ast.WithClause // WITH queries its subqueries and USING list read
 	Table     TableName
 	Alias     string
 	Where     ast.ExprNode
@@ -119,6 +120,7 @@ type Assignment struct {
 // Update is UPDATE ... SET.
 type Update struct {
 	stmtText
+	With      *ast.WithClause // WITH queries its subqueries and FROM list read
 	Table     TableName
 	Alias     string
 	Set       []Assignment
