@@ -152,7 +152,9 @@ func (p *overwritePlan) dynamic(s *Session) bool {
 		return false
 	}
 	mode, err := s.settings.Get("partition_overwrite_mode")
-	return err == nil && strings.EqualFold(mode, "dynamic")
+	// An unpartitioned table is one partition: dynamic overwrite replaces
+	// all of it, as Spark's does.
+	return err == nil && strings.EqualFold(mode, "dynamic") && !p.del.rt.Table.Spec().IsUnpartitioned()
 }
 
 func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
@@ -191,6 +193,9 @@ func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Par
 		}
 		defer done()
 		rows = p.withFixed(ctx, seq, args)
+		if p.replace {
+			rows = p.checkReplaced(ctx, rows, args)
+		}
 	}
 	out, err := deletes.Overwrite(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, rows, opts)
 	if errors.Is(err, deletes.ErrDynamicUnpartitioned) {
@@ -264,4 +269,48 @@ func identityPartitioned(tbl *table.Table, id int) bool {
 		}
 	}
 	return false
+}
+
+// checkReplaced fails the statement (23514, nothing written) at the first
+// new row that REPLACE WHERE's condition does not hold for: the rows that
+// replace the condition's rows must be rows the condition selects, or the
+// next REPLACE WHERE would not see them (Delta's default check).
+func (p *overwritePlan) checkReplaced(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error], args []Param) deletes.RowSource {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				err = p.replacedRowsHold(ctx, b, args)
+				if err != nil {
+					b.Release()
+					b = nil
+				}
+			}
+			if !yield(b, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (p *overwritePlan) replacedRowsHold(ctx context.Context, b arrow.RecordBatch, args []Param) error {
+	mask, err := sql.Match(ctx, p.del.where, b, args)
+	if err != nil {
+		return err
+	}
+	for r, ok := range mask {
+		if ok {
+			continue
+		}
+		vals := make([]string, b.NumCols())
+		for c := range vals {
+			vals[c] = "null"
+			if !b.Column(c).IsNull(r) {
+				vals[c] = string(sql.AppendText(nil, p.del.scope.Columns[c].T, b.Column(c), r))
+			}
+		}
+		return &sql.Error{Code: sql.CodeCheckViolation,
+			Message: fmt.Sprintf("new row for relation %q violates its REPLACE WHERE condition", p.del.rt.Ident[len(p.del.rt.Ident)-1]),
+			Detail:  "Failing row contains (" + strings.Join(vals, ", ") + ")."}
+	}
+	return nil
 }

@@ -208,11 +208,18 @@ func TestInsertOverwriteDynamic(t *testing.T) {
 	m.put(200, "c", 5)
 	dmlCheck(t, s, "t", m)
 
+	// An unpartitioned table is one partition: dynamic overwrite replaces
+	// all of it (Spark's rule), as static does.
 	mustQuery(t, s, "CREATE TABLE u (id int)")
-	mustQuery(t, s, "INSERT INTO u VALUES (1)")
-	mustFail(t, s, "0A000", "INSERT OVERWRITE u VALUES (2)")
+	mustQuery(t, s, "INSERT INTO u VALUES (1), (3)")
+	if got := dmlExec(t, s, "INSERT OVERWRITE u VALUES (2)"); dmlRemoved(t, got) != 2 || got.Tag != "INSERT 0 1" {
+		t.Fatalf("dynamic overwrite of unpartitioned u: %q, %d removed", got.Tag, dmlRemoved(t, got))
+	}
+	if got := mustQuery(t, s, "SELECT id FROM u").text(); got != "2\n" {
+		t.Fatalf("u holds %q, want 2", got)
+	}
 	mustQuery(t, s, "RESET partition_overwrite_mode")
-	if got := dmlExec(t, s, "INSERT OVERWRITE u VALUES (2)"); dmlRemoved(t, got) != 1 {
+	if got := dmlExec(t, s, "INSERT OVERWRITE u VALUES (4)"); dmlRemoved(t, got) != 1 {
 		t.Fatal("static overwrite of u")
 	}
 }
@@ -230,4 +237,34 @@ func TestInsertOverwriteBadRow(t *testing.T) {
 		t.Fatalf("snapshots %s → %s", before, got)
 	}
 	dmlCheck(t, s, "t", m)
+}
+
+// TestReplaceWhereChecksNewRows: every new row of REPLACE WHERE must hold
+// its condition, or the statement fails with 23514 and writes nothing,
+// also when the failing row comes after batches already written.
+func TestReplaceWhereChecksNewRows(t *testing.T) {
+	s, dir := copySession(t) // batches of 3 rows
+	mustQuery(t, s, "CREATE TABLE r (id int, cat text) PARTITIONED BY (cat)")
+	mustQuery(t, s, "INSERT INTO r VALUES (1, 'a'), (2, 'b'), (50, 'c')")
+	files := dataFiles(t, dir)
+	before := mustQuery(t, s, "SELECT * FROM r ORDER BY id").text()
+	snaps := mustQuery(t, s, `SELECT count(*) FROM "r$snapshots"`).text()
+	mustFail(t, s, "23514", "INSERT INTO r REPLACE WHERE id < 10 VALUES (3, 'a'), (11, 'b')")
+	mustFail(t, s, "23514", "INSERT INTO r REPLACE WHERE id < 10 SELECT g % 9, 'x' || g FROM generate_series(1, 20) g UNION ALL SELECT NULL, 'n'")
+	if got := mustQuery(t, s, "SELECT * FROM r ORDER BY id").text(); got != before {
+		t.Fatalf("table changed:\n%s\nwas\n%s", got, before)
+	}
+	if got := mustQuery(t, s, `SELECT count(*) FROM "r$snapshots"`).text(); got != snaps {
+		t.Fatalf("snapshots %s -> %s", snaps, got)
+	}
+	if got := dataFiles(t, dir); len(got) != len(files) {
+		t.Fatalf("data files %d -> %d: the failed statements left files behind", len(files), len(got))
+	}
+	res := dmlExec(t, s, "INSERT INTO r REPLACE WHERE id < 10 VALUES (3, 'a'), (4, 'd')")
+	if res.Tag != "INSERT 0 2" || dmlRemoved(t, res) != 2 {
+		t.Fatalf("tag %q removed %d", res.Tag, dmlRemoved(t, res))
+	}
+	if got := mustQuery(t, s, "SELECT id FROM r ORDER BY id").text(); got != "3\n4\n50\n" {
+		t.Fatalf("after replace: %q", got)
+	}
 }

@@ -67,6 +67,7 @@ const (
 	CodeNullValueNotAllowed              = "22004"
 	CodeInvalidColumnReference           = "42P10"
 	CodeInvalidRecursion                 = "42P19"
+	CodeCheckViolation                   = "23514"
 	CodeProgramLimitExceeded             = "54000"
 	CodeInsufficientPrivilege            = "42501"
 	CodeDiskFull                         = "53100"
