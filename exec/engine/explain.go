@@ -129,6 +129,12 @@ func describeJoin(ctx context.Context, j *joinSource, params []any, ind string) 
 	if j.residual != nil {
 		lines = append(lines, ind+"  Join filter: "+j.residual.String())
 	}
+	if j.lfilter != nil {
+		lines = append(lines, ind+"  Left filter: "+j.lfilter.String())
+	}
+	if j.rfilter != nil {
+		lines = append(lines, ind+"  Right filter: "+j.rfilter.String())
+	}
 	lines = append(lines, describeSource(ctx, nil, j.left, params, ind+"  ")...)
 	return append(lines, describeSource(ctx, nil, j.right, params, ind+"  ")...)
 }

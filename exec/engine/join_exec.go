@@ -23,8 +23,14 @@ type joinSource struct {
 	rkeys       []sql.Expr // and over the right scope
 	domains     []sql.Type
 	residual    sql.Expr // what the keys leave to check, over sc
-	sc          *sql.Scope
-	env         *Env
+	// lfilter and rfilter are WHERE conjuncts that read only one side, over
+	// that side's scope (pushIntoJoins): that side's rows are filtered
+	// before they are joined (and its scan pruned by them), so a selective
+	// WHERE on the build side shrinks the hash table and the joined rows.
+	// WHERE still checks them on the joined rows.
+	lfilter, rfilter sql.Expr
+	sc               *sql.Scope
+	env              *Env
 }
 
 // setCondition splits cond into hash keys and a residual.
@@ -113,6 +119,16 @@ func (j *joinSource) project(cols []int) source {
 	if j.cond != nil {
 		sql.CollectColumns(j.cond, need)
 	}
+	if j.lfilter != nil {
+		sql.CollectColumns(j.lfilter, need)
+	}
+	if j.rfilter != nil {
+		rneed := map[int]bool{}
+		sql.CollectColumns(j.rfilter, rneed)
+		for i := range rneed {
+			need[i+nl] = true
+		}
+	}
 	var lcols, rcols []int
 	remap := map[int]int{}
 	for i := range j.sc.Columns {
@@ -133,6 +149,16 @@ func (j *joinSource) project(cols []int) source {
 	pj.sc = concatScopes(pj.left.scope(), pj.right.scope())
 	if j.cond != nil {
 		pj.setCondition(sql.RemapColumns(j.cond, remap))
+	}
+	if j.lfilter != nil {
+		pj.lfilter = sql.RemapColumns(j.lfilter, remap)
+	}
+	if j.rfilter != nil {
+		shift := map[int]int{}
+		for k, i := range rcols {
+			shift[i] = k
+		}
+		pj.rfilter = sql.RemapColumns(j.rfilter, shift)
 	}
 	out := make([]int, len(cols))
 	identity := len(cols) == len(pj.sc.Columns)
@@ -158,11 +184,7 @@ func (j *joinSource) batches(ctx context.Context, _ ice.BooleanExpression, param
 	if err := run.build(ctx); err != nil {
 		return nil, err
 	}
-	probe := j.right
-	if run.probeIsLeft {
-		probe = j.left
-	}
-	seq, err := probe.batches(ctx, nil, params)
+	seq, err := j.sideBatches(ctx, run.probeIsLeft, params)
 	if err != nil {
 		run.release()
 		return nil, err
@@ -193,6 +215,54 @@ func (j *joinSource) batches(ctx context.Context, _ ice.BooleanExpression, param
 	}, nil
 }
 
+// sideBatches streams one side's rows (left or right) with its pushed-down
+// WHERE conjuncts applied; a table scan also prunes files and row groups by
+// them.
+func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	src, filter := j.right, j.rfilter
+	if left {
+		src, filter = j.left, j.lfilter
+	}
+	if filter == nil {
+		return src.batches(ctx, nil, params)
+	}
+	var prune ice.BooleanExpression
+	if _, ok := src.(*tableSource); ok {
+		prune = sql.Translate(ctx, filter, src.scope(), params).Filter
+	}
+	seq, err := src.batches(ctx, prune, params)
+	if err != nil {
+		return nil, err
+	}
+	m := sql.NewMatcher(filter, params)
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				var mask []bool
+				if mask, err = m.Match(ctx, b); err == nil {
+					var f arrow.RecordBatch
+					f, err = filterBatch(b, mask)
+					b.Release()
+					b = f
+				} else {
+					b.Release()
+				}
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if b.NumRows() == 0 {
+				b.Release()
+				continue
+			}
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}, nil
+}
+
 // estimateRows is a source's row count from table metadata, -1 if unknown.
 func estimateRows(s source) int64 {
 	switch x := s.(type) {
@@ -210,36 +280,24 @@ func estimateRows(s source) int64 {
 	return -1
 }
 
-// joinRun is one execution of a join: the build side held in memory, the
-// probe side streamed past it.
+// joinRun is one execution of a join: the build side held in memory as one
+// batch, the probe side streamed past it. Matches are index vectors (probe
+// row, build row) and the joined rows are taken column by column from both
+// sides (takeArray), not assembled value by value.
 type joinRun struct {
 	j           *joinSource
 	params      []any
 	mem         *memBudget
 	size        int
 	probeIsLeft bool
-	keepProbe   bool // emit unmatched probe rows (null-extended)
-	keepBuild   bool // emit unmatched build rows at the end
-	built       []arrow.RecordBatch
-	table       map[string][]rowRef // nil: nested loop
-	matched     [][]bool            // build rows that found a partner
+	keepProbe   bool              // emit unmatched probe rows (null-extended)
+	keepBuild   bool              // emit unmatched build rows at the end
+	rows        arrow.RecordBatch // the build side's rows; nil when it has none
+	table       *joinTable        // nil: nested loop
+	matched     []bool            // build rows that found a partner
 	residual    *sql.Matcher
 	probeTypes  []arrow.DataType // the probe side's column types, once seen
 	yield       func(arrow.RecordBatch, error) bool
-}
-
-// pair is one candidate output row: a probe row and a build row; -1 (or a
-// batch of -1) is the NULL row of an outer join.
-type pair struct {
-	probe int32
-	build rowRef
-}
-
-func (r *joinRun) sides() (probe, build source) {
-	if r.probeIsLeft {
-		return r.j.left, r.j.right
-	}
-	return r.j.right, r.j.left
 }
 
 func (r *joinRun) keys() (probe, build []sql.Expr) {
@@ -249,13 +307,14 @@ func (r *joinRun) keys() (probe, build []sql.Expr) {
 	return r.j.rkeys, r.j.lkeys
 }
 
-// build reads the build side whole and hashes it on its keys.
+// build reads the build side whole, into one batch, and hashes it on its
+// keys.
 func (r *joinRun) build(ctx context.Context) error {
-	_, bs := r.sides()
-	seq, err := bs.batches(ctx, nil, r.params)
+	seq, err := r.j.sideBatches(ctx, !r.probeIsLeft, r.params)
 	if err != nil {
 		return err
 	}
+	var parts []arrow.RecordBatch
 	for b, err := range seq {
 		if err == nil {
 			err = r.mem.charge(batchBytes(b), "hash join")
@@ -264,69 +323,58 @@ func (r *joinRun) build(ctx context.Context) error {
 			if b != nil {
 				b.Release()
 			}
-			r.release()
+			ReleaseAll(parts)
 			return err
 		}
-		r.built = append(r.built, b)
-		r.matched = append(r.matched, make([]bool, b.NumRows()))
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		parts = append(parts, b)
 	}
-	_, bkeys := r.keys()
+	switch len(parts) {
+	case 0:
+	case 1:
+		r.rows = parts[0]
+	default:
+		// One batch: a build row is one index, and a join column one take.
+		r.rows, err = concatBatches(parts)
+		ReleaseAll(parts)
+		if err != nil {
+			return err
+		}
+	}
+	if r.rows != nil {
+		r.matched = make([]bool, r.rows.NumRows())
+	}
+	pkeys, bkeys := r.keys()
 	if len(bkeys) == 0 {
 		return nil
 	}
-	r.table = map[string][]rowRef{}
-	for bi, b := range r.built {
-		keys, null, err := r.keyStrings(ctx, b, bkeys)
-		if err != nil {
-			r.release()
-			return err
-		}
-		for row, k := range keys {
-			if !null[row] {
-				r.table[k] = append(r.table[k], rowRef{batch: int32(bi), row: int32(row)})
-			}
-		}
+	kind := joinKeyKindOf(pkeys, bkeys, r.j.domains)
+	if r.rows == nil {
+		r.table = newJoinTable(kind, joinKeys{})
+		return nil
+	}
+	keys, err := r.batchKeys(ctx, r.rows, bkeys, kind)
+	if err != nil {
+		r.release()
+		return err
+	}
+	r.table = newJoinTable(kind, keys)
+	if err := r.mem.charge(r.table.bytes, "hash join"); err != nil {
+		r.release()
+		return err
 	}
 	return nil
-}
-
-// keyStrings computes each row's hash key; null marks a row with a NULL
-// key, which matches nothing.
-func (r *joinRun) keyStrings(ctx context.Context, b arrow.RecordBatch, keys []sql.Expr) ([]string, []bool, error) {
-	n := int(b.NumRows())
-	out := make([]string, n)
-	null := make([]bool, n)
-	var buf []byte
-	for k, e := range keys {
-		arr, err := sql.Eval(ctx, e, b, r.params)
-		if err != nil {
-			return nil, nil, err
-		}
-		t, dom := e.Type(), r.j.domains[k]
-		for i := 0; i < n; i++ {
-			if null[i] {
-				continue
-			}
-			v := sql.DatumAt(arr, t, i)
-			if v == nil {
-				null[i] = true
-				continue
-			}
-			if len(keys) == 1 {
-				out[i] = sql.DomainKey(v, t, dom)
-				continue
-			}
-			buf = append(append(buf[:0], out[i]...), sql.DomainKey(v, t, dom)...)
-			out[i] = string(append(buf, 0))
-		}
-		arr.Release()
-	}
-	return out, null, nil
 }
 
 // probe joins one probe batch with the build side; false means the
 // consumer stopped.
 func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, sql.Canceled(err)
+	}
 	if r.probeTypes == nil {
 		for _, c := range b.Columns() {
 			r.probeTypes = append(r.probeTypes, c.DataType())
@@ -334,55 +382,49 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 	}
 	n := int(b.NumRows())
 	matched := make([]bool, n)
-	var keys []string
-	var nullKey []bool
-	if r.table != nil {
-		pkeys, _ := r.keys()
-		var err error
-		if keys, nullKey, err = r.keyStrings(ctx, b, pkeys); err != nil {
-			return false, err
-		}
-	}
-	var pairs []pair
+	var pIdx, bIdx []int32
 	flush := func() (bool, error) {
-		ok, err := r.emit(ctx, b, pairs, matched)
-		pairs = pairs[:0]
+		ok, err := r.emit(ctx, b, pIdx, bIdx, matched)
+		pIdx, bIdx = pIdx[:0], bIdx[:0]
 		return ok, err
 	}
-	for i := 0; i < n; i++ {
-		if err := ctx.Err(); err != nil {
-			return false, sql.Canceled(err)
+	nb := 0
+	if r.rows != nil {
+		nb = int(r.rows.NumRows())
+	}
+	switch {
+	case r.table != nil && nb > 0:
+		pkeys, _ := r.keys()
+		keys, err := r.batchKeys(ctx, b, pkeys, r.table.kind)
+		if err != nil {
+			return false, err
 		}
-		var cands []rowRef
-		if r.table != nil {
-			if nullKey[i] {
+		for i := 0; i < n; i++ {
+			if keys.null != nil && keys.null[i] {
 				continue
 			}
-			cands = r.table[keys[i]]
+			for h := r.table.head(keys, i); h >= 0; h = r.table.next[h] {
+				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, h)
+			}
+			if len(pIdx) >= r.size {
+				if ok, err := flush(); !ok || err != nil {
+					return ok, err
+				}
+			}
 		}
-		if r.table == nil {
-			for bi, bb := range r.built {
-				for row := 0; row < int(bb.NumRows()); row++ {
-					pairs = append(pairs, pair{probe: int32(i), build: rowRef{batch: int32(bi), row: int32(row)}})
-					if len(pairs) >= r.size {
-						if ok, err := flush(); !ok || err != nil {
-							return ok, err
-						}
+	case r.table == nil:
+		for i := 0; i < n; i++ {
+			for row := 0; row < nb; row++ {
+				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, int32(row))
+				if len(pIdx) >= r.size {
+					if ok, err := flush(); !ok || err != nil {
+						return ok, err
 					}
 				}
 			}
-			continue
-		}
-		for _, ref := range cands {
-			pairs = append(pairs, pair{probe: int32(i), build: ref})
-		}
-		if len(pairs) >= r.size {
-			if ok, err := flush(); !ok || err != nil {
-				return ok, err
-			}
 		}
 	}
-	if len(pairs) > 0 {
+	if len(pIdx) > 0 {
 		if ok, err := flush(); !ok || err != nil {
 			return ok, err
 		}
@@ -392,23 +434,24 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 	}
 	for i, m := range matched {
 		if !m {
-			pairs = append(pairs, pair{probe: int32(i), build: rowRef{batch: -1}})
+			pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, -1)
 		}
 	}
-	if len(pairs) == 0 {
+	if len(pIdx) == 0 {
 		return true, nil
 	}
-	out, err := r.assemble(b, pairs)
+	out, err := r.assemble(b, pIdx, bIdx)
 	if err != nil {
 		return false, err
 	}
 	return r.yield(out, nil), nil
 }
 
-// emit assembles candidate pairs, keeps those the residual condition
-// accepts, records who matched and passes the rows on.
-func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pairs []pair, matched []bool) (bool, error) {
-	out, err := r.assemble(probe, pairs)
+// emit assembles candidate pairs (probe row pIdx[k] with build row
+// bIdx[k]), keeps those the residual condition accepts, records who matched
+// and passes the rows on.
+func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pIdx, bIdx []int32, matched []bool) (bool, error) {
+	out, err := r.assemble(probe, pIdx, bIdx)
 	if err != nil {
 		return false, err
 	}
@@ -427,16 +470,16 @@ func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pairs []pai
 			return false, err
 		}
 		out = f
-		for k, p := range pairs {
+		for k, p := range pIdx {
 			if mask[k] {
-				matched[p.probe] = true
-				r.matched[p.build.batch][p.build.row] = true
+				matched[p] = true
+				r.matched[bIdx[k]] = true
 			}
 		}
 	} else {
-		for _, p := range pairs {
-			matched[p.probe] = true
-			r.matched[p.build.batch][p.build.row] = true
+		for k, p := range pIdx {
+			matched[p] = true
+			r.matched[bIdx[k]] = true
 		}
 	}
 	if out.NumRows() == 0 {
@@ -448,16 +491,22 @@ func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pairs []pai
 
 // unmatchedBuild emits the build rows no probe row matched (FULL JOIN).
 func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
-	var pairs []pair
-	for bi, m := range r.matched {
-		for row, ok := range m {
-			if !ok {
-				pairs = append(pairs, pair{probe: -1, build: rowRef{batch: int32(bi), row: int32(row)}})
-			}
+	var bIdx []int32
+	for row, ok := range r.matched {
+		if !ok {
+			bIdx = append(bIdx, int32(row))
 		}
 	}
-	for start := 0; start < len(pairs); start += r.size {
-		out, err := r.assemble(nil, pairs[start:min(start+r.size, len(pairs))])
+	for start := 0; start < len(bIdx); start += r.size {
+		if err := ctx.Err(); err != nil {
+			return false, sql.Canceled(err)
+		}
+		part := bIdx[start:min(start+r.size, len(bIdx))]
+		pIdx := make([]int32, len(part))
+		for k := range pIdx {
+			pIdx[k] = -1
+		}
+		out, err := r.assemble(nil, pIdx, part)
 		if err != nil {
 			return false, err
 		}
@@ -468,8 +517,10 @@ func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// assemble builds the joined rows of pairs in the join's column order.
-func (r *joinRun) assemble(probe arrow.RecordBatch, pairs []pair) (arrow.RecordBatch, error) {
+// assemble builds the joined rows in the join's column order: probe row
+// pIdx[k] beside build row bIdx[k], an index below zero (or a missing side)
+// giving NULLs.
+func (r *joinRun) assemble(probe arrow.RecordBatch, pIdx, bIdx []int32) (arrow.RecordBatch, error) {
 	nl := len(r.j.left.scope().Columns)
 	cols := r.j.sc.Columns
 	arrs := make([]arrow.Array, len(cols))
@@ -487,32 +538,33 @@ func (r *joinRun) assemble(probe arrow.RecordBatch, pairs []pair) (arrow.RecordB
 			side = c - nl
 		}
 		onProbe := (c < nl) == r.probeIsLeft
-		dt := r.columnType(onProbe, side, cols[c].T)
-		bld := array.NewBuilder(memory.DefaultAllocator, dt)
-		bld.Reserve(len(pairs))
-		for _, p := range pairs {
-			var err error
-			switch {
-			case onProbe && p.probe < 0, !onProbe && p.build.batch < 0:
-				bld.AppendNull()
-			case onProbe:
-				err = AppendFrom(bld, probe.Column(side), int(p.probe))
-			default:
-				err = AppendFrom(bld, r.built[p.build.batch].Column(side), int(p.build.row))
-			}
-			if err != nil {
-				bld.Release()
-				release()
-				return nil, err
-			}
+		idx, from := bIdx, r.rows
+		if onProbe {
+			idx, from = pIdx, probe
 		}
-		arrs[c] = bld.NewArray()
-		bld.Release()
-		fields[c] = arrow.Field{Name: cols[c].Name, Type: dt, Nullable: true}
+		var err error
+		if from == nil {
+			arrs[c], err = nullArray(r.columnType(onProbe, side, cols[c].T), len(idx))
+		} else {
+			arrs[c], err = takeArray(memory.DefaultAllocator, from.Column(side), idx)
+		}
+		if err != nil {
+			release()
+			return nil, err
+		}
+		fields[c] = arrow.Field{Name: cols[c].Name, Type: arrs[c].DataType(), Nullable: true}
 	}
-	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(pairs)))
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(pIdx)))
 	release()
 	return out, nil
+}
+
+// nullArray is n NULLs of type dt.
+func nullArray(dt arrow.DataType, n int) (arrow.Array, error) {
+	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	defer b.Release()
+	b.AppendNulls(n)
+	return b.NewArray(), nil
 }
 
 // columnType is the Arrow type of a side's column as its batches carry it.
@@ -520,13 +572,15 @@ func (r *joinRun) columnType(onProbe bool, col int, t sql.Type) arrow.DataType {
 	if onProbe && r.probeTypes != nil {
 		return r.probeTypes[col]
 	}
-	if !onProbe && len(r.built) > 0 {
-		return r.built[0].Column(col).DataType()
+	if !onProbe && r.rows != nil {
+		return r.rows.Column(col).DataType()
 	}
 	return t.ArrowType()
 }
 
 func (r *joinRun) release() {
-	ReleaseAll(r.built)
-	r.built = nil
+	if r.rows != nil {
+		r.rows.Release()
+		r.rows = nil
+	}
 }

@@ -249,8 +249,11 @@ func (m *mergedSource) withMerged(ctx context.Context, b arrow.RecordBatch, para
 
 // pushIntoJoins copies each conjunct of WHERE that relates the two sides of
 // an inner join into that join's condition, so that FROM a, b WHERE a.k =
-// b.k hashes on the key instead of filtering a cross product. WHERE keeps
-// the conjuncts: for inner joins checking them twice changes nothing.
+// b.k hashes on the key instead of filtering a cross product, and each
+// conjunct that reads one side only into that side's filter, so the side is
+// filtered before it is joined (the build side of a hash join then holds
+// only rows that can survive WHERE). WHERE keeps the conjuncts: checking
+// them twice changes nothing for the rows they let through.
 func pushIntoJoins(src source, where sql.Expr) {
 	if where == nil {
 		return
@@ -260,17 +263,21 @@ func pushIntoJoins(src source, where sql.Expr) {
 		conj = l.Args
 	}
 	for _, c := range conj {
-		if !hasSubquery(c) {
+		if !hasSubquery(c) && !hasVolatile(c) {
 			placeConjunct(src, c)
 		}
 	}
 }
 
-// placeConjunct attaches c (over s's scope) to the lowest inner join whose
-// two sides it both reads.
+// placeConjunct attaches c (over s's scope) to the lowest join whose two
+// sides it both reads (an inner join), or as a filter on the side it reads
+// when rows that c rejects there cannot reach the output otherwise: either
+// side of an inner join, the preserved side of a LEFT or RIGHT join. A NULL
+// extended row of the other side may pass a conjunct that rejected every
+// row it stands for (x IS NULL), so that side is never filtered.
 func placeConjunct(s source, c sql.Expr) bool {
 	js, ok := s.(*joinSource)
-	if !ok || js.kind != joinInner {
+	if !ok {
 		return false
 	}
 	cols := map[int]bool{}
@@ -286,6 +293,9 @@ func placeConjunct(s source, c sql.Expr) bool {
 	}
 	switch {
 	case left && right:
+		if js.kind != joinInner {
+			return false
+		}
 		if js.cond == nil {
 			js.setCondition(c)
 		} else {
@@ -293,13 +303,52 @@ func placeConjunct(s source, c sql.Expr) bool {
 		}
 		return true
 	case left:
-		return placeConjunct(js.left, c)
+		if js.kind == joinRight || js.kind == joinFull {
+			return false
+		}
+		if !placeConjunct(js.left, c) {
+			js.lfilter = andAfter(js.lfilter, c)
+		}
+		return true
 	case right:
+		if js.kind == joinLeft || js.kind == joinFull {
+			return false
+		}
 		shift := map[int]int{}
 		for i := range cols {
 			shift[i] = i - nl
 		}
-		return placeConjunct(js.right, sql.RemapColumns(c, shift))
+		rc := sql.RemapColumns(c, shift)
+		if !placeConjunct(js.right, rc) {
+			js.rfilter = andAfter(js.rfilter, rc)
+		}
+		return true
+	}
+	return false
+}
+
+// andAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
+// order, so one that guards another (x <> 0 AND 1/x > 1) still runs first.
+func andAfter(prev, c sql.Expr) sql.Expr {
+	if prev == nil {
+		return c
+	}
+	return andOf([]sql.Expr{prev, c})
+}
+
+// hasVolatile reports a call whose value changes from one evaluation to the
+// next: such a conjunct must be evaluated once per row, by WHERE alone.
+func hasVolatile(e sql.Expr) bool {
+	if f, ok := e.(*sql.Func); ok {
+		switch f.Name {
+		case "random", "setseed", "clock_timestamp", "timeofday", "gen_random_uuid", "nextval":
+			return true
+		}
+	}
+	for _, c := range sql.Children(e) {
+		if c != nil && hasVolatile(c) {
+			return true
+		}
 	}
 	return false
 }

@@ -413,17 +413,17 @@ func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []a
 
 // filterBatch keeps the rows whose mask entry is true.
 func filterBatch(b arrow.RecordBatch, mask []bool) (arrow.RecordBatch, error) {
-	refs := make([]rowRef, 0, len(mask))
+	idx := make([]int32, 0, len(mask))
 	for i, m := range mask {
 		if m {
-			refs = append(refs, rowRef{0, int32(i)})
+			idx = append(idx, int32(i))
 		}
 	}
-	if len(refs) == len(mask) {
+	if len(idx) == len(mask) {
 		b.Retain()
 		return b, nil
 	}
-	return gatherChunk(memory.DefaultAllocator, b.Schema(), []arrow.RecordBatch{b}, refs)
+	return takeBatch(memory.DefaultAllocator, b, idx)
 }
 
 // visibleColumns drops hidden sort columns.
