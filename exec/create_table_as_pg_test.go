@@ -47,3 +47,26 @@ func TestCreateTableAsMatchesPostgres(t *testing.T) {
 	mustFail(t, s, "0A000", "CREATE TABLE ci AS SELECT interval '1 day' AS i")
 	mustFail(t, s, "42P01", "SELECT * FROM ci")
 }
+
+// TestCreateTableLikeMatchesPostgres compares CREATE TABLE (LIKE s) with
+// PostgreSQL 15 through information_schema: names, declared types, NOT NULL
+// and order, LIKE among other columns, and the errors.
+func TestCreateTableLikeMatchesPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	q := "CREATE TABLE la (id bigint NOT NULL, v varchar(5), sm smallint, n numeric(10,2), ts timestamptz)"
+	mustPG(t, conn, q)
+	mustQuery(t, s, q)
+	for i, q := range []string{
+		"CREATE TABLE lb (LIKE la INCLUDING ALL, extra text)",
+		"CREATE TABLE lc (x int, LIKE la EXCLUDING DEFAULTS, y text)",
+		`SELECT table_name, column_name, ordinal_position, data_type, character_maximum_length, numeric_precision, is_nullable
+			FROM information_schema.columns WHERE table_name IN ('lb', 'lc') ORDER BY table_name, ordinal_position`,
+		"CREATE TABLE ld (id int, LIKE la)",
+		"CREATE TABLE le (LIKE nosuch)",
+		"INSERT INTO lb VALUES (1, 'abc', 2, 1.5, '2024-01-01 00:00+00', 'x')",
+		"SELECT * FROM lb",
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
+	}
+}

@@ -115,6 +115,11 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	if x.Like != nil {
+		if x, err = s.withLikeColumns(ctx, x); err != nil {
+			return nil, err
+		}
+	}
 	sc, err := icebergSchema(x.Columns)
 	if err != nil {
 		return nil, err
@@ -275,4 +280,28 @@ func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (
 		}
 	}
 	return tagOnly("ALTER TABLE"), nil
+}
+
+// withLikeColumns puts the LIKE source's columns (declared types, NOT
+// NULL) where LIKE stands among the statement's own.
+func (s *Session) withLikeColumns(ctx context.Context, x *sql.CreateTable) (*sql.CreateTable, error) {
+	rt, err := s.resolveTable(ctx, *x.Like)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a metadata table; LIKE takes a table", x.Like.Table)
+	}
+	declared := declaredTypes(rt.Table)
+	var cols []sql.ColumnDef
+	for i, f := range rt.Table.Schema().Fields() {
+		t := sql.TypeFromIceberg(f.Type)
+		if d, ok := declared[i]; ok {
+			t = d
+		}
+		cols = append(cols, sql.ColumnDef{Name: f.Name, Type: t, NotNull: f.Required})
+	}
+	out := *x
+	out.Columns = append(append(append([]sql.ColumnDef(nil), x.Columns[:x.LikeAt]...), cols...), x.Columns[x.LikeAt:]...)
+	return &out, nil
 }

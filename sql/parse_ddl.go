@@ -56,11 +56,17 @@ func (p *parseCtx) createTable(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	for {
-		col, err := p.columnDef(c)
-		if err != nil {
-			return nil, err
+		if c.word("like") {
+			if err := p.likeClause(c, ct); err != nil {
+				return nil, err
+			}
+		} else {
+			col, err := p.columnDef(c)
+			if err != nil {
+				return nil, err
+			}
+			ct.Columns = append(ct.Columns, col)
 		}
-		ct.Columns = append(ct.Columns, col)
 		if c.punct(")") {
 			break
 		}
@@ -446,4 +452,25 @@ func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) 
 	ct.Query = q
 	c.i = len(c.toks)
 	return ct, nil
+}
+
+// likeClause reads LIKE source [INCLUDING|EXCLUDING option ...]: the
+// columns' names, types and NOT NULL are what there is to copy (Iceberg
+// tables have no defaults, constraints or indexes here).
+func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
+	if ct.Like != nil {
+		return unsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
+	}
+	src, err := c.tableName()
+	if err != nil {
+		return err
+	}
+	ct.Like, ct.LikeAt = &src, len(ct.Columns)
+	for c.word("including") || c.word("excluding") {
+		if c.peek().kind != tkIdent { // ALL, DEFAULTS, CONSTRAINTS, ...
+			return c.errHere()
+		}
+		c.i++
+	}
+	return nil
 }

@@ -44,6 +44,10 @@ type CreateTable struct {
 	Query       *Select
 	ColumnNames []string
 	NoData      bool
+	// Like is CREATE TABLE t (..., LIKE s, ...): s's columns (names, types,
+	// NOT NULL) go in at LikeAt, among Columns.
+	Like   *TableName
+	LikeAt int
 }
 
 // DropTable is DROP TABLE.
