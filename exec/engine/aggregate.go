@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/sql"
@@ -139,38 +140,134 @@ func inputIsFloat(t sql.Type) bool {
 
 // exactSums holds per-group sums of integers at a per-group scale: the
 // largest display scale seen, since unconstrained numeric inputs vary per
-// value.
+// value. A group's sum is part + over: part a 128-bit integer that takes
+// every addition it can hold without overflowing (all of them, for sums of
+// bigint or numeric(p<=38) columns short of 10^38), over a big.Int, nil
+// until an addition would overflow part. Adding a bigint or a
+// numeric(12,2) value then costs two machine additions, not a big.Int.
 type exactSums struct {
-	sums   []*big.Int
+	part   []decimal128.Num
+	over   []*big.Int
 	scales []int
 }
 
-// group returns group g's sum, created at scale 0.
-func (e *exactSums) group(g int) *big.Int {
-	for len(e.sums) <= g {
-		e.sums = append(e.sums, new(big.Int))
-		e.scales = append(e.scales, 0)
+// grow makes room for groups [0, n).
+func (e *exactSums) grow(n int) {
+	if len(e.part) < n {
+		e.part, e.over, e.scales = growTo(e.part, n), growTo(e.over, n), growTo(e.scales, n)
 	}
-	return e.sums[g]
 }
+
+// total is group g's sum (a new big.Int) at scale e.scales[g].
+func (e *exactSums) total(g int) *big.Int {
+	e.grow(g + 1)
+	t := e.part[g].BigInt()
+	if e.over[g] != nil {
+		t.Add(t, e.over[g])
+	}
+	return t
+}
+
+// setTotal makes t (at the group's scale) group g's sum.
+func (e *exactSums) setTotal(g int, t *big.Int) {
+	if fits128(t) {
+		e.part[g], e.over[g] = decimal128.FromBigInt(t), nil
+		return
+	}
+	e.part[g], e.over[g] = decimal128.Num{}, t
+}
+
+// fits128 says whether v is safely a signed 128-bit integer.
+func fits128(v *big.Int) bool { return v.BitLen() < 128 }
 
 // add folds v·10^-scale (raised to power: 1 for Σx, 2 for Σx²) into group g.
 func (e *exactSums) add(g int, v *big.Int, scale, power int) {
-	acc := e.group(g)
+	e.grow(g + 1)
 	s := scale * power
 	switch {
 	case s > e.scales[g]:
-		acc.Mul(acc, pow10(s-e.scales[g]))
-		e.scales[g] = s
+		e.rescale(g, s)
 	case s < e.scales[g]:
 		v = new(big.Int).Mul(v, pow10(e.scales[g]-s))
 	}
-	acc.Add(acc, v)
+	if fits128(v) {
+		e.add128(g, decimal128.FromBigInt(v))
+		return
+	}
+	e.addBig(g, v)
+}
+
+// rescale raises group g's sum to scale s, above its own.
+func (e *exactSums) rescale(g, s int) {
+	if e.part[g] != (decimal128.Num{}) || e.over[g] != nil {
+		t := e.total(g)
+		e.setTotal(g, t.Mul(t, pow10(s-e.scales[g])))
+	}
+	e.scales[g] = s
+}
+
+// add128 adds v, at the group's scale, into group g's 128-bit part, or
+// into its big.Int when the part would overflow.
+func (e *exactSums) add128(g int, v decimal128.Num) {
+	p := e.part[g]
+	sum := p.Add(v)
+	// Two's complement overflows only when both operands have one sign
+	// and the sum the other.
+	if (p.HighBits() < 0) == (v.HighBits() < 0) && (sum.HighBits() < 0) != (v.HighBits() < 0) {
+		e.addBig(g, v.BigInt())
+		return
+	}
+	e.part[g] = sum
+}
+
+func (e *exactSums) addBig(g int, v *big.Int) {
+	if e.over[g] == nil {
+		e.over[g] = new(big.Int)
+	}
+	e.over[g].Add(e.over[g], v)
+}
+
+// addCell folds integer or numeric cell i of arr (not NULL) into group g;
+// integers and decimals take the 128-bit path when the group's scale is
+// theirs already.
+func (e *exactSums) addCell(g int, arr arrow.Array, i int) error {
+	e.grow(g + 1)
+	switch a := arr.(type) {
+	case *array.Int16:
+		e.addInt(g, int64(a.Value(i)))
+		return nil
+	case *array.Int32:
+		e.addInt(g, int64(a.Value(i)))
+		return nil
+	case *array.Int64:
+		e.addInt(g, a.Value(i))
+		return nil
+	case *array.Decimal128:
+		if scale := int(a.DataType().(*arrow.Decimal128Type).Scale); scale == e.scales[g] {
+			e.add128(g, a.Value(i))
+			return nil
+		}
+	}
+	v, scale, err := exactValue(arr, i)
+	if err != nil {
+		return err
+	}
+	e.add(g, v, scale, 1)
+	return nil
+}
+
+// addInt adds an integer (scale 0) into group g.
+func (e *exactSums) addInt(g int, x int64) {
+	if e.scales[g] == 0 {
+		e.add128(g, decimal128.FromI64(x))
+		return
+	}
+	e.add(g, big.NewInt(x), 0, 1)
 }
 
 // decimal is group g's sum as a numeric value.
 func (e *exactSums) decimal(g int) sql.Decimal {
-	return sql.Decimal{Coef: new(big.Int).Set(e.group(g)), Scale: e.scales[g]}
+	return sql.Decimal{Coef: e.total(g), Scale: e.scales[g]}
 }
 
 // exactValue is an integer or numeric cell as an integer and its scale.
@@ -207,12 +304,7 @@ func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
 		}
 		return nil
 	}
-	v, scale, err := exactValue(arr, i)
-	if err != nil {
-		return err
-	}
-	s.exact.add(g, v, scale, 1)
-	return nil
+	return s.exact.addCell(g, arr, i)
 }
 
 func (s *sumAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
@@ -228,7 +320,7 @@ func (s *sumAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 				b.AppendNull()
 				continue
 			}
-			v := s.exact.group(g)
+			v := s.exact.total(g)
 			if !v.IsInt64() {
 				return nil, sql.Errorf(sql.CodeNumericOutOfRange, "bigint out of range")
 			}

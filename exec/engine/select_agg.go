@@ -3,21 +3,31 @@ package engine
 import (
 	"context"
 	"io"
+	"math"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/sql"
 )
 
 // grouper assigns group ids to key tuples and keeps one copy of each tuple.
+// A single key of a common type is looked up by its typed value (see
+// groupIDs); other keys by a canonical byte encoding (appendKey).
 type grouper struct {
 	ids      map[string]int
+	strIDs   map[string]int32         // one text key
+	intIDs   map[int64]int32          // one integer, temporal, boolean or float key
+	decIDs   map[decimal128.Num]int32 // one decimal key (a column has one scale)
+	nullID   int32                    // the NULL group of a single key; -1 until seen
 	keys     []array.Builder
 	n        int
 	buf      []byte
+	idBuf    []int32
 	mem      *memBudget
 	perGroup int64 // accumulator state per group, estimated
 }
@@ -27,7 +37,7 @@ type grouper struct {
 const groupOverhead = 96
 
 func newGrouper(types []sql.Type, mem *memBudget, aggregates int) *grouper {
-	g := &grouper{ids: map[string]int{}, mem: mem, perGroup: groupOverhead * int64(1+aggregates)}
+	g := &grouper{ids: map[string]int{}, mem: mem, perGroup: groupOverhead * int64(1+aggregates), nullID: -1}
 	for _, t := range types {
 		g.keys = append(g.keys, array.NewBuilder(memory.DefaultAllocator, t.ArrowType()))
 	}
@@ -55,6 +65,199 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 		}
 	}
 	return id, nil
+}
+
+// newGroup creates the group of row's single key, charging encoded bytes
+// of key (appendKey's size, so either path costs a group alike).
+func (g *grouper) newGroup(col arrow.Array, row int, encoded int) (int32, error) {
+	if err := g.mem.charge(2*int64(encoded)+g.perGroup, "GROUP BY"); err != nil {
+		return 0, err
+	}
+	id := int32(g.n)
+	g.n++
+	return id, AppendFrom(g.keys[0], col, row)
+}
+
+// groupIDs is the group of each of the n rows of the key columns (valid
+// until the next call). One key of a common Arrow type is hashed by value
+// straight from its array; others go row by row through group.
+func (g *grouper) groupIDs(cols []arrow.Array, n int) ([]int32, error) {
+	ids := growTo(g.idBuf[:0], n)[:n]
+	g.idBuf = ids
+	if len(cols) == 1 {
+		if ok, err := g.singleKeyIDs(cols[0], ids); ok || err != nil {
+			return ids, err
+		}
+	}
+	for r := range ids {
+		id, err := g.group(cols, r)
+		if err != nil {
+			return nil, err
+		}
+		ids[r] = int32(id)
+	}
+	return ids, nil
+}
+
+// singleKeyIDs fills ids for one key column of a type it knows; false when
+// it does not (the caller encodes the keys). A grouper sees one key type,
+// so a group is always found in the same map.
+func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
+	switch a := col.(type) {
+	case *array.String:
+		if g.strIDs == nil {
+			g.strIDs = map[string]int32{}
+		}
+		for r := range ids {
+			if a.IsNull(r) {
+				id, err := g.nullGroup(col, r)
+				if err != nil {
+					return true, err
+				}
+				ids[r] = id
+				continue
+			}
+			v := a.Value(r)
+			id, ok := g.strIDs[v]
+			if !ok {
+				var err error
+				if id, err = g.newGroup(col, r, 5+len(v)); err != nil {
+					return true, err
+				}
+				g.strIDs[strings.Clone(v)] = id // v points into the batch
+			}
+			ids[r] = id
+		}
+		return true, nil
+	case *array.Decimal128:
+		if g.decIDs == nil {
+			g.decIDs = map[decimal128.Num]int32{}
+		}
+		vals := a.Values()
+		for r := range ids {
+			if a.IsNull(r) {
+				id, err := g.nullGroup(col, r)
+				if err != nil {
+					return true, err
+				}
+				ids[r] = id
+				continue
+			}
+			id, ok := g.decIDs[vals[r]]
+			if !ok {
+				var err error
+				if id, err = g.newGroup(col, r, 17); err != nil {
+					return true, err
+				}
+				g.decIDs[vals[r]] = id
+			}
+			ids[r] = id
+		}
+		return true, nil
+	}
+	vals, ok := int64Keys(col)
+	if !ok {
+		return false, nil
+	}
+	if g.intIDs == nil {
+		g.intIDs = map[int64]int32{}
+	}
+	for r := range ids {
+		if col.IsNull(r) {
+			id, err := g.nullGroup(col, r)
+			if err != nil {
+				return true, err
+			}
+			ids[r] = id
+			continue
+		}
+		id, ok := g.intIDs[vals[r]]
+		if !ok {
+			var err error
+			if id, err = g.newGroup(col, r, 9); err != nil {
+				return true, err
+			}
+			g.intIDs[vals[r]] = id
+		}
+		ids[r] = id
+	}
+	return true, nil
+}
+
+// nullGroup is the group of a NULL single key, created on first sight.
+func (g *grouper) nullGroup(col arrow.Array, row int) (int32, error) {
+	if g.nullID < 0 {
+		id, err := g.newGroup(col, row, 1)
+		if err != nil {
+			return 0, err
+		}
+		g.nullID = id
+	}
+	return g.nullID, nil
+}
+
+// int64Keys reads a key column whose values group by equality of one
+// 64-bit value as int64s: integers, dates, times, timestamps, booleans, and
+// floats canonicalised as appendKey does (every NaN one value, -0 as 0).
+func int64Keys(col arrow.Array) ([]int64, bool) {
+	out := make([]int64, col.Len())
+	switch a := col.(type) {
+	case *array.Int16:
+		for i, v := range a.Int16Values() {
+			out[i] = int64(v)
+		}
+	case *array.Int32:
+		for i, v := range a.Int32Values() {
+			out[i] = int64(v)
+		}
+	case *array.Int64:
+		copy(out, a.Int64Values())
+	case *array.Uint32:
+		for i, v := range a.Uint32Values() {
+			out[i] = int64(v)
+		}
+	case *array.Date32:
+		for i, v := range a.Date32Values() {
+			out[i] = int64(v)
+		}
+	case *array.Time64:
+		for i, v := range a.Time64Values() {
+			out[i] = int64(v)
+		}
+	case *array.Timestamp:
+		for i, v := range a.TimestampValues() {
+			out[i] = int64(v)
+		}
+	case *array.Boolean:
+		for i := range out {
+			if a.Value(i) {
+				out[i] = 1
+			}
+		}
+	case *array.Float64:
+		for i, v := range a.Float64Values() {
+			out[i] = int64(canonicalFloatBits(v))
+		}
+	case *array.Float32:
+		for i, v := range a.Float32Values() {
+			out[i] = int64(canonicalFloatBits(float64(v)))
+		}
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+// canonicalFloatBits are the bits of f with every NaN and both zeros made
+// one value each: PostgreSQL groups NaN with NaN and -0 with 0.
+func canonicalFloatBits(f float64) uint64 {
+	switch {
+	case math.IsNaN(f):
+		f = math.NaN()
+	case f == 0:
+		f = 0
+	}
+	return math.Float64bits(f)
 }
 
 // aggregate groups the filtered input and returns the output rows.
@@ -299,13 +502,19 @@ func (st *groupState) fold(keys, args []arrow.Array, n int) error {
 			}
 		}
 	}
-	for r := 0; r < n; r++ {
-		id, err := st.g.group(own, r)
-		if err != nil {
-			return err
+	ids, err := st.g.groupIDs(own, n)
+	if err != nil {
+		return err
+	}
+	for i, acc := range st.accs {
+		if ba, ok := acc.(batchAccumulator); ok {
+			if err := ba.updateBatch(ids, st.g.n, args[i]); err != nil {
+				return err
+			}
+			continue
 		}
-		for i, acc := range st.accs {
-			if err := acc.update(id, args[i], r); err != nil {
+		for r, id := range ids {
+			if err := acc.update(int(id), args[i], r); err != nil {
 				return err
 			}
 		}

@@ -24,7 +24,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), metaCount: -1}
+	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), metaCount: -1, cut: -1}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
 		// count(*) of a table no delete file applies to: its snapshot says.
@@ -54,6 +54,11 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	defer stop()
 	if limit >= 0 && len(q.order) > 0 && q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 {
 		in.topN = limit + offset
+	}
+	if limit >= 0 && len(q.order) > 0 && len(q.distinctOn) == 0 {
+		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted
+		// (DISTINCT ON needs them all, sorted).
+		in.cut = limit + offset
 	}
 	out, err := q.materialise(ctx, env, in)
 	if err != nil {
@@ -102,7 +107,13 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 	if q.distinct {
 		rows = distinctRows(rows, q.visible)
 	}
-	if len(q.order) > 0 {
+	switch {
+	case len(q.order) > 0 && in.cut >= 0 && in.topN == 0:
+		// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
+		if rows, err = topRows(rows, q.order, in.cut, env.batchSize()); err != nil {
+			return nil, err
+		}
+	case len(q.order) > 0:
 		if rows, err = sortBatches(rows, q.order, env.batchSize()); err != nil {
 			return nil, err
 		}
@@ -130,6 +141,9 @@ type pipeline struct {
 	// topN, when positive, is how many rows of ORDER BY ... LIMIT are
 	// wanted: the sort keeps only those while it reads.
 	topN int64
+	// cut, when not negative, is how many rows of ORDER BY ... LIMIT are
+	// wanted of what the query materialised (groups, window rows).
+	cut int64
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
