@@ -1,0 +1,60 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// runWithWorkMem runs q under a work_mem of limit bytes and drains it.
+func runWithWorkMem(q string, limit int64) error {
+	stmts, err := sql.Parse(q)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	pq, err := Plan(ctx, &Env{Options: Options{WorkMem: limit}}, stmts[0].(*sql.Select), nil)
+	if err != nil {
+		return err
+	}
+	rows, err := pq.Run(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for {
+		if _, err := rows.Next(ctx); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestWorkMemHashTables: a hash join's build side and a GROUP BY's groups
+// count against work_mem; past it the statement fails with 53200 naming
+// the operator, and within it the same query runs.
+func TestWorkMemHashTables(t *testing.T) {
+	rel := "(SELECT CAST(g * 3 AS bigint) AS k, 'name-' || CAST(g AS text) AS s FROM generate_series(1, 5000) AS x(g)) AS %s"
+	for _, c := range []struct{ q, op string }{
+		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k", "hash join"},
+		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.s = b.s", "hash join"},
+		{"SELECT s, count(*) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY s", "GROUP BY"},
+		{"SELECT k, sum(k) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY k", "GROUP BY"},
+	} {
+		err := runWithWorkMem(c.q, 16<<10)
+		var se *sql.Error
+		if !errors.As(err, &se) || se.Code != sql.CodeOutOfMemory || !strings.Contains(se.Detail, c.op) {
+			t.Errorf("%.60s... under 16kB: %v, want 53200 naming %s", c.q, err, c.op)
+		}
+		if err := runWithWorkMem(c.q, 64<<20); err != nil {
+			t.Errorf("%.60s... under 64MB: %v", c.q, err)
+		}
+	}
+}
