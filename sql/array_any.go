@@ -72,14 +72,17 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	if !isUnknown(arr) && !param && elem.Kind == KindUnknown {
 		return nil, Errorf(CodeWrongObjectType, "op ANY/ALL (array) requires array on right side")
 	}
-	if arr, err = b.coerceUnknown(arr, Text); err != nil {
-		return nil, err
-	}
 	if elem.Kind == KindUnknown {
 		elem = x.Type()
 		if isUnknown(x) {
 			elem = Text
 		}
+	}
+	// An untyped parameter is an array of the left side's type, as
+	// PostgreSQL infers it (drivers then send int8[] and the like); an
+	// untyped literal is read as that array.
+	if arr, err = b.coerceUnknown(arr, ArrayOf(operandType(elem))); err != nil {
+		return nil, err
 	}
 	c, err := b.bindCompare(cmp, x, &subqueryValue{T: elem})
 	if err != nil {

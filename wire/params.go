@@ -135,6 +135,9 @@ func decodeBinary(oid uint32, v []byte) (exec.Param, error) {
 	case sql.OIDText, sql.OIDVarchar, sql.OIDBPChar, sql.OIDJSON, sql.OIDUnknown, 0, 19: // 19: name
 		return string(v), nil
 	}
+	if sql.TypeFromOID(oid).IsArray() {
+		return decodeArrayBinary(v)
+	}
 	return nil, fmt.Errorf("binary format for type %d is not supported", oid)
 }
 
