@@ -207,6 +207,11 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 	if col == "" {
 		col = alias
 	}
+	if n.impliedLateral(n.i - 1) {
+		// A function after the first FROM item may read the items before
+		// it, as PostgreSQL's functions in FROM always may.
+		n.emit("lateral", tkIdent, t)
+	}
 	n.emit("(", tkPunct, t)
 	n.emit("select", tkIdent, t)
 	n.out = append(n.out, call...)
@@ -217,4 +222,22 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 	n.emit(pgQuoteIdent(alias), tkQIdent, t)
 	n.i = k
 	return true, nil
+}
+
+// impliedLateral reports whether the FROM item after in[k] (a comma or
+// JOIN) may be LATERAL: not after RIGHT or FULL JOIN, which cannot take a
+// lateral reference.
+func (n *normalizer) impliedLateral(k int) bool {
+	prev := n.in[k]
+	if prev.isPunct(",") {
+		return true
+	}
+	if !prev.is("join") {
+		return false
+	}
+	j := k - 1
+	if j >= 0 && n.in[j].is("outer") {
+		j--
+	}
+	return j < 0 || !(n.in[j].is("right") || n.in[j].is("full"))
 }
