@@ -88,11 +88,11 @@ func TestEqualityDeleteStatement(t *testing.T) {
 		}
 	}
 	dmlCheck(t, s, "t", m)
-	res := dmlExec(t, s, "INSERT INTO t REPLACE WHERE v = 30 VALUES (99, 'z', 0)")
+	res := dmlExec(t, s, "INSERT INTO t REPLACE WHERE v = 30 VALUES (99, 'z', 30)")
 	if dmlRemoved(t, res) != remove(func(_ int, r string) bool { return strings.HasSuffix(r, "|30") }) {
 		t.Fatalf("REPLACE WHERE removed %d", dmlRemoved(t, res))
 	}
-	m.put(99, "z", 0)
+	m.put(99, "z", 30)
 	dmlCheck(t, s, "t", m)
 
 	// With the setting off, the same shape writes positions instead.
