@@ -141,35 +141,6 @@ func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
 	return &Func{Name: "json_build_object", Args: args, T: JSON}, nil
 }
 
-// evalCatalogFunc computes a catalog function for the selected rows.
-func (ev *evaluator) evalCatalogFunc(x *Func, sel []int, out []any) ([]any, error) {
-	args := make([][]any, len(x.Args))
-	for k, a := range x.Args {
-		var err error
-		if args[k], err = ev.eval(a, sel); err != nil {
-			return nil, err
-		}
-	}
-	strict := catalogFuncs[x.Name].strict
-	row := make([]any, len(x.Args))
-	for _, i := range sel {
-		null := false
-		for k := range args {
-			row[k] = args[k][i]
-			null = null || row[k] == nil
-		}
-		if null && strict {
-			continue
-		}
-		v, err := ev.catalogScalar(x, row)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 	c := ev.catalog
 	switch x.Name {

@@ -22,8 +22,15 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 		return out, nil
 	}
 	if isCatalogFunc(x.Name) {
-		return ev.evalCatalogFunc(x, sel, out)
+		return ev.evalRows(x, sel, out, catalogFuncs[x.Name].strict, func(a []any) (any, error) { return ev.catalogScalar(x, a) })
 	}
+	fn, strict := rowFunc(x)
+	return ev.evalRows(x, sel, out, strict, fn)
+}
+
+// evalRows evaluates x's arguments and computes fn row by row; a strict
+// function is NULL, uncalled, where an argument is NULL.
+func (ev *evaluator) evalRows(x *Func, sel []int, out []any, strict bool, fn func([]any) (any, error)) ([]any, error) {
 	args := make([][]any, len(x.Args))
 	for k, a := range x.Args {
 		var err error
@@ -32,7 +39,6 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 		}
 	}
 	row := make([]any, len(x.Args))
-	fn, strict := rowFunc(x)
 	for _, i := range sel {
 		null := false
 		for k := range args {

@@ -347,6 +347,15 @@ func operandStart(out []ntok, stopCmp bool) int {
 
 // operandEnd returns the index just past the operand starting at in[j].
 func operandEnd(in []token, j int, stopCmp bool) int {
+	return scanOperand(in, j, func(t token) bool {
+		return t.kind == tkOp && (pgLikeOps[t.val] || (stopCmp && pgCmpOps[t.val]))
+	})
+}
+
+// scanOperand returns the index just past the operand starting at in[j]:
+// it ends at a closing parenthesis, a comma, a clause word or, after its
+// first token (a sign), an operator stop accepts.
+func scanOperand(in []token, j int, stop func(token) bool) int {
 	depth := 0
 	for k := j; k < len(in); k++ {
 		t := in[k]
@@ -363,7 +372,7 @@ func operandEnd(in []token, j int, stopCmp bool) int {
 			return k
 		case t.kind == tkIdent && operandStopWords[t.val] && k > j:
 			return k
-		case t.kind == tkOp && (pgLikeOps[t.val] || (stopCmp && pgCmpOps[t.val])):
+		case k > j && stop(t):
 			return k
 		}
 	}
