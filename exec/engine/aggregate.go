@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -149,12 +151,33 @@ type exactSums struct {
 	part   []decimal128.Num
 	over   []*big.Int
 	scales []int
+	// common is the scale of every group, or -1 when they differ: a batch
+	// of one column's values then needs no per-row look at scales.
+	common int
 }
 
-// grow makes room for groups [0, n).
-func (e *exactSums) grow(n int) {
-	if len(e.part) < n {
-		e.part, e.over, e.scales = growTo(e.part, n), growTo(e.over, n), growTo(e.scales, n)
+// grow makes room for groups [0, n), new ones at scale 0.
+func (e *exactSums) grow(n int) { e.growAt(n, 0) }
+
+// growAt makes room for groups [0, n), new ones at scale s: a batch path
+// creates a group at its column's scale, the scale its first value would
+// raise it to (an empty group's scale is never shown: its sum is NULL).
+func (e *exactSums) growAt(n, s int) {
+	if len(e.part) >= n {
+		return
+	}
+	switch {
+	case len(e.part) == 0:
+		e.common = s
+	case e.common != s:
+		e.common = -1
+	}
+	old := len(e.scales)
+	e.part, e.over, e.scales = growTo(e.part, n), growTo(e.over, n), growTo(e.scales, n)
+	if s != 0 {
+		for g := old; g < n; g++ {
+			e.scales[g] = s
+		}
 	}
 }
 
@@ -204,6 +227,9 @@ func (e *exactSums) rescale(g, s int) {
 		e.setTotal(g, t.Mul(t, pow10(s-e.scales[g])))
 	}
 	e.scales[g] = s
+	if s != e.common {
+		e.common = -1
+	}
 }
 
 // add128 adds v, at the group's scale, into group g's 128-bit part, or
@@ -263,6 +289,46 @@ func (e *exactSums) addInt(g int, x int64) {
 		return
 	}
 	e.add(g, big.NewInt(x), 0, 1)
+}
+
+// int64Sum is group g's sum when it fits an int64.
+func (e *exactSums) int64Sum(g int) (int64, bool) {
+	if g >= len(e.part) || e.over[g] != nil {
+		return 0, false
+	}
+	p := e.part[g]
+	lo, hi := p.LowBits(), p.HighBits()
+	if (hi == 0 && lo <= math.MaxInt64) || (hi == -1 && lo > math.MaxInt64) {
+		return int64(lo), true
+	}
+	return 0, false
+}
+
+// appendScaled appends v·10^-scale as PostgreSQL prints a numeric at that
+// display scale (sql.Decimal's String): "-0.05", "12.00", "7".
+func appendScaled(b []byte, v int64, scale int) []byte {
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = -u
+		b = append(b, '-')
+	}
+	var digits [20]byte
+	d := strconv.AppendUint(digits[:0], u, 10)
+	if scale <= 0 {
+		return append(b, d...)
+	}
+	if len(d) <= scale {
+		var padded [48]byte
+		p := padded[:0]
+		for range scale - len(d) + 1 {
+			p = append(p, '0')
+		}
+		d = append(p, d...)
+	}
+	b = append(b, d[:len(d)-scale]...)
+	b = append(b, '.')
+	return append(b, d[len(d)-scale:]...)
 }
 
 // decimal is group g's sum as a numeric value.
@@ -358,9 +424,18 @@ func (s *sumAcc) floatResult(mem memory.Allocator, n int) (arrow.Array, error) {
 func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewBuilder(mem, s.out.ArrowType())
 	defer b.Release()
+	nb, _ := b.(*sql.NumericBuilder)
+	var text []byte
 	for g := 0; g < n; g++ {
 		if s.counts[g] == 0 {
 			b.AppendNull()
+			continue
+		}
+		if v, ok := s.exact.int64Sum(g); ok && nb != nil && !s.avg {
+			// The common case, a sum that fits 64 bits, printed as
+			// sql.Decimal prints it without a big.Int per group.
+			text = appendScaled(text[:0], v, s.exact.scales[g])
+			nb.Builder.(*array.StringBuilder).BinaryBuilder.Append(text)
 			continue
 		}
 		v := s.exact.decimal(g)

@@ -64,11 +64,20 @@ func (s *sumAcc) updateBatch(ids []int32, groups int, arr arrow.Array) error {
 		}
 	}
 	e := &s.exact
-	e.grow(groups)
 	switch x := arr.(type) {
 	case *array.Decimal128:
 		vals := x.Values()
 		scale := int(x.DataType().(*arrow.Decimal128Type).Scale)
+		e.growAt(groups, scale)
+		if e.common == scale {
+			for r, g := range ids {
+				if !nulls || x.IsValid(r) {
+					s.counts[g]++
+					e.add128(int(g), vals[r])
+				}
+			}
+			return nil
+		}
 		for r, g := range ids {
 			if nulls && x.IsNull(r) {
 				continue
@@ -81,6 +90,9 @@ func (s *sumAcc) updateBatch(ids []int32, groups int, arr arrow.Array) error {
 			e.add(int(g), vals[r].BigInt(), scale, 1)
 		}
 		return nil
+	}
+	e.grow(groups)
+	switch x := arr.(type) {
 	case *array.Int64:
 		return s.sumInts(ids, x, x.Int64Values(), nulls)
 	case *array.Int32:

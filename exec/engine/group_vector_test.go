@@ -2,9 +2,13 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/magmalake/magmalake/sql"
 )
 
 // TestGroupByAgainstModel groups generated rows by keys of each kind the
@@ -168,6 +172,24 @@ func TestGroupedTopNAgainstModel(t *testing.T) {
 		}
 		if got := runQuery(t, dq, 3); !slices.Equal(got, want) {
 			t.Fatalf("%s\n got  %v\n want %v", dq, got, want)
+		}
+	}
+}
+
+// TestAppendScaled: the fast printing of a 64-bit sum at a display scale
+// is sql.Decimal's.
+func TestAppendScaled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 41))
+	vals := []int64{0, 1, -1, 5, -5, 99, -100, 12345, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	for range 2000 {
+		vals = append(vals, rng.Int64N(1<<uint(rng.IntN(62)+1))*(1-2*int64(rng.IntN(2))))
+	}
+	for _, v := range vals {
+		for _, scale := range []int{0, 1, 2, 3, 7, 19, 21, 40} {
+			want := sql.Decimal{Coef: big.NewInt(v), Scale: scale}.String()
+			if got := string(appendScaled(nil, v, scale)); got != want {
+				t.Fatalf("appendScaled(%d, %d) = %q, want %q", v, scale, got, want)
+			}
 		}
 	}
 }

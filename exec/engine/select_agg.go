@@ -20,7 +20,8 @@ import (
 // groupIDs); other keys by a canonical byte encoding (appendKey).
 type grouper struct {
 	ids      map[string]int
-	strIDs   map[string]int32         // one text key
+	shortIDs map[[16]byte]int32       // one text key: values of up to 15 bytes, inline
+	strIDs   map[string]int32         // one text key: longer values
 	intIDs   map[int64]int32          // one integer, temporal, boolean or float key
 	decIDs   map[decimal128.Num]int32 // one decimal key (a column has one scale)
 	nullID   int32                    // the NULL group of a single key; -1 until seen
@@ -106,7 +107,7 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 	switch a := col.(type) {
 	case *array.String:
 		if g.strIDs == nil {
-			g.strIDs = map[string]int32{}
+			g.shortIDs, g.strIDs = map[[16]byte]int32{}, map[string]int32{}
 		}
 		for r := range ids {
 			if a.IsNull(r) {
@@ -118,6 +119,26 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 				continue
 			}
 			v := a.Value(r)
+			if len(v) < 16 {
+				// Short values are map keys in place: a lookup compares
+				// 16 bytes in the map's own slot instead of following a
+				// pointer to a string elsewhere in the heap (a cache
+				// miss per row with 100,000 groups). The last byte is
+				// the length, so "a" and "a\x00" differ.
+				var k [16]byte
+				copy(k[:], v)
+				k[15] = byte(len(v))
+				id, ok := g.shortIDs[k]
+				if !ok {
+					var err error
+					if id, err = g.newGroup(col, r, 5+len(v)); err != nil {
+						return true, err
+					}
+					g.shortIDs[k] = id
+				}
+				ids[r] = id
+				continue
+			}
 			id, ok := g.strIDs[v]
 			if !ok {
 				var err error
