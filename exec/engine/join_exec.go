@@ -29,8 +29,11 @@ type joinSource struct {
 	// WHERE on the build side shrinks the hash table and the joined rows.
 	// WHERE still checks them on the joined rows.
 	lfilter, rfilter sql.Expr
-	sc               *sql.Scope
-	env              *Env
+	// skip marks the columns no one reads of the joined rows (set when a
+	// projection picks the others): they are NULL-typed placeholders.
+	skip []bool
+	sc   *sql.Scope
+	env  *Env
 }
 
 // setCondition splits cond into hash keys and a residual.
@@ -168,6 +171,20 @@ func (j *joinSource) project(cols []int) source {
 	}
 	if identity {
 		return pj
+	}
+	// Columns read only by the hash keys or a side's filter are read by
+	// the sides but not wanted of the joined rows: assemble leaves them
+	// out (the pick drops them).
+	wanted := map[int]bool{}
+	for _, i := range out {
+		wanted[i] = true
+	}
+	if pj.residual != nil {
+		sql.CollectColumns(pj.residual, wanted)
+	}
+	pj.skip = make([]bool, len(pj.sc.Columns))
+	for i := range pj.skip {
+		pj.skip[i] = !wanted[i]
 	}
 	return newPicked(pj, out)
 }
@@ -543,9 +560,12 @@ func (r *joinRun) assemble(probe arrow.RecordBatch, pIdx, bIdx []int32) (arrow.R
 			idx, from = pIdx, probe
 		}
 		var err error
-		if from == nil {
+		switch {
+		case r.j.skip != nil && r.j.skip[c]:
+			arrs[c] = array.NewNull(len(idx))
+		case from == nil:
 			arrs[c], err = nullArray(r.columnType(onProbe, side, cols[c].T), len(idx))
-		} else {
+		default:
 			arrs[c], err = takeArray(memory.DefaultAllocator, from.Column(side), idx)
 		}
 		if err != nil {

@@ -174,6 +174,8 @@ func TestJoinKeyKinds(t *testing.T) {
 		{"a.k = CAST(b.k AS numeric)", keyEq},                          // numeric domain: encoded
 		{"a.k = b.k AND a.v = b.v", func(a, b row) bool { return eq(a[0], b[0]) && eq(a[1], b[1]) }},
 		{"a.k = b.v", func(a, b row) bool { return eq(a[0], b[1]) }},
+		// A residual beside the keys: the joined rows are filtered whole.
+		{"a.k = b.k AND b.v IN (1, 3, NULL)", func(a, b row) bool { return eq(a[0], b[0]) && b[1] != nil && (*b[1] == 1 || *b[1] == 3) }},
 	}
 	for round := 0; round < 30; round++ {
 		l := genRows(rng, 1+rng.IntN(40), 2, 6)
@@ -184,6 +186,16 @@ func TestJoinKeyKinds(t *testing.T) {
 		want := modelJoinOn(l, r, kind, c.match)
 		for _, batch := range []int{1, 4, 4096} {
 			sameMultiset(t, q, runQuery(t, q, batch), want)
+		}
+		// Only the left side's v: the key columns are read by the join
+		// but not wanted of its rows.
+		pq := fmt.Sprintf("SELECT a.v FROM "+valuesSQL(l, "k", "v")+" %s "+valuesSQL(r, "k", "v")+" ON %s", "a", words[kind], "b", c.on)
+		var pwant []string
+		for _, x := range modelJoinRows(l, r, kind, c.match) {
+			pwant = append(pwant, x[1:2].String())
+		}
+		for _, batch := range []int{1, 4096} {
+			sameMultiset(t, pq, runQuery(t, pq, batch), pwant)
 		}
 	}
 }

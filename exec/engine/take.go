@@ -24,6 +24,8 @@ func takeArray(mem memory.Allocator, arr arrow.Array, idx []int32) (arrow.Array,
 	}
 	var data *array.Data
 	switch dt := arr.DataType().(type) {
+	case *arrow.NullType: // a join's placeholder for a column no one reads
+		return array.NewNull(len(idx)), nil
 	case *arrow.BooleanType:
 		data = takeBools(mem, arr, idx)
 	case *arrow.StringType, *arrow.BinaryType:
