@@ -50,6 +50,12 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 	if err != nil {
 		return nil, err
 	}
+	if len(inner.Refs) == 0 {
+		// It reads nothing of the left side (a function in FROM is
+		// LATERAL by default): an ordinary join, which may hash.
+		ts.Lateral = false
+		return p.join(j, outer)
+	}
 	markReuse(q.src)
 	var right source = newDerived(q, p.env, alias)
 	if len(cols) > 0 {

@@ -176,10 +176,14 @@ func (p *planner) PlanSubquery(node ast.ResultSetNode, outer *sql.Outer) (sql.Su
 	if err != nil {
 		return nil, err
 	}
+	sp := &subPlan{q: q, env: p.env}
 	if len(outer.Refs) > 0 {
+		if k, ok := keyedPlan(sp); ok {
+			return k, nil
+		}
 		markReuse(q.src)
 	}
-	return &subPlan{q: q, env: p.env}, nil
+	return sp, nil
 }
 
 // subPlan runs a subquery for the expression evaluator.
