@@ -88,3 +88,27 @@ func TestGroupsFramesMatchPostgres(t *testing.T) {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
 	}
 }
+
+// TestGroupingFunctionMatchesPostgres compares GROUPING(...) over ROLLUP,
+// CUBE and plain GROUP BY, in HAVING and CASE, and its errors, with
+// PostgreSQL 15.
+func TestGroupingFunctionMatchesPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{"CREATE TABLE gg (a int, b text, n int)", "INSERT INTO gg VALUES (1, 'x', 5), (1, 'y', 6), (2, 'x', 7), (NULL, NULL, 8)"} {
+		mustPG(t, conn, q)
+		mustQuery(t, s, q)
+	}
+	for i, q := range []string{
+		"SELECT a, b, GROUPING(a), GROUPING(a, b), GROUPING(b, a), count(*) FROM gg GROUP BY ROLLUP (a, b) ORDER BY 1, 2, 4",
+		"SELECT a, GROUPING(a), sum(n) FROM gg GROUP BY CUBE (a) ORDER BY 2, 1",
+		"SELECT a, b, GROUPING(a, b, a) FROM gg GROUP BY GROUPING SETS ((a), (b), ()) ORDER BY 3, 1, 2",
+		"SELECT a, GROUPING(a) FROM gg GROUP BY a ORDER BY a",
+		"SELECT CASE WHEN GROUPING(a) = 1 THEN 'total' ELSE a::text END, sum(n) FROM gg GROUP BY ROLLUP (a) HAVING GROUPING(a) = 1 OR a > 1 ORDER BY 1",
+		"SELECT GROUPING(a) FROM gg",
+		"SELECT a, GROUPING(b) FROM gg GROUP BY a",
+		"SELECT a, sum(GROUPING(a)) FROM gg GROUP BY a",
+	} {
+		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
+	}
+}

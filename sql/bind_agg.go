@@ -269,3 +269,38 @@ func (b *binder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
 	}
 	return out, nil
 }
+
+// bindGrouping binds GROUPING(a, b, ...): each argument must be one of the
+// query's GROUP BY expressions, as PostgreSQL requires.
+func (b *binder) bindGrouping(args []ast.ExprNode) (Expr, error) {
+	notKey := Errorf(CodeGroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
+	if b.agg == nil || len(b.agg.GroupBy) == 0 {
+		return nil, notKey
+	}
+	if b.inAgg {
+		return nil, Errorf(CodeGroupingError, "aggregate function calls cannot contain GROUPING")
+	}
+	if len(args) == 0 || len(args) > 31 {
+		return nil, Errorf(CodeProgramLimitExceeded, "GROUPING must have fewer than 32 arguments")
+	}
+	call := &AggCall{Name: "grouping", T: Int32}
+	plain := &binder{scope: b.scope, params: b.params}
+	for _, a := range args {
+		e, err := plain.bind(a)
+		if err != nil {
+			return nil, err
+		}
+		k := -1
+		for i, g := range b.agg.GroupBy {
+			if g.String() == e.String() {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			return nil, notKey
+		}
+		call.Grouping = append(call.Grouping, k)
+	}
+	return b.aggRef(call), nil
+}

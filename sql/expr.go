@@ -171,7 +171,11 @@ type AggCall struct {
 	// OrderBy is agg(... ORDER BY ...): the order array_agg and string_agg
 	// see their values in (the other aggregates do not depend on it).
 	OrderBy []AggOrder
-	T       Type
+	// Grouping is GROUPING(args): the index in AggContext.GroupBy of each
+	// argument (the call's value is a bit per argument, set where the
+	// current grouping set leaves that key out).
+	Grouping []int
+	T        Type
 }
 
 // AggOrder is one ORDER BY key inside an aggregate call.
@@ -325,6 +329,13 @@ func (e *Cast) String() string { return "CAST(" + e.X.String() + " AS " + e.T.St
 func (e *Func) String() string { return e.Name + "(" + joinExprs(e.Args) + ")" }
 
 func (e *AggCall) String() string {
+	if e.Name == "grouping" {
+		refs := make([]string, len(e.Grouping))
+		for i, r := range e.Grouping {
+			refs[i] = "#" + strconv.Itoa(r)
+		}
+		return "grouping(" + strings.Join(refs, ", ") + ")"
+	}
 	if e.Arg == nil {
 		return e.Name + "(*)"
 	}

@@ -47,6 +47,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	case "__field":
 		return b.bindField(n)
 	}
+	if name == "grouping" {
+		return b.bindGrouping(n.Args)
+	}
 	if agg, distinct, ok := callAggregate(name); ok {
 		return b.bindAggregateCall(agg, n.Args, distinct)
 	}

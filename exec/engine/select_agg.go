@@ -324,6 +324,10 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 			st.accs[i] = newOrderedAcc(c)
 			continue
 		}
+		if c.Name == "grouping" {
+			st.accs[i] = newGroupingAcc(c.Grouping, st.member)
+			continue
+		}
 		var err error
 		if st.accs[i], err = newAccumulator(spec, c.T); err != nil {
 			return nil, err
