@@ -417,19 +417,10 @@ func columnNameList(c *cursor) bool {
 // createTableAs parses CREATE TABLE t [(names)] [PARTITIONED BY ...]
 // [WITH (...)] AS query [WITH [NO] DATA].
 func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) {
-	if c.punct("(") {
-		for {
-			name, err := c.ident()
-			if err != nil {
-				return nil, err
-			}
-			ct.ColumnNames = append(ct.ColumnNames, name)
-			if c.punct(")") {
-				break
-			}
-			if err := c.expectPunct(","); err != nil {
-				return nil, err
-			}
+	if c.peek().isPunct("(") {
+		var err error
+		if ct.ColumnNames, err = c.identList(); err != nil {
+			return nil, err
 		}
 	}
 	if err := p.createTableTail(c, ct); err != nil {
