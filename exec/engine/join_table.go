@@ -201,20 +201,20 @@ func newJoinTable(kind joinKeyKind, k joinKeys) *joinTable {
 	t.bytes = 4 * int64(n)
 	valid := func(i int) bool { return k.null == nil || !k.null[i] }
 	if kind == keyInt {
-		lo, hi, any := int64(0), int64(0), false
+		lo, hi, seen := int64(0), int64(0), false
 		for i, v := range k.ints {
 			if !valid(i) {
 				continue
 			}
-			if !any || v < lo {
+			if !seen || v < lo {
 				lo = v
 			}
-			if !any || v > hi {
+			if !seen || v > hi {
 				hi = v
 			}
-			any = true
+			seen = true
 		}
-		if any && uint64(hi-lo) < uint64(denseSlack*n+1024) {
+		if seen && uint64(hi-lo) < uint64(denseSlack*n+1024) {
 			t.lo, t.dense = lo, make([]int32, hi-lo+1)
 			for i := range t.dense {
 				t.dense[i] = -1
