@@ -99,39 +99,17 @@ func (r *joinRun) batchKeys(ctx context.Context, b arrow.RecordBatch, exprs []sq
 }
 
 // intKeys reads an integer or temporal column as int64s (NULLs read as
-// whatever the array holds there: the null mask decides).
+// whatever the array holds there: the null mask decides), as GROUP BY's
+// int64Keys does; another representation of the same values goes through
+// their datums (days, microseconds).
 func intKeys(arr arrow.Array, t sql.Type) []int64 {
+	if out, ok := int64Keys(arr); ok {
+		return out
+	}
 	out := make([]int64, arr.Len())
-	switch a := arr.(type) {
-	case *array.Int16:
-		for i, v := range a.Int16Values() {
-			out[i] = int64(v)
-		}
-	case *array.Int32:
-		for i, v := range a.Int32Values() {
-			out[i] = int64(v)
-		}
-	case *array.Int64:
-		copy(out, a.Int64Values())
-	case *array.Date32:
-		for i, v := range a.Date32Values() {
-			out[i] = int64(v)
-		}
-	case *array.Time64:
-		for i, v := range a.Time64Values() {
-			out[i] = int64(v)
-		}
-	case *array.Timestamp:
-		for i, v := range a.TimestampValues() {
-			out[i] = int64(v)
-		}
-	default:
-		// Another representation of the same values: their datums are
-		// int64s of the same meaning (days, microseconds).
-		for i := range out {
-			if v, ok := sql.DatumAt(arr, t, i).(int64); ok {
-				out[i] = v
-			}
+	for i := range out {
+		if v, ok := sql.DatumAt(arr, t, i).(int64); ok {
+			out[i] = v
 		}
 	}
 	return out

@@ -128,13 +128,9 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 				var k [16]byte
 				copy(k[:], v)
 				k[15] = byte(len(v))
-				id, ok := g.shortIDs[k]
-				if !ok {
-					var err error
-					if id, err = g.newGroup(col, r, 5+len(v)); err != nil {
-						return true, err
-					}
-					g.shortIDs[k] = id
+				id, err := valueGroup(g, g.shortIDs, k, col, r, 5+len(v))
+				if err != nil {
+					return true, err
 				}
 				ids[r] = id
 				continue
@@ -164,13 +160,9 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 				ids[r] = id
 				continue
 			}
-			id, ok := g.decIDs[vals[r]]
-			if !ok {
-				var err error
-				if id, err = g.newGroup(col, r, 17); err != nil {
-					return true, err
-				}
-				g.decIDs[vals[r]] = id
+			id, err := valueGroup(g, g.decIDs, vals[r], col, r, 17)
+			if err != nil {
+				return true, err
 			}
 			ids[r] = id
 		}
@@ -192,17 +184,27 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 			ids[r] = id
 			continue
 		}
-		id, ok := g.intIDs[vals[r]]
-		if !ok {
-			var err error
-			if id, err = g.newGroup(col, r, 9); err != nil {
-				return true, err
-			}
-			g.intIDs[vals[r]] = id
+		id, err := valueGroup(g, g.intIDs, vals[r], col, r, 9)
+		if err != nil {
+			return true, err
 		}
 		ids[r] = id
 	}
 	return true, nil
+}
+
+// valueGroup is the group of key k in m, created on first sight; size is
+// what the new group's key holds, charged to work_mem.
+func valueGroup[K comparable](g *grouper, m map[K]int32, k K, col arrow.Array, r, size int) (int32, error) {
+	if id, ok := m[k]; ok {
+		return id, nil
+	}
+	id, err := g.newGroup(col, r, size)
+	if err != nil {
+		return 0, err
+	}
+	m[k] = id
+	return id, nil
 }
 
 // nullGroup is the group of a NULL single key, created on first sight.
