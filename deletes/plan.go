@@ -284,14 +284,15 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 		return err
 	}
 	n, err := p.rd.read(ctx, r.File.FilePath(), req, func(b arrow.RecordBatch, base int64) error {
+		dead := p.deadRows(r, ex, eq, b, base)
 		var mask []bool
 		if match {
 			var err error
-			if mask, err = p.match(ctx, b, predIdx); err != nil {
+			if mask, err = p.matchLive(ctx, b, predIdx, dead); err != nil {
 				return err
 			}
 		}
-		if match && len(eq.files) == 0 && len(retIdx) == 0 && r.Existing.IsEmpty() {
+		if match && dead == nil && len(retIdx) == 0 {
 			// Nothing to skip or collect: the matches are the positions.
 			for i, m := range mask {
 				if m {
@@ -300,25 +301,87 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 			}
 			return nil
 		}
+		if !match {
+			return nil
+		}
 		keep := make([]bool, b.NumRows())
 		for i := range keep {
-			pos := uint64(base) + uint64(i)
-			switch {
-			case r.Existing.Contains(pos):
-			case len(eq.files) > 0 && eq.deleted(b, i):
-				r.eqDeleted.Set(pos)
-			case match && mask[i]:
-				r.Positions = append(r.Positions, pos)
+			if mask[i] && (dead == nil || !dead[i]) {
+				r.Positions = append(r.Positions, uint64(base)+uint64(i))
 				keep[i] = true
 			}
 		}
-		if match && len(retIdx) > 0 {
+		if len(retIdx) > 0 {
 			return p.collect(ctx, r, b, retIdx, keep)
 		}
 		return nil
 	})
 	r.BytesRead += n
 	return err
+}
+
+// deadRows marks the rows of b already deleted (nil: none): by existing
+// deletion vectors and position deletes, or by equality deletes, which it
+// records in r.
+func (p *planner) deadRows(r *RowDelete, ex *existingDeletes, eq eqMatcher, b arrow.RecordBatch, base int64) []bool {
+	if r.Existing.IsEmpty() && len(eq.files) == 0 {
+		return nil
+	}
+	var dead []bool
+	for i := range int(b.NumRows()) {
+		pos := uint64(base) + uint64(i)
+		gone := r.Existing.Contains(pos)
+		if !gone && len(eq.files) > 0 && eq.deleted(b, i) {
+			r.eqDeleted.Set(pos)
+			gone = true
+		}
+		if gone {
+			if dead == nil {
+				dead = make([]bool, b.NumRows())
+			}
+			dead[i] = true
+		}
+	}
+	return dead
+}
+
+// matchLive runs Match over the live rows of b only (dead marks the others;
+// they read as unmatched): a row already deleted is not there for the
+// predicate to see, which matters to one that counts what it saw (MERGE).
+func (p *planner) matchLive(ctx context.Context, b arrow.RecordBatch, idx []int, dead []bool) ([]bool, error) {
+	if dead == nil {
+		return p.match(ctx, b, idx)
+	}
+	keep := make([]bool, len(dead))
+	var live []int
+	for i, d := range dead {
+		keep[i] = !d
+		if !d {
+			live = append(live, i)
+		}
+	}
+	mask := make([]bool, len(dead))
+	if len(live) == 0 {
+		return mask, nil
+	}
+	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.AppendValues(keep, nil)
+	sel := bld.NewArray()
+	defer sel.Release()
+	lb, err := compute.FilterRecordBatch(ctx, b, sel, compute.DefaultFilterOptions())
+	if err != nil {
+		return nil, fmt.Errorf("select live rows: %w", err)
+	}
+	defer lb.Release()
+	got, err := p.match(ctx, lb, idx)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range live {
+		mask[i] = got[k]
+	}
+	return mask, nil
 }
 
 // match runs pred.Match on the predicate columns of b.

@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go/table"
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -186,7 +185,7 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 				bound[r][c] = &sql.Const{T: col.T}
 				continue
 			}
-			e, err := bindAssigned(row[f], col, params)
+			e, err := sql.BindAssigned(row[f], nil, col, params)
 			if err != nil {
 				return nil, err
 			}
@@ -243,56 +242,6 @@ func tableArrowSchema(scope *sql.Scope) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// bindAssigned binds a value for a column with PostgreSQL's assignment
-// rules: untyped literals and parameters take the column's type, other
-// expressions need an assignment cast.
-func bindAssigned(n ast.ExprNode, col sql.ScopeColumn, params *sql.Params) (sql.Expr, error) {
-	if isUntyped(n) {
-		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(col.T.String(), "", "")}}
-		return sql.Bind(cast, &sql.Scope{}, params)
-	}
-	e, err := sql.Bind(n, &sql.Scope{}, params)
-	if err != nil {
-		return nil, err
-	}
-	return assignCast(e, col)
-}
-
-func isUntyped(n ast.ExprNode) bool {
-	switch x := n.(type) {
-	case *test_driver.ValueExpr:
-		_, isString := x.GetValue().(string)
-		return isString || x.GetValue() == nil
-	case *ast.FuncCallExpr:
-		return x.FnName.L == "__param"
-	case *ast.ParenthesesExpr:
-		return isUntyped(x.Expr)
-	}
-	return false
-}
-
-// assignCast converts e to the column type where PostgreSQL has an
-// assignment cast, and fails with 42804 where it has none.
-func assignCast(e sql.Expr, col sql.ScopeColumn) (sql.Expr, error) {
-	from, to := e.Type(), col.T
-	if from == to {
-		return e, nil
-	}
-	ok := from.Kind == sql.KindUnknown ||
-		(from.IsNumeric() && to.IsNumeric()) ||
-		to.IsString() ||
-		(from.IsString() && to.IsString()) ||
-		(from.Kind == sql.KindDate && (to.Kind == sql.KindTimestamp || to.Kind == sql.KindTimestampTZ)) ||
-		(from.Kind == sql.KindTimestamp && (to.Kind == sql.KindTimestampTZ || to.Kind == sql.KindDate || to.Kind == sql.KindTime)) ||
-		(from.Kind == sql.KindTimestampTZ && (to.Kind == sql.KindTimestamp || to.Kind == sql.KindDate || to.Kind == sql.KindTime))
-	if !ok {
-		return nil, &sql.Error{Code: sql.CodeDatatypeMismatch,
-			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to, from),
-			Hint:    "You will need to rewrite or cast the expression."}
-	}
-	return &sql.Cast{X: e, T: to}, nil
-}
-
 // insertFromSelect plans INSERT ... SELECT: the query's columns are cast to
 // the target columns positionally.
 func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
@@ -315,7 +264,7 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 			shape[c] = &sql.Const{T: col.T}
 			continue
 		}
-		if shape[c], err = assignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
+		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
 			return nil, err
 		}
 	}

@@ -102,7 +102,7 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 			// column; anything else would silently act as REPLACE WHERE.
 			return nil, sql.Errorf(sql.CodeInvalidColumnReference, "column %q is not an identity partition column of %q; use INSERT INTO ... REPLACE WHERE to replace rows by a condition", pv.Column, st.Table.Table)
 		}
-		e, err := bindAssigned(pv.Value, col, params)
+		e, err := sql.BindAssigned(pv.Value, nil, col, params)
 		if err != nil {
 			return nil, err
 		}

@@ -110,8 +110,8 @@ func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []Column, error) 
 	return planFunc(run), nil, nil
 }
 
-// preparable admits what PostgreSQL's PREPARE does: SELECT, INSERT, UPDATE
-// and DELETE (and VALUES), not utility statements.
+// preparable admits what PostgreSQL's PREPARE does: SELECT, INSERT, UPDATE,
+// DELETE and MERGE (and VALUES), not utility statements.
 func preparable(body string, maxDepth int) error {
 	stmts, err := sql.ParseLimited(body, maxDepth)
 	if err != nil {
@@ -121,7 +121,7 @@ func preparable(body string, maxDepth int) error {
 		return sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	switch stmts[0].(type) {
-	case *sql.Select, *sql.Insert, *sql.Update, *sql.Delete:
+	case *sql.Select, *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge:
 		return nil
 	}
 	return sql.Errorf(sql.CodeSyntaxError, "syntax error at or near %q", firstWord(body))

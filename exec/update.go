@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
@@ -52,7 +51,7 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 		if sql.HasAggregate(a.Value) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
 		}
-		e, err := bindSetValue(a.Value, dp.scope, idx, params)
+		e, err := sql.BindAssigned(a.Value, dp.scope, dp.scope.Columns[idx], params)
 		if err != nil {
 			return nil, err
 		}
@@ -65,20 +64,6 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 		}
 	}
 	return p, nil
-}
-
-// bindSetValue binds "col = value" with assignment rules; unlike INSERT's
-// values, the expression may read the row's old columns.
-func bindSetValue(n ast.ExprNode, scope *sql.Scope, idx int, params *sql.Params) (sql.Expr, error) {
-	col := scope.Columns[idx]
-	if isUntyped(n) {
-		return bindAssigned(n, col, params)
-	}
-	e, err := sql.Bind(n, scope, params)
-	if err != nil {
-		return nil, err
-	}
-	return assignCast(e, col)
 }
 
 func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []Column, error) {

@@ -99,6 +99,8 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 		return p.deleteStmt
 	case "update":
 		return p.updateStmt
+	case "merge":
+		return p.mergeStmt
 	case "truncate":
 		return p.truncateStmt
 	case "explain":
@@ -119,5 +121,5 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
 var unsupportedCommands = kwSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
-	reindex refresh security import merge fetch move close declare load notify listen
+	reindex refresh security import fetch move close declare load notify listen
 	unlisten reassign revoke import`)

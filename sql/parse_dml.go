@@ -212,7 +212,7 @@ func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
 	var values [][2]int // each assignment's value tokens, for UPDATE ... FROM
 	for {
 		start := c.i
-		a, err := p.assignment(c)
+		a, err := p.assignment(c, "where", "from", "returning")
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +235,9 @@ func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
 	return u, nil
 }
 
-func (p *parseCtx) assignment(c *cursor) (Assignment, error) {
+// assignment reads col = value, the value running to a comma or one of the
+// words that end the list.
+func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if c.peek().isPunct("(") {
 		return Assignment{}, unsupportedAt(p.query, c.peek(), "multiple-column UPDATE SET is not supported")
 	}
@@ -252,7 +254,7 @@ func (p *parseCtx) assignment(c *cursor) (Assignment, error) {
 	if c.peek().is("default") {
 		return Assignment{}, unsupportedAt(p.query, c.peek(), "SET column = DEFAULT is not supported")
 	}
-	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord("where", "from", "returning")(t) })
+	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord(ends...)(t) })
 	v, err := c.exprUntil(end)
 	if err != nil {
 		return Assignment{}, err

@@ -178,7 +178,7 @@ func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
 		k++ // to the next query's name
 	}
 	verb := c.at(k)
-	if !verb.is("delete") && !verb.is("update") && !verb.is("insert") {
+	if !verb.is("delete") && !verb.is("update") && !verb.is("insert") && !verb.is("merge") {
 		return nil, false, nil
 	}
 	head := append(append([]token(nil), c.toks[c.i:k]...), word(verb, "select"), token{kind: tkNumber, val: "1", pos: verb.pos, end: verb.end})
@@ -196,6 +196,8 @@ func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
 	case *Delete:
 		x.With = with
 	case *Update:
+		x.With = with
+	case *Merge:
 		x.With = with
 	case *Insert:
 		if x.Query == nil || x.Query.Raw == nil || x.Query.Raw.With != nil {

@@ -1,0 +1,164 @@
+package deletes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// PropMergeMode is the table property choosing MERGE's strategy.
+const PropMergeMode = "write.merge.mode"
+
+// MergeModeOf is write.merge.mode, defaulting to copy-on-write as Java does.
+func MergeModeOf(props iceberg.Properties) Mode {
+	if Mode(props[PropMergeMode]) == ModeMergeOnRead {
+		return ModeMergeOnRead
+	}
+	return ModeCopyOnWrite
+}
+
+// Merger is the row logic of a statement that changes some rows, removes
+// others and adds new ones in one snapshot (MERGE). The engine runs it
+// without knowing what decides: the Predicate's Match picks the target rows
+// that change (updated or removed), Replace turns their old values into
+// the rows that take their place, and Added gives the rows added besides,
+// once every candidate file has been matched.
+type Merger interface {
+	// Start begins an attempt; one re-planned against a new head after a
+	// conflict forgets what the previous one matched.
+	Start()
+	// Replace gets the old values of rows Match picked (every column of the
+	// current schema, in order, types as iceberg-go reads them) and returns
+	// their replacements: any number of rows, none for rows removed.
+	Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error)
+	// Added returns the rows to insert besides the replacements.
+	Added(ctx context.Context) ([]arrow.RecordBatch, error)
+}
+
+// MergeOutcome is what a merge did: Deleted counts the target rows that
+// changed (replaced or removed), Written the rows written (replacements
+// and additions).
+type MergeOutcome struct {
+	Outcome
+	Written int64
+}
+
+// Merge runs m against the table in one commit: the changed rows' old
+// versions go by the table's write.merge.mode (opts.Mode overrides it), the
+// replacements and additions are appended. On a conflict it re-plans
+// against the new head. Nothing is committed when nothing changes.
+func Merge(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, m Merger, opts Options) (MergeOutcome, error) {
+	var out MergeOutcome
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+		out = MergeOutcome{Outcome: Outcome{Attempts: out.Attempts + 1}}
+		return PrepareMerge(ctx, head, pred, m, opts, &out)
+	})
+	if err != nil {
+		return MergeOutcome{}, fmt.Errorf("merge into %v: %w", ident, err)
+	}
+	if out.Deleted+out.Written > 0 && !opts.DryRun {
+		if s := snapshotOf(committed); s != nil {
+			out.SnapshotID = s.SnapshotID
+		}
+	}
+	return out, nil
+}
+
+func mergeMode(head *table.Table, mode Mode) Mode {
+	if mode == "" {
+		mode = MergeModeOf(head.Properties())
+	}
+	return effectiveMode(head, mode)
+}
+
+// PrepareMerge plans the merge against head (a committed table or a
+// transaction's view), writes the new rows and the delete side, and returns
+// them as one change; on a dry run it only plans (Files, Deleted).
+func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merger, opts Options, out *MergeOutcome) (lake.FileChange, []string, error) {
+	mode := mergeMode(head, opts.Mode)
+	m.Start()
+	planOpts := opts.Plan
+	planOpts.ReturnColumns = nil
+	for _, f := range head.Schema().Fields() {
+		planOpts.ReturnColumns = append(planOpts.ReturnColumns, f.Name)
+	}
+	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
+	var old []arrow.RecordBatch
+	for i := range plans {
+		out.Deleted += plans[i].Deleted()
+		old = append(old, plans[i].Returned...)
+	}
+	fresh, err := replacedRows(ctx, old, m)
+	releaseAll(old)
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
+	added, err := m.Added(ctx)
+	if err != nil {
+		releaseAll(fresh)
+		return lake.FileChange{}, nil, fmt.Errorf("compute added rows: %w", err)
+	}
+	fresh = append(fresh, added...)
+	for _, b := range fresh {
+		out.Written += b.NumRows()
+	}
+	if opts.DryRun || out.Deleted+out.Written == 0 {
+		releaseAll(fresh)
+		out.Files = Actions(head, plans, mode)
+		return lake.FileChange{}, nil, nil
+	}
+	files, _, err := writeRows(ctx, head, batchSource(fresh))
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
+	written := make([]string, 0, len(files))
+	for _, f := range files {
+		written = append(written, f.FilePath())
+	}
+	change, err := Prepare(ctx, head, plans, mode)
+	if err != nil {
+		return lake.FileChange{}, written, err
+	}
+	out.Files = change.Actions()
+	written = append(written, change.Written()...)
+	return change.FileChange(files, opts.SnapshotProps), written, nil
+}
+
+// replacedRows applies m.Replace to every batch of old rows.
+func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger) ([]arrow.RecordBatch, error) {
+	var fresh []arrow.RecordBatch
+	for _, b := range old {
+		nb, err := m.Replace(ctx, b)
+		if err != nil {
+			releaseAll(fresh)
+			return nil, fmt.Errorf("compute replaced rows: %w", err)
+		}
+		if nb.NumRows() == 0 {
+			nb.Release()
+			continue
+		}
+		fresh = append(fresh, nb)
+	}
+	return fresh, nil
+}
+
+// batchSource yields bs in order, handing each over to the consumer: what
+// it does not take is released.
+func batchSource(bs []arrow.RecordBatch) RowSource {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for i, b := range bs {
+			if !yield(b, nil) {
+				releaseAll(bs[i+1:])
+				return
+			}
+		}
+	}
+}

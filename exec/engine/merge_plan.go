@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	ice "github.com/apache/iceberg-go"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// MergePlan is a bound MERGE: the source planned as a FROM item, the
+// target joined to it by the ON condition (hash keys and a residual, as
+// any join), and the WHEN clauses bound over the joined row.
+type MergePlan struct {
+	env      *Env
+	target   *sql.Scope
+	table    string // the target's name, for messages
+	join     *joinSource
+	clauses  []mergeClause
+	bySource bool // some clause is WHEN NOT MATCHED BY SOURCE: every target row is a candidate
+	// returning is bound over the joined scope plus merge_action().
+	returning []sql.Expr
+	names     []string
+}
+
+// mergeClause is one bound WHEN clause.
+type mergeClause struct {
+	when   sql.MergeWhen
+	action sql.MergeAction
+	condE  sql.Expr // the AND condition; nil: always
+	// values is the row UPDATE or INSERT writes, one per target column,
+	// over the joined scope.
+	values []sql.Expr
+}
+
+// errVolatileMerge refuses what would let the pass that picks a target row
+// and the one that rewrites it disagree: the delete engine looks at a
+// changed row twice.
+var errVolatileMerge = sql.Errorf(sql.CodeFeatureNotSupported, "volatile functions in MERGE's ON and WHEN conditions are not supported")
+
+// mergeActionQualifier qualifies the hidden column merge_action() reads; no
+// relation can be named so.
+const mergeActionQualifier = "\x00merge"
+
+// PlanMerge binds st over the target (target: every table column, qualified
+// by its alias or name; table: its name) and the source it plans.
+func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, table string, params *sql.Params) (*MergePlan, error) {
+	if params == nil {
+		params = &sql.Params{}
+	}
+	p := &planner{ctx: ctx, env: env, params: params}
+	prev := params.Subqueries
+	params.Subqueries = p
+	defer func() { params.Subqueries = prev }()
+	if st.With != nil {
+		if err := p.pushWith(st.With); err != nil {
+			return nil, err
+		}
+		defer p.popWith()
+	}
+	src, err := p.queryFrom(st.Source, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := distinctNames(target, src.scope()); err != nil {
+		return nil, err
+	}
+	m := &MergePlan{env: env, target: target, table: table}
+	joined := concatScopes(target, src.scope())
+	on, err := sql.BindCondition(st.On, joined, params, "JOIN/ON")
+	if err != nil {
+		return nil, err
+	}
+	if sql.HasAggregate(st.On) {
+		return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in JOIN conditions")
+	}
+	if hasVolatile(on) {
+		return nil, errVolatileMerge
+	}
+	m.join = &joinSource{left: &scopeOnly{sc: target}, right: src, kind: joinInner, sc: joined, env: env}
+	m.join.setCondition(on)
+	for _, cl := range st.Clauses {
+		bc, err := m.bindClause(cl, joined, params)
+		if err != nil {
+			return nil, err
+		}
+		m.bySource = m.bySource || cl.When == sql.MergeNotMatchedBySource
+		m.clauses = append(m.clauses, bc)
+	}
+	if len(st.Returning) > 0 {
+		if err := m.bindReturning(st.Returning, joined, params); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// distinctNames refuses a source that takes the target's qualifier, as
+// PostgreSQL does.
+func distinctNames(target, src *sql.Scope) error {
+	q := qualifierOf(target)
+	for _, c := range src.Columns {
+		if c.Table == q && q != "" {
+			return &sql.Error{Code: sql.CodeDuplicateAlias, Message: fmt.Sprintf("name %q specified more than once", q),
+				Detail: "The name is used both as MERGE target table and data source."}
+		}
+	}
+	return nil
+}
+
+// bindClause binds one WHEN clause: its condition and its row over the
+// joined scope, refusing references to the side a clause has no row of.
+func (m *MergePlan) bindClause(cl sql.MergeClause, joined *sql.Scope, params *sql.Params) (mergeClause, error) {
+	bc := mergeClause{when: cl.When, action: cl.Action}
+	if cl.Cond != nil {
+		if sql.HasAggregate(cl.Cond) {
+			return bc, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in MERGE WHEN conditions")
+		}
+		e, err := sql.BindCondition(cl.Cond, joined, params, "WHEN")
+		if err != nil {
+			return bc, err
+		}
+		if err := m.sideOnly(cl.When, e, joined); err != nil {
+			return bc, err
+		}
+		if hasVolatile(e) {
+			return bc, errVolatileMerge
+		}
+		bc.condE = e
+	}
+	var err error
+	switch cl.Action {
+	case sql.MergeUpdate:
+		bc.values, err = m.bindUpdate(cl, joined, params)
+	case sql.MergeInsert:
+		bc.values, err = m.bindInsert(cl, joined, params)
+	}
+	return bc, err
+}
+
+// sideOnly checks that an expression of a NOT MATCHED clause reads no
+// target column, and one of a NOT MATCHED BY SOURCE clause no source
+// column: that side has no row there.
+func (m *MergePlan) sideOnly(when sql.MergeWhen, e sql.Expr, joined *sql.Scope) error {
+	if when == sql.MergeMatched || e == nil {
+		return nil
+	}
+	nt := len(m.target.Columns)
+	cols := map[int]bool{}
+	sql.CollectColumns(e, cols)
+	for i := range cols {
+		if (when == sql.MergeNotMatched) == (i < nt) {
+			return &sql.Error{Code: sql.CodeUndefinedTable,
+				Message: fmt.Sprintf("invalid reference to FROM-clause entry for table %q", joined.Columns[i].Table),
+				Detail:  fmt.Sprintf("There is an entry for table %q, but it cannot be referenced from this part of the query.", joined.Columns[i].Table)}
+		}
+	}
+	return nil
+}
+
+// bindUpdate binds UPDATE SET: assigned columns take their value, the
+// others keep the old one.
+func (m *MergePlan) bindUpdate(cl sql.MergeClause, joined *sql.Scope, params *sql.Params) ([]sql.Expr, error) {
+	values := make([]sql.Expr, len(m.target.Columns))
+	for _, a := range cl.Set {
+		idx := m.targetColumn(a.Column)
+		if idx < 0 {
+			e := sql.UndefinedColumn("", a.Column)
+			e.Message = fmt.Sprintf("column %q of relation %q does not exist", a.Column, m.table)
+			return nil, e
+		}
+		if values[idx] != nil {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)
+		}
+		if sql.HasAggregate(a.Value) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+		}
+		e, err := sql.BindAssigned(a.Value, joined, m.target.Columns[idx], params)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.sideOnly(cl.When, e, joined); err != nil {
+			return nil, err
+		}
+		values[idx] = e
+	}
+	for i, c := range m.target.Columns {
+		if values[i] == nil {
+			values[i] = &sql.ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}
+		}
+	}
+	return values, nil
+}
+
+// bindInsert binds INSERT [(cols)] VALUES (...): unnamed columns are NULL.
+func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sql.Params) ([]sql.Expr, error) {
+	cols := make([]int, 0, len(m.target.Columns))
+	if cl.Columns == nil {
+		for i := range m.target.Columns {
+			cols = append(cols, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, name := range cl.Columns {
+			idx := m.targetColumn(name)
+			if idx < 0 {
+				e := sql.UndefinedColumn("", name)
+				e.Message = fmt.Sprintf("column %q of relation %q does not exist", name, m.table)
+				return nil, e
+			}
+			if seen[idx] {
+				return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+			}
+			seen[idx] = true
+			cols = append(cols, idx)
+		}
+	}
+	switch {
+	case cl.Values == nil: // DEFAULT VALUES
+		cols = nil
+	case len(cl.Values) > len(cols):
+		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+	case len(cl.Values) < len(cols) && cl.Columns != nil:
+		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+	}
+	values := make([]sql.Expr, len(m.target.Columns))
+	for k, n := range cl.Values {
+		if sql.HasAggregate(n) {
+			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in VALUES")
+		}
+		idx := cols[k]
+		e, err := sql.BindAssigned(n, joined, m.target.Columns[idx], params)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.sideOnly(cl.When, e, joined); err != nil {
+			return nil, err
+		}
+		values[idx] = e
+	}
+	for i, c := range m.target.Columns {
+		if values[i] == nil {
+			values[i] = &sql.Const{T: c.T}
+		}
+	}
+	return values, nil
+}
+
+func (m *MergePlan) targetColumn(name string) int {
+	for i, c := range m.target.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// bindReturning binds RETURNING over the joined row (the target's columns
+// holding the new row, the old one for DELETE) and merge_action().
+func (m *MergePlan) bindReturning(items []sql.SelectItem, joined *sql.Scope, params *sql.Params) error {
+	sc := &sql.Scope{Aliased: joined.Aliased, Columns: append(append([]sql.ScopeColumn(nil), joined.Columns...),
+		sql.ScopeColumn{Table: mergeActionQualifier, Name: "merge_action", T: sql.Text, Hidden: true})}
+	nodes, names, err := ExpandItems(items, joined)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if sql.HasAggregate(n) {
+			return sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
+		}
+		e, err := sql.Bind(withMergeAction(n), sc, params)
+		if err != nil {
+			return err
+		}
+		m.returning = append(m.returning, e)
+	}
+	m.names = names
+	return nil
+}
+
+// withMergeAction turns merge_action() calls into reads of the hidden
+// column that holds each row's action.
+func withMergeAction(n ast.ExprNode) ast.ExprNode {
+	out, _ := n.Accept(&mergeActionRewriter{})
+	return out.(ast.ExprNode)
+}
+
+type mergeActionRewriter struct{}
+
+func (*mergeActionRewriter) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+
+func (*mergeActionRewriter) Leave(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "merge_action" && len(f.Args) == 0 {
+		c := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
+		c.Name.Table = ast.NewCIStr(mergeActionQualifier)
+		c.Name.Name = ast.NewCIStr("merge_action")
+		return c, true
+	}
+	return n, true
+}
+
+// Columns describe the RETURNING rows; nil without RETURNING.
+func (m *MergePlan) Columns() []Column {
+	if m.returning == nil {
+		return nil
+	}
+	cols := make([]Column, len(m.returning))
+	for i, e := range m.returning {
+		cols[i] = Column{Name: m.names[i], Type: e.Type()}
+	}
+	return cols
+}
+
+// scopeOnly stands for the MERGE target in the join: its rows come from the
+// delete engine's pass over the target's files, not from a scan here.
+type scopeOnly struct{ sc *sql.Scope }
+
+func (s *scopeOnly) scope() *sql.Scope { return s.sc }
+
+func (s *scopeOnly) project([]int) source { return s }
+
+func (s *scopeOnly) batches(context.Context, ice.BooleanExpression, []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	return nil, fmt.Errorf("the MERGE target is read by the delete engine")
+}

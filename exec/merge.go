@@ -1,0 +1,194 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// mergePlan is a bound MERGE: the engine's plan of the join and clauses,
+// and what the session checks of the rows it writes.
+type mergePlan struct {
+	rt       *resolvedTable
+	scope    *sql.Scope // every target column
+	plan     *engine.MergePlan
+	require  []bool           // NOT NULL columns
+	declared map[int]sql.Type // varchar(n), smallint, ... (declared_types.go)
+}
+
+func (s *Session) planMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (*mergePlan, error) {
+	rt, err := s.resolveTable(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot merge into metadata table %q", st.Table.Table)
+	}
+	qual := st.Alias
+	if qual == "" {
+		qual = st.Table.Table
+	}
+	p := &mergePlan{rt: rt, scope: tableScope(rt.Table, qual), declared: declaredTypes(rt.Table)}
+	if st.Alias != "" {
+		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
+	}
+	for _, f := range rt.Table.Schema().Fields() {
+		p.require = append(p.require, f.Required)
+	}
+	if params == nil {
+		params = &sql.Params{}
+	}
+	if p.plan, err = engine.PlanMerge(ctx, s.queryEnv(), st, p.scope, st.Table.Table, params); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (plan, []Column, error) {
+	p, err := s.planMerge(ctx, st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	cols := p.columns()
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.tx.checkWrite(); err != nil {
+			return nil, err
+		}
+		p, err := s.planMerge(ctx, st, params)
+		if err != nil {
+			return nil, err
+		}
+		out, rows, err := s.runMerge(ctx, p, args, false)
+		if err != nil {
+			return nil, err
+		}
+		return p.result(out, rows), nil
+	}
+	return planFunc(run), cols, nil
+}
+
+// columns describe RETURNING's rows; nil without RETURNING.
+func (p *mergePlan) columns() []Column {
+	if c := p.plan.Columns(); c != nil {
+		return queryColumns(c)
+	}
+	return nil
+}
+
+// mergeOutcome is what a MERGE did: rows by action, and RETURNING's rows.
+type mergeOutcome struct {
+	deletes.MergeOutcome
+	inserted, updated, deleted int64
+}
+
+// runMerge runs (or, dry, plans) the merge: the engine reads the source
+// and decides per target row; the delete engine makes one pass over the
+// candidate files of the target and commits one snapshot.
+func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry bool) (mergeOutcome, []arrow.RecordBatch, error) {
+	ctx = engine.WithStatement(ctx, s.queryEnv())
+	run, err := p.plan.Run(ctx, args)
+	if err != nil {
+		return mergeOutcome{}, nil, err
+	}
+	defer run.Close()
+	rows := &mergeRows{p: p, run: run}
+	pred := deletes.Predicate{Filter: ice.AlwaysTrue{}, Match: rows.match}
+	if f := run.TargetFilter(); f != nil {
+		pred.Filter = sql.Translate(ctx, f, p.scope, args).Filter
+	}
+	for _, c := range p.scope.Columns {
+		pred.Columns = append(pred.Columns, c.Name)
+	}
+	out, err := deletes.Merge(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, rows, s.deleteOptions(dry))
+	if err != nil {
+		return mergeOutcome{}, nil, fmt.Errorf("merge into %s: %w", strings.Join(p.rt.Ident, "."), err)
+	}
+	res := mergeOutcome{MergeOutcome: out}
+	res.inserted, res.updated, res.deleted = run.Counts()
+	return res, run.Returned(), nil
+}
+
+// result answers MERGE n (rows inserted, updated and deleted), or the
+// RETURNING rows so tagged.
+func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *Result {
+	tag := fmt.Sprintf("MERGE %d", out.inserted+out.updated+out.deleted)
+	cols := p.columns()
+	if cols == nil {
+		engine.ReleaseAll(rows)
+		return tagOnly(tag)
+	}
+	br := engine.NewBatchRows("MERGE", rows)
+	br.SetTag(tag)
+	return &Result{Columns: cols, Rows: br}
+}
+
+// mergeRows is the engine's MERGE run as the delete engine drives it
+// (deletes.Merger), reading target rows in the engine's types and checking
+// the rows written against the table's constraints.
+type mergeRows struct {
+	p   *mergePlan
+	run *engine.MergeRun
+}
+
+func (m *mergeRows) Start() { m.run.Start() }
+
+func (m *mergeRows) match(ctx context.Context, b arrow.RecordBatch) ([]bool, error) {
+	cb, err := iceberg.ToExecutorTypes(b)
+	if err != nil {
+		return nil, err
+	}
+	defer cb.Release()
+	return m.run.Match(ctx, cb)
+}
+
+func (m *mergeRows) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cb, err := iceberg.ToExecutorTypes(old)
+	if err != nil {
+		return nil, err
+	}
+	defer cb.Release()
+	nb, err := m.run.Replace(ctx, cb)
+	if err != nil {
+		return nil, err
+	}
+	defer nb.Release()
+	return m.checked(nb)
+}
+
+func (m *mergeRows) Added(ctx context.Context) ([]arrow.RecordBatch, error) {
+	added, err := m.run.Added(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]arrow.RecordBatch, 0, len(added))
+	for _, b := range added {
+		c, err := m.checked(b)
+		b.Release()
+		if err != nil {
+			engine.ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// checked enforces NOT NULL and the declared types on rows to be written.
+func (m *mergeRows) checked(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	for i, req := range m.p.require {
+		if req && b.Column(i).NullN() > 0 {
+			return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint",
+					m.p.scope.Columns[i].Name, m.p.rt.Ident[len(m.p.rt.Ident)-1])}
+		}
+	}
+	return fitDeclared(b, m.p.declared)
+}

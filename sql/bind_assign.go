@@ -1,0 +1,64 @@
+package sql
+
+import (
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// BindAssigned binds a value stored into column col (INSERT's values, SET's
+// right-hand sides) with PostgreSQL's assignment rules: an untyped literal
+// or parameter takes the column's type, another expression needs an
+// assignment cast. The value may read scope's columns (nil: none).
+func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
+	if scope == nil {
+		scope = &Scope{}
+	}
+	if IsUntyped(n) {
+		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(col.T.String(), "", "")}}
+		return Bind(cast, &Scope{}, params)
+	}
+	e, err := Bind(n, scope, params)
+	if err != nil {
+		return nil, err
+	}
+	return AssignCast(e, col)
+}
+
+// IsUntyped tells whether n is a string literal, NULL or a parameter: what
+// takes its type from where it is stored.
+func IsUntyped(n ast.ExprNode) bool {
+	switch x := n.(type) {
+	case *test_driver.ValueExpr:
+		_, isString := x.GetValue().(string)
+		return isString || x.GetValue() == nil
+	case *ast.FuncCallExpr:
+		return x.FnName.L == "__param"
+	case *ast.ParenthesesExpr:
+		return IsUntyped(x.Expr)
+	}
+	return false
+}
+
+// AssignCast converts e to the column type where PostgreSQL has an
+// assignment cast, and fails with 42804 where it has none.
+func AssignCast(e Expr, col ScopeColumn) (Expr, error) {
+	from, to := e.Type(), col.T
+	if from == to {
+		return e, nil
+	}
+	ok := from.Kind == KindUnknown ||
+		(from.IsNumeric() && to.IsNumeric()) ||
+		to.IsString() ||
+		(from.IsString() && to.IsString()) ||
+		(from.Kind == KindDate && (to.Kind == KindTimestamp || to.Kind == KindTimestampTZ)) ||
+		(from.Kind == KindTimestamp && (to.Kind == KindTimestampTZ || to.Kind == KindDate || to.Kind == KindTime)) ||
+		(from.Kind == KindTimestampTZ && (to.Kind == KindTimestamp || to.Kind == KindDate || to.Kind == KindTime))
+	if !ok {
+		return nil, &Error{Code: CodeDatatypeMismatch,
+			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to, from),
+			Hint:    "You will need to rewrite or cast the expression."}
+	}
+	return &Cast{X: e, T: to}, nil
+}

@@ -1,0 +1,205 @@
+package sql
+
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
+// mergeStmt parses
+//
+//	MERGE INTO [ONLY] t [[AS] alias] USING source ON cond
+//	WHEN [NOT] MATCHED [BY SOURCE | BY TARGET] [AND cond] THEN action ...
+//	[RETURNING ...]
+//
+// action being UPDATE SET ..., DELETE, INSERT [(cols)] VALUES (...) |
+// DEFAULT VALUES, or DO NOTHING.
+func (p *parseCtx) mergeStmt(c *cursor) (Statement, error) {
+	c.i++ // MERGE
+	if err := c.expect("into"); err != nil {
+		return nil, err
+	}
+	m := &Merge{}
+	var err error
+	c.word("only")
+	if m.Table, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if m.Alias, err = c.tableAlias("using"); err != nil {
+		return nil, err
+	}
+	using := c.peek()
+	if err := c.expect("using"); err != nil {
+		return nil, err
+	}
+	on := c.mergeOn()
+	if on < 0 {
+		return nil, syntaxErrorAt(p.query, c.at(c.until(anyWord("when"))))
+	}
+	if m.Source, err = p.mergeSource(c.toks[c.i:on], c.at(on), using); err != nil {
+		return nil, err
+	}
+	c.i = on + 1
+	end := c.until(anyWord("when"))
+	if m.On, err = c.exprUntil(end); err != nil {
+		return nil, err
+	}
+	for c.peek().is("when") {
+		cl, err := p.mergeClause(c)
+		if err != nil {
+			return nil, err
+		}
+		m.Clauses = append(m.Clauses, cl)
+	}
+	if len(m.Clauses) == 0 {
+		return nil, c.errHere()
+	}
+	if m.Returning, err = p.returning(c); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// mergeOn finds the ON that ends the source: the last one at the top level
+// before the first WHEN (the ones before it belong to the source's joins);
+// -1 when there is none.
+func (c *cursor) mergeOn() int {
+	depth, on := 0, -1
+	for k := c.i; k < len(c.toks); k++ {
+		t := c.toks[k]
+		switch {
+		case t.isPunct("(") || t.isPunct("["):
+			depth++
+		case t.isPunct(")") || t.isPunct("]"):
+			depth--
+		case depth == 0 && t.is("when"):
+			return on
+		case depth == 0 && t.is("on"):
+			on = k
+		}
+	}
+	return on
+}
+
+// mergeSource is SELECT * FROM <source>.
+func (p *parseCtx) mergeSource(src []token, stop, at token) (*Select, error) {
+	if len(src) == 0 {
+		return nil, syntaxErrorAt(p.query, stop)
+	}
+	head := []token{word(at, "select"), punct(at, "*"), word(at, "from")}
+	q, err := p.selectStmt(append(head, src...), stop)
+	if err != nil {
+		return nil, err
+	}
+	if q.Raw == nil || q.Raw.From == nil {
+		return nil, syntaxErrorAt(p.query, src[0])
+	}
+	return q, nil
+}
+
+// mergeClause parses one WHEN clause.
+func (p *parseCtx) mergeClause(c *cursor) (MergeClause, error) {
+	c.i++ // WHEN
+	var cl MergeClause
+	switch {
+	case c.word("matched"):
+		cl.When = MergeMatched
+	case c.words("not", "matched"):
+		cl.When = MergeNotMatched
+		switch {
+		case c.words("by", "source"):
+			cl.When = MergeNotMatchedBySource
+		case c.words("by", "target"):
+		}
+	default:
+		return cl, c.errHere()
+	}
+	if c.word("and") {
+		end := c.until(anyWord("then"))
+		var err error
+		if cl.Cond, err = c.exprUntil(end); err != nil {
+			return cl, err
+		}
+	}
+	if err := c.expect("then"); err != nil {
+		return cl, err
+	}
+	act := c.peek()
+	var err error
+	switch {
+	case c.words("do", "nothing"):
+		cl.Action = MergeDoNothing
+	case c.word("delete"):
+		cl.Action = MergeDelete
+	case c.word("update"):
+		cl.Action = MergeUpdate
+		err = p.mergeUpdate(c, &cl)
+	case c.word("insert"):
+		cl.Action = MergeInsert
+		err = p.mergeInsert(c, &cl)
+	default:
+		return cl, c.errHere()
+	}
+	if err != nil {
+		return cl, err
+	}
+	inserts := cl.Action == MergeInsert
+	if cl.When == MergeNotMatched && (cl.Action == MergeUpdate || cl.Action == MergeDelete) ||
+		cl.When != MergeNotMatched && inserts {
+		return cl, syntaxErrorAt(p.query, act)
+	}
+	if !c.atEnd() && !c.peek().is("when") && !c.peek().is("returning") {
+		return cl, c.errHere()
+	}
+	return cl, nil
+}
+
+// mergeUpdate reads SET col = value, ... of an UPDATE action.
+func (p *parseCtx) mergeUpdate(c *cursor, cl *MergeClause) error {
+	if err := c.expect("set"); err != nil {
+		return err
+	}
+	for {
+		a, err := p.assignment(c, "when", "returning")
+		if err != nil {
+			return err
+		}
+		cl.Set = append(cl.Set, a)
+		if !c.punct(",") {
+			return nil
+		}
+	}
+}
+
+// mergeInsert reads [(cols)] VALUES (...) | DEFAULT VALUES of an INSERT
+// action.
+func (p *parseCtx) mergeInsert(c *cursor, cl *MergeClause) error {
+	if c.peek().isPunct("(") {
+		var err error
+		if cl.Columns, err = c.identList(); err != nil {
+			return err
+		}
+	}
+	if c.peek().is("overriding") {
+		return unsupportedAt(p.query, c.peek(), "OVERRIDING is not supported")
+	}
+	if c.words("default", "values") {
+		if len(cl.Columns) > 0 {
+			return syntaxErrorAt(p.query, c.at(c.i-2))
+		}
+		return nil
+	}
+	if !c.peek().is("values") {
+		return c.errHere()
+	}
+	end := c.until(anyWord("when", "returning"))
+	rows, err := p.valuesRows(c.toks[c.i:end], c.at(end))
+	if err != nil {
+		return err
+	}
+	if len(rows) != 1 {
+		return syntaxErrorAt(p.query, c.at(c.i))
+	}
+	cl.Values = rows[0]
+	if cl.Values == nil {
+		cl.Values = []ast.ExprNode{}
+	}
+	c.i = end
+	return nil
+}
