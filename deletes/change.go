@@ -28,6 +28,9 @@ type FileAction struct {
 	Live         int64 // live rows before the delete
 	BytesRead    int64
 	BytesWritten int64 // rewrite only; delete files are shared per commit
+	// Replaced counts the matched rows a new version replaces (MERGE's
+	// updates); the others are removed.
+	Replaced int64
 }
 
 // Change is a prepared delete: files written, not yet staged.

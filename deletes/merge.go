@@ -91,15 +91,26 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
-	var old []arrow.RecordBatch
+	replaced := make([]int64, len(plans))
+	var fresh []arrow.RecordBatch
 	for i := range plans {
 		out.Deleted += plans[i].Deleted()
-		old = append(old, plans[i].Returned...)
+		if err == nil {
+			var nb []arrow.RecordBatch
+			nb, replaced[i], err = replacedRows(ctx, plans[i].Returned, m)
+			fresh = append(fresh, nb...)
+		}
+		releaseAll(plans[i].Returned)
 	}
-	fresh, err := replacedRows(ctx, old, m)
-	releaseAll(old)
 	if err != nil {
+		releaseAll(fresh)
 		return lake.FileChange{}, nil, err
+	}
+	withReplaced := func(files []FileAction) []FileAction {
+		for i := range files {
+			files[i].Replaced = replaced[i]
+		}
+		return files
 	}
 	added, err := m.Added(ctx)
 	if err != nil {
@@ -112,7 +123,7 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 	}
 	if opts.DryRun || out.Deleted+out.Written == 0 {
 		releaseAll(fresh)
-		out.Files = Actions(head, plans, mode)
+		out.Files = withReplaced(Actions(head, plans, mode))
 		return lake.FileChange{}, nil, nil
 	}
 	files, _, err := writeRows(ctx, head, batchSource(fresh))
@@ -127,27 +138,30 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 	if err != nil {
 		return lake.FileChange{}, written, err
 	}
-	out.Files = change.Actions()
+	out.Files = withReplaced(change.Actions())
 	written = append(written, change.Written()...)
 	return change.FileChange(files, opts.SnapshotProps), written, nil
 }
 
-// replacedRows applies m.Replace to every batch of old rows.
-func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger) ([]arrow.RecordBatch, error) {
+// replacedRows applies m.Replace to one file's batches of old rows and
+// counts the replacements.
+func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger) ([]arrow.RecordBatch, int64, error) {
 	var fresh []arrow.RecordBatch
+	var n int64
 	for _, b := range old {
 		nb, err := m.Replace(ctx, b)
 		if err != nil {
 			releaseAll(fresh)
-			return nil, fmt.Errorf("compute replaced rows: %w", err)
+			return nil, 0, fmt.Errorf("compute replaced rows: %w", err)
 		}
 		if nb.NumRows() == 0 {
 			nb.Release()
 			continue
 		}
+		n += nb.NumRows()
 		fresh = append(fresh, nb)
 	}
-	return fresh, nil
+	return fresh, n, nil
 }
 
 // batchSource yields bs in order, handing each over to the consumer: what

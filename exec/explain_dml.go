@@ -12,8 +12,8 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// prepareExplainDML plans EXPLAIN [ANALYZE] of UPDATE, INSERT OVERWRITE,
-// REPLACE WHERE and TRUNCATE; ok is false for other statements.
+// prepareExplainDML plans EXPLAIN [ANALYZE] of UPDATE, MERGE, INSERT
+// OVERWRITE, REPLACE WHERE and TRUNCATE; ok is false for other statements.
 func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, bool, error) {
 	var explain func(ctx context.Context, s *Session, args []Param) ([]string, error)
 	switch st := x.Stmt.(type) {
@@ -27,6 +27,17 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 				return nil, err
 			}
 			return s.explainUpdate(ctx, p, args, x.Analyze)
+		}
+	case *sql.Merge:
+		if _, err := s.planMerge(ctx, st, params); err != nil {
+			return nil, true, err
+		}
+		explain = func(ctx context.Context, s *Session, args []Param) ([]string, error) {
+			p, err := s.planMerge(ctx, st, params)
+			if err != nil {
+				return nil, err
+			}
+			return s.explainMerge(ctx, p, args, x.Analyze)
 		}
 	case *sql.Insert:
 		if !st.Overwrite && st.ReplaceWhere == nil {
@@ -85,6 +96,22 @@ func fileActionLines(files []deletes.FileAction) []string {
 	return append(lines, fmt.Sprintf("Total: %d data files, %d rows matched, %d bytes to read, %d bytes to write", len(files), matched, read, written))
 }
 
+// mergeFileLines lists per target file what a MERGE does to it: the rows
+// it updates (replaces) and deletes, and a total.
+func mergeFileLines(files []deletes.FileAction) []string {
+	var lines []string
+	var matched, read, written int64
+	for _, f := range files {
+		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows (%d updated, %d deleted), read %d bytes, write %d bytes",
+			f.Path, f.Action, f.Matched, f.Live, f.Replaced, f.Matched-f.Replaced, f.BytesRead, f.BytesWritten))
+		matched += f.Matched
+		read += f.BytesRead
+		written += f.BytesWritten
+	}
+	return append(lines, fmt.Sprintf("Total: %d target files, %d rows matched, %d bytes to read, %d bytes to write besides the new rows",
+		len(files), matched, read, written))
+}
+
 func elapsedMs(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
 
 func snapshotText(id int64) string {
@@ -109,6 +136,39 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 	if analyze {
 		lines = append(lines, fmt.Sprintf("Actual: %d rows updated, snapshot %s, %d attempt(s), %.3f ms",
 			out.Deleted, snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
+	}
+	return lines, nil
+}
+
+// explainMerge shows the join, the clauses, the filter the source's keys
+// put on the target, and per target file the action and rows; the counts
+// come from planning the merge whole (nothing is written without ANALYZE).
+func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) ([]string, error) {
+	tbl := p.rt.Table
+	lines := []string{fmt.Sprintf("Merge on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."),
+		deletes.MergeModeOf(tbl.Properties()), tbl.Metadata().Version())}
+	lines = append(lines, p.plan.Explain(ctx, args)...)
+	start := time.Now()
+	out, rows, err := s.runMerge(ctx, p, args, !analyze)
+	if err != nil {
+		return nil, err
+	}
+	engine.ReleaseAll(rows)
+	filter := "true (every target file is a candidate)"
+	if js, err := sql.FilterJSON(out.filter, tbl.Schema()); err == nil && out.filter.String() != "AlwaysTrue()" {
+		filter = string(js)
+	}
+	lines = append(lines, "  Target filter (from the source's keys): "+filter)
+	lines = append(lines, mergeFileLines(out.Files)...)
+	verb := "to be"
+	if analyze {
+		verb = "were"
+	}
+	lines = append(lines, fmt.Sprintf("Rows: %d %s updated, %d %s deleted, %d %s inserted",
+		out.updated, verb, out.deleted, verb, out.inserted, verb))
+	if analyze {
+		lines = append(lines, fmt.Sprintf("Actual: MERGE %d, snapshot %s, %d attempt(s), %.3f ms",
+			out.inserted+out.updated+out.deleted, snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
 	}
 	return lines, nil
 }

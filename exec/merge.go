@@ -87,6 +87,7 @@ func (p *mergePlan) columns() []Column {
 type mergeOutcome struct {
 	deletes.MergeOutcome
 	inserted, updated, deleted int64
+	filter                     ice.BooleanExpression // what pruned the target's files
 }
 
 // runMerge runs (or, dry, plans) the merge: the engine reads the source
@@ -111,7 +112,7 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	if err != nil {
 		return mergeOutcome{}, nil, fmt.Errorf("merge into %s: %w", strings.Join(p.rt.Ident, "."), err)
 	}
-	res := mergeOutcome{MergeOutcome: out}
+	res := mergeOutcome{MergeOutcome: out, filter: pred.Filter}
 	res.inserted, res.updated, res.deleted = run.Counts()
 	return res, run.Returned(), nil
 }

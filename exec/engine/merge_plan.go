@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
@@ -325,4 +326,40 @@ func (s *scopeOnly) project([]int) source { return s }
 
 func (s *scopeOnly) batches(context.Context, ice.BooleanExpression, []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return nil, fmt.Errorf("the MERGE target is read by the delete engine")
+}
+
+// Explain describes the join of the target with the source and the WHEN
+// clauses, one line each.
+func (m *MergePlan) Explain(ctx context.Context, params []any) []string {
+	j := m.join
+	kind := "Nested Loop (every target row against every source row)"
+	if len(j.lkeys) > 0 {
+		kind = "Hash Join (source hashed, target rows probe it)"
+	}
+	lines := []string{"  " + kind}
+	if len(j.lkeys) > 0 {
+		var keys []string
+		for i := range j.lkeys {
+			keys = append(keys, j.lkeys[i].String()+" = "+j.rkeys[i].String())
+		}
+		lines = append(lines, "    Hash keys: "+strings.Join(keys, ", "))
+	}
+	if j.residual != nil {
+		lines = append(lines, "    Join filter: "+j.residual.String())
+	}
+	lines = append(lines, "    Source:")
+	lines = append(lines, describeSource(ctx, nil, j.right, params, "      ")...)
+	for _, cl := range m.clauses {
+		lines = append(lines, "  "+cl.describe())
+	}
+	return lines
+}
+
+func (c mergeClause) describe() string {
+	when := map[sql.MergeWhen]string{sql.MergeMatched: "WHEN MATCHED", sql.MergeNotMatched: "WHEN NOT MATCHED",
+		sql.MergeNotMatchedBySource: "WHEN NOT MATCHED BY SOURCE"}[c.when]
+	if c.condE != nil {
+		when += " AND " + c.condE.String()
+	}
+	return when + " THEN " + c.action.String()
 }
