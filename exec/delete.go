@@ -119,6 +119,14 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 }
 
 func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (plan, []Column, error) {
+	if st.Join != nil {
+		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+			return s.planJoinDelete(ctx, st, params)
+		})
+		if ok {
+			return pl, cols, err
+		}
+	}
 	p, err := s.planDelete(ctx, st, params)
 	if err != nil {
 		return nil, nil, err

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -49,6 +50,42 @@ func TestDMLJoinsMatchPostgres(t *testing.T) {
 			}
 			for _, q := range script {
 				compareStatement(t, s, conn, q)
+			}
+		})
+	}
+}
+
+// RETURNING of DELETE ... USING and UPDATE ... FROM reads the joined row:
+// the target's columns (the new ones for UPDATE), the sources' columns and
+// * over all of them, as PostgreSQL 15 returns them; EXPLAIN shows the
+// join.
+func TestDMLJoinReturningMatchesPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	script := []string{
+		"INSERT INTO jt VALUES (1,1,10,'a'),(2,1,20,'b'),(3,2,30,'c'),(4,2,NULL,'d'),(5,NULL,50,NULL),(6,3,60,'f'),(7,3,70,'g'),(8,4,80,'h')",
+		"INSERT INTO js VALUES (2,'B',1),(3,'C',2),(9,'Z',9),(NULL,'N',0),(7,'G',5)",
+		"UPDATE jt SET s = js.nv FROM js WHERE jt.id = js.id AND js.w >= 2 AND js.w < 4 RETURNING jt.*, js.w",
+		"DELETE FROM jt USING js WHERE jt.id = js.id - 7 AND js.w = 9 RETURNING *",
+		"DELETE FROM jt AS t USING js a, js b WHERE t.id = a.id AND a.w = b.w + 1 RETURNING t.id, a.nv, b.nv",
+		"UPDATE jt SET v = -1 FROM (SELECT 6 AS k) AS x WHERE jt.id = x.k RETURNING x.k, jt.v, jt.v + x.k",
+		"SELECT * FROM jt ORDER BY id",
+	}
+	for mi, mode := range fnTableModes {
+		t.Run(fmt.Sprintf("mode%d", mi), func(t *testing.T) {
+			s := testSession(t)
+			mustPG(t, conn, "DROP TABLE IF EXISTS jt, js")
+			for _, ddl := range []string{"CREATE TABLE jt (id int, g int, v int, s text)", "CREATE TABLE js (id int, nv text, w int)"} {
+				mustPG(t, conn, ddl)
+				mustQuery(t, s, ddl+" "+mode)
+			}
+			for _, q := range script {
+				compareStatement(t, s, conn, q)
+			}
+			plan := mustQuery(t, s, "EXPLAIN DELETE FROM jt AS t USING js a, js b WHERE t.id = a.id AND a.w = b.w + 1 AND t.g > 1").text()
+			for _, want := range []string{"Delete on public.jt", "Hash keys: t.id = a.id", "Hash keys: a.w = b.w + 1", `"term":"g"`} {
+				if !strings.Contains(plan, want) {
+					t.Fatalf("EXPLAIN lacks %q:\n%s", want, plan)
+				}
 			}
 		})
 	}

@@ -24,6 +24,13 @@ func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sq
 	}
 	switch st := x.Stmt.(type) {
 	case *sql.Delete:
+		if st.Join != nil {
+			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s *Session) (*mergePlan, error) {
+				return s.planJoinDelete(ctx, st, params)
+			}); ok {
+				return pl, explainColumns, err
+			}
+		}
 		if _, err := s.planDelete(ctx, st, params); err != nil {
 			return nil, nil, err
 		}

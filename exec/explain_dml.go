@@ -4,6 +4,7 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -18,6 +19,13 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 	var explain func(ctx context.Context, s *Session, args []Param) ([]string, error)
 	switch st := x.Stmt.(type) {
 	case *sql.Update:
+		if st.Join != nil {
+			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s *Session) (*mergePlan, error) {
+				return s.planJoinUpdate(ctx, st, params)
+			}); ok {
+				return pl, true, err
+			}
+		}
 		if _, err := s.planUpdate(ctx, st, params); err != nil {
 			return nil, true, err
 		}
@@ -29,16 +37,10 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 			return s.explainUpdate(ctx, p, args, x.Analyze)
 		}
 	case *sql.Merge:
-		if _, err := s.planMerge(ctx, st, params); err != nil {
-			return nil, true, err
-		}
-		explain = func(ctx context.Context, s *Session, args []Param) ([]string, error) {
-			p, err := s.planMerge(ctx, st, params)
-			if err != nil {
-				return nil, err
-			}
-			return s.explainMerge(ctx, p, args, x.Analyze)
-		}
+		pl, _, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s *Session) (*mergePlan, error) {
+			return s.planMerge(ctx, st, params)
+		})
+		return pl, true, err
 	case *sql.Insert:
 		if !st.Overwrite && st.ReplaceWhere == nil {
 			return nil, false, nil
@@ -140,13 +142,43 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 	return lines, nil
 }
 
+// prepareExplainJoin plans EXPLAIN [ANALYZE] of a MERGE, or of a DELETE ...
+// USING or UPDATE ... FROM run as one; ok is false when the latter needs
+// its semi-join form (volatile conditions).
+func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build func(context.Context, *Session) (*mergePlan, error)) (plan, bool, error) {
+	if _, err := build(ctx, s); err != nil {
+		return nil, !errors.Is(err, engine.ErrVolatileMerge), err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if x.Analyze {
+			if err := s.tx.checkWrite(); err != nil {
+				return nil, err
+			}
+		}
+		p, err := build(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		lines, err := s.explainMerge(ctx, p, args, x.Analyze)
+		if err != nil {
+			return nil, err
+		}
+		return textRows(lines), nil
+	}
+	return planFunc(run), true, nil
+}
+
 // explainMerge shows the join, the clauses, the filter the source's keys
 // put on the target, and per target file the action and rows; the counts
 // come from planning the merge whole (nothing is written without ANALYZE).
 func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) ([]string, error) {
 	tbl := p.rt.Table
-	lines := []string{fmt.Sprintf("Merge on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."),
-		deletes.MergeModeOf(tbl.Properties()), tbl.Metadata().Version())}
+	mode := p.mode
+	if mode == "" {
+		mode = deletes.MergeModeOf(tbl.Properties())
+	}
+	title := map[string]string{"MERGE": "Merge", "DELETE": "Delete", "UPDATE": "Update"}[p.verb]
+	lines := []string{fmt.Sprintf("%s on %s (mode %s, format v%d)", title, strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version())}
 	lines = append(lines, p.plan.Explain(ctx, args)...)
 	start := time.Now()
 	out, rows, err := s.runMerge(ctx, p, args, !analyze)

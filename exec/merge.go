@@ -17,6 +17,8 @@ import (
 // mergePlan is a bound MERGE: the engine's plan of the join and clauses,
 // and what the session checks of the rows it writes.
 type mergePlan struct {
+	verb     string // MERGE, or DELETE and UPDATE run as a MERGE (dml_join.go)
+	mode     deletes.Mode // "": write.merge.mode
 	rt       *resolvedTable
 	scope    *sql.Scope // every target column
 	plan     *engine.MergePlan
@@ -25,18 +27,24 @@ type mergePlan struct {
 }
 
 func (s *Session) planMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (*mergePlan, error) {
+	return s.planMergeAs(ctx, st, params, "MERGE")
+}
+
+// planMergeAs plans st for the statement verb names.
+func (s *Session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Params, verb string) (*mergePlan, error) {
 	rt, err := s.resolveTable(ctx, st.Table)
 	if err != nil {
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot merge into metadata table %q", st.Table.Table)
+		what := map[string]string{"MERGE": "merge into", "DELETE": "delete from", "UPDATE": "update"}[verb]
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot %s metadata table %q", what, st.Table.Table)
 	}
 	qual := st.Alias
 	if qual == "" {
 		qual = st.Table.Table
 	}
-	p := &mergePlan{rt: rt, scope: tableScope(rt.Table, qual), declared: declaredTypes(rt.Table)}
+	p := &mergePlan{verb: verb, rt: rt, scope: tableScope(rt.Table, qual), declared: declaredTypes(rt.Table)}
 	if st.Alias != "" {
 		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
 	}
@@ -53,7 +61,15 @@ func (s *Session) planMerge(ctx context.Context, st *sql.Merge, params *sql.Para
 }
 
 func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (plan, []Column, error) {
-	p, err := s.planMerge(ctx, st, params)
+	return s.prepareMergePlan(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+		return s.planMerge(ctx, st, params)
+	})
+}
+
+// prepareMergePlan plans now for the row description and again at each
+// execution, against the tables as they are then.
+func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []Column, error) {
+	p, err := build(ctx, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +78,7 @@ func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.P
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
-		p, err := s.planMerge(ctx, st, params)
+		p, err := build(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -90,6 +106,17 @@ type mergeOutcome struct {
 	filter                     ice.BooleanExpression // what pruned the target's files
 }
 
+// rows is what the statement's tag counts.
+func (o mergeOutcome) rows(verb string) int64 {
+	switch verb {
+	case "DELETE":
+		return o.deleted
+	case "UPDATE":
+		return o.updated
+	}
+	return o.inserted + o.updated + o.deleted
+}
+
 // runMerge runs (or, dry, plans) the merge: the engine reads the source
 // and decides per target row; the delete engine makes one pass over the
 // candidate files of the target and commits one snapshot.
@@ -108,7 +135,9 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	for _, c := range p.scope.Columns {
 		pred.Columns = append(pred.Columns, c.Name)
 	}
-	out, err := deletes.Merge(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, rows, s.deleteOptions(dry))
+	opts := s.deleteOptions(dry)
+	opts.Mode = p.mode
+	out, err := deletes.Merge(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, rows, opts)
 	if err != nil {
 		return mergeOutcome{}, nil, fmt.Errorf("merge into %s: %w", strings.Join(p.rt.Ident, "."), err)
 	}
@@ -117,16 +146,16 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	return res, run.Returned(), nil
 }
 
-// result answers MERGE n (rows inserted, updated and deleted), or the
-// RETURNING rows so tagged.
+// result answers MERGE n (rows inserted, updated and deleted; DELETE n
+// and UPDATE n for those run as a MERGE), or the RETURNING rows so tagged.
 func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *Result {
-	tag := fmt.Sprintf("MERGE %d", out.inserted+out.updated+out.deleted)
+	tag := fmt.Sprintf("%s %d", p.verb, out.rows(p.verb))
 	cols := p.columns()
 	if cols == nil {
 		engine.ReleaseAll(rows)
 		return tagOnly(tag)
 	}
-	br := engine.NewBatchRows("MERGE", rows)
+	br := engine.NewBatchRows(p.verb, rows)
 	br.SetTag(tag)
 	return &Result{Columns: cols, Rows: br}
 }

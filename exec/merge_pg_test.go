@@ -68,7 +68,7 @@ func TestMergeMatchesPostgres(t *testing.T) {
 	conn := connectTestPostgres(t)
 	for mi, mode := range mergeTableModes {
 		for _, part := range []string{"", "PARTITIONED BY (g)"} {
-			t.Run(fmt.Sprintf("mode%d%s", mi, strings.Fields(part+" unpartitioned")[0]), func(t *testing.T) {
+			t.Run(fmt.Sprintf("mode%d%s", mi, strings.Fields(part + " unpartitioned")[0]), func(t *testing.T) {
 				s := testSession(t)
 				mustPG(t, conn, "DROP TABLE IF EXISTS mt, ms")
 				mustPG(t, conn, "CREATE TABLE mt (id int, g int, v int, s text)")

@@ -67,6 +67,14 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 }
 
 func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []Column, error) {
+	if st.Join != nil {
+		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+			return s.planJoinUpdate(ctx, st, params)
+		})
+		if ok {
+			return pl, cols, err
+		}
+	}
 	p, err := s.planUpdate(ctx, st, params)
 	if err != nil {
 		return nil, nil, err

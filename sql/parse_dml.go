@@ -171,6 +171,9 @@ func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
 			return nil, syntaxErrorAt(p.query, c.peek())
 		}
 		where := c.joinWhere()
+		if d.Join, err = p.dmlJoin(sources, where, at, c.at(c.i)); err != nil {
+			return nil, err
+		}
 		if d.Where, err = p.expr(p.semiJoin(sources, where, targetName(d.Table, d.Alias), at), c.at(c.i)); err != nil {
 			return nil, err
 		}
@@ -327,6 +330,21 @@ func targetName(t TableName, alias string) string {
 	return t.Table
 }
 
+// dmlJoin is the join form of a USING or FROM list and its WHERE.
+func (p *parseCtx) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, error) {
+	src, err := p.mergeSource(sources, stop, at)
+	if err != nil {
+		return nil, err
+	}
+	j := &DMLJoin{Source: src}
+	if len(where) > 0 {
+		if j.Cond, err = p.expr(where, stop); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
 // updateFrom rewrites UPDATE t SET ... FROM s WHERE c: each value reads one
 // joined row of s, and the target rows are those some row of s joins.
 func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) error {
@@ -335,6 +353,11 @@ func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 		return syntaxErrorAt(p.query, c.peek())
 	}
 	where := c.joinWhere()
+	var err error
+	if u.Join, err = p.dmlJoin(sources, where, at, c.at(c.i)); err != nil {
+		return err
+	}
+	u.Join.Set = append([]Assignment(nil), u.Set...)
 	for i, span := range values {
 		if HasAggregate(u.Set[i].Value) {
 			return Errorf(CodeGroupingError, "aggregate functions are not allowed in UPDATE")
@@ -351,7 +374,6 @@ func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 		}
 		u.Set[i].Value = v
 	}
-	var err error
 	u.Where, err = p.expr(p.semiJoin(sources, where, targetName(u.Table, u.Alias), at), c.at(c.i))
 	return err
 }

@@ -109,6 +109,18 @@ type Delete struct {
 	Alias     string
 	Where     ast.ExprNode
 	Returning []SelectItem
+	// Join is DELETE ... USING as written; Where then holds it rewritten
+	// as a semi-join subquery, for where the join cannot run.
+	Join *DMLJoin
+}
+
+// DMLJoin is the join of DELETE ... USING and UPDATE ... FROM: the target
+// joined with the listed relations by the WHERE, each target row changed
+// once, with one of the rows it joins.
+type DMLJoin struct {
+	Source *Select     // SELECT * FROM <the USING or FROM list>
+	Cond   ast.ExprNode // the WHERE; nil: none
+	Set    []Assignment // UPDATE: the SET list as written, reading the joined row
 }
 
 // Assignment is one "col = value" of UPDATE ... SET.
@@ -126,6 +138,9 @@ type Update struct {
 	Set       []Assignment
 	Where     ast.ExprNode
 	Returning []SelectItem
+	// Join is UPDATE ... FROM as written; Set and Where then hold it
+	// rewritten as subqueries, for where the join cannot run.
+	Join *DMLJoin
 }
 
 // Truncate is TRUNCATE [TABLE] t.

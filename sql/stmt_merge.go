@@ -11,9 +11,13 @@ type Merge struct {
 	// Source is SELECT * FROM <the USING item>: its FROM clause is the
 	// source relation, planned with its own qualifiers.
 	Source    *Select
-	On        ast.ExprNode
+	On        ast.ExprNode // nil: TRUE
 	Clauses   []MergeClause
 	Returning []SelectItem
+	// AnyMatch changes a target row joined by several source rows once,
+	// with the first of them, instead of failing (21000): DELETE ... USING
+	// and UPDATE ... FROM run as such a MERGE.
+	AnyMatch bool
 }
 
 // MergeWhen is which rows a WHEN clause applies to.

@@ -23,6 +23,11 @@ type MergePlan struct {
 	join     *joinSource
 	clauses  []mergeClause
 	bySource bool // some clause is WHEN NOT MATCHED BY SOURCE: every target row is a candidate
+	inserts  bool // some clause is WHEN NOT MATCHED: every source row counts, joined or not
+	anyMatch bool // sql.Merge.AnyMatch
+	// targetOnly are the ON conjuncts that read only target columns: a
+	// target row failing one joins nothing.
+	targetOnly []sql.Expr
 	// returning is bound over the joined scope plus merge_action().
 	returning []sql.Expr
 	names     []string
@@ -38,10 +43,10 @@ type mergeClause struct {
 	values []sql.Expr
 }
 
-// errVolatileMerge refuses what would let the pass that picks a target row
+// ErrVolatileMerge refuses what would let the pass that picks a target row
 // and the one that rewrites it disagree: the delete engine looks at a
 // changed row twice.
-var errVolatileMerge = sql.Errorf(sql.CodeFeatureNotSupported, "volatile functions in MERGE's ON and WHEN conditions are not supported")
+var ErrVolatileMerge = sql.Errorf(sql.CodeFeatureNotSupported, "volatile functions in MERGE's ON and WHEN conditions are not supported")
 
 // mergeActionQualifier qualifies the hidden column merge_action() reads; no
 // relation can be named so.
@@ -72,16 +77,11 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	}
 	m := &MergePlan{env: env, target: target, table: table}
 	joined := concatScopes(target, src.scope())
-	on, err := sql.BindCondition(st.On, joined, params, "JOIN/ON")
+	on, err := bindMergeOn(st.On, joined, params)
 	if err != nil {
 		return nil, err
 	}
-	if sql.HasAggregate(st.On) {
-		return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in JOIN conditions")
-	}
-	if hasVolatile(on) {
-		return nil, errVolatileMerge
-	}
+	m.anyMatch = st.AnyMatch
 	m.join = &joinSource{left: &scopeOnly{sc: target}, right: src, kind: joinInner, sc: joined, env: env}
 	m.join.setCondition(on)
 	for _, cl := range st.Clauses {
@@ -90,14 +90,71 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 			return nil, err
 		}
 		m.bySource = m.bySource || cl.When == sql.MergeNotMatchedBySource
+		m.inserts = m.inserts || cl.When == sql.MergeNotMatched
 		m.clauses = append(m.clauses, bc)
 	}
+	m.placeConjuncts(on)
 	if len(st.Returning) > 0 {
 		if err := m.bindReturning(st.Returning, joined, params); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
+}
+
+// bindMergeOn binds the ON condition (nil: TRUE) over the joined row.
+func bindMergeOn(n ast.ExprNode, joined *sql.Scope, params *sql.Params) (sql.Expr, error) {
+	if n == nil {
+		return &sql.Const{Value: true, T: sql.Bool}, nil
+	}
+	if sql.HasAggregate(n) {
+		return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in JOIN conditions")
+	}
+	on, err := sql.BindCondition(n, joined, params, "JOIN/ON")
+	if err != nil {
+		return nil, err
+	}
+	if hasVolatile(on) {
+		return nil, ErrVolatileMerge
+	}
+	return on, nil
+}
+
+// placeConjuncts puts the ON conjuncts that read one side to work before
+// the join: target-only ones prune the target's files (TargetFilter);
+// source-only ones filter the source before it is hashed, and settle the
+// joins inside it (DELETE ... USING a, b WHERE a.k = b.k), unless NOT
+// MATCHED clauses must see every source row. The join still checks them.
+func (m *MergePlan) placeConjuncts(on sql.Expr) {
+	nt := len(m.target.Columns)
+	conj := []sql.Expr{on}
+	if l, ok := on.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	for _, c := range conj {
+		if hasSubquery(c) {
+			continue
+		}
+		cols := map[int]bool{}
+		sql.CollectColumns(c, cols)
+		target, source := false, false
+		for i := range cols {
+			target, source = target || i < nt, source || i >= nt
+		}
+		switch {
+		case target && !source:
+			m.targetOnly = append(m.targetOnly, c)
+		case source && !target && !m.inserts:
+			shift := map[int]int{}
+			for i := range cols {
+				shift[i] = i - nt
+			}
+			rc := sql.RemapColumns(c, shift)
+			if !placeConjunct(m.join.right, rc) {
+				m.join.rfilter = andAfter(m.join.rfilter, rc)
+			}
+		}
+	}
 }
 
 // distinctNames refuses a source that takes the target's qualifier, as
@@ -129,7 +186,7 @@ func (m *MergePlan) bindClause(cl sql.MergeClause, joined *sql.Scope, params *sq
 			return bc, err
 		}
 		if hasVolatile(e) {
-			return bc, errVolatileMerge
+			return bc, ErrVolatileMerge
 		}
 		bc.condE = e
 	}

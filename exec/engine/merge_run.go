@@ -144,6 +144,9 @@ func (r *MergeRun) decide(ctx context.Context, tb arrow.RecordBatch, mark bool) 
 				continue
 			}
 			if dec[t].clause >= 0 {
+				if r.m.anyMatch {
+					continue
+				}
 				return r.cardinalityError(tb, int(t))
 			}
 			dec[t] = mergeDecision{c, bIdx[k]}
@@ -586,10 +589,10 @@ func emptyColumns(sc *arrow.Schema) []arrow.Array {
 const filterListMax = 200
 
 // TargetFilter is implied by "this target row joins some source row",
-// over the target's columns: from each ON equality of a target column and
-// the source, the source's distinct key values (or their range). nil when
-// every target row is a candidate (a NOT MATCHED BY SOURCE clause, or no
-// such equality).
+// over the target's columns: the ON conjuncts that read only the target,
+// and from each ON equality of a target column and the source, the
+// source's distinct key values (or their range). nil when every target row
+// is a candidate (a NOT MATCHED BY SOURCE clause, or nothing to say).
 func (r *MergeRun) TargetFilter() sql.Expr {
 	if r.m.bySource {
 		return nil
@@ -598,7 +601,7 @@ func (r *MergeRun) TargetFilter() sql.Expr {
 		return &sql.Const{Value: false, T: sql.Bool}
 	}
 	jr := r.join
-	var conj []sql.Expr
+	conj := append([]sql.Expr(nil), r.m.targetOnly...)
 	for k, lk := range jr.j.lkeys {
 		col, ok := lk.(*sql.ColumnRef)
 		if !ok || !prunableKind(col.T.Kind) {
