@@ -17,7 +17,7 @@ import (
 // mergePlan is a bound MERGE: the engine's plan of the join and clauses,
 // and what the session checks of the rows it writes.
 type mergePlan struct {
-	verb     string // MERGE, or DELETE and UPDATE run as a MERGE (dml_join.go)
+	verb     string       // MERGE, or DELETE and UPDATE run as a MERGE (dml_join.go)
 	mode     deletes.Mode // "": write.merge.mode
 	rt       *resolvedTable
 	scope    *sql.Scope // every target column

@@ -118,7 +118,7 @@ type Delete struct {
 // joined with the listed relations by the WHERE, each target row changed
 // once, with one of the rows it joins.
 type DMLJoin struct {
-	Source *Select     // SELECT * FROM <the USING or FROM list>
+	Source *Select      // SELECT * FROM <the USING or FROM list>
 	Cond   ast.ExprNode // the WHERE; nil: none
 	Set    []Assignment // UPDATE: the SET list as written, reading the joined row
 }
