@@ -60,6 +60,18 @@ var mergeScript = []string{
 	"SELECT * FROM mt ORDER BY id NULLS FIRST",
 	"MERGE INTO mt USING ms ON true WHEN MATCHED AND mt.id > 50 THEN DELETE",
 	"SELECT * FROM mt ORDER BY id NULLS FIRST",
+	// Inside a transaction block: each MERGE sees the block's changes,
+	// ROLLBACK TO undoes one, COMMIT publishes the rest.
+	"BEGIN",
+	"MERGE INTO mt USING (VALUES (1, 'x'), (200, 'y')) AS v(k, s) ON mt.id = v.k WHEN MATCHED THEN UPDATE SET s = v.s WHEN NOT MATCHED THEN INSERT (id, s) VALUES (v.k, v.s)",
+	"SELECT * FROM mt ORDER BY id NULLS FIRST",
+	"SAVEPOINT a",
+	"MERGE INTO mt USING (VALUES (200)) AS v(k) ON mt.id = v.k WHEN MATCHED THEN DELETE",
+	"SELECT count(*) FROM mt",
+	"ROLLBACK TO a",
+	"MERGE INTO mt USING (VALUES (200, 'z')) AS v(k, s) ON mt.id = v.k WHEN MATCHED THEN UPDATE SET s = mt.s || v.s",
+	"COMMIT",
+	"SELECT * FROM mt ORDER BY id NULLS FIRST",
 }
 
 // TestMergeMatchesPostgres runs the script in each table mode, comparing
