@@ -162,15 +162,17 @@ func fullJoins(in []token) []token {
 	return out
 }
 
-// derivedColumnAliases folds (subquery) [AS] s(a, b) into the alias
-// "s" AliasColumnSep "a" AliasColumnSep "b".
+// derivedColumnAliases folds (subquery) [AS] s(a, b), and t [AS] s(a, b)
+// of a table, into the alias "s" AliasColumnSep "a" AliasColumnSep "b".
 func derivedColumnAliases(in []token) []token {
 	var out []token
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		out = append(out, t)
 		if !t.isPunct(")") || !closesSubquery(out) {
-			continue
+			if !endsTableName(in, k) {
+				continue
+			}
 		}
 		j := k + 1
 		if j < len(in) && in[j].is("as") {
@@ -200,6 +202,20 @@ func derivedColumnAliases(in []token) []token {
 		k = e
 	}
 	return out
+}
+
+// endsTableName reports whether in[k] ends a table name in FROM (FROM,
+// JOIN or a comma, then name or schema.name): t AS x(a, b) names the
+// table's columns too, as a derived table's alias does.
+func endsTableName(in []token, k int) bool {
+	if !isName(in[k]) {
+		return false
+	}
+	j := k - 1
+	if j >= 1 && in[j].isPunct(".") && isName(in[j-1]) {
+		j -= 2
+	}
+	return j >= 0 && (in[j].is("from") || in[j].is("join") || in[j].isPunct(","))
 }
 
 // closesSubquery reports whether the ")" ending out closes a parenthesised query.

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"strings"
 )
 
 // selectClauses are the parts of a SELECT that tidb cannot parse in
@@ -171,8 +172,8 @@ func simpleFrom(sel *ast.SelectStmt) (ref *TableRef, complex bool) {
 		return nil, true
 	}
 	tn, ok := ts.Source.(*ast.TableName)
-	if !ok {
-		return nil, true
+	if !ok || strings.Contains(ts.AsName.O, AliasColumnSep) {
+		return nil, true // an alias naming columns renames them in the engine
 	}
 	return &TableRef{Name: TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: ts.AsName.O}, false
 }

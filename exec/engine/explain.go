@@ -57,6 +57,9 @@ func describeQuery(ctx context.Context, q *selectQuery, params []any, ind string
 	if q.agg != nil {
 		lines = append(lines, fmt.Sprintf("%s  Aggregate: %d group key(s), %d aggregate(s)", ind, len(q.agg.GroupBy), len(q.agg.Calls)))
 	}
+	if q.winTop != 0 {
+		lines = append(lines, fmt.Sprintf("%s  Window: only the first %d rows of each partition are kept (a heap per partition)", ind, max(q.winTop, 0)))
+	}
 	if q.where != nil {
 		if _, scan := q.src.(*tableSource); !scan {
 			lines = append(lines, ind+"  Filter: "+q.where.String())

@@ -202,6 +202,11 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 			return nil, err
 		}
 		base = []arrow.RecordBatch{g}
+	} else if p.q.winTop != 0 {
+		var err error
+		if base, err = p.windowTopRows(ctx); err != nil {
+			return nil, err
+		}
 	} else {
 		for {
 			b, err := p.nextFiltered(ctx)
@@ -236,6 +241,32 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// windowTopRows reads the input keeping only the first winTop rows of each
+// window partition (window_top.go).
+func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, error) {
+	t := newWindowTop(max(p.q.winTop, 0), p.q.win.Calls[0], p.mem)
+	var schema *arrow.Schema
+	for {
+		b, err := p.nextFiltered(ctx)
+		if err == io.EOF {
+			return t.rows(schema, 4096)
+		}
+		if err != nil {
+			t.release()
+			return nil, err
+		}
+		if p.q.winTop < 0 {
+			b.Release()
+			continue
+		}
+		schema = b.Schema()
+		if err := t.add(ctx, b, p.params); err != nil {
+			t.release()
+			return nil, err
+		}
+	}
 }
 
 // drainTop reads the input keeping only the first topN rows in ORDER BY

@@ -26,6 +26,9 @@ type selectQuery struct {
 	sets       [][]int // grouping sets as GROUP BY key indexes; nil: one, all keys
 	agg        *sql.AggContext
 	win        *sql.WindowContext // window calls, computed after grouping
+	// winTop, when above zero, is how many rows of each window partition
+	// the query reading this one keeps (window_top.go); -1: none.
+	winTop int64
 	having     sql.Expr
 	outputs    []sql.Expr // visible columns, then hidden ORDER BY keys
 	visible    int
@@ -61,6 +64,7 @@ func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untype
 	used := q.inputColumns()
 	if len(used) == len(full.Columns) {
 		q.src = src
+		limitWindow(q)
 		return q, nil
 	}
 	reduced := &sql.Scope{Aliased: full.Aliased, Outer: outer, Computed: full.Computed}
@@ -72,6 +76,7 @@ func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untype
 		return nil, err
 	}
 	q.src = src.project(used)
+	limitWindow(q)
 	return q, nil
 }
 

@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"container/heap"
+	"context"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// A query keeping the first rows of each window partition,
+//
+//	SELECT * FROM (SELECT ..., row_number() OVER (PARTITION BY p ORDER BY o) AS rn FROM t) s
+//	WHERE rn <= 3
+//
+// (top-N per group, what BI tools send) needs only those rows of t: the
+// inner query keeps, while it reads, a heap of the first N rows of each
+// partition in the window's order (ties in input order, as the stable sort
+// numbers them), so it holds partitions × N rows instead of the table,
+// and the window numbers exactly the rows it would have numbered 1..N.
+
+// limitWindow marks the derived table q reads when q's WHERE keeps only
+// rows whose row_number() (the derived table's only window call) is at
+// most a constant.
+func limitWindow(q *selectQuery) {
+	if q.where == nil {
+		return
+	}
+	conj := []sql.Expr{q.where}
+	if l, ok := q.where.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	for _, c := range conj {
+		col, n, ok := rowLimit(c)
+		if !ok {
+			continue
+		}
+		d, dcol, ok := derivedColumn(q.src, col)
+		if !ok || !windowTopApplies(d.q, dcol) {
+			continue
+		}
+		if d.q.winTop == 0 || n < d.q.winTop {
+			d.q.winTop = max(n, 0)
+			if n <= 0 {
+				d.q.winTop = -1 // no row can pass
+			}
+		}
+	}
+}
+
+// rowLimit reads "col <= n", "col < n", "col = n" (either way round) with
+// an integer constant n: rows passing have col at most n.
+func rowLimit(e sql.Expr) (col int, n int64, ok bool) {
+	c, isCmp := e.(*sql.Compare)
+	if !isCmp {
+		return 0, 0, false
+	}
+	op, l, r := c.Op, c.L, c.R
+	if _, isRef := r.(*sql.ColumnRef); isRef {
+		l, r = r, l
+		switch op {
+		case sql.OpGE:
+			op = sql.OpLE
+		case sql.OpGT:
+			op = sql.OpLT
+		}
+	}
+	ref, isRef := l.(*sql.ColumnRef)
+	k, isConst := r.(*sql.Const)
+	if !isRef || !isConst {
+		return 0, 0, false
+	}
+	v, isInt := k.Value.(int64)
+	if !isInt {
+		return 0, 0, false
+	}
+	switch op {
+	case sql.OpLE, sql.OpEQ:
+		return ref.Index, v, true
+	case sql.OpLT:
+		return ref.Index, v - 1, true
+	}
+	return 0, 0, false
+}
+
+// derivedColumn finds the derived table under src's column wrappers and
+// the derived table's column that src's column col is.
+func derivedColumn(src source, col int) (*derivedSource, int, bool) {
+	for {
+		switch s := src.(type) {
+		case *picked:
+			col, src = s.cols[col], s.src
+		case *rescoped:
+			src = s.src
+		case *derivedSource:
+			return s, col, true
+		default:
+			return nil, 0, false
+		}
+	}
+}
+
+// windowTopApplies: column col of q is its only window call, row_number(),
+// and nothing after the window (grouping, DISTINCT, LIMIT) would see the
+// rows the heap leaves out.
+func windowTopApplies(q *selectQuery, col int) bool {
+	if q.win == nil || len(q.win.Calls) != 1 || q.agg != nil || q.distinct || len(q.distinctOn) > 0 ||
+		q.limit != nil || q.offset != nil || col >= q.visible {
+		return false
+	}
+	call := q.win.Calls[0]
+	ref, ok := q.outputs[col].(*sql.ColumnRef)
+	if !ok || ref.Index != q.win.Base || call.Name != "row_number" {
+		return false
+	}
+	for _, e := range append(append([]sql.Expr(nil), call.Partition...), orderExprs(call.Order)...) {
+		if hasVolatile(e) || hasSubquery(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func orderExprs(o []sql.WindowOrder) []sql.Expr {
+	out := make([]sql.Expr, len(o))
+	for i, w := range o {
+		out[i] = w.Expr
+	}
+	return out
+}
+
+// windowTop holds the first n rows of each partition seen so far.
+type windowTop struct {
+	n     int64
+	call  *sql.WindowCall
+	specs []sortSpec
+	held  []arrow.RecordBatch
+	order [][]arrow.Array // per held batch: its ORDER BY keys
+	parts map[string]*partHeap
+	live  int
+	mem   *memBudget
+	bytes int64 // work_mem charged for held
+}
+
+// partHeap is one partition's best rows, the last in order on top.
+type partHeap struct {
+	t    *windowTop
+	refs []rowRef
+}
+
+func newWindowTop(n int64, call *sql.WindowCall, mem *memBudget) *windowTop {
+	t := &windowTop{n: n, call: call, parts: map[string]*partHeap{}, mem: mem}
+	for _, o := range call.Order {
+		t.specs = append(t.specs, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
+	}
+	return t
+}
+
+// before orders x ahead of y: by the window's ORDER BY, then by arrival.
+func (t *windowTop) before(x, y rowRef) bool {
+	if c := compareKeyRows(t.order[x.batch], int(x.row), t.order[y.batch], int(y.row), t.specs); c != 0 {
+		return c < 0
+	}
+	if x.batch != y.batch {
+		return x.batch < y.batch
+	}
+	return x.row < y.row
+}
+
+func (h *partHeap) Len() int           { return len(h.refs) }
+func (h *partHeap) Less(i, j int) bool { return h.t.before(h.refs[j], h.refs[i]) }
+func (h *partHeap) Swap(i, j int)      { h.refs[i], h.refs[j] = h.refs[j], h.refs[i] }
+func (h *partHeap) Push(x any)         { h.refs = append(h.refs, x.(rowRef)) }
+func (h *partHeap) Pop() any {
+	last := h.refs[len(h.refs)-1]
+	h.refs = h.refs[:len(h.refs)-1]
+	return last
+}
+
+// add offers b's rows (the window's input) to their partitions' heaps.
+func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) error {
+	part, err := evalAll(ctx, t.call.Partition, b, params)
+	if err != nil {
+		return err
+	}
+	defer releaseArrays(part)
+	order, err := evalAll(ctx, orderExprs(t.call.Order), b, params)
+	if err != nil {
+		return err
+	}
+	bi := int32(len(t.held))
+	t.held, t.order = append(t.held, b), append(t.order, order)
+	size := batchBytes(b)
+	if err := t.mem.charge(size, "window function"); err != nil {
+		return err
+	}
+	t.bytes += size
+	var buf []byte
+	for r := range int(b.NumRows()) {
+		buf = buf[:0]
+		for _, a := range part {
+			buf = appendKey(buf, a, r)
+		}
+		h, ok := t.parts[string(buf)]
+		if !ok {
+			h = &partHeap{t: t}
+			t.parts[string(buf)] = h
+		}
+		ref := rowRef{batch: bi, row: int32(r)}
+		switch {
+		case int64(len(h.refs)) < t.n:
+			heap.Push(h, ref)
+			t.live++
+		case t.before(ref, h.refs[0]):
+			h.refs[0] = ref
+			heap.Fix(h, 0)
+		}
+	}
+	if len(t.held) > 64 && int64(len(t.held)) > 4*int64(t.live)/max(1, b.NumRows())+64 {
+		return t.compact(ctx, params, b.Schema(), int(b.NumRows()))
+	}
+	return nil
+}
+
+// rows are the kept rows in arrival order, in new batches; held ones go.
+func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBatch, error) {
+	defer t.release()
+	if len(t.held) == 0 {
+		return nil, nil
+	}
+	if schema == nil {
+		schema = t.held[0].Schema()
+	}
+	var refs []rowRef
+	for _, h := range t.parts {
+		refs = append(refs, h.refs...)
+	}
+	slices.SortFunc(refs, func(x, y rowRef) int {
+		if x.batch != y.batch {
+			return int(x.batch - y.batch)
+		}
+		return int(x.row - y.row)
+	})
+	return gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
+}
+
+// compact copies the kept rows into new batches so the ones they came
+// from can go: rows keep their arrival order, so ties still break by it.
+func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Schema, batchSize int) error {
+	order := make(map[rowRef]rowRef, t.live) // old place → new
+	var refs []rowRef
+	for _, h := range t.parts {
+		refs = append(refs, h.refs...)
+	}
+	slices.SortFunc(refs, func(x, y rowRef) int {
+		if x.batch != y.batch {
+			return int(x.batch - y.batch)
+		}
+		return int(x.row - y.row)
+	})
+	fresh, err := gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
+	if err != nil {
+		return err
+	}
+	for i, r := range refs {
+		order[r] = rowRef{batch: int32(i / batchSize), row: int32(i % batchSize)}
+	}
+	var keys [][]arrow.Array
+	for _, b := range fresh {
+		ks, err := evalAll(ctx, orderExprs(t.call.Order), b, params)
+		if err != nil {
+			ReleaseAll(fresh)
+			for _, k := range keys {
+				releaseArrays(k)
+			}
+			return err
+		}
+		keys = append(keys, ks)
+	}
+	t.release()
+	t.held, t.order = fresh, keys
+	for _, b := range fresh {
+		t.bytes += batchBytes(b)
+	}
+	if err := t.mem.charge(t.bytes, "window function"); err != nil {
+		return err
+	}
+	for _, h := range t.parts {
+		for i, r := range h.refs {
+			h.refs[i] = order[r]
+		}
+	}
+	return nil
+}
+
+func (t *windowTop) release() {
+	ReleaseAll(t.held)
+	for _, ks := range t.order {
+		releaseArrays(ks)
+	}
+	t.held, t.order = nil, nil
+	t.mem.release(t.bytes)
+	t.bytes = 0
+}
+
+func evalAll(ctx context.Context, es []sql.Expr, b arrow.RecordBatch, params []any) ([]arrow.Array, error) {
+	out := make([]arrow.Array, 0, len(es))
+	for _, e := range es {
+		arr, err := sql.Eval(ctx, e, b, params)
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
+		}
+		out = append(out, arr)
+	}
+	return out, nil
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
