@@ -28,15 +28,15 @@ type selectQuery struct {
 	win        *sql.WindowContext // window calls, computed after grouping
 	// winTop, when above zero, is how many rows of each window partition
 	// the query reading this one keeps (window_top.go); -1: none.
-	winTop int64
-	having     sql.Expr
-	outputs    []sql.Expr // visible columns, then hidden ORDER BY keys
-	visible    int
-	names      []string
-	order      []orderKey
-	distinct   bool
-	limit      sql.Expr
-	offset     sql.Expr
+	winTop   int64
+	having   sql.Expr
+	outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
+	visible  int
+	names    []string
+	order    []orderKey
+	distinct bool
+	limit    sql.Expr
+	offset   sql.Expr
 }
 
 func (q *selectQuery) columns() []Column {
