@@ -27,7 +27,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareDDL(st)
 	case *sql.CreateSchema, *sql.DropSchema, *sql.DropTable, *sql.AlterTableProperties:
 		return s.prepareDDL(st)
-	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show:
+	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show, *sql.ShowTable:
 		return s.prepareShow(ctx, st)
 	case *sql.Set, *sql.Reset, *sql.SetTransaction, *sql.Discard:
 		return s.prepareSetting(st)

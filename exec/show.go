@@ -33,6 +33,11 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Co
 		tag, cols = "SHOW", []string{"Name", "Owner"}
 	case *sql.Describe:
 		tag, cols = "DESCRIBE", []string{"Column", "Type", "Collation", "Nullable", "Default"}
+	case *sql.ShowTable:
+		tag, cols = "SHOW", []string{"key", "value"}
+		if x.Create {
+			cols = []string{"createtab_stmt"}
+		}
 	}
 	columns := make([]Column, len(cols))
 	for i, c := range cols {
@@ -44,7 +49,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Co
 			return nil, err
 		}
 		br := engine.NewBatchRows(tag, []arrow.RecordBatch{stringRows(cols, rows)})
-		if tag == "SHOW" && len(cols) == 1 {
+		if tag == "SHOW" && len(cols) == 1 && !isShowTable(st) {
 			br.SetTag("SHOW")
 		}
 		return &Result{Columns: columns, Rows: br}, nil
@@ -103,6 +108,8 @@ func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, e
 		return s.tableRows(ctx, x.Schema)
 	case *sql.Describe:
 		return s.describeRows(ctx, x.Table)
+	case *sql.ShowTable:
+		return s.showTableRows(ctx, x)
 	}
 	return nil, notSupported("this statement is not supported")
 }

@@ -307,6 +307,10 @@ func (n *normalizer) emitWord(t, next token) {
 		n.emit(t.val, tkIdent, t) // a window frame's unit, as ROWS and RANGE
 		return
 	}
+	if t.val == "partition" && !next.is("by") {
+		n.emit(pgQuoteIdent(t.val), tkQIdent, t) // a column (t$files, t$delete_debt), not PARTITION BY
+		return
+	}
 	if tidbReserved[t.val] && (!tidbPassthrough[t.val] || afterAs && t.val != "select") && !next.isPunct("(") {
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 		return

@@ -193,6 +193,13 @@ func (p *parseCtx) showStmt(c *cursor) (Statement, error) {
 		return st, c.done()
 	case c.word("schemas", "databases"):
 		return &ShowSchemas{}, c.done()
+	case c.word("tblproperties"), c.words("create", "table"):
+		st := &ShowTable{Create: c.at(c.i - 1).is("table")}
+		var err error
+		if st.Table, err = c.tableName(); err != nil {
+			return nil, err
+		}
+		return st, c.done()
 	case c.words("transaction", "isolation", "level"):
 		return &Show{Name: "transaction_isolation"}, c.done()
 	case c.words("time", "zone"):

@@ -72,6 +72,13 @@ type Describe struct {
 	Table TableName
 }
 
+// ShowTable is SHOW TBLPROPERTIES t (Create false) or SHOW CREATE TABLE t.
+type ShowTable struct {
+	stmtText
+	Table  TableName
+	Create bool
+}
+
 // ShowTables is SHOW TABLES [FROM|IN schema].
 type ShowTables struct {
 	stmtText

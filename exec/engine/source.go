@@ -125,6 +125,9 @@ type metaSource struct {
 }
 
 func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error) {
+	if compute, ok := computedMeta[rt.Meta]; ok {
+		return openComputedMeta(ctx, rt, qual, compute)
+	}
 	schema, data, err := iceberg.MetadataTable(ctx, rt.Table, rt.Meta)
 	if err != nil {
 		return nil, err
