@@ -1,0 +1,24 @@
+#!/bin/sh
+# MERGE beside its floor and DuckDB: installs DuckDB's Node.js API
+# (@duckdb/node-api from npm) into a scratch node_modules, builds magmalake
+# and runs `magmalake bench merge` with DuckDB. Arguments go to the bench
+# (e.g. --rows 1000000, --json, --cpuprofile cpu.out). Run from the
+# repository root.
+#   DUCKDB_MODULES  a directory to install @duckdb/node-api into and reuse
+#                   across runs (default: a scratch one, removed afterwards)
+#   DUCKDB_NODE_API_VERSION (default 1.5.6-r.1, DuckDB 1.5.6)
+set -eu
+VERSION=${DUCKDB_NODE_API_VERSION:-1.5.6-r.1}
+
+work=$(mktemp -d /tmp/magmalake-bench-merge-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+
+modules=${DUCKDB_MODULES:-$work/duckdb}
+if [ ! -d "$modules/node_modules/@duckdb/node-api" ]; then
+	mkdir -p "$modules"
+	(cd "$modules" && npm install --no-save --no-audit --no-fund --loglevel=error "@duckdb/node-api@$VERSION" >/dev/null)
+fi
+
+go build -o "$work/magmalake" ./cmd/magmalake
+"$work/magmalake" bench merge --duckdb-modules "$modules" "$@"

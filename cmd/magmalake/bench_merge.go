@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/pprof"
+
+	"github.com/magmalake/magmalake/bench"
+)
+
+type benchMergeConfig struct {
+	bench.MergeConfig
+	JSON       bool
+	CPUProfile string
+}
+
+// parseBenchMerge reads the flags of `magmalake bench merge`.
+func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet, error) {
+	var cfg benchMergeConfig
+	fs := newFlagSet("bench merge")
+	var layouts, modes, cases string
+	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the target table")
+	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the target, one data file each (the unpartitioned target has as many files)")
+	fs.IntVar(&cfg.FlatPartitions, "flat-partitions", 10, "partitions of the second, smaller target the one-partition case also runs on (same partition size); 0: none")
+	fs.Int64Var(&cfg.SourceRows, "source-rows", 100_000, "rows of the source: half update existing rows, half are new")
+	fs.IntVar(&cfg.MaxRuns, "runs", 5, "most runs of a case on fresh copies (none started once the timed MERGEs and floors took 10 s); medians are reported")
+	fs.StringVar(&cfg.DuckDBModules, "duckdb-modules", "", "directory whose node_modules holds @duckdb/node-api (bench/merge.sh installs one); empty: no DuckDB")
+	fs.BoolVar(&cfg.JSON, "json", false, "one JSON object per case instead of text")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (labelled contender=, case=, mode=, rows=)")
+	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse (removed afterwards)")
+	fs.StringVar(&layouts, "layout", "", "comma-separated layouts: unpartitioned, partitioned (default both)")
+	fs.StringVar(&modes, "mode", "", "comma-separated modes: cow, mor-v2, mor-v3 (default all)")
+	fs.StringVar(&cases, "case", "", "comma-separated cases: scattered, one-partition (default both)")
+	if err := parse(fs, args, 0); err != nil {
+		return cfg, fs, err
+	}
+	if cfg.Rows <= 0 || cfg.Partitions <= 0 || cfg.SourceRows <= 0 || cfg.MaxRuns <= 0 || cfg.FlatPartitions < 0 {
+		return cfg, fs, usagef("--rows, --partitions, --source-rows and --runs must be positive, --flat-partitions not negative")
+	}
+	if cfg.FlatPartitions == 0 {
+		cfg.FlatPartitions = -1 // the library's "none"
+	}
+	for _, s := range splitList(layouts) {
+		cfg.Layouts = append(cfg.Layouts, bench.Layout(s))
+	}
+	for _, s := range splitList(modes) {
+		cfg.Modes = append(cfg.Modes, bench.Mode(s))
+	}
+	cfg.Cases = splitList(cases)
+	return cfg, fs, nil
+}
+
+func runBenchMerge(ctx context.Context, cfg benchMergeConfig, std stdio) error {
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("bench merge: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench merge: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	return bench.RunMerge(ctx, cfg.MergeConfig, func(r bench.MergeResult) error {
+		line := r.Line()
+		if cfg.JSON {
+			line = r.JSON()
+		}
+		_, err := fmt.Fprintln(std.out, line)
+		return err
+	})
+}
