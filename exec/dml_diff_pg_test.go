@@ -39,21 +39,8 @@ import (
 // magmalake bugs, each with its repro, until they are fixed. A feature
 // leaves the list when MAGMALAKE_DMLDIFF_ALL=1 shows no mismatch for it.
 var dxSkip = map[string]string{
-	// UPDATE t SET v = DEFAULT WHERE id = 2: PostgreSQL UPDATE 1 (v NULL),
-	// magmalake 0A000 "SET column = DEFAULT is not supported"; the same in
-	// MERGE ... WHEN MATCHED THEN UPDATE SET v = DEFAULT.
-	"set_default": "SET col = DEFAULT is 0A000",
-	// MERGE INTO t USING s1 ON t.id = s1.id WHEN NOT MATCHED THEN INSERT
-	// VALUES (s1.id, 1, 1, 'n') WHEN NOT MATCHED AND s1.v > 0 THEN DO
-	// NOTHING: PostgreSQL 42601 unreachable WHEN clause specified after
-	// unconditional WHEN clause, magmalake runs it (MERGE 0 here; ... WHEN
-	// MATCHED THEN DELETE WHEN MATCHED AND s1.g = 1 THEN DO NOTHING is
-	// 21000 when two s1 rows join a t row).
-	"merge_unreachable": "an unreachable WHEN clause is not 42601",
-	// UPDATE t SET v = 1 WHERE (t.id, t.g) IN (SELECT id, g FROM s1):
-	// PostgreSQL UPDATE 1, magmalake 0A000 "row comparisons with a
-	// subquery are not supported yet" (in SELECT too).
-	"row_in": "(a, b) IN (SELECT ...) is 0A000",
+	// Empty: SET col = DEFAULT, unreachable WHEN clauses (42601) and
+	// (a, b) IN (SELECT ...) were held back here until they were fixed.
 }
 
 const (

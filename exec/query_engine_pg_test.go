@@ -32,6 +32,14 @@ func TestQueryEngineMatchesPostgres(t *testing.T) {
 		"SELECT * FROM qa JOIN qb ON qa.id < qb.id ORDER BY 1, 3, 4",
 		// subqueries
 		"SELECT x FROM qa WHERE id IN (SELECT id FROM qb) ORDER BY 1",
+		// row IN, NOT IN, = ANY and <> ALL with NULLs on both sides, correlated too
+		"SELECT id, g FROM qt WHERE (id, g) IN (SELECT g, id FROM qt) ORDER BY 1",
+		"SELECT id, (g, v) NOT IN (SELECT g, v FROM qt WHERE id > 4), (id, s) = ANY (SELECT id, s FROM qt WHERE id <> 2), (g, 5) <> ALL (SELECT g, v FROM qt) FROM qt ORDER BY 1",
+		"SELECT id FROM qt a WHERE (a.g, a.v) IN (SELECT b.g, b.v FROM qt b WHERE b.id <> a.id) ORDER BY 1",
+		"SELECT (1, NULL) IN (SELECT 1, 2), (1, NULL) NOT IN (SELECT 2, 2), (1, 2) IN (SELECT 1, 2 WHERE false), (NULL, 1) NOT IN (SELECT 1, 1 WHERE false)",
+		"SELECT (1, 2) IN (SELECT 1)",
+		"SELECT (1, 2) < ANY (SELECT 1, 2), (1, 2) <= ALL (SELECT 1, 3 UNION ALL SELECT 2, 0), (1, NULL) < ANY (SELECT 2, 1), (NULL, 1) > ALL (SELECT 0, 0), (1, 2) <> ANY (SELECT 1, NULL)",
+		"SELECT id FROM qt WHERE (g, v) >= ALL (SELECT g, v FROM qt WHERE g IS NOT NULL AND v IS NOT NULL) ORDER BY 1",
 		"SELECT x FROM qa WHERE id NOT IN (SELECT id FROM qb) ORDER BY 1",
 		"SELECT x FROM qa WHERE EXISTS (SELECT 1 FROM qb WHERE qb.id = qa.id) ORDER BY 1",
 		"SELECT x, (SELECT max(y) FROM qb WHERE qb.id = qa.id) FROM qa ORDER BY 1",

@@ -116,14 +116,18 @@ func (p *parseCtx) valuesRows(in []token, stop token) ([][]ast.ExprNode, error) 
 		return nil, syntaxErrorAt(p.query, in[0])
 	}
 	for _, row := range is.Lists {
-		for _, e := range row {
-			if _, isDefault := e.(*ast.DefaultExpr); isDefault {
-				return nil, unsupportedAt(p.query, in[0], "DEFAULT in VALUES is not supported")
+		for i, e := range row {
+			if d, isDefault := e.(*ast.DefaultExpr); isDefault && d.Name == nil {
+				row[i] = nullLiteral() // a column's default is NULL: none is declared
 			}
 		}
 	}
 	return is.Lists, nil
 }
+
+// nullLiteral is an untyped NULL, which takes the type of the column it is
+// stored into.
+func nullLiteral() ast.ExprNode { return ast.NewValueExpr(nil, "", "") }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
 func (p *parseCtx) returning(c *cursor) ([]SelectItem, error) {
@@ -254,10 +258,12 @@ func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if err := c.expectPunct("="); err != nil {
 		return Assignment{}, err
 	}
-	if c.peek().is("default") {
-		return Assignment{}, unsupportedAt(p.query, c.peek(), "SET column = DEFAULT is not supported")
-	}
 	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord(ends...)(t) })
+	if c.peek().is("default") && end == c.i+1 {
+		// A column's default is NULL: magmalake's tables declare none.
+		c.i = end
+		return Assignment{Column: col, Value: nullLiteral()}, nil
+	}
 	v, err := c.exprUntil(end)
 	if err != nil {
 		return Assignment{}, err

@@ -50,10 +50,28 @@ func (p *parseCtx) mergeStmt(c *cursor) (Statement, error) {
 	if len(m.Clauses) == 0 {
 		return nil, c.errHere()
 	}
+	if err := unreachableClause(m.Clauses); err != nil {
+		return nil, err
+	}
 	if m.Returning, err = p.returning(c); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// unreachableClause refuses a WHEN clause after an unconditional one of the
+// same kind, which could never run, as PostgreSQL does.
+func unreachableClause(cls []MergeClause) error {
+	open := map[MergeWhen]bool{}
+	for _, cl := range cls {
+		if open[cl.When] {
+			return Errorf(CodeSyntaxError, "unreachable WHEN clause specified after unconditional WHEN clause")
+		}
+		if cl.Cond == nil {
+			open[cl.When] = true
+		}
+	}
+	return nil
 }
 
 // mergeOn finds the ON that ends the source: the last one at the top level

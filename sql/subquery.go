@@ -66,6 +66,10 @@ type Subquery struct {
 	Op     CmpOp // SubAny and SubAll
 	Test   Expr  // the left operand of SubAny and SubAll, converted for Domain
 	Domain Type  // the type Op compares in
+	// Row and RowDomains are a row operand instead, (a, b) IN (SELECT x,
+	// y ...): one element and comparison type per subquery column.
+	Row        []Expr
+	RowDomains []Type
 	Plan   SubPlan
 	Refs   []Expr // the outer references' values, evaluated in the enclosing query
 	T      Type
@@ -151,15 +155,16 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 	if b.params.Subqueries == nil {
 		return nil, Errorf(CodeFeatureNotSupported, "subqueries are not supported here")
 	}
-	if left != nil && rowOf(left) != nil {
-		return nil, Errorf(CodeFeatureNotSupported, "row comparisons with a subquery are not supported yet")
-	}
+	row := rowOf(left)
 	outer := &Outer{resolve: func(cn *ast.ColumnNameExpr) (Expr, error) { return b.bind(cn) }}
 	plan, err := b.params.Subqueries.PlanSubquery(sq.Query, outer)
 	if err != nil {
 		return nil, err
 	}
 	cols := plan.Columns()
+	if row != nil {
+		return b.bindRowSubquery(kind, op, row, plan, outer, cols)
+	}
 	if kind != SubExists && len(cols) != 1 {
 		if len(cols) > 1 {
 			return nil, Errorf(CodeSyntaxError, "subquery has too many columns")
@@ -188,6 +193,33 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 		cmp := c.(*Compare)
 		s.Test, s.Domain = cmp.L, cmp.Domain
 	}
+	return s, nil
+}
+
+// bindRowSubquery binds (a, b) IN (SELECT x, y ...) and (a, b) op
+// ANY|ALL (...): each element is compared with its column as a op x
+// would be.
+func (b *binder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
+	if len(cols) != len(row) {
+		if len(cols) > len(row) {
+			return nil, Errorf(CodeSyntaxError, "subquery has too many columns")
+		}
+		return nil, Errorf(CodeSyntaxError, "subquery has too few columns")
+	}
+	s := &Subquery{Kind: kind, Op: op, Plan: plan, T: Bool, Text: subqueryText(kind, op)}
+	for k, n := range row {
+		x, err := b.bind(n)
+		if err != nil {
+			return nil, err
+		}
+		c, err := b.bindCompare(op, x, &subqueryValue{T: cols[k]})
+		if err != nil {
+			return nil, err
+		}
+		cmp := c.(*Compare)
+		s.Row, s.RowDomains = append(s.Row, cmp.L), append(s.RowDomains, cmp.Domain)
+	}
+	s.Refs = outer.Refs
 	return s, nil
 }
 

@@ -100,6 +100,13 @@ func (ev *evaluator) evalSubquery(x *Subquery, sel []int, out []any) ([]any, err
 			return nil, err
 		}
 	}
+	row := make([][]any, len(x.Row))
+	for k, e := range x.Row {
+		var err error
+		if row[k], err = ev.eval(e, sel); err != nil {
+			return nil, err
+		}
+	}
 	cache := ev.subqueryCache()
 	outer := make([]any, len(refs))
 	for _, i := range sel {
@@ -113,6 +120,14 @@ func (ev *evaluator) evalSubquery(x *Subquery, sel []int, out []any) ([]any, err
 		var t any
 		if test != nil {
 			t = test[i]
+		}
+		if x.Row != nil {
+			vals := make([]any, len(row))
+			for k := range row {
+				vals[k] = row[k][i]
+			}
+			out[i] = res.rowValue(x, vals)
+			continue
 		}
 		if out[i], err = res.value(x, t); err != nil {
 			return nil, err
@@ -152,6 +167,57 @@ func (r *subResult) value(x *Subquery, test any) (any, error) {
 		return r.contains(x, test), nil
 	}
 	return r.quantified(x, test), nil
+}
+
+// rowValue is (a, b) op ANY|ALL (rows) under three-valued logic.
+func (r *subResult) rowValue(x *Subquery, vals []any) any {
+	sawNull := false
+	for _, row := range r.rows {
+		switch v := r.rowCompare(x, vals, row); {
+		case v == nil:
+			sawNull = true
+		case v.(bool) == (x.Kind == SubAny):
+			return v // ANY found a true one, ALL a false one
+		}
+	}
+	if sawNull {
+		return nil
+	}
+	return x.Kind == SubAll
+}
+
+// rowCompare is (vals) op (row) as PostgreSQL compares rows: = holds when
+// every pair is equal and fails when a non-NULL pair differs; an ordering
+// is decided by the first pair, left to right, that is not equal, and is
+// unknown when a NULL comes first.
+func (r *subResult) rowCompare(x *Subquery, vals, row []any) any {
+	cols := x.Plan.Columns()
+	unknown := false
+	for k, v := range vals {
+		if v == nil || row[k] == nil {
+			if x.Op != OpEQ && x.Op != OpNE {
+				return nil
+			}
+			unknown = true
+			continue
+		}
+		dom := x.RowDomains[k]
+		c := compareDatums(dom, toDomain(v, x.Row[k].Type(), dom), toDomain(row[k], cols[k], dom))
+		if c == 0 {
+			continue
+		}
+		if x.Op == OpEQ || x.Op == OpNE {
+			return x.Op == OpNE
+		}
+		return cmpHolds(x.Op, c)
+	}
+	switch {
+	case unknown:
+		return nil
+	case x.Op == OpEQ || x.Op == OpNE:
+		return x.Op == OpEQ
+	}
+	return cmpHolds(x.Op, 0)
 }
 
 // contains is x = ANY (rows) through a hash set of the rows' values.

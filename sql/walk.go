@@ -47,7 +47,7 @@ func Children(e Expr) []Expr {
 		if x.Test != nil {
 			out = append(out, x.Test)
 		}
-		return out
+		return append(out, x.Row...)
 	}
 	return nil
 }
@@ -152,6 +152,9 @@ func RemapColumns(e Expr, m map[int]int) Expr {
 		c.Refs = remapAll(x.Refs, m)
 		if x.Test != nil {
 			c.Test = RemapColumns(x.Test, m)
+		}
+		if x.Row != nil {
+			c.Row = remapAll(x.Row, m)
 		}
 		return &c
 	}
