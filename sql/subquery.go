@@ -70,10 +70,10 @@ type Subquery struct {
 	// y ...): one element and comparison type per subquery column.
 	Row        []Expr
 	RowDomains []Type
-	Plan   SubPlan
-	Refs   []Expr // the outer references' values, evaluated in the enclosing query
-	T      Type
-	Text   string // SQL text, for EXPLAIN and errors
+	Plan       SubPlan
+	Refs       []Expr // the outer references' values, evaluated in the enclosing query
+	T          Type
+	Text       string // SQL text, for EXPLAIN and errors
 }
 
 func (s *Subquery) Type() Type     { return s.T }
