@@ -32,9 +32,10 @@ type Merger interface {
 	// Start begins an attempt; one re-planned against a new head after a
 	// conflict forgets what the previous one matched.
 	Start()
-	// Replace gets the old values of rows Match picked (every column of the
-	// current schema, in order, types as iceberg-go reads them) and returns
-	// their replacements: any number of rows, none for rows removed.
+	// Replace gets the old values of rows Match picked (the Predicate's
+	// Columns, as Match gets them: types as iceberg-go reads them) and
+	// returns their replacements, every column of the current schema in
+	// order: any number of rows, none for rows removed.
 	Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error)
 	// Added returns the rows to insert besides the replacements.
 	Added(ctx context.Context) ([]arrow.RecordBatch, error)
@@ -83,10 +84,7 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 	mode := mergeMode(head, opts.Mode)
 	m.Start()
 	planOpts := opts.Plan
-	planOpts.ReturnColumns = nil
-	for _, f := range head.Schema().Fields() {
-		planOpts.ReturnColumns = append(planOpts.ReturnColumns, f.Name)
-	}
+	planOpts.ReturnColumns = pred.Columns
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
 		return lake.FileChange{}, nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/deletes"
@@ -132,8 +133,12 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	if f := run.TargetFilter(); f != nil {
 		pred.Filter = sql.Translate(ctx, f, p.scope, args).Filter
 	}
-	for _, c := range p.scope.Columns {
-		pred.Columns = append(pred.Columns, c.Name)
+	rows.read = p.plan.TargetColumns()
+	if len(rows.read) == 0 {
+		rows.read = []int{0} // a batch needs a column to count its rows
+	}
+	for _, i := range rows.read {
+		pred.Columns = append(pred.Columns, p.scope.Columns[i].Name)
 	}
 	opts := s.deleteOptions(dry)
 	opts.Mode = p.mode
@@ -164,14 +169,45 @@ func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *Result {
 // (deletes.Merger), reading target rows in the engine's types and checking
 // the rows written against the table's constraints.
 type mergeRows struct {
-	p   *mergePlan
-	run *engine.MergeRun
+	p    *mergePlan
+	run  *engine.MergeRun
+	read []int // the target columns the delete engine reads, in table order
+}
+
+// widen turns a batch of the read columns (iceberg-go's types) into one of
+// every target column (the engine's), NULL placeholders where nothing
+// reads.
+func (m *mergeRows) widen(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cb, err := iceberg.ToExecutorTypes(b)
+	if err != nil {
+		return nil, err
+	}
+	defer cb.Release()
+	n := int(cb.NumRows())
+	cols := make([]arrow.Array, len(m.p.scope.Columns))
+	fields := make([]arrow.Field, len(cols))
+	k := 0
+	for i, c := range m.p.scope.Columns {
+		if k < len(m.read) && m.read[k] == i {
+			cols[i] = cb.Column(k)
+			cols[i].Retain()
+			k++
+		} else {
+			cols[i] = array.NewNull(n)
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: cols[i].DataType(), Nullable: true}
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
 }
 
 func (m *mergeRows) Start() { m.run.Start() }
 
 func (m *mergeRows) match(ctx context.Context, b arrow.RecordBatch) ([]bool, error) {
-	cb, err := iceberg.ToExecutorTypes(b)
+	cb, err := m.widen(b)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +216,7 @@ func (m *mergeRows) match(ctx context.Context, b arrow.RecordBatch) ([]bool, err
 }
 
 func (m *mergeRows) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cb, err := iceberg.ToExecutorTypes(old)
+	cb, err := m.widen(old)
 	if err != nil {
 		return nil, err
 	}

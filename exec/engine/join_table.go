@@ -159,6 +159,11 @@ type joinTable struct {
 	dense []int32
 	lo    int64
 	ints  map[int64]int32
+	// present has a bit per key in [lo, lo+64·len) when the keys are too
+	// sparse for dense but their range is small enough: a probe that
+	// misses (most of them, when a small source meets a big target)
+	// costs a bit test instead of a map lookup.
+	present []uint64
 	strs  map[string]int32 // keyText, keyEncoded
 	next  []int32
 	bytes int64 // what the index holds beyond the build rows, for work_mem
@@ -167,6 +172,9 @@ type joinTable struct {
 // Estimated bytes of one map entry beyond its key's own bytes (Go's
 // swiss-table slot, control byte and load-factor slack).
 const mapEntryBytes = 32
+
+// presentMaxBits bounds the presence bitmap of sparse integer keys: 8 MiB.
+const presentMaxBits = 1 << 26
 
 // denseSlack bounds the dense head slice: at most this many slots per build
 // row (plus a constant), so sparse keys never cost much more than a map.
@@ -200,6 +208,10 @@ func newJoinTable(kind joinKeyKind, k joinKeys) *joinTable {
 			t.bytes += 4 * int64(len(t.dense))
 		} else {
 			t.ints = make(map[int64]int32)
+			if seen && uint64(hi-lo) < presentMaxBits {
+				t.lo, t.present = lo, make([]uint64, (hi-lo)/64+1)
+				t.bytes += 8 * int64(len(t.present))
+			}
 		}
 	} else {
 		t.strs = make(map[string]int32)
@@ -221,6 +233,10 @@ func newJoinTable(kind joinKeyKind, k joinKeys) *joinTable {
 				t.bytes += mapEntryBytes
 			}
 			t.ints[k.ints[i]] = int32(i)
+			if t.present != nil {
+				bit := uint64(k.ints[i] - t.lo)
+				t.present[bit/64] |= 1 << (bit % 64)
+			}
 		default:
 			key := k.strs[i]
 			if h, ok := t.strs[key]; ok {
@@ -245,6 +261,12 @@ func (t *joinTable) head(k joinKeys, i int) int32 {
 		}
 		return t.dense[slot]
 	case t.ints != nil:
+		if t.present != nil {
+			bit := uint64(k.ints[i] - t.lo)
+			if bit >= uint64(len(t.present))*64 || t.present[bit/64]&(1<<(bit%64)) == 0 {
+				return -1
+			}
+		}
 		if h, ok := t.ints[k.ints[i]]; ok {
 			return h
 		}

@@ -99,7 +99,50 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 			return nil, err
 		}
 	}
+	m.skipUnread()
 	return m, nil
+}
+
+// TargetColumns are the target columns the MERGE reads (ON, WHEN, SET,
+// kept columns of updated rows, RETURNING), in table order: the delete
+// engine reads only these of the candidate files, and the target batches
+// handed to Match and Replace hold only them.
+func (m *MergePlan) TargetColumns() []int {
+	nt := len(m.target.Columns)
+	used := map[int]bool{}
+	sql.CollectColumns(m.join.cond, used)
+	for _, cl := range m.clauses {
+		if cl.condE != nil {
+			sql.CollectColumns(cl.condE, used)
+		}
+		if cl.action == sql.MergeUpdate {
+			for _, v := range cl.values {
+				sql.CollectColumns(v, used)
+			}
+		}
+	}
+	for _, e := range m.returning {
+		sql.CollectColumns(e, used)
+	}
+	var out []int
+	for i := 0; i < nt; i++ {
+		if used[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// skipUnread makes the joined rows carry NULL placeholders for the target
+// columns nothing reads: their batches come without them.
+func (m *MergePlan) skipUnread() {
+	m.join.skip = make([]bool, len(m.join.sc.Columns))
+	for i := range m.target.Columns {
+		m.join.skip[i] = true
+	}
+	for _, i := range m.TargetColumns() {
+		m.join.skip[i] = false
+	}
 }
 
 // bindMergeOn binds the ON condition (nil: TRUE) over the joined row.
