@@ -164,9 +164,9 @@ type joinTable struct {
 	// misses (most of them, when a small source meets a big target)
 	// costs a bit test instead of a map lookup.
 	present []uint64
-	strs  map[string]int32 // keyText, keyEncoded
-	next  []int32
-	bytes int64 // what the index holds beyond the build rows, for work_mem
+	strs    map[string]int32 // keyText, keyEncoded
+	next    []int32
+	bytes   int64 // what the index holds beyond the build rows, for work_mem
 }
 
 // Estimated bytes of one map entry beyond its key's own bytes (Go's
