@@ -26,6 +26,9 @@ type insertTarget struct {
 	scope   *sql.Scope // the table's columns
 	feeds   []int
 	require []bool
+	listed  bool // the INSERT named its columns; without a list, fewer values leave the last columns NULL
+	// keep, when set, collects the rows written, as stored (RETURNING).
+	keep *[]arrow.RecordBatch
 }
 
 func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarget, error) {
@@ -50,6 +53,7 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 		}
 		return t, nil
 	}
+	t.listed = true
 	for k, name := range st.Columns {
 		idx := -1
 		for i, c := range t.scope.Columns {
@@ -70,6 +74,20 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 	return t, nil
 }
 
+// checkWidth compares n supplied values with the width the target takes:
+// more is an error; fewer only when the INSERT named its columns (without
+// a list, the last columns are left NULL, as PostgreSQL leaves them to
+// their defaults).
+func (t *insertTarget) checkWidth(n, width int) error {
+	if n > width {
+		return sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+	}
+	if n < width && t.listed {
+		return sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+	}
+	return nil
+}
+
 // width is the number of input columns the INSERT supplies.
 func (t *insertTarget) width() int {
 	n := 0
@@ -85,10 +103,12 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 		return s.prepareOverwrite(ctx, st, params)
 	case st.ReplaceWhere != nil:
 		return s.prepareOverwrite(ctx, st, params)
-	case len(st.Returning) > 0:
-		return nil, nil, notSupported("INSERT ... RETURNING is not supported yet")
 	}
 	target, err := s.insertTarget(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	ret, err := bindReturning(ctx, s, st.Returning, target.scope, params)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,13 +131,22 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 			return nil, err
 		}
 		defer done()
+		var kept []arrow.RecordBatch
+		if ret != nil {
+			target.keep = &kept
+		}
 		n, err := s.appendRows(ctx, target, seq)
 		if err != nil {
+			engine.ReleaseAll(kept)
 			return nil, err
 		}
-		return tagOnly(fmt.Sprintf("INSERT 0 %d", n)), nil
+		tag := fmt.Sprintf("INSERT 0 %d", n)
+		if ret == nil {
+			return tagOnly(tag), nil
+		}
+		return ret.result(ctx, "INSERT", tag, kept, args)
 	}
-	return planFunc(run), nil, nil
+	return planFunc(run), ret.columns(), nil
 }
 
 // appendRows writes the batches as data files and publishes them as one
@@ -138,6 +167,10 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 			}
 			if err == nil {
 				n += b.NumRows()
+				if t.keep != nil {
+					b.Retain()
+					*t.keep = append(*t.keep, b)
+				}
 			}
 			if !yield(b, err) {
 				return
@@ -172,16 +205,16 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 	width := t.width()
 	bound := make([][]sql.Expr, len(rows))
 	for r, row := range rows {
-		if len(row) > width {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+		if len(row) != len(rows[0]) {
+			return nil, sql.Errorf(sql.CodeSyntaxError, "VALUES lists must all be the same length")
 		}
-		if len(row) < width {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+		if err := t.checkWidth(len(row), width); err != nil {
+			return nil, err
 		}
 		bound[r] = make([]sql.Expr, len(t.feeds))
 		for c, f := range t.feeds {
 			col := t.scope.Columns[c]
-			if f < 0 {
+			if f < 0 || f >= len(row) {
 				bound[r][c] = &sql.Const{T: col.T}
 				continue
 			}
@@ -250,17 +283,13 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 		return nil, err
 	}
 	cols := probe.Columns()
-	width := t.width()
-	if len(cols) > width {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
-	}
-	if len(cols) < width {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+	if err := t.checkWidth(len(cols), t.width()); err != nil {
+		return nil, err
 	}
 	shape := make([]sql.Expr, len(t.feeds))
 	for c, f := range t.feeds {
 		col := t.scope.Columns[c]
-		if f < 0 {
+		if f < 0 || f >= len(cols) {
 			shape[c] = &sql.Const{T: col.T}
 			continue
 		}
