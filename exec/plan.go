@@ -43,6 +43,8 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareUpdate(ctx, x, params)
 	case *sql.Merge:
 		return s.prepareMerge(ctx, x, params)
+	case *sql.AlterExecute:
+		return s.prepareAlterExecute(ctx, x, params)
 	case *sql.Truncate:
 		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:

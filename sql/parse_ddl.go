@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // createStmt parses CREATE SCHEMA and CREATE TABLE; other CREATEs are 0A000.
@@ -353,6 +355,9 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	if at.Name, err = c.tableName(); err != nil {
 		return nil, err
 	}
+	if c.word("execute") {
+		return p.alterExecute(c, at.Name)
+	}
 	switch {
 	case c.word("set"):
 		c.word("tblproperties")
@@ -372,6 +377,38 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	return at, c.done()
+}
+
+// alterExecute parses ALTER TABLE t EXECUTE procedure [(name => value,
+// ...)] [WHERE cond] (Trino's spelling of table maintenance).
+func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {
+	ex := &AlterExecute{Table: name, Args: map[string]ast.ExprNode{}}
+	var err error
+	if ex.Procedure, err = c.ident(); err != nil {
+		return nil, err
+	}
+	if c.punct("(") {
+		for !c.punct(")") {
+			arg, err := c.ident()
+			if err != nil {
+				return nil, err
+			}
+			if !c.punct("=>") {
+				return nil, c.errHere()
+			}
+			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			if ex.Args[arg], err = c.exprUntil(end); err != nil {
+				return nil, err
+			}
+			c.punct(",")
+		}
+	}
+	if c.word("where") {
+		if ex.Where, err = c.exprUntil(len(c.toks)); err != nil {
+			return nil, err
+		}
+	}
+	return ex, c.done()
 }
 
 func (p *parseCtx) unsupportedAlter(c *cursor, from int) error {

@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
 // CreateSchema is CREATE SCHEMA.
 type CreateSchema struct {
 	stmtText
@@ -70,6 +72,16 @@ type AlterTableProperties struct {
 type Describe struct {
 	stmtText
 	Table TableName
+}
+
+// AlterExecute is ALTER TABLE t EXECUTE procedure [(name => value, ...)]
+// [WHERE cond]: table maintenance (optimize, ...).
+type AlterExecute struct {
+	stmtText
+	Table     TableName
+	Procedure string
+	Args      map[string]ast.ExprNode
+	Where     ast.ExprNode
 }
 
 // ShowTable is SHOW TBLPROPERTIES t (Create false) or SHOW CREATE TABLE t.

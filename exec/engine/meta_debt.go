@@ -140,7 +140,7 @@ func openComputedMeta(ctx context.Context, rt *Table, qual string, compute func(
 	if err != nil {
 		return nil, err
 	}
-	b, err := datumBatch(cols, rows)
+	b, err := DatumBatch(cols, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,8 @@ func openComputedMeta(ctx context.Context, rt *Table, qual string, compute func(
 	return m, nil
 }
 
-// datumBatch builds one batch of rows of datums.
-func datumBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
+// DatumBatch builds one batch of rows of datums.
+func DatumBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
 	fields := make([]arrow.Field, len(cols))
 	arrs := make([]arrow.Array, len(cols))
 	defer releaseArrays(arrs)

@@ -1,0 +1,256 @@
+package deletes
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/table/dv"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// OptimizeOptions choose what OPTIMIZE rewrites.
+type OptimizeOptions struct {
+	Options
+	// Filter limits the files considered to those whose rows may satisfy
+	// it (a partition or column predicate); nil: every file.
+	Filter iceberg.BooleanExpression
+	// SizeThreshold: files smaller than this are bin-packed together.
+	SizeThreshold int64
+	// RatioThreshold: files whose deleted share of rows reaches it are
+	// rewritten with their deletes applied.
+	RatioThreshold float64
+}
+
+// Default thresholds: Trino's file_size_threshold (100 MB) rounded to 128
+// MiB, and a tenth of a file dead.
+const (
+	DefaultSizeThreshold  = 128 << 20
+	DefaultRatioThreshold = 0.1
+)
+
+// OptimizeOutcome is what OPTIMIZE did (or, dry, would do).
+type OptimizeOutcome struct {
+	RewrittenFiles     int
+	AddedFiles         int
+	RemovedDeleteFiles int
+	RewrittenRows      int64 // live rows read and written again
+	RewrittenBytes     int64 // size of the files replaced
+	AddedBytes         int64
+	SnapshotID         int64
+	Attempts           int
+}
+
+// Optimize pays back delete debt and small files in one snapshot
+// (operation replace): per partition, the files below the size threshold
+// and those whose dead ratio reaches the ratio threshold are read with
+// every delete applied and written again as files of the table's target
+// size; the deletion vectors and position delete files left with nothing
+// to apply go with them. Rows are counted before committing: the live rows
+// read must be the rows written. A concurrent commit makes it plan again
+// against the new head, so a delete committed meanwhile is applied, not
+// lost.
+func Optimize(ctx context.Context, cat CommitTarget, ident table.Identifier, opts OptimizeOptions) (OptimizeOutcome, error) {
+	var out OptimizeOutcome
+	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+		out = OptimizeOutcome{Attempts: out.Attempts + 1}
+		return PrepareOptimize(ctx, head, opts, &out)
+	})
+	if err != nil {
+		return OptimizeOutcome{}, fmt.Errorf("optimize %v: %w", ident, err)
+	}
+	if out.RewrittenFiles > 0 && !opts.DryRun {
+		if s := snapshotOf(committed); s != nil {
+			out.SnapshotID = s.SnapshotID
+		}
+	}
+	return out, nil
+}
+
+// optimizeGroup is one partition's files to rewrite together.
+type optimizeGroup struct {
+	plans []RowDelete
+	live  int64
+}
+
+// PrepareOptimize plans OPTIMIZE against head and writes the new files.
+func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions, out *OptimizeOutcome) (lake.FileChange, []string, error) {
+	groups, err := planOptimize(ctx, head, opts)
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
+	var plans []RowDelete
+	for _, g := range groups {
+		plans = append(plans, g.plans...)
+		out.RewrittenRows += g.live
+	}
+	removed := map[string]bool{}
+	var dropData, dropDeletes []iceberg.DataFile
+	for i := range plans {
+		removed[plans[i].File.FilePath()] = true
+		dropData = append(dropData, plans[i].File)
+		dropDeletes = append(dropDeletes, plans[i].Superseded...)
+		out.RewrittenBytes += plans[i].File.FileSizeBytes()
+	}
+	dropDeletes = append(dropDeletes, exclusivePositionDeletes(plans, removed)...)
+	out.RewrittenFiles, out.RemovedDeleteFiles = len(plans), len(dropDeletes)
+	if len(plans) == 0 || opts.DryRun {
+		return lake.FileChange{}, nil, nil
+	}
+	added, written, err := writeSurvivors(ctx, head, groups)
+	if err != nil {
+		return lake.FileChange{}, nil, err
+	}
+	paths := make([]string, len(added))
+	for i, f := range added {
+		paths[i] = f.FilePath()
+		out.AddedBytes += f.FileSizeBytes()
+	}
+	if written != out.RewrittenRows {
+		return lake.FileChange{}, paths, fmt.Errorf("optimize read %d live rows but wrote %d: nothing committed", out.RewrittenRows, written)
+	}
+	out.AddedFiles = len(added)
+	return lake.FileChange{AddData: added, RemoveData: dropData, RemoveDeletes: dropDeletes,
+		Operation: table.OpReplace, Props: opts.SnapshotProps}, paths, nil
+}
+
+// planOptimize picks the files to rewrite, grouped by partition: the dead
+// enough ones, and the small ones of a partition that has more than one
+// (a small file alone gains nothing from being written again).
+func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions) ([]optimizeGroup, error) {
+	popts := opts.Plan.withDefaults()
+	pred := Predicate{Filter: opts.Filter}
+	tasks, err := planTasks(ctx, head, pred, popts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlanner(ctx, head, pred, popts)
+	if err != nil {
+		return nil, err
+	}
+	plans := make([]*RowDelete, len(tasks))
+	err = forEachParallel(ctx, len(tasks), popts.Workers, func(ctx context.Context, i int) error {
+		r, err := p.liveRows(ctx, tasks[i])
+		plans[i] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	byPart := map[string]*optimizeGroup{}
+	var order []string
+	small := map[string]int{}
+	for _, r := range plans {
+		if r.File.FileSizeBytes() < opts.SizeThreshold {
+			small[partKey(r.File)]++
+		}
+	}
+	for _, r := range plans {
+		dead := r.File.Count() - r.LiveRows
+		ratio := float64(dead) / float64(max(r.File.Count(), 1))
+		key := partKey(r.File)
+		isSmall := r.File.FileSizeBytes() < opts.SizeThreshold && small[key] > 1
+		if !isSmall && !(dead > 0 && ratio >= opts.RatioThreshold) {
+			continue
+		}
+		g, ok := byPart[key]
+		if !ok {
+			g = &optimizeGroup{}
+			byPart[key] = g
+			order = append(order, key)
+		}
+		g.plans = append(g.plans, *r)
+		g.live += r.LiveRows
+	}
+	out := make([]optimizeGroup, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byPart[k])
+	}
+	return out, nil
+}
+
+// partKey names a data file's partition: its spec and tuple.
+func partKey(df iceberg.DataFile) string {
+	return fmt.Sprintf("%d/%s", df.SpecID(), sortedPartition(df.Partition()))
+}
+
+// liveRows plans one file for a rewrite that drops only what its deletes
+// already remove.
+func (p *planner) liveRows(ctx context.Context, tasks []table.FileScanTask) (*RowDelete, error) {
+	df := tasks[0].File
+	ex, err := p.ix.load(ctx, df.FilePath(), tasks)
+	if err != nil {
+		return nil, fmt.Errorf("existing deletes of %s: %w", df.FilePath(), err)
+	}
+	r := &RowDelete{Task: tasks[0], File: df, Existing: ex.positions, Superseded: ex.superseded,
+		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap(), posTargets: ex.posTargets}
+	if len(ex.eqFiles) > 0 {
+		if err := p.read(ctx, r, ex, nil, false); err != nil {
+			return nil, err
+		}
+	}
+	r.LiveRows = df.Count() - int64(r.dropped().Cardinality())
+	return r, nil
+}
+
+// writeSurvivors streams the live rows of each group's files into new data
+// files of the table (its current spec and target size) and counts them.
+func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGroup) ([]iceberg.DataFile, int64, error) {
+	fs, err := head.FS(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	rd := positionalReader{fs: fs, nameMapping: head.NameMapping(), formatVersion: head.Metadata().Version(),
+		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator}
+	var added []iceberg.DataFile
+	var written int64
+	for _, g := range groups {
+		files, n, err := writeRows(ctx, head, survivorRows(ctx, rd, head, g.plans))
+		if err != nil {
+			removeDataFiles(head, added)
+			return nil, 0, err
+		}
+		added = append(added, files...)
+		written += n
+	}
+	return added, written, nil
+}
+
+// survivorRows yields the live rows of plans' files, in the engine's types.
+func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, plans []RowDelete) RowSource {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for i := range plans {
+			plan := &plans[i]
+			count := plan.File.Count()
+			keep := plan.dropped().KeepMaskBytes(count)
+			stopped := false
+			_, err := rd.read(ctx, plan.File.FilePath(), head.Schema(), func(b arrow.RecordBatch, base int64) error {
+				kept, err := keepUndeleted(ctx, b, base, keep, count)
+				if err != nil || kept == nil {
+					return err
+				}
+				eb, err := lake.ToExecutorTypes(kept)
+				kept.Release()
+				if err != nil {
+					return err
+				}
+				if !yield(eb, nil) {
+					stopped = true
+					return errRewriteStopped
+				}
+				return nil
+			})
+			if stopped {
+				return
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("read %s: %w", plan.File.FilePath(), err))
+				return
+			}
+		}
+	}
+}

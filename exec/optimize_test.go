@@ -1,0 +1,240 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// optimizeModes are the delete strategies OPTIMIZE pays back.
+var optimizeModes = []struct{ name, with, setup string }{
+	{"v2-position", "WITH ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')", ""},
+	{"v3-dv", "WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')", ""},
+	{"v2-equality", "WITH ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')", "SET magmalake.equality_deletes = on"},
+	{"copy-on-write", "WITH ('format-version' = '2')", ""},
+}
+
+// optTable makes a table partitioned by g with, per partition, one big
+// file and three one-row files, then deletes ids 1..300 step 3 in two
+// statements; it returns the ids that must remain.
+func optTable(t *testing.T, s *Session, with, setup string) []int {
+	t.Helper()
+	mustQuery(t, s, "CREATE TABLE ot (id int, g int, s text) PARTITIONED BY (g) "+with)
+	mustQuery(t, s, "INSERT INTO ot SELECT i, i % 2, 'v' || i FROM generate_series(1, 400) i")
+	for _, id := range []int{1001, 1002, 1003, 1004, 1005, 1006} {
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO ot VALUES (%d, %d, 'small')", id, id%2))
+	}
+	if setup != "" {
+		mustQuery(t, s, setup)
+	}
+	mustQuery(t, s, "DELETE FROM ot WHERE id IN ("+idList(1, 150, 3)+")")
+	mustQuery(t, s, "DELETE FROM ot WHERE id IN ("+idList(151, 300, 3)+")")
+	var want []int
+	for id := 1; id <= 400; id++ {
+		if id > 300 || (id-1)%3 != 0 {
+			want = append(want, id)
+		}
+	}
+	return append(want, 1001, 1002, 1003, 1004, 1005, 1006)
+}
+
+func idList(from, to, step int) string {
+	var out []byte
+	for i := from; i <= to; i += step {
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, int64(i), 10)
+	}
+	return string(out)
+}
+
+func optIDs(t *testing.T, rows [][]string, col int) []int {
+	t.Helper()
+	out := make([]int, 0, len(rows))
+	for _, r := range rows {
+		n, err := strconv.Atoi(strings.TrimPrefix(r[col], "i:")) // iceberg-go's cells are canonical
+		if err != nil {
+			t.Fatalf("id %q: %v", r[col], err)
+		}
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOptimize: OPTIMIZE bin-packs the small files and rewrites the files
+// whose dead ratio passes the threshold, in every delete mode: the rows
+// (read by magmalake and by iceberg-go's scan) are the model's, every file
+// afterwards carries no delete, the delete files are gone (equality
+// deletes stay, no longer applying), it is one replace snapshot, and a
+// second OPTIMIZE finds nothing to do.
+func TestOptimize(t *testing.T) {
+	for _, m := range optimizeModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := testSession(t)
+			want := optTable(t, s, m.with, m.setup)
+			snaps := mustQuery(t, s, `SELECT count(*) FROM "ot$snapshots"`).rows[0][0]
+			out := mustQuery(t, s, "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 0.1)").rows[0]
+			if out[0] != "8" || out[1] != "2" || out[3] != fmt.Sprint(len(want)) {
+				t.Fatalf("optimize reported %v: want 8 files rewritten into 2, %d rows", out, len(want))
+			}
+			if m.name != "v2-equality" && m.name != "copy-on-write" && out[2] == "0" {
+				t.Fatalf("optimize removed no delete file: %v", out)
+			}
+			if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ot").rows, 0); !slices.Equal(got, want) {
+				t.Fatalf("rows after OPTIMIZE: %d ids, want %d", len(got), len(want))
+			}
+			if got := optIDs(t, fndIcebergRows(t, s, "public", "ot"), 0); !slices.Equal(got, want) {
+				t.Fatalf("iceberg-go reads %d ids after OPTIMIZE, want %d", len(got), len(want))
+			}
+			debt := mustQuery(t, s, `SELECT data_files, deleted_rows, live_rows FROM "ot$delete_debt_summary"`).rows[0]
+			if w := []string{"2", "0", fmt.Sprint(len(want))}; !slices.Equal(debt, w) {
+				t.Fatalf("debt after OPTIMIZE %v, want %v", debt, w)
+			}
+			n, _ := strconv.Atoi(snaps)
+			last := mustQuery(t, s, `SELECT count(*), max(operation) FILTER (WHERE committed_at = (SELECT max(committed_at) FROM "ot$snapshots")) FROM "ot$snapshots"`).rows[0]
+			if last[0] != fmt.Sprint(n+1) || last[1] != "replace" {
+				t.Fatalf("snapshots %v, want %d with a replace last", last, n+1)
+			}
+			if again := mustQuery(t, s, "ALTER TABLE ot EXECUTE optimize").rows[0]; again[0] != "0" {
+				t.Fatalf("a second OPTIMIZE rewrote %v", again)
+			}
+		})
+	}
+}
+
+// TestOptimizeScope: WHERE limits OPTIMIZE to the partitions it names, a
+// high threshold leaves dead files alone, and it cannot run inside a
+// transaction block or take a condition Iceberg cannot evaluate per file.
+func TestOptimizeScope(t *testing.T) {
+	s := testSession(t)
+	optTable(t, s, optimizeModes[1].with, "")
+	out := mustQuery(t, s, "ALTER TABLE ot EXECUTE optimize(file_size_threshold => '1kB', delete_ratio_threshold => 0.9)").rows[0]
+	if out[0] != "0" {
+		t.Fatalf("thresholds nothing passes rewrote %v", out)
+	}
+	out = mustQuery(t, s, "ALTER TABLE ot EXECUTE optimize WHERE g = 1").rows[0]
+	if out[0] != "4" {
+		t.Fatalf("WHERE g = 1 rewrote %v, want the 4 files of partition 1", out)
+	}
+	left := mustQuery(t, s, `SELECT count(*) FROM "ot$delete_debt" WHERE partition = '{"g":0}'`).rows[0][0]
+	if left != "4" {
+		t.Fatalf("partition 0 has %s files, want its 4 untouched", left)
+	}
+	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE optimize WHERE s LIKE '%x'")
+	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 2)")
+	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(nosuch => 1)")
+	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE expire_snapshots")
+	mustQuery(t, s, "BEGIN")
+	mustFail(t, s, "25001", "ALTER TABLE ot EXECUTE optimize")
+	mustQuery(t, s, "ROLLBACK")
+}
+
+// TestOptimizeConcurrentDelete runs OPTIMIZE and DELETEs on the same files
+// at once from two sessions, in the merge-on-read modes: whichever commits
+// first, the other plans again against it, so no delete is lost and no
+// row comes back.
+func TestOptimizeConcurrentDelete(t *testing.T) {
+	for _, m := range optimizeModes[:2] {
+		t.Run(m.name, func(t *testing.T) {
+			dir := t.TempDir()
+			eng := testEngine(t, dir)
+			a, b := testSessionOn(t, eng), testSessionOn(t, eng)
+			want := optTable(t, a, m.with, "")
+			var wg sync.WaitGroup
+			var errA, errB error
+			var deleted int
+			wg.Go(func() {
+				for range 3 {
+					if errA = retried(a, "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 0.01)"); errA != nil {
+						return
+					}
+				}
+			})
+			wg.Go(func() {
+				for k := 0; k < 6; k++ {
+					var n int
+					n, errB = retriedTag(b, fmt.Sprintf("DELETE FROM ot WHERE id %% 7 = %d AND id < 1000", k))
+					deleted += n
+					if errB != nil {
+						return
+					}
+				}
+			})
+			wg.Wait()
+			if errA != nil || errB != nil {
+				t.Fatalf("optimize: %v; delete: %v", errA, errB)
+			}
+			var kept []int
+			for _, id := range want {
+				if id > 1000 || id%7 == 6 {
+					kept = append(kept, id)
+				}
+			}
+			if deleted != len(want)-len(kept) {
+				t.Fatalf("DELETEs counted %d rows, %d matched", deleted, len(want)-len(kept))
+			}
+			if got := optIDs(t, mustQuery(t, a, "SELECT id FROM ot").rows, 0); !slices.Equal(got, kept) {
+				t.Fatalf("after the race: %d ids, want %d", len(got), len(kept))
+			}
+			if got := optIDs(t, fndIcebergRows(t, a, "public", "ot"), 0); !slices.Equal(got, kept) {
+				t.Fatalf("iceberg-go reads %d ids, want %d", len(got), len(kept))
+			}
+		})
+	}
+}
+
+// TestOptimizeCancelled cancels OPTIMIZE at each check of its context in
+// turn until it completes: each cancelled run reports 57014 and leaves the
+// table, its snapshots and its directory as they were.
+func TestOptimizeCancelled(t *testing.T) {
+	s, dir := copySession(t)
+	want := optTable(t, s, optimizeModes[1].with, "")
+	files := dataFiles(t, dir)
+	snaps := mustQuery(t, s, `SELECT count(*) FROM "ot$snapshots"`).text()
+	for n := 1; ; n += 1 + n/8 {
+		if n > 5000 {
+			t.Fatal("OPTIMIZE never completed")
+		}
+		_, err := s.query(newCountdownCtx(n), "ALTER TABLE ot EXECUTE optimize")
+		if err == nil {
+			if n == 1 {
+				t.Fatal("OPTIMIZE never looked at its context")
+			}
+			break
+		}
+		var se *sql.Error
+		if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+			t.Fatalf("cancelled at check %d: %v", n, err)
+		}
+		if got := dataFiles(t, dir); !slices.Equal(got, files) {
+			t.Fatalf("cancelled at check %d: files changed\nbefore %v\nafter  %v", n, files, got)
+		}
+		if got := mustQuery(t, s, `SELECT count(*) FROM "ot$snapshots"`).text(); got != snaps {
+			t.Fatalf("cancelled at check %d: snapshots %s, before %s", n, got, snaps)
+		}
+	}
+	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ot").rows, 0); !slices.Equal(got, want) {
+		t.Fatalf("after OPTIMIZE: %d ids, want %d", len(got), len(want))
+	}
+}
+
+// retried runs q, retrying serialization failures as a client would.
+func retried(s *Session, q string) error {
+	for try := 0; ; try++ {
+		_, err := s.query(context.Background(), q)
+		var se *sql.Error
+		if errors.As(err, &se) && se.Code == sql.CodeSerializationFailure && try < 20 {
+			continue
+		}
+		return err
+	}
+}
