@@ -19,7 +19,8 @@ commands:
   passwd   set a user's password in a users file (SCRAM-SHA-256 verifier)
   bench    benchmarks: "bench delete" compares DELETE with iceberg-go's,
            "bench overwrite" times dynamic overwrite and UPDATE modes,
-           "bench select" times queries beside PostgreSQL and DuckDB
+           "bench select" times queries beside PostgreSQL and DuckDB,
+           "bench merge" times MERGE beside its floor and DuckDB
   version  print the version
 
 "magmalake <command> -h" lists a command's flags.
