@@ -22,25 +22,43 @@ const (
 	keyInt
 	// keyText: one key, text on both sides, compared bytewise.
 	keyText
+	// keyInt2: two keys, integers (or one temporal type each) on both
+	// sides, compared as a pair of int64 (MERGE ... ON t.id = s.id AND
+	// t.grp = s.grp).
+	keyInt2
 )
 
 // joinKeyKindOf picks the cheapest key representation that compares as the
 // equality's domain does: a single integer or text key hashes its typed
 // values straight from the Arrow arrays.
 func joinKeyKindOf(pkeys, bkeys []sql.Expr, domains []sql.Type) joinKeyKind {
+	if len(pkeys) == 2 && len(bkeys) == 2 && intLikeKey(pkeys[0], bkeys[0], domains[0]) && intLikeKey(pkeys[1], bkeys[1], domains[1]) {
+		return keyInt2
+	}
 	if len(pkeys) != 1 || len(bkeys) != 1 {
 		return keyEncoded
 	}
 	p, b, d := pkeys[0].Type().Kind, bkeys[0].Type().Kind, domains[0].Kind
 	switch {
-	case isIntKind(p) && isIntKind(b) && isIntKind(d):
-		return keyInt
-	case p == d && b == d && (d == sql.KindDate || d == sql.KindTime || d == sql.KindTimestamp || d == sql.KindTimestampTZ):
+	case intLikeKey(pkeys[0], bkeys[0], domains[0]):
 		return keyInt
 	case isTextKind(p) && isTextKind(b) && isTextKind(d):
 		return keyText
 	}
 	return keyEncoded
+}
+
+// intLikeKey: both sides compare as int64 with no conversion (integers, or
+// the same temporal type as the domain).
+func intLikeKey(pk, bk sql.Expr, dom sql.Type) bool {
+	p, b, d := pk.Type().Kind, bk.Type().Kind, dom.Kind
+	switch {
+	case isIntKind(p) && isIntKind(b) && isIntKind(d):
+		return true
+	case p == d && b == d && (d == sql.KindDate || d == sql.KindTime || d == sql.KindTimestamp || d == sql.KindTimestampTZ):
+		return true
+	}
+	return false
 }
 
 func isIntKind(k sql.Kind) bool {
@@ -53,9 +71,10 @@ func isTextKind(k sql.Kind) bool { return k == sql.KindText || k == sql.KindVarc
 // keyInt, strs otherwise); null marks the rows whose key is NULL, which
 // match nothing (nil: none).
 type joinKeys struct {
-	ints []int64
-	strs []string
-	null []bool
+	ints  []int64
+	ints2 []int64 // keyInt2: the second key
+	strs  []string
+	null  []bool
 }
 
 // batchKeys evaluates the key expressions over b in kind's representation.
@@ -64,6 +83,27 @@ func (r *joinRun) batchKeys(ctx context.Context, b arrow.RecordBatch, exprs []sq
 	if kind == keyEncoded {
 		strs, null, err := r.keyStrings(ctx, b, exprs)
 		return joinKeys{strs: strs, null: null}, err
+	}
+	if kind == keyInt2 {
+		first, err := r.batchKeys(ctx, b, exprs[:1], keyInt)
+		if err != nil {
+			return joinKeys{}, err
+		}
+		second, err := r.batchKeys(ctx, b, exprs[1:], keyInt)
+		if err != nil {
+			return joinKeys{}, err
+		}
+		first.ints2 = second.ints
+		if second.null != nil {
+			if first.null == nil {
+				first.null = second.null
+			} else {
+				for i, n := range second.null {
+					first.null[i] = first.null[i] || n
+				}
+			}
+		}
+		return first, nil
 	}
 	arr, err := evalColumn(ctx, exprs[0], b, r.params)
 	if err != nil {
@@ -164,6 +204,7 @@ type joinTable struct {
 	// misses (most of them, when a small source meets a big target)
 	// costs a bit test instead of a map lookup.
 	present []uint64
+	pairs   map[[2]int64]int32 // keyInt2
 	strs    map[string]int32 // keyText, keyEncoded
 	next    []int32
 	bytes   int64 // what the index holds beyond the build rows, for work_mem
@@ -183,6 +224,9 @@ const denseSlack = 4
 func newJoinTable(kind joinKeyKind, k joinKeys) *joinTable {
 	t := &joinTable{kind: kind}
 	n := max(len(k.ints), len(k.strs))
+	if kind == keyInt2 {
+		return newPairTable(k, n)
+	}
 	t.next = make([]int32, n)
 	t.bytes = 4 * int64(n)
 	valid := func(i int) bool { return k.null == nil || !k.null[i] }
@@ -251,9 +295,34 @@ func newJoinTable(kind joinKeyKind, k joinKeys) *joinTable {
 	return t
 }
 
+// newPairTable indexes two integer keys per build row.
+func newPairTable(k joinKeys, n int) *joinTable {
+	t := &joinTable{kind: keyInt2, pairs: make(map[[2]int64]int32), next: make([]int32, n)}
+	t.bytes = 4 * int64(n)
+	for i := n - 1; i >= 0; i-- {
+		t.next[i] = -1
+		if k.null != nil && k.null[i] {
+			continue
+		}
+		key := [2]int64{k.ints[i], k.ints2[i]}
+		if h, ok := t.pairs[key]; ok {
+			t.next[i] = h
+		} else {
+			t.bytes += mapEntryBytes + 16
+		}
+		t.pairs[key] = int32(i)
+	}
+	return t
+}
+
 // head is the first build row whose key equals row i of k, -1 for none.
 func (t *joinTable) head(k joinKeys, i int) int32 {
 	switch {
+	case t.pairs != nil:
+		if h, ok := t.pairs[[2]int64{k.ints[i], k.ints2[i]}]; ok {
+			return h
+		}
+		return -1
 	case t.dense != nil:
 		slot := k.ints[i] - t.lo
 		if slot < 0 || slot >= int64(len(t.dense)) {

@@ -286,3 +286,30 @@ func TestJoinWhereExplain(t *testing.T) {
 }
 
 func ptr(v int64) *int64 { return &v }
+
+// TestJoinTwoIntegerKeys: two integer equalities hash as a pair (keyInt2),
+// NULL in either key matching nothing, mixed integer widths compared as
+// int64, against the model's nested loop.
+func TestJoinTwoIntegerKeys(t *testing.T) {
+	pk := []sql.Expr{&sql.ColumnRef{Index: 0, T: sql.Int32}, &sql.ColumnRef{Index: 1, T: sql.Int64}}
+	bk := []sql.Expr{&sql.ColumnRef{Index: 0, T: sql.Int64}, &sql.ColumnRef{Index: 1, T: sql.Int16}}
+	if k := joinKeyKindOf(pk, bk, []sql.Type{sql.Int64, sql.Int64}); k != keyInt2 {
+		t.Fatalf("two integer keys hash as kind %d, want keyInt2", k)
+	}
+	if k := joinKeyKindOf(pk[:1], bk[:1], []sql.Type{sql.Int64}); k != keyInt {
+		t.Fatalf("one integer key hashes as kind %d, want keyInt", k)
+	}
+	build := joinKeys{ints: []int64{1, 1, 2, 3, 1}, ints2: []int64{10, 11, 10, 30, 10}, null: []bool{false, false, false, true, false}}
+	tbl := newJoinTable(keyInt2, build)
+	probe := joinKeys{ints: []int64{1, 2, 3, 1, 4}, ints2: []int64{10, 10, 30, 11, 10}}
+	want := [][]int32{{0, 4}, {2}, nil, {1}, nil}
+	for i := range want {
+		var got []int32
+		for h := tbl.head(probe, i); h >= 0; h = tbl.next[h] {
+			got = append(got, h)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			t.Fatalf("probe row %d matches %v, want %v", i, got, want[i])
+		}
+	}
+}
