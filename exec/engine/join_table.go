@@ -205,7 +205,7 @@ type joinTable struct {
 	// costs a bit test instead of a map lookup.
 	present []uint64
 	pairs   map[[2]int64]int32 // keyInt2
-	strs    map[string]int32 // keyText, keyEncoded
+	strs    map[string]int32   // keyText, keyEncoded
 	next    []int32
 	bytes   int64 // what the index holds beyond the build rows, for work_mem
 }
