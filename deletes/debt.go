@@ -32,22 +32,7 @@ func (d FileDebt) LiveRows() int64 { return d.File.Count() - d.DeletedRows }
 // Debt reads the delete debt of every live data file of tbl's current
 // snapshot, in scan order.
 func Debt(ctx context.Context, tbl *table.Table, opts PlanOptions) ([]FileDebt, error) {
-	opts = opts.withDefaults()
-	pred := Predicate{Filter: iceberg.AlwaysTrue{}}
-	groups, err := planTasks(ctx, tbl, pred, opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newPlanner(ctx, tbl, pred, opts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]FileDebt, len(groups))
-	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
-		d, err := p.fileDebt(ctx, groups[i])
-		out[i] = d
-		return err
-	})
+	out, err := eachFile(ctx, tbl, Predicate{Filter: iceberg.AlwaysTrue{}}, opts, (*planner).fileDebt)
 	if err != nil {
 		return nil, fmt.Errorf("delete debt: %w", err)
 	}

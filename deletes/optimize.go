@@ -122,22 +122,7 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 // enough ones, and the small ones of a partition that has more than one
 // (a small file alone gains nothing from being written again).
 func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions) ([]optimizeGroup, error) {
-	popts := opts.Plan.withDefaults()
-	pred := Predicate{Filter: opts.Filter}
-	tasks, err := planTasks(ctx, head, pred, popts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newPlanner(ctx, head, pred, popts)
-	if err != nil {
-		return nil, err
-	}
-	plans := make([]*RowDelete, len(tasks))
-	err = forEachParallel(ctx, len(tasks), popts.Workers, func(ctx context.Context, i int) error {
-		r, err := p.liveRows(ctx, tasks[i])
-		plans[i] = r
-		return err
-	})
+	plans, err := eachFile(ctx, head, Predicate{Filter: opts.Filter}, opts.Plan, (*planner).liveRows)
 	if err != nil {
 		return nil, err
 	}

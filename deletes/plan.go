@@ -111,21 +111,7 @@ type planner struct {
 // in parallel, one record batch at a time, only pred.Columns (plus equality
 // delete keys and ReturnColumns).
 func PlanRowDeletes(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) ([]RowDelete, error) {
-	opts = opts.withDefaults()
-	groups, err := planTasks(ctx, tbl, pred, opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newPlanner(ctx, tbl, pred, opts)
-	if err != nil {
-		return nil, err
-	}
-	results := make([]*RowDelete, len(groups))
-	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
-		r, err := p.planFile(ctx, groups[i])
-		results[i] = r
-		return err
-	})
+	results, err := eachFile(ctx, tbl, pred, opts, (*planner).planFile)
 	if err != nil {
 		for _, r := range results {
 			if r != nil {
@@ -141,6 +127,29 @@ func PlanRowDeletes(ctx context.Context, tbl *table.Table, pred Predicate, opts 
 		}
 	}
 	return out, nil
+}
+
+// eachFile runs fn, in parallel, on each data file pred's filter keeps
+// (its scan tasks); the results come in scan order, and on an error
+// whatever was computed so far.
+func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions,
+	fn func(*planner, context.Context, []table.FileScanTask) (T, error)) ([]T, error) {
+	opts = opts.withDefaults()
+	groups, err := planTasks(ctx, tbl, pred, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPlanner(ctx, tbl, pred, opts)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]T, len(groups))
+	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
+		r, err := fn(p, ctx, groups[i])
+		results[i] = r
+		return err
+	})
+	return results, err
 }
 
 func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) (*planner, error) {

@@ -141,17 +141,11 @@ func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag
 }
 
 func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio) error {
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return fmt.Errorf("bench overwrite: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("bench overwrite: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(cfg.CPUProfile, "bench overwrite")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
 	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, func(r bench.OverwriteResult) error {
 		line := r.Line()
@@ -199,17 +193,11 @@ func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagS
 }
 
 func runBenchSelect(ctx context.Context, cfg benchSelectConfig, std stdio) error {
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return fmt.Errorf("bench select: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("bench select: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(cfg.CPUProfile, "bench select")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
 	rep, err := bench.RunSelect(ctx, cfg.SelectConfig)
 	if rep != nil { // printed even when answers differ: the figures show where
@@ -222,4 +210,24 @@ func runBenchSelect(ctx context.Context, cfg benchSelectConfig, std stdio) error
 		}
 	}
 	return err
+}
+
+// startCPUProfile writes a CPU profile to path (none when empty) until
+// stop is called.
+func startCPUProfile(path, what string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"runtime/pprof"
 
 	"github.com/magmalake/magmalake/bench"
 )
@@ -53,17 +51,11 @@ func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet
 }
 
 func runBenchMerge(ctx context.Context, cfg benchMergeConfig, std stdio) error {
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return fmt.Errorf("bench merge: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("bench merge: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(cfg.CPUProfile, "bench merge")
+	if err != nil {
+		return err
 	}
+	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
 	return bench.RunMerge(ctx, cfg.MergeConfig, func(r bench.MergeResult) error {
 		line := r.Line()

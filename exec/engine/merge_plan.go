@@ -280,11 +280,8 @@ func (m *MergePlan) bindUpdate(cl sql.MergeClause, joined *sql.Scope, params *sq
 		if sql.HasAggregate(a.Value) {
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
 		}
-		e, err := sql.BindAssigned(a.Value, joined, m.target.Columns[idx], params)
+		e, err := m.bindValue(cl.When, a.Value, joined, idx, params)
 		if err != nil {
-			return nil, err
-		}
-		if err := m.sideOnly(cl.When, e, joined); err != nil {
 			return nil, err
 		}
 		values[idx] = e
@@ -334,11 +331,8 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in VALUES")
 		}
 		idx := cols[k]
-		e, err := sql.BindAssigned(n, joined, m.target.Columns[idx], params)
+		e, err := m.bindValue(cl.When, n, joined, idx, params)
 		if err != nil {
-			return nil, err
-		}
-		if err := m.sideOnly(cl.When, e, joined); err != nil {
 			return nil, err
 		}
 		values[idx] = e
@@ -349,6 +343,16 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 		}
 	}
 	return values, nil
+}
+
+// bindValue binds a value stored into target column idx, over the side of
+// the joined row the clause has.
+func (m *MergePlan) bindValue(when sql.MergeWhen, n ast.ExprNode, joined *sql.Scope, idx int, params *sql.Params) (sql.Expr, error) {
+	e, err := sql.BindAssigned(n, joined, m.target.Columns[idx], params)
+	if err != nil {
+		return nil, err
+	}
+	return e, m.sideOnly(when, e, joined)
 }
 
 func (m *MergePlan) targetColumn(name string) int {

@@ -234,6 +234,11 @@ func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBat
 	if schema == nil {
 		schema = t.held[0].Schema()
 	}
+	return gatherRows(memory.DefaultAllocator, schema, t.held, t.keptRefs(), batchSize)
+}
+
+// keptRefs are the rows the heaps hold, in arrival order.
+func (t *windowTop) keptRefs() []rowRef {
 	var refs []rowRef
 	for _, h := range t.parts {
 		refs = append(refs, h.refs...)
@@ -244,23 +249,14 @@ func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBat
 		}
 		return int(x.row - y.row)
 	})
-	return gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
+	return refs
 }
 
 // compact copies the kept rows into new batches so the ones they came
 // from can go: rows keep their arrival order, so ties still break by it.
 func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Schema, batchSize int) error {
 	order := make(map[rowRef]rowRef, t.live) // old place → new
-	var refs []rowRef
-	for _, h := range t.parts {
-		refs = append(refs, h.refs...)
-	}
-	slices.SortFunc(refs, func(x, y rowRef) int {
-		if x.batch != y.batch {
-			return int(x.batch - y.batch)
-		}
-		return int(x.row - y.row)
-	})
+	refs := t.keptRefs()
 	fresh, err := gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
 	if err != nil {
 		return err
