@@ -39,6 +39,7 @@ type OptimizeOutcome struct {
 	AddedFiles         int
 	RemovedDeleteFiles int
 	RewrittenRows      int64 // live rows read and written again
+	PurgedRows         int64 // deleted rows the rewritten files held, now gone from them
 	RewrittenBytes     int64 // size of the files replaced
 	AddedBytes         int64
 	SnapshotID         int64
@@ -71,6 +72,11 @@ func Optimize(ctx context.Context, cat CommitTarget, ident table.Identifier, opt
 	return out, nil
 }
 
+// optimizePlan is what planning learns beyond the groups.
+type optimizePlan struct {
+	keptEq map[string]bool // equality delete files a file left alone still needs
+}
+
 // optimizeGroup is one partition's files to rewrite together.
 type optimizeGroup struct {
 	plans []RowDelete
@@ -79,7 +85,8 @@ type optimizeGroup struct {
 
 // PrepareOptimize plans OPTIMIZE against head and writes the new files.
 func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions, out *OptimizeOutcome) (lake.FileChange, []string, error) {
-	groups, err := planOptimize(ctx, head, opts)
+	var o optimizePlan
+	groups, err := planOptimize(ctx, head, opts, &o)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
@@ -95,8 +102,20 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 		dropData = append(dropData, plans[i].File)
 		dropDeletes = append(dropDeletes, plans[i].Superseded...)
 		out.RewrittenBytes += plans[i].File.FileSizeBytes()
+		out.PurgedRows += plans[i].File.Count() - plans[i].LiveRows
 	}
 	dropDeletes = append(dropDeletes, exclusivePositionDeletes(plans, removed)...)
+	if len(plans) > 0 && isAlwaysTrue(Predicate{Filter: opts.Filter}.filter()) {
+		// Every live file was planned: an equality delete file that no file
+		// left alone needs applies to nothing once the rewritten ones are
+		// replaced (the new files are newer than it), and it still holds the
+		// deleted rows' key values.
+		eq, err := unneededEqualityDeletes(ctx, head, o.keptEq)
+		if err != nil {
+			return lake.FileChange{}, nil, err
+		}
+		dropDeletes = append(dropDeletes, eq...)
+	}
 	out.RewrittenFiles, out.RemovedDeleteFiles = len(plans), len(dropDeletes)
 	if len(plans) == 0 || opts.DryRun {
 		return lake.FileChange{}, nil, nil
@@ -121,11 +140,12 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 // planOptimize picks the files to rewrite, grouped by partition: the dead
 // enough ones, and the small ones of a partition that has more than one
 // (a small file alone gains nothing from being written again).
-func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions) ([]optimizeGroup, error) {
+func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions, o *optimizePlan) ([]optimizeGroup, error) {
 	plans, err := eachFile(ctx, head, Predicate{Filter: opts.Filter}, opts.Plan, (*planner).liveRows)
 	if err != nil {
 		return nil, err
 	}
+	o.keptEq = map[string]bool{}
 	byPart := map[string]*optimizeGroup{}
 	var order []string
 	small := map[string]int{}
@@ -140,6 +160,9 @@ func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions) 
 		key := partKey(r.File)
 		isSmall := r.File.FileSizeBytes() < opts.SizeThreshold && small[key] > 1
 		if !isSmall && !(dead > 0 && ratio >= opts.RatioThreshold) {
+			for _, p := range r.eqPaths {
+				o.keptEq[p] = true // it still applies to a file that stays
+			}
 			continue
 		}
 		g, ok := byPart[key]
@@ -154,6 +177,22 @@ func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions) 
 	out := make([]optimizeGroup, 0, len(order))
 	for _, k := range order {
 		out = append(out, *byPart[k])
+	}
+	return out, nil
+}
+
+// unneededEqualityDeletes are the table's equality delete files not in
+// needed.
+func unneededEqualityDeletes(ctx context.Context, head *table.Table, needed map[string]bool) ([]iceberg.DataFile, error) {
+	_, dels, err := liveFiles(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	var out []iceberg.DataFile
+	for _, d := range dels {
+		if d.ContentType() == iceberg.EntryContentEqDeletes && !needed[d.FilePath()] {
+			out = append(out, d)
+		}
 	}
 	return out, nil
 }
@@ -173,6 +212,11 @@ func (p *planner) liveRows(ctx context.Context, tasks []table.FileScanTask) (*Ro
 	}
 	r := &RowDelete{Task: tasks[0], File: df, Existing: ex.positions, Superseded: ex.superseded,
 		PositionDeleteFiles: ex.posFiles, eqDeleted: dv.NewRoaringPositionBitmap(), posTargets: ex.posTargets}
+	for _, t := range tasks {
+		for _, f := range t.EqualityDeleteFiles {
+			r.eqPaths = append(r.eqPaths, f.FilePath())
+		}
+	}
 	if len(ex.eqFiles) > 0 {
 		if err := p.read(ctx, r, ex, nil, false); err != nil {
 			return nil, err

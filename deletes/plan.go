@@ -64,6 +64,7 @@ type RowDelete struct {
 	Returned []arrow.RecordBatch
 
 	eqDeleted  *dv.RoaringPositionBitmap // rows equality deletes already remove
+	eqPaths    []string                  // the equality delete files that apply (OPTIMIZE's clean-up)
 	posTargets map[string][]string       // position delete file → data files it names
 }
 

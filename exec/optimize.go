@@ -24,7 +24,11 @@ var optimizeColumns = []Column{
 }
 
 func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	if !strings.EqualFold(st.Procedure, "optimize") {
+	switch strings.ToLower(st.Procedure) {
+	case "optimize":
+	case "expire_snapshots":
+		return s.prepareExpire(ctx, st, params)
+	default:
 		return nil, nil, notSupported("ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
 	}
 	if _, _, err := s.optimizeOptions(ctx, st, params, nil); err != nil {

@@ -86,7 +86,7 @@ func TestOptimize(t *testing.T) {
 			if out[0] != "8" || out[1] != "2" || out[3] != fmt.Sprint(len(want)) {
 				t.Fatalf("optimize reported %v: want 8 files rewritten into 2, %d rows", out, len(want))
 			}
-			if m.name != "v2-equality" && m.name != "copy-on-write" && out[2] == "0" {
+			if m.name != "copy-on-write" && out[2] == "0" {
 				t.Fatalf("optimize removed no delete file: %v", out)
 			}
 			if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ot").rows, 0); !slices.Equal(got, want) {
@@ -132,7 +132,7 @@ func TestOptimizeScope(t *testing.T) {
 	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE optimize WHERE s LIKE '%x'")
 	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 2)")
 	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(nosuch => 1)")
-	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE expire_snapshots")
+	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE rollback_to_snapshot(snapshot_id => 1)")
 	mustQuery(t, s, "BEGIN")
 	mustFail(t, s, "25001", "ALTER TABLE ot EXECUTE optimize")
 	mustQuery(t, s, "ROLLBACK")

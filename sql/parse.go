@@ -101,6 +101,8 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 		return p.updateStmt
 	case "merge":
 		return p.mergeStmt
+	case "vacuum":
+		return p.vacuumStmt
 	case "truncate":
 		return p.truncateStmt
 	case "explain":
@@ -120,6 +122,6 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 }
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
-var unsupportedCommands = kwSet(`grant revoke vacuum analyze analyse lock comment do call cluster checkpoint
+var unsupportedCommands = kwSet(`grant revoke analyze analyse lock comment do call cluster checkpoint
 	reindex refresh security import fetch move close declare load notify listen
 	unlisten reassign revoke import`)

@@ -379,6 +379,35 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	return at, c.done()
 }
 
+// vacuumStmt parses VACUUM [(PURGE | VERBOSE, ...)] [VERBOSE] t: a table
+// is required (VACUUM of every table is not supported).
+func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
+	c.i++
+	v := &Vacuum{}
+	if c.punct("(") {
+		for !c.punct(")") {
+			switch {
+			case c.word("purge"):
+				v.Purge = true
+			case c.word("verbose"):
+				v.Verbose = true
+			case c.punct(","):
+			default:
+				return nil, unsupportedAt(p.query, c.peek(), "VACUUM option %s is not supported", strings.ToUpper(c.peek().val))
+			}
+		}
+	}
+	v.Verbose = c.word("verbose") || v.Verbose
+	if c.atEnd() {
+		return nil, unsupportedAt(p.query, c.at(c.i-1), "VACUUM without a table is not supported")
+	}
+	var err error
+	if v.Table, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	return v, c.done()
+}
+
 // alterExecute parses ALTER TABLE t EXECUTE procedure [(name => value,
 // ...)] [WHERE cond] (Trino's spelling of table maintenance).
 func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {

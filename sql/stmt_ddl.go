@@ -84,6 +84,14 @@ type AlterExecute struct {
 	Where     ast.ExprNode
 }
 
+// Vacuum is VACUUM [(PURGE, VERBOSE)] t.
+type Vacuum struct {
+	stmtText
+	Table   TableName
+	Purge   bool
+	Verbose bool
+}
+
 // ShowTable is SHOW TBLPROPERTIES t (Create false) or SHOW CREATE TABLE t.
 type ShowTable struct {
 	stmtText

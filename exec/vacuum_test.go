@@ -1,0 +1,156 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// filesHolding lists the files under dir whose bytes contain needle.
+func filesHolding(t *testing.T, dir string, needle []byte) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, needle) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestVacuumPurge: after DELETE, an erased value's bytes are still in the
+// table's files (its data file under a deletion vector, position or
+// equality delete, or an older snapshot's file after a copy-on-write
+// rewrite); VACUUM (PURGE) rewrites the files, expires every other
+// snapshot and deletes what only they kept: no file under the table's
+// location holds the value, the rows are the model's (magmalake and
+// iceberg-go), and the NOTICE counts the rows physically removed.
+func TestVacuumPurge(t *testing.T) {
+	const secret = "SECRET-ERASE-ME-42"
+	for _, m := range optimizeModes {
+		t.Run(m.name, func(t *testing.T) {
+			s, dir := copySession(t)
+			mustQuery(t, s, "CREATE TABLE vp (id int, s text) "+strings.Replace(m.with, "WITH (", "WITH ('write.parquet.compression-codec' = 'uncompressed', ", 1))
+			mustQuery(t, s, "INSERT INTO vp SELECT i, CASE WHEN i = 50 THEN '"+secret+"' ELSE 'row' || i END FROM generate_series(1, 100) i")
+			if m.setup != "" {
+				mustQuery(t, s, m.setup)
+			}
+			mustQuery(t, s, "DELETE FROM vp WHERE id IN (50, 7)")
+			mustQuery(t, s, "DELETE FROM vp WHERE id IN (8)")
+			if len(filesHolding(t, dir, []byte(secret))) == 0 {
+				t.Fatal("the erased value is in no file before VACUUM: the test would prove nothing")
+			}
+			p, err := s.Prepare(t.Context(), "VACUUM (PURGE) vp", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := s.Execute(t.Context(), p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := filesHolding(t, dir, []byte(secret)); len(got) > 0 {
+				t.Fatalf("after VACUUM (PURGE) the erased value is still in %v", got)
+			}
+			purged := map[bool]string{true: "0", false: "3"}[m.name == "copy-on-write"] // copy-on-write removed them at DELETE
+			if len(res.Notices) != 1 || !strings.HasPrefix(res.Notices[0].Message, purged+" deleted rows physically removed") {
+				t.Fatalf("notices %+v, want %s rows physically removed", res.Notices, purged)
+			}
+			var want []int
+			for i := 1; i <= 100; i++ {
+				if i != 50 && i != 7 && i != 8 {
+					want = append(want, i)
+				}
+			}
+			if got := optIDs(t, mustQuery(t, s, "SELECT id FROM vp").rows, 0); !slices.Equal(got, want) {
+				t.Fatalf("rows after PURGE: %d, want %d", len(got), len(want))
+			}
+			if got := optIDs(t, fndIcebergRows(t, s, "public", "vp"), 0); !slices.Equal(got, want) {
+				t.Fatalf("iceberg-go reads %d rows after PURGE, want %d", len(got), len(want))
+			}
+			if n := mustQuery(t, s, `SELECT count(*) FROM "vp$snapshots"`).rows[0][0]; n != "1" {
+				t.Fatalf("%s snapshots after PURGE, want 1", n)
+			}
+		})
+	}
+}
+
+// TestExpireSnapshots: expiring deletes exactly the files only expired
+// snapshots referenced (a data file a DELETE dropped whole), keeps every
+// file the remaining snapshots read (time travel to them still works), and
+// expires nothing younger than the retention threshold.
+func TestExpireSnapshots(t *testing.T) {
+	s, dir := copySession(t)
+	mustQuery(t, s, "CREATE TABLE ex (id int)")
+	mustQuery(t, s, "INSERT INTO ex VALUES (1), (2)")
+	dropped := parquetFiles(t, dir)
+	mustQuery(t, s, "INSERT INTO ex VALUES (3)")
+	mustQuery(t, s, "DELETE FROM ex WHERE id <= 2") // drops the first file whole
+	mustQuery(t, s, "INSERT INTO ex VALUES (4)")
+	before := parquetFiles(t, dir)
+	if out := mustQuery(t, s, "ALTER TABLE ex EXECUTE expire_snapshots").rows[0]; out[0] != "0" {
+		t.Fatalf("the default 7 days expired %v", out)
+	}
+	snaps := mustQuery(t, s, `SELECT snapshot_id FROM "ex$snapshots" ORDER BY committed_at`).rows
+	out := mustQuery(t, s, "ALTER TABLE ex EXECUTE expire_snapshots(retention_threshold => '0s', retain_last => 2)").rows[0]
+	if out[0] != "2" {
+		t.Fatalf("expire reported %v, want 2 snapshots expired", out)
+	}
+	var want []string
+	for _, f := range before {
+		if !slices.Contains(dropped, f) {
+			want = append(want, f)
+		}
+	}
+	if got := parquetFiles(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("data files after expire:\n got  %v\n want %v", got, want)
+	}
+	for _, id := range []string{snaps[2][0], snaps[3][0]} {
+		if n := mustQuery(t, s, "SELECT count(*) FROM ex FOR VERSION AS OF "+id).rows[0][0]; n == "" {
+			t.Fatalf("snapshot %s unreadable", id)
+		}
+	}
+	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ex").rows, 0); fmt.Sprint(got) != "[3 4]" {
+		t.Fatalf("rows %v, want [3 4]", got)
+	}
+	mustFail(t, s, "22023", "ALTER TABLE ex EXECUTE expire_snapshots(retain_last => 0)")
+	mustFail(t, s, "22023", "ALTER TABLE ex EXECUTE expire_snapshots(retention_threshold => 'soon')")
+	mustQuery(t, s, "BEGIN")
+	mustFail(t, s, "25001", "VACUUM ex")
+	mustQuery(t, s, "ROLLBACK")
+	// VACUUM bin-packs the two one-row files; its snapshots are young, so
+	// the table's 5-day retention expires none.
+	mustQuery(t, s, "VACUUM ex")
+	got := mustQuery(t, s, `SELECT (SELECT count(*) FROM "ex$snapshots"), (SELECT count(*) FROM "ex$data_files")`).rows[0]
+	if fmt.Sprint(got) != "[3 1]" {
+		t.Fatalf("after VACUUM: %v snapshots and data files, want 3 and 1", got)
+	}
+}
+
+// parquetFiles lists the Parquet files under dir, sorted.
+func parquetFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range dataFiles(t, dir) {
+		if strings.HasSuffix(f, ".parquet") {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,122 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+// ExpireOutcome is what expiring snapshots did.
+type ExpireOutcome struct {
+	ExpiredSnapshots int
+	DeletedFiles     int // data, delete, manifest and manifest-list files
+	DeletedBytes     int64
+}
+
+// ExpireSnapshots expires the snapshots of ident older than olderThan
+// beyond the last retainLast (iceberg-go's rules: never the current one,
+// never one a branch or tag keeps), then deletes the files only they
+// referenced. iceberg-go's own clean-up is not used: the files to delete
+// are what the snapshots referenced before minus what the remaining ones
+// reference, read again from the committed metadata, so a file the table
+// still needs is never deleted. A concurrent commit makes it start again.
+func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
+	what := "expire snapshots of " + identString(ident)
+	for attempt := 0; ; attempt++ {
+		tbl, err := w.LoadTable(ctx, ident)
+		if err != nil {
+			return ExpireOutcome{}, err
+		}
+		out, err := expireOnce(ctx, tbl, olderThan, retainLast)
+		if err == nil || attempt >= 5 || !isRequirementFailure(err) {
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", what, err)
+			}
+			return out, nil
+		}
+	}
+}
+
+func isRequirementFailure(err error) bool {
+	return err != nil && (errors.Is(err, ErrConflict) || strings.Contains(strings.ToLower(err.Error()), "requirement failed"))
+}
+
+func expireOnce(ctx context.Context, tbl *table.Table, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
+	var out ExpireOutcome
+	before, err := referencedFiles(ctx, tbl)
+	if err != nil {
+		return out, err
+	}
+	tx := tbl.NewTransaction()
+	opts := []table.ExpireSnapshotsOpt{table.WithOlderThan(olderThan), table.WithPostCommit(false)}
+	if retainLast > 0 {
+		opts = append(opts, table.WithRetainLast(retainLast))
+	}
+	if err := tx.ExpireSnapshots(opts...); err != nil {
+		return out, err
+	}
+	committed, err := tx.Commit(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.ExpiredSnapshots = len(tbl.Metadata().Snapshots()) - len(committed.Metadata().Snapshots())
+	after, err := referencedFiles(ctx, committed)
+	if err != nil {
+		return out, err
+	}
+	fs, err := FS(ctx, committed)
+	if err != nil {
+		return out, err
+	}
+	for path, size := range before {
+		if _, kept := after[path]; kept {
+			continue
+		}
+		if err := fs.Remove(path); err != nil {
+			return out, fmt.Errorf("delete %s: %w", path, err)
+		}
+		out.DeletedFiles++
+		out.DeletedBytes += size
+	}
+	return out, nil
+}
+
+// referencedFiles are every file tbl's snapshots reference, by path and
+// size: manifest lists, manifests, data and delete files.
+func referencedFiles(ctx context.Context, tbl *table.Table) (map[string]int64, error) {
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	seen := map[string]bool{}
+	for _, snap := range tbl.Metadata().Snapshots() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out[snap.ManifestList] = 0
+		manifests, err := snap.Manifests(fs)
+		if err != nil {
+			return nil, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
+		}
+		for _, m := range manifests {
+			if seen[m.FilePath()] {
+				continue
+			}
+			seen[m.FilePath()] = true
+			out[m.FilePath()] = m.Length()
+			entries, err := m.FetchEntries(fs, true)
+			if err != nil {
+				return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+			}
+			for _, e := range entries {
+				out[e.DataFile().FilePath()] = e.DataFile().FileSizeBytes()
+			}
+		}
+	}
+	return out, nil
+}
