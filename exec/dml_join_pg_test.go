@@ -68,6 +68,8 @@ func TestDMLJoinReturningMatchesPostgres(t *testing.T) {
 		"DELETE FROM jt USING js WHERE jt.id = js.id - 7 AND js.w = 9 RETURNING *",
 		"DELETE FROM jt AS t USING js a, js b WHERE t.id = a.id AND a.w = b.w + 1 RETURNING t.id, a.nv, b.nv",
 		"UPDATE jt SET v = -1 FROM (SELECT 6 AS k) AS x WHERE jt.id = x.k RETURNING x.k, jt.v, jt.v + x.k",
+		"DELETE FROM jt USING jt WHERE jt.id = 1",
+		"UPDATE jt SET v = 1 FROM js jt WHERE jt.id = 1",
 		"SELECT * FROM jt ORDER BY id",
 	}
 	for mi, mode := range fnTableModes {

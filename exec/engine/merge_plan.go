@@ -72,7 +72,7 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	if err != nil {
 		return nil, err
 	}
-	if err := distinctNames(target, src.scope()); err != nil {
+	if err := distinctNames(target, src.scope(), st.AnyMatch); err != nil {
 		return nil, err
 	}
 	m := &MergePlan{env: env, target: target, table: table}
@@ -201,14 +201,19 @@ func (m *MergePlan) placeConjuncts(on sql.Expr) {
 }
 
 // distinctNames refuses a source that takes the target's qualifier, as
-// PostgreSQL does.
-func distinctNames(target, src *sql.Scope) error {
+// PostgreSQL does (in its words for MERGE, and for DELETE ... USING and
+// UPDATE ... FROM, which run as one: dml).
+func distinctNames(target, src *sql.Scope, dml bool) error {
 	q := qualifierOf(target)
 	for _, c := range src.Columns {
-		if c.Table == q && q != "" {
-			return &sql.Error{Code: sql.CodeDuplicateAlias, Message: fmt.Sprintf("name %q specified more than once", q),
-				Detail: "The name is used both as MERGE target table and data source."}
+		if c.Table != q || q == "" {
+			continue
 		}
+		if dml {
+			return sql.Errorf(sql.CodeDuplicateAlias, "table name %q specified more than once", q)
+		}
+		return &sql.Error{Code: sql.CodeDuplicateAlias, Message: fmt.Sprintf("name %q specified more than once", q),
+			Detail: "The name is used both as MERGE target table and data source."}
 	}
 	return nil
 }
