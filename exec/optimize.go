@@ -28,6 +28,8 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 	case "optimize":
 	case "expire_snapshots":
 		return s.prepareExpire(ctx, st, params)
+	case "remove_orphan_files":
+		return s.prepareRemoveOrphans(ctx, st, params)
 	default:
 		return nil, nil, notSupported("ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
 	}

@@ -154,3 +154,35 @@ func parquetFiles(t *testing.T, dir string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestRemoveOrphanFiles: files under the table's location no metadata
+// references (a crashed statement's leftovers) are deleted once older than
+// the threshold; every file the table references stays and the table
+// reads the same.
+func TestRemoveOrphanFiles(t *testing.T) {
+	s, dir := copySession(t)
+	mustQuery(t, s, "CREATE TABLE orph (id int)")
+	mustQuery(t, s, "INSERT INTO orph VALUES (1), (2)")
+	mustQuery(t, s, "DELETE FROM orph WHERE id = 1")
+	files := parquetFiles(t, dir)
+	orphan := filepath.Join(filepath.Dir(files[0]), "00099-crashed.parquet")
+	if err := os.WriteFile(orphan, []byte("PAR1 left by a statement that never committed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustQuery(t, s, "ALTER TABLE orph EXECUTE remove_orphan_files").rows[0]; out[0] != "0" {
+		t.Fatalf("a fresh orphan went under the 7-day threshold: %v", out)
+	}
+	out := mustQuery(t, s, "ALTER TABLE orph EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]
+	if out[0] != "1" {
+		t.Fatalf("removed %v, want the one orphan", out)
+	}
+	if got := parquetFiles(t, dir); !slices.Equal(got, files) {
+		t.Fatalf("files after orphan removal:\n got  %v\n want %v", got, files)
+	}
+	if got := mustQuery(t, s, "SELECT id FROM orph").text(); got != "2\n" {
+		t.Fatalf("table reads %q after orphan removal", got)
+	}
+	for _, snap := range mustQuery(t, s, `SELECT snapshot_id FROM "orph$snapshots"`).rows {
+		mustQuery(t, s, "SELECT count(*) FROM orph FOR VERSION AS OF "+snap[0])
+	}
+}

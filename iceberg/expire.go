@@ -120,3 +120,64 @@ func referencedFiles(ctx context.Context, tbl *table.Table) (map[string]int64, e
 	}
 	return out, nil
 }
+
+// OrphanOutcome is what removing orphan files did.
+type OrphanOutcome struct {
+	DeletedFiles int
+	DeletedBytes int64
+}
+
+// RemoveOrphanFiles deletes the files under the table's location that no
+// snapshot and no metadata file references and that are older than
+// olderThan (the leftovers of statements whose process died before
+// committing; younger ones may belong to a commit in flight). iceberg-go
+// finds the candidates; each is checked here against the references read
+// independently (every snapshot's manifest lists, manifests, data and
+// delete files, and the metadata log) before anything is deleted.
+func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifier, olderThan time.Duration) (OrphanOutcome, error) {
+	what := "remove orphan files of " + identString(ident)
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		return OrphanOutcome{}, err
+	}
+	plan, err := tbl.PlanOrphanFiles(ctx, table.WithFilesOlderThan(olderThan))
+	if err != nil {
+		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
+	}
+	refs, err := referencedFiles(ctx, tbl)
+	if err != nil {
+		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
+	}
+	refs[tbl.MetadataLocation()] = 0
+	for e := range tbl.Metadata().PreviousFiles() {
+		refs[e.MetadataFile] = 0
+	}
+	known := make(map[string]bool, len(refs))
+	for p := range refs {
+		known[plainPath(p)] = true
+	}
+	orphans := plan.OrphanFiles()
+	for _, f := range orphans {
+		if known[plainPath(f.Path)] {
+			return OrphanOutcome{}, fmt.Errorf("%s: %s is referenced by the table; nothing deleted", what, f.Path)
+		}
+	}
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return OrphanOutcome{}, err
+	}
+	var out OrphanOutcome
+	for _, f := range orphans {
+		if err := fs.Remove(f.Path); err != nil {
+			return out, fmt.Errorf("%s: delete %s: %w", what, f.Path, err)
+		}
+		out.DeletedFiles++
+		out.DeletedBytes += f.SizeBytes
+	}
+	return out, nil
+}
+
+// plainPath compares local paths with and without their file:// scheme.
+func plainPath(p string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(p, "file://"), "file:")
+}
