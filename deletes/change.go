@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -31,6 +32,8 @@ type FileAction struct {
 	// Replaced counts the matched rows a new version replaces (MERGE's
 	// updates); the others are removed.
 	Replaced int64
+	// Why explains an action the table's rewrite ratio chose.
+	Why string
 }
 
 // Change is a prepared delete: files written, not yet staged.
@@ -68,30 +71,55 @@ func effectiveMode(tbl *table.Table, mode Mode) Mode {
 	return mode
 }
 
-// actionFor classifies a plan under mode and format version.
-func actionFor(p *RowDelete, mode Mode, version int) string {
+// PropRewriteRatio opts a merge-on-read table into choosing per file: a
+// file whose deleted share of rows after the statement reaches the ratio
+// is rewritten (copy-on-write), the others get a deletion vector or
+// position deletes, so the files most of whose rows are dead stop costing
+// every reader.
+const PropRewriteRatio = "magmalake.delete.rewrite-ratio"
+
+// rewriteRatio is the table's PropRewriteRatio, 0 when unset or invalid.
+func rewriteRatio(tbl *table.Table) float64 {
+	r, err := strconv.ParseFloat(tbl.Properties()[PropRewriteRatio], 64)
+	if err != nil || r <= 0 || r > 1 {
+		return 0
+	}
+	return r
+}
+
+// actionFor classifies a plan under mode and format version; why says
+// when the rewrite ratio turned merge-on-read into a rewrite.
+func actionFor(p *RowDelete, mode Mode, version int, ratio float64) (action, why string) {
 	switch {
 	case p.WholeFile && p.Unread:
-		return ActionDropUnread
+		return ActionDropUnread, ""
 	case p.WholeFile:
-		return ActionDrop
+		return ActionDrop, ""
 	case mode == ModeCopyOnWrite:
-		return ActionRewrite
-	case version >= 3:
-		return ActionDV
-	default:
-		return ActionPosDelete
+		return ActionRewrite, ""
 	}
+	if n := p.File.Count(); ratio > 0 && n > 0 {
+		dead := float64(n-p.LiveRows+p.Deleted()) / float64(n)
+		if dead >= ratio {
+			return ActionRewrite, fmt.Sprintf("dead ratio after %.3g >= %s %g", dead, PropRewriteRatio, ratio)
+		}
+	}
+	if version >= 3 {
+		return ActionDV, ""
+	}
+	return ActionPosDelete, ""
 }
 
 // Actions is what Prepare would do to each planned file (EXPLAIN without
 // writing anything).
 func Actions(tbl *table.Table, plans []RowDelete, mode Mode) []FileAction {
 	mode = effectiveMode(tbl, mode)
+	ratio := rewriteRatio(tbl)
 	out := make([]FileAction, len(plans))
 	for i := range plans {
 		p := &plans[i]
-		out[i] = FileAction{Path: p.File.FilePath(), Action: actionFor(p, mode, tbl.Metadata().Version()),
+		action, why := actionFor(p, mode, tbl.Metadata().Version(), ratio)
+		out[i] = FileAction{Path: p.File.FilePath(), Action: action, Why: why,
 			Matched: p.Deleted(), Live: p.LiveRows, BytesRead: p.BytesRead}
 	}
 	return out

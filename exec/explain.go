@@ -85,7 +85,7 @@ func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param
 	var matched, read, written int64
 	for _, f := range out.Files {
 		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows, read %d bytes, write %d bytes",
-			f.Path, f.Action, f.Matched, f.Live, f.BytesRead, f.BytesWritten))
+			f.Path, actionText(f), f.Matched, f.Live, f.BytesRead, f.BytesWritten))
 		matched += f.Matched
 		read += f.BytesRead
 		written += f.BytesWritten

@@ -90,7 +90,7 @@ func fileActionLines(files []deletes.FileAction) []string {
 	var matched, read, written int64
 	for _, f := range files {
 		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows, read %d bytes, write %d bytes",
-			f.Path, f.Action, f.Matched, f.Live, f.BytesRead, f.BytesWritten))
+			f.Path, actionText(f), f.Matched, f.Live, f.BytesRead, f.BytesWritten))
 		matched += f.Matched
 		read += f.BytesRead
 		written += f.BytesWritten
@@ -105,13 +105,22 @@ func mergeFileLines(files []deletes.FileAction) []string {
 	var matched, read, written int64
 	for _, f := range files {
 		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows (%d updated, %d deleted), read %d bytes, write %d bytes",
-			f.Path, f.Action, f.Matched, f.Live, f.Replaced, f.Matched-f.Replaced, f.BytesRead, f.BytesWritten))
+			f.Path, actionText(f), f.Matched, f.Live, f.Replaced, f.Matched-f.Replaced, f.BytesRead, f.BytesWritten))
 		matched += f.Matched
 		read += f.BytesRead
 		written += f.BytesWritten
 	}
 	return append(lines, fmt.Sprintf("Total: %d target files, %d rows matched, %d bytes to read, %d bytes to write besides the new rows",
 		len(files), matched, read, written))
+}
+
+// actionText is a file's action, with why when the table's rewrite ratio
+// chose it.
+func actionText(f deletes.FileAction) string {
+	if f.Why != "" {
+		return f.Action + " (" + f.Why + ")"
+	}
+	return f.Action
 }
 
 func elapsedMs(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }

@@ -238,3 +238,36 @@ func retried(s *Session, q string) error {
 		return err
 	}
 }
+
+// TestAdaptiveRewriteRatio: with magmalake.delete.rewrite-ratio on a
+// merge-on-read table, a DELETE rewrites the file whose dead share after it
+// reaches the ratio and writes a deletion vector for the other; EXPLAIN
+// says which went which way and why; the rows are the model's.
+func TestAdaptiveRewriteRatio(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE ar (id int, g int) PARTITIONED BY (g) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read', 'magmalake.delete.rewrite-ratio' = '0.2')")
+	mustQuery(t, s, "INSERT INTO ar SELECT i, i % 2 FROM generate_series(1, 200) i")
+	// Partition 0 loses 30 of its 100 rows, partition 1 loses 5.
+	del := "DELETE FROM ar WHERE (g = 0 AND id <= 60) OR (g = 1 AND id <= 10)"
+	plan := mustQuery(t, s, "EXPLAIN "+del).text()
+	if !strings.Contains(plan, "rewrite (dead ratio after 0.3 >= magmalake.delete.rewrite-ratio 0.2)") || !strings.Contains(plan, ": dv, matched 5 of 100") {
+		t.Fatalf("EXPLAIN does not show one rewrite and one DV:\n%s", plan)
+	}
+	mustQuery(t, s, del)
+	got := mustQuery(t, s, `SELECT partition, record_count, deleted_rows, delete_files FROM "ar$delete_debt" ORDER BY partition`).rows
+	if fmt.Sprint(got) != `[[{"g":0} 70 0 0] [{"g":1} 100 5 1]]` {
+		t.Fatalf("files after DELETE: %v", got)
+	}
+	var want []int
+	for i := 1; i <= 200; i++ {
+		if !(i%2 == 0 && i <= 60) && !(i%2 == 1 && i <= 10) {
+			want = append(want, i)
+		}
+	}
+	if ids := optIDs(t, fndIcebergRows(t, s, "public", "ar"), 0); !slices.Equal(ids, want) {
+		t.Fatalf("iceberg-go reads %d rows, want %d", len(ids), len(want))
+	}
+	if ids := optIDs(t, mustQuery(t, s, "SELECT id FROM ar").rows, 0); !slices.Equal(ids, want) {
+		t.Fatalf("magmalake reads %d rows, want %d", len(ids), len(want))
+	}
+}
