@@ -32,6 +32,7 @@ var errorCodes = []struct {
 	{iceberg.ErrNoSnapshotAsOf, sql.CodeInvalidParameterValue},
 	{iceberg.ErrNoSuchSnapshot, sql.CodeInvalidParameterValue},
 	{iceberg.ErrNoSuchMetadataTable, sql.CodeUndefinedTable},
+	{iceberg.ErrNotAncestor, sql.CodeInvalidParameterValue},
 }
 
 // toSQLError is the one place an error from any layer gets its SQLSTATE.

@@ -30,6 +30,8 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 		return s.prepareExpire(ctx, st, params)
 	case "remove_orphan_files":
 		return s.prepareRemoveOrphans(ctx, st, params)
+	case "rollback_to_snapshot":
+		return s.prepareRollback(ctx, st, params)
 	default:
 		return nil, nil, notSupported("ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
 	}

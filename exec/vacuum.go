@@ -95,6 +95,55 @@ func (s *Session) orphanOptions(ctx context.Context, st *sql.AlterExecute, param
 	return rt, age, nil
 }
 
+var rollbackColumns = []Column{{Name: "previous_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
+
+// prepareRollback plans ALTER TABLE t EXECUTE rollback_to_snapshot(
+// snapshot_id => id): the snapshot, an ancestor of the current one,
+// becomes current.
+func (s *Session) prepareRollback(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+	if _, _, err := s.rollbackOptions(ctx, st, params, nil); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE rollback_to_snapshot"); err != nil {
+			return nil, err
+		}
+		rt, id, err := s.rollbackOptions(ctx, st, params, args)
+		if err != nil {
+			return nil, err
+		}
+		prev, err := s.engine.wh.RollbackToSnapshot(ctx, rt.Ident, id)
+		if err != nil {
+			return nil, err
+		}
+		return datumResult("ALTER TABLE", rollbackColumns, []any{prev, id})
+	}
+	return planFunc(run), rollbackColumns, nil
+}
+
+func (s *Session) rollbackOptions(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (*resolvedTable, int64, error) {
+	rt, err := s.maintenanceTarget(ctx, st.Table)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, ok := st.Args["snapshot_id"]
+	if len(st.Args) != 1 || !ok || st.Where != nil {
+		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "rollback_to_snapshot takes one argument, snapshot_id => id")
+	}
+	if args == nil && params != nil && len(params.Types) > 0 {
+		return rt, 0, nil // a parameter's value comes at execution
+	}
+	v, err := constText(ctx, n, params, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
+	}
+	return rt, id, nil
+}
+
 // maintenanceAllowed refuses maintenance inside a transaction block and
 // in a read-only one.
 func (s *Session) maintenanceAllowed(what string) error {

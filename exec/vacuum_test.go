@@ -186,3 +186,30 @@ func TestRemoveOrphanFiles(t *testing.T) {
 		mustQuery(t, s, "SELECT count(*) FROM orph FOR VERSION AS OF "+snap[0])
 	}
 }
+
+// TestRollbackToSnapshot: an ancestor becomes current again (the table
+// reads as it did then, later snapshots stay for time travel); a snapshot
+// that is not an ancestor is refused (22023) and changes nothing.
+func TestRollbackToSnapshot(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE rb (id int)")
+	mustQuery(t, s, "INSERT INTO rb VALUES (1)")
+	mustQuery(t, s, "INSERT INTO rb VALUES (2)")
+	mustQuery(t, s, "DELETE FROM rb WHERE id = 1")
+	snaps := mustQuery(t, s, `SELECT snapshot_id FROM "rb$snapshots" ORDER BY committed_at`).rows
+	out := mustQuery(t, s, "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => "+snaps[1][0]+")").rows[0]
+	if out[0] != snaps[2][0] || out[1] != snaps[1][0] {
+		t.Fatalf("rollback reported %v, want %s -> %s", out, snaps[2][0], snaps[1][0])
+	}
+	if got := mustQuery(t, s, "SELECT id FROM rb ORDER BY id").text(); got != "1\n2\n" {
+		t.Fatalf("after rollback the table reads %q", got)
+	}
+	if got := mustQuery(t, s, "SELECT id FROM rb FOR VERSION AS OF "+snaps[2][0]).text(); got != "2\n" {
+		t.Fatalf("the later snapshot reads %q", got)
+	}
+	mustFail(t, s, "22023", "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => "+snaps[2][0]+")")
+	mustFail(t, s, "22023", "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => 'x')")
+	if got := mustQuery(t, s, "SELECT count(*) FROM rb").text(); got != "2\n" {
+		t.Fatalf("a refused rollback changed the table: %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -180,4 +181,34 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 // plainPath compares local paths with and without their file:// scheme.
 func plainPath(p string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(p, "file://"), "file:")
+}
+
+// ErrNotAncestor: a rollback's target is not in the current snapshot's
+// history.
+var ErrNotAncestor = errors.New("snapshot is not an ancestor of the current snapshot")
+
+// RollbackToSnapshot makes snapshotID, an ancestor of the current
+// snapshot, current again (metadata only; the later snapshots stay until
+// they expire). It returns the snapshot that was current.
+func (w *Warehouse) RollbackToSnapshot(ctx context.Context, ident table.Identifier, snapshotID int64) (int64, error) {
+	what := "roll back " + identString(ident)
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		return 0, err
+	}
+	var prev int64
+	if cur := tbl.CurrentSnapshot(); cur != nil {
+		prev = cur.SnapshotID
+	}
+	tx := tbl.NewTransaction()
+	if err := tx.RollbackToSnapshot(snapshotID); err != nil {
+		if errors.Is(err, ice.ErrInvalidArgument) {
+			return 0, fmt.Errorf("%s to %d: %w", what, snapshotID, ErrNotAncestor)
+		}
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return prev, nil
 }
