@@ -22,6 +22,7 @@ Informational
   \d [NAME]              describe table NAME, or list tables
   \dt [SCHEMA.*]         list tables
   \dn                    list schemas
+  \debt TABLE            the table's delete debt: live and deleted rows per data file
 
 Formatting
   \x [on|off]            toggle expanded output
@@ -51,6 +52,8 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.set(args)
 	case `\dt`, `\d`, `\dn`:
 		return false, sh.describe(ctx, cmd, args)
+	case `\debt`:
+		return false, sh.debt(ctx, args)
 	default:
 		fmt.Fprintf(sh.errOut, "invalid command %s\nTry \\? for help.\n", cmd)
 		return false, ErrFailed
