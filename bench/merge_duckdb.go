@@ -1,13 +1,9 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -78,27 +74,8 @@ func sqlList(paths []string) string {
 // holding node_modules/@duckdb/node-api).
 func runMergeDuckDB(ctx context.Context, modules, scratch string, req mergeDuckRequest) (mergeDuckReply, error) {
 	var reply mergeDuckReply
-	script := filepath.Join(scratch, "merge_duckdb.cjs")
-	reqFile := filepath.Join(scratch, "merge_duckdb_request.json")
-	body, err := json.Marshal(req)
-	if err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
-	}
-	if err := os.WriteFile(script, mergeDuckDBScript, 0o644); err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
-	}
-	if err := os.WriteFile(reqFile, body, 0o644); err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, "node", script, reqFile)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return reply, fmt.Errorf("duckdb: node: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &reply); err != nil {
-		return reply, fmt.Errorf("duckdb: reply: %w", err)
+	if err := runNodeScript(ctx, modules, scratch, "merge_duckdb.cjs", mergeDuckDBScript, req, &reply); err != nil {
+		return reply, err
 	}
 	if reply.Error != "" {
 		return reply, fmt.Errorf("duckdb: %s", reply.Error)

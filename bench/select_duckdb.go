@@ -61,29 +61,36 @@ func duckdbViews(tables map[string][]string) []string {
 // holding node_modules/@duckdb/node-api) and returns its reply.
 func runDuckDB(ctx context.Context, modules, scratch string, req duckdbRequest) (duckdbReply, error) {
 	var reply duckdbReply
-	script := filepath.Join(scratch, "select_duckdb.cjs")
-	reqFile := filepath.Join(scratch, "duckdb_request.json")
+	err := runNodeScript(ctx, modules, scratch, "select_duckdb.cjs", duckdbScript, req, &reply)
+	return reply, err
+}
+
+// runNodeScript writes script and the JSON request into scratch, runs the
+// script in node with modules on NODE_PATH, and decodes its JSON reply.
+func runNodeScript(ctx context.Context, modules, scratch, name string, script []byte, req, reply any) error {
+	path := filepath.Join(scratch, name)
+	reqFile := filepath.Join(scratch, strings.TrimSuffix(name, ".cjs")+"_request.json")
 	body, err := json.Marshal(req)
 	if err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
+		return fmt.Errorf("duckdb: %w", err)
 	}
-	if err := os.WriteFile(script, duckdbScript, 0o644); err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
+	if err := os.WriteFile(path, script, 0o644); err != nil {
+		return fmt.Errorf("duckdb: %w", err)
 	}
 	if err := os.WriteFile(reqFile, body, 0o644); err != nil {
-		return reply, fmt.Errorf("duckdb: %w", err)
+		return fmt.Errorf("duckdb: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "node", script, reqFile)
+	cmd := exec.CommandContext(ctx, "node", path, reqFile)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		return reply, fmt.Errorf("duckdb: node: %w: %s", err, strings.TrimSpace(errOut.String()))
+		return fmt.Errorf("duckdb: node: %w: %s", err, strings.TrimSpace(errOut.String()))
 	}
-	if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
-		return reply, fmt.Errorf("duckdb: reply: %w", err)
+	if err := json.Unmarshal(out.Bytes(), reply); err != nil {
+		return fmt.Errorf("duckdb: reply: %w", err)
 	}
-	return reply, nil
+	return nil
 }
 
 // cells turns the reply's rows into cells.
