@@ -24,7 +24,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), metaCount: -1, cut: -1}
+	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
 		// count(*) of a table no delete file applies to: its snapshot says.
@@ -135,6 +135,7 @@ type pipeline struct {
 	next   func() (arrow.RecordBatch, error, bool)
 	where  *sql.Matcher // WHERE compiled once for all batches
 	mem    *memBudget   // what materialising operators may hold
+	batch  int          // rows per batch the statement builds (Options.BatchSize)
 	// metaCount is the row count the table's metadata gives, for a
 	// count(*) that reads no rows; -1 otherwise.
 	metaCount int64
@@ -246,12 +247,12 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 // windowTopRows reads the input keeping only the first winTop rows of each
 // window partition (window_top.go).
 func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, error) {
-	t := newWindowTop(max(p.q.winTop, 0), p.q.win.Calls[0], p.mem)
+	t := newWindowTop(max(p.q.winTop, 0), p.q.win.Calls[0], p.mem, p.batch)
 	var schema *arrow.Schema
 	for {
 		b, err := p.nextFiltered(ctx)
 		if err == io.EOF {
-			return t.rows(schema, 4096)
+			return t.rows(schema, p.batch)
 		}
 		if err != nil {
 			t.release()

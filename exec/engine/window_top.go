@@ -132,6 +132,11 @@ func orderExprs(o []sql.WindowOrder) []sql.Expr {
 	return out
 }
 
+// compactBatches is how many batches' worth of rows beyond the kept ones
+// the held batches may hold before they are compacted (a scan's batch may
+// be a whole row group, many times the statement's batch size).
+const compactBatches = 32
+
 // windowTop holds the first n rows of each partition seen so far.
 type windowTop struct {
 	n     int64
@@ -141,8 +146,11 @@ type windowTop struct {
 	order [][]arrow.Array // per held batch: its ORDER BY keys
 	parts map[string]*partHeap
 	live  int
-	mem   *memBudget
-	bytes int64 // work_mem charged for held
+	// heldRows counts the rows of held batches, kept or not.
+	heldRows int64
+	batch    int // rows per batch the statement builds
+	mem      *memBudget
+	bytes    int64 // work_mem charged for held
 }
 
 // partHeap is one partition's best rows, the last in order on top.
@@ -151,8 +159,8 @@ type partHeap struct {
 	refs []rowRef
 }
 
-func newWindowTop(n int64, call *sql.WindowCall, mem *memBudget) *windowTop {
-	t := &windowTop{n: n, call: call, parts: map[string]*partHeap{}, mem: mem}
+func newWindowTop(n int64, call *sql.WindowCall, mem *memBudget, batch int) *windowTop {
+	t := &windowTop{n: n, call: call, parts: map[string]*partHeap{}, mem: mem, batch: batch}
 	for _, o := range call.Order {
 		t.specs = append(t.specs, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
@@ -219,8 +227,12 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 			heap.Fix(h, 0)
 		}
 	}
-	if len(t.held) > 64 && int64(len(t.held)) > 4*int64(t.live)/max(1, b.NumRows())+64 {
-		return t.compact(ctx, params, b.Schema(), int(b.NumRows()))
+	// Held batches stay whole while a kept row points into them: once they
+	// hold many more rows than are kept, the kept ones move to fresh
+	// batches and the rest go.
+	t.heldRows += b.NumRows()
+	if t.heldRows > 4*int64(t.live)+compactBatches*int64(t.batch) {
+		return t.compact(ctx, params, b.Schema(), t.batch)
 	}
 	return nil
 }
@@ -277,7 +289,7 @@ func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Sch
 		keys = append(keys, ks)
 	}
 	t.release()
-	t.held, t.order = fresh, keys
+	t.held, t.order, t.heldRows = fresh, keys, int64(len(refs))
 	for _, b := range fresh {
 		t.bytes += batchBytes(b)
 	}
