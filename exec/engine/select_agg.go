@@ -150,23 +150,7 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 		if g.decIDs == nil {
 			g.decIDs = map[decimal128.Num]int32{}
 		}
-		vals := a.Values()
-		for r := range ids {
-			if a.IsNull(r) {
-				id, err := g.nullGroup(col, r)
-				if err != nil {
-					return true, err
-				}
-				ids[r] = id
-				continue
-			}
-			id, err := valueGroup(g, g.decIDs, vals[r], col, r, 17)
-			if err != nil {
-				return true, err
-			}
-			ids[r] = id
-		}
-		return true, nil
+		return true, fixedGroups(g, g.decIDs, a.Values(), col, ids, 17)
 	}
 	vals, ok := int64Keys(col)
 	if !ok {
@@ -175,22 +159,26 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 	if g.intIDs == nil {
 		g.intIDs = map[int64]int32{}
 	}
+	return true, fixedGroups(g, g.intIDs, vals, col, ids, 9)
+}
+
+// fixedGroups fills ids with the group of each row of col, whose values
+// (fixed-width keys) are vals; size is what a new group's key costs.
+func fixedGroups[K comparable](g *grouper, m map[K]int32, vals []K, col arrow.Array, ids []int32, size int) error {
 	for r := range ids {
+		var id int32
+		var err error
 		if col.IsNull(r) {
-			id, err := g.nullGroup(col, r)
-			if err != nil {
-				return true, err
-			}
-			ids[r] = id
-			continue
+			id, err = g.nullGroup(col, r)
+		} else {
+			id, err = valueGroup(g, m, vals[r], col, r, size)
 		}
-		id, err := valueGroup(g, g.intIDs, vals[r], col, r, 9)
 		if err != nil {
-			return true, err
+			return err
 		}
 		ids[r] = id
 	}
-	return true, nil
+	return nil
 }
 
 // valueGroup is the group of key k in m, created on first sight; size is
