@@ -68,14 +68,34 @@ func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	if cfg.Rows <= 0 || cfg.Files <= 0 || int64(cfg.Files) > cfg.Rows {
 		return cfg, fs, usagef("--rows and --files must be positive, with at least one row per file")
 	}
-	for _, s := range splitList(layouts) {
-		cfg.Layouts = append(cfg.Layouts, bench.Layout(s))
-	}
-	for _, s := range splitList(modes) {
-		cfg.Modes = append(cfg.Modes, bench.Mode(s))
-	}
+	cfg.Layouts = splitAs[bench.Layout](layouts)
+	cfg.Modes = splitAs[bench.Mode](modes)
 	cfg.Cases = splitList(cases)
 	return cfg, fs, nil
+}
+
+// splitAs is splitList's items as T (a mode, a layout).
+func splitAs[T ~string](s string) []T {
+	var out []T
+	for _, f := range splitList(s) {
+		out = append(out, T(f))
+	}
+	return out
+}
+
+// reportLine prints each result as a line of text or of JSON.
+func reportLine[R interface {
+	Line() string
+	JSON() string
+}](std stdio, asJSON bool) func(R) error {
+	return func(r R) error {
+		line := r.Line()
+		if asJSON {
+			line = r.JSON()
+		}
+		_, err := fmt.Fprintln(std.out, line)
+		return err
+	}
 }
 
 func splitList(s string) []string {
@@ -90,14 +110,7 @@ func splitList(s string) []string {
 
 func runBench(ctx context.Context, cfg benchConfig, std stdio) error {
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
-	return bench.Run(ctx, cfg.Config, func(r bench.Result) error {
-		if cfg.JSON {
-			_, err := fmt.Fprintln(std.out, r.JSON())
-			return err
-		}
-		_, err := fmt.Fprintln(std.out, r.Line())
-		return err
-	})
+	return bench.Run(ctx, cfg.Config, reportLine[bench.Result](std, cfg.JSON))
 }
 
 type benchOverwriteConfig struct {
@@ -133,9 +146,7 @@ func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag
 	if cfg.Partitions <= 0 || cfg.NewRows <= 0 || cfg.Repeat <= 0 {
 		return cfg, fs, usagef("--partitions, --new-rows and --repeat must be positive")
 	}
-	for _, s := range splitList(modes) {
-		cfg.Modes = append(cfg.Modes, bench.Mode(s))
-	}
+	cfg.Modes = splitAs[bench.Mode](modes)
 	cfg.Cases = splitList(cases)
 	return cfg, fs, nil
 }
@@ -147,14 +158,7 @@ func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio)
 	}
 	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
-	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, func(r bench.OverwriteResult) error {
-		line := r.Line()
-		if cfg.JSON {
-			line = r.JSON()
-		}
-		_, err := fmt.Fprintln(std.out, line)
-		return err
-	})
+	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, reportLine[bench.OverwriteResult](std, cfg.JSON))
 }
 
 type benchSelectConfig struct {

@@ -40,12 +40,8 @@ func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet
 	if cfg.FlatPartitions == 0 {
 		cfg.FlatPartitions = -1 // the library's "none"
 	}
-	for _, s := range splitList(layouts) {
-		cfg.Layouts = append(cfg.Layouts, bench.Layout(s))
-	}
-	for _, s := range splitList(modes) {
-		cfg.Modes = append(cfg.Modes, bench.Mode(s))
-	}
+	cfg.Layouts = splitAs[bench.Layout](layouts)
+	cfg.Modes = splitAs[bench.Mode](modes)
 	cfg.Cases = splitList(cases)
 	return cfg, fs, nil
 }
@@ -57,12 +53,5 @@ func runBenchMerge(ctx context.Context, cfg benchMergeConfig, std stdio) error {
 	}
 	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
-	return bench.RunMerge(ctx, cfg.MergeConfig, func(r bench.MergeResult) error {
-		line := r.Line()
-		if cfg.JSON {
-			line = r.JSON()
-		}
-		_, err := fmt.Fprintln(std.out, line)
-		return err
-	})
+	return bench.RunMerge(ctx, cfg.MergeConfig, reportLine[bench.MergeResult](std, cfg.JSON))
 }
