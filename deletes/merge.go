@@ -15,12 +15,7 @@ import (
 const PropMergeMode = "write.merge.mode"
 
 // MergeModeOf is write.merge.mode, defaulting to copy-on-write as Java does.
-func MergeModeOf(props iceberg.Properties) Mode {
-	if Mode(props[PropMergeMode]) == ModeMergeOnRead {
-		return ModeMergeOnRead
-	}
-	return ModeCopyOnWrite
-}
+func MergeModeOf(props iceberg.Properties) Mode { return modeProp(props, PropMergeMode) }
 
 // Merger is the row logic of a statement that changes some rows, removes
 // others and adds new ones in one snapshot (MERGE). The engine runs it

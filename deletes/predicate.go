@@ -40,8 +40,12 @@ const (
 const PropDeleteMode = "write.delete.mode"
 
 // ModeOf is the delete mode in props, defaulting to copy-on-write as Java does.
-func ModeOf(props iceberg.Properties) Mode {
-	if Mode(props[PropDeleteMode]) == ModeMergeOnRead {
+func ModeOf(props iceberg.Properties) Mode { return modeProp(props, PropDeleteMode) }
+
+// modeProp reads a write.*.mode property: merge-on-read, else Java's
+// default, copy-on-write.
+func modeProp(props iceberg.Properties, key string) Mode {
+	if Mode(props[key]) == ModeMergeOnRead {
 		return ModeMergeOnRead
 	}
 	return ModeCopyOnWrite

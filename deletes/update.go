@@ -15,12 +15,7 @@ import (
 const PropUpdateMode = "write.update.mode"
 
 // UpdateModeOf is write.update.mode, defaulting to copy-on-write as Java does.
-func UpdateModeOf(props iceberg.Properties) Mode {
-	if Mode(props[PropUpdateMode]) == ModeMergeOnRead {
-		return ModeMergeOnRead
-	}
-	return ModeCopyOnWrite
-}
+func UpdateModeOf(props iceberg.Properties) Mode { return modeProp(props, PropUpdateMode) }
 
 // UpdateFunc turns the old values of matched rows (every column of the
 // current schema, in order, types as iceberg-go reads them) into their new
