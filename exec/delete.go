@@ -55,22 +55,12 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 			return nil, err
 		}
 	}
-	if len(st.Returning) > 0 {
-		items, names, err := engine.ExpandItems(st.Returning, p.scope)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			if sql.HasAggregate(it) {
-				return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
-			}
-			e, err := sql.Bind(it, p.scope, params)
-			if err != nil {
-				return nil, err
-			}
-			p.returning = append(p.returning, e)
-		}
-		p.names = names
+	ret, err := bindReturning(ctx, s, st.Returning, p.scope, params)
+	if err != nil {
+		return nil, err
+	}
+	if ret != nil {
+		p.returning, p.names = ret.exprs, ret.names
 	}
 	return p, nil
 }
