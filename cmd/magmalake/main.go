@@ -20,7 +20,8 @@ commands:
   bench    benchmarks: "bench delete" compares DELETE with iceberg-go's,
            "bench overwrite" times dynamic overwrite and UPDATE modes,
            "bench select" times queries beside PostgreSQL and DuckDB,
-           "bench merge" times MERGE beside its floor and DuckDB
+           "bench merge" times MERGE beside its floor and DuckDB,
+           "bench contention" races writers on several servers of one lake
   version  print the version
 
 "magmalake <command> -h" lists a command's flags.
