@@ -5,7 +5,8 @@
 #   MAGMALAKE_WEED       SeaweedFS "weed" (S3 + Iceberg REST catalog, weed mini)
 # Sourced by .ci/run; also runnable on its own (bench/lake.sh uses it).
 # A binary already in .cache/bin with the pinned version stamp is reused, so
-# warm runs cost nothing; a cold SeaweedFS build takes 10-13 minutes on 2 cores.
+# warm runs cost nothing; a cold build takes 4 minutes (versitygw) plus 10-22
+# (weed) on 2 cores.
 set -euo pipefail
 
 S3TOOLS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,12 +30,13 @@ fi
 if ! stamp_ok "$S3TOOLS_BIN/weed" "$WEED_VERSION"; then
     # go install refuses a module with replace directives: build it as the
     # main module from a writable copy of the module cache download.
-    echo "s3tools: building weed ($WEED_MODULE@$WEED_VERSION; cold: 10-13 min)"
-    src="$(cd "$S3TOOLS_ROOT" && go mod download -json "$WEED_MODULE@$WEED_VERSION" |
-        sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-    [[ -n $src && -d $src ]] || { echo "s3tools: no module dir for $WEED_MODULE" >&2; exit 1; }
+    echo "s3tools: building weed ($WEED_MODULE@$WEED_VERSION; cold: 10-22 min)"
     work="$(mktemp -d)"
     trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+    # Outside any module, so the checkout's go.mod and go.sum stay untouched.
+    src="$(cd "$work" && go mod download -json "$WEED_MODULE@$WEED_VERSION" |
+        sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+    [[ -n $src && -d $src ]] || { echo "s3tools: no module dir for $WEED_MODULE" >&2; exit 1; }
     cp -r "$src/." "$work/"
     chmod -R u+w "$work"
     (cd "$work" && GOFLAGS=-mod=mod nice -n 19 go build -o "$S3TOOLS_BIN/weed.tmp" ./weed)
