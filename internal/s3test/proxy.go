@@ -46,7 +46,8 @@ func (s *Server) Proxy(t testing.TB) *Proxy {
 	rp := httputil.NewSingleHostReverseProxy(target)
 	// The request keeps the Host the client signed (the proxy's address).
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		get := r.Method == http.MethodGet && r.URL.RawQuery == ""
+		// An object GET names a key after the bucket (path-style).
+		get := r.Method == http.MethodGet && strings.Contains(strings.Trim(r.URL.Path, "/"), "/")
 		p.mu.Lock()
 		hook := p.onServed
 		p.requests = append(p.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Range: r.Header.Get("Range")})

@@ -1,0 +1,193 @@
+package iceberg
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	iofs "io/fs"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	iceio "github.com/apache/iceberg-go/io"
+
+	"github.com/magmalake/magmalake/internal/s3test"
+)
+
+// s3Lake is a warehouse in bucket lake of a versitygw behind a recording
+// proxy, with the embedded SQLite catalog.
+func s3Lake(t *testing.T) (*Warehouse, *s3test.Proxy) {
+	t.Helper()
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	w, err := Open(context.Background(), Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/wh", CatalogProps: proxy.Props()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w, proxy
+}
+
+// How the S3 IO talks to the server: a file larger than a part is a
+// multipart upload, a small one a single PUT; Open is a HEAD, ReadAt a GET
+// of exactly the bytes asked for, Read a GET from the offset; a missing
+// object is fs.ErrNotExist; at most objectReadsInFlight GETs run at once
+// however many readers there are; a Remove under a cancelled context still
+// removes.
+func TestS3IORequests(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	fsys, err := iceio.LoadFS(ctx, proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfs := fsys.(iceio.WriteFileIO)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16) // 20 MiB
+	write := func(name string, data []byte) []s3test.Request {
+		t.Helper()
+		proxy.Requests()
+		fw, err := wfs.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return proxy.Requests()
+	}
+	reqs := write("s3://lake/big.bin", big)
+	parts := 0
+	for _, r := range reqs {
+		if r.Method == http.MethodPut && strings.Contains(r.Query, "partNumber") {
+			parts++
+		}
+	}
+	if parts < 2 {
+		t.Fatalf("a 20 MiB write is not a multipart upload: %+v", reqs)
+	}
+	reqs = write("s3://lake/small.bin", []byte("tiny"))
+	if len(reqs) != 1 || reqs[0].Method != http.MethodPut || reqs[0].Multipart() {
+		t.Fatalf("a 4-byte write: want one PUT, got %+v", reqs)
+	}
+
+	f, err := fsys.Open("s3://lake/big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs := proxy.Requests(); len(reqs) != 1 || reqs[0].Method != http.MethodHead {
+		t.Fatalf("Open: want one HEAD, got %+v", reqs)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != int64(len(big)) {
+		t.Fatalf("Stat: %v, %v", fi, err)
+	}
+	buf := make([]byte, 100)
+	if n, err := f.ReadAt(buf, 1<<20+3); err != nil || n != 100 || !bytes.Equal(buf, big[1<<20+3:1<<20+103]) {
+		t.Fatalf("ReadAt: %d, %v", n, err)
+	}
+	if reqs := proxy.Requests(); len(reqs) != 1 || reqs[0].Range != "bytes=1048579-1048678" {
+		t.Fatalf("ReadAt of 100 bytes: want one ranged GET, got %+v", reqs)
+	}
+	if n, err := f.ReadAt(buf, int64(len(big))-10); n != 10 || !errors.Is(err, io.EOF) {
+		t.Fatalf("ReadAt past the end: %d, %v", n, err)
+	}
+	if _, err := f.Seek(int64(len(big))-16, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Requests()
+	tail, err := io.ReadAll(f)
+	if err != nil || string(tail) != "0123456789abcdef" {
+		t.Fatalf("Read from an offset: %q, %v", tail, err)
+	}
+	if reqs := proxy.Requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].Range, "bytes=20971504-") {
+		t.Fatalf("Read from offset: want one GET from there, got %+v", reqs)
+	}
+	f.Close()
+	if _, err := fsys.Open("s3://lake/missing.bin"); !errors.Is(err, iofs.ErrNotExist) {
+		t.Fatalf("Open of a missing object: %v", err)
+	}
+
+	// Many readers at once: the GETs in flight stay bounded.
+	proxy.ResetMax()
+	var wg sync.WaitGroup
+	errs := make(chan error, 400)
+	for i := range 400 {
+		wg.Go(func() {
+			f, err := fsys.Open("s3://lake/big.bin")
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer f.Close()
+			b := make([]byte, 256<<10)
+			if _, err := f.ReadAt(b, int64(i%64)<<18); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if m := proxy.MaxGetsInFlight(); m > objectReadsInFlight {
+		t.Fatalf("%d GETs in flight at once, want at most %d", m, objectReadsInFlight)
+	} else {
+		t.Logf("400 concurrent readers: at most %d GETs in flight", m)
+	}
+
+	cancel()
+	if err := fsys.Remove("s3://lake/small.bin"); err != nil {
+		t.Fatalf("Remove after cancel: %v", err)
+	}
+	if keys := srv.Keys(t, "lake", ""); strings.Join(keys, ",") != "big.bin" {
+		t.Fatalf("bucket holds %v", keys)
+	}
+}
+
+// A table on S3 through the warehouse: every read of a data file is a
+// ranged GET (no whole-object GET that nobody reads), and a write that fails
+// leaves nothing in the bucket.
+func TestS3TableReadsAreRanged(t *testing.T) {
+	ctx := context.Background()
+	w, proxy := s3Lake(t)
+	cols := allTypeCols()
+	ident := Ident("public", "ranged")
+	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := strings.TrimPrefix(tbl.Location(), "s3://lake/") + "/"
+	before := proxy.Keys(t, "lake", prefix)
+	if _, err := WriteDataFiles(ctx, tbl, failingBatches(t, cols, 3)); err == nil {
+		t.Fatal("the failing write succeeded")
+	}
+	if after := proxy.Keys(t, "lake", prefix); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Fatalf("a failed write left objects: before %v, after %v", before, after)
+	}
+	tbl = appendRows(t, w, ident, cols, genRows(cols, 0, 500))
+	proxy.Requests()
+	_, got := scanAll(t, tbl, ScanOptions{})
+	assertSameRows(t, got, genRows(cols, 0, 500))
+	assertSameRows(t, icebergGoRows(t, tbl), genRows(cols, 0, 500))
+	gets := 0
+	for _, r := range proxy.Requests() {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, ".parquet") {
+			gets++
+			if r.Range == "" {
+				t.Fatalf("an unranged GET of a data file: %+v", r)
+			}
+		}
+	}
+	if gets == 0 {
+		t.Fatal("the scans read no data file")
+	}
+}
