@@ -3,6 +3,7 @@ package deletes
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -62,7 +63,7 @@ func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred 
 	})
 	if err != nil {
 		releaseAll(out.Returned)
-		return Outcome{}, fmt.Errorf("delete from %v: %w", ident, err)
+		return Outcome{}, fmt.Errorf("delete from %s: %w", strings.Join(ident, "."), err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
 		if s := snapshotOf(committed); s != nil {
@@ -101,7 +102,7 @@ func (o Options) commit(ctx context.Context, cat CommitTarget, ident table.Ident
 	if o.Commit != nil {
 		return o.Commit(ctx, ident, plan)
 	}
-	return lake.CommitChangeWithRetry(ctx, cat, ident, o.Retry, plan)
+	return lake.CommitLoop{Catalog: cat, Policy: o.Retry, Rebase: Rebase}.Commit(ctx, ident, plan)
 }
 
 // snapshotOf is the current snapshot of a published table, nil when the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,7 +38,7 @@ func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifie
 		return PrepareEqualityDelete(ctx, head, pred, cols, keys, opts, &out)
 	})
 	if err != nil {
-		return Outcome{}, fmt.Errorf("equality delete from %v: %w", ident, err)
+		return Outcome{}, fmt.Errorf("delete from %s: %w", strings.Join(ident, "."), err)
 	}
 	if out.Deleted > 0 && !opts.DryRun {
 		if s := snapshotOf(committed); s != nil {

@@ -155,11 +155,8 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 			opts.Plan.ReturnColumns = append(opts.Plan.ReturnColumns, c.Name)
 		}
 	}
-	out, err := deletes.Delete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, opts)
-	if err != nil {
-		return out, fmt.Errorf("delete from %s: %w", p.rt.Ident, err)
-	}
-	return out, nil
+	// deletes.Delete names the table in its errors.
+	return deletes.Delete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, opts)
 }
 
 // result answers DELETE n, or the RETURNING rows tagged DELETE n.

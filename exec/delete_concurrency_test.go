@@ -21,28 +21,21 @@ type delConcWorker struct {
 	err     error
 }
 
-// run executes the deletes in order; a serialization failure (the engine
-// gave up retrying) is retried as a client would.
+// run executes the deletes in order. Each is autocommit, so it must never
+// fail for a conflict: it re-plans against the new head itself.
 func (w *delConcWorker) run(ctx context.Context) {
 	for _, where := range w.wheres {
-		for try := 0; ; try++ {
-			r, err := w.s.query(ctx, "DELETE FROM t WHERE "+where)
-			var se *sql.Error
-			if errors.As(err, &se) && se.Code == sql.CodeSerializationFailure && try < 20 {
-				continue
-			}
-			if err != nil {
-				w.err = fmt.Errorf("DELETE WHERE %s: %w", where, err)
-				return
-			}
-			n, err := strconv.Atoi(strings.TrimPrefix(r.tag, "DELETE "))
-			if err != nil {
-				w.err = fmt.Errorf("tag %q: %w", r.tag, err)
-				return
-			}
-			w.deleted += n
-			break
+		r, err := w.s.query(ctx, "DELETE FROM t WHERE "+where)
+		if err != nil {
+			w.err = fmt.Errorf("DELETE WHERE %s: %w", where, err)
+			return
 		}
+		n, err := strconv.Atoi(strings.TrimPrefix(r.tag, "DELETE "))
+		if err != nil {
+			w.err = fmt.Errorf("tag %q: %w", r.tag, err)
+			return
+		}
+		w.deleted += n
 	}
 }
 

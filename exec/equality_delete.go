@@ -4,7 +4,6 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -37,10 +36,7 @@ func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred delete
 	defer keys.Release()
 	opts := s.deleteOptions(dry)
 	out, err := deletes.EqualityDelete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, cols, keys, opts)
-	if err != nil {
-		return out, true, fmt.Errorf("delete from %s: %w", strings.Join(p.rt.Ident, "."), err)
-	}
-	return out, true, nil
+	return out, true, err
 }
 
 // keyTerm is one "column = value" of the WHERE.

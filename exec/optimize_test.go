@@ -154,7 +154,7 @@ func TestOptimizeConcurrentDelete(t *testing.T) {
 			var deleted int
 			wg.Go(func() {
 				for range 3 {
-					if errA = retried(a, "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 0.01)"); errA != nil {
+					if errA = autocommit(a, "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 0.01)"); errA != nil {
 						return
 					}
 				}
@@ -162,7 +162,7 @@ func TestOptimizeConcurrentDelete(t *testing.T) {
 			wg.Go(func() {
 				for k := 0; k < 6; k++ {
 					var n int
-					n, errB = retriedTag(b, fmt.Sprintf("DELETE FROM ot WHERE id %% 7 = %d AND id < 1000", k))
+					n, errB = autocommitTag(b, fmt.Sprintf("DELETE FROM ot WHERE id %% 7 = %d AND id < 1000", k))
 					deleted += n
 					if errB != nil {
 						return
@@ -227,16 +227,10 @@ func TestOptimizeCancelled(t *testing.T) {
 	}
 }
 
-// retried runs q, retrying serialization failures as a client would.
-func retried(s *Session, q string) error {
-	for try := 0; ; try++ {
-		_, err := s.query(context.Background(), q)
-		var se *sql.Error
-		if errors.As(err, &se) && se.Code == sql.CodeSerializationFailure && try < 20 {
-			continue
-		}
-		return err
-	}
+// autocommit runs q; a serialization failure is an error, never retried.
+func autocommit(s *Session, q string) error {
+	_, err := s.query(context.Background(), q)
+	return err
 }
 
 // TestAdaptiveRewriteRatio: with magmalake.delete.rewrite-ratio on a

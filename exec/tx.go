@@ -144,7 +144,7 @@ func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable
 // until COMMIT (the returned table is nil then).
 func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
 	if !s.tx.active {
-		tbl, err := iceberg.CommitChangeWithRetry(ctx, s.engine.wh.Catalog(), ident, s.engine.opts.Retry, plan)
+		tbl, err := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
 	tt, err := s.txTable(ctx, ident)

@@ -5,18 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
-)
-
-const (
-	appendMaxAttempts = 30
-	appendMinBackoff  = 5 * time.Millisecond
-	appendMaxBackoff  = 500 * time.Millisecond
 )
 
 // WriteDataFiles writes batches (in the executor's Arrow types, columns
@@ -109,8 +102,7 @@ func Append(ctx context.Context, w *Warehouse, ident table.Identifier, files []i
 	err := checkDistinctFiles(files)
 	var out *table.Table
 	if err == nil {
-		policy := RetryPolicy{MaxAttempts: appendMaxAttempts, MinBackoff: appendMinBackoff, MaxBackoff: appendMaxBackoff}
-		out, err = CommitChangeWithRetry(ctx, w.cat, ident, policy, func(context.Context, *table.Table) (FileChange, []string, error) {
+		out, err = w.CommitLoop(RetryPolicy{}, nil).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
 			return FileChange{AddData: files, Props: props}, nil, nil
 		})
 	}

@@ -16,27 +16,35 @@ import (
 // attempt of a statement lost the race. The executor maps it to SQLSTATE 40001.
 var ErrConflict = errors.New("commit conflict: the table was changed concurrently")
 
-// RetryPolicy bounds CommitChangeWithRetry. Zero fields take the defaults.
+// RetryPolicy bounds how long a commit keeps trying against concurrent
+// writers. Zero fields take the defaults.
 type RetryPolicy struct {
-	MaxAttempts int           // total attempts including the first; default 6
-	MinBackoff  time.Duration // default 20ms
-	MaxBackoff  time.Duration // default 1s
+	MaxAttempts int           // total attempts including the first; default 0: no limit but MaxWait
+	MaxWait     time.Duration // how long to keep trying; default 60s (a statement_timeout ends it sooner)
+	MinBackoff  time.Duration // default 5ms
+	MaxBackoff  time.Duration // default 250ms
 }
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.MaxAttempts <= 0 {
-		p.MaxAttempts = 6
+	if p.MaxWait <= 0 {
+		p.MaxWait = time.Minute
 	}
 	if p.MinBackoff <= 0 {
-		p.MinBackoff = 20 * time.Millisecond
+		p.MinBackoff = 5 * time.Millisecond
 	}
 	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = time.Second
+		p.MaxBackoff = 250 * time.Millisecond
 	}
 	if p.MaxBackoff < p.MinBackoff {
 		p.MaxBackoff = p.MinBackoff
 	}
 	return p
+}
+
+// exhausted reports whether a commit that lost tries rounds in elapsed
+// should give up.
+func (p RetryPolicy) exhausted(tries int, elapsed time.Duration) bool {
+	return (p.MaxAttempts > 0 && tries >= p.MaxAttempts) || elapsed >= p.MaxWait
 }
 
 // backoff is exponential with full jitter, so racing writers spread out.

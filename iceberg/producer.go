@@ -41,6 +41,12 @@ func (c FileChange) IsEmpty() bool {
 	return len(c.AddData)+len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0
 }
 
+// OnlyAddsData reports a change that adds data files and nothing else: it
+// holds on any later head.
+func (c FileChange) OnlyAddsData() bool {
+	return len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0
+}
+
 // operation is c.Operation, or the one derived from what c does.
 func (c FileChange) operation() (table.Operation, error) {
 	onlyAddsData := len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -195,9 +196,10 @@ func TestCommitChangeFirstSnapshot(t *testing.T) {
 	}
 }
 
-// TestCommitChangeWithRetryReplans: another writer commits while the first
-// attempt is planned, so that attempt conflicts; its files are removed and
-// the second attempt, planned against the new head, commits.
+// TestCommitChangeWithRetryReplans: another writer replaces a data file
+// while the first attempt, which replaces every data file, is planned; that
+// attempt cannot be rebased (a file it removes is gone), so its files are
+// removed and the second attempt, planned against the new head, commits.
 func TestCommitChangeWithRetryReplans(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
@@ -208,14 +210,16 @@ func TestCommitChangeWithRetryReplans(t *testing.T) {
 	var firstWritten []string
 	plan := func(ctx context.Context, head *table.Table) (FileChange, []string, error) {
 		attempts++
+		live := liveDataFiles(t, head)
 		files := writeRows(t, head, 50, 53)
 		if attempts == 1 {
 			firstWritten = filePaths(files)
-			if _, err := CommitChange(ctx, w.Catalog(), head, FileChange{AddData: writeRows(t, head, 70, 72)}); err != nil {
+			other := FileChange{RemoveData: live[:1], AddData: writeRows(t, head, 70, 72)}
+			if _, err := CommitChange(ctx, w.Catalog(), head, other); err != nil {
 				return FileChange{}, nil, err
 			}
 		}
-		return FileChange{AddData: files}, filePaths(files), nil
+		return FileChange{RemoveData: live, AddData: files}, filePaths(files), nil
 	}
 	got, err := CommitChangeWithRetry(ctx, w.Catalog(), ident, RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, plan)
 	if err != nil {
@@ -224,10 +228,53 @@ func TestCommitChangeWithRetryReplans(t *testing.T) {
 	if attempts != 2 {
 		t.Fatalf("%d attempts, want 2", attempts)
 	}
-	assertSameRows(t, icebergGoRows(t, got), slices.Concat(genRows(cols, 0, 10), genRows(cols, 70, 72), genRows(cols, 50, 53)))
+	assertSameRows(t, icebergGoRows(t, got), genRows(cols, 50, 53))
 	for _, p := range firstWritten {
 		if _, err := os.Stat(strings.TrimPrefix(p, "file://")); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("file of the conflicting attempt %s still there: %v", p, err)
 		}
 	}
+}
+
+// TestCommitChangeWithRetryRebases: a change whose files nobody else
+// touched is carried onto the new head as it is: planned once, its files
+// committed, the other writer's rows kept.
+func TestCommitChangeWithRetryRebases(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "rebase", 2)
+	cols := pcCols()
+	appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	var attempts int
+	plan := func(ctx context.Context, head *table.Table) (FileChange, []string, error) {
+		attempts++
+		live := liveDataFiles(t, head)
+		files := writeRows(t, head, 50, 53)
+		if _, err := CommitChange(ctx, w.Catalog(), head, FileChange{AddData: writeRows(t, head, 70, 72)}); err != nil {
+			return FileChange{}, nil, err
+		}
+		return FileChange{RemoveData: live, AddData: files}, filePaths(files), nil
+	}
+	got, err := CommitChangeWithRetry(ctx, w.Catalog(), ident, RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 1 {
+		t.Fatalf("%d plans, want 1", attempts)
+	}
+	assertSameRows(t, icebergGoRows(t, got), slices.Concat(genRows(cols, 70, 72), genRows(cols, 50, 53)))
+}
+
+// liveDataFiles is every data file of tbl's current snapshot.
+func liveDataFiles(t *testing.T, tbl *table.Table) []ice.DataFile {
+	t.Helper()
+	live, err := LiveFiles(context.Background(), tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []ice.DataFile
+	for _, p := range slices.Sorted(maps.Keys(live)) {
+		out = append(out, live[p].Tasks[0].File)
+	}
+	return out
 }

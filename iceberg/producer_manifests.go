@@ -131,10 +131,17 @@ func (p *changePlan) writeAddedManifests(ctx context.Context) ([]ice.ManifestFil
 // carryManifests keeps the parent's manifests as they are, except those
 // holding a removed file: those are rewritten with that entry DELETED and
 // the other live entries EXISTING, all keeping their sequence numbers.
-// Entries some earlier snapshot deleted are dropped from a rewrite.
+// Entries some earlier snapshot deleted are dropped from a rewrite, and a
+// manifest holding nothing else is dropped altogether: a table whose every
+// commit supersedes the last one's deletion vectors would otherwise carry
+// one empty manifest per commit, and every reader and writer would open
+// them all.
 func (p *changePlan) carryManifests(ctx context.Context, scan *parentScan) ([]ice.ManifestFile, error) {
 	out := make([]ice.ManifestFile, 0, len(scan.manifests))
 	for _, pm := range scan.manifests {
+		if !pm.file.HasAddedFiles() && !pm.file.HasExistingFiles() {
+			continue
+		}
 		if !pm.rewrite {
 			out = append(out, pm.file)
 			continue

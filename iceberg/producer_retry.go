@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
@@ -15,52 +16,157 @@ import (
 // which are removed if the attempt does not commit. It must not commit.
 type ChangeFunc func(ctx context.Context, head *table.Table) (change FileChange, written []string, err error)
 
-// CommitChangeWithRetry loads the head of ident, plans a change with plan
-// and commits it as one snapshot; when another writer moved the table it
-// removes the attempt's files, waits, reloads and plans again. It returns
-// the committed table, or the head unchanged when the plan is empty. After
-// ErrCommitUnknown the files are kept: the change may have landed.
-func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Identifier, policy RetryPolicy, plan ChangeFunc) (*table.Table, error) {
-	policy = policy.withDefaults()
-	var lastErr error
-	for n := 0; n < policy.MaxAttempts; n++ {
-		if n > 0 {
-			if err := commitSleep(ctx, policy.backoff(n-1)); err != nil {
-				return nil, err
-			}
-		}
-		committed, err := commitChangeOnce(ctx, cat, ident, plan)
-		if err == nil {
-			return committed, nil
-		}
-		if !IsConflict(err) || errors.Is(err, ErrCommitUnknown) || ctx.Err() != nil {
-			return nil, err
-		}
-		lastErr = err
-	}
-	return nil, fmt.Errorf("%w after %d attempts: %v", ErrConflict, policy.MaxAttempts, lastErr)
+// CommitLoop commits statements' changes to the tables of one catalog,
+// winning against concurrent writers by rebasing or re-planning.
+type CommitLoop struct {
+	Catalog catalog.Catalog
+	Policy  RetryPolicy
+	Queue   *CommitQueue // this process's order of commits per table; nil: none
+	Rebase  Rebaser      // nil: RebaseFiles
 }
 
-// commitChangeOnce is one load-plan-commit round; it removes the files of
-// the attempt unless the commit may have landed.
-func commitChangeOnce(ctx context.Context, cat catalog.Catalog, ident table.Identifier, plan ChangeFunc) (*table.Table, error) {
-	head, err := cat.LoadTable(ctx, ident)
+// CommitChangeWithRetry commits one change with loop's defaults and no
+// queue: CommitLoop{Catalog: cat, Policy: policy}.Commit.
+func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Identifier, policy RetryPolicy, plan ChangeFunc) (*table.Table, error) {
+	return CommitLoop{Catalog: cat, Policy: policy}.Commit(ctx, ident, plan)
+}
+
+// Commit loads the head of ident, plans a change with plan (outside the
+// table's turn, so plans run in parallel) and commits it as one snapshot in
+// its turn. When another writer moved the table first, the change is
+// rebased onto the new head if it still means the same there, else planned
+// again against it (in the turn now, so nothing of this process overtakes
+// it), and retried with jittered backoff for as long as the policy and ctx
+// allow. It returns the committed table, or the head unchanged when the plan
+// is empty. Files of attempts that did not land are removed; after
+// ErrCommitUnknown they are kept, the change may have landed.
+func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan ChangeFunc) (*table.Table, error) {
+	head, err := l.Catalog.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
 	}
-	change, written, err := plan(ctx, head)
-	if err == nil && change.IsEmpty() {
-		commitRemoveWritten(head, written)
+	a := attempt{head: head}
+	a.change, a.written, err = plan(ctx, head)
+	if err == nil && a.change.IsEmpty() {
+		commitRemoveWritten(head, a.written)
 		return head, nil
 	}
-	if err == nil {
-		var committed *table.Table
-		if committed, err = CommitChange(ctx, cat, head, change); err == nil {
+	if err != nil {
+		commitRemoveWritten(head, a.written)
+		return nil, err
+	}
+	return l.run(ctx, ident, a, plan)
+}
+
+// Publish commits change, planned against base, that cannot be planned
+// again (a transaction block's net change): when the head moved it is
+// rebased or the error wraps ErrReplan. The caller owns change's files.
+func (l CommitLoop) Publish(ctx context.Context, base *table.Table, change FileChange) (*table.Table, error) {
+	if change.IsEmpty() {
+		return base, nil
+	}
+	return l.run(ctx, base.Identifier(), attempt{head: base, change: change, borrowed: true}, nil)
+}
+
+// attempt is the change the loop is trying to commit and what it is based on.
+type attempt struct {
+	head    *table.Table
+	change  FileChange
+	written []string
+	// borrowed: the change's files belong to the caller (Publish); only
+	// files the loop wrote while rebasing are the loop's to remove.
+	borrowed bool
+	tries    int
+}
+
+func (a *attempt) removeWritten() {
+	commitRemoveWritten(a.head, a.written)
+	a.written = nil
+}
+
+// run commits a in the table's turn, retrying until it lands, the policy's
+// patience runs out (ErrConflict) or ctx ends.
+func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, plan ChangeFunc) (*table.Table, error) {
+	p := l.Policy.withDefaults()
+	start := time.Now()
+	turn, err := l.Queue.acquire(ctx, ident)
+	if err != nil {
+		a.removeWritten()
+		return nil, err
+	}
+	defer turn.release()
+	var lastErr error
+	for {
+		if next := turn.newer(a.head); next != nil {
+			// Another statement of this process committed while this one
+			// planned or waited: move on without a doomed swap.
+			if done, err := l.moveTo(ctx, &a, next, plan); err != nil || done {
+				return doneOr(next, err)
+			}
+		}
+		committed, err := CommitChange(ctx, l.Catalog, a.head, a.change)
+		a.tries++
+		if err == nil {
+			turn.last = committed
 			return committed, nil
 		}
+		if (!IsConflict(err) && !errors.Is(err, ErrFileNotInSnapshot)) || errors.Is(err, ErrCommitUnknown) || ctx.Err() != nil {
+			if !errors.Is(err, ErrCommitUnknown) {
+				a.removeWritten()
+			}
+			return nil, err
+		}
+		lastErr = err
+		if p.exhausted(a.tries, time.Since(start)) {
+			a.removeWritten()
+			return nil, fmt.Errorf("%w after %d attempts in %v: %v", ErrConflict, a.tries, time.Since(start).Round(time.Millisecond), lastErr)
+		}
+		if err := commitSleep(ctx, p.backoff(a.tries-1)); err != nil {
+			a.removeWritten()
+			return nil, err
+		}
+		head, err := l.Catalog.LoadTable(ctx, ident)
+		if err != nil {
+			a.removeWritten()
+			return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
+		}
+		if done, err := l.moveTo(ctx, &a, head, plan); err != nil || done {
+			return doneOr(head, err)
+		}
 	}
-	if !errors.Is(err, ErrCommitUnknown) {
-		commitRemoveWritten(head, written)
+}
+
+// moveTo makes a commit on head: the change rebased, or planned again.
+// done reports an empty new plan (nothing left to commit).
+func (l CommitLoop) moveTo(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
+	rebase := l.Rebase
+	if rebase == nil {
+		rebase = RebaseFiles
 	}
-	return nil, err
+	change, extra, err := rebase(ctx, a.head, head, a.change)
+	if err == nil {
+		a.head, a.change = head, change
+		a.written = append(a.written, extra...)
+		return false, nil
+	}
+	if !errors.Is(err, ErrReplan) || plan == nil {
+		a.removeWritten()
+		return false, err
+	}
+	a.removeWritten()
+	a.head = head
+	a.change, a.written, err = plan(ctx, head)
+	if err != nil || a.change.IsEmpty() {
+		a.removeWritten()
+		return err == nil, err
+	}
+	return false, nil
+}
+
+// doneOr is head when a re-plan found nothing left to do, or the error.
+func doneOr(head *table.Table, err error) (*table.Table, error) {
+	if err != nil {
+		return nil, err
+	}
+	return head, nil
 }

@@ -44,6 +44,7 @@ type Warehouse struct {
 	db     *dbsql.DB       // embedded catalog's database; nil for external catalogs
 	name   string
 	roots  []location // where table properties may place files
+	queue  *CommitQueue
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -98,9 +99,12 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 	}
 	// WAL plus a busy timeout on every pooled connection lets concurrent
 	// commits (several sessions, or several servers on one data dir) wait
-	// for each other instead of failing with "database is locked".
+	// for each other instead of failing with "database is locked". The
+	// catalog's transactions read before they write; a deferred one that
+	// finds another writer ahead of it at the upgrade fails at once, without
+	// the busy handler, so they take the write lock when they begin.
 	dsn := "file:" + filepath.Join(dir, "catalog.db") +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
 	db, err := dbsql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog database in %q: %w", cfg.DataDir, err)
@@ -114,7 +118,7 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	return &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths)}, nil
+	return &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue()}, nil
 }
 
 // openExternal loads any registered iceberg-go catalog from cfg.CatalogProps.
@@ -135,7 +139,7 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
-	return &Warehouse{cat: cat, name: name, roots: roots}, nil
+	return &Warehouse{cat: cat, name: name, roots: roots, queue: NewCommitQueue()}, nil
 }
 
 // checkExternalProps rejects settings catalog.Load would reject less clearly.
@@ -223,6 +227,12 @@ func oneLine(err error) string {
 
 // Catalog is the underlying iceberg-go catalog.
 func (w *Warehouse) Catalog() catalog.Catalog { return w.cat }
+
+// CommitLoop is how this warehouse's statements commit: through its
+// catalog, in this process's per-table order.
+func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
+	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase}
+}
 
 // Name is the catalog name.
 func (w *Warehouse) Name() string { return w.name }
