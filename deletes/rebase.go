@@ -23,15 +23,16 @@ import (
 // answers lake.ErrReplan when the same rows were deleted by both, when a
 // file the change removes or rewrites changed, or when the other commit
 // added equality deletes or its equality deletes meet new data.
-func Rebase(ctx context.Context, base, head *table.Table, change lake.FileChange) (lake.FileChange, []string, error) {
+func Rebase(ctx context.Context, in lake.RebaseInput) (lake.FileChange, []string, error) {
+	change := in.Change
 	if change.OnlyAddsData() {
 		return change, nil, nil
 	}
-	diff, err := lake.DiffHeads(ctx, base, head)
+	diff, err := in.Diff(ctx)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
-	r, err := newRebaser(ctx, head, diff)
+	r, err := newRebaser(ctx, in.Head, diff)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}

@@ -34,6 +34,9 @@ type tableTurn struct {
 	// written only by the holder of the turn: a statement whose head is
 	// older moves to it without asking the catalog.
 	last *table.Table
+	// live is the live files of the snapshots this process rebased
+	// between, also used only by the holder of the turn.
+	live liveFilesCache
 }
 
 // acquire waits for ident's turn, or for ctx.
@@ -77,4 +80,46 @@ func (t *tableTurn) newer(head *table.Table) *table.Table {
 		return t.last
 	}
 	return nil
+}
+
+// liveFilesCache keeps LiveFiles of a table's last few snapshots: under
+// contention every commit rebases from the head the one before it rebased
+// onto, so each snapshot is planned once, not once per statement. A nil
+// cache plans every time.
+type liveFilesCache struct {
+	keys  []liveKey
+	files map[liveKey]map[string]*LiveFile
+}
+
+// liveKey names one snapshot of one table.
+type liveKey struct {
+	table    string
+	snapshot int64
+}
+
+const liveFilesKept = 8
+
+func (c *liveFilesCache) get(ctx context.Context, tbl *table.Table) (map[string]*LiveFile, error) {
+	snap := tbl.CurrentSnapshot()
+	if c == nil || snap == nil {
+		return LiveFiles(ctx, tbl)
+	}
+	k := liveKey{tbl.Metadata().TableUUID().String(), snap.SnapshotID}
+	if lf, ok := c.files[k]; ok {
+		return lf, nil
+	}
+	lf, err := LiveFiles(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	if c.files == nil {
+		c.files = map[liveKey]map[string]*LiveFile{}
+	}
+	if len(c.keys) == liveFilesKept {
+		delete(c.files, c.keys[0])
+		c.keys = c.keys[1:]
+	}
+	c.keys = append(c.keys, k)
+	c.files[k] = lf
+	return lf, nil
 }

@@ -260,6 +260,9 @@ func (p *changePlan) stage(ctx context.Context) (*StagedChange, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kept, err = p.mergeManifests(ctx, kept); err != nil {
+		return nil, err
+	}
 	summary, err := p.summary(carried)
 	if err != nil {
 		return nil, err

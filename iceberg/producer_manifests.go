@@ -165,14 +165,7 @@ func rewriteEntries(w *ice.ManifestWriter, entries []ice.ManifestEntry, removed 
 		if e.Status() == ice.EntryStatusDELETED {
 			continue
 		}
-		// Rebuilt rather than passed through: the writer needs its own
-		// entry type, and readers of old manifests may hand back another.
-		snap := e.SnapshotID()
-		var seq *int64
-		if s := e.SequenceNum(); s >= 0 {
-			seq = &s
-		}
-		kept := ice.NewManifestEntry(e.Status(), &snap, seq, e.FileSequenceNum(), e.DataFile())
+		kept := keptEntry(e)
 		var err error
 		if _, gone := removed[changeFileKey(e.DataFile())]; gone {
 			err = w.Delete(kept)
@@ -184,6 +177,18 @@ func rewriteEntries(w *ice.ManifestWriter, entries []ice.ManifestEntry, removed 
 		}
 	}
 	return nil
+}
+
+// keptEntry is e for a rewritten manifest, keeping its snapshot id and
+// sequence numbers. Rebuilt rather than passed through: the writer needs its
+// own entry type, and readers of old manifests may hand back another.
+func keptEntry(e ice.ManifestEntry) ice.ManifestEntry {
+	snap := e.SnapshotID()
+	var seq *int64
+	if s := e.SequenceNum(); s >= 0 {
+		seq = &s
+	}
+	return ice.NewManifestEntry(e.Status(), &snap, seq, e.FileSequenceNum(), e.DataFile())
 }
 
 // writeManifest writes one manifest of content under spec specID, filled by

@@ -100,7 +100,7 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 		if next := turn.newer(a.head); next != nil {
 			// Another statement of this process committed while this one
 			// planned or waited: move on without a doomed swap.
-			if done, err := l.moveTo(ctx, &a, next, plan); err != nil || done {
+			if done, err := l.moveTo(ctx, turn, &a, next, plan); err != nil || done {
 				return doneOr(next, err)
 			}
 		}
@@ -130,7 +130,7 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 			a.removeWritten()
 			return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
 		}
-		if done, err := l.moveTo(ctx, &a, head, plan); err != nil || done {
+		if done, err := l.moveTo(ctx, turn, &a, head, plan); err != nil || done {
 			return doneOr(head, err)
 		}
 	}
@@ -138,12 +138,12 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 
 // moveTo makes a commit on head: the change rebased, or planned again.
 // done reports an empty new plan (nothing left to commit).
-func (l CommitLoop) moveTo(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
+func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
 	rebase := l.Rebase
 	if rebase == nil {
 		rebase = RebaseFiles
 	}
-	change, extra, err := rebase(ctx, a.head, head, a.change)
+	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: &turn.live})
 	if err == nil {
 		a.head, a.change = head, change
 		a.written = append(a.written, extra...)

@@ -16,10 +16,32 @@ import (
 // block fails with a serialization error.
 var ErrReplan = errors.New("a concurrent commit changed what this change was planned on")
 
-// Rebaser carries change, planned against base, onto head: the change to
-// commit instead, any files it wrote for that, or an error wrapping
-// ErrReplan when the change must be planned again.
-type Rebaser func(ctx context.Context, base, head *table.Table, change FileChange) (FileChange, []string, error)
+// Rebaser carries in.Change, planned against in.Base, onto in.Head: the
+// change to commit instead, any files it wrote for that, or an error
+// wrapping ErrReplan when the change must be planned again.
+type Rebaser func(ctx context.Context, in RebaseInput) (FileChange, []string, error)
+
+// RebaseInput is one rebase the commit loop asks for.
+type RebaseInput struct {
+	Base, Head *table.Table
+	Change     FileChange
+	live       *liveFilesCache // nil: every Diff plans both snapshots
+}
+
+// Diff reads both snapshots' live files, from the table's cache when the
+// commit loop keeps one: a head one statement rebased onto is the base the
+// next one rebases from.
+func (in RebaseInput) Diff(ctx context.Context) (*HeadDiff, error) {
+	b, err := in.live.get(ctx, in.Base)
+	if err != nil {
+		return nil, err
+	}
+	h, err := in.live.get(ctx, in.Head)
+	if err != nil {
+		return nil, err
+	}
+	return &HeadDiff{Base: b, Head: h}, nil
+}
 
 // LiveFile is one live data file of a snapshot and what deletes apply to it.
 type LiveFile struct {
@@ -68,21 +90,14 @@ func DeleteKey(d ice.DataFile) string {
 
 // HeadDiff is what happened to a table's live data files between the
 // snapshot a change was planned on and the head it must commit on.
+// Its maps may be shared with other rebases: read them, never change them.
 type HeadDiff struct {
 	Base, Head map[string]*LiveFile
 }
 
 // DiffHeads reads both snapshots' live files.
 func DiffHeads(ctx context.Context, base, head *table.Table) (*HeadDiff, error) {
-	b, err := LiveFiles(ctx, base)
-	if err != nil {
-		return nil, err
-	}
-	h, err := LiveFiles(ctx, head)
-	if err != nil {
-		return nil, err
-	}
-	return &HeadDiff{Base: b, Head: h}, nil
+	return RebaseInput{Base: base, Head: head}.Diff(ctx)
 }
 
 // Changed reports whether the deletes of data file p differ between base
@@ -168,11 +183,12 @@ func (d *HeadDiff) newData() string {
 
 // RebaseFiles is the rebase that needs no file contents: change holds on
 // head when no data file it touches changed since base.
-func RebaseFiles(ctx context.Context, base, head *table.Table, change FileChange) (FileChange, []string, error) {
+func RebaseFiles(ctx context.Context, in RebaseInput) (FileChange, []string, error) {
+	change := in.Change
 	if change.OnlyAddsData() {
 		return change, nil, nil
 	}
-	d, err := DiffHeads(ctx, base, head)
+	d, err := in.Diff(ctx)
 	if err != nil {
 		return FileChange{}, nil, err
 	}

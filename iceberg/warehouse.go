@@ -65,7 +65,9 @@ func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.closer = w.cat
+	if w.closer == nil {
+		w.closer = w.cat
+	}
 	if cfg.WrapCatalog != nil {
 		w.cat = cfg.WrapCatalog(w.cat)
 	}
@@ -118,7 +120,9 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	return &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue()}, nil
+	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue()}
+	w.closer, w.cat = cat, newCachingCatalog(cat, w.metadataLocation)
+	return w, nil
 }
 
 // openExternal loads any registered iceberg-go catalog from cfg.CatalogProps.

@@ -1,0 +1,184 @@
+package iceberg
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// TestManifestMerge: a table written by many small commits keeps a bounded
+// number of manifests, and merging changes nothing a reader sees: the rows
+// (with the deletes of earlier commits still applying by sequence number),
+// every data file's sequence numbers and, on v3, every row's _row_id.
+func TestManifestMerge(t *testing.T) {
+	for _, v := range []int{2, 3} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) { testManifestMerge(t, v, nil) })
+	}
+	t.Run("disabled", func(t *testing.T) {
+		testManifestMerge(t, 2, map[string]string{table.ManifestMergeEnabledKey: "false"})
+	})
+	t.Run("min-count-4", func(t *testing.T) {
+		testManifestMerge(t, 3, map[string]string{table.ManifestMinMergeCountKey: "4"})
+	})
+}
+
+func testManifestMerge(t *testing.T, v int, props map[string]string) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "m", v)
+	if props != nil {
+		if _, err := w.SetProperties(ctx, ident, props); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cols := pcCols()
+	const rounds = 40
+	want := map[int64]bool{}
+	seqs := map[string]int64{}  // data file -> sequence number of its commit
+	rowIDs := map[int64]int64{} // id -> _row_id when first read (v3)
+	var tbl *table.Table
+	for r := range rounds {
+		tbl = appendRows(t, w, ident, cols, genRows(cols, r*10, r*10+10))
+		for _, df := range addedDataFiles(t, tbl) {
+			seqs[df] = tbl.CurrentSnapshot().SequenceNumber
+		}
+		for id := r * 10; id < r*10+10; id++ {
+			want[int64(id)] = true
+		}
+		if r%4 == 3 {
+			tbl = deleteOneRow(t, w, tbl, int64((r-2)*10+3), v)
+			delete(want, int64((r-2)*10+3))
+		}
+		checkManifestBound(t, tbl, r, props)
+		if v >= 3 {
+			for id, rid := range scanRowIDs(t, tbl) {
+				if old, seen := rowIDs[id]; seen && old != rid {
+					t.Fatalf("round %d: id %d had _row_id %d, now %d", r, id, old, rid)
+				}
+				rowIDs[id] = rid
+			}
+		}
+	}
+	var rows []row
+	for _, id := range slices.Sorted(maps.Keys(want)) {
+		rows = append(rows, genRows(cols, int(id), int(id)+1)...)
+	}
+	assertSameRows(t, icebergGoRows(t, tbl), rows)
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		df := task.File.FilePath()
+		if got := dataFileSeq(t, tbl, df); got != seqs[df] {
+			t.Fatalf("data file %s has sequence number %d, its commit had %d", df, got, seqs[df])
+		}
+	}
+}
+
+// checkManifestBound: with merging, each content keeps fewer than the
+// minimum count plus the commit's own new manifest; without, one data
+// manifest per append.
+func checkManifestBound(t *testing.T, tbl *table.Table, round int, props map[string]string) {
+	t.Helper()
+	mfs, err := tbl.CurrentSnapshot().Manifests(writeFS(t, tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[ice.ManifestContent]int{}
+	for _, mf := range mfs {
+		count[mf.ManifestContent()]++
+	}
+	pol := mergePolicyOf(props)
+	if !pol.enabled {
+		if count[ice.ManifestContentData] != round+1 {
+			t.Fatalf("round %d: merging off, %d data manifests, want %d", round, count[ice.ManifestContentData], round+1)
+		}
+		return
+	}
+	for content, n := range count {
+		if n > pol.minCount {
+			t.Fatalf("round %d: %d manifests of content %v, merging keeps at most %d", round, n, content, pol.minCount)
+		}
+	}
+}
+
+// addedDataFiles lists the data files the current snapshot added.
+func addedDataFiles(t *testing.T, tbl *table.Table) []string {
+	t.Helper()
+	snap := tbl.CurrentSnapshot()
+	mfs, err := snap.Manifests(writeFS(t, tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mf := range mfs {
+		if mf.ManifestContent() != ice.ManifestContentData || mf.SnapshotID() != snap.SnapshotID {
+			continue
+		}
+		entries, err := mf.FetchEntries(writeFS(t, tbl), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Status() == ice.EntryStatusADDED {
+				out = append(out, e.DataFile().FilePath())
+			}
+		}
+	}
+	return out
+}
+
+// dataFileSeq is the data sequence number the current snapshot gives path.
+func dataFileSeq(t *testing.T, tbl *table.Table, path string) int64 {
+	t.Helper()
+	mfs, err := tbl.CurrentSnapshot().Manifests(writeFS(t, tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		entries, err := mf.FetchEntries(writeFS(t, tbl), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.DataFile().FilePath() == path {
+				return e.SequenceNum()
+			}
+		}
+	}
+	t.Fatalf("no live entry for %s", path)
+	return 0
+}
+
+// deleteOneRow commits a position delete (v2) or deletion vector (v3) of
+// the row id, which must be in a file no earlier delete touched.
+func deleteOneRow(t *testing.T, w *Warehouse, tbl *table.Table, id int64, v int) *table.Table {
+	t.Helper()
+	ids, files := fileIDs(t, tbl)
+	for path, got := range ids {
+		pos := slices.Index(got, id)
+		if pos < 0 {
+			continue
+		}
+		var del ice.DataFile
+		name := fmt.Sprintf("del-%d", id)
+		if v >= 3 {
+			del = writeDV(t, tbl, name, files[path], []int64{int64(pos)})
+		} else {
+			del = writePosDeletes(t, tbl, name, files[path], []int64{int64(pos)})
+		}
+		out, err := CommitChange(context.Background(), w.Catalog(), tbl, FileChange{AddDeletes: []ice.DataFile{del}})
+		if err != nil {
+			t.Fatalf("delete id %d: %v", id, err)
+		}
+		return out
+	}
+	t.Fatalf("id %d is in no live data file", id)
+	return nil
+}
