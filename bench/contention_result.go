@@ -14,6 +14,9 @@ type ContentionResult struct {
 	Sessions int         `json:"sessions"`
 	Seconds  float64     `json:"seconds"` // wall time of the workload
 	Kinds    []KindStats `json:"kinds"`
+	// Alone is the soak's kinds run by one session with the others idle,
+	// before the soak: what the contended latencies compare with.
+	Alone []KindStats `json:"alone,omitempty"`
 	// OKStatements counts the statements that succeeded, a committed
 	// block's statements included; OKPerSecond is that over Seconds.
 	OKStatements int        `json:"ok_statements"`
@@ -123,6 +126,10 @@ func (r ContentionResult) Line() string {
 			fmt.Fprintf(&b, "%s %-6s first %s: %s\n", prefix, k.Kind, code, clip(e, 400))
 		}
 	}
+	for _, k := range r.Alone {
+		fmt.Fprintf(&b, "%s %-6s alone %5d ok %5d errors %-14s p50 %8.1f ms  p99 %8.1f ms  max %8.1f ms%s\n",
+			prefix, k.Kind, k.Count, k.OK, errorList(k.Errors), k.P50Ms, k.P99Ms, k.MaxMs, r.contendedRatio(k))
+	}
 	w := r.Check.worst()
 	fmt.Fprintf(&b, "%s result: %d servers, %d sessions, %.1f s, %d ok statements (%.1f/s)%s; rows %d before, %d by the model, %d reads: %d lost, %d resurrected, %d phantom, %d wrong value, %d duplicate; %d deleted twice, %d wrong returns, %d stale returns%s; %s",
 		prefix, r.Servers, r.Sessions, r.Seconds, r.OKStatements, r.OKPerSecond, r.blocks(), r.RowsBefore, r.Check.ModelRows, len(r.Check.Reads),
@@ -131,6 +138,16 @@ func (r ContentionResult) Line() string {
 		fmt.Fprintf(&b, "\n%s problem: %s", prefix, p)
 	}
 	return b.String()
+}
+
+// contendedRatio is "; contended p99 = N x alone p50" for kind k, or "".
+func (r ContentionResult) contendedRatio(alone KindStats) string {
+	for _, k := range r.Kinds {
+		if k.Kind == alone.Kind && alone.P50Ms > 0 && k.OK > 0 {
+			return fmt.Sprintf("; contended p99 = %.1f x alone p50", k.P99Ms/alone.P50Ms)
+		}
+	}
+	return ""
 }
 
 // blocks is the soak's ", blocks committed 3/23", or "".

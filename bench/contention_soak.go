@@ -83,11 +83,16 @@ func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error
 		sessions[i] = &soakSession{c: c, table: name, rows: cfg.Rows, rnd: rand.New(rand.NewPCG(cfg.Seed, uint64(i))),
 			nextFresh: freshBase(i), nextBlock: blockBase(i), t: tallies{}}
 	}
+	alone, err := sessions[0].alone(ctx)
+	if err != nil {
+		return ContentionResult{}, fmt.Errorf("%w (%v)", err, l.alive())
+	}
 	start := time.Now()
 	if err := soakAll(ctx, sessions, start.Add(cfg.SoakDuration)); err != nil {
 		return ContentionResult{}, fmt.Errorf("%w (%v)", err, l.alive())
 	}
 	res := soakResult(l, m, sessions, time.Since(start))
+	res.Alone = alone.stats(soakKinds)
 	var events []soakEvent
 	for _, s := range sessions {
 		events = append(events, s.events...)
@@ -144,10 +149,39 @@ func soakResult(l *lake, m TableMode, sessions []*soakSession, elapsed time.Dura
 	return res
 }
 
+// aloneRounds is how often each kind runs with the other sessions idle,
+// before the soak: the latencies contention is measured against.
+const aloneRounds = 8
+
+// alone runs every kind aloneRounds times, with no other session at work.
+// The statements are part of the model like the soak's.
+func (s *soakSession) alone(ctx context.Context) (tallies, error) {
+	t := tallies{}
+	for range aloneRounds {
+		for _, kind := range soakKinds {
+			ev := s.run(ctx, kind)
+			s.events = append(s.events, ev)
+			t.add(ev.kind, ev.o)
+			if err := s.c.recover(ctx, ev.o); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
 // step runs one statement or block of a randomly chosen kind.
 func (s *soakSession) step(ctx context.Context) error {
+	ev := s.run(ctx, s.pick())
+	s.events = append(s.events, ev)
+	s.t.add(ev.kind, ev.o)
+	return s.c.recover(ctx, ev.o)
+}
+
+// run runs one statement or block of kind.
+func (s *soakSession) run(ctx context.Context, kind string) soakEvent {
 	var ev soakEvent
-	switch kind := s.pick(); kind {
+	switch kind {
 	case kindInsert:
 		ev = s.insert(ctx)
 	case kindDelete:
@@ -159,9 +193,7 @@ func (s *soakSession) step(ctx context.Context) error {
 	default:
 		ev = s.block(ctx)
 	}
-	s.events = append(s.events, ev)
-	s.t.add(ev.kind, ev.o)
-	return s.c.recover(ctx, ev.o)
+	return ev
 }
 
 func (s *soakSession) pick() string {

@@ -34,9 +34,14 @@ type tableTurn struct {
 	// written only by the holder of the turn: a statement whose head is
 	// older moves to it without asking the catalog.
 	last *table.Table
+	// mu guards waiting and the members' taken and finished marks.
+	mu      sync.Mutex
+	waiting []*member
 	// live is the live files of the snapshots this process rebased
 	// between, also used only by the holder of the turn.
 	live liveFilesCache
+	// manifests is the entries of manifests its commits read, likewise.
+	manifests manifestCache
 }
 
 // acquire waits for ident's turn, or for ctx.

@@ -99,11 +99,16 @@ func (s *StagedChange) Discard() {
 // failure the manifests it wrote are removed, unless the commit may have
 // landed after all.
 func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
+	return commitChange(ctx, cat, base, change, nil)
+}
+
+// commitChange is CommitChange reading the parent's manifests through mc.
+func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange, mc *manifestCache) (*table.Table, error) {
 	if change.IsEmpty() {
 		return base, nil
 	}
 	what := "commit change to " + identString(base.Identifier())
-	staged, err := StageChange(ctx, base, change)
+	staged, err := stageChange(ctx, base, change, mc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -172,10 +177,15 @@ func removeFailedMetadata(base *table.Table, err error) {
 // transaction), and Discard the result if that does not happen. On error
 // nothing it wrote remains.
 func StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
+	return stageChange(ctx, base, change, nil)
+}
+
+func stageChange(ctx context.Context, base *table.Table, change FileChange, mc *manifestCache) (*StagedChange, error) {
 	p, err := newChangePlan(ctx, base, change)
 	if err != nil {
 		return nil, err
 	}
+	p.manifests = mc
 	staged, err := p.stage(ctx)
 	if err != nil {
 		RemoveWrittenFiles(p.fs, p.written)
@@ -199,6 +209,7 @@ type changePlan struct {
 	loc        table.LocationProvider
 	written    []string
 	nManifests int
+	manifests  *manifestCache // entries of the parent's manifests; nil: read them
 }
 
 func newChangePlan(ctx context.Context, base *table.Table, change FileChange) (*changePlan, error) {

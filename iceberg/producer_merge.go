@@ -13,11 +13,17 @@ import (
 // statements gets slower with each one. Merging follows Java's
 // MergingSnapshotProducer settings (commit.manifest-merge.enabled,
 // commit.manifest.min-count-to-merge, commit.manifest.target-size-bytes)
-// with two differences: merging is on unless the table turns it off (as in
-// Java; iceberg-go leaves it off), and the count that triggers it is 16, not
-// Java's 100, because opening a manifest is the largest fixed cost of a small
-// statement here.
-const defaultMinCountToMerge = 16
+// with two differences. Merging is on unless the table turns it off (as in
+// Java; iceberg-go leaves it off). And manifests merge by size class, as a
+// log-structured merge does: the count (default 4, not Java's 100: opening a
+// manifest is the largest fixed cost of a small statement here) applies to
+// manifests of about the same size (within a factor of four), so a table
+// keeps a few manifests per class, and an entry is rewritten once per class
+// it climbs instead of at every merge of the small manifests beside it.
+const defaultMinCountToMerge = 4
+
+// sizeClassBase is the upper bound of the smallest size class.
+const sizeClassBase = 16 << 10
 
 // mergePolicy is what the table's properties ask of manifest merging.
 type mergePolicy struct {
@@ -42,11 +48,21 @@ func mergePolicyOf(props ice.Properties) mergePolicy {
 type mergeKey struct {
 	content ice.ManifestContent
 	spec    int32
+	class   int
 }
 
-// mergeManifests merges the carried manifests: within each content and
-// partition spec, once minCount or more are under the target size, runs
-// of them filling up to the target become one manifest whose entries are
+// sizeClass is 0 up to sizeClassBase bytes, then one more per factor of 4.
+func sizeClass(n int64) int {
+	c := 0
+	for limit := int64(sizeClassBase); n > limit; limit *= 4 {
+		c++
+	}
+	return c
+}
+
+// mergeManifests merges the carried manifests: within each content,
+// partition spec and size class, once minCount or more are under the target
+// size, runs of them filling up to the target become one manifest whose entries are
 // EXISTING with their snapshot ids and sequence numbers. The order of the
 // list is kept, a merged manifest taking the place of its first member.
 func (p *changePlan) mergeManifests(ctx context.Context, carried []ice.ManifestFile) ([]ice.ManifestFile, error) {
@@ -61,7 +77,7 @@ func (p *changePlan) mergeManifests(ctx context.Context, carried []ice.ManifestF
 	small := map[mergeKey][]int{}
 	for i, mf := range carried {
 		if mf.Length() < pol.target && !ours[mf.FilePath()] {
-			k := mergeKey{mf.ManifestContent(), mf.PartitionSpecID()}
+			k := mergeKey{mf.ManifestContent(), mf.PartitionSpecID(), sizeClass(mf.Length())}
 			small[k] = append(small[k], i)
 		}
 	}
@@ -130,7 +146,7 @@ func (p *changePlan) mergeBin(ctx context.Context, mfs []ice.ManifestFile, bin [
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		es, err := mfs[i].FetchEntries(p.fs, true)
+		es, err := p.manifests.fetch(p.fs, mfs[i])
 		if err != nil {
 			return nil, fmt.Errorf("merge manifests: read %s: %w", mfs[i].FilePath(), err)
 		}

@@ -22,8 +22,8 @@ func TestManifestMerge(t *testing.T) {
 	t.Run("disabled", func(t *testing.T) {
 		testManifestMerge(t, 2, map[string]string{table.ManifestMergeEnabledKey: "false"})
 	})
-	t.Run("min-count-4", func(t *testing.T) {
-		testManifestMerge(t, 3, map[string]string{table.ManifestMinMergeCountKey: "4"})
+	t.Run("min-count-8", func(t *testing.T) {
+		testManifestMerge(t, 3, map[string]string{table.ManifestMinMergeCountKey: "8"})
 	})
 }
 
@@ -82,8 +82,8 @@ func testManifestMerge(t *testing.T, v int, props map[string]string) {
 }
 
 // checkManifestBound: with merging, each content keeps fewer than the
-// minimum count plus the commit's own new manifest; without, one data
-// manifest per append.
+// minimum count per size class, plus the commit's own new manifest;
+// without, one data manifest per append.
 func checkManifestBound(t *testing.T, tbl *table.Table, round int, props map[string]string) {
 	t.Helper()
 	mfs, err := tbl.CurrentSnapshot().Manifests(writeFS(t, tbl))
@@ -91,8 +91,14 @@ func checkManifestBound(t *testing.T, tbl *table.Table, round int, props map[str
 		t.Fatal(err)
 	}
 	count := map[ice.ManifestContent]int{}
+	classes := map[ice.ManifestContent]map[int]bool{}
 	for _, mf := range mfs {
-		count[mf.ManifestContent()]++
+		c := mf.ManifestContent()
+		count[c]++
+		if classes[c] == nil {
+			classes[c] = map[int]bool{}
+		}
+		classes[c][sizeClass(mf.Length())] = true
 	}
 	pol := mergePolicyOf(props)
 	if !pol.enabled {
@@ -102,8 +108,8 @@ func checkManifestBound(t *testing.T, tbl *table.Table, round int, props map[str
 		return
 	}
 	for content, n := range count {
-		if n > pol.minCount {
-			t.Fatalf("round %d: %d manifests of content %v, merging keeps at most %d", round, n, content, pol.minCount)
+		if most := (pol.minCount-1)*len(classes[content]) + 1; n > most {
+			t.Fatalf("round %d: %d manifests of content %v in %d size classes, merging keeps at most %d", round, n, content, len(classes[content]), most)
 		}
 	}
 }

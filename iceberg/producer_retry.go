@@ -3,7 +3,6 @@ package iceberg
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -85,55 +84,27 @@ func (a *attempt) removeWritten() {
 }
 
 // run commits a in the table's turn, retrying until it lands, the policy's
-// patience runs out (ErrConflict) or ctx ends.
+// patience runs out (ErrConflict) or ctx ends. The statement that gets the
+// turn commits the waiting ones with it (commit_group.go); a statement a
+// leader took finishes when the leader says so.
 func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, plan ChangeFunc) (*table.Table, error) {
-	p := l.Policy.withDefaults()
-	start := time.Now()
-	turn, err := l.Queue.acquire(ctx, ident)
-	if err != nil {
-		a.removeWritten()
-		return nil, err
-	}
-	defer turn.release()
-	var lastErr error
-	for {
-		if next := turn.newer(a.head); next != nil {
-			// Another statement of this process committed while this one
-			// planned or waited: move on without a doomed swap.
-			if done, err := l.moveTo(ctx, turn, &a, next, plan); err != nil || done {
-				return doneOr(next, err)
-			}
-		}
-		committed, err := CommitChange(ctx, l.Catalog, a.head, a.change)
-		a.tries++
-		if err == nil {
-			turn.last = committed
-			return committed, nil
-		}
-		if (!IsConflict(err) && !errors.Is(err, ErrFileNotInSnapshot)) || errors.Is(err, ErrCommitUnknown) || ctx.Err() != nil {
-			if !errors.Is(err, ErrCommitUnknown) {
-				a.removeWritten()
-			}
-			return nil, err
-		}
-		lastErr = err
-		if p.exhausted(a.tries, time.Since(start)) {
-			a.removeWritten()
-			return nil, fmt.Errorf("%w after %d attempts in %v: %v", ErrConflict, a.tries, time.Since(start).Round(time.Millisecond), lastErr)
-		}
-		if err := commitSleep(ctx, p.backoff(a.tries-1)); err != nil {
-			a.removeWritten()
-			return nil, err
-		}
-		head, err := l.Catalog.LoadTable(ctx, ident)
-		if err != nil {
-			a.removeWritten()
-			return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
-		}
-		if done, err := l.moveTo(ctx, turn, &a, head, plan); err != nil || done {
-			return doneOr(head, err)
+	turn := l.Queue.turnOf(ident)
+	m := &member{ctx: ctx, a: a, plan: plan, start: time.Now(), done: make(chan memberResult, 1)}
+	turn.enqueue(m)
+	select {
+	case r := <-m.done:
+		return r.tbl, r.err
+	case turn.turn <- struct{}{}:
+		l.lead(ident, turn, m)
+		turn.release()
+	case <-ctx.Done():
+		if turn.withdraw(m) {
+			m.a.removeWritten()
+			return nil, ctx.Err()
 		}
 	}
+	r := <-m.done
+	return r.tbl, r.err
 }
 
 // moveTo makes a commit on head: the change rebased, or planned again.
@@ -161,12 +132,4 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 		return err == nil, err
 	}
 	return false, nil
-}
-
-// doneOr is head when a re-plan found nothing left to do, or the error.
-func doneOr(head *table.Table, err error) (*table.Table, error) {
-	if err != nil {
-		return nil, err
-	}
-	return head, nil
 }
