@@ -246,18 +246,18 @@ func unionChange(a, b FileChange) FileChange {
 func (t *tableTurn) newestHead(batch []*member) *table.Table {
 	head := batch[0].a.head
 	for _, m := range batch[1:] {
-		if later(m.a.head, head) {
+		if newerVersion(m.a.head, head) {
 			head = m.a.head
 		}
 	}
-	if t.last != nil && later(t.last, head) {
+	if t.last != nil && newerVersion(t.last, head) {
 		head = t.last
 	}
 	return head
 }
 
-// later reports whether a is a newer version of the same table than b.
-func later(a, b *table.Table) bool {
+// newerVersion reports whether a is a newer version of the same table than b.
+func newerVersion(a, b *table.Table) bool {
 	return a.Metadata().TableUUID() == b.Metadata().TableUUID() &&
 		a.Metadata().LastSequenceNumber() > b.Metadata().LastSequenceNumber()
 }

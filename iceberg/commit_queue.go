@@ -9,11 +9,12 @@ import (
 )
 
 // CommitQueue orders one process's commits to each table. A statement
-// plans freely, but commits — and, once it has lost a round, plans again —
-// only while it holds its table's turn, and turns are granted in arrival
-// order. So the sessions of one server never race each other at the
-// catalog: a statement that lost once cannot lose again to a newer one of
-// the same process; across processes the catalog's compare-and-swap
+// plans freely, then waits in its table's queue; whoever holds the turn
+// commits the waiting statements oldest first, as many at a time as
+// combine into one snapshot (commit_group.go), rebasing or re-planning them
+// onto the head. So the sessions of one server never race each other at
+// the catalog: a statement that lost once cannot lose again to a newer one
+// of the same process; across processes the catalog's compare-and-swap
 // decides. The zero value is not usable; a nil *CommitQueue gives every
 // caller a private turn (no ordering).
 type CommitQueue struct {
@@ -31,8 +32,8 @@ func NewCommitQueue() *CommitQueue {
 type tableTurn struct {
 	turn chan struct{}
 	// last is the table as this process last committed it, read and
-	// written only by the holder of the turn: a statement whose head is
-	// older moves to it without asking the catalog.
+	// written only by the holder of the turn: statements whose head is
+	// older move to it without asking the catalog.
 	last *table.Table
 	// mu guards waiting and the members' taken and finished marks.
 	mu      sync.Mutex
@@ -42,17 +43,6 @@ type tableTurn struct {
 	live liveFilesCache
 	// manifests is the entries of manifests its commits read, likewise.
 	manifests manifestCache
-}
-
-// acquire waits for ident's turn, or for ctx.
-func (q *CommitQueue) acquire(ctx context.Context, ident table.Identifier) (*tableTurn, error) {
-	t := q.turnOf(ident)
-	select {
-	case t.turn <- struct{}{}:
-		return t, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 func (q *CommitQueue) turnOf(ident table.Identifier) *tableTurn {
@@ -71,21 +61,6 @@ func (q *CommitQueue) turnOf(ident table.Identifier) *tableTurn {
 }
 
 func (t *tableTurn) release() { <-t.turn }
-
-// newer is the table as this process last committed it when that is a
-// later version than head, else nil.
-func (t *tableTurn) newer(head *table.Table) *table.Table {
-	if t.last == nil || head == nil {
-		return nil
-	}
-	if t.last.Metadata().TableUUID() != head.Metadata().TableUUID() {
-		return nil
-	}
-	if t.last.Metadata().LastSequenceNumber() > head.Metadata().LastSequenceNumber() {
-		return t.last
-	}
-	return nil
-}
 
 // liveFilesCache keeps LiveFiles of a table's last few snapshots: under
 // contention every commit rebases from the head the one before it rebased

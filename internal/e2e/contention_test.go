@@ -34,22 +34,7 @@ func TestContentionSharedLake(t *testing.T) {
 		StatementTimeout:  time.Minute,
 		Progress:          func(msg string) { t.Log(msg) },
 	}
-	results, err := bench.RunContention(t.Context(), cfg, func(r bench.ContentionResult) error {
-		t.Log("\n" + r.Line())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 4 + 1; len(results) != want {
-		t.Fatalf("%d results, want %d (four delete modes and one soak)", len(results), want)
-	}
-	for _, r := range results {
-		t.Run(r.Scenario+"-"+string(r.Mode), func(t *testing.T) {
-			checkModel(t, r)
-			checkNoLosers(t, r)
-		})
-	}
+	runSharedLake(t, cfg, 4+1) // four delete modes and one soak
 }
 
 // The same on object storage behind a shared catalog: three servers on
@@ -83,6 +68,13 @@ func TestContentionSharedLakeOnREST(t *testing.T) {
 		StatementTimeout:  time.Minute,
 		Progress:          func(msg string) { t.Log(msg) },
 	}
+	runSharedLake(t, cfg, 2+1) // two delete modes and one soak
+}
+
+// runSharedLake runs the contention workloads of cfg, which must give want
+// results, and checks each against its model and for losers.
+func runSharedLake(t *testing.T, cfg bench.ContentionConfig, want int) {
+	t.Helper()
 	results, err := bench.RunContention(t.Context(), cfg, func(r bench.ContentionResult) error {
 		t.Log("\n" + r.Line())
 		return nil
@@ -90,8 +82,8 @@ func TestContentionSharedLakeOnREST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 2 + 1; len(results) != want {
-		t.Fatalf("%d results, want %d (two delete modes and one soak)", len(results), want)
+	if len(results) != want {
+		t.Fatalf("%d results, want %d", len(results), want)
 	}
 	for _, r := range results {
 		t.Run(r.Scenario+"-"+string(r.Mode), func(t *testing.T) {
