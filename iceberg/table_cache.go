@@ -26,9 +26,10 @@ type cachingCatalog struct {
 	catalog.Catalog
 	locate func(ctx context.Context, ident table.Identifier) (string, bool)
 
-	mu     sync.Mutex
-	tables map[tableVersion]cachedTable
-	order  []tableVersion // oldest first
+	mu      sync.Mutex
+	tables  map[tableVersion]cachedTable
+	order   []tableVersion                 // oldest first
+	loading map[tableVersion]chan struct{} // parses under way: one per version
 }
 
 // cachedTable is a parsed table and, for a local file, what it was parsed from.
@@ -63,21 +64,75 @@ type tableVersion struct{ ident, location string }
 const tablesCached = 64
 
 func newCachingCatalog(cat catalog.Catalog, locate func(context.Context, table.Identifier) (string, bool)) *cachingCatalog {
-	return &cachingCatalog{Catalog: cat, locate: locate, tables: map[tableVersion]cachedTable{}}
+	return &cachingCatalog{Catalog: cat, locate: locate, tables: map[tableVersion]cachedTable{},
+		loading: map[tableVersion]chan struct{}{}}
 }
 
+// LoadTable: after a commit every session of a server loads the new
+// version at about the same time, so one of them parses it and the others
+// wait for that.
 func (c *cachingCatalog) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	loc, known := c.locate(ctx, ident)
-	if known {
-		if ct, ok := c.get(tableVersion{strings.Join(ident, "\x00"), loc}); ok && ct.stamp == stampOf(loc) {
+	if !known {
+		return c.load(ctx, ident)
+	}
+	k := tableVersion{strings.Join(ident, "\x00"), loc}
+	for {
+		ct, ok, wait := c.lookup(k)
+		if ok && ct.stamp == stampOf(loc) {
 			return ct.tbl, nil
 		}
+		if wait == nil {
+			break
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
+	defer c.loaded(k)
+	return c.load(ctx, ident)
+}
+
+// lookup is k's cached table; when there is none and another caller is
+// parsing it, wait is closed when that is done; else this caller is now
+// the one parsing it and must call loaded.
+func (c *cachingCatalog) lookup(k tableVersion) (ct cachedTable, ok bool, wait chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ct, ok = c.tables[k]; ok {
+		return ct, true, nil
+	}
+	if w, busy := c.loading[k]; busy {
+		return cachedTable{}, false, w
+	}
+	c.loading[k] = make(chan struct{})
+	return cachedTable{}, false, nil
+}
+
+func (c *cachingCatalog) loaded(k tableVersion) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w, ok := c.loading[k]; ok {
+		close(w)
+		delete(c.loading, k)
+	}
+}
+
+func (c *cachingCatalog) load(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	tbl, err := c.Catalog.LoadTable(ctx, ident)
 	if err == nil {
-		c.put(tableVersion{strings.Join(ident, "\x00"), tbl.MetadataLocation()}, cachedTable{tbl, stampOf(tbl.MetadataLocation())})
+		c.remember(tbl)
 	}
 	return tbl, err
+}
+
+// remember caches tbl as its metadata file's table: what LoadTable parsed,
+// or what a commit of this process produced (its next load is then free).
+func (c *cachingCatalog) remember(tbl *table.Table) {
+	loc := tbl.MetadataLocation()
+	c.put(tableVersion{strings.Join(tbl.Identifier(), "\x00"), loc}, cachedTable{tbl, stampOf(loc)})
 }
 
 func (c *cachingCatalog) get(k tableVersion) (cachedTable, bool) {

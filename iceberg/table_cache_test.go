@@ -2,7 +2,10 @@ package iceberg
 
 import (
 	"context"
+	"sync"
 	"testing"
+
+	"github.com/apache/iceberg-go/table"
 )
 
 // TestLoadTableCache: a table is parsed once per metadata file, and a
@@ -34,6 +37,20 @@ func TestLoadTableCache(t *testing.T) {
 		t.Fatalf("after another process's commit: loaded %s, the catalog has %s", now.MetadataLocation(), other.MetadataLocation())
 	}
 	assertSameRows(t, icebergGoRows(t, now), genRows(cols, 0, 5))
+
+	// Sessions loading a new version at once share one parse.
+	appendRows(t, b, ident, cols, genRows(cols, 5, 6))
+	got := make([]*table.Table, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i], _ = a.LoadTable(ctx, ident) })
+	}
+	wg.Wait()
+	for _, g := range got {
+		if g == nil || g != got[0] || g.MetadataLocation() == now.MetadataLocation() {
+			t.Fatal("concurrent loads of one new version did not share one table")
+		}
+	}
 
 	if err := b.DropTable(ctx, ident, true); err != nil {
 		t.Fatal(err)
