@@ -140,7 +140,15 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			}
 			return
 		}
-		if (!IsConflict(err) && !errors.Is(err, ErrFileNotInSnapshot)) || errors.Is(err, ErrCommitUnknown) {
+		retryable := (IsConflict(err) || errors.Is(err, ErrFileNotInSnapshot)) && !errors.Is(err, ErrCommitUnknown)
+		if !retryable && len(group) > 1 && !errors.Is(err, ErrCommitUnknown) {
+			// One member's change may be what failed: the others must not
+			// fail with it, so each goes on alone, the oldest now.
+			turn.putBack(group[1:])
+			batch = group[:1]
+			continue
+		}
+		if !retryable {
 			for _, m := range group {
 				if !errors.Is(err, ErrCommitUnknown) {
 					m.a.removeWritten()

@@ -102,3 +102,54 @@ func waitForWaiting(t *testing.T, turn *tableTurn, n int) {
 		runtime.Gosched()
 	}
 }
+
+// TestGroupCommitFailsAlone: a member whose change the producer refuses
+// fails alone; the statements it was grouped with commit.
+func TestGroupCommitFailsAlone(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "gf", 2)
+	cols := pcCols()
+	base := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
+	ids, files := fileIDs(t, base)
+	bad := writePosDeletes(t, base, "bad", fileWithFirstID(t, ids, files, 0), []int64{1})
+	plans := []ChangeFunc{
+		func(context.Context, *table.Table) (FileChange, []string, error) {
+			return FileChange{AddData: []ice.DataFile{bad}}, nil, nil // a delete file as data
+		},
+	}
+	for i := range 3 {
+		add := writeRows(t, base, 100+10*i, 105+10*i)
+		plans = append(plans, func(context.Context, *table.Table) (FileChange, []string, error) {
+			return FileChange{AddData: add}, nil, nil
+		})
+	}
+	loop := w.CommitLoop(RetryPolicy{}, nil)
+	turn := w.queue.turnOf(ident)
+	turn.turn <- struct{}{}
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, plan := range plans {
+		wg.Go(func() { _, errs[i] = loop.Commit(ctx, ident, plan) })
+	}
+	waitForWaiting(t, turn, len(plans))
+	<-turn.turn
+	wg.Wait()
+	if errs[0] == nil {
+		t.Fatal("a delete file committed as data")
+	}
+	for i, err := range errs[1:] {
+		if err != nil {
+			t.Fatalf("append %d failed with the bad statement of its group: %v", i, err)
+		}
+	}
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := genRows(cols, 0, 10)
+	for i := range 3 {
+		want = append(want, genRows(cols, 100+10*i, 105+10*i)...)
+	}
+	assertSameRows(t, icebergGoRows(t, tbl), want)
+}
