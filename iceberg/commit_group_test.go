@@ -49,17 +49,7 @@ func TestGroupCommit(t *testing.T) {
 		})
 	}
 
-	loop := w.CommitLoop(RetryPolicy{}, nil)
-	turn := w.queue.turnOf(ident)
-	turn.turn <- struct{}{} // hold the turn until every statement waits
-	errs := make([]error, len(plans))
-	var wg sync.WaitGroup
-	for i, plan := range plans {
-		wg.Go(func() { _, errs[i] = loop.Commit(ctx, ident, plan) })
-	}
-	waitForWaiting(t, turn, len(plans))
-	<-turn.turn
-	wg.Wait()
+	errs := commitAllWaiting(t, w, ident, plans)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("statement %d: %v", i, err)
@@ -83,6 +73,25 @@ func TestGroupCommit(t *testing.T) {
 		want = append(want, genRows(cols, 100+10*i, 105+10*i)...)
 	}
 	assertSameRows(t, icebergGoRows(t, tbl), want)
+}
+
+// commitAllWaiting commits every plan through w's commit loop, each from
+// its own goroutine, with the table's turn held until all of them wait, so
+// the first leader sees them all. It returns each statement's error.
+func commitAllWaiting(t *testing.T, w *Warehouse, ident table.Identifier, plans []ChangeFunc) []error {
+	t.Helper()
+	loop := w.CommitLoop(RetryPolicy{}, nil)
+	turn := w.queue.turnOf(ident)
+	turn.turn <- struct{}{}
+	errs := make([]error, len(plans))
+	var wg sync.WaitGroup
+	for i, plan := range plans {
+		wg.Go(func() { _, errs[i] = loop.Commit(context.Background(), ident, plan) })
+	}
+	waitForWaiting(t, turn, len(plans))
+	<-turn.turn
+	wg.Wait()
+	return errs
 }
 
 // waitForWaiting returns once n statements wait in turn's queue.
@@ -124,17 +133,7 @@ func TestGroupCommitFailsAlone(t *testing.T) {
 			return FileChange{AddData: add}, nil, nil
 		})
 	}
-	loop := w.CommitLoop(RetryPolicy{}, nil)
-	turn := w.queue.turnOf(ident)
-	turn.turn <- struct{}{}
-	errs := make([]error, len(plans))
-	var wg sync.WaitGroup
-	for i, plan := range plans {
-		wg.Go(func() { _, errs[i] = loop.Commit(ctx, ident, plan) })
-	}
-	waitForWaiting(t, turn, len(plans))
-	<-turn.turn
-	wg.Wait()
+	errs := commitAllWaiting(t, w, ident, plans)
 	if errs[0] == nil {
 		t.Fatal("a delete file committed as data")
 	}
