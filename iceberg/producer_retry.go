@@ -31,8 +31,9 @@ func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table
 }
 
 // Commit loads the head of ident, plans a change with plan (outside the
-// table's turn, so plans run in parallel) and commits it as one snapshot in
-// its turn. When another writer moved the table first, the change is
+// table's turn, so plans run in parallel) and commits it in its turn, as one
+// snapshot or in one shared with other waiting statements of this process
+// (commit_group.go). When another writer moved the table first, the change is
 // rebased onto the new head if it still means the same there, else planned
 // again against it (in the turn now, so nothing of this process overtakes
 // it), and retried with jittered backoff for as long as the policy and ctx
@@ -64,18 +65,17 @@ func (l CommitLoop) Publish(ctx context.Context, base *table.Table, change FileC
 	if change.IsEmpty() {
 		return base, nil
 	}
-	return l.run(ctx, base.Identifier(), attempt{head: base, change: change, borrowed: true}, nil)
+	// written starts empty: only files the loop writes while rebasing are
+	// its to remove.
+	return l.run(ctx, base.Identifier(), attempt{head: base, change: change}, nil)
 }
 
 // attempt is the change the loop is trying to commit and what it is based on.
 type attempt struct {
 	head    *table.Table
 	change  FileChange
-	written []string
-	// borrowed: the change's files belong to the caller (Publish); only
-	// files the loop wrote while rebasing are the loop's to remove.
-	borrowed bool
-	tries    int
+	written []string // files to remove if the change does not land
+	tries   int
 }
 
 func (a *attempt) removeWritten() {
