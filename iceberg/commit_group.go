@@ -126,7 +126,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			return
 		}
 		ctx := context.WithoutCancel(group[0].ctx)
-		committed, err := commitChange(ctx, l.Catalog, head, union, &turn.manifests)
+		committed, err := CommitChange(ctx, l.Catalog, head, union)
 		for _, m := range group {
 			m.a.tries++
 		}

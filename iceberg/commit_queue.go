@@ -41,8 +41,6 @@ type tableTurn struct {
 	// live is the live files of the snapshots this process rebased
 	// between, also used only by the holder of the turn.
 	live liveFilesCache
-	// manifests is the entries of manifests its commits read, likewise.
-	manifests manifestCache
 }
 
 func (q *CommitQueue) turnOf(ident table.Identifier) *tableTurn {

@@ -49,7 +49,7 @@ func (c FileChange) OnlyAddsData() bool {
 
 // operation is c.Operation, or the one derived from what c does.
 func (c FileChange) operation() (table.Operation, error) {
-	onlyAddsData := len(c.RemoveData)+len(c.AddDeletes)+len(c.RemoveDeletes) == 0
+	onlyAddsData := c.OnlyAddsData()
 	if c.Operation != "" {
 		op, err := table.ValidOperation(string(c.Operation))
 		if err != nil {
@@ -99,16 +99,11 @@ func (s *StagedChange) Discard() {
 // failure the manifests it wrote are removed, unless the commit may have
 // landed after all.
 func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
-	return commitChange(ctx, cat, base, change, nil)
-}
-
-// commitChange is CommitChange reading the parent's manifests through mc.
-func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange, mc *manifestCache) (*table.Table, error) {
 	if change.IsEmpty() {
 		return base, nil
 	}
 	what := "commit change to " + identString(base.Identifier())
-	staged, err := stageChange(ctx, base, change, mc)
+	staged, err := StageChange(ctx, base, change)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -177,15 +172,10 @@ func removeFailedMetadata(base *table.Table, err error) {
 // transaction), and Discard the result if that does not happen. On error
 // nothing it wrote remains.
 func StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
-	return stageChange(ctx, base, change, nil)
-}
-
-func stageChange(ctx context.Context, base *table.Table, change FileChange, mc *manifestCache) (*StagedChange, error) {
 	p, err := newChangePlan(ctx, base, change)
 	if err != nil {
 		return nil, err
 	}
-	p.manifests = mc
 	staged, err := p.stage(ctx)
 	if err != nil {
 		RemoveWrittenFiles(p.fs, p.written)
@@ -209,7 +199,6 @@ type changePlan struct {
 	loc        table.LocationProvider
 	written    []string
 	nManifests int
-	manifests  *manifestCache // entries of the parent's manifests; nil: read them
 }
 
 func newChangePlan(ctx context.Context, base *table.Table, change FileChange) (*changePlan, error) {

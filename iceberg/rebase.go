@@ -95,11 +95,6 @@ type HeadDiff struct {
 	Base, Head map[string]*LiveFile
 }
 
-// DiffHeads reads both snapshots' live files.
-func DiffHeads(ctx context.Context, base, head *table.Table) (*HeadDiff, error) {
-	return RebaseInput{Base: base, Head: head}.Diff(ctx)
-}
-
 // Changed reports whether the deletes of data file p differ between base
 // and head; false for a file that is gone from head (see Gone).
 func (d *HeadDiff) Changed(p string) bool {
