@@ -12,18 +12,34 @@ import (
 )
 
 // commitBlock publishes the block's net change of every table, one snapshot
-// each, in a fixed order. The catalog cannot commit several tables
-// atomically, so a failure after some tables were published is reported as
-// such (40003) rather than hidden; the tables not yet published are left as
-// they were.
+// each. When the block changed several tables and the catalog can commit
+// them in one transaction (REST), it does: all tables move or none.
+// Otherwise they are published one by one in a fixed order, and a failure
+// after some tables were published is reported as such (40003) rather than
+// hidden; the tables not yet published are left as they were.
 func (s *Session) commitBlock(ctx context.Context) error {
-	tables := s.tx.sortedTables()
-	var done []string
-	for i, tt := range tables {
+	var changed []*txTable
+	for _, tt := range s.tx.sortedTables() {
 		if tt.net.IsEmpty() {
 			removeTableFiles(tt.base, tt.orphans)
 			continue
 		}
+		changed = append(changed, tt)
+	}
+	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase)
+	if len(changed) > 1 && loop.Atomic() {
+		err := s.publishAll(ctx, loop, changed)
+		if !errors.Is(err, iceberg.ErrNotAtomic) {
+			return err
+		}
+	}
+	return s.publishEach(ctx, changed)
+}
+
+// publishEach publishes the tables one after the other.
+func (s *Session) publishEach(ctx context.Context, tables []*txTable) error {
+	var done []string
+	for i, tt := range tables {
 		if err := s.publish(ctx, tt); err != nil {
 			for _, rest := range tables[i:] {
 				rest.abandon()
@@ -39,6 +55,48 @@ func (s *Session) commitBlock(ctx context.Context) error {
 		done = append(done, identKey(tt.ident))
 	}
 	return nil
+}
+
+// publishAll commits the tables in one catalog transaction. ErrNotAtomic
+// (the server does not offer it) leaves everything as it was, for
+// publishEach.
+func (s *Session) publishAll(ctx context.Context, loop iceberg.CommitLoop, tables []*txTable) error {
+	pubs := make([]iceberg.Publication, len(tables))
+	for i, tt := range tables {
+		tt.staged.Discard()
+		tt.staged = nil
+		pubs[i] = iceberg.Publication{Base: tt.base, Change: tt.net}
+	}
+	_, err := loop.PublishAll(ctx, pubs)
+	if errors.Is(err, iceberg.ErrNotAtomic) {
+		return err
+	}
+	if err != nil {
+		if !errors.Is(err, iceberg.ErrCommitUnknown) {
+			for _, tt := range tables {
+				tt.abandon()
+			}
+		}
+		return blockCommitError(err)
+	}
+	for _, tt := range tables {
+		removeTableFiles(tt.base, tt.orphans)
+	}
+	return nil
+}
+
+// blockCommitError is what a client is told when a block's commit failed.
+func blockCommitError(err error) error {
+	var te *iceberg.TableError
+	if !errors.As(err, &te) {
+		return err
+	}
+	if errors.Is(err, iceberg.ErrReplan) {
+		return &sql.Error{Code: sql.CodeSerializationFailure,
+			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(te.Table)),
+			Detail:  strings.TrimPrefix(te.Err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
+	}
+	return droppedConcurrently(te.Table, err)
 }
 
 // publish commits one table's net change. If another session committed to
