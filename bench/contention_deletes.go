@@ -109,6 +109,7 @@ func runDeletes(ctx context.Context, l *lake, m TableMode) (ContentionResult, er
 	res.OKStatements = res.Kinds[0].OK
 	res.OKPerSecond = float64(res.OKStatements) / res.Seconds
 	res.Check = checkDeletes(cfg.Rows, stmts, l.readEverywhere(ctx, name, []string{"id", "ts", "v"}))
+	res.Commits = l.commitStats(ctx, name, start)
 	l.finishTable(ctx, name, res)
 	return res, nil
 }

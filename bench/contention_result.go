@@ -19,10 +19,11 @@ type ContentionResult struct {
 	Alone []KindStats `json:"alone,omitempty"`
 	// OKStatements counts the statements that succeeded, a committed
 	// block's statements included; OKPerSecond is that over Seconds.
-	OKStatements int        `json:"ok_statements"`
-	OKPerSecond  float64    `json:"ok_per_second"`
-	RowsBefore   int        `json:"rows_before"`
-	Check        ModelCheck `json:"check"`
+	OKStatements int         `json:"ok_statements"`
+	OKPerSecond  float64     `json:"ok_per_second"`
+	RowsBefore   int         `json:"rows_before"`
+	Commits      CommitStats `json:"commits"`
+	Check        ModelCheck  `json:"check"`
 	// AutocommitMustSucceed makes any failed autocommit statement a
 	// failure of the run (the deletes scenario), not just a figure.
 	AutocommitMustSucceed bool `json:"-"`
@@ -131,9 +132,9 @@ func (r ContentionResult) Line() string {
 			prefix, k.Kind, k.Count, k.OK, errorList(k.Errors), k.P50Ms, k.P99Ms, k.MaxMs, r.contendedRatio(k))
 	}
 	w := r.Check.worst()
-	fmt.Fprintf(&b, "%s result: %d servers, %d sessions, %.1f s, %d ok statements (%.1f/s)%s; rows %d before, %d by the model, %d reads: %d lost, %d resurrected, %d phantom, %d wrong value, %d duplicate; %d deleted twice, %d wrong returns, %d stale returns%s; %s",
+	fmt.Fprintf(&b, "%s result: %d servers, %d sessions, %.1f s, %d ok statements (%.1f/s)%s; rows %d before, %d by the model, %d reads: %d lost, %d resurrected, %d phantom, %d wrong value, %d duplicate; %d deleted twice, %d wrong returns, %d stale returns%s%s; %s",
 		prefix, r.Servers, r.Sessions, r.Seconds, r.OKStatements, r.OKPerSecond, r.blocks(), r.RowsBefore, r.Check.ModelRows, len(r.Check.Reads),
-		w.Lost, w.Resurrected, w.Phantom, w.WrongValue, w.Duplicate, r.Check.DoubleDeleted, r.Check.WrongReturns, r.Check.StaleReturns, r.deletesCounts(), verdict(r.Failures()))
+		w.Lost, w.Resurrected, w.Phantom, w.WrongValue, w.Duplicate, r.Check.DoubleDeleted, r.Check.WrongReturns, r.Check.StaleReturns, r.deletesCounts(), r.Commits.line(), verdict(r.Failures()))
 	for _, p := range r.Check.Problems {
 		fmt.Fprintf(&b, "\n%s problem: %s", prefix, p)
 	}
@@ -154,7 +155,7 @@ func (r ContentionResult) contendedRatio(alone KindStats) string {
 func (r ContentionResult) blocks() string {
 	for _, k := range r.Kinds {
 		if k.Kind == kindBlock {
-			return fmt.Sprintf(", blocks committed %d/%d, retries per commit n/a (magmalake reports none)", k.OK, k.Count)
+			return fmt.Sprintf(", blocks committed %d/%d", k.OK, k.Count)
 		}
 	}
 	return ""

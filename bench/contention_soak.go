@@ -98,6 +98,7 @@ func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error
 		events = append(events, s.events...)
 	}
 	res.Check = checkSoak(cfg.Rows, events, l.readEverywhere(ctx, name, []string{"id", "v"}))
+	res.Commits = l.commitStats(ctx, name, start)
 	l.finishTable(ctx, name, res)
 	return res, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -126,7 +128,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			return
 		}
 		ctx := context.WithoutCancel(group[0].ctx)
-		committed, err := CommitChange(ctx, l.Catalog, head, union)
+		committed, err := CommitChange(ctx, l.Catalog, head, withAttempts(union, group))
 		for _, m := range group {
 			m.a.tries++
 		}
@@ -251,6 +253,35 @@ func unionChange(a, b FileChange) FileChange {
 		RemoveDeletes: slices.Concat(a.RemoveDeletes, b.RemoveDeletes),
 		Props:         mergeProps(a.Props, b.Props),
 	}
+}
+
+// Summary keys recording how hard a snapshot was to commit: its statements
+// and their attempts at the catalog, this one included. Attempts minus
+// statements is the compare-and-swap rounds they lost.
+const (
+	SummaryStatements = "magmalake.statements"
+	SummaryAttempts   = "magmalake.attempts"
+)
+
+// withAttempts is union with the group's statement and attempt counts in
+// its summary properties (a copy: union may be a member's own change).
+func withAttempts(union FileChange, group []*member) FileChange {
+	attempts := 0
+	for _, m := range group {
+		attempts += m.a.tries + 1
+	}
+	return withCommitCounts(union, len(group), attempts)
+}
+
+func withCommitCounts(c FileChange, statements, attempts int) FileChange {
+	props := maps.Clone(c.Props)
+	if props == nil {
+		props = map[string]string{}
+	}
+	props[SummaryStatements] = strconv.Itoa(statements)
+	props[SummaryAttempts] = strconv.Itoa(attempts)
+	c.Props = props
+	return c
 }
 
 // newestHead is the latest table version the turn or a member has seen.

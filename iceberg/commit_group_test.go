@@ -63,6 +63,9 @@ func TestGroupCommit(t *testing.T) {
 	if n := snapshotCount(tbl) - snapshotCount(base); n != 2 {
 		t.Fatalf("%d statements made %d snapshots, want 2 (all but the second delete of one file, then that one)", len(plans), n)
 	}
+	// Nobody else wrote: each statement's first attempt landed.
+	assertCommitCounts(t, tbl.CurrentSnapshot(), 1, 1)
+	assertCommitCounts(t, tbl.SnapshotByID(*tbl.CurrentSnapshot().ParentSnapshotID), len(plans)-1, len(plans)-1)
 	var want []row
 	for id := range 40 {
 		if !slices.Contains(gone, int64(id)) {

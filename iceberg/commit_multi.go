@@ -41,6 +41,7 @@ type pubState struct {
 	change  FileChange
 	written []string // files the loop wrote while rebasing
 	staged  *StagedChange
+	tries   int // attempts at the catalog, the current one included
 }
 
 // Atomic reports whether the loop's catalog offers multi-table commits
@@ -128,7 +129,8 @@ func (l CommitLoop) takeTurns(ctx context.Context, pubs []Publication) ([]*pubSt
 func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatalog, states []*pubState) error {
 	commits := make([]table.TableCommit, 0, len(states))
 	for _, s := range states {
-		staged, err := StageChange(ctx, s.head, s.change)
+		s.tries++
+		staged, err := StageChange(ctx, s.head, withCommitCounts(s.change, 1, s.tries))
 		if err != nil {
 			discardStaged(states)
 			return fmt.Errorf("commit change to %s: %w", identString(s.head.Identifier()), err)

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +229,7 @@ func TestCommitChangeWithRetryReplans(t *testing.T) {
 	if attempts != 2 {
 		t.Fatalf("%d attempts, want 2", attempts)
 	}
+	assertCommitCounts(t, got.CurrentSnapshot(), 1, 2)
 	assertSameRows(t, icebergGoRows(t, got), genRows(cols, 50, 53))
 	for _, p := range firstWritten {
 		if _, err := os.Stat(strings.TrimPrefix(p, "file://")); !errors.Is(err, fs.ErrNotExist) {
@@ -262,7 +264,21 @@ func TestCommitChangeWithRetryRebases(t *testing.T) {
 	if attempts != 1 {
 		t.Fatalf("%d plans, want 1", attempts)
 	}
+	assertCommitCounts(t, got.CurrentSnapshot(), 1, 2) // lost one round, then landed
 	assertSameRows(t, icebergGoRows(t, got), slices.Concat(genRows(cols, 70, 72), genRows(cols, 50, 53)))
+}
+
+// assertCommitCounts checks the statements and catalog attempts snap's
+// summary records.
+func assertCommitCounts(t *testing.T, snap *table.Snapshot, statements, attempts int) {
+	t.Helper()
+	props := snap.Summary.Properties
+	want := map[string]string{SummaryStatements: strconv.Itoa(statements), SummaryAttempts: strconv.Itoa(attempts)}
+	for k, v := range want {
+		if props[k] != v {
+			t.Errorf("snapshot %d: %s = %q, want %q", snap.SnapshotID, k, props[k], v)
+		}
+	}
 }
 
 // liveDataFiles is every data file of tbl's current snapshot.

@@ -89,6 +89,7 @@ func runSharedLake(t *testing.T, cfg bench.ContentionConfig, want int) {
 		t.Run(r.Scenario+"-"+string(r.Mode), func(t *testing.T) {
 			checkModel(t, r)
 			checkNoLosers(t, r)
+			checkCommits(t, r)
 		})
 	}
 }
@@ -114,6 +115,22 @@ func checkModel(t *testing.T, r bench.ContentionResult) {
 	}
 	for _, p := range c.Problems {
 		t.Log(p)
+	}
+}
+
+// checkCommits: the snapshots' summaries account for the statements that
+// committed: at most one per successful statement (a block is one, a
+// DELETE that matched nothing commits nothing), each with at least one
+// attempt at the catalog.
+func checkCommits(t *testing.T, r bench.ContentionResult) {
+	t.Helper()
+	c := r.Commits
+	ok := 0
+	for _, k := range r.Kinds {
+		ok += k.OK
+	}
+	if c.Err != "" || c.Statements == 0 || c.Statements > ok || c.Attempts < c.Statements || c.Snapshots > c.Statements {
+		t.Errorf("commit figures %+v for %d successful statements", c, ok)
 	}
 }
 

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/magmalake/magmalake/iceberg"
+)
+
+// CommitStats is what the snapshots a workload committed say about their
+// commits (magmalake records its statements and catalog attempts in each
+// snapshot's summary).
+type CommitStats struct {
+	Snapshots  int `json:"snapshots"`
+	Statements int `json:"statements"` // statements those snapshots committed
+	Attempts   int `json:"attempts"`   // their tries at the catalog's compare-and-swap
+	// RetriesPerCommit is the rounds a statement lost at the catalog before
+	// its commit landed, on average.
+	RetriesPerCommit float64 `json:"retries_per_commit"`
+	Err              string  `json:"error,omitempty"`
+}
+
+// commitStats reads the table's snapshots committed since start.
+func (l *lake) commitStats(ctx context.Context, name string, start time.Time) CommitStats {
+	var s CommitStats
+	if err := l.readCommitStats(ctx, name, start, &s); err != nil {
+		s.Err = err.Error()
+	}
+	if s.Statements > 0 {
+		s.RetriesPerCommit = float64(s.Attempts-s.Statements) / float64(s.Statements)
+	}
+	return s
+}
+
+func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time, s *CommitStats) error {
+	props, _ := catalogPropMap(l.cfg.CatalogProps) // checked in withDefaults
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: l.dataDir, CatalogProps: props, WarehouseURI: l.cfg.Warehouse})
+	if err != nil {
+		return fmt.Errorf("open catalog: %w", err)
+	}
+	defer wh.Close()
+	tbl, err := wh.LoadTable(ctx, iceberg.Ident(iceberg.DefaultNamespace, name))
+	if err != nil {
+		return fmt.Errorf("load %s: %w", name, err)
+	}
+	for _, snap := range tbl.Metadata().Snapshots() {
+		if snap.TimestampMs < start.UnixMilli() || snap.Summary == nil {
+			continue
+		}
+		stmts, err1 := strconv.Atoi(snap.Summary.Properties[iceberg.SummaryStatements])
+		tries, err2 := strconv.Atoi(snap.Summary.Properties[iceberg.SummaryAttempts])
+		if err1 != nil || err2 != nil {
+			continue // not committed by magmalake's commit loop
+		}
+		s.Snapshots++
+		s.Statements += stmts
+		s.Attempts += tries
+	}
+	return nil
+}
+
+// line is the stats as the text report shows them.
+func (s CommitStats) line() string {
+	if s.Err != "" {
+		return "; commits unknown (" + s.Err + ")"
+	}
+	if s.Snapshots == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d snapshots of %d statements (%.1f per snapshot), %.2f retries per commit",
+		s.Snapshots, s.Statements, float64(s.Statements)/float64(s.Snapshots), s.RetriesPerCommit)
+}
