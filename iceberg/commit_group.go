@@ -134,9 +134,6 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 		}
 		if err == nil {
 			turn.last = committed
-			if c, ok := l.Catalog.(interface{ remember(*table.Table) }); ok {
-				c.remember(committed)
-			}
 			for _, m := range group {
 				turn.finish(m, committed, nil)
 			}

@@ -148,7 +148,7 @@ func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatal
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, rest.ErrEndpointNotSupported):
+	case errors.Is(err, rest.ErrEndpointNotSupported) || errors.Is(err, ErrNotAtomic):
 		discardStaged(states)
 		return ErrNotAtomic
 	case IsConflict(err) || errors.Is(err, catalog.ErrNoSuchTable):

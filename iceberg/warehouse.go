@@ -42,9 +42,12 @@ type Warehouse struct {
 	cat    catalog.Catalog
 	closer catalog.Catalog // the catalog as opened, which Close releases
 	db     *dbsql.DB       // embedded catalog's database; nil for external catalogs
-	name   string
-	roots  []location // where table properties may place files
-	queue  *CommitQueue
+	// commitDB is an external SQL catalog's database as sqlCommitCatalog
+	// uses it; nil for other catalogs.
+	commitDB *dbsql.DB
+	name     string
+	roots    []location // where table properties may place files
+	queue    *CommitQueue
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -121,7 +124,8 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
 	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue()}
-	w.closer, w.cat = cat, newCachingCatalog(cat, w.metadataLocation)
+	w.closer = cat
+	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
 }
 
@@ -143,7 +147,36 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
-	return &Warehouse{cat: cat, name: name, roots: roots, queue: NewCommitQueue()}, nil
+	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue()}
+	if err := w.commitThroughSQL(props); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open catalog %q: %w", name, err)
+	}
+	return w, nil
+}
+
+// commitThroughSQL makes a SQL catalog on a database whose placeholders we
+// know commit through its rows itself (sqlCommitCatalog), on a connection
+// pool of its own: several tables in one database transaction.
+func (w *Warehouse) commitThroughSQL(props ice.Properties) error {
+	if strings.ToLower(props.Get("type", "")) != "sql" {
+		return nil
+	}
+	bind := questionMarks
+	switch props.Get(sqlcat.DialectKey, "") {
+	case "postgres":
+		bind = dollarNumbers
+	case "sqlite", "mysql":
+	default:
+		return nil
+	}
+	db, err := dbsql.Open(props.Get(sqlcat.DriverKey, ""), strings.TrimPrefix(props.Get("uri", ""), "sql://"))
+	if err != nil {
+		return fmt.Errorf("catalog database: %s", oneLine(err))
+	}
+	w.commitDB = db
+	w.cat = &sqlCommitCatalog{Catalog: w.cat, db: db, name: w.name, bind: bind}
+	return nil
 }
 
 // checkExternalProps rejects settings catalog.Load would reject less clearly.
@@ -251,8 +284,10 @@ func (w *Warehouse) Close() error {
 	if c, ok := opened.(catalog.Closer); ok {
 		errs = append(errs, c.Close())
 	}
-	if w.db != nil {
-		errs = append(errs, w.db.Close())
+	for _, db := range []*dbsql.DB{w.db, w.commitDB} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
