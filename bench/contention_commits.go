@@ -35,16 +35,11 @@ func (l *lake) commitStats(ctx context.Context, name string, start time.Time) Co
 }
 
 func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time, s *CommitStats) error {
-	props, _ := catalogPropMap(l.cfg.CatalogProps) // checked in withDefaults
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: l.dataDir, CatalogProps: props, WarehouseURI: l.cfg.Warehouse})
+	tbl, done, err := l.loadTable(ctx, name)
 	if err != nil {
-		return fmt.Errorf("open catalog: %w", err)
+		return err
 	}
-	defer wh.Close()
-	tbl, err := wh.LoadTable(ctx, iceberg.Ident(iceberg.DefaultNamespace, name))
-	if err != nil {
-		return fmt.Errorf("load %s: %w", name, err)
-	}
+	defer done()
 	for _, snap := range tbl.Metadata().Snapshots() {
 		if snap.TimestampMs < start.UnixMilli() || snap.Summary == nil {
 			continue

@@ -98,17 +98,28 @@ func (l *lake) readIceberg(ctx context.Context, name string, cols []string) *tab
 	return t
 }
 
-func (l *lake) scanIceberg(ctx context.Context, name string, cols []string, t *tableRead) error {
+// loadTable opens the catalog as the servers do and loads the table; done
+// releases the catalog.
+func (l *lake) loadTable(ctx context.Context, name string) (tbl *table.Table, done func(), err error) {
 	props, _ := catalogPropMap(l.cfg.CatalogProps) // checked in withDefaults
 	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: l.dataDir, CatalogProps: props, WarehouseURI: l.cfg.Warehouse})
 	if err != nil {
-		return fmt.Errorf("open catalog: %w", err)
+		return nil, nil, fmt.Errorf("open catalog: %w", err)
 	}
-	defer wh.Close()
-	tbl, err := wh.LoadTable(ctx, iceberg.Ident(iceberg.DefaultNamespace, name))
+	tbl, err = wh.LoadTable(ctx, iceberg.Ident(iceberg.DefaultNamespace, name))
 	if err != nil {
-		return fmt.Errorf("load %s: %w", name, err)
+		wh.Close()
+		return nil, nil, fmt.Errorf("load %s: %w", name, err)
 	}
+	return tbl, func() { wh.Close() }, nil
+}
+
+func (l *lake) scanIceberg(ctx context.Context, name string, cols []string, t *tableRead) error {
+	tbl, done, err := l.loadTable(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer done()
 	at, err := tbl.Scan(table.WithSelectedFields(cols...)).ToArrowTable(ctx)
 	if err != nil {
 		return fmt.Errorf("scan %s: %w", name, err)
