@@ -23,7 +23,9 @@ import (
 
 // Config sizes and selects the benchmark. The zero value is the full run.
 type Config struct {
-	Dir     string   // working directory (its warehouse is removed afterwards); empty: a temp dir
+	Dir string // working directory (its warehouse is removed afterwards); empty: a temp dir
+	// Storage puts the tables' files on object storage instead of Dir.
+	Storage
 	Rows    int64    // rows of the generated table; default 10,000,000
 	Files   int      // data files; default 40
 	Layouts []Layout // default both
@@ -39,6 +41,7 @@ type Config struct {
 type Result struct {
 	Case          string  `json:"case"` // layout/predicate
 	Mode          Mode    `json:"mode"`
+	Storage       string  `json:"storage"` // where the warehouse is: local, s3
 	Rows          int64   `json:"rows"`
 	RowsDeleted   int64   `json:"rows_deleted"`
 	MagmalakeMs   float64 `json:"magmalake_ms"`
@@ -91,17 +94,24 @@ func (c Config) withDefaults() Config {
 // Run generates each layout once and runs every selected case on fresh
 // copies, calling report after each. Counts that disagree between magmalake,
 // iceberg-go and the floor fail the run: a fast wrong answer is no result.
-func Run(ctx context.Context, cfg Config, report func(Result) error) error {
+func Run(ctx context.Context, cfg Config, report func(Result) error) (err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	ws, err := openWorkspace(ctx, cfg.Dir)
+	ws, err := openWorkspace(ctx, cfg.Dir, cfg.Storage)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	defer ws.close()
-	r := &runner{cfg: cfg, wh: ws.wh, eng: ws.eng, tmp: ws.dir}
+	defer func() {
+		if cerr := ws.close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("bench: clean up: %w", cerr))
+		}
+	}()
+	if ws.remote != "" {
+		cfg.Progress("warehouse: " + ws.remote)
+	}
+	r := &runner{cfg: cfg, wh: ws.wh, eng: ws.eng, tmp: ws.dir, storage: ws.storage}
 	for _, l := range cfg.Layouts {
 		if err := r.layout(ctx, l, report); err != nil {
 			return err
@@ -135,20 +145,32 @@ func (c Config) check() error {
 
 // workspace is a run's scratch directory with a warehouse and an engine on it.
 type workspace struct {
-	dir string
-	wh  *iceberg.Warehouse
-	eng *exec.Engine
+	dir     string
+	wh      *iceberg.Warehouse
+	eng     *exec.Engine
+	storage string            // Storage.Kind of the warehouse
+	remote  string            // the run's own warehouse prefix when not in dir
+	props   map[string]string // the file IO's properties, to remove remote
 }
 
 // openWorkspace makes a fresh directory (under dir, or the system's temp
-// directory) holding the run's warehouse; close removes it.
-func openWorkspace(ctx context.Context, dir string) (*workspace, error) {
+// directory) holding the run's catalog and, unless st names another
+// location, its warehouse; close removes both.
+func openWorkspace(ctx context.Context, dir string, st Storage) (*workspace, error) {
+	if err := st.Check(); err != nil {
+		return nil, err
+	}
 	d, err := os.MkdirTemp(dir, "magmalake-bench-")
 	if err != nil {
 		return nil, err
 	}
-	ws := &workspace{dir: d}
-	if ws.wh, err = iceberg.Open(ctx, iceberg.Config{DataDir: d}); err != nil {
+	cfg, remote, err := st.config(d)
+	if err != nil {
+		os.RemoveAll(d)
+		return nil, err
+	}
+	ws := &workspace{dir: d, storage: st.Kind(), remote: remote, props: cfg.CatalogProps}
+	if ws.wh, err = iceberg.Open(ctx, cfg); err != nil {
 		os.RemoveAll(d)
 		return nil, err
 	}
@@ -159,20 +181,27 @@ func openWorkspace(ctx context.Context, dir string) (*workspace, error) {
 	return ws, nil
 }
 
-func (ws *workspace) close() {
+// close removes the scratch directory and the run's files elsewhere; an
+// error says what could not be removed.
+func (ws *workspace) close() error {
 	if ws.wh != nil {
 		ws.wh.Close()
 	}
-	os.RemoveAll(ws.dir)
+	err := os.RemoveAll(ws.dir)
+	if ws.remote != "" {
+		err = errors.Join(err, removeWarehouse(ws.props, ws.remote))
+	}
+	return err
 }
 
 // runner holds what all cases of a run share.
 type runner struct {
-	cfg Config
-	wh  *iceberg.Warehouse
-	eng *exec.Engine
-	tmp string
-	n   int // tables created, for unique names
+	cfg     Config
+	wh      *iceberg.Warehouse
+	eng     *exec.Engine
+	tmp     string
+	storage string // Storage.Kind, for the results
+	n       int    // tables created, for unique names
 }
 
 func (r *runner) layout(ctx context.Context, l Layout, report func(Result) error) error {
@@ -211,7 +240,7 @@ const (
 // runCase runs one predicate in one mode: floor, magmalake and iceberg-go,
 // each on its own fresh copy of the source table, repeated while cheap.
 func (r *runner) runCase(ctx context.Context, src *source, p predicate, m Mode) (Result, error) {
-	res := Result{Case: string(src.layout) + "/" + p.name, Mode: m, Rows: src.shape.rows}
+	res := Result{Case: string(src.layout) + "/" + p.name, Mode: m, Storage: r.storage, Rows: src.shape.rows}
 	var runs []Result
 	var spent time.Duration
 	for len(runs) < r.cfg.MaxRuns && (len(runs) == 0 || spent < caseBudget) {

@@ -203,7 +203,7 @@ func RunMerge(ctx context.Context, cfg MergeConfig, report func(MergeResult) err
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("bench merge: %w", err)
 	}
-	ws, err := openWorkspace(ctx, cfg.Dir)
+	ws, err := openWorkspace(ctx, cfg.Dir, Storage{})
 	if err != nil {
 		return fmt.Errorf("bench merge: %w", err)
 	}

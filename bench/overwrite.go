@@ -185,7 +185,7 @@ func RunOverwrite(ctx context.Context, cfg OverwriteConfig, report func(Overwrit
 	if err := cfg.check(); err != nil {
 		return fmt.Errorf("bench overwrite: %w", err)
 	}
-	ws, err := openWorkspace(ctx, cfg.Dir)
+	ws, err := openWorkspace(ctx, cfg.Dir, Storage{})
 	if err != nil {
 		return fmt.Errorf("bench overwrite: %w", err)
 	}

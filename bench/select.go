@@ -35,6 +35,10 @@ type SelectConfig struct {
 	DuckDBModules string
 	NoPostgres    bool // leave PostgreSQL out (development)
 	NoDuckDB      bool // leave DuckDB out (development)
+	// Storage puts magmalake's tables on object storage instead of Dir.
+	// DuckDB reads magmalake's data files from disk, so it must be left
+	// out then; PostgreSQL's tables stay in its own cluster.
+	Storage
 	// Queries names the queries to run (selectQueries' names); empty runs
 	// every one. Measuring one query at full size then takes its own time
 	// and the data generation only.
@@ -73,6 +77,9 @@ func (c SelectConfig) check() error {
 			return fmt.Errorf("no query named %q", name)
 		}
 	}
+	if !c.NoDuckDB && c.Kind() != StorageLocal {
+		return fmt.Errorf("DuckDB reads magmalake's data files from disk and the warehouse is on %s: add --no-duckdb", c.Kind())
+	}
 	if !c.NoDuckDB && c.DuckDBModules == "" {
 		return errors.New("DuckDB needs --duckdb-modules (a directory with node_modules/@duckdb/node-api: bench/select.sh installs one), or --no-duckdb")
 	}
@@ -83,6 +90,9 @@ func (c SelectConfig) check() error {
 // the run found about count(*).
 type SelectReport struct {
 	Results []SelectResult `json:"results"`
+	// Storage is where magmalake's warehouse was (local, s3); each result
+	// carries it too.
+	Storage string `json:"storage"`
 	// CountMetadataOnly is whether count(*) answered with the fact table's
 	// data files moved away: then it read manifests only.
 	CountMetadataOnly bool     `json:"count_metadata_only"`
@@ -100,17 +110,24 @@ type SelectReport struct {
 // each and returns the report. A query magmalake cannot run is reported
 // with its error; answers that differ between the systems are listed in
 // Mismatches and fail the run (the caller still gets the report).
-func RunSelect(ctx context.Context, cfg SelectConfig) (*SelectReport, error) {
+func RunSelect(ctx context.Context, cfg SelectConfig) (rep *SelectReport, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bench select: %w", err)
 	}
-	ws, err := openWorkspace(ctx, cfg.Dir)
+	ws, err := openWorkspace(ctx, cfg.Dir, cfg.Storage)
 	if err != nil {
 		return nil, fmt.Errorf("bench select: %w", err)
 	}
-	defer ws.close()
-	r := &selectRunner{cfg: cfg, ws: ws, report: &SelectReport{}}
+	defer func() {
+		if cerr := ws.close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("bench select: clean up: %w", cerr))
+		}
+	}()
+	if ws.remote != "" {
+		cfg.Progress("warehouse: " + ws.remote)
+	}
+	r := &selectRunner{cfg: cfg, ws: ws, report: &SelectReport{Storage: ws.storage}}
 	if err := r.prepare(ctx); err != nil {
 		return nil, fmt.Errorf("bench select: %w", err)
 	}
@@ -141,13 +158,13 @@ func (r *selectRunner) plan() []SelectResult {
 	wanted := func(name string) bool { return len(r.cfg.Queries) == 0 || slices.Contains(r.cfg.Queries, name) }
 	for _, q := range selectQueries(r.cfg.Rows) {
 		if wanted(q.name) {
-			out = append(out, SelectResult{Query: q.name, Table: factTable, Rows: r.cfg.Rows, SQL: q.text(factTable)})
+			out = append(out, SelectResult{Query: q.name, Table: factTable, Storage: r.ws.storage, Rows: r.cfg.Rows, SQL: q.text(factTable)})
 		}
 	}
 	if _, ok := r.facts[smallTable]; ok && wanted(qPoint) {
 		for _, q := range selectQueries(r.cfg.LookupRows) {
 			if q.name == qPoint {
-				out = append(out, SelectResult{Query: q.name, Table: smallTable, Rows: r.cfg.LookupRows, SQL: q.text(smallTable)})
+				out = append(out, SelectResult{Query: q.name, Table: smallTable, Storage: r.ws.storage, Rows: r.cfg.LookupRows, SQL: q.text(smallTable)})
 			}
 		}
 	}

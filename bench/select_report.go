@@ -9,7 +9,7 @@ import (
 // Line is the human-readable report of one query: the three median times
 // and magmalake's over each reference (below 1: magmalake is faster).
 func (r SelectResult) Line() string {
-	head := fmt.Sprintf("%-16s %-10s rows %-9d", r.Query, r.Table, r.Rows)
+	head := fmt.Sprintf("%-16s %-10s storage %-5s rows %-9d", r.Query, r.Table, r.Storage, r.Rows)
 	if r.Error != "" {
 		return fmt.Sprintf("%s magmalake FAILED: %s  postgres %s  duckdb %s", head, r.Error,
 			msOr(r.PostgresMs, r.PostgresError), msOr(r.DuckDBMs, r.DuckDBError))

@@ -14,7 +14,8 @@ import (
 
 type benchConfig struct {
 	bench.Config
-	JSON bool
+	JSON       bool
+	CPUProfile string
 }
 
 // benchCommand is `magmalake bench ...`.
@@ -69,11 +70,16 @@ func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	fs.StringVar(&layouts, "layout", "", "comma-separated layouts: unpartitioned, partitioned (default both)")
 	fs.StringVar(&modes, "mode", "", "comma-separated modes: cow, mor-v2, mor-v3 (default all)")
 	fs.StringVar(&cases, "case", "", "comma-separated cases: scattered-1pct, range-10pct, partition (default all)")
+	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (contenders labelled contender=...)")
+	storageFlags(fs, &cfg.Storage, "the tables' files")
 	if err := parse(fs, args[1:], 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || int64(cfg.Files) > cfg.Rows {
 		return cfg, fs, usagef("--rows and --files must be positive, with at least one row per file")
+	}
+	if err := cfg.Storage.Check(); err != nil {
+		return cfg, fs, usagef("%v", err)
 	}
 	cfg.Layouts = splitAs[bench.Layout](layouts)
 	cfg.Modes = splitAs[bench.Mode](modes)
@@ -115,7 +121,23 @@ func splitList(s string) []string {
 	return out
 }
 
+// storageFlags are --warehouse and --catalog-prop, spelled as bench
+// contention's and serve's, for the benchmarks that can also run on object
+// storage; what names what goes where.
+func storageFlags(fs *flag.FlagSet, st *bench.Storage, what string) {
+	fs.StringVar(&st.Warehouse, "warehouse", "", "put "+what+" under this location (s3://bucket/prefix, a fresh prefix per run, removed afterwards) instead of --dir; the catalog stays in --dir")
+	fs.Func("catalog-prop", "file IO property key=value for --warehouse (s3.endpoint, s3.region, s3.access-key-id, s3.secret-access-key, s3.force-virtual-addressing), repeatable", func(s string) error {
+		st.CatalogProps = append(st.CatalogProps, s)
+		return nil
+	})
+}
+
 func runBench(ctx context.Context, cfg benchConfig, std stdio) error {
+	stop, err := startCPUProfile(cfg.CPUProfile, "bench delete")
+	if err != nil {
+		return err
+	}
+	defer stop()
 	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
 	return bench.Run(ctx, cfg.Config, reportLine[bench.Result](std, cfg.JSON))
 }
@@ -186,10 +208,11 @@ func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagS
 	fs.StringVar(&cfg.PGBin, "pg-bin", "/usr/lib/postgresql/15/bin", "PostgreSQL 15's bin directory (initdb, pg_ctl)")
 	fs.StringVar(&cfg.DuckDBModules, "duckdb-modules", "", "directory whose node_modules holds @duckdb/node-api (bench/select.sh installs one)")
 	fs.BoolVar(&cfg.NoPostgres, "no-postgres", false, "leave PostgreSQL out")
-	fs.BoolVar(&cfg.NoDuckDB, "no-duckdb", false, "leave DuckDB out")
+	fs.BoolVar(&cfg.NoDuckDB, "no-duckdb", false, "leave DuckDB out (required with an s3:// --warehouse: DuckDB reads magmalake's data files from disk)")
 	fs.BoolVar(&cfg.JSON, "json", false, "the report as one JSON object instead of text")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (magmalake's queries labelled query=...)")
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse and PostgreSQL cluster (removed afterwards)")
+	storageFlags(fs, &cfg.Storage, "magmalake's tables")
 	fs.StringVar(&cfg.queries, "queries", "", "comma-separated query names to run (count, point-lookup, group-low-card, group-high-card, join-dim, window, top-n); default all")
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
@@ -199,6 +222,9 @@ func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagS
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.LookupRows <= 0 || cfg.Repeat <= 0 {
 		return cfg, fs, usagef("--rows, --files, --lookup-rows and --repeat must be positive")
+	}
+	if err := cfg.Storage.Check(); err != nil {
+		return cfg, fs, usagef("%v", err)
 	}
 	return cfg, fs, nil
 }
