@@ -121,13 +121,13 @@ func (ix *deleteIndex) posFile(ctx context.Context, d iceberg.DataFile) (*posDel
 		ix.pos[d.FilePath()] = pf
 	}
 	ix.mu.Unlock()
-	pf.once.Do(func() { pf.byData, pf.err = ix.readPosFile(ctx, d.FilePath()) })
+	pf.once.Do(func() { pf.byData, pf.err = ix.readPosFile(ctx, d.FilePath(), d.FileSizeBytes()) })
 	return pf, pf.err
 }
 
-func (ix *deleteIndex) readPosFile(ctx context.Context, path string) (map[string][]int64, error) {
+func (ix *deleteIndex) readPosFile(ctx context.Context, path string, size int64) (map[string][]int64, error) {
 	out := map[string][]int64{}
-	_, err := ix.reader.read(ctx, path, iceberg.PositionalDeleteSchema, func(b arrow.RecordBatch, _ int64) error {
+	_, err := ix.reader.read(ctx, path, size, iceberg.PositionalDeleteSchema, func(b arrow.RecordBatch, _ int64) error {
 		paths, ok1 := b.Column(0).(*array.String)
 		pos, ok2 := b.Column(1).(*array.Int64)
 		if !ok1 || !ok2 {
@@ -153,11 +153,11 @@ func (ix *deleteIndex) eqFile(ctx context.Context, d iceberg.DataFile) (*eqDelet
 		ix.eq[d.FilePath()] = ef
 	}
 	ix.mu.Unlock()
-	ef.once.Do(func() { ef.err = ix.readEqFile(ctx, d.FilePath(), ef) })
+	ef.once.Do(func() { ef.err = ix.readEqFile(ctx, d.FilePath(), d.FileSizeBytes(), ef) })
 	return ef, ef.err
 }
 
-func (ix *deleteIndex) readEqFile(ctx context.Context, path string, ef *eqDeleteFile) error {
+func (ix *deleteIndex) readEqFile(ctx context.Context, path string, size int64, ef *eqDeleteFile) error {
 	fields := make([]iceberg.NestedField, 0, len(ef.ids))
 	for _, id := range ef.ids {
 		f, ok := ix.schema.FindFieldByID(id)
@@ -168,7 +168,7 @@ func (ix *deleteIndex) readEqFile(ctx context.Context, path string, ef *eqDelete
 	}
 	ef.schema = iceberg.NewSchema(ix.schema.ID, fields...)
 	ef.keys = map[string]struct{}{}
-	_, err := ix.reader.read(ctx, path, ef.schema, func(b arrow.RecordBatch, _ int64) error {
+	_, err := ix.reader.read(ctx, path, size, ef.schema, func(b arrow.RecordBatch, _ int64) error {
 		for i := 0; i < int(b.NumRows()); i++ {
 			ef.keys[rowKey(b.Columns(), i)] = struct{}{}
 		}

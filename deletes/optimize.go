@@ -257,7 +257,7 @@ func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, p
 			count := plan.File.Count()
 			keep := plan.dropped().KeepMaskBytes(count)
 			stopped := false
-			_, err := rd.read(ctx, plan.File.FilePath(), head.Schema(), func(b arrow.RecordBatch, base int64) error {
+			_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), head.Schema(), func(b arrow.RecordBatch, base int64) error {
 				kept, err := keepUndeleted(ctx, b, base, keep, count)
 				if err != nil || kept == nil {
 					return err

@@ -293,7 +293,7 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 	if err != nil {
 		return err
 	}
-	n, err := p.rd.read(ctx, r.File.FilePath(), req, func(b arrow.RecordBatch, base int64) error {
+	n, err := p.rd.read(ctx, r.File.FilePath(), r.File.FileSizeBytes(), req, func(b arrow.RecordBatch, base int64) error {
 		dead := p.deadRows(r, ex, eq, b, base)
 		var mask []bool
 		if match {

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // positionalReader reads a Parquet data or delete file batch by batch,
@@ -49,16 +51,19 @@ func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
+// Prefetch passes on to the file: what it prefetches is counted when read.
+func (c *countingFile) Prefetch(ranges []lake.ByteRange) { lake.Prefetch(c.File, ranges) }
+
 func (c *countingFile) Read(p []byte) (int, error) {
 	n, err := c.File.Read(p)
 	c.n += int64(n)
 	return n, err
 }
 
-// read streams path's rows projected onto requested (renames, added columns
+// read streams path's rows (size bytes as its manifest says; 0: unknown) projected onto requested (renames, added columns
 // and type promotion handled by iceberg-go) and returns the bytes read.
-func (r positionalReader) read(ctx context.Context, path string, requested *iceberg.Schema, fn batchFunc) (int64, error) {
-	f, err := r.fs.Open(path)
+func (r positionalReader) read(ctx context.Context, path string, size int64, requested *iceberg.Schema, fn batchFunc) (int64, error) {
+	f, err := lake.OpenSized(r.fs, path, size)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -92,6 +97,7 @@ func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested 
 		return fmt.Errorf("map file schema: %w", err)
 	}
 	leaves, pruned := selectColumns(pr, fileSchema, requested)
+	lake.Prefetch(f, chunkRanges(pr.MetaData(), leaves))
 	rr, err := fr.GetRecordReader(ctx, leaves, nil)
 	if err != nil {
 		return err
@@ -166,6 +172,27 @@ func selectColumns(pr *file.Reader, fileSchema *iceberg.Schema, requested *icebe
 		}
 	}
 	return leaves, iceberg.NewSchema(fileSchema.ID, kept...)
+}
+
+// chunkRanges are the byte ranges of the leaf columns' chunks in every row
+// group: what reading those columns will read (as arrow-go computes them).
+func chunkRanges(md *metadata.FileMetaData, leaves []int) []lake.ByteRange {
+	var out []lake.ByteRange
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for _, leaf := range leaves {
+			col, err := rg.ColumnChunk(leaf)
+			if err != nil {
+				continue
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			out = append(out, lake.ByteRange{Off: start, Len: col.TotalCompressedSize()})
+		}
+	}
+	return out
 }
 
 // requestedSchema builds a schema of the named current-schema columns in the

@@ -41,7 +41,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	// parked thread per batch, which a busy machine delays.
 	var readErr error
 	survivors := func(yield func(arrow.RecordBatch) bool) {
-		_, readErr = rd.read(ctx, plan.File.FilePath(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
+		_, readErr = rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
 			kept, err := keepUndeleted(ctx, b, base, keep, count)
 			if err != nil || kept == nil {
 				return err

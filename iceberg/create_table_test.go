@@ -60,7 +60,7 @@ func writeIDs(t *testing.T, w *Warehouse, name string, props map[string]string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := readFooter(fs, files[0].FilePath())
+	md, err := readFooter(fs, files[0].FilePath(), files[0].FileSizeBytes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,6 +217,7 @@ type objectFile struct {
 	pos    int64
 	stream *blob.Reader // open GET from pos, for Read
 	closed bool
+	ahead  spans // fetched ahead (io_prefetch.go)
 }
 
 func (f *objectFile) ReadAt(p []byte, off int64) (int, error) {
@@ -232,6 +233,15 @@ func (f *objectFile) ReadAt(p []byte, off int64) (int, error) {
 	want := min(int64(len(p)), f.size-off)
 	if want == 0 {
 		return 0, nil
+	}
+	ok, err := f.readAhead(p[:want], off)
+	switch {
+	case err != nil:
+		return 0, err
+	case ok && want < int64(len(p)):
+		return int(want), io.EOF
+	case ok:
+		return int(want), nil
 	}
 	ctx := f.io.ctx
 	select {
@@ -302,6 +312,7 @@ func (f *objectFile) Close() error {
 		return iofs.ErrClosed
 	}
 	f.closed = true
+	f.ahead = spans{}
 	if f.stream != nil {
 		return f.stream.Close()
 	}

@@ -74,16 +74,17 @@ func pruneTask(ctx context.Context, fs iceio.IO, f rowGroupFilter, task table.Fi
 	if err := ctx.Err(); err != nil {
 		return prunedTask{}, err
 	}
-	md, err := readFooter(fs, df.FilePath())
+	md, err := readFooter(fs, df.FilePath(), df.FileSizeBytes())
 	if err != nil {
 		return prunedTask{}, err
 	}
 	return splitTask(task, md, f)
 }
 
-// readFooter reads only the metadata of a Parquet file.
-func readFooter(fs iceio.IO, path string) (*metadata.FileMetaData, error) {
-	src, err := fs.Open(path)
+// readFooter reads only the metadata of a Parquet file of size bytes (0:
+// unknown).
+func readFooter(fs iceio.IO, path string, size int64) (*metadata.FileMetaData, error) {
+	src, err := OpenSized(fs, path, size)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

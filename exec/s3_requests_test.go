@@ -1,0 +1,69 @@
+package exec
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/s3test"
+)
+
+// A merge-on-read DELETE on S3 reads each data file it plans with at most
+// two requests, whatever its row groups: no HEAD (the manifest gives the
+// size), one GET of the file's tail (footer length and footer), one GET of
+// the predicate column's chunks of every row group, coalesced. The rows it
+// deletes are the ones the predicate matches.
+func TestS3DeleteRequestsPerFile(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/req", CatalogProps: proxy.Props()}))
+	mustQuery(t, s, "CREATE TABLE r (id int, s text, v bigint) WITH ('format-version' = '3', "+
+		"'write.delete.mode' = 'merge-on-read', 'write.parquet.row-group-limit' = '2000')")
+	const files, perFile = 4, 20000
+	for f := range files {
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO r SELECT g, repeat(md5(g::text), 4), g * 3 FROM generate_series(%d, %d) g", f*perFile, (f+1)*perFile-1))
+	}
+	proxy.Requests()
+	res := mustQuery(t, s, "DELETE FROM r WHERE id % 7 = 3")
+	heads, gets := map[string]int{}, map[string]int{}
+	for _, r := range proxy.Requests() {
+		if !strings.Contains(r.Path, "/data/") || !strings.HasSuffix(r.Path, ".parquet") {
+			continue
+		}
+		switch r.Method {
+		case http.MethodHead:
+			heads[r.Path]++
+		case http.MethodGet:
+			gets[r.Path]++
+		}
+	}
+	if len(gets) != files {
+		t.Fatalf("the DELETE read %d data files, want %d: %v", len(gets), files, gets)
+	}
+	for p, n := range gets {
+		if n > 2 || heads[p] > 0 {
+			t.Errorf("%s: %d GETs and %d HEADs, want at most 2 GETs and no HEAD", p, n, heads[p])
+		}
+	}
+	want := 0
+	for id := range files * perFile {
+		if id%7 == 3 {
+			want++
+		}
+	}
+	if res.tag != fmt.Sprintf("DELETE %d", want) {
+		t.Fatalf("tag %q, want DELETE %d", res.tag, want)
+	}
+	left := 0
+	for id := range files * perFile {
+		if id%7 != 3 {
+			left += 3 * id
+		}
+	}
+	if got, w := mustQuery(t, s, "SELECT count(*), sum(v) FROM r").text(), fmt.Sprintf("%d|%d\n", files*perFile-want, left); got != w {
+		t.Fatalf("left %q, want %q", got, w)
+	}
+}

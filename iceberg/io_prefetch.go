@@ -1,0 +1,205 @@
+package iceberg
+
+import (
+	"cmp"
+	"io"
+	iofs "io/fs"
+	"path"
+	"slices"
+	"sync"
+
+	iceio "github.com/apache/iceberg-go/io"
+	"gocloud.dev/gcerrors"
+)
+
+// Fewer requests to object storage. A request costs a round trip (and the
+// store's CPU) whatever its size, so on S3 a Parquet file's reads are
+// shaped the way the format allows:
+//   - OpenSized takes the size the manifest records, as Java's readers do,
+//     instead of asking the store (a HEAD per file).
+//   - The first read in a file's last tailBytes fetches the whole tail: a
+//     Parquet footer's length and the footer itself, one GET.
+//   - Prefetch fetches the byte ranges a reader is about to read (the
+//     column chunks it selected, from the footer), merging ranges less than
+//     coalesceGap apart into one GET and running the GETs in parallel;
+//     the reads are then served from memory.
+// Local files ignore all of it: their reads cost no round trip.
+
+const (
+	tailBytes     = 64 << 10
+	coalesceGap   = 1 << 20
+	prefetchLimit = 64 << 20 // bytes one file holds in memory at most
+)
+
+// ByteRange is Len bytes of a file from Off.
+type ByteRange struct{ Off, Len int64 }
+
+// Prefetcher is a file that can fetch ranges before they are read.
+type Prefetcher interface{ Prefetch(ranges []ByteRange) }
+
+// OpenSized opens name, whose size the caller knows from a manifest: on
+// object storage without asking the store (a missing object is then
+// reported by the first read). size <= 0 is an ordinary Open.
+func OpenSized(fsys iceio.IO, name string, size int64) (iceio.File, error) {
+	if o, ok := fsys.(*objectIO); ok && size > 0 {
+		return o.openSized(name, size)
+	}
+	return fsys.Open(name)
+}
+
+// Prefetch asks f to fetch ranges ahead of the reads that follow; files
+// that gain nothing from it ignore it.
+func Prefetch(f iceio.File, ranges []ByteRange) {
+	if p, ok := f.(Prefetcher); ok {
+		p.Prefetch(ranges)
+	}
+}
+
+func (o *objectIO) openSized(name string, size int64) (iceio.File, error) {
+	loc, err := o.extract(name)
+	if err != nil {
+		return nil, &iofs.PathError{Op: "open", Path: name, Err: err}
+	}
+	key := loc.Key()
+	if !iofs.ValidPath(key) {
+		return nil, &iofs.PathError{Op: "open", Path: name, Err: iofs.ErrInvalid}
+	}
+	return &objectFile{io: o, key: key, name: path.Base(key), size: size}, nil
+}
+
+// span is bytes of an object fetched ahead, from off.
+type span struct {
+	off  int64
+	data []byte
+}
+
+// spans are what an objectFile fetched ahead; safe for concurrent use.
+type spans struct {
+	mu       sync.Mutex
+	have     []span
+	held     int64
+	tailDone bool
+}
+
+// read copies [off, off+len(p)) into p if one fetched span holds all of it.
+func (s *spans) read(p []byte, off int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sp := range s.have {
+		if off >= sp.off && off+int64(len(p)) <= sp.off+int64(len(sp.data)) {
+			copy(p, sp.data[off-sp.off:])
+			return true
+		}
+	}
+	return false
+}
+
+func (s *spans) add(sp span) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.have = append(s.have, sp)
+	s.held += int64(len(sp.data))
+}
+
+func (s *spans) bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held
+}
+
+// takeTail reports whether the caller is the first to want the tail.
+func (s *spans) takeTail() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.tailDone
+	s.tailDone = true
+	return first
+}
+
+// readAhead serves a ReadAt from what was fetched ahead, fetching the tail
+// first when the read falls in it. ok false: the caller issues the GET.
+func (f *objectFile) readAhead(p []byte, off int64) (ok bool, err error) {
+	if f.ahead.read(p, off) {
+		return true, nil
+	}
+	tail := max(0, f.size-tailBytes)
+	if off < tail || !f.ahead.takeTail() {
+		return false, nil
+	}
+	data, err := f.fetch(tail, f.size-tail)
+	if err != nil {
+		return false, err
+	}
+	f.ahead.add(span{off: tail, data: data})
+	return f.ahead.read(p, off), nil
+}
+
+// fetch GETs n bytes from off, within the bucket's bound on reads in
+// flight.
+func (f *objectFile) fetch(off, n int64) ([]byte, error) {
+	ctx := f.io.ctx
+	select {
+	case f.io.client.reads <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-f.io.client.reads }()
+	r, err := f.io.client.bucket.NewRangeReader(ctx, f.key, off, n, nil)
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			err = iofs.ErrNotExist
+		}
+		return nil, &iofs.PathError{Op: "read", Path: f.name, Err: err}
+	}
+	buf := make([]byte, n)
+	_, err = io.ReadFull(r, buf)
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, &iofs.PathError{Op: "read", Path: f.name, Err: err}
+	}
+	return buf, nil
+}
+
+// Prefetch fetches ranges, coalesced, in parallel, up to prefetchLimit
+// bytes held. A failed fetch is dropped: the read that needs it fails (or
+// succeeds) on its own.
+func (f *objectFile) Prefetch(ranges []ByteRange) {
+	var wg sync.WaitGroup
+	budget := prefetchLimit - f.ahead.bytes()
+	for _, r := range coalesce(ranges, f.size) {
+		if r.Len > budget {
+			break
+		}
+		budget -= r.Len
+		wg.Go(func() {
+			if data, err := f.fetch(r.Off, r.Len); err == nil {
+				f.ahead.add(span{off: r.Off, data: data})
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// coalesce sorts ranges, clips them to size, and merges those less than
+// coalesceGap apart: reading the gap costs less than another request.
+func coalesce(ranges []ByteRange, size int64) []ByteRange {
+	var rs []ByteRange
+	for _, r := range ranges {
+		if r.Off >= 0 && r.Len > 0 && r.Off < size {
+			rs = append(rs, ByteRange{r.Off, min(r.Len, size-r.Off)})
+		}
+	}
+	slices.SortFunc(rs, func(a, b ByteRange) int { return cmp.Compare(a.Off, b.Off) })
+	var out []ByteRange
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.Off-(out[n-1].Off+out[n-1].Len) < coalesceGap {
+			end := max(out[n-1].Off+out[n-1].Len, r.Off+r.Len)
+			out[n-1].Len = end - out[n-1].Off
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
