@@ -122,7 +122,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 	p := l.Policy.withDefaults()
 	head := turn.newestHead(batch)
 	for len(batch) > 0 {
-		group, union, later := l.gather(turn, batch, head)
+		group, union, later, superseded := l.gather(turn, batch, head)
 		turn.putBack(later)
 		if len(group) == 0 {
 			return
@@ -133,6 +133,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			m.a.tries++
 		}
 		if err == nil {
+			commitRemoveWritten(committed, superseded)
 			turn.last = committed
 			for _, m := range group {
 				turn.finish(m, committed, nil)
@@ -179,7 +180,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 // collects the ones that combine: the group, their union, and the members
 // left for a later batch. Members that fail, end or have nothing left to do
 // are finished here.
-func (l CommitLoop) gather(turn *tableTurn, batch []*member, head *table.Table) (group []*member, union FileChange, later []*member) {
+func (l CommitLoop) gather(turn *tableTurn, batch []*member, head *table.Table) (group []*member, union FileChange, later []*member, superseded []string) {
 	claimed := map[string]bool{}
 	for i, m := range batch {
 		if err := m.ctx.Err(); err != nil {
@@ -187,35 +188,52 @@ func (l CommitLoop) gather(turn *tableTurn, batch []*member, head *table.Table) 
 			turn.finish(m, nil, err)
 			continue
 		}
-		if m.a.head.MetadataLocation() != head.MetadataLocation() {
-			done, err := l.moveTo(m.ctx, turn, &m.a, head, m.plan)
-			if err != nil {
-				turn.finish(m, nil, err)
-				continue
-			}
-			if done {
-				turn.finish(m, head, nil)
-				continue
-			}
-		}
-		keys, alone := groupKeys(m.a.change)
-		if len(group) > 0 && (alone || slices.ContainsFunc(keys, func(k string) bool { return claimed[k] })) {
-			later = append(later, m)
+		if done, err := l.onto(turn, m, head); err != nil {
+			turn.finish(m, nil, err)
+			continue
+		} else if done {
+			turn.finish(m, head, nil)
 			continue
 		}
-		if group = append(group, m); len(group) == 1 {
-			union = m.a.change // as planned: an explicit operation stays
-		} else {
-			union = unionChange(union, m.a.change)
+		keys, alone := groupKeys(m.a.change)
+		overlaps := slices.ContainsFunc(keys, func(k string) bool { return claimed[k] })
+		switch {
+		case len(group) == 0:
+			group, union = append(group, m), m.a.change // as planned: an explicit operation stays
+		case alone:
+			later = append(later, m)
+			continue
+		case overlaps:
+			net, orphans, ok := l.combine(turn, head, union, m)
+			if !ok {
+				later = append(later, m)
+				continue
+			}
+			group, union, superseded = append(group, m), net, append(superseded, orphans...)
+		default:
+			group, union = append(group, m), unionChange(union, m.a.change)
 		}
 		for _, k := range keys {
 			claimed[k] = true
 		}
 		if alone {
-			return group, union, append(later, batch[i+1:]...)
+			return group, union, append(later, batch[i+1:]...), superseded
 		}
 	}
-	return group, union, later
+	return group, union, later, superseded
+}
+
+// onto moves m onto head: rebased, or planned again when it moved away or
+// rests on a group's virtual head that did not land. done: nothing is left
+// to commit.
+func (l CommitLoop) onto(turn *tableTurn, m *member, head *table.Table) (done bool, err error) {
+	if m.a.combined {
+		return replan(m.ctx, &m.a, head, m.plan)
+	}
+	if m.a.head.MetadataLocation() == head.MetadataLocation() {
+		return false, nil
+	}
+	return l.moveTo(m.ctx, turn, &m.a, head, m.plan)
 }
 
 // groupKeys names the data files a change touches: the ones it removes and

@@ -101,3 +101,26 @@ func (c *liveFilesCache) get(ctx context.Context, tbl *table.Table) (map[string]
 	c.files[k] = lf
 	return lf, nil
 }
+
+// HoldCommits takes ident's turn: this process's commits to the table wait
+// until release is called (or ctx ends first: an error). For tests that
+// need statements to queue up, and for work that must see no commit of
+// this process land meanwhile.
+func (w *Warehouse) HoldCommits(ctx context.Context, ident table.Identifier) (release func(), err error) {
+	turn := w.queue.turnOf(ident)
+	select {
+	case turn.turn <- struct{}{}:
+		return turn.release, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// CommitsWaiting is how many statements of this process wait for ident's
+// turn.
+func (w *Warehouse) CommitsWaiting(ident table.Identifier) int {
+	turn := w.queue.turnOf(ident)
+	turn.mu.Lock()
+	defer turn.mu.Unlock()
+	return len(turn.waiting)
+}

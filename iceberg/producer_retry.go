@@ -76,6 +76,9 @@ type attempt struct {
 	change  FileChange
 	written []string // files to remove if the change does not land
 	tries   int
+	// combined: change was rebased onto a group's virtual head
+	// (commit_combine.go); if that group did not land, it is planned again.
+	combined bool
 }
 
 func (a *attempt) removeWritten() {
@@ -124,8 +127,13 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 		a.removeWritten()
 		return false, err
 	}
+	return replan(ctx, a, head, plan)
+}
+
+// replan drops a's change and its files and plans it again against head.
+func replan(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
 	a.removeWritten()
-	a.head = head
+	a.head, a.combined = head, false
 	a.change, a.written, err = plan(ctx, head)
 	if err != nil || a.change.IsEmpty() {
 		a.removeWritten()

@@ -26,12 +26,16 @@ type RebaseInput struct {
 	Base, Head *table.Table
 	Change     FileChange
 	live       *liveFilesCache // nil: every Diff plans both snapshots
+	diff       *HeadDiff       // set: the diff, not planned (a group's virtual head)
 }
 
 // Diff reads both snapshots' live files, from the table's cache when the
 // commit loop keeps one: a head one statement rebased onto is the base the
 // next one rebases from.
 func (in RebaseInput) Diff(ctx context.Context) (*HeadDiff, error) {
+	if in.diff != nil {
+		return in.diff, nil
+	}
 	b, err := in.live.get(ctx, in.Base)
 	if err != nil {
 		return nil, err

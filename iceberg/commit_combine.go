@@ -1,0 +1,108 @@
+package iceberg
+
+import (
+	"maps"
+	"slices"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Combining statements that touch the same data file. Two DELETEs (or
+// merge-on-read UPDATEs) of different rows of one file each replace the
+// file's deletion vector, so they cannot simply share a snapshot; but the
+// second can be rebased onto the first as if the first had committed (a
+// virtual head: the turn's head plus the group's change so far), which
+// merges their vectors by position — the rows must differ, else it is
+// planned again later. The group then commits the net of both. Only
+// statements that can be planned again are combined: their change now
+// rests on a head that exists nowhere else, so if the group loses, they
+// plan again rather than rebase.
+
+// combine tries to add m's change to the group's union, planned on head.
+// It reports false (m waits for a later snapshot) when the rebase says the
+// change must be planned again. superseded are files of the union that the
+// combination no longer uses, to remove once it has committed.
+func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange, m *member) (net FileChange, superseded []string, ok bool) {
+	if l.Rebase == nil || m.plan == nil || m.a.combined {
+		return FileChange{}, nil, false
+	}
+	base, err := turn.live.get(m.ctx, head)
+	if err != nil {
+		return FileChange{}, nil, false
+	}
+	diff := &HeadDiff{Base: base, Head: virtualHead(base, union)}
+	rebased, extra, err := l.Rebase(m.ctx, RebaseInput{Base: head, Head: head, Change: m.a.change, diff: diff})
+	if err != nil {
+		commitRemoveWritten(head, extra)
+		return FileChange{}, nil, false
+	}
+	net, superseded, err = union.Then(rebased)
+	if err != nil {
+		commitRemoveWritten(head, extra)
+		return FileChange{}, nil, false
+	}
+	m.a.change, m.a.combined = rebased, true
+	m.a.written = append(m.a.written, extra...)
+	return net, superseded, true
+}
+
+// virtualHead is base's live files as they would be after change: its
+// removed data files gone, its delete files applied to the data files they
+// reference. The maps and tasks of base are not changed.
+func virtualHead(base map[string]*LiveFile, change FileChange) map[string]*LiveFile {
+	out := maps.Clone(base)
+	for _, f := range change.RemoveData {
+		delete(out, f.FilePath())
+	}
+	removed := map[string]bool{}
+	touched := map[string]bool{}
+	for _, d := range change.RemoveDeletes {
+		removed[DeleteKey(d)] = true
+		if ref := d.ReferencedDataFile(); ref != nil {
+			touched[*ref] = true
+		}
+	}
+	added := map[string][]ice.DataFile{}
+	for _, d := range change.AddDeletes {
+		if ref := d.ReferencedDataFile(); ref != nil {
+			added[*ref] = append(added[*ref], d)
+			touched[*ref] = true
+		}
+	}
+	for p := range touched {
+		if lf := out[p]; lf != nil {
+			out[p] = withDeletes(lf, removed, added[p])
+		}
+	}
+	return out
+}
+
+// withDeletes is lf with the delete files named in removed dropped and add
+// added.
+func withDeletes(lf *LiveFile, removed map[string]bool, add []ice.DataFile) *LiveFile {
+	keep := func(ds []ice.DataFile) []ice.DataFile {
+		return slices.DeleteFunc(slices.Clone(ds), func(d ice.DataFile) bool { return removed[DeleteKey(d)] })
+	}
+	out := &LiveFile{}
+	for _, t := range lf.Tasks {
+		t.DeleteFiles, t.DeletionVectorFiles = keep(t.DeleteFiles), keep(t.DeletionVectorFiles)
+		for _, d := range add {
+			if d.ContentOffset() != nil {
+				t.DeletionVectorFiles = append(t.DeletionVectorFiles, d)
+			} else {
+				t.DeleteFiles = append(t.DeleteFiles, d)
+			}
+		}
+		out.Tasks = append(out.Tasks, t)
+	}
+	for _, t := range out.Tasks {
+		for _, d := range slices.Concat(t.DeleteFiles, t.EqualityDeleteFiles, t.DeletionVectorFiles) {
+			if key := DeleteKey(d); !slices.Contains(out.Keys, key) {
+				out.Keys = append(out.Keys, key)
+			}
+		}
+	}
+	slices.Sort(out.Keys)
+	return out
+}
