@@ -56,13 +56,9 @@ func Prefetch(f iceio.File, ranges []ByteRange) {
 }
 
 func (o *objectIO) openSized(name string, size int64) (iceio.File, error) {
-	loc, err := o.extract(name)
+	key, err := o.keyOf(name)
 	if err != nil {
-		return nil, &iofs.PathError{Op: "open", Path: name, Err: err}
-	}
-	key := loc.Key()
-	if !iofs.ValidPath(key) {
-		return nil, &iofs.PathError{Op: "open", Path: name, Err: iofs.ErrInvalid}
+		return nil, err
 	}
 	return &objectFile{io: o, key: key, name: path.Base(key), size: size}, nil
 }

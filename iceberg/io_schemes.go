@@ -179,13 +179,9 @@ var (
 // Open checks that name exists (a HEAD) and returns a file reading it with
 // ranged GETs.
 func (o *objectIO) Open(name string) (iceio.File, error) {
-	loc, err := o.extract(name)
+	key, err := o.keyOf(name)
 	if err != nil {
-		return nil, &iofs.PathError{Op: "open", Path: name, Err: err}
-	}
-	key := loc.Key()
-	if !iofs.ValidPath(key) {
-		return nil, &iofs.PathError{Op: "open", Path: name, Err: iofs.ErrInvalid}
+		return nil, err
 	}
 	attrs, err := o.client.bucket.Attributes(o.ctx, key)
 	if err != nil {
@@ -195,6 +191,19 @@ func (o *objectIO) Open(name string) (iceio.File, error) {
 		return nil, &iofs.PathError{Op: "open", Path: name, Err: err}
 	}
 	return &objectFile{io: o, key: key, name: path.Base(key), size: attrs.Size, modTime: attrs.ModTime}, nil
+}
+
+// keyOf is name's object key in the bucket.
+func (o *objectIO) keyOf(name string) (string, error) {
+	loc, err := o.extract(name)
+	if err != nil {
+		return "", &iofs.PathError{Op: "open", Path: name, Err: err}
+	}
+	key := loc.Key()
+	if !iofs.ValidPath(key) {
+		return "", &iofs.PathError{Op: "open", Path: name, Err: iofs.ErrInvalid}
+	}
+	return key, nil
 }
 
 // Remove deletes name even when the caller's context is cancelled.
