@@ -45,7 +45,7 @@ func Rebase(ctx context.Context, in lake.RebaseInput) (lake.FileChange, []string
 			return lake.FileChange{}, nil, err
 		}
 	}
-	return r.result(ctx, change)
+	return r.result(ctx, change, in.KeepsOwnFiles())
 }
 
 // rebaser carries one rebase: the files to re-merge and their new vectors.
@@ -163,8 +163,8 @@ func (r *rebaser) ownPositions(ctx context.Context, p string, change lake.FileCh
 // result is change with the re-merged vectors in one new Puffin file in
 // place of the change's own vectors for those files, and head's vectors of
 // them replaced instead of base's. A Puffin file of the change left with no
-// vector in use is removed.
-func (r *rebaser) result(ctx context.Context, change lake.FileChange) (lake.FileChange, []string, error) {
+// vector in use is removed, unless keepOwn.
+func (r *rebaser) result(ctx context.Context, change lake.FileChange, keepOwn bool) (lake.FileChange, []string, error) {
 	if len(r.merged) == 0 {
 		return change, nil, nil
 	}
@@ -182,7 +182,9 @@ func (r *rebaser) result(ctx context.Context, change lake.FileChange) (lake.File
 	out.AddDeletes = append(out.AddDeletes, vectors...)
 	out.RemoveDeletes = slices.DeleteFunc(slices.Clone(change.RemoveDeletes), r.isMerged)
 	out.RemoveDeletes = append(out.RemoveDeletes, r.replaced...)
-	r.removeUnused(change.AddDeletes, out.AddDeletes)
+	if !keepOwn {
+		r.removeUnused(change.AddDeletes, out.AddDeletes)
+	}
 	return out, sink.written, nil
 }
 

@@ -6,8 +6,12 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
 )
@@ -107,4 +111,62 @@ func snapshotsOf(t *testing.T, s *Session, name string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// otherWriterFirst is a catalog on which another server commits just
+// before this one's next commit, once armed.
+type otherWriterFirst struct {
+	catalog.Catalog
+	armed atomic.Pointer[func()]
+}
+
+func (c *otherWriterFirst) CommitTable(ctx context.Context, ident table.Identifier, reqs []table.Requirement, upds []table.Update) (table.Metadata, string, error) {
+	if f := c.armed.Swap(nil); f != nil {
+		(*f)()
+	}
+	return c.Catalog.CommitTable(ctx, ident, reqs, upds)
+}
+
+// A combined group that loses its commit to another server goes back to
+// its members' own changes, rebases them onto the new head and combines
+// them again: every row either server deleted is gone, each DELETE counts
+// its own row, and no file is left over.
+func TestGroupCommitCombinedLosesRound(t *testing.T) {
+	for _, v := range []string{"2", "3"} {
+		t.Run("v"+v, func(t *testing.T) {
+			dir := t.TempDir()
+			cat := &otherWriterFirst{}
+			eng := testEngineWith(t, iceberg.Config{DataDir: dir, WrapCatalog: func(c catalog.Catalog) catalog.Catalog {
+				cat.Catalog = c
+				return cat
+			}})
+			other := testSessionOn(t, testEngine(t, dir))
+			s := testSessionOn(t, eng)
+			mustQuery(t, s, "CREATE TABLE c (id int, v text) WITH ('format-version' = '"+v+"', 'write.delete.mode' = 'merge-on-read')")
+			mustQuery(t, s, "INSERT INTO c SELECT g, 'v' || g FROM generate_series(0, 999) g")
+			before := snapshotsOf(t, s, "c")
+			first := func() { mustQuery(t, other, "DELETE FROM c WHERE id = 500") }
+			cat.armed.Store(&first)
+			targets := []int{10, 20, 30, 40, 50, 60}
+			for i, n := range deleteWhileHeld(t, eng, "c", targets) {
+				if n != 1 {
+					t.Errorf("DELETE of id %d deleted %d rows", targets[i], n)
+				}
+			}
+			if cat.armed.Load() != nil {
+				t.Fatal("the other server never committed")
+			}
+			if got := snapshotsOf(t, s, "c") - before; got != 2 {
+				t.Errorf("%d snapshots, want 2 (the other server's, then the group's)", got)
+			}
+			got := mustQuery(t, s, "SELECT count(*) FROM c WHERE id IN (10, 20, 30, 40, 50, 60, 500)").text()
+			if all := mustQuery(t, s, "SELECT count(*) FROM c").text(); got != "0\n" || all != "993\n" {
+				t.Fatalf("%s of the deleted rows remain, %s rows in all (want 0 and 993)", got, all)
+			}
+			out := mustQuery(t, s, "ALTER TABLE c EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]
+			if out[0] != "0" {
+				t.Errorf("%s orphan files left: %v", out[0], out)
+			}
+		})
+	}
 }

@@ -14,17 +14,18 @@ import (
 // second can be rebased onto the first as if the first had committed (a
 // virtual head: the turn's head plus the group's change so far), which
 // merges their vectors by position — the rows must differ, else it is
-// planned again later. The group then commits the net of both. Only
-// statements that can be planned again are combined: their change now
-// rests on a head that exists nowhere else, so if the group loses, they
-// plan again rather than rebase.
+// planned again later. The group then commits the net of both. If the
+// group does not land, the combined statement goes back to its own change
+// (kept with its files until then) and is rebased like any other.
 
 // combine tries to add m's change to the group's union, planned on head.
 // It reports false (m waits for a later snapshot) when the rebase says the
-// change must be planned again. superseded are files of the union that the
-// combination no longer uses, to remove once it has committed.
+// change must be planned again. superseded are files the combination no
+// longer uses (vectors it merged), to remove once it has committed; until
+// then m keeps its own change (a.solo) and every file of it, to go back
+// to if the group does not land.
 func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange, m *member) (net FileChange, superseded []string, ok bool) {
-	if l.Rebase == nil || m.plan == nil || m.a.combined {
+	if l.Rebase == nil || m.a.solo != nil {
 		return FileChange{}, nil, false
 	}
 	base, err := turn.live.get(m.ctx, head)
@@ -32,7 +33,7 @@ func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange
 		return FileChange{}, nil, false
 	}
 	diff := &HeadDiff{Base: base, Head: virtualHead(base, union)}
-	rebased, extra, err := l.Rebase(m.ctx, RebaseInput{Base: head, Head: head, Change: m.a.change, diff: diff})
+	rebased, extra, err := l.Rebase(m.ctx, RebaseInput{Base: head, Head: head, Change: m.a.change, diff: diff, keep: true})
 	if err != nil {
 		commitRemoveWritten(head, extra)
 		return FileChange{}, nil, false
@@ -42,9 +43,26 @@ func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange
 		commitRemoveWritten(head, extra)
 		return FileChange{}, nil, false
 	}
-	m.a.change, m.a.combined = rebased, true
-	m.a.written = append(m.a.written, extra...)
+	superseded = append(superseded, orphanPaths(m.a.change.AddDeletes, rebased.AddDeletes)...)
+	solo := m.a
+	m.a.solo, m.a.change, m.a.written = &solo, rebased, append(slices.Clone(m.a.written), extra...)
 	return net, superseded, true
+}
+
+// uncombine puts a back as it was before a group combined it, removing
+// what the combination wrote.
+func (a *attempt) uncombine() {
+	solo := a.solo
+	var extra []string
+	for _, p := range a.written {
+		if !slices.Contains(solo.written, p) {
+			extra = append(extra, p)
+		}
+	}
+	commitRemoveWritten(a.head, extra)
+	tries := a.tries
+	*a = *solo
+	a.tries = tries
 }
 
 // virtualHead is base's live files as they would be after change: its

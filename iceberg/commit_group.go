@@ -223,12 +223,12 @@ func (l CommitLoop) gather(turn *tableTurn, batch []*member, head *table.Table) 
 	return group, union, later, superseded
 }
 
-// onto moves m onto head: rebased, or planned again when it moved away or
-// rests on a group's virtual head that did not land. done: nothing is left
-// to commit.
+// onto moves m onto head (rebased, or planned again), first back to its own
+// change if a group that did not land had combined it. done: nothing is
+// left to commit.
 func (l CommitLoop) onto(turn *tableTurn, m *member, head *table.Table) (done bool, err error) {
-	if m.a.combined {
-		return replan(m.ctx, &m.a, head, m.plan)
+	if m.a.solo != nil {
+		m.a.uncombine()
 	}
 	if m.a.head.MetadataLocation() == head.MetadataLocation() {
 		return false, nil

@@ -76,9 +76,10 @@ type attempt struct {
 	change  FileChange
 	written []string // files to remove if the change does not land
 	tries   int
-	// combined: change was rebased onto a group's virtual head
-	// (commit_combine.go); if that group did not land, it is planned again.
-	combined bool
+	// solo is the attempt as it was before a group combined it
+	// (commit_combine.go): its change rests on the group's virtual head, so
+	// if the group does not land the attempt goes back to solo.
+	solo *attempt
 }
 
 func (a *attempt) removeWritten() {
@@ -133,7 +134,7 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 // replan drops a's change and its files and plans it again against head.
 func replan(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
 	a.removeWritten()
-	a.head, a.combined = head, false
+	a.head = head
 	a.change, a.written, err = plan(ctx, head)
 	if err != nil || a.change.IsEmpty() {
 		a.removeWritten()

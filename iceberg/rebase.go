@@ -27,7 +27,13 @@ type RebaseInput struct {
 	Change     FileChange
 	live       *liveFilesCache // nil: every Diff plans both snapshots
 	diff       *HeadDiff       // set: the diff, not planned (a group's virtual head)
+	keep       bool            // the change's own files must stay (see KeepsOwnFiles)
 }
+
+// KeepsOwnFiles reports a rebase whose caller may still commit the change
+// as it was (a group combination that may not land): files of the change
+// the result no longer uses must not be removed.
+func (in RebaseInput) KeepsOwnFiles() bool { return in.keep }
 
 // Diff reads both snapshots' live files, from the table's cache when the
 // commit loop keeps one: a head one statement rebased onto is the base the
