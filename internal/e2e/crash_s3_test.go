@@ -24,19 +24,43 @@ import (
 // wrote is found and removed by remove_orphan_files, which removes nothing
 // the table references. The kill comes once the statement has written its
 // first, second, third and fourth new object, and last after it answered.
+// On versitygw with the embedded SQLite catalog, and on weed mini's REST
+// catalog and S3.
 func TestKillDuringStatementOnS3(t *testing.T) {
 	bin := buildMagmalake(t)
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "bucket")
-	flags := []string{"--data", t.TempDir(), "--warehouse", "s3://bucket/wh",
-		"--catalog-prop", "s3.endpoint=" + srv.Endpoint}
+	t.Run("sqlite", func(t *testing.T) {
+		srv := s3test.StartVersity(t)
+		srv.CreateBucket(t, "bucket")
+		flags := []string{"--data", t.TempDir(), "--warehouse", "s3://bucket/wh",
+			"--catalog-prop", "s3.endpoint=" + srv.Endpoint}
+		killDuringUpdate(t, bin, flags, bucketObjects{srv, "bucket", "wh/"})
+	})
+	t.Run("rest", func(t *testing.T) {
+		srv := s3test.StartWeed(t, "warehouse")
+		flags := []string{"--data", t.TempDir()}
+		for k, v := range srv.RESTProps("warehouse") {
+			flags = append(flags, "--catalog-prop", k+"="+v)
+		}
+		killDuringUpdate(t, bin, flags, bucketObjects{srv, "warehouse", ""})
+	})
+}
+
+// bucketObjects is where the tables' objects are.
+type bucketObjects struct {
+	srv            *s3test.Server
+	bucket, prefix string
+}
+
+func (b bucketObjects) keys(t *testing.T) []string { return b.srv.Keys(t, b.bucket, b.prefix) }
+
+func killDuringUpdate(t *testing.T, bin string, flags []string, objs bucketObjects) {
 	const rows = 50_000
 	runRepl(t, bin, flags, "CREATE TABLE t (id bigint, v bigint) WITH ('format-version' = '3', "+
 		"'write.update.mode' = 'merge-on-read');\n"+
 		"INSERT INTO t SELECT g, 0 FROM generate_series(1, "+strconv.Itoa(rows)+") g;\n")
 	updates := 0 // UPDATEs the table shows
 	for round := 1; round <= 5; round++ {
-		before := srv.Keys(t, "bucket", "wh/")
+		before := objs.keys(t)
 		p := startServeProcess(t, bin, flags)
 		done := make(chan error, 1)
 		go func() {
@@ -47,7 +71,7 @@ func TestKillDuringStatementOnS3(t *testing.T) {
 		if round == 5 {
 			objects = math.MaxInt
 		}
-		answered := waitForObjects(t, srv, before, objects, done)
+		answered := waitForObjects(t, objs, before, objects, done)
 		p.kill(t)
 		n, sum := countSum(t, bin, flags)
 		switch {
@@ -115,7 +139,7 @@ func (p *serveProcess) kill(t *testing.T) {
 
 // waitForObjects returns once the bucket holds n objects that before did
 // not, or the statement answered (reported true; an error fails).
-func waitForObjects(t *testing.T, srv *s3test.Server, before []string, n int, done chan error) bool {
+func waitForObjects(t *testing.T, objs bucketObjects, before []string, n int, done chan error) bool {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
@@ -127,7 +151,7 @@ func waitForObjects(t *testing.T, srv *s3test.Server, before []string, n int, do
 			return true
 		default:
 		}
-		keys := srv.Keys(t, "bucket", "wh/")
+		keys := objs.keys(t)
 		if len(slices.DeleteFunc(keys, func(k string) bool { return slices.Contains(before, k) })) >= n {
 			return false
 		}
