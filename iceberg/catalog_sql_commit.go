@@ -16,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+	"github.com/klauspost/compress/zstd"
 )
 
 // sqlCommitCatalog commits to a SQL catalog itself, through the catalog's
@@ -170,7 +171,8 @@ func metadataVersion(location string) (int, bool) {
 }
 
 // writeMetadataFile writes meta as JSON, compressed as the table asks
-// (write.metadata.compression-codec; the file name says which).
+// (write.metadata.compression-codec: none, gzip or zstd, as iceberg-go's
+// catalogs write it; the file name says which).
 func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadata, loc string) (err error) {
 	fsys, err := cur.FS(ctx)
 	if err != nil {
@@ -181,7 +183,9 @@ func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadat
 		return errors.New("the table's file IO cannot write")
 	}
 	codec := meta.Properties().Get(table.MetadataCompressionKey, table.MetadataCompressionDefault)
-	if codec != table.MetadataCompressionCodecNone && codec != table.MetadataCompressionCodecGzip {
+	switch codec {
+	case table.MetadataCompressionCodecNone, table.MetadataCompressionCodecGzip, table.MetadataCompressionCodecZstd:
+	default:
 		return fmt.Errorf("%s %q is not supported", table.MetadataCompressionKey, codec)
 	}
 	out, err := wfs.Create(loc)
@@ -193,16 +197,22 @@ func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadat
 			err = cerr
 		}
 	}()
-	var w io.Writer = out
-	if codec == table.MetadataCompressionCodecGzip {
-		gz := gzip.NewWriter(out)
-		defer func() {
-			if cerr := gz.Close(); err == nil {
-				err = cerr
-			}
-		}()
-		w = gz
+	var w io.WriteCloser
+	switch codec {
+	case table.MetadataCompressionCodecGzip:
+		w = gzip.NewWriter(out)
+	case table.MetadataCompressionCodecZstd:
+		if w, err = zstd.NewWriter(out); err != nil {
+			return err
+		}
+	default:
+		return json.NewEncoder(out).Encode(meta)
 	}
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	return json.NewEncoder(w).Encode(meta)
 }
 

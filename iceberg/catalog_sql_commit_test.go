@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,14 +16,15 @@ import (
 )
 
 // TestSQLCommitReadsInIcebergGo: what the embedded catalog's own commit
-// writes (plain and gzip metadata) is what iceberg-go's SQL catalog reads
+// writes (plain, gzip and zstd metadata) is what iceberg-go's SQL catalog reads
 // from the same rows: the new snapshot, the metadata log pointing at the
 // previous file, the rows.
 func TestSQLCommitReadsInIcebergGo(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
 	cols := pcCols()
-	for _, codec := range []string{"none", "gzip"} {
+	suffix := map[string]string{"none": ".metadata.json", "gzip": ".gz.metadata.json", "zstd": ".zstd.metadata.json"}
+	for _, codec := range []string{"none", "gzip", "zstd"} {
 		ident := Ident(DefaultNamespace, "c_"+codec)
 		spec := TableSpec{Fields: []PartitionField{{Source: "p", Transform: ice.IdentityTransform{}}}}
 		props := map[string]string{propFormatVersion: "2", table.MetadataCompressionKey: codec}
@@ -38,7 +40,7 @@ func TestSQLCommitReadsInIcebergGo(t *testing.T) {
 		if plain.MetadataLocation() != second.MetadataLocation() || plain.CurrentSnapshot().SnapshotID != second.CurrentSnapshot().SnapshotID {
 			t.Fatalf("%s: iceberg-go reads %s, the commit wrote %s", codec, plain.MetadataLocation(), second.MetadataLocation())
 		}
-		if codec == "gzip" != strings.HasSuffix(plain.MetadataLocation(), ".gz.metadata.json") {
+		if name := path.Base(plain.MetadataLocation()); !strings.HasSuffix(name, suffix[codec]) || strings.Count(name, ".") != strings.Count(suffix[codec], ".") {
 			t.Errorf("%s: metadata file %s", codec, plain.MetadataLocation())
 		}
 		log := slices.Collect(plain.Metadata().PreviousFiles())

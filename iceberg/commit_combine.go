@@ -114,13 +114,6 @@ func withDeletes(lf *LiveFile, removed map[string]bool, add []ice.DataFile) *Liv
 		}
 		out.Tasks = append(out.Tasks, t)
 	}
-	for _, t := range out.Tasks {
-		for _, d := range slices.Concat(t.DeleteFiles, t.EqualityDeleteFiles, t.DeletionVectorFiles) {
-			if key := DeleteKey(d); !slices.Contains(out.Keys, key) {
-				out.Keys = append(out.Keys, key)
-			}
-		}
-	}
-	slices.Sort(out.Keys)
+	out.Keys = deleteKeys(out.Tasks)
 	return out
 }

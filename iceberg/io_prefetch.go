@@ -130,32 +130,41 @@ func (f *objectFile) readAhead(p []byte, off int64) (ok bool, err error) {
 	return f.ahead.read(p, off), nil
 }
 
-// fetch GETs n bytes from off, within the bucket's bound on reads in
-// flight.
+// fetch GETs n bytes from off.
 func (f *objectFile) fetch(off, n int64) ([]byte, error) {
+	buf := make([]byte, n)
+	if err := f.fetchInto(buf, off); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// fetchInto fills buf from off with one ranged GET, within the bucket's
+// bound on reads in flight. A missing object is iofs.ErrNotExist (OpenSized
+// skipped the HEAD that would have said so).
+func (f *objectFile) fetchInto(buf []byte, off int64) error {
 	ctx := f.io.ctx
 	select {
 	case f.io.client.reads <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	defer func() { <-f.io.client.reads }()
-	r, err := f.io.client.bucket.NewRangeReader(ctx, f.key, off, n, nil)
+	r, err := f.io.client.bucket.NewRangeReader(ctx, f.key, off, int64(len(buf)), nil)
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			err = iofs.ErrNotExist
 		}
-		return nil, &iofs.PathError{Op: "read", Path: f.name, Err: err}
+		return &iofs.PathError{Op: "read", Path: f.name, Err: err}
 	}
-	buf := make([]byte, n)
 	_, err = io.ReadFull(r, buf)
 	if cerr := r.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, &iofs.PathError{Op: "read", Path: f.name, Err: err}
+		return &iofs.PathError{Op: "read", Path: f.name, Err: err}
 	}
-	return buf, nil
+	return nil
 }
 
 // Prefetch fetches ranges, coalesced, in parallel, up to prefetchLimit

@@ -39,7 +39,6 @@ package iceberg
 // other Azure schemes are iceberg-go's as shipped (untested here).
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -252,23 +251,13 @@ func (f *objectFile) ReadAt(p []byte, off int64) (int, error) {
 	case ok:
 		return int(want), nil
 	}
-	ctx := f.io.ctx
-	select {
-	case f.io.client.reads <- struct{}{}:
-	case <-ctx.Done():
-		return 0, ctx.Err()
+	if err := f.fetchInto(p[:want], off); err != nil {
+		return 0, err
 	}
-	defer func() { <-f.io.client.reads }()
-	r, err := f.io.client.bucket.NewRangeReader(ctx, f.key, off, want, nil)
-	if err != nil {
-		return 0, &iofs.PathError{Op: "read", Path: f.name, Err: err}
+	if want < int64(len(p)) {
+		return int(want), io.EOF
 	}
-	n, err := io.ReadFull(r, p[:want])
-	err = errors.Join(err, r.Close())
-	if err == nil && want < int64(len(p)) {
-		err = io.EOF
-	}
-	return n, err
+	return int(want), nil
 }
 
 func (f *objectFile) Read(p []byte) (int, error) {

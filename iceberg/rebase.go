@@ -77,16 +77,25 @@ func LiveFiles(ctx context.Context, tbl *table.Table) (map[string]*LiveFile, err
 			out[t.File.FilePath()] = lf
 		}
 		lf.Tasks = append(lf.Tasks, t)
+	}
+	for _, lf := range out {
+		lf.Keys = deleteKeys(lf.Tasks)
+	}
+	return out, nil
+}
+
+// deleteKeys names the delete files of a data file's tasks, sorted.
+func deleteKeys(tasks []table.FileScanTask) []string {
+	var keys []string
+	for _, t := range tasks {
 		for _, d := range slices.Concat(t.DeleteFiles, t.EqualityDeleteFiles, t.DeletionVectorFiles) {
-			if key := DeleteKey(d); !slices.Contains(lf.Keys, key) {
-				lf.Keys = append(lf.Keys, key)
+			if key := DeleteKey(d); !slices.Contains(keys, key) {
+				keys = append(keys, key)
 			}
 		}
 	}
-	for _, lf := range out {
-		slices.Sort(lf.Keys)
-	}
-	return out, nil
+	slices.Sort(keys)
+	return keys
 }
 
 // DeleteKey names one delete file; a deletion vector is a blob of a Puffin
