@@ -61,7 +61,13 @@ func (s *Session) catalogRelation(ctx context.Context, n sql.TableName) (*engine
 	if err != nil {
 		return nil, true, err
 	}
-	v := &engine.Virtual{Columns: cols, Rows: func(ctx context.Context) (arrow.RecordBatch, error) {
+	system := 0
+	for _, c := range cols[max(0, len(cols)-1):] {
+		if c.Name == pgcatalog.TableOIDColumn {
+			system = 1
+		}
+	}
+	v := &engine.Virtual{Columns: cols, System: system, Rows: func(ctx context.Context) (arrow.RecordBatch, error) {
 		_, batch, err := cat.Relation(ctx, schema, n.Table)
 		return batch, err
 	}}

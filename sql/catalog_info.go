@@ -29,6 +29,9 @@ type Catalog interface {
 	RegOID(ctx context.Context, kind RegKind, name string) (int64, error)
 	// FormatType is format_type(oid, typmod); typmod < 0 is none.
 	FormatType(oid, typmod int64) (string, bool)
+	// RelationSize is pg_table_size: the bytes of a table's live files;
+	// ok is false when no relation has that oid.
+	RelationSize(ctx context.Context, oid int64) (bytes int64, ok bool, err error)
 }
 
 type catalogKey struct{}
@@ -62,6 +65,9 @@ func (emptyCatalog) CurrentSchemas(_ context.Context, implicit bool) ([]string, 
 	return nil, nil
 }
 func (emptyCatalog) TableVisible(context.Context, int64) (bool, error) { return false, nil }
+func (emptyCatalog) RelationSize(context.Context, int64) (int64, bool, error) {
+	return 0, false, nil
+}
 func (emptyCatalog) RegName(_ context.Context, _ RegKind, oid int64) (string, error) {
 	return strconv.FormatInt(oid, 10), nil
 }
@@ -76,6 +82,8 @@ func undefinedReg(kind RegKind, name string) error {
 		return Errorf(CodeUndefinedTable, "relation %q does not exist", name)
 	case RegNamespace:
 		return Errorf(CodeInvalidSchemaName, "schema %q does not exist", name)
+	case RegProc, RegProcedure:
+		return Errorf(CodeUndefinedFunction, "function %q does not exist", name)
 	}
 	return Errorf(CodeUndefinedObject, "type %q does not exist", name)
 }
@@ -111,4 +119,23 @@ func SplitQualifiedName(s string) (schema, name string) {
 		return parts[len(parts)-2], parts[len(parts)-1]
 	}
 	return "", parts[0]
+}
+
+// relationSize is pg_table_size and its kin: NULL for an oid that is no
+// relation, as in PostgreSQL.
+func relationSize(ctx context.Context, c Catalog, oid int64) (any, error) {
+	n, ok, err := c.RelationSize(ctx, oid)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return n, nil
+}
+
+// relationIndexesSize is pg_indexes_size: a relation here has no indexes.
+func relationIndexesSize(ctx context.Context, c Catalog, oid int64) (any, error) {
+	_, ok, err := c.RelationSize(ctx, oid)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return int64(0), nil
 }

@@ -28,6 +28,23 @@ var catalogFuncs = map[string]catalogSig{
 	"pg_get_userbyid":                 {"o", Text, true},
 	"pg_table_is_visible":             {"o", Bool, true},
 	"pg_type_is_visible":              {"o", Bool, true},
+	"pg_function_is_visible":          {"o", Bool, true},
+	"pg_operator_is_visible":          {"o", Bool, true},
+	"pg_conversion_is_visible":        {"o", Bool, true},
+	"pg_collation_is_visible":         {"o", Bool, true},
+	"pg_opclass_is_visible":           {"o", Bool, true},
+	"pg_opfamily_is_visible":          {"o", Bool, true},
+	"pg_ts_config_is_visible":         {"o", Bool, true},
+	"pg_statistics_obj_is_visible":    {"o", Bool, true},
+	"pg_get_function_result":          {"o", Text, true},
+	"pg_get_function_arguments":       {"o", Text, true},
+	"pg_get_function_sqlbody":         {"o", Text, true},
+	"pg_get_functiondef":              {"o", Text, true},
+	"pg_table_size":                   {"o", Int64, true},
+	"pg_relation_size":                {"o|t", Int64, true},
+	"pg_total_relation_size":          {"o", Int64, true},
+	"pg_indexes_size":                 {"o", Int64, true},
+	"pg_size_pretty":                  {"i", Text, true},
 	"pg_relation_is_publishable":      {"o", Bool, true},
 	"has_table_privilege":             {"*t|t", Bool, true},
 	"has_schema_privilege":            {"*t|t", Bool, true},
@@ -157,6 +174,16 @@ func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 	case "pg_type_is_visible", "has_table_privilege", "has_schema_privilege",
 		"has_database_privilege", "has_column_privilege":
 		return true, nil // every object is the session user's
+	case "pg_function_is_visible", "pg_operator_is_visible", "pg_conversion_is_visible",
+		"pg_collation_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
+		"pg_ts_config_is_visible", "pg_statistics_obj_is_visible":
+		return true, nil // every such object is in pg_catalog, always on the path
+	case "pg_table_size", "pg_relation_size", "pg_total_relation_size":
+		return relationSize(ev.ctx, c, a[0].(int64))
+	case "pg_indexes_size":
+		return relationIndexesSize(ev.ctx, c, a[0].(int64))
+	case "pg_size_pretty":
+		return SizePretty(a[0].(int64)), nil
 	case "pg_relation_is_publishable":
 		return false, nil
 	case "pg_encoding_to_char":
@@ -180,8 +207,9 @@ func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 	case "json_build_object":
 		return jsonBuildObject(x, a), nil
 	}
-	// Descriptions, defaults, index and constraint definitions and start
-	// times: magmalake has none of those objects.
+	// Descriptions, defaults, index and constraint definitions, function
+	// signatures and bodies and start times: magmalake has none of those
+	// objects (its functions are built in, without a recorded signature).
 	return nil, nil
 }
 

@@ -39,5 +39,8 @@ func (ev *evaluator) regIn(kind RegKind, s string) (any, error) {
 			t = pt.String()
 		}
 	}
+	if kind == RegProcedure && !strings.Contains(t, "(") {
+		return nil, Errorf(CodeInvalidTextRep, "expected a left parenthesis")
+	}
 	return ev.catalog.RegOID(ev.ctx, kind, t)
 }

@@ -79,8 +79,12 @@ func ParseTypeName(name string) (Type, error) {
 		return Type{Kind: KindOID, Reg: RegType}, nil
 	case "regnamespace":
 		return Type{Kind: KindOID, Reg: RegNamespace}, nil
-	case "regproc", "regprocedure", `"char"`, "aclitem", "pg_node_tree", "xid", "anyarray":
-		// regproc is carried as the function's name; the rest as their text.
+	case "regproc":
+		return Type{Kind: KindOID, Reg: RegProc}, nil
+	case "regprocedure":
+		return Type{Kind: KindOID, Reg: RegProcedure}, nil
+	case `"char"`, "aclitem", "pg_node_tree", "xid", "anyarray":
+		// Carried as their text.
 		return Text, nil
 	case "int2vector":
 		return ArrayOf(Int16), nil

@@ -47,6 +47,8 @@ const (
 	RegClass
 	RegType
 	RegNamespace
+	RegProc      // a function by name
+	RegProcedure // a function by name and argument types
 )
 
 // Type is a SQL type with its modifiers.
@@ -155,6 +157,10 @@ func (t Type) OID() uint32 {
 			return 2206
 		case RegNamespace:
 			return 4089
+		case RegProc:
+			return 24
+		case RegProcedure:
+			return 2202
 		}
 		return OIDOid
 	case KindArray:
@@ -299,6 +305,10 @@ func (t Type) String() string {
 			return "regtype"
 		case RegNamespace:
 			return "regnamespace"
+		case RegProc:
+			return "regproc"
+		case RegProcedure:
+			return "regprocedure"
 		}
 		return "oid"
 	case KindArray:

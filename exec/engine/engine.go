@@ -28,7 +28,10 @@ type Table struct {
 // Virtual is a small relation read whole: its columns and its rows now.
 type Virtual struct {
 	Columns []Column
-	Rows    func(ctx context.Context) (arrow.RecordBatch, error)
+	// System counts the last columns that are system columns (tableoid):
+	// read by qualified name only, never by *.
+	System int
+	Rows   func(ctx context.Context) (arrow.RecordBatch, error)
 }
 
 // Catalog resolves the relation names of a statement (the session applies

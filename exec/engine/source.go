@@ -149,7 +149,8 @@ func openVirtualSource(ctx context.Context, v *Virtual, qual string) (source, er
 	}
 	m := &metaSource{sc: &sql.Scope{}, data: []arrow.RecordBatch{batch}}
 	for i, c := range v.Columns {
-		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type})
+		system := i >= len(v.Columns)-v.System
+		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type, Hidden: system})
 		m.cols = append(m.cols, i)
 	}
 	return m, nil

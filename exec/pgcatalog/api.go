@@ -3,7 +3,6 @@ package pgcatalog
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,10 +55,17 @@ func RelationColumns(schema, name string) ([]Column, error) {
 	return relColumns(d), nil
 }
 
+// TableOIDColumn is the system column a catalog relation with an OID ends
+// with: that OID on every row (clients join pg_description on it).
+const TableOIDColumn = "tableoid"
+
 func relColumns(d *relDef) []Column {
 	cols := make([]Column, len(d.cols))
 	for i, col := range d.cols {
 		cols[i] = Column{Name: col.name, Type: col.t}
+	}
+	if d.oid != 0 {
+		cols = append(cols, Column{Name: TableOIDColumn, Type: sql.OID})
 	}
 	return cols
 }
@@ -75,7 +81,13 @@ func (c *Catalog) Relation(ctx context.Context, schema, name string) ([]Column, 
 		return nil, nil, err
 	}
 	cols := relColumns(d)
-	batch, err := rowsBatch(cols, d.rows(snap))
+	rows := d.rows(snap)
+	if d.oid != 0 {
+		for i, r := range rows {
+			rows[i] = append(r[:len(r):len(r)], d.oid)
+		}
+	}
+	batch, err := rowsBatch(cols, rows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("catalog relation %s.%s: %w", d.schema, d.name, err)
 	}
@@ -145,6 +157,22 @@ func (c *Catalog) TableVisible(ctx context.Context, oid int64) (bool, error) {
 	return t != nil && snap.visible(t), nil
 }
 
+// RelationSize is pg_table_size: a table's live data and delete files as
+// its current snapshot sums them; a catalog relation is 0 bytes.
+func (c *Catalog) RelationSize(ctx context.Context, oid int64) (int64, bool, error) {
+	if relationByOID(oid) != nil {
+		return 0, true, nil
+	}
+	snap, err := c.snapshot(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	if t := snap.byOID[oid]; t != nil {
+		return t.sizeBytes, true, nil
+	}
+	return 0, false, nil
+}
+
 func (c *Catalog) FormatType(oid, typmod int64) (string, bool) {
 	return formatType(oid, typmod), true
 }
@@ -161,6 +189,8 @@ func (c *Catalog) RegName(ctx context.Context, kind sql.RegKind, oid int64) (str
 		if d := relationByOID(oid); d != nil {
 			return d.name, nil
 		}
+	case sql.RegProc, sql.RegProcedure:
+		return procName(kind, oid), nil
 	}
 	snap, err := c.snapshot(ctx)
 	if err != nil {
@@ -182,6 +212,9 @@ func (c *Catalog) RegOID(ctx context.Context, kind sql.RegKind, name string) (in
 			return t.oid, nil
 		}
 		return 0, sql.UndefinedReg(kind, name)
+	}
+	if kind == sql.RegProc || kind == sql.RegProcedure {
+		return procOID(kind, name)
 	}
 	snap, err := c.snapshot(ctx)
 	if err != nil {
@@ -243,12 +276,4 @@ func quoteIdent(s string) string {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
-
-// procNames lists pg_proc's rows: the functions catalog clients look for.
-func procNames() []string {
-	names := append(sql.CatalogFunctionNames(), "array_to_string", "array_upper", "array_lower",
-		"array_length", "cardinality", "quote_ident", "lower", "upper", "length", "replace", "concat")
-	sort.Strings(names)
-	return names
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strconv"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -62,6 +63,7 @@ type tableInfo struct {
 	cols        []column
 	partitioned bool
 	createdMs   int64
+	sizeBytes   int64 // the current snapshot's files, for pg_table_size
 }
 
 // snapshot is the catalog as one query sees it.
@@ -118,6 +120,9 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 		}
 		ti := &tableInfo{ns: ns, name: name, partitioned: !tbl.Spec().IsUnpartitioned(),
 			createdMs: tbl.Metadata().LastUpdatedMillis()}
+		if cur := tbl.CurrentSnapshot(); cur != nil && cur.Summary != nil {
+			ti.sizeBytes, _ = strconv.ParseInt(cur.Summary.Properties["total-files-size"], 10, 64)
+		}
 		for e := range tbl.Metadata().PreviousFiles() {
 			ti.createdMs = e.TimestampMs
 			break

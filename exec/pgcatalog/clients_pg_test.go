@@ -112,6 +112,7 @@ func TestClientsMatchPostgres(t *testing.T) {
 	}
 	pg, ours := servers(t)
 	t.Run("psql", func(t *testing.T) { checkPsql(t, pg, ours) })
+	t.Run("psql-meta", func(t *testing.T) { checkPsqlMeta(t, pg, ours) })
 	t.Run("pgjdbc", func(t *testing.T) { checkJDBC(t, pg, ours) })
 	t.Run("sqlalchemy", func(t *testing.T) { checkSQLAlchemy(t, pg, ours) })
 }

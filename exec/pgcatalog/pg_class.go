@@ -108,22 +108,19 @@ func typeRows(*snapshot) [][]any {
 		}
 		out = append(out, []any{t.oid, t.name, oidPgCatalog, oidSuperuser, t.length,
 			t.byVal, typtype, t.category, preferred, true,
-			",", int64(0), "-", int64(0), t.array, t.input,
-			t.output, strings0(t.name, "recv"), strings0(t.name, "send"), "-", "-",
-			"-", t.align, t.storage(), false, int64(0),
+			",", int64(0), int64(0), int64(0), t.array, procByName(t.input),
+			procByName(t.output), procByName(t.name + "recv"), procByName(t.name + "send"), int64(0), int64(0),
+			int64(0), t.align, t.storage(), false, int64(0),
 			int64(-1), int64(0), t.coll, nil, nil,
 			nil})
 	}
 	return out
 }
 
-// strings0 names a type's binary I/O function (int4recv, int4send).
-func strings0(name, suffix string) string { return name + suffix }
-
 func amRows(*snapshot) [][]any {
 	return [][]any{
-		{oidHeapAM, "heap", "heap_tableam_handler", "t"},
-		{int64(403), "btree", "bthandler", "i"},
+		{oidHeapAM, "heap", procByName("heap_tableam_handler"), "t"},
+		{int64(403), "btree", procByName("bthandler"), "i"},
 	}
 }
 
@@ -174,11 +171,11 @@ func collationRows(*snapshot) [][]any {
 
 func procRows(*snapshot) [][]any {
 	var out [][]any
-	for i, f := range procNames() {
-		out = append(out, []any{int64(5000 + i), f, oidPgCatalog, oidSuperuser, int64(12),
-			float64(1), float64(0), int64(0), "-", "f", false,
+	for i, f := range procs {
+		out = append(out, []any{procOIDBase + int64(i), f, oidPgCatalog, oidSuperuser, langInternal,
+			float64(1), float64(0), int64(0), int64(0), "f", false,
 			false, false, false, "s", "s",
-			int64(0), int64(0), int64(25), "",
+			int64(0), int64(0), int64(25), "{}",
 			nil, nil, nil, nil,
 			nil, f, nil, nil, nil,
 			nil})

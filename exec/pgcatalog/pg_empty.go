@@ -49,4 +49,24 @@ func addPgCatalogEmpty(m relSet) {
 	m.add("pg_catalog", "pg_partitioned_table", 3350, `partrelid oid, partstrat char, partnatts int2,
 		partdefid oid, partattrs int2vector, partclass oidvector, partcollation oidvector,
 		partexprs pg_node_tree`, none)
+	m.add("pg_catalog", "pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option bool", none)
+	m.add("pg_catalog", "pg_conversion", 2607, `oid oid, conname name, connamespace oid, conowner oid,
+		conforencoding int4, contoencoding int4, conproc regproc, condefault bool`, none)
+	// pg_cast is empty rather than PostgreSQL's 230 built-in casts: most
+	// name types magmalake lacks (money, bit, inet, ...), and the contexts
+	// (implicit, in assignment) of the rest are PostgreSQL's, not a promise
+	// of ours; \dC lists none, as for casts no one created.
+	m.add("pg_catalog", "pg_cast", 2605, `oid oid, castsource oid, casttarget oid, castfunc oid,
+		castcontext char, castmethod char`, none)
+	m.add("pg_catalog", "pg_operator", 2617, `oid oid, oprname name, oprnamespace oid, oprowner oid,
+		oprkind char, oprcanmerge bool, oprcanhash bool, oprleft oid, oprright oid, oprresult oid,
+		oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc`, none)
+	m.add("pg_catalog", "pg_foreign_data_wrapper", 2328, `oid oid, fdwname name, fdwowner oid,
+		fdwhandler oid, fdwvalidator oid, fdwacl aclitem[], fdwoptions text[]`, none)
+	m.add("pg_catalog", "pg_foreign_server", 1417, `oid oid, srvname name, srvowner oid, srvfdw oid,
+		srvtype text, srvversion text, srvacl aclitem[], srvoptions text[]`, none)
+	m.add("pg_catalog", "pg_event_trigger", 3466, `oid oid, evtname name, evtevent name, evtowner oid,
+		evtfoid oid, evtenabled char, evttags text[]`, none)
+	// No text search: no configurations (PostgreSQL's initdb makes 29).
+	m.add("pg_catalog", "pg_ts_config", 3602, "oid oid, cfgname name, cfgnamespace oid, cfgowner oid, cfgparser oid", none)
 }

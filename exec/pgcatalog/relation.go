@@ -43,6 +43,8 @@ func specType(t string) sql.Type {
 	switch t {
 	case "oid", "regclass", "regtype", "regnamespace":
 		return sql.OID
+	case "regproc":
+		return sql.Type{Kind: sql.KindOID, Reg: sql.RegProc}
 	case "int2":
 		return sql.Int16
 	case "int4":
@@ -62,7 +64,7 @@ func specType(t string) sql.Type {
 	case "oidvector":
 		return sql.ArrayOf(sql.OID)
 	}
-	return sql.Text // name, char, regproc, aclitem, pg_node_tree, xid
+	return sql.Text // name, char, aclitem, pg_node_tree, xid
 }
 
 // relations are the virtual relations by schema-qualified name; built once,
@@ -80,6 +82,7 @@ func buildRelations() relSet {
 	m := relSet{}
 	addPgCatalog(m)
 	addPgCatalogEmpty(m)
+	addPgLanguage(m)
 	addInformationSchema(m)
 	return m
 }
