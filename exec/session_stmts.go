@@ -18,6 +18,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 				return &Result{Tag: "RESET", ParameterChanges: s.settings.ResetAll()}, nil
 			}
 			ch, err := s.settings.Reset(x.Name)
+			s.settings.sessionSet(x.Name)
 			return changeResult("RESET", ch, err)
 		case *sql.SetTransaction:
 			return s.setTransaction(x)
@@ -49,10 +50,17 @@ func changeResult(tag string, ch *ParameterChange, err error) (*Result, error) {
 
 func (s *Session) set(x *sql.Set) (*Result, error) {
 	name := strings.ToLower(x.Name)
+	if x.Local && !s.tx.active {
+		return outsideBlock("SET LOCAL"), nil
+	}
 	switch name {
 	case "transaction_isolation", "default_transaction_isolation":
 		if _, err := isolationLevel(x.Value); err != nil {
 			return nil, err
+		}
+		if name == "transaction_isolation" && !s.tx.active {
+			// Outside a block the SET is its own transaction: no effect.
+			return tagOnly("SET"), nil
 		}
 	case "transaction_read_only":
 		v, err := checkBool(x.Value)
@@ -64,12 +72,25 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 	}
 	var ch *ParameterChange
 	var err error
-	if x.Default {
+	switch {
+	case x.Local:
+		ch, err = s.settings.setLocal(x.Name, x.Value, x.Default)
+	case x.Default:
 		ch, err = s.settings.Reset(x.Name)
-	} else {
+		s.settings.sessionSet(x.Name)
+	default:
 		ch, err = s.settings.Set(x.Name, x.Value)
+		s.settings.sessionSet(x.Name)
 	}
 	return changeResult("SET", ch, err)
+}
+
+// outsideBlock is PostgreSQL's answer to a transaction-scoped SET outside
+// a block: a warning, and no effect.
+func outsideBlock(what string) *Result {
+	r := tagOnly("SET")
+	r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: what + " can only be used in transaction blocks"}}
+	return r
 }
 
 func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
@@ -78,11 +99,16 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		key := "transaction_isolation"
-		if x.Session {
-			key = "default_transaction_isolation"
+		switch {
+		case x.Session:
+			s.settings.values["default_transaction_isolation"] = lvl
+			s.settings.sessionSet("default_transaction_isolation")
+		case s.tx.active:
+			s.settings.setIsolation(lvl)
 		}
-		s.settings.values[key] = lvl
+	}
+	if !x.Session && !s.tx.active {
+		return outsideBlock("SET TRANSACTION"), nil
 	}
 	if x.ReadOnly != nil {
 		v := "off"
@@ -142,8 +168,10 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeActiveTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
+	var lvl string
 	if x.Isolation != "" {
-		if _, err := isolationLevel(x.Isolation); err != nil {
+		var err error
+		if lvl, err = isolationLevel(x.Isolation); err != nil {
 			return nil, err
 		}
 	}
@@ -153,6 +181,8 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 		readOnly = *x.ReadOnly
 	}
 	s.tx.begin(readOnly)
+	s.settings.beginBlock()
+	s.settings.setIsolation(lvl)
 	return r, nil
 }
 
@@ -167,10 +197,20 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, err
 	}
 	if s.tx.failed || verb == "ROLLBACK" {
 		s.tx.rollback()
-		return tagOnly("ROLLBACK"), nil
+		r := tagOnly("ROLLBACK")
+		r.ParameterChanges = s.settings.rollbackBlock()
+		s.settings.endIsolation()
+		return r, nil
 	}
 	err := s.commitBlock(ctx)
 	ddl := s.tx.ddl
+	var changes []ParameterChange
+	if err != nil {
+		s.settings.rollbackBlock()
+	} else {
+		changes = s.settings.commitBlock()
+	}
+	s.settings.endIsolation()
 	if err != nil {
 		// The block did not (wholly) commit: its cursors, held ones too,
 		// go as they would on ROLLBACK, since they may read what it wrote,
@@ -186,5 +226,7 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, err
 	if err := ddl.commit(ctx); err != nil {
 		return nil, err
 	}
-	return tagOnly("COMMIT"), nil
+	r := tagOnly("COMMIT")
+	r.ParameterChanges = changes
+	return r, nil
 }

@@ -82,6 +82,7 @@ var reportNames = map[string]string{
 type Settings struct {
 	defs   map[string]setting
 	values map[string]string
+	block  *settingsBlock // inside a transaction block (see tx_settings.go)
 }
 
 func newSettings(info SessionInfo) *Settings {
@@ -166,6 +167,9 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 
 // ResetAll restores every parameter (RESET ALL, DISCARD ALL).
 func (s *Settings) ResetAll() []ParameterChange {
+	if s.block != nil {
+		clear(s.block.local) // the defaults are now the session values
+	}
 	var out []ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]

@@ -22,6 +22,8 @@ type savepoint struct {
 	undo   int // len(ddl.undo) at the savepoint
 	defers int // len(ddl.deferred)
 	hidden map[string]bool
+	// settings are the parameters at the savepoint (see tx_settings.go)
+	settings settingsMark
 }
 
 // tableMark is one table's state at a savepoint.
@@ -36,7 +38,7 @@ func (s *Session) savepoint(name string) (*Result, error) {
 		return nil, sql.Errorf(sql.CodeNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
 	sp := savepoint{name: name, tables: map[string]tableMark{}, undo: len(s.tx.ddl.undo),
-		defers: len(s.tx.ddl.deferred), hidden: maps.Clone(s.tx.ddl.hidden)}
+		defers: len(s.tx.ddl.deferred), hidden: maps.Clone(s.tx.ddl.hidden), settings: s.settings.mark()}
 	for k, tt := range s.tx.tables {
 		sp.tables[k] = tableMark{net: tt.net, written: len(tt.written), orphans: len(tt.orphans)}
 	}
@@ -86,7 +88,9 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result
 	}
 	s.tx.ddl.rewind(sp)
 	s.tx.failed = false
-	return tagOnly("ROLLBACK"), nil
+	r := tagOnly("ROLLBACK")
+	r.ParameterChanges = s.settings.rewind(sp.settings)
+	return r, nil
 }
 
 // rewind restores the table's net change of a savepoint, removing the files
