@@ -105,7 +105,7 @@ var ddlTypes = []struct {
 	{"text", ice.PrimitiveTypes.String, "text"},
 	{"varchar", ice.PrimitiveTypes.String, "text"},
 	{"varchar(20)", ice.PrimitiveTypes.String, "character varying(20)"}, // declared length kept
-	{"char(3)", ice.PrimitiveTypes.String, "character varying(3)"},
+	{"char(3)", ice.PrimitiveTypes.String, "character(3)"},
 	{"bytea", ice.PrimitiveTypes.Binary, "bytea"},
 	{"date", ice.PrimitiveTypes.Date, "date"},
 	{"time", ice.PrimitiveTypes.Time, "time without time zone"},

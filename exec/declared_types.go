@@ -20,6 +20,9 @@ import (
 // created with would be lost and any value accepted. They are kept in table
 // properties keyed by field id (other engines still see plain string/int,
 // renames keep them) and checked on every write: INSERT, COPY and UPDATE.
+// char(n) values are stored without trailing blanks, which PostgreSQL's
+// char(n) ignores: what other engines read is the value's text (what a cast
+// to text gives in PostgreSQL); magmalake pads it to n on output.
 
 // declaredTypeProps are the properties recording cols' declared types; the
 // catalog numbers a new table's top-level fields 1..n in order.
@@ -87,10 +90,17 @@ func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
 	}
 	cut := false
 	for i := 0; i < s.Len(); i++ {
-		if s.IsNull(i) || utf8.RuneCountInString(s.Value(i)) <= t.Length {
+		if s.IsNull(i) {
 			continue
 		}
-		if utf8.RuneCountInString(strings.TrimRight(s.Value(i), " ")) > t.Length {
+		v := s.Value(i)
+		if t.Bpchar && strings.HasSuffix(v, " ") {
+			cut = true
+		}
+		if utf8.RuneCountInString(v) <= t.Length {
+			continue
+		}
+		if utf8.RuneCountInString(strings.TrimRight(v, " ")) > t.Length {
 			return nil, sql.Errorf(sql.CodeStringDataRightTrunc, "value too long for type %s", t)
 		}
 		cut = true
@@ -101,11 +111,15 @@ func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
 	bld := array.NewStringBuilder(memory.DefaultAllocator)
 	defer bld.Release()
 	for i := 0; i < s.Len(); i++ {
-		if s.IsNull(i) {
+		switch {
+		case s.IsNull(i):
 			bld.AppendNull()
-			continue
+		case t.Bpchar:
+			// char(n) is stored as its text value: no trailing blanks.
+			bld.Append(strings.TrimRight(s.Value(i), " "))
+		default:
+			bld.Append(firstRunes(s.Value(i), t.Length))
 		}
-		bld.Append(firstRunes(s.Value(i), t.Length))
 	}
 	return bld.NewArray(), nil
 }

@@ -130,9 +130,10 @@ func undefinedTable(n sql.TableName) error {
 func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 	sc := tbl.Schema()
 	scope := &sql.Scope{}
-	for _, f := range sc.Fields() {
+	types := sql.ColumnTypes(tbl.Properties(), sc.Fields())
+	for i, f := range sc.Fields() {
 		scope.Columns = append(scope.Columns, sql.ScopeColumn{
-			Table: qualifier, Name: f.Name, T: sql.TypeFromIceberg(f.Type), FieldID: f.ID,
+			Table: qualifier, Name: f.Name, T: types[i], FieldID: f.ID,
 		})
 	}
 	return scope

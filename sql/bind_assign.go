@@ -16,7 +16,8 @@ func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params)
 		scope = &Scope{}
 	}
 	if IsUntyped(n) {
-		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(col.T.String(), "", "")}}
+		t := assignedType(col.T)
+		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(t.String(), "", "")}}
 		return Bind(cast, &Scope{}, params)
 	}
 	e, err := Bind(n, scope, params)
@@ -24,6 +25,17 @@ func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params)
 		return nil, err
 	}
 	return AssignCast(e, col)
+}
+
+// assignedType is what a value stored into a column of type t is cast to:
+// varchar(n) and char(n) without their length, which an explicit cast would
+// cut silently; the write checks it instead (22001), as PostgreSQL's
+// assignment does.
+func assignedType(t Type) Type {
+	if t.Kind == KindVarchar {
+		return Type{Kind: KindVarchar, Bpchar: t.Bpchar}
+	}
+	return t
 }
 
 // IsUntyped tells whether n is a string literal, NULL or a parameter: what
@@ -44,7 +56,7 @@ func IsUntyped(n ast.ExprNode) bool {
 // AssignCast converts e to the column type where PostgreSQL has an
 // assignment cast, and fails with 42804 where it has none.
 func AssignCast(e Expr, col ScopeColumn) (Expr, error) {
-	from, to := e.Type(), col.T
+	from, to := e.Type(), assignedType(col.T)
 	if from == to {
 		return e, nil
 	}

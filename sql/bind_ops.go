@@ -40,6 +40,9 @@ func operandType(t Type) Type {
 	case KindNumeric:
 		return Numeric(0, 0)
 	case KindVarchar:
+		if t.Bpchar {
+			return Bpchar(0)
+		}
 		return Text
 	}
 	return t
@@ -127,11 +130,27 @@ func (b *binder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, r = bpcharOperands(l, r)
 	dom, ok := compareDomain(l.Type(), r.Type())
 	if !ok {
 		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type())
 	}
 	return &Compare{Op: op, L: l, R: r, Domain: dom}, nil
+}
+
+// bpcharOperands resolves char(n) compared with varchar as PostgreSQL does,
+// by bpchar's operator: the varchar side loses its trailing blanks. Against
+// text, char(n) is cast to text instead, which its value already is.
+func bpcharOperands(l, r Expr) (Expr, Expr) {
+	lt, rt := l.Type(), r.Type()
+	varchar := func(t Type) bool { return t.Kind == KindVarchar && !t.Bpchar }
+	switch {
+	case lt.Bpchar && varchar(rt):
+		r = &Cast{X: r, T: Bpchar(0)}
+	case rt.Bpchar && varchar(lt):
+		l = &Cast{X: l, T: Bpchar(0)}
+	}
+	return l, r
 }
 
 // arithType is the result type of l op r, or false when no operator exists.
@@ -315,6 +334,12 @@ func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (
 	p, err := b.bind(pn)
 	if err != nil {
 		return nil, err
+	}
+	if x.Type().Bpchar && isUnknown(p) {
+		// bpcharlike(character, text): the pattern keeps its blanks.
+		if p, err = b.coerceUnknown(p, Text); err != nil {
+			return nil, err
+		}
 	}
 	if x, p, err = b.unify(x, p); err != nil {
 		return nil, err

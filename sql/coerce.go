@@ -28,7 +28,10 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return s, nil
 	case KindVarchar:
 		if t.Length > 0 && len([]rune(strings.TrimRight(s, " "))) > t.Length {
-			return nil, Errorf(CodeStringDataRightTrunc, "value too long for type character varying(%d)", t.Length)
+			return nil, Errorf(CodeStringDataRightTrunc, "value too long for type %s", t)
+		}
+		if t.Bpchar {
+			return strings.TrimRight(s, " "), nil
 		}
 		return truncRunes(s, t.Length), nil
 	case KindBytea:
@@ -45,6 +48,16 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return s, nil
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "input of type %s is not supported", t)
+}
+
+// castVarchar is an explicit cast to varchar(n) or char(n): longer values are
+// cut to n; char(n) keeps its value without trailing blanks (see Type.Bpchar).
+func castVarchar(s string, to Type) string {
+	s = truncRunes(s, to.Length)
+	if to.Bpchar {
+		return strings.TrimRight(s, " ")
+	}
+	return s
 }
 
 func truncRunes(s string, n int) string {
@@ -253,7 +266,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	if from.Kind == KindUnknown || (from.IsString() && !to.IsString() && to.Kind != KindJSON && to.Kind != KindUnknown) {
 		s, _ := d.(string)
 		if to.Kind == KindVarchar {
-			return truncRunes(s, to.Length), nil
+			return castVarchar(s, to), nil
 		}
 		return in.CoerceText(s, to)
 	}
@@ -264,7 +277,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	case KindText, KindJSON, KindUnknown:
 		return formatDatum(d, from), nil
 	case KindVarchar:
-		return truncRunes(formatDatum(d, from), to.Length), nil
+		return castVarchar(formatDatum(d, from), to), nil
 	}
 	if from.Kind == to.Kind && to.Kind != KindNumeric {
 		return d, nil

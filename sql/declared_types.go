@@ -31,3 +31,24 @@ func DeclaredTypes(props map[string]string, fields []ice.NestedField) map[int]Ty
 	}
 	return out
 }
+
+// ColumnTypes are the SQL types fields are read as: their Iceberg types,
+// except that declared varchar(n) and char(n) columns read as such (their
+// values are Iceberg strings either way), so that clients see the declared
+// type and char(n) compares, pads and prints as PostgreSQL's. smallint
+// stays integer: its values are Iceberg ints.
+func ColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
+	out := make([]Type, len(fields))
+	for i, f := range fields {
+		out[i] = TypeFromIceberg(f.Type)
+		if out[i].Kind != KindText {
+			continue
+		}
+		if name, ok := props[DeclaredTypePrefix+strconv.Itoa(f.ID)]; ok {
+			if t, err := ParseTypeName(name); err == nil && t.Kind == KindVarchar {
+				out[i] = t
+			}
+		}
+	}
+	return out
+}

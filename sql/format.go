@@ -3,6 +3,7 @@ package sql
 import (
 	"encoding/hex"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,6 +43,9 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 		n := a.Value(i)
 		return AppendDecimal(buf, n.HighBits(), n.LowBits(), int(scale))
 	case *array.String:
+		if t.Bpchar {
+			return AppendBpchar(buf, a.Value(i), t.Length)
+		}
 		return append(buf, a.Value(i)...)
 	case *array.LargeString:
 		return append(buf, a.Value(i)...)
@@ -72,6 +76,16 @@ func AppendText(buf []byte, t Type, arr arrow.Array, i int) []byte {
 	}
 	// Nested and rarely used types: Arrow's own rendering is the best we have.
 	return append(buf, arr.ValueStr(i)...)
+}
+
+// AppendBpchar appends a char(n) value blank-padded to n characters, as
+// PostgreSQL stores and prints it (n == 0: as it is).
+func AppendBpchar(buf []byte, s string, n int) []byte {
+	buf = append(buf, s...)
+	for pad := n - utf8.RuneCountInString(s); pad > 0; pad-- {
+		buf = append(buf, ' ')
+	}
+	return buf
 }
 
 func fmtBytea(buf, b []byte) []byte {

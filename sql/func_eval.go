@@ -91,6 +91,10 @@ func scalar(x *Func, a []any) (any, error) {
 	case "length", "char_length", "character_length":
 		return int64(utf8.RuneCountInString(a[0].(string))), nil
 	case "octet_length":
+		// char(n) counts its padding, as PostgreSQL's bpcharoctetlen.
+		if t := x.Args[0].Type(); t.Bpchar {
+			return int64(len(AppendBpchar(nil, a[0].(string), t.Length))), nil
+		}
 		return int64(len(a[0].(string))), nil
 	case "btrim", "ltrim", "rtrim":
 		chars := " "

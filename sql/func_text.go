@@ -185,6 +185,9 @@ func outputText(v any, t Type) string {
 		return "f"
 	}
 	if s, ok := v.(string); ok {
+		if t.Bpchar {
+			return string(AppendBpchar(nil, s, t.Length))
+		}
 		return s
 	}
 	return formatDatum(v, t)

@@ -104,9 +104,15 @@ func (ev *evaluator) evalLike(x *Like, sel []int, out []any) ([]any, error) {
 	}
 	var cached *likePattern
 	cachedSrc := ""
+	// char(n) LIKE matches the blank-padded value, as PostgreSQL's bpcharlike.
+	xt := x.X.Type()
 	for _, i := range sel {
 		if vals[i] == nil || pats[i] == nil {
 			continue
+		}
+		v := vals[i].(string)
+		if xt.Bpchar {
+			v = string(AppendBpchar(nil, v, xt.Length))
 		}
 		src := pats[i].(string)
 		if cached == nil || src != cachedSrc {
@@ -115,7 +121,7 @@ func (ev *evaluator) evalLike(x *Like, sel []int, out []any) ([]any, error) {
 			}
 			cachedSrc = src
 		}
-		out[i] = cached.match(vals[i].(string), x.ILike) != x.Not
+		out[i] = cached.match(v, x.ILike) != x.Not
 	}
 	return out, nil
 }

@@ -304,7 +304,8 @@ func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
 	}
 	ref := ice.Reference(col.Name)
 	p, err := compileLike(k.Value.(string), x.Escape, false)
-	if err != nil || x.ILike {
+	// char(n) matches its padded value, stored without the blanks.
+	if err != nil || x.ILike || col.T.Bpchar {
 		return ice.NotNull(ref), false
 	}
 	prefix, exactPrefix := p.likePrefix()

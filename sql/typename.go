@@ -48,14 +48,19 @@ func ParseTypeName(name string) (Type, error) {
 	case "text", "name":
 		return Text, nil
 	case "varchar", "character varying", "char", "character", "bpchar":
+		bp := base != "varchar" && base != "character varying"
 		if len(args) == 1 {
 			if args[0] < 1 {
 				return Unknown, Errorf(CodeInvalidParameterValue, "length for type %s must be at least 1", base)
 			}
-			return Type{Kind: KindVarchar, Length: args[0]}, nil
+			return Type{Kind: KindVarchar, Length: args[0], Bpchar: bp}, nil
 		}
 		if len(args) == 0 {
-			return Type{Kind: KindVarchar}, nil
+			// char and character alone are char(1), as in PostgreSQL.
+			if bp && base != "bpchar" {
+				return Bpchar(1), nil
+			}
+			return Type{Kind: KindVarchar, Bpchar: bp}, nil
 		}
 	case "bytea":
 		return Bytea, nil

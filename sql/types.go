@@ -57,6 +57,10 @@ type Type struct {
 	Precision int // numeric
 	Scale     int // numeric
 	Length    int // varchar(n) / char(n)
+	// Bpchar marks char(n) (PostgreSQL's bpchar), a KindVarchar whose values
+	// are kept without trailing blanks (its text value, which comparisons,
+	// hashing and casts to text see) and padded to Length on output.
+	Bpchar bool
 	// Elem is an array's element kind (the modifiers above are the element's).
 	Elem Kind
 	// Reg marks regclass, regtype and regnamespace (Kind OID).
@@ -85,6 +89,9 @@ var (
 	OID         = Type{Kind: KindOID}
 	IntervalT   = Type{Kind: KindInterval}
 )
+
+// Bpchar returns char(n); n == 0 is bpchar without a length.
+func Bpchar(n int) Type { return Type{Kind: KindVarchar, Length: n, Bpchar: true} }
 
 // Numeric returns numeric(p,s); p == 0 is unconstrained numeric.
 func Numeric(p, s int) Type { return Type{Kind: KindNumeric, Precision: p, Scale: s} }
@@ -134,6 +141,9 @@ func (t Type) OID() uint32 {
 	case KindText:
 		return OIDText
 	case KindVarchar:
+		if t.Bpchar {
+			return OIDBPChar
+		}
 		return OIDVarchar
 	case KindBytea:
 		return OIDBytea
@@ -191,8 +201,10 @@ func TypeFromOID(oid uint32) Type {
 		return Float64
 	case OIDNumeric:
 		return Numeric(0, 0)
-	case OIDText, OIDBPChar:
+	case OIDText:
 		return Text
+	case OIDBPChar:
+		return Bpchar(0)
 	case OIDVarchar:
 		return Type{Kind: KindVarchar}
 	case OIDBytea:
@@ -279,7 +291,12 @@ func (t Type) String() string {
 	case KindText:
 		return "text"
 	case KindVarchar:
-		if t.Length == 0 {
+		switch {
+		case t.Bpchar && t.Length == 0:
+			return "bpchar"
+		case t.Bpchar:
+			return fmt.Sprintf("character(%d)", t.Length)
+		case t.Length == 0:
 			return "character varying"
 		}
 		return fmt.Sprintf("character varying(%d)", t.Length)

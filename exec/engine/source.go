@@ -58,8 +58,9 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	if from.Alias != "" {
 		ts.sc.Aliased = map[string]string{from.Name.Table: from.Alias}
 	}
-	for _, f := range sc.Fields() {
-		ts.sc.Columns = append(ts.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: sql.TypeFromIceberg(f.Type), FieldID: f.ID})
+	types := sql.ColumnTypes(rt.Table.Properties(), sc.Fields())
+	for i, f := range sc.Fields() {
+		ts.sc.Columns = append(ts.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: types[i], FieldID: f.ID})
 	}
 	return ts, nil
 }
