@@ -277,6 +277,6 @@ func jsonValue(d any, t Type) string {
 	case t.Kind == KindNumeric:
 		return formatDatum(d, t)
 	}
-	s, _ := json.Marshal(formatDatum(d, t))
+	s, _ := json.Marshal(outputText(d, t))
 	return string(s)
 }
