@@ -1,0 +1,16 @@
+package e2e
+
+import "testing"
+
+// TestDiffNodePostgres runs testdata/diff_pg.js (parameters of every stored
+// type and arrays, read back with the default type parsers, named
+// statements, rowMode array, a transaction with DDL) on magmalake and on
+// PostgreSQL 15.
+func TestDiffNodePostgres(t *testing.T) {
+	node := needProgram(t, "", "node", "nodejs")
+	modules := nodeModules(t)
+	differential(t, func(t *testing.T, d diffTarget) string {
+		env := append(d.env("node_diff"), "NODE_PATH="+modules)
+		return runProgram(t, env, node, testdata(t, "diff_pg.js"))
+	})
+}
