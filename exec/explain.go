@@ -18,7 +18,28 @@ import (
 
 var explainColumns = []Column{{Name: "QUERY PLAN", Type: sql.Text}}
 
+// explainJSONColumns is EXPLAIN (FORMAT JSON)'s one json column.
+var explainJSONColumns = []Column{{Name: "QUERY PLAN", Type: sql.JSON}}
+
 func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []Column, error) {
+	pl, cols, err := s.prepareExplainPlan(ctx, x, params)
+	if x.Format == "json" && cols != nil {
+		cols = explainJSONColumns
+	}
+	return pl, cols, err
+}
+
+// explainResult renders a plan as the statement's FORMAT asks.
+func explainResult(x *sql.Explain, p *engine.ExplainPlan) *Result {
+	if x.Format == "json" {
+		r := textRows([]string{p.JSON()})
+		r.Columns = explainJSONColumns
+		return r
+	}
+	return textRows(p.Lines())
+}
+
+func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []Column, error) {
 	if pl, ok, err := s.prepareExplainDML(ctx, x, params); ok {
 		return pl, explainColumns, err
 	}
@@ -44,11 +65,11 @@ func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sq
 			if err != nil {
 				return nil, err
 			}
-			lines, err := s.explainDelete(ctx, p, args, x.Analyze)
+			ep, err := s.explainDelete(ctx, p, args, x.Analyze)
 			if err != nil {
 				return nil, err
 			}
-			return textRows(lines), nil
+			return explainResult(x, ep), nil
 		}
 		return planFunc(run), explainColumns, nil
 	case *sql.Select:
@@ -56,50 +77,75 @@ func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sq
 			return nil, nil, err
 		}
 		run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+			start := time.Now()
 			q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 			if err != nil {
 				return nil, err
 			}
-			lines, err := q.Explain(ctx, args, x.Analyze)
+			planning := elapsedMs(start)
+			ep, err := q.Explain(ctx, args, x.Analyze)
 			if err != nil {
 				return nil, err
 			}
-			return textRows(lines), nil
+			if x.Analyze {
+				ep.Props = append([]engine.ExplainProp{{Key: "Planning Time", Value: planning}}, ep.Props...)
+			}
+			return explainResult(x, ep), nil
 		}
 		return planFunc(run), explainColumns, nil
 	}
 	return nil, nil, notSupported("EXPLAIN of %s is not supported yet", strings.Fields(x.Stmt.Text())[0])
 }
 
-func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param, analyze bool) ([]string, error) {
+// dmlNode starts the node of a statement that changes a table: its text
+// line, and PostgreSQL's ModifyTable keys with the table's Iceberg mode.
+func dmlNode(op string, ident []string, mode string, version int, text string) *engine.ExplainNode {
+	n := &engine.ExplainNode{Text: text}
+	n.Prop("Node Type", "ModifyTable", "")
+	n.Prop("Operation", op, "")
+	engine.RelationProps(n, ident, "")
+	if mode != "" {
+		n.Prop("Mode", mode, "")
+	}
+	if version != 0 {
+		n.Prop("Format Version", version, "")
+	}
+	return n
+}
+
+// actualProps put an ANALYZE'd statement's outcome in its node and the
+// time beside the plan; text is its one "Actual:" line.
+func actualProps(p *engine.ExplainPlan, rows, snapshot int64, attempts int, ms float64, text string) {
+	p.Root.Prop("Actual Rows", rows, "")
+	p.Root.Prop("Snapshot ID", snapshot, "")
+	p.Root.Prop("Attempts", attempts, "")
+	p.Props = append(p.Props, engine.ExplainProp{Key: "Execution Time", Value: ms, Text: text})
+}
+
+func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.rt.Table
 	mode := deletes.ModeOf(tbl.Properties())
-	lines := []string{fmt.Sprintf("Delete on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version())}
-	lines = append(lines, engine.FilterLines(ctx, p.where, p.scope, tbl.Schema(), args)...)
+	n := dmlNode("Delete", p.rt.Ident, string(mode), tbl.Metadata().Version(),
+		fmt.Sprintf("Delete on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version()))
+	n.Props = append(n.Props, engine.FilterProps(ctx, p.where, p.scope, tbl.Schema(), args)...)
 	start := time.Now()
 	out, err := s.runDelete(ctx, p, args, !analyze)
 	if err != nil {
 		return nil, err
 	}
 	engine.ReleaseAll(out.Returned)
-	var matched, read, written int64
-	for _, f := range out.Files {
-		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows, read %d bytes, write %d bytes",
-			f.Path, actionText(f), f.Matched, f.Live, f.BytesRead, f.BytesWritten))
-		matched += f.Matched
-		read += f.BytesRead
-		written += f.BytesWritten
-	}
-	lines = append(lines, fmt.Sprintf("Total: %d data files, %d rows matched, %d bytes to read, %d bytes to write", len(out.Files), matched, read, written))
+	fileActionProps(n, out.Files, "data files")
+	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
 		snap := "none (nothing matched)"
 		if out.SnapshotID != 0 {
 			snap = fmt.Sprint(out.SnapshotID)
 		}
-		lines = append(lines, fmt.Sprintf("Actual: %d rows deleted, snapshot %s, %d attempt(s), %.3f ms",
-			out.Deleted, snap, out.Attempts, float64(time.Since(start).Microseconds())/1000))
+		ms := elapsedMs(start)
+		actualProps(ep, out.Deleted, out.SnapshotID, out.Attempts, ms,
+			fmt.Sprintf("Actual: %d rows deleted, snapshot %s, %d attempt(s), %.3f ms", out.Deleted, snap, out.Attempts, ms))
 	}
-	return lines, nil
+	return ep, nil
 }
 
 // textRows is a one-column text result, as EXPLAIN and SHOW produce.

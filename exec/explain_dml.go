@@ -4,6 +4,7 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // prepareExplainDML plans EXPLAIN [ANALYZE] of UPDATE, MERGE, INSERT
 // OVERWRITE, REPLACE WHERE and TRUNCATE; ok is false for other statements.
 func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, bool, error) {
-	var explain func(ctx context.Context, s *Session, args []Param) ([]string, error)
+	var explain func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error)
 	switch st := x.Stmt.(type) {
 	case *sql.Update:
 		if st.Join != nil {
@@ -29,7 +30,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.planUpdate(ctx, st, params); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, args []Param) ([]string, error) {
+		explain = func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error) {
 			p, err := s.planUpdate(ctx, st, params)
 			if err != nil {
 				return nil, err
@@ -48,7 +49,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.planOverwrite(ctx, st, params); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, args []Param) ([]string, error) {
+		explain = func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error) {
 			p, err := s.planOverwrite(ctx, st, params)
 			if err != nil {
 				return nil, err
@@ -59,7 +60,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.truncateTarget(ctx, st); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, _ []Param) ([]string, error) {
+		explain = func(ctx context.Context, s *Session, _ []Param) (*engine.ExplainPlan, error) {
 			rt, err := s.truncateTarget(ctx, st)
 			if err != nil {
 				return nil, err
@@ -75,43 +76,52 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 				return nil, err
 			}
 		}
-		lines, err := explain(ctx, s, args)
+		ep, err := explain(ctx, s, args)
 		if err != nil {
 			return nil, err
 		}
-		return textRows(lines), nil
+		return explainResult(x, ep), nil
 	}
 	return planFunc(run), true, nil
 }
 
-// fileActionLines lists per data file what a statement does, and a total.
-func fileActionLines(files []deletes.FileAction) []string {
+// fileActionProps list per data file what a statement does, and a total;
+// a MERGE's files (target) also say how many rows it updates and deletes.
+func fileActionProps(n *engine.ExplainNode, files []deletes.FileAction, what string) {
 	var lines []string
+	var objs []any
 	var matched, read, written int64
+	merge := what == "target files"
 	for _, f := range files {
-		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows, read %d bytes, write %d bytes",
-			f.Path, actionText(f), f.Matched, f.Live, f.BytesRead, f.BytesWritten))
+		obj := engine.ExplainObject{{Key: "Path", Value: f.Path}, {Key: "Action", Value: f.Action}}
+		if f.Why != "" {
+			obj = append(obj, engine.ExplainProp{Key: "Reason", Value: f.Why})
+		}
+		obj = append(obj, engine.ExplainProp{Key: "Matched Rows", Value: f.Matched}, engine.ExplainProp{Key: "Live Rows", Value: f.Live})
+		if merge {
+			obj = append(obj, engine.ExplainProp{Key: "Updated Rows", Value: f.Replaced}, engine.ExplainProp{Key: "Deleted Rows", Value: f.Matched - f.Replaced})
+			lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows (%d updated, %d deleted), read %d bytes, write %d bytes",
+				f.Path, actionText(f), f.Matched, f.Live, f.Replaced, f.Matched-f.Replaced, f.BytesRead, f.BytesWritten))
+		} else {
+			lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows, read %d bytes, write %d bytes",
+				f.Path, actionText(f), f.Matched, f.Live, f.BytesRead, f.BytesWritten))
+		}
+		obj = append(obj, engine.ExplainProp{Key: "Bytes Read", Value: f.BytesRead}, engine.ExplainProp{Key: "Bytes Written", Value: f.BytesWritten})
+		objs = append(objs, obj)
 		matched += f.Matched
 		read += f.BytesRead
 		written += f.BytesWritten
 	}
-	return append(lines, fmt.Sprintf("Total: %d data files, %d rows matched, %d bytes to read, %d bytes to write", len(files), matched, read, written))
-}
-
-// mergeFileLines lists per target file what a MERGE does to it: the rows
-// it updates (replaces) and deletes, and a total.
-func mergeFileLines(files []deletes.FileAction) []string {
-	var lines []string
-	var matched, read, written int64
-	for _, f := range files {
-		lines = append(lines, fmt.Sprintf("  File %s: %s, matched %d of %d live rows (%d updated, %d deleted), read %d bytes, write %d bytes",
-			f.Path, actionText(f), f.Matched, f.Live, f.Replaced, f.Matched-f.Replaced, f.BytesRead, f.BytesWritten))
-		matched += f.Matched
-		read += f.BytesRead
-		written += f.BytesWritten
+	if objs == nil {
+		objs = []any{}
 	}
-	return append(lines, fmt.Sprintf("Total: %d target files, %d rows matched, %d bytes to read, %d bytes to write besides the new rows",
-		len(files), matched, read, written))
+	n.Prop("Files", objs, strings.Join(lines, "\n"))
+	total := fmt.Sprintf("Total: %d %s, %d rows matched, %d bytes to read, %d bytes to write", len(files), what, matched, read, written)
+	if merge {
+		total += " besides the new rows"
+	}
+	n.Prop("Total", engine.ExplainObject{{Key: "Files", Value: len(files)}, {Key: "Matched Rows", Value: matched},
+		{Key: "Bytes To Read", Value: read}, {Key: "Bytes To Write", Value: written}}, total)
 }
 
 // actionText is a file's action, with why when the table's rewrite ratio
@@ -132,23 +142,26 @@ func snapshotText(id int64) string {
 	return fmt.Sprint(id)
 }
 
-func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param, analyze bool) ([]string, error) {
+func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.del.rt.Table
-	lines := []string{fmt.Sprintf("Update on %s (mode %s, format v%d)", strings.Join(p.del.rt.Ident, "."),
-		deletes.UpdateModeOf(tbl.Properties()), tbl.Metadata().Version())}
-	lines = append(lines, engine.FilterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
+	mode := deletes.UpdateModeOf(tbl.Properties())
+	n := dmlNode("Update", p.del.rt.Ident, string(mode), tbl.Metadata().Version(),
+		fmt.Sprintf("Update on %s (mode %s, format v%d)", strings.Join(p.del.rt.Ident, "."), mode, tbl.Metadata().Version()))
+	n.Props = append(n.Props, engine.FilterProps(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	start := time.Now()
 	out, err := s.runUpdate(ctx, p, args, !analyze)
 	if err != nil {
 		return nil, err
 	}
 	engine.ReleaseAll(out.Returned)
-	lines = append(lines, fileActionLines(out.Files)...)
+	fileActionProps(n, out.Files, "data files")
+	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		lines = append(lines, fmt.Sprintf("Actual: %d rows updated, snapshot %s, %d attempt(s), %.3f ms",
-			out.Deleted, snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
+		ms := elapsedMs(start)
+		actualProps(ep, out.Deleted, out.SnapshotID, out.Attempts, ms, fmt.Sprintf("Actual: %d rows updated, snapshot %s, %d attempt(s), %.3f ms",
+			out.Deleted, snapshotText(out.SnapshotID), out.Attempts, ms))
 	}
-	return lines, nil
+	return ep, nil
 }
 
 // prepareExplainJoin plans EXPLAIN [ANALYZE] of a MERGE, or of a DELETE ...
@@ -168,11 +181,11 @@ func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build 
 		if err != nil {
 			return nil, err
 		}
-		lines, err := s.explainMerge(ctx, p, args, x.Analyze)
+		ep, err := s.explainMerge(ctx, p, args, x.Analyze)
 		if err != nil {
 			return nil, err
 		}
-		return textRows(lines), nil
+		return explainResult(x, ep), nil
 	}
 	return planFunc(run), true, nil
 }
@@ -180,41 +193,45 @@ func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build 
 // explainMerge shows the join, the clauses, the filter the source's keys
 // put on the target, and per target file the action and rows; the counts
 // come from planning the merge whole (nothing is written without ANALYZE).
-func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) ([]string, error) {
+func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.rt.Table
 	mode := p.mode
 	if mode == "" {
 		mode = deletes.MergeModeOf(tbl.Properties())
 	}
 	title := map[string]string{"MERGE": "Merge", "DELETE": "Delete", "UPDATE": "Update"}[p.verb]
-	lines := []string{fmt.Sprintf("%s on %s (mode %s, format v%d)", title, strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version())}
-	lines = append(lines, p.plan.Explain(ctx, args)...)
+	n := dmlNode(title, p.rt.Ident, string(mode), tbl.Metadata().Version(),
+		fmt.Sprintf("%s on %s (mode %s, format v%d)", title, strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version()))
+	n.Props = append(n.Props, p.plan.Explain(ctx, args)...)
 	start := time.Now()
 	out, rows, err := s.runMerge(ctx, p, args, !analyze)
 	if err != nil {
 		return nil, err
 	}
 	engine.ReleaseAll(rows)
-	filter := "true (every target file is a candidate)"
+	filter, value := "true (every target file is a candidate)", any(true)
 	if js, err := sql.FilterJSON(out.filter, tbl.Schema()); err == nil && out.filter.String() != "AlwaysTrue()" {
-		filter = string(js)
+		filter, value = string(js), json.RawMessage(js)
 	}
-	lines = append(lines, "  Target filter (from the source's keys): "+filter)
-	lines = append(lines, mergeFileLines(out.Files)...)
+	n.Prop("Target Filter", value, "  Target filter (from the source's keys): "+filter)
+	fileActionProps(n, out.Files, "target files")
 	verb := "to be"
 	if analyze {
 		verb = "were"
 	}
-	lines = append(lines, fmt.Sprintf("Rows: %d %s updated, %d %s deleted, %d %s inserted",
-		out.updated, verb, out.deleted, verb, out.inserted, verb))
+	n.Prop("Rows", engine.ExplainObject{{Key: "Updated", Value: out.updated}, {Key: "Deleted", Value: out.deleted}, {Key: "Inserted", Value: out.inserted}},
+		fmt.Sprintf("Rows: %d %s updated, %d %s deleted, %d %s inserted", out.updated, verb, out.deleted, verb, out.inserted, verb))
+	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		lines = append(lines, fmt.Sprintf("Actual: MERGE %d, snapshot %s, %d attempt(s), %.3f ms",
-			out.inserted+out.updated+out.deleted, snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
+		ms := elapsedMs(start)
+		total := out.inserted + out.updated + out.deleted
+		actualProps(ep, total, out.SnapshotID, out.Attempts, ms, fmt.Sprintf("Actual: MERGE %d, snapshot %s, %d attempt(s), %.3f ms",
+			total, snapshotText(out.SnapshotID), out.Attempts, ms))
 	}
-	return lines, nil
+	return ep, nil
 }
 
-func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args []Param, analyze bool) ([]string, error) {
+func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.del.rt.Table
 	kind := "static"
 	switch {
@@ -223,11 +240,14 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 	case p.dynamic(s):
 		kind = "dynamic"
 	}
-	lines := []string{fmt.Sprintf("Overwrite on %s (%s, copy-on-write, format v%d)", strings.Join(p.del.rt.Ident, "."), kind, tbl.Metadata().Version())}
+	n := dmlNode("Overwrite", p.del.rt.Ident, "copy-on-write", tbl.Metadata().Version(),
+		fmt.Sprintf("Overwrite on %s (%s, copy-on-write, format v%d)", strings.Join(p.del.rt.Ident, "."), kind, tbl.Metadata().Version()))
+	n.Prop("Overwrite Kind", kind, "")
 	if kind == "dynamic" {
-		lines = append(lines, "  Replaces: every partition the new rows land in (whole files, unread)")
+		n.Prop("Replaces", "every partition the new rows land in (whole files, unread)",
+			"  Replaces: every partition the new rows land in (whole files, unread)")
 	} else {
-		lines = append(lines, engine.FilterLines(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
+		n.Props = append(n.Props, engine.FilterProps(ctx, p.del.where, p.del.scope, tbl.Schema(), args)...)
 	}
 	start := time.Now()
 	out, err := s.runOverwrite(ctx, p, args, !analyze)
@@ -235,27 +255,37 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 		return nil, err
 	}
 	if kind == "dynamic" && !analyze {
-		lines = append(lines, "  Files: known once the new rows are written (EXPLAIN ANALYZE)")
+		n.Prop("Files", nil, "  Files: known once the new rows are written (EXPLAIN ANALYZE)")
 	} else {
-		lines = append(lines, fileActionLines(out.Files)...)
+		fileActionProps(n, out.Files, "data files")
 	}
+	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		lines = append(lines, fmt.Sprintf("Actual: %d rows removed, %d rows inserted, snapshot %s, %d attempt(s), %.3f ms",
-			out.Deleted, out.Added, snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
+		ms := elapsedMs(start)
+		actualProps(ep, out.Added, out.SnapshotID, out.Attempts, ms,
+			fmt.Sprintf("Actual: %d rows removed, %d rows inserted, snapshot %s, %d attempt(s), %.3f ms",
+				out.Deleted, out.Added, snapshotText(out.SnapshotID), out.Attempts, ms))
+		ep.Root.Prop("Removed Rows", out.Deleted, "")
 	}
-	return lines, nil
+	return ep, nil
 }
 
-func (s *Session) explainTruncate(ctx context.Context, rt *resolvedTable, analyze bool) ([]string, error) {
+func (s *Session) explainTruncate(ctx context.Context, rt *resolvedTable, analyze bool) (*engine.ExplainPlan, error) {
 	start := time.Now()
 	out, err := deletes.Truncate(ctx, s.engine.wh.Catalog(), rt.Ident, s.deleteOptions(!analyze))
 	if err != nil {
 		return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 	}
-	lines := []string{fmt.Sprintf("Truncate on %s (metadata only)", strings.Join(rt.Ident, ".")),
-		fmt.Sprintf("  Remove: %d data files, %d delete files, no file read", out.DataFiles, out.DeleteFiles)}
+	n := dmlNode("Truncate", rt.Ident, "", 0, fmt.Sprintf("Truncate on %s (metadata only)", strings.Join(rt.Ident, ".")))
+	n.Prop("Remove", engine.ExplainObject{{Key: "Data Files", Value: out.DataFiles}, {Key: "Delete Files", Value: out.DeleteFiles}},
+		fmt.Sprintf("  Remove: %d data files, %d delete files, no file read", out.DataFiles, out.DeleteFiles))
+	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		lines = append(lines, fmt.Sprintf("Actual: snapshot %s, %d attempt(s), %.3f ms", snapshotText(out.SnapshotID), out.Attempts, elapsedMs(start)))
+		ms := elapsedMs(start)
+		ep.Root.Prop("Snapshot ID", out.SnapshotID, "")
+		ep.Root.Prop("Attempts", out.Attempts, "")
+		ep.Props = append(ep.Props, engine.ExplainProp{Key: "Execution Time", Value: ms,
+			Text: fmt.Sprintf("Actual: snapshot %s, %d attempt(s), %.3f ms", snapshotText(out.SnapshotID), out.Attempts, ms)})
 	}
-	return lines, nil
+	return ep, nil
 }

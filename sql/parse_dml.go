@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"strings"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -301,7 +303,7 @@ func (p *parseCtx) truncateStmt(c *cursor) (Statement, error) {
 // explainStmt parses EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (opts) stmt.
 func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
 	c.i++
-	ex := &Explain{}
+	ex := &Explain{Format: "text"}
 	if c.punct("(") {
 		for !c.punct(")") {
 			if c.atEnd() {
@@ -309,8 +311,13 @@ func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
 			}
 			t := c.peek()
 			c.i++
-			if t.is("analyze") || t.is("analyse") {
+			switch {
+			case t.is("analyze") || t.is("analyse"):
 				ex.Analyze = !(c.word("false", "off") || c.peek().kind == tkNumber && c.peek().val == "0")
+			case t.is("format"):
+				if err := p.explainFormat(c, ex); err != nil {
+					return nil, err
+				}
 			}
 		}
 	} else {
@@ -326,6 +333,25 @@ func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
 	}
 	ex.Stmt = inner
 	return ex, nil
+}
+
+// explainFormat reads FORMAT's value: TEXT or JSON; YAML and XML are
+// PostgreSQL's too but not magmalake's (0A000).
+func (p *parseCtx) explainFormat(c *cursor, ex *Explain) error {
+	if c.atEnd() {
+		return c.errHere()
+	}
+	v := c.peek()
+	c.i++
+	switch f := strings.ToLower(v.val); f {
+	case "text", "json":
+		ex.Format = f
+		return nil
+	case "yaml", "xml":
+		return Errorf(CodeFeatureNotSupported, "EXPLAIN (FORMAT %s) is not supported; use FORMAT JSON or TEXT", strings.ToUpper(f))
+	default:
+		return Errorf(CodeInvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v.val)
+	}
 }
 
 // targetName is what qualifies the target's columns: its alias, else its name.

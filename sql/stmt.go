@@ -153,5 +153,8 @@ type Truncate struct {
 type Explain struct {
 	stmtText
 	Analyze bool
-	Stmt    Statement
+	// Format is "text" (the default) or "json"; YAML and XML are refused
+	// when parsed.
+	Format string
+	Stmt   Statement
 }

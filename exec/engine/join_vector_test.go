@@ -267,11 +267,11 @@ func TestJoinWhereExplain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := pq.Explain(context.Background(), nil, false)
+		ex, err := pq.Explain(context.Background(), nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan := strings.Join(lines, "\n")
+		plan := strings.Join(ex.Lines(), "\n")
 		for _, w := range c.want {
 			if !strings.Contains(plan, w) {
 				t.Errorf("%s: no %q in\n%s", c.join, w, plan)

@@ -437,31 +437,29 @@ func (s *scopeOnly) batches(context.Context, ice.BooleanExpression, []any) (iter
 	return nil, fmt.Errorf("the MERGE target is read by the delete engine")
 }
 
-// Explain describes the join of the target with the source and the WHEN
-// clauses, one line each.
-func (m *MergePlan) Explain(ctx context.Context, params []any) []string {
+// Explain describes the join of the target with the source (a child of
+// the statement's node) and the WHEN clauses.
+func (m *MergePlan) Explain(ctx context.Context, params []any) []ExplainProp {
 	j := m.join
-	kind := "Nested Loop (every target row against every source row)"
+	n := node("Nested Loop", "Nested Loop (every target row against every source row)")
 	if len(j.lkeys) > 0 {
-		kind = "Hash Join (source hashed, target rows probe it)"
-	}
-	lines := []string{"  " + kind}
-	if len(j.lkeys) > 0 {
-		var keys []string
-		for i := range j.lkeys {
-			keys = append(keys, j.lkeys[i].String()+" = "+j.rkeys[i].String())
-		}
-		lines = append(lines, "    Hash keys: "+strings.Join(keys, ", "))
+		n = node("Hash Join", "Hash Join (source hashed, target rows probe it)")
+		keys := hashKeyText(j)
+		n.Prop("Hash Keys", keys, "  Hash keys: "+strings.Join(keys, ", "))
 	}
 	if j.residual != nil {
-		lines = append(lines, "    Join filter: "+j.residual.String())
+		n.Prop("Join Filter", j.residual.String(), "  Join filter: "+j.residual.String())
 	}
-	lines = append(lines, "    Source:")
-	lines = append(lines, describeSource(ctx, nil, j.right, params, "      ")...)
+	n.Props = append(n.Props, ExplainProp{Key: "Source", Text: "  Source:", Plan: describeSource(ctx, nil, j.right, params)})
+	props := []ExplainProp{{Plan: n}}
+	var clauses []string
 	for _, cl := range m.clauses {
-		lines = append(lines, "  "+cl.describe())
+		clauses = append(clauses, cl.describe())
 	}
-	return lines
+	if len(clauses) > 0 {
+		props = append(props, ExplainProp{Key: "When Clauses", Value: clauses, Text: "  " + strings.Join(clauses, "\n  ")})
+	}
+	return props
 }
 
 func (c mergeClause) describe() string {
