@@ -32,7 +32,7 @@ type insertTarget struct {
 }
 
 func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarget, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+	rt, err := s.resolveTableFor(ctx, st.Table, false)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +176,9 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 				return
 			}
 		}
+	}
+	if s.tx.active {
+		return s.bufferRows(ctx, t.rt.Ident, counted, &n)
 	}
 	files, err := iceberg.WriteDataFiles(ctx, t.rt.Table, counted)
 	if err != nil {

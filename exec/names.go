@@ -86,6 +86,12 @@ func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*eng
 
 // resolveTable finds a table by name, through search_path when unqualified.
 func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	return s.resolveTableFor(ctx, n, true)
+}
+
+// resolveTableFor is resolveTable; reads false is an INSERT's target, which
+// inside a block leaves the rows earlier INSERTs buffered where they are.
+func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
 	if _, ok, err := s.catalogRelation(ctx, n); ok {
 		if err != nil {
 			return nil, err
@@ -102,6 +108,14 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 	if n.Schema == "" {
 		schemas = s.searchPath()
 	}
+	// A table the block already pinned resolves without the catalog, even
+	// behind a schema earlier in search_path ("$user") that would only
+	// answer "no such table" again.
+	for _, ns := range schemas {
+		if ident := iceberg.Ident(ns, name); s.pinned(ident, meta) != nil {
+			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).view}, reads)
+		}
+	}
 	for _, ns := range schemas {
 		ident := iceberg.Ident(ns, name)
 		tbl, err := s.engine.wh.LoadTable(ctx, ident)
@@ -109,7 +123,7 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 			err = iceberg.ErrNoSuchTable // dropped earlier in this block
 		}
 		if err == nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta})
+			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta}, reads)
 		}
 		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
 			continue
@@ -120,6 +134,17 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 		return nil, err
 	}
 	return nil, undefinedTable(n)
+}
+
+// pinned is the block's state of a table it already touched: the block
+// reads its pinned snapshot whatever the catalog says now, so it need not
+// ask (a block's thousands of INSERTs each asked twice). Metadata tables
+// show what is committed and are always loaded.
+func (s *Session) pinned(ident table.Identifier, meta string) *txTable {
+	if !s.tx.active || meta != "" || s.tx.ddl.hides(ident) {
+		return nil
+	}
+	return s.tx.tables[identKey(ident)]
 }
 
 func undefinedTable(n sql.TableName) error {
@@ -141,11 +166,15 @@ func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 
 // inBlock makes a transaction block read a table as it pinned it, with its
 // own changes applied (metadata tables show what is committed).
-func (s *Session) inBlock(ctx context.Context, rt *resolvedTable) (*resolvedTable, error) {
+func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
 	if !s.tx.active || rt.Meta != "" {
 		return rt, nil
 	}
-	tt, err := s.txTable(ctx, rt.Ident)
+	get := s.txEntry
+	if reads {
+		get = s.txTable
+	}
+	tt, err := get(ctx, rt.Ident)
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 			}
 			return s.endTransaction(ctx, "ROLLBACK")
 		case *sql.Savepoint:
-			return s.savepoint(x.Name)
+			return s.savepoint(ctx, x.Name)
 		case *sql.ReleaseSavepoint:
 			return s.releaseSavepoint(x.Name)
 		}

@@ -37,8 +37,9 @@ type txTable struct {
 	view    *table.Table // base with the block's net change applied
 	staged  *iceberg.StagedChange
 	net     iceberg.FileChange
-	written []string // every file the block's statements wrote
-	orphans []string // files a later statement superseded
+	written []string    // every file the block's statements wrote
+	orphans []string    // files a later statement superseded
+	pending pendingRows // rows INSERTed but not yet written (tx_append.go)
 }
 
 func (t *txState) status() byte {
@@ -101,6 +102,7 @@ func (t *txState) end() {
 }
 
 func (tt *txTable) abandon() {
+	tt.pending.drop()
 	tt.staged.Discard()
 	removeTableFiles(tt.base, slices.Concat(tt.written, tt.orphans, addedPaths(tt.net)))
 }
@@ -123,8 +125,21 @@ func identKey(ident table.Identifier) string { return strings.Join(ident, ".") }
 
 // txTable returns the block's state for ident, pinning the table's current
 // head the first time the block touches it: later reads see that snapshot
-// plus the block's own changes.
+// plus the block's own changes, its pending INSERTs written first.
 func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	tt, err := s.txEntry(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	if err := tt.flush(ctx); err != nil {
+		return nil, err
+	}
+	return tt, nil
+}
+
+// txEntry is txTable without writing pending rows: for INSERTs, which add
+// to them and read nothing.
+func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
 	if tt, ok := s.tx.tables[identKey(ident)]; ok {
 		return tt, nil
 	}

@@ -33,9 +33,13 @@ type tableMark struct {
 	orphans int
 }
 
-func (s *Session) savepoint(name string) (*Result, error) {
+func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
 	if !s.tx.active {
 		return nil, sql.Errorf(sql.CodeNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
+	}
+	// A savepoint marks files: buffered rows become files first.
+	if err := s.tx.flushAll(ctx); err != nil {
+		return nil, err
 	}
 	sp := savepoint{name: name, tables: map[string]tableMark{}, undo: len(s.tx.ddl.undo),
 		defers: len(s.tx.ddl.deferred), hidden: maps.Clone(s.tx.ddl.hidden), settings: s.settings.mark()}
@@ -96,6 +100,7 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result
 // rewind restores the table's net change of a savepoint, removing the files
 // written since that the restored change does not reference.
 func (tt *txTable) rewind(ctx context.Context, mark tableMark) error {
+	tt.pending.drop() // all of it came after the savepoint
 	keep := map[string]bool{}
 	for _, p := range slices.Concat(tt.written[:mark.written], tt.orphans[:mark.orphans], addedPaths(mark.net)) {
 		keep[p] = true

@@ -18,6 +18,9 @@ import (
 // after some tables were published is reported as such (40003) rather than
 // hidden; the tables not yet published are left as they were.
 func (s *Session) commitBlock(ctx context.Context) error {
+	if err := s.tx.flushAll(ctx); err != nil {
+		return err
+	}
 	var changed []*txTable
 	for _, tt := range s.tx.sortedTables() {
 		if tt.net.IsEmpty() {
