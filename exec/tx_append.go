@@ -2,14 +2,12 @@ package exec
 
 import (
 	"context"
-	"fmt"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 )
 
@@ -34,7 +32,7 @@ type pendingRows struct {
 func (p *pendingRows) add(b arrow.RecordBatch) {
 	b.Retain()
 	p.batches = append(p.batches, b)
-	p.bytes += batchBytes(b)
+	p.bytes += engine.BatchBytes(b)
 }
 
 // take hands the batches over and empties the buffer.
@@ -45,21 +43,7 @@ func (p *pendingRows) take() []arrow.RecordBatch {
 }
 
 func (p *pendingRows) drop() {
-	for _, b := range p.take() {
-		b.Release()
-	}
-}
-
-func batchBytes(b arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range b.Columns() {
-		for _, buf := range c.Data().Buffers() {
-			if buf != nil {
-				n += int64(buf.Len())
-			}
-		}
-	}
-	return n
+	engine.ReleaseAll(p.take())
 }
 
 // bufferRows adds an INSERT's rows to its table's buffer inside a block;
@@ -92,7 +76,7 @@ func (s *Session) bufferRows(ctx context.Context, ident table.Identifier, seq it
 // truncate releases the batches added after the first n.
 func (p *pendingRows) truncate(n int) {
 	for _, b := range p.batches[n:] {
-		p.bytes -= batchBytes(b)
+		p.bytes -= engine.BatchBytes(b)
 		b.Release()
 	}
 	p.batches = p.batches[:n]
@@ -153,10 +137,8 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 			out = append(out, run[0])
 			return nil
 		}
-		b, err := concatBatches(run)
-		for _, r := range run {
-			r.Release()
-		}
+		b, err := engine.ConcatBatches(run)
+		engine.ReleaseAll(run)
 		if err == nil {
 			out = append(out, b)
 		}
@@ -165,8 +147,8 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 	for i, b := range in {
 		if len(run) > 0 && (!run[0].Schema().Equal(b.Schema()) || rows+b.NumRows() > coalesceRows) {
 			if err := emit(); err != nil {
-				releaseBatches(in[i:])
-				releaseBatches(out)
+				engine.ReleaseAll(in[i:])
+				engine.ReleaseAll(out)
 				return nil, err
 			}
 		}
@@ -175,37 +157,9 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 	}
 	if len(run) > 0 {
 		if err := emit(); err != nil {
-			releaseBatches(out)
+			engine.ReleaseAll(out)
 			return nil, err
 		}
 	}
 	return out, nil
-}
-
-func concatBatches(run []arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, run[0].NumCols())
-	var rows int64
-	for _, b := range run {
-		rows += b.NumRows()
-	}
-	for c := range cols {
-		parts := make([]arrow.Array, len(run))
-		for i, b := range run {
-			parts[i] = b.Column(c)
-		}
-		arr, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			releaseArrays(cols[:c])
-			return nil, fmt.Errorf("gather buffered rows: %w", err)
-		}
-		cols[c] = arr
-	}
-	defer releaseArrays(cols)
-	return array.NewRecordBatch(run[0].Schema(), cols, rows), nil
-}
-
-func releaseBatches(bs []arrow.RecordBatch) {
-	for _, b := range bs {
-		b.Release()
-	}
 }

@@ -334,7 +334,7 @@ func (r *joinRun) build(ctx context.Context) error {
 	var parts []arrow.RecordBatch
 	for b, err := range seq {
 		if err == nil {
-			err = r.mem.charge(batchBytes(b), "hash join")
+			err = r.mem.charge(BatchBytes(b), "hash join")
 		}
 		if err != nil {
 			if b != nil {
@@ -355,7 +355,7 @@ func (r *joinRun) build(ctx context.Context) error {
 		r.rows = parts[0]
 	default:
 		// One batch: a build row is one index, and a join column one take.
-		r.rows, err = concatBatches(parts)
+		r.rows, err = ConcatBatches(parts)
 		ReleaseAll(parts)
 		if err != nil {
 			return err

@@ -30,8 +30,8 @@ func (m *memBudget) charge(n int64, op string) error {
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 
-// batchBytes is the memory an Arrow batch's buffers take.
-func batchBytes(b arrow.RecordBatch) int64 {
+// BatchBytes is the memory an Arrow batch's buffers take.
+func BatchBytes(b arrow.RecordBatch) int64 {
 	var n int64
 	for _, c := range b.Columns() {
 		for _, buf := range c.Data().Buffers() {

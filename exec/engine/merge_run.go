@@ -570,7 +570,7 @@ func (r *MergeRun) concat(parts []arrow.RecordBatch) (arrow.RecordBatch, error) 
 		parts[0].Retain()
 		return parts[0], nil
 	}
-	return concatBatches(parts)
+	return ConcatBatches(parts)
 }
 
 func emptyColumns(sc *arrow.Schema) []arrow.Array {

@@ -156,7 +156,7 @@ func (r *recursiveSource) batches(ctx context.Context, _ ice.BooleanExpression, 
 			mem.release(held)
 			held = 0
 			for _, b := range next {
-				held += batchBytes(b)
+				held += BatchBytes(b)
 			}
 			r.work.rows = next
 			if err != nil {
@@ -186,7 +186,7 @@ func (r *recursiveSource) round(ctx context.Context, q *selectQuery, params []an
 			return false
 		}
 		b = renamed(b, r.sc)
-		if err := mem.charge(batchBytes(b), "WITH RECURSIVE"); err != nil {
+		if err := mem.charge(BatchBytes(b), "WITH RECURSIVE"); err != nil {
 			b.Release()
 			failed = err
 			return false

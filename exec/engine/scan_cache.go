@@ -55,7 +55,7 @@ func (t *tableSource) cachedBatches(ctx context.Context, filter ice.BooleanExpre
 			ReleaseAll(held)
 			return nil, false, err
 		}
-		if c.mem.charge(batchBytes(b), "subquery scan") != nil {
+		if c.mem.charge(BatchBytes(b), "subquery scan") != nil {
 			b.Release()
 			ReleaseAll(held)
 			c.full = true

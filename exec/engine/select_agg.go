@@ -415,11 +415,11 @@ func (p *pipeline) groupedRows(states []*groupState) (arrow.RecordBatch, error) 
 		return parts[0], nil
 	}
 	defer ReleaseAll(parts)
-	return concatBatches(parts)
+	return ConcatBatches(parts)
 }
 
-// concatBatches is the batches' rows in one batch.
-func concatBatches(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
+// ConcatBatches is the batches' rows in one batch.
+func ConcatBatches(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, parts[0].NumCols())
 	var n int64
 	for _, b := range parts {

@@ -215,7 +215,7 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 				break
 			}
 			if err == nil {
-				if err = p.mem.charge(batchBytes(b), "window function"); err != nil {
+				if err = p.mem.charge(BatchBytes(b), "window function"); err != nil {
 					b.Release()
 				}
 			}
@@ -313,7 +313,7 @@ func (t *topN) add(b arrow.RecordBatch) error {
 	}
 	t.held = append(t.held, b)
 	t.n += b.NumRows()
-	size := batchBytes(b)
+	size := BatchBytes(b)
 	overBudget := t.p.mem.charge(size, "ORDER BY") != nil
 	t.charged += size
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
@@ -329,7 +329,7 @@ func (t *topN) add(b arrow.RecordBatch) error {
 	t.p.mem.release(t.charged)
 	t.charged = 0
 	for _, h := range t.held {
-		t.charged += batchBytes(h)
+		t.charged += BatchBytes(h)
 	}
 	if err := t.p.mem.charge(t.charged, "ORDER BY"); err != nil {
 		return err
@@ -405,7 +405,7 @@ func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
 			return out, nil
 		}
 		if err == nil {
-			if err = p.mem.charge(batchBytes(b), p.q.materialiser()); err != nil {
+			if err = p.mem.charge(BatchBytes(b), p.q.materialiser()); err != nil {
 				b.Release()
 			}
 		}

@@ -201,7 +201,7 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 	}
 	bi := int32(len(t.held))
 	t.held, t.order = append(t.held, b), append(t.order, order)
-	size := batchBytes(b)
+	size := BatchBytes(b)
 	if err := t.mem.charge(size, "window function"); err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Sch
 	t.release()
 	t.held, t.order, t.heldRows = fresh, keys, int64(len(refs))
 	for _, b := range fresh {
-		t.bytes += batchBytes(b)
+		t.bytes += BatchBytes(b)
 	}
 	if err := t.mem.charge(t.bytes, "window function"); err != nil {
 		return err
