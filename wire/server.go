@@ -312,6 +312,10 @@ func (s *Server) register(c *conn) bool {
 	}
 	c.pid = s.nextPID
 	s.conns[c.pid] = c
+	// Logged in: from here Shutdown drains it rather than aborting it as a
+	// startup, even before timedStartup's deferred endStartup runs (the
+	// client may already hold ReadyForQuery by then).
+	delete(s.starting, c)
 	return true
 }
 
