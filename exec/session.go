@@ -99,11 +99,17 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, plan: pl}
+	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, Interactive: copiesIn(st), plan: pl}
 	if cacheable {
 		s.plans.put(query, st, p, maxDepth, input)
 	}
 	return p, nil
+}
+
+// copiesIn is COPY ... FROM STDIN.
+func copiesIn(st sql.Statement) bool {
+	c, ok := st.(*sql.Copy)
+	return ok && c.From
 }
 
 func emptyQuery(context.Context, *Session, []Param) (*Result, error) {

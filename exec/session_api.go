@@ -19,6 +19,9 @@ type Prepared struct {
 	ParamTypes []uint32
 	// Columns is the row description the statement will produce, nil for none.
 	Columns []Column
+	// Interactive statements (COPY ... FROM STDIN) talk with the client as
+	// they run, so the wire layer must run them when they arrive.
+	Interactive bool
 	// plan is the session's internal representation.
 	plan any
 }

@@ -146,12 +146,12 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 		case *sql.Begin:
 			return s.begin(x)
 		case *sql.Commit:
-			return s.endTransaction(ctx, "COMMIT")
+			return s.endStatement(ctx, "COMMIT")
 		case *sql.Rollback:
 			if x.ToSavepoint != "" {
 				return s.rollbackToSavepoint(ctx, x.ToSavepoint)
 			}
-			return s.endTransaction(ctx, "ROLLBACK")
+			return s.endStatement(ctx, "ROLLBACK")
 		case *sql.Savepoint:
 			return s.savepoint(ctx, x.Name)
 		case *sql.ReleaseSavepoint:
@@ -164,7 +164,7 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 
 func (s *Session) begin(x *sql.Begin) (*Result, error) {
 	r := tagOnly("BEGIN")
-	if s.tx.active {
+	if s.tx.active && !s.tx.implicit {
 		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeActiveTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
@@ -174,6 +174,9 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 		if lvl, err = isolationLevel(x.Isolation); err != nil {
 			return nil, err
 		}
+	}
+	if s.tx.implicit {
+		return s.beginInImplicit(x.ReadOnly, lvl), nil
 	}
 	def, _ := s.settings.Get("default_transaction_read_only")
 	readOnly := def == "on"
@@ -192,7 +195,7 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, error) {
 	if !s.tx.active {
 		r := tagOnly(verb)
-		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: "there is no transaction in progress"}}
+		r.Notices = []Notice{noTransactionWarning()}
 		return r, nil
 	}
 	if s.tx.failed || verb == "ROLLBACK" {

@@ -16,7 +16,8 @@ import (
 // statement's change per table on a private view and commits the net change
 // of each table as one snapshot at COMMIT.
 type txState struct {
-	active   bool // inside BEGIN ... COMMIT
+	active   bool // inside BEGIN ... COMMIT, or an implicit block
+	implicit bool // the block is implicit (see tx_implicit.go)
 	failed   bool // an error happened inside the block
 	readOnly bool
 	// autoReadOnly is default_transaction_read_only for statements outside

@@ -34,7 +34,7 @@ type tableMark struct {
 }
 
 func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
-	if !s.tx.active {
+	if !s.tx.inExplicitBlock() {
 		return nil, sql.Errorf(sql.CodeNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
 	// A savepoint marks files: buffered rows become files first.
@@ -52,7 +52,7 @@ func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
 
 // findSavepoint is the newest savepoint called name.
 func (s *Session) findSavepoint(verb, name string) (int, error) {
-	if !s.tx.active {
+	if !s.tx.inExplicitBlock() {
 		return 0, sql.Errorf(sql.CodeNoActiveTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	for i := len(s.tx.savepoints) - 1; i >= 0; i-- {

@@ -45,8 +45,12 @@ type conn struct {
 	idle           bool // ReadyForQuery sent and nothing received since
 	idleInTx       bool // the idle limit in force is idle_in_transaction_session_timeout
 	ignoreTillSync bool // an extended-protocol error discards messages until Sync
-	stmts          map[string]*statement
-	portals        map[string]*portal
+	// held is an Execute outside a block waiting for the next message (see
+	// pipeline.go).
+	held     *pgproto3.Execute
+	implicit bool // BeginImplicit was called since the last EndImplicit
+	stmts    map[string]*statement
+	portals  map[string]*portal
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -156,6 +160,9 @@ func (c *conn) loop() error {
 			return c.receiveFailed(err)
 		}
 		c.idle = false
+		if c.held != nil {
+			c.runHeld(msg)
+		}
 		if c.ignoreTillSync {
 			switch msg.(type) {
 			case *pgproto3.Sync, *pgproto3.Terminate:
@@ -204,6 +211,10 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) (stop bool, err error) {
 	case *pgproto3.Describe:
 		c.extended(c.handleDescribe(m))
 	case *pgproto3.Execute:
+		if c.holds(m) {
+			c.held = m
+			break
+		}
 		c.extended(c.handleExecute(m))
 	case *pgproto3.Close:
 		c.extended(c.handleClose(m))

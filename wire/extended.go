@@ -128,6 +128,7 @@ func (c *conn) handleClose(m *pgproto3.Close) error {
 // implicit transaction ends, and with it every portal, as in PostgreSQL.
 func (c *conn) handleSync() {
 	c.ignoreTillSync = false
+	c.endImplicit()
 	if c.sess.TxStatus() == exec.TxIdle {
 		c.closePortals()
 	}

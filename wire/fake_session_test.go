@@ -49,6 +49,10 @@ func (s *fakeSession) ParameterStatus() map[string]string {
 	return map[string]string{"server_version": "15.18 (magmalake fake)", "application_name": s.info.ApplicationName}
 }
 
+// The fake has no implicit transactions: each statement stands alone.
+func (s *fakeSession) BeginImplicit()                    {}
+func (s *fakeSession) EndImplicit(context.Context) error { return nil }
+
 func (s *fakeSession) Split(q string) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(q, ";") {

@@ -24,6 +24,11 @@ type Session interface {
 	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
 	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error)
 	TxStatus() byte
+	// BeginImplicit opens the implicit transaction a multi-statement Query
+	// or an extended-protocol pipeline runs in (nothing inside a block);
+	// EndImplicit commits it, or rolls it back after an error.
+	BeginImplicit()
+	EndImplicit(ctx context.Context) error
 	Close()
 }
 

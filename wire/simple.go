@@ -33,12 +33,20 @@ func (c *conn) handleQuery(q string) {
 		c.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
+	// Several statements share an implicit transaction, as in PostgreSQL:
+	// the first error undoes them all. A COMMIT among them ends it and the
+	// next statement starts another; a BEGIN makes it explicit.
+	several := len(stmts) > 1
 	for k, s := range stmts {
+		if several {
+			c.beginImplicit()
+		}
 		if err := c.runSimple(s); err != nil {
 			c.sendError(sql.InQuery(q, k, sql.Located(s, err)))
-			return
+			break
 		}
 	}
+	c.endImplicit()
 	if c.sess.TxStatus() == exec.TxIdle {
 		c.closePortals()
 	}
