@@ -40,6 +40,9 @@ func toSQLError(err error) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, iceberg.ErrLockTimeout) {
+		return &sql.Error{Code: sql.CodeLockNotAvailable, Message: "canceling statement due to lock timeout", Err: err}
+	}
 	var se *sql.Error
 	if errors.As(err, &se) {
 		return err

@@ -129,7 +129,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	}
 	start := time.Now()
 	ctx = withStatementTime(s.withInputStyle(ctx), start)
-	ctx = s.withCatalog(ctx)
+	ctx = s.withLockTimeout(s.withCatalog(ctx))
 	deadline := s.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {

@@ -46,7 +46,7 @@ func settingDefs() map[string]setting {
 		"extra_float_digits":                  {def: "1"},
 		"search_path":                         {def: `"$user", public`},
 		"statement_timeout":                   {def: "0", check: durationCheck("statement_timeout")},
-		"lock_timeout":                        {def: "0"},
+		"lock_timeout":                        {def: "0", check: durationCheck("lock_timeout")},
 		"idle_in_transaction_session_timeout": {def: "0", check: durationCheck("idle_in_transaction_session_timeout")},
 		"transaction_isolation":               {def: "read committed"},
 		"default_transaction_isolation":       {def: "read committed"},

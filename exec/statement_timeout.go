@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -75,6 +76,13 @@ func (s *Session) statementDeadline(start time.Time) time.Time {
 // (25P03), as PostgreSQL does, so it cannot hold its block's staged files.
 func (s *Session) IdleInTransactionTimeout() time.Duration {
 	return s.durationSetting("idle_in_transaction_session_timeout")
+}
+
+// withLockTimeout bounds the statement's wait for a table's commit turn
+// behind this server's other commits by lock_timeout (55P03), PostgreSQL's
+// limit on waiting for a lock.
+func (s *Session) withLockTimeout(ctx context.Context) context.Context {
+	return iceberg.WithLockTimeout(ctx, s.durationSetting("lock_timeout"))
 }
 
 func (s *Session) durationSetting(name string) time.Duration {

@@ -107,15 +107,23 @@ func (l CommitLoop) PublishAll(ctx context.Context, pubs []Publication) ([]*tabl
 // takeTurns waits for every table's turn, in order.
 func (l CommitLoop) takeTurns(ctx context.Context, pubs []Publication) ([]*pubState, error) {
 	states := make([]*pubState, 0, len(pubs))
+	timeout, stop := lockWait(ctx)
+	defer stop()
 	for _, pub := range pubs {
 		turn := l.Queue.turnOf(pub.Base.Identifier())
+		var err error
 		select {
 		case turn.turn <- struct{}{}:
 		case <-ctx.Done():
+			err = ctx.Err()
+		case <-timeout:
+			err = ErrLockTimeout
+		}
+		if err != nil {
 			for _, s := range states {
 				s.turn.release()
 			}
-			return nil, ctx.Err()
+			return nil, err
 		}
 		states = append(states, &pubState{turn: turn, head: pub.Base, change: pub.Change})
 	}

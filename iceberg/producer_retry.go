@@ -95,9 +95,11 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 	turn := l.Queue.turnOf(ident)
 	m := &member{ctx: ctx, a: a, plan: plan, start: time.Now(), done: make(chan memberResult, 1)}
 	turn.enqueue(m)
+	timeout, stop := lockWait(ctx)
+	defer stop()
 	select {
 	case r := <-m.done:
-		return r.tbl, r.err
+		return m.landed(r)
 	case turn.turn <- struct{}{}:
 		l.lead(ident, turn, m)
 		turn.release()
@@ -106,9 +108,15 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 			m.a.removeWritten()
 			return nil, ctx.Err()
 		}
+	case <-timeout:
+		// A leader that already took m commits it: only a statement still
+		// waiting gives up.
+		if turn.withdraw(m) {
+			m.a.removeWritten()
+			return nil, ErrLockTimeout
+		}
 	}
-	r := <-m.done
-	return r.tbl, r.err
+	return m.landed(<-m.done)
 }
 
 // moveTo makes a commit on head: the change rebased, or planned again.

@@ -56,6 +56,7 @@ const (
 	CodeStatementCompletionUnknown       = "40003"
 	CodeQueryCanceled                    = "57014"
 	CodeCantChangeRuntimeParam           = "55P02"
+	CodeLockNotAvailable                 = "55P03"
 	CodeInvalidPassword                  = "28P01"
 	CodeProtocolViolation                = "08P01"
 	CodeTooManyConnections               = "53300"
