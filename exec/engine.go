@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/magmalake/magmalake"
 	"github.com/magmalake/magmalake/iceberg"
@@ -16,6 +17,12 @@ type EngineOptions struct {
 	Retry iceberg.RetryPolicy
 	// BatchSize caps rows per result batch (0: 4096).
 	BatchSize int
+	// Logger receives the statement log (log_statement,
+	// log_min_duration_statement, failed statements); nil discards it.
+	Logger *slog.Logger
+	// Settings are the server's start values of the parameters
+	// CheckServerSetting accepts (postgres -c): every session's defaults.
+	Settings map[string]string
 }
 
 // Engine executes statements against one warehouse; it is shared by all sessions.
@@ -32,6 +39,11 @@ func NewEngine(ctx context.Context, wh *iceberg.Warehouse, opts EngineOptions) (
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 4096
 	}
+	settings, err := checkServerSettings(opts.Settings)
+	if err != nil {
+		return nil, fmt.Errorf("new engine: %w", err)
+	}
+	opts.Settings = settings
 	return &Engine{wh: wh, opts: opts}, nil
 }
 
@@ -40,7 +52,7 @@ func (e *Engine) Warehouse() *iceberg.Warehouse { return e.wh }
 
 // NewSession starts a session for one client connection or REPL.
 func (e *Engine) NewSession(info SessionInfo) *Session {
-	return &Session{engine: e, info: info, settings: newSettings(info)}
+	return &Session{engine: e, info: info, settings: newSettings(info, e.opts.Settings)}
 }
 
 // LoadDemo creates xmen.characters from the embedded demo script unless the

@@ -52,7 +52,9 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	p, err = s.prepare(ctx, query, paramTypes)
 	if err != nil {
 		s.tx.fail()
-		return nil, toSQLError(err)
+		err = toSQLError(err)
+		s.logPrepareError(query, err)
+		return nil, err
 	}
 	return p, nil
 }
@@ -99,7 +101,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, Interactive: copiesIn(st), plan: pl}
+	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, Interactive: copiesIn(st), plan: pl,
+		logClass: logClassOf(st, s.named)}
 	if cacheable {
 		s.plans.put(query, st, p, maxDepth, input)
 	}
@@ -119,6 +122,11 @@ func emptyQuery(context.Context, *Session, []Param) (*Result, error) {
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
+	l := s.startLog(p)
+	return l.finish(s.execute(l.observe(ctx), p, params))
+}
+
+func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
 	if len(params) != len(p.ParamTypes) {
 		return nil, &sql.Error{Code: sql.CodeProtocolViolation,
 			Message: fmt.Sprintf("bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))}

@@ -8,6 +8,10 @@ type SessionInfo struct {
 	User            string
 	Database        string
 	ApplicationName string
+	// PID is the connection's process id (BackendKeyData) and Remote the
+	// client's address, for the log; zero for the shell.
+	PID    uint32
+	Remote string
 	// Options are startup parameters beyond user/database (client_encoding, DateStyle, ...).
 	Options map[string]string
 }
@@ -24,6 +28,8 @@ type Prepared struct {
 	Interactive bool
 	// plan is the session's internal representation.
 	plan any
+	// logClass is what log_statement sees of it.
+	logClass logClass
 }
 
 // TxStatus values for ReadyForQuery.

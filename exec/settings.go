@@ -68,6 +68,11 @@ func settingDefs() map[string]setting {
 		"magmalake.equality_deletes":          {def: "off", check: checkBool},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "1GB", check: checkWorkMem},
+		// Logging (log_settings.go): the server's start values are the defaults.
+		"log_connections":            {def: "off", readOnly: true, check: checkBool},
+		"log_disconnections":         {def: "off", readOnly: true, check: checkBool},
+		"log_statement":              {def: "none", check: checkLogStatement},
+		"log_min_duration_statement": {def: "-1", check: checkMinDuration},
 	}
 }
 
@@ -85,10 +90,14 @@ type Settings struct {
 	block  *settingsBlock // inside a transaction block (see tx_settings.go)
 }
 
-func newSettings(info SessionInfo) *Settings {
-	s := &Settings{defs: settingDefs(), values: map[string]string{}}
+// newSettings starts a session's parameters: the server's start values
+// (serve -c) as defaults, then what the client sent at connect.
+func newSettings(info SessionInfo, serverDefaults map[string]string) *Settings {
+	s := (&Settings{defs: settingDefs(), values: map[string]string{}}).withServerDefaults(serverDefaults)
 	s.values["session_authorization"] = info.User
-	s.values["application_name"] = info.ApplicationName
+	if info.ApplicationName != "" {
+		s.values["application_name"] = info.ApplicationName
+	}
 	for k, v := range info.Options {
 		// Startup options set parameters; unknown or invalid ones are ignored
 		// rather than refusing the connection, as drivers send extras.

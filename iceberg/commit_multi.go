@@ -225,6 +225,7 @@ func (l CommitLoop) published(ctx context.Context, states []*pubState) ([]*table
 		}
 		s.turn.last = tbl
 		out[i] = tbl
+		reportCommit(ctx, tbl, s.change)
 	}
 	return out, nil
 }

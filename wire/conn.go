@@ -20,17 +20,19 @@ import (
 
 // conn is one client connection: the protocol state machine around a Session.
 type conn struct {
-	srv    *Server
-	raw    net.Conn // the accepted socket, for other goroutines: nc may become TLS
-	nc     net.Conn
-	be     *pgproto3.Backend
-	rd     *readAhead
-	out    []byte // pending output, flushed at Sync/Flush/ReadyForQuery or when large
-	outErr error
-	sess   Session
-	pid    uint32
-	secret [4]byte
-	info   exec.SessionInfo
+	srv *Server
+	raw net.Conn // the accepted socket, for other goroutines: nc may become TLS
+	// started is when the client connected, for the disconnection log.
+	started time.Time
+	nc      net.Conn
+	be      *pgproto3.Backend
+	rd      *readAhead
+	out     []byte // pending output, flushed at Sync/Flush/ReadyForQuery or when large
+	outErr  error
+	sess    Session
+	pid     uint32
+	secret  [4]byte
+	info    exec.SessionInfo
 
 	// ctx ends when the client disconnects or the server stops hard.
 	ctx       context.Context
@@ -56,7 +58,7 @@ type conn struct {
 func newConn(s *Server, nc net.Conn) *conn {
 	ctx, cancel := context.WithCancel(s.hardCtx)
 	return &conn{
-		srv: s, raw: nc, nc: nc, ctx: ctx, ctxCancel: cancel,
+		srv: s, raw: nc, nc: nc, ctx: ctx, ctxCancel: cancel, started: time.Now(),
 		stmts:   map[string]*statement{},
 		portals: map[string]*portal{},
 	}
@@ -82,13 +84,16 @@ func (c *conn) serve() {
 		c.refuseStartup()
 		return
 	}
+	c.logReceived()
 	ok, err := c.timedStartup()
 	if err != nil {
-		c.srv.log.Debug("startup failed", "remote", c.nc.RemoteAddr(), "err", err)
+		c.logStartupFailure(err)
 	}
 	if !ok {
 		return
 	}
+	c.logAuthorized()
+	defer c.logDisconnection()
 	defer c.srv.unregister(c)
 	defer c.closeSession()
 	if err := c.loop(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {

@@ -72,7 +72,11 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxMessageSize bounds one client message body; 0 means 64 MiB.
 	MaxMessageSize int
-	Logger         *slog.Logger // nil discards
+	// LogConnections and LogDisconnections log each connection's start,
+	// login and end (PostgreSQL's log_connections, log_disconnections).
+	LogConnections    bool
+	LogDisconnections bool
+	Logger            *slog.Logger // nil discards
 }
 
 const (

@@ -85,6 +85,7 @@ func (c *conn) startup() (ok bool, err error) {
 		c.sendFatal(sql.CodeTooManyConnections, "sorry, too many clients already")
 		return false, errors.New("too many clients")
 	}
+	c.info.PID, c.info.Remote = c.pid, c.raw.RemoteAddr().String()
 	sess, err := c.newSession()
 	if err != nil {
 		c.srv.unregister(c)

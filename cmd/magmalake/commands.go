@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -34,7 +35,7 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
-	eng, err := openEngine(ctx, wh, cfg.Demo)
+	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{})
 	if err != nil {
 		return err
 	}
@@ -74,11 +75,11 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
-	eng, err := openEngine(ctx, wh, cfg.Demo)
+	logger := serverLogger(cfg.LogFormat, std.err)
+	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{Logger: logger, Settings: cfg.Settings})
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(std.err, nil))
 	srv, err := wire.NewServer(wire.Config{
 		Addr:                  cfg.Listen,
 		NewSession:            func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
@@ -89,6 +90,8 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 		MaxConnections:        cfg.MaxConnections,
 		IdleTimeout:           cfg.IdleTimeout,
 		AuthenticationTimeout: cfg.AuthTimeout,
+		LogConnections:        cfg.Settings["log_connections"] == "on",
+		LogDisconnections:     cfg.Settings["log_disconnections"] == "on",
 		Logger:                logger,
 	})
 	if err != nil {
@@ -99,6 +102,14 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	return serveUntilSignal(ctx, srv, l, logger)
+}
+
+// serverLogger writes the server log to w, one structured line per event.
+func serverLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // serveUntilSignal serves until SIGINT or SIGTERM, then drains: running

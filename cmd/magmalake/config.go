@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -49,6 +50,10 @@ type serveConfig struct {
 	MaxConnections int
 	IdleTimeout    time.Duration
 	AuthTimeout    time.Duration
+	// Settings are the -c name=value parameters (postgres -c): every
+	// session's defaults, log_connections and the other logging ones.
+	Settings  map[string]string
+	LogFormat string // text or json
 }
 
 type passwdConfig struct {
@@ -178,6 +183,11 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 	fs.IntVar(&cfg.MaxConnections, "max-connections", 100, "refuse clients beyond this many")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 0, "close sessions idle this long (0: never)")
 	fs.DurationVar(&cfg.AuthTimeout, "authentication-timeout", 60*time.Second, "close connections that have not logged in within this long")
+	cfg.Settings = map[string]string{}
+	fs.Func("c", "name=value: a parameter's server-wide value, as postgres -c (log_connections, log_statement, statement_timeout, ...); repeatable", func(kv string) error {
+		return addSetting(cfg.Settings, kv)
+	})
+	fs.StringVar(&cfg.LogFormat, "log-format", "text", "server log lines: text (key=value) or json")
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
@@ -231,6 +241,24 @@ func (c serveConfig) check() error {
 	if c.AuthTimeout <= 0 {
 		return usagef("--authentication-timeout %v: must be positive", c.AuthTimeout)
 	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return usagef("--log-format %q: want text or json", c.LogFormat)
+	}
+	return nil
+}
+
+// addSetting reads one -c name=value into m, checked as the server will
+// use it.
+func addSetting(m map[string]string, kv string) error {
+	name, value, ok := strings.Cut(kv, "=")
+	if !ok {
+		return fmt.Errorf("want name=value, got %q", kv)
+	}
+	n, v, err := exec.CheckServerSetting(name, value)
+	if err != nil {
+		return err
+	}
+	m[n] = v
 	return nil
 }
 

@@ -107,6 +107,15 @@ func TestParseServe(t *testing.T) {
 		{name: "zero authentication timeout", args: []string{"--authentication-timeout", "0"}, wantErr: "--authentication-timeout 0s: must be positive"},
 		{name: "bad duration", args: []string{"--idle-timeout", "soon"}, wantErr: `invalid value "soon" for flag -idle-timeout: parse error`},
 		{name: "bad prop", args: []string{"--catalog-prop", "novalue"}, wantErr: `--catalog-prop "novalue": want key=value`},
+		{name: "settings", args: []string{"-c", "log_connections=on", "-c", "Log-Statement=DDL", "-c", "statement_timeout=2s", "--log-format", "json"},
+			check: func(c serveConfig) bool {
+				return c.Settings["log_connections"] == "on" && c.Settings["log_statement"] == "ddl" && c.Settings["statement_timeout"] == "2s" &&
+					c.LogFormat == "json" && len(c.Settings) == 3
+			}},
+		{name: "default log format", check: func(c serveConfig) bool { return c.LogFormat == "text" && len(c.Settings) == 0 }},
+		{name: "bad setting value", args: []string{"-c", "log_statement=some"}, wantErr: `invalid value "log_statement=some" for flag -c: invalid value for parameter "log_statement": "some" (Available values: none, ddl, mod, all.)`},
+		{name: "setting without value", args: []string{"-c", "log_statement"}, wantErr: `invalid value "log_statement" for flag -c: want name=value, got "log_statement"`},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format "xml": want text or json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 
 // openEngine starts the executor on wh and, with demo, makes sure the demo
 // table exists.
-func openEngine(ctx context.Context, wh *iceberg.Warehouse, demo bool) (*exec.Engine, error) {
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+func openEngine(ctx context.Context, wh *iceberg.Warehouse, demo bool, opts exec.EngineOptions) (*exec.Engine, error) {
+	eng, err := exec.NewEngine(ctx, wh, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
