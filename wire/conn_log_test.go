@@ -17,8 +17,8 @@ import (
 type recordHandler struct{ out chan map[string]string }
 
 func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h recordHandler) WithGroup(string) slog.Handler           { return h }
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h recordHandler) WithGroup(string) slog.Handler            { return h }
 func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
 	m := map[string]string{"msg": r.Message, "level": r.Level.String()}
 	r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
