@@ -4,7 +4,6 @@ import (
 	"compress/gzip"
 	"context"
 	dbsql "database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +32,8 @@ type sqlCommitCatalog struct {
 	name string // the catalog_name column
 	// bind is the driver's placeholder for the n-th argument (from 1).
 	bind func(n int) string
+	// json encodes the metadata files it writes.
+	json metadataJSON
 }
 
 var (
@@ -103,7 +104,7 @@ func (c *sqlCommitCatalog) commit(ctx context.Context, curs []*table.Table, comm
 		}
 	}
 	for i, tc := range commits {
-		s, err := stageMetadata(ctx, curs[i], tc)
+		s, err := stageMetadata(ctx, curs[i], tc, &c.json)
 		if err != nil {
 			removeAll()
 			return nil, err
@@ -126,7 +127,7 @@ func (c *sqlCommitCatalog) commit(ctx context.Context, curs []*table.Table, comm
 
 // stageMetadata checks tc's requirements against cur, applies its updates
 // and writes the new metadata file next to cur's.
-func stageMetadata(ctx context.Context, cur *table.Table, tc table.TableCommit) (*stagedMetadata, error) {
+func stageMetadata(ctx context.Context, cur *table.Table, tc table.TableCommit, enc *metadataJSON) (*stagedMetadata, error) {
 	what := "commit " + identString(tc.Identifier)
 	for _, r := range tc.Requirements {
 		if err := r.Validate(cur.Metadata()); err != nil {
@@ -152,7 +153,7 @@ func stageMetadata(ctx context.Context, cur *table.Table, tc table.TableCommit) 
 	if s.loc, err = provider.NewTableMetadataFileLocation(version + 1); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := writeMetadataFile(ctx, cur, meta, s.loc); err != nil {
+	if err := writeMetadataFile(ctx, cur, meta, s.loc, enc); err != nil {
 		commitRemoveWritten(cur, []string{s.loc})
 		return nil, fmt.Errorf("%s: write %s: %w", what, s.loc, err)
 	}
@@ -173,7 +174,7 @@ func metadataVersion(location string) (int, bool) {
 // writeMetadataFile writes meta as JSON, compressed as the table asks
 // (write.metadata.compression-codec: none, gzip or zstd, as iceberg-go's
 // catalogs write it; the file name says which).
-func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadata, loc string) (err error) {
+func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadata, loc string, enc *metadataJSON) (err error) {
 	fsys, err := cur.FS(ctx)
 	if err != nil {
 		return err
@@ -206,14 +207,14 @@ func writeMetadataFile(ctx context.Context, cur *table.Table, meta table.Metadat
 			return err
 		}
 	default:
-		return json.NewEncoder(out).Encode(meta)
+		return enc.write(out, meta)
 	}
 	defer func() {
 		if cerr := w.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	return json.NewEncoder(w).Encode(meta)
+	return enc.write(w, meta)
 }
 
 // swap moves every staged table's row from its current metadata file to
