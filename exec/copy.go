@@ -101,7 +101,7 @@ func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, e
 
 // next reads up to one batch of records; nil at the end of the input.
 func (l *copyLoader) next() (arrow.RecordBatch, error) {
-	bld := array.NewRecordBuilder(memory.DefaultAllocator, tableArrowSchema(l.t.scope))
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, l.t.schema)
 	defer bld.Release()
 	rows := 0
 	for rows < l.batch {

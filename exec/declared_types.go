@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"maps"
 	"fmt"
 	"slices"
 	"strconv"
@@ -49,7 +50,10 @@ func declaredTypes(tbl *table.Table) map[int]sql.Type {
 func fitDeclared(b arrow.RecordBatch, decl map[int]sql.Type) (arrow.RecordBatch, error) {
 	cols := b.Columns()
 	var fitted []arrow.Array
-	for col, t := range decl {
+	// In column order, so that of two bad values the one PostgreSQL names
+	// (its first) is reported, not the map's pick.
+	for _, col := range slices.Sorted(maps.Keys(decl)) {
+		t := decl[col]
 		if col >= len(cols) {
 			continue
 		}

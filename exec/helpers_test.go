@@ -66,6 +66,11 @@ func (s *Session) query(ctx context.Context, q string, params ...Param) (*result
 	if err != nil {
 		return nil, err
 	}
+	return resultOf(ctx, res)
+}
+
+// resultOf renders an executed statement's result, draining its rows.
+func resultOf(ctx context.Context, res *Result) (*result, error) {
 	out := &result{}
 	for _, c := range res.Columns {
 		out.cols = append(out.cols, c.Name)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,6 +28,13 @@ type insertTarget struct {
 	feeds   []int
 	require []bool
 	listed  bool // the INSERT named its columns; without a list, fewer values leave the last columns NULL
+	// schema is the table's Arrow schema and decl its columns' declared
+	// types (varchar(n), smallint), computed once per target.
+	schema *arrow.Schema
+	decl   map[int]sql.Type
+	// key names the columns' layout and types: a plan bound for one key
+	// is bound again when the table under its name has another.
+	key string
 	// keep, when set, collects the rows written, as stored (RETURNING).
 	keep *[]arrow.RecordBatch
 }
@@ -39,10 +47,52 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 	if rt.Meta != "" {
 		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
 	}
-	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table)}
-	for _, f := range rt.Table.Schema().Fields() {
-		t.require = append(t.require, f.Required)
+	return buildTarget(rt, st)
+}
+
+// targetMemo keeps an INSERT plan's target between its executions for as
+// long as the table's metadata is the one it was built from: building it
+// copies the schema and properties (iceberg-go hands out copies), a good
+// part of a one-row INSERT in a block.
+type targetMemo struct {
+	loc string
+	t   *insertTarget
+}
+
+// target resolves st's table and returns its target, m's when still good.
+func (m *targetMemo) target(ctx context.Context, s *Session, st *sql.Insert) (*insertTarget, error) {
+	rt, err := s.resolveTableFor(ctx, st.Table, false)
+	if err != nil {
+		return nil, err
 	}
+	if rt.Meta == "" && m.t != nil && m.loc == rt.Table.MetadataLocation() {
+		t := *m.t
+		t.rt = rt
+		return &t, nil
+	}
+	t, err := buildTarget(rt, st)
+	if err != nil {
+		return nil, err
+	}
+	m.loc, m.t = rt.Table.MetadataLocation(), t
+	c := *t
+	return &c, nil
+}
+
+// buildTarget maps st's columns onto rt's.
+func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
+	if rt.Meta != "" {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
+	}
+	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table), decl: declaredTypes(rt.Table)}
+	t.schema = tableArrowSchema(t.scope)
+	var key strings.Builder
+	for i, f := range rt.Table.Schema().Fields() {
+		t.require = append(t.require, f.Required)
+		c := t.scope.Columns[i]
+		fmt.Fprintf(&key, "%d:%s:%s:%t;", c.FieldID, c.Name, c.T, f.Required)
+	}
+	t.key = key.String()
 	t.feeds = make([]int, len(t.scope.Columns))
 	for i := range t.feeds {
 		t.feeds[i] = -1
@@ -112,19 +162,28 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 	if err != nil {
 		return nil, nil, err
 	}
-	var source func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error)
-	if st.Query != nil {
-		source, err = s.insertFromSelect(ctx, st.Query, target, params)
-	} else {
-		source, err = insertFromValues(st.Rows, target, params)
-	}
+	source, err := s.insertSource(ctx, st, target, params)
 	if err != nil {
 		return nil, nil, err
 	}
+	memo := &targetMemo{}
+	bound := target.key
 	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		target, err := s.insertTarget(ctx, st)
+		target, err := memo.target(ctx, s, st)
 		if err != nil {
 			return nil, err
+		}
+		if target.key != bound {
+			// The table under the name changed since the plan was bound
+			// (dropped and created again, altered, another search_path):
+			// bind again, as PostgreSQL replans a prepared statement.
+			if ret != nil {
+				return nil, sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type")
+			}
+			if source, err = s.insertSource(ctx, st, target, params); err != nil {
+				return nil, err
+			}
+			bound = target.key
 		}
 		seq, done, err := source(ctx, args)
 		if err != nil {
@@ -149,6 +208,14 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 	return planFunc(run), ret.columns(), nil
 }
 
+// insertSource binds the rows st inserts (its VALUES or its query) to target.
+func (s *Session) insertSource(ctx context.Context, st *sql.Insert, target *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+	if st.Query != nil {
+		return s.insertFromSelect(ctx, st.Query, target, params)
+	}
+	return insertFromValues(st.Rows, target, params)
+}
+
 // appendRows writes the batches as data files and publishes them as one
 // append (staged, inside a transaction block); an empty input changes
 // nothing. Files of an append that did not land are removed.
@@ -157,7 +224,7 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 		return 0, err
 	}
 	var n int64
-	decl := declaredTypes(t.rt.Table)
+	decl := t.decl
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
 			if err == nil && len(decl) > 0 {
@@ -239,35 +306,71 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 
 // valuesBatch evaluates bound VALUES rows into one table-shaped batch.
 func valuesBatch(ctx context.Context, rows [][]sql.Expr, t *insertTarget, args []Param) (arrow.RecordBatch, error) {
-	schema := tableArrowSchema(t.scope)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, t.schema)
 	defer b.Release()
+	fields := b.Fields()
 	for r, row := range rows {
-		for c, e := range row {
-			arr, err := sql.Eval(ctx, e, nil, args)
-			if err != nil {
+		if !rowTypesMatch(row, fields) {
+			if err := appendEvaluated(ctx, row, t, args, fields, r); err != nil {
 				return nil, err
 			}
-			err = t.checkNotNull(c, arr, 0, r)
-			if err == nil {
-				err = engine.AppendFrom(b.Field(c), arr, 0)
-			}
-			arr.Release()
-			if err != nil {
-				return nil, err
+			continue
+		}
+		null, err := sql.EvalRow(ctx, row, args, fields)
+		if err != nil {
+			return nil, err
+		}
+		for c := range row {
+			if t.require[c] && null[c] {
+				return nil, t.notNullError(c, r)
 			}
 		}
 	}
 	return b.NewRecordBatch(), nil
 }
 
-func (t *insertTarget) checkNotNull(col int, arr arrow.Array, i, row int) error {
-	if t.require[col] && arr.IsNull(i) {
-		return &sql.Error{Code: sql.CodeNotNullViolation,
-			Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.scope.Columns[col].Name, t.rt.Ident[len(t.rt.Ident)-1]),
-			Detail:  fmt.Sprintf("Failing row is row %d of the input.", row+1)}
+// rowTypesMatch reports whether each value of row is of its column's
+// Arrow type, so that EvalRow can append it where it goes.
+func rowTypesMatch(row []sql.Expr, fields []array.Builder) bool {
+	for c, e := range row {
+		if !arrow.TypeEqual(sql.RowType(e), fields[c].Type()) {
+			return false
+		}
+	}
+	return true
+}
+
+// appendEvaluated evaluates row's values one by one and appends them
+// converted to their columns' types.
+func appendEvaluated(ctx context.Context, row []sql.Expr, t *insertTarget, args []Param, fields []array.Builder, r int) error {
+	for c, e := range row {
+		arr, err := sql.Eval(ctx, e, nil, args)
+		if err != nil {
+			return err
+		}
+		err = t.checkNotNull(c, arr, 0, r)
+		if err == nil {
+			err = engine.AppendFrom(fields[c], arr, 0)
+		}
+		arr.Release()
+		if err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+func (t *insertTarget) checkNotNull(col int, arr arrow.Array, i, row int) error {
+	if t.require[col] && arr.IsNull(i) {
+		return t.notNullError(col, row)
+	}
+	return nil
+}
+
+func (t *insertTarget) notNullError(col, row int) error {
+	return &sql.Error{Code: sql.CodeNotNullViolation,
+		Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.scope.Columns[col].Name, t.rt.Ident[len(t.rt.Ident)-1]),
+		Detail:  fmt.Sprintf("Failing row is row %d of the input.", row+1)}
 }
 
 func tableArrowSchema(scope *sql.Scope) *arrow.Schema {

@@ -153,10 +153,10 @@ func undefinedTable(n sql.TableName) error {
 
 // tableScope lays out every column of the table's current schema.
 func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
-	sc := tbl.Schema()
+	fields := tbl.Schema().Fields() // a copy, as Properties is
 	scope := &sql.Scope{}
-	types := sql.ColumnTypes(tbl.Properties(), sc.Fields())
-	for i, f := range sc.Fields() {
+	types := sql.ColumnTypes(tbl.Properties(), fields)
+	for i, f := range fields {
 		scope.Columns = append(scope.Columns, sql.ScopeColumn{
 			Table: qualifier, Name: f.Name, T: types[i], FieldID: f.ID,
 		})

@@ -17,6 +17,7 @@ type Session struct {
 	settings *Settings
 	tx       txState
 	plans    planCache
+	shapes   shapeCache
 	named    sqlPrepared // PREPARE name ... AS
 }
 
@@ -49,6 +50,11 @@ func (s *Session) Split(query string) ([]string, error) {
 // parameter OIDs (0 = infer).
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (p *Prepared, err error) {
 	defer recoverInternal(&err)
+	if len(paramTypes) == 0 {
+		if p, ok := s.prepareShaped(ctx, query); ok {
+			return p, nil
+		}
+	}
 	p, err = s.prepare(ctx, query, paramTypes)
 	if err != nil {
 		s.tx.fail()

@@ -82,6 +82,46 @@ func Eval(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (a
 	return b.NewArray(), nil
 }
 
+// EvalRow computes each of exprs once, with no input rows (a VALUES row),
+// appending its value to out[i], a builder of the Arrow type Eval would
+// return for exprs[i]; null reports which values were NULL. One evaluator
+// serves the row, and no array is built per value, which was most of a
+// one-row INSERT's allocation.
+func EvalRow(ctx context.Context, exprs []Expr, params []any, out []array.Builder) (null []bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ev := newEvaluator(ctx, nil, params)
+	one := []int{0}
+	null = make([]bool, len(exprs))
+	for i, e := range exprs {
+		vals, err := ev.eval(e, one)
+		if err != nil {
+			return nil, err
+		}
+		t := e.Type()
+		if t.Kind == KindUnknown {
+			t = Text
+		}
+		for _, v := range vals {
+			null[i] = v == nil
+			if err := appendDatum(out[i], t, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return null, nil
+}
+
+// RowType is the Arrow type EvalRow appends e's values as.
+func RowType(e Expr) arrow.DataType {
+	t := e.Type()
+	if t.Kind == KindUnknown {
+		t = Text
+	}
+	return t.ArrowType()
+}
+
 // Match is WHERE: true exactly for the rows where e is TRUE (not NULL, not FALSE).
 func Match(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) ([]bool, error) {
 	if err := ctx.Err(); err != nil {
