@@ -1,8 +1,8 @@
 package exec
 
 import (
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
