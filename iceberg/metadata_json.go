@@ -41,7 +41,7 @@ func (e *metadataJSON) write(w io.Writer, meta table.Metadata) error {
 	var doc []byte
 	var err error
 	if ok && len(snaps) > 0 {
-		doc, err = head.MarshalJSON()
+		doc, err = json.Marshal(head)
 		// iceberg-go writes "snapshots" last (v2 and v3 declare it in the
 		// outer struct of their MarshalJSON, after the embedded metadata).
 		ok = err == nil && len(doc) > 2 && doc[len(doc)-1] == '}'
@@ -73,37 +73,48 @@ func (e *metadataJSON) write(w io.Writer, meta table.Metadata) error {
 }
 
 // snapshots returns each snapshot's encoding, from the table's cache where
-// it has one; the cache then holds the table's current snapshots only.
+// it has one. The cache is pruned to the current snapshots when expired
+// ones make up a good part of it; rebuilding it every commit cost as much
+// as the lookups.
 func (e *metadataJSON) snapshots(tableID uuid.UUID, snaps []table.Snapshot) ([][]byte, error) {
-	e.mu.Lock()
-	old := e.tables[tableID]
-	e.mu.Unlock()
-	next := make(map[snapshotKey][]byte, len(snaps))
-	out := make([][]byte, len(snaps))
-	for i := range snaps {
-		s := &snaps[i]
-		k := snapshotKey{id: s.SnapshotID, seq: s.SequenceNumber, ts: s.TimestampMs, manifestList: s.ManifestList}
-		b, ok := old[k]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(*s); err != nil {
-				return nil, err
-			}
-		}
-		next[k], out[i] = b, b
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.tables == nil {
 		e.tables = map[uuid.UUID]map[snapshotKey][]byte{}
 	}
-	if _, known := e.tables[tableID]; !known && len(e.tables) >= maxCachedTables {
-		for id := range e.tables { // any one: a cold table re-encodes once
-			delete(e.tables, id)
-			break
+	cache := e.tables[tableID]
+	if cache == nil {
+		if len(e.tables) >= maxCachedTables {
+			for id := range e.tables { // any one: a cold table re-encodes once
+				delete(e.tables, id)
+				break
+			}
 		}
+		cache = make(map[snapshotKey][]byte, len(snaps))
+		e.tables[tableID] = cache
 	}
-	e.tables[tableID] = next
+	out := make([][]byte, len(snaps))
+	keys := make([]snapshotKey, len(snaps))
+	for i := range snaps {
+		s := &snaps[i]
+		k := snapshotKey{id: s.SnapshotID, seq: s.SequenceNumber, ts: s.TimestampMs, manifestList: s.ManifestList}
+		b, ok := cache[k]
+		if !ok {
+			var err error
+			if b, err = json.Marshal(*s); err != nil {
+				return nil, err
+			}
+			cache[k] = b
+		}
+		out[i], keys[i] = b, k
+	}
+	if len(cache) > len(snaps)+len(snaps)/4+16 {
+		current := make(map[snapshotKey][]byte, len(snaps))
+		for i, k := range keys {
+			current[k] = out[i]
+		}
+		e.tables[tableID] = current
+	}
 	return out, nil
 }
 
@@ -114,7 +125,7 @@ func (e *metadataJSON) snapshots(tableID uuid.UUID, snaps []table.Snapshot) ([][
 // encoding/json does; false when meta is not the builder-made v2/v3
 // metadata this is known to hold for (v1, or metadata whose snapshots are
 // still unparsed JSON).
-func withoutSnapshots(meta table.Metadata) (json.Marshaler, []table.Snapshot, bool) {
+func withoutSnapshots(meta table.Metadata) (table.Metadata, []table.Snapshot, bool) {
 	if meta.Version() < 2 {
 		return nil, nil, false
 	}
@@ -138,6 +149,6 @@ func withoutSnapshots(meta table.Metadata) (json.Marshaler, []table.Snapshot, bo
 		return nil, nil, false
 	}
 	list.Set(reflect.Zero(snapsType))
-	m, ok := cp.Interface().(json.Marshaler)
+	m, ok := cp.Interface().(table.Metadata)
 	return m, orig.Interface().([]table.Snapshot), ok
 }

@@ -97,9 +97,9 @@ func checkMetadataFile(t *testing.T, tbl *table.Table, fast bool) {
 	}
 }
 
-// TestMetadataJSONCacheFollowsTable: the cache keeps the current
-// snapshots' encodings only, and a snapshot whose content differs under a
-// reused id is encoded again.
+// TestMetadataJSONCacheFollowsTable: a snapshot whose content differs
+// under a reused id is encoded again, and encodings of snapshots no longer
+// in the table are dropped once they make up a good part of the cache.
 func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	ident := createPCTable(t, w, "c", 2)
@@ -121,6 +121,9 @@ func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 	s := snaps[0]
 	forged := snapshotKey{id: s.SnapshotID, seq: s.SequenceNumber, ts: s.TimestampMs + 1, manifestList: s.ManifestList}
 	cached[forged] = []byte(`{"forged":true}`)
+	for i := range 20 { // expired snapshots' encodings
+		cached[snapshotKey{id: int64(i)}] = []byte(`{}`)
+	}
 	var doc bytes.Buffer
 	if err := enc.write(&doc, meta); err != nil {
 		t.Fatal(err)
@@ -129,7 +132,7 @@ func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 	if !bytes.Equal(doc.Bytes(), append(want, '\n')) {
 		t.Fatal("encoding differs from iceberg-go's after a forged cache entry")
 	}
-	if _, ok := enc.tables[meta.TableUUID()][forged]; ok {
-		t.Error("an encoding of no current snapshot stayed cached")
+	if got := enc.tables[meta.TableUUID()]; len(got) != 4 {
+		t.Errorf("%d encodings cached after pruning, want the 4 current", len(got))
 	}
 }

@@ -52,7 +52,19 @@ func watchedTable(tbl *table.Table, w *writeWatch) *table.Table {
 		}
 		return &watchedIO{WriteFileIO: wfs, w: w}, nil
 	}
-	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fsF, nil)
+	return table.New(tbl.Identifier(), writingMetadata(tbl.Metadata()), tbl.MetadataLocation(), fsF, nil)
+}
+
+// writingMetadata is meta as writing data files needs it: without its
+// snapshots where that copy is cheap. iceberg-go's WriteRecords builds
+// a metadata builder from the table, deep-copying every snapshot, to read
+// the schema, spec and properties; on a table of thousands of snapshots
+// that copy was most of a one-row INSERT's write.
+func writingMetadata(meta table.Metadata) table.Metadata {
+	if m, _, ok := withoutSnapshots(meta); ok {
+		return m
+	}
+	return meta
 }
 
 type watchedIO struct {
