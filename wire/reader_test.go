@@ -26,6 +26,47 @@ func TestReaderServesWhatTheWatcherRead(t *testing.T) {
 	}
 }
 
+// The watch timer is not re-armed per statement: a long statement that
+// starts while the timer a short one armed is still pending is watched from
+// its own start on, and what the client pipelines meanwhile is read ahead.
+func TestReaderWatchesStatementAfterShortOnes(t *testing.T) {
+	srv, addr := testServer(t, nil)
+	c := dialRaw(t, addr)
+	key := backendKey(t, c.startup(nil))
+	rd := readerOf(t, srv, key.ProcessID)
+	for range 20 { // short statements, each well inside watchDelay
+		c.send(&pgproto3.Query{String: "SHOW TimeZone"})
+		c.untilReady()
+	}
+	if p := rd.peak.Load(); p != 0 {
+		t.Fatalf("short statements were read ahead: %d bytes", p)
+	}
+	c.send(&pgproto3.Query{String: "SELECT pg_sleep(0.1)"})
+	for deadline := time.Now().Add(5 * time.Second); !watching(rd); runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatal("the long statement was not watched")
+		}
+	}
+	c.send(&pgproto3.Query{String: "SHOW TimeZone"})
+	first, second := c.untilReady(), c.untilReady()
+	if rd, ok := first[0].(*pgproto3.RowDescription); !ok || string(rd.Fields[0].Name) != "pg_sleep" {
+		t.Fatalf("first answer: %#v", first)
+	}
+	if rd, ok := second[0].(*pgproto3.RowDescription); !ok || string(rd.Fields[0].Name) != "timezone" {
+		t.Fatalf("second answer: %#v", second)
+	}
+	if rd.peak.Load() == 0 {
+		t.Fatal("nothing was read ahead while the long statement ran")
+	}
+}
+
+// watching reports whether rd's watcher goroutine runs.
+func watching(rd *readAhead) bool {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	return rd.watchDone != nil
+}
+
 func TestReaderIdleTimeout(t *testing.T) {
 	_, addr := testServer(t, func(c *Config) { c.IdleTimeout = 30 * time.Millisecond })
 	c := dialRaw(t, addr)
