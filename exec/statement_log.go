@@ -80,6 +80,9 @@ type stmtLog struct {
 	query string
 	class logClass
 	start time.Time
+	// successes is false when only a failure can be logged (the common
+	// setting): the statement's commits are then not followed.
+	successes bool
 
 	mu      sync.Mutex // commits may be reported by a group's leader
 	commits []iceberg.CommitReport
@@ -90,7 +93,17 @@ func (s *Session) startLog(p *Prepared) *stmtLog {
 	if s.engine.opts.Logger == nil {
 		return nil
 	}
-	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: p.logClass, start: time.Now()}
+	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: p.logClass, start: time.Now(),
+		successes: s.logsSuccesses(p.logClass)}
+}
+
+// logsSuccesses reports whether a statement of class c that succeeds may be
+// logged: log_statement selects it or log_min_duration_statement is on.
+// When not, its commits need not be followed.
+func (s *Session) logsSuccesses(c logClass) bool {
+	level, _ := s.settings.Get("log_statement")
+	_, timed := s.minDuration()
+	return timed || c.selectedBy(level)
 }
 
 // logPrepareError logs a statement that failed before it ran (a syntax
@@ -103,7 +116,7 @@ func (s *Session) logPrepareError(query string, err error) {
 
 // observe makes the statement's commits reach l.
 func (l *stmtLog) observe(ctx context.Context) context.Context {
-	if l == nil {
+	if l == nil || !l.successes {
 		return ctx
 	}
 	return iceberg.WithCommitObserver(ctx, func(r iceberg.CommitReport) {
@@ -140,10 +153,15 @@ func (l *stmtLog) finish(res *Result, err error) (*Result, error) {
 // or it ran at least log_min_duration_statement.
 func (l *stmtLog) write(tag string, err error) {
 	d := time.Since(l.start)
-	level, _ := l.s.settings.Get("log_statement")
-	min, timed := l.s.minDuration()
-	if err == nil && !l.class.selectedBy(level) && !(timed && d >= min) {
-		return
+	if err == nil {
+		if !l.successes {
+			return
+		}
+		level, _ := l.s.settings.Get("log_statement")
+		min, timed := l.s.minDuration()
+		if !l.class.selectedBy(level) && !(timed && d >= min) {
+			return
+		}
 	}
 	attrs := l.attrs(tag, d)
 	if err != nil {

@@ -166,9 +166,15 @@ func TestServerSettings(t *testing.T) {
 	}
 	mustQuery(t, s, "CREATE TABLE d (a int)")
 	mustQuery(t, s, "INSERT INTO d VALUES (1)")
+	// Failing while its rows stream, with nothing else selected: logged.
+	mustQuery(t, s, "SET log_statement = none")
+	mustFail(t, s, "22012", "SELECT 1 / (a - 1) FROM d")
 	entries := logEntries(t, &buf)
-	if len(entries) != 1 || entries[0]["statement"] != "CREATE TABLE d (a int)" {
-		t.Errorf("log_statement = ddl from the server logged %v", entries)
+	if len(entries) != 2 || entries[0]["statement"] != "CREATE TABLE d (a int)" {
+		t.Fatalf("log_statement = ddl from the server logged %v", entries)
+	}
+	if f := entries[1]; f["msg"] != "statement failed" || f["sqlstate"] != "22012" {
+		t.Errorf("a statement failing as its rows streamed was logged as %v", f)
 	}
 }
 
