@@ -32,6 +32,8 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 		return s.prepareRemoveOrphans(ctx, st, params)
 	case "rollback_to_snapshot":
 		return s.prepareRollback(ctx, st, params)
+	case "rewrite_manifests":
+		return s.prepareRewriteManifests(ctx, st)
 	default:
 		return nil, nil, notSupported("ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
 	}

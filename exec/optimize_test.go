@@ -132,7 +132,7 @@ func TestOptimizeScope(t *testing.T) {
 	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE optimize WHERE s LIKE '%x'")
 	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 2)")
 	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(nosuch => 1)")
-	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE rewrite_manifests")
+	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE rewrite_position_delete_files")
 	mustQuery(t, s, "BEGIN")
 	mustFail(t, s, "25001", "ALTER TABLE ot EXECUTE optimize")
 	mustQuery(t, s, "ROLLBACK")

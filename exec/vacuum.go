@@ -95,6 +95,46 @@ func (s *Session) orphanOptions(ctx context.Context, st *sql.AlterExecute, param
 	return rt, age, nil
 }
 
+var rewriteManifestsColumns = []Column{{Name: "rewritten_manifests_count", Type: sql.Int64}, {Name: "added_manifests_count", Type: sql.Int64}}
+
+// prepareRewriteManifests plans ALTER TABLE t EXECUTE rewrite_manifests:
+// the current snapshot's manifests rewritten to the target size, grouped
+// by partition spec (Spark's procedure of that name; its result columns).
+func (s *Session) prepareRewriteManifests(ctx context.Context, st *sql.AlterExecute) (plan, []Column, error) {
+	if _, err := s.rewriteManifestsTarget(ctx, st); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE rewrite_manifests"); err != nil {
+			return nil, err
+		}
+		rt, err := s.rewriteManifestsTarget(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		out, err := s.engine.wh.RewriteManifests(ctx, rt.Ident)
+		if err != nil {
+			return nil, err
+		}
+		return datumResult("ALTER TABLE", rewriteManifestsColumns, []any{int64(out.ReplacedManifests), int64(out.AddedManifests)})
+	}
+	return planFunc(run), rewriteManifestsColumns, nil
+}
+
+func (s *Session) rewriteManifestsTarget(ctx context.Context, st *sql.AlterExecute) (*resolvedTable, error) {
+	rt, err := s.maintenanceTarget(ctx, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	for name := range st.Args {
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "rewrite_manifests has no argument %q", name)
+	}
+	if st.Where != nil {
+		return nil, sql.Errorf(sql.CodeSyntaxError, "rewrite_manifests takes no WHERE")
+	}
+	return rt, nil
+}
+
 var rollbackColumns = []Column{{Name: "previous_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
 
 // prepareRollback plans ALTER TABLE t EXECUTE rollback_to_snapshot(
