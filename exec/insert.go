@@ -44,9 +44,6 @@ func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarg
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
-	}
 	return buildTarget(rt, st)
 }
 
