@@ -38,9 +38,10 @@ const maxCachedTables = 256
 // byte is written.
 func (e *metadataJSON) write(w io.Writer, meta table.Metadata) error {
 	head, snaps, ok := withoutSnapshots(meta)
+	ok = ok && len(snaps) > 0 // no snapshots: nothing to splice
 	var doc []byte
 	var err error
-	if ok && len(snaps) > 0 {
+	if ok {
 		doc, err = json.Marshal(head)
 		// iceberg-go writes "snapshots" last (v2 and v3 declare it in the
 		// outer struct of their MarshalJSON, after the embedded metadata).

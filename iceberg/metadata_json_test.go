@@ -136,3 +136,26 @@ func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 		t.Errorf("%d encodings cached after pruning, want the 4 current", len(got))
 	}
 }
+
+// TestMetadataJSONWithoutSnapshots: a table with no snapshot yet (a
+// property change right after CREATE) is written as iceberg-go writes it.
+func TestMetadataJSONWithoutSnapshots(t *testing.T) {
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "e", 2)
+	tbl, err := w.SetProperties(context.Background(), ident, map[string]string{"k": "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enc metadataJSON
+	var got bytes.Buffer
+	if err := enc.write(&got, tbl.Metadata()); err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(tbl.Metadata())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
+		t.Fatalf("got %.300s\nwant %.300s", got.Bytes(), want)
+	}
+}
