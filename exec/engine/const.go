@@ -43,6 +43,13 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
 		return nil, false, nil
 	}
+	// A subquery reads a table, pinned when it was planned: the general
+	// path binds it again for every execution.
+	for _, e := range append([]sql.Expr{q.limit, q.offset}, q.outputs...) {
+		if e != nil && hasSubquery(e) {
+			return nil, false, nil
+		}
+	}
 	c = &ConstQuery{q: q, cols: q.columns(), literals: q.limit == nil && q.offset == nil}
 	for _, e := range q.outputs {
 		if _, isConst := e.(*sql.Const); !isConst {
