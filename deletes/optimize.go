@@ -24,6 +24,11 @@ type OptimizeOptions struct {
 	// RatioThreshold: files whose deleted share of rows reaches it are
 	// rewritten with their deletes applied.
 	RatioThreshold float64
+	// MaxRewriteBytes bounds the bytes of data files one run rewrites
+	// (background maintenance does a bounded amount of work per pass); the
+	// files beyond it wait for the next run. 0: no bound. At least one file
+	// is taken, however large.
+	MaxRewriteBytes int64
 }
 
 // Default thresholds: Trino's file_size_threshold (100 MB) rounded to 128
@@ -178,7 +183,44 @@ func planOptimize(ctx context.Context, head *table.Table, opts OptimizeOptions, 
 	for _, k := range order {
 		out = append(out, *byPart[k])
 	}
-	return out, nil
+	return withinBudget(out, opts.MaxRewriteBytes, o), nil
+}
+
+// withinBudget keeps the groups' files, in order, until their bytes reach
+// budget (0: all). A group cut short keeps at least what makes progress: a
+// dead file, or two small ones (one small file written again is as small).
+// The equality deletes of the files left out still apply to them, so they
+// are kept.
+func withinBudget(groups []optimizeGroup, budget int64, o *optimizePlan) []optimizeGroup {
+	if budget <= 0 {
+		return groups
+	}
+	var used int64
+	var out []optimizeGroup
+	for _, g := range groups {
+		var kept optimizeGroup
+		for _, r := range g.plans {
+			if used >= budget && !needsCompanion(kept.plans) {
+				for _, p := range r.eqPaths {
+					o.keptEq[p] = true
+				}
+				continue
+			}
+			used += r.File.FileSizeBytes()
+			kept.plans = append(kept.plans, r)
+			kept.live += r.LiveRows
+		}
+		if len(kept.plans) > 0 {
+			out = append(out, kept)
+		}
+	}
+	return out
+}
+
+// needsCompanion reports a group's kept files that gain nothing alone: one
+// file without a deleted row.
+func needsCompanion(plans []RowDelete) bool {
+	return len(plans) == 1 && plans[0].LiveRows == plans[0].File.Count()
 }
 
 // unneededEqualityDeletes are the table's equality delete files not in

@@ -8,6 +8,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -223,6 +224,21 @@ func checkProperties(props map[string]string) error {
 		if v, ok := props[k]; ok && v != "copy-on-write" && v != "merge-on-read" {
 			return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
 		}
+	}
+	for _, k := range []string{deletes.PropRewriteRatio, propVacuumRatioThreshold} {
+		if v, ok := props[k]; ok {
+			if _, err := parseRatio(v); err != nil {
+				return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
+			}
+		}
+	}
+	if v, ok := props[propVacuumSizeThreshold]; ok {
+		if _, err := ParseByteSize(v); err != nil {
+			return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
+		}
+	}
+	if v, ok := props[propAutoVacuumEnabled]; ok && v != "true" && v != "false" {
+		return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ type EngineOptions struct {
 type Engine struct {
 	wh   *iceberg.Warehouse
 	opts EngineOptions
+	uses tableUse // the tables open transaction blocks touched
 }
 
 // NewEngine starts an executor over wh.

@@ -82,15 +82,13 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 		}
 		switch strings.ToLower(name) {
 		case "file_size_threshold":
-			if opts.SizeThreshold, err = parseByteSize(v); err != nil {
+			if opts.SizeThreshold, err = ParseByteSize(v); err != nil {
 				return nil, opts, err
 			}
 		case "delete_ratio_threshold":
-			r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || r < 0 || r > 1 {
-				return nil, opts, sql.Errorf(sql.CodeInvalidParameterValue, "delete_ratio_threshold must be a number between 0 and 1, not %q", v)
+			if opts.RatioThreshold, err = parseRatio(v); err != nil {
+				return nil, opts, err
 			}
-			opts.RatioThreshold = r
 		default:
 			return nil, opts, sql.Errorf(sql.CodeInvalidParameterValue, "optimize has no argument %q (file_size_threshold, delete_ratio_threshold)", name)
 		}
@@ -125,8 +123,8 @@ func constText(ctx context.Context, n ast.ExprNode, params *sql.Params, args []P
 	return v, nil
 }
 
-// parseByteSize reads 1048576, '128MB', '1 GB', '512kB' as bytes.
-func parseByteSize(v string) (int64, error) {
+// ParseByteSize reads 1048576, '128MB', '1 GB', '512kB' as bytes.
+func ParseByteSize(v string) (int64, error) {
 	s := strings.TrimSpace(v)
 	mult := int64(1)
 	for _, u := range []struct {
@@ -143,6 +141,15 @@ func parseByteSize(v string) (int64, error) {
 		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "file_size_threshold must be a size such as '128MB', not %q", v)
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// parseRatio reads a delete ratio threshold, a number from 0 to 1.
+func parseRatio(v string) (float64, error) {
+	r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || r < 0 || r > 1 {
+		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "delete_ratio_threshold must be a number between 0 and 1, not %q", v)
+	}
+	return r, nil
 }
 
 // datumResult is a one-row result.

@@ -41,6 +41,7 @@ type txTable struct {
 	written []string    // every file the block's statements wrote
 	orphans []string    // files a later statement superseded
 	pending pendingRows // rows INSERTed but not yet written (tx_append.go)
+	leave   func()      // ends the block's mark on the table (table_use.go)
 }
 
 func (t *txState) status() byte {
@@ -89,6 +90,7 @@ func (t *txState) begin(readOnly bool) {
 func (t *txState) rollback() {
 	for _, tt := range t.tables {
 		tt.abandon()
+		tt.leave()
 	}
 	t.ddl.rollback()
 	t.cursors.rollback()
@@ -98,6 +100,9 @@ func (t *txState) rollback() {
 // end closes the block without touching files: COMMIT has published or
 // abandoned every table.
 func (t *txState) end() {
+	for _, tt := range t.tables {
+		tt.leave()
+	}
 	t.cursors.commit()
 	*t = txState{autoReadOnly: t.autoReadOnly, cursors: t.cursors}
 }
@@ -144,11 +149,15 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	if tt, ok := s.tx.tables[identKey(ident)]; ok {
 		return tt, nil
 	}
+	// Entered before the head is read: background maintenance either
+	// committed before (the head is its) or gives way to the block.
+	leave := s.engine.uses.enter(identKey(ident))
 	head, err := s.engine.wh.LoadTable(ctx, ident)
 	if err != nil {
+		leave()
 		return nil, err
 	}
-	tt := &txTable{ident: ident, base: head, view: head}
+	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil
 }

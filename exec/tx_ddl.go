@@ -127,6 +127,7 @@ func (s *Session) dropTableInBlock(ctx context.Context, x *sql.DropTable) (*Resu
 	key := identKey(rt.Ident)
 	if tt, ok := s.tx.tables[key]; ok {
 		tt.abandon()
+		tt.leave()
 		delete(s.tx.tables, key)
 	}
 	s.tx.ddl.hide(key)

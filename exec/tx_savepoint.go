@@ -83,6 +83,7 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result
 		mark, ok := sp.tables[k]
 		if !ok { // first touched after the savepoint
 			tt.abandon()
+			tt.leave()
 			delete(s.tx.tables, k)
 			continue
 		}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -249,50 +250,170 @@ func parseRetention(v string) (time.Duration, error) {
 	return 0, sql.Errorf(sql.CodeInvalidParameterValue, "retention_threshold must be a duration such as '7d' or '12h', not %q", v)
 }
 
-// prepareVacuum plans VACUUM t (OPTIMIZE with its default thresholds, then
-// expire snapshots by the table's history.expire.* properties, then remove
-// orphan files older than a week) and VACUUM
-// (PURGE) t: rewrite every file holding a deleted row, expire every
-// snapshot but the new current one and delete every file only they kept,
-// so a deleted row's bytes are in no file of the table any more.
+// prepareVacuum plans VACUUM [t [, ...]]: per table, OPTIMIZE with the
+// table's thresholds, then expire snapshots by its history.expire.*
+// properties, then remove orphan files older than a week; no table is
+// every table of the catalog, each vacuumed and committed in turn as
+// PostgreSQL's. VACUUM (PURGE) rewrites every file holding a deleted row,
+// expires every snapshot but the new current one and deletes every file
+// only they kept, so a deleted row's bytes are in no file of the table.
 func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Column, error) {
-	if _, err := s.maintenanceTarget(ctx, st.Table); err != nil {
-		return nil, nil, err
+	for _, n := range st.Tables {
+		if _, err := s.maintenanceTarget(ctx, n); err != nil {
+			return nil, nil, err
+		}
 	}
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		if err := s.maintenanceAllowed("VACUUM"); err != nil {
 			return nil, err
 		}
-		rt, err := s.maintenanceTarget(ctx, st.Table)
+		idents, err := s.vacuumTargets(ctx, st.Tables)
 		if err != nil {
 			return nil, err
 		}
-		opts := deletes.OptimizeOptions{Options: s.deleteOptions(false), SizeThreshold: deletes.DefaultSizeThreshold,
-			RatioThreshold: deletes.DefaultRatioThreshold}
-		age, keep := retentionOf(rt.Table)
+		var total vacuumOutcome
+		var notices []Notice
+		for _, ident := range idents {
+			out, err := s.vacuumTable(ctx, ident, st.Purge)
+			if err != nil {
+				if len(st.Tables) == 0 && errors.Is(err, iceberg.ErrNoSuchTable) {
+					continue // dropped since the listing
+				}
+				return nil, err
+			}
+			if st.Verbose {
+				notices = append(notices, out.verbose(identKey(ident))...)
+			}
+			total.add(out)
+		}
 		if st.Purge {
-			opts.RatioThreshold = 0 // any deleted row
-			age, keep = 0, 1
+			notices = append(notices, Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf(
+				"%d deleted rows physically removed, %d files deleted, %d bytes freed", total.opt.PurgedRows, total.exp.DeletedFiles, total.exp.DeletedBytes)})
 		}
-		opt, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), rt.Ident, opts)
-		if err != nil {
-			return nil, err
-		}
-		exp, err := s.engine.wh.ExpireSnapshots(ctx, rt.Ident, age, keep)
-		if err != nil {
-			return nil, err
-		}
-		// Orphans younger than a week may be a commit in flight: even PURGE
-		// leaves them (an erased row is in a committed file, not in those).
-		orph, err := s.engine.wh.RemoveOrphanFiles(ctx, rt.Ident, orphanRetention)
-		if err != nil {
-			return nil, err
-		}
-		exp.DeletedFiles += orph.DeletedFiles
-		exp.DeletedBytes += orph.DeletedBytes
-		return &Result{Tag: "VACUUM", Notices: vacuumNotices(st, opt, exp)}, nil
+		return &Result{Tag: "VACUUM", Notices: notices}, nil
 	}
 	return planFunc(run), nil, nil
+}
+
+// vacuumTargets resolves the tables VACUUM names, or lists every table.
+func (s *Session) vacuumTargets(ctx context.Context, names []sql.TableName) ([]table.Identifier, error) {
+	if len(names) == 0 {
+		return allTables(ctx, s.engine.wh)
+	}
+	out := make([]table.Identifier, 0, len(names))
+	for _, n := range names {
+		rt, err := s.maintenanceTarget(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rt.Ident)
+	}
+	return out, nil
+}
+
+// allTables lists every table of every schema of the catalog.
+func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, error) {
+	schemas, err := wh.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []table.Identifier
+	for _, ns := range schemas {
+		names, err := wh.ListTables(ctx, ns)
+		if err != nil {
+			if errors.Is(err, iceberg.ErrNoSuchNamespace) {
+				continue // dropped since the listing
+			}
+			return nil, err
+		}
+		for _, n := range names {
+			out = append(out, iceberg.Ident(ns, n))
+		}
+	}
+	return out, nil
+}
+
+// vacuumOutcome is what VACUUM did to one table, or to all of them.
+type vacuumOutcome struct {
+	opt deletes.OptimizeOutcome
+	exp iceberg.ExpireOutcome // orphans removed counted in
+}
+
+func (v *vacuumOutcome) add(o vacuumOutcome) {
+	v.opt.RewrittenFiles += o.opt.RewrittenFiles
+	v.opt.AddedFiles += o.opt.AddedFiles
+	v.opt.RewrittenRows += o.opt.RewrittenRows
+	v.opt.PurgedRows += o.opt.PurgedRows
+	v.opt.RemovedDeleteFiles += o.opt.RemovedDeleteFiles
+	v.exp.ExpiredSnapshots += o.exp.ExpiredSnapshots
+	v.exp.DeletedFiles += o.exp.DeletedFiles
+	v.exp.DeletedBytes += o.exp.DeletedBytes
+}
+
+// verbose is VACUUM VERBOSE's report of one table, as INFO messages.
+func (v vacuumOutcome) verbose(name string) []Notice {
+	return []Notice{
+		{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: rewrote %d data files into %d (%d rows), removed %d delete files",
+			name, v.opt.RewrittenFiles, v.opt.AddedFiles, v.opt.RewrittenRows, v.opt.RemovedDeleteFiles)},
+		{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: expired %d snapshots, deleted %d files (%d bytes)",
+			name, v.exp.ExpiredSnapshots, v.exp.DeletedFiles, v.exp.DeletedBytes)},
+	}
+}
+
+// vacuumTable optimizes, expires and removes orphans of one table.
+func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier, purge bool) (vacuumOutcome, error) {
+	tbl, err := s.engine.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return vacuumOutcome{}, err
+	}
+	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false)}
+	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(tbl)
+	age, keep := retentionOf(tbl)
+	if purge {
+		opts.RatioThreshold = 0 // any deleted row
+		age, keep = 0, 1
+	}
+	var out vacuumOutcome
+	if out.opt, err = deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, opts); err != nil {
+		return out, err
+	}
+	if out.exp, err = s.engine.wh.ExpireSnapshots(ctx, ident, age, keep); err != nil {
+		return out, err
+	}
+	// Orphans younger than a week may be a commit in flight: even PURGE
+	// leaves them (an erased row is in a committed file, not in those).
+	orph, err := s.engine.wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
+	if err != nil {
+		return out, err
+	}
+	out.exp.DeletedFiles += orph.DeletedFiles
+	out.exp.DeletedBytes += orph.DeletedBytes
+	return out, nil
+}
+
+// Table properties VACUUM (and serve --auto-vacuum) optimize by; OPTIMIZE's
+// defaults when unset.
+const (
+	propVacuumSizeThreshold  = "magmalake.vacuum.file-size-threshold"
+	propVacuumRatioThreshold = "magmalake.vacuum.delete-ratio-threshold"
+)
+
+// vacuumThresholds are the table's VACUUM thresholds; a value another
+// engine wrote that does not parse counts as unset.
+func vacuumThresholds(tbl *table.Table) (int64, float64) {
+	size, ratio := int64(deletes.DefaultSizeThreshold), deletes.DefaultRatioThreshold
+	props := tbl.Properties()
+	if v, ok := props[propVacuumSizeThreshold]; ok {
+		if n, err := ParseByteSize(v); err == nil {
+			size = n
+		}
+	}
+	if v, ok := props[propVacuumRatioThreshold]; ok {
+		if r, err := parseRatio(v); err == nil {
+			ratio = r
+		}
+	}
+	return size, ratio
 }
 
 // retentionOf is the table's history.expire.max-snapshot-age-ms (default 5
@@ -302,20 +423,4 @@ func retentionOf(tbl *table.Table) (time.Duration, int) {
 	age := time.Duration(props.GetInt64(table.MaxSnapshotAgeMsKey, table.MaxSnapshotAgeMsDefault)) * time.Millisecond
 	keep := props.GetInt(table.MinSnapshotsToKeepKey, table.MinSnapshotsToKeepDefault)
 	return age, max(keep, 1)
-}
-
-func vacuumNotices(st *sql.Vacuum, opt deletes.OptimizeOutcome, exp iceberg.ExpireOutcome) []Notice {
-	var out []Notice
-	if st.Verbose {
-		out = append(out,
-			Notice{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: rewrote %d data files into %d (%d rows), removed %d delete files",
-				st.Table.Table, opt.RewrittenFiles, opt.AddedFiles, opt.RewrittenRows, opt.RemovedDeleteFiles)},
-			Notice{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: expired %d snapshots, deleted %d files (%d bytes)",
-				st.Table.Table, exp.ExpiredSnapshots, exp.DeletedFiles, exp.DeletedBytes)})
-	}
-	if st.Purge {
-		out = append(out, Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf(
-			"%d deleted rows physically removed, %d files deleted, %d bytes freed", opt.PurgedRows, exp.DeletedFiles, exp.DeletedBytes)})
-	}
-	return out
 }

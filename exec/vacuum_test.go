@@ -214,3 +214,64 @@ func TestRollbackToSnapshot(t *testing.T) {
 		t.Fatalf("a refused rollback changed the table: %q", got)
 	}
 }
+
+// TestVacuumEveryTable: VACUUM names one table or several, and without a
+// table vacuums every table of every schema; VERBOSE reports each table;
+// the table's magmalake.vacuum.* thresholds decide what is rewritten, and
+// values that do not parse are refused when set.
+func TestVacuumEveryTable(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE SCHEMA s2")
+	for _, n := range []string{"public.a", "s2.b", "public.c"} {
+		mustQuery(t, s, "CREATE TABLE "+n+" (id int)")
+		mustQuery(t, s, "INSERT INTO "+n+" VALUES (1)")
+		mustQuery(t, s, "INSERT INTO "+n+" VALUES (2)")
+	}
+	files := func() string {
+		return mustQuery(t, s, `SELECT (SELECT count(*) FROM "a$data_files"), (SELECT count(*) FROM s2."b$data_files"), (SELECT count(*) FROM "c$data_files")`).text()
+	}
+	mustQuery(t, s, "VACUUM a, s2.b")
+	if got := files(); got != "1|1|2\n" {
+		t.Fatalf("data files after VACUUM a, s2.b: %q, want 1|1|2", got)
+	}
+	mustQuery(t, s, "VACUUM")
+	if got := files(); got != "1|1|1\n" {
+		t.Fatalf("data files after VACUUM: %q, want 1|1|1", got)
+	}
+	p, err := s.Prepare(t.Context(), "VACUUM VERBOSE", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(t.Context(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, n := range res.Notices {
+		if n.Severity == "INFO" && strings.Contains(n.Message, "rewrote 0 data files") {
+			named = append(named, strings.SplitN(n.Message, ":", 2)[0])
+		}
+	}
+	if w := []string{`"public.a"`, `"public.c"`, `"s2.b"`}; !slices.Equal(named, w) {
+		t.Fatalf("VACUUM VERBOSE reported %v, want %v", named, w)
+	}
+	mustFail(t, s, "42P01", "VACUUM a, nosuch")
+
+	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read', 'magmalake.vacuum.delete-ratio-threshold' = '0.5')")
+	mustQuery(t, s, "INSERT INTO d SELECT i FROM generate_series(1, 100) i")
+	mustQuery(t, s, "DELETE FROM d WHERE id <= 20")
+	dead := func() string { return mustQuery(t, s, `SELECT deleted_rows FROM "d$delete_debt_summary"`).text() }
+	mustQuery(t, s, "VACUUM d")
+	if got := dead(); got != "20\n" {
+		t.Fatalf("a 20%% dead file under a 0.5 threshold: %q dead rows after VACUUM, want 20", got)
+	}
+	mustQuery(t, s, "ALTER TABLE d SET ('magmalake.vacuum.delete-ratio-threshold' = '0.2')")
+	mustQuery(t, s, "VACUUM d")
+	if got := dead(); got != "0\n" {
+		t.Fatalf("under a 0.2 threshold: %q dead rows after VACUUM, want 0", got)
+	}
+	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.vacuum.delete-ratio-threshold' = '2')")
+	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.vacuum.file-size-threshold' = 'big')")
+	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.autovacuum.enabled' = 'no')")
+	mustFail(t, s, "22023", "CREATE TABLE e (id int) WITH ('magmalake.delete.rewrite-ratio' = '-1')")
+}

@@ -379,8 +379,8 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	return at, c.done()
 }
 
-// vacuumStmt parses VACUUM [(PURGE | VERBOSE, ...)] [VERBOSE] t: a table
-// is required (VACUUM of every table is not supported).
+// vacuumStmt parses VACUUM [(PURGE | VERBOSE, ...)] [VERBOSE] [t [, ...]]:
+// without a table it is every table, as PostgreSQL's.
 func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 	c.i++
 	v := &Vacuum{}
@@ -398,12 +398,15 @@ func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 		}
 	}
 	v.Verbose = c.word("verbose") || v.Verbose
-	if c.atEnd() {
-		return nil, unsupportedAt(p.query, c.at(c.i-1), "VACUUM without a table is not supported")
-	}
-	var err error
-	if v.Table, err = c.tableName(); err != nil {
-		return nil, err
+	for !c.atEnd() {
+		if len(v.Tables) > 0 && !c.punct(",") {
+			return nil, c.errHere()
+		}
+		t, err := c.tableName()
+		if err != nil {
+			return nil, err
+		}
+		v.Tables = append(v.Tables, t)
 	}
 	return v, c.done()
 }

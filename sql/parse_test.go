@@ -38,6 +38,10 @@ func TestParseDDL(t *testing.T) {
 		{"ALTER TABLE t RESET ('a', 'b')", &AlterTableProperties{Name: TableName{Table: "t"}, Reset: []string{"a", "b"}}},
 		{"ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a')", &AlterTableProperties{Name: TableName{Table: "t"}, Reset: []string{"a"}}},
 		{"DESCRIBE s.t", &Describe{Table: TableName{"s", "t"}}},
+		{"VACUUM", &Vacuum{}},
+		{"vacuum verbose", &Vacuum{Verbose: true}},
+		{"VACUUM (PURGE, VERBOSE) s.t", &Vacuum{Tables: []TableName{{"s", "t"}}, Purge: true, Verbose: true}},
+		{"VACUUM a, s.b", &Vacuum{Tables: []TableName{{Table: "a"}, {"s", "b"}}}},
 		{"desc t", &Describe{Table: TableName{Table: "t"}}},
 		{"SHOW TABLES", &ShowTables{}},
 		{"show tables from s", &ShowTables{Schema: "s"}},
@@ -174,7 +178,6 @@ func TestParseUnsupported(t *testing.T) {
 		{"ALTER TABLE t ADD COLUMN c int", "ALTER TABLE ... ADD COLUMN is not supported"},
 		{"ALTER SCHEMA s RENAME TO x", "ALTER SCHEMA is not supported"},
 		{"GRANT SELECT ON t TO u", "GRANT is not supported"},
-		{"VACUUM", "VACUUM without a table is not supported"},
 		{"VACUUM (FULL) t", "VACUUM option FULL is not supported"},
 		{"LISTEN ch", "LISTEN is not supported"},
 		{"CREATE TABLE t (a int PRIMARY KEY)", "column constraint PRIMARY KEY is not supported"},
@@ -204,6 +207,7 @@ func TestParseSyntaxErrors(t *testing.T) {
 		{"ALTER TABLE t SET ('a' 'b')", 24},
 		{"COMMIT AND", 11},
 		{"SELECT 1; SELECT 2; SELEC 3", 21},
+		{"VACUUM a b", 10}, // PostgreSQL: syntax error at or near "b", position 10
 	}
 	for _, c := range cases {
 		_, err := Parse(c.q)

@@ -84,10 +84,10 @@ type AlterExecute struct {
 	Where     ast.ExprNode
 }
 
-// Vacuum is VACUUM [(PURGE, VERBOSE)] t.
+// Vacuum is VACUUM [(PURGE, VERBOSE)] [t [, ...]]; no table is every table.
 type Vacuum struct {
 	stmtText
-	Table   TableName
+	Tables  []TableName
 	Purge   bool
 	Verbose bool
 }

@@ -101,7 +101,28 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	if cfg.AutoVacuum > 0 {
+		stop := startAutoVacuum(ctx, eng, cfg)
+		defer stop()
+	}
 	return serveUntilSignal(ctx, srv, l, logger)
+}
+
+// startAutoVacuum runs background maintenance until the returned func is
+// called, which also waits for a pass in progress to stop (before the
+// catalog closes under it).
+func startAutoVacuum(ctx context.Context, eng *exec.Engine, cfg serveConfig) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	av := eng.NewAutoVacuum(exec.AutoVacuumOptions{Interval: cfg.AutoVacuum, MaxBytes: cfg.AutoVacuumBytes})
+	go func() {
+		defer close(done)
+		av.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // serverLogger writes the server log to w, one structured line per event.

@@ -54,6 +54,10 @@ type serveConfig struct {
 	// session's defaults, log_connections and the other logging ones.
 	Settings  map[string]string
 	LogFormat string // text or json
+	// AutoVacuum is the interval of background maintenance passes (0:
+	// none); each rewrites at most AutoVacuumBytes of data files.
+	AutoVacuum      time.Duration
+	AutoVacuumBytes int64
 }
 
 type passwdConfig struct {
@@ -188,6 +192,16 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 		return addSetting(cfg.Settings, kv)
 	})
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "server log lines: text (key=value) or json")
+	fs.DurationVar(&cfg.AutoVacuum, "auto-vacuum", 0, "run VACUUM's steps in the background this often on tables whose debt passes their thresholds (0: never)")
+	cfg.AutoVacuumBytes = exec.DefaultAutoVacuumBytes
+	fs.Func("auto-vacuum-max-bytes", "data-file bytes one background pass rewrites at most (default 1GB)", func(v string) error {
+		n, err := exec.ParseByteSize(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("want a positive size such as 1GB, not %q", v)
+		}
+		cfg.AutoVacuumBytes = n
+		return nil
+	})
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
@@ -237,6 +251,9 @@ func (c serveConfig) check() error {
 	}
 	if c.IdleTimeout < 0 {
 		return usagef("--idle-timeout %v: must not be negative", c.IdleTimeout)
+	}
+	if c.AutoVacuum < 0 {
+		return usagef("--auto-vacuum %v: must not be negative", c.AutoVacuum)
 	}
 	if c.AuthTimeout <= 0 {
 		return usagef("--authentication-timeout %v: must be positive", c.AuthTimeout)

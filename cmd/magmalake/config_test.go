@@ -116,6 +116,11 @@ func TestParseServe(t *testing.T) {
 		{name: "bad setting value", args: []string{"-c", "log_statement=some"}, wantErr: `invalid value "log_statement=some" for flag -c: invalid value for parameter "log_statement": "some" (Available values: none, ddl, mod, all.)`},
 		{name: "setting without value", args: []string{"-c", "log_statement"}, wantErr: `invalid value "log_statement" for flag -c: want name=value, got "log_statement"`},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: `--log-format "xml": want text or json`},
+		{name: "no auto-vacuum", check: func(c serveConfig) bool { return c.AutoVacuum == 0 && c.AutoVacuumBytes == 1<<30 }},
+		{name: "auto-vacuum", args: []string{"--auto-vacuum", "10m", "--auto-vacuum-max-bytes", "256MB"},
+			check: func(c serveConfig) bool { return c.AutoVacuum == 10*time.Minute && c.AutoVacuumBytes == 256<<20 }},
+		{name: "negative auto-vacuum", args: []string{"--auto-vacuum", "-1m"}, wantErr: "--auto-vacuum -1m0s: must not be negative"},
+		{name: "bad auto-vacuum bytes", args: []string{"--auto-vacuum-max-bytes", "lots"}, wantErr: `invalid value "lots" for flag -auto-vacuum-max-bytes: want a positive size such as 1GB, not "lots"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

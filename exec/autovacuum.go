@@ -1,0 +1,249 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+)
+
+// propAutoVacuumEnabled = 'false' keeps background maintenance off a table
+// (PostgreSQL's autovacuum_enabled storage parameter).
+const propAutoVacuumEnabled = "magmalake.autovacuum.enabled"
+
+// DefaultAutoVacuumBytes bounds the data-file bytes one pass rewrites.
+const DefaultAutoVacuumBytes = 1 << 30
+
+// orphanSweepEvery is how often a table's location is listed for orphans:
+// they must be a week old anyway, and listing an object store costs.
+const orphanSweepEvery = 24 * time.Hour
+
+// autoVacuumRetry bounds a maintenance commit: it gives way rather than
+// outwait the users' writers.
+var autoVacuumRetry = iceberg.RetryPolicy{MaxAttempts: 3, MaxWait: 10 * time.Second}
+
+// AutoVacuumOptions configure background maintenance (serve --auto-vacuum).
+type AutoVacuumOptions struct {
+	Interval time.Duration // between the starts of passes
+	MaxBytes int64         // data-file bytes one pass rewrites at most; 0: DefaultAutoVacuumBytes
+}
+
+// AutoVacuum is background maintenance: each pass runs VACUUM's steps on
+// every table whose debt passes its thresholds, one table at a time and a
+// bounded amount of rewriting per pass. It gives way to users: a table an
+// open transaction block of this server touched is left for the next pass,
+// and a rewrite a concurrent commit invalidates is dropped, not planned
+// again, so a user's statement never fails because of it. Snapshots a pass
+// replaces are expired by a later pass at the earliest (expiry runs before
+// the rewrite), so a query still reading them is not cut short.
+type AutoVacuum struct {
+	e    *Engine
+	opts AutoVacuumOptions
+	log  *slog.Logger
+	// clean is the snapshot each table was last found in with nothing to
+	// rewrite: unchanged, it is not planned again.
+	clean map[string]int64
+	// swept is when each table's orphans were last removed.
+	swept map[string]time.Time
+	// planned, when set, runs between a rewrite's plan and its commit (the
+	// window in which users' writes make maintenance give way).
+	planned func(ident table.Identifier)
+}
+
+// NewAutoVacuum prepares background maintenance of e's warehouse.
+func (e *Engine) NewAutoVacuum(opts AutoVacuumOptions) *AutoVacuum {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultAutoVacuumBytes
+	}
+	log := e.opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]int64{}, swept: map[string]time.Time{}}
+}
+
+// Run makes a pass every Interval until ctx ends.
+func (a *AutoVacuum) Run(ctx context.Context) {
+	tick := time.NewTicker(a.opts.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			a.Pass(ctx)
+		}
+	}
+}
+
+// TableReport is what a pass did to one table.
+type TableReport struct {
+	Table    string
+	Skipped  string // why the table was left alone, or ""
+	GaveWay  string // why a rewrite was dropped, or ""
+	Optimize deletes.OptimizeOutcome
+	Expire   iceberg.ExpireOutcome
+	Orphans  iceberg.OrphanOutcome
+	Err      error
+}
+
+func (r TableReport) didWork() bool {
+	return r.Optimize.RewrittenFiles > 0 || r.Expire.ExpiredSnapshots > 0 || r.Orphans.DeletedFiles > 0
+}
+
+// Pass vacuums every table whose debt passes its thresholds once; one
+// table's failure is logged and does not stop the others.
+func (a *AutoVacuum) Pass(ctx context.Context) []TableReport {
+	idents, err := allTables(ctx, a.e.wh)
+	if err != nil {
+		a.log.Warn("autovacuum: list tables", "error", err.Error())
+		return nil
+	}
+	budget := a.opts.MaxBytes
+	var out []TableReport
+	for _, ident := range idents {
+		if ctx.Err() != nil {
+			break
+		}
+		start := time.Now()
+		r := a.table(ctx, ident, &budget)
+		a.logTable(r, time.Since(start))
+		out = append(out, r)
+	}
+	return out
+}
+
+// table runs the steps due on one table: expiry, orphans, then the rewrite.
+func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *int64) TableReport {
+	key := identKey(ident)
+	r := TableReport{Table: key}
+	tbl, err := a.e.wh.LoadTable(ctx, ident)
+	switch {
+	case errors.Is(err, iceberg.ErrNoSuchTable):
+		r.Skipped = "dropped"
+		return r
+	case err != nil:
+		r.Err = err
+		return r
+	case tbl.Properties()[propAutoVacuumEnabled] == "false":
+		r.Skipped = propAutoVacuumEnabled + " is false"
+		return r
+	case a.e.uses.busy(key):
+		r.Skipped = "an open transaction block touched it"
+		return r
+	}
+	age, keep := retentionOf(tbl)
+	if expirable(tbl.Metadata(), age, keep, time.Now()) {
+		if r.Expire, r.Err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep); r.Err != nil {
+			return r
+		}
+	}
+	if time.Since(a.swept[key]) >= orphanSweepEvery {
+		if r.Orphans, r.Err = a.e.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); r.Err != nil {
+			return r
+		}
+		a.swept[key] = time.Now()
+	}
+	if *budget > 0 {
+		r.Err = a.optimize(ctx, ident, budget, &r)
+	}
+	return r
+}
+
+// optimize rewrites what passes the table's thresholds, within budget, and
+// commits it unless a user got there first.
+func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budget *int64, r *TableReport) error {
+	key := identKey(ident)
+	head, err := a.e.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return err
+	}
+	snap := snapshotID(head)
+	if id, ok := a.clean[key]; ok && id == snap {
+		return nil
+	}
+	opts := deletes.OptimizeOptions{MaxRewriteBytes: *budget}
+	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(head)
+	change, written, err := deletes.PrepareOptimize(ctx, head, opts, &r.Optimize)
+	if err != nil {
+		removeTableFiles(head, written)
+		r.Optimize = deletes.OptimizeOutcome{}
+		return err
+	}
+	if change.IsEmpty() {
+		a.clean[key] = snap
+		r.Optimize = deletes.OptimizeOutcome{}
+		return nil
+	}
+	if a.planned != nil {
+		a.planned(ident)
+	}
+	ran, err := a.e.uses.unlessBusy(key, func() error {
+		_, err := a.e.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
+		return err
+	})
+	switch {
+	case err == nil && ran:
+		*budget -= r.Optimize.RewrittenBytes
+		return nil
+	case errors.Is(err, iceberg.ErrCommitUnknown):
+		return err // it may have landed: its files stay
+	case !ran:
+		r.GaveWay = "an open transaction block touched the table"
+	case errors.Is(err, iceberg.ErrReplan) || errors.Is(err, iceberg.ErrConflict):
+		r.GaveWay = "a concurrent commit changed the files it rewrote"
+		err = nil
+	}
+	removeTableFiles(head, written)
+	r.Optimize = deletes.OptimizeOutcome{}
+	return err
+}
+
+func snapshotID(tbl *table.Table) int64 {
+	if s := tbl.CurrentSnapshot(); s != nil {
+		return s.SnapshotID
+	}
+	return 0
+}
+
+// expirable reports whether expiring by age and keep may remove a
+// snapshot: one older than the age that no branch or tag points at, with
+// more than keep snapshots in all. It may say yes when iceberg-go's rules
+// keep them after all; expiry then does nothing.
+func expirable(md table.Metadata, age time.Duration, keep int, now time.Time) bool {
+	snaps := md.Snapshots()
+	if len(snaps) <= keep {
+		return false
+	}
+	heads := map[int64]bool{}
+	for _, ref := range md.Refs() {
+		heads[ref.SnapshotID] = true
+	}
+	cutoff := now.Add(-age).UnixMilli()
+	for _, s := range snaps {
+		if s.TimestampMs < cutoff && !heads[s.SnapshotID] {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *AutoVacuum) logTable(r TableReport, took time.Duration) {
+	switch {
+	case r.Err != nil:
+		a.log.Warn("autovacuum failed", "table", r.Table, "error", r.Err.Error())
+	case r.GaveWay != "":
+		a.log.Info("autovacuum gave way", "table", r.Table, "reason", r.GaveWay)
+	case r.didWork():
+		a.log.Info("autovacuum", "table", r.Table, "duration_ms", took.Milliseconds(),
+			"rewritten_files", r.Optimize.RewrittenFiles, "added_files", r.Optimize.AddedFiles,
+			"removed_delete_files", r.Optimize.RemovedDeleteFiles, "purged_rows", r.Optimize.PurgedRows,
+			"expired_snapshots", r.Expire.ExpiredSnapshots, "deleted_files", r.Expire.DeletedFiles+r.Orphans.DeletedFiles,
+			"deleted_bytes", r.Expire.DeletedBytes+r.Orphans.DeletedBytes)
+	}
+}

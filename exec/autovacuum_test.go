@@ -1,0 +1,200 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+// avTables makes, on s, the optTable fixture (per partition one big file
+// a quarter dead and three one-row files) as ot, the same as opt with
+// magmalake.autovacuum.enabled = 'false', and a clean one-file table.
+func avTables(t *testing.T, s *Session, with, setup string) []int {
+	t.Helper()
+	want := optTable(t, s, with, setup)
+	mustQuery(t, s, "CREATE TABLE opt (id int) WITH ('magmalake.autovacuum.enabled' = 'false')")
+	mustQuery(t, s, "INSERT INTO opt VALUES (1)")
+	mustQuery(t, s, "INSERT INTO opt VALUES (2)")
+	mustQuery(t, s, "CREATE TABLE clean (id int)")
+	mustQuery(t, s, "INSERT INTO clean SELECT i FROM generate_series(1, 10) i")
+	return want
+}
+
+func snapshotCounts(t *testing.T, s *Session, tables ...string) []string {
+	t.Helper()
+	out := make([]string, len(tables))
+	for i, n := range tables {
+		out[i] = mustQuery(t, s, fmt.Sprintf(`SELECT count(*) FROM "%s$snapshots"`, n)).rows[0][0]
+	}
+	return out
+}
+
+func reportOf(t *testing.T, reps []TableReport, name string) TableReport {
+	t.Helper()
+	for _, r := range reps {
+		if r.Table == name {
+			if r.Err != nil {
+				t.Fatalf("%s: %v", name, r.Err)
+			}
+			return r
+		}
+	}
+	t.Fatalf("no report for %s in %+v", name, reps)
+	return TableReport{}
+}
+
+// TestAutoVacuumPass: in every delete mode a pass rewrites the table whose
+// debt passes the thresholds (rows the model's, read by magmalake and
+// iceberg-go; no dead row left), leaves alone the table that opted out
+// and the clean one (no snapshot added), and a second pass finds nothing.
+// With the table's history.expire.max-snapshot-age-ms at 0, a pass expires
+// every old snapshot but the one its own rewrite replaces: that goes in the
+// next pass.
+func TestAutoVacuumPass(t *testing.T) {
+	for _, m := range optimizeModes {
+		t.Run(m.name, func(t *testing.T) {
+			eng := testEngine(t, t.TempDir())
+			s := testSessionOn(t, eng)
+			want := avTables(t, s, m.with, m.setup)
+			mustQuery(t, s, "ALTER TABLE ot SET ('history.expire.max-snapshot-age-ms' = '0')")
+			before := snapshotCounts(t, s, "ot", "opt", "clean")
+			n := func(s string) int { var i int; fmt.Sscan(s, &i); return i }
+			av := eng.NewAutoVacuum(AutoVacuumOptions{})
+			reps := av.Pass(t.Context())
+			// Expiry comes first: every snapshot but the current one goes,
+			// the one the rewrite then replaces stays for this pass.
+			if r := reportOf(t, reps, "public.ot"); r.Optimize.RewrittenFiles != 8 || r.Optimize.AddedFiles != 2 || r.Expire.ExpiredSnapshots != n(before[0])-1 {
+				t.Fatalf("first pass on ot: %+v, want 8 files rewritten into 2 and %d snapshots expired", r, n(before[0])-1)
+			}
+			if r := reportOf(t, reps, "public.opt"); r.Skipped == "" {
+				t.Fatalf("the table that opted out was not skipped: %+v", r)
+			}
+			after := snapshotCounts(t, s, "ot", "opt", "clean")
+			if after[0] != "2" || after[1] != before[1] || after[2] != before[2] {
+				t.Fatalf("snapshots %v after the pass, from %v: want 2 on ot, the others unchanged", after, before)
+			}
+			checkRows(t, s, "ot", want)
+			debt := mustQuery(t, s, `SELECT deleted_rows FROM "ot$delete_debt_summary"`).rows[0][0]
+			if debt != "0" {
+				t.Fatalf("%s dead rows after the pass", debt)
+			}
+			reps = av.Pass(t.Context())
+			if r := reportOf(t, reps, "public.ot"); r.Optimize.RewrittenFiles != 0 || r.Expire.ExpiredSnapshots != 1 {
+				t.Fatalf("second pass on ot: %+v, want no rewrite and the replaced snapshot expired", r)
+			}
+			if got := snapshotCounts(t, s, "ot", "opt"); got[0] != "1" || got[1] != before[1] {
+				t.Fatalf("snapshots after the second pass %v, want ot 1 and opt %s", got, before[1])
+			}
+			checkRows(t, s, "ot", want)
+			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.didWork() {
+				t.Fatalf("third pass did %+v", r)
+			}
+		})
+	}
+}
+
+func checkRows(t *testing.T, s *Session, name string, want []int) {
+	t.Helper()
+	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM "+name).rows, 0); !slices.Equal(got, want) {
+		t.Fatalf("%s reads %d ids, want %d", name, len(got), len(want))
+	}
+	if got := optIDs(t, fndIcebergRows(t, s, "public", name), 0); !slices.Equal(got, want) {
+		t.Fatalf("iceberg-go reads %d ids of %s, want %d", len(got), name, len(want))
+	}
+}
+
+// TestAutoVacuumBudget: a pass rewrites files until its byte budget is
+// spent (at least what makes progress: two small files), the next passes
+// go on from there until one file per partition is left, and the rows
+// stay the model's throughout, equality deletes included.
+func TestAutoVacuumBudget(t *testing.T) {
+	for _, m := range optimizeModes[1:3] {
+		t.Run(m.name, func(t *testing.T) {
+			eng := testEngine(t, t.TempDir())
+			s := testSessionOn(t, eng)
+			want := optTable(t, s, m.with, m.setup)
+			av := eng.NewAutoVacuum(AutoVacuumOptions{MaxBytes: 1})
+			worked, done := 0, false
+			for pass := 1; pass <= 10 && !done; pass++ {
+				r := reportOf(t, av.Pass(t.Context()), "public.ot")
+				if r.Optimize.RewrittenFiles > 2 {
+					t.Fatalf("pass %d rewrote %d files on a 1-byte budget, want at most 2", pass, r.Optimize.RewrittenFiles)
+				}
+				checkRows(t, s, "ot", want)
+				done = r.Optimize.RewrittenFiles == 0
+				if !done {
+					worked++
+				}
+			}
+			// 8 files to rewrite, at most 2 a pass.
+			if !done || worked < 4 {
+				t.Fatalf("%d passes rewrote files (finished: %v), want 4 or more, then none", worked, done)
+			}
+			if n := mustQuery(t, s, `SELECT count(*) FROM "ot$data_files"`).rows[0][0]; n != "2" {
+				t.Fatalf("%s data files after the passes, want one per partition", n)
+			}
+			if debt := mustQuery(t, s, `SELECT deleted_rows FROM "ot$delete_debt_summary"`).rows[0][0]; debt != "0" {
+				t.Fatalf("%s dead rows after the passes", debt)
+			}
+		})
+	}
+}
+
+// TestAutoVacuumGivesWay: maintenance never makes a user's statement fail.
+// A table an open block touched is skipped, and the block commits; a
+// block that touches the table between the rewrite's plan and its commit,
+// or an autocommit DELETE that commits there, makes the rewrite give way:
+// the user's statements succeed, the rows are the model's, and the files
+// the rewrite wrote are gone (no orphan is left under the location).
+func TestAutoVacuumGivesWay(t *testing.T) {
+	for _, m := range optimizeModes[:2] {
+		t.Run(m.name, func(t *testing.T) {
+			eng := testEngine(t, t.TempDir())
+			s, u := testSessionOn(t, eng), testSessionOn(t, eng)
+			want := optTable(t, s, m.with, m.setup)
+			drop := func(id int) {
+				want = slices.DeleteFunc(want, func(v int) bool { return v == id })
+			}
+			av := eng.NewAutoVacuum(AutoVacuumOptions{})
+
+			mustQuery(t, u, "BEGIN")
+			mustQuery(t, u, "DELETE FROM ot WHERE id = 2")
+			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Skipped == "" || r.didWork() {
+				t.Fatalf("a table an open block touched: %+v, want it skipped", r)
+			}
+			mustQuery(t, u, "COMMIT")
+			drop(2)
+
+			av.planned = func(table.Identifier) {
+				mustQuery(t, u, "BEGIN")
+				mustQuery(t, u, "DELETE FROM ot WHERE id = 3")
+			}
+			r := reportOf(t, av.Pass(t.Context()), "public.ot")
+			if r.GaveWay == "" || r.didWork() {
+				t.Fatalf("a block entering during the rewrite: %+v, want the rewrite to give way", r)
+			}
+			mustQuery(t, u, "COMMIT")
+			drop(3)
+			checkRows(t, s, "ot", want)
+
+			av.planned = func(table.Identifier) { mustQuery(t, u, "DELETE FROM ot WHERE id = 5") }
+			r = reportOf(t, av.Pass(t.Context()), "public.ot")
+			if r.GaveWay == "" || r.didWork() {
+				t.Fatalf("an autocommit DELETE during the rewrite: %+v, want the rewrite to give way", r)
+			}
+			drop(5)
+			checkRows(t, s, "ot", want)
+			if out := mustQuery(t, s, "ALTER TABLE ot EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]; out[0] != "0" {
+				t.Fatalf("the rewrites that gave way left %s files behind", out[0])
+			}
+
+			av.planned = nil
+			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Optimize.RewrittenFiles != 8 {
+				t.Fatalf("with nobody in the way: %+v, want 8 files rewritten", r)
+			}
+			checkRows(t, s, "ot", want)
+		})
+	}
+}
