@@ -71,7 +71,7 @@ func killDuringUpdate(t *testing.T, bin string, flags []string, objs bucketObjec
 		if round == 5 {
 			objects = math.MaxInt
 		}
-		answered := waitForObjects(t, objs, before, objects, done)
+		answered := waitForObjects(t, objs.keys, before, objects, done)
 		p.kill(t)
 		n, sum := countSum(t, bin, flags)
 		switch {
@@ -139,24 +139,24 @@ func (p *serveProcess) kill(t *testing.T) {
 
 // waitForObjects returns once the bucket holds n objects that before did
 // not, or the statement answered (reported true; an error fails).
-func waitForObjects(t *testing.T, objs bucketObjects, before []string, n int, done chan error) bool {
+func waitForObjects(t *testing.T, list func(*testing.T) []string, before []string, n int, done chan error) bool {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Fatalf("UPDATE: %v", err)
+				t.Fatalf("statement: %v", err)
 			}
 			return true
 		default:
 		}
-		keys := objs.keys(t)
+		keys := list(t)
 		if len(slices.DeleteFunc(keys, func(k string) bool { return slices.Contains(before, k) })) >= n {
 			return false
 		}
 	}
-	t.Fatal("the UPDATE wrote nothing for a minute")
+	t.Fatal("the statement wrote nothing for a minute")
 	return false
 }
 
