@@ -45,9 +45,10 @@ type AutoVacuum struct {
 	e    *Engine
 	opts AutoVacuumOptions
 	log  *slog.Logger
-	// clean is the snapshot each table was last found in with nothing to
-	// rewrite: unchanged, it is not planned again.
-	clean map[string]int64
+	// clean is the metadata file each table was last found in with nothing
+	// to rewrite: unchanged (no commit, no property set), it is not planned
+	// again.
+	clean map[string]string
 	// swept is when each table's orphans were last removed.
 	swept map[string]time.Time
 	// planned, when set, runs between a rewrite's plan and its commit (the
@@ -64,7 +65,7 @@ func (e *Engine) NewAutoVacuum(opts AutoVacuumOptions) *AutoVacuum {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]int64{}, swept: map[string]time.Time{}}
+	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]string{}, swept: map[string]time.Time{}}
 }
 
 // Run makes a pass every Interval until ctx ends.
@@ -163,8 +164,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	if err != nil {
 		return err
 	}
-	snap := snapshotID(head)
-	if id, ok := a.clean[key]; ok && id == snap {
+	if loc, ok := a.clean[key]; ok && loc == head.MetadataLocation() {
 		return nil
 	}
 	opts := deletes.OptimizeOptions{MaxRewriteBytes: *budget}
@@ -176,7 +176,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		return err
 	}
 	if change.IsEmpty() {
-		a.clean[key] = snap
+		a.clean[key] = head.MetadataLocation()
 		r.Optimize = deletes.OptimizeOutcome{}
 		return nil
 	}
@@ -202,13 +202,6 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	removeTableFiles(head, written)
 	r.Optimize = deletes.OptimizeOutcome{}
 	return err
-}
-
-func snapshotID(tbl *table.Table) int64 {
-	if s := tbl.CurrentSnapshot(); s != nil {
-		return s.SnapshotID
-	}
-	return 0
 }
 
 // expirable reports whether expiring by age and keep may remove a

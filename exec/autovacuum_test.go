@@ -198,3 +198,24 @@ func TestAutoVacuumGivesWay(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoVacuumSeesNewThresholds: a table left alone under its threshold
+// is looked at again once the threshold is lowered, though no snapshot
+// was added since.
+func TestAutoVacuumSeesNewThresholds(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s := testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read', 'magmalake.vacuum.delete-ratio-threshold' = '0.5')")
+	mustQuery(t, s, "INSERT INTO d SELECT i FROM generate_series(1, 100) i")
+	mustQuery(t, s, "DELETE FROM d WHERE id <= 20")
+	av := eng.NewAutoVacuum(AutoVacuumOptions{})
+	for range 2 {
+		if r := reportOf(t, av.Pass(t.Context()), "public.d"); r.Optimize.RewrittenFiles != 0 {
+			t.Fatalf("a 20%% dead file under a 0.5 threshold was rewritten: %+v", r)
+		}
+	}
+	mustQuery(t, s, "ALTER TABLE d SET ('magmalake.vacuum.delete-ratio-threshold' = '0.2')")
+	if r := reportOf(t, av.Pass(t.Context()), "public.d"); r.Optimize.RewrittenFiles != 1 || r.Optimize.PurgedRows != 20 {
+		t.Fatalf("after lowering the threshold: %+v, want the file rewritten without its 20 dead rows", r)
+	}
+}
