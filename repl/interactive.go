@@ -54,7 +54,8 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 		line, err := ln.Prompt(sh.Prompt())
 		switch {
 		case errors.Is(err, liner.ErrPromptAborted):
-			sh.pending, entry = "", nil
+			sh.pending.reset()
+			entry = nil
 			continue
 		case errors.Is(err, io.EOF):
 			fmt.Fprintln(sh.out, `\q`)
@@ -66,7 +67,7 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 			entry = append(entry, strings.TrimSpace(line))
 		}
 		quit := sh.feedInterruptible(ctx, line, interrupts)
-		if sh.pending == "" && len(entry) > 0 {
+		if sh.pending.empty() && len(entry) > 0 {
 			ln.AppendHistory(strings.Join(entry, " "))
 			entry = nil
 		}

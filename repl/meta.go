@@ -42,7 +42,7 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	case `\?`:
 		io.WriteString(sh.out, helpText)
 	case `\r`:
-		sh.pending = ""
+		sh.pending.reset()
 		fmt.Fprintln(sh.out, "Query buffer reset (cleared).")
 	case `\x`:
 		return false, sh.toggle(&sh.Expanded, args, "Expanded display")

@@ -63,7 +63,18 @@ type stmtScanner struct {
 	inside   lexState // lexNormal unless stopped inside a literal or comment
 	comments int      // block comment nesting when inside == lexComment
 	hasToken bool     // the current statement has a non-comment token
+	// safe is the last point after a blank between tokens: scanning can
+	// resume there with more input (inputBuffer).
+	safe scanMark
 }
+
+// scanMark is a resumable point of a scan.
+type scanMark struct {
+	pos, depth int
+	hasToken   bool
+}
+
+func (s *stmtScanner) markSafe() { s.safe = scanMark{pos: s.pos, depth: s.depth, hasToken: s.hasToken} }
 
 func (s *stmtScanner) state() lexState {
 	if s.inside != lexNormal {
@@ -82,8 +93,12 @@ func (s *stmtScanner) nextTerminator() (int, bool) {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
 			s.pos++
+			s.markSafe()
 		case c == '-' && s.peek(1) == '-':
 			s.skipLineComment()
+			if s.pos > 0 && s.src[s.pos-1] == '\n' {
+				s.markSafe()
+			}
 		case c == '/' && s.peek(1) == '*':
 			s.pos += 2
 			s.comments = 1

@@ -39,7 +39,7 @@ type Shell struct {
 	// Now is the clock \timing measures with.
 	Now func() time.Time
 
-	pending string // input read but not yet terminated by ';'
+	pending inputBuffer // input read but not yet terminated by ';'
 }
 
 // New returns a shell printing to out (results) and errOut (errors,
@@ -90,17 +90,12 @@ func (sh *Shell) feedLine(ctx context.Context, line string) (quit bool, err erro
 }
 
 func (sh *Shell) feedText(ctx context.Context, text string) (bool, error) {
-	res := scanStatements(sh.pending + text)
-	sh.pending = res.rest
-	if !res.restHasToken && res.state == lexNormal {
-		sh.pending = ""
-	}
 	var failed error
-	for _, stmt := range res.stmts {
+	for _, stmt := range sh.pending.add(text) {
 		if err := sh.runStatement(ctx, stmt); err != nil {
 			failed = err
 			if sh.StopOnError {
-				sh.pending = ""
+				sh.pending.reset()
 				return false, err
 			}
 		}
@@ -110,29 +105,23 @@ func (sh *Shell) feedText(ctx context.Context, text string) (bool, error) {
 
 // flush runs an unterminated last statement at end of input, as psql does.
 func (sh *Shell) flush(ctx context.Context) error {
-	res := scanStatements(sh.pending)
-	rest := sh.pending
-	sh.pending = ""
-	if !res.restHasToken {
+	rest, token := sh.pending.String(), sh.pending.hasToken()
+	sh.pending.reset()
+	if !token {
 		return nil
 	}
 	return sh.runStatement(ctx, strings.TrimLeft(rest, " \t\r\n\f"))
 }
 
 // state is the lexical state of the pending input.
-func (sh *Shell) state() lexState {
-	if sh.pending == "" {
-		return lexNormal
-	}
-	return scanStatements(sh.pending).state
-}
+func (sh *Shell) state() lexState { return sh.pending.lexState() }
 
 // Prompt is psql's PROMPT1/PROMPT2 for database "magmalake": '=' at the
 // start of a statement, '-' (or the open quote, comment or parenthesis) in a
 // continued one, then '*' inside a transaction block or '!' in a failed one.
 func (sh *Shell) Prompt() string {
 	mark := "="
-	if sh.pending != "" {
+	if !sh.pending.empty() {
 		mark = string(rune(sh.state()))
 	}
 	tx := ""

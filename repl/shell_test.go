@@ -267,7 +267,9 @@ func TestPrompt(t *testing.T) {
 		{"/* \n", exec.TxIdle, "magmalake*> "},
 	}
 	for _, tt := range tests {
-		sh.pending, f.tx = tt.pending, tt.tx
+		sh.pending.reset()
+		sh.pending.add(tt.pending)
+		f.tx = tt.tx
 		if got := sh.Prompt(); got != tt.want {
 			t.Errorf("Prompt(%q, %c) = %q, want %q", tt.pending, tt.tx, got, tt.want)
 		}
