@@ -33,7 +33,7 @@ func queryPrepass(in []token) []token {
 // names and column types (PostgreSQL resolves a VALUES list's column types
 // as UNION does). INSERT's VALUES is left alone.
 func valuesQueries(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		if !t.is("values") || !queryStartsAt(in, k) {
@@ -125,7 +125,7 @@ func splitTopLevel(toks []token) [][]token {
 
 // fullJoins rewrites FULL [OUTER] JOIN as FullJoinWord.
 func fullJoins(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		if t.is(FullJoinWord) {
@@ -165,7 +165,7 @@ func fullJoins(in []token) []token {
 // derivedColumnAliases folds (subquery) [AS] s(a, b), and t [AS] s(a, b)
 // of a table, into the alias "s" AliasColumnSep "a" AliasColumnSep "b".
 func derivedColumnAliases(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		out = append(out, t)
@@ -265,7 +265,7 @@ func topLevelQuery(in []token) []token {
 // ...) into agg(args, __agg_order(k1, 'desc', 'first', ...)): tidb has no
 // ORDER BY inside a call; the binder reads the keys back (AggOrder).
 func aggregateOrders(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	var opens []int // indices in out of the open parentheses
 	for k := 0; k < len(in); k++ {
 		t := in[k]
@@ -353,7 +353,7 @@ func aggOrderCall(keys []token, at token) []token {
 // ignores NULL inputs, so the rows cond rejects drop out exactly;
 // count(*) counts CASE WHEN cond THEN 1 END.
 func aggregateFilters(in []token) []token {
-	var out []token
+	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
 		if !t.is("filter") || k+2 >= len(in) || !in[k+1].isPunct("(") || !in[k+2].is("where") ||

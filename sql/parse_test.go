@@ -233,3 +233,18 @@ func TestParseSyntaxErrors(t *testing.T) {
 		t.Errorf("ParseOne(empty) = %v, %v; want nil, nil", st, err)
 	}
 }
+
+// TestParseUnderscoreIdentifiers: words starting with '_' are plain
+// identifiers, as in PostgreSQL, even those MySQL reads as charset
+// introducers (tidb's lexer does, unless they are quoted for it).
+func TestParseUnderscoreIdentifiers(t *testing.T) {
+	for _, q := range []string{
+		"SELECT _binary, _utf8mb4 FROM _latin1 WHERE _binary = 1 AND _utf8 = 'x'",
+		"INSERT INTO _utf8 (_binary) VALUES (1), (2)",
+		"UPDATE _t SET _binary = _binary + 1 WHERE _x IS NULL",
+	} {
+		if _, err := ParseOne(q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}

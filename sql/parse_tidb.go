@@ -57,6 +57,16 @@ func renderTidb(toks []ntok) rendered {
 			b.WriteByte(' ')
 		}
 		r.starts[k] = b.Len()
+		if t.kind == tkIdent && strings.HasPrefix(t.text, "_") {
+			// Quoted: tidb's lexer looks up every bare word starting with
+			// '_' as a MySQL charset introducer (_utf8'...'), building an
+			// error with a stack trace for each miss; the internal calls
+			// (__param, __cast) are one per literal of an INSERT.
+			b.WriteByte('`')
+			b.WriteString(t.text)
+			b.WriteByte('`')
+			continue
+		}
 		b.WriteString(t.text)
 	}
 	r.text = b.String()
