@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -55,60 +54,4 @@ func cellValue(buf []byte, t sql.Type, arr arrow.Array, i int) (string, []byte) 
 // line up on the right.
 func rightAligned(t sql.Type) bool {
 	return t.IsNumeric() || t.Kind == sql.KindOID
-}
-
-// writeCopyOut prints rows in PostgreSQL's text COPY format (or CSV), as
-// psql does for COPY ... TO STDOUT, and returns the row count.
-func writeCopyOut(ctx context.Context, w io.Writer, cols []exec.Column, rows exec.Rows, csv bool) (int, error) {
-	n := 0
-	var line, buf []byte
-	for {
-		batch, err := rows.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		for r := 0; r < int(batch.NumRows()); r++ {
-			line = line[:0]
-			for c := range cols {
-				if c > 0 {
-					line = append(line, copySeparator(csv))
-				}
-				arr := batch.Column(c)
-				if arr.IsNull(r) {
-					if !csv {
-						line = append(line, `\N`...)
-					}
-					continue
-				}
-				buf = sql.AppendText(buf[:0], cols[c].Type, arr, r)
-				line = append(line, copyEscape(string(buf), csv)...)
-			}
-			line = append(line, '\n')
-			if _, err := w.Write(line); err != nil {
-				return n, err
-			}
-			n++
-		}
-	}
-}
-
-func copySeparator(csv bool) byte {
-	if csv {
-		return ','
-	}
-	return '\t'
-}
-
-func copyEscape(s string, csv bool) string {
-	if csv {
-		if s == "" || strings.ContainsAny(s, ",\"\n\r") {
-			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-		}
-		return s
-	}
-	r := strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`, "\b", `\b`, "\f", `\f`, "\v", `\v`)
-	return r.Replace(s)
 }

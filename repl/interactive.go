@@ -34,7 +34,7 @@ func IsTerminal(f *os.File) bool {
 // Ctrl-C clears the input line or cancels the running statement, Ctrl-D
 // or \q quits. Failed statements do not end it.
 func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
-	sh.StopOnError = false
+	sh.StopOnError, sh.Interactive = false, true
 	ln := liner.NewLiner()
 	defer ln.Close()
 	ln.SetCtrlCAborts(true)
@@ -56,6 +56,9 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 		case errors.Is(err, liner.ErrPromptAborted):
 			sh.pending.reset()
 			entry = nil
+			continue
+		case errors.Is(err, io.EOF) && sh.copy != nil:
+			_ = sh.endCopy(ctx) // Ctrl-D ends COPY data, as in psql
 			continue
 		case errors.Is(err, io.EOF):
 			fmt.Fprintln(sh.out, `\q`)

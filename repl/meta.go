@@ -5,11 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/magmalake/magmalake/sql"
 )
-
-var errCopyIn = sql.Errorf(sql.CodeFeatureNotSupported, "COPY FROM STDIN is not supported by the magmalake shell; use INSERT or a PostgreSQL client")
 
 const helpText = `General
   \q                     quit magmalake
@@ -17,6 +13,11 @@ const helpText = `General
 
 Query buffer
   \r                     reset (clear) the query buffer
+
+Input/Output
+  \copy ...              COPY with the file read or written by the shell:
+                         \copy t [(cols)] FROM 'file'|stdin [WITH (...)],
+                         \copy t|(query) TO 'file'|stdout [WITH (...)]
 
 Informational
   \d [NAME]              describe table NAME, or list tables
@@ -54,6 +55,9 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.describe(ctx, cmd, args)
 	case `\debt`:
 		return false, sh.debt(ctx, args)
+	case `\copy`:
+		rest := strings.TrimSpace(line)
+		return false, sh.metaCopy(ctx, rest[len(`\copy`):])
 	default:
 		fmt.Fprintf(sh.errOut, "invalid command %s\nTry \\? for help.\n", cmd)
 		return false, ErrFailed

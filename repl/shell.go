@@ -39,7 +39,12 @@ type Shell struct {
 	// Now is the clock \timing measures with.
 	Now func() time.Time
 
+	// Interactive is set for a terminal: COPY FROM STDIN then says how to
+	// end its data.
+	Interactive bool
+
 	pending inputBuffer // input read but not yet terminated by ';'
+	copy    *copyFeed   // a COPY FROM STDIN reading the next input lines
 }
 
 // New returns a shell printing to out (results) and errOut (errors,
@@ -83,6 +88,9 @@ func (sh *Shell) RunScript(ctx context.Context, r io.Reader) error {
 // backslash outside any literal is a command; anything else is SQL, run as
 // soon as a ';' completes a statement.
 func (sh *Shell) feedLine(ctx context.Context, line string) (quit bool, err error) {
+	if sh.copy != nil {
+		return false, sh.feedCopy(ctx, line)
+	}
 	if strings.HasPrefix(strings.TrimLeft(line, " \t"), `\`) && sh.state() == lexNormal {
 		return sh.meta(ctx, line)
 	}
@@ -91,7 +99,8 @@ func (sh *Shell) feedLine(ctx context.Context, line string) (quit bool, err erro
 
 func (sh *Shell) feedText(ctx context.Context, text string) (bool, error) {
 	var failed error
-	for _, stmt := range sh.pending.add(text) {
+	stmts := sh.pending.add(text)
+	for i, stmt := range stmts {
 		if err := sh.runStatement(ctx, stmt); err != nil {
 			failed = err
 			if sh.StopOnError {
@@ -99,12 +108,22 @@ func (sh *Shell) feedText(ctx context.Context, text string) (bool, error) {
 				return false, err
 			}
 		}
+		if sh.copy != nil { // its data is on the next lines
+			sh.copy.queued = stmts[i+1:]
+			break
+		}
 	}
 	return false, failed
 }
 
-// flush runs an unterminated last statement at end of input, as psql does.
+// flush runs an unterminated last statement at end of input, as psql does;
+// the end of input also ends a COPY's data.
 func (sh *Shell) flush(ctx context.Context) error {
+	if sh.copy != nil {
+		if err := sh.endCopy(ctx); err != nil {
+			return err
+		}
+	}
 	rest, token := sh.pending.String(), sh.pending.hasToken()
 	sh.pending.reset()
 	if !token {
@@ -120,6 +139,9 @@ func (sh *Shell) state() lexState { return sh.pending.lexState() }
 // start of a statement, '-' (or the open quote, comment or parenthesis) in a
 // continued one, then '*' inside a transaction block or '!' in a failed one.
 func (sh *Shell) Prompt() string {
+	if sh.copy != nil {
+		return ">> "
+	}
 	mark := "="
 	if !sh.pending.empty() {
 		mark = string(rune(sh.state()))
@@ -173,7 +195,8 @@ func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) er
 		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
 	}
 	if res.CopyIn != nil {
-		return errCopyIn
+		sh.startCopyIn(ctx, res.CopyIn, stmt)
+		return nil
 	}
 	if res.Rows == nil {
 		if res.Tag != "" {
@@ -183,12 +206,9 @@ func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) er
 	}
 	defer res.Rows.Close()
 	if res.CopyOut {
-		n, err := writeCopyOut(ctx, sh.out, res.Columns, res.Rows, res.CopyCSV)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(sh.out, "COPY %d\n", n)
-		return nil
+		// psql prints the rows and no tag: they are the output.
+		_, err := writeCopyOut(ctx, sh.out, res)
+		return err
 	}
 	return sh.printRows(ctx, res, style)
 }

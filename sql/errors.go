@@ -64,6 +64,7 @@ const (
 	CodeDataCorrupted                    = "XX001"
 	CodeInternal                         = "XX000"
 	CodeIOError                          = "58030"
+	CodeUndefinedFile                    = "58P01"
 	CodeCardinalityViolation             = "21000"
 	CodeNullValueNotAllowed              = "22004"
 	CodeInvalidColumnReference           = "42P10"

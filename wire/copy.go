@@ -105,10 +105,11 @@ func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 		return sql.Errorf(sql.CodeInternal, "COPY TO STDOUT without rows")
 	}
 	defer res.Rows.Close()
-	w := copyWriter{f: res.CopyLayout(), single: len(res.Columns) == 1}
+	enc := exec.NewCopyEncoder(res)
 	c.send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
-	if w.f.Header {
-		c.out = w.appendHeader(c.out, res.Columns)
+	if enc.Header() {
+		buf, start := beginCopyData(c.out)
+		c.out = endCopyData(enc.AppendHeader(buf), start)
 	}
 	var n int64
 	for {
@@ -124,7 +125,8 @@ func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 			return err
 		}
 		for row := 0; row < int(b.NumRows()); row++ {
-			c.out = w.appendRow(c.out, b, row, res.Columns)
+			buf, start := beginCopyData(c.out)
+			c.out = endCopyData(enc.AppendRow(buf, b, row), start)
 			n++
 			if err := c.flushIfLarge(); err != nil {
 				return err
@@ -136,110 +138,14 @@ func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 	return nil
 }
 
-// copyWriter formats COPY TO rows as PostgreSQL's CopyOneRowTo does.
-type copyWriter struct {
-	f       exec.CopyOutFormat
-	single  bool // one column: a lone \. must be quoted in CSV
-	scratch []byte
-}
-
-// appendHeader appends the CopyData message naming the columns.
-func (w *copyWriter) appendHeader(buf []byte, cols []exec.Column) []byte {
-	buf, start := beginCopyData(buf)
-	for j, col := range cols {
-		if j > 0 {
-			buf = append(buf, w.f.Delimiter)
-		}
-		buf = w.appendField(buf, []byte(col.Name))
-	}
-	return endCopyData(buf, start)
-}
-
-// appendRow appends one CopyData message holding one row.
-func (w *copyWriter) appendRow(buf []byte, b arrow.RecordBatch, row int, cols []exec.Column) []byte {
-	buf, start := beginCopyData(buf)
-	for j, col := range cols {
-		if j > 0 {
-			buf = append(buf, w.f.Delimiter)
-		}
-		arr := b.Column(j)
-		if arr.IsNull(row) {
-			buf = append(buf, w.f.Null...)
-			continue
-		}
-		w.scratch = sql.AppendText(w.scratch[:0], col.Type, arr, row)
-		buf = w.appendField(buf, w.scratch)
-	}
-	return endCopyData(buf, start)
-}
-
-func (w *copyWriter) appendField(buf, v []byte) []byte {
-	if w.f.CSV {
-		return appendCSVField(buf, v, w.f, w.single)
-	}
-	return appendCopyText(buf, v, w.f.Delimiter)
-}
-
 func beginCopyData(buf []byte) ([]byte, int) {
 	buf = append(buf, 'd', 0, 0, 0, 0)
 	return buf, len(buf) - 4
 }
 
+// endCopyData fills in the length of the CopyData message buf ends with
+// (its line, '\n' included).
 func endCopyData(buf []byte, start int) []byte {
-	buf = append(buf, '\n')
 	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
 	return buf
-}
-
-// appendCopyText escapes a value for COPY's text format; the delimiter is
-// backslash-escaped wherever it occurs.
-func appendCopyText(buf, v []byte, delim byte) []byte {
-	for _, ch := range v {
-		switch ch {
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\v':
-			buf = append(buf, '\\', 'v')
-		case delim:
-			buf = append(buf, '\\', ch)
-		default:
-			buf = append(buf, ch)
-		}
-	}
-	return buf
-}
-
-// appendCSVField quotes a value when CSV requires it: it holds the
-// delimiter, the quote or a line break (not the escape: PostgreSQL leaves
-// that bare), it equals the NULL string (so that it reads back as a value),
-// or it is a lone \. in a one-column COPY.
-func appendCSVField(buf, v []byte, f exec.CopyOutFormat, single bool) []byte {
-	quote := string(v) == f.Null || (single && string(v) == `\.`)
-	for _, ch := range v {
-		if ch == f.Delimiter || ch == f.Quote || ch == '\n' || ch == '\r' {
-			quote = true
-			break
-		}
-	}
-	if !quote {
-		return append(buf, v...)
-	}
-	buf = append(buf, f.Quote)
-	for _, ch := range v {
-		if ch == f.Quote || ch == f.Escape {
-			buf = append(buf, f.Escape)
-		}
-		buf = append(buf, ch)
-	}
-	return append(buf, f.Quote)
 }
