@@ -45,8 +45,6 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	case `\r`:
 		sh.pending.reset()
 		fmt.Fprintln(sh.out, "Query buffer reset (cleared).")
-	case `\x`:
-		return false, sh.toggle(&sh.Expanded, args, "Expanded display")
 	case `\timing`:
 		return false, sh.toggle(&sh.Timing, args, "Timing")
 	case `\set`:
@@ -59,6 +57,9 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		rest := strings.TrimSpace(line)
 		return false, sh.metaCopy(ctx, rest[len(`\copy`):])
 	default:
+		if handled, err := sh.metaOutput(cmd, args); handled {
+			return false, err
+		}
 		fmt.Fprintf(sh.errOut, "invalid command %s\nTry \\? for help.\n", cmd)
 		return false, ErrFailed
 	}

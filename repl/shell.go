@@ -213,27 +213,6 @@ func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) er
 	return sh.printRows(ctx, res, style)
 }
 
-func (sh *Shell) printRows(ctx context.Context, res *exec.Result, style resultStyle) error {
-	t, err := collectTable(ctx, res.Columns, res.Rows)
-	if err != nil {
-		return err
-	}
-	t.title, t.footer = style.title, !style.noFooter
-	if sh.Expanded {
-		err = writeExpanded(sh.out, t)
-	} else {
-		err = writeAligned(sh.out, t)
-	}
-	if err != nil {
-		return fmt.Errorf("print result: %w", err)
-	}
-	// psql follows a RETURNING result with the command's own tag.
-	if tag := res.CommandTag(); hasTagPrefix(tag, "INSERT", "UPDATE", "DELETE", "MERGE") {
-		fmt.Fprintln(sh.out, tag)
-	}
-	return nil
-}
-
 func hasTagPrefix(tag string, prefixes ...string) bool {
 	for _, p := range prefixes {
 		if strings.HasPrefix(tag, p) {

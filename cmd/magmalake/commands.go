@@ -42,6 +42,9 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl"})
 	defer sess.Close()
 	sh := repl.New(sess, std.out, std.err)
+	if err := sh.ApplyPrintFlags(cfg.Print); err != nil {
+		return usagef("%v", err)
+	}
 	switch {
 	case cfg.Command != "":
 		err = sh.RunCommand(ctx, cfg.Command)

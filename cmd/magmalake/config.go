@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -36,6 +37,7 @@ type catalogConfig struct {
 type replConfig struct {
 	catalogConfig
 	Command string // -c: run this and exit
+	Print   repl.PrintFlags
 }
 
 type serveConfig struct {
@@ -163,6 +165,7 @@ func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
 	cf.register(fs, env)
 	var cfg replConfig
 	fs.StringVar(&cfg.Command, "c", "", "run this SQL (or one backslash command) and exit")
+	cfg.Print.Register(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
