@@ -35,8 +35,15 @@ Formatting
 // meta runs one backslash command. Unknown commands and bad arguments are
 // failures, so that a script stops on them as psql -v ON_ERROR_STOP=1 does.
 func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
-	fields := strings.Fields(strings.TrimSpace(line))
-	cmd, args := fields[0], fields[1:]
+	cmd, rest := splitCommand(line)
+	if handled, quit, err := sh.metaRaw(ctx, cmd, rest); handled {
+		return quit, err
+	}
+	args, err := sh.metaArgs(rest)
+	if err != nil {
+		fmt.Fprintf(sh.errOut, "%s: %v\n", cmd, err)
+		return false, ErrFailed
+	}
 	switch cmd {
 	case `\q`:
 		return true, nil
@@ -49,14 +56,16 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.toggle(&sh.Timing, args, "Timing")
 	case `\set`:
 		return false, sh.set(args)
+	case `\unset`:
+		return false, sh.unset(args)
 	case `\dt`, `\d`, `\dn`:
 		return false, sh.describe(ctx, cmd, args)
 	case `\debt`:
 		return false, sh.debt(ctx, args)
-	case `\copy`:
-		rest := strings.TrimSpace(line)
-		return false, sh.metaCopy(ctx, rest[len(`\copy`):])
 	default:
+		if handled, quit, err := sh.metaScript(ctx, cmd, args); handled {
+			return quit, err
+		}
 		if handled, err := sh.metaOutput(cmd, args); handled {
 			return false, err
 		}
@@ -87,25 +96,6 @@ func (sh *Shell) toggle(v *bool, args []string, what string) error {
 		state = "on"
 	}
 	fmt.Fprintf(sh.out, "%s is %s.\n", what, state)
-	return nil
-}
-
-func (sh *Shell) set(args []string) error {
-	if len(args) != 2 || args[0] != "VERBOSITY" {
-		fmt.Fprintln(sh.errOut, `\set: only "\set VERBOSITY default|verbose|terse" is supported`)
-		return ErrFailed
-	}
-	switch args[1] {
-	case "default":
-		sh.Verbosity = VerbosityDefault
-	case "verbose":
-		sh.Verbosity = VerbosityVerbose
-	case "terse":
-		sh.Verbosity = VerbosityTerse
-	default:
-		fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", args[1])
-		return ErrFailed
-	}
 	return nil
 }
 

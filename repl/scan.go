@@ -107,8 +107,7 @@ func (s *stmtScanner) nextTerminator() (int, bool) {
 			}
 		case c == '\'':
 			s.hasToken = true
-			escapes := s.pos > 0 && (s.src[s.pos-1] == 'E' || s.src[s.pos-1] == 'e') &&
-				(s.pos == 1 || !isIdentChar(s.src[s.pos-2]))
+			escapes := s.escapesAt()
 			s.pos++
 			if !s.skipQuoted('\'', escapes) {
 				s.inside = lexQuote
@@ -152,6 +151,55 @@ func (s *stmtScanner) nextTerminator() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// escapesAt reports whether the quote at pos opens an E'' string.
+func (s *stmtScanner) escapesAt() bool {
+	return s.pos > 0 && (s.src[s.pos-1] == 'E' || s.src[s.pos-1] == 'e') &&
+		(s.pos == 1 || !isIdentChar(s.src[s.pos-2]))
+}
+
+// skipToken moves past the token at pos: a literal or comment whole (to
+// the end of src if unclosed), else one word or character. It walks text
+// known to start between tokens (a complete statement, one line).
+func (s *stmtScanner) skipToken() {
+	switch c := s.src[s.pos]; {
+	case c == '-' && s.peek(1) == '-':
+		s.skipLineComment()
+	case c == '/' && s.peek(1) == '*':
+		s.pos += 2
+		s.comments = 1
+		s.skipBlockComment()
+	case c == '\'':
+		escapes := s.escapesAt()
+		s.pos++
+		s.skipQuoted('\'', escapes)
+	case c == '"':
+		s.pos++
+		s.skipQuoted('"', false)
+	case c == '$':
+		s.dollar()
+	case isIdentStart(c):
+		for s.pos < len(s.src) && isIdentChar(s.src[s.pos]) {
+			s.pos++
+		}
+	default:
+		s.pos++
+	}
+	s.pos = min(s.pos, len(s.src))
+}
+
+// metaStart is the offset of line's first backslash outside literals and
+// comments (a command after SQL on one line: SELECT 1 \gx), or -1.
+func metaStart(line string) int {
+	sc := stmtScanner{src: line}
+	for sc.pos < len(line) {
+		if line[sc.pos] == '\\' {
+			return sc.pos
+		}
+		sc.skipToken()
+	}
+	return -1
 }
 
 func (s *stmtScanner) peek(n int) byte {

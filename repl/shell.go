@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,14 +45,22 @@ type Shell struct {
 	// end its data.
 	Interactive bool
 
-	pending inputBuffer // input read but not yet terminated by ';'
-	copy    *copyFeed   // a COPY FROM STDIN reading the next input lines
+	// EchoAll prints every input line as it is read (psql -a).
+	EchoAll bool
+
+	pending   inputBuffer // input read but not yet terminated by ';'
+	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines
+	stdout    io.Writer   // out between statements; out is switched to \o's file while one runs
+	qfile     *os.File    // \o's file, nil for standard output
+	vars      map[string]string
+	scriptDir string // the directory \ir is relative to
+	lastQuery string // what \g sends again when the buffer is empty
 }
 
 // New returns a shell printing to out (results) and errOut (errors,
 // notices), stopping at the first error.
 func New(s Session, out, errOut io.Writer) *Shell {
-	return &Shell{sess: s, out: out, errOut: errOut, StopOnError: true, Now: time.Now}
+	return &Shell{sess: s, out: out, stdout: out, errOut: errOut, StopOnError: true, Now: time.Now, scriptDir: "."}
 }
 
 // RunCommand runs text as psql -c does: one backslash command, or any number
@@ -67,19 +77,55 @@ func (sh *Shell) RunCommand(ctx context.Context, text string) error {
 }
 
 // RunScript reads statements from r until EOF or \q, without prompts.
+// With ON_ERROR_STOP (the default) it ends at the first failure, which it
+// returns; with it off it goes on, as psql.
 func (sh *Shell) RunScript(ctx context.Context, r io.Reader) error {
+	defer sh.setQueryOut(nil)
+	_, err := sh.runLines(ctx, r)
+	return err
+}
+
+// RunFile is RunScript on a file (psql -f): \ir is relative to its
+// directory.
+func (sh *Shell) RunFile(ctx context.Context, name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, pathErr(err))
+	}
+	defer f.Close()
+	sh.scriptDir = filepath.Dir(name)
+	return sh.RunScript(ctx, f)
+}
+
+// SetVariable is psql -v NAME=value.
+func (sh *Shell) SetVariable(name, value string) error {
+	if !validVarName(name) {
+		return fmt.Errorf("invalid variable name: %q", name)
+	}
+	if err := sh.setVar(name, value); err != nil {
+		return fmt.Errorf("invalid value %q for variable %s", value, name)
+	}
+	return nil
+}
+
+// runLines feeds r's lines until EOF (then what is unterminated runs) or
+// \q; quit reports the \q.
+func (sh *Shell) runLines(ctx context.Context, r io.Reader) (quit bool, err error) {
 	lines := newLineReader(r)
 	for {
 		line, err := lines.next()
 		if errors.Is(err, io.EOF) {
-			return sh.flush(ctx)
+			return false, sh.flush(ctx)
 		}
 		if err != nil {
-			return fmt.Errorf("read input: %w", err)
+			return false, fmt.Errorf("read input: %w", err)
+		}
+		if sh.EchoAll || sh.vars[varEcho] == "all" {
+			fmt.Fprintln(sh.stdout, line)
 		}
 		quit, ferr := sh.feedLine(ctx, line)
-		if ferr != nil || quit {
-			return ferr
+		if quit || (ferr != nil && sh.StopOnError) {
+			return quit, ferr
 		}
 	}
 }
@@ -91,8 +137,17 @@ func (sh *Shell) feedLine(ctx context.Context, line string) (quit bool, err erro
 	if sh.copy != nil {
 		return false, sh.feedCopy(ctx, line)
 	}
-	if strings.HasPrefix(strings.TrimLeft(line, " \t"), `\`) && sh.state() == lexNormal {
-		return sh.meta(ctx, line)
+	if st := sh.state(); st == lexNormal || st == lexParen {
+		if i := metaStart(line); i >= 0 {
+			// SQL before a command on one line joins the buffer first
+			// (SELECT 1 \gx).
+			if sql := line[:i]; strings.TrimSpace(sql) != "" {
+				if _, err := sh.feedText(ctx, sql+"\n"); err != nil && sh.StopOnError {
+					return false, err
+				}
+			}
+			return sh.meta(ctx, line[i:])
+		}
 	}
 	return sh.feedText(ctx, line+"\n")
 }
@@ -160,6 +215,10 @@ func (sh *Shell) Prompt() string {
 // printed and returned as ErrFailed.
 func (sh *Shell) runStatement(ctx context.Context, stmt string) error {
 	start := sh.Now()
+	sh.lastQuery = stmt
+	stmt = sh.interpolate(stmt)
+	sh.out = sh.queryOut()
+	defer func() { sh.out = sh.stdout }()
 	if err := sh.execute(ctx, stmt, resultStyle{}); err != nil {
 		sh.printError(err, stmt)
 		return ErrFailed

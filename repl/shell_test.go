@@ -170,7 +170,9 @@ func TestMetaCommands(t *testing.T) {
 		{line: `\timing maybe`, fails: true, errOut: "unrecognized value \"maybe\" for \"timing\": Boolean expected\n"},
 		{line: `\bogus`, fails: true, errOut: "invalid command \\bogus\nTry \\? for help.\n"},
 		{line: `\set VERBOSITY verbose`},
-		{line: `\set ECHO all`, fails: true, errOut: "\\set: only \"\\set VERBOSITY default|verbose|terse\" is supported\n"},
+		{line: `\set ECHO all`},
+		{line: `\set ECHO loud`, fails: true, errOut: "unrecognized value \"loud\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n"},
+		{line: `\set ON_ERROR_STOP maybe`, fails: true, errOut: "unrecognized value \"maybe\" for \"ON_ERROR_STOP\": Boolean expected\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -45,9 +45,19 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 	if err := sh.ApplyPrintFlags(cfg.Print); err != nil {
 		return usagef("%v", err)
 	}
+	for _, kv := range cfg.Vars {
+		if err := sh.SetVariable(kv[0], kv[1]); err != nil {
+			return usagef("-v: %v", err)
+		}
+	}
+	sh.EchoAll = cfg.EchoAll
 	switch {
 	case cfg.Command != "":
 		err = sh.RunCommand(ctx, cfg.Command)
+	case cfg.File != "":
+		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		err = sh.RunFile(sctx, cfg.File)
 	case repl.IsTerminal(std.in):
 		err = sh.RunInteractive(ctx, repl.HistoryFile())
 	default:

@@ -37,6 +37,9 @@ type catalogConfig struct {
 type replConfig struct {
 	catalogConfig
 	Command string // -c: run this and exit
+	File    string // -f: run this script and exit
+	Vars    [][2]string
+	EchoAll bool
 	Print   repl.PrintFlags
 }
 
@@ -165,12 +168,28 @@ func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
 	cf.register(fs, env)
 	var cfg replConfig
 	fs.StringVar(&cfg.Command, "c", "", "run this SQL (or one backslash command) and exit")
+	fs.StringVar(&cfg.File, "f", "", "run the statements of this file and exit (psql -f)")
+	setVar := func(kv string) error {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			return fmt.Errorf("want NAME=value, got %q", kv)
+		}
+		cfg.Vars = append(cfg.Vars, [2]string{name, value})
+		return nil
+	}
+	fs.Func("v", "NAME=value: set a shell variable, as \\set does (repeatable)", setVar)
+	fs.Func("set", "NAME=value: the same as -v", setVar)
+	fs.BoolVar(&cfg.EchoAll, "a", false, "print every input line as it is read (psql -a)")
+	fs.BoolVar(&cfg.EchoAll, "echo-all", false, "the same as -a")
 	cfg.Print.Register(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	cat, err := cf.finish(env)
 	cfg.catalogConfig = cat
+	if err == nil && cfg.File != "" && cfg.Command != "" {
+		err = usagef("-c and -f exclude each other")
+	}
 	return cfg, fs, err
 }
 
