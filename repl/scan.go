@@ -153,7 +153,7 @@ func (s *stmtScanner) nextTerminator() (int, bool) {
 	return 0, false
 }
 
-// escapesAt reports whether the quote at pos opens an E” string.
+// escapesAt reports whether the quote at pos opens an E'...' string.
 func (s *stmtScanner) escapesAt() bool {
 	return s.pos > 0 && (s.src[s.pos-1] == 'E' || s.src[s.pos-1] == 'e') &&
 		(s.pos == 1 || !isIdentChar(s.src[s.pos-2]))

@@ -166,7 +166,7 @@ func (sh *Shell) variableAt(s string, i int) (string, int, bool) {
 }
 
 // quoteLiteral is PQescapeLiteral's quoting: quotes doubled, and with a
-// backslash an E” string with backslashes doubled.
+// backslash an E'...' string with backslashes doubled.
 func quoteLiteral(v string) string {
 	q := "'" + strings.ReplaceAll(v, "'", "''") + "'"
 	if strings.Contains(v, `\`) {
@@ -176,7 +176,7 @@ func quoteLiteral(v string) string {
 }
 
 // metaArgs splits a backslash command's arguments as psql does: blanks
-// separate them; 'single quotes' hold blanks, ” and the backslash escapes
+// separate them; 'single quotes' hold blanks, doubled quotes and the escapes
 // \n \t \b \r \f and octal; "double quotes" are kept, quotes and all;
 // :NAME, :'NAME' and :"NAME" outside quotes are variables. Pieces that
 // touch make one argument.
