@@ -34,6 +34,13 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 		}
 		return fs, runBenchMerge(ctx, cfg, std)
 	}
+	if len(args) > 0 && args[0] == "maintenance" {
+		cfg, fs, err := parseBenchMaintenance(args[1:], env)
+		if err != nil {
+			return fs, err
+		}
+		return fs, runBenchMaintenance(ctx, cfg, std)
+	}
 	if len(args) > 0 && args[0] == "contention" {
 		cfg, fs, err := parseBenchContention(args[1:], env)
 		if err != nil {
@@ -59,7 +66,7 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	var cfg benchConfig
 	if len(args) == 0 || args[0] != "delete" {
-		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select|merge|contention [flags]")
+		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select|merge|maintenance|contention [flags]")
 	}
 	fs := newFlagSet("bench delete")
 	var layouts, modes, cases string
