@@ -35,9 +35,9 @@ type prunedTask struct {
 	groups, kept int
 }
 
-// pruneRowGroups replaces each whole-file Parquet task by one task per run
-// of row groups in which filter might hold, and drops tasks with none; the
-// rest of tasks stays as it is. Footers are read concurrently, results kept
+// pruneRowGroups replaces each Parquet task (a whole file or a byte range
+// of one) by one task per run of its row groups in which filter might
+// hold, and drops tasks with none; other tasks stay as they are. Footers are read concurrently, results kept
 // in task order.
 func pruneRowGroups(ctx context.Context, fs iceio.IO, f rowGroupFilter, tasks []table.FileScanTask, stats *ScanStats) ([]table.FileScanTask, error) {
 	out := make([]prunedTask, len(tasks))
@@ -58,17 +58,17 @@ func pruneRowGroups(ctx context.Context, fs iceio.IO, f rowGroupFilter, tasks []
 	return kept, nil
 }
 
-// pruneTask prunes the row groups of one task. Tasks that are not a whole
-// Parquet file (never planned so today, but a range already set must not be
-// widened) and single-row-group files, which manifest pruning has already
-// judged on the same statistics, are kept unread.
+// pruneTask prunes the row groups of one task: a whole Parquet file, or
+// the byte range of one iceberg-go planned for a file bigger than
+// read.split.target-size (the row groups whose offset lies in it; a range
+// is narrowed, never widened). Single-row-group files, which manifest
+// pruning has already judged on the same statistics, are kept unread.
 func pruneTask(ctx context.Context, fs iceio.IO, f rowGroupFilter, task table.FileScanTask) (prunedTask, error) {
 	df := task.File
-	whole := task.Start == 0 && (task.Length == 0 || task.Length == df.FileSizeBytes())
-	if df.FileFormat() != ice.ParquetFile || !whole {
+	if df.FileFormat() != ice.ParquetFile {
 		return prunedTask{tasks: []table.FileScanTask{task}}, nil
 	}
-	if len(df.SplitOffsets()) == 1 {
+	if len(df.SplitOffsets()) == 1 && wholeFile(task) {
 		return prunedTask{tasks: []table.FileScanTask{task}, groups: 1, kept: 1}, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -79,6 +79,15 @@ func pruneTask(ctx context.Context, fs iceio.IO, f rowGroupFilter, task table.Fi
 		return prunedTask{}, err
 	}
 	return splitTask(task, md, f)
+}
+
+func wholeFile(task table.FileScanTask) bool {
+	return task.Start == 0 && (task.Length == 0 || task.Length == task.File.FileSizeBytes())
+}
+
+// inTask reports whether the row group at offset is one task reads.
+func inTask(task table.FileScanTask, offset int64) bool {
+	return wholeFile(task) || (offset >= task.Start && offset < task.Start+task.Length)
 }
 
 // readFooter reads only the metadata of a Parquet file of size bytes (0:
@@ -105,12 +114,19 @@ func splitTask(task table.FileScanTask, md *metadata.FileMetaData, f rowGroupFil
 	n := md.NumRowGroups()
 	offsets, ok := rowGroupOffsets(md, task.File.SplitOffsets())
 	if !ok {
+		if !wholeFile(task) {
+			return prunedTask{tasks: []table.FileScanTask{task}}, nil // its row groups unknown
+		}
 		return prunedTask{tasks: []table.FileScanTask{task}, groups: n, kept: n}, nil
 	}
 	cols := newFileColumns(md, task.File.NaNValueCounts())
 	keep := make([]bool, n)
-	kept := 0
+	groups, kept := 0, 0
 	for rg := range n {
+		if !inTask(task, offsets[rg]) {
+			continue
+		}
+		groups++
 		might, err := f.mightMatch(md.RowGroup(rg), cols)
 		if err != nil {
 			return prunedTask{}, fmt.Errorf("row group %d of %s: %w", rg, task.File.FilePath(), err)
@@ -120,8 +136,8 @@ func splitTask(task table.FileScanTask, md *metadata.FileMetaData, f rowGroupFil
 			kept++
 		}
 	}
-	res := prunedTask{groups: n, kept: kept}
-	if kept == n {
+	res := prunedTask{groups: groups, kept: kept}
+	if kept == groups {
 		res.tasks = []table.FileScanTask{task}
 		return res, nil
 	}

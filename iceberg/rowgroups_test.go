@@ -77,13 +77,16 @@ func rgCols() []testCol {
 
 // rgTable is a table of rgCols with 10-row row groups and the deletes of
 // rgDeletedIDs; it returns the table and its live rows.
-func rgTable(t *testing.T, v int) (*table.Table, []row) {
+func rgTable(t *testing.T, v int, extraProps ...string) (*table.Table, []row) {
 	t.Helper()
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
 	cols := rgCols()
 	ident := Ident("public", "rg")
 	props := map[string]string{"format-version": fmt.Sprint(v), "write.parquet.row-group-limit": fmt.Sprint(rgRows)}
+	for i := 0; i+1 < len(extraProps); i += 2 {
+		props[extraProps[i]] = extraProps[i+1]
+	}
 	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, props); err != nil {
 		t.Fatal(err)
 	}
@@ -595,37 +598,73 @@ func TestScanRowGroupPoint(t *testing.T) {
 	for _, v := range []int{2, 3} {
 		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
 			tbl, _ := rgTable(t, v)
-			id := rgCols()[0]
-			for _, tc := range []struct {
-				pred   modelPred
-				groups []int64 // first ids of the row groups read
-			}{
-				{cmpPred(id, ice.OpEQ, int64(57)), []int64{50}},
-				{cmpPred(id, ice.OpEQ, int64(150)), []int64{150}},
-				{inPred(id, false, int64(5), int64(95), int64(150)), []int64{0, 90, 150}},
-				{andP(cmpPred(id, ice.OpGTEQ, int64(118)), cmpPred(id, ice.OpLTEQ, int64(121))), []int64{110, 120}},
-			} {
-				got, st := scanPred(t, tbl, tc.pred)
-				if st.RowGroupsRead != len(tc.groups) || st.RowGroups < 8 {
-					t.Fatalf("%s: read %d of %d row groups, want %d", tc.pred, st.RowGroupsRead, st.RowGroups, len(tc.groups))
-				}
-				var want []int64
-				for _, first := range tc.groups {
-					for id := first; id < first+rgRows; id++ {
-						if !slices.Contains(rgDeletedIDs, id) {
-							want = append(want, id)
-						}
-					}
-				}
-				var ids []int64
-				for _, r := range got {
-					ids = append(ids, r["id"].(int64))
-				}
-				slices.Sort(ids)
-				if !slices.Equal(ids, want) {
-					t.Fatalf("%s: read ids %v, want %v", tc.pred, ids, want)
+			checkPointReads(t, tbl)
+		})
+	}
+}
+
+// TestScanRowGroupPointRanged: a file bigger than read.split.target-size
+// is planned as byte-range tasks; each is pruned within its range, so a
+// point predicate still reads exactly its row group (it read every row
+// group of the range before).
+func TestScanRowGroupPointRanged(t *testing.T) {
+	for _, v := range []int{2, 3} {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			tbl, _ := rgTable(t, v, "read.split.target-size", "1500")
+			scan := tbl.Scan()
+			defer scan.Close()
+			tasks, err := scan.PlanFiles(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ranged := 0
+			for _, task := range tasks {
+				if task.Start > 0 || (task.Length > 0 && task.Length < task.File.FileSizeBytes()) {
+					ranged++
 				}
 			}
+			if ranged == 0 {
+				t.Fatalf("%d tasks, none a byte range: the test would prove nothing", len(tasks))
+			}
+			checkPointReads(t, tbl)
 		})
+	}
+}
+
+// checkPointReads runs point and range predicates on the clustered id of
+// rgTable's table: each reads the row groups holding its ids and no more,
+// and exactly their live rows.
+func checkPointReads(t *testing.T, tbl *table.Table) {
+	t.Helper()
+	id := rgCols()[0]
+	for _, tc := range []struct {
+		pred   modelPred
+		groups []int64 // first ids of the row groups read
+	}{
+		{cmpPred(id, ice.OpEQ, int64(57)), []int64{50}},
+		{cmpPred(id, ice.OpEQ, int64(150)), []int64{150}},
+		{inPred(id, false, int64(5), int64(95), int64(150)), []int64{0, 90, 150}},
+		{andP(cmpPred(id, ice.OpGTEQ, int64(118)), cmpPred(id, ice.OpLTEQ, int64(121))), []int64{110, 120}},
+	} {
+		got, st := scanPred(t, tbl, tc.pred)
+		if st.RowGroupsRead != len(tc.groups) || st.RowGroups < 8 {
+			t.Fatalf("%s: read %d of %d row groups, want %d", tc.pred, st.RowGroupsRead, st.RowGroups, len(tc.groups))
+		}
+		var want []int64
+		for _, first := range tc.groups {
+			for id := first; id < first+rgRows; id++ {
+				if !slices.Contains(rgDeletedIDs, id) {
+					want = append(want, id)
+				}
+			}
+		}
+		var ids []int64
+		for _, r := range got {
+			ids = append(ids, r["id"].(int64))
+		}
+		slices.Sort(ids)
+		if !slices.Equal(ids, want) {
+			t.Fatalf("%s: read ids %v, want %v", tc.pred, ids, want)
+		}
 	}
 }
