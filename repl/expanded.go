@@ -6,109 +6,191 @@ import (
 	"strings"
 )
 
-// writeExpanded prints t as psql's \x output with border 1
-// (print_aligned_vertical): one "-[ RECORD n ]" block per row, header and
-// value side by side. Values are left-aligned whatever their type.
+// writeExpanded prints t as psql's \x output with border 1.
 func writeExpanded(w io.Writer, t *table) error {
+	_, err := io.WriteString(w, expandedText(t, defaultLayout))
+	return err
+}
+
+// expandedText is psql's print_aligned_vertical with the ascii line style:
+// one "-[ RECORD n ]" block per row, header and value side by side. Values
+// are left-aligned whatever their type.
+func expandedText(t *table, lo layout) string {
+	border := min(lo.border, 2)
 	var b strings.Builder
 	if len(t.rows) == 0 {
-		if t.footer {
+		if t.footer && !lo.tuplesOnly {
 			b.WriteString(rowsFooter(0))
 			b.WriteByte('\n')
 		}
 		b.WriteByte('\n')
-		_, err := io.WriteString(w, b.String())
-		return err
+		return b.String()
 	}
-	heads := make([]cellText, len(t.headers))
-	hwidth, dwidth, dmulti := 0, 0, false
-	for i, h := range t.headers {
-		heads[i] = newCellText(h)
-		hwidth = max(hwidth, heads[i].width())
-	}
-	cells := make([][]cellText, len(t.rows))
-	for r, row := range t.rows {
-		cells[r] = make([]cellText, len(row))
-		for c, v := range row {
-			cells[r][c] = newCellText(v)
-			dwidth = max(dwidth, cells[r][c].width())
-			dmulti = dmulti || len(cells[r][c].lines) > 1
-		}
-	}
-	if t.title != "" {
+	v := measureVertical(t)
+	if t.title != "" && !lo.tuplesOnly {
 		b.WriteString(t.title)
 		b.WriteByte('\n')
 	}
-	for r, row := range cells {
-		writeRecordLine(&b, r+1, hwidth, dwidth)
+	for r, row := range v.cells {
+		switch {
+		case !lo.tuplesOnly:
+			writeRecordLine(&b, r+1, v.hwidth, v.dwidth, border)
+		case r > 0 || border == 2:
+			writeRecordLine(&b, 0, v.hwidth, v.dwidth, border)
+		}
 		for c, cell := range row {
-			writeExpandedField(&b, heads[c], cell, hwidth, dwidth, dmulti)
+			v.writeField(&b, v.heads[c], cell, border)
 		}
 	}
+	if border == 2 {
+		writeRecordLine(&b, 0, v.hwidth, v.dwidth, border)
+	}
 	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
-// writeRecordLine is print_aligned_vertical_line for border 1: the record
-// label, then dashes (and a '+' under the separator) only where the label
-// is shorter than the columns.
-func writeRecordLine(b *strings.Builder, record, hwidth, dwidth int) {
-	label := fmt.Sprintf("[ RECORD %d ]", record)
-	b.WriteByte('-')
-	b.WriteString(label)
-	reclen := len(label) + 1
-	for i := reclen; i < hwidth; i++ {
+// vertical is a table measured for the expanded format: the widest header
+// and value, and whether any of them has several lines.
+type vertical struct {
+	heads          []cellText
+	cells          [][]cellText
+	hwidth, dwidth int
+	hmulti, dmulti bool
+}
+
+func measureVertical(t *table) vertical {
+	v := vertical{heads: make([]cellText, len(t.headers)), cells: make([][]cellText, len(t.rows))}
+	for i, h := range t.headers {
+		v.heads[i] = newCellText(h)
+		v.hwidth = max(v.hwidth, v.heads[i].width())
+		v.hmulti = v.hmulti || len(v.heads[i].lines) > 1
+	}
+	for r, row := range t.rows {
+		v.cells[r] = make([]cellText, len(row))
+		for c, s := range row {
+			v.cells[r][c] = newCellText(s)
+			v.dwidth = max(v.dwidth, v.cells[r][c].width())
+			v.dmulti = v.dmulti || len(v.cells[r][c].lines) > 1
+		}
+	}
+	return v
+}
+
+// writeRecordLine is print_aligned_vertical_line: the record label (none
+// for record 0, the line between records of tuples-only output), then
+// rules only where the label is shorter than the columns. Border 0 has
+// spaces for rules.
+func writeRecordLine(b *strings.Builder, record, hwidth, dwidth, border int) {
+	rule := "-"
+	switch border {
+	case 0:
+		rule = " "
+	case 1:
 		b.WriteByte('-')
+	case 2:
+		b.WriteString("+-")
+	}
+	reclen := 0
+	switch {
+	case record > 0 && border == 0:
+		reclen, _ = fmt.Fprintf(b, "* Record %d", record)
+	case record > 0:
+		reclen, _ = fmt.Fprintf(b, "[ RECORD %d ]", record)
+	}
+	if border != 2 {
+		reclen++
+	}
+	for i := reclen; i < hwidth; i++ {
+		b.WriteString(rule)
 	}
 	reclen -= hwidth
-	for _, mark := range []byte{'-', '+', '-'} {
+	marks := []string{"-", "+", "-"}
+	if border == 0 {
+		marks = []string{" "}
+	}
+	for _, mark := range marks {
 		if reclen <= 0 {
-			b.WriteByte(mark)
+			b.WriteString(mark)
 		}
 		reclen--
 	}
 	for i := max(reclen, 0); i < dwidth; i++ {
-		b.WriteByte('-')
+		b.WriteString(rule)
+	}
+	if border == 2 {
+		b.WriteString("-+")
 	}
 	b.WriteByte('\n')
 }
 
-// writeExpandedField prints one "header | value" pair, walking the header's
-// and the value's lines in parallel.
-func writeExpandedField(b *strings.Builder, head, data cellText, hwidth, dwidth int, dmulti bool) {
+// writeField prints one "header | value" pair, walking the header's and
+// the value's lines in parallel.
+func (v vertical) writeField(b *strings.Builder, head, data cellText, border int) {
 	hline, dline := 0, 0
 	hdone, ddone := false, false
 	for !hdone || !ddone {
-		if !hdone {
-			b.WriteString(head.lines[hline])
-			pad(b, hwidth-head.widths[hline])
-			if hline+1 < len(head.lines) {
-				b.WriteByte('+')
-				hline++
-			} else {
-				b.WriteByte(' ')
-				hdone = true
-			}
-		} else {
-			pad(b, hwidth+1)
+		if border == 2 {
+			b.WriteString("| ")
 		}
-		b.WriteByte('|')
+		if !hdone {
+			hdone = v.writeHeaderLine(b, head, hline, border)
+			hline++
+		} else {
+			n := v.hwidth + min(border, 1)
+			if border == 0 && v.hmulti {
+				n++
+			}
+			pad(b, n)
+		}
+		if border > 0 {
+			b.WriteByte('|')
+		}
 		if ddone {
+			if border == 2 {
+				pad(b, v.dwidth+2)
+				b.WriteByte('|')
+			}
 			b.WriteByte('\n')
 			continue
 		}
-		b.WriteByte(' ')
-		b.WriteString(data.lines[dline])
-		if dline+1 < len(data.lines) {
-			if dmulti {
-				pad(b, dwidth-data.widths[dline])
-				b.WriteByte('+')
-			}
-			dline++
-		} else {
-			ddone = true
-		}
-		b.WriteByte('\n')
+		ddone = v.writeDataLine(b, data, dline, border)
+		dline++
 	}
+}
+
+// writeHeaderLine prints one line of a header and says whether it was the
+// last one.
+func (v vertical) writeHeaderLine(b *strings.Builder, head cellText, line, border int) (done bool) {
+	b.WriteString(head.lines[line])
+	pad(b, v.hwidth-head.widths[line])
+	done = line+1 >= len(head.lines)
+	if border > 0 || v.hmulti {
+		if done {
+			b.WriteByte(' ')
+		} else {
+			b.WriteByte('+')
+		}
+	}
+	return done
+}
+
+// writeDataLine prints one line of a value and says whether it was the
+// last one.
+func (v vertical) writeDataLine(b *strings.Builder, data cellText, line, border int) (done bool) {
+	b.WriteByte(' ')
+	b.WriteString(data.lines[line])
+	done = line+1 >= len(data.lines)
+	switch {
+	case !done && (border == 2 || v.dmulti):
+		pad(b, v.dwidth-data.widths[line])
+		b.WriteByte('+')
+	case done && border == 2:
+		pad(b, v.dwidth-data.widths[line])
+		b.WriteByte(' ')
+	}
+	if border == 2 {
+		b.WriteByte('|')
+	}
+	b.WriteByte('\n')
+	return done
 }

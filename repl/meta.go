@@ -26,7 +26,19 @@ Informational
   \debt TABLE            the table's delete debt: live and deleted rows per data file
 
 Formatting
-  \x [on|off]            toggle expanded output
+  \a                     toggle between unaligned and aligned output mode
+  \C [STRING]            set table title, or unset if none
+  \f [STRING]            show or set field separator for unaligned query output
+  \H                     toggle HTML output mode
+  \pset [NAME [VALUE]]   set table output option, or list them all
+                         (border, columns, csv_fieldsep, expanded, fieldsep,
+                         fieldsep_zero, footer, format, null, pager,
+                         pager_min_lines, recordsep, recordsep_zero, tableattr,
+                         title, tuples_only); formats: aligned, asciidoc, csv,
+                         html, json, markdown, unaligned
+  \t [on|off]            show only rows
+  \T [STRING]            set HTML <table> tag attributes, or unset if none
+  \x [on|off|auto]       toggle expanded output
   \timing [on|off]       toggle timing of statements
   \set VERBOSITY default|verbose|terse
                          how much of an error to show (verbose adds SQLSTATE)
@@ -69,7 +81,10 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		if handled, err := sh.metaOutput(cmd, args); handled {
 			return false, err
 		}
-		fmt.Fprintf(sh.errOut, "invalid command %s\nTry \\? for help.\n", cmd)
+		fmt.Fprintf(sh.errOut, "invalid command %s\n", cmd)
+		if sh.Interactive { // psql says it only on a terminal
+			fmt.Fprintln(sh.errOut, `Try \? for help.`)
+		}
 		return false, ErrFailed
 	}
 	return false, nil
@@ -118,7 +133,16 @@ func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error 
 		fmt.Fprintf(sh.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
 		return ErrFailed
 	}
-	if err := sh.execute(ctx, stmt, style); err != nil {
+	run := func() error { return sh.execute(ctx, stmt, style) }
+	if cmd == `\dt` || cmd == `\d` && len(args) == 0 {
+		// An empty list is psql's "Did not find any relations." instead.
+		pattern := ""
+		if len(args) > 0 {
+			pattern = args[0]
+		}
+		run = func() error { return sh.listRelations(ctx, stmt, pattern, style) }
+	}
+	if err := run(); err != nil {
 		sh.printError(err, stmt)
 		return ErrFailed
 	}

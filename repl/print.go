@@ -1,9 +1,12 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/magmalake/magmalake/exec"
 )
@@ -14,14 +17,8 @@ func (sh *Shell) printRows(ctx context.Context, res *exec.Result, style resultSt
 	if err != nil {
 		return err
 	}
-	t.title, t.footer = style.title, !style.noFooter
-	if sh.Expanded {
-		err = writeExpanded(sh.out, t)
-	} else {
-		err = writeAligned(sh.out, t)
-	}
-	if err != nil {
-		return fmt.Errorf("print result: %w", err)
+	if err := sh.printTable(t, style); err != nil {
+		return err
 	}
 	// psql follows a RETURNING result with the command's own tag.
 	if tag := res.CommandTag(); hasTagPrefix(tag, "INSERT", "UPDATE", "DELETE", "MERGE") {
@@ -30,22 +27,194 @@ func (sh *Shell) printRows(ctx context.Context, res *exec.Result, style resultSt
 	return nil
 }
 
-// metaOutput runs the backslash commands of output formatting (\x, ...);
-// handled is false for other commands.
+// printTable prints a collected result with a backslash command's title
+// (else \pset title) and footer.
+func (sh *Shell) printTable(t *table, style resultStyle) error {
+	ps := sh.settings()
+	t.title, t.footer = ps.title.text, !style.noFooter && ps.footer
+	if style.title != "" {
+		t.title = style.title
+	}
+	var b bytes.Buffer
+	ps.render(&b, t, sh.expandedMode(), sh.outputColumns())
+	if err := sh.emit(b.Bytes()); err != nil {
+		return fmt.Errorf("print result: %w", err)
+	}
+	return nil
+}
+
+// listRelations runs a \dt or \d listing; none found is psql's message
+// on standard error (pattern is what \dt was given, if anything), not an
+// empty table.
+func (sh *Shell) listRelations(ctx context.Context, stmt, pattern string, style resultStyle) error {
+	p, err := sh.sess.Prepare(ctx, stmt, nil)
+	if err != nil {
+		return err
+	}
+	res, err := sh.sess.Execute(ctx, p, nil)
+	if err != nil {
+		return err
+	}
+	if res.Rows == nil {
+		return fmt.Errorf("%s returned no rows", stmt)
+	}
+	defer res.Rows.Close()
+	t, err := collectTable(ctx, res.Columns, res.Rows)
+	switch {
+	case err != nil:
+		return err
+	case len(t.rows) > 0:
+		return sh.printTable(t, style)
+	case pattern != "":
+		fmt.Fprintf(sh.errOut, "Did not find any relation named \"%s\".\n", pattern)
+	default:
+		fmt.Fprintln(sh.errOut, "Did not find any relations.")
+	}
+	return nil
+}
+
+// settings returns sh's output settings, psql's defaults at first.
+func (sh *Shell) settings() *printSettings {
+	if sh.print == nil {
+		sh.print = defaultSettings()
+	}
+	return sh.print
+}
+
+// psetShorthands are the commands that set one \pset option.
+var psetShorthands = map[string]string{
+	`\x`: "expanded", `\t`: "tuples_only", `\f`: "fieldsep", `\C`: "title", `\T`: "tableattr",
+}
+
+// metaOutput runs the backslash commands of output formatting (\pset, \x,
+// \t, \a, \f, \H, \C, \T); handled is false for other commands.
 func (sh *Shell) metaOutput(cmd string, args []string) (handled bool, err error) {
 	switch cmd {
-	case `\x`:
-		return true, sh.toggle(&sh.Expanded, args, "Expanded display")
+	case `\pset`:
+		return true, sh.metaPset(args)
+	case `\a`, `\H`:
+		// \a is aligned to unaligned and anything else to aligned; \H is
+		// html and back to aligned.
+		defer sh.warnExtra(cmd, args)
+		format, target := sh.settings().format, "aligned"
+		switch {
+		case cmd == `\a` && format == "aligned":
+			target = "unaligned"
+		case cmd == `\H` && format != "html":
+			target = "html"
+		}
+		return true, sh.runPset("format", &target)
 	}
-	return false, nil
+	name, ok := psetShorthands[cmd]
+	if !ok {
+		return false, nil
+	}
+	var value *string
+	if len(args) > 0 {
+		value = &args[0]
+		defer sh.warnExtra(cmd, args[1:])
+	}
+	return true, sh.runPset(name, value)
+}
+
+// metaPset is \pset [NAME [VALUE]].
+func (sh *Shell) metaPset(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(sh.out, sh.psetList())
+		return nil
+	}
+	var value *string
+	if len(args) > 1 {
+		value = &args[1]
+		defer sh.warnExtra(`\pset`, args[2:])
+	}
+	return sh.runPset(args[0], value)
+}
+
+// runPset sets an option and says so on standard output; a bad one is an
+// error on standard error.
+func (sh *Shell) runPset(name string, value *string) error {
+	msg, err := sh.pset(name, value)
+	switch {
+	case errors.Is(err, errSilent):
+	case err != nil:
+		fmt.Fprintln(sh.errOut, err)
+		return ErrFailed
+	default:
+		fmt.Fprintln(sh.out, msg)
+	}
+	return nil
+}
+
+// warnExtra is psql's warning for arguments a command does not take.
+func (sh *Shell) warnExtra(cmd string, extra []string) {
+	for _, a := range extra {
+		fmt.Fprintf(sh.errOut, "%s: extra argument \"%s\" ignored\n", cmd, a)
+	}
 }
 
 // PrintFlags are the command line's output options (psql's -A, -t, -F,
-// --csv, -P ...), registered on the repl command's flag set.
-type PrintFlags struct{}
+// -R, --csv, -H, -x, -P ...), registered on the repl command's flag set.
+// They are \pset settings applied in command-line order.
+type PrintFlags struct {
+	psets []psetArg
+}
 
-// Register adds the output options to fs.
-func (p *PrintFlags) Register(fs *flag.FlagSet) {}
+type psetArg struct {
+	name  string
+	value *string
+}
 
-// ApplyPrintFlags makes the parsed options the shell's output settings.
-func (sh *Shell) ApplyPrintFlags(p PrintFlags) error { return nil }
+// Register adds the output options to fs, under psql's short and long
+// names.
+func (p *PrintFlags) Register(fs *flag.FlagSet) {
+	fixed := func(names, usage, option, value string) {
+		for _, n := range strings.Fields(names) {
+			fs.BoolFunc(n, usage, func(string) error {
+				p.psets = append(p.psets, psetArg{option, &value})
+				return nil
+			})
+		}
+	}
+	valued := func(names, usage, option string) {
+		for _, n := range strings.Fields(names) {
+			fs.Func(n, usage, func(v string) error {
+				p.psets = append(p.psets, psetArg{option, &v})
+				return nil
+			})
+		}
+	}
+	fixed("A no-align", "unaligned output (\\pset format unaligned)", "format", "unaligned")
+	fixed("t tuples-only", "print rows only (\\pset tuples_only on)", "tuples_only", "on")
+	fixed("csv", "CSV output (\\pset format csv)", "format", "csv")
+	fixed("H html", "HTML table output (\\pset format html)", "format", "html")
+	fixed("x expanded", "expanded output (\\pset expanded on)", "expanded", "on")
+	fixed("z field-separator-zero", "unaligned fields separated by a zero byte", "fieldsep_zero", "on")
+	fixed("0 record-separator-zero", "unaligned records separated by a zero byte", "recordsep_zero", "on")
+	valued("F field-separator", "field separator of unaligned output (default |)", "fieldsep")
+	valued("R record-separator", "record separator of unaligned output (default newline)", "recordsep")
+	fs.Func("P", "NAME[=VALUE]: set an output option, as \\pset does (repeatable)", p.addPset)
+	fs.Func("pset", "the same as -P", p.addPset)
+}
+
+// addPset is -P name[=value]; without a value the option toggles.
+func (p *PrintFlags) addPset(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	arg := psetArg{name: name}
+	if ok {
+		arg.value = &value
+	}
+	p.psets = append(p.psets, arg)
+	return nil
+}
+
+// ApplyPrintFlags makes the parsed options the shell's output settings,
+// quietly, as psql applies its command line.
+func (sh *Shell) ApplyPrintFlags(p PrintFlags) error {
+	for _, a := range p.psets {
+		if _, err := sh.pset(a.name, a.value); err != nil && !errors.Is(err, errSilent) {
+			return err
+		}
+	}
+	return nil
+}

@@ -53,8 +53,9 @@ type Shell struct {
 	stdout    io.Writer   // out between statements; out is switched to \o's file while one runs
 	qfile     *os.File    // \o's file, nil for standard output
 	vars      map[string]string
-	scriptDir string // the directory \ir is relative to
-	lastQuery string // what \g sends again when the buffer is empty
+	print     *printSettings // \pset's settings (print.go), nil until first used
+	scriptDir string         // the directory \ir is relative to
+	lastQuery string         // what \g sends again when the buffer is empty
 }
 
 // New returns a shell printing to out (results) and errOut (errors,

@@ -168,7 +168,7 @@ func TestMetaCommands(t *testing.T) {
 		{line: `\x`, out: "Expanded display is on.\n"},
 		{line: `\timing on`, out: "Timing is on.\n"},
 		{line: `\timing maybe`, fails: true, errOut: "unrecognized value \"maybe\" for \"timing\": Boolean expected\n"},
-		{line: `\bogus`, fails: true, errOut: "invalid command \\bogus\nTry \\? for help.\n"},
+		{line: `\bogus`, fails: true, errOut: "invalid command \\bogus\n"},
 		{line: `\set VERBOSITY verbose`},
 		{line: `\set ECHO all`},
 		{line: `\set ECHO loud`, fails: true, errOut: "unrecognized value \"loud\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n"},
