@@ -280,7 +280,7 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 	var added []iceberg.DataFile
 	var written int64
 	for _, g := range groups {
-		files, n, err := writeRows(ctx, head, survivorRows(ctx, rd, head, g.plans))
+		files, n, err := writeRows(ctx, head, prefetched(ctx, survivorRows(ctx, rd, head, g.plans), prefetchDepth))
 		if err != nil {
 			removeDataFiles(head, added)
 			return nil, 0, err
