@@ -152,6 +152,16 @@ func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string
 		return nil, err
 	}
 	var rows [][]string
+	if rt.Meta != "" {
+		cols, err := engine.MetaColumns(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cols {
+			rows = append(rows, []string{c.Name, c.Type.String(), "", "", ""})
+		}
+		return rows, nil
+	}
 	declared := declaredTypes(rt.Table)
 	for i, f := range rt.Table.Schema().Fields() {
 		nullable := ""

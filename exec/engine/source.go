@@ -270,3 +270,19 @@ func (t *tableSource) recordCount() (n int64, deletes, ok bool) {
 	n, err := strconv.ParseInt(props[iceberg.SummaryTotalRecords], 10, 64)
 	return n, props[iceberg.SummaryTotalDeleteFiles] != "0", err == nil
 }
+
+// MetaColumns are the columns of metadata table rt ("t$files") as a query
+// sees them: DESCRIBE shows these, not the base table's.
+func MetaColumns(ctx context.Context, rt *Table) ([]Column, error) {
+	src, err := openMetaSource(ctx, rt, rt.Meta)
+	if err != nil {
+		return nil, err
+	}
+	var out []Column
+	for _, c := range src.scope().Columns {
+		if !c.Hidden {
+			out = append(out, Column{Name: c.Name, Type: c.T})
+		}
+	}
+	return out, nil
+}
