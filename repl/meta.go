@@ -20,7 +20,8 @@ Input/Output
                          \copy t|(query) TO 'file'|stdout [WITH (...)]
 
 Informational
-  \d [NAME]              describe table NAME, or list tables
+  \d[+] [NAME]           describe table NAME (+: properties, files, rows,
+                         snapshot), or list tables
   \dt [SCHEMA.*]         list tables
   \dn                    list schemas
   \debt TABLE            the table's delete debt: live and deleted rows per data file
@@ -70,7 +71,16 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.set(args)
 	case `\unset`:
 		return false, sh.unset(args)
-	case `\dt`, `\d`, `\dn`:
+	case `\d`, `\d+`:
+		if len(args) > 0 {
+			if err := sh.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
+				sh.printError(err, "")
+				return false, ErrFailed
+			}
+			return false, nil
+		}
+		return false, sh.describe(ctx, `\d`, args)
+	case `\dt`, `\dn`:
 		return false, sh.describe(ctx, cmd, args)
 	case `\debt`:
 		return false, sh.debt(ctx, args)

@@ -1,0 +1,110 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// describeTable is \d NAME and \d+ NAME: the columns, then, where psql
+// shows a table's partition key and storage, the Iceberg table's partition
+// spec, format version, delete mode and location; \d+ adds its
+// properties, files and rows, and its current snapshot. A metadata table
+// ("t$files") shows its columns only.
+func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) error {
+	var buf bytes.Buffer
+	out := sh.out
+	sh.out = &buf
+	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: "Table \"" + strings.ReplaceAll(name, `"`, "") + "\"", noFooter: true})
+	sh.out = out
+	if err != nil {
+		return err
+	}
+	var details []string
+	if !strings.Contains(name, "$") {
+		if details, err = sh.tableDetails(ctx, name, plus); err != nil {
+			return err
+		}
+	}
+	table := buf.String()
+	if len(details) > 0 && strings.HasSuffix(table, "\n\n") {
+		table = table[:len(table)-1] + strings.Join(details, "\n") + "\n\n" // psql's footers go above the blank line
+	}
+	_, err = io.WriteString(sh.out, table)
+	return err
+}
+
+// tableDetails are describeTable's lines under the columns.
+func (sh *Shell) tableDetails(ctx context.Context, name string, plus bool) ([]string, error) {
+	create, err := sh.queryText(ctx, "SHOW CREATE TABLE "+name)
+	if err != nil || len(create) == 0 {
+		return nil, err
+	}
+	props, err := sh.queryText(ctx, "SELECT key, value FROM "+metaName(name, "properties")+" ORDER BY key")
+	if err != nil {
+		return nil, err
+	}
+	prop := map[string]string{}
+	for _, r := range props {
+		prop[r[0]] = r[1]
+	}
+	var lines []string
+	for _, l := range strings.Split(create[0][0], "\n") {
+		if spec, ok := strings.CutPrefix(l, "PARTITIONED BY ("); ok {
+			lines = append(lines, "Partition spec: "+strings.TrimSuffix(spec, ")"))
+		}
+	}
+	mode := prop["write.delete.mode"]
+	if mode == "" {
+		mode = "copy-on-write"
+	}
+	lines = append(lines, "Format version: "+prop["format-version"], "Delete mode: "+mode)
+	for _, l := range strings.Split(create[0][0], "\n") {
+		if loc, ok := strings.CutPrefix(l, "-- location: "); ok {
+			lines = append(lines, "Location: "+loc)
+		}
+	}
+	if !plus {
+		return lines, nil
+	}
+	return sh.tableStorage(ctx, name, props, lines)
+}
+
+// tableStorage adds \d+'s properties, files, rows and current snapshot.
+func (sh *Shell) tableStorage(ctx context.Context, name string, props [][]string, lines []string) ([]string, error) {
+	if len(props) > 0 {
+		lines = append(lines, "Properties:")
+		for _, r := range props {
+			lines = append(lines, fmt.Sprintf("    %s = '%s'", r[0], r[1]))
+		}
+	}
+	sum, err := sh.queryText(ctx, "SELECT data_files, pg_size_pretty((SELECT coalesce(sum(file_size_in_bytes), 0)::bigint FROM "+metaName(name, "data_files")+")), "+
+		"delete_files, live_rows, deleted_rows, snapshots FROM "+metaName(name, "delete_debt_summary"))
+	if err != nil {
+		return nil, err
+	}
+	if len(sum) == 1 {
+		r := sum[0]
+		lines = append(lines, fmt.Sprintf("Data: %s data files (%s), %s delete files; %s live rows, %s deleted", r[0], r[1], r[2], r[3], r[4]))
+	}
+	snap, err := sh.queryText(ctx, "SELECT snapshot_id, committed_at FROM "+metaName(name, "snapshots")+" ORDER BY committed_at DESC LIMIT 1")
+	if err != nil {
+		return nil, err
+	}
+	if len(snap) == 1 {
+		lines = append(lines, fmt.Sprintf("Current snapshot: %s, committed %s (%s snapshots kept)", snap[0][0], snap[0][1], sum[0][5]))
+	}
+	return lines, nil
+}
+
+// metaName is the metadata table kind of the table name: s.t -> s."t$kind".
+func metaName(name, kind string) string {
+	schema, tbl := "", name
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		schema, tbl = name[:i+1], name[i+1:]
+	}
+	tbl = strings.Trim(tbl, `"`)
+	return schema + `"` + strings.ReplaceAll(tbl+"$"+kind, `"`, `""`) + `"`
+}
