@@ -152,8 +152,8 @@ func TestMetaCommands(t *testing.T) {
 			[]*string{str("CREATE TABLE xmen.characters (\n  id bigint\n)\nPARTITIONED BY (active)\n-- location: file:///w/xmen.db/characters")})),
 		`SELECT key, value FROM xmen."characters$properties" ORDER BY key`: answer(rowsResult(tables, "SELECT 1",
 			[]*string{str("format-version"), str("2")})),
-		"SHOW TABLES":              answer(rowsResult(tables, "SHOW", []*string{str("xmen"), str("characters")})),
-		"SHOW TABLES FROM xmen":    answer(rowsResult(tables, "SHOW", []*string{str("xmen"), str("characters")})),
+		"SHOW TABLES":           answer(rowsResult(tables, "SHOW", []*string{str("xmen"), str("characters")})),
+		"SHOW TABLES FROM xmen": answer(rowsResult(tables, "SHOW", []*string{str("xmen"), str("characters")})),
 	}}
 	tests := []struct {
 		line, out, errOut string
