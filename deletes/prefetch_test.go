@@ -55,6 +55,7 @@ func TestPrefetched(t *testing.T) {
 		break // the producer is up to 4 batches ahead
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	n := 0
 	var end error
 	for b, err := range prefetched(ctx, numbered(mem, 100, nil), 2) {
