@@ -4,9 +4,7 @@ package repl
 
 import (
 	"context"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/magmalake/magmalake/exec"
@@ -17,16 +15,7 @@ import (
 // columns here) or than $COLUMNS, and leaves a narrower one aligned; off a
 // terminal it never expands, as psql.
 func TestExpandedAutoOnTerminal(t *testing.T) {
-	master, slave, err := openPty()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer master.Close()
-	tty, err := os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("open %s: %v", slave, err)
-	}
-	defer tty.Close()
+	master, tty := testTerminal(t)
 	if cols, rows := terminalSize(tty); cols != 80 || rows != 24 {
 		t.Fatalf("terminalSize = %d x %d, want 80 x 24", cols, rows)
 	}

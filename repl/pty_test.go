@@ -135,16 +135,25 @@ func waitLineEditing(t *testing.T, tty *os.File) {
 	}
 }
 
-func TestInteractiveOnTerminal(t *testing.T) {
+// testTerminal opens a pseudo-terminal: its master side and the
+// terminal, both closed when the test ends.
+func testTerminal(t *testing.T) (master, tty *os.File) {
+	t.Helper()
 	master, slave, err := openPty()
 	if err != nil {
 		t.Skipf("no pseudo-terminal: %v", err)
 	}
-	defer master.Close()
-	tty, err := os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
+	t.Cleanup(func() { master.Close() })
+	tty, err = os.OpenFile(slave, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		t.Skipf("open %s: %v", slave, err)
 	}
+	t.Cleanup(func() { tty.Close() })
+	return master, tty
+}
+
+func TestInteractiveOnTerminal(t *testing.T) {
+	master, tty := testTerminal(t)
 	history := t.TempDir() + "/history"
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), ptyChildEnv+"=1", "MAGMALAKE_REPL_HISTORY="+history, "TERM=vt100")
@@ -153,7 +162,6 @@ func TestInteractiveOnTerminal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer tty.Close() // kept open to read the terminal's mode
 	out := &ptyOutput{changed: make(chan struct{}, 1)}
 	go out.pump(master)
 	exited := make(chan error, 1)
