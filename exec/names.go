@@ -1,14 +1,14 @@
 package exec
 
 import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/exec/engine"
-
-	"context"
-	"errors"
-	"strings"
-
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -180,4 +180,10 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 	}
 	rt.Table = tt.view
 	return rt, nil
+}
+
+// MetadataTableKinds are the names after "$" a table's metadata tables
+// take ("t$snapshots"), sorted: for the shell's completion.
+func MetadataTableKinds() []string {
+	return slices.Sorted(slices.Values(append(iceberg.MetadataTableNames(), engine.ComputedMetaNames()...)))
 }

@@ -39,6 +39,8 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 	defer ln.Close()
 	ln.SetCtrlCAborts(true)
 	ln.SetMultiLineMode(true)
+	ln.SetWordCompleter(sh.Complete)
+	ln.SetTabCompletionStyle(liner.TabPrints) // psql lists the choices
 	loadHistory(ln, historyPath)
 	defer saveHistory(ln, historyPath, sh.errOut)
 

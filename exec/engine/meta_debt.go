@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -170,4 +172,9 @@ func DatumBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
 		b.Release()
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(rows))), nil
+}
+
+// ComputedMetaNames are the metadata tables computed here, sorted.
+func ComputedMetaNames() []string {
+	return slices.Sorted(maps.Keys(computedMeta))
 }
