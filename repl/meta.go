@@ -24,6 +24,8 @@ Informational
                          snapshot), or list tables
   \dt [SCHEMA.*]         list tables
   \dn                    list schemas
+  \dt+                   list tables with size and rows
+  \l, \du, \conninfo     the database, the roles, the connection
   \debt TABLE            the table's delete debt: live and deleted rows per data file
 
 Formatting
@@ -87,6 +89,9 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	default:
 		if handled, quit, err := sh.metaScript(ctx, cmd, args); handled {
 			return quit, err
+		}
+		if handled, err := sh.metaCatalog(ctx, cmd, args); handled {
+			return false, err
 		}
 		if handled, err := sh.metaOutput(cmd, args); handled {
 			return false, err

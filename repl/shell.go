@@ -47,6 +47,8 @@ type Shell struct {
 
 	// EchoAll prints every input line as it is read (psql -a).
 	EchoAll bool
+	// ConnInfo is \conninfo's answer: the user and the catalog.
+	ConnInfo string
 
 	pending   inputBuffer // input read but not yet terminated by ';'
 	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines

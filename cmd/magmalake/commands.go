@@ -51,6 +51,7 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 		}
 	}
 	sh.EchoAll = cfg.EchoAll
+	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
 	switch {
 	case cfg.Command != "":
 		err = sh.RunCommand(ctx, cfg.Command)

@@ -53,3 +53,57 @@ func TestReplDescribe(t *testing.T) {
 		t.Errorf("want the footer under \\d and \\d+ only, not under the metadata table:\n%s", out)
 	}
 }
+
+// TestReplCatalogCommands: \conninfo names the user and the embedded
+// catalog's directory; \dt+ gives each table's files' size and live rows
+// as the metadata tables and count(*) give them; \l and \du list the one
+// database and the user.
+func TestReplCatalogCommands(t *testing.T) {
+	bin := buildMagmalake(t)
+	dir := t.TempDir()
+	run := func(script string) string {
+		cmd := exec.Command(bin, "repl", "--data", dir)
+		cmd.Stdin = strings.NewReader(script)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return string(out)
+	}
+	run("CREATE TABLE a (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read');\n" +
+		"INSERT INTO a SELECT i FROM generate_series(1, 50) i;\nDELETE FROM a WHERE id < 5;\nCREATE TABLE b (x text);\n")
+	facts := strings.Split(strings.TrimSpace(run(`\pset tuples_only on`+"\n"+`\pset format unaligned`+"\n"+
+		`SELECT (SELECT pg_size_pretty(sum(file_size_in_bytes)::bigint) FROM "a$files") || '|' || (SELECT count(*) FROM a);`+"\n")), "\n")
+	want := strings.Split(facts[len(facts)-1], "|")
+	out := run(`\conninfo` + "\n" + `\dt+` + "\n" + `\l` + "\n" + `\du` + "\n")
+	for _, s := range []string{"on the embedded catalog at " + dir + ".", " magmalake | ", "List of roles"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Split(line, "|"); len(f) == 6 && strings.TrimSpace(f[0]) == "public" {
+			for i := range f {
+				f[i] = strings.TrimSpace(f[i])
+			}
+			rows[f[1]] = f
+		}
+	}
+	user := osUser(t)
+	if w := []string{"public", "a", "table", user, want[0], want[1]}; strings.Join(rows["a"], "|") != strings.Join(w, "|") {
+		t.Errorf("\\dt+ row of a %q, want %q:\n%s", rows["a"], w, out)
+	}
+	if w := []string{"public", "b", "table", user, "0 bytes", "0"}; strings.Join(rows["b"], "|") != strings.Join(w, "|") {
+		t.Errorf("\\dt+ row of b %q, want %q", rows["b"], w)
+	}
+}
+
+func osUser(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
