@@ -13,6 +13,9 @@ const helpText = `General
 
 Query buffer
   \r                     reset (clear) the query buffer
+  \e                     edit the query buffer (or the last query) in $EDITOR
+  \g [FILE], \gx         run the query buffer (to FILE; \gx expanded)
+  \watch [SEC] [c=N]     run the last query every SEC seconds
 
 Input/Output
   \copy ...              COPY with the file read or written by the shell:

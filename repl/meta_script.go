@@ -59,6 +59,10 @@ func (sh *Shell) metaScript(ctx context.Context, cmd string, args []string) (han
 		return true, quit, err
 	case `\g`, `\gx`:
 		return true, false, sh.sendBuffer(ctx, args, cmd == `\gx`)
+	case `\watch`:
+		return true, false, sh.watch(ctx, args)
+	case `\e`, `\edit`:
+		return true, false, sh.edit(ctx)
 	default:
 		return false, false, nil
 	}

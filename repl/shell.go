@@ -40,6 +40,8 @@ type Shell struct {
 	Verbosity   Verbosity
 	// Now is the clock \timing measures with.
 	Now func() time.Time
+	// After is \watch's timer; nil: time.After.
+	After func(time.Duration) <-chan time.Time
 
 	// Interactive is set for a terminal: COPY FROM STDIN then says how to
 	// end its data.
