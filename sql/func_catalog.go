@@ -44,7 +44,7 @@ var catalogFuncs = map[string]catalogSig{
 	"pg_relation_size":                {"o|t", Int64, true},
 	"pg_total_relation_size":          {"o", Int64, true},
 	"pg_indexes_size":                 {"o", Int64, true},
-	"pg_size_pretty":                  {"i", Text, true},
+	"pg_size_pretty":                  {"n", Text, true},
 	"pg_relation_is_publishable":      {"o", Bool, true},
 	"has_table_privilege":             {"*t|t", Bool, true},
 	"has_schema_privilege":            {"*t|t", Bool, true},
@@ -108,7 +108,7 @@ func (b *binder) bindCatalog(name string, args []Expr) (Expr, bool, error) {
 
 // catalogArg coerces argument i to its class.
 func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
-	want := map[byte]Type{'o': OID, 'i': Int32, 't': Text, 'b': Bool}[class]
+	want := map[byte]Type{'o': OID, 'i': Int32, 'n': Int64, 't': Text, 'b': Bool}[class]
 	if class == '*' {
 		want = Text
 	}
@@ -126,6 +126,14 @@ func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
 		return nil
 	case 'o', 'i':
 		if t.Kind == KindOID || t.Kind == KindInt16 || t.Kind == KindInt32 || t.Kind == KindInt64 {
+			return nil
+		}
+	case 'n': // bigint or numeric (pg_size_pretty's two forms; a numeric past bigint fails the cast)
+		if t.Kind == KindInt16 || t.Kind == KindInt32 || t.Kind == KindInt64 {
+			return nil
+		}
+		if t.Kind == KindNumeric {
+			args[i] = &Cast{X: args[i], T: Int64}
 			return nil
 		}
 	case 't':
