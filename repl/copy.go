@@ -17,33 +17,17 @@ import (
 // of input), as psql sends a script's inline data.
 type copyFeed struct {
 	stmt   string
-	pw     *io.PipeWriter
-	done   chan copyResult
-	cancel context.CancelFunc
+	load   *exec.CopyStream
 	queued []string // statements after the COPY on its line, run after it
-}
-
-type copyResult struct {
-	n   int64
-	err error
 }
 
 // copyPrompt is what psql shows before reading COPY data from a terminal.
 const copyPrompt = "Enter data to be copied followed by a newline.\nEnd with a backslash and a period on a line by itself, or an EOF signal."
 
 // startCopyIn starts loading in's data from the following input lines.
-// The load outlives the statement's context (its line), so it gets its
-// own.
+// The load outlives the statement's context (its line).
 func (sh *Shell) startCopyIn(ctx context.Context, in *exec.CopyIn, stmt string) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	pr, pw := io.Pipe()
-	f := &copyFeed{stmt: stmt, pw: pw, done: make(chan copyResult, 1), cancel: cancel}
-	go func() {
-		n, err := in.Load(ctx, pr)
-		pr.CloseWithError(errors.New("COPY loader finished"))
-		f.done <- copyResult{n, err}
-	}()
-	sh.copy = f
+	sh.copy = &copyFeed{stmt: stmt, load: in.Start(context.WithoutCancel(ctx))}
 	if sh.Interactive {
 		fmt.Fprintln(sh.out, copyPrompt)
 	}
@@ -55,7 +39,7 @@ func (sh *Shell) feedCopy(ctx context.Context, line string) error {
 	if line == `\.` {
 		return sh.endCopy(ctx)
 	}
-	_, _ = io.WriteString(sh.copy.pw, line+"\n") // a stopped loader reports its error at the end
+	_, _ = io.WriteString(sh.copy.load, line+"\n") // a stopped loader reports its error at the end
 	return nil
 }
 
@@ -64,15 +48,13 @@ func (sh *Shell) feedCopy(ctx context.Context, line string) error {
 func (sh *Shell) endCopy(ctx context.Context) error {
 	f := sh.copy
 	sh.copy = nil
-	f.pw.Close()
-	r := <-f.done
-	f.cancel()
+	n, err := f.load.Finish()
 	var failed error
-	if r.err != nil {
-		sh.printError(r.err, f.stmt)
+	if err != nil {
+		sh.printError(err, f.stmt)
 		failed = ErrFailed
 	} else {
-		fmt.Fprintf(sh.out, "COPY %d\n", r.n)
+		fmt.Fprintf(sh.out, "COPY %d\n", n)
 	}
 	if failed != nil && sh.StopOnError {
 		return failed

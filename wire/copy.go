@@ -16,35 +16,16 @@ import (
 
 var errCopyFailed = errors.New("COPY aborted by the client")
 
-type loadResult struct {
-	n   int64
-	err error
-}
-
-// copyIn runs COPY ... FROM STDIN: CopyData bytes are streamed to Load
-// through a pipe, CopyDone ends the stream, CopyFail cancels it.
+// copyIn runs COPY ... FROM STDIN: CopyData bytes are streamed to the
+// load, CopyDone ends the stream, CopyFail cancels it.
 func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 	c.send(&pgproto3.CopyInResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, res.CopyIn.Columns)})
 	if err := c.flush(); err != nil {
 		return err
 	}
-	loadCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan loadResult, 1)
-	go func() {
-		var r loadResult
-		r.err = guard(func() (err error) {
-			r.n, err = res.CopyIn.Load(loadCtx, pr)
-			return err
-		})
-		pr.CloseWithError(errors.New("COPY loader finished"))
-		done <- r
-	}()
+	load := res.CopyIn.Start(ctx)
 	abort := func(err error) error {
-		cancel()
-		pw.CloseWithError(err)
-		<-done
+		load.Abort(err)
 		return err
 	}
 	// Text and CSV data is text in the client encoding: a piece that is not
@@ -65,13 +46,10 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 					return abort(err)
 				}
 			}
-			if _, err := pw.Write(m.Data); err != nil {
+			if _, err := load.Write(m.Data); err != nil {
 				// The loader stopped early: its error is the statement's.
-				r := <-done
-				if r.err == nil {
-					r.err = sql.Errorf(sql.CodeInternal, "COPY loader stopped reading")
-				}
-				return r.err
+				_, err := load.Finish()
+				return err
 			}
 		case *pgproto3.CopyDone:
 			if text != nil {
@@ -79,12 +57,11 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 					return abort(err)
 				}
 			}
-			pw.Close()
-			r := <-done
-			if r.err != nil {
-				return r.err
+			n, err := load.Finish()
+			if err != nil {
+				return err
 			}
-			c.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", r.n)})
+			c.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", n)})
 			return nil
 		case *pgproto3.CopyFail:
 			abort(errCopyFailed)

@@ -17,15 +17,7 @@ import (
 func TestReplDescribe(t *testing.T) {
 	bin := buildMagmalake(t)
 	dir := t.TempDir()
-	run := func(script string) string {
-		cmd := exec.Command(bin, "repl", "--data", dir)
-		cmd.Stdin = strings.NewReader(script)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		return string(out)
-	}
+	run := func(script string) string { return runRepl(t, bin, []string{"--data", dir}, script) }
 	run("CREATE TABLE dt (id int NOT NULL, g int, s text) PARTITIONED BY (g) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read');\n" +
 		"INSERT INTO dt SELECT i, i % 2, 'x' FROM generate_series(1, 100) i;\nDELETE FROM dt WHERE id <= 10;\n")
 	facts := strings.Fields(run(`\pset tuples_only on` + "\n" + `\pset format unaligned` + "\n" +
@@ -61,15 +53,7 @@ func TestReplDescribe(t *testing.T) {
 func TestReplCatalogCommands(t *testing.T) {
 	bin := buildMagmalake(t)
 	dir := t.TempDir()
-	run := func(script string) string {
-		cmd := exec.Command(bin, "repl", "--data", dir)
-		cmd.Stdin = strings.NewReader(script)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		return string(out)
-	}
+	run := func(script string) string { return runRepl(t, bin, []string{"--data", dir}, script) }
 	run("CREATE TABLE a (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read');\n" +
 		"INSERT INTO a SELECT i FROM generate_series(1, 50) i;\nDELETE FROM a WHERE id < 5;\nCREATE TABLE b (x text);\n")
 	facts := strings.Split(strings.TrimSpace(run(`\pset tuples_only on`+"\n"+`\pset format unaligned`+"\n"+
