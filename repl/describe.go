@@ -50,22 +50,24 @@ func (sh *Shell) tableDetails(ctx context.Context, name string, plus bool) ([]st
 	for _, r := range props {
 		prop[r[0]] = r[1]
 	}
-	var lines []string
+	var spec, loc string
 	for _, l := range strings.Split(create[0][0], "\n") {
-		if spec, ok := strings.CutPrefix(l, "PARTITIONED BY ("); ok {
-			lines = append(lines, "Partition spec: "+strings.TrimSuffix(spec, ")"))
+		if v, ok := strings.CutPrefix(l, "PARTITIONED BY ("); ok {
+			spec = strings.TrimSuffix(v, ")")
 		}
+		if v, ok := strings.CutPrefix(l, "-- location: "); ok {
+			loc = v
+		}
+	}
+	var lines []string
+	if spec != "" {
+		lines = append(lines, "Partition spec: "+spec)
 	}
 	mode := prop["write.delete.mode"]
 	if mode == "" {
 		mode = "copy-on-write"
 	}
-	lines = append(lines, "Format version: "+prop["format-version"], "Delete mode: "+mode)
-	for _, l := range strings.Split(create[0][0], "\n") {
-		if loc, ok := strings.CutPrefix(l, "-- location: "); ok {
-			lines = append(lines, "Location: "+loc)
-		}
-	}
+	lines = append(lines, "Format version: "+prop["format-version"], "Delete mode: "+mode, "Location: "+loc)
 	if !plus {
 		return lines, nil
 	}
@@ -85,16 +87,17 @@ func (sh *Shell) tableStorage(ctx context.Context, name string, props [][]string
 	if err != nil {
 		return nil, err
 	}
-	if len(sum) == 1 {
-		r := sum[0]
-		lines = append(lines, fmt.Sprintf("Data: %s data files (%s), %s delete files; %s live rows, %s deleted", r[0], r[1], r[2], r[3], r[4]))
+	if len(sum) != 1 {
+		return lines, nil
 	}
+	r := sum[0]
+	lines = append(lines, fmt.Sprintf("Data: %s data files (%s), %s delete files; %s live rows, %s deleted", r[0], r[1], r[2], r[3], r[4]))
 	snap, err := sh.queryText(ctx, "SELECT snapshot_id, committed_at FROM "+metaName(name, "snapshots")+" ORDER BY committed_at DESC LIMIT 1")
 	if err != nil {
 		return nil, err
 	}
 	if len(snap) == 1 {
-		lines = append(lines, fmt.Sprintf("Current snapshot: %s, committed %s (%s snapshots kept)", snap[0][0], snap[0][1], sum[0][5]))
+		lines = append(lines, fmt.Sprintf("Current snapshot: %s, committed %s (%s snapshots kept)", snap[0][0], snap[0][1], r[5]))
 	}
 	return lines, nil
 }
