@@ -41,11 +41,19 @@ func runRepl(t *testing.T, bin string, args []string, script string) string {
 // and returns a logged-in connection.
 func startServe(t *testing.T, bin string, args []string) *pgx.Conn {
 	t.Helper()
+	conn, _ := startServeLogged(t, bin, args)
+	return conn
+}
+
+// startServeLogged is startServe that also hands over the server's output
+// (its log).
+func startServeLogged(t *testing.T, bin string, args []string) (*pgx.Conn, *lockedBuffer) {
+	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = s3test.Env(os.Environ())
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +66,7 @@ func startServe(t *testing.T, bin string, args []string) *pgx.Conn {
 			t.Logf("serve %s log:\n%s", addr, logs.String())
 		}
 	})
-	return connectRetry(t, "postgres://tester@"+addr+"/db?sslmode=disable", 20*time.Second)
+	return connectRetry(t, "postgres://tester@"+addr+"/db?sslmode=disable", 20*time.Second), logs
 }
 
 // idText reads an (int, text) query as "id|s" lines.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -14,17 +13,9 @@ import (
 // rows and the extra files are gone, and the rows read as before.
 func TestServeAutoVacuum(t *testing.T) {
 	bin := buildMagmalake(t)
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", addr, "--log-format", "json",
-		"--auto-vacuum", "200ms", "--auto-vacuum-max-bytes", "64MB")
-	var logs lockedBuffer
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	conn, logs := startServeLogged(t, bin, []string{"--data", t.TempDir(), "--log-format", "json",
+		"--auto-vacuum", "200ms", "--auto-vacuum-max-bytes", "64MB"})
 	ctx := context.Background()
-	conn := connectRetry(t, "postgres://tester@"+addr+"/db?sslmode=disable", 10*time.Second)
 	defer conn.Close(ctx)
 	for _, q := range []string{
 		"CREATE TABLE t (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')",
