@@ -47,8 +47,6 @@ type Shell struct {
 	// end its data.
 	Interactive bool
 
-	// EchoAll prints every input line as it is read (psql -a).
-	EchoAll bool
 	// ConnInfo is \conninfo's answer: the user and the catalog.
 	ConnInfo string
 
@@ -125,7 +123,8 @@ func (sh *Shell) runLines(ctx context.Context, r io.Reader) (quit bool, err erro
 		if err != nil {
 			return false, fmt.Errorf("read input: %w", err)
 		}
-		if sh.EchoAll || sh.vars[varEcho] == "all" {
+		if sh.vars[varEcho] == "all" { // psql -a sets it
+
 			fmt.Fprintln(sh.stdout, line)
 		}
 		quit, ferr := sh.feedLine(ctx, line)

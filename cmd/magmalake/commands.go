@@ -50,7 +50,9 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 			return usagef("-v: %v", err)
 		}
 	}
-	sh.EchoAll = cfg.EchoAll
+	if cfg.EchoAll {
+		_ = sh.SetVariable("ECHO", "all") // psql -a is \set ECHO all
+	}
 	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
 	switch {
 	case cfg.Command != "":
