@@ -124,7 +124,6 @@ func (sh *Shell) runLines(ctx context.Context, r io.Reader) (quit bool, err erro
 			return false, fmt.Errorf("read input: %w", err)
 		}
 		if sh.vars[varEcho] == "all" { // psql -a sets it
-
 			fmt.Fprintln(sh.stdout, line)
 		}
 		quit, ferr := sh.feedLine(ctx, line)
