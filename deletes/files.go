@@ -109,12 +109,12 @@ func (s *fileSink) parquetFileWith(ctx context.Context, path string, sc *arrow.S
 	// Page writes are small; buffering them saves a syscall each.
 	cw := &countingWriter{w: out}
 	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, 1<<20), c: cw}
-	fw, err := pqarrow.NewFileWriter(sc, bw, props, pqarrow.DefaultWriterProps())
+	fw, err := newBatchWriter(sc, bw, props)
 	if err != nil {
 		_ = out.Close()
 		return nil, 0, fmt.Errorf("parquet writer for %s: %w", path, err)
 	}
-	if err := writeBatches(ctx, fw, next); err != nil {
+	if err := writeBatches(ctx, fw, l.limit, next); err != nil {
 		fw.Close()
 		return nil, 0, fmt.Errorf("write %s: %w", path, err)
 	}
@@ -138,19 +138,22 @@ func (b *bufferedFile) Close() error {
 	return errors.Join(b.Flush(), b.c.Close())
 }
 
-func writeBatches(ctx context.Context, fw *pqarrow.FileWriter, next func() (arrow.RecordBatch, error)) error {
+// writeBatches writes next's batches until it returns nil or, with a limit,
+// until the file holds limit bytes.
+func writeBatches(ctx context.Context, fw batchWriter, limit int64, next func() (arrow.RecordBatch, error)) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if limit > 0 && fw.Written() >= limit {
+			return nil
 		}
 		b, err := next()
 		if err != nil || b == nil {
 			return err
 		}
 		b = lake.ParquetSafeBatch(b)
-		err = fw.WriteBuffered(b)
-		b.Release()
-		if err != nil {
+		if err := fw.Write(b); err != nil {
 			return err
 		}
 	}
@@ -182,6 +185,8 @@ type parquetLayout struct {
 	// encoding, by leaf field id, overrides the value encoding (no
 	// dictionary then).
 	encoding map[int]parquet.Encoding
+	// limit ends the file once this many bytes are written (0: no limit).
+	limit int64
 }
 
 func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProperties, error) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
@@ -266,62 +264,4 @@ func (p *planner) liveRows(ctx context.Context, tasks []table.FileScanTask) (*Ro
 	}
 	r.LiveRows = df.Count() - int64(r.dropped().Cardinality())
 	return r, nil
-}
-
-// writeSurvivors streams the live rows of each group's files into new data
-// files of the table (its current spec and target size) and counts them.
-func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGroup) ([]iceberg.DataFile, int64, error) {
-	fs, err := head.FS(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	rd := positionalReader{fs: fs, nameMapping: head.NameMapping(), formatVersion: head.Metadata().Version(),
-		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator}
-	var added []iceberg.DataFile
-	var written int64
-	for _, g := range groups {
-		files, n, err := writeRows(ctx, head, prefetched(ctx, survivorRows(ctx, rd, head, g.plans), prefetchDepth))
-		if err != nil {
-			removeDataFiles(head, added)
-			return nil, 0, err
-		}
-		added = append(added, files...)
-		written += n
-	}
-	return added, written, nil
-}
-
-// survivorRows yields the live rows of plans' files, in the engine's types.
-func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, plans []RowDelete) RowSource {
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		for i := range plans {
-			plan := &plans[i]
-			count := plan.File.Count()
-			keep := plan.dropped().KeepMaskBytes(count)
-			stopped := false
-			_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), head.Schema(), func(b arrow.RecordBatch, base int64) error {
-				kept, err := keepUndeleted(ctx, b, base, keep, count)
-				if err != nil || kept == nil {
-					return err
-				}
-				eb, err := lake.ToExecutorTypes(kept)
-				kept.Release()
-				if err != nil {
-					return err
-				}
-				if !yield(eb, nil) {
-					stopped = true
-					return errRewriteStopped
-				}
-				return nil
-			})
-			if stopped {
-				return
-			}
-			if err != nil {
-				yield(nil, fmt.Errorf("read %s: %w", plan.File.FilePath(), err))
-				return
-			}
-		}
-	}
 }

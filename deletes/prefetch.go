@@ -2,6 +2,8 @@ package deletes
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -15,50 +17,89 @@ const prefetchDepth = 4
 // after the other. Stopping early or ctx ending stops src and releases
 // the batches read ahead.
 func prefetched(ctx context.Context, src RowSource, depth int) RowSource {
+	return prefetchedAll(ctx, []RowSource{src}, 1, depth)
+}
+
+// prefetchedAll yields the batches of srcs in order, all of one before the
+// next, while up to workers of them are read at once, each up to depth
+// batches ahead. A rewrite of many small files spends its time opening
+// them and reading their footers, one after another on one core
+// otherwise. The first error ends the rows; stopping early or ctx ending
+// stops every source and releases what was read ahead.
+func prefetchedAll(ctx context.Context, srcs []RowSource, workers, depth int) RowSource {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		type item struct {
-			b   arrow.RecordBatch
-			err error
-		}
 		parent := ctx
 		ctx, cancel := context.WithCancel(ctx)
-		items := make(chan item, depth)
-		done := make(chan struct{})
-		finished := false // src ran to its end; read after items closes
-		go func() {
-			defer close(done)
-			defer close(items)
-			for b, err := range src {
-				select {
-				case items <- item{b, err}:
-				case <-ctx.Done():
-					if b != nil {
-						b.Release()
+		slots := make([]chan prefetchItem, len(srcs))
+		for i := range slots {
+			slots[i] = make(chan prefetchItem, depth)
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		finished := make([]bool, len(srcs)) // src i ran to its end; read after slots[i] closes
+		for range min(max(workers, 1), len(srcs)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(srcs) {
+						return
 					}
-					return
+					feed(ctx, srcs[i], slots[i], &finished[i])
 				}
-				if err != nil {
-					return
-				}
-			}
-			finished = true
-		}()
+			}()
+		}
 		defer func() {
 			cancel()
-			for it := range items { // what was read ahead and not taken
-				if it.b != nil {
-					it.b.Release()
+			for _, slot := range slots { // what was read ahead and not taken
+				for it := range slot {
+					if it.b != nil {
+						it.b.Release()
+					}
 				}
 			}
-			<-done
+			wg.Wait()
 		}()
-		for it := range items {
-			if !yield(it.b, it.err) || it.err != nil {
+		for i, slot := range slots {
+			for it := range slot {
+				if !yield(it.b, it.err) || it.err != nil {
+					return
+				}
+			}
+			if !finished[i] && parent.Err() != nil {
+				yield(nil, parent.Err()) // cut short: not the end of the rows
 				return
 			}
 		}
-		if !finished && parent.Err() != nil {
-			yield(nil, parent.Err()) // cut short: not the end of the rows
+	}
+}
+
+type prefetchItem struct {
+	b   arrow.RecordBatch
+	err error
+}
+
+// feed sends src's batches to slot and closes it, setting *finished first
+// when src ran to its end. Every slot is fed even after a cancel (closed
+// at once) so the consumer and the cleanup can range over all of them.
+func feed(ctx context.Context, src RowSource, slot chan<- prefetchItem, finished *bool) {
+	defer close(slot)
+	if ctx.Err() != nil {
+		return
+	}
+	for b, err := range src {
+		select {
+		case slot <- prefetchItem{b, err}:
+		case <-ctx.Done():
+			if b != nil {
+				b.Release()
+			}
+			return
+		}
+		if err != nil {
+			break
 		}
 	}
+	*finished = true
 }

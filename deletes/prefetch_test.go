@@ -3,6 +3,7 @@ package deletes
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -72,4 +73,79 @@ func TestPrefetched(t *testing.T) {
 		t.Errorf("a cancelled prefetch delivered %d batches and ended with %v, want fewer and context.Canceled", n, end)
 	}
 	mem.AssertSize(t, 0)
+}
+
+// TestPrefetchedAll: several sources read at once still yield in source
+// order, every batch once; an error in one ends the rows after the batches
+// before it; stopping early releases everything read ahead.
+func TestPrefetchedAll(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	boom := errors.New("boom")
+	var srcs []RowSource
+	for i := range 30 {
+		srcs = append(srcs, offset(numbered(mem, i%7, nil), int64(i)*100))
+	}
+	var got []int64
+	for b, err := range prefetchedAll(context.Background(), srcs, 3, 2) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b.Column(0).(*array.Int64).Value(0))
+		b.Release()
+	}
+	var want []int64
+	for i := range 30 {
+		for j := range i % 7 {
+			want = append(want, int64(i)*100+int64(j))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	srcs[10] = offset(numbered(mem, 3, boom), 1000)
+	n := 0
+	var last error
+	for b, err := range prefetchedAll(context.Background(), srcs, 3, 2) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+		b.Release()
+	}
+	before := 3 // the failing source's own batches, then those of the ten before it
+	for i := range 10 {
+		before += i % 7
+	}
+	if n != before || !errors.Is(last, boom) {
+		t.Fatalf("%d batches then %v, want %d then boom", n, last, before)
+	}
+	for b := range prefetchedAll(context.Background(), srcs, 3, 2) {
+		b.Release()
+		break
+	}
+	mem.AssertSize(t, 0)
+}
+
+// offset adds base to numbered's values.
+func offset(src RowSource, base int64) RowSource {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range src {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			v := b.Column(0).(*array.Int64).Value(0)
+			b.Release()
+			ib := array.NewInt64Builder(memory.DefaultAllocator)
+			ib.Append(base + v)
+			arr := ib.NewArray()
+			ib.Release()
+			rec := array.NewRecordBatch(b.Schema(), []arrow.Array{arr}, 1)
+			arr.Release()
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
 }

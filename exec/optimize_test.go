@@ -265,3 +265,48 @@ func TestAdaptiveRewriteRatio(t *testing.T) {
 		t.Fatalf("magmalake reads %d rows, want %d", len(ids), len(want))
 	}
 }
+
+// TestOptimizeTargetSize: OPTIMIZE writes files of the table's target size,
+// each ending at the first batch after a row group passes it, and the rows (read by
+// magmalake and by iceberg-go) are the model's, each once.
+func TestOptimizeTargetSize(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, `CREATE TABLE ts (id int, s text) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read',
+		'write.parquet.row-group-limit' = '500', 'write.target-file-size-bytes' = '40000')`)
+	var want []int
+	for f := range 8 {
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO ts SELECT i, md5(i::text) FROM generate_series(%d, %d) i", f*1000+1, f*1000+1000))
+	}
+	mustQuery(t, s, "DELETE FROM ts WHERE id % 4 = 0")
+	for id := 1; id <= 8000; id++ {
+		if id%4 != 0 {
+			want = append(want, id)
+		}
+	}
+	out := mustQuery(t, s, "ALTER TABLE ts EXECUTE optimize(file_size_threshold => '1MB')").rows[0]
+	if out[0] != "8" || out[3] != fmt.Sprint(len(want)) {
+		t.Fatalf("optimize reported %v: want 8 files rewritten, %d rows", out, len(want))
+	}
+	files := mustQuery(t, s, `SELECT file_size_in_bytes, record_count FROM "ts$files" ORDER BY file_size_in_bytes DESC`).rows
+	if len(files) < 3 || fmt.Sprint(len(files)) != out[1] {
+		t.Fatalf("optimize wrote %v files (%v): want several of 40000 bytes", out[1], files)
+	}
+	for i, f := range files {
+		size, _ := strconv.Atoi(f[0])
+		// All but the smallest (the rest) reach the target; none passes it
+		// by more than a row group and a batch (500 and 750 rows of 32-byte
+		// text, under 20 kB together).
+		if (i < len(files)-1 && size < 40000) || size > 60000 {
+			t.Errorf("file %d: %d bytes, %s rows", i, size, f[1])
+		}
+	}
+	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ts").rows, 0); !slices.Equal(got, want) {
+		t.Fatalf("rows after OPTIMIZE: %d ids, want %d", len(got), len(want))
+	}
+	if got := optIDs(t, fndIcebergRows(t, s, "public", "ts"), 0); !slices.Equal(got, want) {
+		t.Fatalf("iceberg-go reads %d ids after OPTIMIZE, want %d", len(got), len(want))
+	}
+	if n := mustQuery(t, s, "SELECT count(*) FROM ts WHERE s = md5(id::text)").rows[0][0]; n != fmt.Sprint(len(want)) {
+		t.Fatalf("%s rows keep their text, want %d", n, len(want))
+	}
+}
