@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
@@ -126,19 +125,7 @@ func (ix *deleteIndex) posFile(ctx context.Context, d iceberg.DataFile) (*posDel
 }
 
 func (ix *deleteIndex) readPosFile(ctx context.Context, path string, size int64) (map[string][]int64, error) {
-	out := map[string][]int64{}
-	_, err := ix.reader.read(ctx, path, size, iceberg.PositionalDeleteSchema, func(b arrow.RecordBatch, _ int64) error {
-		paths, ok1 := b.Column(0).(*array.String)
-		pos, ok2 := b.Column(1).(*array.Int64)
-		if !ok1 || !ok2 {
-			return fmt.Errorf("unexpected position delete columns %s, %s", b.Column(0).DataType(), b.Column(1).DataType())
-		}
-		for i := 0; i < int(b.NumRows()); i++ {
-			p := paths.Value(i)
-			out[p] = append(out[p], pos.Value(i))
-		}
-		return nil
-	})
+	out, err := readPositionDeletes(ctx, ix.reader, path, size)
 	if err != nil {
 		return nil, fmt.Errorf("read position deletes: %w", err)
 	}
