@@ -392,10 +392,17 @@ func castToFloat(d any, from, to Type) (any, error) {
 	case float64:
 		f = v
 	case Decimal:
-		f = v.Float64()
+		// PostgreSQL converts through the float's text input, which refuses a
+		// value beyond the type's range or too small to be told from zero.
+		r := v.Rat()
 		if to.Kind == KindFloat32 {
-			r, _ := v.Rat().Float32()
-			f = float64(r)
+			f32, _ := r.Float32()
+			f = float64(f32)
+		} else {
+			f, _ = r.Float64()
+		}
+		if math.IsInf(f, 0) || f == 0 && r.Sign() != 0 {
+			return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", v.String(), to)
 		}
 	default:
 		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
