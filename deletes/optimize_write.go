@@ -60,7 +60,8 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 }
 
 // writeGroupFiles writes one partition's rows as files of the table's
-// target size, each closed at the first row group boundary past it.
+// target size: a file ends at the first batch after its flushed row groups
+// reach it.
 func writeGroupFiles(ctx context.Context, head *table.Table, sink *fileSink, g optimizeGroup, src *sourceLayout, rows RowSource) ([]iceberg.DataFile, int64, error) {
 	next, stop := iter.Pull2(rows)
 	defer stop()

@@ -50,6 +50,11 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	if name == "grouping" {
 		return b.bindGrouping(n.Args)
 	}
+	if name == "pg_typeof" && len(n.Args) == 1 && untypedLiteral(n.Args[0]) {
+		// A quoted literal or NULL that nothing gives a type to: the binder
+		// reads it as text, PostgreSQL's pg_typeof says unknown.
+		return &Func{Name: name, Args: []Expr{&Const{T: Unknown}}, T: Type{Kind: KindOID, Reg: RegType}}, nil
+	}
 	if agg, distinct, ok := callAggregate(name); ok {
 		return b.bindAggregateCall(agg, n.Args, distinct)
 	}
@@ -61,6 +66,19 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	return b.bindScalar(name, args)
+}
+
+// untypedLiteral reports a quoted string or NULL literal.
+func untypedLiteral(n ast.ExprNode) bool {
+	v, ok := n.(*test_driver.ValueExpr)
+	if !ok {
+		return false
+	}
+	switch v.GetValue().(type) {
+	case nil, string:
+		return true
+	}
+	return false
 }
 
 func literalString(n ast.ExprNode) (string, bool) {
@@ -256,6 +274,13 @@ func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 		return e, nil
 	}
 	switch name {
+	case "pg_typeof":
+		if len(args) != 1 {
+			return nil, noFunction(name, args)
+		}
+		// The argument's type, known at bind time (evalFunc); the argument
+		// stays in the tree so its columns are read and its errors raised.
+		return &Func{Name: name, Args: args, T: Type{Kind: KindOID, Reg: RegType}}, nil
 	case "lower", "upper":
 		if len(args) != 1 {
 			return nil, noFunction(name, args)

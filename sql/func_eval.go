@@ -15,6 +15,19 @@ func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
 			out[i] = ev.now
 		}
 		return out, nil
+	case "pg_typeof":
+		// Never NULL: the type of a NULL argument is still its type.
+		if _, err := ev.eval(x.Args[0], sel); err != nil {
+			return nil, err
+		}
+		oid := int64(x.Args[0].Type().OID())
+		if x.Args[0].Type().Kind == KindUnknown {
+			oid = int64(OIDUnknown) // OID() gives text, what clients see of such a value
+		}
+		for _, i := range sel {
+			out[i] = oid
+		}
+		return out, nil
 	case "current_date":
 		for _, i := range sel {
 			out[i] = floorDiv(ev.now, usPerDay)

@@ -184,6 +184,9 @@ func (c *Catalog) RegName(ctx context.Context, kind sql.RegKind, oid int64) (str
 		if t := typeByOID(oid); t != nil {
 			return t.display, nil
 		}
+		if t := typeByArrayOID(oid); t != nil {
+			return t.display + "[]", nil
+		}
 		return strconv.FormatInt(oid, 10), nil
 	case sql.RegClass:
 		if d := relationByOID(oid); d != nil {

@@ -44,6 +44,7 @@ var pgTypes = []pgType{
 	{1083, "time", 8, true, "D", 1183, "time_in", "time_out", "d", 0, "time without time zone"},
 	{1114, "timestamp", 8, true, "D", 1115, "timestamp_in", "timestamp_out", "d", 0, "timestamp without time zone"},
 	{1184, "timestamptz", 8, true, "D", 1185, "timestamptz_in", "timestamptz_out", "d", 0, "timestamp with time zone"},
+	{1186, "interval", 16, false, "T", 1187, "interval_in", "interval_out", "d", 0, "interval"},
 	{1700, "numeric", -1, false, "N", 1231, "numeric_in", "numeric_out", "i", 0, "numeric"},
 	{2205, "regclass", 4, true, "N", 2210, "regclassin", "regclassout", "i", 0, "regclass"},
 	{2206, "regtype", 4, true, "N", 2211, "regtypein", "regtypeout", "i", 0, "regtype"},
@@ -53,6 +54,16 @@ var pgTypes = []pgType{
 func typeByOID(oid int64) *pgType {
 	for i := range pgTypes {
 		if pgTypes[i].oid == oid {
+			return &pgTypes[i]
+		}
+	}
+	return nil
+}
+
+// typeByArrayOID is the element type of the array type oid.
+func typeByArrayOID(oid int64) *pgType {
+	for i := range pgTypes {
+		if pgTypes[i].array == oid {
 			return &pgTypes[i]
 		}
 	}
