@@ -307,6 +307,10 @@ func (n *normalizer) emitWord(t, next token) {
 		n.emit(t.val, tkIdent, t) // a window frame's unit, as ROWS and RANGE
 		return
 	}
+	if t.val == "by" && !n.afterByKeyword() {
+		n.emit(pgQuoteIdent(t.val), tkQIdent, t) // a column: BY is reserved in TiDB only
+		return
+	}
 	if t.val == "partition" && !next.is("by") {
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t) // a column (t$files, t$delete_debt), not PARTITION BY
 		return
@@ -316,6 +320,19 @@ func (n *normalizer) emitWord(t, next token) {
 		return
 	}
 	n.emit(t.val, tkIdent, t)
+}
+
+// byKeywords are the words PostgreSQL's grammar puts BY after.
+var byKeywords = map[string]bool{"order": true, "group": true, "partition": true, "partitioned": true,
+	"generated": true, "owned": true, "matched": true}
+
+// afterByKeyword reports whether the last word out is one BY follows.
+func (n *normalizer) afterByKeyword() bool {
+	if len(n.out) == 0 {
+		return false
+	}
+	last := n.out[len(n.out)-1]
+	return last.kind == tkIdent && byKeywords[last.text]
 }
 
 // subqueryAt reports whether in[k] starts a subquery.
