@@ -18,7 +18,7 @@ func (b *binder) coerceUnknown(e Expr, t Type) (Expr, error) {
 		}
 		v, err := b.params.Input.CoerceText(x.Value.(string), t)
 		if err != nil {
-			return nil, err
+			return nil, LiteralInput(err, x.Value.(string))
 		}
 		if d, ok := v.(Decimal); ok {
 			t = Numeric(0, d.Scale)

@@ -158,6 +158,9 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 		// PostgreSQL reads a typed literal directly as t and folds constant
 		// casts at plan time, raising their errors then.
 		d, err := b.params.Input.castDatum(v.Value, v.T, t)
+		if s, ok := v.Value.(string); err != nil && ok && v.T.Kind == KindUnknown {
+			return nil, LiteralInput(err, s)
+		}
 		if err != nil {
 			return nil, err
 		}

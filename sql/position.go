@@ -12,6 +12,28 @@ import (
 type NameRef struct {
 	Parts  []string // as resolved: unquoted parts lower-cased, quoted ones as written
 	Column bool     // a column reference (else a relation)
+	// Literal: Parts[0] is the content of a string constant that failed to
+	// read as the type its context gave it (PostgreSQL points at it).
+	Literal bool
+}
+
+// typmodError reports a value that read as its type but does not fit the
+// column's modifier (numeric(p,s), varchar(n)): PostgreSQL applies those
+// after the input function, where no position is known.
+func typmodError(se *Error) bool {
+	return se.Code == CodeStringDataRightTrunc || se.Code == CodeNumericOutOfRange && se.Message == "numeric field overflow"
+}
+
+// LiteralInput points err, when it is an *Error without a position, at the
+// string constant lit it arose from.
+func LiteralInput(err error, lit string) error {
+	var se *Error
+	if !errors.As(err, &se) || se.Position != 0 || se.Ref != nil || typmodError(se) {
+		return err
+	}
+	out := *se
+	out.Ref = &NameRef{Parts: []string{lit}, Literal: true}
+	return &out
 }
 
 // UndefinedTable is PostgreSQL's 42P01 for a relation name.
@@ -84,6 +106,14 @@ func analyzed(toks []token) bool {
 // a relation not used as a qualifier, a column not qualified by something
 // else, not called as a function and not an alias.
 func findRef(toks []token, ref *NameRef) int {
+	if ref.Literal {
+		for i, t := range toks {
+			if t.kind == tkString && t.val == ref.Parts[0] {
+				return i
+			}
+		}
+		return -1
+	}
 	n := len(ref.Parts)
 	for i := range toks {
 		if !matchesAt(toks, i, ref.Parts) {
