@@ -80,33 +80,26 @@ func addPositions(out map[string][]int64, rec arrow.RecordBatch) error {
 	if !ok {
 		return fmt.Errorf("unexpected position delete pos column %s", rec.Column(qi[0]).DataType())
 	}
-	switch paths := rec.Column(pi[0]).(type) {
-	case *array.Dictionary:
-		names, ok := paths.Dictionary().(*array.String)
-		if !ok {
-			return fmt.Errorf("unexpected position delete file_path dictionary %s", paths.Dictionary().DataType())
+	// file_path was asked for as a dictionary, which pqarrow gives whatever
+	// the file's encoding (it builds one for plain pages).
+	paths, ok := rec.Column(pi[0]).(*array.Dictionary)
+	if !ok {
+		return fmt.Errorf("unexpected position delete file_path column %s", rec.Column(pi[0]).DataType())
+	}
+	names, ok := paths.Dictionary().(*array.String)
+	if !ok {
+		return fmt.Errorf("unexpected position delete file_path dictionary %s", paths.Dictionary().DataType())
+	}
+	byKey := make([][]int64, names.Len())
+	for i := range paths.Len() {
+		k := paths.GetValueIndex(i)
+		byKey[k] = append(byKey[k], pos.Value(i))
+	}
+	for k, ps := range byKey {
+		if len(ps) > 0 {
+			p := strings.Clone(names.Value(k)) // outlives the batch
+			out[p] = append(out[p], ps...)
 		}
-		byKey := make([][]int64, names.Len())
-		for i := range paths.Len() {
-			k := paths.GetValueIndex(i)
-			byKey[k] = append(byKey[k], pos.Value(i))
-		}
-		for k, ps := range byKey {
-			if len(ps) > 0 {
-				p := strings.Clone(names.Value(k)) // outlives the batch
-				out[p] = append(out[p], ps...)
-			}
-		}
-	case *array.String:
-		for i := range paths.Len() {
-			p := paths.Value(i)
-			if _, ok := out[p]; !ok {
-				p = strings.Clone(p)
-			}
-			out[p] = append(out[p], pos.Value(i))
-		}
-	default:
-		return fmt.Errorf("unexpected position delete file_path column %s", paths.DataType())
 	}
 	return nil
 }

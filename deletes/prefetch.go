@@ -11,20 +11,12 @@ import (
 // prefetchDepth is how many batches a prefetched source reads ahead.
 const prefetchDepth = 4
 
-// prefetched runs src on its own goroutine, up to depth batches ahead of
-// the consumer: a rewrite then decodes and filters the old files while the
-// writer encodes and compresses the new one, on two cores instead of one
-// after the other. Stopping early or ctx ending stops src and releases
-// the batches read ahead.
-func prefetched(ctx context.Context, src RowSource, depth int) RowSource {
-	return prefetchedAll(ctx, []RowSource{src}, 1, depth)
-}
-
 // prefetchedAll yields the batches of srcs in order, all of one before the
 // next, while up to workers of them are read at once, each up to depth
-// batches ahead. A rewrite of many small files spends its time opening
-// them and reading their footers, one after another on one core
-// otherwise. The first error ends the rows; stopping early or ctx ending
+// batches ahead, on goroutines of their own: a rewrite then decodes and
+// filters the old files while the writer encodes the new one, and a
+// rewrite of many small files opens them and reads their footers on more
+// than one core. The first error ends the rows; stopping early or ctx ending
 // stops every source and releases what was read ahead.
 func prefetchedAll(ctx context.Context, srcs []RowSource, workers, depth int) RowSource {
 	return func(yield func(arrow.RecordBatch, error) bool) {

@@ -32,7 +32,7 @@ func numbered(mem memory.Allocator, n int, err error) RowSource {
 	}
 }
 
-// TestPrefetched: batches arrive in order; the source's error arrives
+// TestPrefetched: with one source, batches arrive in order; the source's error arrives
 // after its batches; stopping early releases every batch read ahead (the
 // checked allocator ends with nothing held).
 func TestPrefetched(t *testing.T) {
@@ -40,7 +40,7 @@ func TestPrefetched(t *testing.T) {
 	boom := errors.New("boom")
 	var got []int64
 	var last error
-	for b, err := range prefetched(context.Background(), numbered(mem, 10, boom), 3) {
+	for b, err := range prefetchedAll(context.Background(), []RowSource{numbered(mem, 10, boom)}, 1, 3) {
 		if err != nil {
 			last = err
 			break
@@ -51,7 +51,7 @@ func TestPrefetched(t *testing.T) {
 	if len(got) != 10 || got[0] != 0 || got[9] != 9 || !errors.Is(last, boom) {
 		t.Fatalf("got %v then %v, want 0..9 then boom", got, last)
 	}
-	for b := range prefetched(context.Background(), numbered(mem, 100, nil), 4) {
+	for b := range prefetchedAll(context.Background(), []RowSource{numbered(mem, 100, nil)}, 1, 4) {
 		b.Release()
 		break // the producer is up to 4 batches ahead
 	}
@@ -59,7 +59,7 @@ func TestPrefetched(t *testing.T) {
 	defer cancel()
 	n := 0
 	var end error
-	for b, err := range prefetched(ctx, numbered(mem, 100, nil), 2) {
+	for b, err := range prefetchedAll(ctx, []RowSource{numbered(mem, 100, nil)}, 1, 2) {
 		if err != nil {
 			end = err
 			break
