@@ -23,6 +23,11 @@ type EngineOptions struct {
 	// Settings are the server's start values of the parameters
 	// CheckServerSetting accepts (postgres -c): every session's defaults.
 	Settings map[string]string
+	// FileReadRoots are the directories whose files read_csv and
+	// read_parquet may read (symbolic links resolved); none: they are
+	// refused. The shell allows everything its user can read, a server
+	// what serve --allow-file-read names.
+	FileReadRoots []string
 }
 
 // Engine executes statements against one warehouse; it is shared by all sessions.

@@ -71,7 +71,8 @@ type resolvedTable = engine.Table
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
-	return &engine.Env{Catalog: sessionCatalog{s}, Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem()}}
+	return &engine.Env{Catalog: sessionCatalog{s}, Files: sessionFiles{s},
+		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem()}}
 }
 
 // sessionCatalog resolves names as the session does.

@@ -9,7 +9,11 @@ package sql
 //   - ARRAY[a, b] → __array(a, b); ARRAY(subquery) → __array_sub((subquery)).
 //   - x[i] → __subscript(x, i); (x).f → __field((x), 'f').
 //   - a function in FROM, f(args) [AS] s[(c)] → (SELECT f(args) AS c) AS s,
-//     c defaulting to s and s to the function's name, as PostgreSQL names them.
+//     c defaulting to s and s to the function's name, as PostgreSQL names them;
+//     the file functions (read_csv, read_parquet) keep a whole column list
+//     s(a, b, ...) and take name => value options as name = value.
+
+import "strings"
 
 // pgPrepass drops COLLATE clauses and unwraps OPERATOR(schema.op).
 func pgPrepass(in []token) []token {
@@ -182,6 +186,10 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 		return false, nil
 	}
 	fname := n.in[j].val
+	files := fileFunctions[fname]
+	if files {
+		namedArguments(n.in[j+2 : e])
+	}
 	call, err := n.sub(n.i, e+1)
 	if err != nil {
 		return true, err
@@ -197,6 +205,12 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 		if n.at(k).isPunct("(") && (n.at(k+1).kind == tkIdent || n.at(k+1).kind == tkQIdent) {
 			col = n.at(k + 1).val
 			if c := matchParenTok(n.in, k); c > 0 {
+				if files {
+					// A file's columns are many: keep every name, as a
+					// derived table's alias list is kept.
+					alias = foldColumnAliases(alias, n.in[k+1:c])
+					col = ""
+				}
 				k = c + 1
 			}
 		}
@@ -222,6 +236,32 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 	n.emit(pgQuoteIdent(alias), tkQIdent, t)
 	n.i = k
 	return true, nil
+}
+
+// fileFunctions read files in FROM (exec/engine's FileReader); their
+// columns come from the files, and they take named options.
+var fileFunctions = kwSet("read_csv read_csv_auto read_parquet parquet_scan")
+
+// namedArguments turns PostgreSQL's name => value into DuckDB's
+// name = value, which the parser takes.
+func namedArguments(args []token) {
+	for i := range args {
+		if args[i].kind == tkOp && args[i].val == "=>" {
+			args[i].val = "="
+		}
+	}
+}
+
+// foldColumnAliases is alias AliasColumnSep a AliasColumnSep b for the
+// names of a column alias list; other tokens (commas) are skipped.
+func foldColumnAliases(alias string, list []token) string {
+	names := []string{alias}
+	for _, t := range list {
+		if t.kind == tkIdent || t.kind == tkQIdent {
+			names = append(names, t.val)
+		}
+	}
+	return strings.Join(names, AliasColumnSep)
 }
 
 // impliedLateral reports whether the FROM item after in[k] (a comma or

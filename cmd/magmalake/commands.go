@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -35,7 +36,8 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
-	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{})
+	// The shell reads the files its user can (read_csv, read_parquet).
+	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{FileReadRoots: []string{string(filepath.Separator)}})
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 	}
 	defer wh.Close()
 	logger := serverLogger(cfg.LogFormat, std.err)
-	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{Logger: logger, Settings: cfg.Settings})
+	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -63,6 +64,9 @@ type serveConfig struct {
 	// none); each rewrites at most AutoVacuumBytes of data files.
 	AutoVacuum      time.Duration
 	AutoVacuumBytes int64
+	// FileReads are the directories whose files clients may read with
+	// read_csv/read_parquet (--allow-file-read); none by default.
+	FileReads []string
 }
 
 type passwdConfig struct {
@@ -214,6 +218,13 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 		return addSetting(cfg.Settings, kv)
 	})
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "server log lines: text (key=value) or json")
+	fs.Func("allow-file-read", "directory whose files clients may read with read_csv/read_parquet, repeatable (default: none)", func(dir string) error {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("%q is not a directory", dir)
+		}
+		cfg.FileReads = append(cfg.FileReads, dir)
+		return nil
+	})
 	fs.DurationVar(&cfg.AutoVacuum, "auto-vacuum", 0, "run VACUUM's steps in the background this often on tables whose debt passes their thresholds (0: never)")
 	cfg.AutoVacuumBytes = exec.DefaultAutoVacuumBytes
 	fs.Func("auto-vacuum-max-bytes", "data-file bytes one background pass rewrites at most (default 1GB)", func(v string) error {

@@ -53,6 +53,8 @@ type Options struct {
 type Env struct {
 	Catalog Catalog
 	Options Options
+	// Files opens read_csv/read_parquet's files; nil refuses them.
+	Files FileReader
 }
 
 func (e *Env) batchSize() int {

@@ -24,6 +24,10 @@ func (p *planner) setReturning(st *sql.Select, alias string, outer *sql.Outer) (
 	if !ok {
 		return nil, false, nil
 	}
+	if fileFunctions[call.FnName.L] {
+		src, err := p.fromFiles(call, alias)
+		return src, true, err
+	}
 	switch call.FnName.L {
 	case "generate_series":
 		src, err := p.series(call, alias, st.Items[0].Alias, outer)

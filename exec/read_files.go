@@ -1,0 +1,144 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// sessionFiles opens the files of read_csv and read_parquet for a session,
+// within the directories the engine may read (EngineOptions.FileReadRoots).
+type sessionFiles struct{ s *Session }
+
+func (f sessionFiles) OpenFiles(ctx context.Context, call engine.FileCall) (engine.FileRelation, error) {
+	paths, err := f.s.engine.readablePaths(call.Function, call.Path)
+	if err != nil {
+		return nil, err
+	}
+	switch call.Function {
+	case "read_parquet", "parquet_scan":
+		return openParquetFiles(call, paths, f.s.engine.opts.BatchSize)
+	}
+	return openCSVFiles(ctx, call, paths, f.s.inputStyle(), f.s.engine.opts.BatchSize)
+}
+
+// readablePaths expands pattern (a path or a glob, relative to the
+// server's working directory) to the files it names, each of which must
+// lie, symbolic links resolved, under a directory the engine may read.
+func (e *Engine) readablePaths(fn, pattern string) ([]string, error) {
+	if len(e.opts.FileReadRoots) == 0 {
+		return nil, &sql.Error{Code: sql.CodeInsufficientPrivilege,
+			Message: fmt.Sprintf("permission denied to read files with %s", fn),
+			Hint:    "The server reads files only under the directories given with serve --allow-file-read DIR."}
+	}
+	abs, err := filepath.Abs(pattern)
+	if err != nil {
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "invalid file path %q", pattern)
+	}
+	matches := []string{abs}
+	if strings.ContainsAny(pattern, "*?[") {
+		if matches, err = filepath.Glob(abs); err != nil {
+			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "invalid file pattern %q", pattern)
+		}
+		matches = regularFiles(matches)
+		if len(matches) == 0 {
+			return nil, sql.Errorf(sql.CodeUndefinedFile, "no file matches %q", pattern)
+		}
+	}
+	for i, m := range matches {
+		if matches[i], err = e.checkReadable(m); err != nil {
+			return nil, err
+		}
+	}
+	return matches, nil
+}
+
+// regularFiles drops what a glob matched that is not a file (directories).
+func regularFiles(paths []string) []string {
+	out := paths[:0]
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// checkReadable resolves path and checks it against the readable roots.
+func (e *Engine) checkReadable(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", sql.Errorf(sql.CodeUndefinedFile, "could not open file %q for reading: No such file or directory", path)
+		}
+		return "", sql.Errorf(sql.CodeIOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))
+	}
+	if st, err := os.Stat(real); err == nil && st.IsDir() {
+		return "", sql.Errorf(sql.CodeWrongObjectType, "%q is a directory", path)
+	}
+	for _, root := range e.opts.FileReadRoots {
+		r, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return real, nil
+		}
+	}
+	return "", &sql.Error{Code: sql.CodeInsufficientPrivilege,
+		Message: fmt.Sprintf("permission denied to read file %q", path),
+		Hint:    "The server reads files only under the directories given with serve --allow-file-read DIR."}
+}
+
+// parquetRelation is read_parquet's files.
+type parquetRelation struct {
+	files *iceberg.ParquetFiles
+	cols  []engine.Column
+	fn    string
+}
+
+func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.FileRelation, error) {
+	for name := range call.Options {
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "%s has no option %q", call.Function, name)
+	}
+	files, err := iceberg.OpenParquetFiles(paths, batch)
+	if err != nil {
+		return nil, sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %v", call.Function, err)
+	}
+	rel := &parquetRelation{files: files, fn: call.Function}
+	for _, f := range files.Schema().Fields() {
+		rel.cols = append(rel.cols, engine.Column{Name: f.Name, Type: engine.TypeFromArrow(f.Type)})
+	}
+	return rel, nil
+}
+
+func (r *parquetRelation) Columns() []engine.Column { return r.cols }
+
+func (r *parquetRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error) {
+	seq := r.files.Batches(ctx, cols)
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err != nil {
+				if ctx.Err() != nil {
+					err = sql.Canceled(ctx.Err())
+				} else {
+					err = sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %v", r.fn, err)
+				}
+			}
+			if !yield(b, err) || err != nil {
+				return
+			}
+		}
+	}, nil
+}
