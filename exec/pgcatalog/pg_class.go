@@ -103,13 +103,13 @@ func typeRows(*snapshot) [][]any {
 	for _, t := range pgTypes {
 		preferred := t.name == "text" || t.name == "float8" || t.name == "timestamptz" || t.name == "bool" || t.name == "oid"
 		typtype := "b"
-		if t.name == "unknown" {
-			typtype = "p"
+		if t.category == "P" || t.name == "unknown" {
+			typtype = "p" // pseudo-types
 		}
 		out = append(out, []any{t.oid, t.name, oidPgCatalog, oidSuperuser, t.length,
 			t.byVal, typtype, t.category, preferred, true,
 			",", int64(0), int64(0), int64(0), t.array, procByName(t.input),
-			procByName(t.output), procByName(t.name + "recv"), procByName(t.name + "send"), int64(0), int64(0),
+			procByName(t.output), procByName(t.receive()), procByName(t.send()), int64(0), int64(0),
 			int64(0), t.align, t.storage(), false, int64(0),
 			int64(-1), int64(0), t.coll, nil, nil,
 			nil})
@@ -167,18 +167,4 @@ func collationRows(*snapshot) [][]any {
 		return []any{oid, name, oidPgCatalog, oidSuperuser, provider, true, int64(-1), nil, nil, nil, nil}
 	}
 	return [][]any{row(collDefault, "default", "d"), row(950, "C", "c"), row(951, "POSIX", "c")}
-}
-
-func procRows(*snapshot) [][]any {
-	var out [][]any
-	for i, f := range procs {
-		out = append(out, []any{procOIDBase + int64(i), f, oidPgCatalog, oidSuperuser, langInternal,
-			float64(1), float64(0), int64(0), int64(0), "f", false,
-			false, false, false, "s", "s",
-			int64(0), int64(0), int64(25), "{}",
-			nil, nil, nil, nil,
-			nil, f, nil, nil, nil,
-			nil})
-	}
-	return out
 }

@@ -5,7 +5,8 @@ package pgcatalog
 // they exist, always empty.
 
 func addPgCatalogEmpty(m relSet) {
-	m.add("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", none)
+	// The functions' comments are pg_proc's (pg_proc.go); nothing else has one.
+	m.add("pg_catalog", "pg_description", 2609, "objoid oid, classoid oid, objsubid int4, description text", procDescriptionRows)
 	m.add("pg_catalog", "pg_shdescription", 2396, "objoid oid, classoid oid, description text", none)
 	m.add("pg_catalog", "pg_index", 2610, `indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2,
 		indisunique bool, indnullsnotdistinct bool, indisprimary bool, indisexclusion bool,

@@ -35,6 +35,7 @@ var pgTypes = []pgType{
 	{25, "text", -1, false, "S", 1009, "textin", "textout", "i", collDefault, "text"},
 	{26, "oid", 4, true, "N", 1028, "oidin", "oidout", "i", 0, "oid"},
 	{114, "json", -1, false, "U", 199, "json_in", "json_out", "i", 0, "json"},
+	{194, "pg_node_tree", -1, false, "Z", 0, "pg_node_tree_in", "pg_node_tree_out", "i", collDefault, "pg_node_tree"},
 	{700, "float4", 4, true, "N", 1021, "float4in", "float4out", "i", 0, "real"},
 	{701, "float8", 8, true, "N", 1022, "float8in", "float8out", "d", 0, "double precision"},
 	{705, "unknown", -2, false, "X", 0, "unknownin", "unknownout", "c", 0, "unknown"},
@@ -49,6 +50,20 @@ var pgTypes = []pgType{
 	{2205, "regclass", 4, true, "N", 2210, "regclassin", "regclassout", "i", 0, "regclass"},
 	{2206, "regtype", 4, true, "N", 2211, "regtypein", "regtypeout", "i", 0, "regtype"},
 	{2950, "uuid", 16, false, "U", 2951, "uuid_in", "uuid_out", "c", 0, "uuid"},
+	// The types pg_proc's rows name that no column has: the pseudo-types of
+	// polymorphic, variadic and support functions (pg_node_tree, pg_get_expr's
+	// argument, is above), in PostgreSQL's order, which pgjdbc's
+	// getTypeInfo keeps.
+	{2275, "cstring", -2, false, "P", 1263, "cstring_in", "cstring_out", "c", 0, "cstring"},
+	{2276, "any", 4, true, "P", 0, "any_in", "any_out", "i", 0, `"any"`},
+	{2277, "anyarray", -1, false, "P", 0, "anyarray_in", "anyarray_out", "d", 0, "anyarray"},
+	{2281, "internal", 8, true, "P", 0, "internal_in", "internal_out", "d", 0, "internal"},
+	{2283, "anyelement", 4, true, "P", 0, "anyelement_in", "anyelement_out", "i", 0, "anyelement"},
+	{2776, "anynonarray", 4, true, "P", 0, "anynonarray_in", "anynonarray_out", "i", 0, "anynonarray"},
+	{325, "index_am_handler", 4, true, "P", 0, "index_am_handler_in", "index_am_handler_out", "i", 0, "index_am_handler"},
+	{269, "table_am_handler", 4, true, "P", 0, "table_am_handler_in", "table_am_handler_out", "i", 0, "table_am_handler"},
+	{5077, "anycompatible", 4, true, "P", 0, "anycompatible_in", "anycompatible_out", "i", 0, "anycompatible"},
+	{5078, "anycompatiblearray", -1, false, "P", 0, "anycompatiblearray_in", "anycompatiblearray_out", "d", 0, "anycompatiblearray"},
 }
 
 func typeByOID(oid int64) *pgType {
@@ -90,6 +105,9 @@ func typeByName(name string) *pgType {
 func formatType(oid, typmod int64) string {
 	t := typeByOID(oid)
 	if t == nil {
+		if e := typeByArrayOID(oid); e != nil {
+			return formatType(e.oid, typmod) + "[]"
+		}
 		return "???"
 	}
 	switch {
