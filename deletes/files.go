@@ -75,8 +75,9 @@ func (s *fileSink) removeAll() {
 
 // countingWriter tracks the size of what a Parquet writer produced.
 type countingWriter struct {
-	w iceio.FileWriter
-	n int64
+	w    iceio.FileWriter
+	n    int64
+	prog *lake.Progress // the statement's progress line, if any
 }
 
 // Close lets the Parquet writer close the file when it closes.
@@ -85,6 +86,7 @@ func (c *countingWriter) Close() error { return c.w.Close() }
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	c.prog.AddWritten(int64(n))
 	return n, err
 }
 
@@ -107,7 +109,7 @@ func (s *fileSink) parquetFileWith(ctx context.Context, path string, sc *arrow.S
 		return nil, 0, fmt.Errorf("create %s: %w", path, err)
 	}
 	// Page writes are small; buffering them saves a syscall each.
-	cw := &countingWriter{w: out}
+	cw := &countingWriter{w: out, prog: lake.ProgressOf(ctx)}
 	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, 1<<20), c: cw}
 	fw, err := newBatchWriter(sc, bw, props)
 	if err != nil {

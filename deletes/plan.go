@@ -144,13 +144,25 @@ func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts
 	if err != nil {
 		return nil, err
 	}
+	prog := lake.ProgressOf(ctx)
+	prog.Plan(len(groups), groupBytes(groups))
 	results := make([]T, len(groups))
 	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
 		r, err := fn(p, ctx, groups[i])
+		prog.FileDone()
 		results[i] = r
 		return err
 	})
 	return results, err
+}
+
+// groupBytes is the size of the data files groups names.
+func groupBytes(groups [][]table.FileScanTask) int64 {
+	var n int64
+	for _, g := range groups {
+		n += g[0].File.FileSizeBytes()
+	}
+	return n
 }
 
 func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) (*planner, error) {

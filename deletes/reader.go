@@ -42,12 +42,14 @@ type batchFunc func(batch arrow.RecordBatch, base int64) error
 // ANALYZE and for tests asserting a file was never opened.
 type countingFile struct {
 	iceio.File
-	n int64
+	n    int64
+	prog *lake.Progress // the statement's progress line, if any
 }
 
 func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.File.ReadAt(p, off)
 	c.n += int64(n)
+	c.prog.AddRead(int64(n))
 	return n, err
 }
 
@@ -57,6 +59,7 @@ func (c *countingFile) Prefetch(ranges []lake.ByteRange) { lake.Prefetch(c.File,
 func (c *countingFile) Read(p []byte) (int, error) {
 	n, err := c.File.Read(p)
 	c.n += int64(n)
+	c.prog.AddRead(int64(n))
 	return n, err
 }
 
@@ -67,7 +70,7 @@ func (r positionalReader) read(ctx context.Context, path string, size int64, req
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
-	cf := &countingFile{File: f}
+	cf := &countingFile{File: f, prog: lake.ProgressOf(ctx)}
 	defer cf.Close()
 	if err := r.readOpen(ctx, cf, requested, fn); err != nil {
 		return cf.n, fmt.Errorf("read %s: %w", path, err)
@@ -116,6 +119,7 @@ func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested 
 			return err
 		}
 		n := rec.NumRows()
+		lake.ProgressOf(ctx).AddRows(n)
 		rec.Retain() // the projection may hand rec back as is
 		out, err := r.project(ctx, requested, pruned, rec)
 		rec.Release()

@@ -18,7 +18,8 @@ type Session struct {
 	tx       txState
 	plans    planCache
 	shapes   shapeCache
-	named    sqlPrepared // PREPARE name ... AS
+	named    sqlPrepared    // PREPARE name ... AS
+	progress *progressWatch // WatchProgress's, nil: no reports
 }
 
 // plan is a prepared statement's executable form.
@@ -129,7 +130,8 @@ func emptyQuery(context.Context, *Session, []Param) (*Result, error) {
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
 	l := s.startLog(p)
-	return l.finish(s.execute(l.observe(ctx), p, params))
+	pr := s.startProgress()
+	return pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
 }
 
 func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {

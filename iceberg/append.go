@@ -56,7 +56,7 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 	writeID := uuid.New()
 	var files []ice.DataFile
 	var werr error
-	watch := &writeWatch{}
+	watch := &writeWatch{prog: ProgressOf(ctx)}
 	// Drain the whole iterator even after an error so the writer goroutines
 	// finish before cleanup looks for their files.
 	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, table.WithWriteUUID(writeID)) {

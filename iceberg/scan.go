@@ -66,7 +66,13 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out, picks := outputSchema(full, opts.Columns)
-	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, read)
+	prog := ProgressOf(ctx)
+	var expect *fileSet
+	if prog != nil {
+		expect = &fileSet{}
+		tbl = progressTable(tbl, prog, expect)
+	}
+	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, read, expect)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -89,6 +95,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 				yield(nil, fmt.Errorf("%s: %w", what, err))
 				return
 			}
+			prog.AddRows(conv.NumRows())
 			if !yield(conv, nil) {
 				return
 			}
@@ -109,12 +116,28 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 // Tasks are decoded in parallel by iceberg-go: ReadTasks runs
 // WithMaxConcurrency workers, GOMAXPROCS unless set, and returns batches in
 // task order, each worker holding the batches of at most one task.
-func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string, expect *fileSet) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
 	stats := opts.Stats
 	if stats == nil {
 		stats = &ScanStats{}
 	}
 	*stats = ScanStats{}
+	prog := ProgressOf(ctx)
+	if opts.Filter == nil && opts.Limit == 0 && prog != nil {
+		// Planned here only to count the files for the progress line.
+		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		tasks, err := scan.PlanFiles(ctx)
+		var batches iter.Seq2[arrow.RecordBatch, error]
+		if err == nil {
+			planned(prog, expect, tasks)
+			_, batches, err = scan.ReadTasks(ctx, tasks)
+		}
+		if err != nil {
+			scan.Close()
+			return nil, nil, err
+		}
+		return scan, batches, nil
+	}
 	if opts.Filter == nil || opts.Limit > 0 {
 		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ToArrowRecords(ctx)
@@ -127,6 +150,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	tasks, err := planTasks(ctx, tbl, opts, sc, snapID, read, stats)
 	if err != nil {
 		return nil, nil, err
+	}
+	if prog != nil {
+		planned(prog, expect, tasks)
 	}
 	unfiltered := opts
 	unfiltered.Filter = nil

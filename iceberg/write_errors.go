@@ -18,8 +18,9 @@ import (
 // and no error, so the rows would vanish silently. WriteDataFiles checks
 // its output against its input and reports what the watch saw.
 type writeWatch struct {
-	mu  sync.Mutex
-	err error
+	mu   sync.Mutex
+	err  error
+	prog *Progress // counts the bytes written, for the progress line
 }
 
 func (w *writeWatch) note(err error) error {
@@ -91,6 +92,7 @@ type watchedWriter struct {
 
 func (x *watchedWriter) Write(p []byte) (int, error) {
 	n, err := x.fw.Write(p)
+	x.w.prog.AddWritten(int64(n))
 	return n, x.w.note(err)
 }
 

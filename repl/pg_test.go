@@ -29,8 +29,11 @@ type pgHarness struct {
 var testPG pgHarness
 
 func TestMain(m *testing.M) {
-	if os.Getenv(ptyChildEnv) == "1" {
+	switch os.Getenv(ptyChildEnv) {
+	case "1":
 		os.Exit(runPtyChild())
+	case "progress":
+		os.Exit(runProgressPtyChild())
 	}
 	code := m.Run()
 	if testPG.c != nil {

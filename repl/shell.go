@@ -63,7 +63,9 @@ type Shell struct {
 // New returns a shell printing to out (results) and errOut (errors,
 // notices), stopping at the first error.
 func New(s Session, out, errOut io.Writer) *Shell {
-	return &Shell{sess: s, out: out, stdout: out, errOut: errOut, StopOnError: true, Now: time.Now, scriptDir: "."}
+	sh := &Shell{sess: s, out: out, stdout: out, errOut: errOut, StopOnError: true, Now: time.Now, scriptDir: "."}
+	sh.watchProgress()
+	return sh
 }
 
 // RunCommand runs text as psql -c does: one backslash command, or any number

@@ -31,7 +31,9 @@ func (c *conn) flush() error {
 	if len(c.out) == 0 {
 		return nil
 	}
+	c.wmu.Lock()
 	_, err := c.nc.Write(c.out)
+	c.wmu.Unlock()
 	if cap(c.out) > 4*flushThreshold {
 		c.out = nil // do not keep a huge buffer for the connection's life
 	} else {

@@ -29,10 +29,13 @@ type conn struct {
 	rd      *readAhead
 	out     []byte // pending output, flushed at Sync/Flush/ReadyForQuery or when large
 	outErr  error
-	sess    Session
-	pid     uint32
-	secret  [4]byte
-	info    exec.SessionInfo
+	// wmu orders writes to nc: progress NOTICEs come from another goroutine
+	// while a statement runs.
+	wmu    sync.Mutex
+	sess   Session
+	pid    uint32
+	secret [4]byte
+	info   exec.SessionInfo
 
 	// ctx ends when the client disconnects or the server stops hard.
 	ctx       context.Context

@@ -93,6 +93,7 @@ func (c *conn) startup() (ok bool, err error) {
 		return false, err
 	}
 	c.sess = sess
+	c.watchProgress()
 	c.send(&pgproto3.AuthenticationOk{})
 	c.sendParameterStatus()
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})

@@ -41,7 +41,10 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 	if err != nil {
 		return err
 	}
-	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl"})
+	// The shell draws a progress line for long statements when its
+	// error output is a terminal (SET magmalake.progress = off stops it).
+	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl",
+		Options: map[string]string{"magmalake.progress": "on"}})
 	defer sess.Close()
 	sh := repl.New(sess, std.out, std.err)
 	if err := sh.ApplyPrintFlags(cfg.Print); err != nil {

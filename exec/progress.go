@@ -1,0 +1,244 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/iceberg"
+)
+
+// progressDelay is how long a statement runs before its first progress
+// report: quick statements never show one.
+const progressDelay = time.Second
+
+// ProgressReport is a running statement's work so far: the shell's
+// progress line, and NOTICEs over the wire.
+type ProgressReport struct {
+	Elapsed time.Duration
+	iceberg.ProgressCounts
+	// Done is the last report of a statement that had reports: it ended.
+	Done bool
+}
+
+// progressWatch is what WatchProgress registered.
+type progressWatch struct {
+	every time.Duration
+	f     func(ProgressReport)
+	// ticks starts a statement's clock: the first tick after the delay,
+	// then one per every; stop releases it. Tests drive it by hand.
+	ticks func(delay, every time.Duration) (<-chan time.Time, func())
+}
+
+// WatchProgress asks for reports on statements that run past a second,
+// every interval after that, while the setting magmalake.progress is on;
+// f runs on another goroutine, its last call (Done) before the statement's
+// Execute, last Rows.Next or COPY load returns.
+func (s *Session) WatchProgress(every time.Duration, f func(ProgressReport)) {
+	s.progress = &progressWatch{every: every, f: f, ticks: realTicks}
+}
+
+func realTicks(delay, every time.Duration) (<-chan time.Time, func()) {
+	ch := make(chan time.Time, 1)
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-t.C:
+				select {
+				case ch <- now:
+				default: // the reader is behind: skip this tick
+				}
+				t.Reset(every)
+			}
+		}
+	}()
+	return ch, func() { close(stop) }
+}
+
+// progressRun is one statement's progress: its counters and the goroutine
+// that reports them.
+type progressRun struct {
+	p     iceberg.Progress
+	start time.Time
+	stop  chan struct{}
+	ended chan struct{}
+	once  sync.Once
+}
+
+// startProgress begins counting a statement's work when someone watches
+// and magmalake.progress is on; nil otherwise.
+func (s *Session) startProgress() *progressRun {
+	w := s.progress
+	if w == nil {
+		return nil
+	}
+	if v, _ := s.settings.Get("magmalake.progress"); v != "on" {
+		return nil
+	}
+	r := &progressRun{start: time.Now(), stop: make(chan struct{}), ended: make(chan struct{})}
+	ticks, release := w.ticks(progressDelay, w.every)
+	go r.report(w.f, ticks, release)
+	return r
+}
+
+func (r *progressRun) report(f func(ProgressReport), ticks <-chan time.Time, release func()) {
+	defer close(r.ended)
+	defer release()
+	reported := false
+	for {
+		// A due tick goes first: a statement ending as it comes still
+		// shows it, then the last report.
+		select {
+		case <-ticks:
+			f(r.reading(false))
+			reported = true
+			continue
+		default:
+		}
+		select {
+		case <-r.stop:
+			if reported {
+				f(r.reading(true))
+			}
+			return
+		case <-ticks:
+			f(r.reading(false))
+			reported = true
+		}
+	}
+}
+
+func (r *progressRun) reading(done bool) ProgressReport {
+	return ProgressReport{Elapsed: time.Since(r.start), ProgressCounts: r.p.Counts(), Done: done}
+}
+
+// attach makes the layers below count into r.
+func (r *progressRun) attach(ctx context.Context) context.Context {
+	if r == nil {
+		return ctx
+	}
+	return iceberg.WithProgress(ctx, &r.p)
+}
+
+// end stops the reports and waits for the last one.
+func (r *progressRun) end() {
+	if r == nil {
+		return
+	}
+	r.once.Do(func() { close(r.stop) })
+	<-r.ended
+}
+
+// follow keeps r running while the statement's rows or COPY data flow,
+// and ends it otherwise.
+func (r *progressRun) follow(res *Result, err error) (*Result, error) {
+	if r == nil {
+		return res, err
+	}
+	switch {
+	case err != nil:
+		r.end()
+	case res.Rows != nil:
+		res.Rows = &progressRows{Rows: res.Rows, r: r}
+	case res.CopyIn != nil:
+		load := res.CopyIn.Load
+		res.CopyIn.Load = func(ctx context.Context, in io.Reader) (int64, error) {
+			defer r.end()
+			return load(r.attach(ctx), in)
+		}
+	default:
+		r.end()
+	}
+	return res, err
+}
+
+// progressRows counts a streamed result's work until it ends.
+type progressRows struct {
+	Rows
+	r *progressRun
+}
+
+func (p *progressRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := p.Rows.Next(p.r.attach(ctx))
+	if err != nil { // io.EOF too: the rows ended
+		p.r.end()
+	}
+	return b, err
+}
+
+func (p *progressRows) Close() error {
+	p.r.end()
+	return p.Rows.Close()
+}
+
+// String is the report as one line: files, rows, bytes read (of the
+// planned total) and written, the read rate and the time so far.
+func (r ProgressReport) String() string {
+	var b strings.Builder
+	if r.FilesPlanned > 0 {
+		fmt.Fprintf(&b, "%d/%d files, ", r.FilesDone, r.FilesPlanned)
+	}
+	fmt.Fprintf(&b, "%s rows, %s", groupDigits(r.Rows), sizeText(r.BytesRead))
+	if r.BytesPlanned > 0 {
+		fmt.Fprintf(&b, " of %s", sizeText(r.BytesPlanned))
+	}
+	fmt.Fprintf(&b, " read, %s written", sizeText(r.BytesWritten))
+	if secs := r.Elapsed.Seconds(); secs > 0 {
+		fmt.Fprintf(&b, ", %s/s", sizeText(int64(float64(r.BytesRead+r.BytesWritten)/secs)))
+	}
+	fmt.Fprintf(&b, ", %.1f s", r.Elapsed.Seconds())
+	return b.String()
+}
+
+// Fraction is how far the statement is, 0 to 1, from the bytes read of the
+// planned files (else the files done); -1 when nothing was planned.
+func (r ProgressReport) Fraction() float64 {
+	switch {
+	case r.Done:
+		return 1
+	case r.BytesPlanned > 0:
+		return min(float64(r.BytesRead)/float64(r.BytesPlanned), 0.99)
+	case r.FilesPlanned > 0:
+		return min(float64(r.FilesDone)/float64(r.FilesPlanned), 0.99)
+	}
+	return -1
+}
+
+// sizeText is n bytes as B, kB, MB, GB or TB with one decimal above bytes.
+func sizeText(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, unit := float64(n)/1024, "kB"
+	for _, u := range []string{"MB", "GB", "TB"} {
+		if v < 1024 {
+			break
+		}
+		v, unit = v/1024, u
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
+}
+
+// groupDigits writes n with thousands separators.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
