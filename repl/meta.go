@@ -25,6 +25,9 @@ Input/Output
 Informational
   \d[+] [NAME]           describe table NAME (+: properties, files, rows,
                          snapshot), or list tables
+  \df[anptwS+] [PATTERN] list functions (a, n, p, t, w: only aggregate, normal,
+                         procedure, trigger, window ones; pg_catalog's only
+                         with S or a PATTERN)
   \dt [SCHEMA.*]         list tables
   \dn                    list schemas
   \dt+                   list tables with size and rows

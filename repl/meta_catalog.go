@@ -6,9 +6,12 @@ import (
 	"strings"
 )
 
-// metaCatalog runs \l, \du, \dt+ and \conninfo; handled is false for other
-// commands.
+// metaCatalog runs \l, \du, \dt+, \df and \conninfo; handled is false for
+// other commands.
 func (sh *Shell) metaCatalog(ctx context.Context, cmd string, args []string) (handled bool, err error) {
+	if isFunctionsCommand(cmd) {
+		return true, sh.listFunctions(ctx, cmd, args)
+	}
 	var stmt, title string
 	switch cmd {
 	case `\conninfo`:

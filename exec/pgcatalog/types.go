@@ -51,12 +51,13 @@ var pgTypes = []pgType{
 	{2206, "regtype", 4, true, "N", 2211, "regtypein", "regtypeout", "i", 0, "regtype"},
 	{2950, "uuid", 16, false, "U", 2951, "uuid_in", "uuid_out", "c", 0, "uuid"},
 	// The types pg_proc's rows name that no column has: the pseudo-types of
-	// polymorphic, variadic and support functions (pg_node_tree, pg_get_expr's
-	// argument, is above), in PostgreSQL's order, which pgjdbc's
-	// getTypeInfo keeps.
+	// polymorphic, variadic and support functions, and trigger, which psql's
+	// \df filters name (pg_node_tree, pg_get_expr's argument, is above); in
+	// PostgreSQL's order, which pgjdbc's getTypeInfo keeps.
 	{2275, "cstring", -2, false, "P", 1263, "cstring_in", "cstring_out", "c", 0, "cstring"},
 	{2276, "any", 4, true, "P", 0, "any_in", "any_out", "i", 0, `"any"`},
 	{2277, "anyarray", -1, false, "P", 0, "anyarray_in", "anyarray_out", "d", 0, "anyarray"},
+	{2279, "trigger", 4, true, "P", 0, "trigger_in", "trigger_out", "i", 0, "trigger"},
 	{2281, "internal", 8, true, "P", 0, "internal_in", "internal_out", "d", 0, "internal"},
 	{2283, "anyelement", 4, true, "P", 0, "anyelement_in", "anyelement_out", "i", 0, "anyelement"},
 	{2776, "anynonarray", 4, true, "P", 0, "anynonarray_in", "anynonarray_out", "i", 0, "anynonarray"},
