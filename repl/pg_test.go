@@ -34,6 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(runPtyChild())
 	case "progress":
 		os.Exit(runProgressPtyChild())
+	case "tools":
+		os.Exit(runToolsPtyChild())
 	}
 	code := m.Run()
 	if testPG.c != nil {
