@@ -210,8 +210,51 @@ func (s *Session) insertSource(ctx context.Context, st *sql.Insert, target *inse
 	if st.Query != nil {
 		return s.insertFromSelect(ctx, st.Query, target, params)
 	}
-	return insertFromValues(st.Rows, target, params)
+	if !valuesHaveSubquery(st.Rows) {
+		return insertFromValues(st.Rows, target, params)
+	}
+	// (SELECT ...) among the values: the query engine plans and runs them.
+	if params == nil {
+		params = &sql.Params{}
+	}
+	if params.Subqueries == nil {
+		var err error
+		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, nil); err != nil {
+			return nil, err
+		}
+	}
+	src, err := insertFromValues(st.Rows, target, params)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
+		return src(engine.WithStatement(ctx, s.queryEnv()), args)
+	}, nil
 }
+
+// valuesHaveSubquery reports a subquery anywhere in VALUES rows.
+func valuesHaveSubquery(rows [][]ast.ExprNode) bool {
+	v := &subqueryFinder{}
+	for _, row := range rows {
+		for _, e := range row {
+			if e.Accept(v); v.found {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type subqueryFinder struct{ found bool }
+
+func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SubqueryExpr); ok {
+		f.found = true
+	}
+	return n, f.found
+}
+
+func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // appendRows writes the batches as data files and publishes them as one
 // append (staged, inside a transaction block); an empty input changes
