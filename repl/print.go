@@ -37,7 +37,7 @@ func (sh *Shell) printTable(t *table, style resultStyle) error {
 	}
 	var b bytes.Buffer
 	ps.render(&b, t, sh.expandedMode(), sh.outputColumns())
-	if err := sh.emit(b.Bytes()); err != nil {
+	if err := sh.emit(b.Bytes(), t); err != nil {
 		return fmt.Errorf("print result: %w", err)
 	}
 	return nil
