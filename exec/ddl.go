@@ -34,6 +34,8 @@ func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 			return s.dropTable(ctx, x)
 		case *sql.AlterTableProperties:
 			return s.alterTable(ctx, x)
+		case *sql.AlterTable:
+			return s.alterSchema(ctx, x)
 		}
 		return nil, notSupported("this statement is not supported")
 	}

@@ -20,7 +20,8 @@ import (
 //     before COMMIT: the catalog has no private namespace.
 //   - DROP TABLE / DROP SCHEMA / ALTER TABLE are applied at COMMIT, in order,
 //     after the block's DML; until then the block no longer sees a dropped
-//     table, and ROLLBACK forgets them.
+//     table (nor an altered table's new columns or name), and ROLLBACK
+//     forgets them.
 
 // ddlLog is a block's DDL: what to undo on rollback and what to do at commit.
 type ddlLog struct {
@@ -94,6 +95,12 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 			return nil, err
 		}
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterTable(ctx, x); return err })
+		return tagOnly("ALTER TABLE"), nil
+	case *sql.AlterTable:
+		if _, err := s.resolveTable(ctx, x.Name); err != nil && !x.IfExists {
+			return nil, err
+		}
+		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterSchema(ctx, x); return err })
 		return tagOnly("ALTER TABLE"), nil
 	}
 	return nil, notSupported("this statement is not supported")

@@ -20,6 +20,9 @@ func PlanFilter(ctx context.Context, tbl *table.Table, snapID *int64, filter ice
 	if filter == nil {
 		return ice.AlwaysTrue{}, nil
 	}
+	if refersToPromoted(tbl, filter) {
+		return ice.AlwaysTrue{}, nil
+	}
 	snap := tbl.CurrentSnapshot()
 	if snapID != nil {
 		snap = tbl.Metadata().SnapshotByID(*snapID)
@@ -41,6 +44,49 @@ func PlanFilter(ctx context.Context, tbl *table.Table, snapID *int64, filter ice
 		}
 	}
 	return filter, nil
+}
+
+// refersToPromoted reports a filter on a column whose type was widened
+// (int to long, float to double): files written before keep 4-byte bounds,
+// which iceberg-go v0.7.0 decodes as the new type and fails on ("expected
+// 8 bytes"). Such filters plan unpruned; callers re-check rows.
+func refersToPromoted(tbl *table.Table, filter ice.BooleanExpression) bool {
+	promoted := PromotedFields(tbl)
+	if len(promoted) == 0 {
+		return false
+	}
+	bound, err := ice.BindExpr(tbl.Schema(), filter, false)
+	if err != nil {
+		return true
+	}
+	ids, err := ice.ExtractFieldIDs(bound)
+	if err != nil {
+		return true
+	}
+	for _, id := range ids {
+		if promoted[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// PromotedFields are the current schema's fields whose type an older
+// schema of the table had narrower.
+func PromotedFields(tbl *table.Table) map[int]bool {
+	out := map[int]bool{}
+	cur := tbl.Schema()
+	for _, old := range tbl.Metadata().Schemas() {
+		if old.ID == cur.ID {
+			continue
+		}
+		for _, f := range cur.Fields() {
+			if was, ok := old.FindFieldByID(f.ID); ok && !was.Type.Equals(f.Type) {
+				out[f.ID] = true
+			}
+		}
+	}
+	return out
 }
 
 // missingStringBound reports a string or binary partition field whose

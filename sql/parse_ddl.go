@@ -124,6 +124,28 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 	if err != nil {
 		return ColumnDef{}, err
 	}
+	col, err := p.columnType(c, name)
+	if err != nil {
+		return ColumnDef{}, err
+	}
+	for !c.atEnd() && !c.peek().isPunct(",") && !c.peek().isPunct(")") {
+		switch {
+		case c.words("not", "null"):
+			col.NotNull = true
+		case c.word("null"):
+			col.NotNull = false
+		default:
+			if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
+				return ColumnDef{}, unsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
+			}
+			return ColumnDef{}, c.errHere()
+		}
+	}
+	return col, nil
+}
+
+// columnType reads a column's type name.
+func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	typTok := c.peek()
 	n := &normalizer{query: p.query, in: c.toks, stop: c.stop}
 	text, next, err := n.typeName(c.i)
@@ -139,21 +161,7 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 		return ColumnDef{}, err
 	}
 	c.i = next
-	col := ColumnDef{Name: name, Type: typ}
-	for !c.peek().isPunct(",") && !c.peek().isPunct(")") {
-		switch {
-		case c.words("not", "null"):
-			col.NotNull = true
-		case c.word("null"):
-			col.NotNull = false
-		default:
-			if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
-				return ColumnDef{}, unsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
-			}
-			return ColumnDef{}, c.errHere()
-		}
-	}
-	return col, nil
+	return ColumnDef{Name: name, Type: typ}, nil
 }
 
 // partitionFields reads "(col | transform(col) | bucket(n, col) | truncate(w, col), ...)".
@@ -349,7 +357,7 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	if !c.word("table") {
 		return nil, p.unsupportedObject(c, "ALTER")
 	}
-	c.words("if", "exists")
+	ifExists := c.words("if", "exists")
 	at := &AlterTableProperties{}
 	var err error
 	if at.Name, err = c.tableName(); err != nil {
@@ -357,6 +365,9 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	}
 	if c.word("execute") {
 		return p.alterExecute(c, at.Name)
+	}
+	if schemaAction(c) {
+		return p.alterSchema(c, at.Name, ifExists)
 	}
 	switch {
 	case c.word("set"):
@@ -377,6 +388,124 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	return at, c.done()
+}
+
+// schemaAction reports whether ALTER TABLE's action changes the schema or
+// the table's name rather than its properties.
+func schemaAction(c *cursor) bool {
+	switch t := c.peek(); {
+	case t.is("add"), t.is("drop"), t.is("rename"), t.is("alter"):
+		return true
+	case t.is("set"):
+		return c.peekN(1).is("schema")
+	}
+	return false
+}
+
+// alterSchema parses ALTER TABLE t RENAME [COLUMN] a TO b, RENAME TO u,
+// SET SCHEMA s, or a comma-separated list of ADD [COLUMN] [IF NOT EXISTS]
+// def, DROP [COLUMN] [IF EXISTS] c [RESTRICT|CASCADE], ALTER [COLUMN] c
+// [SET DATA] TYPE t, ALTER [COLUMN] c SET|DROP NOT NULL.
+func (p *parseCtx) alterSchema(c *cursor, name TableName, ifExists bool) (Statement, error) {
+	at := &AlterTable{Name: name, IfExists: ifExists}
+	switch {
+	case c.words("rename", "to"):
+		n, err := c.ident()
+		if err != nil {
+			return nil, err
+		}
+		at.Actions = []AlterAction{{Kind: AlterRenameTable, NewName: n}}
+		return at, c.done()
+	case c.word("rename"):
+		c.word("column")
+		from, err := c.ident()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expect("to"); err != nil {
+			return nil, err
+		}
+		to, err := c.ident()
+		if err != nil {
+			return nil, err
+		}
+		at.Actions = []AlterAction{{Kind: AlterRenameColumn, Name: from, NewName: to}}
+		return at, c.done()
+	case c.words("set", "schema"):
+		n, err := c.ident()
+		if err != nil {
+			return nil, err
+		}
+		at.Actions = []AlterAction{{Kind: AlterSetSchema, NewName: n}}
+		return at, c.done()
+	}
+	for {
+		a, err := p.alterAction(c)
+		if err != nil {
+			return nil, err
+		}
+		at.Actions = append(at.Actions, a)
+		if !c.punct(",") {
+			return at, c.done()
+		}
+	}
+}
+
+// alterAction parses one ADD, DROP or ALTER COLUMN action.
+func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
+	start := c.i
+	switch {
+	case c.word("add"):
+		if c.peek().is("constraint") || c.peek().is("primary") || c.peek().is("unique") || c.peek().is("check") || c.peek().is("foreign") {
+			return AlterAction{}, p.unsupportedAlter(c, start)
+		}
+		c.word("column")
+		a := AlterAction{Kind: AlterAddColumn, IfExists: c.words("if", "not", "exists")}
+		var err error
+		a.Column, err = p.columnDef(c)
+		a.Name = a.Column.Name
+		return a, err
+	case c.word("drop"):
+		if !c.word("column") && (c.peek().is("constraint") || c.peek().is("partition")) {
+			return AlterAction{}, p.unsupportedAlter(c, start)
+		}
+		a := AlterAction{Kind: AlterDropColumn, IfExists: c.words("if", "exists")}
+		var err error
+		if a.Name, err = c.ident(); err != nil {
+			return a, err
+		}
+		c.word("restrict", "cascade")
+		return a, nil
+	case c.word("alter"):
+		c.word("column")
+		col, err := c.ident()
+		if err != nil {
+			return AlterAction{}, err
+		}
+		switch {
+		case c.words("set", "not", "null"):
+			return AlterAction{Kind: AlterSetNotNull, Name: col}, nil
+		case c.words("drop", "not", "null"):
+			return AlterAction{Kind: AlterDropNotNull, Name: col}, nil
+		case c.word("type"), c.words("set", "data", "type"):
+			return p.alterType(c, col, start)
+		}
+		return AlterAction{}, p.unsupportedAlter(c, start)
+	}
+	return AlterAction{}, p.unsupportedAlter(c, start)
+}
+
+// alterType reads the new type of ALTER COLUMN c TYPE t; USING is refused:
+// Iceberg changes types only by promotion, never by rewriting values.
+func (p *parseCtx) alterType(c *cursor, col string, start int) (AlterAction, error) {
+	def, err := p.columnType(c, col)
+	if err != nil {
+		return AlterAction{}, err
+	}
+	if c.peek().is("using") || c.peek().is("collate") {
+		return AlterAction{}, unsupportedAt(p.query, c.peek(), "ALTER COLUMN ... TYPE ... %s is not supported", strings.ToUpper(c.peek().val))
+	}
+	return AlterAction{Kind: AlterColumnType, Name: col, Column: def}, nil
 }
 
 // vacuumStmt parses VACUUM [(PURGE | VERBOSE, ...)] [VERBOSE] [t [, ...]]:

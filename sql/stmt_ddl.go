@@ -68,6 +68,44 @@ type AlterTableProperties struct {
 	Reset []string
 }
 
+// AlterTable is ALTER TABLE [IF EXISTS] t with schema actions: columns
+// added, dropped, renamed, retyped or made (not) nullable, or the table
+// renamed or moved to another schema. Iceberg evolves the schema by field
+// id, so no data file is rewritten.
+type AlterTable struct {
+	stmtText
+	Name     TableName
+	IfExists bool
+	Actions  []AlterAction
+}
+
+// AlterKind is what one ALTER TABLE action does.
+type AlterKind int
+
+const (
+	AlterAddColumn AlterKind = iota
+	AlterDropColumn
+	AlterRenameColumn
+	AlterColumnType
+	AlterSetNotNull
+	AlterDropNotNull
+	AlterRenameTable
+	AlterSetSchema
+)
+
+// AlterAction is one action of ALTER TABLE.
+type AlterAction struct {
+	Kind AlterKind
+	// Column is the column added (AlterAddColumn) or the new type
+	// (AlterColumnType: Column.Type).
+	Column ColumnDef
+	// Name is the column acted on; NewName the new column or table name,
+	// or the schema of SET SCHEMA.
+	Name, NewName string
+	// IfExists is ADD COLUMN IF NOT EXISTS or DROP COLUMN IF EXISTS.
+	IfExists bool
+}
+
 // Describe is DESCRIBE t / DESC t.
 type Describe struct {
 	stmtText

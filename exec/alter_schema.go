@@ -1,0 +1,302 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// alterSchema runs ALTER TABLE's schema actions, renames and SET SCHEMA.
+func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, error) {
+	rt, err := s.resolveTable(ctx, x.Name)
+	if err != nil {
+		var se *sql.Error
+		if x.IfExists && errors.As(err, &se) && se.Code == sql.CodeUndefinedTable {
+			r := tagOnly("ALTER TABLE")
+			r.Notices = []Notice{notice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
+			return r, nil
+		}
+		return nil, err
+	}
+	if rt.Meta != "" || rt.Virtual != nil {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is not a table", x.Name.Table)
+	}
+	switch a := x.Actions[0]; a.Kind {
+	case sql.AlterRenameTable:
+		return s.renameTable(ctx, rt.Ident, iceberg.Ident(rt.Ident[0], a.NewName))
+	case sql.AlterSetSchema:
+		return s.renameTable(ctx, rt.Ident, iceberg.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
+	}
+	allow, err := s.checkNulls(ctx, rt.Ident, x.Actions)
+	if err != nil {
+		return nil, err
+	}
+	var notices []Notice
+	_, err = s.engine.wh.EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
+		ev := &schemaEvolution{tbl: tbl, us: us, name: x.Name.Table, next: tbl.Metadata().LastColumnID() + 1,
+			set: map[string]string{}, fields: map[string]ice.NestedField{}}
+		for _, f := range tbl.Schema().Fields() {
+			ev.fields[f.Name] = f
+		}
+		for _, a := range x.Actions {
+			if err := ev.stage(a); err != nil {
+				return nil, nil, err
+			}
+		}
+		notices = ev.notices
+		return ev.set, ev.remove, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := tagOnly("ALTER TABLE")
+	r.Notices = notices
+	return r, nil
+}
+
+// schemaEvolution stages one statement's actions, tracking the columns as
+// the earlier actions left them.
+type schemaEvolution struct {
+	tbl     *table.Table
+	us      *table.UpdateSchema
+	name    string // the table, as the statement named it
+	next    int    // the field id the next added column gets
+	fields  map[string]ice.NestedField
+	set     map[string]string
+	remove  []string
+	notices []Notice
+}
+
+func (ev *schemaEvolution) stage(a sql.AlterAction) error {
+	f, exists := ev.fields[a.Name]
+	if a.Kind == sql.AlterAddColumn {
+		return ev.add(a, exists)
+	}
+	if !exists {
+		if a.Kind == sql.AlterDropColumn && a.IfExists {
+			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q does not exist, skipping", a.Name, ev.name)))
+			return nil
+		}
+		return sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Name, ev.name)
+	}
+	switch a.Kind {
+	case sql.AlterDropColumn:
+		return ev.drop(f)
+	case sql.AlterRenameColumn:
+		if _, taken := ev.fields[a.NewName]; taken {
+			return sql.Errorf(sql.CodeDuplicateColumn, "column %q of relation %q already exists", a.NewName, ev.name)
+		}
+		ev.us.RenameColumn([]string{a.Name}, a.NewName)
+		delete(ev.fields, a.Name)
+		f.Name = a.NewName
+		ev.fields[a.NewName] = f
+	case sql.AlterColumnType:
+		return ev.retype(f, a.Column.Type)
+	case sql.AlterSetNotNull:
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: true}})
+	case sql.AlterDropNotNull:
+		if ev.identifier(f) {
+			return sql.Errorf(sql.CodeInvalidTableDefinition, "column %q is in a primary key", f.Name)
+		}
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: false}})
+	}
+	return nil
+}
+
+func (ev *schemaEvolution) add(a sql.AlterAction, exists bool) error {
+	if exists {
+		if a.IfExists {
+			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q already exists, skipping", a.Name, ev.name)))
+			return nil
+		}
+		return sql.Errorf(sql.CodeDuplicateColumn, "column %q of relation %q already exists", a.Name, ev.name)
+	}
+	it, err := a.Column.Type.IcebergType()
+	if err != nil {
+		return err
+	}
+	ev.us.AddColumn([]string{a.Name}, it, "", a.Column.NotNull, nil)
+	id := ev.next
+	ev.next++
+	if sql.Narrowed(a.Column.Type) {
+		ev.set[sql.DeclaredTypePrefix+strconv.Itoa(id)] = a.Column.Type.String()
+	}
+	ev.fields[a.Name] = ice.NestedField{ID: id, Name: a.Name, Type: it, Required: a.Column.NotNull}
+	return nil
+}
+
+func (ev *schemaEvolution) drop(f ice.NestedField) error {
+	for _, spec := range ev.tbl.Metadata().PartitionSpecs() {
+		for _, pf := range spec.Fields() {
+			if pf.SourceID() == f.ID {
+				return &sql.Error{Code: sql.CodeDependentObjects,
+					Message: fmt.Sprintf("cannot drop column %s of table %s because the table is partitioned by it", f.Name, ev.name),
+					Hint:    "Iceberg keeps every partition spec's source columns; recreate the table to drop it."}
+			}
+		}
+	}
+	if len(ev.fields) == 1 {
+		return sql.Errorf(sql.CodeFeatureNotSupported, "cannot drop the last column of table %s: an Iceberg schema needs one", ev.name)
+	}
+	if ev.identifier(f) {
+		return sql.Errorf(sql.CodeDependentObjects, "cannot drop column %s of table %s because it is an identifier field", f.Name, ev.name)
+	}
+	ev.us.DeleteColumn([]string{f.Name})
+	delete(ev.fields, f.Name)
+	ev.remove = append(ev.remove, sql.DeclaredTypePrefix+strconv.Itoa(f.ID))
+	return nil
+}
+
+func (ev *schemaEvolution) identifier(f ice.NestedField) bool {
+	for _, id := range ev.tbl.Schema().IdentifierFieldIDs {
+		if id == f.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// retype changes a column's type the ways Iceberg can without rewriting a
+// file: int to bigint, real to double precision, a wider decimal of the
+// same scale, and for varchar(n) and smallint (Iceberg strings and ints) a
+// wider declared type.
+func (ev *schemaEvolution) retype(f ice.NestedField, to sql.Type) error {
+	declared := sql.DeclaredTypes(ev.tbl.Properties(), []ice.NestedField{f})
+	from := sql.TypeFromIceberg(f.Type)
+	if d, ok := declared[0]; ok {
+		from = d
+	}
+	it, err := to.IcebergType()
+	if err != nil {
+		return err
+	}
+	if !widens(from, to) {
+		return &sql.Error{Code: sql.CodeFeatureNotSupported,
+			Message: fmt.Sprintf("cannot change the type of column %q from %s to %s", f.Name, from, to),
+			Hint:    "Iceberg changes a type only by widening it (integer to bigint, real to double precision, a decimal to more digits of the same scale, varchar(n) to a longer varchar or text); it never rewrites data files."}
+	}
+	if !it.Equals(f.Type) {
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{FieldType: ice.Optional[ice.Type]{Valid: true, Val: it}})
+	}
+	key := sql.DeclaredTypePrefix + strconv.Itoa(f.ID)
+	if sql.Narrowed(to) {
+		ev.set[key] = to.String()
+	} else if _, ok := declared[0]; ok {
+		ev.remove = append(ev.remove, key)
+	}
+	f.Type = it
+	ev.fields[f.Name] = f
+	return nil
+}
+
+// widens reports whether every value of from is a value of to.
+func widens(from, to sql.Type) bool {
+	if from.String() == to.String() {
+		return true
+	}
+	switch from.Kind {
+	case sql.KindVarchar:
+		if from.Bpchar || to.Bpchar {
+			return false // char(n) values are padded to n
+		}
+		return to.Kind == sql.KindText || to.Kind == sql.KindVarchar && (to.Length == 0 || from.Length > 0 && to.Length >= from.Length)
+	case sql.KindText:
+		return to.Kind == sql.KindVarchar && to.Length == 0 && !to.Bpchar
+	case sql.KindNumeric:
+		return to.Kind == sql.KindNumeric && from.Precision > 0 && to.Scale == from.Scale && to.Precision >= from.Precision
+	case sql.KindFloat32:
+		return to.Kind == sql.KindFloat64
+	}
+	rank := map[sql.Kind]int{sql.KindInt16: 1, sql.KindInt32: 2, sql.KindInt64: 3}
+	return rank[from.Kind] > 0 && rank[to.Kind] > rank[from.Kind]
+}
+
+// checkNulls refuses SET NOT NULL, and ADD COLUMN ... NOT NULL, on a table
+// with rows that would break it, as PostgreSQL does (23502); true when
+// the change may then make columns required.
+func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, actions []sql.AlterAction) (bool, error) {
+	allow := false
+	for _, a := range actions {
+		var cond string
+		switch {
+		case a.Kind == sql.AlterSetNotNull:
+			cond = pgQuoteIdent(a.Name) + " IS NULL"
+		case a.Kind == sql.AlterAddColumn && a.Column.NotNull:
+			cond = "true"
+		default:
+			continue
+		}
+		allow = true
+		found, err := s.anyRow(ctx, ident, cond)
+		if err != nil {
+			return false, err
+		}
+		if found {
+			return false, &sql.Error{Code: sql.CodeNotNullViolation,
+				Message: fmt.Sprintf("column %q of relation %q contains null values", a.Name, ident[len(ident)-1])}
+		}
+	}
+	return allow, nil
+}
+
+// anyRow reports whether a row of the table meets cond (SQL text).
+func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond string) (bool, error) {
+	q := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s LIMIT 1", pgQuoteIdent(ident[0]), pgQuoteIdent(strings.Join(ident[1:], ".")), cond)
+	st, err := sql.ParseOne(q)
+	if err != nil {
+		return false, err
+	}
+	sel, ok := st.(*sql.Select)
+	if !ok {
+		return false, fmt.Errorf("check rows: %s is not a query", q)
+	}
+	pl, _, err := s.prepareSelect(ctx, sel, &sql.Params{})
+	if err != nil {
+		return false, err
+	}
+	res, err := pl.execute(ctx, s, nil)
+	if err != nil {
+		return false, err
+	}
+	defer res.Rows.Close()
+	for {
+		b, err := res.Rows.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if b.NumRows() > 0 {
+			return true, nil
+		}
+	}
+}
+
+func pgQuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// renameTable is ALTER TABLE ... RENAME TO and SET SCHEMA.
+func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*Result, error) {
+	if ok, err := s.engine.wh.NamespaceExists(ctx, to[0]); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", to[0])
+	}
+	err := s.engine.wh.RenameTable(ctx, from, to)
+	if errors.Is(err, iceberg.ErrTableExists) {
+		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", to[len(to)-1])
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tagOnly("ALTER TABLE"), nil
+}

@@ -1,0 +1,66 @@
+package iceberg
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go/table"
+)
+
+// SchemaEdit stages schema changes on us for tbl, the table as it is now,
+// and returns the property changes that go with them (the declared types
+// of added or retyped columns).
+type SchemaEdit func(tbl *table.Table, us *table.UpdateSchema) (set map[string]string, remove []string, err error)
+
+// schemaAttempts bounds the re-tries of a schema change that another
+// commit overtook.
+const schemaAttempts = 8
+
+// EvolveSchema applies edit to ident's schema, with its property changes,
+// as one commit: a new schema by field id, no data file rewritten. When
+// another commit lands first the edit is staged again on the new head.
+// allowIncompatible lets optional columns become required (the caller
+// checked there is no NULL) and required ones be added to empty tables.
+func (w *Warehouse) EvolveSchema(ctx context.Context, ident table.Identifier, allowIncompatible bool, edit SchemaEdit) (*table.Table, error) {
+	what := "alter table " + identString(ident)
+	var lost error
+	for range schemaAttempts {
+		tbl, err := w.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, err
+		}
+		tx := tbl.NewTransaction()
+		us := tx.UpdateSchema(true, allowIncompatible)
+		set, remove, err := edit(tbl, us)
+		if err != nil {
+			return nil, err
+		}
+		if err := us.Commit(); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if len(set) > 0 {
+			if err := tx.SetProperties(set); err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		if len(remove) > 0 {
+			if err := tx.RemoveProperties(remove); err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+		}
+		out, err := tx.Commit(ctx)
+		if err == nil {
+			return out, nil
+		}
+		if lost = err; !IsConflict(err) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", what, lost)
+}
+
+// RenameTable moves a table to another name or namespace of its catalog.
+func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) error {
+	_, err := w.cat.RenameTable(ctx, from, to)
+	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
+}
