@@ -77,6 +77,9 @@ func (sh *Shell) endCopy(ctx context.Context) error {
 // writeCopyOut writes a COPY ... TO STDOUT result to w in its layout and
 // returns the row count.
 func writeCopyOut(ctx context.Context, w io.Writer, res *exec.Result) (int64, error) {
+	if raw, ok := res.Rows.(copyDataWriter); ok {
+		return raw.WriteCopyData(ctx, w)
+	}
 	enc := exec.NewCopyEncoder(res)
 	var line []byte
 	if enc.Header() {
@@ -101,6 +104,12 @@ func writeCopyOut(ctx context.Context, w io.Writer, res *exec.Result) (int64, er
 			n++
 		}
 	}
+}
+
+// copyDataWriter is COPY TO STDOUT data a server has already laid out
+// (repl/remote): written as it arrives instead of encoded from rows.
+type copyDataWriter interface {
+	WriteCopyData(ctx context.Context, w io.Writer) (int64, error)
 }
 
 // copyCommand is a \copy line taken apart: the server statement with

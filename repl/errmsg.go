@@ -41,7 +41,19 @@ func asSQLError(err error) *sql.Error {
 // formatError renders e as libpq's PQresultErrorMessage does for query, the
 // statement text the position counts in.
 func formatError(e *sql.Error, query string, v Verbosity) string {
+	// An undefined name's position, as the wire layer adds it for clients.
+	if located, ok := sql.Located(query, e).(*sql.Error); ok {
+		e = located
+	}
+	return formatReport(e, query, v, true)
+}
+
+// formatReport renders an error or, without isError, a notice: libpq
+// builds both alike, but psql's SHOW_CONTEXT (errors) shows CONTEXT for
+// errors only.
+func formatReport(e *sql.Error, query string, v Verbosity, isError bool) string {
 	var b strings.Builder
+	server := serverError(e)
 	sev := e.Severity
 	if sev == "" {
 		sev = "ERROR"
@@ -55,6 +67,8 @@ func formatError(e *sql.Error, query string, v Verbosity) string {
 	b.WriteString(e.Message)
 	if e.Position > 0 && v == VerbosityTerse {
 		fmt.Fprintf(&b, " at character %d", e.Position)
+	} else if e.Position == 0 && v == VerbosityTerse {
+		writeInternalPositionTerse(&b, server)
 	}
 	b.WriteByte('\n')
 	if v == VerbosityTerse {
@@ -62,6 +76,8 @@ func formatError(e *sql.Error, query string, v Verbosity) string {
 	}
 	if e.Position > 0 {
 		b.WriteString(errorPosition(query, e.Position))
+	} else {
+		writeInternalPosition(&b, server)
 	}
 	if e.Detail != "" {
 		b.WriteString("DETAIL:  " + e.Detail + "\n")
@@ -69,6 +85,7 @@ func formatError(e *sql.Error, query string, v Verbosity) string {
 	if e.Hint != "" {
 		b.WriteString("HINT:  " + e.Hint + "\n")
 	}
+	writeServerFields(&b, server, v, isError)
 	return b.String()
 }
 

@@ -1,6 +1,6 @@
 // Package repl is magmalake's interactive SQL shell: psql's look and feel
 // (prompts, aligned tables, error carets, backslash commands) over an
-// exec session in the same process.
+// exec session in the same process, or over a server (repl/remote).
 package repl
 
 import (
@@ -195,7 +195,8 @@ func (sh *Shell) flush(ctx context.Context) error {
 // state is the lexical state of the pending input.
 func (sh *Shell) state() lexState { return sh.pending.lexState() }
 
-// Prompt is psql's PROMPT1/PROMPT2 for database "magmalake": '=' at the
+// Prompt is psql's PROMPT1/PROMPT2 for database "magmalake" (or a
+// server's database, '#' for its superuser): '=' at the
 // start of a statement, '-' (or the open quote, comment or parenthesis) in a
 // continued one, then '*' inside a transaction block or '!' in a failed one.
 func (sh *Shell) Prompt() string {
@@ -213,7 +214,22 @@ func (sh *Shell) Prompt() string {
 	case exec.TxFailed:
 		tx = "!"
 	}
-	return "magmalake" + mark + tx + "> "
+	name, end := "magmalake", ">"
+	if srv, ok := sh.sess.(serverSession); ok { // psql's %/ and %#
+		name = srv.Database()
+		if srv.Superuser() {
+			end = "#"
+		}
+	}
+	return name + mark + tx + end + " "
+}
+
+// serverSession is a session to a server (repl/remote): the prompt names
+// its database as psql's does, and statements go out as typed.
+type serverSession interface {
+	Database() string
+	Superuser() bool
+	Verbatim()
 }
 
 // runStatement executes one statement and prints its outcome; a failure is
@@ -247,6 +263,10 @@ type resultStyle struct {
 // execute prepares and runs stmt and prints what it returns.
 func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) error {
 	query := strings.TrimSuffix(strings.TrimRight(stmt, " \t\r\n\f"), ";")
+	if _, ok := sh.sess.(serverSession); ok {
+		// psql sends the ';': the server's "at or near" and positions follow.
+		query = strings.TrimRight(stmt, " \t\r\n\f")
+	}
 	p, err := sh.sess.Prepare(ctx, query, nil)
 	if err != nil {
 		return err
