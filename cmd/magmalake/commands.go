@@ -31,6 +31,9 @@ var errReported = errors.New("failure already reported")
 const shutdownGrace = 30 * time.Second
 
 func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
+	if cfg.Server != nil {
+		return runRemoteRepl(ctx, cfg, std)
+	}
 	wh, err := iceberg.Open(ctx, cfg.Catalog)
 	if err != nil {
 		return fmt.Errorf("open catalog: %w", err)
@@ -47,6 +50,13 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 		Options: map[string]string{"magmalake.progress": "on"}})
 	defer sess.Close()
 	sh := repl.New(sess, std.out, std.err)
+	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
+	return runShell(ctx, sh, cfg, std)
+}
+
+// runShell runs sh, embedded or connected to a server, as the command line
+// asks: -c, -f, a terminal, or a script on standard input.
+func runShell(ctx context.Context, sh *repl.Shell, cfg replConfig, std stdio) error {
 	if err := sh.ApplyPrintFlags(cfg.Print); err != nil {
 		return usagef("%v", err)
 	}
@@ -58,10 +68,13 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 	if cfg.EchoAll {
 		_ = sh.SetVariable("ECHO", "all") // psql -a is \set ECHO all
 	}
-	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
+	var err error
 	switch {
 	case cfg.Command != "":
-		err = sh.RunCommand(ctx, cfg.Command)
+		// Ctrl-C cancels the statement (on a server: a CancelRequest).
+		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+		err = sh.RunCommand(sctx, cfg.Command)
 	case cfg.File != "":
 		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()

@@ -13,6 +13,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/repl"
+	"github.com/magmalake/magmalake/repl/remote"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -42,6 +43,13 @@ type replConfig struct {
 	Vars    [][2]string
 	EchoAll bool
 	Print   repl.PrintFlags
+	// Server is where the shell connects instead of running the embedded
+	// engine (-h, -p, -U, -d, a connection string): libpq settings; nil
+	// for the embedded engine.
+	Server remote.Settings
+	// AskPassword (-W) asks for the password before connecting;
+	// NoPassword (-w) never asks.
+	AskPassword, NoPassword bool
 }
 
 type serveConfig struct {
@@ -186,15 +194,42 @@ func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
 	fs.BoolVar(&cfg.EchoAll, "a", false, "print every input line as it is read (psql -a)")
 	fs.BoolVar(&cfg.EchoAll, "echo-all", false, "the same as -a")
 	cfg.Print.Register(fs)
-	if err := parse(fs, args, 0); err != nil {
+	var sf serverFlags
+	sf.register(fs)
+	connString, err := parseReplArgs(fs, args)
+	if err != nil {
 		return cfg, fs, err
 	}
-	cat, err := cf.finish(env)
-	cfg.catalogConfig = cat
+	if cfg.Server, err = sf.finish(fs, connString, env); err != nil {
+		return cfg, fs, err
+	}
+	cfg.AskPassword, cfg.NoPassword = sf.askPassword, sf.noPassword
+	if cfg.Server == nil {
+		cfg.catalogConfig, err = cf.finish(env)
+	}
 	if err == nil && cfg.File != "" && cfg.Command != "" {
 		err = usagef("-c and -f exclude each other")
 	}
 	return cfg, fs, err
+}
+
+// parseReplArgs parses args as psql does: a first positional argument may
+// be a connection string (URL or key=value), and flags may follow it.
+func parseReplArgs(fs *flag.FlagSet, args []string) (connString string, err error) {
+	if n := len(args); n > 0 && (args[n-1] == "-h" || args[n-1] == "--h") {
+		return "", flag.ErrHelp // -h without a host still lists the flags
+	}
+	if err := parse(fs, args, len(args)); err != nil {
+		return "", err
+	}
+	if fs.NArg() == 0 {
+		return "", nil
+	}
+	if first := fs.Arg(0); !remote.IsConnString(first) {
+		return "", usagef("unexpected argument %q", first)
+	}
+	connString = fs.Arg(0)
+	return connString, parse(fs, fs.Args()[1:], 0)
 }
 
 func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
