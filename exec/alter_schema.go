@@ -36,6 +36,12 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 	case sql.AlterSetSchema:
 		return s.renameTable(ctx, rt.Ident, iceberg.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
 	}
+	if part, err := partitionActions(x.Actions); err != nil || part {
+		if err != nil {
+			return nil, err
+		}
+		return s.alterPartitioning(ctx, rt.Ident, x.Name.Table, x.Actions)
+	}
 	allow, err := s.checkNulls(ctx, rt.Ident, x.Actions)
 	if err != nil {
 		return nil, err

@@ -189,34 +189,40 @@ func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (iceberg.Ta
 		if !found {
 			return spec, sql.Errorf(sql.CodeUndefinedColumn, "column %q named in partition key does not exist", p.Column)
 		}
-		var t ice.Transform
-		switch p.Transform {
-		case "identity":
-			t = ice.IdentityTransform{}
-		case "year":
-			t = ice.YearTransform{}
-		case "month":
-			t = ice.MonthTransform{}
-		case "day":
-			t = ice.DayTransform{}
-		case "hour":
-			t = ice.HourTransform{}
-		case "bucket":
-			if p.Param <= 0 {
-				return spec, sql.Errorf(sql.CodeInvalidParameterValue, "bucket count must be positive, got %d", p.Param)
-			}
-			t = ice.BucketTransform{NumBuckets: p.Param}
-		case "truncate":
-			if p.Param <= 0 {
-				return spec, sql.Errorf(sql.CodeInvalidParameterValue, "truncate width must be positive, got %d", p.Param)
-			}
-			t = ice.TruncateTransform{Width: p.Param}
-		default:
-			return spec, sql.Errorf(sql.CodeFeatureNotSupported, "partition transform %q is not supported", p.Transform)
+		t, err := icebergTransform(p)
+		if err != nil {
+			return spec, err
 		}
 		spec.Fields = append(spec.Fields, iceberg.PartitionField{Source: p.Column, Transform: t})
 	}
 	return spec, nil
+}
+
+// icebergTransform is the Iceberg transform of a PARTITIONED BY entry.
+func icebergTransform(p sql.PartitionField) (ice.Transform, error) {
+	switch p.Transform {
+	case "identity":
+		return ice.IdentityTransform{}, nil
+	case "year":
+		return ice.YearTransform{}, nil
+	case "month":
+		return ice.MonthTransform{}, nil
+	case "day":
+		return ice.DayTransform{}, nil
+	case "hour":
+		return ice.HourTransform{}, nil
+	case "bucket":
+		if p.Param <= 0 {
+			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "bucket count must be positive, got %d", p.Param)
+		}
+		return ice.BucketTransform{NumBuckets: p.Param}, nil
+	case "truncate":
+		if p.Param <= 0 {
+			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "truncate width must be positive, got %d", p.Param)
+		}
+		return ice.TruncateTransform{Width: p.Param}, nil
+	}
+	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "partition transform %q is not supported", p.Transform)
 }
 
 // checkProperties rejects values of the properties magmalake acts on that

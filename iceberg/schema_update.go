@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/apache/iceberg-go/table"
@@ -64,3 +65,39 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 	_, err := w.cat.RenameTable(ctx, from, to)
 	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
 }
+
+// SpecEdit stages partition spec changes on us for tbl as it is now.
+type SpecEdit func(tbl *table.Table, us *table.UpdateSpec) error
+
+// EvolveSpec applies edit to ident's partition spec as one commit: the
+// new spec becomes the default for new files, old files keep theirs.
+func (w *Warehouse) EvolveSpec(ctx context.Context, ident table.Identifier, edit SpecEdit) (*table.Table, error) {
+	what := "alter table " + identString(ident)
+	var lost error
+	for range schemaAttempts {
+		tbl, err := w.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, err
+		}
+		tx := tbl.NewTransaction()
+		us := tx.UpdateSpec(true)
+		if err := edit(tbl, us); err != nil {
+			return nil, err
+		}
+		if err := us.Commit(); err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", what, ErrSpecChange, err)
+		}
+		out, err := tx.Commit(ctx)
+		if err == nil {
+			return out, nil
+		}
+		if lost = err; !IsConflict(err) {
+			break
+		}
+	}
+	return nil, fmt.Errorf("%s: %w", what, lost)
+}
+
+// ErrSpecChange marks a partition change iceberg-go refused (a transform
+// the column's type cannot take, a duplicate or unknown field).
+var ErrSpecChange = errors.New("invalid partition change")

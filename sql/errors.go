@@ -20,6 +20,7 @@ const (
 	CodeUndefinedColumn                  = "42703"
 	CodeUndefinedFunction                = "42883"
 	CodeUndefinedObject                  = "42704"
+	CodeDuplicateObject                  = "42710"
 	CodeWindowingError                   = "42P20"
 	CodeDuplicateTable                   = "42P07"
 	CodeDuplicateSchema                  = "42P06"

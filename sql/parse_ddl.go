@@ -394,7 +394,7 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 // the table's name rather than its properties.
 func schemaAction(c *cursor) bool {
 	switch t := c.peek(); {
-	case t.is("add"), t.is("drop"), t.is("rename"), t.is("alter"):
+	case t.is("add"), t.is("drop"), t.is("rename"), t.is("alter"), t.is("replace"):
 		return true
 	case t.is("set"):
 		return c.peekN(1).is("schema")
@@ -454,6 +454,9 @@ func (p *parseCtx) alterSchema(c *cursor, name TableName, ifExists bool) (Statem
 // alterAction parses one ADD, DROP or ALTER COLUMN action.
 func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
 	start := c.i
+	if c.peekN(1).is("partition") && c.peekN(2).is("field") {
+		return p.partitionAction(c)
+	}
 	switch {
 	case c.word("add"):
 		if c.peek().is("constraint") || c.peek().is("primary") || c.peek().is("unique") || c.peek().is("check") || c.peek().is("foreign") {
@@ -493,6 +496,43 @@ func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
 		return AlterAction{}, p.unsupportedAlter(c, start)
 	}
 	return AlterAction{}, p.unsupportedAlter(c, start)
+}
+
+// partitionAction parses Spark's ADD PARTITION FIELD f [AS name], DROP
+// PARTITION FIELD f|name and REPLACE PARTITION FIELD f|name WITH f [AS
+// name]: partition evolution.
+func (p *parseCtx) partitionAction(c *cursor) (AlterAction, error) {
+	verb := c.peek().val
+	c.i += 3
+	var a AlterAction
+	var err error
+	if verb != "add" {
+		kind := AlterDropPartitionField
+		if verb == "replace" {
+			kind = AlterReplacePartitionField
+		}
+		a.Kind = kind
+		if c.peekN(1).isPunct("(") {
+			a.Old, err = p.partitionField(c)
+		} else {
+			a.Name, err = c.ident()
+		}
+		if err != nil || kind == AlterDropPartitionField {
+			return a, err
+		}
+		if err := c.expect("with"); err != nil {
+			return a, err
+		}
+	} else {
+		a.Kind = AlterAddPartitionField
+	}
+	if a.Partition, err = p.partitionField(c); err != nil {
+		return a, err
+	}
+	if c.word("as") {
+		a.PartName, err = c.ident()
+	}
+	return a, err
 }
 
 // alterType reads the new type of ALTER COLUMN c TYPE t; USING is refused:

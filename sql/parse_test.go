@@ -46,6 +46,12 @@ func TestParseDDL(t *testing.T) {
 				{Kind: AlterDropNotNull, Name: "g"},
 				{Kind: AlterAddColumn, Name: "h", Column: ColumnDef{Name: "h", Type: Int32}}}}},
 		{"alter table if exists t rename column a to b", &AlterTable{Name: TableName{Table: "t"}, IfExists: true, Actions: []AlterAction{{Kind: AlterRenameColumn, Name: "a", NewName: "b"}}}},
+		{"ALTER TABLE t ADD PARTITION FIELD bucket(16, id) AS shard", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{
+			{Kind: AlterAddPartitionField, Partition: PartitionField{Transform: "bucket", Column: "id", Param: 16}, PartName: "shard"}}}},
+		{"ALTER TABLE t DROP PARTITION FIELD days(ts)", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{
+			{Kind: AlterDropPartitionField, Old: PartitionField{Transform: "day", Column: "ts"}}}}},
+		{"ALTER TABLE t REPLACE PARTITION FIELD shard WITH truncate(4, s)", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{
+			{Kind: AlterReplacePartitionField, Name: "shard", Partition: PartitionField{Transform: "truncate", Column: "s", Param: 4}}}}},
 		{"ALTER TABLE t RENAME TO u", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{{Kind: AlterRenameTable, NewName: "u"}}}},
 		{"ALTER TABLE t SET SCHEMA s", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{{Kind: AlterSetSchema, NewName: "s"}}}},
 		{"DESCRIBE s.t", &Describe{Table: TableName{"s", "t"}}},

@@ -91,6 +91,9 @@ const (
 	AlterDropNotNull
 	AlterRenameTable
 	AlterSetSchema
+	AlterAddPartitionField     // Spark's ADD PARTITION FIELD f [AS name]
+	AlterDropPartitionField    // DROP PARTITION FIELD f|name
+	AlterReplacePartitionField // REPLACE PARTITION FIELD f|name WITH f [AS name]
 )
 
 // AlterAction is one action of ALTER TABLE.
@@ -104,6 +107,11 @@ type AlterAction struct {
 	Name, NewName string
 	// IfExists is ADD COLUMN IF NOT EXISTS or DROP COLUMN IF EXISTS.
 	IfExists bool
+	// Partition is the partition field added, or the replacement; Old the
+	// one dropped or replaced, named by transform (Old.Column set) or by
+	// its name (Name); PartName the AS name of an added field.
+	Partition, Old PartitionField
+	PartName       string
 }
 
 // Describe is DESCRIBE t / DESC t.
