@@ -36,6 +36,10 @@ func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 			return s.alterTable(ctx, x)
 		case *sql.AlterTable:
 			return s.alterSchema(ctx, x)
+		case *sql.CreateView:
+			return s.createView(ctx, x)
+		case *sql.DropView:
+			return s.dropView(ctx, x)
 		}
 		return nil, notSupported("this statement is not supported")
 	}
@@ -52,6 +56,10 @@ func ddlVerb(st sql.Statement) string {
 		return "CREATE TABLE"
 	case *sql.DropTable:
 		return "DROP TABLE"
+	case *sql.CreateView:
+		return "CREATE VIEW"
+	case *sql.DropView:
+		return "DROP VIEW"
 	}
 	return "ALTER TABLE"
 }

@@ -82,7 +82,12 @@ func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*eng
 	if rt, ok, err := c.s.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
-	return c.s.resolveTable(ctx, n)
+	rt, err := c.s.resolveTable(ctx, n)
+	var v *viewNamed
+	if errors.As(err, &v) {
+		return v.view, nil // a query may read a view
+	}
+	return rt, err
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.
@@ -130,11 +135,24 @@ func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bo
 			continue
 		}
 		if errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace) {
-			return nil, undefinedTable(n)
+			return nil, s.notATable(ctx, n, meta)
 		}
 		return nil, err
 	}
-	return nil, undefinedTable(n)
+	return nil, s.notATable(ctx, n, meta)
+}
+
+// notATable is the error for a name no table has: 42809 when a view has
+// it (which queries then read), 42P01 otherwise.
+func (s *Session) notATable(ctx context.Context, n sql.TableName, meta string) error {
+	if meta == "" {
+		if v, ok, err := s.findView(ctx, n); err != nil {
+			return err
+		} else if ok {
+			return isAView(n.Table, v)
+		}
+	}
+	return undefinedTable(n)
 }
 
 // pinned is the block's state of a table it already touched: the block

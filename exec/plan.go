@@ -25,7 +25,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 			return s.prepareCreateTableAs(ctx, x, params)
 		}
 		return s.prepareDDL(st)
-	case *sql.CreateSchema, *sql.DropSchema, *sql.DropTable, *sql.AlterTableProperties, *sql.AlterTable:
+	case *sql.CreateSchema, *sql.DropSchema, *sql.DropTable, *sql.AlterTableProperties, *sql.AlterTable, *sql.CreateView, *sql.DropView:
 		return s.prepareDDL(st)
 	case *sql.ShowTables, *sql.ShowSchemas, *sql.Describe, *sql.Show, *sql.ShowTable:
 		return s.prepareShow(ctx, st)

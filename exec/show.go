@@ -4,6 +4,7 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
@@ -114,6 +115,19 @@ func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, e
 	return nil, notSupported("this statement is not supported")
 }
 
+// describeView lists a view's columns as its query gives them now.
+func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
+	cols, err := engine.ViewColumns(ctx, s.queryEnv(), v.View)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]string, len(cols))
+	for i, c := range cols {
+		rows[i] = []string{c.Name, c.Type.String(), "", "", ""}
+	}
+	return rows, nil
+}
+
 // tableRows lists tables of one schema, or of every schema on search_path.
 func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, error) {
 	schemas := []string{schema}
@@ -148,6 +162,10 @@ func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, err
 // describeRows lists a table's columns as psql's \d does.
 func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
 	rt, err := s.resolveTable(ctx, n)
+	var vn *viewNamed
+	if errors.As(err, &vn) {
+		return s.describeView(ctx, vn.view)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,11 @@ func isShowTable(st sql.Statement) bool {
 // makes the table again, its location as a comment).
 func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
 	rt, err := s.resolveTable(ctx, st.Table)
+	var vn *viewNamed
+	if errors.As(err, &vn) && st.Create {
+		ident := vn.view.Ident
+		return [][]string{{fmt.Sprintf("CREATE VIEW %s.%s (%s) AS\n%s", ident[0], ident[1], strings.Join(vn.view.View.Columns, ", "), vn.view.View.SQL)}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

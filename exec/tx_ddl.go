@@ -96,6 +96,19 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		}
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterTable(ctx, x); return err })
 		return tagOnly("ALTER TABLE"), nil
+	case *sql.CreateView:
+		ns, err := s.creationSchema(ctx, x.Name)
+		if err != nil {
+			return nil, err
+		}
+		ident := iceberg.Ident(ns, x.Name.Table)
+		if x.OrReplace {
+			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
+		}
+		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createView(ctx, x) },
+			func(ctx context.Context) error { return s.engine.wh.DropView(ctx, ident) })
+	case *sql.DropView:
+		return s.dropView(ctx, x)
 	case *sql.AlterTable:
 		if _, err := s.resolveTable(ctx, x.Name); err != nil && !x.IfExists {
 			return nil, err

@@ -48,6 +48,7 @@ type Warehouse struct {
 	name     string
 	roots    []location // where table properties may place files
 	queue    *CommitQueue
+	views    viewCatalog // nil: the catalog stores no views (REST here)
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -123,7 +124,7 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue()}
+	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), views: cat}
 	w.closer = cat
 	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
@@ -148,6 +149,9 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
 	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue()}
+	if vc, ok := cat.(viewCatalog); ok {
+		w.views = vc
+	}
 	if err := w.commitThroughSQL(props); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open catalog %q: %w", name, err)

@@ -3,9 +3,12 @@ package repl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/magmalake/magmalake/sql"
 )
 
 // describeTable is \d NAME and \d+ NAME: the columns, then, where psql
@@ -14,17 +17,32 @@ import (
 // properties, files and rows, and its current snapshot. A metadata table
 // ("t$files") shows its columns only.
 func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) error {
+	var create [][]string
+	if !strings.Contains(name, "$") {
+		var err error
+		if create, err = sh.queryText(ctx, "SHOW CREATE TABLE "+name); err != nil && !isNoSuchRelation(err) {
+			return err
+		}
+	}
+	kind, view := "Table", len(create) == 1 && strings.HasPrefix(create[0][0], "CREATE VIEW")
+	if view {
+		kind = "View"
+	}
 	var buf bytes.Buffer
 	out := sh.out
 	sh.out = &buf
-	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: "Table \"" + strings.ReplaceAll(name, `"`, "") + "\"", noFooter: true})
+	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + strings.ReplaceAll(name, `"`, "") + "\"", noFooter: true})
 	sh.out = out
 	if err != nil {
 		return err
 	}
 	var details []string
-	if !strings.Contains(name, "$") {
-		if details, err = sh.tableDetails(ctx, name, plus); err != nil {
+	switch {
+	case view && plus:
+		_, definition, _ := strings.Cut(create[0][0], " AS\n")
+		details = []string{"View definition:", " " + strings.ReplaceAll(definition, "\n", "\n ") + ";"}
+	case len(create) == 1 && !view:
+		if details, err = sh.tableDetails(ctx, name, create[0][0], plus); err != nil {
 			return err
 		}
 	}
@@ -36,12 +54,14 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 	return err
 }
 
+// isNoSuchRelation reports 42P01: DESCRIBE then says it as psql would.
+func isNoSuchRelation(err error) bool {
+	var se *sql.Error
+	return errors.As(err, &se) && se.Code == sql.CodeUndefinedTable
+}
+
 // tableDetails are describeTable's lines under the columns.
-func (sh *Shell) tableDetails(ctx context.Context, name string, plus bool) ([]string, error) {
-	create, err := sh.queryText(ctx, "SHOW CREATE TABLE "+name)
-	if err != nil || len(create) == 0 {
-		return nil, err
-	}
+func (sh *Shell) tableDetails(ctx context.Context, name, create string, plus bool) ([]string, error) {
 	props, err := sh.queryText(ctx, "SELECT key, value FROM "+metaName(name, "properties")+" ORDER BY key")
 	if err != nil {
 		return nil, err
@@ -51,7 +71,7 @@ func (sh *Shell) tableDetails(ctx context.Context, name string, plus bool) ([]st
 		prop[r[0]] = r[1]
 	}
 	var spec, loc string
-	for _, l := range strings.Split(create[0][0], "\n") {
+	for _, l := range strings.Split(create, "\n") {
 		if v, ok := strings.CutPrefix(l, "PARTITIONED BY ("); ok {
 			spec = strings.TrimSuffix(v, ")")
 		}

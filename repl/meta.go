@@ -29,6 +29,7 @@ Informational
                          procedure, trigger, window ones; pg_catalog's only
                          with S or a PATTERN)
   \dt [SCHEMA.*]         list tables
+  \dv [SCHEMA.*]         list views
   \dn                    list schemas
   \dt+                   list tables with size and rows
   \l, \du, \conninfo     the database, the roles, the connection
@@ -90,6 +91,8 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.describe(ctx, `\d`, args)
 	case `\dt`, `\dn`:
 		return false, sh.describe(ctx, cmd, args)
+	case `\dv`:
+		return false, sh.listViews(ctx, args)
 	case `\debt`:
 		return false, sh.debt(ctx, args)
 	default:

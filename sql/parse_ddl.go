@@ -23,6 +23,10 @@ func (p *parseCtx) createStmt(c *cursor) (Statement, error) {
 		return cs, c.done()
 	case c.word("table"):
 		return p.createTable(c)
+	case c.word("view"):
+		return p.createView(c, false)
+	case c.words("or", "replace", "view"):
+		return p.createView(c, true)
 	}
 	return nil, p.unsupportedObject(c, "CREATE")
 }
@@ -332,6 +336,17 @@ func (p *parseCtx) dropStmt(c *cursor) (Statement, error) {
 			c.word("restrict")
 		}
 		return ds, c.done()
+	case c.word("view"):
+		dv := &DropView{IfExists: c.words("if", "exists")}
+		var err error
+		if dv.Name, err = c.tableName(); err != nil {
+			return nil, err
+		}
+		if c.peek().isPunct(",") {
+			return nil, unsupportedAt(p.query, c.peek(), "DROP VIEW of several views is not supported")
+		}
+		c.word("restrict", "cascade")
+		return dv, c.done()
 	case c.word("table"):
 		dt := &DropTable{IfExists: c.words("if", "exists")}
 		var err error
@@ -681,6 +696,40 @@ func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) 
 	ct.Query = q
 	c.i = len(c.toks)
 	return ct, nil
+}
+
+// createView parses CREATE [OR REPLACE] VIEW name [(cols)] AS query; the
+// query's text is kept as written, the view's definition.
+func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
+	cv := &CreateView{OrReplace: replace}
+	var err error
+	if cv.Name, err = c.tableName(); err != nil {
+		return nil, err
+	}
+	if c.peek().isPunct("(") {
+		if cv.Columns, err = c.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if c.peek().is("with") {
+		return nil, unsupportedAt(p.query, c.peek(), "CREATE VIEW ... WITH options are not supported")
+	}
+	if err := c.expect("as"); err != nil {
+		return nil, err
+	}
+	end := len(c.toks)
+	if end-c.i > 3 && c.toks[end-1].is("option") && c.toks[end-2].is("check") {
+		return nil, unsupportedAt(p.query, c.toks[end-2], "WITH CHECK OPTION is not supported")
+	}
+	if c.i >= end {
+		return nil, c.errHere()
+	}
+	if cv.Query, err = p.selectStmt(c.toks[c.i:end], c.at(end)); err != nil {
+		return nil, err
+	}
+	cv.Definition = p.query[c.toks[c.i].pos:c.toks[end-1].end]
+	c.i = end
+	return cv, nil
 }
 
 // likeClause reads LIKE source [INCLUDING|EXCLUDING option ...]: the

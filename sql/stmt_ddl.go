@@ -114,6 +114,24 @@ type AlterAction struct {
 	PartName       string
 }
 
+// CreateView is CREATE [OR REPLACE] VIEW name [(columns)] AS query;
+// Definition is the query as written, which the view stores.
+type CreateView struct {
+	stmtText
+	Name       TableName
+	OrReplace  bool
+	Columns    []string
+	Query      *Select
+	Definition string
+}
+
+// DropView is DROP VIEW [IF EXISTS] name.
+type DropView struct {
+	stmtText
+	Name     TableName
+	IfExists bool
+}
+
 // Describe is DESCRIBE t / DESC t.
 type Describe struct {
 	stmtText

@@ -23,6 +23,15 @@ type Table struct {
 	// Virtual, when set, is a relation the session computes (pg_catalog,
 	// information_schema) instead of an Iceberg table.
 	Virtual *Virtual
+	// View, when set, is an Iceberg view: a query planned where it is named.
+	View *View
+}
+
+// View is a stored query: its text (PostgreSQL's dialect) and the names
+// its columns were given.
+type View struct {
+	SQL     string
+	Columns []string
 }
 
 // Virtual is a small relation read whole: its columns and its rows now.

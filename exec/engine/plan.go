@@ -59,6 +59,7 @@ type planner struct {
 	env    *Env
 	params *sql.Params
 	ctes   []map[string]*cte // WITH lists in scope, innermost last
+	views  int               // views being expanded, outermost first
 	// untyped asks the next query level bound to leave untyped literal
 	// outputs untyped: it is a set operation's branch.
 	untyped bool

@@ -40,6 +40,12 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	if rt.Virtual != nil {
 		return openVirtualSource(ctx, rt.Virtual, qual)
 	}
+	if rt.View != nil {
+		if from.SnapshotID != nil || from.AsOfTimestamp != nil {
+			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the view %q", from.Name.Table)
+		}
+		return p.viewSource(rt.View, qual)
+	}
 	if rt.Meta != "" {
 		return openMetaSource(ctx, rt, qual)
 	}

@@ -64,6 +64,8 @@ type tableInfo struct {
 	partitioned bool
 	createdMs   int64
 	sizeBytes   int64 // the current snapshot's files, for pg_table_size
+	// view holds an Iceberg view's definition; empty for tables.
+	view string
 }
 
 // snapshot is the catalog as one query sees it.
@@ -136,6 +138,28 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 				t = d // varchar(n), smallint: as created, for \d and information_schema
 			}
 			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required})
+		}
+		s.tables = append(s.tables, ti)
+		s.byOID[ti.oid] = ti
+	}
+	return s.loadViews(ctx, ns, used)
+}
+
+// loadViews adds the namespace's Iceberg views (relkind v).
+func (s *snapshot) loadViews(ctx context.Context, ns *nsInfo, used map[int64]bool) error {
+	views, err := s.env.Warehouse.ListViews(ctx, ns.name)
+	if err != nil {
+		return fmt.Errorf("catalog snapshot: %w", err)
+	}
+	for _, name := range views {
+		v, err := s.env.Warehouse.LoadView(ctx, iceberg.Ident(ns.name, name))
+		if err != nil {
+			return fmt.Errorf("catalog snapshot: load view %s.%s: %w", ns.name, name, err)
+		}
+		ti := &tableInfo{ns: ns, name: name, view: v.SQL, oid: stableOID("view:"+ns.name+"."+name, used)}
+		used[ti.oid] = true
+		for _, f := range v.Schema.Fields() {
+			ti.cols = append(ti.cols, column{name: f.Name, t: sql.TypeFromIceberg(f.Type)})
 		}
 		s.tables = append(s.tables, ti)
 		s.byOID[ti.oid] = ti

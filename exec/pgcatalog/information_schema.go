@@ -17,6 +17,9 @@ func addInformationSchema(m relSet) {
 		table_type text, self_referencing_column_name name, reference_generation text,
 		user_defined_type_catalog name, user_defined_type_schema name, user_defined_type_name name,
 		is_insertable_into text, is_typed text, commit_action text`, infoTablesRows)
+	m.add("information_schema", "views", 0, `table_catalog name, table_schema name, table_name name,
+		view_definition text, check_option text, is_updatable text, is_insertable_into text,
+		is_trigger_updatable text, is_trigger_deletable text, is_trigger_insertable_into text`, infoViewsRows)
 	m.add("information_schema", "columns", 0, `table_catalog name, table_schema name, table_name name,
 		column_name name, ordinal_position int4, column_default text, is_nullable text, data_type text,
 		character_maximum_length int4, character_octet_length int4, numeric_precision int4,
@@ -42,8 +45,22 @@ func schemataRows(s *snapshot) [][]any {
 func infoTablesRows(s *snapshot) [][]any {
 	var out [][]any
 	for _, t := range s.tables {
-		out = append(out, []any{s.env.Database, t.ns.name, t.name, "BASE TABLE", nil, nil,
-			nil, nil, nil, "YES", "NO", nil})
+		kind, insertable := "BASE TABLE", "YES"
+		if t.view != "" {
+			kind, insertable = "VIEW", "NO"
+		}
+		out = append(out, []any{s.env.Database, t.ns.name, t.name, kind, nil, nil,
+			nil, nil, nil, insertable, "NO", nil})
+	}
+	return out
+}
+
+func infoViewsRows(s *snapshot) [][]any {
+	var out [][]any
+	for _, t := range s.tables {
+		if t.view != "" {
+			out = append(out, []any{s.env.Database, t.ns.name, t.name, t.view, "NONE", "NO", "NO", "NO", "NO", "NO"})
+		}
 	}
 	return out
 }

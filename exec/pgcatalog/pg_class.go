@@ -36,6 +36,7 @@ func addPgCatalog(m relSet) {
 		userepl bool, usebypassrls bool, passwd text, valuntil timestamptz, useconfig text[]`, userRows)
 	m.add("pg_catalog", "pg_tables", 0, `schemaname name, tablename name, tableowner name, tablespace name,
 		hasindexes bool, hasrules bool, hastriggers bool, rowsecurity bool`, tablesRows)
+	m.add("pg_catalog", "pg_views", 0, "schemaname name, viewname name, viewowner name, definition text", viewsRows)
 	m.add("pg_catalog", "pg_settings", 0, `name text, setting text, unit text, category text,
 		short_desc text, extra_desc text, context text, vartype text, source text, min_val text,
 		max_val text, enumvals text[], boot_val text, reset_val text, sourcefile text, sourceline int4,
@@ -67,10 +68,14 @@ func namespaceRows(s *snapshot) [][]any {
 func classRows(s *snapshot) [][]any {
 	var out [][]any
 	for _, t := range s.tables {
+		kind, am := "r", oidHeapAM
+		if t.view != "" {
+			kind, am = "v", int64(0)
+		}
 		out = append(out, []any{t.oid, t.name, t.ns.oid, int64(0), int64(0),
-			oidSuperuser, oidHeapAM, t.oid, int64(0), int64(0), float64(-1),
+			oidSuperuser, am, t.oid, int64(0), int64(0), float64(-1),
 			int64(0), int64(0), false, false, "p",
-			"r", int64(len(t.cols)), int64(0), false, false,
+			kind, int64(len(t.cols)), int64(0), t.view != "", false,
 			false, false, false, true,
 			"d", false, int64(0), "0", "0",
 			nil, nil, nil})
@@ -145,7 +150,19 @@ func userRows(s *snapshot) [][]any {
 func tablesRows(s *snapshot) [][]any {
 	var out [][]any
 	for _, t := range s.tables {
-		out = append(out, []any{t.ns.name, t.name, s.env.User, nil, false, false, false, false})
+		if t.view == "" {
+			out = append(out, []any{t.ns.name, t.name, s.env.User, nil, false, false, false, false})
+		}
+	}
+	return out
+}
+
+func viewsRows(s *snapshot) [][]any {
+	var out [][]any
+	for _, t := range s.tables {
+		if t.view != "" {
+			out = append(out, []any{t.ns.name, t.name, s.env.User, t.view})
+		}
 	}
 	return out
 }

@@ -32,7 +32,6 @@ func addPgCatalogEmpty(m relSet) {
 	m.add("pg_catalog", "pg_enum", 3501, "oid oid, enumtypid oid, enumsortorder float4, enumlabel name", none)
 	m.add("pg_catalog", "pg_sequence", 2224, `seqrelid oid, seqtypid oid, seqstart int8, seqincrement int8,
 		seqmax int8, seqmin int8, seqcache int8, seqcycle bool`, none)
-	m.add("pg_catalog", "pg_views", 0, "schemaname name, viewname name, viewowner name, definition text", none)
 	m.add("pg_catalog", "pg_matviews", 0, `schemaname name, matviewname name, matviewowner name, tablespace name,
 		hasindexes bool, ispopulated bool, definition text`, none)
 	m.add("pg_catalog", "pg_indexes", 0, "schemaname name, tablename name, indexname name, tablespace name, indexdef text", none)

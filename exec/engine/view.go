@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// maxViewDepth bounds views defined over views.
+const maxViewDepth = 32
+
+// viewSource plans a view's query where the view is named, as a derived
+// table: it sees none of the naming query's WITH lists, and its names
+// resolve through the session's search_path as they do now.
+func (p *planner) viewSource(v *View, qual string) (source, error) {
+	if p.views >= maxViewDepth {
+		return nil, sql.Errorf(sql.CodeStatementTooComplex, "views nested more than %d deep", maxViewDepth)
+	}
+	st, err := sql.ParseOne(v.SQL)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(*sql.Select)
+	if !ok {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "view %q does not hold a query", qual)
+	}
+	saved := p.ctes
+	p.ctes, p.views = nil, p.views+1
+	defer func() { p.ctes, p.views = saved, p.views-1 }()
+	q, err := p.query(sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	var src source = newDerived(q, p.env, qual)
+	if len(v.Columns) == 0 {
+		return src, nil
+	}
+	// The view's columns are those it was created with, as PostgreSQL
+	// fixes them: a table's later columns do not appear through SELECT *.
+	n := len(src.scope().Columns)
+	switch {
+	case n < len(v.Columns):
+		return nil, sql.Errorf(sql.CodeUndefinedColumn, "view %q has %d columns but its query now gives %d: a column it reads was dropped", qual, len(v.Columns), n)
+	case n > len(v.Columns):
+		keep := make([]int, len(v.Columns))
+		for i := range keep {
+			keep[i] = i
+		}
+		src = newPicked(src, keep)
+	}
+	return renameColumns(src, v.Columns)
+}
+
+// ViewColumns are the columns a view's query gives now, under the view's
+// column names.
+func ViewColumns(ctx context.Context, env *Env, v *View) ([]Column, error) {
+	p := &planner{ctx: ctx, env: env, params: &sql.Params{}}
+	p.params.Subqueries = p
+	src, err := p.viewSource(v, "")
+	if err != nil {
+		return nil, err
+	}
+	sc := src.scope()
+	cols := make([]Column, 0, len(sc.Columns))
+	for _, c := range sc.Columns {
+		if !c.Hidden {
+			cols = append(cols, Column{Name: c.Name, Type: c.T})
+		}
+	}
+	return cols, nil
+}

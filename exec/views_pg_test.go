@@ -1,0 +1,71 @@
+package exec
+
+import "testing"
+
+// TestViewsLikePostgres: views over tables and over views, with column
+// lists, joins, aggregates, CTEs and subqueries; CREATE OR REPLACE adding
+// a column and refusing to drop or rename one; a table's later column not
+// appearing through a view's SELECT *; the catalog's listing; DROP VIEW
+// and DROP TABLE on the wrong kind; DDL in blocks: tags, rows and
+// SQLSTATEs as PostgreSQL 15 gives them.
+func TestViewsLikePostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"CREATE TABLE vt (id int, g int, s text)",
+		"INSERT INTO vt VALUES (1, 1, 'a'), (2, 1, 'b'), (3, 2, NULL), (4, 3, 'd')",
+		"CREATE TABLE dim (g int, label text)",
+		"INSERT INTO dim VALUES (1, 'one'), (2, 'two')",
+		"CREATE VIEW v1 AS SELECT id, upper(s) AS us FROM vt WHERE s IS NOT NULL",
+		"SELECT * FROM v1 ORDER BY id",
+		"CREATE VIEW v2 (k, label) AS SELECT vt.id, d.label FROM vt JOIN dim d USING (g)",
+		"SELECT * FROM v2 ORDER BY k",
+		"CREATE VIEW v3 AS WITH c AS (SELECT g, count(*) AS n FROM vt GROUP BY g) SELECT g, n, (SELECT label FROM dim WHERE dim.g = c.g) AS label FROM c",
+		"SELECT * FROM v3 ORDER BY g",
+		"CREATE VIEW v4 AS SELECT v1.id, v1.us, v2.label FROM v1 LEFT JOIN v2 ON v2.k = v1.id",
+		"SELECT * FROM v4 ORDER BY id",
+		"SELECT count(*), max(us) FROM v1 WHERE id IN (SELECT k FROM v2)",
+		"CREATE VIEW v1 AS SELECT 1",
+		"CREATE VIEW vt AS SELECT 1",
+		"CREATE VIEW bad AS SELECT nope FROM vt",
+		"CREATE VIEW dup (a, a) AS SELECT id, g FROM vt",
+		"CREATE VIEW toomany (a, b, c, d, e) AS SELECT id FROM vt",
+		"CREATE OR REPLACE VIEW v1 AS SELECT id, upper(s) AS us, g FROM vt WHERE s IS NOT NULL",
+		"SELECT * FROM v1 ORDER BY id",
+		"CREATE OR REPLACE VIEW v1 AS SELECT id FROM vt",
+		"CREATE OR REPLACE VIEW v1 AS SELECT id, s AS other, g FROM vt",
+		"CREATE OR REPLACE VIEW vt AS SELECT 1",
+		"CREATE VIEW star AS SELECT * FROM vt",
+		"ALTER TABLE vt ADD COLUMN extra int",
+		"INSERT INTO vt VALUES (5, 1, 'e', 50)",
+		"SELECT * FROM star ORDER BY id",
+		"SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1",
+		"SELECT table_name FROM information_schema.views WHERE table_schema = 'public' ORDER BY 1",
+		"SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1",
+		"SELECT viewname FROM pg_views WHERE schemaname = 'public' ORDER BY 1",
+		"DROP VIEW vt",
+		"DROP TABLE v1",
+		"DROP VIEW nope",
+		"DROP VIEW IF EXISTS nope",
+		"BEGIN",
+		"CREATE VIEW inblock AS SELECT 42 AS x",
+		"SELECT * FROM inblock",
+		"ROLLBACK",
+		"SELECT * FROM inblock",
+		"BEGIN",
+		"DROP VIEW v4",
+		"SELECT * FROM v4",
+		"ROLLBACK",
+		"SELECT count(*) FROM v4",
+		"DROP VIEW v4",
+		"SELECT * FROM v4",
+		"CREATE SCHEMA other",
+		"CREATE VIEW other.ov AS SELECT label FROM dim",
+		"SELECT * FROM other.ov ORDER BY 1",
+	} {
+		compareStatement(t, s, conn, q)
+	}
+	for _, q := range []string{"INSERT INTO v1 VALUES (9, 'z', 1)", "DELETE FROM v1", "UPDATE v1 SET g = 1", "ALTER TABLE v1 ADD COLUMN z int"} {
+		mustFail(t, s, "42809", q) // PostgreSQL writes through simple views; here views are read-only
+	}
+}

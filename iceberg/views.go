@@ -1,0 +1,110 @@
+package iceberg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/view"
+)
+
+// viewCatalog is what iceberg-go's SQL catalog offers for Iceberg views
+// (its REST catalog has another API, not used here).
+type viewCatalog interface {
+	CreateView(ctx context.Context, ident table.Identifier, schema *ice.Schema, viewSQL string, props ice.Properties) error
+	LoadView(ctx context.Context, ident table.Identifier) (view.Metadata, error)
+	DropView(ctx context.Context, ident table.Identifier) error
+	ListViews(ctx context.Context, namespace table.Identifier) iter.Seq2[table.Identifier, error]
+}
+
+// ErrViewsUnsupported reports a catalog without views.
+var ErrViewsUnsupported = errors.New("this catalog does not store views; use the embedded or a SQL catalog")
+
+// ErrNoSuchView reports a view that does not exist.
+var ErrNoSuchView = errors.New("view does not exist")
+
+// ErrViewExists reports a name a view or table already has.
+var ErrViewExists = errors.New("view already exists")
+
+// View is an Iceberg view: its query text and its columns.
+type View struct {
+	Ident      table.Identifier
+	SQL        string
+	Schema     *ice.Schema
+	Properties ice.Properties
+}
+
+func (w *Warehouse) viewCatalog() (viewCatalog, error) {
+	if w.views == nil {
+		return nil, ErrViewsUnsupported
+	}
+	return w.views, nil
+}
+
+// CreateView stores a view; its schema is the query's columns.
+func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, schema *ice.Schema, query string, props ice.Properties) error {
+	vc, err := w.viewCatalog()
+	if err != nil {
+		return err
+	}
+	err = vc.CreateView(ctx, ident, schema, query, props)
+	if errors.Is(err, catalog.ErrViewAlreadyExists) || errors.Is(err, catalog.ErrTableAlreadyExists) {
+		return fmt.Errorf("create view %s: %w", identString(ident), ErrViewExists)
+	}
+	return mapCatalogErr("create view "+identString(ident), err)
+}
+
+// LoadView reads a view; ErrNoSuchView when there is none.
+func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*View, error) {
+	vc, err := w.viewCatalog()
+	if err != nil {
+		return nil, ErrNoSuchView
+	}
+	md, err := vc.LoadView(ctx, ident)
+	if errors.Is(err, catalog.ErrNoSuchView) || errors.Is(err, catalog.ErrNoSuchNamespace) || errors.Is(err, catalog.ErrNoSuchTable) {
+		return nil, ErrNoSuchView
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load view %s: %w", identString(ident), err)
+	}
+	v := &View{Ident: ident, Schema: md.CurrentSchema(), Properties: md.Properties()}
+	if ver := md.CurrentVersion(); ver != nil && len(ver.Representations) > 0 {
+		v.SQL = ver.Representations[0].Sql
+	}
+	return v, nil
+}
+
+// DropView removes a view.
+func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error {
+	vc, err := w.viewCatalog()
+	if err != nil {
+		return err
+	}
+	err = vc.DropView(ctx, ident)
+	if errors.Is(err, catalog.ErrNoSuchView) {
+		return ErrNoSuchView
+	}
+	return mapCatalogErr("drop view "+identString(ident), err)
+}
+
+// ListViews names the views of a namespace, sorted; none when the catalog
+// has no views.
+func (w *Warehouse) ListViews(ctx context.Context, ns string) ([]string, error) {
+	if w.views == nil {
+		return nil, nil
+	}
+	var out []string
+	for id, err := range w.views.ListViews(ctx, catalog.ToIdentifier(ns)) {
+		if err != nil {
+			return nil, mapCatalogErr("list views in "+ns, err)
+		}
+		out = append(out, id[len(id)-1])
+	}
+	slices.Sort(out)
+	return out, nil
+}
