@@ -144,7 +144,7 @@ func (ev *schemaEvolution) drop(f ice.NestedField) error {
 	for _, spec := range ev.tbl.Metadata().PartitionSpecs() {
 		for _, pf := range spec.Fields() {
 			if pf.SourceID() == f.ID {
-				return &sql.Error{Code: sql.CodeDependentObjects,
+				return &sql.Error{Code: sql.CodeSchemaNotEmpty,
 					Message: fmt.Sprintf("cannot drop column %s of table %s because the table is partitioned by it", f.Name, ev.name),
 					Hint:    "Iceberg keeps every partition spec's source columns; recreate the table to drop it."}
 			}
@@ -154,7 +154,7 @@ func (ev *schemaEvolution) drop(f ice.NestedField) error {
 		return sql.Errorf(sql.CodeFeatureNotSupported, "cannot drop the last column of table %s: an Iceberg schema needs one", ev.name)
 	}
 	if ev.identifier(f) {
-		return sql.Errorf(sql.CodeDependentObjects, "cannot drop column %s of table %s because it is an identifier field", f.Name, ev.name)
+		return sql.Errorf(sql.CodeSchemaNotEmpty, "cannot drop column %s of table %s because it is an identifier field", f.Name, ev.name)
 	}
 	ev.us.DeleteColumn([]string{f.Name})
 	delete(ev.fields, f.Name)

@@ -64,7 +64,7 @@ func TestErrorCodes(t *testing.T) {
 		{sql.CodeCardinalityViolation, "MERGE INTO et USING src ON true WHEN MATCHED THEN DELETE", "second time"},
 		{sql.CodeFeatureNotSupported, "MERGE INTO et USING src ON random() < 0.5 WHEN MATCHED THEN DELETE", "volatile"},
 		{sql.CodeFeatureNotSupported, "CREATE TABLE ci AS SELECT interval '1 day' AS i", "interval"},
-		{sql.CodeFeatureNotSupported, "CREATE VIEW v AS SELECT 1", "CREATE VIEW"},
+		{sql.CodeFeatureNotSupported, "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE MATERIALIZED VIEW"},
 		{sql.CodeFeatureNotSupported, "CREATE INDEX ON et (i)", "CREATE INDEX"},
 		{sql.CodeFeatureNotSupported, "ALTER TABLE et ALTER COLUMN i TYPE text", "type of column"},
 		{sql.CodeFeatureNotSupported, "GRANT SELECT ON et TO bob", "GRANT"},

@@ -160,7 +160,7 @@ func TestMetaCommands(t *testing.T) {
 		prepared          string
 		fails             bool
 	}{
-		{line: `\d xmen.characters`, prepared: "DESCRIBE xmen.characters",
+		{line: `\d xmen.characters`, prepared: "SHOW CREATE TABLE xmen.characters", // a view or a table
 			out: "Table \"xmen.characters\"\n Column |  Type  \n--------+--------\n id     | bigint\n" +
 				"Partition spec: active\nFormat version: 2\nDelete mode: copy-on-write\nLocation: file:///w/xmen.db/characters\n\n"},
 		{line: `\dt`, prepared: "SHOW TABLES",

@@ -25,7 +25,6 @@ const (
 	CodeDuplicateTable                   = "42P07"
 	CodeDuplicateSchema                  = "42P06"
 	CodeDuplicateColumn                  = "42701"
-	CodeDependentObjects                 = "2BP01"
 	CodeInvalidTableDefinition           = "42P16"
 	CodeDuplicateAlias                   = "42712"
 	CodeAmbiguousColumn                  = "42702"

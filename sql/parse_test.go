@@ -187,11 +187,12 @@ func TestParseCopy(t *testing.T) {
 
 func TestParseUnsupported(t *testing.T) {
 	cases := []struct{ q, msg string }{
-		{"CREATE VIEW v AS SELECT 1", "CREATE VIEW is not supported"},
-		{"create or replace view v as select 1", "CREATE OR REPLACE VIEW is not supported"},
+		{"CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE MATERIALIZED VIEW is not supported"},
+		{"create temp view v as select 1", "CREATE TEMP VIEW is not supported"},
+		{"CREATE VIEW v AS SELECT 1 WITH CHECK OPTION", "WITH CHECK OPTION is not supported"},
 		{"CREATE UNIQUE INDEX i ON t (a)", "CREATE UNIQUE INDEX is not supported"},
 		{"CREATE TEMP TABLE t (a int)", "CREATE TEMP TABLE is not supported"},
-		{"DROP VIEW v", "DROP VIEW is not supported"},
+		{"DROP MATERIALIZED VIEW v", "DROP MATERIALIZED VIEW is not supported"},
 		{"ALTER TABLE t ALTER COLUMN c SET DEFAULT 1", "ALTER TABLE ... ALTER COLUMN is not supported"},
 		{"ALTER TABLE t ADD CONSTRAINT k UNIQUE (a)", "ALTER TABLE ... ADD CONSTRAINT is not supported"},
 		{"ALTER TABLE t ALTER COLUMN c TYPE bigint USING c::bigint", "ALTER COLUMN ... TYPE ... USING is not supported"},
