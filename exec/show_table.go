@@ -25,7 +25,7 @@ func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]str
 	var vn *viewNamed
 	if errors.As(err, &vn) && st.Create {
 		ident := vn.view.Ident
-		return [][]string{{fmt.Sprintf("CREATE VIEW %s.%s (%s) AS\n%s", ident[0], ident[1], strings.Join(vn.view.View.Columns, ", "), vn.view.View.SQL)}}, nil
+		return [][]string{{fmt.Sprintf("CREATE VIEW %s (%s) AS\n%s", qualifiedName(ident), strings.Join(vn.view.View.Columns, ", "), vn.view.View.SQL)}}, nil
 	}
 	if err != nil {
 		return nil, err

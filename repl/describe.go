@@ -28,10 +28,14 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 	if view {
 		kind = "View"
 	}
+	title := strings.ReplaceAll(name, `"`, "")
+	if len(create) == 1 {
+		title = createdName(create[0][0]) // psql names schema.table
+	}
 	var buf bytes.Buffer
 	out := sh.out
 	sh.out = &buf
-	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + strings.ReplaceAll(name, `"`, "") + "\"", noFooter: true})
+	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + title + "\"", noFooter: true})
 	sh.out = out
 	if err != nil {
 		return err
@@ -52,6 +56,34 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 	}
 	_, err = io.WriteString(sh.out, table)
 	return err
+}
+
+// createdName is the schema.name SHOW CREATE TABLE's text starts with,
+// identifiers unquoted, as psql's titles print them.
+func createdName(create string) string {
+	line, _, _ := strings.Cut(create, "\n")
+	line = strings.TrimPrefix(strings.TrimPrefix(line, "CREATE TABLE "), "CREATE VIEW ")
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(line) && line[i+1] == '"':
+			cur.WriteByte('"')
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && c == '.':
+			parts = append(parts, cur.String())
+			cur.Reset()
+		case !quoted && c == ' ':
+			return strings.Join(append(parts, cur.String()), ".")
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return strings.Join(append(parts, cur.String()), ".")
 }
 
 // isNoSuchRelation reports 42P01: DESCRIBE then says it as psql would.

@@ -22,7 +22,7 @@ func TestReplViews(t *testing.T) {
 	user := osUser(t)
 	for _, want := range []string{
 		" public | named | view | " + user + "\n(1 row)",
-		"View \"named\"\n",
+		"View \"public.named\"\n",
 		" k      | integer |           |          | \n u      | text    |           |          | \n\n",
 		"View definition:\n SELECT id, upper(s) FROM base WHERE s IS NOT NULL;\n",
 		" k | u \n---+---\n 1 | A\n(1 row)",
