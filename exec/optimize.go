@@ -32,6 +32,10 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 		return s.prepareRemoveOrphans(ctx, st, params)
 	case "rollback_to_snapshot":
 		return s.prepareRollback(ctx, st, params)
+	case "fast_forward":
+		return s.prepareFastForward(ctx, st, params)
+	case "set_current_snapshot":
+		return s.prepareSetCurrent(ctx, st, params)
 	case "rewrite_manifests":
 		return s.prepareRewriteManifests(ctx, st)
 	default:

@@ -45,6 +45,8 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		return s.prepareMerge(ctx, x, params)
 	case *sql.AlterExecute:
 		return s.prepareAlterExecute(ctx, x, params)
+	case *sql.AlterRef:
+		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*Result, error) { return s.alterRef(ctx, x) }), nil, nil
 	case *sql.Vacuum:
 		return s.prepareVacuum(ctx, x)
 	case *sql.Truncate:

@@ -35,7 +35,7 @@ const (
 // logClassOf classifies st as PostgreSQL's GetCommandLogLevel does.
 func logClassOf(st sql.Statement, named sqlPrepared) logClass {
 	switch x := st.(type) {
-	case *sql.CreateTable, *sql.DropTable, *sql.AlterTableProperties, *sql.AlterTable, *sql.CreateView, *sql.DropView, *sql.AlterExecute,
+	case *sql.CreateTable, *sql.DropTable, *sql.AlterTableProperties, *sql.AlterTable, *sql.CreateView, *sql.DropView, *sql.AlterRef, *sql.AlterExecute,
 		*sql.CreateSchema, *sql.DropSchema:
 		return logDDL
 	case *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge, *sql.Truncate:

@@ -21,6 +21,7 @@ const (
 	CodeUndefinedFunction                = "42883"
 	CodeUndefinedObject                  = "42704"
 	CodeDuplicateObject                  = "42710"
+	CodeObjectNotInPrerequisiteState     = "55000"
 	CodeWindowingError                   = "42P20"
 	CodeDuplicateTable                   = "42P07"
 	CodeDuplicateSchema                  = "42P06"

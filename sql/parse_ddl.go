@@ -381,6 +381,9 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 	if c.word("execute") {
 		return p.alterExecute(c, at.Name)
 	}
+	if ref, ok, err := p.alterRef(c, at.Name); ok || err != nil {
+		return ref, err
+	}
 	if schemaAction(c) {
 		return p.alterSchema(c, at.Name, ifExists)
 	}
@@ -403,6 +406,63 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	return at, c.done()
+}
+
+// alterRef parses Spark's branch and tag statements; ok is false when the
+// action is another.
+func (p *parseCtx) alterRef(c *cursor, name TableName) (Statement, bool, error) {
+	r := &AlterRef{Table: name}
+	switch {
+	case c.words("create", "or", "replace"):
+		r.Create, r.Replace = true, true
+	case c.word("create"):
+		r.Create = true
+	case c.word("replace"):
+		r.Replace = true
+	case c.peek().is("drop") && (c.peekN(1).is("branch") || c.peekN(1).is("tag")):
+		c.i++
+		r.Drop = true
+	default:
+		return nil, false, nil
+	}
+	switch {
+	case c.word("tag"):
+		r.Tag = true
+	case c.word("branch"):
+	case r.Replace && !r.Create:
+		c.i-- // REPLACE PARTITION FIELD
+		return nil, false, nil
+	default:
+		return nil, true, p.unsupportedAlter(c, c.i-1)
+	}
+	r.IfNotExists = c.words("if", "not", "exists") || r.Drop && c.words("if", "exists")
+	var err error
+	if r.Name, err = c.ident(); err != nil {
+		return nil, true, err
+	}
+	if r.Drop {
+		return r, true, c.done()
+	}
+	if c.words("as", "of", "version") {
+		v, err := c.integer()
+		if err != nil {
+			return nil, true, err
+		}
+		r.SnapshotID = &v
+	}
+	if c.word("retain") {
+		n, err := c.integer()
+		if err != nil {
+			return nil, true, err
+		}
+		unit := map[string]int64{"days": 86400000, "day": 86400000, "hours": 3600000, "hour": 3600000, "minutes": 60000, "minute": 60000}[c.peek().val]
+		if unit == 0 || n <= 0 {
+			return nil, true, c.errHere()
+		}
+		c.i++
+		r.RetainMs = n * unit
+	}
+	return r, true, c.done()
 }
 
 // schemaAction reports whether ALTER TABLE's action changes the schema or
@@ -605,10 +665,12 @@ func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {
 	}
 	if c.punct("(") {
 		for !c.punct(")") {
-			arg, err := c.ident()
-			if err != nil {
-				return nil, err
+			// Argument names may be reserved words (fast_forward's to).
+			arg := c.peek().val
+			if t := c.peek(); t.kind != tkIdent && t.kind != tkQIdent {
+				return nil, c.errHere()
 			}
+			c.i++
 			if !c.punct("=>") {
 				return nil, c.errHere()
 			}

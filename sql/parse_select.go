@@ -10,6 +10,8 @@ import (
 // them itself.
 type selectClauses struct {
 	snapshotID *int64
+	ref        string // VERSION AS OF 'branch or tag'
+
 	asOf       ast.ExprNode
 	nulls      map[int]bool // ORDER BY item index → NULLS FIRST
 	limit      ast.ExprNode
@@ -93,7 +95,7 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	s.OrderBy = orderItems(sel.OrderBy, cl)
 	s.From, s.Complex = simpleFrom(sel)
 	if s.From != nil {
-		s.From.SnapshotID, s.From.AsOfTimestamp = cl.snapshotID, cl.asOf
+		s.From.SnapshotID, s.From.AsOfTimestamp, s.From.Ref = cl.snapshotID, cl.asOf, cl.ref
 	}
 	return s, nil
 }
@@ -195,8 +197,8 @@ func eachTopLevel(toks []token, f func(k int) int) {
 	}
 }
 
-// stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n and [FOR]
-// TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
+// stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n|'ref' and
+// [FOR] TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
 func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
 	var out []token
 	var err error
@@ -218,9 +220,14 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 		}
 		c := &cursor{p: p, toks: toks, i: j + 3, stop: stop}
 		if kind == "version" || kind == "system_version" {
-			var v int64
-			if v, err = c.integer(); err == nil {
-				cl.snapshotID = &v
+			if t := c.peek(); t.kind == tkString {
+				cl.ref = t.val // a branch or a tag, by name
+				c.i++
+			} else {
+				var v int64
+				if v, err = c.integer(); err == nil {
+					cl.snapshotID = &v
+				}
 			}
 		} else {
 			end := c.until(func(t token) bool {

@@ -52,6 +52,10 @@ func TestParseDDL(t *testing.T) {
 			{Kind: AlterDropPartitionField, Old: PartitionField{Transform: "day", Column: "ts"}}}}},
 		{"ALTER TABLE t REPLACE PARTITION FIELD shard WITH truncate(4, s)", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{
 			{Kind: AlterReplacePartitionField, Name: "shard", Partition: PartitionField{Transform: "truncate", Column: "s", Param: 4}}}}},
+		{"ALTER TABLE t CREATE OR REPLACE BRANCH IF NOT EXISTS b AS OF VERSION 7 RETAIN 2 DAYS", &AlterRef{Table: TableName{Table: "t"}, Name: "b",
+			Create: true, Replace: true, IfNotExists: true, SnapshotID: ptr(int64(7)), RetainMs: 2 * 86400000}},
+		{"alter table t drop tag if exists v1", &AlterRef{Table: TableName{Table: "t"}, Name: "v1", Tag: true, Drop: true, IfNotExists: true}},
+		{"ALTER TABLE t REPLACE TAG v1", &AlterRef{Table: TableName{Table: "t"}, Name: "v1", Tag: true, Replace: true}},
 		{"ALTER TABLE t RENAME TO u", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{{Kind: AlterRenameTable, NewName: "u"}}}},
 		{"ALTER TABLE t SET SCHEMA s", &AlterTable{Name: TableName{Table: "t"}, Actions: []AlterAction{{Kind: AlterSetSchema, NewName: "s"}}}},
 		{"DESCRIBE s.t", &Describe{Table: TableName{"s", "t"}}},
@@ -223,7 +227,7 @@ func TestParseSyntaxErrors(t *testing.T) {
 	}{
 		{"CREATE TABLE t (a nosuchtype)", 0}, // 42704, checked below
 		{"INSERT OVERWRITE t PARTITION (a = ) VALUES (1)", 35},
-		{"SELECT * FROM t FOR VERSION AS OF 'x'", 35},
+		{"SELECT * FROM t FOR VERSION AS OF x", 35},
 		{"ALTER TABLE t SET ('a' 'b')", 24},
 		{"COMMIT AND", 11},
 		{"SELECT 1; SELECT 2; SELEC 3", 21},

@@ -54,6 +54,7 @@ type TableRef struct {
 	Alias         string
 	SnapshotID    *int64
 	AsOfTimestamp ast.ExprNode
+	Ref           string // FOR VERSION AS OF 'name': a branch or a tag
 }
 
 // Select is a query. Complex marks forms the struct cannot represent (joins,

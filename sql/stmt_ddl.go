@@ -132,6 +132,22 @@ type DropView struct {
 	IfExists bool
 }
 
+// AlterRef is ALTER TABLE t CREATE [OR REPLACE] BRANCH|TAG [IF NOT
+// EXISTS] name [AS OF VERSION id] [RETAIN n DAYS|HOURS|MINUTES], REPLACE
+// BRANCH|TAG name ..., or DROP BRANCH|TAG [IF EXISTS] name (Spark's).
+type AlterRef struct {
+	stmtText
+	Table       TableName
+	Name        string
+	Tag         bool
+	Create      bool // CREATE
+	Replace     bool // OR REPLACE, or REPLACE
+	Drop        bool
+	IfNotExists bool // CREATE ... IF NOT EXISTS, DROP ... IF EXISTS
+	SnapshotID  *int64
+	RetainMs    int64
+}
+
 // Describe is DESCRIBE t / DESC t.
 type Describe struct {
 	stmtText

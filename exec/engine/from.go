@@ -64,7 +64,7 @@ func (p *planner) namedRelation(tn *ast.TableName, alias string) (source, error)
 
 // cteRef is a WITH query named in FROM.
 func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
-	if ref.SnapshotID != nil || ref.AsOfTimestamp != nil {
+	if ref.SnapshotID != nil || ref.AsOfTimestamp != nil || ref.Ref != "" {
 		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the WITH query %q", c.name)
 	}
 	qual := ref.Alias

@@ -41,7 +41,7 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 		return openVirtualSource(ctx, rt.Virtual, qual)
 	}
 	if rt.View != nil {
-		if from.SnapshotID != nil || from.AsOfTimestamp != nil {
+		if from.SnapshotID != nil || from.AsOfTimestamp != nil || from.Ref != "" {
 			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the view %q", from.Name.Table)
 		}
 		return p.viewSource(rt.View, qual)
@@ -50,6 +50,14 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 		return openMetaSource(ctx, rt, qual)
 	}
 	ts := &tableSource{rt: rt, snapshotID: from.SnapshotID}
+	if from.Ref != "" {
+		snap := rt.Table.Metadata().SnapshotByName(from.Ref)
+		if snap == nil {
+			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", from.Name.Table, from.Ref)
+		}
+		id := snap.SnapshotID
+		ts.snapshotID = &id
+	}
 	if from.AsOfTimestamp != nil {
 		ms, err := asOfMillis(ctx, from.AsOfTimestamp)
 		if err != nil {

@@ -1,0 +1,189 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// alterRef runs ALTER TABLE t CREATE/REPLACE/DROP BRANCH|TAG: named
+// snapshots (metadata only; the snapshots they name outlive expiry).
+func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error) {
+	kind := "branch"
+	if x.Tag {
+		kind = "tag"
+	}
+	if err := s.maintenanceAllowed(fmt.Sprintf("ALTER TABLE ... %s %s", refVerb(x), strings.ToUpper(kind))); err != nil {
+		return nil, err
+	}
+	rt, err := s.maintenanceTarget(ctx, x.Table)
+	if err != nil {
+		return nil, err
+	}
+	if x.Name == "main" {
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "the branch main is the table's own history; it cannot be created, replaced or dropped")
+	}
+	if x.Drop {
+		err = s.engine.wh.DropRef(ctx, rt.Ident, x.Name, x.Tag)
+		if errors.Is(err, iceberg.ErrNoSuchRef) && x.IfNotExists {
+			r := tagOnly("ALTER TABLE")
+			r.Notices = []Notice{notice(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name))}
+			return r, nil
+		}
+		return s.refResult(err, kind, x)
+	}
+	rc := iceberg.RefChange{Name: x.Name, Tag: x.Tag, SnapshotID: x.SnapshotID, MaxRefAgeMs: x.RetainMs, Create: x.Create, Replace: x.Replace}
+	_, err = s.engine.wh.SetRef(ctx, rt.Ident, rc)
+	if errors.Is(err, iceberg.ErrRefExists) && x.IfNotExists {
+		r := tagOnly("ALTER TABLE")
+		r.Notices = []Notice{notice(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name))}
+		return r, nil
+	}
+	return s.refResult(err, kind, x)
+}
+
+func refVerb(x *sql.AlterRef) string {
+	switch {
+	case x.Drop:
+		return "DROP"
+	case x.Create && x.Replace:
+		return "CREATE OR REPLACE"
+	case x.Replace:
+		return "REPLACE"
+	}
+	return "CREATE"
+}
+
+// refResult gives the reference errors their SQLSTATEs.
+func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, error) {
+	switch {
+	case err == nil:
+		return tagOnly("ALTER TABLE"), nil
+	case errors.Is(err, iceberg.ErrRefExists):
+		return nil, sql.Errorf(sql.CodeDuplicateObject, "%s %q of table %q already exists", kind, x.Name, x.Table.Table)
+	case errors.Is(err, iceberg.ErrNoSuchRef):
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no %s %q", x.Table.Table, kind, x.Name)
+	case errors.Is(err, iceberg.ErrRefKind):
+		other := "tag"
+		if x.Tag {
+			other = "branch"
+		}
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a %s of table %q, not a %s", x.Name, other, x.Table.Table, kind)
+	case errors.Is(err, iceberg.ErrNoSuchSnapshot) && x.SnapshotID == nil:
+		return nil, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "table %q has no snapshot yet for a %s to name", x.Table.Table, kind)
+	case errors.Is(err, iceberg.ErrNoSuchSnapshot):
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", x.Table.Table, *x.SnapshotID)
+	}
+	return nil, err
+}
+
+var fastForwardColumns = []Column{{Name: "branch_updated", Type: sql.Text},
+	{Name: "previous_ref", Type: sql.Int64}, {Name: "updated_ref", Type: sql.Int64}}
+
+// prepareFastForward plans ALTER TABLE t EXECUTE fast_forward(branch =>
+// 'main', to => 'b'): the branch moves to the other's head when that head
+// descends from its own (write-audit-publish's publish step).
+func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE fast_forward"); err != nil {
+			return nil, err
+		}
+		rt, err := s.maintenanceTarget(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		branch, to, err := fastForwardArgs(ctx, st, params, args)
+		if err != nil {
+			return nil, err
+		}
+		from, target, err := s.engine.wh.FastForward(ctx, rt.Ident, branch, to)
+		switch {
+		case errors.Is(err, iceberg.ErrNoSuchRef):
+			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
+		case errors.Is(err, iceberg.ErrNotAhead):
+			return nil, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "cannot fast-forward %s to %s: %s's head is not an ancestor of %s's", branch, to, branch, to)
+		case err != nil:
+			return nil, err
+		}
+		return datumResult("ALTER TABLE", fastForwardColumns, []any{branch, from, target})
+	}
+	return planFunc(run), fastForwardColumns, nil
+}
+
+func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (string, string, error) {
+	b, okB := st.Args["branch"]
+	t, okT := st.Args["to"]
+	if !okB || !okT || len(st.Args) != 2 || st.Where != nil {
+		return "", "", sql.Errorf(sql.CodeInvalidParameterValue, "fast_forward takes branch => 'name', to => 'name'")
+	}
+	branch, err := constText(ctx, b, params, args)
+	if err != nil {
+		return "", "", err
+	}
+	to, err := constText(ctx, t, params, args)
+	return branch, to, err
+}
+
+// prepareSetCurrent plans ALTER TABLE t EXECUTE set_current_snapshot(
+// snapshot_id => id | ref => 'name'): main points at any snapshot of the
+// table, as Spark's procedure does (rollback_to_snapshot only goes back).
+func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE set_current_snapshot"); err != nil {
+			return nil, err
+		}
+		rt, err := s.maintenanceTarget(ctx, st.Table)
+		if err != nil {
+			return nil, err
+		}
+		id, err := setCurrentTarget(ctx, s, rt, st, params, args)
+		if err != nil {
+			return nil, err
+		}
+		prev := int64(0)
+		if cur := rt.Table.CurrentSnapshot(); cur != nil {
+			prev = cur.SnapshotID
+		}
+		_, err = s.engine.wh.SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
+		if errors.Is(err, iceberg.ErrNoSuchSnapshot) {
+			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return datumResult("ALTER TABLE", rollbackColumns, []any{prev, id})
+	}
+	return planFunc(run), rollbackColumns, nil
+}
+
+func setCurrentTarget(ctx context.Context, s *Session, rt *resolvedTable, st *sql.AlterExecute, params *sql.Params, args []Param) (int64, error) {
+	if n, ok := st.Args["ref"]; ok && len(st.Args) == 1 {
+		name, err := constText(ctx, n, params, args)
+		if err != nil {
+			return 0, err
+		}
+		snap := rt.Table.Metadata().SnapshotByName(name)
+		if snap == nil {
+			return 0, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", st.Table.Table, name)
+		}
+		return snap.SnapshotID, nil
+	}
+	n, ok := st.Args["snapshot_id"]
+	if !ok || len(st.Args) != 1 || st.Where != nil {
+		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "set_current_snapshot takes snapshot_id => id or ref => 'name'")
+	}
+	v, err := constText(ctx, n, params, args)
+	if err != nil {
+		return 0, err
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
+	}
+	return id, nil
+}
