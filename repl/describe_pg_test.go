@@ -4,9 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 )
 
 // TestDescribeTableMatchesPsql: \d of a plain table (every column type a
@@ -17,17 +14,7 @@ import (
 func TestDescribeTableMatchesPsql(t *testing.T) {
 	pg := requirePG(t)
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess := eng.NewSession(exec.SessionInfo{User: "postgres", Database: "postgres"})
-	t.Cleanup(sess.Close)
+	sess := magmalakeSession(t)
 	ddl := []string{
 		`CREATE TABLE plain (id int NOT NULL, big bigint, small smallint, name varchar(20), code char(3), body text,
 			price numeric(10,2), ratio double precision, r real, ok boolean, day date, at timestamp,

@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,40 +58,14 @@ func runProgressPtyChild() int {
 // cancels the statement, the line is erased before the error, and the
 // shell goes on.
 func TestProgressLineOnTerminal(t *testing.T) {
-	master, tty := testTerminal(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), ptyChildEnv+"=progress", "TERM=vt100")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := &ptyOutput{changed: make(chan struct{}, 1)}
-	go out.pump(master)
-	defer cmd.Process.Kill()
-	pos := 0
-	typeIn := func(s string) {
-		if _, err := master.WriteString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out.expect(t, &pos, "magmalake=> ")
-	typeIn("select long;\r")
-	out.expect(t, &pos, "\r[=====>              ]  25% 1/4 files, 500 rows, 1000 B of 3.9 kB read\x1b[K")
-	typeIn("\x03")
-	out.expect(t, &pos, "\r\x1b[KERROR:  canceling statement due to user request")
-	out.expect(t, &pos, "magmalake=> ")
-	typeIn("select 1;\r")
-	out.expect(t, &pos, "(1 row)")
-	typeIn("\\q\r")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shell exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("shell did not quit")
-	}
+	sh := startPtyShell(t, "progress")
+	sh.expect("magmalake=> ")
+	sh.typeIn("select long;\r")
+	sh.expect("\r[=====>              ]  25% 1/4 files, 500 rows, 1000 B of 3.9 kB read\x1b[K")
+	sh.typeIn("\x03")
+	sh.expect("\r\x1b[KERROR:  canceling statement due to user request")
+	sh.expect("magmalake=> ")
+	sh.typeIn("select 1;\r")
+	sh.expect("(1 row)")
+	sh.quitWith("\\q\r")
 }

@@ -152,54 +152,83 @@ func testTerminal(t *testing.T) (master, tty *os.File) {
 	return master, tty
 }
 
-func TestInteractiveOnTerminal(t *testing.T) {
+// ptyShell is a shell in a child process whose terminal is a
+// pseudo-terminal the test types into and reads.
+type ptyShell struct {
+	t      *testing.T
+	master *os.File
+	tty    *os.File
+	out    *ptyOutput
+	pos    int
+	exited chan error
+}
+
+// startPtyShell runs the child shell mode (ptyChildEnv) with env added.
+func startPtyShell(t *testing.T, mode string, env ...string) *ptyShell {
+	t.Helper()
 	master, tty := testTerminal(t)
-	history := t.TempDir() + "/history"
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), ptyChildEnv+"=1", "MAGMALAKE_REPL_HISTORY="+history, "TERM=vt100")
+	cmd.Env = append(append(os.Environ(), ptyChildEnv+"="+mode, "TERM=vt100"), env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	out := &ptyOutput{changed: make(chan struct{}, 1)}
-	go out.pump(master)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer cmd.Process.Kill()
+	p := &ptyShell{t: t, master: master, tty: tty, out: &ptyOutput{changed: make(chan struct{}, 1)}, exited: make(chan error, 1)}
+	go p.out.pump(master)
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return p
+}
 
-	pos := 0
-	type_ := func(s string) {
-		if _, err := master.WriteString(s); err != nil {
-			t.Fatal(err)
-		}
+func (p *ptyShell) typeIn(s string) {
+	p.t.Helper()
+	if _, err := p.master.WriteString(s); err != nil {
+		p.t.Fatal(err)
 	}
-	out.expect(t, &pos, "magmalake=> ")
-	type_("select\r")
-	out.expect(t, &pos, "magmalake-> ")
-	type_("1;\r")
-	out.expect(t, &pos, "(1 row)")
-	out.expect(t, &pos, "magmalake=> ")
-	// Ctrl-C while a statement runs cancels it, not the shell.
-	type_("select slow;\r")
-	out.expect(t, &pos, "<slow started>")
-	type_("\x03")
-	out.expect(t, &pos, "ERROR:  canceling statement due to user request")
-	out.expect(t, &pos, "magmalake=> ")
-	// Ctrl-C at the prompt drops the partial line.
-	waitLineEditing(t, tty)
-	type_("select 'half")
-	type_("\x03")
-	out.expect(t, &pos, "magmalake=> ")
-	type_("\x04") // Ctrl-D quits
+}
+
+// expect waits for want in what the shell printed since the last match.
+func (p *ptyShell) expect(want string) {
+	p.t.Helper()
+	p.out.expect(p.t, &p.pos, want)
+}
+
+// quitWith types the keys that end the shell and waits for a clean exit.
+func (p *ptyShell) quitWith(keys string) {
+	p.t.Helper()
+	p.typeIn(keys)
 	select {
-	case err := <-exited:
+	case err := <-p.exited:
 		if err != nil {
-			t.Fatalf("shell exited with %v; output:\n%q", err, out.buf.String())
+			p.t.Fatalf("shell exited with %v; output:\n%q", err, p.out.buf.String())
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("shell did not exit on Ctrl-D")
+		p.t.Fatal("shell did not exit")
 	}
+}
+
+func TestInteractiveOnTerminal(t *testing.T) {
+	history := t.TempDir() + "/history"
+	sh := startPtyShell(t, "1", "MAGMALAKE_REPL_HISTORY="+history)
+	sh.expect("magmalake=> ")
+	sh.typeIn("select\r")
+	sh.expect("magmalake-> ")
+	sh.typeIn("1;\r")
+	sh.expect("(1 row)")
+	sh.expect("magmalake=> ")
+	// Ctrl-C while a statement runs cancels it, not the shell.
+	sh.typeIn("select slow;\r")
+	sh.expect("<slow started>")
+	sh.typeIn("\x03")
+	sh.expect("ERROR:  canceling statement due to user request")
+	sh.expect("magmalake=> ")
+	// Ctrl-C at the prompt drops the partial line.
+	waitLineEditing(t, sh.tty)
+	sh.typeIn("select 'half")
+	sh.typeIn("\x03")
+	sh.expect("magmalake=> ")
+	sh.quitWith("\x04") // Ctrl-D quits
 	data, err := os.ReadFile(history)
 	if err != nil {
 		t.Fatalf("history not saved: %v", err)

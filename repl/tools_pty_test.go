@@ -6,11 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
@@ -38,48 +35,22 @@ func runToolsPtyChild() int {
 // name from the catalog into the line, and \e opens $PSQL_EDITOR on the
 // query buffer and runs what the editor leaves.
 func TestTypingToolsOnTerminal(t *testing.T) {
-	master, tty := testTerminal(t)
 	editor := filepath.Join(t.TempDir(), "editor.sh")
 	// The editor checks it got the last query, then replaces it.
 	body := "#!/bin/sh\ngrep -q 'select \\* from events' \"$1\" || exit 3\nprintf 'select 1;\\n' > \"$1\"\n"
 	if err := os.WriteFile(editor, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), ptyChildEnv+"=tools", "TERM=vt100", "PSQL_EDITOR="+editor)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := &ptyOutput{changed: make(chan struct{}, 1)}
-	go out.pump(master)
-	defer cmd.Process.Kill()
-	pos := 0
-	typeIn := func(s string) {
-		if _, err := master.WriteString(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out.expect(t, &pos, "magmalake=> ")
-	waitLineEditing(t, tty)
-	typeIn("select * from ev\t")
-	out.expect(t, &pos, "select * from events")
-	typeIn(";\r")
-	out.expect(t, &pos, " 41\r\n(1 row)")
-	out.expect(t, &pos, "magmalake=> ")
-	typeIn("\\e\r")
-	out.expect(t, &pos, " 1\r\n(1 row)")
-	out.expect(t, &pos, "magmalake=> ")
-	typeIn("\\q\r")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shell exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("shell did not quit")
-	}
+	sh := startPtyShell(t, "tools", "PSQL_EDITOR="+editor)
+	sh.expect("magmalake=> ")
+	waitLineEditing(t, sh.tty)
+	sh.typeIn("select * from ev\t")
+	sh.expect("select * from events")
+	sh.typeIn(";\r")
+	sh.expect(" 41\r\n(1 row)")
+	sh.expect("magmalake=> ")
+	sh.typeIn("\\e\r")
+	sh.expect(" 1\r\n(1 row)")
+	sh.expect("magmalake=> ")
+	sh.quitWith("\\q\r")
 }
