@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -137,8 +138,24 @@ func openCSVFiles(ctx context.Context, call engine.FileCall, paths []string, in 
 	return r, nil
 }
 
-// open opens one file, decompressing it if asked or named .gz.
+// open opens one file, decompressing it if asked or named .gz, past a
+// UTF-8 byte order mark (spreadsheets write one).
 func (r *csvRelation) open(path string) (io.ReadCloser, error) {
+	f, err := r.openRaw(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(f)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, f}, nil
+}
+
+func (r *csvRelation) openRaw(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, sql.Errorf(sql.CodeIOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))

@@ -51,6 +51,7 @@ func TestReadCSVLayout(t *testing.T) {
 		rows             string
 	}{
 		{"numbers only: no header", "1,2\n3,4\n", "", "column0:bigint,column1:bigint", "1|2\n3|4\n"},
+		{"a byte order mark before the header", "\xef\xbb\xbfid,name\n1,x\n", "", "id:bigint,name:text", "1|x\n"},
 		{"names over numbers", "a,b\n1,2\n", "", "a:bigint,b:bigint", "1|2\n"},
 		{"all text: header", "name,city\nbob,paris\n", "", "name:text,city:text", "bob|paris\n"},
 		{"one text row: a header alone", "a,b\n", "", "a:text,b:text", ""},
