@@ -5,6 +5,8 @@ import (
 
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -63,7 +65,38 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 			p.declared[col] = t
 		}
 	}
+	if err := checkConstantSets(ctx, p.sets, p.declared); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkConstantSets fits constants assigned to varchar(n) and smallint
+// columns now: PostgreSQL coerces them when it plans the statement, so a
+// value too long fails even when no row matches.
+func checkConstantSets(ctx context.Context, sets map[int]sql.Expr, declared map[int]sql.Type) error {
+	for _, col := range slices.Sorted(maps.Keys(declared)) {
+		e := sets[col]
+		if c, ok := e.(*sql.Cast); ok {
+			e = c.X
+		}
+		if _, ok := e.(*sql.Const); !ok {
+			continue
+		}
+		arr, err := sql.Eval(ctx, sets[col], nil, nil)
+		if err != nil {
+			return err
+		}
+		fitted, err := fitColumn(declared[col], arr)
+		arr.Release()
+		if fitted != nil {
+			fitted.Release()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []Column, error) {
