@@ -45,7 +45,7 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 			files, n, err = writeGroupFiles(ctx, head, sink, g, layout, rows)
 		} else {
 			rows := survivorRows(ctx, rd, head, g.plans)
-			files, n, err = writeRows(ctx, head, executorTyped(rows))
+			files, n, err = writeRowsWith(ctx, head, executorTyped(rows), lineageWriter(head))
 			foreign = append(foreign, files...)
 		}
 		if err != nil {
@@ -101,7 +101,7 @@ func writeGroupFiles(ctx context.Context, head *table.Table, sink *fileSink, g o
 			return nil, 0, err
 		}
 		df, err := table.DataFileFromMetadata(table.DataFileArgs{
-			Schema: head.Schema(), Spec: head.Spec(), Format: iceberg.ParquetFile,
+			Schema: readSchemaFor(head), Spec: head.Spec(), Format: iceberg.ParquetFile,
 			Metadata: md, FilePath: path, FileSize: size, Content: iceberg.EntryContentData,
 			PartitionValues: g.plans[0].File.Partition(), Properties: head.Properties(),
 			FormatVersion: head.Metadata().Version(),
@@ -133,8 +133,8 @@ func executorTyped(rows RowSource) RowSource {
 }
 
 // survivorRows yields the live rows of plans' files, as the reader gives
-// them (the table's current schema), in file order, reading up to
-// readWorkers files at once ahead of the writer.
+// them (the table's current schema, and the row lineage columns on v3), in
+// file order, reading up to readWorkers files at once ahead of the writer.
 func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, plans []RowDelete) RowSource {
 	srcs := make([]RowSource, len(plans))
 	for i := range plans {
@@ -152,9 +152,10 @@ func fileSurvivors(ctx context.Context, rd positionalReader, head *table.Table, 
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		count := plan.File.Count()
 		keep := plan.dropped().KeepMaskBytes(count)
+		lineage, keepLineage := lineageOf(head, plan.Task)
 		stopped := false
-		_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), head.Schema(), func(b arrow.RecordBatch, base int64) error {
-			kept, err := keepUndeleted(ctx, b, base, keep, count)
+		_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), readSchemaFor(head), func(b arrow.RecordBatch, base int64) error {
+			kept, err := lineage.survivorsOf(ctx, b, base, keep, count, keepLineage)
 			if err != nil || kept == nil {
 				return err
 			}

@@ -118,6 +118,15 @@ func WriteRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceber
 // writeRows writes the new rows as data files of head (partitioned by its
 // current spec) and counts them.
 func writeRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceberg.DataFile, int64, error) {
+	return writeRowsWith(ctx, head, rows, lake.WriteDataFiles)
+}
+
+// dataFileWriter writes rows as data files of a table (lake.WriteDataFiles
+// or its lineage-keeping twin).
+type dataFileWriter func(context.Context, *table.Table, iter.Seq2[arrow.RecordBatch, error]) ([]iceberg.DataFile, error)
+
+// writeRowsWith is writeRows through write.
+func writeRowsWith(ctx context.Context, head *table.Table, rows RowSource, write dataFileWriter) ([]iceberg.DataFile, int64, error) {
 	var n int64
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range rows {
@@ -129,7 +138,7 @@ func writeRows(ctx context.Context, head *table.Table, rows RowSource) ([]iceber
 			}
 		}
 	}
-	files, err := lake.WriteDataFiles(ctx, head, counted)
+	files, err := write(ctx, head, counted)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -23,6 +23,9 @@ type PlanOptions struct {
 	BatchSize       int64    // rows per record batch; default 65536
 	CaseInsensitive bool     // resolve column names case-insensitively
 	ReturnColumns   []string // collect these columns of deleted rows (RETURNING)
+	// rowIDs appends the _row_id of each deleted row to the ReturnColumns
+	// on a v3 table (an UPDATE keeps it for the new version of the row).
+	rowIDs bool
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
@@ -295,6 +298,10 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 	if err != nil {
 		return err
 	}
+	lineage, withLineage := lineageOf(p.tbl, r.Task)
+	if withLineage = withLineage && match && p.opts.rowIDs; withLineage {
+		req = lineageSchema(req)
+	}
 	cols := newColumnIndex(req)
 	eq := eqMatcher{files: ex.eqFiles, colIndex: cols.byID}
 	predIdx, err := cols.indices(p.tbl.Schema(), predCols, !p.opts.CaseInsensitive)
@@ -305,7 +312,18 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 	if err != nil {
 		return err
 	}
+	if withLineage {
+		retIdx = append(retIdx, cols.byID[iceberg.RowIDFieldID])
+	}
 	n, err := p.rd.read(ctx, r.File.FilePath(), r.File.FileSizeBytes(), req, func(b arrow.RecordBatch, base int64) error {
+		if withLineage {
+			filled, err := lineage.fill(b, base)
+			if err != nil {
+				return err
+			}
+			defer filled.Release()
+			b = filled
+		}
 		dead := p.deadRows(r, ex, eq, b, base)
 		var mask []bool
 		if match {

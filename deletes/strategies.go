@@ -39,10 +39,11 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	// The reader runs as a coroutine of the writer (iter.Pull): each hands
 	// the other the thread directly, where a goroutine and a channel woke a
 	// parked thread per batch, which a busy machine delays.
+	lineage, keepLineage := lineageOf(tbl, plan.Task)
 	var readErr error
 	survivors := func(yield func(arrow.RecordBatch) bool) {
-		_, readErr = rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), tbl.Schema(), func(b arrow.RecordBatch, base int64) error {
-			kept, err := keepUndeleted(ctx, b, base, keep, count)
+		_, readErr = rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), readSchemaFor(tbl), func(b arrow.RecordBatch, base int64) error {
+			kept, err := lineage.survivorsOf(ctx, b, base, keep, count, keepLineage)
 			if err != nil || kept == nil {
 				return err
 			}
@@ -79,7 +80,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		return nil, 0, fmt.Errorf("rewrite %s: %w", plan.File.FilePath(), err)
 	}
 	df, err := table.DataFileFromMetadata(table.DataFileArgs{
-		Schema: tbl.Schema(), Spec: specOf(tbl, plan.File), Format: iceberg.ParquetFile,
+		Schema: readSchemaFor(tbl), Spec: specOf(tbl, plan.File), Format: iceberg.ParquetFile,
 		Metadata: md, FilePath: path, FileSize: size, Content: iceberg.EntryContentData,
 		PartitionValues: plan.File.Partition(), Properties: tbl.Properties(),
 		FormatVersion: tbl.Metadata().Version(),

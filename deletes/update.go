@@ -72,6 +72,8 @@ func PrepareUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 	for _, f := range head.Schema().Fields() {
 		planOpts.ReturnColumns = append(planOpts.ReturnColumns, f.Name)
 	}
+	// An updated row keeps its _row_id (v3): the plan returns it last.
+	planOpts.rowIDs = head.Metadata().Version() >= 3
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
 		return lake.FileChange{}, nil, err
@@ -86,6 +88,11 @@ func PrepareUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 		out.Files = Actions(head, plans, mode)
 		return lake.FileChange{}, nil, nil
 	}
+	var ids []arrow.Array
+	if planOpts.rowIDs {
+		old, ids = splitRowIDs(old)
+		defer releaseArrays(ids)
+	}
 	fresh, err := updatedRows(ctx, old, fn)
 	releaseAll(old)
 	if err != nil {
@@ -97,14 +104,11 @@ func PrepareUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 		}
 		out.Returned = fresh
 	}
-	added, _, err := writeRows(ctx, head, func(yield func(arrow.RecordBatch, error) bool) {
-		for i, b := range fresh {
-			if !yield(b, nil) {
-				releaseAll(fresh[i+1:])
-				return
-			}
-		}
-	})
+	write := lake.WriteDataFiles
+	if planOpts.rowIDs {
+		fresh, write = updatedLineage(fresh, ids), lake.WriteDataFilesWithLineage
+	}
+	added, _, err := writeRowsWith(ctx, head, batchSource(fresh), write)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}

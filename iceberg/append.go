@@ -17,6 +17,21 @@ import (
 // partition. Nothing is committed: pass the files to Append, or RemoveFiles
 // them. On error, the files written so far are removed.
 func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arrow.RecordBatch, error]) ([]ice.DataFile, error) {
+	return writeDataFiles(ctx, tbl, tbl.Schema(), batches)
+}
+
+// WriteDataFilesWithLineage is WriteDataFiles for rows of a v3 table that
+// carry their row lineage: the batches end with the _row_id and
+// _last_updated_sequence_number columns (int64, NULL to inherit), and the
+// files hold them under their reserved field ids. The table's schema does
+// not gain them.
+func WriteDataFilesWithLineage(ctx context.Context, tbl *table.Table, batches iter.Seq2[arrow.RecordBatch, error]) ([]ice.DataFile, error) {
+	sc := ice.SchemaWithRowLineageColumns(tbl.Schema(), true, true)
+	return writeDataFiles(ctx, tbl, sc, batches, table.WithPreserveRowLineage(sc))
+}
+
+// writeDataFiles writes batches whose columns are fields of sc.
+func writeDataFiles(ctx context.Context, tbl *table.Table, sc *ice.Schema, batches iter.Seq2[arrow.RecordBatch, error], opts ...table.WriteRecordOption) ([]ice.DataFile, error) {
 	what := "write data files for " + identString(tbl.Identifier())
 	next, stop := iter.Pull2(batches)
 	defer stop()
@@ -27,7 +42,7 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 	if !ok {
 		return nil, nil
 	}
-	target, err := writeSchema(tbl.Schema(), first.Schema())
+	target, err := writeSchema(sc, first.Schema())
 	if err != nil {
 		first.Release()
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -59,7 +74,7 @@ func WriteDataFiles(ctx context.Context, tbl *table.Table, batches iter.Seq2[arr
 	watch := &writeWatch{prog: ProgressOf(ctx)}
 	// Drain the whole iterator even after an error so the writer goroutines
 	// finish before cleanup looks for their files.
-	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, table.WithWriteUUID(writeID)) {
+	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, append(opts, table.WithWriteUUID(writeID))...) {
 		if err != nil {
 			werr = errors.Join(werr, err)
 			continue
