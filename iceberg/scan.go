@@ -53,6 +53,11 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	sc := schemaForSnapshot(tbl, snapID)
+	if tbl.Metadata().Version() >= 3 && wantsLineage(opts.Columns) {
+		// iceberg-go reads the row lineage fields by name: explicit
+		// values, else first_row_id + position and the file's sequence.
+		sc = ice.SchemaWithRowLineageColumns(sc, true, true)
+	}
 	read, err := readColumns(sc, opts.Columns)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
@@ -297,6 +302,12 @@ func readColumns(sc *ice.Schema, cols []string) ([]string, error) {
 		}
 	}
 	return read, nil
+}
+
+// wantsLineage reports a request for _row_id or
+// _last_updated_sequence_number.
+func wantsLineage(cols []string) bool {
+	return slices.Contains(cols, ice.RowIDColumnName) || slices.Contains(cols, ice.LastUpdatedSequenceNumberColumnName)
 }
 
 // outputSchema orders full's fields as cols asks; picks[i] is the field of

@@ -20,6 +20,9 @@ type ScopeColumn struct {
 	// Hidden columns answer only to their qualifier: the copies a join's
 	// USING merged into one unqualified column.
 	Hidden bool
+	// System columns (a v3 table's _row_id) answer to their name but are
+	// never part of *, as PostgreSQL's ctid and xmin.
+	System bool
 }
 
 // Scope is the input batch layout: batch column i is Columns[i].

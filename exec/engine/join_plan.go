@@ -95,7 +95,7 @@ func usingNames(j *ast.Join, l, r *sql.Scope) ([]string, error) {
 	if j.NaturalJoin {
 		names := []string{}
 		for _, c := range l.Columns {
-			if !c.Hidden && visibleIndex(r, c.Name) >= 0 {
+			if !c.Hidden && !c.System && visibleIndex(r, c.Name) >= 0 {
 				names = append(names, c.Name)
 			}
 		}

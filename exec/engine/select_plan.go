@@ -235,7 +235,7 @@ func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 			seen[[2]string{c.Table, c.Name}]++
 		}
 		for i, c := range input.Columns {
-			if it.StarQualifier != "" && c.Table != it.StarQualifier || it.StarQualifier == "" && c.Hidden {
+			if c.System || it.StarQualifier != "" && c.Table != it.StarQualifier || it.StarQualifier == "" && c.Hidden {
 				continue
 			}
 			found = true

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"iter"
+	"slices"
 	"strconv"
 	"time"
 
@@ -76,7 +77,27 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	for i, f := range sc.Fields() {
 		ts.sc.Columns = append(ts.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: types[i], FieldID: f.ID})
 	}
+	if rt.Table.Metadata().Version() >= 3 {
+		ts.withLineageColumns(qual)
+	}
 	return ts, nil
+}
+
+// withLineageColumns adds a v3 table's row lineage as system columns:
+// selectable by name, never in *, never pushed into the scan's filter (no
+// field id of the table's schema).
+func (t *tableSource) withLineageColumns(qual string) {
+	t.cols = make([]string, 0, len(t.sc.Columns)+2)
+	for _, c := range t.sc.Columns {
+		t.cols = append(t.cols, c.Name)
+	}
+	for _, name := range []string{ice.RowIDColumnName, ice.LastUpdatedSequenceNumberColumnName} {
+		if slices.Contains(t.cols, name) {
+			continue // a user column of that name comes first
+		}
+		t.sc.Columns = append(t.sc.Columns, sql.ScopeColumn{Table: qual, Name: name, T: sql.Int64, System: true})
+		t.cols = append(t.cols, name)
+	}
 }
 
 // asOfMillis evaluates FOR TIMESTAMP AS OF's expression as a timestamptz.

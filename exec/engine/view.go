@@ -63,7 +63,7 @@ func ViewColumns(ctx context.Context, env *Env, v *View) ([]Column, error) {
 	sc := src.scope()
 	cols := make([]Column, 0, len(sc.Columns))
 	for _, c := range sc.Columns {
-		if !c.Hidden {
+		if !c.Hidden && !c.System {
 			cols = append(cols, Column{Name: c.Name, Type: c.T})
 		}
 	}
