@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -235,7 +234,7 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 		var cond string
 		switch {
 		case a.Kind == sql.AlterSetNotNull:
-			cond = pgQuoteIdent(a.Name) + " IS NULL"
+			cond = sql.QuoteIdent(a.Name) + " IS NULL"
 		case a.Kind == sql.AlterAddColumn && a.Column.NotNull:
 			cond = "true"
 		default:
@@ -256,7 +255,7 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 
 // anyRow reports whether a row of the table meets cond (SQL text).
 func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond string) (bool, error) {
-	q := fmt.Sprintf("SELECT 1 FROM %s.%s WHERE %s LIMIT 1", pgQuoteIdent(ident[0]), pgQuoteIdent(strings.Join(ident[1:], ".")), cond)
+	q := fmt.Sprintf("SELECT 1 FROM %s WHERE %s LIMIT 1", qualifiedName(ident), cond)
 	st, err := sql.ParseOne(q)
 	if err != nil {
 		return false, err
@@ -287,8 +286,6 @@ func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond strin
 		}
 	}
 }
-
-func pgQuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // renameTable is ALTER TABLE ... RENAME TO and SET SCHEMA.
 func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*Result, error) {

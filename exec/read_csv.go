@@ -187,13 +187,18 @@ func (r *csvRelation) sniff(ctx context.Context) error {
 	if width == 0 {
 		return sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %s is empty; there are no columns to read", r.fn, r.paths[0])
 	}
+	// The other rows' types decide the header and, with one, are the types.
+	rest := inferCSVTypes(rows[1:], width, false, r.in)
 	header := r.o.header != nil && *r.o.header
-	types := inferCSVTypes(rows, width, r.o.allVarchar, r.in)
 	if r.o.header == nil {
-		header = looksLikeHeader(rows, width, r.in)
-		if header {
-			types = inferCSVTypes(rows[1:], width, r.o.allVarchar, r.in)
-		}
+		header = looksLikeHeader(rows, rest, r.in)
+	}
+	types := rest
+	switch {
+	case r.o.allVarchar:
+		types = inferCSVTypes(nil, width, true, r.in)
+	case !header:
+		types = inferCSVTypes(rows, width, false, r.in)
 	}
 	r.f.header = header
 	r.sample = len(rows)
@@ -210,23 +215,24 @@ func (r *csvRelation) sniff(ctx context.Context) error {
 // sampleRows reads the first file's first rows (one more than the sample,
 // for the header), choosing the delimiter first if none was given.
 func (r *csvRelation) sampleRows(ctx context.Context) ([][]copyField, error) {
-	if r.o.delim == 0 {
-		d, err := r.sniffDelimiter()
-		if err != nil {
-			return nil, err
-		}
-		r.o.delim = d
-	}
-	r.f = copyFormat{csv: true, delim: r.o.delim, quote: r.o.quote, escape: r.o.escape, null: r.o.null}
-	if r.o.quote == r.o.delim {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "%s: the delimiter and the quote must be different", r.fn)
-	}
 	f, err := r.open(r.paths[0])
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rd := newCopyReader(f, r.f)
+	br := bufio.NewReaderSize(f, sniffHead)
+	if r.o.delim == 0 {
+		head, err := br.Peek(sniffHead)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, sql.Errorf(sql.CodeIOError, "could not read file %q: %v", r.paths[0], err)
+		}
+		r.o.delim = r.sniffDelimiter(head)
+	}
+	r.f = copyFormat{csv: true, delim: r.o.delim, quote: r.o.quote, escape: r.o.escape, null: r.o.null}
+	if r.o.quote == r.o.delim {
+		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "%s: the delimiter and the quote must be different", r.fn)
+	}
+	rd := newCopyReader(br, r.f)
 	var rows [][]copyField
 	for r.o.sample < 0 || len(rows) <= r.o.sample {
 		if err := ctx.Err(); err != nil {
@@ -247,21 +253,14 @@ func (r *csvRelation) sampleRows(ctx context.Context) ([][]copyField, error) {
 // csvDelimiters are the delimiters read_csv detects, in order of preference.
 var csvDelimiters = []byte{',', '\t', '|', ';'}
 
-// sniffDelimiter picks the delimiter that splits the first lines into the
-// same number (more than one) of fields most often.
-func (r *csvRelation) sniffDelimiter() (byte, error) {
-	f, err := r.open(r.paths[0])
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return 0, sql.Errorf(sql.CodeIOError, "could not read file %q: %v", r.paths[0], err)
-	}
-	lines := strings.Split(string(buf[:n]), "\n")
-	if n == len(buf) && len(lines) > 1 {
+// sniffHead is how much of the first file the delimiter is chosen from.
+const sniffHead = 64 << 10
+
+// sniffDelimiter picks the delimiter that splits the first lines of head
+// into the same number (more than one) of fields most often.
+func (r *csvRelation) sniffDelimiter(head []byte) byte {
+	lines := strings.Split(string(head), "\n")
+	if len(head) == sniffHead && len(lines) > 1 {
 		lines = lines[:len(lines)-1] // the last one may be cut
 	}
 	lines = lines[:min(len(lines), 50)]
@@ -271,7 +270,7 @@ func (r *csvRelation) sniffDelimiter() (byte, error) {
 			best, bestScore = d, score
 		}
 	}
-	return best, nil
+	return best
 }
 
 // delimiterScore counts the lines that have as many fields as the first,

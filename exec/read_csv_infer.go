@@ -59,29 +59,26 @@ func inferColumn(rows [][]copyField, c int, in sql.InputStyle) sql.Type {
 }
 
 // looksLikeHeader decides, when the header option is not given, whether
-// the first row names the columns: it does when one of its values does
+// the first row names the columns (rest: the types of the other rows): it does when one of its values does
 // not fit the type the other rows give its column, or when every column
 // is text and the first row has no empty field.
-func looksLikeHeader(rows [][]copyField, width int, in sql.InputStyle) bool {
+func looksLikeHeader(rows [][]copyField, rest []sql.Type, in sql.InputStyle) bool {
 	if len(rows) == 0 {
 		return false
 	}
-	first, rest := rows[0], rows[1:]
-	if len(rest) == 0 {
-		rest = nil // one row: a header only if all of it is text
+	first := rows[0]
+	if len(rows) == 1 {
+		// One row: a header only if all of it is text.
+		rest = inferCSVTypes(rows, len(rest), false, in)
 	}
 	allText := true
-	for c := range width {
+	for c, t := range rest {
 		named := c < len(first) && !first[c].null
-		t := inferColumn(rest, c, in)
-		if rest == nil && named {
-			t = inferColumn(rows[:1], c, in)
-		}
 		if t.Kind == sql.KindText {
 			allText = allText && named
 			continue
 		}
-		if rest == nil {
+		if len(rows) == 1 {
 			return false
 		}
 		allText = false

@@ -37,10 +37,10 @@ func (f sessionFiles) OpenFiles(ctx context.Context, call engine.FileCall) (engi
 // server's working directory) to the files it names, each of which must
 // lie, symbolic links resolved, under a directory the engine may read.
 func (e *Engine) readablePaths(fn, pattern string) ([]string, error) {
-	if len(e.opts.FileReadRoots) == 0 {
+	roots := resolvedRoots(e.opts.FileReadRoots)
+	if len(roots) == 0 {
 		return nil, &sql.Error{Code: sql.CodeInsufficientPrivilege,
-			Message: fmt.Sprintf("permission denied to read files with %s", fn),
-			Hint:    "The server reads files only under the directories given with serve --allow-file-read DIR."}
+			Message: fmt.Sprintf("permission denied to read files with %s", fn), Hint: readRootsHint}
 	}
 	abs, err := filepath.Abs(pattern)
 	if err != nil {
@@ -57,7 +57,7 @@ func (e *Engine) readablePaths(fn, pattern string) ([]string, error) {
 		}
 	}
 	for i, m := range matches {
-		if matches[i], err = e.checkReadable(m); err != nil {
+		if matches[i], err = checkReadable(m, roots); err != nil {
 			return nil, err
 		}
 	}
@@ -75,8 +75,22 @@ func regularFiles(paths []string) []string {
 	return out
 }
 
-// checkReadable resolves path and checks it against the readable roots.
-func (e *Engine) checkReadable(path string) (string, error) {
+const readRootsHint = "The server reads files only under the directories given with serve --allow-file-read DIR."
+
+// resolvedRoots are the readable directories with symbolic links resolved;
+// one that cannot be resolved admits nothing.
+func resolvedRoots(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// checkReadable resolves path and checks it against the resolved roots.
+func checkReadable(path string, roots []string) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -87,18 +101,13 @@ func (e *Engine) checkReadable(path string) (string, error) {
 	if st, err := os.Stat(real); err == nil && st.IsDir() {
 		return "", sql.Errorf(sql.CodeWrongObjectType, "%q is a directory", path)
 	}
-	for _, root := range e.opts.FileReadRoots {
-		r, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			continue
-		}
+	for _, r := range roots {
 		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return real, nil
 		}
 	}
 	return "", &sql.Error{Code: sql.CodeInsufficientPrivilege,
-		Message: fmt.Sprintf("permission denied to read file %q", path),
-		Hint:    "The server reads files only under the directories given with serve --allow-file-read DIR."}
+		Message: fmt.Sprintf("permission denied to read file %q", path), Hint: readRootsHint}
 }
 
 // parquetRelation is read_parquet's files.

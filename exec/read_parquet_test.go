@@ -258,3 +258,36 @@ func rowsText(rows [][]string, cols ...int) string {
 	}
 	return b.String()
 }
+
+// TestReadParquetFileRewritten: a prepared read_parquet statement whose
+// file is rewritten between executions reads the new file: each execution
+// opens the files (and reads their footers) again.
+func TestReadParquetFileRewritten(t *testing.T) {
+	dir := t.TempDir()
+	s := fileSession(t, dir)
+	path := filepath.Join(dir, "one.parquet")
+	cols := parquetGenColumns()[:3]
+	writeGenParquet(t, path, cols, 0, 10)
+	p, err := s.Prepare(t.Context(), "SELECT count(*), sum(id) FROM read_parquet('"+path+"')", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		res, err := s.Execute(t.Context(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := resultOf(t.Context(), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.text()
+	}
+	if got := run(); got != "10|45\n" {
+		t.Fatalf("first run: %q", got)
+	}
+	writeGenParquet(t, path, cols, 100, 250)
+	if got := run(); got != "250|56125\n" {
+		t.Errorf("after the rewrite: %q, want 250|56125", got)
+	}
+}

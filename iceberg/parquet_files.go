@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -20,9 +21,12 @@ import (
 // read_parquet table function. Every file must have the first one's
 // columns; values get the executor's Arrow types, as a scan's do.
 type ParquetFiles struct {
-	paths  []string
-	schema *arrow.Schema // contract types
-	batch  int
+	paths []string
+	// footers are read when the files are opened (planning) and used by
+	// the scan that follows, so each file's footer is read once.
+	footers []*metadata.FileMetaData
+	schema  *arrow.Schema // contract types
+	batch   int
 }
 
 // OpenParquetFiles reads the footers of paths and checks that they agree.
@@ -32,10 +36,11 @@ func OpenParquetFiles(paths []string, batchSize int) (*ParquetFiles, error) {
 	}
 	p := &ParquetFiles{paths: paths, batch: batchSize}
 	for _, path := range paths {
-		s, err := parquetSchema(path)
+		s, md, err := parquetSchema(path)
 		if err != nil {
 			return nil, err
 		}
+		p.footers = append(p.footers, md)
 		if p.schema == nil {
 			p.schema = s
 			continue
@@ -51,25 +56,26 @@ func OpenParquetFiles(paths []string, batchSize int) (*ParquetFiles, error) {
 // Schema is the files' columns in the executor's Arrow types.
 func (p *ParquetFiles) Schema() *arrow.Schema { return p.schema }
 
-func parquetSchema(path string) (*arrow.Schema, error) {
+// parquetSchema is a file's columns in contract types, and its footer.
+func parquetSchema(path string) (*arrow.Schema, *metadata.FileMetaData, error) {
 	pr, err := file.OpenParquetFile(path, false)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer pr.Close()
 	fr, err := pqarrow.NewFileReader(pr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	s, err := fr.Schema()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	fields := make([]arrow.Field, s.NumFields())
 	for i, f := range s.Fields() {
 		fields[i] = arrow.Field{Name: f.Name, Type: contractType(f.Type), Nullable: true}
 	}
-	return arrow.NewSchema(fields, nil), nil
+	return arrow.NewSchema(fields, nil), pr.MetaData(), nil
 }
 
 func describeFields(s *arrow.Schema) string {
@@ -84,8 +90,8 @@ func describeFields(s *arrow.Schema) string {
 // every file in turn. With no columns the batches carry only row counts.
 func (p *ParquetFiles) Batches(ctx context.Context, cols []int) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		for _, path := range p.paths {
-			if err := p.readFile(ctx, path, cols, yield); err != nil {
+		for i, path := range p.paths {
+			if err := p.readFile(ctx, path, p.footers[i], cols, yield); err != nil {
 				if !errors.Is(err, errStopped) {
 					yield(nil, fmt.Errorf("read %s: %w", path, err))
 				}
@@ -98,8 +104,8 @@ func (p *ParquetFiles) Batches(ctx context.Context, cols []int) iter.Seq2[arrow.
 // errStopped reports that the consumer stopped early.
 var errStopped = errors.New("stopped")
 
-func (p *ParquetFiles) readFile(ctx context.Context, path string, cols []int, yield func(arrow.RecordBatch, error) bool) error {
-	pr, err := file.OpenParquetFile(path, false)
+func (p *ParquetFiles) readFile(ctx context.Context, path string, footer *metadata.FileMetaData, cols []int, yield func(arrow.RecordBatch, error) bool) error {
+	pr, err := file.OpenParquetFile(path, false, file.WithMetadata(footer))
 	if err != nil {
 		return err
 	}
