@@ -85,13 +85,19 @@ func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, e
 		}
 		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
 	}
+	var replaced *iceberg.View
 	if x.OrReplace {
-		if err := s.replaceableView(ctx, ident, schema); err != nil {
+		if replaced, err = s.replaceableView(ctx, ident, schema); err != nil {
 			return nil, err
 		}
 	}
 	props := ice.Properties{"magmalake.dialect": "postgresql"}
 	err = s.engine.wh.CreateView(ctx, ident, schema, x.Definition, props)
+	if err != nil && replaced != nil {
+		// The catalog has no atomic replace: put the old view back rather
+		// than lose it.
+		err = errors.Join(err, s.engine.wh.CreateView(ctx, ident, replaced.Schema, replaced.SQL, replaced.Properties))
+	}
 	switch {
 	case errors.Is(err, iceberg.ErrViewExists):
 		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
@@ -106,25 +112,26 @@ func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, e
 }
 
 // replaceableView drops the view CREATE OR REPLACE replaces, once the new
-// columns keep the old ones' names in order, as PostgreSQL requires.
-func (s *Session) replaceableView(ctx context.Context, ident table.Identifier, schema *ice.Schema) error {
+// columns keep the old ones' names in order, as PostgreSQL requires; it
+// returns the dropped view (nil: there was none).
+func (s *Session) replaceableView(ctx context.Context, ident table.Identifier, schema *ice.Schema) (*iceberg.View, error) {
 	old, err := s.engine.wh.LoadView(ctx, ident)
 	if errors.Is(err, iceberg.ErrNoSuchView) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	olds, news := old.Schema.Fields(), schema.Fields()
 	if len(news) < len(olds) {
-		return sql.Errorf(sql.CodeInvalidTableDefinition, "cannot drop columns from view")
+		return nil, sql.Errorf(sql.CodeInvalidTableDefinition, "cannot drop columns from view")
 	}
 	for i, f := range olds {
 		if news[i].Name != f.Name {
-			return sql.Errorf(sql.CodeInvalidTableDefinition, "cannot change name of view column %q to %q", f.Name, news[i].Name)
+			return nil, sql.Errorf(sql.CodeInvalidTableDefinition, "cannot change name of view column %q to %q", f.Name, news[i].Name)
 		}
 	}
-	return s.engine.wh.DropView(ctx, ident)
+	return old, s.engine.wh.DropView(ctx, ident)
 }
 
 // viewSchema is the view's columns as an Iceberg schema; a type Iceberg
