@@ -163,6 +163,49 @@ func updatedLineage(fresh []arrow.RecordBatch, ids []arrow.Array) []arrow.Record
 	return out
 }
 
+// withLineage appends ids as _row_id and a NULL
+// _last_updated_sequence_number (the committing snapshot's) to b. It
+// takes b over.
+func withLineage(b arrow.RecordBatch, ids arrow.Array) arrow.RecordBatch {
+	out := updatedLineage([]arrow.RecordBatch{b}, []arrow.Array{ids})
+	return out[0]
+}
+
+// newLineage gives rows written for the first time NULL lineage: ids and
+// sequence number from the committing snapshot. It takes bs over.
+func newLineage(bs []arrow.RecordBatch) []arrow.RecordBatch {
+	out := make([]arrow.RecordBatch, len(bs))
+	for i, b := range bs {
+		ids := array.MakeArrayOfNull(memory.DefaultAllocator, arrow.PrimitiveTypes.Int64, int(b.NumRows()))
+		out[i] = withLineage(b, ids)
+		ids.Release()
+	}
+	return out
+}
+
+// keptRowIDs is, for n new rows, the _row_id of the old row each replaces
+// (old[from[i]]), or NULL (a new id) where from is nil.
+func keptRowIDs(old arrow.Array, from []int32, n int) (arrow.Array, error) {
+	have, ok := old.(*array.Int64)
+	if !ok {
+		return nil, fmt.Errorf("_row_id column is %s, want int64", old.DataType())
+	}
+	bld := array.NewInt64Builder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.Reserve(n)
+	for i := range n {
+		switch {
+		case from != nil && (from[i] < 0 || int(from[i]) >= have.Len()):
+			return nil, fmt.Errorf("replacement %d names old row %d of %d", i, from[i], have.Len())
+		case from == nil || have.IsNull(int(from[i])):
+			bld.UnsafeAppendBoolToBitmap(false)
+		default:
+			bld.UnsafeAppend(have.Value(int(from[i])))
+		}
+	}
+	return bld.NewArray(), nil
+}
+
 func releaseArrays(as []arrow.Array) {
 	for _, a := range as {
 		a.Release()

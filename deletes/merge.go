@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
@@ -30,8 +31,10 @@ type Merger interface {
 	// Replace gets the old values of rows Match picked (the Predicate's
 	// Columns, as Match gets them: types as iceberg-go reads them) and
 	// returns their replacements, every column of the current schema in
-	// order: any number of rows, none for rows removed.
-	Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error)
+	// order: any number of rows, none for rows removed. from[i] is the row
+	// of old that replacement i is the new version of, which keeps that
+	// row's _row_id on a v3 table; nil from gives every one a new id.
+	Replace(ctx context.Context, old arrow.RecordBatch) (fresh arrow.RecordBatch, from []int32, err error)
 	// Added returns the rows to insert besides the replacements.
 	Added(ctx context.Context) ([]arrow.RecordBatch, error)
 }
@@ -80,6 +83,8 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 	m.Start()
 	planOpts := opts.Plan
 	planOpts.ReturnColumns = pred.Columns
+	// An updated row keeps its _row_id (v3): the plan returns it last.
+	planOpts.rowIDs = head.Metadata().Version() >= 3
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
 		return lake.FileChange{}, nil, err
@@ -90,7 +95,7 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 		out.Deleted += plans[i].Deleted()
 		if err == nil {
 			var nb []arrow.RecordBatch
-			nb, replaced[i], err = replacedRows(ctx, plans[i].Returned, m)
+			nb, replaced[i], err = replacedRows(ctx, plans[i].Returned, m, planOpts.rowIDs)
 			fresh = append(fresh, nb...)
 		}
 		releaseAll(plans[i].Returned)
@@ -110,6 +115,9 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 		releaseAll(fresh)
 		return lake.FileChange{}, nil, fmt.Errorf("compute added rows: %w", err)
 	}
+	if planOpts.rowIDs {
+		added = newLineage(added)
+	}
 	fresh = append(fresh, added...)
 	for _, b := range fresh {
 		out.Written += b.NumRows()
@@ -119,7 +127,7 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 		out.Files = withReplaced(Actions(head, plans, mode))
 		return lake.FileChange{}, nil, nil
 	}
-	files, _, err := writeRows(ctx, head, batchSource(fresh))
+	files, _, err := writeRowsWith(ctx, head, batchSource(fresh), lineageWriter(head))
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
@@ -137,15 +145,16 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 }
 
 // replacedRows applies m.Replace to one file's batches of old rows and
-// counts the replacements.
-func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger) ([]arrow.RecordBatch, int64, error) {
+// counts the replacements. With rowIDs the old rows carry their _row_id
+// last, which the replacements keep (with their lineage columns added).
+func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger, rowIDs bool) ([]arrow.RecordBatch, int64, error) {
 	var fresh []arrow.RecordBatch
 	var n int64
 	for _, b := range old {
-		nb, err := m.Replace(ctx, b)
+		nb, err := replaceBatch(ctx, b, m, rowIDs)
 		if err != nil {
 			releaseAll(fresh)
-			return nil, 0, fmt.Errorf("compute replaced rows: %w", err)
+			return nil, 0, err
 		}
 		if nb.NumRows() == 0 {
 			nb.Release()
@@ -155,6 +164,36 @@ func replacedRows(ctx context.Context, old []arrow.RecordBatch, m Merger) ([]arr
 		fresh = append(fresh, nb)
 	}
 	return fresh, n, nil
+}
+
+// replaceBatch is m's replacements of the rows of b (which it does not
+// take over), with their lineage when b carries _row_id last.
+func replaceBatch(ctx context.Context, b arrow.RecordBatch, m Merger, rowIDs bool) (arrow.RecordBatch, error) {
+	if !rowIDs {
+		nb, _, err := m.Replace(ctx, b)
+		if err != nil {
+			return nil, fmt.Errorf("compute replaced rows: %w", err)
+		}
+		return nb, nil
+	}
+	n := int(b.NumCols()) - 1
+	rows := array.NewRecordBatch(arrow.NewSchema(b.Schema().Fields()[:n], nil), b.Columns()[:n], b.NumRows())
+	defer rows.Release()
+	nb, from, err := m.Replace(ctx, rows)
+	if err != nil {
+		return nil, fmt.Errorf("compute replaced rows: %w", err)
+	}
+	if from != nil && len(from) != int(nb.NumRows()) {
+		nb.Release()
+		return nil, fmt.Errorf("compute replaced rows: %d rows name %d old ones", nb.NumRows(), len(from))
+	}
+	ids, err := keptRowIDs(b.Column(n), from, int(nb.NumRows()))
+	if err != nil {
+		nb.Release()
+		return nil, err
+	}
+	defer ids.Release()
+	return withLineage(nb, ids), nil
 }
 
 // batchSource yields bs in order, handing each over to the consumer: what

@@ -162,22 +162,39 @@ func removeUncommitted(cat CommitTarget, ident table.Identifier, head *table.Tab
 		}
 		return
 	}
-	if now.CurrentSnapshot() != nil && (head.CurrentSnapshot() == nil || now.CurrentSnapshot().SnapshotID != head.CurrentSnapshot().SnapshotID) {
-		data, _, err := liveFiles(ctx, now)
-		if err != nil {
-			return
+	if mayReference(ctx, head, now, files) {
+		return
+	}
+	removeDataFiles(head, files)
+}
+
+// mayReference reports whether a branch head of now that head did not
+// know (the change may have landed on any branch: the caller's commit
+// target is not known here) references one of files, or could not be read.
+func mayReference(ctx context.Context, head, now *table.Table, files []iceberg.DataFile) bool {
+	mine := map[string]bool{}
+	for _, f := range files {
+		mine[f.FilePath()] = true
+	}
+	for _, ref := range now.Metadata().Refs() {
+		if ref.SnapshotRefType != table.BranchRef || head.Metadata().SnapshotByID(ref.SnapshotID) != nil {
+			continue
 		}
-		mine := map[string]bool{}
-		for _, f := range files {
-			mine[f.FilePath()] = true
+		view, err := lake.SnapshotView(now, ref.SnapshotID)
+		if err != nil {
+			return true
+		}
+		data, _, err := liveFiles(ctx, view)
+		if err != nil {
+			return true
 		}
 		for _, d := range data {
 			if mine[d.FilePath()] {
-				return
+				return true
 			}
 		}
 	}
-	removeDataFiles(head, files)
+	return false
 }
 
 func removeDataFiles(tbl *table.Table, files []iceberg.DataFile) {

@@ -26,7 +26,7 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 		}
 		return nil, err
 	}
-	if rt.Meta != "" || rt.Virtual != nil {
+	if rt.Meta != "" || rt.Virtual != nil || rt.Ref != "" {
 		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is not a table", x.Name.Table)
 	}
 	switch a := x.Actions[0]; a.Kind {

@@ -28,8 +28,8 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot delete from metadata table %q", st.Table.Table)
+	if err := writableTable(rt, "delete from", st.Table); err != nil {
+		return nil, err
 	}
 	qual := st.Alias
 	if qual == "" {

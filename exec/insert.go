@@ -78,8 +78,8 @@ func (m *targetMemo) target(ctx context.Context, s *Session, st *sql.Insert) (*i
 
 // buildTarget maps st's columns onto rt's.
 func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
-	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
+	if err := writableTable(rt, "change", st.Table); err != nil {
+		return nil, err
 	}
 	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table), decl: declaredTypes(rt.Table)}
 	t.schema = tableArrowSchema(t.scope)

@@ -37,9 +37,9 @@ func (s *Session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Pa
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		what := map[string]string{"MERGE": "merge into", "DELETE": "delete from", "UPDATE": "update"}[verb]
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot %s metadata table %q", what, st.Table.Table)
+	what := map[string]string{"MERGE": "merge into", "DELETE": "delete from", "UPDATE": "update"}[verb]
+	if err := writableTable(rt, what, st.Table); err != nil {
+		return nil, err
 	}
 	qual := st.Alias
 	if qual == "" {
@@ -215,18 +215,19 @@ func (m *mergeRows) match(ctx context.Context, b arrow.RecordBatch) ([]bool, err
 	return m.run.Match(ctx, cb)
 }
 
-func (m *mergeRows) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
+func (m *mergeRows) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, []int32, error) {
 	cb, err := m.widen(old)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer cb.Release()
-	nb, err := m.run.Replace(ctx, cb)
+	nb, from, err := m.run.Replace(ctx, cb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer nb.Release()
-	return m.checked(nb)
+	checked, err := m.checked(nb)
+	return checked, from, err
 }
 
 func (m *mergeRows) Added(ctx context.Context) ([]arrow.RecordBatch, error) {

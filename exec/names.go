@@ -97,7 +97,13 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 
 // resolveTableFor is resolveTable; reads false is an INSERT's target, which
 // inside a block leaves the rows earlier INSERTs buffered where they are.
+// The table is as the session's branch sees it (branch.go).
 func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
+	return s.resolveTableOn(ctx, n, reads, s.branch())
+}
+
+// resolveTableOn is resolveTableFor on branch ("" is main).
+func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
 	if _, ok, err := s.catalogRelation(ctx, n); ok {
 		if err != nil {
 			return nil, err
@@ -110,6 +116,20 @@ func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bo
 	if i := strings.LastIndexByte(name, '$'); i > 0 {
 		name, meta = name[:i], name[i+1:]
 	}
+	name, ref := splitRefName(name, meta)
+	rt, err := s.resolveName(ctx, n, name, meta, ref, reads, branch)
+	if err != nil && n.Schema != "" && meta == "" && ref == "" {
+		// t.branch_b / t.tag_v: Spark's spelling of a ref of table t.
+		if rt, ok, rerr := s.resolveRefSuffix(ctx, n, branch); ok {
+			return rt, rerr
+		}
+	}
+	return rt, err
+}
+
+// resolveName finds table name (of n's schema, else through search_path).
+// A ref (t@b) reads what the ref names now, like FOR VERSION AS OF.
+func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
 		schemas = s.searchPath()
@@ -118,7 +138,7 @@ func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bo
 	// behind a schema earlier in search_path ("$user") that would only
 	// answer "no such table" again.
 	for _, ns := range schemas {
-		if ident := iceberg.Ident(ns, name); s.pinned(ident, meta) != nil {
+		if ident := iceberg.Ident(ns, name); ref == "" && s.pinned(ident, meta) != nil {
 			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).view}, reads)
 		}
 	}
@@ -128,8 +148,11 @@ func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bo
 		if err == nil && s.tx.active && s.tx.ddl.hides(ident) {
 			err = iceberg.ErrNoSuchTable // dropped earlier in this block
 		}
+		if err == nil && meta == "" && ref == "" {
+			tbl, err = onBranch(tbl, branch)
+		}
 		if err == nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta}, reads)
+			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)
 		}
 		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
 			continue
@@ -186,7 +209,7 @@ func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 // inBlock makes a transaction block read a table as it pinned it, with its
 // own changes applied (metadata tables show what is committed).
 func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
-	if !s.tx.active || rt.Meta != "" {
+	if !s.tx.active || rt.Meta != "" || rt.Ref != "" {
 		return rt, nil
 	}
 	get := s.txEntry

@@ -34,6 +34,8 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 		return s.prepareRollback(ctx, st, params)
 	case "fast_forward":
 		return s.prepareFastForward(ctx, st, params)
+	case "cherrypick_snapshot":
+		return s.prepareCherrypick(ctx, st, params)
 	case "set_current_snapshot":
 		return s.prepareSetCurrent(ctx, st, params)
 	case "rewrite_manifests":
@@ -76,8 +78,8 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 	if err != nil {
 		return nil, opts, err
 	}
-	if rt.Meta != "" {
-		return nil, opts, sql.Errorf(sql.CodeWrongObjectType, "cannot optimize metadata table %q", st.Table.Table)
+	if err := writableTable(rt, "optimize", st.Table); err != nil {
+		return nil, opts, err
 	}
 	for name, n := range st.Args {
 		v, err := constText(ctx, n, params, args)

@@ -41,8 +41,8 @@ func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot change metadata table %q", st.Table.Table)
+	if err := writableTable(rt, "change", st.Table); err != nil {
+		return nil, err
 	}
 	p := &overwritePlan{del: &deletePlan{rt: rt, scope: tableScope(rt.Table, st.Table.Table)},
 		fixed: map[int]sql.Expr{}, partial: len(st.Partition) > 0, replace: st.ReplaceWhere != nil}

@@ -23,9 +23,9 @@ type keyLineage struct{ rowID, seq int64 }
 // before each statement (their explicit values, else first_row_id +
 // position and the entry's data sequence number): copy-on-write DELETE and
 // OPTIMIZE keep both values; UPDATE (both modes) keeps _row_id and takes the
-// new sequence number; MERGE's updated rows are modelled as delete + insert
-// (new ids, which the spec allows), its other rows keep theirs; INSERT gets
-// ids from next-row-id on. A v2 table's files hold only its columns.
+// new sequence number, and so do MERGE's updated rows (both modes), its
+// other rows keeping theirs and its inserted ones taking new ids; INSERT
+// gets ids from next-row-id on. A v2 table's files hold only its columns.
 func TestRowLineageThroughSQL(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE rl (k int NOT NULL, g int, v text) PARTITIONED BY (g) WITH ('format-version' = '3')")
@@ -45,7 +45,11 @@ func TestRowLineageThroughSQL(t *testing.T) {
 		{"update moving partition", "UPDATE rl SET g = 9 WHERE k % 13 = 0", func(k int64) bool { return k%13 == 0 }, none},
 		{"merge", "MERGE INTO rl USING (SELECT i FROM generate_series(590, 610) AS i) src ON rl.k = src.i " +
 			"WHEN MATCHED THEN UPDATE SET v = 'merged' WHEN NOT MATCHED THEN INSERT VALUES (src.i, 1, 'new')",
-			none, func(k int64) bool { return k >= 590 }},
+			func(k int64) bool { return k >= 590 }, none},
+		{"mor merge mode", "ALTER TABLE rl SET ('write.merge.mode' = 'merge-on-read')", none, none},
+		{"mor merge", "MERGE INTO rl USING (SELECT i FROM generate_series(300, 320) AS i) src ON rl.k = src.i " +
+			"WHEN MATCHED AND src.i % 4 = 0 THEN DELETE WHEN MATCHED THEN UPDATE SET g = 8 WHEN NOT MATCHED THEN INSERT VALUES (src.i + 1000, 1, 'new')",
+			func(k int64) bool { return k >= 300 && k <= 320 }, none},
 		{"optimize", "ALTER TABLE rl EXECUTE optimize", none, none},
 		{"insert", "INSERT INTO rl SELECT i, 2, 'z' FROM generate_series(700, 720) AS i", none, none},
 	}

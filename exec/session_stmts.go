@@ -14,6 +14,13 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 		case *sql.Set:
 			return s.set(x)
 		case *sql.Reset:
+			name := x.Name
+			if x.All {
+				name = branchSetting
+			}
+			if err := s.checkBranchChange(name, ""); err != nil {
+				return nil, err
+			}
 			if x.All {
 				return &Result{Tag: "RESET", ParameterChanges: s.settings.ResetAll()}, nil
 			}
@@ -50,6 +57,13 @@ func changeResult(tag string, ch *ParameterChange, err error) (*Result, error) {
 
 func (s *Session) set(x *sql.Set) (*Result, error) {
 	name := strings.ToLower(x.Name)
+	value := x.Value
+	if x.Default {
+		value = ""
+	}
+	if err := s.checkBranchChange(name, value); err != nil {
+		return nil, err
+	}
 	if x.Local && !s.tx.active {
 		return outsideBlock("SET LOCAL"), nil
 	}

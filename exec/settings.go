@@ -67,6 +67,7 @@ func settingDefs() map[string]setting {
 		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
 		"magmalake.equality_deletes":          {def: "off", check: checkBool},
 		"magmalake.progress":                  {def: "off", check: checkBool},
+		"magmalake.branch":                    {def: "", check: checkBranchName},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "1GB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.

@@ -37,8 +37,8 @@ func (s *Session) truncateTarget(ctx context.Context, st *sql.Truncate) (*resolv
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "cannot truncate metadata table %q", st.Table.Table)
+	if err := writableTable(rt, "truncate", st.Table); err != nil {
+		return nil, err
 	}
 	return rt, nil
 }

@@ -24,6 +24,7 @@ type txState struct {
 	// a block, each of which is its own transaction.
 	autoReadOnly bool
 	tables       map[string]*txTable
+	branch       string // what the block's tables are pinned on (branch.go)
 	// cursors outlive the block (WITH HOLD): every reset carries them over.
 	cursors *cursorSet
 	ddl     ddlLog // the block's CREATE/DROP/ALTER (see tx_ddl.go)
@@ -146,6 +147,10 @@ func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable
 // txEntry is txTable without writing pending rows: for INSERTs, which add
 // to them and read nothing.
 func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	branch, err := s.blockBranch()
+	if err != nil {
+		return nil, err
+	}
 	if tt, ok := s.tx.tables[identKey(ident)]; ok {
 		return tt, nil
 	}
@@ -153,6 +158,9 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	// committed before (the head is its) or gives way to the block.
 	leave := s.engine.uses.enter(identKey(ident))
 	head, err := s.engine.wh.LoadTable(ctx, ident)
+	if err == nil {
+		head, err = onBranch(head, branch)
+	}
 	if err != nil {
 		leave()
 		return nil, err
@@ -169,7 +177,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 // until COMMIT (the returned table is nil then).
 func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
 	if !s.tx.active {
-		tbl, err := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase).Commit(ctx, ident, plan)
+		tbl, err := s.commitLoop(s.branch()).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
 	tt, err := s.txTable(ctx, ident)

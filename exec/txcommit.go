@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -29,7 +28,7 @@ func (s *Session) commitBlock(ctx context.Context) error {
 		}
 		changed = append(changed, tt)
 	}
-	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase)
+	loop := s.commitLoop(s.tx.branch)
 	if len(changed) > 1 && loop.Atomic() {
 		err := s.publishAll(ctx, loop, changed)
 		if !errors.Is(err, iceberg.ErrNotAtomic) {
@@ -109,7 +108,7 @@ func blockCommitError(err error) error {
 func (s *Session) publish(ctx context.Context, tt *txTable) error {
 	tt.staged.Discard()
 	tt.staged = nil
-	_, err := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase).Publish(ctx, tt.base, tt.net)
+	_, err := s.commitLoop(s.tx.branch).Publish(ctx, tt.base, tt.net)
 	if errors.Is(err, iceberg.ErrReplan) {
 		return &sql.Error{Code: sql.CodeSerializationFailure,
 			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(tt.ident)),

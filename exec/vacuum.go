@@ -142,14 +142,14 @@ var rollbackColumns = []Column{{Name: "previous_snapshot_id", Type: sql.Int64}, 
 // snapshot_id => id): the snapshot, an ancestor of the current one,
 // becomes current.
 func (s *Session) prepareRollback(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	if _, _, err := s.rollbackOptions(ctx, st, params, nil); err != nil {
+	if _, _, err := s.snapshotIDOption(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
 	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE rollback_to_snapshot"); err != nil {
 			return nil, err
 		}
-		rt, id, err := s.rollbackOptions(ctx, st, params, args)
+		rt, id, err := s.snapshotIDOption(ctx, st, params, args)
 		if err != nil {
 			return nil, err
 		}
@@ -162,14 +162,17 @@ func (s *Session) prepareRollback(ctx context.Context, st *sql.AlterExecute, par
 	return planFunc(run), rollbackColumns, nil
 }
 
-func (s *Session) rollbackOptions(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (*resolvedTable, int64, error) {
+// snapshotIDOption reads the one argument, snapshot_id => id, of a
+// procedure such as rollback_to_snapshot; the id is 0 at planning when a
+// parameter gives it.
+func (s *Session) snapshotIDOption(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (*resolvedTable, int64, error) {
 	rt, err := s.maintenanceTarget(ctx, st.Table)
 	if err != nil {
 		return nil, 0, err
 	}
 	n, ok := st.Args["snapshot_id"]
 	if len(st.Args) != 1 || !ok || st.Where != nil {
-		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "rollback_to_snapshot takes one argument, snapshot_id => id")
+		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "%s takes one argument, snapshot_id => id", strings.ToLower(st.Procedure))
 	}
 	if args == nil && params != nil && len(params.Types) > 0 {
 		return rt, 0, nil // a parameter's value comes at execution
@@ -225,12 +228,15 @@ func (s *Session) expireOptions(ctx context.Context, st *sql.AlterExecute, param
 }
 
 func (s *Session) maintenanceTarget(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
-	rt, err := s.resolveTable(ctx, n)
+	rt, err := s.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
 	if err != nil {
 		return nil, err
 	}
 	if rt.Meta != "" {
 		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a metadata table", n.Table)
+	}
+	if rt.Ref != "" {
+		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q names a branch or tag; this takes the table itself", n.Table)
 	}
 	return rt, nil
 }

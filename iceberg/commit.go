@@ -59,7 +59,10 @@ func (p RetryPolicy) backoff(attempt int) time.Duration {
 // IsConflict reports whether err means "the table moved under us": iceberg-go
 // signals that as table.ErrCommitFailed (and its wrappers), as
 // table.ErrCommitDiverged, or, on the SQL catalog, as a plain error whose
-// message starts with "requirement failed:".
+// message starts with "requirement failed:". A commit to another branch
+// moves no ref a commit requires, yet takes the sequence number (and v3
+// row ids) the commit was staged with: the metadata builder's refusal of
+// those is the same race.
 func IsConflict(err error) bool {
 	if err == nil {
 		return false
@@ -69,7 +72,10 @@ func IsConflict(err error) bool {
 	}
 	// SQLite under concurrent writers may still report a busy database
 	// after its busy timeout: the commit did not happen, try again.
-	return strings.Contains(err.Error(), "requirement failed:") || strings.Contains(err.Error(), "database is locked")
+	msg := err.Error()
+	return strings.Contains(msg, "requirement failed:") || strings.Contains(msg, "database is locked") ||
+		strings.Contains(msg, "can't add snapshot with sequence number") ||
+		(errors.Is(err, table.ErrInvalidRowLineage) && strings.Contains(msg, "is behind table next-row-id"))
 }
 
 // commitRemoveWritten deletes files of an attempt that did not commit. It must run

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	ice "github.com/apache/iceberg-go"
@@ -128,7 +127,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			return
 		}
 		ctx := context.WithoutCancel(group[0].ctx)
-		committed, err := CommitChange(ctx, l.Catalog, head, withAttempts(union, group))
+		committed, err := CommitChange(ctx, l.Catalog, head, l.onBranch(withAttempts(union, group)))
 		for _, m := range group {
 			m.a.tries++
 		}
@@ -165,8 +164,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 		if batch = l.failCancelled(turn, batch); len(batch) == 0 {
 			return
 		}
-		if head, err = l.Catalog.LoadTable(ctx, ident); err != nil {
-			err = mapCatalogErr("load table "+strings.Join(ident, "."), err)
+		if head, err = l.load(ctx, ident); err != nil {
 			for _, m := range batch {
 				m.a.removeWritten()
 				turn.finish(m, nil, err)
@@ -196,6 +194,9 @@ func (l CommitLoop) gather(turn *tableTurn, batch []*member, head *table.Table) 
 			continue
 		}
 		keys, alone := groupKeys(m.a.change)
+		// A shared change commits alone: combining may cancel its files,
+		// and cancelled files are removed.
+		alone = alone || m.a.shared
 		overlaps := slices.ContainsFunc(keys, func(k string) bool { return claimed[k] })
 		switch {
 		case len(group) == 0:

@@ -84,7 +84,7 @@ func TestGroupCommit(t *testing.T) {
 func commitAllWaiting(t *testing.T, w *Warehouse, ident table.Identifier, plans []ChangeFunc) []error {
 	t.Helper()
 	loop := w.CommitLoop(RetryPolicy{}, nil)
-	turn := w.queue.turnOf(ident)
+	turn := w.queue.turnOf(ident, table.MainBranch)
 	turn.turn <- struct{}{}
 	errs := make([]error, len(plans))
 	var wg sync.WaitGroup

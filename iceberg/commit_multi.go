@@ -110,7 +110,7 @@ func (l CommitLoop) takeTurns(ctx context.Context, pubs []Publication) ([]*pubSt
 	timeout, stop := lockWait(ctx)
 	defer stop()
 	for _, pub := range pubs {
-		turn := l.Queue.turnOf(pub.Base.Identifier())
+		turn := l.Queue.turnOf(pub.Base.Identifier(), l.Branch)
 		var err error
 		select {
 		case turn.turn <- struct{}{}:
@@ -138,7 +138,7 @@ func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatal
 	commits := make([]table.TableCommit, 0, len(states))
 	for _, s := range states {
 		s.tries++
-		staged, err := StageChange(ctx, s.head, withCommitCounts(s.change, 1, s.tries))
+		staged, err := StageChange(ctx, s.head, l.onBranch(withCommitCounts(s.change, 1, s.tries)))
 		if err != nil {
 			discardStaged(states)
 			return fmt.Errorf("commit change to %s: %w", identString(s.head.Identifier()), err)
@@ -197,9 +197,9 @@ func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
 		rebase = RebaseFiles
 	}
 	for _, s := range states {
-		head, err := l.Catalog.LoadTable(ctx, s.head.Identifier())
+		head, err := l.load(ctx, s.head.Identifier())
 		if err != nil {
-			return &TableError{Table: s.head.Identifier(), Err: mapCatalogErr("load table", err)}
+			return &TableError{Table: s.head.Identifier(), Err: err}
 		}
 		if head.MetadataLocation() == s.head.MetadataLocation() {
 			continue
@@ -219,9 +219,9 @@ func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
 func (l CommitLoop) published(ctx context.Context, states []*pubState) ([]*table.Table, error) {
 	out := make([]*table.Table, len(states))
 	for i, s := range states {
-		tbl, err := l.Catalog.LoadTable(context.WithoutCancel(ctx), s.head.Identifier())
+		tbl, err := l.load(context.WithoutCancel(ctx), s.head.Identifier())
 		if err != nil {
-			return nil, mapCatalogErr("load table "+identString(s.head.Identifier()), err)
+			return nil, err
 		}
 		s.turn.last = tbl
 		out[i] = tbl

@@ -43,11 +43,17 @@ type tableTurn struct {
 	live liveFilesCache
 }
 
-func (q *CommitQueue) turnOf(ident table.Identifier) *tableTurn {
+// turnOf is the turn of ident's branch: each branch has its own, since
+// only commits to one branch combine or rebase onto each other (commits to
+// two branches of a table meet at the catalog's compare-and-swap).
+func (q *CommitQueue) turnOf(ident table.Identifier, branch string) *tableTurn {
 	if q == nil {
 		return &tableTurn{turn: make(chan struct{}, 1)}
 	}
 	key := strings.Join(ident, "\x00")
+	if !IsMain(branch) {
+		key += "\x00@" + branch
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	t, ok := q.tables[key]
@@ -107,7 +113,7 @@ func (c *liveFilesCache) get(ctx context.Context, tbl *table.Table) (map[string]
 // need statements to queue up, and for work that must see no commit of
 // this process land meanwhile.
 func (w *Warehouse) HoldCommits(ctx context.Context, ident table.Identifier) (release func(), err error) {
-	turn := w.queue.turnOf(ident)
+	turn := w.queue.turnOf(ident, table.MainBranch)
 	select {
 	case turn.turn <- struct{}{}:
 		return turn.release, nil
@@ -119,7 +125,7 @@ func (w *Warehouse) HoldCommits(ctx context.Context, ident table.Identifier) (re
 // CommitsWaiting is how many statements of this process wait for ident's
 // turn.
 func (w *Warehouse) CommitsWaiting(ident table.Identifier) int {
-	turn := w.queue.turnOf(ident)
+	turn := w.queue.turnOf(ident, table.MainBranch)
 	turn.mu.Lock()
 	defer turn.mu.Unlock()
 	return len(turn.waiting)

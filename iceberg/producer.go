@@ -34,6 +34,10 @@ type FileChange struct {
 	AddDeletes, RemoveDeletes []ice.DataFile    // position/equality delete files and DVs
 	Operation                 table.Operation   // "" = derive: append (only adds data), delete (only removes / adds deletes), overwrite (both)
 	Props                     map[string]string // extra summary properties; computed keys win
+	// Branch is where the change commits ("" is main), planned against
+	// the branch's view of the table (BranchView). The commit loop sets it
+	// from its own Branch.
+	Branch string
 }
 
 // IsEmpty reports a change that touches no file.
@@ -92,12 +96,13 @@ func (s *StagedChange) Discard() {
 }
 
 // CommitChange writes manifests and a manifest list for change on top of
-// base's current snapshot of branch main, and commits ONE snapshot through
-// cat with the requirement that main is still at base's snapshot, so a
-// concurrent commit makes it fail with an error IsConflict recognises (the
-// caller re-plans). An empty change commits nothing and returns base. On any
-// failure the manifests it wrote are removed, unless the commit may have
-// landed after all.
+// base's current snapshot and commits ONE snapshot through cat to
+// change.Branch (main by default; for another branch base is the branch's
+// view, and so is the table returned), with the requirement that the
+// branch is still at base's snapshot, so a concurrent commit makes it fail
+// with an error IsConflict recognises (the caller re-plans). An empty
+// change commits nothing and returns base. On any failure the manifests it
+// wrote are removed, unless the commit may have landed after all.
 func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
 	if change.IsEmpty() {
 		return base, nil
@@ -118,7 +123,7 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 		landed, lerr := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)
 		switch {
 		case landed != nil:
-			return landed, nil
+			return BranchView(landed, change.Branch)
 		case errors.Is(lerr, catalog.ErrNoSuchTable) || errors.Is(lerr, catalog.ErrNoSuchNamespace):
 			// Dropped concurrently: no table references the change any
 			// more, so its files go and the caller sees a missing table.
@@ -132,7 +137,7 @@ func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 		removeFailedMetadata(base, err)
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return table.New(base.Identifier(), meta, loc, base.FS, cat), nil
+	return BranchView(table.New(base.Identifier(), meta, loc, base.FS, cat), change.Branch)
 }
 
 // changeLanded reloads the table after a failed swap. A non-nil table means
@@ -199,6 +204,9 @@ type changePlan struct {
 	loc        table.LocationProvider
 	written    []string
 	nManifests int
+	// branch is the ref the snapshot moves; parent is its head (base is
+	// the branch's view, whose main is that head).
+	branch string
 }
 
 func newChangePlan(ctx context.Context, base *table.Table, change FileChange) (*changePlan, error) {
@@ -225,6 +233,10 @@ func newChangePlan(ctx context.Context, base *table.Table, change FileChange) (*
 	p := &changePlan{
 		base: base, meta: meta, version: meta.Version(), change: change, op: op,
 		parent: meta.SnapshotByName(table.MainBranch), commitID: uuid.New(), fs: wfs, loc: loc,
+		branch: change.Branch,
+	}
+	if IsMain(p.branch) {
+		p.branch = table.MainBranch
 	}
 	p.snapshotID = newChangeSnapshotID(meta)
 	if p.version >= 2 {
@@ -321,12 +333,13 @@ func (p *changePlan) timestamp() int64 {
 	return now
 }
 
-// updates add the snapshot and move main to it, keeping main's retention.
+// updates add the snapshot and move the branch to it, keeping the
+// branch's retention.
 func (p *changePlan) updates(snap *table.Snapshot) []table.Update {
 	var maxRefAge, maxSnapAge int64
 	var minKeep int
 	for name, ref := range p.meta.Refs() {
-		if name != table.MainBranch {
+		if name != p.branch {
 			continue
 		}
 		if ref.MaxRefAgeMs != nil {
@@ -341,11 +354,12 @@ func (p *changePlan) updates(snap *table.Snapshot) []table.Update {
 	}
 	return []table.Update{
 		table.NewAddSnapshotUpdate(snap),
-		table.NewSetSnapshotRefUpdate(table.MainBranch, snap.SnapshotID, table.BranchRef, maxRefAge, maxSnapAge, minKeep),
+		table.NewSetSnapshotRefUpdate(p.branch, snap.SnapshotID, table.BranchRef, maxRefAge, maxSnapAge, minKeep),
 	}
 }
 
-// requirements pin the table and main's head: a concurrent commit fails ours.
+// requirements pin the table and the branch's head (absent, for a write
+// that creates the branch): a concurrent commit fails ours.
 func (p *changePlan) requirements() []table.Requirement {
 	var head *int64
 	if p.parent != nil {
@@ -354,6 +368,19 @@ func (p *changePlan) requirements() []table.Requirement {
 	}
 	return []table.Requirement{
 		table.AssertTableUUID(p.meta.TableUUID()),
-		table.AssertRefSnapshotID(table.MainBranch, head),
+		table.AssertRefSnapshotID(p.branch, p.branchHead(head)),
 	}
+}
+
+// branchHead is what the branch's requirement expects: the parent, unless
+// the branch does not exist yet (its view is main's head, but the
+// requirement is that nobody created the branch meanwhile).
+func (p *changePlan) branchHead(parent *int64) *int64 {
+	if p.branch == table.MainBranch {
+		return parent
+	}
+	if _, ok := findRef(p.meta, p.branch); !ok {
+		return nil
+	}
+	return parent
 }

@@ -22,6 +22,24 @@ type CommitLoop struct {
 	Policy  RetryPolicy
 	Queue   *CommitQueue // this process's order of commits per table; nil: none
 	Rebase  Rebaser      // nil: RebaseFiles
+	// Branch is where every change commits ("" is main): heads are the
+	// branch's views (BranchView), so plans and rebases read the branch.
+	Branch string
+}
+
+// load reads ident's head as the loop's branch sees it.
+func (l CommitLoop) load(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	tbl, err := l.Catalog.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
+	}
+	return BranchView(tbl, l.Branch)
+}
+
+// onBranch addresses change to the loop's branch.
+func (l CommitLoop) onBranch(change FileChange) FileChange {
+	change.Branch = l.Branch
+	return change
 }
 
 // CommitChangeWithRetry commits one change with loop's defaults and no
@@ -41,9 +59,9 @@ func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table
 // is empty. Files of attempts that did not land are removed; after
 // ErrCommitUnknown they are kept, the change may have landed.
 func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan ChangeFunc) (*table.Table, error) {
-	head, err := l.Catalog.LoadTable(ctx, ident)
+	head, err := l.load(ctx, ident)
 	if err != nil {
-		return nil, mapCatalogErr("load table "+strings.Join(ident, "."), err)
+		return nil, err
 	}
 	a := attempt{head: head}
 	a.change, a.written, err = plan(ctx, head)
@@ -70,11 +88,22 @@ func (l CommitLoop) Publish(ctx context.Context, base *table.Table, change FileC
 	return l.run(ctx, base.Identifier(), attempt{head: base, change: change}, nil)
 }
 
+// PublishShared is Publish for a change whose files another snapshot
+// still references (a cherry-pick re-commits a branch's files): rebasing
+// it never removes one of them, even where it no longer uses it.
+func (l CommitLoop) PublishShared(ctx context.Context, base *table.Table, change FileChange) (*table.Table, error) {
+	if change.IsEmpty() {
+		return base, nil
+	}
+	return l.run(ctx, base.Identifier(), attempt{head: base, change: change, shared: true}, nil)
+}
+
 // attempt is the change the loop is trying to commit and what it is based on.
 type attempt struct {
 	head    *table.Table
 	change  FileChange
 	written []string // files to remove if the change does not land
+	shared  bool     // the change's own files are not the attempt's (PublishShared)
 	tries   int
 	// solo is the attempt as it was before a group combined it
 	// (commit_combine.go): its change rests on the group's virtual head, so
@@ -92,7 +121,7 @@ func (a *attempt) removeWritten() {
 // turn commits the waiting ones with it (commit_group.go); a statement a
 // leader took finishes when the leader says so.
 func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, plan ChangeFunc) (*table.Table, error) {
-	turn := l.Queue.turnOf(ident)
+	turn := l.Queue.turnOf(ident, l.Branch)
 	m := &member{ctx: ctx, a: a, plan: plan, start: time.Now(), done: make(chan memberResult, 1)}
 	turn.enqueue(m)
 	timeout, stop := lockWait(ctx)
@@ -126,7 +155,7 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 	if rebase == nil {
 		rebase = RebaseFiles
 	}
-	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: &turn.live})
+	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: &turn.live, keep: a.shared})
 	if err == nil {
 		a.head, a.change = head, change
 		a.written = append(a.written, extra...)

@@ -35,6 +35,13 @@ type RebaseInput struct {
 // the result no longer uses must not be removed.
 func (in RebaseInput) KeepsOwnFiles() bool { return in.keep }
 
+// KeepingOwnFiles is in for a change whose files are not the caller's to
+// remove (a cherry-pick's, which its branch still references).
+func (in RebaseInput) KeepingOwnFiles() RebaseInput {
+	in.keep = true
+	return in
+}
+
 // Diff reads both snapshots' live files, from the table's cache when the
 // commit loop keeps one: a head one statement rebased onto is the base the
 // next one rebases from.

@@ -71,12 +71,43 @@ func (w *Warehouse) SetRef(ctx context.Context, ident table.Identifier, rc RefCh
 		id := existing.SnapshotID
 		was = &id
 	}
-	reqs := []table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(rc.Name, was)}
-	ups := []table.Update{table.NewSetSnapshotRefUpdate(rc.Name, target, refType(rc.Tag), rc.MaxRefAgeMs, 0, 0)}
-	if _, _, err := w.cat.CommitTable(ctx, ident, reqs, ups); err != nil {
+	keep := refRetention(existing)
+	if rc.MaxRefAgeMs != 0 || !exists {
+		keep.maxRefAge = rc.MaxRefAgeMs
+	}
+	if err := w.moveRef(ctx, ident, meta, rc.Name, refType(rc.Tag), was, target, keep); err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	return target, nil
+}
+
+// retention is a ref's expiry settings (0: the table's defaults).
+type retention struct {
+	maxRefAge, maxSnapAge int64
+	minKeep               int
+}
+
+func refRetention(ref table.SnapshotRef) retention {
+	var r retention
+	if ref.MaxRefAgeMs != nil {
+		r.maxRefAge = *ref.MaxRefAgeMs
+	}
+	if ref.MaxSnapshotAgeMs != nil {
+		r.maxSnapAge = *ref.MaxSnapshotAgeMs
+	}
+	if ref.MinSnapshotsToKeep != nil {
+		r.minKeep = *ref.MinSnapshotsToKeep
+	}
+	return r
+}
+
+// moveRef points ref name at target, provided it still points at was
+// (nil: it does not exist) in the catalog.
+func (w *Warehouse) moveRef(ctx context.Context, ident table.Identifier, meta table.Metadata, name string, kind table.RefType, was *int64, target int64, keep retention) error {
+	reqs := []table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(name, was)}
+	ups := []table.Update{table.NewSetSnapshotRefUpdate(name, target, kind, keep.maxRefAge, keep.maxSnapAge, keep.minKeep)}
+	_, _, err := w.cat.CommitTable(ctx, ident, reqs, ups)
+	return err
 }
 
 // DropRef removes a branch or tag; main cannot be dropped.
@@ -109,21 +140,43 @@ func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, bra
 	if err != nil {
 		return 0, 0, err
 	}
-	meta := tbl.Metadata()
-	from, target := meta.SnapshotByName(branch), meta.SnapshotByName(to)
-	if from == nil || target == nil {
+	target := tbl.Metadata().SnapshotByName(to)
+	if target == nil {
 		return 0, 0, fmt.Errorf("%s: %w", what, ErrNoSuchRef)
 	}
-	if !descends(meta, target.SnapshotID, from.SnapshotID) {
-		return 0, 0, fmt.Errorf("%s: %w", what, ErrNotAhead)
-	}
-	id := from.SnapshotID
-	reqs := []table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(branch, &id)}
-	ups := []table.Update{table.NewSetSnapshotRefUpdate(branch, target.SnapshotID, table.BranchRef, 0, 0, 0)}
-	if _, _, err := w.cat.CommitTable(ctx, ident, reqs, ups); err != nil {
+	from, err := w.fastForwardTo(ctx, tbl, branch, target.SnapshotID)
+	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", what, err)
 	}
-	return from.SnapshotID, target.SnapshotID, nil
+	return from, target.SnapshotID, nil
+}
+
+// FastForwardTo moves branch of tbl (as loaded) to snapshot id when id
+// descends from the branch's head, keeping the branch's retention; it
+// returns the head it moved from. The catalog refuses the move if the
+// branch moved since tbl was loaded.
+func (w *Warehouse) FastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
+	from, err := w.fastForwardTo(ctx, tbl, branch, id)
+	if err != nil {
+		return 0, fmt.Errorf("fast-forward %s of %s to %d: %w", branch, identString(tbl.Identifier()), id, err)
+	}
+	return from, nil
+}
+
+func (w *Warehouse) fastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
+	meta := tbl.Metadata()
+	ref, ok := findRef(meta, branch)
+	if !ok || ref.SnapshotRefType != table.BranchRef {
+		return 0, ErrNoSuchRef
+	}
+	if !descends(meta, id, ref.SnapshotID) {
+		return 0, ErrNotAhead
+	}
+	was := ref.SnapshotID
+	if err := w.moveRef(ctx, tbl.Identifier(), meta, branch, table.BranchRef, &was, id, refRetention(ref)); err != nil {
+		return 0, err
+	}
+	return was, nil
 }
 
 func findRef(meta table.Metadata, name string) (table.SnapshotRef, bool) {

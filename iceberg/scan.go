@@ -40,6 +40,9 @@ type ScanOptions struct {
 	// Stats, when set, receives what the scan planned to read; it is filled
 	// before Scan returns.
 	Stats *ScanStats
+	// Tasks, when set, are read instead of planning (LiveFiles' tasks of
+	// some data files); Filter and Limit must then be unset.
+	Tasks []table.FileScanTask
 }
 
 // Scan streams the rows of tbl. Batches use the executor's Arrow types (see
@@ -128,6 +131,18 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	}
 	*stats = ScanStats{}
 	prog := ProgressOf(ctx)
+	if opts.Tasks != nil {
+		if opts.Filter != nil || opts.Limit > 0 {
+			return nil, nil, errors.New("a scan of given tasks takes no filter or limit")
+		}
+		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		_, batches, err := scan.ReadTasks(ctx, opts.Tasks)
+		if err != nil {
+			scan.Close()
+			return nil, nil, err
+		}
+		return scan, batches, nil
+	}
 	if opts.Filter == nil && opts.Limit == 0 && prog != nil {
 		// Planned here only to count the files for the progress line.
 		scan := tbl.Scan(scanOptions(opts, snapID, read)...)

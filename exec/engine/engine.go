@@ -20,6 +20,9 @@ type Table struct {
 	Ident table.Identifier
 	Table *table.Table
 	Meta  string
+	// Ref is a branch or tag the name carried ("t@b", t.branch_b): the
+	// table is read as FOR VERSION AS OF that ref.
+	Ref string
 	// Virtual, when set, is a relation the session computes (pg_catalog,
 	// information_schema) instead of an Iceberg table.
 	Virtual *Virtual

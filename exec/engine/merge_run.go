@@ -362,17 +362,18 @@ func (r *MergeRun) cardinalityError(tb arrow.RecordBatch, row int) error {
 
 // Replace returns the new versions of the rows Match picked (old: every
 // target column, the engine's types): UPDATE's rows; DELETE's rows have
-// none. It counts them and keeps their RETURNING rows.
-func (r *MergeRun) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
+// none. from[i] is the row of old that new row i is the new version of. It
+// counts them and keeps their RETURNING rows.
+func (r *MergeRun) Replace(ctx context.Context, old arrow.RecordBatch) (fresh arrow.RecordBatch, from []int32, err error) {
 	dec, err := r.decide(ctx, old, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byClause := map[int32][2][]int32{}
 	var order []int32
 	for i, d := range dec {
 		if d.clause < 0 || !r.changes(d.clause) {
-			return nil, sql.Errorf(sql.CodeInternal, "MERGE decided differently for a row on its second look")
+			return nil, nil, sql.Errorf(sql.CodeInternal, "MERGE decided differently for a row on its second look")
 		}
 		g, seen := byClause[d.clause]
 		if !seen {
@@ -386,13 +387,19 @@ func (r *MergeRun) Replace(ctx context.Context, old arrow.RecordBatch) (arrow.Re
 		g := byClause[c]
 		nb, err := r.act(ctx, c, old, g[0], g[1])
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if nb != nil {
+			if int(nb.NumRows()) != len(g[0]) {
+				nb.Release()
+				return nil, nil, sql.Errorf(sql.CodeInternal, "MERGE wrote %d rows for %d updated ones", nb.NumRows(), len(g[0]))
+			}
 			parts = append(parts, nb)
+			from = append(from, g[0]...)
 		}
 	}
-	return r.concat(parts)
+	fresh, err = r.concat(parts)
+	return fresh, from, err
 }
 
 // Added returns the rows the NOT MATCHED clauses insert for the source rows

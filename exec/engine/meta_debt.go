@@ -176,5 +176,5 @@ func DatumBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
 
 // ComputedMetaNames are the metadata tables computed here, sorted.
 func ComputedMetaNames() []string {
-	return slices.Sorted(maps.Keys(computedMeta))
+	return slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(computedMeta)), changesMeta)))
 }

@@ -51,10 +51,17 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 		return openMetaSource(ctx, rt, qual)
 	}
 	ts := &tableSource{rt: rt, snapshotID: from.SnapshotID}
-	if from.Ref != "" {
-		snap := rt.Table.Metadata().SnapshotByName(from.Ref)
+	ref := from.Ref
+	if rt.Ref != "" {
+		if from.SnapshotID != nil || from.AsOfTimestamp != nil || from.Ref != "" {
+			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%q already names a branch or tag; it takes no FOR VERSION or FOR TIMESTAMP", from.Name.Table)
+		}
+		ref = rt.Ref
+	}
+	if ref != "" {
+		snap := rt.Table.Metadata().SnapshotByName(ref)
 		if snap == nil {
-			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", from.Name.Table, from.Ref)
+			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", rt.Ident[len(rt.Ident)-1], ref)
 		}
 		id := snap.SnapshotID
 		ts.snapshotID = &id
@@ -163,6 +170,9 @@ type metaSource struct {
 func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error) {
 	if compute, ok := computedMeta[rt.Meta]; ok {
 		return openComputedMeta(ctx, rt, qual, compute)
+	}
+	if rt.Meta == changesMeta {
+		return openChangesSource(ctx, rt, qual)
 	}
 	schema, data, err := iceberg.MetadataTable(ctx, rt.Table, rt.Meta)
 	if err != nil {

@@ -1,0 +1,147 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Writing to a branch (write-audit-publish): with SET magmalake.branch =
+// 'b' every statement reads and writes each table as its branch b sees it.
+// A table that has no branch b reads as main, and the first write creates
+// b from main's head, as Iceberg's Java library does for a write to a
+// missing branch. main is untouched until someone publishes b with
+// ALTER TABLE t EXECUTE fast_forward('main', 'b') (or cherrypick_snapshot).
+// Maintenance (rollback, expiry, VACUUM, ref changes) and DDL act on the
+// table itself, not on the branch.
+
+const branchSetting = "magmalake.branch"
+
+// branch is the branch this session's statements target; "" is main.
+func (s *Session) branch() string {
+	v, _ := s.settings.Get(branchSetting)
+	if iceberg.IsMain(v) {
+		return ""
+	}
+	return v
+}
+
+// checkBranchName is the setting's check: a branch is named by any text
+// but the empty one, whose meaning (main) DEFAULT already gives.
+func checkBranchName(v string) (string, error) {
+	if strings.TrimSpace(v) != v {
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q: a branch name has no leading or trailing spaces", branchSetting, v)
+	}
+	return v, nil
+}
+
+// checkBranchChange refuses to move a transaction block that already read
+// or wrote a table to another branch: its pinned heads and staged changes
+// belong to the branch it started on.
+func (s *Session) checkBranchChange(name, value string) error {
+	if !strings.EqualFold(name, branchSetting) || !s.tx.active || len(s.tx.tables) == 0 {
+		return nil
+	}
+	if iceberg.IsMain(value) && s.tx.branch == "" || value == s.tx.branch {
+		return nil
+	}
+	return sql.Errorf(sql.CodeActiveTransaction, "SET %s cannot run in a transaction block that has read or written a table", branchSetting)
+}
+
+// onBranch is tbl as branch sees it (branchView's errors with SQLSTATEs).
+func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
+	view, err := iceberg.BranchView(tbl, branch)
+	if errors.Is(err, iceberg.ErrRefKind) {
+		return nil, &sql.Error{Code: sql.CodeWrongObjectType,
+			Message: fmt.Sprintf("%s is %q, a tag of table %q: tags cannot be written", branchSetting, branch, identKey(tbl.Identifier())),
+			Hint:    "Read a tag with FOR VERSION AS OF, or name a branch.", Err: err}
+	}
+	return view, err
+}
+
+// commitLoop is how the session's statements commit: to branch ("" is main).
+func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
+	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase)
+	loop.Branch = branch
+	return loop
+}
+
+// blockBranch is the branch the transaction block works on: the session's
+// when the block touches its first table, and the same for every later one.
+func (s *Session) blockBranch() (string, error) {
+	if len(s.tx.tables) == 0 {
+		s.tx.branch = s.branch()
+	}
+	if b := s.branch(); b != s.tx.branch {
+		return "", sql.Errorf(sql.CodeActiveTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
+	}
+	return s.tx.branch, nil
+}
+
+func branchLabel(b string) string {
+	if b == "" {
+		return table.MainBranch
+	}
+	return b
+}
+
+// splitRefName splits "t@b" (a table's branch or tag b) into t and b. A
+// metadata table's name ("t$files") has none.
+func splitRefName(name, meta string) (string, string) {
+	if i := strings.LastIndexByte(name, '@'); i > 0 && i < len(name)-1 && meta == "" {
+		return name[:i], name[i+1:]
+	}
+	return name, ""
+}
+
+// resolveRefSuffix reads n = t.branch_b or t.tag_v, Spark's names of
+// table t's branch b and tag v: ok when n has that form and t is a table.
+func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch string) (*resolvedTable, bool, error) {
+	kind, ref, found := strings.Cut(n.Table, "_")
+	if !found || ref == "" || (kind != "branch" && kind != "tag") {
+		return nil, false, nil
+	}
+	rt, err := s.resolveName(ctx, sql.TableName{Table: n.Schema}, n.Schema, "", ref, true, branch)
+	if err != nil {
+		return nil, false, nil // the original "no such table" stands
+	}
+	r, ok := findRef(rt.Table, ref)
+	switch {
+	case !ok:
+		return nil, true, sql.Errorf(sql.CodeUndefinedObject, "table %q has no %s %q", n.Schema, kind, ref)
+	case (r.SnapshotRefType == table.TagRef) != (kind == "tag"):
+		return nil, true, sql.Errorf(sql.CodeWrongObjectType, "%q of table %q is not a %s", ref, n.Schema, kind)
+	}
+	return rt, true, nil
+}
+
+func findRef(tbl *table.Table, name string) (table.SnapshotRef, bool) {
+	for n, r := range tbl.Metadata().Refs() {
+		if n == name {
+			return r, true
+		}
+	}
+	return table.SnapshotRef{}, false
+}
+
+// writableTable refuses a statement that changes a metadata table or a
+// table named with a ref ("t@b"): branches are written with SET
+// magmalake.branch, and tags not at all.
+func writableTable(rt *resolvedTable, verb string, n sql.TableName) error {
+	switch {
+	case rt.Meta != "":
+		return sql.Errorf(sql.CodeWrongObjectType, "cannot %s metadata table %q", verb, n.Table)
+	case rt.Ref != "":
+		return &sql.Error{Code: sql.CodeFeatureNotSupported,
+			Message: fmt.Sprintf("cannot %s %q: a table's branch is written with SET %s", verb, n.Table, branchSetting),
+			Hint:    fmt.Sprintf("SET %s = '%s', then name the table itself.", branchSetting, rt.Ref)}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+var cherrypickColumns = []Column{{Name: "source_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
+
+// prepareCherrypick plans ALTER TABLE t EXECUTE cherrypick_snapshot(
+// snapshot_id => id): the change snapshot id made (on a branch, or one
+// rolled back from main) is applied to main's head as a new snapshot, the
+// snapshot itself untouched; main simply moves to it when its parent is
+// main's head. Iceberg's Java library picks only appends and dynamic
+// overwrites; here any change is carried over as a commit that lost a race
+// would be (the delete engine's rebase): deletes of rows main still has
+// hold, and a change main contradicts (its rows rewritten, its files gone)
+// is refused with 55000 and commits nothing.
+func (s *Session) prepareCherrypick(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+	if _, _, err := s.snapshotIDOption(ctx, st, params, nil); err != nil {
+		return nil, nil, err
+	}
+	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE cherrypick_snapshot"); err != nil {
+			return nil, err
+		}
+		rt, id, err := s.snapshotIDOption(ctx, st, params, args)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := s.cherrypickRetrying(ctx, rt, id)
+		if err != nil {
+			return nil, err
+		}
+		return datumResult("ALTER TABLE", cherrypickColumns, []any{id, cur})
+	}
+	return planFunc(run), cherrypickColumns, nil
+}
+
+// cherrypickRetrying is cherrypick again on a fresh head while a
+// concurrent commit to main makes it lose at the catalog (moving main to
+// the snapshot needs main where it was; the commit loop rebases the rest).
+func (s *Session) cherrypickRetrying(ctx context.Context, rt *resolvedTable, id int64) (int64, error) {
+	for tries := 1; ; tries++ {
+		cur, err := s.cherrypick(ctx, rt, id)
+		if !iceberg.IsConflict(err) || tries == 5 {
+			return cur, err
+		}
+		if rt.Table, err = s.engine.wh.LoadTable(ctx, rt.Ident); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// cherrypick applies snapshot id to main and returns main's new head.
+func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (int64, error) {
+	tbl, name := rt.Table, rt.Ident[len(rt.Ident)-1]
+	meta := tbl.Metadata()
+	snap := meta.SnapshotByID(id)
+	switch {
+	case snap == nil:
+		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", name, id)
+	case iceberg.InHistory(meta, "main", id):
+		return 0, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "snapshot %d is already in the history of main", id)
+	case iceberg.PickedInto(meta, "main", id) != nil:
+		return 0, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "snapshot %d was already cherry-picked into main, as snapshot %d", id, iceberg.PickedInto(meta, "main", id).SnapshotID)
+	}
+	head := tbl.CurrentSnapshot()
+	if head != nil && snap.ParentSnapshotID != nil && *snap.ParentSnapshotID == head.SnapshotID {
+		if _, err := s.engine.wh.FastForwardTo(ctx, tbl, "main", id); err != nil {
+			return 0, err
+		}
+		return id, nil
+	}
+	base, change, err := iceberg.SnapshotChange(ctx, tbl, id)
+	if errors.Is(err, iceberg.ErrNoParent) {
+		return 0, sql.Errorf(sql.CodeFeatureNotSupported, "snapshot %d starts a history of its own; only a snapshot with a parent can be cherry-picked", id)
+	}
+	if err != nil {
+		return 0, err
+	}
+	rebased, extra, err := deletes.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
+	if err != nil {
+		return 0, pickRefused(id, err)
+	}
+	committed, err := s.commitLoop("").PublishShared(ctx, tbl, rebased)
+	if err != nil {
+		removeTableFiles(tbl, extra)
+		return 0, pickRefused(id, err)
+	}
+	return committed.CurrentSnapshot().SnapshotID, nil
+}
+
+// pickRefused says why a change main contradicts cannot be picked.
+func pickRefused(id int64, err error) error {
+	if !errors.Is(err, iceberg.ErrReplan) {
+		return err
+	}
+	return &sql.Error{Code: sql.CodeObjectNotInPrerequisiteState,
+		Message: "cannot cherry-pick snapshot " + strconv.FormatInt(id, 10) + ": main has changed what it changes",
+		Detail:  strings.TrimPrefix(err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
+}
