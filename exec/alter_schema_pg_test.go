@@ -118,6 +118,7 @@ func TestAlterTableRefusals(t *testing.T) {
 		"ALTER TABLE r ALTER COLUMN n TYPE numeric(12,2) USING n": "0A000",
 		"ALTER TABLE r ALTER COLUMN id SET DEFAULT 1":             "0A000",
 		"ALTER TABLE r ADD COLUMN k int DEFAULT 1":                "0A000",
+		"ALTER TABLE r ALTER COLUMN day TYPE timestamp":           "0A000",
 		"ALTER TABLE r DROP COLUMN day":                           "2BP01",
 		"ALTER TABLE r ADD CONSTRAINT k PRIMARY KEY (id)":         "0A000",
 		`ALTER TABLE "r$files" ADD COLUMN k int`:                  "42809",

@@ -65,7 +65,30 @@ func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyForma
 func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, name string, r io.Reader) (int64, error) {
 	rd := newCopyReader(r, f)
 	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize, input: s.inputStyle()}
+	defaults, err := columnDefaults(ctx, t.scope)
+	if err != nil {
+		return 0, err
+	}
+	defer releaseArrays(defaults)
+	ld.defaults = defaults
 	return s.appendRows(ctx, t, ld.batches(ctx))
+}
+
+// columnDefaults evaluates the columns' defaults, nil where NULL.
+func columnDefaults(ctx context.Context, scope *sql.Scope) ([]arrow.Array, error) {
+	out := make([]arrow.Array, len(scope.Columns))
+	for i, c := range scope.Columns {
+		if c.Default == nil {
+			continue
+		}
+		arr, err := sql.Eval(ctx, c.Default, nil, nil)
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
+		}
+		out[i] = arr
+	}
+	return out, nil
 }
 
 // copyLoader turns COPY records into table-shaped batches.
@@ -75,6 +98,8 @@ type copyLoader struct {
 	name  string // table name as the statement spelled it, for messages
 	batch int
 	input sql.InputStyle // the session's DateStyle, for date/time fields
+	// defaults are what columns the COPY does not list get (nil: NULL).
+	defaults []arrow.Array
 }
 
 func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
@@ -134,6 +159,12 @@ func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) 
 	}
 	for c, feed := range l.t.feeds {
 		col := l.t.scope.Columns[c]
+		if feed < 0 && l.defaults[c] != nil {
+			if err := engine.AppendFrom(bld.Field(c), l.defaults[c], 0); err != nil {
+				return l.lineError(err, col.Name)
+			}
+			continue
+		}
 		if feed < 0 || fields[feed].null {
 			if l.t.require[c] {
 				return l.lineError(&sql.Error{Code: sql.CodeNotNullViolation,

@@ -131,7 +131,7 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 			return nil, err
 		}
 	}
-	sc, err := icebergSchema(x.Columns)
+	sc, err := icebergSchema(ctx, x.Columns, formatVersionOf(x.Properties))
 	if err != nil {
 		return nil, err
 	}
@@ -164,9 +164,9 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	return tagOnly("CREATE TABLE"), nil
 }
 
-// icebergSchema maps column definitions to an Iceberg schema; the catalog
-// assigns the final field ids.
-func icebergSchema(cols []sql.ColumnDef) (*ice.Schema, error) {
+// icebergSchema maps column definitions to an Iceberg schema of format
+// version; the catalog assigns the final field ids.
+func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice.Schema, error) {
 	if len(cols) == 0 {
 		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "a table needs at least one column")
 	}
@@ -182,6 +182,13 @@ func icebergSchema(cols []sql.ColumnDef) (*ice.Schema, error) {
 			return nil, err
 		}
 		fields[i] = ice.NestedField{ID: i + 1, Name: c.Name, Type: t, Required: c.NotNull}
+		def, err := columnDefault(ctx, c, version)
+		if err != nil {
+			return nil, err
+		}
+		if def != nil {
+			fields[i].InitialDefault, fields[i].WriteDefault = def.Any(), def.Any()
+		}
 	}
 	return ice.NewSchema(0, fields...), nil
 }

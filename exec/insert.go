@@ -87,7 +87,11 @@ func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
 	for i, f := range rt.Table.Schema().Fields() {
 		t.require = append(t.require, f.Required)
 		c := t.scope.Columns[i]
-		fmt.Fprintf(&key, "%d:%s:%s:%t;", c.FieldID, c.Name, c.T, f.Required)
+		fmt.Fprintf(&key, "%d:%s:%s:%t", c.FieldID, c.Name, c.T, f.Required)
+		if c.Default != nil { // bound into the plan's rows
+			fmt.Fprintf(&key, ":%v", c.Default.Value)
+		}
+		key.WriteByte(';')
 	}
 	t.key = key.String()
 	t.feeds = make([]int, len(t.scope.Columns))
@@ -325,7 +329,7 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 		for c, f := range t.feeds {
 			col := t.scope.Columns[c]
 			if f < 0 || f >= len(row) {
-				bound[r][c] = &sql.Const{T: col.T}
+				bound[r][c] = col.DefaultValue()
 				continue
 			}
 			e, err := sql.BindAssigned(row[f], nil, col, params)
@@ -436,7 +440,7 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 	for c, f := range t.feeds {
 		col := t.scope.Columns[c]
 		if f < 0 || f >= len(cols) {
-			shape[c] = &sql.Const{T: col.T}
+			shape[c] = col.DefaultValue()
 			continue
 		}
 		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {

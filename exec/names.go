@@ -199,9 +199,13 @@ func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 	scope := &sql.Scope{}
 	types := sql.ColumnTypes(tbl.Properties(), fields)
 	for i, f := range fields {
-		scope.Columns = append(scope.Columns, sql.ScopeColumn{
-			Table: qualifier, Name: f.Name, T: types[i], FieldID: f.ID,
-		})
+		col := sql.ScopeColumn{Table: qualifier, Name: f.Name, T: types[i], FieldID: f.ID}
+		if f.WriteDefault != nil {
+			// A value iceberg-go holds for a type we read as another is
+			// left out: the column then defaults to NULL, as it did.
+			col.Default, _ = sql.DefaultConst(types[i], f.WriteDefault)
+		}
+		scope.Columns = append(scope.Columns, col)
 	}
 	return scope
 }

@@ -23,6 +23,17 @@ type ScopeColumn struct {
 	// System columns (a v3 table's _row_id) answer to their name but are
 	// never part of *, as PostgreSQL's ctid and xmin.
 	System bool
+	// Default is what a row written without the column gets (a table
+	// column's write-default); nil: NULL.
+	Default *Const
+}
+
+// DefaultValue is the value a row written without c gets.
+func (c ScopeColumn) DefaultValue() *Const {
+	if c.Default != nil {
+		return c.Default
+	}
+	return &Const{T: c.T}
 }
 
 // Scope is the input batch layout: batch column i is Columns[i].

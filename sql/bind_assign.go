@@ -15,6 +15,9 @@ func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params)
 	if scope == nil {
 		scope = &Scope{}
 	}
+	if d, ok := n.(*ast.DefaultExpr); ok && d.Name == nil {
+		return col.DefaultValue(), nil // VALUES (..., DEFAULT)
+	}
 	if IsUntyped(n) {
 		t := assignedType(col.T)
 		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(t.String(), "", "")}}

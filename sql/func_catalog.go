@@ -214,6 +214,13 @@ func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 		return int64(1), nil
 	case "json_build_object":
 		return jsonBuildObject(x, a), nil
+	case "pg_get_expr":
+		// The only expressions the catalog keeps are column defaults, and
+		// pg_attrdef.adbin holds them already deparsed.
+		if s, ok := a[0].(string); ok {
+			return s, nil
+		}
+		return nil, nil
 	}
 	// Descriptions, defaults, index and constraint definitions, function
 	// signatures and bodies and start times: magmalake has none of those

@@ -116,7 +116,7 @@ func (p *parseCtx) createTableTail(c *cursor, ct *CreateTable) error {
 }
 
 var columnConstraints = map[string]string{
-	"primary": "PRIMARY KEY", "unique": "UNIQUE", "default": "DEFAULT", "references": "REFERENCES",
+	"primary": "PRIMARY KEY", "unique": "UNIQUE", "references": "REFERENCES",
 	"check": "CHECK", "constraint": "CONSTRAINT", "generated": "GENERATED", "collate": "COLLATE",
 }
 
@@ -138,6 +138,10 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 			col.NotNull = true
 		case c.word("null"):
 			col.NotNull = false
+		case c.word("default"):
+			if col.Default, err = p.defaultExpr(c); err != nil {
+				return ColumnDef{}, err
+			}
 		default:
 			if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
 				return ColumnDef{}, unsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
@@ -146,6 +150,19 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 		}
 	}
 	return col, nil
+}
+
+// defaultExpr reads DEFAULT's expression: up to the next constraint, or
+// the end of the column's definition.
+func (p *parseCtx) defaultExpr(c *cursor) (ast.ExprNode, error) {
+	end := c.until(func(t token) bool {
+		_, constraint := columnConstraints[t.val]
+		return t.isPunct(",") || t.isPunct(")") || t.is("not") || t.is("null") && c.at(c.i).val != "null" || constraint && t.kind == tkIdent
+	})
+	if end == c.i {
+		return nil, c.errHere()
+	}
+	return c.exprUntil(end)
 }
 
 // columnType reads a column's type name.
@@ -565,6 +582,12 @@ func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
 			return AlterAction{Kind: AlterSetNotNull, Name: col}, nil
 		case c.words("drop", "not", "null"):
 			return AlterAction{Kind: AlterDropNotNull, Name: col}, nil
+		case c.words("set", "default"):
+			a := AlterAction{Kind: AlterSetDefault, Name: col}
+			a.Column.Default, err = p.defaultExpr(c)
+			return a, err
+		case c.words("drop", "default"):
+			return AlterAction{Kind: AlterDropDefault, Name: col}, nil
 		case c.word("type"), c.words("set", "data", "type"):
 			return p.alterType(c, col, start)
 		}

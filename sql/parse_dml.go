@@ -78,7 +78,15 @@ func (p *parseCtx) partitionSpec(c *cursor) ([]PartitionValue, error) {
 // insertBody reads VALUES rows or a query, then RETURNING.
 func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 	if c.peek().is("default") && c.peekN(1).is("values") {
-		return unsupportedAt(p.query, c.peek(), "INSERT ... DEFAULT VALUES is not supported")
+		if len(ins.Columns) > 0 {
+			return c.errHere()
+		}
+		// One row of no values: every column gets its default.
+		c.i += 2
+		ins.Rows = [][]ast.ExprNode{{}}
+		var err error
+		ins.Returning, err = p.returning(c)
+		return err
 	}
 	end := c.until(anyWord("returning", "on"))
 	if end < len(c.toks) && c.toks[end].is("on") {
@@ -117,19 +125,10 @@ func (p *parseCtx) valuesRows(in []token, stop token) ([][]ast.ExprNode, error) 
 	if len(stmts) != 1 || !ok || is.Lists == nil {
 		return nil, syntaxErrorAt(p.query, in[0])
 	}
-	for _, row := range is.Lists {
-		for i, e := range row {
-			if d, isDefault := e.(*ast.DefaultExpr); isDefault && d.Name == nil {
-				row[i] = nullLiteral() // a column's default is NULL: none is declared
-			}
-		}
-	}
+	// DEFAULT stays: binding it for its column (BindAssigned) gives the
+	// column's default.
 	return is.Lists, nil
 }
-
-// nullLiteral is an untyped NULL, which takes the type of the column it is
-// stored into.
-func nullLiteral() ast.ExprNode { return ast.NewValueExpr(nil, "", "") }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
 func (p *parseCtx) returning(c *cursor) ([]SelectItem, error) {
@@ -262,9 +261,9 @@ func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
 	}
 	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord(ends...)(t) })
 	if c.peek().is("default") && end == c.i+1 {
-		// A column's default is NULL: magmalake's tables declare none.
+		// Binding it for its column (BindAssigned) gives the default.
 		c.i = end
-		return Assignment{Column: col, Value: nullLiteral()}, nil
+		return Assignment{Column: col, Value: &ast.DefaultExpr{}}, nil
 	}
 	v, err := c.exprUntil(end)
 	if err != nil {

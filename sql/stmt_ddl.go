@@ -22,6 +22,9 @@ type ColumnDef struct {
 	Name    string
 	Type    Type
 	NotNull bool
+	// Default is DEFAULT's expression (nil: none): a constant, stored as
+	// the Iceberg column's write-default (and initial-default when added).
+	Default ast.ExprNode
 }
 
 // PartitionField is one PARTITIONED BY entry. Transform is identity, year,
@@ -89,6 +92,8 @@ const (
 	AlterColumnType
 	AlterSetNotNull
 	AlterDropNotNull
+	AlterSetDefault  // ALTER COLUMN c SET DEFAULT v (Column.Default)
+	AlterDropDefault // ALTER COLUMN c DROP DEFAULT
 	AlterRenameTable
 	AlterSetSchema
 	AlterAddPartitionField     // Spark's ADD PARTITION FIELD f [AS name]

@@ -344,7 +344,7 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 	}
 	for i, c := range m.target.Columns {
 		if values[i] == nil {
-			values[i] = &sql.Const{T: c.T}
+			values[i] = c.DefaultValue()
 		}
 	}
 	return values, nil

@@ -46,6 +46,7 @@ type column struct {
 	name    string
 	t       sql.Type
 	notNull bool
+	def     any // the default as PostgreSQL shows it (defaultText); nil: none
 }
 
 // nsInfo is a schema.
@@ -137,7 +138,7 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 			if d, ok := declared[i]; ok {
 				t = d // varchar(n), smallint: as created, for \d and information_schema
 			}
-			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required})
+			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required, def: defaultText(t, f.WriteDefault)})
 		}
 		s.tables = append(s.tables, ti)
 		s.byOID[ti.oid] = ti

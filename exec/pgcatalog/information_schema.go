@@ -81,7 +81,7 @@ func infoColumnsRows(s *snapshot) [][]any {
 			}
 			maxLen, octets := charFacets(c.t, pt)
 			out = append(out, []any{s.env.Database, t.ns.name, t.name,
-				c.name, int64(i + 1), nil, nullable, infoDataType(pt),
+				c.name, int64(i + 1), c.def, nullable, infoDataType(pt),
 				maxLen, octets, prec,
 				radix, scale, dtPrec, nil,
 				nil, nil, nil,

@@ -94,7 +94,7 @@ func attributeRows(s *snapshot) [][]any {
 			}
 			out = append(out, []any{t.oid, c.name, pt.oid, int64(-1),
 				pt.length, int64(i + 1), int64(0), int64(-1), int64(c.t.Typmod()), pt.byVal,
-				pt.align, pt.storage(), "", c.notNull, false,
+				pt.align, pt.storage(), "", c.notNull, c.def != nil,
 				false, "", "", false, true,
 				int64(0), coll, nil, nil, nil,
 				nil})

@@ -19,7 +19,7 @@ func addPgCatalogEmpty(m relSet) {
 		confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, conkey int2[],
 		confkey int2[], conpfeqop oid[], conppeqop oid[], conffeqop oid[], confdelsetcols int2[],
 		conexclop oid[], conbin pg_node_tree`, none)
-	m.add("pg_catalog", "pg_attrdef", 2604, "oid oid, adrelid oid, adnum int2, adbin pg_node_tree", none)
+	m.add("pg_catalog", "pg_attrdef", 2604, "oid oid, adrelid oid, adnum int2, adbin pg_node_tree", attrdefRows)
 	m.add("pg_catalog", "pg_inherits", 2611, "inhrelid oid, inhparent oid, inhseqno int4, inhdetachpending bool", none)
 	m.add("pg_catalog", "pg_policy", 3256, `oid oid, polname name, polrelid oid, polcmd char, polpermissive bool,
 		polroles oid[], polqual pg_node_tree, polwithcheck pg_node_tree`, none)

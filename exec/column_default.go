@@ -1,0 +1,92 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Column defaults are Iceberg's (format v3): DEFAULT v is stored as the
+// column's write-default, which rows written without the column get, and,
+// for a column added to a table that has rows, as its initial-default,
+// which the rows of older files read as in every engine (so ADD COLUMN c
+// int DEFAULT 5 reads 5 on old rows, as in PostgreSQL, without rewriting a
+// file). A format 2 table has no defaults: 0A000, with the upgrade as the
+// hint.
+
+// columnDefault is the literal DEFAULT stands for, fitted to the column's
+// declared type; nil for none (no DEFAULT, or DEFAULT NULL).
+func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Literal, error) {
+	if c.Default == nil {
+		return nil, nil
+	}
+	if version < 3 {
+		return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
+			Message: fmt.Sprintf("column %q cannot have a default: Iceberg stores defaults from format version 3", c.Name),
+			Hint:    "Create the table WITH ('format-version' = '3'), or upgrade it: ALTER TABLE t SET ('format-version' = '3')."}
+	}
+	arr, err := sql.DefaultArray(ctx, c.Default, c.Name, c.Type)
+	if err != nil {
+		return nil, err
+	}
+	defer arr.Release()
+	if sql.Narrowed(c.Type) { // varchar(n), smallint: as a stored value is fitted
+		fitted, err := fitColumn(c.Type, arr)
+		if err != nil {
+			return nil, err
+		}
+		if fitted != nil {
+			defer fitted.Release()
+			arr = fitted
+		}
+	}
+	return sql.DefaultLiteral(arr, c.Name, c.Type)
+}
+
+// nonNullDefault reports a DEFAULT that is not NULL (one that fails to
+// evaluate counts as not NULL: adding the column reports the error).
+func nonNullDefault(ctx context.Context, c sql.ColumnDef) bool {
+	if c.Default == nil {
+		return false
+	}
+	arr, err := sql.DefaultArray(ctx, c.Default, c.Name, c.Type)
+	if err != nil {
+		return true
+	}
+	defer arr.Release()
+	return !arr.IsNull(0)
+}
+
+// formatVersionOf is the format version a CREATE TABLE's properties ask
+// for (the catalog's default, 2, otherwise).
+func formatVersionOf(props map[string]string) int {
+	if v, err := strconv.Atoi(props["format-version"]); err == nil {
+		return v
+	}
+	return 2
+}
+
+// setDefault stages ALTER COLUMN c SET DEFAULT v | DROP DEFAULT: only what
+// later writes get (the write-default); rows already written keep theirs.
+func (ev *schemaEvolution) setDefault(ctx context.Context, f ice.NestedField, a sql.AlterAction) error {
+	t := sql.TypeFromIceberg(f.Type)
+	if d, ok := sql.DeclaredTypes(ev.tbl.Properties(), []ice.NestedField{f})[0]; ok {
+		t = d
+	}
+	var lit ice.Literal
+	if a.Kind == sql.AlterSetDefault {
+		var err error
+		if lit, err = columnDefault(ctx, sql.ColumnDef{Name: f.Name, Type: t, Default: a.Column.Default}, ev.tbl.Metadata().Version()); err != nil {
+			return err
+		}
+	} else if ev.tbl.Metadata().Version() < 3 {
+		return nil // a format 2 column has no default to drop
+	}
+	ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{WriteDefault: ice.Optional[ice.Literal]{Valid: true, Val: lit}})
+	return nil
+}
