@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -78,19 +77,8 @@ func TestAlterTableLikePostgres(t *testing.T) {
 		t.Run(strings.Split(with, "'")[3], func(t *testing.T) {
 			conn := connectTestPostgres(t)
 			s := testSession(t)
-			for _, q := range alterScript {
-				if strings.Contains(q, "%s") {
-					mustPG(t, conn, fmt.Sprintf(q, ""))
-					mustQuery(t, s, fmt.Sprintf(q, with))
-					continue
-				}
-				compareStatement(t, s, conn, q)
-			}
-			_, rows := fndRows(t, s, "SELECT * FROM s2.e2")
-			want := fndSorted(rows)
-			if got := fndSorted(fndIcebergRows(t, s, "s2", "e2")); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("iceberg-go reads\n%v\nmagmalake\n%v", got, want)
-			}
+			runScriptLikePostgres(t, s, conn, alterScript, with)
+			checkIcebergGoReads(t, s, "s2", "e2")
 		})
 	}
 }

@@ -58,18 +58,8 @@ func TestColumnDefaultsLikePostgres(t *testing.T) {
 		t.Run(fmt.Sprint(strings.Count(with, "merge-on-read")), func(t *testing.T) {
 			conn := connectTestPostgres(t)
 			s := testSession(t)
-			for _, q := range defaultScript {
-				if strings.Contains(q, "%s") {
-					mustPG(t, conn, fmt.Sprintf(q, ""))
-					mustQuery(t, s, fmt.Sprintf(q, with))
-					continue
-				}
-				compareStatement(t, s, conn, q)
-			}
-			_, rows := fndRows(t, s, "SELECT * FROM d")
-			if got, want := fndSorted(fndIcebergRows(t, s, "public", "d")), fndSorted(rows); fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("iceberg-go reads\n%v\nmagmalake\n%v", got, want)
-			}
+			runScriptLikePostgres(t, s, conn, defaultScript, with)
+			checkIcebergGoReads(t, s, "public", "d")
 			mustCopyIn(t, s, "COPY d (id) FROM STDIN", "11\n", 1)
 			mustPG(t, conn, "INSERT INTO d (id) VALUES (11)")
 			compareStatement(t, s, conn, "SELECT * FROM d WHERE id = 11")

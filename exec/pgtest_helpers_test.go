@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -82,5 +83,20 @@ func compareStatement(t *testing.T, s *Session, conn *pgx.Conn, q string) {
 		t.Fatalf("%s: tag %q, PostgreSQL %q", q, got.tag, want.tag)
 	case fmt.Sprint(got.rows) != fmt.Sprint(want.rows) && len(want.rows) > 0:
 		t.Fatalf("%s:\n magmalake  %v\n PostgreSQL %v", q, got.rows, want.rows)
+	}
+}
+
+// runScriptLikePostgres runs script on s and on PostgreSQL: a statement
+// with %s (CREATE TABLE) runs as it is on PostgreSQL and with with on
+// magmalake; every other one must give both the same outcome.
+func runScriptLikePostgres(t *testing.T, s *Session, conn *pgx.Conn, script []string, with string) {
+	t.Helper()
+	for _, q := range script {
+		if strings.Contains(q, "%s") {
+			mustPG(t, conn, fmt.Sprintf(q, ""))
+			mustQuery(t, s, fmt.Sprintf(q, with))
+			continue
+		}
+		compareStatement(t, s, conn, q)
 	}
 }
