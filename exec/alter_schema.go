@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	ice "github.com/apache/iceberg-go"
@@ -267,9 +268,30 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 	return allow, nil
 }
 
-// anyRow reports whether a row of the table meets cond (SQL text).
+// anyRow reports whether a row of the table meets cond (SQL text), on
+// main or on any branch: the schema is every branch's. Each is read by
+// name ("t@b"), whatever branch the session writes.
 func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond string) (bool, error) {
-	q := fmt.Sprintf("SELECT 1 FROM %s WHERE %s LIMIT 1", qualifiedName(ident), cond)
+	tbl, err := s.engine.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return false, err
+	}
+	for name, ref := range tbl.Metadata().Refs() {
+		if ref.SnapshotRefType != table.BranchRef {
+			continue
+		}
+		at := slices.Clone(ident)
+		at[len(at)-1] += "@" + name
+		if found, err := s.anyRowOf(ctx, qualifiedName(at), cond); err != nil || found {
+			return found, err
+		}
+	}
+	return false, nil
+}
+
+// anyRowOf reports whether a row of relation (SQL text) meets cond.
+func (s *Session) anyRowOf(ctx context.Context, relation, cond string) (bool, error) {
+	q := fmt.Sprintf("SELECT 1 FROM %s WHERE %s LIMIT 1", relation, cond)
 	st, err := sql.ParseOne(q)
 	if err != nil {
 		return false, err

@@ -201,7 +201,7 @@ func TestBranchWritesConcurrent(t *testing.T) {
 // TestBranchWriteErrors: the ways to misuse a branch answer with SQLSTATEs
 // and change nothing; a write to a branch that does not exist creates it
 // from main (COPY FROM writes there too); maintenance with a branch set
-// acts on main.
+// acts on main; SET NOT NULL checks every branch.
 func TestBranchWriteErrors(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE w (id int, v int)")
@@ -265,4 +265,13 @@ func TestBranchWriteErrors(t *testing.T) {
 		t.Fatalf("rollback with a branch set did not move main")
 	}
 	checkModelRows(t, s, "the branch after main's rollback", "SELECT id, v FROM w ORDER BY id", fresh)
+
+	// The schema is every branch's: SET NOT NULL looks at them all.
+	mustQuery(t, s, "INSERT INTO w VALUES (9, NULL)")
+	mustQuery(t, s, "RESET magmalake.branch")
+	mustFail(t, s, "23502", "ALTER TABLE w ALTER COLUMN v SET NOT NULL")
+	mustQuery(t, s, "SET magmalake.branch = 'fresh'")
+	mustQuery(t, s, "DELETE FROM w WHERE v IS NULL")
+	mustQuery(t, s, "RESET magmalake.branch")
+	mustQuery(t, s, "ALTER TABLE w ALTER COLUMN v SET NOT NULL")
 }
