@@ -218,14 +218,9 @@ func (s *Session) insertSource(ctx context.Context, st *sql.Insert, target *inse
 		return insertFromValues(st.Rows, target, params)
 	}
 	// (SELECT ...) among the values: the query engine plans and runs them.
-	if params == nil {
-		params = &sql.Params{}
-	}
-	if params.Subqueries == nil {
-		var err error
-		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, nil); err != nil {
-			return nil, err
-		}
+	params, err := s.withSubqueries(ctx, params)
+	if err != nil {
+		return nil, err
 	}
 	src, err := insertFromValues(st.Rows, target, params)
 	if err != nil {

@@ -21,14 +21,9 @@ func bindReturning(ctx context.Context, s *Session, items []sql.SelectItem, scop
 	if len(items) == 0 {
 		return nil, nil
 	}
-	if params == nil {
-		params = &sql.Params{}
-	}
-	if params.Subqueries == nil {
-		var err error
-		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, nil); err != nil {
-			return nil, err
-		}
+	params, err := s.withSubqueries(ctx, params)
+	if err != nil {
+		return nil, err
 	}
 	nodes, names, err := engine.ExpandItems(items, scope)
 	if err != nil {
@@ -76,4 +71,19 @@ func (r *returningList) result(ctx context.Context, verb, tag string, rows []arr
 	br := engine.NewBatchRows(verb, out)
 	br.SetTag(tag)
 	return &Result{Columns: r.columns(), Rows: br}, nil
+}
+
+// withSubqueries is params (a new set when nil) with a planner for the
+// subqueries of the expressions bound with it.
+func (s *Session) withSubqueries(ctx context.Context, params *sql.Params) (*sql.Params, error) {
+	if params == nil {
+		params = &sql.Params{}
+	}
+	if params.Subqueries == nil {
+		var err error
+		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, nil); err != nil {
+			return nil, err
+		}
+	}
+	return params, nil
 }

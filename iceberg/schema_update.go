@@ -23,6 +23,34 @@ const schemaAttempts = 8
 // allowIncompatible lets optional columns become required (the caller
 // checked there is no NULL) and required ones be added to empty tables.
 func (w *Warehouse) EvolveSchema(ctx context.Context, ident table.Identifier, allowIncompatible bool, edit SchemaEdit) (*table.Table, error) {
+	return w.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
+		us := tx.UpdateSchema(true, allowIncompatible)
+		set, remove, err := edit(tbl, us)
+		if err != nil {
+			return errEdit{err}
+		}
+		if err := us.Commit(); err != nil {
+			return err
+		}
+		if len(set) > 0 {
+			if err := tx.SetProperties(set); err != nil {
+				return err
+			}
+		}
+		if len(remove) > 0 {
+			return tx.RemoveProperties(remove)
+		}
+		return nil
+	})
+}
+
+// errEdit is the caller's edit failing: returned as it is.
+type errEdit struct{ error }
+
+// alterCommit stages a metadata change with stage on a transaction of
+// ident's head and commits it, staging again on the new head (up to
+// schemaAttempts times) when another commit lands first.
+func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, stage func(tbl *table.Table, tx *table.Transaction) error) (*table.Table, error) {
 	what := "alter table " + identString(ident)
 	var lost error
 	for range schemaAttempts {
@@ -31,23 +59,12 @@ func (w *Warehouse) EvolveSchema(ctx context.Context, ident table.Identifier, al
 			return nil, err
 		}
 		tx := tbl.NewTransaction()
-		us := tx.UpdateSchema(true, allowIncompatible)
-		set, remove, err := edit(tbl, us)
-		if err != nil {
-			return nil, err
-		}
-		if err := us.Commit(); err != nil {
+		if err := stage(tbl, tx); err != nil {
+			var ee errEdit
+			if errors.As(err, &ee) {
+				return nil, ee.error
+			}
 			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		if len(set) > 0 {
-			if err := tx.SetProperties(set); err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
-		}
-		if len(remove) > 0 {
-			if err := tx.RemoveProperties(remove); err != nil {
-				return nil, fmt.Errorf("%s: %w", what, err)
-			}
 		}
 		out, err := tx.Commit(ctx)
 		if err == nil {
@@ -72,30 +89,16 @@ type SpecEdit func(tbl *table.Table, us *table.UpdateSpec) error
 // EvolveSpec applies edit to ident's partition spec as one commit: the
 // new spec becomes the default for new files, old files keep theirs.
 func (w *Warehouse) EvolveSpec(ctx context.Context, ident table.Identifier, edit SpecEdit) (*table.Table, error) {
-	what := "alter table " + identString(ident)
-	var lost error
-	for range schemaAttempts {
-		tbl, err := w.LoadTable(ctx, ident)
-		if err != nil {
-			return nil, err
-		}
-		tx := tbl.NewTransaction()
+	return w.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
 		us := tx.UpdateSpec(true)
 		if err := edit(tbl, us); err != nil {
-			return nil, err
+			return errEdit{err}
 		}
 		if err := us.Commit(); err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", what, ErrSpecChange, err)
+			return fmt.Errorf("%w: %w", ErrSpecChange, err)
 		}
-		out, err := tx.Commit(ctx)
-		if err == nil {
-			return out, nil
-		}
-		if lost = err; !IsConflict(err) {
-			break
-		}
-	}
-	return nil, fmt.Errorf("%s: %w", what, lost)
+		return nil
+	})
 }
 
 // ErrSpecChange marks a partition change iceberg-go refused (a transform
