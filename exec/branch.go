@@ -112,7 +112,7 @@ func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch 
 	if err != nil {
 		return nil, false, nil // the original "no such table" stands
 	}
-	r, ok := findRef(rt.Table, ref)
+	r, ok := iceberg.FindRef(rt.Table.Metadata(), ref)
 	switch {
 	case !ok:
 		return nil, true, sql.Errorf(sql.CodeUndefinedObject, "table %q has no %s %q", n.Schema, kind, ref)
@@ -120,15 +120,6 @@ func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch 
 		return nil, true, sql.Errorf(sql.CodeWrongObjectType, "%q of table %q is not a %s", ref, n.Schema, kind)
 	}
 	return rt, true, nil
-}
-
-func findRef(tbl *table.Table, name string) (table.SnapshotRef, bool) {
-	for n, r := range tbl.Metadata().Refs() {
-		if n == name {
-			return r, true
-		}
-	}
-	return table.SnapshotRef{}, false
 }
 
 // writableTable refuses a statement that changes a metadata table or a

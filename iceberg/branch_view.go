@@ -27,7 +27,7 @@ func BranchView(tbl *table.Table, branch string) (*table.Table, error) {
 	if IsMain(branch) {
 		return tbl, nil
 	}
-	ref, ok := findRef(tbl.Metadata(), branch)
+	ref, ok := FindRef(tbl.Metadata(), branch)
 	switch {
 	case !ok:
 		return tbl, nil
@@ -43,7 +43,7 @@ func RefView(tbl *table.Table, name string) (*table.Table, error) {
 	if IsMain(name) {
 		return tbl, nil
 	}
-	ref, ok := findRef(tbl.Metadata(), name)
+	ref, ok := FindRef(tbl.Metadata(), name)
 	if !ok {
 		return nil, fmt.Errorf("read %s of %s: %w", name, identString(tbl.Identifier()), ErrNoSuchRef)
 	}
@@ -77,7 +77,7 @@ func SnapshotView(tbl *table.Table, id int64) (*table.Table, error) {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	main, ok := findRef(meta, table.MainBranch)
+	main, ok := FindRef(meta, table.MainBranch)
 	if !ok {
 		main = table.SnapshotRef{SnapshotRefType: table.BranchRef}
 	}

@@ -379,7 +379,7 @@ func (p *changePlan) branchHead(parent *int64) *int64 {
 	if p.branch == table.MainBranch {
 		return parent
 	}
-	if _, ok := findRef(p.meta, p.branch); !ok {
+	if _, ok := FindRef(p.meta, p.branch); !ok {
 		return nil
 	}
 	return parent

@@ -45,7 +45,7 @@ func (w *Warehouse) SetRef(ctx context.Context, ident table.Identifier, rc RefCh
 		return 0, err
 	}
 	meta := tbl.Metadata()
-	existing, exists := findRef(meta, rc.Name)
+	existing, exists := FindRef(meta, rc.Name)
 	switch {
 	case exists && existing.SnapshotRefType != refType(rc.Tag):
 		return 0, fmt.Errorf("%s: %w", what, ErrRefKind)
@@ -117,7 +117,7 @@ func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name st
 	if err != nil {
 		return err
 	}
-	ref, ok := findRef(tbl.Metadata(), name)
+	ref, ok := FindRef(tbl.Metadata(), name)
 	switch {
 	case !ok:
 		return fmt.Errorf("%s: %w", what, ErrNoSuchRef)
@@ -165,7 +165,7 @@ func (w *Warehouse) FastForwardTo(ctx context.Context, tbl *table.Table, branch 
 
 func (w *Warehouse) fastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
 	meta := tbl.Metadata()
-	ref, ok := findRef(meta, branch)
+	ref, ok := FindRef(meta, branch)
 	if !ok || ref.SnapshotRefType != table.BranchRef {
 		return 0, ErrNoSuchRef
 	}
@@ -179,7 +179,8 @@ func (w *Warehouse) fastForwardTo(ctx context.Context, tbl *table.Table, branch 
 	return was, nil
 }
 
-func findRef(meta table.Metadata, name string) (table.SnapshotRef, bool) {
+// FindRef is meta's branch or tag name.
+func FindRef(meta table.Metadata, name string) (table.SnapshotRef, bool) {
 	for n, r := range meta.Refs() {
 		if n == name {
 			return r, true
