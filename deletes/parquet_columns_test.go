@@ -85,6 +85,11 @@ func appendRandom(fb array.Builder, rng *rand.Rand) {
 		fb.Append(uuid.New())
 	case *array.FixedSizeBinaryBuilder:
 		fb.Append([]byte(fmt.Sprintf("%05d", v)))
+	case *array.ListBuilder:
+		fb.Append(true)
+		for range v % 4 {
+			appendRandom(fb.ValueBuilder(), rng)
+		}
 	default:
 		panic(fmt.Sprintf("no generator for %T", fb))
 	}

@@ -107,12 +107,16 @@ func keepUndeleted(ctx context.Context, b arrow.RecordBatch, base int64, keep []
 	if base+n > count {
 		return nil, fmt.Errorf("file holds more rows than its record count %d", count)
 	}
-	switch bitutil.CountSetBits(keep, int(base), int(n)) {
+	kept := bitutil.CountSetBits(keep, int(base), int(n))
+	switch kept {
 	case 0:
 		return nil, nil
 	case int(n):
 		b.Retain()
 		return b, nil
+	}
+	if out, ok := filterRuns(b, keptRuns(keep, int(base), int(n)), kept); ok {
+		return out, nil
 	}
 	data := array.NewData(arrow.FixedWidthTypes.Boolean, int(n),
 		[]*memory.Buffer{nil, memory.NewBufferBytes(keep)}, nil, 0, int(base))
