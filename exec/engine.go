@@ -28,6 +28,9 @@ type EngineOptions struct {
 	// refused. The shell allows everything its user can read, a server
 	// what serve --allow-file-read names.
 	FileReadRoots []string
+	// TempDir is where an ORDER BY past work_mem writes its sorted runs
+	// ("": os.TempDir(), $TMPDIR or /tmp).
+	TempDir string
 }
 
 // Engine executes statements against one warehouse; it is shared by all sessions.

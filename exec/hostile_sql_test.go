@@ -1,12 +1,15 @@
 package exec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -208,41 +211,58 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
 
-// work_mem bounds what ORDER BY, DISTINCT, GROUP BY and count(DISTINCT) hold (magmalake does
-// not spill): past it 53200, and the session goes on.
+// work_mem bounds what DISTINCT, GROUP BY, count(DISTINCT), windows and a
+// top-N hold: past it 53200, and the session goes on. An ORDER BY without
+// LIMIT spills sorted runs to the temp directory instead, and removes them.
 func TestWorkMemBoundsMaterialising(t *testing.T) {
-	s := testSession(t)
+	ctx := context.Background()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wh.Close() })
+	tmp := t.TempDir()
+	eng, err := NewEngine(ctx, wh, EngineOptions{TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testSessionOn(t, eng)
 	mustQuery(t, s, "CREATE TABLE w (id int, v text)")
 	var rows []string
 	for i := range 3000 {
 		rows = append(rows, fmt.Sprintf("(%d, '%s')", i, strings.Repeat("x", 40)+fmt.Sprint(i)))
 	}
 	mustQuery(t, s, "INSERT INTO w VALUES "+strings.Join(rows, ", "))
-	queries := []string{
-		"SELECT id, v FROM w ORDER BY v",
+	sorted := []string{"SELECT id, v FROM w ORDER BY v", "SELECT v, id FROM w ORDER BY v DESC OFFSET 10"}
+	bounded := []string{
 		"SELECT DISTINCT v FROM w",
 		"SELECT v, count(*) FROM w GROUP BY v",
 		"SELECT count(DISTINCT v) FROM w",
 		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id",
 	}
 	want := map[string]string{}
-	for _, q := range queries {
-		want[q] = mustQuery(t, s, q).text() // 1GB default: fine
+	for _, q := range append(sorted, bounded...) {
+		want[q] = mustQuery(t, s, q).text() // 256MB default: fine
 	}
-	if got := mustQuery(t, s, "SHOW work_mem").text(); got != "1GB\n" {
+	if got := mustQuery(t, s, "SHOW work_mem").text(); got != "256MB\n" {
 		t.Fatalf("SHOW work_mem: %q", got)
 	}
 	mustQuery(t, s, "SET work_mem = '64kB'")
-	for _, q := range queries {
-		mustFail(t, s, sql.CodeOutOfMemory, q)
-		if strings.HasPrefix(q, "SELECT id, v FROM w ORDER BY") {
-			// A top-N holds only its LIMIT: one row fits, 2,000 do not.
-			if got := mustQuery(t, s, q+" LIMIT 1").rows[0]; fmt.Sprint(got) != fmt.Sprint(mustQuery(t, s, "SELECT id, v FROM w WHERE v = (SELECT min(v) FROM w)").rows[0]) {
-				t.Fatalf("%s LIMIT 1: %v", q, got)
-			}
-			mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 2000")
-			continue
+	for _, q := range sorted {
+		if got := mustQuery(t, s, q).text(); got != want[q] {
+			t.Fatalf("%s spilled under 64kB differs", q)
 		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Fatalf("%s left %d temporary entries", q, len(left))
+		}
+	}
+	// A top-N holds only its LIMIT: one row fits, 2,000 do not.
+	if got := mustQuery(t, s, sorted[0]+" LIMIT 1").rows[0]; fmt.Sprint(got) != fmt.Sprint(mustQuery(t, s, "SELECT id, v FROM w WHERE v = (SELECT min(v) FROM w)").rows[0]) {
+		t.Fatalf("LIMIT 1: %v", got)
+	}
+	mustFail(t, s, sql.CodeOutOfMemory, sorted[0]+" LIMIT 2000")
+	for _, q := range bounded {
+		mustFail(t, s, sql.CodeOutOfMemory, q)
 		mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 1")
 	}
 	// Small results still fit, and streaming needs no budget.
@@ -252,7 +272,7 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	}
 	mustFail(t, s, sql.CodeInvalidParameterValue, "SET work_mem = '1kB'")
 	mustQuery(t, s, "SET work_mem = '4MB'")
-	for _, q := range queries {
+	for _, q := range append(sorted, bounded...) {
 		if got := mustQuery(t, s, q).text(); got != want[q] {
 			t.Fatalf("%s under 4MB differs", q)
 		}

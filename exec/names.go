@@ -72,7 +72,8 @@ type resolvedTable = engine.Table
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
 	return &engine.Env{Catalog: sessionCatalog{s}, Files: sessionFiles{s},
-		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem()}}
+		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
+			TempDir: s.engine.opts.TempDir}}
 }
 
 // sessionCatalog resolves names as the session does.

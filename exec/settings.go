@@ -69,7 +69,7 @@ func settingDefs() map[string]setting {
 		"magmalake.progress":                  {def: "off", check: checkBool},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
-		"work_mem":                            {def: "1GB", check: checkWorkMem},
+		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.
 		"log_connections":            {def: "off", readOnly: true, check: checkBool},
 		"log_disconnections":         {def: "off", readOnly: true, check: checkBool},

@@ -59,6 +59,9 @@ type Options struct {
 	// WorkMem bounds what one materialising operator may hold, in bytes
 	// (0: unbounded).
 	WorkMem int64
+	// TempDir is where ORDER BY spills its sorted runs past WorkMem
+	// ("": os.TempDir(), i.e. $TMPDIR or /tmp).
+	TempDir string
 }
 
 // Env is what a statement's planning and execution need from the session.

@@ -7,9 +7,10 @@ import (
 )
 
 // memBudget bounds what one statement's materialising operators (ORDER BY,
-// DISTINCT, GROUP BY) hold. magmalake does not spill to disk, so work_mem is
-// a hard bound here: past it the statement fails with PostgreSQL's 53200
-// rather than growing until the OOM killer ends every session.
+// DISTINCT, GROUP BY, hash joins, windows) hold. ORDER BY spills sorted runs
+// to disk past it (sort_spill.go); for the others work_mem is a hard bound:
+// past it the statement fails with PostgreSQL's 53200 rather than growing
+// until the OOM killer ends every session.
 type memBudget struct {
 	limit int64 // bytes; 0: unbounded
 	used  int64
@@ -26,7 +27,7 @@ func (m *memBudget) charge(n int64, op string) error {
 		return nil
 	}
 	return &sql.Error{Code: sql.CodeOutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; magmalake does not spill to disk.",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills only an ORDER BY without LIMIT to disk.",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 
@@ -50,4 +51,17 @@ func (m *memBudget) release(n int64) {
 	if m != nil {
 		m.used = max(0, m.used-n)
 	}
+}
+
+// hold counts n bytes held by an operator that spills to disk past the
+// limit (so it is never refused).
+func (m *memBudget) hold(n int64) {
+	if m != nil {
+		m.used += n
+	}
+}
+
+// fits reports whether n more bytes stay within work_mem.
+func (m *memBudget) fits(n int64) bool {
+	return m == nil || m.limit <= 0 || m.used+n <= m.limit
 }

@@ -55,6 +55,9 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, er
 	if limit >= 0 && len(q.order) > 0 && q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 {
 		in.topN = limit + offset
 	}
+	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) > 0 && in.topN == 0 {
+		return q.runSorted(ctx, env, in, &limiter{limit: limit, offset: offset})
+	}
 	if limit >= 0 && len(q.order) > 0 && len(q.distinctOn) == 0 {
 		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted
 		// (DISTINCT ON needs them all, sorted).
@@ -314,7 +317,7 @@ func (t *topN) add(b arrow.RecordBatch) error {
 	t.held = append(t.held, b)
 	t.n += b.NumRows()
 	size := BatchBytes(b)
-	overBudget := t.p.mem.charge(size, "ORDER BY") != nil
+	overBudget := t.p.mem.charge(size, "ORDER BY ... LIMIT") != nil
 	t.charged += size
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil
@@ -331,7 +334,7 @@ func (t *topN) add(b arrow.RecordBatch) error {
 	for _, h := range t.held {
 		t.charged += BatchBytes(h)
 	}
-	if err := t.p.mem.charge(t.charged, "ORDER BY"); err != nil {
+	if err := t.p.mem.charge(t.charged, "ORDER BY ... LIMIT"); err != nil {
 		return err
 	}
 	if t.n == t.p.topN {
