@@ -208,7 +208,15 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 	}
 	for i := 0; i < psc.NumColumns(); i++ {
 		col := psc.Column(i)
-		if enc, ok := l.encoding[int(col.SchemaNode().FieldID())]; ok {
+		enc, ok := l.encoding[int(col.SchemaNode().FieldID())]
+		if !ok && iceberg.IsMetadataColumn(int(col.SchemaNode().FieldID())) {
+			// Row ids are unique and mostly ascend by one, sequence numbers
+			// repeat one value per source file: a dictionary would hash
+			// every value (and for row ids be dropped), while their deltas
+			// pack into a few bits or none, leaving zstd little to do.
+			enc, ok = parquet.Encodings.DeltaBinaryPacked, true
+		}
+		if ok {
 			base = append(base, parquet.WithDictionaryFor(col.Path(), false), parquet.WithEncodingFor(col.Path(), enc))
 			continue
 		}

@@ -1,11 +1,13 @@
 package deletes
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
@@ -219,7 +221,45 @@ func TestRowLineageKeptThroughRewrites(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	f.checkLineageDeltaEncoded()
 	f.lineageStep("append after", none, func() { f.appendRows(genRows(500, 520)) })
+}
+
+// checkLineageDeltaEncoded: the lineage columns of the rewritten files are
+// DELTA_BINARY_PACKED without a dictionary (unique or constant runs of
+// integers a dictionary only hashes for nothing).
+func (f *fixture) checkLineageDeltaEncoded() {
+	f.t.Helper()
+	data, _ := f.liveFiles(f.table())
+	chunks := 0
+	for _, df := range data {
+		pr, err := file.OpenParquetFile(localPath(df.FilePath()), false)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		md := pr.MetaData()
+		for g := 0; g < md.NumRowGroups(); g++ {
+			rg := md.RowGroup(g)
+			for c := 0; c < rg.NumColumns(); c++ {
+				if !iceberg.IsMetadataColumn(int(md.Schema.Column(c).SchemaNode().FieldID())) {
+					continue
+				}
+				cc, err := rg.ColumnChunk(c)
+				if err != nil {
+					f.t.Fatal(err)
+				}
+				chunks++
+				if cc.HasDictionaryPage() || !slices.Contains(cc.Encodings(), parquet.Encodings.DeltaBinaryPacked) {
+					f.t.Fatalf("%s: lineage column %s has encodings %v (dictionary page %v), want DELTA_BINARY_PACKED without a dictionary",
+						df.FilePath(), md.Schema.Column(c).Name(), cc.Encodings(), cc.HasDictionaryPage())
+				}
+			}
+		}
+		pr.Close()
+	}
+	if chunks == 0 {
+		f.t.Fatal("no rewritten file holds lineage columns")
+	}
 }
 
 // update runs Update (v = v + 100) on the keys match picks and in the model.
