@@ -2,18 +2,15 @@ package deletes
 
 import (
 	"context"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
-	"github.com/google/uuid"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // planDynamic plans a dynamic partition overwrite: every data file of the
@@ -92,48 +89,10 @@ func (p *planner) planDynamicFile(ctx context.Context, tasks []table.FileScanTas
 func partitionKey(spec *iceberg.PartitionSpec, part map[int]any) string {
 	var sb strings.Builder
 	for _, f := range spec.Fields() {
-		sb.WriteString(partValueKey(part[f.FieldID]))
+		sb.WriteString(lake.PartitionValueKey(part[f.FieldID]))
 		sb.WriteByte('|')
 	}
 	return sb.String()
-}
-
-func partValueKey(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "N"
-	case iceberg.Literal:
-		return partValueKey(x.Any())
-	case int32:
-		return "i" + strconv.FormatInt(int64(x), 10)
-	case int64:
-		return "i" + strconv.FormatInt(x, 10)
-	case int:
-		return "i" + strconv.Itoa(x)
-	case iceberg.Date:
-		return "i" + strconv.FormatInt(int64(x), 10)
-	case iceberg.Time:
-		return "i" + strconv.FormatInt(int64(x), 10)
-	case iceberg.Timestamp:
-		return "i" + strconv.FormatInt(int64(x), 10)
-	case string:
-		return "s" + strconv.Quote(x)
-	case []byte:
-		return "b" + hex.EncodeToString(x)
-	case uuid.UUID:
-		return "b" + hex.EncodeToString(x[:])
-	case [16]byte:
-		return "b" + hex.EncodeToString(x[:])
-	case bool:
-		return "t" + strconv.FormatBool(x)
-	case float32:
-		return "f" + strconv.FormatFloat(float64(x), 'g', -1, 64)
-	case float64:
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
-	case iceberg.Decimal:
-		return "d" + x.Val.ToString(int32(x.Scale))
-	}
-	return fmt.Sprintf("?%T:%v", v, v)
 }
 
 // tupleMatcher computes each row's partition tuple under a spec and tests
@@ -176,13 +135,13 @@ func (tm *tupleMatcher) match(_ context.Context, b arrow.RecordBatch) ([]bool, e
 		sb.Reset()
 		k := 0
 		for _, f := range tm.spec.Fields() {
-			lit, err := arrowLiteral(b.Column(tm.colOf[k]), i, tm.types[k])
+			lit, err := lake.ArrowLiteral(b.Column(tm.colOf[k]), i, tm.types[k])
 			if err != nil {
 				return nil, fmt.Errorf("partition field %s: %w", f.Name, err)
 			}
 			v := f.Transform.Apply(lit)
 			if v.Valid {
-				sb.WriteString(partValueKey(v.Val))
+				sb.WriteString(lake.PartitionValueKey(v.Val))
 			} else {
 				sb.WriteString("N")
 			}
@@ -192,52 +151,4 @@ func (tm *tupleMatcher) match(_ context.Context, b arrow.RecordBatch) ([]bool, e
 		out[i] = tm.keys[sb.String()]
 	}
 	return out, nil
-}
-
-var errUnsupportedPartitionSource = errors.New("unsupported partition source type")
-
-// arrowLiteral is row i of arr as an Iceberg literal of type t.
-func arrowLiteral(arr arrow.Array, i int, t iceberg.Type) (iceberg.Optional[iceberg.Literal], error) {
-	none := iceberg.Optional[iceberg.Literal]{}
-	if arr.IsNull(i) {
-		return none, nil
-	}
-	var lit iceberg.Literal
-	switch a := arr.(type) {
-	case *array.Int32:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Int64:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Int16:
-		lit = iceberg.NewLiteral(int32(a.Value(i)))
-	case *array.String:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.LargeString:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Binary:
-		lit = iceberg.NewLiteral(append([]byte{}, a.Value(i)...))
-	case *array.LargeBinary:
-		lit = iceberg.NewLiteral(append([]byte{}, a.Value(i)...))
-	case *array.Boolean:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Float32:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Float64:
-		lit = iceberg.NewLiteral(a.Value(i))
-	case *array.Date32:
-		lit = iceberg.NewLiteral(iceberg.Date(a.Value(i)))
-	case *array.Timestamp:
-		lit = iceberg.NewLiteral(iceberg.Timestamp(a.Value(i)))
-	case *array.Time64:
-		lit = iceberg.NewLiteral(iceberg.Time(a.Value(i)))
-	default:
-		return none, fmt.Errorf("%w %s", errUnsupportedPartitionSource, arr.DataType())
-	}
-	if t != nil && !lit.Type().Equals(t) {
-		conv, err := lit.To(t)
-		if err == nil {
-			lit = conv
-		}
-	}
-	return iceberg.Optional[iceberg.Literal]{Val: lit, Valid: true}, nil
 }

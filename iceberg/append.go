@@ -49,6 +49,7 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *ice.Schema, batch
 	}
 	var rows int64
 	exhausted := false
+	splitter := newPartitionSplitter(sc, tbl.Spec(), target)
 	input := func(yield func(arrow.RecordBatch, error) bool) {
 		rec, err, ok := first, error(nil), true
 		defer func() { exhausted = !ok }()
@@ -60,11 +61,23 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *ice.Schema, batch
 				rec.Release()
 				err = ctx.Err()
 			}
-			if err == nil {
-				rows += rec.NumRows()
-			}
-			if !yield(rec, err) || err != nil {
+			if err != nil {
+				yield(nil, err)
 				return
+			}
+			parts, err := splitter.split(ctx, rec)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i, part := range parts {
+				rows += part.NumRows()
+				if !yield(part, nil) {
+					for _, rest := range parts[i+1:] {
+						rest.Release()
+					}
+					return
+				}
 			}
 		}
 	}

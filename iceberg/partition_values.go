@@ -1,0 +1,103 @@
+package iceberg
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	ice "github.com/apache/iceberg-go"
+	"github.com/google/uuid"
+)
+
+// PartitionValueKey spells one partition value (a Go value or a literal)
+// so that equal values of any type give equal keys and different ones
+// different keys.
+func PartitionValueKey(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "N"
+	case ice.Literal:
+		return PartitionValueKey(x.Any())
+	case int32:
+		return "i" + strconv.FormatInt(int64(x), 10)
+	case int64:
+		return "i" + strconv.FormatInt(x, 10)
+	case int:
+		return "i" + strconv.Itoa(x)
+	case ice.Date:
+		return "i" + strconv.FormatInt(int64(x), 10)
+	case ice.Time:
+		return "i" + strconv.FormatInt(int64(x), 10)
+	case ice.Timestamp:
+		return "i" + strconv.FormatInt(int64(x), 10)
+	case string:
+		return "s" + strconv.Quote(x)
+	case []byte:
+		return "b" + hex.EncodeToString(x)
+	case uuid.UUID:
+		return "b" + hex.EncodeToString(x[:])
+	case [16]byte:
+		return "b" + hex.EncodeToString(x[:])
+	case bool:
+		return "t" + strconv.FormatBool(x)
+	case float32:
+		return "f" + strconv.FormatFloat(float64(x), 'g', -1, 64)
+	case float64:
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
+	case ice.Decimal:
+		return "d" + x.Val.ToString(int32(x.Scale))
+	}
+	return fmt.Sprintf("?%T:%v", v, v)
+}
+
+// ErrUnsupportedPartitionSource: ArrowLiteral has no literal for the column's type.
+var ErrUnsupportedPartitionSource = errors.New("unsupported partition source type")
+
+// ArrowLiteral is row i of arr as an Iceberg literal of type t.
+func ArrowLiteral(arr arrow.Array, i int, t ice.Type) (ice.Optional[ice.Literal], error) {
+	none := ice.Optional[ice.Literal]{}
+	if arr.IsNull(i) {
+		return none, nil
+	}
+	var lit ice.Literal
+	switch a := arr.(type) {
+	case *array.Int32:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Int64:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Int16:
+		lit = ice.NewLiteral(int32(a.Value(i)))
+	case *array.String:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.LargeString:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Binary:
+		lit = ice.NewLiteral(append([]byte{}, a.Value(i)...))
+	case *array.LargeBinary:
+		lit = ice.NewLiteral(append([]byte{}, a.Value(i)...))
+	case *array.Boolean:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Float32:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Float64:
+		lit = ice.NewLiteral(a.Value(i))
+	case *array.Date32:
+		lit = ice.NewLiteral(ice.Date(a.Value(i)))
+	case *array.Timestamp:
+		lit = ice.NewLiteral(ice.Timestamp(a.Value(i)))
+	case *array.Time64:
+		lit = ice.NewLiteral(ice.Time(a.Value(i)))
+	default:
+		return none, fmt.Errorf("%w %s", ErrUnsupportedPartitionSource, arr.DataType())
+	}
+	if t != nil && !lit.Type().Equals(t) {
+		conv, err := lit.To(t)
+		if err == nil {
+			lit = conv
+		}
+	}
+	return ice.Optional[ice.Literal]{Val: lit, Valid: true}, nil
+}
