@@ -9,7 +9,8 @@ import (
 // regression from TestDMLDiff (MAGMALAKE_DMLDIFF_SEED=777123): the file's
 // statistics ignored the empty string (arrow-go skips the empty values of
 // a take that selected only empty strings), its lower bound for s said 'c',
-// and every later `s = ”` (SELECT, UPDATE ... FROM) pruned the file.
+// and every later filter on the empty string (SELECT, UPDATE ... FROM) pruned
+// the file.
 var emptyStringScript = []string{
 	"CREATE TABLE t (id int, g int, v int, s text) %s",
 	"CREATE TABLE s1 (id int, g int, v int, s text)",

@@ -21,9 +21,31 @@ import (
 // string as the column's minimum, in the Parquet statistics and as no lower
 // bound above it in the manifest. iceberg-go takes each partition's rows out
 // of a batch, and a take of nothing but empty strings had a value buffer
-// arrow-go's statistics skip: the file claimed min 'c', and `s = ”` pruned
+// arrow-go's statistics skip: the file claimed min 'c', and a filter on the empty string pruned
 // it (a DML diff against PostgreSQL found the row never updated).
 func TestEmptyStringBoundsOfPartitionedWrites(t *testing.T) {
+	partitioned := TableSpec{Fields: []PartitionField{{Source: "g", Transform: ice.IdentityTransform{}}, {Source: "id", Transform: ice.BucketTransform{NumBuckets: 2}}}}
+	for name, c := range map[string]struct {
+		spec    TableSpec
+		batches [][]row
+	}{
+		// Ids 6 and 9 share bucket and g; each batch also feeds other
+		// partitions, so iceberg-go takes rows out of both.
+		"partitioned": {partitioned, [][]row{
+			{{"id": int64(6), "g": int32(3), "s": ""}, {"id": int64(1), "g": int32(0), "s": "x"}},
+			{{"id": int64(9), "g": int32(3), "s": "c"}, {"id": int64(2), "g": int32(1), "s": "y"}},
+		}},
+		// No take: the batch of only an empty string is written as it is.
+		"unpartitioned": {TableSpec{}, [][]row{
+			{{"id": int64(6), "g": int32(3), "s": ""}},
+			{{"id": int64(9), "g": int32(3), "s": "c"}},
+		}},
+	} {
+		t.Run(name, func(t *testing.T) { checkEmptyStringBounds(t, c.spec, c.batches) })
+	}
+}
+
+func checkEmptyStringBounds(t *testing.T, spec TableSpec, batches [][]row) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
 	cols := []testCol{
@@ -32,16 +54,9 @@ func TestEmptyStringBoundsOfPartitionedWrites(t *testing.T) {
 		{"s", ice.PrimitiveTypes.String, arrow.BinaryTypes.String, nil},
 	}
 	ident := Ident("public", "empties")
-	spec := TableSpec{Fields: []PartitionField{{Source: "g", Transform: ice.IdentityTransform{}}, {Source: "id", Transform: ice.BucketTransform{NumBuckets: 2}}}}
 	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), spec, nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	// Ids 6 and 9 share bucket and g; each batch also feeds other partitions,
-	// so iceberg-go takes rows out of both.
-	batches := [][]row{
-		{{"id": int64(6), "g": int32(3), "s": ""}, {"id": int64(1), "g": int32(0), "s": "x"}},
-		{{"id": int64(9), "g": int32(3), "s": "c"}, {"id": int64(2), "g": int32(1), "s": "y"}},
 	}
 	in := func(yield func(arrow.RecordBatch, error) bool) {
 		for _, rows := range batches {
