@@ -29,11 +29,10 @@ func spillQuery(n int) string {
 // spillModel is spillQuery's order of g.
 func spillModel(n int) []int64 {
 	type key struct {
-		g    int64
-		a    *int64
-		s    string
-		n13  int64
-		null bool
+		g   int64
+		a   *int64
+		s   string
+		n13 int64
 	}
 	rows := make([]key, n)
 	for i := range rows {
