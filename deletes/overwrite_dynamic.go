@@ -98,7 +98,7 @@ func partitionKey(spec *iceberg.PartitionSpec, part map[int]any) string {
 // tupleMatcher computes each row's partition tuple under a spec and tests
 // it against a set of keys.
 type tupleMatcher struct {
-	spec    *iceberg.PartitionSpec
+	fields  []iceberg.PartitionField // the spec's, collected once (Fields copies each)
 	keys    map[string]bool
 	columns []string // source columns, in the order Match receives them
 	colOf   []int    // per spec field: index into columns
@@ -106,7 +106,7 @@ type tupleMatcher struct {
 }
 
 func newTupleMatcher(sc *iceberg.Schema, spec *iceberg.PartitionSpec, keys map[string]bool) (*tupleMatcher, error) {
-	tm := &tupleMatcher{spec: spec, keys: keys}
+	tm := &tupleMatcher{keys: keys}
 	index := map[int]int{}
 	for _, f := range spec.Fields() {
 		if len(f.SourceIDs) != 1 {
@@ -122,6 +122,7 @@ func newTupleMatcher(sc *iceberg.Schema, spec *iceberg.PartitionSpec, keys map[s
 			index[src.ID] = i
 			tm.columns = append(tm.columns, src.Name)
 		}
+		tm.fields = append(tm.fields, f)
 		tm.colOf = append(tm.colOf, i)
 		tm.types = append(tm.types, src.Type)
 	}
@@ -133,20 +134,8 @@ func (tm *tupleMatcher) match(_ context.Context, b arrow.RecordBatch) ([]bool, e
 	var sb strings.Builder
 	for i := range out {
 		sb.Reset()
-		k := 0
-		for _, f := range tm.spec.Fields() {
-			lit, err := lake.ArrowLiteral(b.Column(tm.colOf[k]), i, tm.types[k])
-			if err != nil {
-				return nil, fmt.Errorf("partition field %s: %w", f.Name, err)
-			}
-			v := f.Transform.Apply(lit)
-			if v.Valid {
-				sb.WriteString(lake.PartitionValueKey(v.Val))
-			} else {
-				sb.WriteString("N")
-			}
-			sb.WriteByte('|')
-			k++
+		if err := lake.PartitionRowKey(&sb, tm.fields, tm.colOf, tm.types, b, i); err != nil {
+			return nil, err
 		}
 		out[i] = tm.keys[sb.String()]
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -261,6 +262,20 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 		t.Fatalf("LIMIT 1: %v", got)
 	}
 	mustFail(t, s, sql.CodeOutOfMemory, sorted[0]+" LIMIT 2000")
+	// The runs go to the engine's TempDir: where none can be made the
+	// spill fails with 58030, in words, and the session goes on.
+	blocked := filepath.Join(t.TempDir(), "not-a-directory")
+	if err := os.WriteFile(blocked, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eng.opts.TempDir = blocked
+	_, err = s.query(ctx, sorted[0])
+	var se *sql.Error
+	if !errors.As(err, &se) || se.Code != sql.CodeIOError || !strings.Contains(se.Message, "temporary file") {
+		t.Fatalf("spill under a file: %v, want 58030 about a temporary file", err)
+	}
+	eng.opts.TempDir = tmp
+	mustQuery(t, s, "SELECT 1")
 	for _, q := range bounded {
 		mustFail(t, s, sql.CodeOutOfMemory, q)
 		mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 1")

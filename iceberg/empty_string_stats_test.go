@@ -72,7 +72,7 @@ func checkEmptyStringBounds(t *testing.T, spec TableSpec, batches [][]row) {
 	sID := 3
 	checked := 0
 	for _, df := range files {
-		pr, err := file.OpenParquetFile(localPath(t, df.FilePath()), false)
+		pr, err := file.OpenParquetFile(strings.TrimPrefix(df.FilePath(), "file://"), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,11 +140,6 @@ func takeShaped(rec arrow.RecordBatch) arrow.RecordBatch {
 	}
 	rec.Release()
 	return out
-}
-
-func localPath(t *testing.T, p string) string {
-	t.Helper()
-	return strings.TrimPrefix(p, "file://")
 }
 
 // columnStrings reads column col of a Parquet file as strings ("" for NULL

@@ -89,17 +89,8 @@ func (s *partitionSplitter) groups(rec arrow.RecordBatch) ([][]int64, bool) {
 	var sb strings.Builder
 	for i := 0; i < int(rec.NumRows()); i++ {
 		sb.Reset()
-		for k, f := range s.fields {
-			lit, err := ArrowLiteral(rec.Column(s.cols[k]), i, s.types[k])
-			if err != nil {
-				return nil, false
-			}
-			if v := f.Transform.Apply(lit); v.Valid {
-				sb.WriteString(PartitionValueKey(v.Val))
-			} else {
-				sb.WriteString("N")
-			}
-			sb.WriteByte('|')
+		if PartitionRowKey(&sb, s.fields, s.cols, s.types, rec, i) != nil {
+			return nil, false
 		}
 		g, ok := index[sb.String()]
 		if !ok {

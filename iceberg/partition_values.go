@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -51,6 +52,26 @@ func PartitionValueKey(v any) string {
 		return "d" + x.Val.ToString(int32(x.Scale))
 	}
 	return fmt.Sprintf("?%T:%v", v, v)
+}
+
+// PartitionRowKey writes row i's partition tuple under fields to sb as
+// PartitionValueKey spells each transformed value ("N" for null), each
+// followed by '|': the key of a data file's partition values spelled the
+// same way. cols[k] is field k's source column in b, types[k] its type.
+func PartitionRowKey(sb *strings.Builder, fields []ice.PartitionField, cols []int, types []ice.Type, b arrow.RecordBatch, i int) error {
+	for k, f := range fields {
+		lit, err := ArrowLiteral(b.Column(cols[k]), i, types[k])
+		if err != nil {
+			return fmt.Errorf("partition field %s: %w", f.Name, err)
+		}
+		if v := f.Transform.Apply(lit); v.Valid {
+			sb.WriteString(PartitionValueKey(v.Val))
+		} else {
+			sb.WriteString("N")
+		}
+		sb.WriteByte('|')
+	}
+	return nil
 }
 
 // ErrUnsupportedPartitionSource: ArrowLiteral has no literal for the column's type.
