@@ -166,7 +166,8 @@ func writeBatches(ctx context.Context, fw batchWriter, limit int64, next func() 
 // the row-group limit is the one magmalake gives the tables it creates
 // (lake.DefaultRowGroupRows): a table without the property (made by another
 // engine) still gets row groups a selective scan can skip. The table's
-// write.parquet.row-group-limit wins over it.
+// write.parquet.row-group-limit, page-size-bytes, page-row-limit and
+// dict-size-bytes win over them.
 const (
 	layoutRowGroupRows  = lake.DefaultRowGroupRows
 	layoutPageBytes     = 1 << 20
@@ -197,10 +198,10 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 		parquet.WithCompression(codec),
 		parquet.WithCompressionLevel(l.props.GetInt(propCompressionLevel, compress.DefaultCompressionLevel)),
 		parquet.WithMaxRowGroupLength(l.rowGroupRows()),
-		parquet.WithDataPageSize(layoutPageBytes),
+		parquet.WithDataPageSize(l.positive(lake.PropPageSizeBytes, layoutPageBytes)),
 		parquet.WithDataPageVersion(parquet.DataPageV2),
-		parquet.WithBatchSize(layoutWriteBatch),
-		parquet.WithDictionaryPageSizeLimit(layoutDictPageBytes),
+		parquet.WithBatchSize(l.positive(lake.PropPageRowLimit, layoutWriteBatch)),
+		parquet.WithDictionaryPageSizeLimit(l.positive(lake.PropDictSizeBytes, layoutDictPageBytes)),
 	}
 	psc, err := pqarrow.ToParquet(sc, parquet.NewWriterProperties(base...), pqarrow.DefaultWriterProps())
 	if err != nil {
@@ -233,10 +234,16 @@ func (l parquetLayout) writerProperties(sc *arrow.Schema) (*parquet.WriterProper
 // none or one that is not a positive number (iceberg-go's own writer
 // refuses such a value; a delete should not fail on it).
 func (l parquetLayout) rowGroupRows() int64 {
-	if n := l.props.GetInt(lake.PropRowGroupLimit, layoutRowGroupRows); n > 0 {
+	return l.positive(lake.PropRowGroupLimit, layoutRowGroupRows)
+}
+
+// positive is the table's value of an integer layout property, or def when
+// it has none or one that is not a positive number.
+func (l parquetLayout) positive(key string, def int64) int64 {
+	if n := l.props.GetInt(key, int(def)); n > 0 {
 		return int64(n)
 	}
-	return layoutRowGroupRows
+	return def
 }
 
 // Table properties the layout honours (Iceberg's names).

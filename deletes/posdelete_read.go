@@ -46,7 +46,7 @@ func readPositionDeletes(ctx context.Context, rd positionalReader, path string, 
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	lake.Prefetch(f, chunkRanges(pr.MetaData(), []int{pathCol, posCol}))
+	lake.Prefetch(f, lake.ChunkRanges(pr.MetaData(), nil, []int{pathCol, posCol}))
 	rr, err := fr.GetRecordReader(ctx, []int{pathCol, posCol}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

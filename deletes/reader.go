@@ -100,7 +100,7 @@ func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested 
 		return fmt.Errorf("map file schema: %w", err)
 	}
 	leaves, pruned := selectColumns(pr, fileSchema, requested)
-	lake.Prefetch(f, chunkRanges(pr.MetaData(), leaves))
+	lake.Prefetch(f, lake.ChunkRanges(pr.MetaData(), nil, leaves))
 	rr, err := fr.GetRecordReader(ctx, leaves, nil)
 	if err != nil {
 		return err
@@ -176,27 +176,6 @@ func selectColumns(pr *file.Reader, fileSchema *iceberg.Schema, requested *icebe
 		}
 	}
 	return leaves, iceberg.NewSchema(fileSchema.ID, kept...)
-}
-
-// chunkRanges are the byte ranges of the leaf columns' chunks in every row
-// group: what reading those columns will read (as arrow-go computes them).
-func chunkRanges(md *metadata.FileMetaData, leaves []int) []lake.ByteRange {
-	var out []lake.ByteRange
-	for g := range md.NumRowGroups() {
-		rg := md.RowGroup(g)
-		for _, leaf := range leaves {
-			col, err := rg.ColumnChunk(leaf)
-			if err != nil {
-				continue
-			}
-			start := col.DataPageOffset()
-			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
-				start = col.DictionaryPageOffset()
-			}
-			out = append(out, lake.ByteRange{Off: start, Len: col.TotalCompressedSize()})
-		}
-	}
-	return out
 }
 
 // requestedSchema builds a schema of the named current-schema columns in the

@@ -47,9 +47,39 @@ const PropRowGroupLimit = table.ParquetRowGroupLimitKey
 // property, so other engines writing to the table lay out files alike.
 const DefaultRowGroupRows = 64 << 10
 
+// PropPageSizeBytes and PropPageRowLimit size the data pages of a data
+// file: a page ends once its values pass the bytes, checked every
+// page-row-limit values (arrow-go's write batch), so a column of 8-byte
+// values gets pages of page-row-limit rows. PropDictSizeBytes caps a
+// column chunk's dictionary: past it the column's later pages are plain.
+const (
+	PropPageSizeBytes = table.ParquetPageSizeBytesKey
+	PropPageRowLimit  = table.ParquetPageRowLimitKey
+	PropDictSizeBytes = table.ParquetDictSizeBytesKey
+)
+
+// DefaultPageBytes, DefaultPageRows and DefaultDictBytes are the page
+// layout of the tables CreateTable makes, unless their properties set one:
+// pages of about 8Ki rows, eight to a 64Ki-row row group, so a point lookup
+// decodes a page of each column (iceberg.Scan's page pruning, pages.go)
+// instead of the whole row group; and dictionaries of at most one page,
+// since any page of a dictionary-encoded column needs its chunk's whole
+// dictionary, which for a column of distinct values (ids, amounts, times)
+// is as big as its data. iceberg-go's defaults (1 MiB pages, 20,000-row
+// write batches, 2 MiB dictionaries) make each column chunk one page and
+// keep such dictionaries. bench select at 10M rows: the point lookup
+// 15-17 ms -> 8.8 ms, as at 1M rows (8.6 ms); full scans the same within
+// the machine's noise (±15%), the bytes they read -1% to +6%.
+const (
+	DefaultPageBytes = 64 << 10
+	DefaultPageRows  = 8 << 10
+	DefaultDictBytes = 64 << 10
+)
+
 // CreateTable creates ident with schema sc, partitioned by spec. props may
-// hold format-version (default 2) and write.parquet.row-group-limit (default
-// DefaultRowGroupRows). Field IDs of the result come from the
+// hold format-version (default 2), write.parquet.row-group-limit (default
+// DefaultRowGroupRows) and the page layout (DefaultPageBytes,
+// DefaultPageRows). Field IDs of the result come from the
 // catalog, not from sc: always read them from the returned table.
 func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc *ice.Schema,
 	spec TableSpec, props map[string]string,
@@ -73,8 +103,15 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	} else {
 		tprops[propFormatVersion] = strconv.Itoa(defaultFormatVersion)
 	}
-	if _, ok := tprops[PropRowGroupLimit]; !ok {
-		tprops[PropRowGroupLimit] = strconv.Itoa(DefaultRowGroupRows)
+	for key, def := range map[string]int{
+		PropRowGroupLimit: DefaultRowGroupRows,
+		PropPageSizeBytes: DefaultPageBytes,
+		PropPageRowLimit:  DefaultPageRows,
+		PropDictSizeBytes: DefaultDictBytes,
+	} {
+		if _, ok := tprops[key]; !ok {
+			tprops[key] = strconv.Itoa(def)
+		}
 	}
 	tbl, err := w.cat.CreateTable(ctx, ident, sc,
 		catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))

@@ -90,13 +90,15 @@ func TestCreateTableRowGroupLimit(t *testing.T) {
 	id := int64(rgs + 17) // in the second row group
 	var st ScanStats
 	_, rows := scanAll(t, tbl, ScanOptions{Filter: ice.EqualTo(ice.Reference("id"), id), Stats: &st})
-	if st.DataFiles != 1 || st.RowGroups != 3 || st.RowGroupsRead != 1 {
-		t.Fatalf("point lookup planned %+v, want 1 file, 1 of 3 row groups", st)
+	if st.DataFiles != 1 || st.RowGroups != 3 || st.RowGroupsRead != 1 || st.PagedRowGroups != 1 {
+		t.Fatalf("point lookup planned %+v, want 1 file, 1 of 3 row groups, read by pages", st)
 	}
-	// Scan returns the kept row group whole: ids [rgs, 2*rgs).
-	if len(rows) != rgs || rows[0]["id"] != int64(rgs) || rows[len(rows)-1]["id"] != int64(2*rgs-1) {
-		t.Fatalf("read %d rows (%v .. %v), want the %d of the second row group",
-			len(rows), rows[0]["id"], rows[len(rows)-1]["id"], rgs)
+	// Scan returns the rows of the pages that may hold id: a run of ids in
+	// the second row group, a page or two of about DefaultPageRows rows.
+	first, last := rows[0]["id"].(int64), rows[len(rows)-1]["id"].(int64)
+	if int64(len(rows)) != st.PagedRows || last-first+1 != st.PagedRows || first > id || last < id ||
+		first < rgs || last >= 2*rgs || len(rows) > 2*DefaultPageRows {
+		t.Fatalf("read %d rows (%d .. %d), want the pages of the second row group holding %d", len(rows), first, last, id)
 	}
 
 	tbl, groups = writeIDs(t, w, "own", map[string]string{PropRowGroupLimit: "1000"}, 2500)

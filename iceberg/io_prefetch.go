@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	iceio "github.com/apache/iceberg-go/io"
 	"gocloud.dev/gcerrors"
 )
@@ -205,6 +206,33 @@ func coalesce(ranges []ByteRange, size int64) []ByteRange {
 			continue
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// ChunkRanges are the byte ranges of the leaf columns' chunks in the row
+// groups (nil: every row group): what reading those columns will read (as
+// arrow-go computes them).
+func ChunkRanges(md *metadata.FileMetaData, groups, leaves []int) []ByteRange {
+	if groups == nil {
+		for g := range md.NumRowGroups() {
+			groups = append(groups, g)
+		}
+	}
+	var out []ByteRange
+	for _, g := range groups {
+		rg := md.RowGroup(g)
+		for _, leaf := range leaves {
+			col, err := rg.ColumnChunk(leaf)
+			if err != nil {
+				continue
+			}
+			start := col.DataPageOffset()
+			if col.HasDictionaryPage() && col.DictionaryPageOffset() > 0 && start > col.DictionaryPageOffset() {
+				start = col.DictionaryPageOffset()
+			}
+			out = append(out, ByteRange{Off: start, Len: col.TotalCompressedSize()})
+		}
 	}
 	return out
 }

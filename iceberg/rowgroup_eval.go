@@ -84,9 +84,14 @@ func (f rowGroupFilter) mightMatch(rg *metadata.RowGroupMetaData, cols fileColum
 	if rg.NumRows() == 0 {
 		return false, nil
 	}
-	v, err := ice.VisitExpr(f.expr, &groupEval{rg: rg, cols: cols})
+	stats := func(col int, typ ice.Type, noNaN bool) colStats { return chunkStats(rg, col, typ, noNaN) }
+	v, err := ice.VisitExpr(f.expr, &groupEval{stats: stats, cols: cols})
 	return v.might, err
 }
+
+// statsOf gives what is known about leaf column col over the rows being
+// judged (a row group, or a range of rows inside one), as type typ.
+type statsOf func(col int, typ ice.Type, noNaN bool) colStats
 
 // verdict is what the statistics say about a sub-expression over one row
 // group. Judging each predicate alone loses what a conjunction knows: in
@@ -110,10 +115,11 @@ func (v verdict) at(id int) bool {
 	return v.might
 }
 
-// groupEval evaluates a bound, NOT-free filter over one row group.
+// groupEval evaluates a bound, NOT-free filter over the rows whose column
+// statistics stats gives: one row group, or a range of rows in one (pages).
 type groupEval struct {
-	rg   *metadata.RowGroupMetaData
-	cols fileColumns
+	stats statsOf
+	cols  fileColumns
 }
 
 // keep is the verdict that knows nothing: some row might match.
@@ -182,7 +188,7 @@ func (g *groupEval) VisitBound(pred ice.BoundPredicate) verdict {
 	if !ok {
 		return out // not in this file (or no field ids): its values are defaults we do not see
 	}
-	cs := chunkStats(g.rg, col, ref.Type(), g.cols.noNaN[id])
+	cs := g.stats(col, ref.Type(), g.cols.noNaN[id])
 	out.might = cs.predicate(pred)
 	values := cs
 	values.nulls = 0

@@ -398,16 +398,21 @@ func readPruned(t *testing.T, tbl *table.Table, p modelPred) ([]row, ScanStats) 
 		t.Fatalf("%s: %v", p, err)
 	}
 	st := ScanStats{DataFiles: len(tasks)}
+	parts := make([]scanPart, len(tasks))
+	for i := range tasks {
+		parts[i].task = tasks[i]
+	}
 	if !f.trivial() {
-		if tasks, err = pruneRowGroups(ctx, writeFS(t, tbl), f, tasks, &st); err != nil {
+		pages := newPageRead(tbl.Metadata().Properties(), tbl.Schema())
+		if parts, err = pruneRowGroups(ctx, writeFS(t, tbl), f, pages, tasks, &st); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 	}
-	_, batches, err := scan.ReadTasks(ctx, tasks)
+	pr, err := newPageReader(ctx, tbl, tbl.Schema(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return collectRows(t, batches), st
+	return collectRows(t, readParts(ctx, scan, parts, pr)), st
 }
 
 func filterRows(rows []row, keep func(row) bool) []row {

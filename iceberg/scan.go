@@ -167,9 +167,22 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		}
 		return scan, batches, nil
 	}
-	tasks, err := planTasks(ctx, tbl, opts, sc, snapID, read, stats)
+	readSchema, err := sc.Select(true, read...)
 	if err != nil {
 		return nil, nil, err
+	}
+	parts, err := planTasks(ctx, tbl, opts, sc, readSchema, snapID, read, stats)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks := make([]table.FileScanTask, len(parts))
+	paged := false
+	for i, p := range parts {
+		if p.page != nil {
+			tasks[i], paged = p.page.task, true
+		} else {
+			tasks[i] = p.task
+		}
 	}
 	if prog != nil {
 		planned(prog, expect, tasks)
@@ -177,6 +190,14 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	unfiltered := opts
 	unfiltered.Filter = nil
 	scan := tbl.Scan(scanOptions(unfiltered, snapID, read)...)
+	if paged {
+		pr, err := newPageReader(ctx, tbl, readSchema, opts.BatchSize)
+		if err != nil {
+			scan.Close()
+			return nil, nil, err
+		}
+		return scan, readParts(ctx, scan, parts, pr), nil
+	}
 	_, batches, err := scan.ReadTasks(ctx, tasks)
 	if err != nil {
 		scan.Close()
@@ -186,9 +207,10 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 }
 
 // planTasks plans the files opts.Filter may hold in, then narrows each to
-// the row groups it may hold in. Tasks carry no residual: nil means the
-// reading scan's own filter, which is none.
-func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string, stats *ScanStats) ([]table.FileScanTask, error) {
+// the row groups (and, where the table's pages are small, the page ranges)
+// it may hold in. Tasks carry no residual: nil means the reading scan's own
+// filter, which is none. readSchema is the schema of the fields read.
+func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, readSchema *ice.Schema, snapID *int64, read []string, stats *ScanStats) ([]scanPart, error) {
 	planOpts := opts
 	var err error
 	if planOpts.Filter, err = PlanFilter(ctx, tbl, snapID, opts.Filter); err != nil {
@@ -200,8 +222,10 @@ func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	if err != nil {
 		return nil, fmt.Errorf("plan files: %w", err)
 	}
+	parts := make([]scanPart, len(tasks))
 	for i := range tasks {
 		tasks[i].Residual = nil
+		parts[i].task = tasks[i]
 	}
 	stats.DataFiles = len(tasks)
 	// The row-group filter is opts.Filter itself: PlanFilter's widening is
@@ -210,16 +234,17 @@ func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	if err != nil || f.trivial() {
 		// Planning bound the same filter; should this binding still fail,
 		// row groups are merely not pruned.
-		return tasks, nil
+		return parts, nil
 	}
 	fs, err := FS(ctx, tbl)
 	if err != nil {
 		return nil, err
 	}
-	if tasks, err = pruneRowGroups(ctx, fs, f, tasks, stats); err != nil {
+	pages := newPageRead(tbl.Metadata().Properties(), readSchema)
+	if parts, err = pruneRowGroups(ctx, fs, f, pages, tasks, stats); err != nil {
 		return nil, fmt.Errorf("prune row groups: %w", err)
 	}
-	return tasks, nil
+	return parts, nil
 }
 
 func scanOptions(opts ScanOptions, snapID *int64, read []string) []table.ScanOption {
