@@ -67,3 +67,44 @@ func TestS3DeleteRequestsPerFile(t *testing.T) {
 		t.Fatalf("left %q, want %q", got, w)
 	}
 }
+
+// A point lookup on S3 reads the one data file holding its id with few
+// requests, whatever it decodes: no HEAD; at planning the file's tail
+// (footer) and the id column's chunk of the kept row group, whose pages
+// narrow it; then that row group's column chunks, coalesced into one GET
+// and held while the reader seeks to the page (arrow-go would read a chunk
+// again on every seek).
+func TestS3PointLookupRequests(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/pt", CatalogProps: proxy.Props()}))
+	mustQuery(t, s, "CREATE TABLE r (id bigint, s text, v bigint)")
+	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(0, 99999) g")
+	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(100000, 199999) g")
+	proxy.Requests()
+	const id = 170017
+	if got, want := mustQuery(t, s, fmt.Sprintf("SELECT id, v FROM r WHERE id = %d", id)).text(), fmt.Sprintf("%d|%d\n", id, 3*id); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	gets, heads := map[string]int{}, 0
+	for _, r := range proxy.Requests() {
+		if !strings.Contains(r.Path, "/data/") || !strings.HasSuffix(r.Path, ".parquet") {
+			continue
+		}
+		switch r.Method {
+		case http.MethodHead:
+			heads++
+		case http.MethodGet:
+			gets[r.Path]++
+		}
+	}
+	if len(gets) != 1 || heads > 0 {
+		t.Fatalf("the lookup read data files %v and sent %d HEADs, want one file and none", gets, heads)
+	}
+	for p, n := range gets {
+		if n > 3 {
+			t.Errorf("%s: %d GETs, want at most 3 (tail, id chunk, the row group's chunks)", p, n)
+		}
+	}
+}
