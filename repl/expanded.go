@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ func expandedText(t *table, lo layout) string {
 		return b.String()
 	}
 	v := measureVertical(t)
+	if !lo.tuplesOnly {
+		v.fitRecordLabel(len(t.rows), border)
+	}
 	if t.title != "" && !lo.tuplesOnly {
 		b.WriteString(t.title)
 		b.WriteByte('\n')
@@ -74,6 +78,29 @@ func measureVertical(t *table) vertical {
 		}
 	}
 	return v
+}
+
+// fitRecordLabel widens the value column until data lines are as wide as
+// the "-[ RECORD n ]" lines, as psql does since PostgreSQL 15.20 (15.18
+// padded to the values alone). The padding shows in border 2's right rule
+// and where wrap markers stand. Every record gets the width that the
+// label of the last one needs; tuples-only output has no labels.
+func (v *vertical) fitRecordLabel(nrows, border int) {
+	label := len(strconv.Itoa(nrows)) + [...]int{len("* RECORD "), len("-[ RECORD  ]"), len("+-[ RECORD  ]-+")}[border]
+	v.dwidth = max(v.dwidth, label-v.hwidth-v.separatorWidth(border))
+}
+
+// separatorWidth is how many columns a data line has besides its header
+// and value: rules, spacers and the newline marker columns.
+func (v *vertical) separatorWidth(border int) int {
+	n := [...]int{1, 3, 7}[border]
+	if border == 0 && v.hmulti {
+		n++ // the header's newline marker
+	}
+	if border < 2 && v.dmulti {
+		n++ // the value's newline marker; border 2 uses its spacer
+	}
+	return n
 }
 
 // writeRecordLine is print_aligned_vertical_line: the record label (none

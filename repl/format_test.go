@@ -10,7 +10,8 @@ import (
 
 // formatSampleQueries cover what the formats treat specially: numbers,
 // NULL, empty and blank strings, line breaks, the characters CSV, HTML and
-// asciidoc escape, wide characters, no rows.
+// asciidoc escape, wide characters, no rows, record labels of two digits
+// beside multi-line headers and values.
 var formatSampleQueries = []string{
 	`select 1 as id, 'Wolverine' as alias, true as active, null::text as nothing`,
 	`select * from (values (1, 'a', null::text), (22, null, 'xyz'), (null, 'bb', '')) v(a, b, c)`,
@@ -20,6 +21,8 @@ header"`,
 	`select 'a,b' as "c,d", '"q"' as quote, ' lead' as sp, '\.' as eod, '<&>' as html, 'p|q' as pipe, E'tab\there' as tab, '  ' as blank, 'x;y' as semi`,
 	`select '日本語' as jp, 1.5::numeric as n, -2 as neg`,
 	`select 42 as only`,
+	`select g as i, case g when 3 then E'x\ny' else 'v' end as "two
+lines" from generate_series(1, 10) g`,
 }
 
 // formatSettings are \pset combinations; each runs every sample query.
