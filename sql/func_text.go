@@ -3,7 +3,6 @@ package sql
 import (
 	"crypto/md5"
 	"encoding/hex"
-	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -323,12 +322,11 @@ func chr(n int64) (any, error) {
 }
 
 // leftRight is left(s, n) / right(s, n): a negative n keeps all but |n|.
+// right(s, INT_MIN) is empty as well: PostgreSQL 15.20 no longer negates
+// INT_MIN into itself (15.18 returned s whole).
 func leftRight(left bool, s string, n int64) string {
 	rs := []rune(s)
 	k := int64(len(rs))
-	if !left && n == math.MinInt32 {
-		return s // PostgreSQL's -n wraps to itself: no character is skipped
-	}
 	if n < 0 {
 		n = max(k+n, 0)
 	}

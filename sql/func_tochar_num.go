@@ -520,22 +520,21 @@ func toCharNumber(v any, t Type, f string) (any, error) {
 	return numProcess(nodes, d, numstr, pad, sign)
 }
 
-// multiplyInt is V's scaling of an integer: int4 wraps as C's int
-// arithmetic does, int8 overflows with an error.
+// multiplyInt is V's scaling of an integer. Since PostgreSQL 15.20 int4
+// checks it as int8 always did: 10^multi must itself fit the type, and so
+// must the product, else "integer out of range" ("bigint out of range");
+// 15.18 let int4 wrap around.
 func multiplyInt(x int64, t Type, multi int) (int64, error) {
-	if t.Kind != KindInt64 {
-		if multi > 9 {
-			return 0, Errorf(CodeFeatureNotSupported, "to_char of an integer with more than 9 digits after \"V\" is not supported")
-		}
-		return int64(int32(x) * int32(math.Pow10(multi))), nil
+	lo, hi, maxMulti, errRange := int64(math.MinInt32), int64(math.MaxInt32), 9, errIntRange()
+	if t.Kind == KindInt64 {
+		lo, hi, maxMulti, errRange = math.MinInt64, math.MaxInt64, 18, Errorf(CodeNumericOutOfRange, "bigint out of range")
 	}
-	if multi > 18 {
-		return 0, Errorf(CodeNumericOutOfRange, "bigint out of range")
+	if multi > maxMulti {
+		return 0, errRange
 	}
-	p := int64(math.Pow10(multi))
-	r := new(big.Int).Mul(big.NewInt(x), big.NewInt(p))
-	if !r.IsInt64() {
-		return 0, Errorf(CodeNumericOutOfRange, "bigint out of range")
+	r := new(big.Int).Mul(big.NewInt(x), pow10(multi))
+	if !r.IsInt64() || r.Int64() < lo || r.Int64() > hi {
+		return 0, errRange
 	}
 	return r.Int64(), nil
 }

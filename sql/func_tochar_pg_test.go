@@ -9,7 +9,8 @@ import (
 // random templates with literals, quotes and backslashes, over
 // timestamps, timestamptz and dates (BC, leap days, year ends, ISO week
 // edges, infinities); number templates over integers, floats and numerics
-// (negative, zero, huge, NaN and infinities).
+// (negative, zero, huge, NaN and infinities; V scaling past the integer
+// types' range, and by more digits than they hold).
 
 var (
 	tcTimes = []string{"timestamp '2024-02-29 13:05:09.123456'", "timestamp '2000-01-01 00:00:00'", "timestamp '1999-12-31 23:59:59.999999'",
@@ -33,7 +34,8 @@ var (
 		"(-9223372036854775807 - 1)", "(7)::smallint", "0.0", "0.5", "-0.5", "1.25", "-1.25", "12.345", "0.001", "99999.999",
 		"123456789012345678901234567890.123", "1e-20", "-1e25", "0.25::float8", "-0.5::float8", "2.5::float8", "1e300::float8",
 		"'NaN'::float8", "'Infinity'::float8", "'-Infinity'::float8", "12345.678::real", "-0.001::real", "3.999::real",
-		"'NaN'::real", "1e-5::float8", "-0::float8", "999.5", "9.995", "0.05::float8", "NULL::int", "NULL::numeric"}
+		"'NaN'::real", "1e-5::float8", "-0::float8", "999.5", "9.995", "0.05::float8", "NULL::int", "NULL::numeric",
+		"214748364", "214748365", "-214748365", "-2", "-3", "922337203685477580::int8", "922337203685477581::int8"}
 	tcNumFormats = []string{"9", "99", "999", "9999", "99999999999", "0", "00", "0000", "09999", "9990", "999.99", "990.00",
 		"0.00", ".99", "9.9", "FM999.99", "FM990.00", "FM9.9", "FM9999", "FM0000", "S999", "999S", "S9.99", "9.99S", "FMS999",
 		"999MI", "MI999", "999PL", "PL999", "SG999", "999SG", "999PR", "FM999PR", "9,999", "9G999", "9,999,999.99", "FM9,999,999.99",
@@ -41,7 +43,7 @@ var (
 		"999V99", "9V9", "V999", "99V", "\"Value: \"999", "9\"x\"9", "9 9 9", "B999", "C999", "SP999", "9999.9999", "FM9999.9999",
 		"00.0", "FM00.0", "0.0SG", "PR999", "999.99.9", "99V9.9", "9.9V9", "SS999", "S999S", "S999MI", "999.9EEEE9", "9EEEEEEEE",
 		"FM9.99EEEE", "9,", ",9", "99,99", "FM99,99", "9.9,9", "FMSG999", "FMPL999", "FMMI999", "", "9.99999999999999999999",
-		"RNth", "SGRN", "FM9.0999", "FM0.9900", "0999.0900", "L9G9D9"}
+		"RNth", "SGRN", "FM9.0999", "FM0.9900", "0999.0900", "L9G9D9", "9V999999999", "9V9999999999", "9V9999999999999999999"}
 )
 
 func corpusToChar() []string {
