@@ -331,10 +331,10 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
 // but a cast stays its type: -1::numeric is -(1::numeric), numeric.
 func (b *binder) bindNegate(op string, x Expr, literal bool) (Expr, error) {
 	if isUnknown(x) {
-		return nil, Errorf(CodeUndefinedFunction, "operator is not unique: %s unknown", op)
+		return nil, prefixOperatorNotUnique(op, Unknown)
 	}
 	if !x.Type().IsNumeric() && x.Type().Kind != KindInterval {
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s", op, x.Type())
+		return nil, noPrefixOperator(op, x.Type())
 	}
 	if op == "+" {
 		return x, nil
@@ -372,7 +372,7 @@ func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
 		return b.coerceUnknown(x, Bool)
 	}
 	if x.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", ctxName, x.Type())
+		return nil, Errorf(CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", ctxName, x.Type().SigName())
 	}
 	return x, nil
 }

@@ -242,7 +242,7 @@ func aggType(name string, arg Expr) (Type, error) {
 	default:
 		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
 	}
-	return Unknown, Errorf(CodeUndefinedFunction, "function %s(%s) does not exist", name, t)
+	return Unknown, signatureError(CodeUndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
 }
 
 // bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),

@@ -72,7 +72,7 @@ func AssignCast(e Expr, col ScopeColumn) (Expr, error) {
 		(from.Kind == KindTimestampTZ && (to.Kind == KindTimestamp || to.Kind == KindDate || to.Kind == KindTime))
 	if !ok {
 		return nil, &Error{Code: CodeDatatypeMismatch,
-			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to, from),
+			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to.SigName(), from.SigName()),
 			Hint:    "You will need to rewrite or cast the expression."}
 	}
 	return &Cast{X: e, T: to}, nil

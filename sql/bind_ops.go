@@ -133,7 +133,7 @@ func (b *binder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
 	l, r = bpcharOperands(l, r)
 	dom, ok := compareDomain(l.Type(), r.Type())
 	if !ok {
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type())
+		return nil, noOperator(l.Type(), op.String(), r.Type())
 	}
 	return &Compare{Op: op, L: l, R: r, Domain: dom}, nil
 }
@@ -205,7 +205,7 @@ func numericScale(t Type) int {
 
 func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 	if isUnknown(l) && isUnknown(r) {
-		return nil, Errorf(CodeAmbiguousFunction, "operator is not unique: unknown %s unknown", op)
+		return nil, operatorNotUnique(Unknown, op, Unknown)
 	}
 	l, r, err := b.unknownInterval(op, l, r)
 	if err != nil {
@@ -217,7 +217,7 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 	}
 	t, ok := arithType(op, l.Type(), r.Type())
 	if !ok {
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type())
+		return nil, noOperator(l.Type(), op, r.Type())
 	}
 	return &BinaryOp{Op: op, L: l, R: r, T: t}, nil
 }
@@ -237,7 +237,7 @@ func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 		return b.bindArrayCombine("array_prepend", []Expr{l, r})
 	}
 	if !(lt.IsString() || isUnknown(l) || rt.IsString() || isUnknown(r)) {
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s || %s", lt, rt)
+		return nil, noOperator(lt, "||", rt)
 	}
 	toText := func(e Expr) (Expr, error) {
 		if isUnknown(e) {
@@ -349,7 +349,7 @@ func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (
 		if ilike {
 			op = "~~*"
 		}
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, p.Type())
+		return nil, noOperator(x.Type(), op, p.Type())
 	}
 	return &Like{X: x, Pattern: p, Escape: escape, ILike: ilike, Not: not}, nil
 }
@@ -377,7 +377,7 @@ func (b *binder) commonType(es []Expr, what string) (Type, error) {
 			d, _ := compareDomain(t, et)
 			t = d
 		case t.Kind != et.Kind:
-			return Unknown, Errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", what, t, et)
+			return Unknown, Errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", what, t.SigName(), et.SigName())
 		}
 	}
 	if t.Kind == KindUnknown {
@@ -470,8 +470,7 @@ func (b *binder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
 	case isUnknown(l) && ts(r):
 		l, err = b.coerceUnknown(l, IntervalT)
 	case l.Type().Kind == KindDate && isUnknown(r), isUnknown(l) && r.Type().Kind == KindDate:
-		err = Errorf(CodeAmbiguousFunction, "operator is not unique: %s + %s", l.Type(), r.Type())
-		err.(*Error).Hint = "Could not choose a best candidate operator. You might need to add explicit type casts."
+		err = operatorNotUnique(l.Type(), "+", r.Type())
 	}
 	return l, r, err
 }

@@ -311,7 +311,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 			return d.(int64) - floorDiv(d.(int64), usPerDay)*usPerDay, nil
 		}
 	}
-	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
+	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 }
 
 const usPerDay = 86400 * 1000000
@@ -376,7 +376,7 @@ func castToInt(d any, from, to Type) (any, error) {
 		}
 		n = r.Coef.Int64()
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	if n < lo || n > hi {
 		return nil, outOfRange(to)
@@ -405,7 +405,7 @@ func castToFloat(d any, from, to Type) (any, error) {
 			return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", v.String(), to)
 		}
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	if to.Kind == KindFloat32 {
 		r := float32(f)
@@ -438,7 +438,7 @@ func castToNumeric(d any, from, to Type) (any, error) {
 		}
 		dec, _ = ParseDecimal(strconv.FormatFloat(v, 'g', digits, 64))
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	return applyNumericTypmod(dec, to)
 }

@@ -128,7 +128,7 @@ func Match(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (
 		return nil, err
 	}
 	if e.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type())
+		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type().SigName())
 	}
 	ev := newEvaluator(ctx, batch, params)
 	if mask, ok := ev.matchFast(e); ok {

@@ -177,7 +177,7 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	if !castable(x.Type(), t) {
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type(), t)
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
 	}
 	if x.Type() == t {
 		return x, nil
@@ -229,7 +229,11 @@ func (b *binder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
 		_ = i
 		args = append(args, e)
 	}
-	return b.bindScalar(name, args)
+	e, err := b.bindScalar(name, args)
+	if err != nil {
+		return nil, qualified(err)
+	}
+	return e, nil
 }
 
 func (b *binder) textArgs(name string, args []Expr) error {
@@ -245,15 +249,6 @@ func (b *binder) textArgs(name string, args []Expr) error {
 		}
 	}
 	return nil
-}
-
-func noFunction(name string, args []Expr) *Error {
-	ts := make([]string, len(args))
-	for i, a := range args {
-		ts[i] = a.Type().String()
-	}
-	return &Error{Code: CodeUndefinedFunction, Message: "function " + name + "(" + strings.Join(ts, ", ") + ") does not exist",
-		Hint: "No function matches the given name and argument types. You might need to add explicit type casts."}
 }
 
 // intArg coerces an untyped argument to integer and requires an integer type.
@@ -272,7 +267,19 @@ func (b *binder) intArg(name string, args []Expr, i int) error {
 	return noFunction(name, args)
 }
 
+// bindScalar binds a call of a scalar function. Binding may give an
+// untyped argument a candidate's type before finding that no candidate
+// fits; the error then names the types the call wrote, as PostgreSQL's.
 func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
+	written := exprTypes(args)
+	e, err := b.bindScalarCall(name, args)
+	if err != nil {
+		return nil, asWritten(err, written)
+	}
+	return e, nil
+}
+
+func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
 	if e, ok := bindBytea(name, args); ok {
 		return e, nil
 	}

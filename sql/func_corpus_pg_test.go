@@ -72,10 +72,11 @@ func corpusOurs(expr string) string {
 	if t.Kind == KindUnknown {
 		t = Text
 	}
+	// pg_typeof's text, like the messages, names no typmod
 	if arr.IsNull(0) {
-		return t.String() + "|NULL"
+		return t.SigName() + "|NULL"
 	}
-	return t.String() + "|=" + string(AppendText(nil, t, arr, 0))
+	return t.SigName() + "|=" + string(AppendText(nil, t, arr, 0))
 }
 
 func corpusBind(expr string) (Expr, error) {
@@ -168,5 +169,9 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}
+	t.Run("signature messages", func(t *testing.T) {
+		exprs := corpusSignatures()
+		checkMessages(t, corpusPG(t, conn, exprs), exprs)
+	})
 	t.Run("columns", func(t *testing.T) { checkFunctionsOverColumns(t, conn) })
 }

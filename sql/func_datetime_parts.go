@@ -54,7 +54,8 @@ func (b *binder) bindDateTimeParts(name string, args []Expr) (Expr, bool, error)
 	default:
 		return nil, false, nil
 	}
-	fname := map[string]string{"__extract": "extract"}[name]
+	// EXTRACT's messages name the function it stands for
+	fname := map[string]string{"__extract": "pg_catalog.extract"}[name]
 	if fname == "" {
 		fname = name
 	}
@@ -89,11 +90,7 @@ func (b *binder) dateTimeSource(fname string, args []Expr) (Expr, error) {
 	x := args[1]
 	if isUnknown(x) {
 		// date, time, timestamp[tz] and interval forms fit alike
-		name := map[string]string{"extract": "pg_catalog.extract"}[fname]
-		if name == "" {
-			name = fname
-		}
-		return nil, Errorf(CodeAmbiguousFunction, "function %s(%s, unknown) is not unique", name, args[0].Type())
+		return nil, functionNotUnique(fname, args[0].Type(), Unknown)
 	}
 	switch k := x.Type().Kind; {
 	case k == KindDate && fname == "date_trunc":

@@ -37,9 +37,7 @@ func (b *binder) bindJSONGet(name string, args []Expr) (Expr, bool, error) {
 	}
 	kt := args[1].Type()
 	if args[0].Type().Kind != KindJSON || !(kt.IsString() || isInteger(kt)) {
-		err := Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", args[0].Type(), op, kt)
-		err.Hint = "No operator matches the given name and argument types. You might need to add explicit type casts."
-		return nil, true, err
+		return nil, true, noOperator(args[0].Type(), op, kt)
 	}
 	t := JSON
 	if name == "__json_get_text" {

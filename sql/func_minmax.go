@@ -18,7 +18,7 @@ func (b *binder) bindMinMax(name string, args []Expr) (Expr, bool, error) {
 		return nil, true, err
 	}
 	if _, ok := compareDomain(t, t); !ok {
-		return nil, true, Errorf(CodeUndefinedFunction, "could not identify a comparison function for type %s", t)
+		return nil, true, Errorf(CodeUndefinedFunction, "could not identify a comparison function for type %s", t.SigName())
 	}
 	if err := b.coerceAll(args, t); err != nil {
 		return nil, true, err

@@ -54,7 +54,7 @@ func (b *binder) regexOperator(name, op string, x, p Expr) (Expr, error) {
 		return nil, err
 	}
 	if !x.Type().IsString() || !p.Type().IsString() {
-		return nil, Errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", x.Type(), op, p.Type())
+		return nil, noOperator(x.Type(), op, p.Type())
 	}
 	return &Func{Name: name, Args: []Expr{x, p}, T: Bool}, nil
 }

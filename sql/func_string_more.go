@@ -24,7 +24,7 @@ func (b *binder) bindStringMore(name string, args []Expr) (Expr, bool, error) {
 		switch args[0].Type().Kind {
 		case KindUnknown, KindInt16:
 			// to_hex(integer) and to_hex(bigint): neither is preferred.
-			return nil, true, Errorf(CodeAmbiguousFunction, "function to_hex(%s) is not unique", args[0].Type())
+			return nil, true, functionNotUnique(name, args[0].Type())
 		case KindInt32, KindInt64:
 		default:
 			return nil, true, noFunction(name, args)

@@ -29,7 +29,7 @@ func (m *Matcher) Match(ctx context.Context, batch arrow.RecordBatch) ([]bool, e
 		return nil, err
 	}
 	if m.e.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", m.e.Type())
+		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", m.e.Type().SigName())
 	}
 	m.once.Do(func() {
 		// Compiled without this call's cancellation, which may be one
