@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -449,31 +450,79 @@ func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error)
 	return b.NewArray(), nil
 }
 
-// distinctAcc feeds each distinct non-null value of a group once.
+// distinctAcc feeds each distinct non-null value of a group once. Values
+// are numbered once for the whole column (ids) and each group keeps the
+// numbers it has fed in a bitmap: a value that recurs in many groups (a
+// name in every one of ten regions) is one map entry, not one per group,
+// so the lookups stay in a table the size of the column's distinct values.
 type distinctAcc struct {
 	inner accumulator
-	seen  []map[string]struct{}
+	// Keys of up to 15 bytes (their length in the last byte) sit in the
+	// map's slots, so a lookup reads no key bytes elsewhere in memory.
+	short map[[16]byte]uint32
+	long  map[string]uint32
+	next  uint32            // ids given so far
+	seen  []*roaring.Bitmap // by group; nil until it feeds a value
 	key   []byte
-	mem   *memBudget // charged for every distinct value kept
+	mem   *memBudget // charged for every distinct value and group bit kept
 }
 
 func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
-	for len(d.seen) <= g {
-		d.seen = append(d.seen, map[string]struct{}{})
-	}
 	if arr.IsNull(i) {
 		return d.inner.update(g, arr, i)
 	}
-	d.key = appendKey(d.key[:0], arr, i)
-	if _, ok := d.seen[g][string(d.key)]; ok {
+	id, err := d.id(arr, i)
+	if err != nil {
+		return err
+	}
+	d.seen = grow(d.seen, g)
+	if d.seen[g] == nil {
+		d.seen[g] = roaring.New()
+	}
+	if !d.seen[g].CheckedAdd(id) {
 		return nil
+	}
+	// A bit in a sparse container is two bytes; dense ones cost less.
+	if err := d.mem.charge(2, "an aggregate's DISTINCT"); err != nil {
+		return err
+	}
+	return d.inner.update(g, arr, i)
+}
+
+// id numbers the value at i, giving a new number to a value not seen.
+func (d *distinctAcc) id(arr arrow.Array, i int) (uint32, error) {
+	d.key = appendKey(d.key[:0], arr, i)
+	var short [16]byte
+	if len(d.key) < len(short) {
+		copy(short[:], d.key)
+		short[15] = byte(len(d.key))
+		if id, ok := d.short[short]; ok {
+			return id, nil
+		}
+	} else if id, ok := d.long[string(d.key)]; ok {
+		return id, nil
+	}
+	if d.next == math.MaxUint32 {
+		return 0, sql.Errorf(sql.CodeProgramLimitExceeded, "an aggregate's DISTINCT holds more than %d values", uint32(math.MaxUint32))
 	}
 	// A map entry: the key, a string header and the bucket's share.
 	if err := d.mem.charge(int64(len(d.key))+48, "an aggregate's DISTINCT"); err != nil {
-		return err
+		return 0, err
 	}
-	d.seen[g][string(d.key)] = struct{}{}
-	return d.inner.update(g, arr, i)
+	id := d.next
+	d.next++
+	if len(d.key) < len(short) {
+		if d.short == nil {
+			d.short = map[[16]byte]uint32{}
+		}
+		d.short[short] = id
+	} else {
+		if d.long == nil {
+			d.long = map[string]uint32{}
+		}
+		d.long[string(d.key)] = id
+	}
+	return id, nil
 }
 
 func (d *distinctAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
