@@ -28,6 +28,7 @@ commands:
 `
 
 func main() {
+	applyGCPolicy(os.Getenv)
 	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }
 
