@@ -120,7 +120,10 @@ func (b *binder) arrayArg(args []Expr, i int) bool {
 
 // bindArrayCombine binds array_cat(a, b), array_append(a, e),
 // array_prepend(e, a) and array_position(a, e); || between an array and an
-// array or element comes here too.
+// array or element comes here too. Their arguments are PostgreSQL's
+// anycompatiblearray and anycompatible: the element type is the common type
+// of the array's elements and the other argument (integer[] || 1.5 is
+// numeric[]), and a call with no common type does not exist (42883).
 func (b *binder) bindArrayCombine(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
@@ -132,27 +135,87 @@ func (b *binder) bindArrayCombine(name string, args []Expr) (Expr, error) {
 	if name == "array_cat" && isUnknown(args[0]) && args[1].Type().IsArray() {
 		ai, ei = 1, 0
 	}
+	if err := b.untypedArrayArg(name, args, ai, ei); err != nil {
+		return nil, err
+	}
 	if !b.arrayArg(args, ai) {
 		return nil, noFunction(name, args)
 	}
-	at := args[ai].Type()
-	want := at.ElemType()
+	elem, ok := b.combinedElem(name, args[ai].Type(), args[ei])
+	if !ok {
+		return nil, noFunction(name, args)
+	}
+	at := ArrayOf(elem)
+	want := elem
 	if name == "array_cat" {
 		want = at
 	}
-	es := []Expr{args[ei]}
-	if err := b.coerceAll(es, want); err != nil {
+	es := []Expr{args[ai], args[ei]}
+	if err := b.coerceAll(es[:1], at); err != nil {
 		return nil, err
 	}
-	args[ei] = es[0]
-	if !castable(args[ei].Type(), want) {
-		return nil, noFunction(name, args)
+	if err := b.coerceAll(es[1:], want); err != nil {
+		return nil, err
 	}
+	args[ai], args[ei] = es[0], es[1]
 	t := at
 	if name == "array_position" {
 		t = Int32
 	}
 	return &Func{Name: name, Args: args, T: t}, nil
+}
+
+// untypedArrayArg reads an untyped array argument as an array of the other
+// argument's type, as PostgreSQL resolves anycompatiblearray from its
+// anycompatible partner: array_append('{3,4}', 1.5) is numeric[].
+func (b *binder) untypedArrayArg(name string, args []Expr, ai, ei int) error {
+	if !isUnknown(args[ai]) || isUnknown(args[ei]) || name == "array_cat" {
+		return nil
+	}
+	et := args[ei].Type()
+	if et.IsArray() {
+		return Errorf(CodeUndefinedObject, "could not find array type for data type %s", et.SigName())
+	}
+	c, err := b.coerceUnknown(args[ai], ArrayOf(et))
+	if err != nil {
+		return err
+	}
+	args[ai] = c
+	return nil
+}
+
+// combinedElem is the element type of an array of type at combined with e
+// (an element, or an array for array_cat); ok is false when they have no
+// common type. An untyped e takes the array's type.
+func (b *binder) combinedElem(name string, at Type, e Expr) (Type, bool) {
+	et := e.Type()
+	switch {
+	case isUnknown(e):
+		return at.ElemType(), true
+	case name == "array_cat" && !et.IsArray(), name != "array_cat" && et.IsArray():
+		return Unknown, false
+	case name == "array_cat":
+		et = et.ElemType()
+	}
+	first, second := at.ElemType(), et
+	if name == "array_prepend" {
+		first, second = et, first
+	}
+	switch {
+	case first == second:
+		return first, true
+	case first.IsString() && second.IsString():
+		// Text, varchar and bpchar cast to each other implicitly, so
+		// PostgreSQL keeps the first one's type, without a length the
+		// other does not share.
+		first.Length = 0
+		return first, true
+	}
+	t, err := b.commonType([]Expr{&Const{T: first}, &Const{T: second}}, name)
+	if err != nil || !castable(second, t) || !castable(first, t) {
+		return Unknown, false
+	}
+	return t, true
 }
 
 // isArrayFunc names the functions arrayScalar computes.

@@ -226,15 +226,8 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 // PostgreSQL's anynonarray || text.
 func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
-	switch {
-	case lt.IsArray() && (rt.IsArray() || isUnknown(r)):
-		return b.bindArrayCombine("array_cat", []Expr{l, r})
-	case rt.IsArray() && isUnknown(l):
-		return b.bindArrayCombine("array_cat", []Expr{l, r})
-	case lt.IsArray():
-		return b.bindArrayCombine("array_append", []Expr{l, r})
-	case rt.IsArray():
-		return b.bindArrayCombine("array_prepend", []Expr{l, r})
+	if lt.IsArray() || rt.IsArray() {
+		return b.bindArrayConcat(l, r)
 	}
 	if !(lt.IsString() || isUnknown(l) || rt.IsString() || isUnknown(r)) {
 		return nil, noOperator(lt, "||", rt)
@@ -256,6 +249,26 @@ func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 		return nil, err
 	}
 	return &BinaryOp{Op: "||", L: l, R: r, T: Text}, nil
+}
+
+// bindArrayConcat binds || with an array operand as array_cat,
+// array_append or array_prepend; when none fits, the operator is the one
+// that does not exist.
+func (b *binder) bindArrayConcat(l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	name := "array_cat"
+	switch {
+	case lt.IsArray() && (rt.IsArray() || isUnknown(r)), rt.IsArray() && isUnknown(l):
+	case lt.IsArray():
+		name = "array_append"
+	default:
+		name = "array_prepend"
+	}
+	e, err := b.bindArrayCombine(name, []Expr{l, r})
+	if e, ok := err.(*Error); ok && e.Code == CodeUndefinedFunction {
+		return nil, noOperator(lt, "||", rt)
+	}
+	return e, err
 }
 
 func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {

@@ -63,20 +63,31 @@ func corpusOurs(expr string) string {
 	if err != nil {
 		return corpusError(err)
 	}
+	t := e.Type()
+	if t.Reg != RegNone {
+		// The wire prints reg* values by name, through a cast to text
+		// (exec's regNames), as PostgreSQL's output functions do.
+		e = &Cast{X: e, T: Text}
+	}
 	arr, err := Eval(context.Background(), e, nil, nil)
 	if err != nil {
 		return corpusError(err)
 	}
 	defer arr.Release()
-	t := e.Type()
-	if t.Kind == KindUnknown {
-		t = Text
-	}
+	t = valueType(t)
 	// pg_typeof's text, like the messages, names no typmod
 	if arr.IsNull(0) {
 		return t.SigName() + "|NULL"
 	}
-	return t.SigName() + "|=" + string(AppendText(nil, t, arr, 0))
+	return t.SigName() + "|=" + string(AppendText(nil, valueType(e.Type()), arr, 0))
+}
+
+// valueType is the type a value prints as: untyped literals as text.
+func valueType(t Type) Type {
+	if t.Kind == KindUnknown {
+		return Text
+	}
+	return t
 }
 
 func corpusBind(expr string) (Expr, error) {
@@ -166,6 +177,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 		{"datetime parts", corpusDateTimeParts},
 		{"string", corpusStringMore},
 		{"to_char", corpusToChar},
+		{"operators", corpusOperators},
 	} {
 		t.Run(fam.name, func(t *testing.T) { checkCorpus(t, conn, fam.corpus()) })
 	}
