@@ -223,11 +223,15 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 }
 
 // bindConcat is ||: text if either side is text (the other is cast), as
-// PostgreSQL's anynonarray || text.
+// PostgreSQL's anynonarray || text; bytea when both sides are bytea or
+// one is and the other untyped.
 func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	if lt.IsArray() || rt.IsArray() {
 		return b.bindArrayConcat(l, r)
+	}
+	if lt.Kind == KindBytea && (rt.Kind == KindBytea || isUnknown(r)) || rt.Kind == KindBytea && isUnknown(l) {
+		return b.bindByteaConcat(l, r)
 	}
 	if !(lt.IsString() || isUnknown(l) || rt.IsString() || isUnknown(r)) {
 		return nil, noOperator(lt, "||", rt)
@@ -249,6 +253,17 @@ func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 		return nil, err
 	}
 	return &BinaryOp{Op: "||", L: l, R: r, T: Text}, nil
+}
+
+// bindByteaConcat is bytea || bytea: an untyped operand is read as bytea
+// ('\x01'::bytea || 'z' is \x017a), as PostgreSQL resolves an unknown
+// operand to the other's type when that operator exists.
+func (b *binder) bindByteaConcat(l, r Expr) (Expr, error) {
+	es := []Expr{l, r}
+	if err := b.coerceAll(es, Bytea); err != nil {
+		return nil, err
+	}
+	return &BinaryOp{Op: "||", L: es[0], R: es[1], T: Bytea}, nil
 }
 
 // bindArrayConcat binds || with an array operand as array_cat,

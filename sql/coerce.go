@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // CoerceText is InputStyle.CoerceText with the default style (ISO, MDY),
@@ -174,24 +175,7 @@ func applyNumericTypmod(d Decimal, t Type) (Decimal, error) {
 
 func parseBytea(s string) (any, error) {
 	if strings.HasPrefix(s, `\x`) {
-		h := s[2:]
-		out := make([]byte, 0, len(h)/2)
-		for i := 0; i < len(h); {
-			if h[i] == ' ' || h[i] == '\t' || h[i] == '\n' {
-				i++
-				continue
-			}
-			if i+1 >= len(h) {
-				return nil, Errorf(CodeInvalidTextRep, "invalid hexadecimal data: odd number of digits")
-			}
-			b, err := strconv.ParseUint(h[i:i+2], 16, 8)
-			if err != nil {
-				return nil, Errorf(CodeInvalidTextRep, "invalid hexadecimal digit: %q", h[i:i+2])
-			}
-			out = append(out, byte(b))
-			i += 2
-		}
-		return out, nil
+		return parseByteaHex(s[2:])
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
@@ -212,6 +196,39 @@ func parseBytea(s string) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// parseByteaHex reads bytea's hex format: pairs of digits, blanks between
+// pairs. PostgreSQL's errors are 22023 and name the one bad character.
+func parseByteaHex(h string) ([]byte, error) {
+	out := make([]byte, 0, len(h)/2)
+	for i := 0; i < len(h); {
+		switch h[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+			continue
+		}
+		hi := hexVal(h[i])
+		if hi < 0 {
+			return nil, badHexDigit(h[i:])
+		}
+		if i+1 >= len(h) {
+			return nil, Errorf(CodeInvalidParameterValue, "invalid hexadecimal data: odd number of digits")
+		}
+		lo := hexVal(h[i+1])
+		if lo < 0 {
+			return nil, badHexDigit(h[i+1:])
+		}
+		out = append(out, byte(hi<<4|lo))
+		i += 2
+	}
+	return out, nil
+}
+
+// badHexDigit names the character at the start of s.
+func badHexDigit(s string) error {
+	_, n := utf8.DecodeRuneInString(s)
+	return Errorf(CodeInvalidParameterValue, "invalid hexadecimal digit: \"%s\"", s[:n])
 }
 
 func isOctal(s string) bool {

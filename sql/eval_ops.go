@@ -148,6 +148,10 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range")
 	case KindText:
 		return l.(string) + r.(string), nil
+	case KindBytea:
+		// A new slice: the operands' may be shared with their arrays.
+		a, b := l.([]byte), r.([]byte)
+		return append(append(make([]byte, 0, len(a)+len(b)), a...), b...), nil
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "operator %s for %s is not supported", op, t)
 }
