@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
@@ -25,7 +26,12 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return parseFloat(s, t)
 	case KindNumeric:
 		return parseNumeric(s, t)
-	case KindText, KindJSON, KindUnknown:
+	case KindText, KindUnknown:
+		return s, nil
+	case KindJSON:
+		if !json.Valid([]byte(s)) {
+			return nil, Errorf(CodeInvalidTextRep, "invalid input syntax for type json")
+		}
 		return s, nil
 	case KindVarchar:
 		if t.Length > 0 && len([]rune(strings.TrimRight(s, " "))) > t.Length {
@@ -235,28 +241,33 @@ func isOctal(s string) bool {
 	return len(s) == 3 && s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' && s[2] >= '0' && s[2] <= '7'
 }
 
+// parseUUID reads a uuid as PostgreSQL's uuid_in: 32 hex digits, a hyphen
+// allowed after each group of four, the whole optionally in braces, and
+// nothing else (no blanks).
 func parseUUID(s string) (any, error) {
-	v := strings.TrimSpace(s)
-	if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
-		v = v[1 : len(v)-1]
+	v := s
+	braces := strings.HasPrefix(v, "{")
+	if braces {
+		v = v[1:]
 	}
 	var out [16]byte
-	n := 0
-	for i := 0; i < len(v); i++ {
-		if v[i] == '-' && n > 0 && n%2 == 0 && n < 32 && i+1 < len(v) && v[i+1] != '-' {
-			continue
-		}
-		if n >= 32 || i+1 >= len(v)+0 && n%2 == 0 {
+	for i := range out {
+		if len(v) < 2 || hexVal(v[0]) < 0 || hexVal(v[1]) < 0 {
 			return nil, invalidInput(UUID, s)
 		}
-		d := hexVal(v[i])
-		if d < 0 {
-			return nil, invalidInput(UUID, s)
+		out[i] = byte(hexVal(v[0])<<4 | hexVal(v[1]))
+		v = v[2:]
+		if i%2 == 1 && i < len(out)-1 && strings.HasPrefix(v, "-") {
+			v = v[1:]
 		}
-		out[n/2] |= byte(d) << (4 * (1 - n%2))
-		n++
 	}
-	if n != 32 {
+	if braces {
+		if !strings.HasPrefix(v, "}") {
+			return nil, invalidInput(UUID, s)
+		}
+		v = v[1:]
+	}
+	if v != "" {
 		return nil, invalidInput(UUID, s)
 	}
 	return out, nil
@@ -280,8 +291,13 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	if d == nil {
 		return nil, nil
 	}
-	if from.Kind == KindUnknown || (from.IsString() && !to.IsString() && to.Kind != KindJSON && to.Kind != KindUnknown) {
+	if from.Kind == KindUnknown || (from.IsString() && !to.IsString() && to.Kind != KindUnknown) {
 		s, _ := d.(string)
+		if from.Bpchar {
+			// The I/O conversion reads char(n)'s output, blank-padded
+			// to n: 'x'::char(3)::bytea is \x782020.
+			s = string(AppendBpchar(nil, s, from.Length))
+		}
 		if to.Kind == KindVarchar {
 			return castVarchar(s, to), nil
 		}
@@ -291,7 +307,13 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 		return in.castArray(d.(string), from, to)
 	}
 	switch to.Kind {
-	case KindText, KindJSON, KindUnknown:
+	case KindJSON:
+		// Only text is read as json; json has no cast from other types.
+		if from.Kind != KindJSON {
+			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+		}
+		return d, nil
+	case KindText, KindUnknown:
 		return formatDatum(d, from), nil
 	case KindVarchar:
 		return castVarchar(formatDatum(d, from), to), nil

@@ -1,7 +1,8 @@
 package sql
 
 // The operators and casts whose operand types decide the result's type:
-// || between arrays, elements, bytea and untyped literals.
+// || between arrays, elements, bytea and untyped literals; casts of
+// char(n) (the padding it keeps or drops).
 
 var (
 	// opsArrays are arrays of several element types, typed and untyped.
@@ -10,6 +11,9 @@ var (
 	// opsBytes are bytea operands and untyped or text partners.
 	opsBytes = []string{"'\\x01'::bytea", "'abc'::bytea", "''::bytea", "NULL::bytea", "'z'", "'\\x02'", "'a\\\\b'",
 		"E'\\\\001'", "'\\xzz'", "'z'::text", "NULL", "1", "'c'::char(3)"}
+	// opsChars are char(n) values with their padding, and padded texts.
+	opsChars = []string{"'x'::char(3)", "' '::char(2)", "''::char(2)", "'日'::char(3)", "'ab  '::char(3)", "'x'::bpchar",
+		"NULL::char(2)", "'x  '::text", "'x '::varchar(3)", "'x'::char(3)::varchar(3)"}
 	// opsElems are elements of every kind to append or prepend (not char(n):
 	// magmalake's arrays do not keep its padding).
 	opsElems = []string{"1", "1.5", "2.25", "'3'", "'x'", "NULL", "NULL::numeric", "3::bigint", "2::smallint", "3.0::float8",
@@ -19,7 +23,7 @@ var (
 
 // corpusOperators is every family of this file.
 func corpusOperators() []string {
-	return append(corpusArrayOps(), corpusBytea()...)
+	return append(append(corpusArrayOps(), corpusBytea()...), corpusCharCasts()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -49,6 +53,47 @@ func corpusBytea() []string {
 	for _, x := range []string{"'\\x0'", "'\\x0z'", "'\\xz0'", "'\\xé0'", "'\\x 01 02 '", "'\\x0 1'", "'\\x+1'",
 		"'\\x'", "'\\X01'", "E'\\\\x01\\t02\\n'", "'a\\b'", "'a\\\\b'", "'\\377'", "'\\400'"} {
 		out = append(out, x+"::bytea", x+"::bytea || '\\x01'::bytea")
+	}
+	return out
+}
+
+// corpusCharCasts casts char(n) values to the string types, bytea and
+// the types read from text; and text to json and uuid.
+func corpusCharCasts() []string {
+	var out []string
+	for _, c := range opsChars {
+		// Not bpchar: without a length, magmalake's char drops the
+		// trailing blanks PostgreSQL keeps ('x'::char(3)::bpchar is 'x  ').
+		for _, t := range []string{"bytea", "text", "varchar", "varchar(2)", "char(5)", "char(1)"} {
+			out = append(out, c+"::"+t, "length("+c+"::"+t+")")
+		}
+		out = append(out, c+"::json")
+		out = append(out, c+" || '|'", "concat("+c+", '|')", "format('%s|', "+c+")", c+"::text = 'x'",
+			c+"::bytea = 'x'::bytea", "octet_length("+c+")")
+	}
+	// Other types read char(n)'s padded output.
+	for _, c := range []string{"' 1'::char(4)", "'t'::char(3)", "'2024-01-02'::char(12)", "'1.5'::char(5)",
+		"'1 day'::char(8)", "'2024-01-02 03:04'::char(20)", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::char(40)",
+		"'{1,2}'::char(7)", "'{\"a\": 1}'::char(12)", "'1'::char(2)"} {
+		for _, t := range []string{"int", "bool", "date", "numeric", "float8", "interval", "timestamp", "uuid", "int[]", "json", "time"} {
+			out = append(out, c+"::"+t)
+		}
+	}
+	// json reads text as json and nothing else.
+	for _, j := range []string{"'x'", "'{\"a\":1}'", "'{\"a\":1,}'", "' 1 '", "'[1,2'", "'nul'", "'01'", "'-0'", "'1e5'",
+		"'.5'", "'\"\\u00e9\"'", "'\"\\uZZZZ\"'", "E'\"a\\tb\"'", "''", "'null'", "'[]'", "'\"\\ud800\"'", "E'[1,\\n2]'"} {
+		out = append(out, j+"::json", j+"::text::json") // not jsonb: magmalake reads it as json
+
+	}
+	for _, x := range []string{"1", "1.5", "true", "date '2024-01-01'", "array[1]", "'\\x01'::bytea"} {
+		out = append(out, x+"::json")
+	}
+	// uuid input takes no blanks, and hyphens only between groups of four.
+	u := "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	for _, x := range []string{u, "{" + u + "}", "a0eebc999c0b4ef8bb6d6bb9bd380a11", "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11",
+		"a0-eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", " " + u, u + " ", u + "-", "a0eebc99--9c0b-4ef8-bb6d-6bb9bd380a11",
+		"{" + u, u + "}", u[:35], u + "1", "", "-" + u, u[:35] + "g"} {
+		out = append(out, "'"+x+"'::uuid")
 	}
 	return out
 }
