@@ -369,7 +369,13 @@ func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (
 			return nil, err
 		}
 	}
-	if x, p, err = b.unify(x, p); err != nil {
+	// Only strings match patterns: a typed operand of another type has no
+	// operator, whatever the other side (1 LIKE 'a' is 42883, not 22P02).
+	stringy := func(e Expr) bool { return isUnknown(e) || e.Type().IsString() }
+	if stringy(x) && stringy(p) {
+		x, p, err = b.unify(x, p)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if !x.Type().IsString() || !p.Type().IsString() {

@@ -114,8 +114,14 @@ func parseInt(s string, t Type) (any, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	lo, hi := intRange(t)
+	if t.Kind == KindOID {
+		lo = math.MinInt32 // oidin takes negative int4 values as their bits: '-1' is 4294967295
+	}
 	if err != nil || n < lo || n > hi {
 		return nil, Errorf(CodeNumericOutOfRange, "value %q is out of range for type %s", s, t)
+	}
+	if n < 0 && t.Kind == KindOID {
+		n = int64(uint32(n))
 	}
 	return n, nil
 }
@@ -385,10 +391,16 @@ func floorDiv(a, b int64) int64 {
 }
 
 func outOfRange(t Type) *Error {
+	if t.Kind == KindOID {
+		return Errorf(CodeNumericOutOfRange, "OID out of range")
+	}
 	return Errorf(CodeNumericOutOfRange, "%s out of range", t)
 }
 
 func castToInt(d any, from, to Type) (any, error) {
+	if from.Kind == KindOID || to.Kind == KindOID {
+		return castOID(d, from, to)
+	}
 	lo, hi := intRange(to)
 	var n int64
 	switch v := d.(type) {
@@ -396,7 +408,7 @@ func castToInt(d any, from, to Type) (any, error) {
 		n = v
 	case bool:
 		if to.Kind != KindInt32 {
-			break
+			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 		}
 		if v {
 			return int64(1), nil
@@ -421,6 +433,28 @@ func castToInt(d any, from, to Type) (any, error) {
 		return nil, outOfRange(to)
 	}
 	return n, nil
+}
+
+// castOID is PostgreSQL's casts between oid and the integers: int4 and
+// oid are binary coercible, so a negative int4 (or int2) is the oid of
+// its bits and an oid past 2^31 is a negative int4; int8 to oid checks
+// the range; oid to int8 widens. No other type casts to or from oid.
+func castOID(d any, from, to Type) (any, error) {
+	n, ok := d.(int64)
+	switch {
+	case !ok, from.Kind == KindOID && to.Kind == KindInt16, from.Kind != KindOID && !isInteger(from):
+		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+	case to.Kind == KindInt32:
+		return int64(int32(uint32(n))), nil
+	case to.Kind != KindOID, from.Kind == KindOID:
+		return n, nil
+	case from.Kind == KindInt64:
+		if n < 0 || n > math.MaxUint32 {
+			return nil, outOfRange(to)
+		}
+		return n, nil
+	}
+	return int64(uint32(n)), nil
 }
 
 func castToFloat(d any, from, to Type) (any, error) {

@@ -156,7 +156,11 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	switch v := x.(type) {
 	case *Const:
 		// PostgreSQL reads a typed literal directly as t and folds constant
-		// casts at plan time, raising their errors then.
+		// casts at plan time, raising their errors then; a cast that does
+		// not exist fails as it would for a column (true::bigint was 0).
+		if !castable(v.T, t) {
+			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", v.T.SigName(), t.SigName())
+		}
 		d, err := b.params.Input.castDatum(v.Value, v.T, t)
 		if s, ok := v.Value.(string); err != nil && ok && v.T.Kind == KindUnknown {
 			return nil, LiteralInput(err, s)
@@ -194,7 +198,7 @@ func castable(from, to Type) bool {
 		return from.Kind == to.Kind || to.IsString()
 	case from.Kind == to.Kind, from.IsString(), to.IsString(), from.Kind == KindUnknown:
 		return true
-	case from.Kind == KindOID && isInteger(to), isInteger(from) && to.Kind == KindOID:
+	case from.Kind == KindOID && (to.Kind == KindInt32 || to.Kind == KindInt64), isInteger(from) && to.Kind == KindOID:
 		return true
 	case from.IsNumeric() && to.IsNumeric():
 		return true

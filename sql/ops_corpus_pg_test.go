@@ -2,7 +2,7 @@ package sql
 
 // The operators and casts whose operand types decide the result's type:
 // || between arrays, elements, bytea and untyped literals; casts of
-// char(n) (the padding it keeps or drops).
+// char(n) (the padding it keeps or drops); oid and the integers.
 
 var (
 	// opsArrays are arrays of several element types, typed and untyped.
@@ -23,7 +23,8 @@ var (
 
 // corpusOperators is every family of this file.
 func corpusOperators() []string {
-	return append(append(corpusArrayOps(), corpusBytea()...), corpusCharCasts()...)
+	out := append(corpusArrayOps(), corpusBytea()...)
+	return append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -96,4 +97,23 @@ func corpusCharCasts() []string {
 		out = append(out, "'"+x+"'::uuid")
 	}
 	return out
+}
+
+// corpusOIDCasts casts among oid and the integers, and the constants of
+// types that have no cast; LIKE of other types than strings.
+func corpusOIDCasts() []string {
+	var out []string
+	// oid is int4's bits: casts among oid and the integers, and its input.
+	for _, n := range []string{"(-1)", "(-1)::int2", "(-1)::int8", "4294967295", "4294967296", "'-1'", "'-2147483648'",
+		"'-2147483649'", "'4294967295'", "'4294967296'", "' 12 '", "'+12'", "1.5", "4.0", "4::float8", "true", "'x'"} {
+		out = append(out, n+"::oid", n+"::oid::int4", n+"::oid::int8", n+"::oid::text")
+	}
+	// (Not after a failing constant cast: PostgreSQL finds no cast before it
+	// folds the constant one.)
+	out = append(out, "4::oid::int2", "4::oid::numeric", "4::oid::float8", "4::oid::bool", "'4'::oid::int2")
+	out = append(out, "true::int8", "true::int2", "false::int4", "1::bool", "1::int8::bool", "true::numeric",
+		"true::float8", "1.5::bool", "'t'::bool::int4")
+	// Only strings have LIKE: the other side's untyped literal is not read.
+	return append(out, "1 LIKE 'a'", "1 LIKE '1'", "'a' LIKE 1", "date '2024-01-01' LIKE '2024%'", "true ILIKE 't'",
+		"'a' LIKE 'a'", "NULL LIKE 'a'")
 }
