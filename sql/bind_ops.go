@@ -16,6 +16,10 @@ func (b *binder) coerceUnknown(e Expr, t Type) (Expr, error) {
 		if x.Value == nil {
 			return &Const{T: t}, nil
 		}
+		if t.Reg != RegNone {
+			// A name, looked up when the statement runs, in its catalog.
+			return &Cast{X: &Const{Value: x.Value, T: Text}, T: t}, nil
+		}
 		v, err := b.params.Input.CoerceText(x.Value.(string), t)
 		if err != nil {
 			return nil, LiteralInput(err, x.Value.(string))
@@ -118,11 +122,21 @@ func (b *binder) unify(l, r Expr) (Expr, Expr, error) {
 			r, err = b.coerceUnknown(r, Text)
 		}
 	case isUnknown(l):
-		l, err = b.coerceUnknown(l, r.Type())
+		l, err = b.coerceUnknown(l, regAsOID(r.Type()))
 	case isUnknown(r):
-		r, err = b.coerceUnknown(r, l.Type())
+		r, err = b.coerceUnknown(r, regAsOID(l.Type()))
 	}
 	return l, r, err
+}
+
+// regAsOID is oid for the reg* types: they have no operators of their own,
+// PostgreSQL uses oid's, so an untyped operand is read as an oid
+// (pg_typeof(1) = 'integer' is 22P02 for type oid).
+func regAsOID(t Type) Type {
+	if t.Reg != RegNone {
+		return OID
+	}
+	return t
 }
 
 func (b *binder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
@@ -310,6 +324,19 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 		}
 		if x, err = b.coerceUnknown(x, t); err != nil {
 			return nil, err
+		}
+	}
+	if x.Type().Reg != RegNone && len(items) > 1 {
+		// Several items take x's type, as PostgreSQL's IN list takes its
+		// common type: the names are read as reg* input (one item is
+		// x = item, an oid).
+		for i := range items {
+			if !isUnknown(items[i]) {
+				continue
+			}
+			if items[i], err = b.coerceUnknown(items[i], x.Type()); err != nil {
+				return nil, err
+			}
 		}
 	}
 	in := &InList{X: x, Not: n.Not, List: items, Domains: make([]Type, len(items))}

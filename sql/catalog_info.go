@@ -68,7 +68,10 @@ func (emptyCatalog) TableVisible(context.Context, int64) (bool, error) { return 
 func (emptyCatalog) RelationSize(context.Context, int64) (int64, bool, error) {
 	return 0, false, nil
 }
-func (emptyCatalog) RegName(_ context.Context, _ RegKind, oid int64) (string, error) {
+func (emptyCatalog) RegName(_ context.Context, kind RegKind, oid int64) (string, error) {
+	if name, ok := builtinTypeName(oid); ok && kind == RegType {
+		return name, nil
+	}
 	return strconv.FormatInt(oid, 10), nil
 }
 func (emptyCatalog) RegOID(_ context.Context, kind RegKind, name string) (int64, error) {

@@ -145,6 +145,9 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	if t.Reg != RegNone || x.Type().Reg != RegNone {
+		if !regCastable(x.Type(), t) {
+			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
+		}
 		// Names are looked up when the statement runs, in its catalog.
 		if isUnknown(x) {
 			if x, err = b.coerceUnknown(x, Text); err != nil {

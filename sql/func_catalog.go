@@ -163,6 +163,7 @@ func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
 			args[i] = c
 		}
 	}
+	regsAsText(args)
 	return &Func{Name: "json_build_object", Args: args, T: JSON}, nil
 }
 

@@ -117,7 +117,20 @@ func (b *binder) bindVariadicText(name string, args []Expr) (Expr, error) {
 			rest[i] = c
 		}
 	}
+	regsAsText(rest)
 	return &Func{Name: name, Args: args, T: Text}, nil
+}
+
+// regsAsText casts reg* arguments to text for the functions that print any
+// value by its output function: a reg* value prints as the name of what
+// it stands for, which the cast looks up in the statement's catalog
+// (outputText alone prints the oid: concat(pg_typeof(1)) was 23).
+func regsAsText(args []Expr) {
+	for i, a := range args {
+		if a.Type().Reg != RegNone {
+			args[i] = &Cast{X: a, T: Text}
+		}
+	}
 }
 
 // anyAsText coerces an untyped argument to text and casts another type's

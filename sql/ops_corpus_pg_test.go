@@ -2,7 +2,8 @@ package sql
 
 // The operators and casts whose operand types decide the result's type:
 // || between arrays, elements, bytea and untyped literals; casts of
-// char(n) (the padding it keeps or drops); oid and the integers.
+// char(n) (the padding it keeps or drops); the reg* types as text (named,
+// not numbered) wherever a value turns into text.
 
 var (
 	// opsArrays are arrays of several element types, typed and untyped.
@@ -14,6 +15,11 @@ var (
 	// opsChars are char(n) values with their padding, and padded texts.
 	opsChars = []string{"'x'::char(3)", "' '::char(2)", "''::char(2)", "'日'::char(3)", "'ab  '::char(3)", "'x'::bpchar",
 		"NULL::char(2)", "'x  '::text", "'x '::varchar(3)", "'x'::char(3)::varchar(3)"}
+	// opsRegs are reg* values: pg_typeof of several types, and casts.
+	opsRegs = []string{"pg_typeof(1)", "pg_typeof('x'::varchar(3))", "pg_typeof(1::numeric(5,2))", "pg_typeof(array[1])",
+		"pg_typeof(NULL)", "pg_typeof(now())", "pg_typeof('x'::char(2))", "pg_typeof(pg_typeof(1))", "23::regtype",
+		"1043::oid::regtype", "pg_typeof(array['a'::varchar])", "pg_typeof(1.5::float4)", "pg_typeof(true)",
+		"pg_typeof(interval '1 day')", "pg_typeof('\\x01'::bytea)", "pg_typeof(date '2024-01-01')"}
 	// opsElems are elements of every kind to append or prepend (not char(n):
 	// magmalake's arrays do not keep its padding).
 	opsElems = []string{"1", "1.5", "2.25", "'3'", "'x'", "NULL", "NULL::numeric", "3::bigint", "2::smallint", "3.0::float8",
@@ -24,7 +30,8 @@ var (
 // corpusOperators is every family of this file.
 func corpusOperators() []string {
 	out := append(corpusArrayOps(), corpusBytea()...)
-	return append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
+	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
+	return append(out, corpusRegText()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -99,6 +106,36 @@ func corpusCharCasts() []string {
 	return out
 }
 
+// corpusRegText turns reg* values into text every way there is.
+func corpusRegText() []string {
+	var out []string
+	for _, r := range opsRegs {
+		for _, f := range []string{"%s", "%s::text", "%s::varchar", "%s::varchar(3)", "%s::char(3)", "%s::char(30)",
+			"'t: ' || %s", "%s || ' x'", "format('%%s', %s)", "format('%%I|%%L', %s, %s)", "concat(%s, 'x')",
+			"concat_ws(',', %s, %s)", "quote_literal(%s)", "quote_nullable(%s)", "%s::text = 'integer'",
+			"length(%s::text)", "%s::text LIKE 'int%%'", "%s IN ('integer', 'text')", "%s::oid", "%s::int8",
+			"%s::int2", "%s::numeric", "%s::regclass", "coalesce(%s, 'text')", "greatest(%s, 'text')",
+			"CASE WHEN true THEN %s END", "%s = 'integer'", "%s = 23", "%s = '23'", "%s IN ('integer')",
+			"%s IN ('nosuchtype', 'integer')", "%s IN (23::regtype, 'text')", "%s LIKE 'int%%'", "nullif(%s, 'integer')",
+			"CASE %s WHEN 'integer' THEN 1 END", "json_build_object('t', %s)", "%s IS DISTINCT FROM 'integer'",
+			"%s::regproc", "%s::bool", "'x' || %s::varchar(3)", "%s::int4", "%s::oid::regtype", "%s::int8::regtype"} {
+			out = append(out, sprintfAll(f, r))
+		}
+	}
+	for _, s := range []string{"'int4'", "'integer'", "'int[]'", "'varchar(3)'", "'double precision'", "'character varying'",
+		"'nosuchtype'", "'23'", "' int4 '", "'pg_catalog.int8'", "'timestamptz'", "'bpchar'", "'char'", "'INT4'",
+		"'numeric(5,2)'", "'timestamp(3) with time zone'", "'interval'", "'regtype'", "'unknown'", "'record'", "'double'",
+		"'int4[][]'", "'-1'", "'4294967295'", "'4294967296'", "''"} {
+		out = append(out, s+"::regtype", s+"::regtype::text", s+"::regtype::oid")
+	}
+	for _, n := range []string{"1", "-1", "(-1)", "0", "4294967295", "4294967296", "(-1)::bigint", "(2)::smallint",
+		"(-2)::smallint", "NULL::int", "' 23'", "'23 '", "'-'", "'0'", "'00023'", "'+23'", "'-23'"} {
+		out = append(out, n+"::regtype", n+"::regtype::text", n+"::oid::regtype", n+"::regtype::int8", n+"::regtype::int4",
+			n+"::regclass::text", n+"::regnamespace::oid", n+"::regproc::text")
+	}
+	return out
+}
+
 // corpusOIDCasts casts among oid and the integers, and the constants of
 // types that have no cast; LIKE of other types than strings.
 func corpusOIDCasts() []string {
@@ -116,4 +153,22 @@ func corpusOIDCasts() []string {
 	// Only strings have LIKE: the other side's untyped literal is not read.
 	return append(out, "1 LIKE 'a'", "1 LIKE '1'", "'a' LIKE 1", "date '2024-01-01' LIKE '2024%'", "true ILIKE 't'",
 		"'a' LIKE 'a'", "NULL LIKE 'a'")
+}
+
+// sprintfAll puts r in every %s of f (%% is a per cent sign).
+func sprintfAll(f, r string) string {
+	var out []byte
+	for i := 0; i < len(f); i++ {
+		switch {
+		case f[i] == '%' && i+1 < len(f) && f[i+1] == 's':
+			out = append(out, r...)
+			i++
+		case f[i] == '%' && i+1 < len(f) && f[i+1] == '%':
+			out = append(out, '%')
+			i++
+		default:
+			out = append(out, f[i])
+		}
+	}
+	return string(out)
 }
