@@ -81,7 +81,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	// An untyped parameter is an array of the left side's type, as
 	// PostgreSQL infers it (drivers then send int8[] and the like); an
 	// untyped literal is read as that array.
-	if arr, err = b.coerceUnknown(arr, ArrayOf(operandType(elem))); err != nil {
+	if arr, err = b.coerceUnknown(arr, ArrayOf(regAsOID(operandType(elem)))); err != nil {
 		return nil, err
 	}
 	c, err := b.bindCompare(cmp, x, &subqueryValue{T: elem})

@@ -97,6 +97,10 @@ func (b *binder) bindArrayFunc(name string, args []Expr) (Expr, bool, error) {
 		if len(args) < 2 || len(args) > 3 || !b.arrayArg(args, 0) || b.textArgs(name, args[1:]) != nil {
 			return nil, true, noFunction(name, args)
 		}
+		if args[0].Type().Reg != RegNone {
+			// Elements print by their output function: reg* ones as names.
+			args[0] = &Cast{X: args[0], T: ArrayOf(Text)}
+		}
 		return &Func{Name: name, Args: args, T: Text}, true, nil
 	case "array_cat", "array_append", "array_prepend", "array_position":
 		e, err := b.bindArrayCombine(name, args)

@@ -12,7 +12,7 @@ import (
 
 // ArrayOf is the type elem[].
 func ArrayOf(elem Type) Type {
-	return Type{Kind: KindArray, Elem: elem.Kind, Precision: elem.Precision, Scale: elem.Scale, Length: elem.Length}
+	return Type{Kind: KindArray, Elem: elem.Kind, Precision: elem.Precision, Scale: elem.Scale, Length: elem.Length, Reg: elem.Reg}
 }
 
 // IsArray reports an array type.
@@ -20,7 +20,7 @@ func (t Type) IsArray() bool { return t.Kind == KindArray }
 
 // ElemType is the element type of an array type.
 func (t Type) ElemType() Type {
-	return Type{Kind: t.Elem, Precision: t.Precision, Scale: t.Scale, Length: t.Length}
+	return Type{Kind: t.Elem, Precision: t.Precision, Scale: t.Scale, Length: t.Length, Reg: t.Reg}
 }
 
 // arrayOIDs are PostgreSQL's array type OIDs by element kind.
@@ -31,6 +31,10 @@ var arrayOIDs = map[Kind]uint32{
 	KindNumeric: 1231, KindUUID: 2951, KindJSON: 199,
 }
 
+// regArrayOIDs are the array types of the reg* types (their elements are
+// oids, KindOID).
+var regArrayOIDs = map[RegKind]uint32{RegType: 2211, RegClass: 2210, RegNamespace: 4090, RegProc: 1008, RegProcedure: 2207}
+
 func arrayOID(elem Kind) uint32 {
 	if oid, ok := arrayOIDs[elem]; ok {
 		return oid
@@ -40,6 +44,11 @@ func arrayOID(elem Kind) uint32 {
 
 // arrayTypeFromOID maps an array type OID a client sends to the type.
 func arrayTypeFromOID(oid uint32) (Type, bool) {
+	for r, o := range regArrayOIDs {
+		if o == oid {
+			return ArrayOf(Type{Kind: KindOID, Reg: r}), true
+		}
+	}
 	for k, o := range arrayOIDs {
 		if o == oid {
 			return ArrayOf(Type{Kind: k}), true

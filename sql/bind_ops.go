@@ -133,9 +133,7 @@ func (b *binder) unify(l, r Expr) (Expr, Expr, error) {
 // PostgreSQL uses oid's, so an untyped operand is read as an oid
 // (pg_typeof(1) = 'integer' is 22P02 for type oid).
 func regAsOID(t Type) Type {
-	if t.Reg != RegNone {
-		return OID
-	}
+	t.Reg = RegNone // regtype[] is oid[]
 	return t
 }
 

@@ -114,7 +114,9 @@ func corpusRegText() []string {
 			"'t: ' || %s", "%s || ' x'", "format('%%s', %s)", "format('%%I|%%L', %s, %s)", "concat(%s, 'x')",
 			"concat_ws(',', %s, %s)", "quote_literal(%s)", "quote_nullable(%s)", "%s::text = 'integer'",
 			"length(%s::text)", "%s::text LIKE 'int%%'", "%s IN ('integer', 'text')", "%s::oid", "%s::int8",
-			"%s::int2", "%s::numeric", "%s::regclass", "coalesce(%s, 'text')", "greatest(%s, 'text')",
+			"%s::int2", "%s::numeric", "%s::regclass", "array[%s]", "array[%s]::text",
+			"array_to_string(array[%s], ',')", "(array[%s])[1]", "array[%s, 25::regtype]::oid[]",
+			"concat(array[%s])", "array[%s]::int8[]", "array[%s]::varchar(5)", "coalesce(%s, 'text')", "greatest(%s, 'text')",
 			"CASE WHEN true THEN %s END", "%s = 'integer'", "%s = 23", "%s = '23'", "%s IN ('integer')",
 			"%s IN ('nosuchtype', 'integer')", "%s IN (23::regtype, 'text')", "%s LIKE 'int%%'", "nullif(%s, 'integer')",
 			"CASE %s WHEN 'integer' THEN 1 END", "json_build_object('t', %s)", "%s IS DISTINCT FROM 'integer'",
@@ -127,6 +129,11 @@ func corpusRegText() []string {
 		"'numeric(5,2)'", "'timestamp(3) with time zone'", "'interval'", "'regtype'", "'unknown'", "'record'", "'double'",
 		"'int4[][]'", "'-1'", "'4294967295'", "'4294967296'", "''"} {
 		out = append(out, s+"::regtype", s+"::regtype::text", s+"::regtype::oid")
+	}
+	for _, a := range []string{"'{int4,text}'", "'{integer,NULL,\"character varying\"}'", "'{}'", "'{23,nosuchtype}'",
+		"'int4'", "array[23, 25]", "array[-1]", "array[23::oid]", "array['int4']", "NULL"} {
+		out = append(out, a+"::regtype[]", a+"::regtype[]::text", a+"::regtype[]::oid[]", "pg_typeof("+a+"::regtype[])",
+			"array_length("+a+"::regtype[], 1)", "("+a+"::regtype[])[2]")
 	}
 	for _, n := range []string{"1", "-1", "(-1)", "0", "4294967295", "4294967296", "(-1)::bigint", "(2)::smallint",
 		"(-2)::smallint", "NULL::int", "' 23'", "'23 '", "'-'", "'0'", "'00023'", "'+23'", "'-23'"} {

@@ -11,24 +11,70 @@ import (
 
 func (ev *evaluator) evalRegCast(x *Cast, sel []int) ([]any, error) {
 	from := x.X.Type()
-	return ev.evalMap1(x.X, sel, func(v any) (any, error) {
-		switch {
-		case x.T.Reg != RegNone && (from.IsString() || from.Kind == KindUnknown):
-			return ev.regIn(x.T.Reg, v.(string))
-		case x.T.Reg != RegNone && from.Reg != RegNone:
-			return v, nil
-		case x.T.Reg != RegNone:
-			return castOID(v, from, OID) // from an oid or an integer
-		case x.T.IsString() || x.T.Kind == KindUnknown:
-			s, err := ev.regOut(from.Reg, v.(int64))
-			if err != nil {
-				return nil, err
-			}
-			// As text's explicit cast: pg_typeof(1)::varchar(3) is int.
-			return ev.input.castDatum(s, Text, x.T)
+	cast := ev.regCastDatum
+	if from.Kind == KindArray || x.T.Kind == KindArray {
+		cast = ev.regArrayCast
+	}
+	return ev.evalMap1(x.X, sel, func(v any) (any, error) { return cast(v, from, x.T) })
+}
+
+// regCastDatum casts one value to or from a reg* type.
+func (ev *evaluator) regCastDatum(v any, from, to Type) (any, error) {
+	switch {
+	case to.Reg != RegNone && (from.IsString() || from.Kind == KindUnknown):
+		return ev.regIn(to.Reg, v.(string))
+	case to.Reg != RegNone && from.Reg != RegNone:
+		return v, nil
+	case to.Reg != RegNone:
+		return castOID(v, from, OID) // from an oid or an integer
+	case to.IsString() || to.Kind == KindUnknown:
+		s, err := ev.regOut(from.Reg, v.(int64))
+		if err != nil {
+			return nil, err
 		}
-		return ev.input.castDatum(v, OID, x.T)
-	})
+		// As text's explicit cast: pg_typeof(1)::varchar(3) is int.
+		return ev.input.castDatum(s, Text, to)
+	}
+	return ev.input.castDatum(v, OID, to)
+}
+
+// regArrayCast casts an array to or from an array of a reg* type element
+// by element; text on either side is the array's text form, whose elements
+// are names (regtype[]::text is {integer}, not {23}).
+func (ev *evaluator) regArrayCast(v any, from, to Type) (any, error) {
+	elems, err := ParseArrayText(v.(string))
+	if err == nil {
+		err = singleDimension(v.(string))
+	}
+	if err != nil {
+		return nil, err
+	}
+	fe, te := Text, Text
+	if from.Kind == KindArray {
+		fe = from.ElemType()
+	}
+	if to.Kind == KindArray {
+		te = to.ElemType()
+	}
+	out := make([]*string, len(elems))
+	for i, e := range elems {
+		if e == nil {
+			continue
+		}
+		d, err := ev.input.CoerceText(*e, fe)
+		if err == nil {
+			d, err = ev.regCastDatum(d, fe, te)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s := formatDatum(d, te)
+		out[i] = &s
+	}
+	if to.Kind == KindArray {
+		return FormatArrayText(out), nil
+	}
+	return ev.input.castDatum(FormatArrayText(out), Text, to)
 }
 
 // regOut is a reg* type's output: the name of what the oid stands for, -
@@ -43,9 +89,16 @@ func (ev *evaluator) regOut(kind RegKind, oid int64) (string, error) {
 // regCastable reports PostgreSQL's casts to and from the reg* types: text
 // both ways (input and output functions), oid and the integers (to a reg*
 // type from smallint too, from one to int and bigint only), and between
-// regproc and regprocedure.
+// regproc and regprocedure; arrays of them element by element, and from
+// and to text.
 func regCastable(from, to Type) bool {
 	switch {
+	case from.Kind == KindArray && to.Kind == KindArray:
+		return regCastable(from.ElemType(), to.ElemType())
+	case from.Kind == KindArray:
+		return to.IsString()
+	case to.Kind == KindArray:
+		return from.IsString() || from.Kind == KindUnknown
 	case from.Reg != RegNone && to.Reg != RegNone:
 		return from.Reg == to.Reg || isProcReg(from.Reg) && isProcReg(to.Reg)
 	case to.Reg != RegNone:

@@ -63,7 +63,8 @@ type Type struct {
 	Bpchar bool
 	// Elem is an array's element kind (the modifiers above are the element's).
 	Elem Kind
-	// Reg marks regclass, regtype and regnamespace (Kind OID).
+	// Reg marks regclass, regtype and regnamespace (Kind OID), or an
+	// array of them (Kind Array, Elem OID).
 	Reg RegKind
 	// Fields names a record's fields and types ("x integer,n integer").
 	Fields string
@@ -174,6 +175,9 @@ func (t Type) OID() uint32 {
 		}
 		return OIDOid
 	case KindArray:
+		if t.Reg != RegNone {
+			return regArrayOIDs[t.Reg]
+		}
 		return arrayOID(t.Elem)
 	case KindRecord:
 		return 2249
