@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -214,7 +213,7 @@ func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 	case "pg_backend_pid":
 		return int64(1), nil
 	case "json_build_object":
-		return jsonBuildObject(x, a), nil
+		return jsonBuildObject(x, a)
 	case "pg_get_expr":
 		// The only expressions the catalog keeps are column defaults, and
 		// pg_attrdef.adbin holds them already deparsed.
@@ -260,39 +259,4 @@ func textArray(s []string) string {
 		elems[i] = &s[i]
 	}
 	return FormatArrayText(elems)
-}
-
-// jsonBuildObject prints json_build_object's text, as PostgreSQL spaces it.
-func jsonBuildObject(x *Func, a []any) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := 0; i+1 < len(a); i += 2 {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		k := ""
-		if a[i] != nil {
-			k = formatDatum(a[i], x.Args[i].Type())
-		}
-		kj, _ := json.Marshal(k)
-		b.Write(kj)
-		b.WriteString(" : ")
-		b.WriteString(jsonValue(a[i+1], x.Args[i+1].Type()))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func jsonValue(d any, t Type) string {
-	if d == nil {
-		return "null"
-	}
-	switch {
-	case t.Kind == KindBool, t.IsNumeric() && t.Kind != KindNumeric, t.Kind == KindJSON:
-		return formatDatum(d, t)
-	case t.Kind == KindNumeric:
-		return formatDatum(d, t)
-	}
-	s, _ := json.Marshal(outputText(d, t))
-	return string(s)
 }

@@ -127,7 +127,10 @@ func (b *binder) bindVariadicText(name string, args []Expr) (Expr, error) {
 // (outputText alone prints the oid: concat(pg_typeof(1)) was 23).
 func regsAsText(args []Expr) {
 	for i, a := range args {
-		if a.Type().Reg != RegNone {
+		switch t := a.Type(); {
+		case t.Reg != RegNone && t.IsArray():
+			args[i] = &Cast{X: a, T: ArrayOf(Text)}
+		case t.Reg != RegNone:
 			args[i] = &Cast{X: a, T: Text}
 		}
 	}

@@ -3,7 +3,7 @@ package sql
 // The operators and casts whose operand types decide the result's type:
 // || between arrays, elements, bytea and untyped literals; casts of
 // char(n) (the padding it keeps or drops); the reg* types as text (named,
-// not numbered) wherever a value turns into text.
+// not numbered) wherever a value turns into text; json_build_object's JSON.
 
 var (
 	// opsArrays are arrays of several element types, typed and untyped.
@@ -31,7 +31,7 @@ var (
 func corpusOperators() []string {
 	out := append(corpusArrayOps(), corpusBytea()...)
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
-	return append(out, corpusRegText()...)
+	return append(append(out, corpusRegText()...), corpusJSONBuild()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -160,6 +160,25 @@ func corpusOIDCasts() []string {
 	// Only strings have LIKE: the other side's untyped literal is not read.
 	return append(out, "1 LIKE 'a'", "1 LIKE '1'", "'a' LIKE 1", "date '2024-01-01' LIKE '2024%'", "true ILIKE 't'",
 		"'a' LIKE 'a'", "NULL LIKE 'a'")
+}
+
+// corpusJSONBuild is json_build_object over values of every type, as keys
+// and as values: how each is written in JSON.
+func corpusJSONBuild() []string {
+	vals := []string{"'<b>&'", "E'\\u2028x'", "E'tab\\there'", "E'\\x01\\x1f'", "'é日'", "E'\\\\'", "E'\"q\"'",
+		"E'a\\nb\\rc\\fd\\be'", "1.50", "'NaN'::float8", "'-Infinity'::float8", "1e20::float8", "'-0'::float8",
+		"1.5::real", "123456789012345678901234567890.5", "true", "NULL", "NULL::int", "date '2024-01-01'",
+		"date '0044-03-15 BC'", "'infinity'::date", "timestamp '2024-01-01 10:00'", "timestamp '2024-01-01 10:00:00.5'",
+		"timestamp '0044-03-15 10:00:00 BC'", "'-infinity'::timestamp", "timestamptz '2024-01-01 10:00:00.123456+00'",
+		"'infinity'::timestamptz", "time '10:00'", "interval '1 day 2 hours'", "'{\"x\":1}'::json", "array[1,2]",
+		"array['a',NULL]", "array[1.5::float8,'NaN']", "'{}'::int[]", "array[true]", "array[date '2024-01-01']",
+		"array[timestamptz '2024-01-01 10:00+00']", "'x'::char(3)", "'\\x01'::bytea",
+		"uuid 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'", "pg_typeof(1)", "array[pg_typeof(1)]", "42", "(-7)::smallint"}
+	var out []string
+	for _, v := range vals {
+		out = append(out, "json_build_object('a', "+v+")", "json_build_object("+v+", 1)")
+	}
+	return append(out, "json_build_object()", "json_build_object('a')", "json_build_object('a', 1, 'b', 2)")
 }
 
 // sprintfAll puts r in every %s of f (%% is a per cent sign).
