@@ -435,6 +435,13 @@ func (b *binder) commonType(es []Expr, what string) (Type, error) {
 		case isDateTime(t) && isDateTime(et):
 			d, _ := compareDomain(t, et)
 			t = d
+		case isInteger(t) && et.Kind == KindOID:
+			t = et // integers cast to oid and the reg* types implicitly
+		case t.Kind == KindOID && isInteger(et):
+		case t.Kind == KindOID && et.IsNumeric(), t.IsNumeric() && et.Kind == KindOID:
+			// One category (numeric), so the first type is taken, and the
+			// other has no cast to it.
+			return Unknown, Errorf(CodeCannotCoerce, "%s could not convert type %s to %s", convertContext(what), et.SigName(), t.SigName())
 		case t.Kind != et.Kind:
 			return Unknown, Errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", what, t.SigName(), et.SigName())
 		}
@@ -469,6 +476,14 @@ func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		if operand, err = b.bind(n.Value); err != nil {
 			return nil, err
 		}
+		// An untyped operand is text, as PostgreSQL resolves it before
+		// the WHENs: CASE '3' WHEN 1 is text = integer, which does not
+		// exist (it compared as integers).
+		if isUnknown(operand) {
+			if operand, err = b.coerceUnknown(operand, Text); err != nil {
+				return nil, err
+			}
+		}
 	}
 	c := &Case{}
 	results := make([]Expr, 0, len(n.WhenClauses)+1)
@@ -499,7 +514,7 @@ func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		}
 		results = append(results, e)
 	}
-	if c.T, err = b.commonType(results, "CASE"); err != nil {
+	if c.T, err = b.commonType(elseFirst(results, n.ElseClause != nil), "CASE"); err != nil {
 		return nil, err
 	}
 	if err := b.coerceAll(results, c.T); err != nil {
@@ -512,6 +527,24 @@ func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		c.Else = results[len(results)-1]
 	}
 	return c, nil
+}
+
+// convertContext names the construct in a could-not-convert message.
+func convertContext(what string) string {
+	if what == "CASE" {
+		return "CASE/WHEN"
+	}
+	return what
+}
+
+// elseFirst lists CASE's results with the ELSE first, the order
+// PostgreSQL resolves their common type in (and names them in its error).
+func elseFirst(results []Expr, hasElse bool) []Expr {
+	if !hasElse {
+		return results
+	}
+	n := len(results) - 1
+	return append([]Expr{results[n]}, results[:n]...)
 }
 
 // unknownInterval resolves an untyped literal added to a timestamp as an

@@ -193,6 +193,20 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 }
 
 // castable reports whether PostgreSQL has a cast from one type to the other.
+// nullifOperand is NULLIF's first argument as the = operator takes it,
+// which is NULLIF's type: varchar is compared (and returned) as text, the
+// reg* types as oid (nullif(pg_typeof(1), 0) is the oid 23), and so is an
+// integer compared with an oid.
+func nullifOperand(l, r Expr) Expr {
+	switch t := l.Type(); {
+	case t.Reg != RegNone && !t.IsArray(), isInteger(t) && r.Type().Kind == KindOID:
+		return &Cast{X: l, T: OID}
+	case t.Kind == KindVarchar && !t.Bpchar:
+		return castTo(l, Text)
+	}
+	return l
+}
+
 func castable(from, to Type) bool {
 	switch {
 	case from.Kind == KindArray && to.Kind == KindArray:
@@ -377,7 +391,7 @@ func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
 		// numeric or float (no cross-type operator) is promoted, as in
 		// PostgreSQL (nullif(int, numeric) is numeric).
 		cmp := c.(*Compare)
-		l := cmp.L
+		l := nullifOperand(cmp.L, cmp.R)
 		if lt, dom := l.Type(), cmp.Domain; lt.Kind != dom.Kind &&
 			(isIntegerKind(lt) && (dom.Kind == KindNumeric || dom.Kind == KindFloat64 || dom.Kind == KindFloat32) ||
 				lt.Kind == KindNumeric && (dom.Kind == KindFloat64 || dom.Kind == KindFloat32)) {

@@ -31,7 +31,8 @@ var (
 func corpusOperators() []string {
 	out := append(corpusArrayOps(), corpusBytea()...)
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
-	return append(append(out, corpusRegText()...), corpusJSONBuild()...)
+	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
+	return append(out, corpusCommonTypes()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -180,6 +181,33 @@ func corpusJSONBuild() []string {
 	}
 	return append(out, "json_build_object()", "json_build_object('a')", "json_build_object('a', 1, 'b', 2)")
 }
+
+// corpusCommonTypes pairs values of every type in the forms that resolve
+// one type for several: COALESCE, CASE, NULLIF, IN, CASE x WHEN, = and <.
+// Left out: char(n) and numeric(p,s) beside other types (magmalake keeps
+// one padding and one scale per result, PostgreSQL one per value), and an
+// unknown name read as regtype in an arm that is never taken (PostgreSQL
+// reads the constant when it plans; magmalake only when it is used).
+func corpusCommonTypes() []string {
+	vals := []string{"1", "2.5", "'3'", "NULL", "3000000000", "1.5::float8", "'abc'", "true", "date '2024-01-01'",
+		"timestamp '2024-01-01 10:00'", "timestamptz '2024-01-01 10:00+00'", "interval '1 day'", "1::int2",
+		"'\\x41'::bytea", "array[1]", "pg_typeof(1)", "23::oid"}
+	var out []string
+	for _, a := range vals {
+		for _, b := range vals {
+			out = append(out, "CASE "+a+" WHEN "+b+" THEN 'y' ELSE 'n' END", a+" IN ("+b+", "+a+")", a+" = "+b,
+				a+" < "+b, a+" IS DISTINCT FROM "+b)
+			if !(isUnknownName(a) || isUnknownName(b)) {
+				out = append(out, "coalesce("+a+", "+b+")", "CASE WHEN random() < 2 THEN "+a+" ELSE "+b+" END")
+			}
+			out = append(out, "nullif("+a+", "+b+")")
+		}
+	}
+	return out
+}
+
+// isUnknownName is a literal that names no type.
+func isUnknownName(s string) bool { return s == "'abc'" }
 
 // sprintfAll puts r in every %s of f (%% is a per cent sign).
 func sprintfAll(f, r string) string {
