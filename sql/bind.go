@@ -320,10 +320,32 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
 		if n.Op == opcode.Plus {
 			op = "+"
 		}
-		_, literal := n.V.(ast.ValueExpr)
-		return b.bindNegate(op, x, literal)
+		return b.bindNegate(op, x, signedLiteral(n.V))
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
+}
+
+// signedLiteral reports a numeric literal, in parentheses or after minus
+// signs: PostgreSQL's grammar folds the minus into such a literal's text,
+// whose value then decides its type (-2147483648 is integer).
+func signedLiteral(n ast.ExprNode) bool {
+	switch x := n.(type) {
+	case ast.ValueExpr:
+		return true
+	case *ast.ParenthesesExpr:
+		return signedLiteral(x.Expr)
+	case *ast.UnaryOperationExpr:
+		return x.Op == opcode.Minus && signedLiteral(x.V)
+	}
+	return false
+}
+
+// literalIntType is an integer literal's type: integer when it fits.
+func literalIntType(v int64) Type {
+	if v >= math.MinInt32 && v <= math.MaxInt32 {
+		return Int32
+	}
+	return Int64
 }
 
 // bindNegate folds the sign into constants; a negated numeric literal that
@@ -342,6 +364,9 @@ func (b *binder) bindNegate(op string, x Expr, literal bool) (Expr, error) {
 	if c, ok := x.(*Const); ok && c.Value != nil {
 		switch v := c.Value.(type) {
 		case int64:
+			if literal && isIntegerKind(c.T) && v != math.MinInt64 {
+				return &Const{Value: -v, T: literalIntType(-v)}, nil
+			}
 			if v != math.MinInt64 {
 				return &Const{Value: -v, T: c.T}, nil
 			}

@@ -32,7 +32,7 @@ func corpusOperators() []string {
 	out := append(corpusArrayOps(), corpusBytea()...)
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
 	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
-	return append(out, corpusCommonTypes()...)
+	return append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -208,6 +208,19 @@ func corpusCommonTypes() []string {
 
 // isUnknownName is a literal that names no type.
 func isUnknownName(s string) bool { return s == "'abc'" }
+
+// corpusSignedLiterals negates numeric literals: the grammar folds the
+// minus into the literal, whose value decides its type.
+func corpusSignedLiterals() []string {
+	var out []string
+	for _, x := range []string{"-2147483648", "- 2147483648", "-(2147483648)", "-(-2147483648)", "- -2147483648",
+		"-(-(2147483648))", "- - - 2147483648", "-(+2147483648)", "-2147483649", "-32768", "-1", "-0", "-1.5",
+		"-9223372036854775808", "-9223372036854775809", "-(9223372036854775808)", "-2147483648::int",
+		"-2147483648::bigint", "-(2147483648::bigint)", "-(2147483647+1)", "-'1'", "-(1+2)"} {
+		out = append(out, x, "pg_typeof("+x+")", x+" - 1", x+" / -1", "abs("+x+")", x+" * 2")
+	}
+	return out
+}
 
 // sprintfAll puts r in every %s of f (%% is a per cent sign).
 func sprintfAll(f, r string) string {
