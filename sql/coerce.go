@@ -351,9 +351,12 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 			return d, nil
 		}
 	case KindTime:
-		switch from.Kind {
+		switch us := d.(int64); from.Kind {
 		case KindTimestamp, KindTimestampTZ:
-			return d.(int64) - floorDiv(d.(int64), usPerDay)*usPerDay, nil
+			if us == math.MaxInt64 || us == math.MinInt64 {
+				return nil, nil // an infinite timestamp has no time of day: NULL
+			}
+			return us - floorDiv(us, usPerDay)*usPerDay, nil
 		}
 	}
 	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())

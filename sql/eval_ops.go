@@ -22,7 +22,7 @@ func toDomain(d any, from, dom Type) any {
 		}
 	case KindTimestamp, KindTimestampTZ:
 		if from.Kind == KindDate {
-			return d.(int64) * usPerDay
+			return dateToTimestamp(d.(int64)) // infinity stays infinity
 		}
 	}
 	return d
@@ -101,6 +101,9 @@ func intOutOfRange(t Type) *Error {
 func negate(v any, t Type) (any, error) {
 	switch x := v.(type) {
 	case Interval:
+		if x.Months == math.MinInt32 || x.Days == math.MinInt32 || x.Micros == math.MinInt64 {
+			return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+		}
 		return negateInterval(x), nil
 	case int64:
 		lo, _ := intRange(t)
@@ -130,6 +133,9 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 	if lt.Kind == KindInterval || rt.Kind == KindInterval || t.Kind == KindInterval {
 		return datetimeArith(op, t, l, r, lt, rt)
 	}
+	if lt.Kind == KindDate || rt.Kind == KindDate {
+		return dateArith(op, t, l.(int64), r.(int64), lt, rt)
+	}
 	switch t.Kind {
 	case KindInt16, KindInt32, KindInt64:
 		return intArith(op, t, l.(int64), r.(int64))
@@ -137,15 +143,6 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 		return floatArith(op, t, toDomain(l, lt, Float64).(float64), toDomain(r, rt, Float64).(float64))
 	case KindNumeric:
 		return numericArith(op, toDomain(l, lt, t).(Decimal), toDomain(r, rt, t).(Decimal))
-	case KindDate:
-		a, b := l.(int64), r.(int64)
-		if op == "-" {
-			b = -b
-		}
-		if d := a + b; d >= minDateDays && d < endDateDays {
-			return d, nil
-		}
-		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range")
 	case KindText:
 		return l.(string) + r.(string), nil
 	case KindBytea:
@@ -154,6 +151,31 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 		return append(append(make([]byte, 0, len(a)+len(b)), a...), b...), nil
 	}
 	return nil, Errorf(CodeFeatureNotSupported, "operator %s for %s is not supported", op, t)
+}
+
+// dateArith is date ± integer and date - date. An infinite date plus or
+// minus days stays infinite; two dates with an infinite one have no
+// difference, as in PostgreSQL's date_pli, date_mii and date_mi.
+func dateArith(op string, t Type, a, b int64, lt, rt Type) (any, error) {
+	infinite := func(d int64) bool { return d == math.MaxInt32 || d == math.MinInt32 }
+	switch {
+	case t.Kind != KindDate:
+		if infinite(a) || infinite(b) {
+			return nil, Errorf(CodeDatetimeFieldOverflow, "cannot subtract infinite dates")
+		}
+		return a - b, nil
+	case lt.Kind == KindDate && infinite(a):
+		return a, nil
+	case rt.Kind == KindDate && infinite(b):
+		return b, nil
+	}
+	if op == "-" {
+		b = -b
+	}
+	if d := a + b; d >= minDateDays && d < endDateDays {
+		return d, nil
+	}
+	return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range")
 }
 
 func intArith(op string, t Type, a, b int64) (any, error) {

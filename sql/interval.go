@@ -311,7 +311,7 @@ func (a *intervalAcc) addClock(w string) bool {
 }
 
 func (a *intervalAcc) interval() (Interval, bool) {
-	if math.Abs(a.months) > math.MaxInt32 || math.Abs(a.days) > math.MaxInt32 || math.Abs(a.micros) > math.MaxInt64/2 {
+	if !fitsInt32(a.months) || !fitsInt32(a.days) || math.Abs(a.micros) > math.MaxInt64/2 {
 		return Interval{}, false
 	}
 	return Interval{Months: int32(a.months), Days: int32(a.days), Micros: int64(math.Round(a.micros))}, true
@@ -415,11 +415,27 @@ func addInterval(us int64, v Interval) (int64, error) {
 		clock := us - floorDiv(us, usPerDay)*usPerDay
 		us = daysFromCivil(ny, nm, d)*usPerDay + clock
 	}
-	us += int64(v.Days)*usPerDay + v.Micros
-	if us < minTimestampPG || us >= endTimestampPG {
+	// Days, then time, each step in range, as PostgreSQL's
+	// timestamp_pl_interval; checked, since 2147483647 days of
+	// microseconds is past int64.
+	days := int64(v.Days)
+	if days > math.MaxInt64/usPerDay || days < math.MinInt64/usPerDay {
 		return 0, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
 	}
+	for _, step := range []int64{days * usPerDay, v.Micros} {
+		next, ok := addChecked(us, step)
+		if !ok || next < minTimestampPG || next >= endTimestampPG {
+			return 0, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
+		}
+		us = next
+	}
 	return us, nil
+}
+
+// addChecked is a + b, false when it overflows int64.
+func addChecked(a, b int64) (int64, bool) {
+	c := a + b
+	return c, (c > a) == (b > 0)
 }
 
 func floorDivInt(a, b int) int {
@@ -438,11 +454,15 @@ func daysIn(y int, m time.Month) int {
 func intervalArith(op string, l, r any, lt, rt Type) (any, error) {
 	switch {
 	case lt.Kind == KindInterval && rt.Kind == KindInterval:
+		// In floats, so that neither side is negated first (-2147483648
+		// days has no negation, the difference may still fit).
 		a, b := l.(Interval), r.(Interval)
+		sign := 1.0
 		if op == "-" {
-			b = negateInterval(b)
+			sign = -1
 		}
-		return checkedInterval(float64(a.Months)+float64(b.Months), float64(a.Days)+float64(b.Days), float64(a.Micros)+float64(b.Micros))
+		return checkedInterval(float64(a.Months)+sign*float64(b.Months), float64(a.Days)+sign*float64(b.Days),
+			float64(a.Micros)+sign*float64(b.Micros))
 	case lt.Kind == KindInterval:
 		return scaleInterval(l.(Interval), toDomain(r, rt, Float64).(float64), op)
 	}
@@ -488,8 +508,12 @@ func scaleInterval(v Interval, f float64, op string) (any, error) {
 // tsRound rounds seconds to microseconds, as PostgreSQL's TSROUND does.
 func tsRound(x float64) float64 { return math.RoundToEven(x*1e6) / 1e6 }
 
+// fitsInt32 reports a whole interval field in int32's range, whose lowest
+// value -2147483648 is a field PostgreSQL keeps (interval '-2147483648 days').
+func fitsInt32(x float64) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
+
 func checkedInterval(months, days, micros float64) (any, error) {
-	if math.Abs(months) > math.MaxInt32 || math.Abs(days) > math.MaxInt32 || math.Abs(micros) >= math.MaxInt64 {
+	if !fitsInt32(months) || !fitsInt32(days) || math.Abs(micros) >= math.MaxInt64 {
 		return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
 	}
 	return Interval{Months: int32(months), Days: int32(days), Micros: int64(micros)}, nil
@@ -498,6 +522,9 @@ func checkedInterval(months, days, micros float64) (any, error) {
 // timestampDiff is timestamp - timestamp: days and time, as PostgreSQL
 // justifies the difference's hours into days.
 func timestampDiff(a, b int64) (any, error) {
+	if a == math.MaxInt64 || a == math.MinInt64 || b == math.MaxInt64 || b == math.MinInt64 {
+		return nil, Errorf(CodeDatetimeFieldOverflow, "cannot subtract infinite timestamps")
+	}
 	d := a - b
 	if (b > 0 && d > a) || (b < 0 && d < a) {
 		return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
@@ -522,8 +549,8 @@ func intervalArithType(op string, l, r Type) (Type, bool) {
 		return Type{Kind: r.Kind}, true
 	case l.Kind == KindDate && ri && (op == "+" || op == "-"), li && r.Kind == KindDate && op == "+":
 		return Timestamp, true
-	case ts(l) && ts(r) && op == "-":
-		return IntervalT, true
+	case isDateTime(l) && isDateTime(r) && (ts(l) || ts(r)) && op == "-":
+		return IntervalT, true // a date beside a timestamp is one, at midnight
 	}
 	return Unknown, false
 }
@@ -543,7 +570,7 @@ func datetimeArith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 	case li:
 		return addInterval(toTimestampMicros(r, rt), l.(Interval))
 	}
-	return timestampDiff(l.(int64), r.(int64))
+	return timestampDiff(toTimestampMicros(l, lt), toTimestampMicros(r, rt))
 }
 
 // toTimestampMicros is a date or timestamp datum as µs since the epoch.
@@ -563,8 +590,11 @@ func intervalPart(unit string, v Interval) (Decimal, error) {
 	years := int64(v.Months / 12)
 	switch unit {
 	case "epoch":
-		us := years*31_557_600*usPerSecond + int64(v.Months%12)*30*usPerDay + int64(v.Days)*usPerDay + v.Micros
-		return micros(us), nil
+		// In big integers: 2147483647 days is past int64's microseconds.
+		us := new(big.Int).Mul(big.NewInt(years), big.NewInt(31_557_600*usPerSecond))
+		days := int64(v.Months%12)*30 + int64(v.Days)
+		us.Add(us, new(big.Int).Mul(big.NewInt(days), big.NewInt(usPerDay)))
+		return Decimal{Coef: us.Add(us, big.NewInt(v.Micros)), Scale: 6}, nil
 	case "millennium":
 		return whole(years / 1000), nil
 	case "century":

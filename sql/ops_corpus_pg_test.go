@@ -1,5 +1,7 @@
 package sql
 
+import "strings"
+
 // The operators and casts whose operand types decide the result's type:
 // || between arrays, elements, bytea and untyped literals; casts of
 // char(n) (the padding it keeps or drops); the reg* types as text (named,
@@ -32,7 +34,8 @@ func corpusOperators() []string {
 	out := append(corpusArrayOps(), corpusBytea()...)
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
 	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
-	return append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
+	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
+	return append(out, corpusDateTimeEdges()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -218,6 +221,37 @@ func corpusSignedLiterals() []string {
 		"-9223372036854775808", "-9223372036854775809", "-(9223372036854775808)", "-2147483648::int",
 		"-2147483648::bigint", "-(2147483648::bigint)", "-(2147483647+1)", "-'1'", "-(1+2)"} {
 		out = append(out, x, "pg_typeof("+x+")", x+" - 1", x+" / -1", "abs("+x+")", x+" * 2")
+	}
+	return out
+}
+
+// corpusDateTimeEdges combines dates, timestamps and intervals at their
+// edges: infinities, int32's lowest day and month counts, a date beside a
+// timestamp.
+func corpusDateTimeEdges() []string {
+	vals := []string{"date '2024-02-29'", "date '2024-01-31'", "timestamp '2024-01-31 10:00:00.5'",
+		"timestamptz '2024-03-10 02:30+00'", "interval '1 month'", "interval '1 mon -1 day'", "interval '-1 day 2 hours'",
+		"interval '1.5 years'", "interval '25 hours'", "interval '0.5 month'", "interval '1 day 0.000001 sec'", "5", "1.5",
+		"interval '-2147483648 days'", "interval '2147483647 days'", "interval '-2147483648 months'", "'infinity'::timestamp",
+		"'infinity'::date", "'-infinity'::date", "'-infinity'::timestamptz"}
+	var out []string
+	for _, op := range []string{"+", "-", "*", "/", "<", "=", ">"} {
+		for _, a := range vals {
+			for _, b := range vals {
+				out = append(out, a+" "+op+" "+b)
+			}
+		}
+	}
+	for _, v := range vals {
+		out = append(out, "-"+v, v+"::text", v+"::timestamp", v+"::date",
+			v+" IN (timestamp 'infinity', date '2024-01-31')", "greatest("+v+", timestamp '2024-01-01')")
+		// (Not interval::time, nor numeric Infinity: magmalake has neither.)
+		if !strings.HasPrefix(v, "interval") {
+			out = append(out, v+"::time")
+		}
+		if !strings.Contains(v, "infinity") {
+			out = append(out, "extract(epoch from "+v+")")
+		}
 	}
 	return out
 }
