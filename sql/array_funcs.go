@@ -286,7 +286,8 @@ func arrayToString(x *Func, ds []any, a []any) string {
 	for _, d := range ds {
 		switch {
 		case d != nil:
-			parts = append(parts, formatDatum(d, elem))
+			// The output function's text: t and f for booleans.
+			parts = append(parts, outputText(d, elem))
 		case len(a) > 2:
 			parts = append(parts, a[2].(string))
 		}

@@ -12,7 +12,8 @@ import (
 
 // ArrayOf is the type elem[].
 func ArrayOf(elem Type) Type {
-	return Type{Kind: KindArray, Elem: elem.Kind, Precision: elem.Precision, Scale: elem.Scale, Length: elem.Length, Reg: elem.Reg}
+	return Type{Kind: KindArray, Elem: elem.Kind, Precision: elem.Precision, Scale: elem.Scale, Length: elem.Length,
+		Bpchar: elem.Bpchar, Reg: elem.Reg}
 }
 
 // IsArray reports an array type.
@@ -20,7 +21,7 @@ func (t Type) IsArray() bool { return t.Kind == KindArray }
 
 // ElemType is the element type of an array type.
 func (t Type) ElemType() Type {
-	return Type{Kind: t.Elem, Precision: t.Precision, Scale: t.Scale, Length: t.Length, Reg: t.Reg}
+	return Type{Kind: t.Elem, Precision: t.Precision, Scale: t.Scale, Length: t.Length, Bpchar: t.Bpchar, Reg: t.Reg}
 }
 
 // arrayOIDs are PostgreSQL's array type OIDs by element kind.
@@ -28,12 +29,15 @@ var arrayOIDs = map[Kind]uint32{
 	KindBool: 1000, KindBytea: 1001, KindInt16: 1005, KindInt32: 1007, KindText: 1009,
 	KindVarchar: 1015, KindInt64: 1016, KindFloat32: 1021, KindFloat64: 1022, KindOID: 1028,
 	KindTimestamp: 1115, KindDate: 1182, KindTime: 1183, KindTimestampTZ: 1185,
-	KindNumeric: 1231, KindUUID: 2951, KindJSON: 199,
+	KindNumeric: 1231, KindUUID: 2951, KindJSON: 199, KindInterval: 1187,
 }
 
 // regArrayOIDs are the array types of the reg* types (their elements are
 // oids, KindOID).
 var regArrayOIDs = map[RegKind]uint32{RegType: 2211, RegClass: 2210, RegNamespace: 4090, RegProc: 1008, RegProcedure: 2207}
+
+// bpcharArrayOID is character[] (a KindVarchar array marked Bpchar).
+const bpcharArrayOID = 1014
 
 func arrayOID(elem Kind) uint32 {
 	if oid, ok := arrayOIDs[elem]; ok {
@@ -48,6 +52,9 @@ func arrayTypeFromOID(oid uint32) (Type, bool) {
 		if o == oid {
 			return ArrayOf(Type{Kind: KindOID, Reg: r}), true
 		}
+	}
+	if oid == bpcharArrayOID {
+		return ArrayOf(Bpchar(0)), true
 	}
 	for k, o := range arrayOIDs {
 		if o == oid {

@@ -430,8 +430,13 @@ func (b *binder) commonType(es []Expr, what string) (Type, error) {
 			if t.Kind == KindNumeric {
 				t = Numeric(0, max(numericScale(t), numericScale(et)))
 			}
-		case t.IsString() && et.IsString():
+		case t.IsString() && et.IsString() && t != et:
+			// (Text for a mix: PostgreSQL takes the first type without a
+			// length, but keeps each char(n) value's padding, which
+			// magmalake's char without a length cannot.)
 			t = Text
+		case t.IsString() && et.IsString():
+			// One type throughout stays it: char(4) keeps its padding.
 		case isDateTime(t) && isDateTime(et):
 			d, _ := compareDomain(t, et)
 			t = d

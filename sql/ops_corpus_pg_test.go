@@ -35,7 +35,7 @@ func corpusOperators() []string {
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
 	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
 	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
-	return append(out, corpusDateTimeEdges()...)
+	return append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -206,6 +206,12 @@ func corpusCommonTypes() []string {
 			out = append(out, "nullif("+a+", "+b+")")
 		}
 	}
+	// One string type throughout keeps it, char(n)'s padding too.
+	for _, t := range []string{"char(3)", "varchar(3)", "char(1)", "bpchar", "text"} {
+		x, y := "'y'::"+t, "NULL::"+t
+		out = append(out, "coalesce("+y+", "+x+")", "CASE WHEN random() < 2 THEN "+x+" ELSE "+y+" END",
+			"greatest("+x+", 'a'::"+t+")", "least("+x+", "+x+")", "array["+x+", "+x+"]", "pg_typeof(coalesce("+x+", "+x+"))")
+	}
 	return out
 }
 
@@ -251,6 +257,27 @@ func corpusDateTimeEdges() []string {
 		}
 		if !strings.Contains(v, "infinity") {
 			out = append(out, "extract(epoch from "+v+")")
+		}
+	}
+	return out
+}
+
+// corpusArrayOutput prints arrays of every element type (char(n) padded,
+// booleans as t and f in array_to_string) and reads their elements back.
+// (Not char(n) beside other lengths: PostgreSQL keeps each value's padding.)
+func corpusArrayOutput() []string {
+	arrays := []string{"array['a b', 'NULL', '', 'x\"y', E'a\\\\b', 'null', ' ', '{', 'a,b']", "array[NULL::text]",
+		"array[1.50, NULL]", "array[true,false]", "array[NULL::bool, true]", "array['2024-01-01'::date]",
+		"array[timestamp '2024-01-01 10:00']", "array[1e20::float8, 'NaN', '-0']", "array['\\x01'::bytea]",
+		"array[interval '1 day']", "'{\"a b\",NULL,\"\"}'::text[]", "'{ 1 , 2 }'::int[]", "'{}'::text[]",
+		"array['x'::char(3)]", "array['ab '::char(4), 'c'::char(4)]", "array[''::char(2)]", "array['日本'::char(4)]",
+		"'{a,b}'::char(3)[]", "array['x'::char(3)]::char(5)[]", "(array['x'::char(3)] || 'y'::char(3))"}
+	var out []string
+	for _, a := range arrays {
+		for _, f := range []string{"%s", "%s::text", "array_to_string(%s, ',')", "array_to_string(%s, ',', '*')",
+			"cardinality(%s)", "%s = %s", "(%s)[1]", "(%s)[2]", "concat(%s)", "format('%%s', %s)", "quote_literal(%s)",
+			"json_build_object('a', %s)", "pg_typeof(%s)", "(%s)[1] || '|'"} {
+			out = append(out, sprintfAll(f, a))
 		}
 	}
 	return out

@@ -57,9 +57,10 @@ type Type struct {
 	Precision int // numeric
 	Scale     int // numeric
 	Length    int // varchar(n) / char(n)
-	// Bpchar marks char(n) (PostgreSQL's bpchar), a KindVarchar whose values
-	// are kept without trailing blanks (its text value, which comparisons,
-	// hashing and casts to text see) and padded to Length on output.
+	// Bpchar marks char(n) (PostgreSQL's bpchar), a KindVarchar whose
+	// values are kept without trailing blanks (its text value, which
+	// comparisons, hashing and casts to text see) and padded to Length on
+	// output; or an array of char(n).
 	Bpchar bool
 	// Elem is an array's element kind (the modifiers above are the element's).
 	Elem Kind
@@ -175,8 +176,11 @@ func (t Type) OID() uint32 {
 		}
 		return OIDOid
 	case KindArray:
-		if t.Reg != RegNone {
+		switch {
+		case t.Reg != RegNone:
 			return regArrayOIDs[t.Reg]
+		case t.Bpchar:
+			return bpcharArrayOID
 		}
 		return arrayOID(t.Elem)
 	case KindRecord:
