@@ -150,7 +150,20 @@ func parseFloat(s string, t Type) (any, error) {
 		}
 		return nil, invalidInput(t, s)
 	}
+	if f == 0 && nonZeroMantissa(v) {
+		// Underflow: ParseFloat rounds to zero, PostgreSQL's float input
+		// refuses a value too small for the type ('1e-46'::real).
+		return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", s, t)
+	}
 	return f, nil
+}
+
+// nonZeroMantissa reports a digit other than 0 before a number's exponent.
+func nonZeroMantissa(v string) bool {
+	if i := strings.IndexByte(v, 'e'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ContainsAny(v, "123456789")
 }
 
 func parseNumeric(s string, t Type) (any, error) {

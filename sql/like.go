@@ -7,12 +7,14 @@ import (
 // likePattern is a compiled LIKE pattern: runes with wildcard flags.
 type likePattern struct {
 	runes []rune
-	kind  []byte // 'l' literal, '%' any sequence, '_' one character
+	// kind is 'l' literal, '%' any sequence, '_' one character, or 'e' for
+	// a trailing escape, an error only when matching reaches it with text
+	// left (PostgreSQL's MatchText: '' LIKE 'a\' is false, 'ab' is 22025).
+	kind []byte
 }
 
 // compileLike reads pattern with escape ("" disables escaping), as
-// PostgreSQL: an escape before any character makes it literal; a trailing
-// escape is 22025.
+// PostgreSQL: an escape before any character makes it literal.
 func compileLike(pattern, escape string, fold bool) (*likePattern, error) {
 	var esc rune = -1
 	if escape != "" {
@@ -28,7 +30,8 @@ func compileLike(pattern, escape string, fold bool) (*likePattern, error) {
 		switch {
 		case c == esc:
 			if i+1 >= len(rs) {
-				return nil, Errorf(CodeInvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				p.add(c, 'e')
+				break
 			}
 			i++
 			p.add(foldRune(rs[i], fold), 'l')
@@ -60,7 +63,7 @@ func foldRune(r rune, fold bool) rune {
 
 // match is the classic wildcard walk: on a mismatch, retry from the last %
 // with one more character consumed by it.
-func (p *likePattern) match(s string, fold bool) bool {
+func (p *likePattern) match(s string, fold bool) (bool, error) {
 	text := []rune(s)
 	ti, pi := 0, 0
 	starP, starT := -1, 0
@@ -74,6 +77,8 @@ func (p *likePattern) match(s string, fold bool) bool {
 			case '_':
 				ti, pi = ti+1, pi+1
 				continue
+			case 'e':
+				return false, Errorf(CodeInvalidEscapeSequence, "LIKE pattern must not end with escape character")
 			default:
 				if foldRune(text[ti], fold) == p.runes[pi] {
 					ti, pi = ti+1, pi+1
@@ -82,7 +87,7 @@ func (p *likePattern) match(s string, fold bool) bool {
 			}
 		}
 		if starP < 0 {
-			return false
+			return false, nil
 		}
 		starT++
 		ti, pi = starT, starP+1
@@ -90,7 +95,7 @@ func (p *likePattern) match(s string, fold bool) bool {
 	for pi < len(p.kind) && p.kind[pi] == '%' {
 		pi++
 	}
-	return pi == len(p.kind)
+	return pi == len(p.kind), nil
 }
 
 func (ev *evaluator) evalLike(x *Like, sel []int, out []any) ([]any, error) {
@@ -121,9 +126,18 @@ func (ev *evaluator) evalLike(x *Like, sel []int, out []any) ([]any, error) {
 			}
 			cachedSrc = src
 		}
-		out[i] = cached.match(v, x.ILike) != x.Not
+		m, err := cached.match(v, x.ILike)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = m != x.Not
 	}
 	return out, nil
+}
+
+// dangling reports a pattern that ends with its escape character.
+func (p *likePattern) dangling() bool {
+	return len(p.kind) > 0 && p.kind[len(p.kind)-1] == 'e'
 }
 
 // likePrefix is the literal prefix of a compiled pattern and whether the

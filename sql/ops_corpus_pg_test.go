@@ -35,7 +35,8 @@ func corpusOperators() []string {
 	out = append(append(out, corpusCharCasts()...), corpusOIDCasts()...)
 	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
 	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
-	return append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
+	out = append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
+	return append(append(out, corpusLikeEscapes()...), corpusFloatInput()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -279,6 +280,32 @@ func corpusArrayOutput() []string {
 			"json_build_object('a', %s)", "pg_typeof(%s)", "(%s)[1] || '|'"} {
 			out = append(out, sprintfAll(f, a))
 		}
+	}
+	return out
+}
+
+// corpusLikeEscapes matches patterns that end with their escape character:
+// an error only when the match gets there with text left.
+func corpusLikeEscapes() []string {
+	var out []string
+	texts := []string{"'abc'", "'a'", "''", "'ab'", "'aab'", "'ba'", "'a\\'", "'A'", "NULL"}
+	pats := []string{"'a\\'", "'%\\'", "'a%\\'", "'%a\\'", "'\\'", "'_\\'", "'ab#' ESCAPE '#'", "'%#' ESCAPE '#'",
+		"'a%' ESCAPE ''", "'a\\%'", "'a\\_'"}
+	for _, t := range texts {
+		for _, p := range pats {
+			out = append(out, t+" LIKE "+p, t+" NOT LIKE "+p, t+" ILIKE "+p)
+		}
+	}
+	return out
+}
+
+// corpusFloatInput reads floats at the edges of their types: a value too
+// small to tell from zero is out of range, a subnormal is not.
+func corpusFloatInput() []string {
+	var out []string
+	for _, x := range []string{"'1e-46'", "'1e-45'", "'-1e-46'", "'7e-46'", "'8e-46'", "'1e-400'", "'1e-320'", "'0e-500'",
+		"'0.0'", "'1e39'", "'1e309'", "'-0'", "'0.000e-999'", "' 1e-46 '"} {
+		out = append(out, x+"::real", x+"::float8")
 	}
 	return out
 }

@@ -305,7 +305,7 @@ func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
 	ref := ice.Reference(col.Name)
 	p, err := compileLike(k.Value.(string), x.Escape, false)
 	// char(n) matches its padded value, stored without the blanks.
-	if err != nil || x.ILike || col.T.Bpchar {
+	if err != nil || x.ILike || col.T.Bpchar || p.dangling() {
 		return ice.NotNull(ref), false
 	}
 	prefix, exactPrefix := p.likePrefix()
