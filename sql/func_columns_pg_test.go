@@ -56,6 +56,15 @@ func checkFunctionsOverColumns(t *testing.T, conn *pgx.Conn) {
 		same("to_hex(b)"),
 		same("quote_nullable(s)"),
 		same("num_nulls(s, i, n)"),
+		{"array[i, b] || n", "__array(i, b) || n"},
+		{"array_to_string(array[bo, NULL], ',', '-')", "array_to_string(__array(bo, NULL), ',', '-')"},
+		same("json_build_object('s', s, 'ts', ts, 'f', f, 'n', n)"),
+		same("CASE s WHEN 'a' THEN 1 WHEN 'ab' THEN 2 END"),
+		same("d - ts"),
+		same("s LIKE 'a\\'"),
+		same("format('%s|%s', pg_typeof(s), s)"),
+		{"s::char(3)::bytea", "__cast(__cast(s, 'char(3)'), 'bytea')"},
+		same("nullif(s, 'a')"),
 	} {
 		checkScalar(t, conn, sc, batch, x)
 	}
