@@ -94,31 +94,42 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 
 // quantifiedList is x op ANY|ALL (ARRAY[e1, ...]): the OR (ANY) or AND
 // (ALL) of the comparisons, which is exactly its three-valued logic; = ANY
-// is IN and <> ALL is NOT IN.
+// is IN and <> ALL is NOT IN. The array is typed first, as PostgreSQL
+// types ARRAY[...] before it finds the operator: 1 = ANY(ARRAY['1']) is
+// integer = text, which does not exist.
 func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
 	if len(items) == 0 {
 		return nil, Errorf(CodeIndeterminateDatatype, "cannot determine type of empty array")
-	}
-	if op == OpEQ && !all || op == OpNE && all {
-		return b.bindIn(&ast.PatternInExpr{Expr: left, List: items, Not: all})
 	}
 	x, err := b.bind(left)
 	if err != nil {
 		return nil, err
 	}
-	var terms []Expr
-	for _, it := range items {
-		e, err := b.bind(it)
-		if err != nil {
-			return nil, err
-		}
+	elems, err := b.bindArrayItems(items)
+	if err != nil {
+		return nil, err
+	}
+	terms := make([]*Compare, len(elems))
+	for i, e := range elems {
 		c, err := b.bindCompare(op, x, e)
 		if err != nil {
 			return nil, err
 		}
-		terms = append(terms, c)
+		terms[i] = c.(*Compare)
 	}
-	return newLogic(all, terms...), nil
+	if op == OpEQ && !all || op == OpNE && all {
+		// Every comparison converts x alike: the elements share a type.
+		in := &InList{X: terms[0].L, Not: all, List: make([]Expr, len(terms)), Domains: make([]Type, len(terms))}
+		for i, c := range terms {
+			in.List[i], in.Domains[i] = c.R, c.Domain
+		}
+		return in, nil
+	}
+	args := make([]Expr, len(terms))
+	for i, c := range terms {
+		args[i] = c
+	}
+	return newLogic(all, args...), nil
 }
 
 // evalArrayCompare reads each row's array and compares x with its elements.

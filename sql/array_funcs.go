@@ -32,6 +32,20 @@ func (b *binder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) {
 }
 
 func (b *binder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
+	if len(items) == 0 {
+		// ARRAY[] only has a type under a cast, which reads '{}' again.
+		return &Const{Value: "{}", T: ArrayOf(Text)}, nil
+	}
+	args, err := b.bindArrayItems(items)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "__array", Args: args, T: ArrayOf(args[0].Type())}, nil
+}
+
+// bindArrayItems binds ARRAY[...]'s elements, converted to their common
+// type (untyped ones alone are text).
+func (b *binder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
 	args := make([]Expr, len(items))
 	for i, it := range items {
 		var err error
@@ -42,10 +56,6 @@ func (b *binder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
 			return nil, Errorf(CodeFeatureNotSupported, "multidimensional arrays are not supported")
 		}
 	}
-	if len(args) == 0 {
-		// ARRAY[] only has a type under a cast, which reads '{}' again.
-		return &Const{Value: "{}", T: ArrayOf(Text)}, nil
-	}
 	t, err := b.commonType(args, "ARRAY")
 	if err != nil {
 		return nil, err
@@ -53,7 +63,7 @@ func (b *binder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
 	if err := b.coerceAll(args, t); err != nil {
 		return nil, err
 	}
-	return &Func{Name: "__array", Args: args, T: ArrayOf(t)}, nil
+	return args, nil
 }
 
 func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {

@@ -324,10 +324,18 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 			return nil, err
 		}
 	}
-	if x.Type().Reg != RegNone && len(items) > 1 {
+	op := OpEQ // NOT IN is <> ALL, and names that operator
+	if n.Not {
+		op = OpNE
+	}
+	if len(items) == 1 {
+		// One item is x = item with its own operator, as in PostgreSQL:
+		// 'a '::varchar IN ('a'::char(3)) is char's =, true.
+		return b.bindCompare(op, x, items[0])
+	}
+	if x.Type().Reg != RegNone {
 		// Several items take x's type, as PostgreSQL's IN list takes its
-		// common type: the names are read as reg* input (one item is
-		// x = item, an oid).
+		// common type: the names are read as reg* input.
 		for i := range items {
 			if !isUnknown(items[i]) {
 				continue
@@ -339,7 +347,7 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 	}
 	in := &InList{X: x, Not: n.Not, List: items, Domains: make([]Type, len(items))}
 	for i, it := range items {
-		c, err := b.bindCompare(OpEQ, x, it)
+		c, err := b.bindCompare(op, x, it)
 		if err != nil {
 			return nil, err
 		}

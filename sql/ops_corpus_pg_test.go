@@ -36,7 +36,8 @@ func corpusOperators() []string {
 	out = append(append(out, corpusRegText()...), corpusJSONBuild()...)
 	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
 	out = append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
-	return append(append(out, corpusLikeEscapes()...), corpusFloatInput()...)
+	out = append(append(out, corpusLikeEscapes()...), corpusFloatInput()...)
+	return append(out, corpusQuantified()...)
 }
 
 // corpusArrayOps combines arrays with elements and arrays: || and the
@@ -306,6 +307,23 @@ func corpusFloatInput() []string {
 	for _, x := range []string{"'1e-46'", "'1e-45'", "'-1e-46'", "'7e-46'", "'8e-46'", "'1e-400'", "'1e-320'", "'0e-500'",
 		"'0.0'", "'1e39'", "'1e309'", "'-0'", "'0.000e-999'", "' 1e-46 '"} {
 		out = append(out, x+"::real", x+"::float8")
+	}
+	return out
+}
+
+// corpusQuantified is IN and op ANY|ALL (ARRAY[...]) over values of several
+// types: the array is typed before the operator is found, one IN item is a
+// plain comparison, several take their common type.
+func corpusQuantified() []string {
+	vals := []string{"1", "1.0", "1.5", "'1'", "NULL", "2::int8", "1::int2", "1.0::float8", "'a'", "'a'::char(3)",
+		"'a '::varchar", "true", "date '2024-01-01'", "timestamp '2024-01-01'"}
+	var out []string
+	for _, a := range vals {
+		for _, b := range vals {
+			out = append(out, a+" IN ("+b+")", a+" NOT IN ("+b+")", a+" IN ("+b+", "+b+")", a+" NOT IN ("+b+", NULL)",
+				a+" = ANY(array["+b+"])", a+" <> ALL(array["+b+", "+b+"])", a+" < ANY(array["+b+", NULL])",
+				a+" >= ALL(array["+b+"])")
+		}
 	}
 	return out
 }
