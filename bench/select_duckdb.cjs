@@ -24,11 +24,20 @@ async function timed(conn, sql) {
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, reader };
 }
 
+// enoughRuns is select_run.go's rule: at least repeat runs and, for fast
+// queries, a second of them (at most 200); a slow one stops after three
+// once they took 30 s.
+function enoughRuns(runs, repeat) {
+  const spent = runs.reduce((a, b) => a + b, 0);
+  if (runs.length >= repeat) return spent >= 1000 || runs.length >= Math.max(repeat, 200);
+  return runs.length >= Math.min(3, repeat) && spent >= 30000;
+}
+
 async function runQuery(conn, q, warmup, repeat) {
   const out = { name: q.name, ms: [], cpu_ms: [] };
   try {
     let last;
-    for (let i = 0; i < warmup + repeat; i++) {
+    for (let i = 0; i < warmup || !enoughRuns(out.ms, repeat); i++) {
       const r = await timed(conn, q.sql);
       if (i >= warmup) {
         out.ms.push(r.ms);

@@ -179,10 +179,15 @@ func (r *selectRunner) probeCount(ctx context.Context, s *exec.Session) error {
 
 // A slow query stops repeating after minRuns once its timed runs took
 // runBudget: three runs still give a median, and a full-size run of every
-// query stays within minutes.
+// query stays within minutes. A fast one repeats past --repeat until its
+// runs took shortBudget (at most maxRuns): a median of five runs of a few
+// milliseconds moves with whatever else the machine did in those
+// milliseconds. bench/select_duckdb.cjs repeats by the same rule.
 const (
-	minRuns   = 3
-	runBudget = 30 * time.Second
+	minRuns     = 3
+	runBudget   = 30 * time.Second
+	shortBudget = time.Second
+	maxRuns     = 200
 )
 
 // enoughRuns says whether the runs so far (ms each) suffice.
@@ -191,7 +196,10 @@ func enoughRuns(runs []float64, repeat int) bool {
 	for _, v := range runs {
 		spent += v
 	}
-	return len(runs) >= repeat || (len(runs) >= min(minRuns, repeat) && spent >= ms(runBudget))
+	if len(runs) >= repeat {
+		return spent >= ms(shortBudget) || len(runs) >= max(repeat, maxRuns)
+	}
+	return len(runs) >= min(minRuns, repeat) && spent >= ms(runBudget)
 }
 
 func median(v []float64) float64 {
