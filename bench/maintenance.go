@@ -51,6 +51,10 @@ type MaintenanceConfig struct {
 	SmallInserts int      // one-row INSERTs of the small-files case; default 2000
 	Cases        []string // mor-v2, mor-v3, small-files; default all
 	Repeat       int      // timed runs of each query after a warm-up (medians); default 5
+	// Rewrites is how many times each contender rewrites its copy (both
+	// copies are rolled back to before the rewrite between rounds; the
+	// median is reported); default 3.
+	Rewrites int
 	// SizeThreshold and RatioThreshold are OPTIMIZE's file_size_threshold
 	// and delete_ratio_threshold, and the same limits of iceberg-go's
 	// planner; defaults deletes.DefaultSizeThreshold (128 MiB) and 0.1.
@@ -92,6 +96,9 @@ func (c MaintenanceConfig) withDefaults() MaintenanceConfig {
 	}
 	if c.Repeat <= 0 {
 		c.Repeat = 5
+	}
+	if c.Rewrites <= 0 {
+		c.Rewrites = 3
 	}
 	if c.SizeThreshold <= 0 {
 		c.SizeThreshold = 128 << 20

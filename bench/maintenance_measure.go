@@ -92,28 +92,82 @@ func (r *maintRunner) measure(ctx context.Context, sess owSession, p maintPair, 
 // rewrites runs OPTIMIZE on our copy and iceberg-go's compaction on theirs,
 // timing each, and counts the files each left.
 func (r *maintRunner) rewrites(ctx context.Context, sess owSession, p maintPair, res *MaintenanceResult) error {
-	r.cfg.Progress(fmt.Sprintf("%s: OPTIMIZE", res.Case))
-	wall, cpu, err := timedAs(ctx, "optimize", res.Case, func(ctx context.Context) error {
-		return r.optimize(ctx, sess, p.ours)
-	})
+	ours, theirs, err := r.currentSnapshots(ctx, sess, p)
 	if err != nil {
 		return err
 	}
-	res.OptimizeMs, res.OptimizeCPUMs = ms(wall), ms(cpu)
-	r.cfg.Progress(fmt.Sprintf("%s: iceberg-go RewriteDataFiles", res.Case))
-	wall, cpu, err = timedAs(ctx, "icebergo", res.Case, func(ctx context.Context) (err error) {
-		res.IcebergoGroups, err = rewriteWithIcebergGo(ctx, r.ws.wh, p.theirs, r.cfg)
-		return err
-	})
-	if err != nil {
-		return err
+	var cpuOurs, cpuTheirs []float64
+	for round := range r.cfg.Rewrites {
+		if round > 0 {
+			// Both copies as they were before the rewrite: the same work again.
+			for _, rb := range []struct {
+				id   table.Identifier
+				snap int64
+			}{{p.ours, ours}, {p.theirs, theirs}} {
+				if _, err := sess.run(ctx, fmt.Sprintf("ALTER TABLE %s EXECUTE rollback_to_snapshot(snapshot_id => %d)", owQualified(rb.id), rb.snap)); err != nil {
+					return err
+				}
+			}
+		}
+		// Alternate which contender goes first, so neither always runs
+		// after the other's garbage or on a machine warmed by it.
+		first, second := r.timeOptimize, r.timeIcebergGo
+		if round%2 == 1 {
+			first, second = second, first
+		}
+		for _, run := range []func(context.Context, owSession, maintPair, *MaintenanceResult, *[]float64, *[]float64) error{first, second} {
+			if err := run(ctx, sess, p, res, &cpuOurs, &cpuTheirs); err != nil {
+				return err
+			}
+		}
 	}
-	res.IcebergoMs, res.IcebergoCPUMs = ms(wall), ms(cpu)
+	res.OptimizeMs, res.OptimizeCPUMs = median(res.OptimizeRunsMs), median(cpuOurs)
+	res.IcebergoMs, res.IcebergoCPUMs = median(res.IcebergoRunsMs), median(cpuTheirs)
 	if res.After, err = r.files(ctx, p.ours); err != nil {
 		return err
 	}
 	res.Icebergo, err = r.files(ctx, p.theirs)
 	return err
+}
+
+// timeOptimize times one OPTIMIZE of our copy.
+func (r *maintRunner) timeOptimize(ctx context.Context, sess owSession, p maintPair, res *MaintenanceResult, cpuOurs, _ *[]float64) error {
+	r.cfg.Progress(fmt.Sprintf("%s: OPTIMIZE", res.Case))
+	wall, cpu, err := timedAs(ctx, "optimize", res.Case, func(ctx context.Context) error {
+		return r.optimize(ctx, sess, p.ours)
+	})
+	res.OptimizeRunsMs, *cpuOurs = append(res.OptimizeRunsMs, ms(wall)), append(*cpuOurs, ms(cpu))
+	return err
+}
+
+// timeIcebergGo times one iceberg-go RewriteDataFiles of its copy.
+func (r *maintRunner) timeIcebergGo(ctx context.Context, _ owSession, p maintPair, res *MaintenanceResult, _, cpuTheirs *[]float64) error {
+	r.cfg.Progress(fmt.Sprintf("%s: iceberg-go RewriteDataFiles", res.Case))
+	wall, cpu, err := timedAs(ctx, "icebergo", res.Case, func(ctx context.Context) (err error) {
+		res.IcebergoGroups, err = rewriteWithIcebergGo(ctx, r.ws.wh, p.theirs, r.cfg)
+		return err
+	})
+	res.IcebergoRunsMs, *cpuTheirs = append(res.IcebergoRunsMs, ms(wall)), append(*cpuTheirs, ms(cpu))
+	return err
+}
+
+// currentSnapshots are the ids of both copies' current snapshots.
+func (r *maintRunner) currentSnapshots(ctx context.Context, sess owSession, p maintPair) (ours, theirs int64, err error) {
+	for _, x := range []struct {
+		id  table.Identifier
+		out *int64
+	}{{p.ours, &ours}, {p.theirs, &theirs}} {
+		tbl, err := r.ws.wh.LoadTable(ctx, x.id)
+		if err != nil {
+			return 0, 0, err
+		}
+		snap := tbl.CurrentSnapshot()
+		if snap == nil {
+			return 0, 0, fmt.Errorf("%s has no snapshot to rewrite", owQualified(x.id))
+		}
+		*x.out = snap.SnapshotID
+	}
+	return ours, theirs, nil
 }
 
 // timedAs runs fn under pprof labels naming the contender and case (split

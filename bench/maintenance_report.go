@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // MaintenanceResult is one case: both rewrites and the queries' figures.
@@ -20,12 +21,14 @@ type MaintenanceResult struct {
 	Fresh    FileFigures `json:"fresh"`
 	// Wall and process CPU time (user + system, every thread, GC included)
 	// of OPTIMIZE through a session, and of iceberg-go's planning, rewrite
-	// and commit.
-	OptimizeMs     float64 `json:"optimize_ms"`
-	OptimizeCPUMs  float64 `json:"optimize_cpu_ms"`
-	IcebergoMs     float64 `json:"icebergo_ms"`
-	IcebergoCPUMs  float64 `json:"icebergo_cpu_ms"`
-	IcebergoGroups int     `json:"icebergo_groups"` // compaction groups its planner made
+	// and commit: medians of the rounds, whose wall times follow.
+	OptimizeMs     float64   `json:"optimize_ms"`
+	OptimizeRunsMs []float64 `json:"optimize_runs_ms"`
+	IcebergoRunsMs []float64 `json:"icebergo_runs_ms"`
+	OptimizeCPUMs  float64   `json:"optimize_cpu_ms"`
+	IcebergoMs     float64   `json:"icebergo_ms"`
+	IcebergoCPUMs  float64   `json:"icebergo_cpu_ms"`
+	IcebergoGroups int       `json:"icebergo_groups"` // compaction groups its planner made
 	// Scan is the full scan, Selective the narrow id range.
 	Scan      QueryFigures `json:"scan"`
 	Selective QueryFigures `json:"selective"`
@@ -95,10 +98,19 @@ func (q QueryFigures) line(name string) string {
 
 // Line is the human-readable report of one case.
 func (r MaintenanceResult) Line() string {
-	return fmt.Sprintf("%-11s rows %d deleted %d live %d  before: %s  optimize %.1f ms (cpu %.0f) -> %s  iceberg-go %.1f ms (cpu %.0f, %d groups) -> %s  %.2fx faster: target %s  fresh: %s  |  %s  |  %s  runs %d  read.split.target-size %s",
-		r.Case, r.Rows, r.RowsDeleted, r.LiveRows, r.Before, r.OptimizeMs, r.OptimizeCPUMs, r.After,
-		r.IcebergoMs, r.IcebergoCPUMs, r.IcebergoGroups, r.Icebergo, r.Speedup(), met(r.SpeedupMet()), r.Fresh,
+	return fmt.Sprintf("%-11s rows %d deleted %d live %d  before: %s  optimize %.1f ms (cpu %.0f; rounds %s) -> %s  iceberg-go %.1f ms (cpu %.0f, %d groups; rounds %s) -> %s  %.2fx faster: target %s  fresh: %s  |  %s  |  %s  runs %d  read.split.target-size %s",
+		r.Case, r.Rows, r.RowsDeleted, r.LiveRows, r.Before, r.OptimizeMs, r.OptimizeCPUMs, msList(r.OptimizeRunsMs), r.After,
+		r.IcebergoMs, r.IcebergoCPUMs, r.IcebergoGroups, msList(r.IcebergoRunsMs), r.Icebergo, r.Speedup(), met(r.SpeedupMet()), r.Fresh,
 		r.Scan.line("scan"), r.Selective.line("selective"), r.Repeat, splitText(r.SplitTargetSize))
+}
+
+// msList prints timings as 503/520/490.
+func msList(v []float64) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprintf("%.0f", x)
+	}
+	return strings.Join(parts, "/")
 }
 
 // JSON is the one-line JSON report of one case, with its ratios.

@@ -24,6 +24,7 @@ func parseBenchMaintenance(args []string, env Getenv) (benchMaintenanceConfig, *
 	fs.IntVar(&cfg.Deletes, "deletes", 20, "DELETE statements before the rewrite, each removing 1% of the rows from every file (at most 100)")
 	fs.IntVar(&cfg.SmallInserts, "small-inserts", 2000, "one-row autocommit INSERTs of the small-files case")
 	fs.IntVar(&cfg.Repeat, "repeat", 5, "timed runs of each query after a warm-up; medians are reported")
+	fs.IntVar(&cfg.Rewrites, "rewrites", 3, "rounds in which each contender rewrites its copy, both rolled back between rounds; medians are reported")
 	fs.Int64Var(&cfg.SizeThreshold, "file-size-threshold", 128<<20, "OPTIMIZE's file_size_threshold in bytes, and iceberg-go's minimum file size")
 	fs.Float64Var(&cfg.RatioThreshold, "delete-ratio-threshold", 0.1, "OPTIMIZE's delete_ratio_threshold, and iceberg-go's")
 	fs.Int64Var(&cfg.SplitTargetSize, "split-target-size", 0, "set every table's read.split.target-size to this many bytes (0: iceberg-go's default, 128 MiB; a file larger than it is planned as several tasks, which lose row-group pruning)")
@@ -34,8 +35,8 @@ func parseBenchMaintenance(args []string, env Getenv) (benchMaintenanceConfig, *
 	if err := parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
-	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.Deletes <= 0 || cfg.SmallInserts <= 0 || cfg.Repeat <= 0 || cfg.SizeThreshold <= 0 || cfg.SplitTargetSize < 0 {
-		return cfg, fs, usagef("--rows, --files, --deletes, --small-inserts, --repeat and --file-size-threshold must be positive, --split-target-size not negative")
+	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.Deletes <= 0 || cfg.SmallInserts <= 0 || cfg.Repeat <= 0 || cfg.Rewrites <= 0 || cfg.SizeThreshold <= 0 || cfg.SplitTargetSize < 0 {
+		return cfg, fs, usagef("--rows, --files, --deletes, --small-inserts, --repeat, --rewrites and --file-size-threshold must be positive, --split-target-size not negative")
 	}
 	if cfg.Deletes > 100 || cfg.RatioThreshold <= 0 || cfg.RatioThreshold > 1 {
 		return cfg, fs, usagef("--deletes must be at most 100, --delete-ratio-threshold in (0, 1]")
