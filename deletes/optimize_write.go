@@ -31,7 +31,7 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 		return nil, 0, err
 	}
 	rd := positionalReader{fs: fs, nameMapping: head.NameMapping(), formatVersion: head.Metadata().Version(),
-		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true}
+		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true, memo: &projectionMemo{}}
 	var added, foreign []iceberg.DataFile
 	var written int64
 	for _, g := range groups {
@@ -137,8 +137,9 @@ func executorTyped(rows RowSource) RowSource {
 // file order, reading up to readWorkers files at once ahead of the writer.
 func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, plans []RowDelete) RowSource {
 	srcs := make([]RowSource, len(plans))
+	requested := readSchemaFor(head) // one schema: the projection memo knows it by pointer
 	for i := range plans {
-		srcs[i] = fileSurvivors(ctx, rd, head, &plans[i])
+		srcs[i] = fileSurvivors(ctx, rd, head, requested, &plans[i])
 	}
 	return prefetchedAll(ctx, srcs, readWorkers(), prefetchDepth)
 }
@@ -148,13 +149,13 @@ func survivorRows(ctx context.Context, rd positionalReader, head *table.Table, p
 func readWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 2)) }
 
 // fileSurvivors yields the live rows of one planned file.
-func fileSurvivors(ctx context.Context, rd positionalReader, head *table.Table, plan *RowDelete) RowSource {
+func fileSurvivors(ctx context.Context, rd positionalReader, head *table.Table, requested *iceberg.Schema, plan *RowDelete) RowSource {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		count := plan.File.Count()
 		keep := plan.dropped().KeepMaskBytes(count)
 		lineage, keepLineage := lineageOf(head, plan.Task)
 		stopped := false
-		_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), readSchemaFor(head), func(b arrow.RecordBatch, base int64) error {
+		_, err := rd.read(ctx, plan.File.FilePath(), plan.File.FileSizeBytes(), requested, func(b arrow.RecordBatch, base int64) error {
 			kept, err := lineage.survivorsOf(ctx, b, base, keep, count, keepLineage)
 			if err != nil || kept == nil {
 				return err

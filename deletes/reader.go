@@ -32,6 +32,8 @@ type positionalReader struct {
 	// opened, when set, sees the file's footer before the first batch (a
 	// rewrite copies its layout).
 	opened func(md *metadata.FileMetaData)
+	// memo, when set, remembers projections that only relabel columns.
+	memo *projectionMemo
 }
 
 // batchFunc receives a batch in the requested schema and the position of its
@@ -44,13 +46,21 @@ type countingFile struct {
 	iceio.File
 	n    int64
 	prog *lake.Progress // the statement's progress line, if any
+	// quiet: the file was read whole into memory at open and counted then.
+	quiet bool
 }
 
 func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.File.ReadAt(p, off)
-	c.n += int64(n)
-	c.prog.AddRead(int64(n))
+	c.count(n)
 	return n, err
+}
+
+func (c *countingFile) count(n int) {
+	if !c.quiet {
+		c.n += int64(n)
+		c.prog.AddRead(int64(n))
+	}
 }
 
 // Prefetch passes on to the file: what it prefetches is counted when read.
@@ -58,19 +68,22 @@ func (c *countingFile) Prefetch(ranges []lake.ByteRange) { lake.Prefetch(c.File,
 
 func (c *countingFile) Read(p []byte) (int, error) {
 	n, err := c.File.Read(p)
-	c.n += int64(n)
-	c.prog.AddRead(int64(n))
+	c.count(n)
 	return n, err
 }
 
 // read streams path's rows (size bytes as its manifest says; 0: unknown) projected onto requested (renames, added columns
 // and type promotion handled by iceberg-go) and returns the bytes read.
 func (r positionalReader) read(ctx context.Context, path string, size int64, requested *iceberg.Schema, fn batchFunc) (int64, error) {
-	f, err := lake.OpenSized(r.fs, path, size)
+	f, whole, err := lake.OpenWhole(r.fs, path, size)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
 	cf := &countingFile{File: f, prog: lake.ProgressOf(ctx)}
+	if whole { // read from storage already; what the reader takes is memory
+		cf.prog.AddRead(size)
+		cf = &countingFile{File: f, n: size, quiet: true}
+	}
 	defer cf.Close()
 	if err := r.readOpen(ctx, cf, requested, fn); err != nil {
 		return cf.n, fmt.Errorf("read %s: %w", path, err)
@@ -141,10 +154,14 @@ func (r positionalReader) project(ctx context.Context, requested, fileSchema *ic
 	if len(requested.Fields()) == 0 {
 		return array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, rec.NumRows()), nil
 	}
+	if out, ok := r.memo.project(requested, rec, r.mem); ok {
+		return out, nil
+	}
 	out, err := table.ToRequestedSchema(ctx, requested, fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion, IncludeFieldIDs: r.withFieldIDs})
 	if err != nil {
 		return nil, fmt.Errorf("project batch: %w", err)
 	}
+	r.memo.learn(requested, rec, out)
 	return out, nil
 }
 
