@@ -19,10 +19,11 @@ import (
 
 // PlanOptions tune planning. The zero value is usable.
 type PlanOptions struct {
-	Workers         int      // data files read in parallel; default 4
-	BatchSize       int64    // rows per record batch; default 65536
-	CaseInsensitive bool     // resolve column names case-insensitively
-	ReturnColumns   []string // collect these columns of deleted rows (RETURNING)
+	Workers         int        // data files read in parallel; default 4
+	BatchSize       int64      // rows per record batch; default 65536
+	CaseInsensitive bool       // resolve column names case-insensitively
+	ReturnColumns   []string   // collect these columns of deleted rows (RETURNING)
+	Cache           *FileCache // small files' decoded columns, kept across statements; nil: none
 	// rowIDs appends the _row_id of each deleted row to the ReturnColumns
 	// on a v3 table (an UPDATE keeps it for the new version of the row).
 	rowIDs bool
@@ -175,7 +176,7 @@ func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts Plan
 	}
 	p := &planner{tbl: tbl, pred: pred, opts: opts}
 	p.rd = positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
-		batchSize: opts.BatchSize, mem: memory.DefaultAllocator}
+		batchSize: opts.BatchSize, mem: memory.DefaultAllocator, cache: opts.Cache}
 	p.ix = newDeleteIndex(p.rd, tbl.Schema())
 	if pred.Exact {
 		if p.bound, err = bindStrict(tbl.Schema(), pred.filter(), !opts.CaseInsensitive); err != nil {

@@ -34,6 +34,8 @@ type positionalReader struct {
 	opened func(md *metadata.FileMetaData)
 	// memo, when set, remembers projections that only relabel columns.
 	memo *projectionMemo
+	// cache, when set, keeps the batches of small files across statements.
+	cache *FileCache
 }
 
 // batchFunc receives a batch in the requested schema and the position of its
@@ -75,6 +77,31 @@ func (c *countingFile) Read(p []byte) (int, error) {
 // read streams path's rows (size bytes as its manifest says; 0: unknown) projected onto requested (renames, added columns
 // and type promotion handled by iceberg-go) and returns the bytes read.
 func (r positionalReader) read(ctx context.Context, path string, size int64, requested *iceberg.Schema, fn batchFunc) (int64, error) {
+	if r.cache == nil || size <= 0 || size > lake.WholeReadMax {
+		return r.readFile(ctx, path, size, requested, fn)
+	}
+	key := r.cacheKey(path, requested)
+	if ok, err := r.cache.replay(key, lake.ProgressOf(ctx), fn); ok {
+		return 0, err
+	}
+	cf := &cachedFile{key: key}
+	n, err := r.readFile(ctx, path, size, requested, func(b arrow.RecordBatch, base int64) error {
+		b.Retain()
+		cf.batches = append(cf.batches, b)
+		cf.bases = append(cf.bases, base)
+		cf.bytes += batchBytes(b)
+		return fn(b, base)
+	})
+	if err != nil {
+		releaseAll(cf.batches)
+		return n, err
+	}
+	r.cache.add(cf)
+	return n, nil
+}
+
+// readFile is read from storage.
+func (r positionalReader) readFile(ctx context.Context, path string, size int64, requested *iceberg.Schema, fn batchFunc) (int64, error) {
 	f, whole, err := lake.OpenWhole(r.fs, path, size)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)

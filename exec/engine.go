@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/magmalake/magmalake"
+	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -31,13 +32,23 @@ type EngineOptions struct {
 	// TempDir is where an ORDER BY past work_mem writes its sorted runs
 	// ("": os.TempDir(), $TMPDIR or /tmp).
 	TempDir string
+	// FileCacheBytes bounds the decoded columns of small data files kept
+	// for DML planning across statements (0: DefaultFileCacheBytes;
+	// negative: none).
+	FileCacheBytes int64
 }
+
+// DefaultFileCacheBytes is the default bound of the engine's file cache:
+// a table of a few thousand small files fits.
+const DefaultFileCacheBytes = 64 << 20
 
 // Engine executes statements against one warehouse; it is shared by all sessions.
 type Engine struct {
 	wh   *iceberg.Warehouse
 	opts EngineOptions
 	uses tableUse // the tables open transaction blocks touched
+	// files keeps small data files' decoded columns for DML planning.
+	files *deletes.FileCache
 }
 
 // NewEngine starts an executor over wh.
@@ -53,7 +64,10 @@ func NewEngine(ctx context.Context, wh *iceberg.Warehouse, opts EngineOptions) (
 		return nil, fmt.Errorf("new engine: %w", err)
 	}
 	opts.Settings = settings
-	return &Engine{wh: wh, opts: opts}, nil
+	if opts.FileCacheBytes == 0 {
+		opts.FileCacheBytes = DefaultFileCacheBytes
+	}
+	return &Engine{wh: wh, opts: opts, files: deletes.NewFileCache(opts.FileCacheBytes)}, nil
 }
 
 // Warehouse is the warehouse the engine runs on.

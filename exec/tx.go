@@ -229,5 +229,6 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 // deleteOptions are the engine options every DML statement runs with: its
 // change goes through the session, so a transaction block stages it.
 func (s *Session) deleteOptions(dry bool) deletes.Options {
-	return deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry, Commit: s.commitChange}
+	return deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry, Commit: s.commitChange,
+		Plan: deletes.PlanOptions{Cache: s.engine.files}}
 }

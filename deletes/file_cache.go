@@ -1,0 +1,158 @@
+package deletes
+
+import (
+	"container/list"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+
+	lake "github.com/magmalake/magmalake/iceberg"
+)
+
+// FileCache keeps the decoded columns of small data files that statements
+// plan against, least recently used first out. A table written by many
+// small INSERTs gains a data file each time, and every DELETE, UPDATE and
+// MERGE reads the predicate's columns of every file: opening, parsing the
+// footer and decoding a few KiB cost ~0.2 ms a file, most of a contended
+// statement's CPU once a table has hundreds. Data files never change once
+// written (a path is never reused), so an entry needs no invalidation.
+// Only files read whole (lake.WholeReadMax) are kept. Safe for concurrent
+// use; a nil *FileCache keeps nothing.
+type FileCache struct {
+	mu    sync.Mutex
+	limit int64 // bytes of Arrow buffers kept at most
+	// entryLimit bounds one file's entry, so that a file cannot flush the
+	// cache; limit/8.
+	entryLimit int64
+	used       int64
+	order      *list.List // of *cachedFile, most recently used first
+	items      map[string]*list.Element
+	hits       int64
+}
+
+// NewFileCache returns a cache holding at most limit bytes of decoded
+// columns; limit <= 0 gives nil, a cache that keeps nothing.
+func NewFileCache(limit int64) *FileCache {
+	if limit <= 0 {
+		return nil
+	}
+	return &FileCache{limit: limit, entryLimit: limit / 8, order: list.New(), items: map[string]*list.Element{}}
+}
+
+// cachedFile is one file read through one projection: its batches and the
+// position of each batch's first row.
+type cachedFile struct {
+	key     string
+	batches []arrow.RecordBatch
+	bases   []int64
+	bytes   int64
+}
+
+// Hits is how many reads the cache answered, for tests and EXPLAIN.
+func (c *FileCache) Hits() int64 {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
+// cacheKey names a file read through the reader's projection of requested:
+// the batches differ by columns (ids, names, types), batch size, format
+// version, field-id stamping and name mapping.
+func (r positionalReader) cacheKey(path string, requested *iceberg.Schema) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%t\x00", path, r.batchSize, r.formatVersion, r.withFieldIDs)
+	for _, f := range requested.Fields() {
+		fmt.Fprintf(&b, "%d:%s:%s:%t;", f.ID, f.Name, f.Type, f.Required)
+	}
+	if r.nameMapping != nil {
+		fmt.Fprintf(&b, "\x00%v", r.nameMapping)
+	}
+	return b.String()
+}
+
+// replay hands the cached batches of key to fn, as a read would; false if
+// key is not cached.
+func (c *FileCache) replay(key string, prog *lake.Progress, fn batchFunc) (bool, error) {
+	if c == nil {
+		return false, nil
+	}
+	c.mu.Lock()
+	el, ok := c.items[key]
+	var cf *cachedFile
+	if ok {
+		c.order.MoveToFront(el)
+		c.hits++
+		cf = el.Value.(*cachedFile)
+		for _, b := range cf.batches {
+			b.Retain() // an eviction meanwhile must not free them under fn
+		}
+	}
+	c.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	var err error
+	for i, b := range cf.batches {
+		if err == nil {
+			prog.AddRows(b.NumRows())
+			err = fn(b, cf.bases[i])
+		}
+		b.Release()
+	}
+	return true, err
+}
+
+// add keeps a file's batches (retained by the caller for the cache).
+func (c *FileCache) add(cf *cachedFile) {
+	if cf.bytes > c.entryLimit {
+		releaseAll(cf.batches)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[cf.key]; ok { // another statement read it meanwhile
+		releaseAll(cf.batches)
+		return
+	}
+	c.items[cf.key] = c.order.PushFront(cf)
+	c.used += cf.bytes
+	for c.used > c.limit {
+		last := c.order.Back()
+		old := last.Value.(*cachedFile)
+		c.order.Remove(last)
+		delete(c.items, old.key)
+		c.used -= old.bytes
+		releaseAll(old.batches)
+	}
+}
+
+// batchBytes is the size of b's buffers.
+func batchBytes(b arrow.RecordBatch) int64 {
+	var n int64
+	for _, col := range b.Columns() {
+		n += dataBytes(col.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, buf := range d.Buffers() {
+		if buf != nil {
+			n += int64(buf.Len())
+		}
+	}
+	for _, ch := range d.Children() {
+		n += dataBytes(ch)
+	}
+	if dict := d.Dictionary(); dict != nil && d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(dict)
+	}
+	return n
+}
