@@ -108,7 +108,7 @@ func (f *fixture) appendRows(rows []row) {
 	}
 }
 
-// buildRows is rows as one batch of schema sc (id, cat, ts, v).
+// buildRows is rows as one batch of schema sc (id, cat, ts, v int or bigint).
 func buildRows(sc *arrow.Schema, rows []row) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
@@ -116,10 +116,19 @@ func buildRows(sc *arrow.Schema, rows []row) arrow.RecordBatch {
 		b.Field(0).(*array.Int64Builder).Append(r.id)
 		b.Field(1).(*array.StringBuilder).Append(r.cat)
 		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(r.ts()))
-		if r.v == nil {
-			b.Field(3).AppendNull()
-		} else {
-			b.Field(3).(*array.Int32Builder).Append(*r.v)
+		switch v := b.Field(3).(type) {
+		case *array.Int32Builder: // the table's v
+			if r.v == nil {
+				v.AppendNull()
+			} else {
+				v.Append(*r.v)
+			}
+		case *array.Int64Builder: // v promoted to bigint
+			if r.v == nil {
+				v.AppendNull()
+			} else {
+				v.Append(int64(*r.v))
+			}
 		}
 	}
 	return b.NewRecordBatch()

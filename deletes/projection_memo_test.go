@@ -42,7 +42,7 @@ func TestReaderMemoMatchesProjection(t *testing.T) {
 			t.Fatal(err)
 		}
 		for from := int64(50); from < 200; from += 50 {
-			rec := buildNewRows(sc, genRows(from, from+50))
+			rec := buildRows(sc, genRows(from, from+50))
 			at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
 			if tbl, err = tbl.AppendTable(f.ctx, at, 1<<20, nil); err != nil {
 				t.Fatal(err)
@@ -101,21 +101,4 @@ func readBatches(t *testing.T, rd positionalReader, df iceberg.DataFile, request
 		t.Fatal(err)
 	}
 	return out
-}
-
-// buildNewRows is rows in the evolved schema (id, category, ts, v bigint).
-func buildNewRows(sc *arrow.Schema, rows []row) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, r := range rows {
-		b.Field(0).(*array.Int64Builder).Append(r.id)
-		b.Field(1).(*array.StringBuilder).Append(r.cat)
-		b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(r.ts()))
-		if r.v == nil {
-			b.Field(3).AppendNull()
-		} else {
-			b.Field(3).(*array.Int64Builder).Append(int64(*r.v))
-		}
-	}
-	return b.NewRecordBatch()
 }
