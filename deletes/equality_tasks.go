@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // withAllDeleteFiles replaces the delete files on tasks planned with a row
@@ -33,4 +35,19 @@ func withAllDeleteFiles(ctx context.Context, tbl *table.Table, tasks []table.Fil
 		out[i] = t
 	}
 	return out, nil
+}
+
+// mayHaveEqualityDeletes reports whether tbl's current snapshot may hold
+// equality deletes, the only delete files a filtered plan can leave off a
+// task (position deletes and DVs are matched by path and partition). No,
+// only when its summary's total-equality-deletes is 0: every writer that
+// keeps that total (magmalake, Java, iceberg-go) adds each equality delete
+// file's rows to it, and one that does not leaves it out. Sparing the
+// unfiltered plan halves the manifests a DML statement reads.
+func mayHaveEqualityDeletes(tbl *table.Table) bool {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil || snap.Summary == nil {
+		return true
+	}
+	return snap.Summary.Properties[lake.SummaryTotalEqDeletes] != "0"
 }

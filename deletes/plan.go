@@ -200,7 +200,7 @@ func planTasks(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanO
 	if err != nil {
 		return nil, fmt.Errorf("plan files: %w", err)
 	}
-	if len(tasks) > 0 && !isAlwaysTrue(pred.filter()) {
+	if len(tasks) > 0 && !isAlwaysTrue(pred.filter()) && mayHaveEqualityDeletes(tbl) {
 		if tasks, err = withAllDeleteFiles(ctx, tbl, tasks, !opts.CaseInsensitive); err != nil {
 			return nil, err
 		}
