@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -109,6 +110,65 @@ type planner struct {
 	bound iceberg.BooleanExpression // strict-proof form of Filter; nil unless Exact
 	rd    positionalReader
 	ix    *deleteIndex
+	// layouts are the columns files are read with, by column names.
+	layouts readLayouts
+}
+
+// readLayout is how a file is read for a list of column names: the
+// requested schema, and where the predicate's and RETURNING's columns sit
+// in its batches. Every file of a statement with the same equality deletes
+// reads the same names, so each layout is worked out once (per file it
+// was an eighth of a contended statement's planning). Read-only once made.
+type readLayout struct {
+	req             *iceberg.Schema
+	cols            columnIndex
+	predIdx, retIdx []int
+}
+
+// readLayouts memoises layouts; safe for the planner's parallel reads.
+type readLayouts struct {
+	mu sync.Mutex
+	by map[string]*readLayout
+}
+
+func (ls *readLayouts) of(p *planner, names, predCols []string, withLineage bool) (*readLayout, error) {
+	key := fmt.Sprintf("%d\x00%t\x00%s", len(predCols), withLineage, strings.Join(names, "\x00"))
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l, ok := ls.by[key]; ok {
+		return l, nil
+	}
+	l, err := p.newReadLayout(names, predCols, withLineage)
+	if err != nil {
+		return nil, err
+	}
+	if ls.by == nil {
+		ls.by = map[string]*readLayout{}
+	}
+	ls.by[key] = l
+	return l, nil
+}
+
+func (p *planner) newReadLayout(names, predCols []string, withLineage bool) (*readLayout, error) {
+	sc := p.tbl.Schema()
+	req, err := requestedSchema(sc, names, !p.opts.CaseInsensitive)
+	if err != nil {
+		return nil, err
+	}
+	if withLineage {
+		req = lineageSchema(req)
+	}
+	l := &readLayout{req: req, cols: newColumnIndex(req)}
+	if l.predIdx, err = l.cols.indices(sc, predCols, !p.opts.CaseInsensitive); err != nil {
+		return nil, err
+	}
+	if l.retIdx, err = l.cols.indices(sc, p.opts.ReturnColumns, !p.opts.CaseInsensitive); err != nil {
+		return nil, err
+	}
+	if withLineage {
+		l.retIdx = append(l.retIdx, l.cols.byID[iceberg.RowIDFieldID])
+	}
+	return l, nil
 }
 
 // PlanRowDeletes finds which live rows of which data files pred deletes.
@@ -295,27 +355,14 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 	if match {
 		names = append(names, p.opts.ReturnColumns...)
 	}
-	req, err := requestedSchema(p.tbl.Schema(), names, !p.opts.CaseInsensitive)
-	if err != nil {
-		return err
-	}
 	lineage, withLineage := lineageOf(p.tbl, r.Task)
-	if withLineage = withLineage && match && p.opts.rowIDs; withLineage {
-		req = lineageSchema(req)
-	}
-	cols := newColumnIndex(req)
-	eq := eqMatcher{files: ex.eqFiles, colIndex: cols.byID}
-	predIdx, err := cols.indices(p.tbl.Schema(), predCols, !p.opts.CaseInsensitive)
+	withLineage = withLineage && match && p.opts.rowIDs
+	lay, err := p.layouts.of(p, names, predCols, withLineage)
 	if err != nil {
 		return err
 	}
-	retIdx, err := cols.indices(p.tbl.Schema(), p.opts.ReturnColumns, !p.opts.CaseInsensitive)
-	if err != nil {
-		return err
-	}
-	if withLineage {
-		retIdx = append(retIdx, cols.byID[iceberg.RowIDFieldID])
-	}
+	req, predIdx, retIdx := lay.req, lay.predIdx, lay.retIdx
+	eq := eqMatcher{files: ex.eqFiles, colIndex: lay.cols.byID}
 	n, err := p.rd.read(ctx, r.File.FilePath(), r.File.FileSizeBytes(), req, func(b arrow.RecordBatch, base int64) error {
 		if withLineage {
 			filled, err := lineage.fill(b, base)
