@@ -16,11 +16,12 @@ import (
 // plan against, least recently used first out. A table written by many
 // small INSERTs gains a data file each time, and every DELETE, UPDATE and
 // MERGE reads the predicate's columns of every file: opening, parsing the
-// footer and decoding a few KiB cost ~0.2 ms a file, most of a contended
-// statement's CPU once a table has hundreds. Data files never change once
+// footer and decoding a few KiB cost ~0.2 ms a file, a third of a
+// contended server's CPU once a table has hundreds. Data files never change once
 // written (a path is never reused), so an entry needs no invalidation.
-// Only files read whole (lake.WholeReadMax) are kept. Safe for concurrent
-// use; a nil *FileCache keeps nothing.
+// Only files of at most lake.WholeReadMax bytes are kept (on object
+// storage that spares their GETs too). Safe for concurrent use; a nil
+// *FileCache keeps nothing.
 type FileCache struct {
 	mu    sync.Mutex
 	limit int64 // bytes of Arrow buffers kept at most
@@ -51,7 +52,7 @@ type cachedFile struct {
 	bytes   int64
 }
 
-// Hits is how many reads the cache answered, for tests and EXPLAIN.
+// Hits is how many reads the cache answered (tests read it).
 func (c *FileCache) Hits() int64 {
 	if c == nil {
 		return 0
