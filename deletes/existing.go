@@ -65,7 +65,7 @@ func (ix *deleteIndex) load(ctx context.Context, path string, tasks []table.File
 		for _, d := range t.DeletionVectorFiles {
 			if key := d.FilePath() + "#" + strconv.FormatInt(ptrOr(d.ContentOffset()), 10); !seen[key] {
 				seen[key] = true
-				bm, err := dv.ReadDV(ix.reader.fs, d)
+				bm, err := ix.reader.cache.deletionVector(ix.reader.fs, d)
 				if err != nil {
 					return nil, fmt.Errorf("read deletion vector %s: %w", d.FilePath(), err)
 				}

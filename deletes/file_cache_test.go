@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table/dv"
 )
 
 // TestFileCacheReplaysReads: a file read through the cache a second time
@@ -107,4 +108,50 @@ func TestDeletesThroughFileCache(t *testing.T) {
 			t.Fatal("no statement was planned from the cache")
 		}
 	})
+}
+
+// TestFileCacheDeletionVectors: a DV read through the cache is the one
+// dv.ReadDV reads, the second read of it is a hit, and the DV a later
+// DELETE writes for the same data file is read afresh, never the old one.
+func TestFileCacheDeletionVectors(t *testing.T) {
+	f := newFixture(t, 3, ModeMergeOnRead, nil)
+	f.appendRows(genRows(0, 200))
+	cache := NewFileCache(1 << 30)
+	var last int64 = -1
+	for _, m := range []int64{7, 3} {
+		f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%m == 0 }),
+			func(r row) bool { return r.id%m == 0 }, Options{})
+		tbl := f.table()
+		fs, err := tbl.FS(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, dels := f.liveFiles(tbl)
+		if len(dels) != 1 {
+			t.Fatalf("%d delete files, want the data file's one DV", len(dels))
+		}
+		want, err := dv.ReadDV(fs, dels[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := cache.Hits()
+		for round := 0; round < 2; round++ {
+			got, err := cache.deletionVector(fs, dels[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Cardinality() != want.Cardinality() || got.Cardinality() == last {
+				t.Fatalf("round %d: %d positions, want %d (the previous DV had %d)", round, got.Cardinality(), want.Cardinality(), last)
+			}
+			for id := int64(0); id < 200; id++ {
+				if got.Contains(uint64(id)) != want.Contains(uint64(id)) {
+					t.Fatalf("round %d: position %d differs from dv.ReadDV", round, id)
+				}
+			}
+		}
+		if cache.Hits() != hits+1 {
+			t.Fatalf("%d hits after two reads of a new DV, want %d", cache.Hits(), hits+1)
+		}
+		last = want.Cardinality()
+	}
 }
