@@ -139,7 +139,8 @@ func (c *FileCache) deletionVector(fs iceio.IO, d iceberg.DataFile) (*dv.Roaring
 	return bm, nil
 }
 
-// add keeps a file's batches (retained by the caller for the cache).
+// add keeps an entry: a file's batches (retained by the caller for the
+// cache) or a deletion vector.
 func (c *FileCache) add(cf *cachedFile) {
 	if cf.bytes > c.entryLimit {
 		releaseAll(cf.batches)
