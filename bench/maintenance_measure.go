@@ -111,12 +111,14 @@ func (r *maintRunner) rewrites(ctx context.Context, sess owSession, p maintPair,
 		}
 		// Alternate which contender goes first, so neither always runs
 		// after the other's garbage or on a machine warmed by it.
-		first, second := r.timeOptimize, r.timeIcebergGo
+		ourTurn := func() error { return r.timeOptimize(ctx, sess, p, res, &cpuOurs) }
+		theirTurn := func() error { return r.timeIcebergGo(ctx, p, res, &cpuTheirs) }
+		turns := []func() error{ourTurn, theirTurn}
 		if round%2 == 1 {
-			first, second = second, first
+			turns = []func() error{theirTurn, ourTurn}
 		}
-		for _, run := range []func(context.Context, owSession, maintPair, *MaintenanceResult, *[]float64, *[]float64) error{first, second} {
-			if err := run(ctx, sess, p, res, &cpuOurs, &cpuTheirs); err != nil {
+		for _, turn := range turns {
+			if err := turn(); err != nil {
 				return err
 			}
 		}
@@ -131,7 +133,7 @@ func (r *maintRunner) rewrites(ctx context.Context, sess owSession, p maintPair,
 }
 
 // timeOptimize times one OPTIMIZE of our copy.
-func (r *maintRunner) timeOptimize(ctx context.Context, sess owSession, p maintPair, res *MaintenanceResult, cpuOurs, _ *[]float64) error {
+func (r *maintRunner) timeOptimize(ctx context.Context, sess owSession, p maintPair, res *MaintenanceResult, cpuOurs *[]float64) error {
 	r.cfg.Progress(fmt.Sprintf("%s: OPTIMIZE", res.Case))
 	wall, cpu, err := timedAs(ctx, "optimize", res.Case, func(ctx context.Context) error {
 		return r.optimize(ctx, sess, p.ours)
@@ -141,7 +143,7 @@ func (r *maintRunner) timeOptimize(ctx context.Context, sess owSession, p maintP
 }
 
 // timeIcebergGo times one iceberg-go RewriteDataFiles of its copy.
-func (r *maintRunner) timeIcebergGo(ctx context.Context, _ owSession, p maintPair, res *MaintenanceResult, _, cpuTheirs *[]float64) error {
+func (r *maintRunner) timeIcebergGo(ctx context.Context, p maintPair, res *MaintenanceResult, cpuTheirs *[]float64) error {
 	r.cfg.Progress(fmt.Sprintf("%s: iceberg-go RewriteDataFiles", res.Case))
 	wall, cpu, err := timedAs(ctx, "icebergo", res.Case, func(ctx context.Context) (err error) {
 		res.IcebergoGroups, err = rewriteWithIcebergGo(ctx, r.ws.wh, p.theirs, r.cfg)

@@ -34,6 +34,11 @@ func TestRunMaintenanceSmoke(t *testing.T) {
 		if r.OptimizeMs <= 0 || r.IcebergoMs <= 0 || r.IcebergoGroups == 0 || r.Speedup() <= 0 {
 			t.Errorf("%s: rewrite figures %+v", r.Case, r)
 		}
+		// Three rounds each (the default), every one rewriting again after
+		// the rollback: a round with nothing to rewrite fails the run.
+		if len(r.OptimizeRunsMs) != 3 || len(r.IcebergoRunsMs) != 3 {
+			t.Errorf("%s: rounds %v / %v, want 3 each", r.Case, r.OptimizeRunsMs, r.IcebergoRunsMs)
+		}
 		for name, q := range map[string]QueryFigures{"scan": r.Scan, "selective": r.Selective} {
 			if q.BeforeMs <= 0 || q.AfterMs <= 0 || q.FreshMs <= 0 || q.IcebergoMs <= 0 ||
 				q.BeforeBytes <= 0 || q.AfterBytes <= 0 || q.FreshBytes <= 0 || q.IcebergoBytes <= 0 {

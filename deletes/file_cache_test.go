@@ -65,16 +65,16 @@ func TestFileCacheReplaysReads(t *testing.T) {
 	}
 
 	// A limit of about two files' batches: the third evicts the first.
-	one := &cachedFile{}
+	var one int64
 	for _, b := range readBatches(t, plain, data[0], tbl.Schema()) {
-		one.bytes += batchBytes(b)
+		one += batchBytes(b)
 		b.Release()
 	}
-	if one.bytes == 0 {
+	if one == 0 {
 		t.Fatal("a file's batches measure 0 bytes")
 	}
 	small := plain
-	small.cache = NewFileCache(2*one.bytes + one.bytes/2)
+	small.cache = NewFileCache(2*one + one/2)
 	small.cache.entryLimit = small.cache.limit
 	for _, df := range data[:3] {
 		releaseAll(readBatches(t, small, df, tbl.Schema()))

@@ -108,8 +108,8 @@ func (r positionalReader) readFile(ctx context.Context, path string, size int64,
 	}
 	cf := &countingFile{File: f, prog: lake.ProgressOf(ctx)}
 	if whole { // read from storage already; what the reader takes is memory
-		cf.prog.AddRead(size)
-		cf = &countingFile{File: f, n: size, quiet: true}
+		cf.count(int(size))
+		cf.quiet = true
 	}
 	defer cf.Close()
 	if err := r.readOpen(ctx, cf, requested, fn); err != nil {

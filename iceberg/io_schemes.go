@@ -317,13 +317,23 @@ func (f *objectFile) Close() error {
 	return nil
 }
 
-func (f *objectFile) Stat() (iofs.FileInfo, error) { return objectInfo{f}, nil }
+func (f *objectFile) Stat() (iofs.FileInfo, error) {
+	return fileInfo{name: f.name, size: f.size, mode: iofs.ModeIrregular, modTime: f.modTime, sys: f.io.FileIO}, nil
+}
 
-type objectInfo struct{ f *objectFile }
+// fileInfo describes a file that is not an os.File: an object, or bytes
+// held in memory.
+type fileInfo struct {
+	name    string
+	size    int64
+	mode    iofs.FileMode
+	modTime time.Time
+	sys     any
+}
 
-func (i objectInfo) Name() string        { return i.f.name }
-func (i objectInfo) Size() int64         { return i.f.size }
-func (i objectInfo) Mode() iofs.FileMode { return iofs.ModeIrregular }
-func (i objectInfo) ModTime() time.Time  { return i.f.modTime }
-func (i objectInfo) IsDir() bool         { return false }
-func (i objectInfo) Sys() any            { return i.f.io.FileIO }
+func (i fileInfo) Name() string        { return i.name }
+func (i fileInfo) Size() int64         { return i.size }
+func (i fileInfo) Mode() iofs.FileMode { return i.mode }
+func (i fileInfo) ModTime() time.Time  { return i.modTime }
+func (i fileInfo) IsDir() bool         { return false }
+func (i fileInfo) Sys() any            { return i.sys }

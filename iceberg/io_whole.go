@@ -5,7 +5,6 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"path"
-	"time"
 
 	iceio "github.com/apache/iceberg-go/io"
 )
@@ -51,14 +50,7 @@ type memFile struct {
 	size int64
 }
 
-func (m *memFile) Close() error                 { return nil }
-func (m *memFile) Stat() (iofs.FileInfo, error) { return memInfo{m}, nil }
-
-type memInfo struct{ m *memFile }
-
-func (i memInfo) Name() string        { return i.m.name }
-func (i memInfo) Size() int64         { return i.m.size }
-func (i memInfo) Mode() iofs.FileMode { return 0o444 }
-func (i memInfo) ModTime() time.Time  { return time.Time{} }
-func (i memInfo) IsDir() bool         { return false }
-func (i memInfo) Sys() any            { return nil }
+func (m *memFile) Close() error { return nil }
+func (m *memFile) Stat() (iofs.FileInfo, error) {
+	return fileInfo{name: m.name, size: m.size, mode: 0o444}, nil
+}
