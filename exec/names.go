@@ -140,7 +140,7 @@ func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, 
 	// answer "no such table" again.
 	for _, ns := range schemas {
 		if ident := iceberg.Ident(ns, name); ref == "" && s.pinned(ident, meta) != nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).view}, reads)
+			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).base}, reads)
 		}
 	}
 	for _, ns := range schemas {
@@ -225,7 +225,9 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 	if err != nil {
 		return nil, err
 	}
-	rt.Table = tt.view
+	if rt.Table, err = tt.current(ctx); err != nil {
+		return nil, err
+	}
 	return rt, nil
 }
 

@@ -34,9 +34,13 @@ type txState struct {
 
 // txTable is one table a transaction block read or changed.
 type txTable struct {
-	ident   table.Identifier
-	base    *table.Table // the head when the block first touched the table
-	view    *table.Table // base with the block's net change applied
+	ident table.Identifier
+	base  *table.Table // the head when the block first touched the table
+	// view is base with the block's net change applied, staged only when a
+	// statement reads the table after a change (nil until then): the last
+	// change before COMMIT is never staged, since COMMIT publishes the net
+	// change onto the head, not the view.
+	view    *table.Table
 	staged  *iceberg.StagedChange
 	net     iceberg.FileChange
 	written []string    // every file the block's statements wrote
@@ -184,7 +188,11 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 	if err != nil {
 		return nil, droppedConcurrently(ident, err)
 	}
-	change, written, err := plan(ctx, tt.view)
+	view, err := tt.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	change, written, err := plan(ctx, view)
 	tt.written = append(tt.written, written...)
 	if err != nil || change.IsEmpty() {
 		return nil, err
@@ -192,26 +200,45 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 	return nil, tt.stage(ctx, change)
 }
 
-// stage folds one statement's change into the net change and restages the
-// view the block's next statements read.
+// stage folds one statement's change into the net change; the view the
+// block's next statements read is staged when one of them reads it.
 func (tt *txTable) stage(ctx context.Context, change iceberg.FileChange) error {
 	net, orphans, err := tt.net.Then(change)
 	if err != nil {
 		return sql.Errorf(sql.CodeFeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)
 	}
-	staged, err := iceberg.StageChange(ctx, tt.base, net)
+	tt.setNet(net)
+	tt.orphans = append(tt.orphans, orphans...)
+	return nil
+}
+
+// setNet makes net the block's change, dropping the view staged for the
+// previous one.
+func (tt *txTable) setNet(net iceberg.FileChange) {
+	tt.staged.Discard()
+	tt.staged, tt.view, tt.net = nil, nil, net
+	if net.IsEmpty() {
+		tt.view = tt.base
+	}
+}
+
+// current is what the block reads of the table: base with its net change,
+// staged now if a change came since the last read.
+func (tt *txTable) current(ctx context.Context) (*table.Table, error) {
+	if tt.view != nil {
+		return tt.view, nil
+	}
+	staged, err := iceberg.StageChange(ctx, tt.base, tt.net)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	view, err := staged.View(tt.base)
 	if err != nil {
 		staged.Discard()
-		return err
+		return nil, err
 	}
-	tt.staged.Discard()
-	tt.staged, tt.view, tt.net = staged, view, net
-	tt.orphans = append(tt.orphans, orphans...)
-	return nil
+	tt.staged, tt.view = staged, view
+	return view, nil
 }
 
 func (t *txState) reset() { t.rollback() }

@@ -102,7 +102,7 @@ func (tt *txTable) flush(ctx context.Context) error {
 			}
 		}
 	}
-	files, err := iceberg.WriteDataFiles(ctx, tt.view, seq)
+	files, err := iceberg.WriteDataFiles(ctx, tt.base, seq) // a block changes files, not the schema or spec
 	for _, f := range files {
 		tt.written = append(tt.written, f.FilePath())
 	}

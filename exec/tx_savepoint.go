@@ -87,9 +87,7 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result
 			delete(s.tx.tables, k)
 			continue
 		}
-		if err := tt.rewind(ctx, mark); err != nil {
-			return nil, err
-		}
+		tt.rewind(mark)
 	}
 	s.tx.ddl.rewind(sp)
 	s.tx.failed = false
@@ -99,8 +97,9 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result
 }
 
 // rewind restores the table's net change of a savepoint, removing the files
-// written since that the restored change does not reference.
-func (tt *txTable) rewind(ctx context.Context, mark tableMark) error {
+// written since that the restored change does not reference. The view is
+// staged again when the block next reads the table.
+func (tt *txTable) rewind(mark tableMark) {
 	tt.pending.drop() // all of it came after the savepoint
 	keep := map[string]bool{}
 	for _, p := range slices.Concat(tt.written[:mark.written], tt.orphans[:mark.orphans], addedPaths(mark.net)) {
@@ -112,24 +111,9 @@ func (tt *txTable) rewind(ctx context.Context, mark tableMark) error {
 			drop = append(drop, p)
 		}
 	}
-	tt.staged.Discard()
-	tt.staged, tt.view, tt.net = nil, tt.base, mark.net
+	tt.setNet(mark.net)
 	tt.written, tt.orphans = tt.written[:mark.written], tt.orphans[:mark.orphans]
 	removeTableFiles(tt.base, drop)
-	if mark.net.IsEmpty() {
-		return nil
-	}
-	staged, err := iceberg.StageChange(ctx, tt.base, mark.net)
-	if err != nil {
-		return err
-	}
-	view, err := staged.View(tt.base)
-	if err != nil {
-		staged.Discard()
-		return err
-	}
-	tt.staged, tt.view = staged, view
-	return nil
 }
 
 func addedPaths(c iceberg.FileChange) []string {

@@ -329,3 +329,38 @@ func TestTransactionAbandonedSession(t *testing.T) {
 		t.Fatalf("Close left files: %v", got.files)
 	}
 }
+
+// A block stages its view of a table when a statement reads it, not when a
+// statement changes it: a change that COMMIT follows directly writes no
+// staged manifests, and a read after a change sees it.
+func TestTransactionStagesViewOnRead(t *testing.T) {
+	s := testSession(t)
+	ids := txFixture(t, s, "merge-on-read", "3", 30)
+	meta := fndTableDir(t, s, "public", "t") + "/metadata"
+	before := len(fndFiles(t, meta))
+	mustQuery(t, s, "BEGIN")
+	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
+	if got := len(fndFiles(t, meta)); got != before {
+		t.Fatalf("a DELETE in a block wrote %d metadata files before anything read its view", got-before)
+	}
+	want := without(ids, func(id int) bool { return id == 1 })
+	if got := txIDs(t, s); !slices.Equal(got, want) {
+		t.Fatalf("SELECT after the DELETE %v, want %v", got, want)
+	}
+	if got := len(fndFiles(t, meta)); got <= before {
+		t.Fatal("reading the block's view staged nothing")
+	}
+	mustQuery(t, s, "DELETE FROM t WHERE id = 2")
+	if got := len(fndFiles(t, meta)); got != before {
+		t.Fatalf("the view staged for the first DELETE left %d files behind", got-before)
+	}
+	mustQuery(t, s, "SAVEPOINT a")
+	mustQuery(t, s, "DELETE FROM t WHERE id = 3")
+	mustQuery(t, s, "ROLLBACK TO SAVEPOINT a")
+	mustQuery(t, s, "COMMIT")
+	want = without(want, func(id int) bool { return id == 2 })
+	if got := committedIDs(t, s); !slices.Equal(got, want) {
+		t.Fatalf("committed %v, want %v", got, want)
+	}
+	assertNoStrayFiles(t, s)
+}
