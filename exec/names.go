@@ -225,7 +225,7 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 	if err != nil {
 		return nil, err
 	}
-	if rt.Table, err = tt.current(ctx); err != nil {
+	if rt.Table, err = tt.current(ctx, s.engine.wh); err != nil {
 		return nil, err
 	}
 	return rt, nil

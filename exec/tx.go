@@ -188,7 +188,7 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 	if err != nil {
 		return nil, droppedConcurrently(ident, err)
 	}
-	view, err := tt.current(ctx)
+	view, err := tt.current(ctx, s.engine.wh)
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +224,11 @@ func (tt *txTable) setNet(net iceberg.FileChange) {
 
 // current is what the block reads of the table: base with its net change,
 // staged now if a change came since the last read.
-func (tt *txTable) current(ctx context.Context) (*table.Table, error) {
+func (tt *txTable) current(ctx context.Context, wh *iceberg.Warehouse) (*table.Table, error) {
 	if tt.view != nil {
 		return tt.view, nil
 	}
-	staged, err := iceberg.StageChange(ctx, tt.base, tt.net)
+	staged, err := wh.StageChange(ctx, tt.base, tt.net)
 	if err != nil {
 		return nil, err
 	}

@@ -138,7 +138,7 @@ func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatal
 	commits := make([]table.TableCommit, 0, len(states))
 	for _, s := range states {
 		s.tries++
-		staged, err := StageChange(ctx, s.head, l.onBranch(withCommitCounts(s.change, 1, s.tries)))
+		staged, err := stageChange(ctx, s.head, l.onBranch(withCommitCounts(s.change, 1, s.tries)), l.Manifests)
 		if err != nil {
 			discardStaged(states)
 			return fmt.Errorf("commit change to %s: %w", identString(s.head.Identifier()), err)

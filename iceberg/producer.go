@@ -104,11 +104,17 @@ func (s *StagedChange) Discard() {
 // change commits nothing and returns base. On any failure the manifests it
 // wrote are removed, unless the commit may have landed after all.
 func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
+	return commitChange(ctx, cat, base, change, nil)
+}
+
+// commitChange is CommitChange reading the parent's manifests through
+// manifests (nil: no cache).
+func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange, manifests *ManifestCache) (*table.Table, error) {
 	if change.IsEmpty() {
 		return base, nil
 	}
 	what := "commit change to " + identString(base.Identifier())
-	staged, err := StageChange(ctx, base, change)
+	staged, err := stageChange(ctx, base, change, manifests)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -177,10 +183,17 @@ func removeFailedMetadata(base *table.Table, err error) {
 // transaction), and Discard the result if that does not happen. On error
 // nothing it wrote remains.
 func StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
+	return stageChange(ctx, base, change, nil)
+}
+
+// stageChange is StageChange reading the parent's manifests through
+// manifests (nil: no cache).
+func stageChange(ctx context.Context, base *table.Table, change FileChange, manifests *ManifestCache) (*StagedChange, error) {
 	p, err := newChangePlan(ctx, base, change)
 	if err != nil {
 		return nil, err
 	}
+	p.manifests = manifests
 	staged, err := p.stage(ctx)
 	if err != nil {
 		RemoveWrittenFiles(p.fs, p.written)
@@ -204,6 +217,7 @@ type changePlan struct {
 	loc        table.LocationProvider
 	written    []string
 	nManifests int
+	manifests  *ManifestCache // nil: read every manifest
 	// branch is the ref the snapshot moves; parent is its head (base is
 	// the branch's view, whose main is that head).
 	branch string

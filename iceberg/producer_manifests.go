@@ -62,7 +62,7 @@ func (p *changePlan) scanParent(ctx context.Context) (*parentScan, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if pm.entries, err = mf.FetchEntries(p.fs, false); err != nil {
+			if pm.entries, err = p.manifests.entries(p.fs, mf); err != nil {
 				return nil, fmt.Errorf("read manifest %s: %w", mf.FilePath(), err)
 			}
 			pm.rewrite = scan.note(pm.entries, removing)

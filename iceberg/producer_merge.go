@@ -146,7 +146,7 @@ func (p *changePlan) mergeBin(ctx context.Context, mfs []ice.ManifestFile, bin [
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		es, err := mfs[i].FetchEntries(p.fs, true)
+		es, err := p.manifests.entries(p.fs, mfs[i]) // writeExisting skips DELETED entries
 		if err != nil {
 			return nil, fmt.Errorf("merge manifests: read %s: %w", mfs[i].FilePath(), err)
 		}

@@ -21,7 +21,10 @@ type CommitLoop struct {
 	Catalog catalog.Catalog
 	Policy  RetryPolicy
 	Queue   *CommitQueue // this process's order of commits per table; nil: none
-	Rebase  Rebaser      // nil: RebaseFiles
+	// Manifests keeps manifests' entries between this process's commits;
+	// nil: every commit reads what it needs.
+	Manifests *ManifestCache
+	Rebase    Rebaser // nil: RebaseFiles
 	// Branch is where every change commits ("" is main): heads are the
 	// branch's views (BranchView), so plans and rebases read the branch.
 	Branch string

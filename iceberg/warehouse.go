@@ -14,6 +14,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/apache/iceberg-go/table"
 	_ "modernc.org/sqlite" // registers sql.driver=sqlite (pure Go)
 )
 
@@ -44,11 +45,12 @@ type Warehouse struct {
 	db     *dbsql.DB       // embedded catalog's database; nil for external catalogs
 	// commitDB is an external SQL catalog's database as sqlCommitCatalog
 	// uses it; nil for other catalogs.
-	commitDB *dbsql.DB
-	name     string
-	roots    []location // where table properties may place files
-	queue    *CommitQueue
-	views    viewCatalog // nil: the catalog stores no views (REST here)
+	commitDB  *dbsql.DB
+	name      string
+	roots     []location // where table properties may place files
+	queue     *CommitQueue
+	manifests *ManifestCache // entries of manifests its commits read
+	views     viewCatalog    // nil: the catalog stores no views (REST here)
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -124,7 +126,7 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), views: cat}
+	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), views: cat}
 	w.closer = cat
 	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
@@ -148,7 +150,7 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
-	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue()}
+	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes)}
 	if vc, ok := cat.(viewCatalog); ok {
 		w.views = vc
 	}
@@ -272,7 +274,13 @@ func (w *Warehouse) Catalog() catalog.Catalog { return w.cat }
 // CommitLoop is how this warehouse's statements commit: through its
 // catalog, in this process's per-table order.
 func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
-	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase}
+	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase, Manifests: w.manifests}
+}
+
+// StageChange is iceberg's StageChange reading the parent's manifests
+// through the warehouse's cache, as its commits do.
+func (w *Warehouse) StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
+	return stageChange(ctx, base, change, w.manifests)
 }
 
 // Name is the catalog name.
