@@ -17,6 +17,10 @@ type ContentionResult struct {
 	// Alone is the soak's kinds run by one session with the others idle,
 	// before the soak: what the contended latencies compare with.
 	Alone []KindStats `json:"alone,omitempty"`
+	// AloneAfter is the same after the soak, on the table the soak left
+	// (more, smaller files and a longer history): the contended latencies
+	// fall between the two.
+	AloneAfter []KindStats `json:"alone_after,omitempty"`
 	// OKStatements counts the statements that succeeded, a committed
 	// block's statements included; OKPerSecond is that over Seconds.
 	OKStatements int         `json:"ok_statements"`
@@ -127,9 +131,14 @@ func (r ContentionResult) Line() string {
 			fmt.Fprintf(&b, "%s %-6s first %s: %s\n", prefix, k.Kind, code, clip(e, 400))
 		}
 	}
-	for _, k := range r.Alone {
-		fmt.Fprintf(&b, "%s %-6s alone %5d ok %5d errors %-14s p50 %8.1f ms  p99 %8.1f ms  max %8.1f ms%s\n",
-			prefix, k.Kind, k.Count, k.OK, errorList(k.Errors), k.P50Ms, k.P99Ms, k.MaxMs, r.contendedRatio(k))
+	for _, a := range []struct {
+		label string
+		kinds []KindStats
+	}{{"alone", r.Alone}, {"after", r.AloneAfter}} {
+		for _, k := range a.kinds {
+			fmt.Fprintf(&b, "%s %-6s %-5s %5d ok %5d errors %-14s p50 %8.1f ms  p99 %8.1f ms  max %8.1f ms%s\n",
+				prefix, k.Kind, a.label, k.Count, k.OK, errorList(k.Errors), k.P50Ms, k.P99Ms, k.MaxMs, r.contendedRatio(k, a.label))
+		}
 	}
 	w := r.Check.worst()
 	fmt.Fprintf(&b, "%s result: %d servers, %d sessions, %.1f s, %d ok statements (%.1f/s)%s; rows %d before, %d by the model, %d reads: %d lost, %d resurrected, %d phantom, %d wrong value, %d duplicate; %d deleted twice, %d wrong returns, %d stale returns%s%s; %s",
@@ -142,10 +151,10 @@ func (r ContentionResult) Line() string {
 }
 
 // contendedRatio is "; contended p99 = N x alone p50" for kind k, or "".
-func (r ContentionResult) contendedRatio(alone KindStats) string {
+func (r ContentionResult) contendedRatio(alone KindStats, label string) string {
 	for _, k := range r.Kinds {
 		if k.Kind == alone.Kind && alone.P50Ms > 0 && k.OK > 0 {
-			return fmt.Sprintf("; contended p99 = %.1f x alone p50", k.P99Ms/alone.P50Ms)
+			return fmt.Sprintf("; contended p99 = %.1f x %s p50", k.P99Ms/alone.P50Ms, label)
 		}
 	}
 	return ""

@@ -93,6 +93,11 @@ func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error
 	}
 	res := soakResult(l, m, sessions, time.Since(start))
 	res.Alone = alone.stats(soakKinds)
+	after, err := sessions[0].alone(ctx)
+	if err != nil {
+		return ContentionResult{}, fmt.Errorf("%w (%v)", err, l.alive())
+	}
+	res.AloneAfter = after.stats(soakKinds)
 	var events []soakEvent
 	for _, s := range sessions {
 		events = append(events, s.events...)
@@ -151,7 +156,8 @@ func soakResult(l *lake, m TableMode, sessions []*soakSession, elapsed time.Dura
 }
 
 // aloneRounds is how often each kind runs with the other sessions idle,
-// before the soak: the latencies contention is measured against.
+// before the soak and after it: the latencies contention is measured
+// against.
 const aloneRounds = 8
 
 // alone runs every kind aloneRounds times, with no other session at work.
