@@ -98,8 +98,9 @@ func compareDomain(l, r Type) (Type, bool) {
 			return Timestamp, true
 		}
 		return Date, true
-	case l.Kind == KindInterval && r.Kind == KindInterval:
-		return IntervalT, true
+	case l.Kind == KindInterval && r.Kind == KindInterval,
+		l.Kind == KindInterval && r.Kind == KindTime, l.Kind == KindTime && r.Kind == KindInterval:
+		return IntervalT, true // time is cast to interval, implicitly in PostgreSQL
 	case l.Kind == KindOID && (r.Kind == KindOID || isInteger(r)), r.Kind == KindOID && isInteger(l):
 		return Int64, true // oid = int4 casts the integer to oid; both are int64 datums
 	case l.Kind == KindArray && r.Kind == KindArray:
@@ -227,6 +228,10 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if op == "+" && l.Type().Kind == KindTime && r.Type().Kind == KindTime {
+		return nil, operatorNotUnique(Time, op, Time) // time + interval or interval + time
+	}
+	l, r = timeAsInterval(op, l, r)
 	t, ok := arithType(op, l.Type(), r.Type())
 	if !ok {
 		return nil, noOperator(l.Type(), op, r.Type())
@@ -560,15 +565,29 @@ func elseFirst(results []Expr, hasElse bool) []Expr {
 	return append([]Expr{results[n]}, results[:n]...)
 }
 
-// unknownInterval resolves an untyped literal added to a timestamp as an
-// interval, PostgreSQL's only timestamp + operator; date + literal is
-// ambiguous there (integer or interval).
+// unknownInterval resolves an untyped literal added to a timestamp or a
+// time as an interval, as PostgreSQL does (timestamp + interval is its only
+// timestamp + operator; time + '1 hour' is time + interval, not time +
+// date); date + literal is ambiguous there (integer or interval).
 func (b *binder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
-	if op != "+" {
+	isTime := func(e Expr) bool { return e.Type().Kind == KindTime }
+	var err error
+	switch {
+	case op == "*" || op == "/":
+		// time * '2' is interval * float8: the only * with a time (cast).
+		if isTime(l) && isUnknown(r) {
+			r, err = b.coerceUnknown(r, Float64)
+		} else if isUnknown(l) && isTime(r) && op == "*" {
+			l, err = b.coerceUnknown(l, Float64)
+		}
+		return l, r, err
+	case op != "+":
 		return l, r, nil
 	}
-	ts := func(e Expr) bool { k := e.Type().Kind; return k == KindTimestamp || k == KindTimestampTZ }
-	var err error
+	ts := func(e Expr) bool {
+		k := e.Type().Kind
+		return k == KindTimestamp || k == KindTimestampTZ || k == KindTime
+	}
 	switch {
 	case ts(l) && isUnknown(r):
 		r, err = b.coerceUnknown(r, IntervalT)
@@ -578,4 +597,26 @@ func (b *binder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
 		err = operatorNotUnique(l.Type(), "+", r.Type())
 	}
 	return l, r, err
+}
+
+// timeAsInterval applies PostgreSQL's implicit cast of time to interval
+// where only that makes an operator exist: timestamp ± time, time +
+// timestamp, date - time (all timestamps), interval - time, time * or / a
+// number (intervals). time ± interval, time - time and date + time are operators
+// of their own (intervalArithType).
+func timeAsInterval(op string, l, r Expr) (Expr, Expr) {
+	lt, rt := l.Type(), r.Type()
+	ts := func(t Type) bool { return t.Kind == KindTimestamp || t.Kind == KindTimestampTZ }
+	asInterval := func(e Expr) Expr { return &Cast{X: e, T: IntervalT} }
+	switch {
+	case ts(lt) && rt.Kind == KindTime && (op == "+" || op == "-"),
+		lt.Kind == KindDate && rt.Kind == KindTime && op == "-",
+		lt.Kind == KindInterval && rt.Kind == KindTime && op == "-",
+		rt.Kind == KindTime && lt.IsNumeric() && op == "*":
+		return l, asInterval(r)
+	case lt.Kind == KindTime && ts(rt) && op == "+",
+		lt.Kind == KindTime && rt.IsNumeric() && (op == "*" || op == "/"):
+		return asInterval(l), r
+	}
+	return l, r
 }

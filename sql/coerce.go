@@ -359,17 +359,24 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	case KindTimestamp, KindTimestampTZ:
 		switch from.Kind {
 		case KindDate:
-			return dateToTimestamp(d.(int64)), nil
+			return dateAsTimestamp(d.(int64))
 		case KindTimestamp, KindTimestampTZ:
 			return d, nil
 		}
 	case KindTime:
-		switch us := d.(int64); from.Kind {
+		switch from.Kind {
 		case KindTimestamp, KindTimestampTZ:
+			us := d.(int64)
 			if us == math.MaxInt64 || us == math.MinInt64 {
 				return nil, nil // an infinite timestamp has no time of day: NULL
 			}
-			return us - floorDiv(us, usPerDay)*usPerDay, nil
+			return wrapTimeOfDay(us), nil
+		case KindInterval:
+			return wrapTimeOfDay(d.(Interval).Micros), nil // the time part, around the clock
+		}
+	case KindInterval:
+		if from.Kind == KindTime {
+			return Interval{Micros: d.(int64)}, nil
 		}
 	}
 	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
@@ -378,14 +385,30 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 const usPerDay = 86400 * 1000000
 
 // dateToTimestamp and timestampToDate keep ±infinity infinite.
+// dateToTimestamp orders a date among timestamps: a date past the last
+// timestamp this representation holds is after every finite timestamp and
+// before infinity, as PostgreSQL compares dates it cannot convert.
 func dateToTimestamp(days int64) int64 {
-	switch days {
-	case math.MaxInt32:
+	switch {
+	case days == math.MaxInt32:
 		return math.MaxInt64
-	case math.MinInt32:
+	case days == math.MinInt32:
 		return math.MinInt64
+	case days >= endTimestampPG/usPerDay+1:
+		return math.MaxInt64 - 1
 	}
 	return days * usPerDay
+}
+
+// dateAsTimestamp converts a date to a timestamp (a cast, date ± interval,
+// date + time): 22008 past the last timestamp instead of a value that
+// wrapped around.
+func dateAsTimestamp(days int64) (int64, error) {
+	ts := dateToTimestamp(days)
+	if ts == math.MaxInt64-1 {
+		return 0, Errorf(CodeDatetimeFieldOverflow, "date out of range for timestamp")
+	}
+	return ts, nil
 }
 
 func timestampToDate(us int64) int64 {

@@ -24,6 +24,10 @@ func toDomain(d any, from, dom Type) any {
 		if from.Kind == KindDate {
 			return dateToTimestamp(d.(int64)) // infinity stays infinity
 		}
+	case KindInterval:
+		if from.Kind == KindTime {
+			return Interval{Micros: d.(int64)}
+		}
 	}
 	return d
 }
@@ -130,7 +134,7 @@ func divByZero() *Error { return Errorf(CodeDivisionByZero, "division by zero") 
 
 // arith computes l op r for non-null operands into result type t.
 func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
-	if lt.Kind == KindInterval || rt.Kind == KindInterval || t.Kind == KindInterval {
+	if lt.Kind == KindInterval || rt.Kind == KindInterval || t.Kind == KindInterval || lt.Kind == KindTime || rt.Kind == KindTime {
 		return datetimeArith(op, t, l, r, lt, rt)
 	}
 	if lt.Kind == KindDate || rt.Kind == KindDate {

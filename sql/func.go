@@ -192,7 +192,6 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	return &Cast{X: x, T: t}, nil
 }
 
-// castable reports whether PostgreSQL has a cast from one type to the other.
 // nullifOperand is NULLIF's first argument as the = operator takes it,
 // which is NULLIF's type: varchar is compared (and returned) as text, the
 // reg* types as oid (nullif(pg_typeof(1), 0) is the oid 23), and so is an
@@ -207,6 +206,7 @@ func nullifOperand(l, r Expr) Expr {
 	return l
 }
 
+// castable reports whether PostgreSQL has a cast from one type to the other.
 func castable(from, to Type) bool {
 	switch {
 	case from.Kind == KindArray && to.Kind == KindArray:
@@ -221,7 +221,9 @@ func castable(from, to Type) bool {
 		return true
 	case isDateTime(from) && isDateTime(to):
 		return true
-	case (from.Kind == KindTimestamp || from.Kind == KindTimestampTZ) && to.Kind == KindTime:
+	case (from.Kind == KindTimestamp || from.Kind == KindTimestampTZ || from.Kind == KindInterval) && to.Kind == KindTime:
+		return true
+	case from.Kind == KindTime && to.Kind == KindInterval:
 		return true
 	case from.Kind == KindInt32 && to.Kind == KindBool, from.Kind == KindBool && to.Kind == KindInt32:
 		return true

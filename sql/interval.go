@@ -549,6 +549,12 @@ func intervalArithType(op string, l, r Type) (Type, bool) {
 		return Type{Kind: r.Kind}, true
 	case l.Kind == KindDate && ri && (op == "+" || op == "-"), li && r.Kind == KindDate && op == "+":
 		return Timestamp, true
+	case l.Kind == KindTime && ri && (op == "+" || op == "-"), li && r.Kind == KindTime && op == "+":
+		return Time, true
+	case l.Kind == KindTime && r.Kind == KindTime && op == "-":
+		return IntervalT, true
+	case l.Kind == KindDate && r.Kind == KindTime && op == "+", l.Kind == KindTime && r.Kind == KindDate && op == "+":
+		return Timestamp, true
 	case isDateTime(l) && isDateTime(r) && (ts(l) || ts(r)) && op == "-":
 		return IntervalT, true // a date beside a timestamp is one, at midnight
 	}
@@ -561,24 +567,43 @@ func datetimeArith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 	switch {
 	case li && ri, li && rt.IsNumeric(), ri && lt.IsNumeric():
 		return intervalArith(op, l, r, lt, rt)
+	case lt.Kind == KindTime || rt.Kind == KindTime:
+		return timeArith(op, l, r, lt, rt)
 	case ri:
 		v := r.(Interval)
 		if op == "-" {
 			v = negateInterval(v)
 		}
-		return addInterval(toTimestampMicros(l, lt), v)
+		return addIntervalTo(l, lt, v)
 	case li:
-		return addInterval(toTimestampMicros(r, rt), l.(Interval))
+		return addIntervalTo(r, rt, l.(Interval))
 	}
-	return timestampDiff(toTimestampMicros(l, lt), toTimestampMicros(r, rt))
+	a, err := toTimestampMicros(l, lt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := toTimestampMicros(r, rt)
+	if err != nil {
+		return nil, err
+	}
+	return timestampDiff(a, b)
+}
+
+// addIntervalTo is a date or timestamp datum plus v.
+func addIntervalTo(d any, t Type, v Interval) (any, error) {
+	us, err := toTimestampMicros(d, t)
+	if err != nil {
+		return nil, err
+	}
+	return addInterval(us, v)
 }
 
 // toTimestampMicros is a date or timestamp datum as µs since the epoch.
-func toTimestampMicros(d any, t Type) int64 {
+func toTimestampMicros(d any, t Type) (int64, error) {
 	if t.Kind == KindDate {
-		return dateToTimestamp(d.(int64))
+		return dateAsTimestamp(d.(int64))
 	}
-	return d.(int64)
+	return d.(int64), nil
 }
 
 // intervalPart is EXTRACT(unit FROM interval): the fields as the interval
@@ -625,3 +650,46 @@ func intervalPart(unit string, v Interval) (Decimal, error) {
 
 // AddInterval is timestamp + interval over µs since the epoch.
 func AddInterval(us int64, v Interval) (int64, error) { return addInterval(us, v) }
+
+// timeArith is the operators with a time operand: time ± interval and
+// interval + time take the interval's time part only and wrap around
+// midnight (PostgreSQL's time_pl_interval); time - time is an interval of
+// microseconds; date + time and time + date are a timestamp, an infinite
+// date staying infinite.
+func timeArith(op string, l, r any, lt, rt Type) (any, error) {
+	switch {
+	case lt.Kind == KindTime && rt.Kind == KindTime:
+		return Interval{Micros: l.(int64) - r.(int64)}, nil
+	case rt.Kind == KindInterval:
+		step := r.(Interval).Micros
+		if op == "-" {
+			step = -step
+		}
+		return wrapTimeOfDay(l.(int64) + step%usPerDay), nil
+	case lt.Kind == KindInterval:
+		return wrapTimeOfDay(r.(int64) + l.(Interval).Micros%usPerDay), nil
+	case lt.Kind == KindDate:
+		return dateAtTime(l.(int64), r.(int64))
+	}
+	return dateAtTime(r.(int64), l.(int64))
+}
+
+// wrapTimeOfDay brings µs into [0, 24:00).
+func wrapTimeOfDay(us int64) int64 {
+	return us - floorDiv(us, usPerDay)*usPerDay
+}
+
+// dateAtTime is date + time as a timestamp.
+func dateAtTime(days, us int64) (any, error) {
+	ts, err := dateAsTimestamp(days)
+	if err != nil {
+		return nil, err
+	}
+	if ts == math.MaxInt64 || ts == math.MinInt64 {
+		return ts, nil
+	}
+	if ts+us >= endTimestampPG {
+		return nil, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
+	}
+	return ts + us, nil
+}

@@ -37,6 +37,7 @@ func corpusOperators() []string {
 	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
 	out = append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
 	out = append(append(out, corpusLikeEscapes()...), corpusFloatInput()...)
+	out = append(out, corpusTimeArith()...)
 	return append(out, corpusQuantified()...)
 }
 
@@ -344,4 +345,32 @@ func sprintfAll(f, r string) string {
 		}
 	}
 	return string(out)
+}
+
+// corpusTimeArith combines times with times, intervals, dates, timestamps,
+// numbers and untyped literals: PostgreSQL's time operators, and the ones
+// its implicit cast of time to interval makes (timestamp - time, time *
+// 2); then the casts between time and interval, and dates past the last
+// timestamp (converted: 22008; compared: after every finite timestamp).
+func corpusTimeArith() []string {
+	times := []string{"time '03:04:05.5'", "time '24:00'", "time '00:00:00.000001'", "time '23:59:59'", "NULL::time"}
+	others := []string{"time '01:30'", "interval '25 hours'", "interval '-1 day -3 hours'", "interval '1 mon 2 days 03:00'",
+		"date '2024-02-29'", "'infinity'::date", "timestamp '2024-01-31 10:00:00.5'", "timestamptz '2024-03-10 02:30+00'",
+		"'-infinity'::timestamp", "2", "1.5", "'01:00'", "NULL::interval"}
+	var out []string
+	for _, op := range []string{"+", "-", "*", "/", "<", "="} {
+		for _, a := range times {
+			for _, b := range others {
+				out = append(out, a+" "+op+" "+b, b+" "+op+" "+a)
+			}
+		}
+	}
+	for _, v := range append(times, "interval '-1 day -3 hours 5 minutes'", "interval '49 hours'", "interval '1 year 2 hours'") {
+		out = append(out, v+"::interval", v+"::time", "pg_typeof("+v+" + interval '1 hour')")
+	}
+	for _, d := range []string{"date '300000-01-01'", "date '2024-02-29'"} {
+		out = append(out, d+"::timestamp", d+"::timestamptz", d+" + interval '1 hour'", d+" - time '01:00'", d+" + time '01:00'",
+			d+" < timestamp '2024-01-01'", d+" > timestamptz 'infinity'", d+" = timestamp '2024-02-29'", "timestamp '2024-01-01' - "+d)
+	}
+	return out
 }
