@@ -183,3 +183,32 @@ func zoneOffset(f *dtFields, days int64) int64 {
 	_, off := local.Zone()
 	return int64(off)
 }
+
+// roundDateTime rounds a time or timestamp datum to round microseconds as
+// PostgreSQL's AdjustTimestampForTypmod and AdjustTimeForTypmod do: a
+// timestamp half-way rounds away from zero counted from PostgreSQL's epoch
+// (2000-01-01), so 1990-01-01 00:00:00.5 goes down and 2024-01-01
+// 00:00:00.5 up; a time half-way rounds up (23:59:59.5 to 24:00:00);
+// infinities stay.
+func roundDateTime(d any, t Type, round int64) any {
+	us, ok := d.(int64)
+	if !ok || round <= 1 {
+		return d
+	}
+	switch t.Kind {
+	case KindTime:
+		return (us + round/2) / round * round
+	case KindTimestamp, KindTimestampTZ:
+		if us == math.MaxInt64 || us == math.MinInt64 {
+			return d
+		}
+		pg := us - pgEpochMicros
+		if pg >= 0 {
+			pg = (pg + round/2) / round * round
+		} else {
+			pg = -((-pg + round/2) / round * round)
+		}
+		return pg + pgEpochMicros
+	}
+	return d
+}

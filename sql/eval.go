@@ -177,7 +177,10 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 		if from.Reg != RegNone || x.T.Reg != RegNone {
 			return ev.evalRegCast(x, sel)
 		}
-		return ev.evalMap1(x.X, sel, func(v any) (any, error) { return ev.input.castDatum(v, from, x.T) })
+		return ev.evalMap1(x.X, sel, func(v any) (any, error) {
+			out, err := ev.input.castDatum(v, from, x.T)
+			return roundDateTime(out, x.T, x.Round), err
+		})
 	}
 	out := make([]any, ev.n)
 	switch x := e.(type) {

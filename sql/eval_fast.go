@@ -99,7 +99,7 @@ func (ev *evaluator) constValue(e Expr) (any, bool) {
 			return v, ok
 		}
 		out, err := ev.input.castDatum(v, x.X.Type(), x.T)
-		return out, err == nil
+		return roundDateTime(out, x.T, x.Round), err == nil
 	case *UnaryOp:
 		v, ok := ev.constValue(x.X)
 		if !ok || v == nil || x.Op != "-" {

@@ -152,6 +152,9 @@ type Case struct {
 type Cast struct {
 	X Expr
 	T Type
+	// Round is the microseconds a cast to time(p), timestamp(p) or
+	// timestamptz(p) rounds to, 10^(6-p); 0 keeps all six digits.
+	Round int64
 }
 
 // Func is a scalar function call (lower, coalesce, now, ...).
@@ -325,7 +328,9 @@ func (e *Case) String() string {
 	return b.String()
 }
 
-func (e *Cast) String() string { return "CAST(" + e.X.String() + " AS " + e.T.String() + ")" }
+func (e *Cast) String() string {
+	return "CAST(" + e.X.String() + " AS " + withPrecision(e.T.String(), e.Round) + ")"
+}
 func (e *Func) String() string { return e.Name + "(" + joinExprs(e.Args) + ")" }
 
 func (e *AggCall) String() string {

@@ -134,6 +134,15 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if round := DateTimeRound(tn); round > 0 && (t.Kind == KindTime || t.Kind == KindTimestamp || t.Kind == KindTimestampTZ) {
+		return b.bindRoundingCast(x, t, round)
+	}
+	return b.bindPlainCast(x, t)
+}
+
+// bindPlainCast is CAST(x AS t) for a bound x.
+func (b *binder) bindPlainCast(x Expr, t Type) (Expr, error) {
+	var err error
 	if t.Kind == KindNumeric && t.Precision == 0 {
 		// Unconstrained numeric keeps the values' scale; the Arrow column
 		// needs one, so take the source's (floats: 16 places).
@@ -190,6 +199,23 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 		return x, nil
 	}
 	return &Cast{X: x, T: t}, nil
+}
+
+// bindRoundingCast is a cast to time(p), timestamp(p) or timestamptz(p):
+// the plain cast, then the rounding, which is never a no-op (a timestamp
+// cast to timestamp(0) still loses its fraction). A literal is folded.
+func (b *binder) bindRoundingCast(x Expr, t Type, round int64) (Expr, error) {
+	plain, err := b.bindPlainCast(x, t)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := plain.(*Const); ok {
+		return &Const{Value: roundDateTime(c.Value, t, round), T: c.T}, nil
+	}
+	if c, ok := plain.(*Cast); ok && c.Round == 0 {
+		return &Cast{X: c.X, T: c.T, Round: round}, nil
+	}
+	return &Cast{X: plain, T: t, Round: round}, nil
 }
 
 // nullifOperand is NULLIF's first argument as the = operator takes it,

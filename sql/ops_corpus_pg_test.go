@@ -368,6 +368,20 @@ func corpusTimeArith() []string {
 	for _, v := range append(times, "interval '-1 day -3 hours 5 minutes'", "interval '49 hours'", "interval '1 year 2 hours'") {
 		out = append(out, v+"::interval", v+"::time", "pg_typeof("+v+" + interval '1 hour')")
 	}
+	// Casts to a precision round as PostgreSQL's typmods do: half away
+	// from zero counted from 2000-01-01 for timestamps, half up for times.
+	stamps := []string{"'1990-01-01 00:00:00.5'", "'2024-01-01 00:00:00.5'", "'1969-12-31 23:59:59.95'",
+		"'2024-02-29 23:59:59.999999'", "'1999-12-31 23:59:59.4999995'", "'infinity'", "'-infinity'"}
+	clocks := []string{"'23:59:59.9'", "'10:00:00.125'", "'00:00:00.0000005'", "'12:34:56.789012'"}
+	for _, p := range []string{"0", "1", "2", "3", "5", "6", "7"} {
+		for _, v := range stamps {
+			out = append(out, v+"::timestamp("+p+")", "CAST("+v+" AS timestamp("+p+") with time zone)", "("+v+"::timestamp)::timestamp("+p+")")
+		}
+		for _, v := range clocks {
+			out = append(out, v+"::time("+p+")", "(time "+v+")::time("+p+")", "(time "+v+" + interval '1 hour')::time("+p+")")
+		}
+		out = append(out, "date '2024-02-29'::timestamp("+p+")", "(timestamp '2024-01-01 10:00:00.555555')::time("+p+")")
+	}
 	for _, d := range []string{"date '300000-01-01'", "date '2024-02-29'"} {
 		out = append(out, d+"::timestamp", d+"::timestamptz", d+" + interval '1 hour'", d+" - time '01:00'", d+" + time '01:00'",
 			d+" < timestamp '2024-01-01'", d+" > timestamptz 'infinity'", d+" = timestamp '2024-02-29'", "timestamp '2024-01-01' - "+d)

@@ -397,7 +397,7 @@ func rewrite(e Expr, f func(Expr) Expr) Expr {
 		}
 		return f(c)
 	case *Cast:
-		return f(&Cast{X: rewrite(x.X, f), T: x.T})
+		return f(&Cast{X: rewrite(x.X, f), T: x.T, Round: x.Round})
 	case *Func:
 		return f(&Func{Name: x.Name, Args: all(x.Args), T: x.T})
 	case *AggCall:

@@ -169,3 +169,48 @@ func parseArrayTypeName(name, n string) (Type, error) {
 	}
 	return ArrayOf(elem), nil
 }
+
+// DateTimeRound is what a time or timestamp type name's precision rounds
+// to, in microseconds ("timestamp(0)" 1000000, "time(3)" 1000); 0 when the
+// name has none or keeps all six digits (a larger one PostgreSQL reduces
+// to 6, with a warning).
+func DateTimeRound(name string) int64 {
+	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
+	n = strings.TrimPrefix(n, "pg_catalog.")
+	open, closeIdx := strings.IndexByte(n, '('), strings.IndexByte(n, ')')
+	if open < 0 || closeIdx < open {
+		return 0
+	}
+	switch strings.TrimSpace(n[:open]) {
+	case "timestamp", "timestamptz", "time":
+	default:
+		return 0
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(n[open+1 : closeIdx]))
+	if err != nil || p < 0 || p >= 6 {
+		return 0
+	}
+	r := int64(1)
+	for range 6 - p {
+		r *= 10
+	}
+	return r
+}
+
+// withPrecision writes a rounding cast's precision into its type's name:
+// "timestamp(0) without time zone", "time(3) without time zone".
+func withPrecision(name string, round int64) string {
+	if round == 0 {
+		return name
+	}
+	p := 6
+	for r := round; r > 1; r /= 10 {
+		p--
+	}
+	for _, base := range []string{"timestamp", "time"} {
+		if rest, ok := strings.CutPrefix(name, base); ok {
+			return base + "(" + strconv.Itoa(p) + ")" + rest
+		}
+	}
+	return name
+}
