@@ -3,7 +3,6 @@ package iceberg
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"testing"
 
@@ -75,19 +74,10 @@ func testManifestCacheCommits(t *testing.T, v int) {
 		}
 		checkCachedManifests(t, w, tbl)
 		if v >= 3 {
-			for id, rid := range scanRowIDs(t, tbl) {
-				if old, seen := rowIDs[id]; seen && old != rid {
-					t.Fatalf("round %d: id %d had _row_id %d, now %d", r, id, old, rid)
-				}
-				rowIDs[id] = rid
-			}
+			checkRowIDsKept(t, tbl, rowIDs, r)
 		}
 	}
-	var rows []row
-	for _, id := range slices.Sorted(maps.Keys(want)) {
-		rows = append(rows, genRows(cols, int(id), int(id)+1)...)
-	}
-	assertSameRows(t, icebergGoRows(t, tbl), rows)
+	assertSameRows(t, icebergGoRows(t, tbl), modelRows(cols, want))
 	if w.manifests.held == 0 {
 		t.Fatal("the commits cached no manifest")
 	}

@@ -56,19 +56,10 @@ func testManifestMerge(t *testing.T, v int, props map[string]string) {
 		}
 		checkManifestBound(t, tbl, r, props)
 		if v >= 3 {
-			for id, rid := range scanRowIDs(t, tbl) {
-				if old, seen := rowIDs[id]; seen && old != rid {
-					t.Fatalf("round %d: id %d had _row_id %d, now %d", r, id, old, rid)
-				}
-				rowIDs[id] = rid
-			}
+			checkRowIDsKept(t, tbl, rowIDs, r)
 		}
 	}
-	var rows []row
-	for _, id := range slices.Sorted(maps.Keys(want)) {
-		rows = append(rows, genRows(cols, int(id), int(id)+1)...)
-	}
-	assertSameRows(t, icebergGoRows(t, tbl), rows)
+	assertSameRows(t, icebergGoRows(t, tbl), modelRows(cols, want))
 	tasks, err := tbl.Scan().PlanFiles(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -187,4 +178,25 @@ func deleteOneRow(t *testing.T, w *Warehouse, tbl *table.Table, id int64, v int)
 	}
 	t.Fatalf("id %d is in no live data file", id)
 	return nil
+}
+
+// checkRowIDsKept records each row's _row_id the first time it is read
+// and fails when a later round reads another one.
+func checkRowIDsKept(t *testing.T, tbl *table.Table, rowIDs map[int64]int64, round int) {
+	t.Helper()
+	for id, rid := range scanRowIDs(t, tbl) {
+		if old, seen := rowIDs[id]; seen && old != rid {
+			t.Fatalf("round %d: id %d had _row_id %d, now %d", round, id, old, rid)
+		}
+		rowIDs[id] = rid
+	}
+}
+
+// modelRows are the generated rows of the ids in want, in id order.
+func modelRows(cols []testCol, want map[int64]bool) []row {
+	var rows []row
+	for _, id := range slices.Sorted(maps.Keys(want)) {
+		rows = append(rows, genRows(cols, int(id), int(id)+1)...)
+	}
+	return rows
 }
