@@ -93,6 +93,8 @@ func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error
 	}
 	res := soakResult(l, m, sessions, time.Since(start))
 	res.Alone = alone.stats(soakKinds)
+	// The soak's commits, before the rounds alone after it add theirs.
+	res.Commits = l.commitStats(ctx, name, start)
 	after, err := sessions[0].alone(ctx)
 	if err != nil {
 		return ContentionResult{}, fmt.Errorf("%w (%v)", err, l.alive())
@@ -103,7 +105,6 @@ func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error
 		events = append(events, s.events...)
 	}
 	res.Check = checkSoak(cfg.Rows, events, l.readEverywhere(ctx, name, []string{"id", "v"}))
-	res.Commits = l.commitStats(ctx, name, start)
 	l.finishTable(ctx, name, res)
 	return res, nil
 }

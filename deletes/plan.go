@@ -452,12 +452,17 @@ func (p *planner) matchLive(ctx context.Context, b arrow.RecordBatch, idx []int,
 	if len(live) == 0 {
 		return mask, nil
 	}
-	lb, err := selectRows(ctx, b, idx, keep)
+	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.AppendValues(keep, nil)
+	sel := bld.NewArray()
+	defer sel.Release()
+	lb, err := compute.FilterRecordBatch(ctx, b, sel, compute.DefaultFilterOptions())
 	if err != nil {
 		return nil, fmt.Errorf("select live rows: %w", err)
 	}
 	defer lb.Release()
-	got, err := p.match(ctx, lb, allColumns(len(idx)))
+	got, err := p.match(ctx, lb, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +495,14 @@ func (p *planner) match(ctx context.Context, b arrow.RecordBatch, idx []int) ([]
 
 // collect keeps the RETURNING columns of the rows this delete removes.
 func (p *planner) collect(ctx context.Context, r *RowDelete, b arrow.RecordBatch, idx []int, keep []bool) error {
-	out, err := selectRows(ctx, b, idx, keep)
+	sub := subBatch(b, idx)
+	defer sub.Release()
+	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.AppendValues(keep, nil)
+	mask := bld.NewArray()
+	defer mask.Release()
+	out, err := compute.FilterRecordBatch(ctx, sub, mask, compute.DefaultFilterOptions())
 	if err != nil {
 		return fmt.Errorf("collect returned rows: %w", err)
 	}
@@ -523,53 +535,6 @@ func (ci columnIndex) indices(sc *iceberg.Schema, names []string, caseSensitive 
 		out = append(out, ci.byID[f.ID])
 	}
 	return out, nil
-}
-
-// selectRows is the columns idx of b, only the rows keep marks. Column by
-// column: compute.FilterRecordBatch filters the columns in goroutines of
-// their own, which for the few rows of a small file cost more than the
-// filtering (a soak's table of a thousand small files spent a tenth of a
-// statement's CPU there).
-func selectRows(ctx context.Context, b arrow.RecordBatch, idx []int, keep []bool) (arrow.RecordBatch, error) {
-	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	bld.AppendValues(keep, nil)
-	sel := bld.NewArray()
-	defer sel.Release()
-	fields := make([]arrow.Field, len(idx))
-	cols := make([]arrow.Array, 0, len(idx))
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	var rows int64
-	for k, i := range idx {
-		fields[k] = b.Schema().Field(i)
-		c, err := compute.FilterArray(ctx, b.Column(i), sel, *compute.DefaultFilterOptions())
-		if err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
-		rows = int64(c.Len())
-	}
-	if len(idx) == 0 {
-		for _, k := range keep {
-			if k {
-				rows++
-			}
-		}
-	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows), nil
-}
-
-// allColumns is 0..n-1.
-func allColumns(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func subBatch(b arrow.RecordBatch, idx []int) arrow.RecordBatch {
