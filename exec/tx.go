@@ -197,12 +197,12 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 	if err != nil || change.IsEmpty() {
 		return nil, err
 	}
-	return nil, tt.stage(ctx, change)
+	return nil, tt.stage(change)
 }
 
 // stage folds one statement's change into the net change; the view the
 // block's next statements read is staged when one of them reads it.
-func (tt *txTable) stage(ctx context.Context, change iceberg.FileChange) error {
+func (tt *txTable) stage(change iceberg.FileChange) error {
 	net, orphans, err := tt.net.Then(change)
 	if err != nil {
 		return sql.Errorf(sql.CodeFeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)

@@ -109,7 +109,7 @@ func (tt *txTable) flush(ctx context.Context) error {
 	if err != nil || len(files) == 0 {
 		return err
 	}
-	return tt.stage(ctx, iceberg.FileChange{AddData: files})
+	return tt.stage(iceberg.FileChange{AddData: files})
 }
 
 // flushAll writes every table's buffered rows (COMMIT, SAVEPOINT).
