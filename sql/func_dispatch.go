@@ -9,6 +9,7 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 		(*binder).bindTextMore,
 		(*binder).bindMinMax,
 		(*binder).bindDateTimeParts,
+		(*binder).bindMakeDateTime,
 		(*binder).bindStringMore,
 		(*binder).bindToChar,
 		(*binder).bindArrayFunc,
@@ -45,6 +46,8 @@ func rowFunc(x *Func) (fn func(a []any) (any, error), strict bool) {
 		return func(a []any) (any, error) { return variadicText(x, a) }, false
 	case isMath(x.Name):
 		return func(a []any) (any, error) { return mathScalar(x, a) }, true
+	case isMakeDateTime(x.Name):
+		return func(a []any) (any, error) { return makeDateTime(x, a) }, true
 	case isDateTimeParts(x.Name):
 		return func(a []any) (any, error) { return dateTimePartsScalar(x, a) }, true
 	case isMinMax(x.Name):

@@ -37,7 +37,7 @@ func corpusOperators() []string {
 	out = append(append(out, corpusCommonTypes()...), corpusSignedLiterals()...)
 	out = append(append(out, corpusDateTimeEdges()...), corpusArrayOutput()...)
 	out = append(append(out, corpusLikeEscapes()...), corpusFloatInput()...)
-	out = append(out, corpusTimeArith()...)
+	out = append(append(out, corpusTimeArith()...), corpusMakeDateTime()...)
 	return append(out, corpusQuantified()...)
 }
 
@@ -387,4 +387,33 @@ func corpusTimeArith() []string {
 			d+" < timestamp '2024-01-01'", d+" > timestamptz 'infinity'", d+" = timestamp '2024-02-29'", "timestamp '2024-01-01' - "+d)
 	}
 	return out
+}
+
+// corpusMakeDateTime builds dates, times and timestamps from fields at
+// their edges: BC years and year 0, the last day of February, the ends of
+// the date range, hour 24 and second 60, seconds that round across a
+// limit, NaN and infinite seconds, untyped and mistyped arguments.
+func corpusMakeDateTime() []string {
+	dates := [][3]string{{"2024", "2", "29"}, {"2023", "2", "29"}, {"0", "1", "1"}, {"-1", "2", "29"}, {"-44", "3", "15"},
+		{"2024", "13", "1"}, {"2024", "0", "10"}, {"2024", "4", "31"}, {"-4713", "11", "24"}, {"-4714", "12", "31"},
+		{"5874897", "12", "31"}, {"5874898", "1", "1"}, {"'2024'", "'1'", "'1'"}, {"NULL", "1", "1"}}
+	clocks := [][3]string{{"0", "0", "0"}, {"23", "59", "59.9999999"}, {"23", "59", "60"}, {"24", "0", "0"},
+		{"24", "0", "0.000001"}, {"25", "0", "0"}, {"-1", "0", "0"}, {"1", "60", "0"}, {"1", "2", "-0.0000004"},
+		{"1", "2", "-0.000001"}, {"1", "2", "60.0000004"}, {"1", "2", "'NaN'"}, {"1", "2", "'Infinity'"},
+		{"1", "2", "1e20"}, {"1", "2", "12.3456789"}, {"1", "2", "3::numeric"}, {"1::smallint", "2", "3.25::float4"},
+		{"1", "2", "NULL"}}
+	var out []string
+	for _, d := range dates {
+		out = append(out, "make_date("+strings.Join(d[:], ", ")+")")
+	}
+	for _, c := range clocks {
+		out = append(out, "make_time("+strings.Join(c[:], ", ")+")")
+	}
+	for _, d := range dates[:9] {
+		for _, c := range clocks {
+			out = append(out, "make_timestamp("+strings.Join(d[:], ", ")+", "+strings.Join(c[:], ", ")+")")
+		}
+	}
+	return append(out, "make_date(2024::bigint, 1, 1)", "make_date(2024, 1)", "make_time(1, 2, 'x')", "make_time(1, 2, true)",
+		"pg_typeof(make_timestamp(2024, 1, 1, 0, 0, 0))", "make_timestamp(1999, 12, 31, 24, 0, 0)")
 }
