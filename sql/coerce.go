@@ -384,10 +384,10 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 
 const usPerDay = 86400 * 1000000
 
-// dateToTimestamp and timestampToDate keep ±infinity infinite.
-// dateToTimestamp orders a date among timestamps: a date past the last
-// timestamp this representation holds is after every finite timestamp and
-// before infinity, as PostgreSQL compares dates it cannot convert.
+// dateToTimestamp and timestampToDate keep ±infinity infinite. A date
+// past the last timestamp this representation holds orders after every
+// finite timestamp and before infinity, as PostgreSQL compares dates it
+// cannot convert.
 func dateToTimestamp(days int64) int64 {
 	switch {
 	case days == math.MaxInt32:
