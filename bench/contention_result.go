@@ -150,7 +150,7 @@ func (r ContentionResult) Line() string {
 	return b.String()
 }
 
-// contendedRatio is "; contended p99 = N x alone p50" for kind k, or "".
+// contendedRatio is "; contended p99 = N x <label> p50" for kind k, or "".
 func (r ContentionResult) contendedRatio(alone KindStats, label string) string {
 	for _, k := range r.Kinds {
 		if k.Kind == alone.Kind && alone.P50Ms > 0 && k.OK > 0 {
