@@ -1,10 +1,8 @@
 package deletes
 
 import (
-	"container/list"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -12,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table/dv"
 
 	lake "github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/lru"
 )
 
 // FileCache keeps the decoded columns of small data files that statements
@@ -25,15 +24,10 @@ import (
 // storage that spares their GETs too). Safe for concurrent use; a nil
 // *FileCache keeps nothing.
 type FileCache struct {
-	mu    sync.Mutex
-	limit int64 // bytes of Arrow buffers kept at most
+	entries *lru.Cache[string, *cachedFile]
 	// entryLimit bounds one file's entry, so that a file cannot flush the
-	// cache; limit/8.
+	// cache; an eighth of the cache.
 	entryLimit int64
-	used       int64
-	order      *list.List // of *cachedFile, most recently used first
-	items      map[string]*list.Element
-	hits       int64
 }
 
 // NewFileCache returns a cache holding at most limit bytes of decoded
@@ -42,7 +36,12 @@ func NewFileCache(limit int64) *FileCache {
 	if limit <= 0 {
 		return nil
 	}
-	return &FileCache{limit: limit, entryLimit: limit / 8, order: list.New(), items: map[string]*list.Element{}}
+	return newFileCache(limit, limit/8)
+}
+
+func newFileCache(limit, entryLimit int64) *FileCache {
+	release := func(cf *cachedFile) { releaseAll(cf.batches) }
+	return &FileCache{entries: lru.New[string](limit, release), entryLimit: entryLimit}
 }
 
 // cachedFile is one file read through one projection: its batches and the
@@ -60,9 +59,7 @@ func (c *FileCache) Hits() int64 {
 	if c == nil {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.hits
+	return c.entries.Hits()
 }
 
 // cacheKey names a file read through the reader's projection of requested:
@@ -86,18 +83,11 @@ func (c *FileCache) replay(key string, prog *lake.Progress, fn batchFunc) (bool,
 	if c == nil {
 		return false, nil
 	}
-	c.mu.Lock()
-	el, ok := c.items[key]
-	var cf *cachedFile
-	if ok {
-		c.order.MoveToFront(el)
-		c.hits++
-		cf = el.Value.(*cachedFile)
+	cf, ok := c.entries.Get(key, func(cf *cachedFile) {
 		for _, b := range cf.batches {
 			b.Retain() // an eviction meanwhile must not free them under fn
 		}
-	}
-	c.mu.Unlock()
+	})
 	if !ok {
 		return false, nil
 	}
@@ -122,15 +112,9 @@ func (c *FileCache) deletionVector(fs iceio.IO, d iceberg.DataFile) (*dv.Roaring
 		return dv.ReadDV(fs, d)
 	}
 	key := fmt.Sprintf("dv\x00%s\x00%d\x00%d", d.FilePath(), ptrOr(d.ContentOffset()), ptrOr(d.ContentSizeInBytes()))
-	c.mu.Lock()
-	if el, ok := c.items[key]; ok {
-		c.order.MoveToFront(el)
-		c.hits++
-		bm := el.Value.(*cachedFile).dv
-		c.mu.Unlock()
-		return bm, nil
+	if cf, ok := c.entries.Get(key, nil); ok {
+		return cf.dv, nil
 	}
-	c.mu.Unlock()
 	bm, err := dv.ReadDV(fs, d)
 	if err != nil {
 		return nil, err
@@ -140,27 +124,11 @@ func (c *FileCache) deletionVector(fs iceio.IO, d iceberg.DataFile) (*dv.Roaring
 }
 
 // add keeps an entry: a file's batches (retained by the caller for the
-// cache) or a deletion vector.
+// cache) or a deletion vector. An entry too large, or read meanwhile by
+// another statement, is released instead.
 func (c *FileCache) add(cf *cachedFile) {
-	if cf.bytes > c.entryLimit {
+	if cf.bytes > c.entryLimit || !c.entries.Add(cf.key, cf, cf.bytes) {
 		releaseAll(cf.batches)
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.items[cf.key]; ok { // another statement read it meanwhile
-		releaseAll(cf.batches)
-		return
-	}
-	c.items[cf.key] = c.order.PushFront(cf)
-	c.used += cf.bytes
-	for c.used > c.limit {
-		last := c.order.Back()
-		old := last.Value.(*cachedFile)
-		c.order.Remove(last)
-		delete(c.items, old.key)
-		c.used -= old.bytes
-		releaseAll(old.batches)
 	}
 }
 

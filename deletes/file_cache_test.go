@@ -73,13 +73,12 @@ func TestFileCacheReplaysReads(t *testing.T) {
 	if one == 0 {
 		t.Fatal("a file's batches measure 0 bytes")
 	}
-	small := plain
-	small.cache = NewFileCache(2*one + one/2)
-	small.cache.entryLimit = small.cache.limit
+	small, limit := plain, 2*one+one/2
+	small.cache = newFileCache(limit, limit)
 	for _, df := range data[:3] {
 		releaseAll(readBatches(t, small, df, tbl.Schema()))
-		if small.cache.used > small.cache.limit || small.cache.used == 0 {
-			t.Fatalf("cache holds %d bytes, limit %d", small.cache.used, small.cache.limit)
+		if used := small.cache.entries.Used(); used > limit || used == 0 {
+			t.Fatalf("cache holds %d bytes, limit %d", used, limit)
 		}
 	}
 	releaseAll(readBatches(t, small, data[2], tbl.Schema()))

@@ -1,11 +1,10 @@
 package iceberg
 
 import (
-	"container/list"
-	"sync"
-
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
+
+	"github.com/magmalake/magmalake/internal/lru"
 )
 
 // ManifestCache keeps the entries of manifests this process's commits read,
@@ -19,11 +18,7 @@ import (
 // since a staged manifest can be listed again with another sequence number
 // or first row id. Callers treat the entries as read-only: they are shared.
 type ManifestCache struct {
-	mu    sync.Mutex
-	limit int64 // bytes held at most (estimated)
-	held  int64
-	order *list.List // of *cachedManifest, most recently used first
-	items map[manifestKey]*list.Element
+	held *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
 }
 
 // DefaultManifestCacheBytes bounds a warehouse's cache (entriesBytes'
@@ -37,16 +32,10 @@ type manifestKey struct {
 	hasFirstRow bool
 }
 
-type cachedManifest struct {
-	key     manifestKey
-	entries []ice.ManifestEntry
-	bytes   int64
-}
-
 // NewManifestCache holds at most limit bytes of entries, least recently
 // used out.
 func NewManifestCache(limit int64) *ManifestCache {
-	return &ManifestCache{limit: limit, order: list.New(), items: map[manifestKey]*list.Element{}}
+	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil)}
 }
 
 func keyOf(mf ice.ManifestFile) manifestKey {
@@ -64,38 +53,15 @@ func (c *ManifestCache) entries(fs iceio.IO, mf ice.ManifestFile) ([]ice.Manifes
 		return mf.FetchEntries(fs, false)
 	}
 	k := keyOf(mf)
-	c.mu.Lock()
-	if el, ok := c.items[k]; ok {
-		c.order.MoveToFront(el)
-		c.mu.Unlock()
-		return el.Value.(*cachedManifest).entries, nil
+	if es, ok := c.held.Get(k, nil); ok {
+		return es, nil
 	}
-	c.mu.Unlock()
 	es, err := mf.FetchEntries(fs, false)
 	if err != nil {
 		return nil, err
 	}
-	c.add(k, es)
+	c.held.Add(k, es, entriesBytes(es))
 	return es, nil
-}
-
-func (c *ManifestCache) add(k manifestKey, es []ice.ManifestEntry) {
-	n := entriesBytes(es)
-	if n > c.limit {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.items[k]; ok {
-		return // read at the same time by another commit
-	}
-	c.items[k] = c.order.PushFront(&cachedManifest{key: k, entries: es, bytes: n})
-	c.held += n
-	for c.held > c.limit {
-		old := c.order.Remove(c.order.Back()).(*cachedManifest)
-		delete(c.items, old.key)
-		c.held -= old.bytes
-	}
 }
 
 // entriesBytes estimates the memory decoded entries hold: a fixed part,

@@ -78,7 +78,7 @@ func testManifestCacheCommits(t *testing.T, v int) {
 		}
 	}
 	assertSameRows(t, icebergGoRows(t, tbl), modelRows(cols, want))
-	if w.manifests.held == 0 {
+	if w.manifests.held.Used() == 0 {
 		t.Fatal("the commits cached no manifest")
 	}
 }
@@ -93,13 +93,10 @@ func checkCachedManifests(t *testing.T, w *Warehouse, tbl *table.Table) {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		w.manifests.mu.Lock()
-		el, ok := w.manifests.items[keyOf(mf)]
-		w.manifests.mu.Unlock()
+		cached, ok := w.manifests.held.Peek(keyOf(mf))
 		if !ok {
 			continue
 		}
-		cached := el.Value.(*cachedManifest).entries
 		fresh, err := mf.FetchEntries(fs, false)
 		if err != nil {
 			t.Fatal(err)
@@ -179,11 +176,11 @@ func TestManifestCacheKeys(t *testing.T) {
 		t.Fatalf("the first listing's entries now have sequence number %d", got)
 	}
 	mustEntries(t, c, fs, mfs[1]) // three one-entry manifests in room for two
-	if _, ok := c.items[keyOf(relisted)]; ok {
+	if c.held.Contains(keyOf(relisted)) {
 		t.Fatal("the least recently used manifest was kept past the limit")
 	}
-	if _, ok := c.items[keyOf(mfs[0])]; !ok || c.held != sizes[0]+sizes[1] {
-		t.Fatalf("after eviction: first listing held %v, %d bytes held, want %d", ok, c.held, sizes[0]+sizes[1])
+	if ok, held := c.held.Contains(keyOf(mfs[0])), c.held.Used(); !ok || held != sizes[0]+sizes[1] {
+		t.Fatalf("after eviction: first listing held %v, %d bytes held, want %d", ok, held, sizes[0]+sizes[1])
 	}
 }
 
