@@ -123,7 +123,7 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 	if len(plans) == 0 || opts.DryRun {
 		return lake.FileChange{}, nil, nil
 	}
-	added, written, err := writeSurvivors(ctx, head, groups)
+	added, written, moves, err := writeSurvivors(ctx, head, groups)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
@@ -137,7 +137,7 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 	}
 	out.AddedFiles = len(added)
 	return lake.FileChange{AddData: added, RemoveData: dropData, RemoveDeletes: dropDeletes,
-		Operation: table.OpReplace, Props: opts.SnapshotProps}, paths, nil
+		Operation: table.OpReplace, Props: opts.SnapshotProps, Moves: moves}, paths, nil
 }
 
 // planOptimize picks the files to rewrite, grouped by partition: the dead

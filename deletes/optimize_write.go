@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,15 +22,16 @@ import (
 // A group of the current spec is written by the rewrite's own writer (the
 // columns encoded in parallel, the rows never converted out of the file's
 // types); one of an older spec is partitioned again by iceberg-go's.
-func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGroup) ([]iceberg.DataFile, int64, error) {
+func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGroup) ([]iceberg.DataFile, int64, *lake.RowMoves, error) {
 	fs, err := head.FS(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	sink, err := newFileSink(ctx, head)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
+	moves := lake.NewRowMoves()
 	rd := positionalReader{fs: fs, nameMapping: head.NameMapping(), formatVersion: head.Metadata().Version(),
 		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true, memo: &projectionMemo{}}
 	var added, foreign []iceberg.DataFile
@@ -43,7 +45,13 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 			grd.opened = layout.opened
 			rows := survivorRows(ctx, grd, head, g.plans)
 			files, n, err = writeGroupFiles(ctx, head, sink, g, layout, rows)
+			if err == nil {
+				moves.Add(moveGroup(g, files))
+			}
 		} else {
+			// Partitioned again by iceberg-go's writer: where a row went is
+			// not known, so a concurrent delete of these files makes the
+			// rewrite plan again.
 			rows := survivorRows(ctx, rd, head, g.plans)
 			files, n, err = writeRowsWith(ctx, head, executorTyped(rows), lineageWriter(head))
 			foreign = append(foreign, files...)
@@ -51,12 +59,26 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 		if err != nil {
 			sink.removeAll()
 			removeDataFiles(head, foreign)
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		added = append(added, files...)
 		written += n
 	}
-	return added, written, nil
+	return added, written, moves, nil
+}
+
+// moveGroup describes where one group's live rows went: its files' rows
+// in plan order, into files in order.
+func moveGroup(g optimizeGroup, files []iceberg.DataFile) lake.MoveGroup {
+	var mg lake.MoveGroup
+	for i := range g.plans {
+		p := &g.plans[i]
+		mg.Inputs = append(mg.Inputs, lake.MovedInput{Path: p.File.FilePath(), Dropped: slices.Collect(p.dropped().Positions()), Count: p.File.Count()})
+	}
+	for _, f := range files {
+		mg.Outputs = append(mg.Outputs, lake.MovedOutput{Path: f.FilePath(), Rows: f.Count()})
+	}
+	return mg
 }
 
 // writeGroupFiles writes one partition's rows as files of the table's

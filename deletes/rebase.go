@@ -22,9 +22,13 @@ import (
 // the other's, its deletion vector is merged with head's into a new one. It
 // answers lake.ErrReplan when the same rows were deleted by both, when a
 // file the change removes or rewrites changed, or when the other commit
-// added equality deletes or its equality deletes meet new data.
+// added equality deletes or its equality deletes meet new data. A rewrite
+// that knows where its rows went is carried over by rebaseMoved.
 func Rebase(ctx context.Context, in lake.RebaseInput) (lake.FileChange, []string, error) {
 	change := in.Change
+	if movesApply(change) {
+		return rebaseMoved(ctx, in)
+	}
 	if change.OnlyAddsData() {
 		return change, nil, nil
 	}

@@ -23,6 +23,11 @@ const DefaultAutoVacuumBytes = 1 << 30
 // they must be a week old anyway, and listing an object store costs.
 const orphanSweepEvery = 24 * time.Hour
 
+// autoVacuumBlockWait is how long a rewrite waits for open transaction
+// blocks on its table to end: long enough for a short block to finish,
+// short enough that the blocks held back meanwhile barely notice.
+const autoVacuumBlockWait = time.Second
+
 // autoVacuumRetry bounds a maintenance commit: it gives way rather than
 // outwait the users' writers.
 var autoVacuumRetry = iceberg.RetryPolicy{MaxAttempts: 3, MaxWait: 10 * time.Second}
@@ -35,12 +40,18 @@ type AutoVacuumOptions struct {
 
 // AutoVacuum is background maintenance: each pass runs VACUUM's steps on
 // every table whose debt passes its thresholds, one table at a time and a
-// bounded amount of rewriting per pass. It gives way to users: a table an
-// open transaction block of this server touched is left for the next pass,
-// and a rewrite a concurrent commit invalidates is dropped, not planned
-// again, so a user's statement never fails because of it. Snapshots a pass
-// replaces are expired by a later pass at the earliest (expiry runs before
-// the rewrite), so a query still reading them is not cut short.
+// bounded amount of rewriting per pass. A user's statement never fails
+// because of it. Rows other statements delete from the files a rewrite
+// replaces while it runs are deleted from its new files (deletes.Rebase
+// carries them by position), so under steady writes it still commits; a
+// rewrite that cannot be carried (equality deletes, say) is dropped, not
+// planned again. A transaction block publishes at COMMIT a change planned
+// on the files it saw, so the rewrite commits only once the blocks of this
+// server that touched the table have ended: it waits up to blockWait for
+// them, holding new ones back meanwhile, and gives way if one stays open.
+// Snapshots a pass replaces are expired by a later pass at the earliest
+// (expiry runs before the rewrite), so a query still reading them is not
+// cut short.
 type AutoVacuum struct {
 	e    *Engine
 	opts AutoVacuumOptions
@@ -51,8 +62,11 @@ type AutoVacuum struct {
 	clean map[string]string
 	// swept is when each table's orphans were last removed.
 	swept map[string]time.Time
+	// blockWait bounds how long a rewrite waits for open blocks that
+	// touched its table (and holds new ones back) before giving way.
+	blockWait time.Duration
 	// planned, when set, runs between a rewrite's plan and its commit (the
-	// window in which users' writes make maintenance give way).
+	// window in which users' writes must be carried over or waited for).
 	planned func(ident table.Identifier)
 }
 
@@ -65,7 +79,7 @@ func (e *Engine) NewAutoVacuum(opts AutoVacuumOptions) *AutoVacuum {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]string{}, swept: map[string]time.Time{}}
+	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]string{}, swept: map[string]time.Time{}, blockWait: autoVacuumBlockWait}
 }
 
 // Run makes a pass every Interval until ctx ends.
@@ -134,9 +148,6 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	case tbl.Properties()[propAutoVacuumEnabled] == "false":
 		r.Skipped = propAutoVacuumEnabled + " is false"
 		return r
-	case a.e.uses.busy(key):
-		r.Skipped = "an open transaction block touched it"
-		return r
 	}
 	age, keep := retentionOf(tbl)
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
@@ -183,7 +194,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	if a.planned != nil {
 		a.planned(ident)
 	}
-	ran, err := a.e.uses.unlessBusy(key, func() error {
+	ran, err := a.e.uses.whenIdle(key, a.blockWait, func() error {
 		_, err := a.e.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
 		return err
 	})
@@ -194,7 +205,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	case errors.Is(err, iceberg.ErrCommitUnknown):
 		return err // it may have landed: its files stay
 	case !ran:
-		r.GaveWay = "an open transaction block touched the table"
+		r.GaveWay = "a transaction block that touched the table stayed open"
 	case errors.Is(err, iceberg.ErrReplan) || errors.Is(err, iceberg.ErrConflict):
 		r.GaveWay = "a concurrent commit changed the files it rewrote"
 		err = nil

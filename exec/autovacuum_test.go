@@ -1,9 +1,12 @@
 package exec
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/iceberg-go/table"
 )
@@ -142,60 +145,97 @@ func TestAutoVacuumBudget(t *testing.T) {
 	}
 }
 
-// TestAutoVacuumGivesWay: maintenance never makes a user's statement fail.
-// A table an open block touched is skipped, and the block commits; a
-// block that touches the table between the rewrite's plan and its commit,
-// or an autocommit DELETE that commits there, makes the rewrite give way:
-// the user's statements succeed, the rows are the model's, and the files
-// the rewrite wrote are gone (no orphan is left under the location).
-func TestAutoVacuumGivesWay(t *testing.T) {
+// TestAutoVacuumAmongWriters: maintenance never makes a user's statement
+// fail, and users' writes do not keep it from compacting.
+//   - A block open when the rewrite is ready is waited for: it commits
+//     first, and the rewrite lands after it with the block's delete
+//     carried over to the new files.
+//   - An autocommit DELETE that commits between the rewrite's plan and its
+//     commit is carried over too.
+//   - A block that stays open past the wait makes the rewrite give way,
+//     leaving no file behind, and commits afterwards.
+//
+// Every time the rows are the model's.
+func TestAutoVacuumAmongWriters(t *testing.T) {
 	for _, m := range optimizeModes[:2] {
 		t.Run(m.name, func(t *testing.T) {
 			eng := testEngine(t, t.TempDir())
 			s, u := testSessionOn(t, eng), testSessionOn(t, eng)
 			want := optTable(t, s, m.with, m.setup)
-			drop := func(id int) {
-				want = slices.DeleteFunc(want, func(v int) bool { return v == id })
+			drop := func(ids ...int) {
+				want = slices.DeleteFunc(want, func(v int) bool { return slices.Contains(ids, v) })
+			}
+			more := func(ids ...int) {
+				for _, id := range ids {
+					mustQuery(t, s, fmt.Sprintf("INSERT INTO ot VALUES (%d, %d, 'late')", id, id%2))
+				}
+				want = append(want, ids...)
 			}
 			av := eng.NewAutoVacuum(AutoVacuumOptions{})
 
 			mustQuery(t, u, "BEGIN")
 			mustQuery(t, u, "DELETE FROM ot WHERE id = 2")
-			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Skipped == "" || r.didWork() {
-				t.Fatalf("a table an open block touched: %+v, want it skipped", r)
+			committed := make(chan error, 1)
+			av.blockWait = time.Minute
+			av.planned = func(table.Identifier) {
+				go func() {
+					waitForTurnHeld(eng, "public.ot")
+					_, err := u.query(context.Background(), "COMMIT")
+					committed <- err
+				}()
 			}
-			mustQuery(t, u, "COMMIT")
+			r := reportOf(t, av.Pass(t.Context()), "public.ot")
+			if err := <-committed; err != nil {
+				t.Fatalf("COMMIT of the block the rewrite waited for: %v", err)
+			}
+			if r.GaveWay != "" || r.Optimize.RewrittenFiles != 8 {
+				t.Fatalf("a block open when the rewrite was ready: %+v, want it waited for and 8 files rewritten", r)
+			}
 			drop(2)
+			checkRows(t, s, "ot", want)
 
+			more(2001, 2002, 2003, 2004)
+			av.planned = func(table.Identifier) { mustQuery(t, u, "DELETE FROM ot WHERE id IN (5, 2001)") }
+			r = reportOf(t, av.Pass(t.Context()), "public.ot")
+			if r.GaveWay != "" || r.Optimize.RewrittenFiles == 0 {
+				t.Fatalf("an autocommit DELETE during the rewrite: %+v, want it carried over", r)
+			}
+			drop(5, 2001)
+			checkRows(t, s, "ot", want)
+
+			more(2005, 2006, 2007, 2008)
+			av.blockWait = 0
 			av.planned = func(table.Identifier) {
 				mustQuery(t, u, "BEGIN")
 				mustQuery(t, u, "DELETE FROM ot WHERE id = 3")
 			}
-			r := reportOf(t, av.Pass(t.Context()), "public.ot")
+			r = reportOf(t, av.Pass(t.Context()), "public.ot")
 			if r.GaveWay == "" || r.didWork() {
-				t.Fatalf("a block entering during the rewrite: %+v, want the rewrite to give way", r)
+				t.Fatalf("a block open past the wait: %+v, want the rewrite to give way", r)
 			}
 			mustQuery(t, u, "COMMIT")
 			drop(3)
 			checkRows(t, s, "ot", want)
-
-			av.planned = func(table.Identifier) { mustQuery(t, u, "DELETE FROM ot WHERE id = 5") }
-			r = reportOf(t, av.Pass(t.Context()), "public.ot")
-			if r.GaveWay == "" || r.didWork() {
-				t.Fatalf("an autocommit DELETE during the rewrite: %+v, want the rewrite to give way", r)
-			}
-			drop(5)
-			checkRows(t, s, "ot", want)
 			if out := mustQuery(t, s, "ALTER TABLE ot EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]; out[0] != "0" {
-				t.Fatalf("the rewrites that gave way left %s files behind", out[0])
+				t.Fatalf("the rewrite that gave way left %s files behind", out[0])
 			}
 
 			av.planned = nil
-			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Optimize.RewrittenFiles != 8 {
-				t.Fatalf("with nobody in the way: %+v, want 8 files rewritten", r)
+			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Optimize.RewrittenFiles == 0 {
+				t.Fatalf("with nobody in the way: %+v, want files rewritten", r)
 			}
 			checkRows(t, s, "ot", want)
 		})
+	}
+}
+
+// waitForTurnHeld returns once maintenance holds key's turn (it is waiting
+// for the open blocks to end).
+func waitForTurnHeld(eng *Engine, key string) {
+	e := eng.uses.entry(key)
+	for e.turn.TryLock() {
+		e.turn.Unlock()
+		runtime.Gosched()
 	}
 }
 

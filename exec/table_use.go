@@ -2,11 +2,11 @@ package exec
 
 import (
 	"sync"
-	"sync/atomic"
+	"time"
 )
 
 // tableUse counts, per table, the open transaction blocks of this engine
-// that touched it, so that background maintenance gives way to them: a
+// that touched it, so that background maintenance does not fail them: a
 // block pins the head it first read and publishes at COMMIT a change
 // planned on it, which a rewrite of its files committed meanwhile would
 // turn into a serialization failure. The zero value is ready to use.
@@ -16,12 +16,16 @@ type tableUse struct {
 }
 
 // useEntry is one table's count. turn is held by maintenance while it
-// commits, and briefly by a block entering, so a block either enters
-// before maintenance looks (maintenance gives way) or after its commit
-// (the block pins the new head).
+// waits for the open blocks to end and commits, and briefly by a block
+// entering, so a block either entered before (maintenance waits for it)
+// or enters after the commit (the block pins the new head).
 type useEntry struct {
-	turn   sync.Mutex
-	blocks atomic.Int64
+	turn sync.Mutex
+	mu   sync.Mutex // guards blocks and idle
+	// blocks is the open blocks that touched the table; idle is closed
+	// when it falls to zero.
+	blocks int
+	idle   chan struct{}
 }
 
 func (u *tableUse) entry(key string) *useEntry {
@@ -42,23 +46,53 @@ func (u *tableUse) entry(key string) *useEntry {
 func (u *tableUse) enter(key string) (leave func()) {
 	e := u.entry(key)
 	e.turn.Lock()
-	e.blocks.Add(1)
+	e.mu.Lock()
+	if e.blocks == 0 {
+		e.idle = make(chan struct{})
+	}
+	e.blocks++
+	e.mu.Unlock()
 	e.turn.Unlock()
 	var once sync.Once
-	return func() { once.Do(func() { e.blocks.Add(-1) }) }
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.blocks--; e.blocks == 0 {
+				close(e.idle)
+			}
+		})
+	}
 }
 
-// busy reports whether an open block touched key.
-func (u *tableUse) busy(key string) bool { return u.entry(key).blocks.Load() > 0 }
-
-// unlessBusy runs commit unless an open block touched key, keeping new
-// blocks out of key until it returns; ran is false when it gave way.
-func (u *tableUse) unlessBusy(key string, commit func() error) (ran bool, err error) {
+// whenIdle runs commit once no open block touches key, keeping new blocks
+// out of key until it returns: it waits up to wait for the blocks open now
+// to end (while they run, a block entering waits too). ran is false when
+// they did not end in time, and commit did not run.
+func (u *tableUse) whenIdle(key string, wait time.Duration, commit func() error) (ran bool, err error) {
 	e := u.entry(key)
 	e.turn.Lock()
 	defer e.turn.Unlock()
-	if e.blocks.Load() > 0 {
+	if !e.waitIdle(wait) {
 		return false, nil
 	}
 	return true, commit()
+}
+
+func (e *useEntry) waitIdle(wait time.Duration) bool {
+	e.mu.Lock()
+	idle := e.idle
+	open := e.blocks > 0
+	e.mu.Unlock()
+	if !open {
+		return true
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }

@@ -159,7 +159,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return tt, nil
 	}
 	// Entered before the head is read: background maintenance either
-	// committed before (the head is its) or gives way to the block.
+	// committed before (the head is its) or waits for the block to end.
 	leave := s.engine.uses.enter(identKey(ident))
 	head, err := s.engine.wh.LoadTable(ctx, ident)
 	if err == nil {

@@ -38,6 +38,11 @@ type FileChange struct {
 	// the branch's view of the table (BranchView). The commit loop sets it
 	// from its own Branch.
 	Branch string
+	// Moves, on a rewrite, says where the rows of the data files it
+	// replaces went; a rebase uses it to carry other writers' deletes of
+	// those rows over to the new files (nil: the change must be planned
+	// again when they change).
+	Moves *RowMoves
 }
 
 // IsEmpty reports a change that touches no file.
