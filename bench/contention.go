@@ -28,8 +28,11 @@ type ContentionConfig struct {
 	// iceberg-go read-back, so the same run works on S3 and a REST catalog.
 	CatalogProps []string
 	Warehouse    string
-	Keep         bool     // keep the tables and the scratch data directory
-	Scenarios    []string // deletes, soak; default both
+	// AutoVacuum is every server's --auto-vacuum (0: none): how the tables
+	// fare with background maintenance running among the writers.
+	AutoVacuum time.Duration
+	Keep       bool     // keep the tables and the scratch data directory
+	Scenarios  []string // deletes, soak; default both
 
 	Rows  int // rows of each generated table; default 4000
 	Files int // data files they are written in; default 8

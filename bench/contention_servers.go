@@ -78,6 +78,9 @@ func serveArgs(cfg ContentionConfig, dataDir, addr string) []string {
 	if cfg.Warehouse != "" {
 		args = append(args, "--warehouse", cfg.Warehouse)
 	}
+	if cfg.AutoVacuum > 0 {
+		args = append(args, "--auto-vacuum", cfg.AutoVacuum.String())
+	}
 	return args
 }
 

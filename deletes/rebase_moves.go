@@ -34,10 +34,11 @@ import (
 // to the newer files, still make it plan again.
 
 // movesApply reports whether change's rebase can go through its moves:
-// every data file it removes has moved rows and it removes no equality
+// every data file it removes has moved rows (an earlier rebase may have
+// dropped them all, when others removed them) and it removes no equality
 // delete file.
 func movesApply(change lake.FileChange) bool {
-	if change.Moves == nil || len(change.RemoveData) == 0 {
+	if change.Moves == nil {
 		return false
 	}
 	for _, f := range change.RemoveData {

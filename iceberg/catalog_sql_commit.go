@@ -118,8 +118,12 @@ func (c *sqlCommitCatalog) commit(ctx context.Context, curs []*table.Table, comm
 		return nil, err
 	}
 	for _, s := range staged {
-		if r, ok := c.Catalog.(interface{ remember(*table.Table) }); ok && s.written {
-			r.remember(table.New(s.cur.Identifier(), s.meta, s.loc, s.cur.FS, c))
+		r, ok := c.Catalog.(interface{ remember(*table.Table) })
+		if !ok || !s.written {
+			continue
+		}
+		if fsF, err := sharedFS(ctx, s.cur); err == nil {
+			r.remember(table.New(s.cur.Identifier(), s.meta, s.loc, fsF, c))
 		}
 	}
 	return staged, nil

@@ -148,7 +148,11 @@ func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 		removeFailedMetadata(base, err)
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	return BranchView(table.New(base.Identifier(), meta, loc, base.FS, cat), change.Branch)
+	fsF, err := sharedFS(ctx, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return BranchView(table.New(base.Identifier(), meta, loc, fsF, cat), change.Branch)
 }
 
 // changeLanded reloads the table after a failed swap. A non-nil table means

@@ -28,6 +28,7 @@ func parseBenchContention(args []string, env Getenv) (benchContentionConfig, *fl
 		return nil
 	})
 	fs.StringVar(&cfg.Warehouse, "warehouse", "", "warehouse location passed to every server")
+	fs.DurationVar(&cfg.AutoVacuum, "auto-vacuum", 0, "every server's --auto-vacuum: background maintenance this often (0: none)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the tables and the scratch data directory")
 	fs.StringVar(&scenarios, "scenario", "", "comma-separated scenarios: deletes, soak (default both)")
 	fs.IntVar(&cfg.Rows, "rows", 4000, "rows of each generated table")
