@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/magmalake/magmalake/iceberg"
 )
 
@@ -19,7 +21,10 @@ type CommitStats struct {
 	// RetriesPerCommit is the rounds a statement lost at the catalog before
 	// its commit landed, on average.
 	RetriesPerCommit float64 `json:"retries_per_commit"`
-	Err              string  `json:"error,omitempty"`
+	// Rewrites is the snapshots background maintenance committed (replace
+	// operations), counted apart from the statements'.
+	Rewrites int    `json:"rewrites"`
+	Err      string `json:"error,omitempty"`
 }
 
 // commitStats reads the table's snapshots committed since start.
@@ -49,6 +54,10 @@ func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time
 		if err1 != nil || err2 != nil {
 			continue // not committed by magmalake's commit loop
 		}
+		if snap.Summary.Operation == table.OpReplace {
+			s.Rewrites++
+			continue
+		}
 		s.Snapshots++
 		s.Statements += stmts
 		s.Attempts += tries
@@ -64,6 +73,10 @@ func (s CommitStats) line() string {
 	if s.Snapshots == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d snapshots of %d statements (%.1f per snapshot), %.2f retries per commit",
+	line := fmt.Sprintf("; %d snapshots of %d statements (%.1f per snapshot), %.2f retries per commit",
 		s.Snapshots, s.Statements, float64(s.Statements)/float64(s.Snapshots), s.RetriesPerCommit)
+	if s.Rewrites > 0 {
+		line += fmt.Sprintf(", %d rewrites by maintenance", s.Rewrites)
+	}
+	return line
 }

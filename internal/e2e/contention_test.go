@@ -37,6 +37,43 @@ func TestContentionSharedLake(t *testing.T) {
 	runSharedLake(t, cfg, 4+1) // four delete modes and one soak
 }
 
+// The soak on one server that runs background maintenance every second:
+// its rewrites commit among the writers (rows deleted meanwhile are carried
+// over to the new files, open blocks are waited for), and still no
+// statement fails and the table is exactly the model's.
+func TestContentionWithAutoVacuum(t *testing.T) {
+	cfg := bench.ContentionConfig{
+		Binary:           buildMagmalake(t),
+		Dir:              t.TempDir(),
+		Servers:          1,
+		Scenarios:        []string{bench.ScenarioSoak},
+		Rows:             1200,
+		Files:            4,
+		SoakSessions:     6,
+		SoakDuration:     8 * time.Second,
+		AutoVacuum:       time.Second,
+		StatementTimeout: time.Minute,
+		Progress:         func(msg string) { t.Log(msg) },
+	}
+	results, err := bench.RunContention(t.Context(), cfg, func(r bench.ContentionResult) error {
+		t.Log("\n" + r.Line())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 {
+		t.Fatalf("%d results, want the soak's", len(results))
+	}
+	r := results[0]
+	checkModel(t, r)
+	checkNoLosers(t, r)
+	checkCommits(t, r)
+	if r.Commits.Rewrites == 0 {
+		t.Errorf("no rewrite by maintenance committed during the soak: %+v", r.Commits)
+	}
+}
+
 // The same on object storage behind a shared catalog: three servers on
 // SeaweedFS's Iceberg REST catalog and S3 (weed mini), the deletes scenario
 // in the two merge-on-read modes and a short soak. Every process gets the
