@@ -233,8 +233,7 @@ func TestAutoVacuumAmongWriters(t *testing.T) {
 // for the open blocks to end).
 func waitForTurnHeld(eng *Engine, key string) {
 	e := eng.uses.entry(key)
-	for e.turn.TryLock() {
-		e.turn.Unlock()
+	for len(e.turn) == 0 {
 		runtime.Gosched()
 	}
 }
@@ -258,4 +257,26 @@ func TestAutoVacuumSeesNewThresholds(t *testing.T) {
 	if r := reportOf(t, av.Pass(t.Context()), "public.d"); r.Optimize.RewrittenFiles != 1 || r.Optimize.PurgedRows != 20 {
 		t.Fatalf("after lowering the threshold: %+v, want the file rewritten without its 20 dead rows", r)
 	}
+}
+
+// TestBlockWaitingForMaintenanceCancels: a block that waits to enter a
+// table while maintenance commits a rewrite of it is still bound by
+// statement_timeout (57014), and the session goes on afterwards.
+func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s := testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE w (id int)")
+	mustQuery(t, s, "INSERT INTO w VALUES (1), (2)")
+	e := eng.uses.entry("public.w")
+	e.turn <- struct{}{} // maintenance holds the table's turn
+	mustQuery(t, s, "SET statement_timeout = '50ms'")
+	mustQuery(t, s, "BEGIN")
+	mustFail(t, s, "57014", "DELETE FROM w WHERE id = 1")
+	<-e.turn
+	mustQuery(t, s, "ROLLBACK")
+	mustQuery(t, s, "RESET statement_timeout")
+	mustQuery(t, s, "BEGIN")
+	mustQuery(t, s, "DELETE FROM w WHERE id = 1")
+	mustQuery(t, s, "COMMIT")
+	checkRows(t, s, "w", []int{2})
 }

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -15,12 +16,13 @@ type tableUse struct {
 	tables map[string]*useEntry
 }
 
-// useEntry is one table's count. turn is held by maintenance while it
+// useEntry is one table's count. turn (a one-slot semaphore, so that a
+// block waiting for it can be cancelled) is held by maintenance while it
 // waits for the open blocks to end and commits, and briefly by a block
 // entering, so a block either entered before (maintenance waits for it)
 // or enters after the commit (the block pins the new head).
 type useEntry struct {
-	turn sync.Mutex
+	turn chan struct{}
 	mu   sync.Mutex // guards blocks and idle
 	// blocks is the open blocks that touched the table; idle is closed
 	// when it falls to zero.
@@ -36,23 +38,29 @@ func (u *tableUse) entry(key string) *useEntry {
 	}
 	e, ok := u.tables[key]
 	if !ok {
-		e = &useEntry{}
+		e = &useEntry{turn: make(chan struct{}, 1)}
 		u.tables[key] = e
 	}
 	return e
 }
 
 // enter records a block touching key; the returned func records its end.
-func (u *tableUse) enter(key string) (leave func()) {
+// While maintenance commits a rewrite of key it waits, as long as ctx
+// lets it.
+func (u *tableUse) enter(ctx context.Context, key string) (leave func(), err error) {
 	e := u.entry(key)
-	e.turn.Lock()
+	select {
+	case e.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	e.mu.Lock()
 	if e.blocks == 0 {
 		e.idle = make(chan struct{})
 	}
 	e.blocks++
 	e.mu.Unlock()
-	e.turn.Unlock()
+	<-e.turn
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -62,7 +70,7 @@ func (u *tableUse) enter(key string) (leave func()) {
 				close(e.idle)
 			}
 		})
-	}
+	}, nil
 }
 
 // whenIdle runs commit once no open block touches key, keeping new blocks
@@ -71,8 +79,8 @@ func (u *tableUse) enter(key string) (leave func()) {
 // they did not end in time, and commit did not run.
 func (u *tableUse) whenIdle(key string, wait time.Duration, commit func() error) (ran bool, err error) {
 	e := u.entry(key)
-	e.turn.Lock()
-	defer e.turn.Unlock()
+	e.turn <- struct{}{}
+	defer func() { <-e.turn }()
 	if !e.waitIdle(wait) {
 		return false, nil
 	}

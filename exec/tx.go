@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go/table"
 
@@ -160,7 +161,10 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	}
 	// Entered before the head is read: background maintenance either
 	// committed before (the head is its) or waits for the block to end.
-	leave := s.engine.uses.enter(identKey(ident))
+	leave, err := s.enterTable(ctx, identKey(ident))
+	if err != nil {
+		return nil, err
+	}
 	head, err := s.engine.wh.LoadTable(ctx, ident)
 	if err == nil {
 		head, err = onBranch(head, branch)
@@ -172,6 +176,23 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil
+}
+
+// enterTable records the block touching key, waiting while maintenance
+// commits a rewrite of it. The wait is bounded by statement_timeout even
+// when the table is first named while the statement is prepared, before
+// Execute sets the statement's deadline.
+func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err error) {
+	if d := s.statementDeadline(time.Now()); !d.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
+	leave, err = s.engine.uses.enter(ctx, key)
+	if err != nil {
+		return nil, sql.Canceled(err)
+	}
+	return leave, nil
 }
 
 // commitChange is how every statement's change is applied. Outside a block
