@@ -150,7 +150,11 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 		return r
 	}
 	age, keep := retentionOf(tbl)
-	if expirable(tbl.Metadata(), age, keep, time.Now()) {
+	// An open block reads the snapshot it pinned, which a short retention
+	// could expire (and its files with it): expiry waits for a pass with
+	// none. The current snapshot, which a block entering now pins, is
+	// never expired.
+	if !a.e.uses.busy(key) && expirable(tbl.Metadata(), age, keep, time.Now()) {
 		if r.Expire, r.Err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep); r.Err != nil {
 			return r
 		}

@@ -280,3 +280,32 @@ func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
 	mustQuery(t, s, "COMMIT")
 	checkRows(t, s, "w", []int{2})
 }
+
+// TestAutoVacuumKeepsBlocksSnapshots: with a retention of 0, a pass while
+// a block that read the table is open expires nothing, so the block still
+// reads the snapshot it pinned after a copy-on-write DELETE replaced its
+// file; the next pass, the block ended, expires it.
+func TestAutoVacuumKeepsBlocksSnapshots(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, u := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
+	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
+	mustQuery(t, u, "BEGIN")
+	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "3" {
+		t.Fatalf("block read %s rows, want 3", n)
+	}
+	mustQuery(t, s, "DELETE FROM k WHERE id = 1")
+	av := eng.NewAutoVacuum(AutoVacuumOptions{})
+	av.blockWait = 0
+	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots != 0 {
+		t.Fatalf("a pass with a block open: %+v, want nothing expired", r)
+	}
+	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "3" {
+		t.Fatalf("block read %s rows of its snapshot after the pass, want 3", n)
+	}
+	mustQuery(t, u, "COMMIT")
+	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots == 0 {
+		t.Fatalf("a pass with no block open: %+v, want the old snapshots expired", r)
+	}
+	checkRows(t, s, "k", []int{2, 3})
+}

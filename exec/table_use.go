@@ -73,6 +73,14 @@ func (u *tableUse) enter(ctx context.Context, key string) (leave func(), err err
 	}, nil
 }
 
+// busy reports whether an open block touched key.
+func (u *tableUse) busy(key string) bool {
+	e := u.entry(key)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.blocks > 0
+}
+
 // whenIdle runs commit once no open block touches key, keeping new blocks
 // out of key until it returns: it waits up to wait for the blocks open now
 // to end (while they run, a block entering waits too). ran is false when
