@@ -45,6 +45,8 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 			grd.opened = layout.opened
 			rows := survivorRows(ctx, grd, head, g.plans)
 			files, n, err = writeGroupFiles(ctx, head, sink, g, layout, rows)
+			// A group whose rows do not add up is not recorded: a
+			// concurrent delete of its files makes the rewrite plan again.
 			if err == nil {
 				moves.Add(moveGroup(g, files))
 			}
