@@ -2,6 +2,8 @@ package deletes
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -120,5 +122,67 @@ func (f *fixture) checkReplaced(change lake.FileChange) {
 		return slices.ContainsFunc(change.AddData, func(a iceberg.DataFile) bool { return a.FilePath() == d.FilePath() })
 	}) {
 		f.t.Fatal("none of the rewrite's files is live")
+	}
+}
+
+// TestRewriteCarriesRandomDeletes: random tables (3–6 files of 5–40 rows),
+// random deletes before OPTIMIZE is planned, then 1–4 random deletes
+// (residue classes, id ranges that may cover whole files) before it
+// commits, through one rebase or a chain of them. The table must read as
+// the model after the commit, and again after one more DELETE planned by
+// this package over the rebased delete files.
+func TestRewriteCarriesRandomDeletes(t *testing.T) {
+	for _, vt := range variants {
+		for seed := uint64(1); seed <= 8; seed++ {
+			t.Run(fmt.Sprintf("v%d-%s-%d", vt.version, vt.mode, seed), func(t *testing.T) {
+				rnd := rand.New(rand.NewPCG(seed, uint64(vt.version)))
+				f := newFixture(t, vt.version, vt.mode, nil)
+				next := int64(0)
+				for range 3 + rnd.IntN(4) {
+					n := 5 + rnd.Int64N(36)
+					f.appendRows(genRows(next, next+n))
+					next += n
+				}
+				randomDelete := func() {
+					if rnd.IntN(2) == 0 {
+						m, r := int64(2+rnd.IntN(9)), int64(rnd.IntN(9))
+						f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%m == r%m }),
+							func(x row) bool { return x.id%m == r%m }, Options{})
+						return
+					}
+					lo := rnd.Int64N(next)
+					hi := lo + 1 + rnd.Int64N(40)
+					f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id >= lo && id < hi }),
+						func(x row) bool { return x.id >= lo && x.id < hi }, Options{})
+				}
+				for range rnd.IntN(3) {
+					randomDelete()
+				}
+				if len(f.model) == 0 {
+					t.Skip("nothing left to rewrite")
+				}
+				base := f.table()
+				change := f.prepareRewrite(base)
+				head, c := base, change
+				for range 1 + rnd.IntN(4) {
+					randomDelete()
+					if rnd.IntN(2) == 0 {
+						now := f.table()
+						var err error
+						if c, _, err = Rebase(f.ctx, lake.RebaseInput{Base: head, Head: now, Change: c}); err != nil {
+							t.Fatalf("rebase: %v", err)
+						}
+						head = now
+					}
+				}
+				loop := lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}
+				if _, err := loop.Publish(f.ctx, head, c); err != nil {
+					t.Fatalf("rewrite after concurrent deletes: %v", err)
+				}
+				f.checkReadBack()
+				f.checkReplaced(change)
+				randomDelete()
+			})
+		}
 	}
 }
