@@ -90,7 +90,8 @@ type movedRebase struct {
 // plan works out, input by input, what the rewrite removes on head and
 // which rows of the new files it must delete.
 func (m *movedRebase) plan(ctx context.Context) error {
-	gone := func(p string) bool { return m.diff.Gone(p) || slices.Contains(m.inputs, p) }
+	// leaves: a data file not live once the rewrite committed.
+	leaves := func(p string) bool { return m.diff.Gone(p) || slices.Contains(m.inputs, p) }
 	seen := map[string]bool{}
 	for _, p := range m.inputs {
 		if m.diff.Gone(p) {
@@ -109,7 +110,7 @@ func (m *movedRebase) plan(ctx context.Context) error {
 			}
 		}
 		for _, d := range ex.posFiles {
-			if !seen[d.FilePath()] && !slices.ContainsFunc(ex.posTargets[d.FilePath()], func(t string) bool { return !gone(t) }) {
+			if !seen[d.FilePath()] && !slices.ContainsFunc(ex.posTargets[d.FilePath()], func(t string) bool { return !leaves(t) }) {
 				seen[d.FilePath()] = true
 				m.removeDeletes = append(m.removeDeletes, d)
 			}
