@@ -1,6 +1,7 @@
 package deletes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -184,5 +185,40 @@ func TestRewriteCarriesRandomDeletes(t *testing.T) {
 				randomDelete()
 			})
 		}
+	}
+}
+
+// TestOptimizeStatementCarriesDelete: OPTIMIZE through its own commit
+// loop, with a DELETE committed between its plan and its commit, lands on
+// the first plan (Attempts 1: carried, not planned again) and the table is
+// the model's.
+func TestOptimizeStatementCarriesDelete(t *testing.T) {
+	for _, version := range []int{2, 3} {
+		t.Run(fmt.Sprint(version), func(t *testing.T) {
+			f := newFixture(t, version, ModeMergeOnRead, nil)
+			f.appendRows(genRows(0, 40))
+			f.appendRows(genRows(40, 80))
+			deleted := false
+			commit := func(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
+				between := func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+					c, w, err := plan(ctx, head)
+					if !deleted {
+						deleted = true
+						f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%3 == 0 }),
+							func(r row) bool { return r.id%3 == 0 }, Options{})
+					}
+					return c, w, err
+				}
+				return lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}.Commit(ctx, ident, between)
+			}
+			out, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{Options: Options{Commit: commit}, SizeThreshold: 1 << 30, RatioThreshold: 0.1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !deleted || out.Attempts != 1 || out.RewrittenFiles != 2 {
+				t.Fatalf("optimize %+v (delete ran: %v): want 2 files rewritten on the first plan", out, deleted)
+			}
+			f.checkReadBack()
+		})
 	}
 }
