@@ -150,24 +150,28 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 		return r
 	}
 	age, keep := retentionOf(tbl)
+	// The steps are independent: one failing does not keep the others
+	// from running (a rewrite is most needed on the busiest tables, where
+	// expiry may lose to another server's commits).
+	var errs []error
 	// An open block reads the snapshot it pinned, which a short retention
 	// could expire (and its files with it): expiry waits for a pass with
 	// none. The current snapshot, which a block entering now pins, is
 	// never expired.
 	if !a.e.uses.busy(key) && expirable(tbl.Metadata(), age, keep, time.Now()) {
-		if r.Expire, r.Err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep); r.Err != nil {
-			return r
-		}
+		r.Expire, err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep)
+		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {
-		if r.Orphans, r.Err = a.e.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); r.Err != nil {
-			return r
+		if r.Orphans, err = a.e.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); err == nil {
+			a.swept[key] = time.Now()
 		}
-		a.swept[key] = time.Now()
+		errs = append(errs, err)
 	}
 	if *budget > 0 {
-		r.Err = a.optimize(ctx, ident, budget, &r)
+		errs = append(errs, a.optimize(ctx, ident, budget, &r))
 	}
+	r.Err = errors.Join(errs...)
 	return r
 }
 

@@ -3,8 +3,10 @@ package exec
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,4 +310,36 @@ func TestAutoVacuumKeepsBlocksSnapshots(t *testing.T) {
 		t.Fatalf("a pass with no block open: %+v, want the old snapshots expired", r)
 	}
 	checkRows(t, s, "k", []int{2, 3})
+}
+
+// TestAutoVacuumRewritesWhenExpiryFails: a pass whose expiry and orphan
+// sweep fail (an old snapshot's manifest list is unreadable) still rewrites
+// the table, and reports the failure.
+func TestAutoVacuumRewritesWhenExpiryFails(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s := testSessionOn(t, eng)
+	m := optimizeModes[0]
+	want := avTables(t, s, m.with, m.setup)
+	mustQuery(t, s, "ALTER TABLE ot SET ('history.expire.max-snapshot-age-ms' = '0')")
+	tbl, err := eng.wh.LoadTable(t.Context(), table.Identifier{"public", "ot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldest := tbl.Metadata().Snapshots()[0]
+	if oldest.SnapshotID == tbl.CurrentSnapshot().SnapshotID {
+		t.Fatal("ot has one snapshot: the test checks nothing")
+	}
+	if err := os.Remove(strings.TrimPrefix(oldest.ManifestList, "file://")); err != nil {
+		t.Fatal(err)
+	}
+	var r TableReport
+	for _, rep := range eng.NewAutoVacuum(AutoVacuumOptions{}).Pass(t.Context()) {
+		if rep.Table == "public.ot" {
+			r = rep
+		}
+	}
+	if r.Err == nil || r.Optimize.RewrittenFiles != 8 {
+		t.Fatalf("pass on ot: %+v, want the failed expiry reported and 8 files rewritten", r)
+	}
+	checkRows(t, s, "ot", want)
 }

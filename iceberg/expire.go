@@ -22,22 +22,24 @@ type ExpireOutcome struct {
 // beyond the last retainLast (iceberg-go's rules: never the current one,
 // never one a branch or tag keeps), then deletes the files only they
 // referenced. iceberg-go's own clean-up is not used: the files to delete
-// are what the snapshots referenced before minus what the remaining ones
-// reference, read again from the committed metadata, so a file the table
-// still needs is never deleted. A concurrent commit makes it start again.
+// are what the expired snapshots referenced minus what the committed
+// metadata's snapshots reference, so a file the table still needs is never
+// deleted. The commit takes this process's turn at the table, so its own
+// statements cannot make it lose; a commit of another process makes it
+// start again.
 func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
 	what := "expire snapshots of " + identString(ident)
 	for attempt := 0; ; attempt++ {
-		tbl, err := w.LoadTable(ctx, ident)
-		if err != nil {
-			return ExpireOutcome{}, err
-		}
-		out, err := expireOnce(ctx, tbl, olderThan, retainLast)
-		if err == nil || attempt >= 5 || !isRequirementFailure(err) {
+		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast)
+		if err == nil {
+			out, err := w.removeExpired(ctx, before, after)
 			if err != nil {
 				return out, fmt.Errorf("%s: %w", what, err)
 			}
 			return out, nil
+		}
+		if attempt >= 5 || !isRequirementFailure(err) {
+			return ExpireOutcome{}, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 }
@@ -46,35 +48,63 @@ func isRequirementFailure(err error) bool {
 	return err != nil && (errors.Is(err, ErrConflict) || strings.Contains(strings.ToLower(err.Error()), "requirement failed"))
 }
 
-func expireOnce(ctx context.Context, tbl *table.Table, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
-	var out ExpireOutcome
-	before, err := referencedFiles(ctx, tbl)
+// commitExpiry commits the expiry on the table's head, holding the table's
+// commit turn from reading the head to committing.
+func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (before, after *table.Table, err error) {
+	release, err := w.HoldCommits(ctx, ident)
 	if err != nil {
-		return out, err
+		return nil, nil, err
 	}
-	tx := tbl.NewTransaction()
+	defer release()
+	before, err = w.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, nil, err
+	}
+	tx := before.NewTransaction()
 	opts := []table.ExpireSnapshotsOpt{table.WithOlderThan(olderThan), table.WithPostCommit(false)}
 	if retainLast > 0 {
 		opts = append(opts, table.WithRetainLast(retainLast))
 	}
 	if err := tx.ExpireSnapshots(opts...); err != nil {
-		return out, err
+		return nil, nil, err
 	}
-	committed, err := tx.Commit(ctx)
+	after, err = tx.Commit(ctx)
+	return before, after, err
+}
+
+// removeExpired deletes the files the snapshots of before that after no
+// longer has referenced, unless after's snapshots reference them too.
+func (w *Warehouse) removeExpired(ctx context.Context, before, after *table.Table) (ExpireOutcome, error) {
+	var out ExpireOutcome
+	kept := after.Metadata().Snapshots()
+	keptIDs := make(map[int64]bool, len(kept))
+	for _, s := range kept {
+		keptIDs[s.SnapshotID] = true
+	}
+	var expired []table.Snapshot
+	for _, s := range before.Metadata().Snapshots() {
+		if !keptIDs[s.SnapshotID] {
+			expired = append(expired, s)
+		}
+	}
+	out.ExpiredSnapshots = len(expired)
+	if len(expired) == 0 {
+		return out, nil
+	}
+	fs, err := FS(ctx, after)
 	if err != nil {
 		return out, err
 	}
-	out.ExpiredSnapshots = len(tbl.Metadata().Snapshots()) - len(committed.Metadata().Snapshots())
-	after, err := referencedFiles(ctx, committed)
+	gone, err := referencedFiles(ctx, fs, expired, w.refs)
 	if err != nil {
 		return out, err
 	}
-	fs, err := FS(ctx, committed)
+	still, err := referencedFiles(ctx, fs, kept, w.refs)
 	if err != nil {
 		return out, err
 	}
-	for path, size := range before {
-		if _, kept := after[path]; kept {
+	for path, size := range gone {
+		if _, ok := still[path]; ok {
 			continue
 		}
 		if err := fs.Remove(path); err != nil {
@@ -82,42 +112,6 @@ func expireOnce(ctx context.Context, tbl *table.Table, olderThan time.Duration, 
 		}
 		out.DeletedFiles++
 		out.DeletedBytes += size
-	}
-	return out, nil
-}
-
-// referencedFiles are every file tbl's snapshots reference, by path and
-// size: manifest lists, manifests, data and delete files.
-func referencedFiles(ctx context.Context, tbl *table.Table) (map[string]int64, error) {
-	fs, err := FS(ctx, tbl)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int64{}
-	seen := map[string]bool{}
-	for _, snap := range tbl.Metadata().Snapshots() {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		out[snap.ManifestList] = 0
-		manifests, err := snap.Manifests(fs)
-		if err != nil {
-			return nil, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
-		}
-		for _, m := range manifests {
-			if seen[m.FilePath()] {
-				continue
-			}
-			seen[m.FilePath()] = true
-			out[m.FilePath()] = m.Length()
-			entries, err := m.FetchEntries(fs, true)
-			if err != nil {
-				return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
-			}
-			for _, e := range entries {
-				out[e.DataFile().FilePath()] = e.DataFile().FileSizeBytes()
-			}
-		}
 	}
 	return out, nil
 }
@@ -141,11 +135,19 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 	if err != nil {
 		return OrphanOutcome{}, err
 	}
-	plan, err := tbl.PlanOrphanFiles(ctx, table.WithFilesOlderThan(olderThan))
+	listed, err := settledTable(ctx, tbl)
+	if err != nil {
+		return OrphanOutcome{}, err
+	}
+	plan, err := listed.PlanOrphanFiles(ctx, table.WithFilesOlderThan(olderThan))
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
-	refs, err := referencedFiles(ctx, tbl)
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return OrphanOutcome{}, err
+	}
+	refs, err := referencedFiles(ctx, fs, tbl.Metadata().Snapshots(), w.refs)
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -162,10 +164,6 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 		if known[plainPath(f.Path)] {
 			return OrphanOutcome{}, fmt.Errorf("%s: %s is referenced by the table; nothing deleted", what, f.Path)
 		}
-	}
-	fs, err := FS(ctx, tbl)
-	if err != nil {
-		return OrphanOutcome{}, err
 	}
 	var out OrphanOutcome
 	for _, f := range orphans {

@@ -31,13 +31,14 @@ func RetainedFiles(ctx context.Context, tbl *table.Table) (Retained, error) {
 	}
 	current := map[string]int64{}
 	old := map[string]int64{}
-	seenManifest := map[string]map[string]int64{}
+	seen := map[string][]fileRef{}
+	var uncached *FileRefs
 	cur := md.CurrentSnapshot()
 	for _, snap := range md.Snapshots() {
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}
-		manifests, err := snap.Manifests(fs)
+		manifests, err := uncached.manifests(fs, snap)
 		if err != nil {
 			return out, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
 		}
@@ -46,20 +47,15 @@ func RetainedFiles(ctx context.Context, tbl *table.Table) (Retained, error) {
 			into = current
 		}
 		for _, m := range manifests {
-			files, ok := seenManifest[m.FilePath()]
+			files, ok := seen[m.FilePath()]
 			if !ok {
-				entries, err := m.FetchEntries(fs, true)
-				if err != nil {
+				if files, err = uncached.liveFiles(fs, m); err != nil {
 					return out, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
 				}
-				files = make(map[string]int64, len(entries))
-				for _, e := range entries {
-					files[e.DataFile().FilePath()] = e.DataFile().FileSizeBytes()
-				}
-				seenManifest[m.FilePath()] = files
+				seen[m.FilePath()] = files
 			}
-			for p, n := range files {
-				into[p] = n
+			for _, f := range files {
+				into[f.path] = f.size
 			}
 		}
 	}

@@ -50,6 +50,7 @@ type Warehouse struct {
 	roots     []location // where table properties may place files
 	queue     *CommitQueue
 	manifests *ManifestCache // entries of manifests its commits read
+	refs      *FileRefs      // what manifests name, for expiry and orphan removal
 	views     viewCatalog    // nil: the catalog stores no views (REST here)
 }
 
@@ -126,7 +127,7 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), views: cat}
+	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes), views: cat}
 	w.closer = cat
 	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
@@ -150,7 +151,7 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
-	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes)}
+	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes)}
 	if vc, ok := cat.(viewCatalog); ok {
 		w.views = vc
 	}

@@ -1,0 +1,120 @@
+package iceberg
+
+import (
+	"context"
+	"fmt"
+
+	ice "github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/internal/lru"
+)
+
+// FileRefs keeps what each manifest list and manifest names, by path, for
+// the maintenance that walks every snapshot (expiry, orphan removal). A
+// table committed to many times a second has thousands of snapshots within
+// its retention, and reading all their manifests again on every pass cost
+// seconds of CPU per pass; most of them are the ones the previous pass read.
+// Manifest lists and manifests never change once written, so nothing is
+// invalidated.
+type FileRefs struct {
+	lists *lru.Cache[string, []ice.ManifestFile] // manifest list → its manifests
+	files *lru.Cache[string, []fileRef]          // manifest → its live files
+}
+
+// fileRef is a data or delete file a manifest names, with its size.
+type fileRef struct {
+	path string
+	size int64
+}
+
+// DefaultFileRefsBytes bounds a warehouse's FileRefs (an estimate of the
+// memory held).
+const DefaultFileRefsBytes = 16 << 20
+
+// NewFileRefs holds at most limit bytes, least recently used out.
+func NewFileRefs(limit int64) *FileRefs {
+	return &FileRefs{
+		lists: lru.New[string, []ice.ManifestFile](limit/2, nil),
+		files: lru.New[string, []fileRef](limit/2, nil),
+	}
+}
+
+// manifests are snap's manifests. A nil FileRefs reads every time.
+func (r *FileRefs) manifests(fs iceio.IO, snap table.Snapshot) ([]ice.ManifestFile, error) {
+	if r == nil || snap.ManifestList == "" {
+		return snap.Manifests(fs)
+	}
+	if mfs, ok := r.lists.Get(snap.ManifestList, nil); ok {
+		return mfs, nil
+	}
+	mfs, err := snap.Manifests(fs)
+	if err != nil {
+		return nil, err
+	}
+	var cost int64
+	for _, m := range mfs {
+		cost += 256 + int64(len(m.FilePath()))
+	}
+	r.lists.Add(snap.ManifestList, mfs, cost)
+	return mfs, nil
+}
+
+// liveFiles are the data or delete files mf adds or keeps (not the ones it
+// records as deleted).
+func (r *FileRefs) liveFiles(fs iceio.IO, mf ice.ManifestFile) ([]fileRef, error) {
+	if r != nil {
+		if refs, ok := r.files.Get(mf.FilePath(), nil); ok {
+			return refs, nil
+		}
+	}
+	entries, err := mf.FetchEntries(fs, true)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]fileRef, len(entries))
+	var cost int64
+	for i, e := range entries {
+		refs[i] = fileRef{path: e.DataFile().FilePath(), size: e.DataFile().FileSizeBytes()}
+		cost += 48 + int64(len(refs[i].path))
+	}
+	if r != nil {
+		r.files.Add(mf.FilePath(), refs, cost)
+	}
+	return refs, nil
+}
+
+// referencedFiles are every file snaps reference, by path and size:
+// manifest lists, manifests, data and delete files.
+func referencedFiles(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, refs *FileRefs) (map[string]int64, error) {
+	out := map[string]int64{}
+	seen := map[string]bool{}
+	for _, snap := range snaps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if snap.ManifestList != "" {
+			out[snap.ManifestList] = 0
+		}
+		manifests, err := refs.manifests(fs, snap)
+		if err != nil {
+			return nil, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
+		}
+		for _, m := range manifests {
+			if seen[m.FilePath()] {
+				continue
+			}
+			seen[m.FilePath()] = true
+			out[m.FilePath()] = m.Length()
+			files, err := refs.liveFiles(fs, m)
+			if err != nil {
+				return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+			}
+			for _, f := range files {
+				out[f.path] = f.size
+			}
+		}
+	}
+	return out, nil
+}
