@@ -31,8 +31,12 @@ type ContentionConfig struct {
 	// AutoVacuum is every server's --auto-vacuum (0: none): how the tables
 	// fare with background maintenance running among the writers.
 	AutoVacuum time.Duration
-	Keep       bool     // keep the tables and the scratch data directory
-	Scenarios  []string // deletes, soak; default both
+	// SnapshotRetention, when set, is the tables'
+	// history.expire.max-snapshot-age-ms: how long background maintenance
+	// keeps their snapshots (Iceberg's default is 5 days).
+	SnapshotRetention time.Duration
+	Keep              bool     // keep the tables and the scratch data directory
+	Scenarios         []string // deletes, soak; default both
 
 	Rows  int // rows of each generated table; default 4000
 	Files int // data files they are written in; default 8

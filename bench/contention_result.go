@@ -110,6 +110,9 @@ func (r ContentionResult) Failures() []string {
 			out = append(out, fmt.Sprintf("%d %s", f.n, f.what))
 		}
 	}
+	if r.Commits.Err != "" {
+		out = append(out, "snapshots: "+r.Commits.Err)
+	}
 	if r.AutocommitMustSucceed {
 		for _, k := range r.Kinds {
 			if k.Failed() > 0 {

@@ -13,7 +13,11 @@ func (l *lake) createTable(ctx context.Context, name, columns string, m TableMod
 		return err
 	}
 	defer c.close()
-	stmts := append([]string{fmt.Sprintf("CREATE TABLE %s (%s) %s", name, columns, m.with())}, fill...)
+	stmts := []string{fmt.Sprintf("CREATE TABLE %s (%s) %s", name, columns, m.with())}
+	if r := l.cfg.SnapshotRetention; r > 0 {
+		stmts = append(stmts, fmt.Sprintf("ALTER TABLE %s SET ('history.expire.max-snapshot-age-ms' = '%d')", name, r.Milliseconds()))
+	}
+	stmts = append(stmts, fill...)
 	for _, sql := range stmts {
 		if o := c.exec(ctx, sql); !o.ok() {
 			return fmt.Errorf("set up table %s: %s: %w", name, clip(sql, 120), o.err)

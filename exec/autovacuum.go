@@ -155,11 +155,13 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	// expiry may lose to another server's commits).
 	var errs []error
 	// An open block reads the snapshot it pinned, which a short retention
-	// could expire (and its files with it): expiry waits for a pass with
-	// none. The current snapshot, which a block entering now pins, is
-	// never expired.
-	if !a.e.uses.busy(key) && expirable(tbl.Metadata(), age, keep, time.Now()) {
-		r.Expire, err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep)
+	// could expire (and its files with it): expiry keeps the oldest pinned
+	// snapshot and every newer one, and does nothing while a block that
+	// entered has not read the head yet. The current snapshot, which a
+	// block entering later pins, is never expired.
+	if expirable(tbl.Metadata(), age, keep, time.Now()) {
+		pins := func() (int64, bool) { return a.e.uses.oldestPin(key) }
+		r.Expire, err = a.e.wh.ExpireSnapshotsPinned(ctx, ident, age, keep, pins)
 		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {

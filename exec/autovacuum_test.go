@@ -284,32 +284,40 @@ func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
 }
 
 // TestAutoVacuumKeepsBlocksSnapshots: with a retention of 0, a pass while
-// a block that read the table is open expires nothing, so the block still
-// reads the snapshot it pinned after a copy-on-write DELETE replaced its
-// file; the next pass, the block ended, expires it.
+// a block that read the table is open expires the snapshots older than the
+// one the block pinned and keeps that one, so the block still reads it
+// after a copy-on-write DELETE replaced its file; the next pass, the block
+// ended, expires it.
 func TestAutoVacuumKeepsBlocksSnapshots(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	s, u := testSessionOn(t, eng), testSessionOn(t, eng)
 	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
 	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
-	mustQuery(t, u, "BEGIN")
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "3" {
-		t.Fatalf("block read %s rows, want 3", n)
+	// The block's snapshot must be younger than the first by more than
+	// the expiry's slack for the first to go.
+	first := time.Now()
+	for time.Since(first) < 30*time.Millisecond {
+		time.Sleep(5 * time.Millisecond)
 	}
-	mustQuery(t, s, "DELETE FROM k WHERE id = 1")
+	mustQuery(t, s, "INSERT INTO k VALUES (4)")
+	mustQuery(t, u, "BEGIN")
+	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
+		t.Fatalf("block read %s rows, want 4", n)
+	}
+	mustQuery(t, s, "DELETE FROM k WHERE id = 4")
 	av := eng.NewAutoVacuum(AutoVacuumOptions{})
 	av.blockWait = 0
-	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots != 0 {
-		t.Fatalf("a pass with a block open: %+v, want nothing expired", r)
+	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots != 1 {
+		t.Fatalf("a pass with a block open: %+v, want the snapshot before the block's expired, and only it", r)
 	}
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "3" {
-		t.Fatalf("block read %s rows of its snapshot after the pass, want 3", n)
+	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
+		t.Fatalf("block read %s rows of its snapshot after the pass, want 4", n)
 	}
 	mustQuery(t, u, "COMMIT")
 	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots == 0 {
-		t.Fatalf("a pass with no block open: %+v, want the old snapshots expired", r)
+		t.Fatalf("a pass with no block open: %+v, want the block's snapshot expired", r)
 	}
-	checkRows(t, s, "k", []int{2, 3})
+	checkRows(t, s, "k", []int{1, 2, 3})
 }
 
 // TestAutoVacuumRewritesWhenExpiryFails: a pass whose expiry and orphan

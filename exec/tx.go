@@ -173,6 +173,11 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		leave()
 		return nil, err
 	}
+	if snap := head.CurrentSnapshot(); snap != nil {
+		unpin := s.engine.uses.pin(identKey(ident), snap.TimestampMs)
+		left := leave
+		leave = func() { unpin(); left() }
+	}
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil

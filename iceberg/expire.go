@@ -28,9 +28,30 @@ type ExpireOutcome struct {
 // statements cannot make it lose; a commit of another process makes it
 // start again.
 func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
+	return w.ExpireSnapshotsPinned(ctx, ident, olderThan, retainLast, nil)
+}
+
+// Pins reports the commit time (ms) of the oldest snapshot a reader still
+// reads (0: none), and ok false when a reader's snapshot is not known yet
+// (expiry then does nothing).
+type Pins func() (oldest int64, ok bool)
+
+// pinSlack is kept beyond the oldest pinned snapshot: iceberg-go measures
+// the retention age from its own clock, read a few microseconds after the
+// bound is set, and in whole milliseconds.
+const pinSlack = 10 * time.Millisecond
+
+// ExpireSnapshotsPinned is ExpireSnapshots keeping, besides, the oldest
+// snapshot pins reports and every newer one. pins (nil: none) is asked
+// within the table's commit turn, after the head is read: a reader that
+// reads the head later reads a snapshot the expiry keeps.
+func (w *Warehouse) ExpireSnapshotsPinned(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, pins Pins) (ExpireOutcome, error) {
 	what := "expire snapshots of " + identString(ident)
 	for attempt := 0; ; attempt++ {
-		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast)
+		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast, pins)
+		if errors.Is(err, errUnpinned) {
+			return ExpireOutcome{}, nil
+		}
 		if err == nil {
 			out, err := w.removeExpired(ctx, before, after)
 			if err != nil {
@@ -44,13 +65,17 @@ func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier,
 	}
 }
 
+// errUnpinned: a reader of the table has not yet said which snapshot it
+// reads.
+var errUnpinned = errors.New("a reader's snapshot is not known yet")
+
 func isRequirementFailure(err error) bool {
 	return err != nil && (errors.Is(err, ErrConflict) || strings.Contains(strings.ToLower(err.Error()), "requirement failed"))
 }
 
 // commitExpiry commits the expiry on the table's head, holding the table's
 // commit turn from reading the head to committing.
-func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (before, after *table.Table, err error) {
+func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, pins Pins) (before, after *table.Table, err error) {
 	release, err := w.HoldCommits(ctx, ident)
 	if err != nil {
 		return nil, nil, err
@@ -59,6 +84,15 @@ func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, ol
 	before, err = w.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, nil, err
+	}
+	if pins != nil {
+		oldest, ok := pins()
+		if !ok {
+			return nil, nil, errUnpinned
+		}
+		if oldest > 0 {
+			olderThan = max(olderThan, time.Since(time.UnixMilli(oldest))+pinSlack)
+		}
 	}
 	tx := before.NewTransaction()
 	opts := []table.ExpireSnapshotsOpt{table.WithOlderThan(olderThan), table.WithPostCommit(false)}

@@ -29,6 +29,7 @@ func parseBenchContention(args []string, env Getenv) (benchContentionConfig, *fl
 	})
 	fs.StringVar(&cfg.Warehouse, "warehouse", "", "warehouse location passed to every server")
 	fs.DurationVar(&cfg.AutoVacuum, "auto-vacuum", 0, "every server's --auto-vacuum: background maintenance this often (0: none)")
+	fs.DurationVar(&cfg.SnapshotRetention, "snapshot-retention", 0, "the tables' history.expire.max-snapshot-age-ms, how long maintenance keeps their snapshots (0: Iceberg's 5 days)")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the tables and the scratch data directory")
 	fs.StringVar(&scenarios, "scenario", "", "comma-separated scenarios: deletes, soak (default both)")
 	fs.IntVar(&cfg.Rows, "rows", 4000, "rows of each generated table")
