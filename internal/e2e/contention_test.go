@@ -39,21 +39,24 @@ func TestContentionSharedLake(t *testing.T) {
 
 // The soak on one server that runs background maintenance every second:
 // its rewrites commit among the writers (rows deleted meanwhile are carried
-// over to the new files, open blocks are waited for), and still no
-// statement fails and the table is exactly the model's.
+// over to the new files, open blocks are waited for), its expiry keeps a
+// 4 s history (never the snapshot an open block reads), and still no
+// statement fails, the table is exactly the model's, and every snapshot it
+// keeps can be read (RunContention checks each one's manifests).
 func TestContentionWithAutoVacuum(t *testing.T) {
 	cfg := bench.ContentionConfig{
-		Binary:           buildMagmalake(t),
-		Dir:              t.TempDir(),
-		Servers:          1,
-		Scenarios:        []string{bench.ScenarioSoak},
-		Rows:             1200,
-		Files:            4,
-		SoakSessions:     6,
-		SoakDuration:     8 * time.Second,
-		AutoVacuum:       time.Second,
-		StatementTimeout: time.Minute,
-		Progress:         func(msg string) { t.Log(msg) },
+		Binary:            buildMagmalake(t),
+		Dir:               t.TempDir(),
+		Servers:           1,
+		Scenarios:         []string{bench.ScenarioSoak},
+		Rows:              1200,
+		Files:             4,
+		SoakSessions:      6,
+		SoakDuration:      8 * time.Second,
+		AutoVacuum:        time.Second,
+		SnapshotRetention: 4 * time.Second,
+		StatementTimeout:  time.Minute,
+		Progress:          func(msg string) { t.Log(msg) },
 	}
 	results, err := bench.RunContention(t.Context(), cfg, func(r bench.ContentionResult) error {
 		t.Log("\n" + r.Line())
@@ -71,6 +74,9 @@ func TestContentionWithAutoVacuum(t *testing.T) {
 	checkCommits(t, r)
 	if r.Commits.Rewrites == 0 {
 		t.Errorf("no rewrite by maintenance committed during the soak: %+v", r.Commits)
+	}
+	if !r.Commits.Expired {
+		t.Errorf("maintenance expired none of the snapshots from before the soak: %+v", r.Commits)
 	}
 }
 
