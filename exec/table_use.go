@@ -79,7 +79,7 @@ func (u *tableUse) enter(ctx context.Context, key string) (leave func(), err err
 }
 
 // pin records that an open block that entered key reads the snapshot
-// committed at ms, until unpin.
+// committed at ms (0: the table had none), until unpin.
 func (u *tableUse) pin(key string, ms int64) (unpin func()) {
 	e := u.entry(key)
 	e.mu.Lock()
@@ -105,7 +105,7 @@ func (u *tableUse) oldestPin(key string) (ms int64, settled bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for _, p := range e.pins {
-		if ms == 0 || p < ms {
+		if p != 0 && (ms == 0 || p < ms) {
 			ms = p
 		}
 	}

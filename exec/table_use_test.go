@@ -36,6 +36,15 @@ func TestTableUsePins(t *testing.T) {
 	unpin2()
 	leave2()
 	check(100, true)
+	// A block that read the table before it had a snapshot pins none.
+	leave3, err := u.enter(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unpin3 := u.pin("t", 0)
+	check(100, true)
+	unpin3()
+	leave3()
 	unpin1()
 	leave1()
 	check(0, true)

@@ -173,11 +173,13 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		leave()
 		return nil, err
 	}
+	var pinned int64
 	if snap := head.CurrentSnapshot(); snap != nil {
-		unpin := s.engine.uses.pin(identKey(ident), snap.TimestampMs)
-		left := leave
-		leave = func() { unpin(); left() }
+		pinned = snap.TimestampMs
 	}
+	unpin := s.engine.uses.pin(identKey(ident), pinned)
+	left := leave
+	leave = func() { unpin(); left() }
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil
