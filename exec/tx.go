@@ -256,7 +256,7 @@ func (tt *txTable) current(ctx context.Context, wh *iceberg.Warehouse) (*table.T
 	if tt.view != nil {
 		return tt.view, nil
 	}
-	staged, err := wh.StageChange(ctx, tt.base, tt.net)
+	staged, err := wh.StageView(ctx, tt.base, tt.net)
 	if err != nil {
 		return nil, err
 	}

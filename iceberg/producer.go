@@ -198,11 +198,16 @@ func StageChange(ctx context.Context, base *table.Table, change FileChange) (*St
 // stageChange is StageChange reading the parent's manifests through
 // manifests (nil: no cache).
 func stageChange(ctx context.Context, base *table.Table, change FileChange, manifests *ManifestCache) (*StagedChange, error) {
+	return stage(ctx, base, change, manifests, false)
+}
+
+// stage stages change on base; view: to be read, never committed.
+func stage(ctx context.Context, base *table.Table, change FileChange, manifests *ManifestCache, view bool) (*StagedChange, error) {
 	p, err := newChangePlan(ctx, base, change)
 	if err != nil {
 		return nil, err
 	}
-	p.manifests = manifests
+	p.manifests, p.view = manifests, view
 	staged, err := p.stage(ctx)
 	if err != nil {
 		RemoveWrittenFiles(p.fs, p.written)
@@ -227,6 +232,10 @@ type changePlan struct {
 	written    []string
 	nManifests int
 	manifests  *ManifestCache // nil: read every manifest
+	// view: the staged snapshot is only read (a transaction block's view
+	// of its own changes) and then discarded, so small manifests are not
+	// merged: merging rewrites them, and a commit would do it again.
+	view bool
 	// branch is the ref the snapshot moves; parent is its head (base is
 	// the branch's view, whose main is that head).
 	branch string
@@ -295,8 +304,10 @@ func (p *changePlan) stage(ctx context.Context) (*StagedChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kept, err = p.mergeManifests(ctx, kept); err != nil {
-		return nil, err
+	if !p.view {
+		if kept, err = p.mergeManifests(ctx, kept); err != nil {
+			return nil, err
+		}
 	}
 	summary, err := p.summary(carried)
 	if err != nil {

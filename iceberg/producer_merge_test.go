@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	ice "github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -199,4 +200,72 @@ func modelRows(cols []testCol, want map[int64]bool) []row {
 		rows = append(rows, genRows(cols, int(id), int(id)+1)...)
 	}
 	return rows
+}
+
+// TestStageViewMergesNothing: a block's view, staged on a table whose
+// small manifests a commit would merge, lists them as they are and adds
+// only its own manifest and list; it reads what the merging staging reads.
+func TestStageViewMergesNothing(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	ident := createPCTable(t, w, "v", 2)
+	cols := pcCols()
+	var tbl *table.Table
+	for r := range 4 {
+		tbl = appendRows(t, w, ident, cols, genRows(cols, r*10, r*10+10))
+	}
+	change := FileChange{AddData: writeRows(t, tbl, 100, 105)}
+	parent, err := tbl.CurrentSnapshot().Manifests(mustFS(t, tbl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := stageChange(ctx, tbl, change, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer merged.Discard()
+	view, err := w.StageView(ctx, tbl, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Discard()
+	// The four carried manifests are small: the committing staging merges
+	// them (its new manifest, the merged one and the list written), the
+	// view carries them as they are (its new manifest and the list).
+	if len(merged.Written) != 3 || len(view.Written) != 2 {
+		t.Fatalf("written: merged %v, view %v", merged.Written, view.Written)
+	}
+	mv, err := merged.View(tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vv, err := view.View(tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := func(tb *table.Table) int {
+		mfs, err := tb.CurrentSnapshot().Manifests(mustFS(t, tb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(mfs)
+	}
+	if got := listed(vv); got != len(parent)+1 {
+		t.Fatalf("the view lists %d manifests, want the parent's %d and its own", got, len(parent))
+	}
+	if got := listed(mv); got >= len(parent)+1 {
+		t.Fatalf("the committing staging lists %d manifests: it merged none, so the test checks nothing", got)
+	}
+	want := slices.Concat(genRows(cols, 0, 40), genRows(cols, 100, 105))
+	assertSameRows(t, icebergGoRows(t, vv), want)
+	assertSameRows(t, icebergGoRows(t, mv), want)
+}
+
+func mustFS(t *testing.T, tbl *table.Table) iceio.IO {
+	t.Helper()
+	fs, err := tbl.FS(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
 }

@@ -278,10 +278,12 @@ func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
 	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase, Manifests: w.manifests}
 }
 
-// StageChange is iceberg's StageChange reading the parent's manifests
-// through the warehouse's cache, as its commits do.
-func (w *Warehouse) StageChange(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
-	return stageChange(ctx, base, change, w.manifests)
+// StageView stages change on base to be read, not committed (a
+// transaction block's view of its changes so far): StageChange reading the
+// parent's manifests through the warehouse's cache, as its commits do, and
+// merging no manifests. Discard it once read.
+func (w *Warehouse) StageView(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
+	return stage(ctx, base, change, w.manifests, true)
 }
 
 // Name is the catalog name.
