@@ -11,9 +11,9 @@ import (
 
 // settledTable is tbl listing its files through settledListing, for
 // iceberg-go's orphan scan. That scan stats each file it lists and fails on
-// one that is gone by then; on a table other statements write, some always
-// are (their uncommitted files, removed when they fail or give way), and
-// a failed sweep keeps background maintenance from going on to compaction.
+// one that is gone by then; on a table other statements write, some often
+// are (their uncommitted files, removed when they fail or give way, and a
+// block's staged views), so on a busy table the sweep would rarely finish.
 func settledTable(ctx context.Context, tbl *table.Table) (*table.Table, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
