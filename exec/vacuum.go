@@ -383,7 +383,15 @@ func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier, purge
 	if out.opt, err = deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, opts); err != nil {
 		return out, err
 	}
-	if out.exp, err = s.engine.wh.ExpireSnapshots(ctx, ident, age, keep); err != nil {
+	// Like PostgreSQL's, VACUUM does not break other sessions' open
+	// transactions: it keeps the snapshots their blocks read. PURGE is
+	// erasure, and expires them too.
+	var pins iceberg.Pins
+	if !purge {
+		key := identKey(ident)
+		pins = func() (int64, bool) { return s.engine.uses.oldestPin(key) }
+	}
+	if out.exp, err = s.engine.wh.ExpireSnapshotsPinned(ctx, ident, age, keep, pins); err != nil {
 		return out, err
 	}
 	// Orphans younger than a week may be a commit in flight: even PURGE
