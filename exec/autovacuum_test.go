@@ -283,6 +283,36 @@ func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
 	checkRows(t, s, "w", []int{2})
 }
 
+// blockPinningTable makes table k (retention 0, copy-on-write) with two
+// snapshots, opens a block on u that reads the second, then deletes on s
+// the row only that snapshot's file held: expiring the block's snapshot
+// would delete the file it reads. It returns the two snapshots' ids.
+func blockPinningTable(t *testing.T, s, u *Session) (first, pinned string) {
+	t.Helper()
+	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
+	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
+	// The block's snapshot must be younger than the first by more than
+	// the expiry's slack for the first to go.
+	start := time.Now()
+	for time.Since(start) < 30*time.Millisecond {
+		time.Sleep(5 * time.Millisecond)
+	}
+	mustQuery(t, s, "INSERT INTO k VALUES (4)")
+	snaps := mustQuery(t, s, `SELECT snapshot_id FROM "k$snapshots" ORDER BY committed_at`).rows
+	mustQuery(t, u, "BEGIN")
+	checkBlockReads(t, u)
+	mustQuery(t, s, "DELETE FROM k WHERE id = 4")
+	return snaps[0][0], snaps[1][0]
+}
+
+// checkBlockReads: the block on u still reads its snapshot's 4 rows.
+func checkBlockReads(t *testing.T, u *Session) {
+	t.Helper()
+	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
+		t.Fatalf("block read %s rows, want the 4 of its snapshot", n)
+	}
+}
+
 // TestAutoVacuumKeepsBlocksSnapshots: with a retention of 0, a pass while
 // a block that read the table is open expires the snapshots older than the
 // one the block pinned and keeps that one, so the block still reads it
@@ -291,28 +321,13 @@ func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
 func TestAutoVacuumKeepsBlocksSnapshots(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	s, u := testSessionOn(t, eng), testSessionOn(t, eng)
-	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
-	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
-	// The block's snapshot must be younger than the first by more than
-	// the expiry's slack for the first to go.
-	first := time.Now()
-	for time.Since(first) < 30*time.Millisecond {
-		time.Sleep(5 * time.Millisecond)
-	}
-	mustQuery(t, s, "INSERT INTO k VALUES (4)")
-	mustQuery(t, u, "BEGIN")
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
-		t.Fatalf("block read %s rows, want 4", n)
-	}
-	mustQuery(t, s, "DELETE FROM k WHERE id = 4")
+	blockPinningTable(t, s, u)
 	av := eng.NewAutoVacuum(AutoVacuumOptions{})
 	av.blockWait = 0
 	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots != 1 {
 		t.Fatalf("a pass with a block open: %+v, want the snapshot before the block's expired, and only it", r)
 	}
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
-		t.Fatalf("block read %s rows of its snapshot after the pass, want 4", n)
-	}
+	checkBlockReads(t, u)
 	mustQuery(t, u, "COMMIT")
 	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots == 0 {
 		t.Fatalf("a pass with no block open: %+v, want the block's snapshot expired", r)

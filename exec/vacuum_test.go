@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // filesHolding lists the files under dir whose bytes contain needle.
@@ -285,38 +284,20 @@ func TestVacuumEveryTable(t *testing.T) {
 func TestVacuumKeepsBlocksSnapshots(t *testing.T) {
 	s, _ := copySession(t)
 	u := testSessionOn(t, s.engine)
-	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
-	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
-	// The block's snapshot must be younger than the first by more than
-	// the expiry's slack for the first to go.
-	first := time.Now()
-	for time.Since(first) < 30*time.Millisecond {
-		time.Sleep(5 * time.Millisecond)
-	}
-	mustQuery(t, s, "INSERT INTO k VALUES (4)")
-	snaps := mustQuery(t, s, `SELECT snapshot_id FROM "k$snapshots" ORDER BY committed_at`).rows
-	mustQuery(t, u, "BEGIN")
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
-		t.Fatalf("block read %s rows, want 4", n)
-	}
-	mustQuery(t, s, "DELETE FROM k WHERE id = 4")
+	first, pinned := blockPinningTable(t, s, u)
 	mustQuery(t, s, "VACUUM k")
 	kept := map[string]bool{}
 	for _, r := range mustQuery(t, s, `SELECT snapshot_id FROM "k$snapshots"`).rows {
 		kept[r[0]] = true
 	}
-	if kept[snaps[0][0]] || !kept[snaps[1][0]] {
-		t.Fatalf("after VACUUM with a block open: snapshots %v, want the first (%s) gone and the block's (%s) kept", kept, snaps[0][0], snaps[1][0])
+	if kept[first] || !kept[pinned] {
+		t.Fatalf("after VACUUM with a block open: snapshots %v, want the first (%s) gone and the block's (%s) kept", kept, first, pinned)
 	}
-	if n := mustQuery(t, u, "SELECT count(*) FROM k").rows[0][0]; n != "4" {
-		t.Fatalf("block read %s rows of its snapshot after VACUUM, want 4", n)
-	}
+	checkBlockReads(t, u)
 	mustQuery(t, u, "COMMIT")
 	mustQuery(t, s, "VACUUM k")
 	if n := mustQuery(t, s, `SELECT count(*) FROM "k$snapshots"`).rows[0][0]; n != "1" {
 		t.Fatalf("%s snapshots after VACUUM with no block open, want 1", n)
 	}
-	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM k").rows, 0); fmt.Sprint(got) != "[1 2 3]" {
-		t.Fatalf("rows %v, want [1 2 3]", got)
-	}
+	checkRows(t, s, "k", []int{1, 2, 3})
 }
