@@ -25,6 +25,9 @@ type PlanOptions struct {
 	CaseInsensitive bool       // resolve column names case-insensitively
 	ReturnColumns   []string   // collect these columns of deleted rows (RETURNING)
 	Cache           *FileCache // small files' decoded columns, kept across statements; nil: none
+	// Manifests keeps decoded manifests across statements (the
+	// warehouse's); nil: each plan reads the snapshot's manifests.
+	Manifests *lake.ManifestCache
 	// rowIDs appends the _row_id of each deleted row to the ReturnColumns
 	// on a v3 table (an UPDATE keeps it for the new version of the row).
 	rowIDs bool
@@ -251,19 +254,9 @@ func planTasks(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanO
 	if tbl.CurrentSnapshot() == nil {
 		return nil, nil
 	}
-	filter, err := lake.PlanFilter(ctx, tbl, nil, pred.filter())
-	if err != nil {
-		return nil, err
-	}
-	scan := tbl.Scan(table.WithRowFilter(filter), table.WithCaseSensitive(!opts.CaseInsensitive))
-	tasks, err := scan.PlanFiles(ctx)
+	tasks, err := lake.PlanFiles(ctx, tbl, lake.PlanRequest{Filter: pred.filter(), CaseSensitive: !opts.CaseInsensitive, Manifests: opts.Manifests})
 	if err != nil {
 		return nil, fmt.Errorf("plan files: %w", err)
-	}
-	if len(tasks) > 0 && !isAlwaysTrue(pred.filter()) && mayHaveEqualityDeletes(tbl) {
-		if tasks, err = withAllDeleteFiles(ctx, tbl, tasks, !opts.CaseInsensitive); err != nil {
-			return nil, err
-		}
 	}
 	index := map[string]int{}
 	var groups [][]table.FileScanTask

@@ -285,5 +285,5 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 // change goes through the session, so a transaction block stages it.
 func (s *Session) deleteOptions(dry bool) deletes.Options {
 	return deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry, Commit: s.commitChange,
-		Plan: deletes.PlanOptions{Cache: s.engine.files}}
+		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Manifests()}}
 }

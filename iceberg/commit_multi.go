@@ -204,7 +204,7 @@ func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
 		if head.MetadataLocation() == s.head.MetadataLocation() {
 			continue
 		}
-		change, extra, err := rebase(ctx, RebaseInput{Base: s.head, Head: head, Change: s.change, live: &s.turn.live})
+		change, extra, err := rebase(ctx, RebaseInput{Base: s.head, Head: head, Change: s.change, live: l.liveOf(s.turn)})
 		s.written = append(s.written, extra...)
 		if err != nil {
 			return &TableError{Table: s.head.Identifier(), Err: err}

@@ -71,8 +71,9 @@ func (t *tableTurn) release() { <-t.turn }
 // onto, so each snapshot is planned once, not once per statement. A nil
 // cache plans every time.
 type liveFilesCache struct {
-	keys  []liveKey
-	files map[liveKey]map[string]*LiveFile
+	keys      []liveKey
+	files     map[liveKey]map[string]*LiveFile
+	manifests *ManifestCache // what plans read manifests through (set by the turn's holder)
 }
 
 // liveKey names one snapshot of one table.
@@ -92,7 +93,7 @@ func (c *liveFilesCache) get(ctx context.Context, tbl *table.Table) (map[string]
 	if lf, ok := c.files[k]; ok {
 		return lf, nil
 	}
-	lf, err := LiveFiles(ctx, tbl)
+	lf, err := liveFiles(ctx, tbl, c.manifests)
 	if err != nil {
 		return nil, err
 	}

@@ -43,10 +43,19 @@ func NewFileRefs(limit int64) *FileRefs {
 
 // manifests are snap's manifests. A nil FileRefs reads every time.
 func (r *FileRefs) manifests(fs iceio.IO, snap table.Snapshot) ([]ice.ManifestFile, error) {
-	if r == nil || snap.ManifestList == "" {
+	if r == nil {
 		return snap.Manifests(fs)
 	}
-	if mfs, ok := r.lists.Get(snap.ManifestList, nil); ok {
+	return cachedManifestList(r.lists, fs, snap)
+}
+
+// cachedManifestList is snap's manifests, from lists when it holds them
+// (keyed by the manifest list's path; a list never changes once written).
+func cachedManifestList(lists *lru.Cache[string, []ice.ManifestFile], fs iceio.IO, snap table.Snapshot) ([]ice.ManifestFile, error) {
+	if snap.ManifestList == "" {
+		return snap.Manifests(fs)
+	}
+	if mfs, ok := lists.Get(snap.ManifestList, nil); ok {
 		return mfs, nil
 	}
 	mfs, err := snap.Manifests(fs)
@@ -57,7 +66,7 @@ func (r *FileRefs) manifests(fs iceio.IO, snap table.Snapshot) ([]ice.ManifestFi
 	for _, m := range mfs {
 		cost += 256 + int64(len(m.FilePath()))
 	}
-	r.lists.Add(snap.ManifestList, mfs, cost)
+	lists.Add(snap.ManifestList, mfs, cost)
 	return mfs, nil
 }
 

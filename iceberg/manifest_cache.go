@@ -3,6 +3,7 @@ package iceberg
 import (
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/internal/lru"
 )
@@ -18,7 +19,8 @@ import (
 // since a staged manifest can be listed again with another sequence number
 // or first row id. Callers treat the entries as read-only: they are shared.
 type ManifestCache struct {
-	held *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
+	held  *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
+	lists *lru.Cache[string, []ice.ManifestFile]       // manifest list → its manifests
 }
 
 // DefaultManifestCacheBytes bounds a warehouse's cache (entriesBytes'
@@ -35,7 +37,16 @@ type manifestKey struct {
 // NewManifestCache holds at most limit bytes of entries, least recently
 // used out.
 func NewManifestCache(limit int64) *ManifestCache {
-	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil)}
+	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil),
+		lists: lru.New[string, []ice.ManifestFile](limit/8, nil)}
+}
+
+// list is snap's manifests, read through the cache (a nil cache reads).
+func (c *ManifestCache) list(fs iceio.IO, snap table.Snapshot) ([]ice.ManifestFile, error) {
+	if c == nil {
+		return snap.Manifests(fs)
+	}
+	return cachedManifestList(c.lists, fs, snap)
 }
 
 func keyOf(mf ice.ManifestFile) manifestKey {

@@ -151,6 +151,13 @@ func (l CommitLoop) run(ctx context.Context, ident table.Identifier, a attempt, 
 	return m.landed(<-m.done)
 }
 
+// liveOf is turn's cache of live files, planning through l's manifest
+// cache. The caller holds the turn.
+func (l CommitLoop) liveOf(turn *tableTurn) *liveFilesCache {
+	turn.live.manifests = l.Manifests
+	return &turn.live
+}
+
 // moveTo makes a commit on head: the change rebased, or planned again.
 // done reports an empty new plan (nothing left to commit).
 func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
@@ -158,7 +165,7 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 	if rebase == nil {
 		rebase = RebaseFiles
 	}
-	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: &turn.live, keep: a.shared})
+	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: l.liveOf(turn), keep: a.shared})
 	if err == nil {
 		a.head, a.change = head, change
 		a.written = append(a.written, extra...)

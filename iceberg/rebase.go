@@ -69,11 +69,16 @@ type LiveFile struct {
 // LiveFiles maps every live data file of tbl's current snapshot to its
 // deletes.
 func LiveFiles(ctx context.Context, tbl *table.Table) (map[string]*LiveFile, error) {
+	return liveFiles(ctx, tbl, nil)
+}
+
+// liveFiles is LiveFiles reading manifests through cache.
+func liveFiles(ctx context.Context, tbl *table.Table, cache *ManifestCache) (map[string]*LiveFile, error) {
 	out := map[string]*LiveFile{}
 	if tbl.CurrentSnapshot() == nil {
 		return out, nil
 	}
-	tasks, err := tbl.Scan().PlanFiles(ctx)
+	tasks, err := PlanFiles(ctx, tbl, PlanRequest{Manifests: cache})
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", identString(tbl.Identifier()), err)
 	}

@@ -272,6 +272,10 @@ func oneLine(err error) string {
 // Catalog is the underlying iceberg-go catalog.
 func (w *Warehouse) Catalog() catalog.Catalog { return w.cat }
 
+// Manifests is the warehouse's cache of decoded manifests, for plans
+// (PlanRequest.Manifests) as for its commits.
+func (w *Warehouse) Manifests() *ManifestCache { return w.manifests }
+
 // CommitLoop is how this warehouse's statements commit: through its
 // catalog, in this process's per-table order.
 func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
