@@ -73,7 +73,7 @@ type resolvedTable = engine.Table
 func (s *Session) queryEnv() *engine.Env {
 	return &engine.Env{Catalog: sessionCatalog{s}, Files: sessionFiles{s},
 		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
-			TempDir: s.engine.opts.TempDir}}
+			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Manifests()}}
 }
 
 // sessionCatalog resolves names as the session does.

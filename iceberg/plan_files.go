@@ -17,6 +17,10 @@ type PlanRequest struct {
 	Filter        ice.BooleanExpression // nil: every row
 	CaseSensitive bool
 	Manifests     *ManifestCache // decoded manifests kept across plans; nil: read each
+	// SplitSize > 0 splits a Parquet file larger than it at its row-group
+	// offsets into tasks of about that size, so a scan reads one file in
+	// parallel (iceberg-go's read.split.target-size).
+	SplitSize int64
 }
 
 // PlanFiles plans a scan as iceberg-go's Scan.PlanFiles does: the live data
@@ -28,7 +32,8 @@ type PlanRequest struct {
 //     iceberg-go decodes every manifest of the snapshot at every plan, Avro
 //     schema included: under a stream of small statements that was a fifth
 //     of a busy server's CPU;
-//   - a task is a whole data file (no splits by row group) with no residual;
+//   - a task has no residual, and is a whole data file unless SplitSize
+//     asks for splits;
 //   - delete files are not pruned by Filter: an equality delete applies to
 //     the rows outside the filter too, which a rewrite keeps.
 //
@@ -83,10 +88,41 @@ func PlanFiles(ctx context.Context, tbl *table.Table, req PlanRequest) ([]table.
 			if e.Status() == ice.EntryStatusDELETED || df.ContentType() != ice.EntryContentData || !prune.fileMayMatch(df) {
 				continue
 			}
-			tasks = append(tasks, idx.task(e))
+			tasks = appendSplits(tasks, idx.task(e), req.SplitSize)
 		}
 	}
 	return tasks, nil
+}
+
+// appendSplits appends t, split at its file's row-group offsets into
+// tasks of about size bytes when the file is a Parquet file larger than
+// size whose offsets are usable (ascending, inside the file).
+func appendSplits(tasks []table.FileScanTask, t table.FileScanTask, size int64) []table.FileScanTask {
+	df := t.File
+	offsets := df.SplitOffsets()
+	if size <= 0 || df.FileFormat() != ice.ParquetFile || df.FileSizeBytes() <= size || len(offsets) < 2 || offsets[0] < 0 {
+		return append(tasks, t)
+	}
+	for i := 1; i < len(offsets); i++ {
+		if offsets[i] <= offsets[i-1] || offsets[i] >= df.FileSizeBytes() {
+			return append(tasks, t)
+		}
+	}
+	start := int64(0) // the first split holds the file's header too
+	for i := 1; i <= len(offsets); i++ {
+		end := df.FileSizeBytes()
+		if i < len(offsets) {
+			end = offsets[i]
+		}
+		if i < len(offsets) && end-start < size {
+			continue // the next row group still fits
+		}
+		split := t
+		split.Start, split.Length = start, end-start
+		tasks = append(tasks, split)
+		start = end
+	}
+	return tasks
 }
 
 // readAll decodes the entries of mfs (every status), in order, through the

@@ -43,6 +43,9 @@ type ScanOptions struct {
 	// Tasks, when set, are read instead of planning (LiveFiles' tasks of
 	// some data files); Filter and Limit must then be unset.
 	Tasks []table.FileScanTask
+	// Manifests keeps decoded manifests across scans (the warehouse's);
+	// nil: the scan reads the snapshot's manifests.
+	Manifests *ManifestCache
 }
 
 // Scan streams the rows of tbl. Batches use the executor's Arrow types (see
@@ -143,22 +146,25 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		}
 		return scan, batches, nil
 	}
-	if opts.Filter == nil && opts.Limit == 0 && prog != nil {
-		// Planned here only to count the files for the progress line.
-		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
-		tasks, err := scan.PlanFiles(ctx)
-		var batches iter.Seq2[arrow.RecordBatch, error]
-		if err == nil {
-			planned(prog, expect, tasks)
-			_, batches, err = scan.ReadTasks(ctx, tasks)
+	if opts.Filter == nil && opts.Limit == 0 {
+		tasks, err := planFiles(ctx, tbl, opts, sc, snapID, nil)
+		if err != nil {
+			return nil, nil, err
 		}
+		if prog != nil {
+			planned(prog, expect, tasks)
+		}
+		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		_, batches, err := scan.ReadTasks(ctx, tasks)
 		if err != nil {
 			scan.Close()
 			return nil, nil, err
 		}
 		return scan, batches, nil
 	}
-	if opts.Filter == nil || opts.Limit > 0 {
+	if opts.Limit > 0 {
+		// iceberg-go plans a limit's scan (it stops reading manifests once
+		// enough rows are planned) and filters before limiting.
 		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ToArrowRecords(ctx)
 		if err != nil {
@@ -211,16 +217,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 // it may hold in. Tasks carry no residual: nil means the reading scan's own
 // filter, which is none. readSchema is the schema of the fields read.
 func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, readSchema *ice.Schema, snapID *int64, read []string, stats *ScanStats) ([]scanPart, error) {
-	planOpts := opts
-	var err error
-	if planOpts.Filter, err = PlanFilter(ctx, tbl, snapID, opts.Filter); err != nil {
-		return nil, err
-	}
-	planner := tbl.Scan(scanOptions(planOpts, snapID, read)...)
-	tasks, err := planner.PlanFiles(ctx)
-	planner.Close()
+	tasks, err := planFiles(ctx, tbl, opts, sc, snapID, opts.Filter)
 	if err != nil {
-		return nil, fmt.Errorf("plan files: %w", err)
+		return nil, err
 	}
 	parts := make([]scanPart, len(tasks))
 	for i := range tasks {
@@ -245,6 +244,24 @@ func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, read
 		return nil, fmt.Errorf("prune row groups: %w", err)
 	}
 	return parts, nil
+}
+
+// planFiles plans a scan of snapshot snapID (nil: current) whose schema is
+// sc for filter (nil: all rows), through opts.Manifests, split as the
+// table's read.split.target-size says.
+func planFiles(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, filter ice.BooleanExpression) ([]table.FileScanTask, error) {
+	req := PlanRequest{Schema: sc, Filter: filter, CaseSensitive: true, Manifests: opts.Manifests,
+		SplitSize: tbl.Metadata().Properties().GetInt64(table.ReadSplitTargetSizeKey, table.ReadSplitTargetSizeDefault)}
+	if snapID != nil {
+		if req.Snapshot = tbl.Metadata().SnapshotByID(*snapID); req.Snapshot == nil {
+			return nil, fmt.Errorf("no snapshot %d", *snapID)
+		}
+	}
+	tasks, err := PlanFiles(ctx, tbl, req)
+	if err != nil {
+		return nil, fmt.Errorf("plan files: %w", err)
+	}
+	return tasks, nil
 }
 
 func scanOptions(opts ScanOptions, snapID *int64, read []string) []table.ScanOption {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -62,6 +63,9 @@ type Options struct {
 	// TempDir is where ORDER BY spills its sorted runs past WorkMem
 	// ("": os.TempDir(), i.e. $TMPDIR or /tmp).
 	TempDir string
+	// Manifests keeps decoded manifests across scans (the warehouse's);
+	// nil: each scan reads its snapshot's manifests.
+	Manifests *iceberg.ManifestCache
 }
 
 // Env is what a statement's planning and execution need from the session.

@@ -50,7 +50,7 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	if rt.Meta != "" {
 		return openMetaSource(ctx, rt, qual)
 	}
-	ts := &tableSource{rt: rt, snapshotID: from.SnapshotID}
+	ts := &tableSource{rt: rt, snapshotID: from.SnapshotID, manifests: p.env.Options.Manifests}
 	ref := from.Ref
 	if rt.Ref != "" {
 		if from.SnapshotID != nil || from.AsOfTimestamp != nil || from.Ref != "" {
@@ -131,6 +131,7 @@ type tableSource struct {
 	cols       []string // nil: every column
 	snapshotID *int64
 	reuse      bool // read again per outer value of a correlated subquery
+	manifests  *iceberg.ManifestCache
 }
 
 func (t *tableSource) scope() *sql.Scope { return t.sc }
@@ -155,7 +156,7 @@ func (t *tableSource) batches(ctx context.Context, filter ice.BooleanExpression,
 
 func (t *tableSource) scan(ctx context.Context, filter ice.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
 	_, seq, err := iceberg.Scan(ctx, t.rt.Table, iceberg.ScanOptions{
-		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID,
+		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID, Manifests: t.manifests,
 	})
 	return seq, err
 }
