@@ -362,7 +362,7 @@ func writeEqDeletes(t *testing.T, tbl *table.Table, name string, target ice.Data
 // string partition value "" as a missing summary bound, and its own
 // manifest evaluator reads that as "every value null" and prunes the
 // manifest (PlanFilter works around it for its scans). PlanFiles reads a
-// missing bound as unknown, so the row with s = '' is planned and read.
+// missing bound as unknown, so the row with s = ” is planned and read.
 func TestPlanFilesKeepsEmptyStringPartitions(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
