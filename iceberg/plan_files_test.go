@@ -361,8 +361,8 @@ func writeEqDeletes(t *testing.T, tbl *table.Table, name string, target ice.Data
 // TestPlanFilesKeepsEmptyStringPartitions: iceberg-go v0.7.0 writes a
 // string partition value "" as a missing summary bound, and its own
 // manifest evaluator reads that as "every value null" and prunes the
-// manifest (PlanFilter works around it for its scans). PlanFiles reads a
-// missing bound as unknown, so the row with s = ” is planned and read.
+// manifest. PlanFiles reads a missing bound as unknown, so the row whose s
+// is the empty string is planned and read.
 func TestPlanFilesKeepsEmptyStringPartitions(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
