@@ -8,13 +8,15 @@ import (
 	"github.com/magmalake/magmalake/internal/lru"
 )
 
-// ManifestCache keeps the entries of manifests this process's commits read,
-// for its later commits. Each commit reads the parent's manifests that hold
-// a file it removes (to rewrite them) and the small ones it merges; under a
-// stream of small statements on one table those are mostly the manifests
-// the previous commits read too, and decoding them again (iceberg-go parses
-// each file's Avro schema anew) was a tenth of a busy server's CPU. A
-// manifest never changes once written, so nothing is invalidated; entries
+// ManifestCache keeps the entries of manifests, and the manifests of
+// manifest lists, this process read: for its later plans (PlanFiles), which
+// read every live manifest of a snapshot, and commits, which read the
+// parent's manifests that hold a file they remove (to rewrite them) and the
+// small ones they merge. Under a stream of small statements on one table
+// those are mostly what the previous statements read too, and decoding them
+// again (iceberg-go parses each file's Avro schema anew) was a quarter of a
+// busy server's CPU. A file never changes once written, so nothing is
+// invalidated (a discarded block view's manifests stay until evicted); entries
 // are keyed by what they inherit from the manifest list as well as by path,
 // since a staged manifest can be listed again with another sequence number
 // or first row id. Callers treat the entries as read-only: they are shared.

@@ -186,7 +186,7 @@ func (m *planModel) learnFiles(t *testing.T, tbl *table.Table) {
 	t.Helper()
 	ids, files := fileIDs(t, tbl)
 	for path, got := range ids {
-		if _, known := m.files[path]; !known && m.deleted[path] == nil {
+		if _, known := m.files[path]; !known {
 			m.files[path], m.byPath[path] = got, files[path]
 		}
 	}
