@@ -1,8 +1,6 @@
 package iceberg
 
 import (
-	"sync"
-
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -25,18 +23,6 @@ import (
 type ManifestCache struct {
 	held  *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
 	lists *lru.Cache[string, []ice.ManifestFile]       // manifest list → its manifests
-
-	// reading holds the manifests being decoded: after a commit every
-	// session plans the new head at once, and one decode serves them all.
-	mu      sync.Mutex
-	reading map[manifestKey]*manifestRead
-}
-
-// manifestRead is one decode of a manifest that others may wait for.
-type manifestRead struct {
-	done    chan struct{} // closed when es and err are set
-	entries []ice.ManifestEntry
-	err     error
 }
 
 // DefaultManifestCacheBytes bounds a warehouse's cache (entriesBytes'
@@ -74,8 +60,7 @@ func keyOf(mf ice.ManifestFile) manifestKey {
 }
 
 // entries is every entry of mf, of every status, read through fs unless
-// the cache holds it (or waiting for the read under way). A nil cache reads
-// every time.
+// the cache holds it. A nil cache reads every time.
 func (c *ManifestCache) entries(fs iceio.IO, mf ice.ManifestFile) ([]ice.ManifestEntry, error) {
 	if c == nil {
 		return mf.FetchEntries(fs, false)
@@ -84,32 +69,12 @@ func (c *ManifestCache) entries(fs iceio.IO, mf ice.ManifestFile) ([]ice.Manifes
 	if es, ok := c.held.Get(k, nil); ok {
 		return es, nil
 	}
-	c.mu.Lock()
-	if r, ok := c.reading[k]; ok {
-		c.mu.Unlock()
-		<-r.done
-		return r.entries, r.err
+	es, err := mf.FetchEntries(fs, false)
+	if err != nil {
+		return nil, err
 	}
-	if es, ok := c.held.Get(k, nil); ok { // read meanwhile
-		c.mu.Unlock()
-		return es, nil
-	}
-	r := &manifestRead{done: make(chan struct{})}
-	if c.reading == nil {
-		c.reading = map[manifestKey]*manifestRead{}
-	}
-	c.reading[k] = r
-	c.mu.Unlock()
-
-	r.entries, r.err = mf.FetchEntries(fs, false)
-	if r.err == nil {
-		c.held.Add(k, r.entries, entriesBytes(r.entries))
-	}
-	c.mu.Lock()
-	delete(c.reading, k)
-	c.mu.Unlock()
-	close(r.done)
-	return r.entries, r.err
+	c.held.Add(k, es, entriesBytes(es))
+	return es, nil
 }
 
 // entriesBytes estimates the memory decoded entries hold: a fixed part,

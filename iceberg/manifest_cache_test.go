@@ -3,9 +3,7 @@ package iceberg
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	ice "github.com/apache/iceberg-go"
@@ -193,72 +191,4 @@ func mustEntries(t *testing.T, c *ManifestCache, fs iceio.IO, mf ice.ManifestFil
 		t.Fatalf("entries of %s: %d, %v", mf.FilePath(), len(es), err)
 	}
 	return es
-}
-
-// gatedIO counts the opens of one file and holds each until gate closes.
-type gatedIO struct {
-	iceio.IO
-	path  string
-	gate  chan struct{}
-	opens atomic.Int32
-}
-
-func (g *gatedIO) Open(name string) (iceio.File, error) {
-	if name == g.path {
-		g.opens.Add(1)
-		<-g.gate
-	}
-	return g.IO.Open(name)
-}
-
-// TestManifestCacheDecodesOnceForConcurrentReaders: sessions that plan a
-// new head at once all miss on its new manifests; one decode serves them
-// (the file is opened once, and every reader gets all its entries).
-func TestManifestCacheDecodesOnceForConcurrentReaders(t *testing.T) {
-	ctx := context.Background()
-	w := openTest(t, t.TempDir())
-	ident := createPCTable(t, w, "once", 2)
-	tbl := appendRows(t, w, ident, pcCols(), genRows(pcCols(), 0, 30))
-	fs, err := tbl.FS(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mfs, err := tbl.CurrentSnapshot().Manifests(fs)
-	if err != nil || len(mfs) == 0 {
-		t.Fatalf("manifests: %v (%d)", err, len(mfs))
-	}
-	want, err := mfs[0].FetchEntries(fs, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gatedIO{IO: fs, path: mfs[0].FilePath(), gate: make(chan struct{})}
-	c := NewManifestCache(DefaultManifestCacheBytes)
-	const readers = 6
-	var arrived atomic.Int32
-	got := make(chan int, readers)
-	for range readers {
-		go func() {
-			arrived.Add(1)
-			es, err := c.entries(g, mfs[0])
-			if err != nil {
-				t.Error(err)
-			}
-			got <- len(es)
-		}()
-	}
-	for arrived.Load() < readers {
-		runtime.Gosched()
-	}
-	for range 1000 { // let every reader reach the open it would make
-		runtime.Gosched()
-	}
-	close(g.gate)
-	for range readers {
-		if n := <-got; n != len(want) {
-			t.Fatalf("a reader got %d entries, want %d", n, len(want))
-		}
-	}
-	if n := g.opens.Load(); n != 1 {
-		t.Fatalf("%d readers opened the manifest %d times, want once", readers, n)
-	}
 }
