@@ -62,7 +62,7 @@ func planFilters(r *rand.Rand, maxID int64) []planFilter {
 }
 
 // TestPlanFilesMatchesIcebergGo grows v2 and v3 tables partitioned by p
-// through random appends, position deletes or deletion vectors, equality
+// (and, halfway, by bucket(4, id) too: two specs) through random appends, position deletes or deletion vectors, equality
 // deletes (v2, per partition, as other engines write them) and removed
 // files, and after every commit plans random filters with PlanFiles and
 // with iceberg-go's own scan. PlanFiles must keep every data file
@@ -88,6 +88,14 @@ func planDifferential(t *testing.T, v int, seed uint64) {
 	next := int64(0)
 	pruned := 0
 	for step := range 14 {
+		if step == 7 { // files from now on are partitioned by p and bucket(4, id) too
+			if _, err := w.EvolveSpec(ctx, ident, func(_ *table.Table, us *table.UpdateSpec) error {
+				us.AddField("id", ice.BucketTransform{NumBuckets: 4}, "id_bucket")
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		tbl, err := w.LoadTable(ctx, ident)
 		if err != nil {
 			t.Fatal(err)
@@ -104,13 +112,20 @@ func planDifferential(t *testing.T, v int, seed uint64) {
 	if pruned == 0 {
 		t.Fatal("no filter pruned any data file: the test exercised no pruning")
 	}
+	specs := map[int32]bool{}
+	for path := range m.files {
+		specs[m.byPath[path].SpecID()] = true
+	}
+	if len(specs) < 2 {
+		t.Fatalf("live files of %d partition specs: the test exercised no evolution", len(specs))
+	}
 }
 
 // planStep makes one random change to tbl and records it in m.
 func planStep(t *testing.T, r *rand.Rand, tbl *table.Table, m *planModel, v, step int, next *int64) FileChange {
 	live := slices.Sorted(maps.Keys(m.files))
 	action := r.IntN(4)
-	if step < 3 || len(live) == 0 {
+	if step < 3 || step == 7 || len(live) == 0 { // step 7 appends under the evolved spec
 		action = 0
 	}
 	switch action {
