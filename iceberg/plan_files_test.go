@@ -12,8 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
@@ -338,33 +336,10 @@ func writeEqDeletes(t *testing.T, tbl *table.Table, name string, target ice.Data
 	}
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
-	loc, err := tbl.LocationProvider()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := loc.NewDataLocation(name + ".parquet")
-	out, err := writeFS(t, tbl).Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cw := &countingWriter{w: out}
-	fw, err := pqarrow.NewFileWriter(sc, cw, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	md, err := fw.FileMetadata()
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, size, md := writeParquetFile(t, tbl, name, sc, rec)
 	df, err := table.DataFileFromMetadata(table.DataFileArgs{
 		Schema: eqSchema, Spec: *tbl.Metadata().PartitionSpecByID(int(target.SpecID())),
-		Format: ice.ParquetFile, Metadata: md, FilePath: path, FileSize: cw.n, Content: ice.EntryContentEqDeletes,
+		Format: ice.ParquetFile, Metadata: md, FilePath: path, FileSize: size, Content: ice.EntryContentEqDeletes,
 		PartitionValues: target.Partition(), FormatVersion: tbl.Metadata().Version(), EqualityFieldIDs: []int{field.ID},
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
@@ -131,6 +132,23 @@ func writePosDeletes(t *testing.T, tbl *table.Table, name string, target ice.Dat
 	}
 	rec := bld.NewRecordBatch()
 	defer rec.Release()
+	path, size, md := writeParquetFile(t, tbl, name, sc, rec)
+	ref := target.FilePath()
+	df, err := table.DataFileFromMetadata(table.DataFileArgs{
+		Schema: ice.PositionalDeleteSchema, Spec: *tbl.Metadata().PartitionSpecByID(int(target.SpecID())),
+		Format: ice.ParquetFile, Metadata: md, FilePath: path, FileSize: size, Content: ice.EntryContentPosDeletes,
+		PartitionValues: target.Partition(), FormatVersion: tbl.Metadata().Version(), ReferencedDataFile: &ref,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return df
+}
+
+// writeParquetFile writes rec, of Arrow schema sc, as the data file
+// name.parquet of tbl: its path, size and Parquet metadata.
+func writeParquetFile(t *testing.T, tbl *table.Table, name string, sc *arrow.Schema, rec arrow.RecordBatch) (string, int64, *metadata.FileMetaData) {
+	t.Helper()
 	loc, err := tbl.LocationProvider()
 	if err != nil {
 		t.Fatal(err)
@@ -155,16 +173,7 @@ func writePosDeletes(t *testing.T, tbl *table.Table, name string, target ice.Dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := target.FilePath()
-	df, err := table.DataFileFromMetadata(table.DataFileArgs{
-		Schema: ice.PositionalDeleteSchema, Spec: *tbl.Metadata().PartitionSpecByID(int(target.SpecID())),
-		Format: ice.ParquetFile, Metadata: md, FilePath: path, FileSize: cw.n, Content: ice.EntryContentPosDeletes,
-		PartitionValues: target.Partition(), FormatVersion: tbl.Metadata().Version(), ReferencedDataFile: &ref,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return df
+	return path, cw.n, md
 }
 
 // inspectRows reads an Inspect table into flat rows: top-level columns by
