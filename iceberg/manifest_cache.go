@@ -1,6 +1,9 @@
 package iceberg
 
 import (
+	"strconv"
+	"sync"
+
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -23,6 +26,12 @@ import (
 type ManifestCache struct {
 	held  *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
 	lists *lru.Cache[string, []ice.ManifestFile]       // manifest list → its manifests
+
+	// For writing manifests: entry schemas by format version and partition
+	// type, and idle deflate compressors.
+	mu        sync.Mutex
+	schemas   map[string]string
+	deflaters sync.Pool
 }
 
 // DefaultManifestCacheBytes bounds a warehouse's cache (entriesBytes'
@@ -40,7 +49,38 @@ type manifestKey struct {
 // used out.
 func NewManifestCache(limit int64) *ManifestCache {
 	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil),
-		lists: lru.New[string, []ice.ManifestFile](limit/8, nil)}
+		lists: lru.New[string, []ice.ManifestFile](limit/8, nil), schemas: map[string]string{}}
+}
+
+// entrySchema is manifestEntrySchema, remembered. Few keys exist: one per
+// format version and partition type the process writes.
+func (c *ManifestCache) entrySchema(version int, spec ice.PartitionSpec, schema *ice.Schema) (string, error) {
+	if c == nil {
+		return manifestEntrySchema(version, spec, schema)
+	}
+	key := strconv.Itoa(version) + " " + spec.PartitionType(schema).String()
+	c.mu.Lock()
+	text, ok := c.schemas[key]
+	c.mu.Unlock()
+	if ok {
+		return text, nil
+	}
+	text, err := manifestEntrySchema(version, spec, schema)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	c.schemas[key] = text
+	c.mu.Unlock()
+	return text, nil
+}
+
+// codec deflates manifest blocks with the cache's idle compressors.
+func (c *ManifestCache) codec() *manifestCodec {
+	if c == nil {
+		return &manifestCodec{}
+	}
+	return &manifestCodec{pool: &c.deflaters}
 }
 
 // list is snap's manifests, read through the cache (a nil cache reads).

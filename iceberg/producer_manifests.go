@@ -33,7 +33,7 @@ func (p *changePlan) scanParent(ctx context.Context) (*parentScan, error) {
 	if p.parent == nil {
 		return scan, nil
 	}
-	mfs, err := p.parent.Manifests(p.fs)
+	mfs, err := p.manifests.list(p.fs, *p.parent)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", p.parent.SnapshotID, err)
 	}
@@ -111,7 +111,7 @@ func (p *changePlan) writeAddedManifests(ctx context.Context) ([]ice.ManifestFil
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			mf, err := p.writeManifest(files[0].SpecID(), g.content, func(w *ice.ManifestWriter) error {
+			mf, err := p.writeManifest(files[0].SpecID(), g.content, func(w *manifestWriter) error {
 				for _, df := range files {
 					if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &p.snapshotID, nil, nil, df)); err != nil {
 						return fmt.Errorf("add %s: %w", df.FilePath(), err)
@@ -149,7 +149,7 @@ func (p *changePlan) carryManifests(ctx context.Context, scan *parentScan) ([]ic
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		mf, err := p.writeManifest(pm.file.PartitionSpecID(), pm.file.ManifestContent(), func(w *ice.ManifestWriter) error {
+		mf, err := p.writeManifest(pm.file.PartitionSpecID(), pm.file.ManifestContent(), func(w *manifestWriter) error {
 			return rewriteEntries(w, pm.entries, scan.removed)
 		})
 		if err != nil {
@@ -160,7 +160,7 @@ func (p *changePlan) carryManifests(ctx context.Context, scan *parentScan) ([]ic
 	return out, nil
 }
 
-func rewriteEntries(w *ice.ManifestWriter, entries []ice.ManifestEntry, removed map[string]ice.ManifestEntry) error {
+func rewriteEntries(w *manifestWriter, entries []ice.ManifestEntry, removed map[string]ice.ManifestEntry) error {
 	for _, e := range entries {
 		if e.Status() == ice.EntryStatusDELETED {
 			continue
@@ -193,33 +193,36 @@ func keptEntry(e ice.ManifestEntry) ice.ManifestEntry {
 
 // writeManifest writes one manifest of content under spec specID, filled by
 // fill, and describes it for the manifest list.
-func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fill func(*ice.ManifestWriter) error) (ice.ManifestFile, error) {
+func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fill func(*manifestWriter) error) (ice.ManifestFile, error) {
 	spec := p.meta.PartitionSpecByID(int(specID))
 	if spec == nil {
 		return nil, fmt.Errorf("partition spec %d does not exist", specID)
 	}
+	schema := p.meta.CurrentSchema()
 	p.nManifests++
 	path := p.loc.NewMetadataLocation(fmt.Sprintf("%s-m%d.avro", p.commitID, p.nManifests))
+	entrySchema, err := p.manifests.entrySchema(p.version, *spec, schema)
+	if err != nil {
+		return nil, fmt.Errorf("write manifest %s: %w", path, err)
+	}
+	w, err := newManifestWriter(p.version, *spec, schema, p.snapshotID, content)
+	if err == nil {
+		err = fill(w)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write manifest %s: %w", path, err)
+	}
 	f, err := p.fs.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("create manifest %s: %w", path, err)
 	}
 	p.written = append(p.written, path)
-	cw := &countingWriter{w: f}
-	w, err := ice.NewManifestWriter(p.version, cw, *spec, p.meta.CurrentSchema(), p.snapshotID, ice.WithManifestWriterContent(content))
-	if err == nil {
-		err = fill(w)
-		err = errors.Join(err, w.Close())
-	}
+	mf, err := w.writeTo(f, path, entrySchema, p.manifests.codec())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, fmt.Errorf("write manifest %s: %w", path, err)
-	}
-	mf, err := w.ToManifestFile(path, cw.n)
-	if err != nil {
-		return nil, fmt.Errorf("describe manifest %s: %w", path, err)
 	}
 	return mf, nil
 }

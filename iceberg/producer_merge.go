@@ -152,7 +152,7 @@ func (p *changePlan) mergeBin(ctx context.Context, mfs []ice.ManifestFile, bin [
 		}
 		entries = append(entries, es...)
 	}
-	mf, err := p.writeManifest(first.PartitionSpecID(), first.ManifestContent(), func(w *ice.ManifestWriter) error {
+	mf, err := p.writeManifest(first.PartitionSpecID(), first.ManifestContent(), func(w *manifestWriter) error {
 		return writeExisting(w, entries)
 	})
 	if err != nil {
@@ -162,7 +162,7 @@ func (p *changePlan) mergeBin(ctx context.Context, mfs []ice.ManifestFile, bin [
 }
 
 // writeExisting writes entries as EXISTING, keeping what they inherited.
-func writeExisting(w *ice.ManifestWriter, entries []ice.ManifestEntry) error {
+func writeExisting(w *manifestWriter, entries []ice.ManifestEntry) error {
 	for _, e := range entries {
 		if e.Status() == ice.EntryStatusDELETED {
 			continue
