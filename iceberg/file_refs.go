@@ -62,12 +62,17 @@ func cachedManifestList(lists *lru.Cache[string, []ice.ManifestFile], fs iceio.I
 	if err != nil {
 		return nil, err
 	}
-	var cost int64
-	for _, m := range mfs {
-		cost += 256 + int64(len(m.FilePath()))
-	}
-	lists.Add(snap.ManifestList, mfs, cost)
+	lists.Add(snap.ManifestList, mfs, listBytes(mfs))
 	return mfs, nil
+}
+
+// listBytes estimates the memory a manifest list's decoded manifests hold.
+func listBytes(mfs []ice.ManifestFile) int64 {
+	var n int64
+	for _, m := range mfs {
+		n += 256 + int64(len(m.FilePath()))
+	}
+	return n
 }
 
 // liveFiles are the data or delete files mf adds or keeps (not the ones it

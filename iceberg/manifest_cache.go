@@ -29,9 +29,10 @@ type ManifestCache struct {
 
 	// For writing manifests: entry schemas by format version and partition
 	// type, and idle deflate compressors.
-	mu        sync.Mutex
-	schemas   map[string]string
-	deflaters sync.Pool
+	mu          sync.Mutex
+	schemas     map[string]string
+	listSchemas map[int]*listSchema
+	deflaters   sync.Pool
 }
 
 // DefaultManifestCacheBytes bounds a warehouse's cache (entriesBytes'
@@ -49,7 +50,8 @@ type manifestKey struct {
 // used out.
 func NewManifestCache(limit int64) *ManifestCache {
 	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil),
-		lists: lru.New[string, []ice.ManifestFile](limit/8, nil), schemas: map[string]string{}}
+		lists:   lru.New[string, []ice.ManifestFile](limit/8, nil),
+		schemas: map[string]string{}, listSchemas: map[int]*listSchema{}}
 }
 
 // entrySchema is manifestEntrySchema, remembered. Few keys exist: one per
@@ -73,6 +75,31 @@ func (c *ManifestCache) entrySchema(version int, spec ice.PartitionSpec, schema 
 	c.schemas[key] = text
 	c.mu.Unlock()
 	return text, nil
+}
+
+// rememberList holds mfs as the manifests of the manifest list at path.
+func (c *ManifestCache) rememberList(path string, mfs []ice.ManifestFile) {
+	if c != nil {
+		c.lists.Add(path, mfs, listBytes(mfs))
+	}
+}
+
+// listSchema is newListSchema, remembered.
+func (c *ManifestCache) listSchema(version int) (*listSchema, error) {
+	if c == nil {
+		return newListSchema(version)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ls, ok := c.listSchemas[version]; ok {
+		return ls, nil
+	}
+	ls, err := newListSchema(version)
+	if err != nil {
+		return nil, err
+	}
+	c.listSchemas[version] = ls
+	return ls, nil
 }
 
 // codec deflates manifest blocks with the cache's idle compressors.

@@ -269,10 +269,22 @@ type manifestCodec struct {
 }
 
 func (c *manifestCodec) writeBlock(out io.Writer, b manifestBlock, marker [16]byte) error {
+	if err := c.deflate(b.records); err != nil {
+		return err
+	}
+	head := binary.AppendVarint(nil, int64(b.n))
+	head = binary.AppendVarint(head, int64(c.buf.Len()))
+	block := append(append(head, c.buf.Bytes()...), marker[:]...)
+	_, err := out.Write(block)
+	return err
+}
+
+// deflate compresses src into c.buf.
+func (c *manifestCodec) deflate(src []byte) error {
 	c.buf.Reset()
 	fw := c.compressor()
 	fw.Reset(&c.buf)
-	_, err := fw.Write(b.records)
+	_, err := fw.Write(src)
 	if err == nil {
 		err = fw.Close()
 	}
@@ -282,11 +294,7 @@ func (c *manifestCodec) writeBlock(out io.Writer, b manifestBlock, marker [16]by
 	if err != nil {
 		return fmt.Errorf("deflate manifest block: %w", err)
 	}
-	head := binary.AppendVarint(nil, int64(b.n))
-	head = binary.AppendVarint(head, int64(c.buf.Len()))
-	block := append(append(head, c.buf.Bytes()...), marker[:]...)
-	_, err = out.Write(block)
-	return err
+	return nil
 }
 
 func (c *manifestCodec) compressor() *flate.Writer {

@@ -227,27 +227,28 @@ func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fi
 	return mf, nil
 }
 
-// writeManifestList writes the snapshot's manifest list. On v3 the writer
-// assigns first_row_id to data manifests that have none (the new and the
-// rewritten ones); the rows it assigned are the snapshot's added-rows.
+// writeManifestList writes the snapshot's manifest list. On v3 the data
+// manifests that have no first_row_id (the new and the rewritten ones) get
+// one; the rows they were assigned are the snapshot's added-rows.
 func (p *changePlan) writeManifestList(path string, parentID *int64, firstRowID int64, manifests []ice.ManifestFile) (addedRows int64, err error) {
+	var ls *listSchema
+	if p.version >= 2 {
+		if ls, err = p.manifests.listSchema(p.version); err != nil {
+			return 0, fmt.Errorf("write manifest list %s: %w", path, err)
+		}
+	}
 	f, err := p.fs.Create(path)
 	if err != nil {
 		return 0, fmt.Errorf("create manifest list %s: %w", path, err)
 	}
 	p.written = append(p.written, path)
-	var w *ice.ManifestListWriter
-	switch p.version {
-	case 1:
-		w, err = ice.NewManifestListWriterV1(f, p.snapshotID, parentID)
-	case 2:
-		w, err = ice.NewManifestListWriterV2(f, p.snapshotID, p.seq, parentID)
-	default:
-		w, err = ice.NewManifestListWriterV3(f, p.snapshotID, p.seq, firstRowID, parentID)
-	}
-	if err == nil {
-		err = w.AddManifests(manifests)
-		err = errors.Join(err, w.Close())
+	next := firstRowID
+	var recs []ice.ManifestFile
+	if ls != nil {
+		meta := listMetadata(p.version, p.snapshotID, p.seq, firstRowID, parentID)
+		recs, next, err = writeListRecords(f, ls, meta, p.snapshotID, p.seq, firstRowID, manifests, p.manifests.codec())
+	} else {
+		err = writeManifestListV1(f, p.snapshotID, parentID, manifests)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -255,10 +256,24 @@ func (p *changePlan) writeManifestList(path string, parentID *int64, firstRowID 
 	if err != nil {
 		return 0, fmt.Errorf("write manifest list %s: %w", path, err)
 	}
-	if p.version >= 3 && w.NextRowID() != nil {
-		addedRows = *w.NextRowID() - firstRowID
+	if ls != nil && readsBackAs(p.version, recs) {
+		// The next plans of the table read this list; the path is this
+		// plan's own, so what it holds never changes.
+		p.manifests.rememberList(path, recs)
+	}
+	if p.version >= 3 {
+		addedRows = next - firstRowID
 	}
 	return addedRows, nil
+}
+
+// writeManifestListV1 writes a v1 manifest list with iceberg-go's writer.
+func writeManifestListV1(out io.Writer, snapshotID int64, parentID *int64, manifests []ice.ManifestFile) error {
+	w, err := ice.NewManifestListWriterV1(out, snapshotID, parentID)
+	if err != nil {
+		return err
+	}
+	return errors.Join(w.AddManifests(manifests), w.Close())
 }
 
 // countingWriter counts bytes so a manifest's length is known without a stat.
