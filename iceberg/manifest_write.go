@@ -33,6 +33,7 @@ type manifestWriter struct {
 	schema     *ice.Schema
 	snapshotID int64
 	content    ice.ManifestContent
+	prefix     []byte // entryPrefix of the version
 
 	records []byte
 	blocks  []manifestBlock // sealed blocks of records
@@ -66,7 +67,7 @@ func newManifestWriter(version int, spec ice.PartitionSpec, schema *ice.Schema, 
 		return nil, err
 	}
 	return &manifestWriter{version: version, spec: spec, schema: schema, snapshotID: snapshotID,
-		content: content, minSeq: -1, parts: parts}, nil
+		content: content, prefix: entryPrefix(version), minSeq: -1, parts: parts}, nil
 }
 
 // Add writes entry as ADDED by this snapshot; a nil sequence number is
@@ -113,8 +114,7 @@ func (w *manifestWriter) add(status ice.ManifestEntryStatus, snap int64, seq, fi
 	if err != nil {
 		return err
 	}
-	prefix := entryPrefix(w.version)
-	if !bytes.HasPrefix(enc, prefix) {
+	if !bytes.HasPrefix(enc, w.prefix) {
 		return fmt.Errorf("unexpected encoding of manifest entry for %s", df.FilePath())
 	}
 	w.records = binary.AppendVarint(w.records, int64(status))
@@ -125,7 +125,7 @@ func (w *manifestWriter) add(status ice.ManifestEntryStatus, snap int64, seq, fi
 		w.records = appendOptionalLong(w.records, seq)
 		w.records = appendOptionalLong(w.records, fileSeq)
 	}
-	w.records = append(w.records, enc[len(prefix):]...)
+	w.records = append(w.records, enc[len(w.prefix):]...)
 	w.n++
 	if len(w.records) >= manifestBlockBytes {
 		w.blocks = append(w.blocks, manifestBlock{records: w.records, n: w.n})
