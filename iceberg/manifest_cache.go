@@ -84,6 +84,13 @@ func (c *ManifestCache) rememberList(path string, mfs []ice.ManifestFile) {
 	}
 }
 
+// rememberEntries holds es as the entries of mf (as a manifest list lists it).
+func (c *ManifestCache) rememberEntries(mf ice.ManifestFile, es []ice.ManifestEntry) {
+	if c != nil {
+		c.held.Add(keyOf(mf), es, entriesBytes(es))
+	}
+}
+
 // listSchema is newListSchema, remembered.
 func (c *ManifestCache) listSchema(version int) (*listSchema, error) {
 	if c == nil {

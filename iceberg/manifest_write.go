@@ -37,11 +37,21 @@ type manifestWriter struct {
 
 	records []byte
 	blocks  []manifestBlock // sealed blocks of records
+	entries []writtenEntry  // what each record holds, for readBack
 	n       int             // records in records
 	files   [3]int32        // by entry status: EXISTING, ADDED, DELETED
 	rows    [3]int64
 	minSeq  int64
 	parts   []partitionBounds
+}
+
+// writtenEntry is one record: its entry fields, and the data_file as
+// MarshalAvroEntry encoded it (with its prefix).
+type writtenEntry struct {
+	status       ice.ManifestEntryStatus
+	snap         int64
+	seq, fileSeq *int64
+	enc          []byte
 }
 
 // manifestBlock is a run of encoded records, as one container block.
@@ -126,6 +136,7 @@ func (w *manifestWriter) add(status ice.ManifestEntryStatus, snap int64, seq, fi
 		w.records = appendOptionalLong(w.records, fileSeq)
 	}
 	w.records = append(w.records, enc[len(w.prefix):]...)
+	w.entries = append(w.entries, writtenEntry{status: status, snap: snap, seq: seq, fileSeq: fileSeq, enc: enc})
 	w.n++
 	if len(w.records) >= manifestBlockBytes {
 		w.blocks = append(w.blocks, manifestBlock{records: w.records, n: w.n})

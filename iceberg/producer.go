@@ -231,7 +231,8 @@ type changePlan struct {
 	loc        table.LocationProvider
 	written    []string
 	nManifests int
-	manifests  *ManifestCache // nil: read every manifest
+	manifests  *ManifestCache             // nil: read every manifest
+	wrote      map[string]*manifestWriter // manifests written, by path
 	// view: the staged snapshot is only read (a transaction block's view
 	// of its own changes) and then discarded, so small manifests are not
 	// merged: merging rewrites them, and a commit would do it again.

@@ -224,6 +224,12 @@ func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fi
 	if err != nil {
 		return nil, fmt.Errorf("write manifest %s: %w", path, err)
 	}
+	if p.manifests != nil {
+		if p.wrote == nil {
+			p.wrote = map[string]*manifestWriter{}
+		}
+		p.wrote[path] = w
+	}
 	return mf, nil
 }
 
@@ -257,9 +263,17 @@ func (p *changePlan) writeManifestList(path string, parentID *int64, firstRowID 
 		return 0, fmt.Errorf("write manifest list %s: %w", path, err)
 	}
 	if ls != nil && readsBackAs(p.version, recs) {
-		// The next plans of the table read this list; the path is this
-		// plan's own, so what it holds never changes.
+		// The next plans of the table read this list and the manifests
+		// this plan wrote; the paths are the plan's own, so what they hold
+		// never changes.
 		p.manifests.rememberList(path, recs)
+		for _, mf := range recs {
+			if w, ok := p.wrote[mf.FilePath()]; ok {
+				if es, err := w.readBack(mf); err == nil {
+					p.manifests.rememberEntries(mf, es)
+				}
+			}
+		}
 	}
 	if p.version >= 3 {
 		addedRows = next - firstRowID
