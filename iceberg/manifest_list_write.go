@@ -130,12 +130,11 @@ func newListSchema(version int) (*listSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := ocf.NewReader(bytes.NewReader(head.Bytes()))
+	text, schema, err := headerSchema(head.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("manifest list schema: %w", err)
 	}
-	defer rd.Close()
-	return &listSchema{version: version, text: string(rd.Metadata()["avro.schema"]), schema: rd.Schema()}, nil
+	return &listSchema{version: version, text: text, schema: schema}, nil
 }
 
 // listMetadata is the header metadata iceberg-go's list writer sets.

@@ -13,6 +13,7 @@ import (
 
 	ice "github.com/apache/iceberg-go"
 	"github.com/klauspost/compress/flate"
+	"github.com/twmb/avro"
 	"github.com/twmb/avro/ocf"
 )
 
@@ -327,16 +328,25 @@ func manifestEntrySchema(version int, spec ice.PartitionSpec, schema *ice.Schema
 	if _, err := ice.NewManifestWriter(version, &head, spec, schema, 0); err != nil {
 		return "", err
 	}
-	rd, err := ocf.NewReader(bytes.NewReader(head.Bytes()))
+	text, _, err := headerSchema(head.Bytes())
 	if err != nil {
 		return "", fmt.Errorf("manifest entry schema: %w", err)
 	}
-	text := string(rd.Metadata()["avro.schema"])
-	rd.Close()
 	if err := checkEntryFields(version, text); err != nil {
 		return "", err
 	}
 	return text, nil
+}
+
+// headerSchema is the schema an Avro container's header declares, as text
+// and parsed.
+func headerSchema(head []byte) (string, *avro.Schema, error) {
+	rd, err := ocf.NewReader(bytes.NewReader(head))
+	if err != nil {
+		return "", nil, err
+	}
+	defer rd.Close()
+	return string(rd.Metadata()["avro.schema"]), rd.Schema(), nil
 }
 
 // checkEntryFields checks the fields this package encodes itself.
