@@ -26,8 +26,8 @@ import (
 // Avro schema anew for every manifest and allocates a fresh deflate state
 // for every block: together a fifth of a busy server's CPU, since each
 // commit writes manifests. The files are the same: the same schema text,
-// the same header metadata, the same record bytes (TestManifestWriterMatches
-// IcebergGo compares them).
+// the same header metadata, the same record bytes
+// (TestManifestWriterMatchesIcebergGo compares them).
 type manifestWriter struct {
 	version    int
 	spec       ice.PartitionSpec
