@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // splitCommand cuts a backslash command line into the command and the rest.
@@ -96,13 +98,26 @@ func (sh *Shell) setQueryOut(args []string) error {
 	return nil
 }
 
+// pathErr is why a file could not be opened, worded as psql words it:
+// the system's message without the path, capitalised as strerror's
+// ("No such file or directory").
 func pathErr(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return pe.Err
+		err = pe.Err
 	}
-	return err
+	return strerror{err}
 }
+
+type strerror struct{ err error }
+
+func (e strerror) Error() string {
+	msg := e.err.Error()
+	r, n := utf8.DecodeRuneInString(msg)
+	return string(unicode.ToUpper(r)) + msg[n:]
+}
+
+func (e strerror) Unwrap() error { return e.err }
 
 // include is \i: the file's lines are input, as if typed here; what is
 // left unterminated at its end is sent, as psql does.

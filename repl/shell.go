@@ -87,6 +87,11 @@ func (sh *Shell) RunCommand(ctx context.Context, text string) error {
 func (sh *Shell) RunScript(ctx context.Context, r io.Reader) error {
 	defer sh.setQueryOut(nil)
 	_, err := sh.runLines(ctx, r)
+	if errors.Is(err, ErrFailed) && !sh.StopOnError {
+		// psql: without ON_ERROR_STOP a script's failed statements do
+		// not fail it, the last one included.
+		return nil
+	}
 	return err
 }
 

@@ -26,6 +26,10 @@ import (
 // errReported is a failure already shown to the user (a failed statement).
 var errReported = errors.New("failure already reported")
 
+// errScriptStopped is a script (-f, standard input) that ON_ERROR_STOP
+// ended at a failure already shown: psql exits 3 for it.
+var errScriptStopped = errors.New("script stopped at a failure already reported")
+
 // shutdownGrace is how long running statements may finish after SIGINT or
 // SIGTERM before they are cancelled.
 const shutdownGrace = 30 * time.Second
@@ -70,22 +74,20 @@ func runShell(ctx context.Context, sh *repl.Shell, cfg replConfig, std stdio) er
 	}
 	var err error
 	switch {
-	case cfg.Command != "":
+	case len(cfg.Actions) > 0:
 		// Ctrl-C cancels the statement (on a server: a CancelRequest).
 		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		err = sh.RunCommand(sctx, cfg.Command)
-	case cfg.File != "":
-		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-		defer stop()
-		err = sh.RunFile(sctx, cfg.File)
+		err = runActions(sctx, sh, cfg.Actions, std.in, std.err)
 	case repl.IsTerminal(std.in):
 		err = sh.RunInteractive(ctx, repl.HistoryFile())
 	default:
 		// Ctrl-C cancels the running statement, which then fails the script.
 		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		err = sh.RunScript(sctx, std.in)
+		if err = sh.RunScript(sctx, std.in); errors.Is(err, repl.ErrFailed) {
+			err = errScriptStopped
+		}
 	}
 	if errors.Is(err, repl.ErrFailed) {
 		return errReported

@@ -38,8 +38,9 @@ type catalogConfig struct {
 
 type replConfig struct {
 	catalogConfig
-	Command string // -c: run this and exit
-	File    string // -f: run this script and exit
+	// Actions are the -c commands and -f scripts in command-line order:
+	// the shell runs each in turn and exits, as psql does.
+	Actions []replAction
 	Vars    [][2]string
 	EchoAll bool
 	Print   repl.PrintFlags
@@ -179,8 +180,14 @@ func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
 	var cf catalogFlags
 	cf.register(fs, env)
 	var cfg replConfig
-	fs.StringVar(&cfg.Command, "c", "", "run this SQL (or one backslash command) and exit")
-	fs.StringVar(&cfg.File, "f", "", "run the statements of this file and exit (psql -f)")
+	fs.Func("c", "run this SQL (or one backslash command) and exit; repeatable, with -f, in order", func(text string) error {
+		cfg.Actions = append(cfg.Actions, replAction{text: text})
+		return nil
+	})
+	fs.Func("f", "run the statements of this file (- for standard input) and exit; repeatable, with -c, in order", func(name string) error {
+		cfg.Actions = append(cfg.Actions, replAction{file: true, text: name})
+		return nil
+	})
 	setVar := func(kv string) error {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
@@ -206,9 +213,6 @@ func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
 	cfg.AskPassword, cfg.NoPassword = sf.askPassword, sf.noPassword
 	if cfg.Server == nil {
 		cfg.catalogConfig, err = cf.finish(env)
-	}
-	if err == nil && cfg.File != "" && cfg.Command != "" {
-		err = usagef("-c and -f exclude each other")
 	}
 	return cfg, fs, err
 }

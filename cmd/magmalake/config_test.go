@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,12 +41,14 @@ func TestParseCatalogFlags(t *testing.T) {
 		warehouse string
 		props     map[string]string
 		demo      bool
-		command   string
+		actions   []replAction
 		wantErr   string
 	}{
 		{name: "defaults", dataDir: "./magmalake-data"},
 		{name: "flags", args: []string{"--data", "/d", "--catalog", "prod", "--warehouse", "s3://b/w", "--demo", "-c", "select 1"},
-			dataDir: "/d", catalog: "prod", warehouse: "s3://b/w", demo: true, command: "select 1"},
+			dataDir: "/d", catalog: "prod", warehouse: "s3://b/w", demo: true, actions: []replAction{{text: "select 1"}}},
+		{name: "-c and -f in order", args: []string{"-c", "a", "-f", "s.sql", "-c", "b", "-f", "-"}, dataDir: "./magmalake-data",
+			actions: []replAction{{text: "a"}, {file: true, text: "s.sql"}, {text: "b"}, {file: true, text: "-"}}},
 		{name: "env", env: map[string]string{"MAGMALAKE_DATA": "/e", "MAGMALAKE_WAREHOUSE": "file:///w", "MAGMALAKE_CATALOG_PROPS": "type=rest, uri=http://x:8181"},
 			dataDir: "/e", warehouse: "file:///w", props: map[string]string{"type": "rest", "uri": "http://x:8181"}},
 		{name: "flag beats env", args: []string{"--data", "/f", "--catalog-prop", "uri=http://y", "--catalog-prop", "warehouse=w=1"},
@@ -67,8 +70,8 @@ func TestParseCatalogFlags(t *testing.T) {
 			}
 			c := cfg.Catalog
 			if c.DataDir != tt.dataDir || c.CatalogName != tt.catalog || c.WarehouseURI != tt.warehouse ||
-				!maps.Equal(c.CatalogProps, tt.props) || cfg.Demo != tt.demo || cfg.Command != tt.command {
-				t.Errorf("got %+v demo=%v command=%q", c, cfg.Demo, cfg.Command)
+				!maps.Equal(c.CatalogProps, tt.props) || cfg.Demo != tt.demo || !slices.Equal(cfg.Actions, tt.actions) {
+				t.Errorf("got %+v demo=%v actions=%v", c, cfg.Demo, cfg.Actions)
 			}
 		})
 	}

@@ -39,7 +39,8 @@ type stdio struct {
 }
 
 // run dispatches to a command and turns its outcome into an exit status:
-// 0 success, 1 failure, 2 bad usage.
+// 0 success, 1 failure, 2 bad usage, 3 a script stopped at an error
+// (psql's ON_ERROR_STOP).
 func run(ctx context.Context, args []string, env Getenv, std stdio) int {
 	if len(args) == 0 {
 		fmt.Fprint(std.err, usage)
@@ -91,6 +92,8 @@ func exitStatus(err error, fs *flag.FlagSet, std stdio) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(std.err, "magmalake: %s\n", ue.msg)
 		return 2
+	case errors.Is(err, errScriptStopped):
+		return 3
 	case errors.Is(err, errReported):
 		return 1
 	default:

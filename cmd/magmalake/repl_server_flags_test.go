@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/magmalake/magmalake/repl/remote"
@@ -19,7 +20,7 @@ func TestParseReplServer(t *testing.T) {
 		args     []string
 		env      map[string]string
 		want     remote.Settings // nil: the embedded engine
-		command  string
+		actions  []replAction
 		wantErr  string
 		askPw    bool
 		printSet bool
@@ -30,7 +31,7 @@ func TestParseReplServer(t *testing.T) {
 		{name: "long flags", args: []string{"--host=/tmp", "--port", "5433", "--username", "bob", "--dbname", "db", "--password"}, askPw: true,
 			want: remote.Settings{"host": "/tmp", "port": "5433", "user": "bob", "dbname": "db", "application_name": app}},
 		{name: "URL argument, flags after it", args: []string{"postgres://al%40ce:p%20w@db.example:6543/my%2Fdb?sslmode=require&application_name=etl", "-c", "select 1"},
-			command: "select 1",
+			actions: []replAction{{text: "select 1"}},
 			want:    remote.Settings{"host": "db.example", "port": "6543", "user": "al@ce", "password": "p w", "dbname": "my/db", "sslmode": "require", "application_name": "etl"}},
 		{name: "postgresql:// as -d, socket as host parameter", args: []string{"-d", "postgresql:///lake?host=/var/run/postgresql&port=5433"},
 			want: remote.Settings{"host": "/var/run/postgresql", "port": "5433", "dbname": "lake", "application_name": app}},
@@ -69,8 +70,8 @@ func TestParseReplServer(t *testing.T) {
 			if !maps.Equal(cfg.Server, tt.want) || (cfg.Server == nil) != (tt.want == nil) {
 				t.Errorf("server settings %v, want %v", cfg.Server, tt.want)
 			}
-			if cfg.Command != tt.command || cfg.AskPassword != tt.askPw {
-				t.Errorf("command %q ask %v, want %q %v", cfg.Command, cfg.AskPassword, tt.command, tt.askPw)
+			if !slices.Equal(cfg.Actions, tt.actions) || cfg.AskPassword != tt.askPw {
+				t.Errorf("actions %v ask %v, want %v %v", cfg.Actions, cfg.AskPassword, tt.actions, tt.askPw)
 			}
 			if tt.printSet && (len(cfg.Vars) != 1 || !cfg.EchoAll) {
 				t.Errorf("-v and -a with a server: vars %v echo %v", cfg.Vars, cfg.EchoAll)
