@@ -386,13 +386,16 @@ func (p *planner) read(ctx context.Context, r *RowDelete, ex *existingDeletes, p
 			return nil
 		}
 		keep := make([]bool, b.NumRows())
+		kept := false
 		for i := range keep {
 			if mask[i] && (dead == nil || !dead[i]) {
 				r.Positions = append(r.Positions, uint64(base)+uint64(i))
-				keep[i] = true
+				keep[i], kept = true, true
 			}
 		}
-		if len(retIdx) > 0 {
+		if kept && len(retIdx) > 0 {
+			// Most files of a selective delete keep no row: filtering
+			// them for RETURNING was a third of planning a cached file.
 			return p.collect(ctx, r, b, retIdx, keep)
 		}
 		return nil
