@@ -66,8 +66,21 @@ func (c *FileCache) Hits() int64 {
 // the batches differ by columns (ids, names, types), batch size, format
 // version, field-id stamping and name mapping.
 func (r positionalReader) cacheKey(path string, requested *iceberg.Schema) string {
+	if r.keys == nil {
+		return path + r.projectionKey(requested)
+	}
+	if k, ok := r.keys.Load(requested); ok {
+		return path + k.(string)
+	}
+	k := r.projectionKey(requested)
+	r.keys.Store(requested, k)
+	return path + k
+}
+
+// projectionKey is the part of a cache key that names the projection.
+func (r positionalReader) projectionKey(requested *iceberg.Schema) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%t\x00", path, r.batchSize, r.formatVersion, r.withFieldIDs)
+	fmt.Fprintf(&b, "\x00%d\x00%d\x00%t\x00", r.batchSize, r.formatVersion, r.withFieldIDs)
 	for _, f := range requested.Fields() {
 		fmt.Fprintf(&b, "%d:%s:%s:%t;", f.ID, f.Name, f.Type, f.Required)
 	}

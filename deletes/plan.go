@@ -239,7 +239,7 @@ func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts Plan
 	}
 	p := &planner{tbl: tbl, pred: pred, opts: opts}
 	p.rd = positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
-		batchSize: opts.BatchSize, mem: memory.DefaultAllocator, cache: opts.Cache}
+		batchSize: opts.BatchSize, mem: memory.DefaultAllocator, cache: opts.Cache, keys: &sync.Map{}}
 	p.ix = newDeleteIndex(p.rd, tbl.Schema())
 	if pred.Exact {
 		if p.bound, err = bindStrict(tbl.Schema(), pred.filter(), !opts.CaseInsensitive); err != nil {
@@ -534,6 +534,10 @@ func (ci columnIndex) indices(sc *iceberg.Schema, names []string, caseSensitive 
 }
 
 func subBatch(b arrow.RecordBatch, idx []int) arrow.RecordBatch {
+	if identity(idx, int(b.NumCols())) {
+		b.Retain()
+		return b
+	}
 	fields := make([]arrow.Field, len(idx))
 	cols := make([]arrow.Array, len(idx))
 	for k, i := range idx {
@@ -541,6 +545,19 @@ func subBatch(b arrow.RecordBatch, idx []int) arrow.RecordBatch {
 		cols[k] = b.Column(i)
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
+}
+
+// identity reports whether idx picks all n columns in order.
+func identity(idx []int, n int) bool {
+	if len(idx) != n {
+		return false
+	}
+	for k, i := range idx {
+		if i != k {
+			return false
+		}
+	}
+	return true
 }
 
 func releaseAll(bs []arrow.RecordBatch) {

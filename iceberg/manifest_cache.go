@@ -3,6 +3,7 @@ package iceberg
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
@@ -26,6 +27,11 @@ import (
 type ManifestCache struct {
 	held  *lru.Cache[manifestKey, []ice.ManifestEntry] // cost: entriesBytes
 	lists *lru.Cache[string, []ice.ManifestFile]       // manifest list → its manifests
+	// metrics keeps the column metrics of a manifest's data files as
+	// plans read them for pruning: iceberg-go copies all five maps at
+	// every call, which was most of what planning a DELETE over many
+	// small files allocated.
+	metrics *lru.Cache[manifestKey, *manifestMetrics]
 
 	// For writing manifests: entry schemas by format version and partition
 	// type, and idle deflate compressors.
@@ -51,6 +57,7 @@ type manifestKey struct {
 func NewManifestCache(limit int64) *ManifestCache {
 	return &ManifestCache{held: lru.New[manifestKey, []ice.ManifestEntry](limit, nil),
 		lists:   lru.New[string, []ice.ManifestFile](limit/8, nil),
+		metrics: lru.New[manifestKey, *manifestMetrics](limit/2, nil),
 		schemas: map[string]string{}, listSchemas: map[int]*listSchema{}}
 }
 
@@ -89,6 +96,44 @@ func (c *ManifestCache) rememberEntries(mf ice.ManifestFile, es []ice.ManifestEn
 	if c != nil {
 		c.held.Add(keyOf(mf), es, entriesBytes(es))
 	}
+}
+
+// manifestMetrics holds the metrics of one manifest's entries, by index,
+// each read on first use.
+type manifestMetrics struct {
+	files []atomic.Pointer[fileMetrics]
+}
+
+// metricsOf is the memo of mf's metrics, whose entries are es; nil (read
+// every time) without a cache.
+func (c *ManifestCache) metricsOf(mf ice.ManifestFile, es []ice.ManifestEntry) *manifestMetrics {
+	if c == nil {
+		return nil
+	}
+	k := keyOf(mf)
+	if mm, ok := c.metrics.Get(k, nil); ok && len(mm.files) == len(es) {
+		return mm
+	}
+	mm := &manifestMetrics{files: make([]atomic.Pointer[fileMetrics], len(es))}
+	if !c.metrics.Add(k, mm, statsBytes(es)) {
+		if held, ok := c.metrics.Get(k, nil); ok && len(held.files) == len(es) {
+			return held // another plan added it meanwhile
+		}
+	}
+	return mm
+}
+
+// of is entry i's metrics (df its data file).
+func (m *manifestMetrics) of(i int, df ice.DataFile) *fileMetrics {
+	if m == nil {
+		return metricsOf(df)
+	}
+	if fm := m.files[i].Load(); fm != nil {
+		return fm
+	}
+	fm := metricsOf(df)
+	m.files[i].Store(fm)
+	return fm
 }
 
 // listSchema is newListSchema, remembered.
@@ -159,8 +204,18 @@ func entriesBytes(es []ice.ManifestEntry) int64 {
 	var n int64
 	for _, e := range es {
 		df := e.DataFile()
-		n += 512 + int64(len(df.FilePath()))
-		n += 32 * int64(len(df.ColumnSizes())+len(df.ValueCounts())+len(df.NullValueCounts())+len(df.NaNValueCounts()))
+		n += 512 + int64(len(df.FilePath())) + 32*int64(len(df.ColumnSizes()))
+	}
+	return n + statsBytes(es)
+}
+
+// statsBytes is the part of entriesBytes the metrics pruning reads (value,
+// null and NaN counts, bounds), which fileMetrics copy.
+func statsBytes(es []ice.ManifestEntry) int64 {
+	var n int64
+	for _, e := range es {
+		df := e.DataFile()
+		n += 64 + 32*int64(len(df.ValueCounts())+len(df.NullValueCounts())+len(df.NaNValueCounts()))
 		for _, bounds := range []map[int][]byte{df.LowerBoundValues(), df.UpperBoundValues()} {
 			for _, b := range bounds {
 				n += 48 + int64(len(b))

@@ -82,10 +82,14 @@ func PlanFiles(ctx context.Context, tbl *table.Table, req PlanRequest) ([]table.
 		return nil, err
 	}
 	var tasks []table.FileScanTask
-	for _, entries := range read[len(deletes):] {
-		for _, e := range entries {
+	for k, entries := range read[len(deletes):] {
+		var mm *manifestMetrics
+		if prune.filter != nil {
+			mm = req.Manifests.metricsOf(data[k], entries)
+		}
+		for i, e := range entries {
 			df := e.DataFile()
-			if e.Status() == ice.EntryStatusDELETED || df.ContentType() != ice.EntryContentData || !prune.fileMayMatch(df) {
+			if e.Status() == ice.EntryStatusDELETED || df.ContentType() != ice.EntryContentData || !prune.fileMayMatch(df, mm, i) {
 				continue
 			}
 			tasks = appendSplits(tasks, idx.task(e), req.SplitSize)

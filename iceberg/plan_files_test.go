@@ -245,6 +245,15 @@ func comparePlans(t *testing.T, tbl *table.Table, m *planModel, f planFilter, ca
 	}
 	unfiltered := tasksByPath(all)
 	got := tasksByPath(ours)
+	// The cache remembers each file's metrics across filters: it must
+	// prune exactly as reading them anew does.
+	plain, err := PlanFiles(ctx, tbl, PlanRequest{Filter: f.expr, CaseSensitive: true})
+	if err != nil {
+		t.Fatalf("%s: PlanFiles without a cache: %v", f.name, err)
+	}
+	if a, b := slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(tasksByPath(plain))); !slices.Equal(a, b) {
+		t.Fatalf("%s: PlanFiles plans %v through the cache, %v without it", f.name, a, b)
+	}
 	for path := range tasksByPath(theirs) {
 		if _, ok := got[path]; !ok {
 			t.Fatalf("%s: iceberg-go plans %s, PlanFiles does not", f.name, path)

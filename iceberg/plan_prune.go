@@ -122,7 +122,7 @@ func (p *planPruner) manifestMayMatch(mf ice.ManifestFile) bool {
 
 // fileMayMatch: df's partition and column metrics allow a row of the
 // filter.
-func (p *planPruner) fileMayMatch(df ice.DataFile) bool {
+func (p *planPruner) fileMayMatch(df ice.DataFile, mm *manifestMetrics, i int) bool {
 	if p.filter == nil {
 		return true
 	}
@@ -132,10 +132,10 @@ func (p *planPruner) fileMayMatch(df ice.DataFile) bool {
 			return false
 		}
 	}
-	var m *fileMetrics // read once, on first use: iceberg-go copies the maps at every call
+	var m *fileMetrics // read on first use: iceberg-go copies the maps at every call
 	stats := func(id int, typ ice.Type, _ bool) colStats {
 		if m == nil {
-			m = metricsOf(df)
+			m = mm.of(i, df)
 		}
 		return m.stats(id, typ)
 	}

@@ -18,6 +18,10 @@ func SchemaForSnapshot(tbl *table.Table, snapID *int64) *ice.Schema {
 // other time units) to the executor's Arrow types, the same ones Scan emits.
 // The result is a new reference; the caller releases both.
 func ToExecutorTypes(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if hasContractTypes(b.Schema()) {
+		b.Retain() // nothing to convert: no new schema for every small batch
+		return b, nil
+	}
 	cols := make([]arrow.Array, b.NumCols())
 	fields := make([]arrow.Field, b.NumCols())
 	for i := range cols {
@@ -38,4 +42,15 @@ func ToExecutorTypes(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 		c.Release()
 	}
 	return out, nil
+}
+
+// hasContractTypes reports whether every column of sc already has its
+// executor type.
+func hasContractTypes(sc *arrow.Schema) bool {
+	for _, f := range sc.Fields() {
+		if !arrow.TypeEqual(contractType(f.Type), f.Type) {
+			return false
+		}
+	}
+	return true
 }
