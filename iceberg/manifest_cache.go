@@ -104,9 +104,9 @@ type manifestMetrics struct {
 	files []atomic.Pointer[fileMetrics]
 }
 
-// metricsOf is the memo of mf's metrics, whose entries are es; nil (read
+// metricsMemo is the memo of mf's metrics, whose entries are es; nil (read
 // every time) without a cache.
-func (c *ManifestCache) metricsOf(mf ice.ManifestFile, es []ice.ManifestEntry) *manifestMetrics {
+func (c *ManifestCache) metricsMemo(mf ice.ManifestFile, es []ice.ManifestEntry) *manifestMetrics {
 	if c == nil {
 		return nil
 	}

@@ -85,7 +85,7 @@ func PlanFiles(ctx context.Context, tbl *table.Table, req PlanRequest) ([]table.
 	for k, entries := range read[len(deletes):] {
 		var mm *manifestMetrics
 		if prune.filter != nil {
-			mm = req.Manifests.metricsOf(data[k], entries)
+			mm = req.Manifests.metricsMemo(data[k], entries)
 		}
 		for i, e := range entries {
 			df := e.DataFile()
