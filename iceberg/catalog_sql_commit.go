@@ -138,7 +138,7 @@ func stageMetadata(ctx context.Context, cur *table.Table, tc table.TableCommit, 
 			return nil, fmt.Errorf("%s: %w: %w", what, table.ErrCommitFailed, err)
 		}
 	}
-	meta, err := table.UpdateTableMetadata(cur.Metadata(), tc.Updates, cur.MetadataLocation())
+	meta, err := table.UpdateTableMetadata(builderBase(cur.Metadata()), tc.Updates, cur.MetadataLocation())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -122,34 +122,21 @@ func (e *metadataJSON) snapshots(tableID uuid.UUID, snaps []table.Snapshot) ([][
 // withoutSnapshots returns a copy of meta with no snapshots, whose
 // MarshalJSON is iceberg-go's for everything else, and meta's snapshots
 // in their order (read in place: Metadata.Snapshots deep-copies them all).
-// It reaches iceberg-go's exported struct fields by reflection, as
-// encoding/json does; false when meta is not the builder-made v2/v3
-// metadata this is known to hold for (v1, or metadata whose snapshots are
-// still unparsed JSON).
+// False when meta is not the builder-made v2/v3 metadata this is known to
+// hold for (see snapshotsInPlace).
 func withoutSnapshots(meta table.Metadata) (table.Metadata, []table.Snapshot, bool) {
-	if meta.Version() < 2 {
+	snaps, ok := snapshotsInPlace(meta)
+	if !ok {
 		return nil, nil, false
 	}
 	v := reflect.ValueOf(meta)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return nil, nil, false
-	}
-	deferred := v.Elem().FieldByName("deferredSnapshots")
-	if !deferred.IsValid() || deferred.Kind() != reflect.Pointer || !deferred.IsNil() {
-		return nil, nil, false
-	}
-	snapsType := reflect.TypeOf([]table.Snapshot(nil))
-	orig := v.Elem().FieldByName("SnapshotList")
-	if !orig.IsValid() || orig.Type() != snapsType || !orig.CanInterface() {
-		return nil, nil, false
-	}
 	cp := reflect.New(v.Elem().Type())
 	cp.Elem().Set(v.Elem())
 	list := cp.Elem().FieldByName("SnapshotList")
 	if !list.CanSet() {
 		return nil, nil, false
 	}
-	list.Set(reflect.Zero(snapsType))
+	list.Set(reflect.Zero(list.Type()))
 	m, ok := cp.Interface().(table.Metadata)
-	return m, orig.Interface().([]table.Snapshot), ok
+	return m, snaps, ok
 }

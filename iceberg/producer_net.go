@@ -14,7 +14,7 @@ import (
 // plan and scan against it. It is read-only: its catalog is nil, and a
 // commit must go through CommitChange from the real base.
 func (s *StagedChange) View(base *table.Table) (*table.Table, error) {
-	b, err := table.MetadataBuilderFromBase(base.Metadata(), base.MetadataLocation())
+	b, err := table.MetadataBuilderFromBase(builderBase(base.Metadata()), base.MetadataLocation())
 	if err != nil {
 		return nil, fmt.Errorf("staged view of %s: %w", identString(base.Identifier()), err)
 	}
