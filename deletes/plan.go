@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -566,40 +567,60 @@ func releaseAll(bs []arrow.RecordBatch) {
 	}
 }
 
-// forEachParallel runs fn for 0..n-1 on at most workers goroutines and
-// returns the first error, cancelling the rest.
+// forEachParallel runs fn for 0..n-1 on at most workers goroutines, the
+// caller's among them, and returns the first error, cancelling the rest.
+// Items are claimed from a counter, not handed over a channel: on a busy
+// server every hand-over waited for the scheduler, and a statement planning
+// 200 small files spent most of its time queued (2 ms a file against 30 µs
+// alone). The caller claims items too, so it never waits on a worker that
+// has not been scheduled yet: it only waits for items a worker is running.
+// fn runs with compute kernels single-threaded (sequentialCompute): the
+// files are the parallelism.
 func forEachParallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(sequentialCompute(ctx))
 	defer cancel()
 	var (
-		wg       sync.WaitGroup
+		next     atomic.Int64
+		pending  sync.WaitGroup
 		once     sync.Once
 		firstErr error
 	)
-	next := make(chan int)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+	pending.Add(n)
+	run := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			if ctx.Err() == nil {
 				if err := fn(ctx, i); err != nil {
 					once.Do(func() { firstErr = err; cancel() })
 				}
 			}
-		}()
-	}
-feed:
-	for i := 0; i < n; i++ {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+			pending.Done()
 		}
 	}
-	close(next)
-	wg.Wait()
+	for w := 1; w < min(workers, n); w++ {
+		go run()
+	}
+	run()
+	pending.Wait()
 	if firstErr != nil {
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// sequentialCompute makes arrow's compute kernels under ctx run on the
+// calling goroutine. FilterRecordBatch otherwise filters each column on its
+// own goroutine and waits for them all: for a small file's batch that wait
+// for the scheduler cost far more than the filtering, under load most of a
+// contended DELETE's plan time.
+func sequentialCompute(ctx context.Context) context.Context {
+	ec := compute.GetExecCtx(ctx)
+	if ec.NumParallel == 1 {
+		return ctx
+	}
+	ec.NumParallel = 1
+	return compute.SetExecCtx(ctx, ec)
 }
