@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/table/dv"
 
 	lake "github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/parallel"
 )
 
 // PlanOptions tune planning. The zero value is usable.
@@ -567,48 +567,11 @@ func releaseAll(bs []arrow.RecordBatch) {
 	}
 }
 
-// forEachParallel runs fn for 0..n-1 on at most workers goroutines, the
-// caller's among them, and returns the first error, cancelling the rest.
-// Items are claimed from a counter, not handed over a channel: on a busy
-// server every hand-over waited for the scheduler, and a statement planning
-// 200 small files spent most of its time queued (2 ms a file against 30 µs
-// alone). The caller claims items too, so it never waits on a worker that
-// has not been scheduled yet: it only waits for items a worker is running.
-// fn runs with compute kernels single-threaded (sequentialCompute): the
-// files are the parallelism.
+// forEachParallel runs fn for 0..n-1 on at most workers goroutines (see
+// parallel.ForEach), with compute kernels single-threaded under fn
+// (sequentialCompute): the files are the parallelism.
 func forEachParallel(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(sequentialCompute(ctx))
-	defer cancel()
-	var (
-		next     atomic.Int64
-		pending  sync.WaitGroup
-		once     sync.Once
-		firstErr error
-	)
-	pending.Add(n)
-	run := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			if ctx.Err() == nil {
-				if err := fn(ctx, i); err != nil {
-					once.Do(func() { firstErr = err; cancel() })
-				}
-			}
-			pending.Done()
-		}
-	}
-	for w := 1; w < min(workers, n); w++ {
-		go run()
-	}
-	run()
-	pending.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+	return parallel.ForEach(sequentialCompute(ctx), n, workers, fn)
 }
 
 // sequentialCompute makes arrow's compute kernels under ctx run on the

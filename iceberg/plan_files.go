@@ -8,6 +8,8 @@ import (
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/internal/parallel"
 )
 
 // PlanRequest says what PlanFiles plans.
@@ -133,7 +135,7 @@ func appendSplits(tasks []table.FileScanTask, t table.FileScanTask, size int64) 
 // cache, several manifests at a time.
 func (c *ManifestCache) readAll(ctx context.Context, fs iceio.IO, mfs []ice.ManifestFile) ([][]ice.ManifestEntry, error) {
 	out := make([][]ice.ManifestEntry, len(mfs))
-	err := forEachBounded(ctx, len(mfs), 8, func(_ context.Context, i int) error {
+	err := parallel.ForEach(ctx, len(mfs), 8, func(_ context.Context, i int) error {
 		es, err := c.entries(fs, mfs[i])
 		if err != nil {
 			return fmt.Errorf("read manifest %s: %w", mfs[i].FilePath(), err)

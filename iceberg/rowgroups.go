@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/internal/parallel"
 )
 
 // maxFooterReads bounds the Parquet footers read at once: each is a small
@@ -61,7 +62,7 @@ func wholeTask(task table.FileScanTask, groups int) prunedTask {
 // are. Footers are read concurrently, results kept in task order.
 func pruneRowGroups(ctx context.Context, fs iceio.IO, f rowGroupFilter, pages pageRead, tasks []table.FileScanTask, stats *ScanStats) ([]scanPart, error) {
 	out := make([]prunedTask, len(tasks))
-	err := forEachBounded(ctx, len(tasks), maxFooterReads, func(ctx context.Context, i int) error {
+	err := parallel.ForEach(ctx, len(tasks), maxFooterReads, func(ctx context.Context, i int) error {
 		var err error
 		out[i], err = pruneTask(ctx, fs, f, pages, tasks[i])
 		return err
@@ -267,35 +268,4 @@ func firstPageOffset(rg *metadata.RowGroupMetaData) (int64, bool) {
 		return data, true
 	}
 	return rg.FileOffset(), true
-}
-
-// forEachBounded runs fn(ctx, i) for i in [0, n) on at most workers
-// goroutines and returns the first error, cancelling the others.
-func forEachBounded(ctx context.Context, n, workers int, fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := fn(ctx, i); err != nil {
-					cancel(err)
-				}
-			}
-		}()
-	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	return context.Cause(ctx)
 }
