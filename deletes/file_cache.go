@@ -24,7 +24,7 @@ import (
 // storage that spares their GETs too). Safe for concurrent use; a nil
 // *FileCache keeps nothing.
 type FileCache struct {
-	entries *lru.Cache[string, *cachedFile]
+	entries *lru.Sharded[string, *cachedFile]
 	// entryLimit bounds one file's entry, so that a file cannot flush the
 	// cache; an eighth of the cache.
 	entryLimit int64
@@ -39,9 +39,12 @@ func NewFileCache(limit int64) *FileCache {
 	return newFileCache(limit, limit/8)
 }
 
+// newFileCache shards the cache into as many parts as entries of the
+// largest size fit in it, at most 8: an entry must fit its shard.
 func newFileCache(limit, entryLimit int64) *FileCache {
 	release := func(cf *cachedFile) { releaseAll(cf.batches) }
-	return &FileCache{entries: lru.New[string](limit, release), entryLimit: entryLimit}
+	shards := int(min(8, limit/max(entryLimit, 1)))
+	return &FileCache{entries: lru.NewSharded[string](limit, shards, release), entryLimit: entryLimit}
 }
 
 // cachedFile is one file read through one projection: its batches and the
