@@ -113,6 +113,47 @@ func TestFilterRunsLikeArrow(t *testing.T) {
 	}
 }
 
+// TestFilterRowsLikeArrow: filterRows of random slices of every leaf type
+// (and with a list column, which takes arrow's kernel) and random masks,
+// none, some, most or all rows kept, equals arrow's filter.
+func TestFilterRowsLikeArrow(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	fields := everyLeafSchema().Fields()
+	list := arrow.Field{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true}
+	for round := 0; round < 40; round++ {
+		fs := fields
+		if round%4 == 3 {
+			fs = append(append([]arrow.Field(nil), fields...), list)
+		}
+		n := 1 + rng.IntN(500)
+		full := randomBatch(arrow.NewSchema(fs, nil), n+20, rng)
+		off := rng.IntN(20)
+		b := full.NewSlice(int64(off), int64(off+n))
+		full.Release()
+		keep := make([]bool, n)
+		bits := make([]byte, bitutil.BytesForBits(int64(n)))
+		rate := []int{0, 1, 2, 10, 1000}[rng.IntN(5)] // 0: none kept, 1: all
+		for i := range keep {
+			keep[i] = rate > 0 && rng.IntN(rate) == 0
+			if keep[i] {
+				bitutil.SetBit(bits, i)
+			}
+		}
+		got, err := filterRows(ctx, b, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := arrowFilter(t, b, bits, 0, n)
+		if !array.RecordEqual(got, want) {
+			t.Fatalf("round %d (n %d, offset %d, rate %d): rows differ from arrow's filter", round, n, off, rate)
+		}
+		got.Release()
+		want.Release()
+		b.Release()
+	}
+}
+
 func arrowFilter(t *testing.T, b arrow.RecordBatch, keep []byte, base, n int) arrow.RecordBatch {
 	t.Helper()
 	bld := array.NewBooleanBuilder(memory.DefaultAllocator)

@@ -449,12 +449,7 @@ func (p *planner) matchLive(ctx context.Context, b arrow.RecordBatch, idx []int,
 	if len(live) == 0 {
 		return mask, nil
 	}
-	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	bld.AppendValues(keep, nil)
-	sel := bld.NewArray()
-	defer sel.Release()
-	lb, err := compute.FilterRecordBatch(ctx, b, sel, compute.DefaultFilterOptions())
+	lb, err := filterRows(ctx, b, keep)
 	if err != nil {
 		return nil, fmt.Errorf("select live rows: %w", err)
 	}
@@ -494,12 +489,7 @@ func (p *planner) match(ctx context.Context, b arrow.RecordBatch, idx []int) ([]
 func (p *planner) collect(ctx context.Context, r *RowDelete, b arrow.RecordBatch, idx []int, keep []bool) error {
 	sub := subBatch(b, idx)
 	defer sub.Release()
-	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
-	defer bld.Release()
-	bld.AppendValues(keep, nil)
-	mask := bld.NewArray()
-	defer mask.Release()
-	out, err := compute.FilterRecordBatch(ctx, sub, mask, compute.DefaultFilterOptions())
+	out, err := filterRows(ctx, sub, keep)
 	if err != nil {
 		return fmt.Errorf("collect returned rows: %w", err)
 	}
