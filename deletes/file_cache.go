@@ -14,7 +14,8 @@ import (
 )
 
 // FileCache keeps the decoded columns of small data files that statements
-// plan against, least recently used first out. A table written by many
+// plan against, least recently used first out (as lru approximates it, in
+// shards). A table written by many
 // small INSERTs gains a data file each time, and every DELETE, UPDATE and
 // MERGE reads the predicate's columns of every file: opening, parsing the
 // footer and decoding a few KiB cost ~0.2 ms a file, a third of a

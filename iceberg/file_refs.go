@@ -33,7 +33,7 @@ type fileRef struct {
 // memory held).
 const DefaultFileRefsBytes = 16 << 20
 
-// NewFileRefs holds at most limit bytes, least recently used out.
+// NewFileRefs holds at most limit bytes, least recently used out (as lru approximates it).
 func NewFileRefs(limit int64) *FileRefs {
 	return &FileRefs{
 		lists: lru.New[string, []ice.ManifestFile](limit/2, nil),
