@@ -74,49 +74,37 @@ func isRequirementFailure(err error) bool {
 	return err != nil && (errors.Is(err, ErrConflict) || strings.Contains(strings.ToLower(err.Error()), "requirement failed"))
 }
 
-// commitExpiry expires the snapshots of ident's head. Which ones is
-// worked out first, outside the table's commit turn (planExpiry): with
-// thousands of snapshots iceberg-go's selection and its copies of them took
-// 20–40 ms of a contended server's CPU, and up to half a second of wall
-// time, during which every statement of the process waited for the turn.
-// Within the turn the plan is checked against the head (finishExpiry), and
-// worked out again there only when another ref changed meanwhile.
+// commitExpiry commits the expiry on the table's head, holding the table's
+// commit turn from reading the head to committing.
 func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, pins Pins) (before, after *table.Table, err error) {
-	plan, err := w.planExpiry(ctx, ident, olderThan, retainLast, pins)
+	release, err := w.HoldCommits(ctx, ident)
 	if err != nil {
 		return nil, nil, err
 	}
-	return w.finishExpiry(ctx, ident, plan, olderThan, retainLast, pins)
-}
-
-// expireInTurn is iceberg-go's expiry of before, committed: the caller
-// holds the table's commit turn and has asked pins.
-func expireInTurn(ctx context.Context, before *table.Table, olderThan time.Duration, retainLast int) (*table.Table, error) {
+	defer release()
+	before, err = w.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pins != nil {
+		oldest, ok := pins()
+		if !ok {
+			return nil, nil, errUnpinned
+		}
+		if oldest > 0 {
+			olderThan = max(olderThan, time.Since(time.UnixMilli(oldest))+pinSlack)
+		}
+	}
 	tx := before.NewTransaction()
 	opts := []table.ExpireSnapshotsOpt{table.WithOlderThan(olderThan), table.WithPostCommit(false)}
 	if retainLast > 0 {
 		opts = append(opts, table.WithRetainLast(retainLast))
 	}
 	if err := tx.ExpireSnapshots(opts...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return tx.Commit(ctx)
-}
-
-// pinnedAge is olderThan, raised so that the oldest snapshot a reader
-// still reads (pins) is kept; errUnpinned when a reader's is not known.
-func pinnedAge(olderThan time.Duration, pins Pins) (time.Duration, error) {
-	if pins == nil {
-		return olderThan, nil
-	}
-	oldest, ok := pins()
-	if !ok {
-		return 0, errUnpinned
-	}
-	if oldest > 0 {
-		olderThan = max(olderThan, time.Since(time.UnixMilli(oldest))+pinSlack)
-	}
-	return olderThan, nil
+	after, err = tx.Commit(ctx)
+	return before, after, err
 }
 
 // removeExpired deletes the files the snapshots of before that after no
