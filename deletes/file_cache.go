@@ -15,12 +15,12 @@ import (
 
 // FileCache keeps the decoded columns of small data files that statements
 // plan against, least recently used first out (as lru approximates it, in
-// shards). A table written by many
-// small INSERTs gains a data file each time, and every DELETE, UPDATE and
-// MERGE reads the predicate's columns of every file: opening, parsing the
-// footer and decoding a few KiB cost ~0.2 ms a file, a third of a
-// contended server's CPU once a table has hundreds. Data files never change once
-// written (a path is never reused), so an entry needs no invalidation.
+// shards). A table written by many small INSERTs gains a data file each
+// time, and every DELETE, UPDATE and MERGE reads the predicate's columns
+// of every file: opening, parsing the footer and decoding a few KiB cost
+// ~0.2 ms a file, a third of a contended server's CPU once a table has
+// hundreds. Data files never change once written (a path is never reused),
+// so an entry needs no invalidation.
 // Only files of at most lake.WholeReadMax bytes are kept (on object
 // storage that spares their GETs too). Safe for concurrent use; a nil
 // *FileCache keeps nothing.

@@ -201,9 +201,9 @@ func copyVarBinary(mem memory.Allocator, d arrow.ArrayData, runs []keepRun, kept
 // filterRows keeps the rows of b whose keep entry is true, copying runs
 // where every column's type allows it and through arrow's filter kernel
 // otherwise. Besides being cheaper, the run copy stays on the calling
-// goroutine: arrow's kernels hand their result over a channel from
-// a goroutine of their own, which under load waits for the scheduler at
-// every call (a contended DELETE calls it for every cached file).
+// goroutine: arrow's kernels hand their result over a channel from a
+// goroutine of their own, which under load waits for the scheduler at every
+// call (a contended DELETE calls it for every cached file).
 func filterRows(ctx context.Context, b arrow.RecordBatch, keep []bool) (arrow.RecordBatch, error) {
 	runs, kept := boolRuns(keep)
 	if kept == len(keep) {
