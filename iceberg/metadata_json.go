@@ -20,7 +20,15 @@ import (
 // once committed, so their bytes are reused.
 type metadataJSON struct {
 	mu     sync.Mutex
-	tables map[uuid.UUID]map[snapshotKey][]byte
+	tables map[uuid.UUID]map[int64]snapshotJSON // by snapshot id
+}
+
+// snapshotJSON is a snapshot's encoding and the content it encodes. The
+// cache is looked up by id and the key compared after: hashing each key's
+// manifest list path was a quarter of writing a metadata file.
+type snapshotJSON struct {
+	key snapshotKey
+	b   []byte
 }
 
 // snapshotKey identifies a snapshot's content: the id alone would do by
@@ -81,7 +89,7 @@ func (e *metadataJSON) snapshots(tableID uuid.UUID, snaps []table.Snapshot) ([][
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.tables == nil {
-		e.tables = map[uuid.UUID]map[snapshotKey][]byte{}
+		e.tables = map[uuid.UUID]map[int64]snapshotJSON{}
 	}
 	cache := e.tables[tableID]
 	if cache == nil {
@@ -91,28 +99,28 @@ func (e *metadataJSON) snapshots(tableID uuid.UUID, snaps []table.Snapshot) ([][
 				break
 			}
 		}
-		cache = make(map[snapshotKey][]byte, len(snaps))
+		cache = make(map[int64]snapshotJSON, len(snaps))
 		e.tables[tableID] = cache
 	}
 	out := make([][]byte, len(snaps))
-	keys := make([]snapshotKey, len(snaps))
 	for i := range snaps {
 		s := &snaps[i]
 		k := snapshotKey{id: s.SnapshotID, seq: s.SequenceNumber, ts: s.TimestampMs, manifestList: s.ManifestList}
-		b, ok := cache[k]
-		if !ok {
-			var err error
-			if b, err = json.Marshal(*s); err != nil {
+		c, ok := cache[k.id]
+		if !ok || c.key != k {
+			b, err := json.Marshal(*s)
+			if err != nil {
 				return nil, err
 			}
-			cache[k] = b
+			c = snapshotJSON{key: k, b: b}
+			cache[k.id] = c
 		}
-		out[i], keys[i] = b, k
+		out[i] = c.b
 	}
 	if len(cache) > len(snaps)+len(snaps)/4+16 {
-		current := make(map[snapshotKey][]byte, len(snaps))
-		for i, k := range keys {
-			current[k] = out[i]
+		current := make(map[int64]snapshotJSON, len(snaps))
+		for i := range snaps {
+			current[snaps[i].SnapshotID] = cache[snaps[i].SnapshotID]
 		}
 		e.tables[tableID] = current
 	}

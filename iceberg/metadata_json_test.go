@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
 )
 
 // TestMetadataJSONAsIcebergGo: every metadata file a commit writes holds
@@ -120,9 +121,9 @@ func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 	_, snaps, _ := withoutSnapshots(meta)
 	s := snaps[0]
 	forged := snapshotKey{id: s.SnapshotID, seq: s.SequenceNumber, ts: s.TimestampMs + 1, manifestList: s.ManifestList}
-	cached[forged] = []byte(`{"forged":true}`)
+	cached[s.SnapshotID] = snapshotJSON{key: forged, b: []byte(`{"forged":true}`)}
 	for i := range 20 { // expired snapshots' encodings
-		cached[snapshotKey{id: int64(i)}] = []byte(`{}`)
+		cached[int64(i)] = snapshotJSON{key: snapshotKey{id: int64(i)}, b: []byte(`{}`)}
 	}
 	var doc bytes.Buffer
 	if err := enc.write(&doc, meta); err != nil {
@@ -157,5 +158,26 @@ func TestMetadataJSONWithoutSnapshots(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), append(want, '\n')) {
 		t.Fatalf("got %.300s\nwant %.300s", got.Bytes(), want)
+	}
+}
+
+// BenchmarkMetadataJSONSnapshots looks up the cached encodings of 3,000
+// snapshots, as every commit of a busy table does.
+func BenchmarkMetadataJSONSnapshots(b *testing.B) {
+	snaps := make([]table.Snapshot, 3000)
+	for i := range snaps {
+		snaps[i] = table.Snapshot{SnapshotID: int64(1e15) + int64(i)*7919, SequenceNumber: int64(i + 1), TimestampMs: 1e12 + int64(i),
+			ManifestList: fmt.Sprintf("/warehouse/public/t/metadata/snap-%d-1-0194c2f0-8d1e-7a4b-9c3d-%012d.avro", i, i)}
+	}
+	var enc metadataJSON
+	id := uuid.New()
+	if _, err := enc.snapshots(id, snaps); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := enc.snapshots(id, snaps); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
