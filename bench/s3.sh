@@ -70,7 +70,9 @@ endpoint="http://127.0.0.1:$port"
 bucket=bench
 
 mkdir -p "$work/s3" "$work/scratch"
-"$versitygw" --port "127.0.0.1:$port" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" \
+# --keep-alive: without it versitygw closes the connection after every answer,
+# which S3 does not do, and each GET would also pay a TCP connect.
+"$versitygw" --port "127.0.0.1:$port" --access "$AWS_ACCESS_KEY_ID" --secret "$AWS_SECRET_ACCESS_KEY" --keep-alive \
     posix "$work/s3" >"$work/versitygw.log" 2>&1 &
 pid=$!
 until curl -s -o /dev/null "$endpoint/"; do
