@@ -43,7 +43,7 @@ func planDynamic(ctx context.Context, head *table.Table, added []iceberg.DataFil
 		return nil, err
 	}
 	results := make([]*RowDelete, len(groups))
-	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
+	err = forEachParallel(ctx, len(groups), p.workers(), func(ctx context.Context, i int) error {
 		r, err := p.planDynamicFile(ctx, groups[i], &spec, keys)
 		results[i] = r
 		return err

@@ -21,7 +21,9 @@ import (
 
 // PlanOptions tune planning. The zero value is usable.
 type PlanOptions struct {
-	Workers         int        // data files read in parallel; default 4
+	// Workers is how many data files are read in parallel; default 4 on a
+	// local file system, more on object storage (lake.ReadWorkers).
+	Workers         int
 	BatchSize       int64      // rows per record batch; default 65536
 	CaseInsensitive bool       // resolve column names case-insensitively
 	ReturnColumns   []string   // collect these columns of deleted rows (RETURNING)
@@ -35,9 +37,6 @@ type PlanOptions struct {
 }
 
 func (o PlanOptions) withDefaults() PlanOptions {
-	if o.Workers <= 0 {
-		o.Workers = 4
-	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 1 << 16
 	}
@@ -215,13 +214,24 @@ func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts
 	prog := lake.ProgressOf(ctx)
 	prog.Plan(len(groups), groupBytes(groups))
 	results := make([]T, len(groups))
-	err = forEachParallel(ctx, len(groups), opts.Workers, func(ctx context.Context, i int) error {
+	err = forEachParallel(ctx, len(groups), p.workers(), func(ctx context.Context, i int) error {
 		r, err := fn(p, ctx, groups[i])
 		prog.FileDone()
 		results[i] = r
 		return err
 	})
 	return results, err
+}
+
+// localWorkers is PlanOptions.Workers' default on a local file system.
+const localWorkers = 4
+
+// workers is how many files the planner reads at once.
+func (p *planner) workers() int {
+	if p.opts.Workers > 0 {
+		return p.opts.Workers
+	}
+	return lake.ReadWorkers(p.rd.fs, localWorkers)
 }
 
 // groupBytes is the size of the data files groups names.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/s3test"
@@ -106,5 +108,73 @@ func TestS3PointLookupRequests(t *testing.T) {
 		if n > 3 {
 			t.Errorf("%s: %d GETs, want at most 3 (tail, id chunk, the row group's chunks)", p, n)
 		}
+	}
+}
+
+// On S3 a DELETE reads many data files at once, more than the four it
+// reads locally: their GETs wait for first bytes, not for the CPU. The
+// proxy holds each data file's first GET until twelve files have one
+// waiting; a planner reading four at a time never gets there.
+func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/par", CatalogProps: proxy.Props()}))
+	mustQuery(t, s, "CREATE TABLE p (id int, v int) WITH ('write.delete.mode' = 'merge-on-read')")
+	const files, perFile, atOnce = 16, 50, 12
+	for f := range files {
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO p SELECT g, g FROM generate_series(%d, %d) g", f*perFile, (f+1)*perFile-1))
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	held, most, released := 0, 0, false
+	all, timedOut := make(chan struct{}), make(chan struct{})
+	proxy.OnRequest(func(r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, ".parquet") || !strings.Contains(r.URL.Path, "/data/") {
+			return
+		}
+		mu.Lock()
+		if seen[r.URL.Path] {
+			mu.Unlock()
+			return
+		}
+		seen[r.URL.Path] = true
+		held++
+		most = max(most, held)
+		if held == atOnce && !released {
+			released = true
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-timedOut:
+		case <-time.After(10 * time.Second):
+			mu.Lock()
+			select {
+			case <-timedOut:
+			default:
+				close(timedOut)
+			}
+			mu.Unlock()
+		}
+		mu.Lock()
+		held--
+		mu.Unlock()
+	})
+	res := mustQuery(t, s, "DELETE FROM p WHERE id % 10 = 7")
+	proxy.OnRequest(nil)
+	select {
+	case <-timedOut:
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the DELETE had at most %d data files waiting at once, want %d", most, atOnce)
+	default:
+	}
+	if want := fmt.Sprintf("DELETE %d", files*perFile/10); res.tag != want {
+		t.Fatalf("tag %q, want %q", res.tag, want)
+	}
+	if got, want := mustQuery(t, s, "SELECT count(*) FROM p WHERE id % 10 = 7").text(), "0\n"; got != want {
+		t.Fatalf("rows left matching: %q", got)
 	}
 }

@@ -24,13 +24,36 @@ import (
 //     column chunks it selected, from the footer), merging ranges less than
 //     coalesceGap apart into one GET and running the GETs in parallel;
 //     the reads are then served from memory.
+//   - ReadWorkers has planners read more files at once than locally,
+//     so that the waits for first bytes overlap.
 // Local files ignore all of it: their reads cost no round trip.
 
 const (
 	tailBytes     = 64 << 10
 	coalesceGap   = 1 << 20
 	prefetchLimit = 64 << 20 // bytes one file holds in memory at most
+	// prefetchBudget bounds the bytes fetched ahead and not yet let go
+	// (Close) per bucket client, whatever the number of sessions and
+	// workers: past it Prefetch fetches nothing and reads go to the store.
+	prefetchBudget = 256 << 20
+	// objectReadWorkers is how many data files a planner reads at once
+	// from object storage. A GET there mostly waits for its first byte
+	// (tens of milliseconds on S3, against the file's microseconds of
+	// decoding), so files in flight, not cores, set the pace;
+	// objectReadsInFlight and prefetchBudget still bound the requests and
+	// the bytes of all of them.
+	objectReadWorkers = 16
 )
+
+// ReadWorkers is how many data files to read at once from fsys: local on
+// a local file system (reads there are CPU-bound), at least
+// objectReadWorkers on object storage.
+func ReadWorkers(fsys iceio.IO, local int) int {
+	if _, ok := fsys.(*objectIO); ok {
+		return max(local, objectReadWorkers)
+	}
+	return local
+}
 
 // ByteRange is Len bytes of a file from Off.
 type ByteRange struct{ Off, Len int64 }
@@ -175,18 +198,34 @@ func (f *objectFile) Prefetch(ranges []ByteRange) {
 	var wg sync.WaitGroup
 	budget := prefetchLimit - f.ahead.bytes()
 	for _, r := range coalesce(ranges, f.size) {
-		if r.Len > budget {
+		if r.Len > budget || !f.io.client.reserve(r.Len) {
 			break
 		}
 		budget -= r.Len
+		f.reserved.Add(r.Len)
 		wg.Go(func() {
-			if data, err := f.fetch(r.Off, r.Len); err == nil {
-				f.ahead.add(span{off: r.Off, data: data})
+			data, err := f.fetch(r.Off, r.Len)
+			if err != nil {
+				f.reserved.Add(-r.Len)
+				f.io.client.release(r.Len)
+				return
 			}
+			f.ahead.add(span{off: r.Off, data: data})
 		})
 	}
 	wg.Wait()
 }
+
+// reserve takes n bytes of the bucket's prefetchBudget, if they are free.
+func (c *bucketClient) reserve(n int64) bool {
+	if c.ahead.Add(n) > prefetchBudget {
+		c.ahead.Add(-n)
+		return false
+	}
+	return true
+}
+
+func (c *bucketClient) release(n int64) { c.ahead.Add(-n) }
 
 // coalesce sorts ranges, clips them to size, and merges those less than
 // coalesceGap apart: reading the gap costs less than another request.

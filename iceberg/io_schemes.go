@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	iceio "github.com/apache/iceberg-go/io"
@@ -81,6 +82,7 @@ func init() {
 type bucketClient struct {
 	bucket *blob.Bucket
 	reads  chan struct{} // semaphore of ranged GETs in flight
+	ahead  atomic.Int64  // bytes files hold fetched ahead (prefetchBudget)
 }
 
 var bucketClients = struct {
@@ -226,6 +228,9 @@ type objectFile struct {
 	stream *blob.Reader // open GET from pos, for Read
 	closed bool
 	ahead  spans // fetched ahead (io_prefetch.go)
+	// reserved is the part of the bucket's prefetchBudget ahead holds,
+	// given back by Close.
+	reserved atomic.Int64
 }
 
 func (f *objectFile) ReadAt(p []byte, off int64) (int, error) {
@@ -311,6 +316,7 @@ func (f *objectFile) Close() error {
 	}
 	f.closed = true
 	f.ahead = spans{}
+	f.io.client.release(f.reserved.Swap(0))
 	if f.stream != nil {
 		return f.stream.Close()
 	}

@@ -191,3 +191,93 @@ func TestS3TableReadsAreRanged(t *testing.T) {
 		t.Fatal("the scans read no data file")
 	}
 }
+
+// What a file fetches ahead counts against its bucket's prefetchBudget
+// until Close; a fetch that fails gives its share back at once; with the
+// budget used up Prefetch fetches nothing and reads go to the store.
+func TestS3PrefetchBudget(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	fsys, err := iceio.LoadFS(context.Background(), proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16)
+	fw, err := fsys.(iceio.WriteFileIO).Create("s3://lake/obj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	client := fsys.(*objectIO).client
+	gets := func() int {
+		n := 0
+		for _, r := range proxy.Requests() {
+			if r.Method == http.MethodGet {
+				n++
+			}
+		}
+		return n
+	}
+	ranges := []ByteRange{{Off: 0, Len: 1 << 20}, {Off: 3 << 20, Len: 512 << 10}}
+	read := func(f iceio.File) {
+		t.Helper()
+		buf := make([]byte, 1000)
+		if _, err := f.ReadAt(buf, 3<<20+5); err != nil || !bytes.Equal(buf, data[3<<20+5:3<<20+1005]) {
+			t.Fatalf("ReadAt: %v", err)
+		}
+	}
+
+	proxy.Requests()
+	f, err := OpenSized(fsys, "s3://lake/obj", int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Prefetch(f, ranges)
+	if n, held := gets(), client.ahead.Load(); n != 2 || held != 1<<20+512<<10 {
+		t.Fatalf("prefetch: %d GETs, %d bytes held; want 2 and %d", n, held, 1<<20+512<<10)
+	}
+	read(f)
+	if n := gets(); n != 0 {
+		t.Fatalf("a read of prefetched bytes made %d GETs", n)
+	}
+	f.Close()
+	if held := client.ahead.Load(); held != 0 {
+		t.Fatalf("%d bytes still held after Close", held)
+	}
+
+	missing, err := OpenSized(fsys, "s3://lake/missing", int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Prefetch(missing, ranges)
+	if held := client.ahead.Load(); held != 0 {
+		t.Fatalf("failed fetches hold %d bytes", held)
+	}
+	missing.Close()
+
+	client.ahead.Store(prefetchBudget - 100)
+	defer client.ahead.Store(0)
+	proxy.Requests()
+	f, err = OpenSized(fsys, "s3://lake/obj", int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Prefetch(f, ranges)
+	if n := gets(); n != 0 {
+		t.Fatalf("over budget, Prefetch made %d GETs", n)
+	}
+	read(f)
+	if n := gets(); n != 1 {
+		t.Fatalf("over budget, a read made %d GETs, want 1", n)
+	}
+	f.Close()
+	if held := client.ahead.Load(); held != prefetchBudget-100 {
+		t.Fatalf("budget moved to %d without a prefetch", held)
+	}
+}

@@ -18,11 +18,12 @@ import (
 type Proxy struct {
 	*Server // Endpoint is the proxy's; Client and List go to the server
 
-	mu       sync.Mutex
-	onServed func(r *http.Request)
-	requests []Request
-	inFlight int
-	maxGets  int
+	mu        sync.Mutex
+	onRequest func(r *http.Request)
+	onServed  func(r *http.Request)
+	requests  []Request
+	inFlight  int
+	maxGets   int
 }
 
 // Request is one request the proxy forwarded.
@@ -49,7 +50,7 @@ func (s *Server) Proxy(t testing.TB) *Proxy {
 		// An object GET names a key after the bucket (path-style).
 		get := r.Method == http.MethodGet && strings.Contains(strings.Trim(r.URL.Path, "/"), "/")
 		p.mu.Lock()
-		hook := p.onServed
+		before, hook := p.onRequest, p.onServed
 		p.requests = append(p.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Range: r.Header.Get("Range")})
 		if get {
 			p.inFlight++
@@ -63,6 +64,9 @@ func (s *Server) Proxy(t testing.TB) *Proxy {
 				p.mu.Unlock()
 			}
 		}()
+		if before != nil {
+			before(r)
+		}
 		rp.ServeHTTP(w, r)
 		if hook != nil {
 			hook(r)
@@ -73,6 +77,14 @@ func (s *Server) Proxy(t testing.TB) *Proxy {
 	front.Endpoint = hs.URL
 	p.Server = &front
 	return p
+}
+
+// OnRequest makes hook see each request before it is forwarded, counted
+// in flight: a hook that blocks holds the request (nil: none).
+func (p *Proxy) OnRequest(hook func(r *http.Request)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onRequest = hook
 }
 
 // OnServed makes hook see each request once the server has answered it
