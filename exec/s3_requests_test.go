@@ -125,12 +125,57 @@ func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 	for f := range files {
 		mustQuery(t, s, fmt.Sprintf("INSERT INTO p SELECT g, g FROM generate_series(%d, %d) g", f*perFile, (f+1)*perFile-1))
 	}
+	held := holdRequests(proxy, atOnce, func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ".parquet") && strings.Contains(r.URL.Path, "/data/")
+	})
+	res := mustQuery(t, s, "DELETE FROM p WHERE id % 10 = 7")
+	if most, ok := held(); !ok {
+		t.Fatalf("the DELETE had at most %d data files waiting at once, want %d", most, atOnce)
+	}
+	if want := fmt.Sprintf("DELETE %d", files*perFile/10); res.tag != want {
+		t.Fatalf("tag %q, want %q", res.tag, want)
+	}
+	if got, want := mustQuery(t, s, "SELECT count(*) FROM p WHERE id % 10 = 7").text(), "0\n"; got != want {
+		t.Fatalf("rows left matching: %q", got)
+	}
+}
+
+// A commit on S3 writes its manifests and its manifest list at once: a
+// merge-on-read UPDATE's data manifest, delete manifest and list are held
+// in the proxy until all three wait together, which one PUT after another
+// never do. The table then reads as the UPDATE left it.
+func TestS3CommitWritesManifestsAtOnce(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/up", CatalogProps: proxy.Props()}))
+	mustQuery(t, s, "CREATE TABLE u (id int, v int) WITH ('format-version' = '3', 'write.update.mode' = 'merge-on-read')")
+	mustQuery(t, s, "INSERT INTO u SELECT g, g FROM generate_series(1, 100) g")
+	held := holdRequests(proxy, 3, func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, ".avro")
+	})
+	if res := mustQuery(t, s, "UPDATE u SET v = v + 1000 WHERE id % 4 = 0"); res.tag != "UPDATE 25" {
+		t.Fatalf("tag %q", res.tag)
+	}
+	if most, ok := held(); !ok {
+		t.Fatalf("the commit wrote at most %d of its manifests and list at once, want 3", most)
+	}
+	if got, want := mustQuery(t, s, "SELECT count(*), sum(v) FROM u").text(), fmt.Sprintf("100|%d\n", 5050+25*1000); got != want {
+		t.Fatalf("after the UPDATE: %q, want %q", got, want)
+	}
+}
+
+// holdRequests holds the requests match picks, each until n of them wait
+// together, or for at most 10 s if that never happens (after which none
+// is held). The returned func stops holding and reports the most that
+// waited at once and whether n did.
+func holdRequests(proxy *s3test.Proxy, n int, match func(r *http.Request) bool) func() (int, bool) {
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	held, most, released := 0, 0, false
+	waiting, most, released := 0, 0, false
 	all, timedOut := make(chan struct{}), make(chan struct{})
 	proxy.OnRequest(func(r *http.Request) {
-		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, ".parquet") || !strings.Contains(r.URL.Path, "/data/") {
+		if !match(r) {
 			return
 		}
 		mu.Lock()
@@ -139,9 +184,9 @@ func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 			return
 		}
 		seen[r.URL.Path] = true
-		held++
-		most = max(most, held)
-		if held == atOnce && !released {
+		waiting++
+		most = max(most, waiting)
+		if waiting == n && !released {
 			released = true
 			close(all)
 		}
@@ -159,22 +204,13 @@ func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 			mu.Unlock()
 		}
 		mu.Lock()
-		held--
+		waiting--
 		mu.Unlock()
 	})
-	res := mustQuery(t, s, "DELETE FROM p WHERE id % 10 = 7")
-	proxy.OnRequest(nil)
-	select {
-	case <-timedOut:
+	return func() (int, bool) {
+		proxy.OnRequest(nil)
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("the DELETE had at most %d data files waiting at once, want %d", most, atOnce)
-	default:
-	}
-	if want := fmt.Sprintf("DELETE %d", files*perFile/10); res.tag != want {
-		t.Fatalf("tag %q, want %q", res.tag, want)
-	}
-	if got, want := mustQuery(t, s, "SELECT count(*) FROM p WHERE id % 10 = 7").text(), "0\n"; got != want {
-		t.Fatalf("rows left matching: %q", got)
+		return most, released
 	}
 }

@@ -229,7 +229,8 @@ type changePlan struct {
 	commitID   uuid.UUID
 	fs         iceio.WriteFileIO
 	loc        table.LocationProvider
-	written    []string
+	written    []string // paths put, uploaded or not
+	up         uploads
 	nManifests int
 	manifests  *ManifestCache             // nil: read every manifest
 	wrote      map[string]*manifestWriter // manifests written, by path
@@ -288,8 +289,21 @@ func newChangeSnapshotID(meta table.Metadata) int64 {
 	}
 }
 
-// stage builds the manifest set and list and the catalog updates.
-func (p *changePlan) stage(ctx context.Context) (*StagedChange, error) {
+// put writes a file of the change in the background (uploads); stage
+// waits for it.
+func (p *changePlan) put(path string, data []byte) {
+	p.written = append(p.written, path)
+	p.up.put(p.fs, path, data)
+}
+
+// stage builds the manifest set and list and the catalog updates, and
+// returns once every file it wrote is written.
+func (p *changePlan) stage(ctx context.Context) (staged *StagedChange, err error) {
+	defer func() {
+		if werr := p.up.wait(); werr != nil && err == nil {
+			staged, err = nil, werr
+		}
+	}()
 	carried, err := p.scanParent(ctx)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package iceberg
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,18 +213,12 @@ func (p *changePlan) writeManifest(specID int32, content ice.ManifestContent, fi
 	if err != nil {
 		return nil, fmt.Errorf("write manifest %s: %w", path, err)
 	}
-	f, err := p.fs.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create manifest %s: %w", path, err)
-	}
-	p.written = append(p.written, path)
-	mf, err := w.writeTo(f, path, entrySchema, p.manifests.codec())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	var buf bytes.Buffer
+	mf, err := w.writeTo(&buf, path, entrySchema, p.manifests.codec())
 	if err != nil {
 		return nil, fmt.Errorf("write manifest %s: %w", path, err)
 	}
+	p.put(path, buf.Bytes())
 	if p.manifests != nil {
 		if p.wrote == nil {
 			p.wrote = map[string]*manifestWriter{}
@@ -243,25 +238,19 @@ func (p *changePlan) writeManifestList(path string, parentID *int64, firstRowID 
 			return 0, fmt.Errorf("write manifest list %s: %w", path, err)
 		}
 	}
-	f, err := p.fs.Create(path)
-	if err != nil {
-		return 0, fmt.Errorf("create manifest list %s: %w", path, err)
-	}
-	p.written = append(p.written, path)
+	var buf bytes.Buffer
 	next := firstRowID
 	var recs []ice.ManifestFile
 	if ls != nil {
 		meta := listMetadata(p.version, p.snapshotID, p.seq, firstRowID, parentID)
-		recs, next, err = writeListRecords(f, ls, meta, p.snapshotID, p.seq, firstRowID, manifests, p.manifests.codec())
+		recs, next, err = writeListRecords(&buf, ls, meta, p.snapshotID, p.seq, firstRowID, manifests, p.manifests.codec())
 	} else {
-		err = writeManifestListV1(f, p.snapshotID, parentID, manifests)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+		err = writeManifestListV1(&buf, p.snapshotID, parentID, manifests)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("write manifest list %s: %w", path, err)
 	}
+	p.put(path, buf.Bytes())
 	if ls != nil && readsBackAs(p.version, recs) {
 		// The next plans of the table read this list and the manifests
 		// this plan wrote; the paths are the plan's own, so what they hold
