@@ -126,13 +126,13 @@ func (c *FileCache) replay(key string, prog *lake.Progress, fn batchFunc) (bool,
 // shared: callers only read it.
 func (c *FileCache) deletionVector(fs iceio.IO, d iceberg.DataFile) (*dv.RoaringPositionBitmap, error) {
 	if c == nil {
-		return dv.ReadDV(fs, d)
+		return lake.ReadDV(fs, d)
 	}
 	key := fmt.Sprintf("dv\x00%s\x00%d\x00%d", d.FilePath(), ptrOr(d.ContentOffset()), ptrOr(d.ContentSizeInBytes()))
 	if cf, ok := c.entries.Get(key, nil); ok {
 		return cf.dv, nil
 	}
-	bm, err := dv.ReadDV(fs, d)
+	bm, err := lake.ReadDV(fs, d)
 	if err != nil {
 		return nil, err
 	}

@@ -138,7 +138,7 @@ func (r *rebaser) ownPositions(ctx context.Context, p string, change lake.FileCh
 			if ref := d.ReferencedDataFile(); ref == nil || *ref != p {
 				continue
 			}
-			bm, err := dv.ReadDV(r.ix.reader.fs, d)
+			bm, err := lake.ReadDV(r.ix.reader.fs, d)
 			if err != nil {
 				return nil, false, fmt.Errorf("read deletion vector %s: %w", d.FilePath(), err)
 			}

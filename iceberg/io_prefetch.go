@@ -9,7 +9,9 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/parquet/metadata"
+	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table/dv"
 	"gocloud.dev/gcerrors"
 )
 
@@ -114,6 +116,21 @@ func (s *spans) read(p []byte, off int64) bool {
 	return false
 }
 
+// missing are the ranges no single fetched span holds whole.
+func (s *spans) missing(ranges []ByteRange) []ByteRange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ByteRange
+	for _, r := range ranges {
+		if !slices.ContainsFunc(s.have, func(sp span) bool {
+			return r.Off >= sp.off && r.Off+r.Len <= sp.off+int64(len(sp.data))
+		}) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func (s *spans) add(sp span) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,12 +209,13 @@ func (f *objectFile) fetchInto(buf []byte, off int64) error {
 }
 
 // Prefetch fetches ranges, coalesced, in parallel, up to prefetchLimit
-// bytes held. A failed fetch is dropped: the read that needs it fails (or
-// succeeds) on its own.
+// bytes held; ranges already held (a small file's tail is all of it) are
+// not fetched again. A failed fetch is dropped: the read that needs it
+// fails (or succeeds) on its own.
 func (f *objectFile) Prefetch(ranges []ByteRange) {
 	var wg sync.WaitGroup
 	budget := prefetchLimit - f.ahead.bytes()
-	for _, r := range coalesce(ranges, f.size) {
+	for _, r := range coalesce(f.ahead.missing(ranges), f.size) {
 		if r.Len > budget || !f.io.client.reserve(r.Len) {
 			break
 		}
@@ -274,4 +292,26 @@ func ChunkRanges(md *metadata.FileMetaData, groups, leaves []int) []ByteRange {
 		}
 	}
 	return out
+}
+
+// ReadDV reads deletion vector d as iceberg-go's dv.ReadDV does, opening
+// its Puffin file with the size the manifest records: on object storage
+// that is one GET for a file within tailBytes (footer and blob), where
+// iceberg-go's Open adds a HEAD before it.
+func ReadDV(fsys iceio.IO, d ice.DataFile) (*dv.RoaringPositionBitmap, error) {
+	return dv.ReadDV(sizedIO{IO: fsys, path: d.FilePath(), size: d.FileSizeBytes()}, d)
+}
+
+// sizedIO is fsys knowing the size of the file at path (OpenSized).
+type sizedIO struct {
+	iceio.IO
+	path string
+	size int64
+}
+
+func (s sizedIO) Open(name string) (iceio.File, error) {
+	if name == s.path {
+		return OpenSized(s.IO, name, s.size)
+	}
+	return s.IO.Open(name)
 }
