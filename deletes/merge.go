@@ -127,21 +127,12 @@ func PrepareMerge(ctx context.Context, head *table.Table, pred Predicate, m Merg
 		out.Files = withReplaced(Actions(head, plans, mode))
 		return lake.FileChange{}, nil, nil
 	}
-	files, _, err := writeRowsWith(ctx, head, batchSource(fresh), lineageWriter(head))
+	r, err := writeReplacement(ctx, head, fresh, lineageWriter(head), plans, mode)
 	if err != nil {
-		return lake.FileChange{}, nil, err
+		return lake.FileChange{}, r.written, err
 	}
-	written := make([]string, 0, len(files))
-	for _, f := range files {
-		written = append(written, f.FilePath())
-	}
-	change, err := Prepare(ctx, head, plans, mode)
-	if err != nil {
-		return lake.FileChange{}, written, err
-	}
-	out.Files = withReplaced(change.Actions())
-	written = append(written, change.Written()...)
-	return change.FileChange(files, opts.SnapshotProps), written, nil
+	out.Files = withReplaced(r.change.Actions())
+	return r.change.FileChange(r.added, opts.SnapshotProps), r.written, nil
 }
 
 // replacedRows applies m.Replace to one file's batches of old rows and

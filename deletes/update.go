@@ -108,21 +108,12 @@ func PrepareUpdate(ctx context.Context, head *table.Table, pred Predicate, fn Up
 	if planOpts.rowIDs {
 		fresh, write = updatedLineage(fresh, ids), lake.WriteDataFilesWithLineage
 	}
-	added, _, err := writeRowsWith(ctx, head, batchSource(fresh), write)
+	r, err := writeReplacement(ctx, head, fresh, write, plans, mode)
 	if err != nil {
-		return lake.FileChange{}, nil, err
+		return lake.FileChange{}, r.written, err
 	}
-	written := make([]string, 0, len(added))
-	for _, f := range added {
-		written = append(written, f.FilePath())
-	}
-	change, err := Prepare(ctx, head, plans, mode)
-	if err != nil {
-		return lake.FileChange{}, written, err
-	}
-	out.Files = change.Actions()
-	written = append(written, change.Written()...)
-	return change.FileChange(added, opts.SnapshotProps), written, nil
+	out.Files = r.change.Actions()
+	return r.change.FileChange(r.added, opts.SnapshotProps), r.written, nil
 }
 
 // updatedRows applies fn to every batch of old rows.

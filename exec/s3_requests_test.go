@@ -114,7 +114,8 @@ func TestS3PointLookupRequests(t *testing.T) {
 // On S3 a DELETE reads many data files at once, more than the four it
 // reads locally: their GETs wait for first bytes, not for the CPU. The
 // proxy holds each data file's first GET until twelve files have one
-// waiting; a planner reading four at a time never gets there.
+// waiting; a planner reading four at a time never gets there. Each small
+// file is one GET.
 func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 	srv := s3test.StartVersity(t)
 	srv.CreateBucket(t, "lake")
@@ -125,12 +126,29 @@ func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 	for f := range files {
 		mustQuery(t, s, fmt.Sprintf("INSERT INTO p SELECT g, g FROM generate_series(%d, %d) g", f*perFile, (f+1)*perFile-1))
 	}
+	proxy.Requests()
 	held := holdRequests(proxy, atOnce, func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ".parquet") && strings.Contains(r.URL.Path, "/data/")
 	})
 	res := mustQuery(t, s, "DELETE FROM p WHERE id % 10 = 7")
 	if most, ok := held(); !ok {
 		t.Fatalf("the DELETE had at most %d data files waiting at once, want %d", most, atOnce)
+	}
+	// The files are smaller than the tail a first read fetches: one GET
+	// each, the predicate's chunk served from it.
+	gets := map[string]int{}
+	for _, r := range proxy.Requests() {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, ".parquet") {
+			gets[r.Path]++
+		}
+	}
+	for p, n := range gets {
+		if n != 1 {
+			t.Errorf("%s: %d GETs, want 1", p, n)
+		}
+	}
+	if len(gets) != files {
+		t.Errorf("the DELETE read %d data files, want %d", len(gets), files)
 	}
 	if want := fmt.Sprintf("DELETE %d", files*perFile/10); res.tag != want {
 		t.Fatalf("tag %q, want %q", res.tag, want)
@@ -212,5 +230,72 @@ func holdRequests(proxy *s3test.Proxy, n int, match func(r *http.Request) bool) 
 		mu.Lock()
 		defer mu.Unlock()
 		return most, released
+	}
+}
+
+// A deletion vector on S3 is read with one GET and no HEAD: the manifest
+// gives its Puffin file's size, and the file's tail holds the footer and
+// the blob. A fresh engine (nothing cached) deletes more rows of a file
+// that already has a vector, which it must read and merge.
+func TestS3DeletionVectorRequests(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	cfg := iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/dv", CatalogProps: proxy.Props()}
+	s := testSessionOn(t, testEngineWith(t, cfg))
+	mustQuery(t, s, "CREATE TABLE d (id int, v int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
+	mustQuery(t, s, "INSERT INTO d SELECT g, g FROM generate_series(1, 2000) g")
+	mustQuery(t, s, "DELETE FROM d WHERE id % 10 = 1")
+	fresh := testSessionOn(t, testEngineWith(t, cfg))
+	proxy.Requests()
+	if res := mustQuery(t, fresh, "DELETE FROM d WHERE id % 10 = 2"); res.tag != "DELETE 200" {
+		t.Fatalf("tag %q", res.tag)
+	}
+	puffinGets := 0
+	for _, r := range proxy.Requests() {
+		if !strings.HasSuffix(r.Path, ".puffin") {
+			continue
+		}
+		switch r.Method {
+		case http.MethodHead:
+			t.Fatalf("a HEAD of a deletion vector's file: %+v", r)
+		case http.MethodGet:
+			puffinGets++
+		}
+	}
+	if puffinGets != 1 {
+		t.Fatalf("reading the deletion vector made %d GETs, want 1", puffinGets)
+	}
+	left, sum := 0, 0
+	for id := 1; id <= 2000; id++ {
+		if id%10 != 1 && id%10 != 2 {
+			left, sum = left+1, sum+id
+		}
+	}
+	if got, want := mustQuery(t, fresh, "SELECT count(*), sum(v) FROM d").text(), fmt.Sprintf("%d|%d\n", left, sum); got != want {
+		t.Fatalf("left %q, want %q", got, want)
+	}
+}
+
+// A merge-on-read UPDATE on S3 writes its new rows and its deletion
+// vector at once: the proxy holds both PUTs until they wait together.
+func TestS3UpdateWritesRowsAndDeletesAtOnce(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/rd", CatalogProps: proxy.Props()}))
+	mustQuery(t, s, "CREATE TABLE u (id int, v int) WITH ('format-version' = '3', 'write.update.mode' = 'merge-on-read')")
+	mustQuery(t, s, "INSERT INTO u SELECT g, g FROM generate_series(1, 100) g")
+	held := holdRequests(proxy, 2, func(r *http.Request) bool {
+		return r.Method == http.MethodPut && (strings.HasSuffix(r.URL.Path, ".parquet") || strings.HasSuffix(r.URL.Path, ".puffin"))
+	})
+	if res := mustQuery(t, s, "UPDATE u SET v = -v WHERE id <= 10"); res.tag != "UPDATE 10" {
+		t.Fatalf("tag %q", res.tag)
+	}
+	if most, ok := held(); !ok {
+		t.Fatalf("the UPDATE wrote at most %d of its data and deletion vector files at once, want 2", most)
+	}
+	if got, want := mustQuery(t, s, "SELECT count(*), sum(v) FROM u").text(), fmt.Sprintf("100|%d\n", 5050-2*55); got != want {
+		t.Fatalf("after the UPDATE: %q, want %q", got, want)
 	}
 }
