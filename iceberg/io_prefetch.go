@@ -13,6 +13,8 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table/dv"
 	"gocloud.dev/gcerrors"
+
+	"github.com/magmalake/magmalake/internal/lru"
 )
 
 // Fewer requests to object storage. A request costs a round trip (and the
@@ -28,6 +30,12 @@ import (
 //     the reads are then served from memory.
 //   - ReadWorkers has planners read more files at once than locally,
 //     so that the waits for first bytes overlap.
+//   - An object opened with its size (a data, delete or Puffin file, none
+//     of which ever changes) and no larger than tailBytes is kept whole in
+//     smallObjects once fetched: a Puffin file holding many deletion
+//     vectors is opened once per vector, a small data file once for its
+//     footer and again for its rows, and the next statement opens them all
+//     again.
 // Local files ignore all of it: their reads cost no round trip.
 
 const (
@@ -46,6 +54,71 @@ const (
 	// the bytes of all of them.
 	objectReadWorkers = 16
 )
+
+// smallObjects are whole objects of at most tailBytes that were opened
+// with their size, process-wide, by bucket client, key and size.
+var smallObjects = lru.New[smallKey, []byte](smallObjectsLimit, nil)
+
+const smallObjectsLimit = 32 << 20
+
+type smallKey struct {
+	client *bucketClient
+	key    string
+	size   int64
+}
+
+// smallFetches are the small objects being fetched: a Puffin file's
+// vectors are read in parallel, and each would otherwise fetch it.
+var smallFetches = struct {
+	sync.Mutex
+	m map[smallKey]*smallFetch
+}{m: map[smallKey]*smallFetch{}}
+
+type smallFetch struct {
+	done    chan struct{}
+	data    []byte
+	err     error
+	waiters int // readers waiting for it, under smallFetches' lock
+}
+
+// fetchSmall returns the whole of a small object opened with its size,
+// from smallObjects, or from the one fetch of it in flight, or fetched
+// (and kept; shared from then on: spans are only ever copied out of).
+// A file's fetches run with its IO's context, its statement's.
+func (f *objectFile) fetchSmall() ([]byte, error) {
+	k := smallKey{f.io.client, f.key, f.size}
+	if data, ok := smallObjects.Get(k, nil); ok {
+		return data, nil
+	}
+	smallFetches.Lock()
+	if sf := smallFetches.m[k]; sf != nil {
+		sf.waiters++
+		smallFetches.Unlock()
+		select {
+		case <-sf.done:
+		case <-f.io.ctx.Done():
+			return nil, f.io.ctx.Err()
+		}
+		if sf.err == nil {
+			return sf.data, nil
+		}
+		// The other fetch failed, perhaps only because its statement was
+		// cancelled: this one asks for itself.
+		return f.fetch(0, f.size)
+	}
+	sf := &smallFetch{done: make(chan struct{})}
+	smallFetches.m[k] = sf
+	smallFetches.Unlock()
+	sf.data, sf.err = f.fetch(0, f.size)
+	if sf.err == nil {
+		smallObjects.Add(k, sf.data, f.size)
+	}
+	smallFetches.Lock()
+	delete(smallFetches.m, k)
+	smallFetches.Unlock()
+	close(sf.done)
+	return sf.data, sf.err
+}
 
 // ReadWorkers is how many data files to read at once from fsys: local on
 // a local file system (reads there are CPU-bound), at least
@@ -86,7 +159,14 @@ func (o *objectIO) openSized(name string, size int64) (iceio.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &objectFile{io: o, key: key, name: path.Base(key), size: size}, nil
+	f := &objectFile{io: o, key: key, name: path.Base(key), size: size, small: size <= tailBytes}
+	if f.small {
+		if data, ok := smallObjects.Get(smallKey{o.client, key, size}, nil); ok {
+			f.ahead.add(span{data: data})
+			f.ahead.takeTail()
+		}
+	}
+	return f, nil
 }
 
 // span is bytes of an object fetched ahead, from off.
@@ -163,7 +243,12 @@ func (f *objectFile) readAhead(p []byte, off int64) (ok bool, err error) {
 	if off < tail || !f.ahead.takeTail() {
 		return false, nil
 	}
-	data, err := f.fetch(tail, f.size-tail)
+	var data []byte
+	if f.small && tail == 0 {
+		data, err = f.fetchSmall()
+	} else {
+		data, err = f.fetch(tail, f.size-tail)
+	}
 	if err != nil {
 		return false, err
 	}

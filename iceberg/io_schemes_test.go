@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	iceio "github.com/apache/iceberg-go/io"
 
@@ -177,9 +178,15 @@ func TestS3TableReadsAreRanged(t *testing.T) {
 	proxy.Requests()
 	_, got := scanAll(t, tbl, ScanOptions{})
 	assertSameRows(t, got, genRows(cols, 0, 500))
+	reqs := proxy.Requests()
+	for _, r := range reqs {
+		if r.Method == http.MethodHead && strings.HasSuffix(r.Path, ".parquet") {
+			t.Fatalf("our scan sent a HEAD of a data file (the manifest gives its size): %+v", r)
+		}
+	}
 	assertSameRows(t, icebergGoRows(t, tbl), genRows(cols, 0, 500))
 	gets := 0
-	for _, r := range proxy.Requests() {
+	for _, r := range append(reqs, proxy.Requests()...) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, ".parquet") {
 			gets++
 			if r.Range == "" {
@@ -280,5 +287,199 @@ func TestS3PrefetchBudget(t *testing.T) {
 	f.Close()
 	if held := client.ahead.Load(); held != prefetchBudget-100 {
 		t.Fatalf("budget moved to %d without a prefetch", held)
+	}
+}
+
+// A small object opened with its size is fetched once, by the first read,
+// and kept: opening it again reads nothing from the store. The same key
+// under another size is another object; a larger object, or one opened
+// without its size, is not kept.
+func TestS3SmallObjectsKept(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	fsys, err := iceio.LoadFS(context.Background(), proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := bytes.Repeat([]byte("small object "), 1000)
+	large := bytes.Repeat([]byte("0123456789abcdef"), tailBytes/8)
+	for name, data := range map[string][]byte{"s3://lake/small": small, "s3://lake/large": large} {
+		if err := fsys.(iceio.WriteFileIO).WriteFile(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gets := func() int {
+		n := 0
+		for _, r := range proxy.Requests() {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				n++
+			}
+		}
+		return n
+	}
+	read := func(name string, size int64, data []byte) {
+		t.Helper()
+		f, err := OpenSized(fsys, name, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		buf := make([]byte, 100)
+		if _, err := f.ReadAt(buf, 50); err != nil || !bytes.Equal(buf, data[50:150]) {
+			t.Fatalf("ReadAt %s: %v", name, err)
+		}
+	}
+	proxy.Requests()
+	for i, want := range []int{1, 0, 0} {
+		read("s3://lake/small", int64(len(small)), small)
+		if n := gets(); n != want {
+			t.Fatalf("open %d of a small object: %d requests, want %d", i+1, n, want)
+		}
+	}
+	read("s3://lake/small", int64(len(small))-1, small) // another object, as far as the cache knows
+	if n := gets(); n != 1 {
+		t.Fatalf("another size: %d requests, want 1", n)
+	}
+	for range 2 {
+		read("s3://lake/large", int64(len(large)), large)
+		if n := gets(); n != 1 {
+			t.Fatalf("a large object: %d requests, want its ranged GET", n)
+		}
+		f, err := fsys.Open("s3://lake/small")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if n := gets(); n != 1 {
+			t.Fatalf("an open without size: %d requests, want its HEAD", n)
+		}
+	}
+}
+
+// Readers of one small object at once share one GET; when that GET fails
+// because its statement was cancelled, the others fetch for themselves.
+func TestS3SmallObjectFetchedOnce(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	bg := context.Background()
+	fsys, err := iceio.LoadFS(bg, proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("shared "), 1000)
+	for _, name := range []string{"s3://lake/a", "s3://lake/b"} {
+		if err := fsys.(iceio.WriteFileIO).WriteFile(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(fsys iceio.IO, name string) error {
+		f, err := OpenSized(fsys, name, int64(len(data)))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		buf := make([]byte, len(data))
+		if _, err := f.ReadAt(buf, 0); err != nil {
+			return err
+		}
+		if !bytes.Equal(buf, data) {
+			return errors.New("wrong bytes")
+		}
+		return nil
+	}
+	countGets := func() int {
+		n := 0
+		for _, r := range proxy.Requests() {
+			if r.Method == http.MethodGet {
+				n++
+			}
+		}
+		return n
+	}
+
+	// Eight readers, the first GET held until all eight wait.
+	proxy.Requests()
+	release := make(chan struct{})
+	proxy.OnRequest(func(r *http.Request) {
+		if r.Method == http.MethodGet {
+			<-release
+		}
+	})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() { errs <- readAll(fsys, "s3://lake/a") })
+	}
+	waitFor(t, func() bool { return smallWaiters("a") == 7 })
+	close(release)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	proxy.OnRequest(nil)
+	if n := countGets(); n != 1 {
+		t.Fatalf("eight readers at once made %d GETs, want 1", n)
+	}
+
+	// The fetching reader's statement is cancelled: the waiting one
+	// fetches on its own and reads the object.
+	cctx, cancel := context.WithCancel(bg)
+	cfs, err := iceio.LoadFS(cctx, proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, unhold := make(chan struct{}, 1), make(chan struct{})
+	proxy.OnRequest(func(r *http.Request) {
+		if r.Method == http.MethodGet {
+			select {
+			case held <- struct{}{}:
+				<-unhold
+			default:
+			}
+		}
+	})
+	defer proxy.OnRequest(nil)
+	first := make(chan error, 1)
+	go func() { first <- readAll(cfs, "s3://lake/b") }()
+	<-held
+	second := make(chan error, 1)
+	go func() { second <- readAll(fsys, "s3://lake/b") }()
+	waitFor(t, func() bool { return smallWaiters("b") == 1 })
+	cancel()
+	if err := <-first; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled reader: %v", err)
+	}
+	close(unhold)
+	if err := <-second; err != nil {
+		t.Fatalf("the other reader, after the cancelled fetch: %v", err)
+	}
+}
+
+// smallWaiters is how many readers wait for the fetch of small object key.
+func smallWaiters(key string) int {
+	smallFetches.Lock()
+	defer smallFetches.Unlock()
+	for k, sf := range smallFetches.m {
+		if k.key == key {
+			return sf.waiters
+		}
+	}
+	return 0
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("the condition never held")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

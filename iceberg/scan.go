@@ -138,7 +138,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		if opts.Filter != nil || opts.Limit > 0 {
 			return nil, nil, errors.New("a scan of given tasks takes no filter or limit")
 		}
-		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		scan := sizedScan(ctx, tbl, opts.Tasks).Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ReadTasks(ctx, opts.Tasks)
 		if err != nil {
 			scan.Close()
@@ -154,7 +154,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		if prog != nil {
 			planned(prog, expect, tasks)
 		}
-		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
+		scan := sizedScan(ctx, tbl, tasks).Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ReadTasks(ctx, tasks)
 		if err != nil {
 			scan.Close()
@@ -195,7 +195,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	}
 	unfiltered := opts
 	unfiltered.Filter = nil
-	scan := tbl.Scan(scanOptions(unfiltered, snapID, read)...)
+	scan := sizedScan(ctx, tbl, tasks).Scan(scanOptions(unfiltered, snapID, read)...)
 	if paged {
 		pr, err := newPageReader(ctx, tbl, readSchema, opts.BatchSize)
 		if err != nil {
