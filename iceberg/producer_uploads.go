@@ -27,7 +27,9 @@ func (u *uploads) put(fs iceio.WriteFileIO, path string, data []byte) {
 		if err := writeBytes(fs, path, data); err != nil {
 			u.mu.Lock()
 			defer u.mu.Unlock()
-			u.err = cmpFirst(u.err, err)
+			if u.err == nil {
+				u.err = err
+			}
 		}
 	})
 }
@@ -38,13 +40,6 @@ func (u *uploads) wait() error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.err
-}
-
-func cmpFirst(have, err error) error {
-	if have != nil {
-		return have
-	}
-	return err
 }
 
 func writeBytes(fs iceio.WriteFileIO, path string, data []byte) error {
