@@ -251,20 +251,8 @@ func TestS3DeletionVectorRequests(t *testing.T) {
 	if res := mustQuery(t, fresh, "DELETE FROM d WHERE id % 10 = 2"); res.tag != "DELETE 200" {
 		t.Fatalf("tag %q", res.tag)
 	}
-	puffinGets := 0
-	for _, r := range proxy.Requests() {
-		if !strings.HasSuffix(r.Path, ".puffin") {
-			continue
-		}
-		switch r.Method {
-		case http.MethodHead:
-			t.Fatalf("a HEAD of a deletion vector's file: %+v", r)
-		case http.MethodGet:
-			puffinGets++
-		}
-	}
-	if puffinGets != 1 {
-		t.Fatalf("reading the deletion vector made %d GETs, want 1", puffinGets)
+	if n := puffinGets(t, proxy); n != 1 {
+		t.Fatalf("reading the deletion vector made %d GETs, want 1", n)
 	}
 	left, sum := 0, 0
 	for id := 1; id <= 2000; id++ {
@@ -298,4 +286,63 @@ func TestS3UpdateWritesRowsAndDeletesAtOnce(t *testing.T) {
 	if got, want := mustQuery(t, s, "SELECT count(*), sum(v) FROM u").text(), fmt.Sprintf("100|%d\n", 5050-2*55); got != want {
 		t.Fatalf("after the UPDATE: %q, want %q", got, want)
 	}
+}
+
+// A Puffin file larger than a tail, holding the vectors of many data
+// files, is fetched once, whole, by a statement reading all its vectors
+// (a fresh engine, nothing cached): not a footer and a blob per vector.
+func TestS3LargePuffinFetchedOnce(t *testing.T) {
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	cfg := iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/pf", CatalogProps: proxy.Props()}
+	s := testSessionOn(t, testEngineWith(t, cfg))
+	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
+	const files, perFile = 12, 20000
+	for f := range files {
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO d SELECT g FROM generate_series(%d, %d) g", f*perFile, (f+1)*perFile-1))
+	}
+	mustQuery(t, s, "DELETE FROM d WHERE id % 2 = 0")
+	var puffin int64
+	for _, o := range srv.List(t, "lake", "pf/") {
+		if strings.HasSuffix(o.Key, ".puffin") {
+			puffin = max(puffin, o.Size)
+		}
+	}
+	if puffin <= 64<<10 {
+		t.Fatalf("the Puffin file is %d bytes, want more than a tail (64 KiB) for this test", puffin)
+	}
+	fresh := testSessionOn(t, testEngineWith(t, cfg))
+	proxy.Requests()
+	want := 0
+	for id := range files * perFile {
+		if id%2 != 0 && id%3 == 0 {
+			want++
+		}
+	}
+	if res := mustQuery(t, fresh, "DELETE FROM d WHERE id % 3 = 0"); res.tag != fmt.Sprintf("DELETE %d", want) {
+		t.Fatalf("tag %q, want DELETE %d", res.tag, want)
+	}
+	if n := puffinGets(t, proxy); n != 1 {
+		t.Fatalf("reading %d vectors of a %d-byte Puffin file made %d GETs, want 1", files, puffin, n)
+	}
+}
+
+// puffinGets counts the GETs of Puffin files since the last Requests,
+// failing the test on a HEAD of one (the manifest gives its size).
+func puffinGets(t *testing.T, proxy *s3test.Proxy) int {
+	t.Helper()
+	n := 0
+	for _, r := range proxy.Requests() {
+		if !strings.HasSuffix(r.Path, ".puffin") {
+			continue
+		}
+		switch r.Method {
+		case http.MethodHead:
+			t.Fatalf("a HEAD of a deletion vector's file: %+v", r)
+		case http.MethodGet:
+			n++
+		}
+	}
+	return n
 }

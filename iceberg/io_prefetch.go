@@ -31,11 +31,11 @@ import (
 //   - ReadWorkers has planners read more files at once than locally,
 //     so that the waits for first bytes overlap.
 //   - An object opened with its size (a data, delete or Puffin file, none
-//     of which ever changes) and no larger than tailBytes is kept whole in
-//     smallObjects once fetched: a Puffin file holding many deletion
-//     vectors is opened once per vector, a small data file once for its
-//     footer and again for its rows, and the next statement opens them all
-//     again.
+//     of which ever changes) and no larger than tailBytes (puffinKeep for
+//     Puffin files) is fetched whole and kept in smallObjects: a Puffin
+//     file holding many deletion vectors is opened once per vector, a
+//     small data file once for its footer and again for its rows, and the
+//     next statement opens them all again.
 // Local files ignore all of it: their reads cost no round trip.
 
 const (
@@ -55,8 +55,9 @@ const (
 	objectReadWorkers = 16
 )
 
-// smallObjects are whole objects of at most tailBytes that were opened
-// with their size, process-wide, by bucket client, key and size.
+// smallObjects are whole objects of at most tailBytes (puffinKeep for a
+// Puffin file) that were opened with their size, process-wide, by bucket
+// client, key and size.
 var smallObjects = lru.New[smallKey, []byte](smallObjectsLimit, nil)
 
 const smallObjectsLimit = 32 << 20
@@ -155,11 +156,17 @@ func Prefetch(f iceio.File, ranges []ByteRange) {
 }
 
 func (o *objectIO) openSized(name string, size int64) (iceio.File, error) {
+	return o.openKept(name, size, tailBytes)
+}
+
+// openKept opens name, of size bytes, fetching it whole on the first read
+// and keeping it in smallObjects when it is at most keep bytes.
+func (o *objectIO) openKept(name string, size, keep int64) (iceio.File, error) {
 	key, err := o.keyOf(name)
 	if err != nil {
 		return nil, err
 	}
-	f := &objectFile{io: o, key: key, name: path.Base(key), size: size, small: size <= tailBytes}
+	f := &objectFile{io: o, key: key, name: path.Base(key), size: size, small: size <= keep}
 	if f.small {
 		if data, ok := smallObjects.Get(smallKey{o.client, key, size}, nil); ok {
 			f.ahead.add(span{data: data})
@@ -240,11 +247,14 @@ func (f *objectFile) readAhead(p []byte, off int64) (ok bool, err error) {
 		return true, nil
 	}
 	tail := max(0, f.size-tailBytes)
+	if f.small {
+		tail = 0
+	}
 	if off < tail || !f.ahead.takeTail() {
 		return false, nil
 	}
 	var data []byte
-	if f.small && tail == 0 {
+	if f.small {
 		data, err = f.fetchSmall()
 	} else {
 		data, err = f.fetch(tail, f.size-tail)
@@ -379,24 +389,31 @@ func ChunkRanges(md *metadata.FileMetaData, groups, leaves []int) []ByteRange {
 	return out
 }
 
+// puffinKeep is the largest Puffin file fetched whole and kept. A
+// statement's deletion vectors share one Puffin file, and the next
+// statements read them one data file at a time: one GET of the file, not
+// a footer and a blob per vector. Vectors are compact (a few KiB per data
+// file touched), so this holds hundreds.
+const puffinKeep = 4 << 20
+
 // ReadDV reads deletion vector d as iceberg-go's dv.ReadDV does, opening
-// its Puffin file with the size the manifest records: on object storage
-// that is one GET for a file within tailBytes (footer and blob), where
-// iceberg-go's Open adds a HEAD before it.
+// its Puffin file with the size the manifest records (iceberg-go's Open
+// would add a HEAD before the reads) and, on object storage, fetching a
+// file of at most puffinKeep whole, once, for all its vectors.
 func ReadDV(fsys iceio.IO, d ice.DataFile) (*dv.RoaringPositionBitmap, error) {
-	return dv.ReadDV(sizedIO{IO: fsys, path: d.FilePath(), size: d.FileSizeBytes()}, d)
+	return dv.ReadDV(puffinIO{IO: fsys, path: d.FilePath(), size: d.FileSizeBytes()}, d)
 }
 
-// sizedIO is fsys knowing the size of the file at path (OpenSized).
-type sizedIO struct {
+// puffinIO is fsys knowing the size of the Puffin file at path.
+type puffinIO struct {
 	iceio.IO
 	path string
 	size int64
 }
 
-func (s sizedIO) Open(name string) (iceio.File, error) {
-	if name == s.path {
-		return OpenSized(s.IO, name, s.size)
+func (s puffinIO) Open(name string) (iceio.File, error) {
+	if o, ok := s.IO.(*objectIO); ok && name == s.path && s.size > 0 {
+		return o.openKept(name, s.size, puffinKeep)
 	}
 	return s.IO.Open(name)
 }

@@ -227,7 +227,7 @@ type objectFile struct {
 	pos    int64
 	stream *blob.Reader // open GET from pos, for Read
 	closed bool
-	small  bool  // opened with its size, at most tailBytes (smallObjects)
+	small  bool  // fetched whole by the first read, and kept (smallObjects)
 	ahead  spans // fetched ahead (io_prefetch.go)
 	// reserved is the part of the bucket's prefetchBudget ahead holds,
 	// given back by Close.
