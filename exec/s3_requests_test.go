@@ -18,10 +18,8 @@ import (
 // the predicate column's chunks of every row group, coalesced. The rows it
 // deletes are the ones the predicate matches.
 func TestS3DeleteRequestsPerFile(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/req", CatalogProps: proxy.Props()}))
+	cfg, proxy := s3Lake(t, "req")
+	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE r (id int, s text, v bigint) WITH ('format-version' = '3', "+
 		"'write.delete.mode' = 'merge-on-read', 'write.parquet.row-group-limit' = '2000')")
 	const files, perFile = 4, 20000
@@ -77,10 +75,8 @@ func TestS3DeleteRequestsPerFile(t *testing.T) {
 // and held while the reader seeks to the page (arrow-go would read a chunk
 // again on every seek).
 func TestS3PointLookupRequests(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/pt", CatalogProps: proxy.Props()}))
+	cfg, proxy := s3Lake(t, "pt")
+	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE r (id bigint, s text, v bigint)")
 	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(0, 99999) g")
 	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(100000, 199999) g")
@@ -117,10 +113,8 @@ func TestS3PointLookupRequests(t *testing.T) {
 // waiting; a planner reading four at a time never gets there. Each small
 // file is one GET.
 func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/par", CatalogProps: proxy.Props()}))
+	cfg, proxy := s3Lake(t, "par")
+	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE p (id int, v int) WITH ('write.delete.mode' = 'merge-on-read')")
 	const files, perFile, atOnce = 16, 50, 12
 	for f := range files {
@@ -163,10 +157,8 @@ func TestS3DeleteReadsFilesAtOnce(t *testing.T) {
 // in the proxy until all three wait together, which one PUT after another
 // never do. The table then reads as the UPDATE left it.
 func TestS3CommitWritesManifestsAtOnce(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/up", CatalogProps: proxy.Props()}))
+	cfg, proxy := s3Lake(t, "up")
+	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE u (id int, v int) WITH ('format-version' = '3', 'write.update.mode' = 'merge-on-read')")
 	mustQuery(t, s, "INSERT INTO u SELECT g, g FROM generate_series(1, 100) g")
 	held := holdRequests(proxy, 3, func(r *http.Request) bool {
@@ -238,10 +230,7 @@ func holdRequests(proxy *s3test.Proxy, n int, match func(r *http.Request) bool) 
 // the blob. A fresh engine (nothing cached) deletes more rows of a file
 // that already has a vector, which it must read and merge.
 func TestS3DeletionVectorRequests(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	cfg := iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/dv", CatalogProps: proxy.Props()}
+	cfg, proxy := s3Lake(t, "dv")
 	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE d (id int, v int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
 	mustQuery(t, s, "INSERT INTO d SELECT g, g FROM generate_series(1, 2000) g")
@@ -268,10 +257,8 @@ func TestS3DeletionVectorRequests(t *testing.T) {
 // A merge-on-read UPDATE on S3 writes its new rows and its deletion
 // vector at once: the proxy holds both PUTs until they wait together.
 func TestS3UpdateWritesRowsAndDeletesAtOnce(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	s := testSessionOn(t, testEngineWith(t, iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/rd", CatalogProps: proxy.Props()}))
+	cfg, proxy := s3Lake(t, "rd")
+	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE u (id int, v int) WITH ('format-version' = '3', 'write.update.mode' = 'merge-on-read')")
 	mustQuery(t, s, "INSERT INTO u SELECT g, g FROM generate_series(1, 100) g")
 	held := holdRequests(proxy, 2, func(r *http.Request) bool {
@@ -292,10 +279,7 @@ func TestS3UpdateWritesRowsAndDeletesAtOnce(t *testing.T) {
 // files, is fetched once, whole, by a statement reading all its vectors
 // (a fresh engine, nothing cached): not a footer and a blob per vector.
 func TestS3LargePuffinFetchedOnce(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	cfg := iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/pf", CatalogProps: proxy.Props()}
+	cfg, proxy := s3Lake(t, "pf")
 	s := testSessionOn(t, testEngineWith(t, cfg))
 	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
 	const files, perFile = 12, 20000
@@ -304,7 +288,7 @@ func TestS3LargePuffinFetchedOnce(t *testing.T) {
 	}
 	mustQuery(t, s, "DELETE FROM d WHERE id % 2 = 0")
 	var puffin int64
-	for _, o := range srv.List(t, "lake", "pf/") {
+	for _, o := range proxy.List(t, "lake", "pf/") {
 		if strings.HasSuffix(o.Key, ".puffin") {
 			puffin = max(puffin, o.Size)
 		}
@@ -345,4 +329,14 @@ func puffinGets(t *testing.T, proxy *s3test.Proxy) int {
 		}
 	}
 	return n
+}
+
+// s3Lake is the configuration of an engine whose warehouse is s3://lake/
+// prefix on a fresh versitygw, behind the recording proxy.
+func s3Lake(t *testing.T, prefix string) (iceberg.Config, *s3test.Proxy) {
+	t.Helper()
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	return iceberg.Config{DataDir: t.TempDir(), WarehouseURI: "s3://lake/" + prefix, CatalogProps: proxy.Props()}, proxy
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,15 +40,9 @@ func s3Lake(t *testing.T) (*Warehouse, *s3test.Proxy) {
 // however many readers there are; a Remove under a cancelled context still
 // removes.
 func TestS3IORequests(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fsys, err := iceio.LoadFS(ctx, proxy.Props(), "s3://lake/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, proxy := s3Bucket(ctx, t)
 	wfs := fsys.(iceio.WriteFileIO)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 20<<20/16) // 20 MiB
 	write := func(name string, data []byte) []s3test.Request {
@@ -149,7 +144,7 @@ func TestS3IORequests(t *testing.T) {
 	if err := fsys.Remove("s3://lake/small.bin"); err != nil {
 		t.Fatalf("Remove after cancel: %v", err)
 	}
-	if keys := srv.Keys(t, "lake", ""); strings.Join(keys, ",") != "big.bin" {
+	if keys := proxy.Keys(t, "lake", ""); strings.Join(keys, ",") != "big.bin" {
 		t.Fatalf("bucket holds %v", keys)
 	}
 }
@@ -203,34 +198,13 @@ func TestS3TableReadsAreRanged(t *testing.T) {
 // until Close; a fetch that fails gives its share back at once; with the
 // budget used up Prefetch fetches nothing and reads go to the store.
 func TestS3PrefetchBudget(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	fsys, err := iceio.LoadFS(context.Background(), proxy.Props(), "s3://lake/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, proxy := s3Bucket(context.Background(), t)
 	data := bytes.Repeat([]byte("0123456789abcdef"), 4<<20/16)
-	fw, err := fsys.(iceio.WriteFileIO).Create("s3://lake/obj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := fw.Close(); err != nil {
+	if err := fsys.(iceio.WriteFileIO).WriteFile("s3://lake/obj", data); err != nil {
 		t.Fatal(err)
 	}
 	client := fsys.(*objectIO).client
-	gets := func() int {
-		n := 0
-		for _, r := range proxy.Requests() {
-			if r.Method == http.MethodGet {
-				n++
-			}
-		}
-		return n
-	}
+	gets := func() int { return requestCount(proxy, http.MethodGet) }
 	ranges := []ByteRange{{Off: 0, Len: 1 << 20}, {Off: 3 << 20, Len: 512 << 10}}
 	read := func(f iceio.File) {
 		t.Helper()
@@ -295,13 +269,7 @@ func TestS3PrefetchBudget(t *testing.T) {
 // under another size is another object; a larger object, or one opened
 // without its size, is not kept.
 func TestS3SmallObjectsKept(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
-	fsys, err := iceio.LoadFS(context.Background(), proxy.Props(), "s3://lake/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, proxy := s3Bucket(context.Background(), t)
 	small := bytes.Repeat([]byte("small object "), 1000)
 	large := bytes.Repeat([]byte("0123456789abcdef"), tailBytes/8)
 	for name, data := range map[string][]byte{"s3://lake/small": small, "s3://lake/large": large} {
@@ -309,15 +277,7 @@ func TestS3SmallObjectsKept(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gets := func() int {
-		n := 0
-		for _, r := range proxy.Requests() {
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				n++
-			}
-		}
-		return n
-	}
+	gets := func() int { return requestCount(proxy, http.MethodGet, http.MethodHead) }
 	read := func(name string, size int64, data []byte) {
 		t.Helper()
 		f, err := OpenSized(fsys, name, size)
@@ -360,14 +320,8 @@ func TestS3SmallObjectsKept(t *testing.T) {
 // Readers of one small object at once share one GET; when that GET fails
 // because its statement was cancelled, the others fetch for themselves.
 func TestS3SmallObjectFetchedOnce(t *testing.T) {
-	srv := s3test.StartVersity(t)
-	srv.CreateBucket(t, "lake")
-	proxy := srv.Proxy(t)
 	bg := context.Background()
-	fsys, err := iceio.LoadFS(bg, proxy.Props(), "s3://lake/")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, proxy := s3Bucket(bg, t)
 	data := bytes.Repeat([]byte("shared "), 1000)
 	for _, name := range []string{"s3://lake/a", "s3://lake/b"} {
 		if err := fsys.(iceio.WriteFileIO).WriteFile(name, data); err != nil {
@@ -388,15 +342,6 @@ func TestS3SmallObjectFetchedOnce(t *testing.T) {
 			return errors.New("wrong bytes")
 		}
 		return nil
-	}
-	countGets := func() int {
-		n := 0
-		for _, r := range proxy.Requests() {
-			if r.Method == http.MethodGet {
-				n++
-			}
-		}
-		return n
 	}
 
 	// Eight readers, the first GET held until all eight wait.
@@ -422,7 +367,7 @@ func TestS3SmallObjectFetchedOnce(t *testing.T) {
 		}
 	}
 	proxy.OnRequest(nil)
-	if n := countGets(); n != 1 {
+	if n := requestCount(proxy, http.MethodGet); n != 1 {
 		t.Fatalf("eight readers at once made %d GETs, want 1", n)
 	}
 
@@ -482,4 +427,30 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// s3Bucket is the IO, under ctx, of bucket lake of a fresh versitygw behind
+// the recording proxy.
+func s3Bucket(ctx context.Context, t *testing.T) (iceio.IO, *s3test.Proxy) {
+	t.Helper()
+	srv := s3test.StartVersity(t)
+	srv.CreateBucket(t, "lake")
+	proxy := srv.Proxy(t)
+	fsys, err := iceio.LoadFS(ctx, proxy.Props(), "s3://lake/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fsys, proxy
+}
+
+// requestCount is how many of the proxy's requests since the last
+// Requests used one of methods.
+func requestCount(proxy *s3test.Proxy, methods ...string) int {
+	n := 0
+	for _, r := range proxy.Requests() {
+		if slices.Contains(methods, r.Method) {
+			n++
+		}
+	}
+	return n
 }
