@@ -154,14 +154,11 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	// from running (a rewrite is most needed on the busiest tables, where
 	// expiry may lose to another server's commits).
 	var errs []error
-	// An open block reads the snapshot it pinned, which a short retention
-	// could expire (and its files with it): expiry keeps the oldest pinned
-	// snapshot and every newer one, and does nothing while a block that
-	// entered has not read the head yet. The current snapshot, which a
-	// block entering later pins, is never expired.
+	// Open blocks, cursors and queries read snapshots a short retention
+	// could expire (and their files with them): expiry keeps the oldest
+	// one read and every newer one (iceberg.Readers).
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
-		pins := func() (int64, bool) { return a.e.uses.oldestPin(key) }
-		r.Expire, err = a.e.wh.ExpireSnapshotsPinned(ctx, ident, age, keep, pins)
+		r.Expire, err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep)
 		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {

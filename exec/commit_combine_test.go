@@ -59,6 +59,7 @@ func TestGroupCommitCombinesSameFile(t *testing.T) {
 			}
 			// The vectors a combination superseded were removed with the
 			// files of the statement planned again: nothing is orphaned.
+			mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '0s'")
 			out := mustQuery(t, s, "ALTER TABLE c EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]
 			if out[0] != "0" {
 				t.Errorf("the group left %s orphan files: %v", out[0], out)
@@ -163,6 +164,7 @@ func TestGroupCommitCombinedLosesRound(t *testing.T) {
 			if all := mustQuery(t, s, "SELECT count(*) FROM c").text(); got != "0\n" || all != "993\n" {
 				t.Fatalf("%s of the deleted rows remain, %s rows in all (want 0 and 993)", got, all)
 			}
+			mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '0s'")
 			out := mustQuery(t, s, "ALTER TABLE c EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]
 			if out[0] != "0" {
 				t.Errorf("%s orphan files left: %v", out[0], out)

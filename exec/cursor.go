@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -28,6 +28,9 @@ type sqlCursor struct {
 	done    bool
 	hold    bool
 	inBlock bool // declared in the current transaction block
+	// reads pins the snapshots the query reads, which expiry keeps until
+	// the cursor is closed (past its block, WITH HOLD).
+	reads *iceberg.ReadSet
 }
 
 func (cs *cursorSet) get(name string) (*sqlCursor, error) {
@@ -87,6 +90,7 @@ func (c *sqlCursor) close() {
 		c.pending = nil
 	}
 	c.rows.Close()
+	c.reads.Release()
 }
 
 // take returns the next at most max rows (max < 0: no bound) as a batch
@@ -170,11 +174,13 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 		}
 		// The scan outlives this statement, whose context ends with it;
 		// each FETCH's context still cancels the reads it drives.
-		res, err := sel.execute(context.WithoutCancel(ctx), s, args)
+		reads := s.engine.wh.Readers().NewReadSet()
+		res, err := sel.execute(iceberg.WithReadSet(context.WithoutCancel(ctx), reads), s, args)
 		if err != nil {
+			reads.Release()
 			return nil, err
 		}
-		c := &sqlCursor{cols: res.Columns, rows: res.Rows, hold: st.Hold, inBlock: s.tx.active}
+		c := &sqlCursor{cols: res.Columns, rows: res.Rows, hold: st.Hold, inBlock: s.tx.active, reads: reads}
 		if err := s.cursors().add(st.Name, c); err != nil {
 			c.close()
 			return nil, err

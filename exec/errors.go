@@ -56,6 +56,9 @@ func toSQLError(err error) error {
 	if se := diskFull(err); se != nil {
 		return se
 	}
+	if se := fileGone(err); se != nil {
+		return se
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return sql.Canceled(err)
 	}
@@ -104,6 +107,19 @@ func diskFull(err error) *sql.Error {
 		msg = fmt.Sprintf("could not write file %q: %s", pe.Path, reason)
 	}
 	return &sql.Error{Code: sql.CodeDiskFull, Message: msg, Err: err}
+}
+
+// fileGone is PostgreSQL's 72000 for a read that found a file of the
+// table gone: the snapshot it reads was expired meanwhile, by another
+// server's maintenance or by VACUUM (PURGE), which expires what this
+// server's readers read too. Its path stays in the server's log.
+func fileGone(err error) *sql.Error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return &sql.Error{Code: sql.CodeSnapshotTooOld, Message: "snapshot too old",
+		Detail: "A file the statement reads was removed by maintenance (snapshot expiry or VACUUM (PURGE)) after the statement began.",
+		Hint:   "Run the statement again: it reads the table's current snapshot.", Err: err}
 }
 
 // droppedConcurrently turns "the table does not exist" from a statement's

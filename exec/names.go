@@ -228,6 +228,9 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 	if rt.Table, err = tt.current(ctx, s.engine.wh); err != nil {
 		return nil, err
 	}
+	// The block pins its head until it ends; a cursor held past it reads
+	// on, so the statement pins the head too.
+	iceberg.PinHead(ctx, tt.base)
 	return rt, nil
 }
 

@@ -211,6 +211,7 @@ func runLakeCommands(t *testing.T, eng *Engine, proxy *s3test.Proxy, name, versi
 	}); err != nil {
 		t.Fatal(err)
 	}
+	mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '0s'")
 	r = mustQuery(t, s, "ALTER TABLE "+name+" EXECUTE remove_orphan_files(retention_threshold => '0s')")
 	if slices.Contains(proxy.Keys(t, "lake", prefix), stray) {
 		t.Fatalf("remove_orphan_files (%s) left %s", r.text(), stray)

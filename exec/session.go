@@ -155,8 +155,10 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	}
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
+	ctx, holds := s.holdStatement(ctx, start)
 	res, err := s.executeGuarded(ctx, pl, params)
 	if err != nil {
+		holds.release()
 		if cerr := ctx.Err(); cerr != nil {
 			// Whatever a layer made of the cancellation (database/sql
 			// answers ErrTxDone), the client asked to cancel, or the
@@ -168,6 +170,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		s.tx.fail()
 		return nil, err
 	}
+	res = holds.follow(res)
 	if res.Rows != nil && !deadline.IsZero() {
 		res.Rows = &deadlineRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
 	} else {

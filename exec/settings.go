@@ -68,6 +68,7 @@ func settingDefs() map[string]setting {
 		"magmalake.equality_deletes":          {def: "off", check: checkBool},
 		"magmalake.progress":                  {def: "off", check: checkBool},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
+		orphanMinRetentionSetting:             {def: "1h", check: checkMinRetention},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.

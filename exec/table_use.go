@@ -28,11 +28,6 @@ type useEntry struct {
 	// when it falls to zero.
 	blocks int
 	idle   chan struct{}
-	// pins holds, per open block that has read the table, the commit time
-	// (ms) of the snapshot it reads; a block counts in blocks before it
-	// reads the head and pins.
-	pins    map[uint64]int64
-	nextPin uint64
 }
 
 func (u *tableUse) entry(key string) *useEntry {
@@ -76,40 +71,6 @@ func (u *tableUse) enter(ctx context.Context, key string) (leave func(), err err
 			}
 		})
 	}, nil
-}
-
-// pin records that an open block that entered key reads the snapshot
-// committed at ms (0: the table had none), until unpin.
-func (u *tableUse) pin(key string, ms int64) (unpin func()) {
-	e := u.entry(key)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.pins == nil {
-		e.pins = map[uint64]int64{}
-	}
-	id := e.nextPin
-	e.nextPin++
-	e.pins[id] = ms
-	return func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		delete(e.pins, id)
-	}
-}
-
-// oldestPin is the commit time (ms) of the oldest snapshot an open block
-// on key reads (0: none). settled is false while a block has entered but
-// not yet read the head: which snapshot it will read is not known.
-func (u *tableUse) oldestPin(key string) (ms int64, settled bool) {
-	e := u.entry(key)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, p := range e.pins {
-		if p != 0 && (ms == 0 || p < ms) {
-			ms = p
-		}
-	}
-	return ms, len(e.pins) == e.blocks
 }
 
 // whenIdle runs commit once no open block touches key, keeping new blocks

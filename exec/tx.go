@@ -165,6 +165,13 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	if err != nil {
 		return nil, err
 	}
+	// Pinned before the head is read too, so expiry waits for the pin or
+	// keeps the head; held until the block ends, as are the files its
+	// statements write, which orphan removal must not take meanwhile.
+	pin := s.engine.wh.Readers().Begin(ident)
+	_, unhold := s.engine.wh.Writes().Hold(ident, time.Now())
+	left := leave
+	leave = func() { pin.Release(); unhold(); left() }
 	head, err := s.engine.wh.LoadTable(ctx, ident)
 	if err == nil {
 		head, err = onBranch(head, branch)
@@ -173,13 +180,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		leave()
 		return nil, err
 	}
-	var pinned int64
-	if snap := head.CurrentSnapshot(); snap != nil {
-		pinned = snap.TimestampMs
-	}
-	unpin := s.engine.uses.pin(identKey(ident), pinned)
-	left := leave
-	leave = func() { unpin(); left() }
+	pin.Settle(head.CurrentSnapshot())
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil

@@ -89,11 +89,46 @@ func (s *Session) orphanOptions(ctx context.Context, st *sql.AlterExecute, param
 		if age, err = parseRetention(v); err != nil {
 			return nil, 0, err
 		}
+		if err := s.checkOrphanRetention(v, age); err != nil {
+			return nil, 0, err
+		}
 	}
 	if st.Where != nil {
 		return nil, 0, sql.Errorf(sql.CodeSyntaxError, "remove_orphan_files takes no WHERE")
 	}
 	return rt, age, nil
+}
+
+// orphanMinRetentionSetting is the shortest retention_threshold
+// remove_orphan_files accepts (Trino's remove_orphan_files_min_retention):
+// a younger unreferenced file may be another server's commit in flight,
+// which removing would destroy. This server's own writers are protected
+// whatever it says (iceberg.Writes).
+const orphanMinRetentionSetting = "magmalake.remove_orphan_files_min_retention"
+
+// checkMinRetention validates the setting's value.
+func checkMinRetention(v string) (string, error) {
+	if _, err := parseRetention(v); err != nil {
+		return "", invalidValue(orphanMinRetentionSetting, v)
+	}
+	return strings.TrimSpace(v), nil
+}
+
+// checkOrphanRetention refuses a retention_threshold below the session's
+// minimum, saying how to override it.
+func (s *Session) checkOrphanRetention(given string, age time.Duration) error {
+	v, err := s.settings.Get(orphanMinRetentionSetting)
+	if err != nil {
+		return err
+	}
+	least, err := parseRetention(v)
+	if err != nil || age >= least {
+		return err
+	}
+	return &sql.Error{Code: sql.CodeInvalidParameterValue,
+		Message: fmt.Sprintf("retention_threshold %q is shorter than the minimum retention for remove_orphan_files (%s)", given, v),
+		Detail:  "An unreferenced file younger than that may belong to a commit another server or shell is making now; removing it would break the table. This server's own statements are protected whatever the threshold.",
+		Hint:    fmt.Sprintf("If no other process writes this table, SET %s = '%s' first.", orphanMinRetentionSetting, given)}
 }
 
 var rewriteManifestsColumns = []Column{{Name: "rewritten_manifests_count", Type: sql.Int64}, {Name: "added_manifests_count", Type: sql.Int64}}
@@ -384,14 +419,13 @@ func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier, purge
 		return out, err
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open
-	// transactions: it keeps the snapshots their blocks read. PURGE is
+	// transactions and queries: it keeps the snapshots they read. PURGE is
 	// erasure, and expires them too.
-	var pins iceberg.Pins
-	if !purge {
-		key := identKey(ident)
-		pins = func() (int64, bool) { return s.engine.uses.oldestPin(key) }
+	expire := func() (iceberg.ExpireOutcome, error) { return s.engine.wh.ExpireSnapshots(ctx, ident, age, keep) }
+	if purge {
+		expire = func() (iceberg.ExpireOutcome, error) { return s.engine.wh.PurgeSnapshots(ctx, ident) }
 	}
-	if out.exp, err = s.engine.wh.ExpireSnapshotsPinned(ctx, ident, age, keep, pins); err != nil {
+	if out.exp, err = expire(); err != nil {
 		return out, err
 	}
 	// Orphans younger than a week may be a commit in flight: even PURGE

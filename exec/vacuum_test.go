@@ -173,6 +173,7 @@ func TestRemoveOrphanFiles(t *testing.T) {
 	if out := mustQuery(t, s, "ALTER TABLE orph EXECUTE remove_orphan_files").rows[0]; out[0] != "0" {
 		t.Fatalf("a fresh orphan went under the 7-day threshold: %v", out)
 	}
+	mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '0s'")
 	out := mustQuery(t, s, "ALTER TABLE orph EXECUTE remove_orphan_files(retention_threshold => '0s')").rows[0]
 	if out[0] != "1" {
 		t.Fatalf("removed %v, want the one orphan", out)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
 	"strings"
 	"time"
 
@@ -25,33 +26,36 @@ type ExpireOutcome struct {
 // referenced. iceberg-go's own clean-up is not used: the files to delete
 // are what the expired snapshots referenced minus what the committed
 // metadata's snapshots reference, so a file the table still needs is never
-// deleted. The commit takes this process's turn at the table, so its own
-// statements cannot make it lose; a commit of another process makes it
+// deleted. The snapshots this process's readers read (Readers) are kept,
+// so no open cursor, block or running query loses a file. The commit takes this process's turn at the table, so its
+// own statements cannot make it lose; a commit of another process makes it
 // start again.
 func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
-	return w.ExpireSnapshotsPinned(ctx, ident, olderThan, retainLast, nil)
+	return w.expire(ctx, ident, olderThan, retainLast, &w.readers)
 }
 
-// Pins reports the commit time (ms) of the oldest snapshot a reader still
-// reads (0: none), and ok false when a reader's snapshot is not known yet
-// (expiry then does nothing).
-type Pins func() (oldest int64, ok bool)
+// PurgeSnapshots expires every snapshot no branch or tag keeps, whatever
+// this process's readers read (erasure: a reader of an older snapshot then
+// finds its files gone), and deletes the files only they referenced.
+func (w *Warehouse) PurgeSnapshots(ctx context.Context, ident table.Identifier) (ExpireOutcome, error) {
+	return w.expire(ctx, ident, 0, 1, nil)
+}
 
-// pinSlack is kept beyond the oldest pinned snapshot: iceberg-go measures
-// the retention age from its own clock, read a few microseconds after the
-// bound is set, and in whole milliseconds.
-const pinSlack = 10 * time.Millisecond
-
-// ExpireSnapshotsPinned is ExpireSnapshots keeping, besides, the oldest
-// snapshot pins reports and every newer one. pins (nil: none) is asked
-// within the table's commit turn, after the head is read: a reader that
-// reads the head later reads a snapshot the expiry keeps.
-func (w *Warehouse) ExpireSnapshotsPinned(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, pins Pins) (ExpireOutcome, error) {
+// expire commits the expiry and removes what it freed, keeping what
+// readers (nil: none) read.
+func (w *Warehouse) expire(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (ExpireOutcome, error) {
 	what := "expire snapshots of " + identString(ident)
-	for attempt := 0; ; attempt++ {
-		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast, pins)
+	wait := time.Millisecond
+	for attempt := 0; ; {
+		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast, readers)
 		if errors.Is(err, errUnpinned) {
-			return ExpireOutcome{}, nil
+			// A reader is between taking its pin and reading the head:
+			// a catalog load's time, outside the table's turn.
+			if err := commitSleep(ctx, wait); err != nil {
+				return ExpireOutcome{}, fmt.Errorf("%s: %w", what, err)
+			}
+			wait = min(2*wait, 50*time.Millisecond)
+			continue
 		}
 		if err == nil {
 			out, err := w.removeExpired(ctx, before, after)
@@ -60,7 +64,7 @@ func (w *Warehouse) ExpireSnapshotsPinned(ctx context.Context, ident table.Ident
 			}
 			return out, nil
 		}
-		if attempt >= 5 || !isRequirementFailure(err) {
+		if attempt++; attempt > 5 || !isRequirementFailure(err) {
 			return ExpireOutcome{}, fmt.Errorf("%s: %w", what, err)
 		}
 	}
@@ -75,59 +79,115 @@ func isRequirementFailure(err error) bool {
 }
 
 // commitExpiry commits the expiry on the table's head, holding the table's
-// commit turn from reading the head to committing.
-func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, pins Pins) (before, after *table.Table, err error) {
+// commit turn from reading the head to committing, and returns the head
+// and the metadata committed (the head's when nothing expired).
+// iceberg-go's rules choose what expires (age, retain-last, refs' own
+// retention); the snapshots readers read are then taken out of that.
+// Readers are asked after the head is read: one that reads the head later
+// reads a snapshot the expiry keeps (the current one).
+func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (*table.Table, table.Metadata, error) {
 	release, err := w.HoldCommits(ctx, ident)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer release()
-	before, err = w.LoadTable(ctx, ident)
+	before, err := w.LoadTable(withoutReadSet(ctx), ident)
 	if err != nil {
 		return nil, nil, err
 	}
-	if pins != nil {
-		oldest, ok := pins()
-		if !ok {
+	keep := map[int64]bool{}
+	if readers != nil {
+		var settled bool
+		if keep, settled = readers.Pinned(ident, readSetOf(ctx)); !settled {
 			return nil, nil, errUnpinned
 		}
-		if oldest > 0 {
-			olderThan = max(olderThan, time.Since(time.UnixMilli(oldest))+pinSlack)
-		}
 	}
-	tx := before.NewTransaction()
+	updates, err := expiryUpdates(before, olderThan, retainLast, keep)
+	if err != nil || len(updates) == 0 {
+		return before, before.Metadata(), err
+	}
+	meta := before.Metadata()
+	reqs := []table.Requirement{table.AssertTableUUID(meta.TableUUID())}
+	for name, ref := range meta.Refs() {
+		id := ref.SnapshotID
+		reqs = append(reqs, table.AssertRefSnapshotID(name, &id))
+	}
+	after, _, err := w.cat.CommitTable(ctx, ident, reqs, updates)
+	return before, after, err
+}
+
+// expiryUpdates are the updates that expire what iceberg-go's rules
+// expire of tbl, but the snapshots in keep: the refs it drops, then the
+// snapshots it removes.
+func expiryUpdates(tbl *table.Table, olderThan time.Duration, retainLast int, keep map[int64]bool) ([]table.Update, error) {
+	tx := tbl.NewTransaction()
 	opts := []table.ExpireSnapshotsOpt{table.WithOlderThan(olderThan), table.WithPostCommit(false)}
 	if retainLast > 0 {
 		opts = append(opts, table.WithRetainLast(retainLast))
 	}
 	if err := tx.ExpireSnapshots(opts...); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	after, err = tx.Commit(ctx)
-	return before, after, err
+	staged, err := tx.StagedTable()
+	if err != nil {
+		return nil, err
+	}
+	proposed := staged.Metadata()
+	var updates []table.Update
+	for name := range tbl.Metadata().Refs() {
+		if _, ok := FindRef(proposed, name); !ok {
+			updates = append(updates, table.NewRemoveSnapshotRefUpdate(name))
+		}
+	}
+	var gone []int64
+	for _, snap := range tbl.Metadata().Snapshots() {
+		if proposed.SnapshotByID(snap.SnapshotID) == nil && !keep[snap.SnapshotID] {
+			gone = append(gone, snap.SnapshotID)
+		}
+	}
+	if len(gone) > 0 {
+		updates = append(updates, table.NewRemoveSnapshotsUpdate(gone, false))
+	}
+	return updates, nil
 }
 
 // removeExpired deletes the files the snapshots of before that after no
 // longer has referenced, unless after's snapshots reference them too.
-func (w *Warehouse) removeExpired(ctx context.Context, before, after *table.Table) (ExpireOutcome, error) {
+func (w *Warehouse) removeExpired(ctx context.Context, before *table.Table, after table.Metadata) (ExpireOutcome, error) {
 	var out ExpireOutcome
-	fs, err := FS(ctx, after)
+	fs, err := FS(ctx, before)
 	if err != nil {
 		return out, err
 	}
-	gone, n, err := expiredFiles(ctx, fs, before.Metadata(), after.Metadata(), w.refs)
+	gone, n, err := expiredFiles(ctx, fs, before.Metadata(), after, w.refs)
 	out.ExpiredSnapshots = n
 	if err != nil {
 		return out, err
 	}
 	for path, size := range gone {
-		if err := fs.Remove(path); err != nil {
-			return out, fmt.Errorf("delete %s: %w", path, err)
+		removed, err := removeFile(fs, path)
+		if err != nil {
+			return out, err
 		}
-		out.DeletedFiles++
-		out.DeletedBytes += size
+		if removed {
+			out.DeletedFiles++
+			out.DeletedBytes += size
+		}
 	}
 	return out, nil
+}
+
+// removeFile deletes path; one already gone (another pass of maintenance
+// took it) is not an error, and not counted.
+func removeFile(fs iceio.IO, path string) (removed bool, err error) {
+	err = fs.Remove(path)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("delete %s: %w", path, err)
+	}
+	return true, nil
 }
 
 // expiredFiles are the files the snapshots of before that after no longer
@@ -158,7 +218,7 @@ func expiredFiles(ctx context.Context, fs iceio.IO, before, after table.Metadata
 	if len(expired) == 0 {
 		return nil, 0, nil
 	}
-	gone, err := referencedFiles(ctx, fs, expired, refs)
+	gone, err := expiredReferences(ctx, fs, expired, refs)
 	if err != nil {
 		return nil, len(expired), err
 	}
@@ -217,71 +277,6 @@ func lineBase(meta table.Metadata, expired []table.Snapshot) (table.Snapshot, bo
 		at = s.ParentSnapshotID
 	}
 	return base, n == len(expired)
-}
-
-// OrphanOutcome is what removing orphan files did.
-type OrphanOutcome struct {
-	DeletedFiles int
-	DeletedBytes int64
-}
-
-// RemoveOrphanFiles deletes the files under the table's location that no
-// snapshot and no metadata file references and that are older than
-// olderThan (the leftovers of statements whose process died before
-// committing; younger ones may belong to a commit in flight). iceberg-go
-// finds the candidates; each is checked here against the references read
-// independently (every snapshot's manifest lists, manifests, data and
-// delete files, and the metadata log) before anything is deleted.
-func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifier, olderThan time.Duration) (OrphanOutcome, error) {
-	what := "remove orphan files of " + identString(ident)
-	tbl, err := w.LoadTable(ctx, ident)
-	if err != nil {
-		return OrphanOutcome{}, err
-	}
-	listed, err := settledTable(ctx, tbl)
-	if err != nil {
-		return OrphanOutcome{}, err
-	}
-	plan, err := listed.PlanOrphanFiles(ctx, table.WithFilesOlderThan(olderThan))
-	if err != nil {
-		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
-	}
-	fs, err := FS(ctx, tbl)
-	if err != nil {
-		return OrphanOutcome{}, err
-	}
-	refs, err := referencedFiles(ctx, fs, tbl.Metadata().Snapshots(), w.refs)
-	if err != nil {
-		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
-	}
-	refs[tbl.MetadataLocation()] = 0
-	for e := range tbl.Metadata().PreviousFiles() {
-		refs[e.MetadataFile] = 0
-	}
-	known := make(map[string]bool, len(refs))
-	for p := range refs {
-		known[plainPath(p)] = true
-	}
-	orphans := plan.OrphanFiles()
-	for _, f := range orphans {
-		if known[plainPath(f.Path)] {
-			return OrphanOutcome{}, fmt.Errorf("%s: %s is referenced by the table; nothing deleted", what, f.Path)
-		}
-	}
-	var out OrphanOutcome
-	for _, f := range orphans {
-		if err := fs.Remove(f.Path); err != nil {
-			return out, fmt.Errorf("%s: delete %s: %w", what, f.Path, err)
-		}
-		out.DeletedFiles++
-		out.DeletedBytes += f.SizeBytes
-	}
-	return out, nil
-}
-
-// plainPath compares local paths with and without their file:// scheme.
-func plainPath(p string) string {
-	return strings.TrimPrefix(strings.TrimPrefix(p, "file://"), "file:")
 }
 
 // ErrNotAncestor: a rollback's target is not in the current snapshot's

@@ -2,7 +2,9 @@ package iceberg
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 
 	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
@@ -102,8 +104,22 @@ func (r *FileRefs) liveFiles(fs iceio.IO, mf ice.ManifestFile) ([]fileRef, error
 // referencedFiles are every file snaps reference, by path and size:
 // manifest lists, manifests, data and delete files.
 func referencedFiles(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, refs *FileRefs) (map[string]int64, error) {
+	return walkReferences(ctx, fs, snaps, refs, false)
+}
+
+// expiredReferences is referencedFiles of snapshots an expiry removed,
+// where a manifest list or manifest already gone is passed over: another
+// pass of maintenance (an orphan sweep, another server's expiry) took it
+// once the snapshots left the metadata, and what it named is either gone
+// too or an orphan for a later sweep.
+func expiredReferences(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, refs *FileRefs) (map[string]int64, error) {
+	return walkReferences(ctx, fs, snaps, refs, true)
+}
+
+func walkReferences(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, refs *FileRefs, passGone bool) (map[string]int64, error) {
 	out := map[string]int64{}
 	seen := map[string]bool{}
+	gone := func(err error) bool { return passGone && errors.Is(err, iofs.ErrNotExist) }
 	for _, snap := range snaps {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -112,6 +128,9 @@ func referencedFiles(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, r
 			out[snap.ManifestList] = 0
 		}
 		manifests, err := refs.manifests(fs, snap)
+		if gone(err) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
 		}
@@ -122,6 +141,9 @@ func referencedFiles(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, r
 			seen[m.FilePath()] = true
 			out[m.FilePath()] = m.Length()
 			files, err := refs.liveFiles(fs, m)
+			if gone(err) {
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
 			}

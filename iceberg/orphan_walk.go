@@ -3,62 +3,83 @@ package iceberg
 import (
 	"context"
 	"errors"
+	"fmt"
 	iofs "io/fs"
+	"strings"
+	"time"
 
 	iceio "github.com/apache/iceberg-go/io"
-	"github.com/apache/iceberg-go/table"
 )
 
-// settledTable is tbl listing its files through settledListing, for
-// iceberg-go's orphan scan. That scan stats each file it lists and fails on
-// one that is gone by then; on a table other statements write, some often
-// are (their uncommitted files, removed when they fail or give way, and a
-// block's staged views), so on a busy table the sweep would rarely finish.
-func settledTable(ctx context.Context, tbl *table.Table) (*table.Table, error) {
-	fs, err := tbl.FS(ctx)
-	if err != nil {
-		return nil, err
-	}
+// listedFile is a file found under a table's location.
+type listedFile struct {
+	path string
+	size int64
+}
+
+// listOlder lists the files under root modified before cutoff. Files come
+// and go meanwhile on a table other statements write (their uncommitted
+// files, removed when they fail or give way, and a block's staged views):
+// a file or directory gone between being listed and being looked at is
+// left out, as if listed a moment later. A file gone is no orphan to remove.
+func listOlder(ctx context.Context, fs iceio.IO, root string, cutoff time.Time) ([]listedFile, error) {
 	list, ok := fs.(iceio.ListableIO)
 	if !ok {
-		return tbl, nil
+		return nil, errors.New("the table's file system cannot list files")
 	}
-	wrapped := settledListing{IO: fs, list: list}
-	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(),
-		func(context.Context) (iceio.IO, error) { return wrapped, nil }, nil), nil
-}
-
-// settledListing lists a directory whose files come and go meanwhile: a
-// file or directory gone between being listed and being looked at is left
-// out, as if listed a moment later. A file gone is no orphan to remove.
-type settledListing struct {
-	iceio.IO
-	list iceio.ListableIO
-}
-
-func (s settledListing) WalkDir(root string, fn iofs.WalkDirFunc) error {
-	return s.list.WalkDir(root, func(p string, d iofs.DirEntry, err error) error {
+	var out []listedFile
+	err := list.WalkDir(root, func(p string, d iofs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		if errors.Is(err, iofs.ErrNotExist) && p != root {
 			return nil
 		}
 		if err != nil || d.IsDir() {
-			return fn(p, d, err)
+			return err
 		}
 		info, err := d.Info()
 		if errors.Is(err, iofs.ErrNotExist) {
 			return nil
 		}
 		if err != nil {
-			return fn(p, d, err)
+			return err
 		}
-		return fn(p, statted{DirEntry: d, info: info}, nil)
+		if info.ModTime().Before(cutoff) {
+			out = append(out, listedFile{path: p, size: info.Size()})
+		}
+		return nil
 	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", root, err)
+	}
+	return out, nil
 }
 
-// statted is a listed file with the one look at it already taken.
-type statted struct {
-	iofs.DirEntry
-	info iofs.FileInfo
+// fileKey is how a listed path and a path metadata names are compared:
+// a local path with or without its file: scheme, and s3a:// or s3n:// as
+// s3://, as other engines write them.
+func fileKey(p string) string {
+	p = strings.TrimPrefix(strings.TrimPrefix(p, "file://"), "file:")
+	for _, alias := range []string{"s3a://", "s3n://"} {
+		if strings.HasPrefix(p, alias) {
+			return "s3://" + p[len(alias):]
+		}
+	}
+	return p
 }
 
-func (s statted) Info() (iofs.FileInfo, error) { return s.info, nil }
+// objectPath is p without its scheme and authority: a listed file and a
+// referenced one with the same object path under another scheme or bucket
+// name may be one file spelt two ways.
+func objectPath(p string) string {
+	p = fileKey(p)
+	if i := strings.Index(p, "://"); i >= 0 {
+		rest := p[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			return rest[j:]
+		}
+		return "/"
+	}
+	return p
+}

@@ -7,8 +7,8 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+	"time"
 
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
@@ -26,7 +26,7 @@ type vanishingIO struct {
 
 func (v *vanishingIO) WalkDir(root string, fn iofs.WalkDirFunc) error {
 	return v.LocalFS.WalkDir(root, func(p string, d iofs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !v.done && filepath.Dir(plainPath(p)) == v.victimDir && plainPath(p) != v.victim {
+		if err == nil && !d.IsDir() && !v.done && filepath.Dir(fileKey(p)) == v.victimDir && fileKey(p) != v.victim {
 			v.done = true
 			if rerr := os.Remove(v.victim); rerr != nil {
 				return rerr
@@ -36,11 +36,11 @@ func (v *vanishingIO) WalkDir(root string, fn iofs.WalkDirFunc) error {
 	})
 }
 
-// TestOrphanScanSkipsFilesRemovedMeanwhile: a file removed between the
-// listing of its directory and the look at it fails iceberg-go's orphan
-// scan; through settledListing it is left out, and the scan still finds
-// the real orphan.
-func TestOrphanScanSkipsFilesRemovedMeanwhile(t *testing.T) {
+// TestOrphanListingSkipsFilesRemovedMeanwhile: a file removed between the
+// listing of its directory and the look at it is left out of the listing
+// instead of failing it, and the listing still finds the real orphan;
+// files younger than the cutoff are not listed.
+func TestOrphanListingSkipsFilesRemovedMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	w := openTest(t, dir)
@@ -50,44 +50,60 @@ func TestOrphanScanSkipsFilesRemovedMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
-	dataDir := filepath.Join(plainPath(tbl.Location()), "data")
+	dataDir := filepath.Join(fileKey(tbl.Location()), "data")
 	orphan := filepath.Join(dataDir, "orphan.parquet")
-	if err := os.WriteFile(orphan, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	scan := func(settle bool) (table.OrphanCleanupPlan, error) {
-		// Named to sort last, so that the walk lists it before reaching it.
-		victim := filepath.Join(dataDir, "zz-uncommitted.parquet")
-		if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
+	young := filepath.Join(dataDir, "young.parquet")
+	for _, p := range []string{orphan, young} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		v := &vanishingIO{victimDir: dataDir, victim: victim}
-		fake := table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(),
-			func(context.Context) (iceio.IO, error) { return v, nil }, nil)
-		if settle {
-			var err error
-			if fake, err = settledTable(ctx, fake); err != nil {
-				t.Fatal(err)
-			}
-		}
-		plan, err := fake.PlanOrphanFiles(ctx, table.WithFilesOlderThan(0))
-		if !v.done {
-			t.Fatal("the walk never removed the victim: the test checks nothing")
-		}
-		return plan, err
 	}
-	if _, err := scan(false); err == nil || !strings.Contains(err.Error(), "no such file") {
-		t.Fatalf("iceberg-go's scan without the settled listing: %v, want the vanished file's error", err)
+	cutoff := time.Now().Add(time.Hour)
+	if err := os.Chtimes(young, cutoff, cutoff); err != nil {
+		t.Fatal(err)
 	}
-	plan, err := scan(true)
+	// Named to sort last, so that the walk lists it before reaching it.
+	victim := filepath.Join(dataDir, "zz-uncommitted.parquet")
+	if err := os.WriteFile(victim, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := &vanishingIO{victimDir: dataDir, victim: victim}
+	listed, err := listOlder(ctx, v, tbl.Location(), cutoff)
 	if err != nil {
-		t.Fatalf("settled scan: %v", err)
+		t.Fatalf("listing: %v", err)
+	}
+	if !v.done {
+		t.Fatal("the walk never removed the victim: the test checks nothing")
+	}
+	known, err := w.tableFiles(ctx, tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphans, err := unreferenced(listed, known)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var found []string
-	for _, f := range plan.OrphanFiles() {
-		found = append(found, filepath.Base(plainPath(f.Path)))
+	for _, f := range orphans {
+		found = append(found, filepath.Base(fileKey(f.path)))
 	}
 	if len(found) != 1 || found[0] != "orphan.parquet" {
 		t.Fatalf("orphans %v, want only orphan.parquet", found)
+	}
+}
+
+// TestUnreferencedRefusesOtherSpelling: a listed object that a reference
+// names under another scheme or bucket spelling stops the removal.
+func TestUnreferencedRefusesOtherSpelling(t *testing.T) {
+	known := map[string]bool{fileKey("s3a://lake/wh/t/data/a.parquet"): true}
+	if got, err := unreferenced([]listedFile{{path: "s3://lake/wh/t/data/a.parquet"}}, known); err != nil || len(got) != 0 {
+		t.Fatalf("s3a vs s3: %v, %v; want the same file", got, err)
+	}
+	if _, err := unreferenced([]listedFile{{path: "s3://LAKE/wh/t/data/a.parquet"}}, known); err == nil {
+		t.Fatal("another authority, same object path: removed without a word")
+	}
+	got, err := unreferenced([]listedFile{{path: "s3://lake/wh/t/data/b.parquet"}}, known)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("a real orphan: %v, %v", got, err)
 	}
 }

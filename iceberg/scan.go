@@ -58,6 +58,10 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
+	if snapID != nil {
+		// Time travel: expiry keeps the snapshot while the statement reads.
+		pinSnapshot(ctx, tbl, tbl.Metadata().SnapshotByID(*snapID))
+	}
 	sc := schemaForSnapshot(tbl, snapID)
 	if tbl.Metadata().Version() >= 3 && wantsLineage(opts.Columns) {
 		// iceberg-go reads the row lineage fields by name: explicit

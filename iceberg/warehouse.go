@@ -52,6 +52,8 @@ type Warehouse struct {
 	manifests *ManifestCache // entries of manifests its commits read
 	refs      *FileRefs      // what manifests name, for expiry and orphan removal
 	views     viewCatalog    // nil: the catalog stores no views (REST here)
+	readers   Readers        // the snapshots this process's statements read
+	writes    Writes         // this process's writers with files not yet committed
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -78,6 +80,7 @@ func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
 	if cfg.WrapCatalog != nil {
 		w.cat = cfg.WrapCatalog(w.cat)
 	}
+	w.cat = pinning(w.cat)
 	if err := w.ensureNamespace(ctx, DefaultNamespace); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open catalog %q: %w", name, err)
@@ -289,6 +292,14 @@ func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
 func (w *Warehouse) StageView(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
 	return stage(ctx, base, change, w.manifests, true)
 }
+
+// Readers are the snapshots this process's statements and blocks read,
+// which expiry keeps.
+func (w *Warehouse) Readers() *Readers { return &w.readers }
+
+// Writes are this process's writers whose files are not committed yet,
+// which orphan removal leaves alone.
+func (w *Warehouse) Writes() *Writes { return &w.writes }
 
 // Name is the catalog name.
 func (w *Warehouse) Name() string { return w.name }

@@ -76,6 +76,7 @@ const (
 	CodeProgramLimitExceeded             = "54000"
 	CodeInsufficientPrivilege            = "42501"
 	CodeDiskFull                         = "53100"
+	CodeSnapshotTooOld                   = "72000"
 )
 
 // SQLSTATEs of statements and portals looked up by name: PREPARE, EXECUTE,
