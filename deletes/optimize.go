@@ -27,6 +27,9 @@ type OptimizeOptions struct {
 	// files beyond it wait for the next run. 0: no bound. At least one file
 	// is taken, however large.
 	MaxRewriteBytes int64
+	// KeepDeadRows fills OptimizeOutcome.DeadRows (VACUUM (PURGE) counts
+	// what its rewrites erased across branches).
+	KeepDeadRows bool
 }
 
 // Default thresholds: Trino's file_size_threshold (100 MB) rounded to 128
@@ -47,6 +50,9 @@ type OptimizeOutcome struct {
 	AddedBytes         int64
 	SnapshotID         int64
 	Attempts           int
+	// DeadRows are, per rewritten data file, the positions of the deleted
+	// rows its rewrite left out (with OptimizeOptions.KeepDeadRows).
+	DeadRows map[string]*dv.RoaringPositionBitmap
 }
 
 // Optimize pays back delete debt and small files in one snapshot
@@ -106,6 +112,12 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 		dropDeletes = append(dropDeletes, plans[i].Superseded...)
 		out.RewrittenBytes += plans[i].File.FileSizeBytes()
 		out.PurgedRows += plans[i].File.Count() - plans[i].LiveRows
+		if opts.KeepDeadRows {
+			if out.DeadRows == nil {
+				out.DeadRows = map[string]*dv.RoaringPositionBitmap{}
+			}
+			out.DeadRows[plans[i].File.FilePath()] = plans[i].dropped()
+		}
 	}
 	dropDeletes = append(dropDeletes, exclusivePositionDeletes(plans, removed)...)
 	if len(plans) > 0 && isAlwaysTrue(Predicate{Filter: opts.Filter}.filter()) {

@@ -295,9 +295,7 @@ func parseRetention(v string) (time.Duration, error) {
 // table's thresholds, then expire snapshots by its history.expire.*
 // properties, then remove orphan files older than a week; no table is
 // every table of the catalog, each vacuumed and committed in turn as
-// PostgreSQL's. VACUUM (PURGE) rewrites every file holding a deleted row,
-// expires every snapshot but the new current one and deletes every file
-// only they kept, so a deleted row's bytes are in no file of the table.
+// PostgreSQL's. VACUUM (PURGE) erases deleted rows (purgeTable).
 func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Column, error) {
 	for _, n := range st.Tables {
 		if _, err := s.maintenanceTarget(ctx, n); err != nil {
@@ -315,7 +313,11 @@ func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Co
 		var total vacuumOutcome
 		var notices []Notice
 		for _, ident := range idents {
-			out, err := s.vacuumTable(ctx, ident, st.Purge)
+			vacuum := func() (vacuumOutcome, error) { return s.vacuumTable(ctx, ident) }
+			if st.Purge {
+				vacuum = func() (vacuumOutcome, error) { return s.purgeTable(ctx, ident, st.Tags) }
+			}
+			out, err := vacuum()
 			if err != nil {
 				if len(st.Tables) == 0 && errors.Is(err, iceberg.ErrNoSuchTable) {
 					continue // dropped since the listing
@@ -329,7 +331,8 @@ func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Co
 		}
 		if st.Purge {
 			notices = append(notices, Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf(
-				"%d deleted rows physically removed, %d files deleted, %d bytes freed", total.opt.PurgedRows, total.exp.DeletedFiles, total.exp.DeletedBytes)})
+				"%d deleted rows physically removed from rewritten data files, %d files deleted, %d bytes freed; every remaining data file holds only rows live on a branch",
+				total.erased, total.exp.DeletedFiles, total.exp.DeletedBytes)})
 		}
 		return &Result{Tag: "VACUUM", Notices: notices}, nil
 	}
@@ -376,8 +379,9 @@ func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, 
 
 // vacuumOutcome is what VACUUM did to one table, or to all of them.
 type vacuumOutcome struct {
-	opt deletes.OptimizeOutcome
-	exp iceberg.ExpireOutcome // orphans removed counted in
+	opt    deletes.OptimizeOutcome
+	exp    iceberg.ExpireOutcome // orphans removed counted in
+	erased int64                 // PURGE: deleted rows no file holds any more
 }
 
 func (v *vacuumOutcome) add(o vacuumOutcome) {
@@ -389,6 +393,7 @@ func (v *vacuumOutcome) add(o vacuumOutcome) {
 	v.exp.ExpiredSnapshots += o.exp.ExpiredSnapshots
 	v.exp.DeletedFiles += o.exp.DeletedFiles
 	v.exp.DeletedBytes += o.exp.DeletedBytes
+	v.erased += o.erased
 }
 
 // verbose is VACUUM VERBOSE's report of one table, as INFO messages.
@@ -402,7 +407,7 @@ func (v vacuumOutcome) verbose(name string) []Notice {
 }
 
 // vacuumTable optimizes, expires and removes orphans of one table.
-func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier, purge bool) (vacuumOutcome, error) {
+func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier) (vacuumOutcome, error) {
 	tbl, err := s.engine.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return vacuumOutcome{}, err
@@ -410,26 +415,17 @@ func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier, purge
 	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false)}
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(tbl)
 	age, keep := retentionOf(tbl)
-	if purge {
-		opts.RatioThreshold = 0 // any deleted row
-		age, keep = 0, 1
-	}
 	var out vacuumOutcome
 	if out.opt, err = deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, opts); err != nil {
 		return out, err
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open
-	// transactions and queries: it keeps the snapshots they read. PURGE is
-	// erasure, and expires them too.
-	expire := func() (iceberg.ExpireOutcome, error) { return s.engine.wh.ExpireSnapshots(ctx, ident, age, keep) }
-	if purge {
-		expire = func() (iceberg.ExpireOutcome, error) { return s.engine.wh.PurgeSnapshots(ctx, ident) }
-	}
-	if out.exp, err = expire(); err != nil {
+	// transactions and queries: expiry keeps the snapshots they read.
+	if out.exp, err = s.engine.wh.ExpireSnapshots(ctx, ident, age, keep); err != nil {
 		return out, err
 	}
-	// Orphans younger than a week may be a commit in flight: even PURGE
-	// leaves them (an erased row is in a committed file, not in those).
+	out.exp.Deleted = nil
+	// Orphans younger than a week may be a commit in flight.
 	orph, err := s.engine.wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
 	if err != nil {
 		return out, err

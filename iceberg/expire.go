@@ -18,6 +18,7 @@ type ExpireOutcome struct {
 	ExpiredSnapshots int
 	DeletedFiles     int // data, delete, manifest and manifest-list files
 	DeletedBytes     int64
+	Deleted          []string // their paths
 }
 
 // ExpireSnapshots expires the snapshots of ident older than olderThan
@@ -172,6 +173,7 @@ func (w *Warehouse) removeExpired(ctx context.Context, before *table.Table, afte
 		if removed {
 			out.DeletedFiles++
 			out.DeletedBytes += size
+			out.Deleted = append(out.Deleted, path)
 		}
 	}
 	return out, nil

@@ -646,23 +646,35 @@ func (p *parseCtx) alterType(c *cursor, col string, start int) (AlterAction, err
 	return AlterAction{Kind: AlterColumnType, Name: col, Column: def}, nil
 }
 
-// vacuumStmt parses VACUUM [(PURGE | VERBOSE, ...)] [VERBOSE] [t [, ...]]:
-// without a table it is every table, as PostgreSQL's.
+// vacuumStmt parses VACUUM [(PURGE | VERBOSE | DROP_TAGS | MOVE_TAGS, ...)]
+// [VERBOSE] [t [, ...]]: without a table it is every table, as PostgreSQL's.
 func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 	c.i++
 	v := &Vacuum{}
 	if c.punct("(") {
 		for !c.punct(")") {
+			at := c.peek()
 			switch {
 			case c.word("purge"):
 				v.Purge = true
 			case c.word("verbose"):
 				v.Verbose = true
+			case c.word("drop_tags"), c.word("move_tags"):
+				if v.Tags != TagsRefuse {
+					return nil, &Error{Code: CodeSyntaxError, Message: "VACUUM options DROP_TAGS and MOVE_TAGS cannot be used together", Position: pgCharPos(p.query, at.pos)}
+				}
+				v.Tags = TagsDrop
+				if at.is("move_tags") {
+					v.Tags = TagsMove
+				}
 			case c.punct(","):
 			default:
 				return nil, unsupportedAt(p.query, c.peek(), "VACUUM option %s is not supported", strings.ToUpper(c.peek().val))
 			}
 		}
+	}
+	if v.Tags != TagsRefuse && !v.Purge {
+		return nil, Errorf(CodeInvalidParameterValue, "VACUUM options DROP_TAGS and MOVE_TAGS apply to VACUUM (PURGE) only")
 	}
 	v.Verbose = c.word("verbose") || v.Verbose
 	for !c.atEnd() {

@@ -62,6 +62,8 @@ func TestParseDDL(t *testing.T) {
 		{"VACUUM", &Vacuum{}},
 		{"vacuum verbose", &Vacuum{Verbose: true}},
 		{"VACUUM (PURGE, VERBOSE) s.t", &Vacuum{Tables: []TableName{{"s", "t"}}, Purge: true, Verbose: true}},
+		{"VACUUM (PURGE, DROP_TAGS) t", &Vacuum{Tables: []TableName{{"", "t"}}, Purge: true, Tags: TagsDrop}},
+		{"VACUUM (move_tags, PURGE) t", &Vacuum{Tables: []TableName{{"", "t"}}, Purge: true, Tags: TagsMove}},
 		{"VACUUM a, s.b", &Vacuum{Tables: []TableName{{Table: "a"}, {"s", "b"}}}},
 		{"desc t", &Describe{Table: TableName{Table: "t"}}},
 		{"SHOW TABLES", &ShowTables{}},

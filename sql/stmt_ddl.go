@@ -175,7 +175,20 @@ type Vacuum struct {
 	Tables  []TableName
 	Purge   bool
 	Verbose bool
+	// Tags is what PURGE does with the tags that keep files holding deleted
+	// rows: TagsRefuse (fail, naming them), TagsDrop or TagsMove (to the
+	// purged current snapshot).
+	Tags TagAction
 }
+
+// TagAction is VACUUM (PURGE)'s treatment of tags in its way.
+type TagAction int
+
+const (
+	TagsRefuse TagAction = iota
+	TagsDrop             // VACUUM (PURGE, DROP_TAGS)
+	TagsMove             // VACUUM (PURGE, MOVE_TAGS)
+)
 
 // ShowTable is SHOW TBLPROPERTIES t (Create false) or SHOW CREATE TABLE t.
 type ShowTable struct {

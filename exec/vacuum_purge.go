@@ -1,0 +1,196 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/apache/iceberg-go/table/dv"
+
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// purgeTable is VACUUM (PURGE) of one table, erasure: on every branch each
+// data file holding a deleted row is rewritten without it; every snapshot
+// no branch or tag keeps is expired, whatever readers read, and the files
+// only they kept are deleted. A tag is immutable: one that keeps a file the
+// purge would otherwise delete stops it (tags says to drop such tags, or
+// move them to main's purged snapshot, instead). Afterwards every data file
+// of the table holds only rows live on a branch, and the rows counted as
+// erased are those no remaining file holds: positions a rewrite left out on
+// every branch that read the file, whose original file was then deleted.
+func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags sql.TagAction) (vacuumOutcome, error) {
+	var out vacuumOutcome
+	tbl, err := s.engine.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return out, err
+	}
+	branches, tagNames := refNames(tbl.Metadata())
+	blocking, err := s.blockingTags(ctx, tbl, branches, tagNames)
+	if err != nil {
+		return out, err
+	}
+	if err := s.clearTags(ctx, ident, blocking, tags, true); err != nil {
+		return out, err
+	}
+	dead := map[string][]*dv.RoaringPositionBitmap{}
+	for _, b := range branches {
+		opt, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, purgeOptions(s, b))
+		if err != nil {
+			return out, err
+		}
+		for path, rows := range opt.DeadRows {
+			dead[path] = append(dead[path], rows)
+		}
+		opt.DeadRows = nil
+		out.add(vacuumOutcome{opt: opt})
+	}
+	if err := s.clearTags(ctx, ident, blocking, tags, false); err != nil {
+		return out, err
+	}
+	if out.exp, err = s.engine.wh.PurgeSnapshots(ctx, ident); err != nil {
+		return out, err
+	}
+	for _, path := range out.exp.Deleted {
+		out.erased += commonCardinality(dead[path])
+	}
+	out.exp.Deleted = nil
+	// Orphans younger than a week may be a commit in flight: even PURGE
+	// leaves them (an erased row is in a committed file, not in those).
+	orph, err := s.engine.wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
+	if err != nil {
+		return out, err
+	}
+	out.exp.DeletedFiles += orph.DeletedFiles
+	out.exp.DeletedBytes += orph.DeletedBytes
+	return out, nil
+}
+
+// purgeOptions rewrite every file of branch holding a deleted row, and no
+// other, keeping which rows each rewrite left out.
+func purgeOptions(s *Session, branch string) deletes.OptimizeOptions {
+	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false), KeepDeadRows: true}
+	opts.Commit = s.commitLoop(branch).Commit
+	return opts
+}
+
+// refNames are the table's branches (main first) and tags, sorted.
+func refNames(meta table.Metadata) (branches, tags []string) {
+	for name, ref := range meta.Refs() {
+		if ref.SnapshotRefType == table.TagRef {
+			tags = append(tags, name)
+		} else if name != table.MainBranch {
+			branches = append(branches, name)
+		}
+	}
+	slices.Sort(branches)
+	slices.Sort(tags)
+	if meta.CurrentSnapshot() != nil {
+		branches = append([]string{table.MainBranch}, branches...)
+	}
+	return branches, tags
+}
+
+// blockingTags are the tags that would keep a file the purge deletes: one
+// that holds a deleted row (a delete file applies to it in the tag), or
+// one no branch keeps once its files holding deleted rows are rewritten.
+func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, tags []string) ([]string, error) {
+	if len(tags) == 0 {
+		return nil, nil
+	}
+	meta := tbl.Metadata()
+	survive := map[string]bool{}
+	for _, b := range branches {
+		head, err := iceberg.BranchView(tbl, b)
+		if err != nil {
+			return nil, err
+		}
+		var plan deletes.OptimizeOutcome
+		opts := purgeOptions(s, b)
+		opts.DryRun = true
+		if _, _, err := deletes.PrepareOptimize(ctx, head, opts, &plan); err != nil {
+			return nil, err
+		}
+		files, _, err := s.engine.wh.SnapshotFiles(ctx, tbl, *head.CurrentSnapshot())
+		if err != nil {
+			return nil, err
+		}
+		for path := range files {
+			if plan.DeadRows[path] == nil {
+				survive[path] = true
+			}
+		}
+	}
+	var out []string
+	for _, name := range tags {
+		ref, _ := iceberg.FindRef(meta, name)
+		data, dels, err := s.engine.wh.SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
+		if err != nil {
+			return nil, err
+		}
+		kept := len(dels) > 0
+		for path := range data {
+			kept = kept || !survive[path]
+		}
+		if kept {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// clearTags deals with the tags in the purge's way: refused, or dropped
+// before the rewrites (before is true), or moved to main's purged head
+// after them.
+func (s *Session) clearTags(ctx context.Context, ident table.Identifier, blocking []string, how sql.TagAction, before bool) error {
+	if len(blocking) == 0 {
+		return nil
+	}
+	switch {
+	case how == sql.TagsRefuse:
+		return &sql.Error{Code: sql.CodeObjectNotInPrerequisiteState,
+			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", identKey(ident), quotedList(blocking)),
+			Detail:  "A tag names one snapshot for good: the files it references stay as long as it exists.",
+			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}
+	case how == sql.TagsDrop && before:
+		for _, name := range blocking {
+			if err := s.engine.wh.DropRef(ctx, ident, name, true); err != nil {
+				return err
+			}
+		}
+	case how == sql.TagsMove && !before:
+		for _, name := range blocking {
+			if _, err := s.engine.wh.SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// commonCardinality is how many positions every one of sets holds (0 for
+// none): the rows of a file no branch's rewrite kept.
+func commonCardinality(sets []*dv.RoaringPositionBitmap) int64 {
+	if len(sets) == 0 {
+		return 0
+	}
+	var n int64
+	for pos := range sets[0].Positions() {
+		if !slices.ContainsFunc(sets[1:], func(s *dv.RoaringPositionBitmap) bool { return !s.Contains(pos) }) {
+			n++
+		}
+	}
+	return n
+}
+
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
