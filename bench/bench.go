@@ -33,6 +33,9 @@ type Config struct {
 	Cases   []string // predicate names (scattered-1pct, range-10pct, partition); default all
 	// MaxRuns caps how often a cheap case repeats; default caseRuns.
 	MaxRuns int
+	// CaseBudget: no further run of a case starts once its runs took this
+	// long; default caseBudget.
+	CaseBudget time.Duration
 	// Progress, when set, is told what is being prepared (generation takes a while).
 	Progress func(msg string)
 }
@@ -84,6 +87,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxRuns <= 0 {
 		c.MaxRuns = caseRuns
+	}
+	if c.CaseBudget <= 0 {
+		c.CaseBudget = caseBudget
 	}
 	if c.Progress == nil {
 		c.Progress = func(string) {}
@@ -230,7 +236,8 @@ func (r *runner) layout(ctx context.Context, l Layout, report func(Result) error
 
 // A case repeats (on fresh copies) while it is cheap, so one noisy moment
 // on a shared machine does not decide a short case: at most caseRuns runs
-// (Config.MaxRuns), none started once the runs so far took caseBudget.
+// (Config.MaxRuns), none started once the runs so far took caseBudget
+// (Config.CaseBudget).
 // Medians are reported.
 const (
 	caseRuns   = 5
@@ -243,7 +250,7 @@ func (r *runner) runCase(ctx context.Context, src *source, p predicate, m Mode) 
 	res := Result{Case: string(src.layout) + "/" + p.name, Mode: m, Storage: r.storage, Rows: src.shape.rows}
 	var runs []Result
 	var spent time.Duration
-	for len(runs) < r.cfg.MaxRuns && (len(runs) == 0 || spent < caseBudget) {
+	for len(runs) < r.cfg.MaxRuns && (len(runs) == 0 || spent < r.cfg.CaseBudget) {
 		start := time.Now()
 		one, err := r.runOnce(ctx, src, p, m)
 		if err != nil {

@@ -124,14 +124,13 @@ func TestMergeResultJSONAndLine(t *testing.T) {
 	}
 }
 
-// TestRunMergeDuckDB runs the scattered case with DuckDB beside it when
+// TestRunMergeDuckDB runs the scattered case with DuckDB beside it;
 // MAGMALAKE_DUCKDB_MODULES names a directory holding
-// node_modules/@duckdb/node-api (bench/merge.sh installs one); CI does not
-// install DuckDB, so without it the test skips.
+// node_modules/@duckdb/node-api (.ci/run and bench/merge.sh install one).
 func TestRunMergeDuckDB(t *testing.T) {
 	modules := os.Getenv("MAGMALAKE_DUCKDB_MODULES")
 	if modules == "" {
-		t.Skip("MAGMALAKE_DUCKDB_MODULES not set (a directory with node_modules/@duckdb/node-api)")
+		testenv.Missing(t, "MAGMALAKE_DUCKDB_MODULES not set (a directory with node_modules/@duckdb/node-api: npm install @duckdb/node-api@1.5.6-r.1)")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		testenv.Missing(t, "node not installed")
