@@ -86,7 +86,7 @@ func TestSQLCommitConflict(t *testing.T) {
 	}
 	// A table that moved after it was loaded (no requirement to catch it):
 	// the row's compare-and-swap does, and the new metadata file goes.
-	sc := w.cat.(*sqlCommitCatalog)
+	sc := unpinned(w.cat).(*sqlCommitCatalog)
 	_, err = sc.commit(ctx, []*table.Table{baseA, baseB}, []table.TableCommit{
 		{Identifier: a, Updates: stA.Updates}, {Identifier: b, Updates: stB.Updates}})
 	if !IsConflict(err) {
@@ -120,4 +120,15 @@ func metadataFiles(t *testing.T, dir string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// unpinned is cat without the read-pinning wrapper Open puts outermost.
+func unpinned(cat catalog.Catalog) catalog.Catalog {
+	switch c := cat.(type) {
+	case *pinningCatalog:
+		return c.Catalog
+	case *transactionalPinning:
+		return c.pinningCatalog.Catalog
+	}
+	return cat
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,14 +116,19 @@ func corpusCode(s string) string {
 }
 
 // checkCorpus compares exprs with PostgreSQL; message differences (same
-// SQLSTATE) are counted and a few are logged.
+// SQLSTATE) are counted and a few are logged. Against a server older than
+// 15.20 the expressions whose answers that minor release changed are left
+// out: magmalake answers as 15.20 does.
 func checkCorpus(t *testing.T, conn *pgx.Conn, exprs []string) {
 	t.Helper()
 	want := corpusPG(t, conn, exprs)
-	bad, msgs := 0, 0
+	old := serverVersionNum(t, conn) < 150020
+	bad, msgs, skipped := 0, 0, 0
 	for i, x := range exprs {
 		got := corpusOurs(x)
 		switch {
+		case old && changedIn1520(x):
+			skipped++
 		case got == want[i]:
 		case corpusCode(got) == corpusCode(want[i]):
 			if msgs++; msgs <= 5 || *corpusAll {
@@ -137,7 +143,46 @@ func checkCorpus(t *testing.T, conn *pgx.Conn, exprs []string) {
 	if bad > 40 && !*corpusAll {
 		t.Errorf("... %d differences in all", bad)
 	}
-	t.Logf("%d expressions compared: %d differ, %d differ in message only", len(exprs), bad, msgs)
+	t.Logf("%d expressions compared: %d differ, %d differ in message only, %d left out (answered as 15.20 does)", len(exprs)-skipped, bad, msgs, skipped)
+}
+
+// serverVersionNum is the reference server's server_version_num.
+func serverVersionNum(t *testing.T, conn *pgx.Conn) int {
+	t.Helper()
+	var v string
+	if err := conn.QueryRow(context.Background(), "SHOW server_version_num").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		t.Fatalf("server_version_num %q: %v", v, err)
+	}
+	return n
+}
+
+// changedIn1520 reports the corpus expressions PostgreSQL 15.20 answers
+// otherwise than 15.18: right() of a string by -2^31 characters (15.18:
+// the whole string; 15.20: none of it), and to_char's V on an integer
+// (15.18 let the scaled int4 wrap around; 15.20 says "integer out of
+// range").
+func changedIn1520(expr string) bool {
+	if strings.HasPrefix(expr, "right(") {
+		return strings.HasSuffix(expr, ", (-2147483647 - 1))")
+	}
+	if !strings.HasPrefix(expr, "to_char(") {
+		return false
+	}
+	args := strings.TrimSuffix(strings.TrimPrefix(expr, "to_char("), ")")
+	comma := strings.LastIndex(args, ", '")
+	if comma < 0 || !strings.Contains(args[comma:], "V") {
+		return false
+	}
+	num := args[:comma]
+	if num == "(-2147483647 - 1)" {
+		return true
+	}
+	_, err := strconv.ParseInt(num, 10, 32)
+	return err == nil
 }
 
 // cross is every f(a, b, ...) for the argument lists given, one list per
