@@ -185,6 +185,16 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	if loc, ok := a.clean[key]; ok && loc == head.MetadataLocation() {
 		return nil
 	}
+	// The rewrite's files are unreferenced until it commits: orphan
+	// removal leaves them alone meanwhile, here and (through the table's
+	// properties) on other servers.
+	_, unhold := a.e.wh.Writes().Hold(ident, time.Now())
+	defer unhold()
+	since, err := iceberg.WriteStart(ctx, head)
+	if err != nil {
+		return err
+	}
+	ctx = iceberg.WithWriteStart(ctx, since)
 	opts := deletes.OptimizeOptions{MaxRewriteBytes: *budget}
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(head)
 	change, written, err := deletes.PrepareOptimize(ctx, head, opts, &r.Optimize)

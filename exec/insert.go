@@ -286,6 +286,13 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 	if s.tx.active {
 		return s.bufferRows(ctx, t.rt.Ident, counted, &n)
 	}
+	// Its files are as old as this: a sweep of another server that began
+	// after it makes the commit fail rather than name a swept file.
+	since, err := iceberg.WriteStart(ctx, t.rt.Table)
+	if err != nil {
+		return 0, err
+	}
+	ctx = iceberg.WithWriteStart(ctx, since)
 	files, err := iceberg.WriteDataFiles(ctx, t.rt.Table, counted)
 	if err != nil {
 		return 0, err

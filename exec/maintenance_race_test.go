@@ -17,84 +17,131 @@ import (
 )
 
 // TestMaintenanceRacesWriters: one session loops INSERT, DELETE and UPDATE
-// on a 100,000-row table while two others loop remove_orphan_files and
+// (and, every seventh round, a transaction block of the three) on a
+// 100,000-row table while two others loop remove_orphan_files and
 // expire_snapshots with zero retention and a fourth reads it. Every
 // statement succeeds and the table ends as the writer's model says, in
 // every delete mode: no file a statement was writing, had just committed
-// or was reading was removed under it. MAGMALAKE_RACE_SECONDS sets how long
-// each mode races (CI: 60).
+// or was reading was removed under it. With the maintenance on another
+// server (another engine on the same catalog), the writer's statements
+// still all succeed: a sweep that may have taken their files makes them
+// plan again; an INSERT or a block, whose files are written before they
+// commit, may fail with 40001 and change nothing then, and a query may fail
+// with 72000 (the other server cannot know what it reads).
+// MAGMALAKE_RACE_SECONDS sets how long each mode races on one server, half
+// that on two (CI: 60).
 func TestMaintenanceRacesWriters(t *testing.T) {
 	seconds := diffEnvUint(t, "MAGMALAKE_RACE_SECONDS", 3)
-	for _, m := range optimizeModes {
-		t.Run(m.name, func(t *testing.T) {
-			eng := testEngine(t, t.TempDir())
-			writer, keeper, expirer, reader := testSessionOn(t, eng), testSessionOn(t, eng), testSessionOn(t, eng), testSessionOn(t, eng)
-			const rows = 100_000
-			mustQuery(t, writer, "CREATE TABLE race (id int, v int) "+m.with)
-			mustQuery(t, writer, fmt.Sprintf("INSERT INTO race SELECT g, 0 FROM generate_series(1, %d) g", rows))
-			if m.setup != "" {
-				mustQuery(t, writer, m.setup)
-			}
-			mustQuery(t, keeper, "SET magmalake.remove_orphan_files_min_retention = '0s'")
-			model := map[int]int{}
-			for id := 1; id <= rows; id++ {
-				model[id] = 0
-			}
-			ctx, stop := context.WithTimeout(t.Context(), time.Duration(seconds)*time.Second)
-			defer stop()
-			var wg sync.WaitGroup
-			errs := make(chan error, 4)
-			loop := func(name string, step func(i int) error) {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; ctx.Err() == nil; i++ {
-						if err := step(i); err != nil {
-							var cause error
-							if se := (*sql.Error)(nil); errors.As(err, &se) {
-								cause = se.Err
-							}
-							errs <- fmt.Errorf("%s, round %d: %w (cause: %v)", name, i, err, cause)
-							stop()
-							return
-						}
-					}
-				}()
-			}
-			loop("writer", func(i int) error { return raceWrite(t.Context(), writer, model, rows, i) })
-			removed := 0
-			loop("expiry", func(int) error {
-				_, err := expirer.query(t.Context(), "ALTER TABLE race EXECUTE expire_snapshots(retention_threshold => '0s', retain_last => 1)")
-				return err
+	for _, servers := range []int{1, 2} {
+		for _, m := range optimizeModes {
+			t.Run(fmt.Sprintf("%d-servers/%s", servers, m.name), func(t *testing.T) {
+				d := time.Duration(seconds) * time.Second / time.Duration(servers)
+				raceMaintenance(t, m.with, m.setup, servers, d)
 			})
-			loop("orphans", func(int) error {
-				r, err := keeper.query(t.Context(), "ALTER TABLE race EXECUTE remove_orphan_files(retention_threshold => '0s')")
-				if err == nil {
-					n, _ := strconv.Atoi(r.rows[0][0])
-					removed += n
-				}
-				return err
-			})
-			loop("reader", func(int) error {
-				_, err := reader.query(t.Context(), "SELECT count(*), sum(v) FROM race WHERE id % 3 = 0")
-				return err
-			})
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Error(err)
-			}
-			if t.Failed() {
-				return
-			}
-			checkRaceModel(t, writer, model)
-			// Whatever maintenance removed, the table reads whole again
-			// after a last sweep with nothing in flight.
-			mustQuery(t, keeper, "ALTER TABLE race EXECUTE remove_orphan_files(retention_threshold => '0s')")
-			checkRaceModel(t, reader, model)
-			t.Logf("%s: %d orphan files removed while the writer ran", m.name, removed)
-		})
+		}
 	}
+}
+
+func raceMaintenance(t *testing.T, with, setup string, servers int, d time.Duration) {
+	dir := t.TempDir()
+	eng, other := testEngine(t, dir), testEngine(t, dir)
+	if servers == 1 {
+		other = eng
+	}
+	writer, reader := testSessionOn(t, eng), testSessionOn(t, eng)
+	keeper, expirer := testSessionOn(t, other), testSessionOn(t, other)
+	const rows = 100_000
+	mustQuery(t, writer, "CREATE TABLE race (id int, v int) "+with)
+	mustQuery(t, writer, fmt.Sprintf("INSERT INTO race SELECT g, 0 FROM generate_series(1, %d) g", rows))
+	if setup != "" {
+		mustQuery(t, writer, setup)
+	}
+	mustQuery(t, keeper, "SET magmalake.remove_orphan_files_min_retention = '0s'")
+	model := map[int]int{}
+	for id := 1; id <= rows; id++ {
+		model[id] = 0
+	}
+	ctx, stop := context.WithTimeout(t.Context(), d)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	loop := func(name string, step func(i int) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				if err := step(i); err != nil {
+					var cause error
+					if se := (*sql.Error)(nil); errors.As(err, &se) {
+						cause = se.Err
+					}
+					errs <- fmt.Errorf("%s, round %d: %w (cause: %v)", name, i, err, cause)
+					stop()
+					return
+				}
+			}
+		}()
+	}
+	var refused, tooOld int
+	loop("writer", func(i int) error {
+		write := raceWrite
+		if i%7 == 6 {
+			write = raceBlock
+		}
+		err := write(t.Context(), writer, model, rows, i)
+		// An INSERT's rows are written before it commits: it cannot plan
+		// them again, so it fails rather than name a swept file.
+		prewritten := i%7 == 6 || i%3 == 0
+		if servers == 2 && prewritten && sqlCode(err) == sql.CodeSerializationFailure {
+			refused++
+			return nil
+		}
+		return err
+	})
+	removed := 0
+	loop("expiry", func(int) error {
+		_, err := expirer.query(t.Context(), "ALTER TABLE race EXECUTE expire_snapshots(retention_threshold => '0s', retain_last => 1)")
+		return err
+	})
+	loop("orphans", func(int) error {
+		r, err := keeper.query(t.Context(), "ALTER TABLE race EXECUTE remove_orphan_files(retention_threshold => '0s')")
+		if err == nil {
+			n, _ := strconv.Atoi(r.rows[0][0])
+			removed += n
+		}
+		return err
+	})
+	loop("reader", func(int) error {
+		_, err := reader.query(t.Context(), "SELECT count(*), sum(v) FROM race WHERE id % 3 = 0")
+		if servers == 2 && sqlCode(err) == sql.CodeSnapshotTooOld {
+			tooOld++
+			return nil
+		}
+		return err
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		return
+	}
+	checkRaceModel(t, writer, model)
+	// Whatever maintenance removed, the table reads whole again after a
+	// last sweep with nothing in flight.
+	mustQuery(t, keeper, "ALTER TABLE race EXECUTE remove_orphan_files(retention_threshold => '0s')")
+	checkRaceModel(t, reader, model)
+	t.Logf("%d orphan files removed while the writer ran; %d blocks refused (40001), %d queries too old (72000)", removed, refused, tooOld)
+}
+
+// sqlCode is err's SQLSTATE ("" for none).
+func sqlCode(err error) string {
+	var se *sql.Error
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return ""
 }
 
 // raceWrite runs the writer's statement of round i and applies it to the
@@ -127,6 +174,34 @@ func raceWrite(ctx context.Context, s *Session, model map[int]int, rows, i int) 
 			if v, ok := model[id]; ok {
 				model[id] = v + 1
 			}
+		}
+	}
+	return nil
+}
+
+// raceBlock runs an INSERT, a DELETE and an UPDATE (rounds of their own,
+// far from the writer's) in one transaction block, applied to the model
+// only when COMMIT succeeds; a block that fails is rolled back.
+func raceBlock(ctx context.Context, s *Session, model map[int]int, rows, i int) error {
+	if _, err := s.query(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	staged := maps.Clone(model)
+	// Deletes first: an equality delete after added data cannot join it
+	// in the block's one snapshot.
+	for _, j := range []int{1, 2, 0} {
+		if err := raceWrite(ctx, s, staged, rows, 3*(1<<20+i)+j); err != nil {
+			_, _ = s.query(ctx, "ROLLBACK")
+			return err
+		}
+	}
+	if _, err := s.query(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	maps.Copy(model, staged)
+	for id := range model {
+		if _, ok := staged[id]; !ok {
+			delete(model, id)
 		}
 	}
 	return nil

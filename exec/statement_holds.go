@@ -26,7 +26,8 @@ func (s *Session) holdStatement(ctx context.Context, start time.Time) (context.C
 	h := &statementHolds{reads: wh.Readers().NewReadSet()}
 	id, unhold := wh.Writes().Hold(nil, start)
 	h.unhold = unhold
-	return iceberg.WithWriteHold(iceberg.WithReadSet(ctx, h.reads), id), h
+	ctx = iceberg.WithWriteStart(iceberg.WithReadSet(ctx, h.reads), start)
+	return iceberg.WithWriteHold(ctx, id), h
 }
 
 func (h *statementHolds) release() {

@@ -48,6 +48,7 @@ type txTable struct {
 	orphans []string    // files a later statement superseded
 	pending pendingRows // rows INSERTed but not yet written (tx_append.go)
 	leave   func()      // ends the block's mark on the table (table_use.go)
+	since   time.Time   // when the block may start writing the table's files (iceberg.WriteStart)
 }
 
 func (t *txState) status() byte {
@@ -181,7 +182,12 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	pin.Settle(head.CurrentSnapshot())
-	tt := &txTable{ident: ident, base: head, view: head, leave: leave}
+	since, err := iceberg.WriteStart(ctx, head)
+	if err != nil {
+		leave()
+		return nil, err
+	}
+	tt := &txTable{ident: ident, base: head, view: head, leave: leave, since: since}
 	s.tx.tables[identKey(ident)] = tt
 	return tt, nil
 }

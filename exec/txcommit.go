@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -28,6 +29,10 @@ func (s *Session) commitBlock(ctx context.Context) error {
 		}
 		changed = append(changed, tt)
 	}
+	// The block's files are as old as its first touch of a table: a
+	// sweep of another process since then makes the commit fail rather
+	// than name a removed file (iceberg.SweepCutoffProperty).
+	ctx = iceberg.WithWriteStart(ctx, blockWriteStart(changed))
 	loop := s.commitLoop(s.tx.branch)
 	if len(changed) > 1 && loop.Atomic() {
 		err := s.publishAll(ctx, loop, changed)
@@ -36,6 +41,17 @@ func (s *Session) commitBlock(ctx context.Context) error {
 		}
 	}
 	return s.publishEach(ctx, changed)
+}
+
+// blockWriteStart is when the earliest of the tables was first touched.
+func blockWriteStart(tables []*txTable) time.Time {
+	var since time.Time
+	for _, tt := range tables {
+		if since.IsZero() || tt.since.Before(since) {
+			since = tt.since
+		}
+	}
+	return since
 }
 
 // publishEach publishes the tables one after the other.

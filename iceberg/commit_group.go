@@ -127,7 +127,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			return
 		}
 		ctx := context.WithoutCancel(group[0].ctx)
-		committed, err := commitChange(ctx, l.Catalog, head, l.onBranch(withAttempts(union, group)), l.Manifests)
+		committed, err := commitChange(ctx, l.Catalog, head, l.onBranch(withAttempts(union, group)), l.Manifests, earliestWrite(group))
 		for _, m := range group {
 			m.a.tries++
 		}
@@ -235,6 +235,18 @@ func (l CommitLoop) onto(turn *tableTurn, m *member, head *table.Table) (done bo
 		return false, nil
 	}
 	return l.moveTo(m.ctx, turn, &m.a, head, m.plan)
+}
+
+// earliestWrite is when the first of the group's files was written (zero:
+// none of theirs; a shared change's files are committed already).
+func earliestWrite(group []*member) time.Time {
+	var since time.Time
+	for _, m := range group {
+		if !m.a.shared && (since.IsZero() || m.a.since.Before(since)) {
+			since = m.a.since
+		}
+	}
+	return since
 }
 
 // groupKeys names the data files a change touches: the ones it removes and

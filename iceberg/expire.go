@@ -65,7 +65,12 @@ func (w *Warehouse) expire(ctx context.Context, ident table.Identifier, olderTha
 			}
 			return out, nil
 		}
-		if attempt++; attempt > 5 || !isRequirementFailure(err) {
+		if attempt++; attempt > 20 || !(isRequirementFailure(err) || IsConflict(err)) {
+			return ExpireOutcome{}, fmt.Errorf("%s: %w", what, err)
+		}
+		// Another process committed meanwhile (this one's commits wait
+		// for the turn): try again on its head.
+		if err := commitSleep(ctx, time.Duration(attempt)*time.Millisecond); err != nil {
 			return ExpireOutcome{}, fmt.Errorf("%s: %w", what, err)
 		}
 	}

@@ -16,7 +16,8 @@ type OrphanOutcome struct {
 
 // writeSlack is how much earlier than its writer's start a file's
 // modification time may read: the kernel stamps files from a clock a tick
-// behind, and object stores keep whole seconds.
+// behind, object stores keep whole seconds, and another server's clock may
+// be a little off.
 const writeSlack = 2 * time.Second
 
 // RemoveOrphanFiles deletes the files under the table's location that no
@@ -24,7 +25,9 @@ const writeSlack = 2 * time.Second
 // olderThan: the leftovers of statements whose process died before
 // committing. Younger ones may belong to another process's commit in
 // flight; this process's own writers (Writes) are never overtaken, whatever
-// olderThan says: no file younger than the oldest of them is listed.
+// olderThan says: no file younger than the oldest of them is listed. Other
+// magmalake processes learn of the sweep through the table's properties
+// before it lists anything (SweepCutoffProperty).
 // The head is read again after the listing, so that a commit that landed
 // meanwhile keeps its files; each listed file is checked against both
 // heads' references (every snapshot's manifest lists, manifests, data and
@@ -36,6 +39,9 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 	cutoff := time.Now().Add(-olderThan)
 	if since, ok := w.writes.oldest(ident, writeHoldOf(ctx)); ok {
 		cutoff = minTime(cutoff, since.Add(-writeSlack))
+	}
+	if err := w.announceSweep(ctx, ident, cutoff); err != nil {
+		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
 	before, err := w.LoadTable(pinless, ident)
 	if err != nil {

@@ -3,6 +3,8 @@ package iceberg
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +69,9 @@ func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan Cha
 		return nil, err
 	}
 	a := attempt{head: head}
+	if a.since, err = WriteStart(ctx, head); err != nil {
+		return nil, err
+	}
 	a.change, a.written, err = plan(ctx, head)
 	if err == nil && a.change.IsEmpty() {
 		commitRemoveWritten(head, a.written)
@@ -76,7 +81,32 @@ func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan Cha
 		commitRemoveWritten(head, a.written)
 		return nil, err
 	}
+	if a.prewritten = prewritten(a.change, a.written); a.prewritten {
+		// An INSERT's files were written before the loop began, from rows
+		// it does not keep: they are as old as the statement.
+		a.since = writeStartOf(ctx)
+		if sweptSince(head, a.since) {
+			a.removeWritten()
+			return nil, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
+		}
+	}
 	return l.run(ctx, ident, a, plan)
+}
+
+// prewritten reports whether change adds a file the attempt did not write
+// (written lists what it wrote): one written before the loop began, which
+// planning again cannot write anew.
+func prewritten(change FileChange, written []string) bool {
+	mine := make(map[string]bool, len(written))
+	for _, p := range written {
+		mine[p] = true
+	}
+	for _, f := range slices.Concat(change.AddData, change.AddDeletes) {
+		if !mine[f.FilePath()] {
+			return true
+		}
+	}
+	return false
 }
 
 // Publish commits change, planned against base, that cannot be planned
@@ -88,7 +118,11 @@ func (l CommitLoop) Publish(ctx context.Context, base *table.Table, change FileC
 	}
 	// written starts empty: only files the loop writes while rebasing are
 	// its to remove.
-	return l.run(ctx, base.Identifier(), attempt{head: base, change: change}, nil)
+	a := attempt{head: base, change: change, since: writeStartOf(ctx), prewritten: true}
+	if sweptSince(base, a.since) {
+		return nil, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
+	}
+	return l.run(ctx, base.Identifier(), a, nil)
 }
 
 // PublishShared is Publish for a change whose files another snapshot
@@ -98,16 +132,22 @@ func (l CommitLoop) PublishShared(ctx context.Context, base *table.Table, change
 	if change.IsEmpty() {
 		return base, nil
 	}
-	return l.run(ctx, base.Identifier(), attempt{head: base, change: change, shared: true}, nil)
+	// Its files are committed already (another snapshot names them): no
+	// sweep takes them for orphans.
+	return l.run(ctx, base.Identifier(), attempt{head: base, change: change, shared: true, since: time.Now()}, nil)
 }
 
 // attempt is the change the loop is trying to commit and what it is based on.
 type attempt struct {
 	head    *table.Table
 	change  FileChange
-	written []string // files to remove if the change does not land
-	shared  bool     // the change's own files are not the attempt's (PublishShared)
-	tries   int
+	written []string  // files to remove if the change does not land
+	shared  bool      // the change's own files are not the attempt's (PublishShared)
+	since   time.Time // when the change's files began to be written
+	// prewritten: some of the change's files were written before the
+	// loop began (Commit's prewritten), so planning again cannot renew them.
+	prewritten bool
+	tries      int
 	// solo is the attempt as it was before a group combined it
 	// (commit_combine.go): its change rests on the group's virtual head, so
 	// if the group does not land the attempt goes back to solo.
@@ -161,6 +201,13 @@ func (l CommitLoop) liveOf(turn *tableTurn) *liveFilesCache {
 // moveTo makes a commit on head: the change rebased, or planned again.
 // done reports an empty new plan (nothing left to commit).
 func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
+	if !a.shared && sweptSince(head, a.since) {
+		if plan == nil || a.prewritten {
+			a.removeWritten()
+			return false, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
+		}
+		return replan(ctx, a, head, plan)
+	}
 	rebase := l.Rebase
 	if rebase == nil {
 		rebase = RebaseFiles
@@ -182,6 +229,9 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 func replan(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
 	a.removeWritten()
 	a.head = head
+	if a.since, err = WriteStart(ctx, head); err != nil {
+		return false, err
+	}
 	a.change, a.written, err = plan(ctx, head)
 	if err != nil || a.change.IsEmpty() {
 		a.removeWritten()
