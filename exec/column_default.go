@@ -8,6 +8,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -45,7 +46,18 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 			arr = fitted
 		}
 	}
-	return sql.DefaultLiteral(arr, c.Name, c.Type)
+	lit, err := sql.DefaultLiteral(arr, c.Name, c.Type)
+	if err != nil || lit == nil {
+		return lit, err
+	}
+	// As the table's metadata file will hold it: a value JSON or its
+	// readers cannot hold exactly is refused here, not lost there.
+	if _, err := iceberg.SpecDefault(lit.Type(), lit.Any()); err != nil {
+		return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
+			Message: fmt.Sprintf("the default of column %q cannot be stored in Iceberg table metadata", c.Name),
+			Detail:  err.Error(), Err: err}
+	}
+	return lit, nil
 }
 
 // nonNullDefault reports a DEFAULT that is not NULL (one that fails to

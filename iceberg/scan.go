@@ -54,6 +54,7 @@ type ScanOptions struct {
 // every batch they receive.
 func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
 	what := "scan " + identString(tbl.Identifier())
+	tbl = readableTable(tbl)
 	snapID, err := resolveSnapshot(tbl, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
