@@ -7,58 +7,87 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// readableTable is tbl as its scans read it: its schemas' defaults as
+// scanTable is tbl as its scans read it: its schemas' defaults as
 // iceberg-go's readers take them (ReadableSchema), since they fill the
-// columns a data file lacks with the initial-default; tbl itself when no
-// schema has a default.
-func readableTable(tbl *table.Table) *table.Table {
+// columns a data file lacks with the initial-default, and with extra
+// fields (anchors of dropped columns, see anchorFiles) after the others;
+// tbl itself when there is nothing to change.
+func scanTable(tbl *table.Table, extra []ice.NestedField) *table.Table {
 	meta := tbl.Metadata()
-	if !hasDefaults(meta.Schemas()) {
+	if len(extra) == 0 && !anyDefaults(meta.Schemas()) {
 		return tbl
 	}
-	return table.New(tbl.Identifier(), &readableMetadata{Metadata: meta}, tbl.MetadataLocation(), tbl.FS, nil)
+	return table.New(tbl.Identifier(), &scanMetadata{Metadata: meta, extra: extra}, tbl.MetadataLocation(), tbl.FS, nil)
 }
 
-func hasDefaults(schemas []*ice.Schema) bool {
+func anyDefaults(schemas []*ice.Schema) bool {
 	for _, sc := range schemas {
-		if ReadableSchema(sc) != sc {
+		if fieldsHaveDefaults(sc.Fields()) {
 			return true
 		}
 	}
 	return false
 }
 
-// readableMetadata is metadata whose schemas have readable defaults,
-// converted once when first asked for.
-type readableMetadata struct {
+func fieldsHaveDefaults(fields []ice.NestedField) bool {
+	for _, f := range fields {
+		if f.InitialDefault != nil || f.WriteDefault != nil {
+			return true
+		}
+		if nt, ok := f.Type.(ice.NestedType); ok && fieldsHaveDefaults(nt.Fields()) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanMetadata is metadata whose schemas have readable defaults and the
+// extra fields, made once when first asked for.
+type scanMetadata struct {
 	table.Metadata
+	extra   []ice.NestedField
 	once    sync.Once
 	schemas []*ice.Schema
 	current *ice.Schema
 }
 
-func (m *readableMetadata) convert() {
+func (m *scanMetadata) convert() {
 	m.once.Do(func() {
 		cur := m.Metadata.CurrentSchema()
 		for _, sc := range m.Metadata.Schemas() {
-			r := ReadableSchema(sc)
+			r := m.scanSchema(sc)
 			m.schemas = append(m.schemas, r)
-			if sc == cur || sc.ID == cur.ID {
+			if sc.ID == cur.ID {
 				m.current = r
 			}
 		}
 		if m.current == nil {
-			m.current = ReadableSchema(cur)
+			m.current = m.scanSchema(cur)
 		}
 	})
 }
 
-func (m *readableMetadata) Schemas() []*ice.Schema {
+func (m *scanMetadata) scanSchema(sc *ice.Schema) *ice.Schema {
+	r := ReadableSchema(sc)
+	fields := r.Fields()
+	n := len(fields)
+	for _, f := range m.extra {
+		if _, ok := sc.FindFieldByID(f.ID); !ok { // older schemas still have it
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == n {
+		return r
+	}
+	return ice.NewSchemaWithIdentifiers(sc.ID, sc.IdentifierFieldIDs, fields...)
+}
+
+func (m *scanMetadata) Schemas() []*ice.Schema {
 	m.convert()
 	return m.schemas
 }
 
-func (m *readableMetadata) CurrentSchema() *ice.Schema {
+func (m *scanMetadata) CurrentSchema() *ice.Schema {
 	m.convert()
 	return m.current
 }
