@@ -81,6 +81,17 @@ func TestColumnDefaultRefusals(t *testing.T) {
 		"ALTER TABLE v3 ADD COLUMN a varchar(2) DEFAULT 'toolong'":          "22001",
 		"ALTER TABLE v3 ADD COLUMN a int DEFAULT 'x'":                       "22P02",
 		"CREATE TABLE y (a int DEFAULT 1) WITH ('format-version' = '3', x)": "42601",
+		// Evaluated per row in PostgreSQL: not a value a schema can hold.
+		"CREATE TABLE x (a timestamptz DEFAULT now()) WITH ('format-version' = '3')":             "0A000",
+		"CREATE TABLE x (a date DEFAULT current_date) WITH ('format-version' = '3')":             "0A000",
+		"CREATE TABLE x (a timestamptz DEFAULT CURRENT_TIMESTAMP) WITH ('format-version' = '3')": "0A000",
+		"ALTER TABLE v3 ALTER COLUMN id SET DEFAULT now()::date - DATE '2000-01-01'":             "0A000",
+		// Sequences: no syntax error for valid PostgreSQL.
+		"CREATE TABLE x (a bigint DEFAULT nextval('s')) WITH ('format-version' = '3')":           "0A000",
+		"CREATE TABLE x (a bigint DEFAULT nextval('s'::regclass)) WITH ('format-version' = '3')": "0A000",
+		"CREATE TABLE x (a serial, b int) WITH ('format-version' = '3')":                         "0A000",
+		"ALTER TABLE v3 ADD COLUMN a bigserial":                                                  "0A000",
+		"SELECT nextval('s')":                                                                    "0A000",
 	} {
 		mustFail(t, s, code, q)
 	}

@@ -168,6 +168,9 @@ func (p *parseCtx) defaultExpr(c *cursor) (ast.ExprNode, error) {
 // columnType reads a column's type name.
 func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	typTok := c.peek()
+	if typTok.kind == tkIdent && serialTypes[typTok.val] {
+		return ColumnDef{}, unsupportedAt(p.query, typTok, "type %s is not supported: there are no sequences to number its rows", typTok.val)
+	}
 	n := &normalizer{query: p.query, in: c.toks, stop: c.stop}
 	text, next, err := n.typeName(c.i)
 	if err != nil {
@@ -183,6 +186,12 @@ func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	}
 	c.i = next
 	return ColumnDef{Name: name, Type: typ}, nil
+}
+
+// serialTypes are PostgreSQL's shorthands for an integer column whose
+// default takes the next value of a sequence of its own.
+var serialTypes = map[string]bool{
+	"smallserial": true, "serial2": true, "serial": true, "serial4": true, "bigserial": true, "serial8": true,
 }
 
 // partitionFields reads "(col | transform(col) | bucket(n, col) | truncate(w, col), ...)".
