@@ -73,6 +73,14 @@ func defaultTypeScript() []string {
 		"UPDATE d SET n5 = 3, d = NULL WHERE id = 5",
 		"UPDATE d SET n5 = DEFAULT, d = DEFAULT WHERE id = 5",
 		"SELECT * FROM d ORDER BY id NULLS FIRST",
+		// LIKE copies the defaults only when told to.
+		"CREATE TABLE dl (LIKE d INCLUDING DEFAULTS) %s",
+		"CREATE TABLE dn (LIKE d INCLUDING ALL EXCLUDING DEFAULTS) %s",
+		"INSERT INTO dl (id) VALUES (1)",
+		"INSERT INTO dn (id) VALUES (1)", // 23502: nn is NOT NULL with no default
+		"INSERT INTO dn (id, nn, te) VALUES (1, 1, 'x')",
+		"SELECT * FROM dl",
+		"SELECT * FROM dn",
 		"CREATE TABLE e (id int) %s",
 		"INSERT INTO e VALUES (1), (2)",
 		"ALTER TABLE e " + strings.Join(adds[:len(adds)/2], ", "),
@@ -124,7 +132,7 @@ func TestColumnDefaultTypesLikePostgres(t *testing.T) {
 			mustQuery(t, fresh, "INSERT INTO e (id) VALUES (5)")
 			compareStatement(t, fresh, conn, "SELECT * FROM e WHERE id = 5")
 
-			for _, tbl := range []string{"d", "e"} {
+			for _, tbl := range []string{"d", "dl", "e"} {
 				checkSpecDefaults(t, s, conn, tbl)
 			}
 			checkIcebergGoReadsDefaults(t, s, "e")
@@ -207,11 +215,14 @@ func checkIcebergGoReadsDefaults(t *testing.T, s *Session, tbl string) {
 func TestColumnDefaultTypesRefusedOnV2(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE v2 (id int)")
+	mustQuery(t, s, "CREATE TABLE v3 (id int DEFAULT 1) WITH ('format-version' = '3')")
+	mustFail(t, s, "0A000", "CREATE TABLE x (LIKE v3 INCLUDING DEFAULTS)")
 	for _, c := range defaultCols {
 		mustFail(t, s, "0A000", "CREATE TABLE x (id int, "+c.name+" "+c.decl+")")
 		mustFail(t, s, "0A000", "ALTER TABLE v2 ADD COLUMN "+c.name+" "+c.decl)
 	}
-	if got := mustQuery(t, s, "SELECT count(*) FROM information_schema.columns WHERE table_name IN ('v2', 'x')").text(); got != "1\n" {
+	mustQuery(t, s, "CREATE TABLE y (LIKE v3)") // without the default: fine
+	if got := mustQuery(t, s, "SELECT count(*) FROM information_schema.columns WHERE table_name IN ('v2', 'x', 'y')").text(); got != "2\n" {
 		t.Fatalf("columns after refusals: %s", got)
 	}
 }

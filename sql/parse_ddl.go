@@ -827,8 +827,9 @@ func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
 }
 
 // likeClause reads LIKE source [INCLUDING|EXCLUDING option ...]: the
-// columns' names, types and NOT NULL are what there is to copy (Iceberg
-// tables have no defaults, constraints or indexes here).
+// columns' names, types and NOT NULL are always copied, their defaults
+// with INCLUDING DEFAULTS (or ALL); there are no constraints or indexes
+// to copy. A later option overrides an earlier one, as in PostgreSQL.
 func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
 	if ct.Like != nil {
 		return unsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
@@ -838,9 +839,16 @@ func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
 		return err
 	}
 	ct.Like, ct.LikeAt = &src, len(ct.Columns)
-	for c.word("including") || c.word("excluding") {
+	for {
+		including := c.word("including")
+		if !including && !c.word("excluding") {
+			break
+		}
 		if c.peek().kind != tkIdent { // ALL, DEFAULTS, CONSTRAINTS, ...
 			return c.errHere()
+		}
+		if c.peek().is("defaults") || c.peek().is("all") {
+			ct.LikeDefaults = including
 		}
 		c.i++
 	}
