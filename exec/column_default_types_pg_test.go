@@ -88,6 +88,10 @@ func defaultTypeScript() []string {
 		"ALTER TABLE e " + strings.Join(adds[len(adds)/2:], ", "),
 		"INSERT INTO e (id, n2) VALUES (4, 9.99)",
 		"ALTER TABLE e ADD COLUMN k numeric(10,2) DEFAULT 3.25", // the uncomparable map
+		// New write-defaults: old rows keep reading the initial ones.
+		"ALTER TABLE e ALTER COLUMN d SET DEFAULT '2025-12-31', ALTER COLUMN tz SET DEFAULT '2030-01-01 00:00:00+00', " +
+			"ALTER COLUMN n2 SET DEFAULT 1.23, ALTER COLUMN by SET DEFAULT '\\xab', ALTER COLUMN tm SET DEFAULT '01:02:03', ALTER COLUMN f4 SET DEFAULT -0.5",
+		"INSERT INTO e (id) VALUES (6)",
 		"SELECT * FROM e ORDER BY id",
 	}
 	for _, tbl := range []string{"d", "e"} {
@@ -132,9 +136,9 @@ func TestColumnDefaultTypesLikePostgres(t *testing.T) {
 			mustQuery(t, fresh, "INSERT INTO e (id) VALUES (5)")
 			compareStatement(t, fresh, conn, "SELECT * FROM e WHERE id = 5")
 
-			for _, tbl := range []string{"d", "dl", "e"} {
-				checkSpecDefaults(t, s, conn, tbl)
-			}
+			checkSpecDefaults(t, s, conn, "d", 1, 1)
+			checkSpecDefaults(t, s, conn, "dl", 1, 1)
+			checkSpecDefaults(t, s, conn, "e", 1, 6)
 			checkIcebergGoReadsDefaults(t, s, "e")
 		})
 	}
@@ -142,23 +146,29 @@ func TestColumnDefaultTypesLikePostgres(t *testing.T) {
 
 // checkSpecDefaults loads tbl's metadata file with iceberg-go and compares
 // each column's initial-default and write-default with the JSON PostgreSQL
-// renders its default as.
-func checkSpecDefaults(t *testing.T, s *Session, conn *pgx.Conn, tbl string) {
+// renders the value of the column in rows initial and write (rows that
+// took those defaults) as.
+func checkSpecDefaults(t *testing.T, s *Session, conn *pgx.Conn, tbl string, initial, write int) {
 	t.Helper()
 	parsed := icebergGoTable(t, s, tbl)
 	for _, c := range defaultCols {
-		out := mustPG(t, conn, fmt.Sprintf("SELECT %s FROM (SELECT %s AS c FROM %s WHERE id = 1) x", c.specJSON, c.name, tbl))
-		var want any
-		if err := json.Unmarshal([]byte(out.rows[0][0]), &want); err != nil {
-			t.Fatalf("%s: PostgreSQL's JSON %q: %v", c.name, out.rows[0][0], err)
-		}
 		f, ok := parsed.Schema().FindFieldByName(c.name)
 		if !ok {
 			t.Fatalf("iceberg-go finds no column %s in %s", c.name, tbl)
 		}
-		if !reflect.DeepEqual(f.WriteDefault, want) || !reflect.DeepEqual(f.InitialDefault, want) {
-			t.Errorf("%s.%s: iceberg-go reads initial-default %#v, write-default %#v; PostgreSQL's default in the spec's form is %#v",
-				tbl, c.name, f.InitialDefault, f.WriteDefault, want)
+		for _, d := range []struct {
+			kind string
+			id   int
+			got  any
+		}{{"initial-default", initial, f.InitialDefault}, {"write-default", write, f.WriteDefault}} {
+			out := mustPG(t, conn, fmt.Sprintf("SELECT %s FROM (SELECT %s AS c FROM %s WHERE id = %d) x", c.specJSON, c.name, tbl, d.id))
+			var want any
+			if err := json.Unmarshal([]byte(out.rows[0][0]), &want); err != nil {
+				t.Fatalf("%s: PostgreSQL's JSON %q: %v", c.name, out.rows[0][0], err)
+			}
+			if !reflect.DeepEqual(d.got, want) {
+				t.Errorf("%s.%s: iceberg-go reads %s %#v; PostgreSQL's default in the spec's form is %#v", tbl, c.name, d.kind, d.got, want)
+			}
 		}
 	}
 }
