@@ -52,6 +52,8 @@ func evolutionScript(big bool) []evolutionStep {
 		evolutionStep{q: "DELETE FROM t WHERE c2 IS NULL AND id = 2"},
 		evolutionStep{q: "UPDATE t SET c2 = 1 WHERE c2 IS NULL AND id = 3"},
 		evolutionStep{q: "UPDATE t SET s = 'x' WHERE s IS NULL AND id IN (1, 4)"},
+		evolutionStep{q: "DELETE FROM t WHERE c2 = 400"},
+		evolutionStep{q: "DELETE FROM t WHERE a2 = 30"},
 		evolutionStep{q: "DELETE FROM t WHERE d = 7 AND id = 5", v3: true},
 		evolutionStep{q: "UPDATE t SET d = DEFAULT, dn = dn + 1 WHERE dt = '2024-02-29' AND id = 6", v3: true},
 		evolutionStep{q: "CREATE TABLE u (x int, y text) %s"},
@@ -147,6 +149,7 @@ func TestSchemaEvolutionProjectionsLikePostgres(t *testing.T) {
 	}{
 		{"v2", "", false, false},
 		{"v2-mor", "WITH (" + mor + ")", false, false},
+		{"v2-mor-equality", "WITH (" + mor + ")", false, false},
 		// No column metrics: the data files' footers say what they hold.
 		{"v2-no-metrics", "WITH ('write.metadata.metrics.default' = 'none')", false, false},
 		{"v3", "WITH ('format-version' = '3')", true, false},
@@ -155,7 +158,17 @@ func TestSchemaEvolutionProjectionsLikePostgres(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			conn := connectTestPostgres(t)
 			s := testSession(t)
-			runEvolution(t, s, conn, evolutionScript(c.big), c.with, c.v3)
+			script := evolutionScript(c.big)
+			if strings.HasSuffix(c.name, "equality") {
+				// A custom setting to PostgreSQL; equality deletes here.
+				script = append([]evolutionStep{{q: "SET magmalake.equality_deletes = on"}}, script...)
+			}
+			runEvolution(t, s, conn, script, c.with, c.v3)
+			if strings.HasSuffix(c.name, "equality") {
+				if got := mustQuery(t, s, `SELECT count(*) FROM "t$delete_files" WHERE content = 2`).text(); got == "0\n" {
+					t.Fatal("no equality delete file written")
+				}
+			}
 			if c.big {
 				checkPagedRead(t, s)
 			}
