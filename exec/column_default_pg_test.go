@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+
+	"github.com/magmalake/magmalake/iceberg"
 )
 
 // defaultScript gives a table defaults as PostgreSQL 15 has them: columns
@@ -103,5 +108,44 @@ func TestColumnDefaultRefusals(t *testing.T) {
 	mustQuery(t, s, "INSERT INTO z DEFAULT VALUES")
 	if got := mustQuery(t, s, "SELECT a, b FROM z ORDER BY b").text(); got != "3|q\n3|r\n" {
 		t.Fatalf("z: %q", got)
+	}
+}
+
+// TestUnreadableDefaultRepairedByAlter: a table whose metadata holds a
+// default that cannot be read (the decimal an earlier version wrote, an
+// object without its value) fails INSERTs that would take it with 42P16
+// instead of writing NULL, and ALTER TABLE, which panicked in iceberg-go
+// comparing the object, commits without it, with a warning, so SET
+// DEFAULT repairs the column.
+func TestUnreadableDefaultRepairedByAlter(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE ok (id int)")
+	legacy := map[string]any{"Scale": 2.0, "Val": map[string]any{}}
+	sc := ice.NewSchema(0,
+		ice.NestedField{ID: 1, Name: "id", Type: ice.PrimitiveTypes.Int32},
+		ice.NestedField{ID: 2, Name: "a", Type: ice.DecimalTypeOf(12, 2), InitialDefault: legacy, WriteDefault: legacy},
+		ice.NestedField{ID: 3, Name: "e", Type: ice.PrimitiveTypes.Int64, InitialDefault: 7.0, WriteDefault: 7.0})
+	if _, err := s.engine.wh.Catalog().CreateTable(t.Context(), iceberg.Ident("public", "legacy"), sc,
+		catalog.WithProperties(ice.Properties{"format-version": "3"})); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, s, "42P16", "INSERT INTO legacy (id) VALUES (1)")
+	mustQuery(t, s, "INSERT INTO legacy (id, a) VALUES (1, 2.5)")
+	p, err := s.Prepare(t.Context(), "ALTER TABLE legacy ADD COLUMN k int DEFAULT 3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(t.Context(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notices) != 1 || res.Notices[0].Severity != "WARNING" || !strings.Contains(res.Notices[0].Message, `column "a" cannot be read`) {
+		t.Fatalf("ALTER TABLE notices: %+v", res.Notices)
+	}
+	mustQuery(t, s, "INSERT INTO legacy (id) VALUES (2)")
+	mustQuery(t, s, "ALTER TABLE legacy ALTER COLUMN a SET DEFAULT 1.5")
+	mustQuery(t, s, "INSERT INTO legacy (id) VALUES (3)")
+	if got := mustQuery(t, s, "SELECT * FROM legacy ORDER BY id").text(); got != "1|2.50|7|3\n2|NULL|7|3\n3|1.50|7|3\n" {
+		t.Fatalf("rows: %q", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 )
 
@@ -545,4 +546,44 @@ func mapTypeDefaults(t ice.Type, fn defaultFunc) (ice.Type, bool, error) {
 		return &ice.MapType{KeyID: t.KeyID, KeyType: key, ValueID: t.ValueID, ValueType: val, ValueRequired: t.ValueRequired}, true, nil
 	}
 	return t, false, nil
+}
+
+// UnreadableDefaults names the columns of sc with a default that cannot be
+// read: what an earlier version wrote for a decimal (an object without its
+// value), or what another writer got wrong.
+func UnreadableDefaults(sc *ice.Schema) []string {
+	var names []string
+	for _, f := range sc.Fields() {
+		if _, ok := f.Type.(ice.PrimitiveType); !ok {
+			continue
+		}
+		_, errI := SpecDefault(f.Type, f.InitialDefault)
+		_, errW := SpecDefault(f.Type, f.WriteDefault)
+		if errI != nil || errW != nil {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// withoutUnreadableDefaults is tbl with the defaults that cannot be read
+// left out of its schemas, for a schema change to start from: iceberg-go's
+// compares every field's default with itself, and an object (the decimal
+// an earlier version wrote) fails the comparison, so no ALTER TABLE,
+// not even the SET DEFAULT that replaces it, could commit. tbl itself when
+// its current schema has none.
+func withoutUnreadableDefaults(tbl *table.Table) *table.Table {
+	if len(UnreadableDefaults(tbl.Schema())) == 0 {
+		return tbl
+	}
+	drop := func(sc *ice.Schema) *ice.Schema {
+		out, _ := mapDefaults(sc, func(t ice.Type, v any) (any, error) {
+			if _, err := SpecDefault(t, v); err != nil {
+				return nil, nil
+			}
+			return v, nil
+		})
+		return out
+	}
+	return table.New(tbl.Identifier(), &schemaView{Metadata: tbl.Metadata(), conv: drop}, tbl.MetadataLocation(), tbl.FS, nil)
 }

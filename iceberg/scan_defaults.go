@@ -17,7 +17,8 @@ func scanTable(tbl *table.Table, extra []ice.NestedField) *table.Table {
 	if len(extra) == 0 && !anyDefaults(meta.Schemas()) {
 		return tbl
 	}
-	return table.New(tbl.Identifier(), &scanMetadata{Metadata: meta, extra: extra}, tbl.MetadataLocation(), tbl.FS, nil)
+	conv := func(sc *ice.Schema) *ice.Schema { return withExtra(sc, extra) }
+	return table.New(tbl.Identifier(), &schemaView{Metadata: meta, conv: conv}, tbl.MetadataLocation(), tbl.FS, nil)
 }
 
 func anyDefaults(schemas []*ice.Schema) bool {
@@ -41,38 +42,50 @@ func fieldsHaveDefaults(fields []ice.NestedField) bool {
 	return false
 }
 
-// scanMetadata is metadata whose schemas have readable defaults and the
-// extra fields, made once when first asked for.
-type scanMetadata struct {
+// schemaView is metadata whose schemas are conv's of the metadata's,
+// converted once when first asked for.
+type schemaView struct {
 	table.Metadata
-	extra   []ice.NestedField
+	conv    func(*ice.Schema) *ice.Schema
 	once    sync.Once
 	schemas []*ice.Schema
 	current *ice.Schema
 }
 
-func (m *scanMetadata) convert() {
+func (m *schemaView) convert() {
 	m.once.Do(func() {
 		cur := m.Metadata.CurrentSchema()
 		for _, sc := range m.Metadata.Schemas() {
-			r := m.scanSchema(sc)
+			r := m.conv(sc)
 			m.schemas = append(m.schemas, r)
 			if sc.ID == cur.ID {
 				m.current = r
 			}
 		}
 		if m.current == nil {
-			m.current = m.scanSchema(cur)
+			m.current = m.conv(cur)
 		}
 	})
 }
 
-func (m *scanMetadata) scanSchema(sc *ice.Schema) *ice.Schema {
+func (m *schemaView) Schemas() []*ice.Schema {
+	m.convert()
+	return m.schemas
+}
+
+func (m *schemaView) CurrentSchema() *ice.Schema {
+	m.convert()
+	return m.current
+}
+
+// withExtra is sc with the readable defaults, and the fields of extra it
+// does not have (older schemas still have a dropped column) after its own.
+func withExtra(sc *ice.Schema, extra []ice.NestedField) *ice.Schema {
 	r := ReadableSchema(sc)
 	fields := r.Fields()
 	n := len(fields)
-	for _, f := range m.extra {
-		if _, ok := sc.FindFieldByID(f.ID); !ok { // older schemas still have it
+	for _, f := range extra {
+		if _, ok := sc.FindFieldByID(f.ID); !ok {
 			fields = append(fields, f)
 		}
 	}
@@ -80,14 +93,4 @@ func (m *scanMetadata) scanSchema(sc *ice.Schema) *ice.Schema {
 		return r
 	}
 	return ice.NewSchemaWithIdentifiers(sc.ID, sc.IdentifierFieldIDs, fields...)
-}
-
-func (m *scanMetadata) Schemas() []*ice.Schema {
-	m.convert()
-	return m.schemas
-}
-
-func (m *scanMetadata) CurrentSchema() *ice.Schema {
-	m.convert()
-	return m.current
 }

@@ -60,6 +60,7 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 		if err != nil {
 			return nil, err
 		}
+		tbl = withoutUnreadableDefaults(tbl)
 		tx := tbl.NewTransaction()
 		if err := stage(tbl, tx); err != nil {
 			var ee errEdit
