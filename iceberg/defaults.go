@@ -587,3 +587,29 @@ func withoutUnreadableDefaults(tbl *table.Table) *table.Table {
 	}
 	return table.New(tbl.Identifier(), &schemaView{Metadata: tbl.Metadata(), conv: drop}, tbl.MetadataLocation(), tbl.FS, nil)
 }
+
+// widenedInitialDefaults is sc, a schema evolved from base, with the
+// initial-default of each column promoted from float to double as the
+// float value it was, widened (1.1 as a float reads as 1.100000023841858),
+// as the rows written before the column was added read, like every other
+// row written as a float. The write-default is a new value of the new type,
+// as PostgreSQL casts the default anew. Other promotions keep the value's
+// JSON as it is.
+func widenedInitialDefaults(base, sc *ice.Schema) *ice.Schema {
+	fields := sc.Fields()
+	changed := false
+	for i, f := range fields {
+		old, ok := base.FindFieldByID(f.ID)
+		if !ok || f.InitialDefault == nil || !old.Type.Equals(ice.PrimitiveTypes.Float32) || !f.Type.Equals(ice.PrimitiveTypes.Float64) {
+			continue
+		}
+		if v, err := TypedDefault(old.Type, f.InitialDefault); err == nil {
+			fields[i].InitialDefault = float64(v.(float32))
+			changed = true
+		}
+	}
+	if !changed {
+		return sc
+	}
+	return ice.NewSchemaWithIdentifiers(sc.ID, sc.IdentifierFieldIDs, fields...)
+}

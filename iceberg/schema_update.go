@@ -101,7 +101,7 @@ func (w *Warehouse) commitAlter(ctx context.Context, tbl *table.Table, tx *table
 		if err != nil {
 			return nil, err
 		}
-		if sc, err = SpecSchema(sc); err != nil {
+		if sc, err = SpecSchema(widenedInitialDefaults(tbl.Schema(), sc)); err != nil {
 			return nil, err
 		}
 		updates[i] = table.NewAddSchemaUpdate(sc)
