@@ -190,7 +190,9 @@ func (r positionalReader) project(ctx context.Context, requested, fileSchema *ic
 	if out, ok := r.memo.project(requested, rec, r.mem); ok {
 		return out, nil
 	}
-	out, err := table.ToRequestedSchema(ctx, requested, fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion, IncludeFieldIDs: r.withFieldIDs})
+	// Columns the file lacks take their initial-defaults, which iceberg-go
+	// reads in its typed form only.
+	out, err := table.ToRequestedSchema(ctx, lake.ReadableSchema(requested), fileSchema, rec, table.SchemaOptions{FormatVersion: r.formatVersion, IncludeFieldIDs: r.withFieldIDs})
 	if err != nil {
 		return nil, fmt.Errorf("project batch: %w", err)
 	}

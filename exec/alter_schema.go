@@ -65,8 +65,20 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 		return nil, err
 	}
 	r := tagOnly("ALTER TABLE")
-	r.Notices = notices
+	r.Notices = append(unreadableDefaultWarnings(rt.Table), notices...)
 	return r, nil
+}
+
+// unreadableDefaultWarnings warn of the defaults of tbl that cannot be read
+// (an earlier version wrote a decimal's without its value): the schema an
+// ALTER TABLE commits leaves them out, as they could not be kept.
+func unreadableDefaultWarnings(tbl *table.Table) []Notice {
+	var out []Notice
+	for _, name := range iceberg.UnreadableDefaults(tbl.Schema()) {
+		out = append(out, Notice{Severity: "WARNING", Code: sql.CodeWarning,
+			Message: fmt.Sprintf("the default of column %q cannot be read and is dropped", name)})
+	}
+	return out
 }
 
 // schemaEvolution stages one statement's actions, tracking the columns as

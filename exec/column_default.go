@@ -8,6 +8,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -26,9 +27,7 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 		return nil, nil
 	}
 	if version < 3 {
-		return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
-			Message: fmt.Sprintf("column %q cannot have a default: Iceberg stores defaults from format version 3", c.Name),
-			Hint:    "Create the table WITH ('format-version' = '3'), or upgrade it: ALTER TABLE t SET ('format-version' = '3')."}
+		return nil, noDefaultsBefore3(c.Name)
 	}
 	arr, err := sql.DefaultArray(ctx, c.Default, c.Name, c.Type)
 	if err != nil {
@@ -45,7 +44,38 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 			arr = fitted
 		}
 	}
-	return sql.DefaultLiteral(arr, c.Name, c.Type)
+	lit, err := sql.DefaultLiteral(arr, c.Name, c.Type)
+	if err != nil || lit == nil {
+		return lit, err
+	}
+	// As the table's metadata file will hold it: a value JSON or its
+	// readers cannot hold exactly is refused here, not lost there.
+	if _, err := iceberg.SpecDefault(lit.Type(), lit.Any()); err != nil {
+		return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
+			Message: fmt.Sprintf("the default of column %q cannot be stored in Iceberg table metadata", c.Name),
+			Detail:  err.Error(), Err: err}
+	}
+	return lit, nil
+}
+
+// noDefaultsBefore3 refuses a default of column name in a table of
+// format 1 or 2.
+func noDefaultsBefore3(name string) error {
+	return &sql.Error{Code: sql.CodeFeatureNotSupported,
+		Message: fmt.Sprintf("column %q cannot have a default: Iceberg stores defaults from format version 3", name),
+		Hint:    "Create the table WITH ('format-version' = '3'), or upgrade it: ALTER TABLE t SET ('format-version' = '3')."}
+}
+
+// likeDefault is the default LIKE ... INCLUDING DEFAULTS copies into
+// column c of a table of format version, as the source's field holds it.
+func likeDefault(c sql.ColumnDef, version int) (any, error) {
+	if c.LikeDefault == nil {
+		return nil, nil
+	}
+	if version < 3 {
+		return nil, noDefaultsBefore3(c.Name)
+	}
+	return c.LikeDefault, nil
 }
 
 // nonNullDefault reports a DEFAULT that is not NULL (one that fails to

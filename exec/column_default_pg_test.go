@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+
+	"github.com/magmalake/magmalake/iceberg"
 )
 
 // defaultScript gives a table defaults as PostgreSQL 15 has them: columns
@@ -81,6 +86,17 @@ func TestColumnDefaultRefusals(t *testing.T) {
 		"ALTER TABLE v3 ADD COLUMN a varchar(2) DEFAULT 'toolong'":          "22001",
 		"ALTER TABLE v3 ADD COLUMN a int DEFAULT 'x'":                       "22P02",
 		"CREATE TABLE y (a int DEFAULT 1) WITH ('format-version' = '3', x)": "42601",
+		// Evaluated per row in PostgreSQL: not a value a schema can hold.
+		"CREATE TABLE x (a timestamptz DEFAULT now()) WITH ('format-version' = '3')":             "0A000",
+		"CREATE TABLE x (a date DEFAULT current_date) WITH ('format-version' = '3')":             "0A000",
+		"CREATE TABLE x (a timestamptz DEFAULT CURRENT_TIMESTAMP) WITH ('format-version' = '3')": "0A000",
+		"ALTER TABLE v3 ALTER COLUMN id SET DEFAULT now()::date - DATE '2000-01-01'":             "0A000",
+		// Sequences: no syntax error for valid PostgreSQL.
+		"CREATE TABLE x (a bigint DEFAULT nextval('s')) WITH ('format-version' = '3')":           "0A000",
+		"CREATE TABLE x (a bigint DEFAULT nextval('s'::regclass)) WITH ('format-version' = '3')": "0A000",
+		"CREATE TABLE x (a serial, b int) WITH ('format-version' = '3')":                         "0A000",
+		"ALTER TABLE v3 ADD COLUMN a bigserial":                                                  "0A000",
+		"SELECT nextval('s')":                                                                    "0A000",
 	} {
 		mustFail(t, s, code, q)
 	}
@@ -92,5 +108,44 @@ func TestColumnDefaultRefusals(t *testing.T) {
 	mustQuery(t, s, "INSERT INTO z DEFAULT VALUES")
 	if got := mustQuery(t, s, "SELECT a, b FROM z ORDER BY b").text(); got != "3|q\n3|r\n" {
 		t.Fatalf("z: %q", got)
+	}
+}
+
+// TestUnreadableDefaultRepairedByAlter: a table whose metadata holds a
+// default that cannot be read (the decimal an earlier version wrote, an
+// object without its value) fails INSERTs that would take it with 42P16
+// instead of writing NULL, and ALTER TABLE, which panicked in iceberg-go
+// comparing the object, commits without it, with a warning, so SET
+// DEFAULT repairs the column.
+func TestUnreadableDefaultRepairedByAlter(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE ok (id int)")
+	legacy := map[string]any{"Scale": 2.0, "Val": map[string]any{}}
+	sc := ice.NewSchema(0,
+		ice.NestedField{ID: 1, Name: "id", Type: ice.PrimitiveTypes.Int32},
+		ice.NestedField{ID: 2, Name: "a", Type: ice.DecimalTypeOf(12, 2), InitialDefault: legacy, WriteDefault: legacy},
+		ice.NestedField{ID: 3, Name: "e", Type: ice.PrimitiveTypes.Int64, InitialDefault: 7.0, WriteDefault: 7.0})
+	if _, err := s.engine.wh.Catalog().CreateTable(t.Context(), iceberg.Ident("public", "legacy"), sc,
+		catalog.WithProperties(ice.Properties{"format-version": "3"})); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, s, "42P16", "INSERT INTO legacy (id) VALUES (1)")
+	mustQuery(t, s, "INSERT INTO legacy (id, a) VALUES (1, 2.5)")
+	p, err := s.Prepare(t.Context(), "ALTER TABLE legacy ADD COLUMN k int DEFAULT 3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Execute(t.Context(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notices) != 1 || res.Notices[0].Severity != "WARNING" || !strings.Contains(res.Notices[0].Message, `column "a" cannot be read`) {
+		t.Fatalf("ALTER TABLE notices: %+v", res.Notices)
+	}
+	mustQuery(t, s, "INSERT INTO legacy (id) VALUES (2)")
+	mustQuery(t, s, "ALTER TABLE legacy ALTER COLUMN a SET DEFAULT 1.5")
+	mustQuery(t, s, "INSERT INTO legacy (id) VALUES (3)")
+	if got := mustQuery(t, s, "SELECT * FROM legacy ORDER BY id").text(); got != "1|2.50|7|3\n2|NULL|7|3\n3|1.50|7|3\n" {
+		t.Fatalf("rows: %q", got)
 	}
 }

@@ -65,7 +65,7 @@ func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyForma
 func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, name string, r io.Reader) (int64, error) {
 	rd := newCopyReader(r, f)
 	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize, input: s.inputStyle()}
-	defaults, err := columnDefaults(ctx, t.scope)
+	defaults, err := columnDefaults(ctx, t.scope, t.feeds)
 	if err != nil {
 		return 0, err
 	}
@@ -74,14 +74,23 @@ func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, n
 	return s.appendRows(ctx, t, ld.batches(ctx))
 }
 
-// columnDefaults evaluates the columns' defaults, nil where NULL.
-func columnDefaults(ctx context.Context, scope *sql.Scope) ([]arrow.Array, error) {
+// columnDefaults evaluates the defaults of the columns not fed (feeds[i] <
+// 0), nil where NULL.
+func columnDefaults(ctx context.Context, scope *sql.Scope, feeds []int) ([]arrow.Array, error) {
 	out := make([]arrow.Array, len(scope.Columns))
 	for i, c := range scope.Columns {
-		if c.Default == nil {
+		if feeds[i] >= 0 {
 			continue
 		}
-		arr, err := sql.Eval(ctx, c.Default, nil, nil)
+		d, err := c.DefaultValue()
+		if err != nil {
+			releaseArrays(out)
+			return nil, err
+		}
+		if d.Value == nil {
+			continue
+		}
+		arr, err := sql.Eval(ctx, d, nil, nil)
 		if err != nil {
 			releaseArrays(out)
 			return nil, err

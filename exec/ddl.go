@@ -189,6 +189,13 @@ func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice
 		if def != nil {
 			fields[i].InitialDefault, fields[i].WriteDefault = def.Any(), def.Any()
 		}
+		copied, err := likeDefault(c, version)
+		if err != nil {
+			return nil, err
+		}
+		if copied != nil {
+			fields[i].InitialDefault, fields[i].WriteDefault = copied, copied
+		}
 	}
 	return ice.NewSchema(0, fields...), nil
 }
@@ -322,7 +329,8 @@ func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (
 }
 
 // withLikeColumns puts the LIKE source's columns (declared types, NOT
-// NULL) where LIKE stands among the statement's own.
+// NULL, defaults when included) where LIKE stands among the statement's
+// own.
 func (s *Session) withLikeColumns(ctx context.Context, x *sql.CreateTable) (*sql.CreateTable, error) {
 	rt, err := s.resolveTable(ctx, *x.Like)
 	if err != nil {
@@ -338,7 +346,11 @@ func (s *Session) withLikeColumns(ctx context.Context, x *sql.CreateTable) (*sql
 		if d, ok := declared[i]; ok {
 			t = d
 		}
-		cols = append(cols, sql.ColumnDef{Name: f.Name, Type: t, NotNull: f.Required})
+		col := sql.ColumnDef{Name: f.Name, Type: t, NotNull: f.Required}
+		if x.LikeDefaults {
+			col.LikeDefault = f.WriteDefault
+		}
+		cols = append(cols, col)
 	}
 	out := *x
 	out.Columns = append(append(append([]sql.ColumnDef(nil), x.Columns[:x.LikeAt]...), cols...), x.Columns[x.LikeAt:]...)

@@ -331,7 +331,11 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 		for c, f := range t.feeds {
 			col := t.scope.Columns[c]
 			if f < 0 || f >= len(row) {
-				bound[r][c] = col.DefaultValue()
+				d, err := col.DefaultValue()
+				if err != nil {
+					return nil, err
+				}
+				bound[r][c] = d
 				continue
 			}
 			e, err := sql.BindAssigned(row[f], nil, col, params)
@@ -442,7 +446,9 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 	for c, f := range t.feeds {
 		col := t.scope.Columns[c]
 		if f < 0 || f >= len(cols) {
-			shape[c] = col.DefaultValue()
+			if shape[c], err = col.DefaultValue(); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {

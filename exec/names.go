@@ -3,9 +3,11 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
+	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/exec/engine"
@@ -202,13 +204,27 @@ func tableScope(tbl *table.Table, qualifier string) *sql.Scope {
 	for i, f := range fields {
 		col := sql.ScopeColumn{Table: qualifier, Name: f.Name, T: types[i], FieldID: f.ID}
 		if f.WriteDefault != nil {
-			// A value iceberg-go holds for a type we read as another is
-			// left out: the column then defaults to NULL, as it did.
-			col.Default, _ = sql.DefaultConst(types[i], f.WriteDefault)
+			col.Default, col.DefaultErr = writeDefault(f, types[i])
 		}
 		scope.Columns = append(scope.Columns, col)
 	}
 	return scope
+}
+
+// writeDefault is f's write-default as a constant of type t. One that
+// cannot be read (metadata another writer got wrong) is an error for the
+// rows that would take it, not a NULL.
+func writeDefault(f ice.NestedField, t sql.Type) (*sql.Const, error) {
+	v, err := iceberg.TypedDefault(f.Type, f.WriteDefault)
+	var k *sql.Const
+	if err == nil {
+		k, err = sql.DefaultConst(t, v)
+	}
+	if err != nil {
+		return nil, &sql.Error{Code: sql.CodeInvalidTableDefinition,
+			Message: fmt.Sprintf("the default of column %q cannot be read", f.Name), Detail: err.Error(), Err: err}
+	}
+	return k, nil
 }
 
 // inBlock makes a transaction block read a table as it pinned it, with its

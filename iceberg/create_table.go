@@ -94,6 +94,10 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	// Defaults as the metadata file keeps them (see SpecSchema).
+	if sc, err = SpecSchema(sc); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	tprops := ice.Properties{}
 	maps.Copy(tprops, props)
 	if v, ok := tprops[propFormatVersion]; ok {

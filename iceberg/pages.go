@@ -309,9 +309,10 @@ func (fieldIDCollector) VisitBound(p ice.BoundPredicate) []int {
 }
 
 // requestedLeaves maps the requested top-level field ids to the leaf
-// columns of md that hold them; ok is false when a field is not in the
-// file by id (a column added later reads as its default, iceberg-go's
-// reader's work), is nested, or the file has no field ids.
+// columns of md that hold them; a field the file lacks (a column added
+// later) has none, and reads as its initial-default or NULL (the page
+// reader's projection fills it). ok is false when the file holds none of
+// the fields, one is nested, or the file has no field ids.
 func requestedLeaves(md *metadata.FileMetaData, want []int) ([]int, bool) {
 	man, err := pqarrow.NewSchemaManifest(md.Schema, md.KeyValueMetadata(), &pqarrow.ArrowReadProperties{})
 	if err != nil {
@@ -329,7 +330,10 @@ func requestedLeaves(md *metadata.FileMetaData, want []int) ([]int, bool) {
 	var leaves []int
 	for _, id := range want {
 		f, ok := byID[id]
-		if !ok || !f.IsLeaf() || md.Schema.Column(f.ColIndex).MaxRepetitionLevel() > 0 {
+		if !ok {
+			continue
+		}
+		if !f.IsLeaf() || md.Schema.Column(f.ColIndex).MaxRepetitionLevel() > 0 {
 			// Nested columns seek by their levels, which no test of ours
 			// covers: iceberg-go's reader reads them whole.
 			return nil, false

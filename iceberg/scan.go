@@ -54,6 +54,7 @@ type ScanOptions struct {
 // every batch they receive.
 func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
 	what := "scan " + identString(tbl.Identifier())
+	tbl = scanTable(tbl, nil)
 	snapID, err := resolveSnapshot(tbl, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
@@ -87,7 +88,8 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		expect = &fileSet{}
 		tbl = progressTable(tbl, prog, expect)
 	}
-	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, read, expect)
+	read, perFile := anchorColumns(tbl.Metadata(), sc, read)
+	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, scanRead{names: read, perFile: perFile}, expect)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -131,7 +133,16 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 // Tasks are decoded in parallel by iceberg-go: ReadTasks runs
 // WithMaxConcurrency workers, GOMAXPROCS unless set, and returns batches in
 // task order, each worker holding the batches of at most one task.
-func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, read []string, expect *fileSet) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.Schema, snapID *int64, sr scanRead, expect *fileSet) (*table.Scan, iter.Seq2[arrow.RecordBatch, error], error) {
+	read := sr.names
+	anchor := func(tasks []table.FileScanTask) error {
+		if !sr.perFile {
+			return nil
+		}
+		var err error
+		tbl, sc, read, err = anchorFiles(ctx, tbl, sc, read, tasks)
+		return err
+	}
 	stats := opts.Stats
 	if stats == nil {
 		stats = &ScanStats{}
@@ -141,6 +152,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	if opts.Tasks != nil {
 		if opts.Filter != nil || opts.Limit > 0 {
 			return nil, nil, errors.New("a scan of given tasks takes no filter or limit")
+		}
+		if err := anchor(opts.Tasks); err != nil {
+			return nil, nil, err
 		}
 		scan := sizedScan(ctx, tbl, opts.Tasks).Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ReadTasks(ctx, opts.Tasks)
@@ -158,6 +172,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		if prog != nil {
 			planned(prog, expect, tasks)
 		}
+		if err := anchor(tasks); err != nil {
+			return nil, nil, err
+		}
 		scan := sizedScan(ctx, tbl, tasks).Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ReadTasks(ctx, tasks)
 		if err != nil {
@@ -168,7 +185,17 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	}
 	if opts.Limit > 0 {
 		// iceberg-go plans a limit's scan (it stops reading manifests once
-		// enough rows are planned) and filters before limiting.
+		// enough rows are planned) and filters before limiting. Anchors
+		// per file need the files first.
+		if sr.perFile {
+			tasks, err := planFiles(ctx, tbl, opts, sc, snapID, opts.Filter)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := anchor(tasks); err != nil {
+				return nil, nil, err
+			}
+		}
 		scan := tbl.Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ToArrowRecords(ctx)
 		if err != nil {
@@ -177,15 +204,22 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		}
 		return scan, batches, nil
 	}
+	tasks, err := planFiles(ctx, tbl, opts, sc, snapID, opts.Filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := anchor(tasks); err != nil {
+		return nil, nil, err
+	}
 	readSchema, err := sc.Select(true, read...)
 	if err != nil {
 		return nil, nil, err
 	}
-	parts, err := planTasks(ctx, tbl, opts, sc, readSchema, snapID, read, stats)
+	parts, err := planTasks(ctx, tbl, opts, sc, readSchema, tasks, stats)
 	if err != nil {
 		return nil, nil, err
 	}
-	tasks := make([]table.FileScanTask, len(parts))
+	tasks = make([]table.FileScanTask, len(parts))
 	paged := false
 	for i, p := range parts {
 		if p.page != nil {
@@ -216,15 +250,11 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 	return scan, batches, nil
 }
 
-// planTasks plans the files opts.Filter may hold in, then narrows each to
+// planTasks narrows the tasks of the files opts.Filter may hold in to
 // the row groups (and, where the table's pages are small, the page ranges)
 // it may hold in. Tasks carry no residual: nil means the reading scan's own
 // filter, which is none. readSchema is the schema of the fields read.
-func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, readSchema *ice.Schema, snapID *int64, read []string, stats *ScanStats) ([]scanPart, error) {
-	tasks, err := planFiles(ctx, tbl, opts, sc, snapID, opts.Filter)
-	if err != nil {
-		return nil, err
-	}
+func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, readSchema *ice.Schema, tasks []table.FileScanTask, stats *ScanStats) ([]scanPart, error) {
 	parts := make([]scanPart, len(tasks))
 	for i := range tasks {
 		tasks[i].Residual = nil
@@ -349,8 +379,7 @@ func readColumns(sc *ice.Schema, cols []string) ([]string, error) {
 		if sc.NumFields() == 0 {
 			return nil, errors.New("table has no columns")
 		}
-		// Row counts need some column; the first is as good as any.
-		return []string{sc.Fields()[0].Name}, nil
+		return []string{}, nil // row counts: the anchor column gives them
 	}
 	var read []string
 	for _, c := range cols {
@@ -363,6 +392,14 @@ func readColumns(sc *ice.Schema, cols []string) ([]string, error) {
 		}
 	}
 	return read, nil
+}
+
+// scanRead is what a scan reads: the columns, anchor included, or with
+// perFile the columns the anchors of its data files are still to be added
+// to (anchorFiles).
+type scanRead struct {
+	names   []string
+	perFile bool
 }
 
 // wantsLineage reports a request for _row_id or

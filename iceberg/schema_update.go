@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
+	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -58,6 +60,7 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 		if err != nil {
 			return nil, err
 		}
+		tbl = withoutUnreadableDefaults(tbl)
 		tx := tbl.NewTransaction()
 		if err := stage(tbl, tx); err != nil {
 			var ee errEdit
@@ -66,7 +69,7 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 			}
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		out, err := tx.Commit(ctx)
+		out, err := w.commitAlter(ctx, tbl, tx)
 		if err == nil {
 			return out, nil
 		}
@@ -75,6 +78,55 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 		}
 	}
 	return nil, fmt.Errorf("%s: %w", what, lost)
+}
+
+// commitAlter commits tx, a metadata-only change of tbl, through the
+// catalog, with the defaults of the schemas it adds in the JSON form
+// (SpecSchema): iceberg-go's schema updates hold typed values, which it
+// would write as numbers (dates, times, timestamps) or lose (decimals).
+func (w *Warehouse) commitAlter(ctx context.Context, tbl *table.Table, tx *table.Transaction) (*table.Table, error) {
+	tc, err := tx.TableCommit()
+	if err != nil {
+		return nil, err
+	}
+	if len(tc.Updates) == 0 {
+		return tbl, nil
+	}
+	updates := slices.Clone(tc.Updates)
+	for i, u := range updates {
+		if u.Action() != table.UpdateAddSchema {
+			continue
+		}
+		sc, err := addedSchema(tbl.Metadata(), u)
+		if err != nil {
+			return nil, err
+		}
+		if sc, err = SpecSchema(widenedInitialDefaults(tbl.Schema(), sc)); err != nil {
+			return nil, err
+		}
+		updates[i] = table.NewAddSchemaUpdate(sc)
+	}
+	meta, loc, err := w.cat.CommitTable(ctx, tbl.Identifier(), tc.Requirements, updates)
+	if err != nil {
+		return nil, err
+	}
+	return table.New(tbl.Identifier(), meta, loc, tbl.FS, w.cat), nil
+}
+
+// addedSchema is the schema an add-schema update adds to base (the update
+// keeps it in an unexported type): applied to a builder, then made current.
+func addedSchema(base table.Metadata, u table.Update) (*ice.Schema, error) {
+	b, err := table.MetadataBuilderFromBase(base, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := u.Apply(b); err != nil {
+		return nil, err
+	}
+	if err := table.NewSetCurrentSchemaUpdate(-1).Apply(b); err != nil {
+		return nil, err
+	}
+	return b.CurrentSchema(), nil
 }
 
 // RenameTable moves a table to another name or namespace of its catalog.

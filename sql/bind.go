@@ -26,14 +26,21 @@ type ScopeColumn struct {
 	// Default is what a row written without the column gets (a table
 	// column's write-default); nil: NULL.
 	Default *Const
+	// DefaultErr, when set, is why the column's default cannot be read:
+	// writing a row without the column fails with it rather than store
+	// NULL in its place.
+	DefaultErr error
 }
 
 // DefaultValue is the value a row written without c gets.
-func (c ScopeColumn) DefaultValue() *Const {
-	if c.Default != nil {
-		return c.Default
+func (c ScopeColumn) DefaultValue() (*Const, error) {
+	if c.DefaultErr != nil {
+		return nil, c.DefaultErr
 	}
-	return &Const{T: c.T}
+	if c.Default != nil {
+		return c.Default, nil
+	}
+	return &Const{T: c.T}, nil
 }
 
 // Scope is the input batch layout: batch column i is Columns[i].

@@ -16,7 +16,7 @@ func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params)
 		scope = &Scope{}
 	}
 	if d, ok := n.(*ast.DefaultExpr); ok && d.Name == nil {
-		return col.DefaultValue(), nil // VALUES (..., DEFAULT)
+		return col.DefaultValue() // VALUES (..., DEFAULT)
 	}
 	if IsUntyped(n) {
 		t := assignedType(col.T)

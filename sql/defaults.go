@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -60,6 +61,20 @@ type typedLiteral struct {
 }
 
 func (l typedLiteral) Type() ice.Type { return l.t }
+
+// Any is the default as iceberg-go takes it. iceberg-go holds a timestamptz
+// value as a Timestamp, which it takes for a timestamp without time zone:
+// SET DEFAULT on a timestamptz column was refused ("value of type
+// timestamp does not match column type timestamptz"). A JSON number of
+// microseconds it takes for either, exactly; the schema committed holds
+// the spec's string (iceberg.SpecSchema).
+func (l typedLiteral) Any() any {
+	v := l.Literal.Any()
+	if ts, ok := v.(ice.Timestamp); ok && l.t.Equals(ice.PrimitiveTypes.TimestampTz) {
+		return json.Number(strconv.FormatInt(int64(ts), 10))
+	}
+	return v
+}
 
 // constantTree reports whether e computes a value from constants alone:
 // literals, casts and operators (functions may be volatile).

@@ -274,6 +274,12 @@ func (n *normalizer) word(t token) error {
 		}
 	case "similar":
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
+	case "nextval", "currval", "setval", "lastval":
+		// tidb's grammar has its own NEXTVAL(sequence): a string argument
+		// would be a syntax error.
+		if t.kind == tkIdent && next.isPunct("(") {
+			return unsupportedAt(n.query, t, "sequence function %s() is not supported: there are no sequences", t.val)
+		}
 	case "extract":
 		if ok, err := n.extract(t); ok || err != nil {
 			return err

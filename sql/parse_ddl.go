@@ -168,6 +168,9 @@ func (p *parseCtx) defaultExpr(c *cursor) (ast.ExprNode, error) {
 // columnType reads a column's type name.
 func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	typTok := c.peek()
+	if typTok.kind == tkIdent && serialTypes[typTok.val] {
+		return ColumnDef{}, unsupportedAt(p.query, typTok, "type %s is not supported: there are no sequences to number its rows", typTok.val)
+	}
 	n := &normalizer{query: p.query, in: c.toks, stop: c.stop}
 	text, next, err := n.typeName(c.i)
 	if err != nil {
@@ -183,6 +186,12 @@ func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	}
 	c.i = next
 	return ColumnDef{Name: name, Type: typ}, nil
+}
+
+// serialTypes are PostgreSQL's shorthands for an integer column whose
+// default takes the next value of a sequence of its own.
+var serialTypes = map[string]bool{
+	"smallserial": true, "serial2": true, "serial": true, "serial4": true, "bigserial": true, "serial8": true,
 }
 
 // partitionFields reads "(col | transform(col) | bucket(n, col) | truncate(w, col), ...)".
@@ -830,8 +839,9 @@ func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
 }
 
 // likeClause reads LIKE source [INCLUDING|EXCLUDING option ...]: the
-// columns' names, types and NOT NULL are what there is to copy (Iceberg
-// tables have no defaults, constraints or indexes here).
+// columns' names, types and NOT NULL are always copied, their defaults
+// with INCLUDING DEFAULTS (or ALL); there are no constraints or indexes
+// to copy. A later option overrides an earlier one, as in PostgreSQL.
 func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
 	if ct.Like != nil {
 		return unsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
@@ -841,9 +851,16 @@ func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
 		return err
 	}
 	ct.Like, ct.LikeAt = &src, len(ct.Columns)
-	for c.word("including") || c.word("excluding") {
+	for {
+		including := c.word("including")
+		if !including && !c.word("excluding") {
+			break
+		}
 		if c.peek().kind != tkIdent { // ALL, DEFAULTS, CONSTRAINTS, ...
 			return c.errHere()
+		}
+		if c.peek().is("defaults") || c.peek().is("all") {
+			ct.LikeDefaults = including
 		}
 		c.i++
 	}

@@ -25,6 +25,10 @@ type ColumnDef struct {
 	// Default is DEFAULT's expression (nil: none): a constant, stored as
 	// the Iceberg column's write-default (and initial-default when added).
 	Default ast.ExprNode
+	// LikeDefault is the write-default of the column LIKE ... INCLUDING
+	// DEFAULTS copies this one from, as its Iceberg field holds it (nil:
+	// none).
+	LikeDefault any
 }
 
 // PartitionField is one PARTITIONED BY entry. Transform is identity, year,
@@ -50,9 +54,11 @@ type CreateTable struct {
 	ColumnNames []string
 	NoData      bool
 	// Like is CREATE TABLE t (..., LIKE s, ...): s's columns (names, types,
-	// NOT NULL) go in at LikeAt, among Columns.
-	Like   *TableName
-	LikeAt int
+	// NOT NULL, and with LikeDefaults their defaults) go in at LikeAt,
+	// among Columns.
+	Like         *TableName
+	LikeAt       int
+	LikeDefaults bool
 }
 
 // DropTable is DROP TABLE.

@@ -344,7 +344,11 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 	}
 	for i, c := range m.target.Columns {
 		if values[i] == nil {
-			values[i] = c.DefaultValue()
+			d, err := c.DefaultValue()
+			if err != nil {
+				return nil, err
+			}
+			values[i] = d
 		}
 	}
 	return values, nil

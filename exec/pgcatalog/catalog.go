@@ -138,7 +138,7 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 			if d, ok := declared[i]; ok {
 				t = d // varchar(n), smallint: as created, for \d and information_schema
 			}
-			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required, def: defaultText(t, f.WriteDefault)})
+			ti.cols = append(ti.cols, column{name: f.Name, t: t, notNull: f.Required, def: defaultText(t, f)})
 		}
 		s.tables = append(s.tables, ti)
 		s.byOID[ti.oid] = ti

@@ -7,14 +7,22 @@ import (
 	"strconv"
 	"strings"
 
+	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
 
-// defaultText is a column's write-default as PostgreSQL shows a default
-// (information_schema.columns.column_default): numbers and booleans bare,
-// other values quoted and cast to the column's type; nil when it has none.
-func defaultText(t sql.Type, v any) any {
-	if v == nil {
+// defaultText is field f's write-default, f read as type t, as PostgreSQL
+// shows a default (information_schema.columns.column_default): numbers and
+// booleans bare, other values quoted and cast to the column's type; nil
+// when it has none (or one that cannot be read: INSERT reports that).
+func defaultText(t sql.Type, f ice.NestedField) any {
+	if f.WriteDefault == nil {
+		return nil
+	}
+	v, err := iceberg.TypedDefault(f.Type, f.WriteDefault)
+	if err != nil {
 		return nil
 	}
 	k, err := sql.DefaultConst(t, v)
