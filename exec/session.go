@@ -168,8 +168,8 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		s.tx.fail()
 		return nil, err
 	}
-	if res.Rows != nil && !deadline.IsZero() {
-		res.Rows = &deadlineRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
+	if res.Rows != nil {
+		res.Rows = &statementRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
 	} else {
 		cancel()
 	}
