@@ -53,14 +53,14 @@ func (o *orderedAcc) update(g int, arr arrow.Array, i int) error {
 		o.groups = append(o.groups, nil)
 	}
 	r := orderedRow{val: sql.DatumAt(arr, o.call.Arg.Type(), i)}
-	size := orderedRowBytes + datumBytes(r.val)
+	size := orderedRowBytes + sql.DatumBytes(r.val)
 	if o.sep != nil {
 		r.sep = sql.DatumAt(o.sep, o.call.Sep.Type(), i)
-		size += datumBytes(r.sep)
+		size += sql.DatumBytes(r.sep)
 	}
 	for k, key := range o.keys {
 		r.keys = append(r.keys, sql.DatumAt(key, o.call.OrderBy[k].Key.Type(), i))
-		size += 16 + datumBytes(r.keys[k])
+		size += 16 + sql.DatumBytes(r.keys[k])
 	}
 	if err := o.mem.charge(size, o.call.Name+"()"); err != nil {
 		return err

@@ -65,31 +65,3 @@ func (m *memBudget) hold(n int64) {
 func (m *memBudget) fits(n int64) bool {
 	return m == nil || m.limit <= 0 || m.used+n <= m.limit
 }
-
-// datumBytes estimates what a boxed datum holds: the interface, and the
-// bytes of text, bytea and numerics.
-func datumBytes(v any) int64 {
-	switch x := v.(type) {
-	case string:
-		return 16 + int64(len(x))
-	case []byte:
-		return 40 + int64(len(x))
-	case sql.Decimal:
-		if x.Coef != nil {
-			return 56 + 8*int64(len(x.Coef.Bits()))
-		}
-	}
-	return 16
-}
-
-// rowsBytes estimates what rows of datums hold.
-func rowsBytes(rows [][]any) int64 {
-	var n int64
-	for _, r := range rows {
-		n += 24
-		for _, v := range r {
-			n += datumBytes(v)
-		}
-	}
-	return n
-}
