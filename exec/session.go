@@ -168,9 +168,13 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		s.tx.fail()
 		return nil, err
 	}
-	if res.Rows != nil {
+	switch {
+	case res.Rows != nil:
 		res.Rows = &statementRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
-	} else {
+	case res.CopyIn != nil:
+		res.CopyIn.Load = statementLoad(res.CopyIn.Load, deadline)
+		cancel()
+	default:
 		cancel()
 	}
 	return res, nil
