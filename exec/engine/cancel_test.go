@@ -85,7 +85,7 @@ func TestJoinBuildStopsBetweenChunks(t *testing.T) {
 }
 
 // TestSortStopsWhenCancelled: sorting rows looks at the context every
-// checkEvery comparisons.
+// checkEvery comparisons, and gathering them in order between batches.
 func TestSortStopsWhenCancelled(t *testing.T) {
 	col := oneColumnBatch(t, sql.Int64, 100000, func(i int) any { return int64((i * 7919) % 100003) })
 	defer col.Release()
@@ -97,6 +97,16 @@ func TestSortStopsWhenCancelled(t *testing.T) {
 	if err != nil || len(refs) != 100000 {
 		t.Fatalf("sortRows: %d rows, %v", len(refs), err)
 	}
+	batches := []arrow.RecordBatch{col}
+	ctx := &lookingContext{Context: context.Background(), left: 5}
+	if _, err := gatherRows(ctx, memory.DefaultAllocator, col.Schema(), batches, refs, 1000); !isCanceled(err) {
+		t.Fatalf("gatherRows: %v", err)
+	}
+	out, err := gatherRows(context.Background(), memory.DefaultAllocator, col.Schema(), batches, refs, 1000)
+	if err != nil || len(out) != 100 {
+		t.Fatalf("gatherRows: %d batches, %v", len(out), err)
+	}
+	ReleaseAll(out)
 }
 
 func decimalCoef(i int) *big.Int { return big.NewInt(int64(i) * 125) }

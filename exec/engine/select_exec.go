@@ -259,7 +259,7 @@ func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, erro
 	for {
 		b, err := p.nextFiltered(ctx)
 		if err == io.EOF {
-			return t.rows(schema, p.batch)
+			return t.rows(ctx, schema, p.batch)
 		}
 		if err != nil {
 			t.release()
@@ -562,7 +562,7 @@ func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []orderK
 	if err != nil {
 		return nil, err
 	}
-	return gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
+	return gatherRows(ctx, memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
 }
 
 // limiter applies OFFSET then LIMIT across a stream of batches.

@@ -50,10 +50,14 @@ func nullOrder(s sortSpec) int {
 }
 
 // gatherRows copies the referenced rows of batches, in order, into new
-// batches of at most batchSize rows.
-func gatherRows(mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef, batchSize int) ([]arrow.RecordBatch, error) {
+// batches of at most batchSize rows, looking at ctx between them.
+func gatherRows(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef, batchSize int) ([]arrow.RecordBatch, error) {
 	var out []arrow.RecordBatch
 	for start := 0; start < len(refs); start += batchSize {
+		if err := canceled(ctx); err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
 		end := min(start+batchSize, len(refs))
 		rb, err := gatherChunk(mem, schema, batches, refs[start:end])
 		if err != nil {

@@ -54,7 +54,7 @@ func topRows(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, 
 		}
 		return 1 // refs are distinct: never equal
 	})
-	return gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
+	return gatherRows(ctx, memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
 }
 
 // rowHeap holds row references with the last in order on top.

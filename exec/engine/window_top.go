@@ -250,7 +250,7 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 }
 
 // rows are the kept rows in arrival order, in new batches; held ones go.
-func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBatch, error) {
+func (t *windowTop) rows(ctx context.Context, schema *arrow.Schema, batchSize int) ([]arrow.RecordBatch, error) {
 	defer t.release()
 	if len(t.held) == 0 {
 		return nil, nil
@@ -258,7 +258,7 @@ func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBat
 	if schema == nil {
 		schema = t.held[0].Schema()
 	}
-	return gatherRows(memory.DefaultAllocator, schema, t.held, t.keptRefs(), batchSize)
+	return gatherRows(ctx, memory.DefaultAllocator, schema, t.held, t.keptRefs(), batchSize)
 }
 
 // keptRefs are the rows the heaps hold, in arrival order.
@@ -281,7 +281,7 @@ func (t *windowTop) keptRefs() []rowRef {
 func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Schema, batchSize int) error {
 	order := make(map[rowRef]rowRef, t.live) // old place → new
 	refs := t.keptRefs()
-	fresh, err := gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
+	fresh, err := gatherRows(ctx, memory.DefaultAllocator, schema, t.held, refs, batchSize)
 	if err != nil {
 		return err
 	}
