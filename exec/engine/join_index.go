@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/magmalake/magmalake/sql"
 )
@@ -15,23 +16,38 @@ import (
 func (r *joinRun) index(ctx context.Context, bkeys []sql.Expr, kind joinKeyKind) (*joinTable, error) {
 	n := int(r.rows.NumRows())
 	var keys keyRange
+	var kept []joinKeys // the first pass's keys, when a second would differ
 	if kind == keyInt {
 		// The layout of integer keys depends on their range: a first
-		// pass reads it.
+		// pass reads it. Keys that call random() are kept from it: a
+		// second evaluation would give others, outside that range.
+		volatile := slices.ContainsFunc(bkeys, hasVolatile)
+		if volatile {
+			if err := r.mem.charge(9*int64(n), "hash join"); err != nil {
+				return nil, err
+			}
+			defer r.mem.release(9 * int64(n))
+		}
 		for start := 0; start < n; start += r.size {
 			k, err := r.chunkKeys(ctx, start, min(start+r.size, n), bkeys, kind)
 			if err != nil {
 				return nil, err
 			}
 			keys.add(k)
+			if volatile {
+				kept = append(kept, k)
+			}
 		}
 	}
 	t := emptyJoinTable(kind, n, keys)
 	var charged int64
-	for end := n; end > 0; end -= r.size {
-		start := max(0, end-r.size)
-		k, err := r.chunkKeys(ctx, start, end, bkeys, kind)
-		if err != nil {
+	for c := (n - 1) / r.size; c >= 0; c-- {
+		start := c * r.size
+		var k joinKeys
+		var err error
+		if kept != nil {
+			k = kept[c]
+		} else if k, err = r.chunkKeys(ctx, start, min(start+r.size, n), bkeys, kind); err != nil {
 			return nil, err
 		}
 		t.insert(k, start)
