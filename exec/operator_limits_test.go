@@ -21,17 +21,7 @@ import (
 // to look at the context.
 func bigBatchSession(t *testing.T) *Session {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{BatchSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testSessionOn(t, eng)
+	return testSessionOn(t, testEngineOptions(t, iceberg.Config{DataDir: t.TempDir()}, EngineOptions{BatchSize: 1 << 20}))
 }
 
 // queryEnds runs q and returns its error. A query here runs for hours
