@@ -29,13 +29,20 @@ func testEngine(t *testing.T, dir string) *Engine {
 // testEngineWith serves a warehouse opened with cfg until the test ends.
 func testEngineWith(t *testing.T, cfg iceberg.Config) *Engine {
 	t.Helper()
+	return testEngineOptions(t, cfg, EngineOptions{})
+}
+
+// testEngineOptions serves a warehouse opened with cfg, with the engine
+// options opts, until the test ends.
+func testEngineOptions(t *testing.T, cfg iceberg.Config, opts EngineOptions) *Engine {
+	t.Helper()
 	ctx := context.Background()
 	wh, err := iceberg.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{})
+	eng, err := NewEngine(ctx, wh, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

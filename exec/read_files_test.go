@@ -16,17 +16,7 @@ import (
 // fileSession is a session on an engine that may read files under roots.
 func fileSession(t *testing.T, roots ...string) *Session {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := NewEngine(ctx, wh, EngineOptions{FileReadRoots: roots})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testSessionOn(t, eng)
+	return testSessionOn(t, testEngineOptions(t, iceberg.Config{DataDir: t.TempDir()}, EngineOptions{FileReadRoots: roots}))
 }
 
 func writeFile(t *testing.T, path, text string) string {

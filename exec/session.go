@@ -171,9 +171,13 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 		return nil, err
 	}
 	res = holds.follow(res)
-	if res.Rows != nil && !deadline.IsZero() {
-		res.Rows = &deadlineRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
-	} else {
+	switch {
+	case res.Rows != nil:
+		res.Rows = &statementRows{Rows: res.Rows, deadline: deadline, cancel: cancel}
+	case res.CopyIn != nil:
+		res.CopyIn.Load = statementLoad(res.CopyIn.Load, deadline)
+		cancel()
+	default:
 		cancel()
 	}
 	return res, nil

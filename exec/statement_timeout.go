@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -92,27 +90,4 @@ func (s *Session) durationSetting(name string) time.Duration {
 		return 0
 	}
 	return d
-}
-
-// deadlineRows keeps a statement's deadline over the rows it streams after
-// Execute returned.
-type deadlineRows struct {
-	Rows
-	deadline time.Time
-	cancel   context.CancelFunc // ends the statement's context
-}
-
-func (r *deadlineRows) Close() error {
-	defer r.cancel()
-	return r.Rows.Close()
-}
-
-func (r *deadlineRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
-	ctx, cancel := context.WithDeadline(ctx, r.deadline)
-	defer cancel()
-	b, err := r.Rows.Next(ctx)
-	if err != nil && ctx.Err() != nil {
-		return nil, sql.Canceled(ctx.Err())
-	}
-	return b, err
 }

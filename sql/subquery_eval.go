@@ -14,14 +14,21 @@ import (
 // over rather than growing with the outer table.
 const maxCachedSubqueryRuns = 1 << 16
 
+// maxCachedSubqueryBytes bounds what the results a statement keeps hold
+// (RowsBytes): past it the cache starts over, as it does past
+// maxCachedSubqueryRuns. One run's rows are bounded by work_mem where the
+// subquery runs.
+const maxCachedSubqueryBytes = 64 << 20
+
 type subqueryCacheKey struct{}
 
 // subqueryCache holds a statement's subquery results: an uncorrelated
 // subquery runs once per statement, a correlated one once per distinct
 // outer value.
 type subqueryCache struct {
-	mu   sync.Mutex // DML evaluates its WHERE on several files at once
-	runs map[*Subquery]map[string]*subResult
+	mu    sync.Mutex // DML evaluates its WHERE on several files at once
+	runs  map[*Subquery]map[string]*subResult
+	bytes int64 // what the results kept hold
 }
 
 // WithSubqueryCache starts a statement's subquery cache.
@@ -61,16 +68,25 @@ func (c *subqueryCache) result(ctx context.Context, x *Subquery, params, outer [
 		return nil, err
 	}
 	r = &subResult{rows: rows}
+	size := RowsBytes(rows)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.bytes+size > maxCachedSubqueryBytes {
+		c.runs, c.bytes = map[*Subquery]map[string]*subResult{}, 0
+	}
 	runs := c.runs[x]
 	if runs == nil || len(runs) >= maxCachedSubqueryRuns {
 		runs = map[string]*subResult{}
 		c.runs[x] = runs
 	}
 	runs[key] = r
+	c.bytes += size
 	return r, nil
 }
+
+// subqueryCheckSteps is how many rows of subquery results evalSubquery goes
+// through between two looks at the statement's context.
+const subqueryCheckSteps = 4096
 
 // ValuesKey encodes values with their Go types, so that equal keys mean
 // equal inputs to a subquery run for them.
@@ -109,6 +125,7 @@ func (ev *evaluator) evalSubquery(x *Subquery, sel []int, out []any) ([]any, err
 	}
 	cache := ev.subqueryCache()
 	outer := make([]any, len(refs))
+	steps := 0
 	for _, i := range sel {
 		for k := range refs {
 			outer[k] = refs[k][i]
@@ -116,6 +133,15 @@ func (ev *evaluator) evalSubquery(x *Subquery, sel []int, out []any) ([]any, err
 		res, err := cache.result(ev.ctx, x, ev.params, append([]any(nil), outer...))
 		if err != nil {
 			return nil, err
+		}
+		// A row compares its value with every row of the result (x >
+		// ALL, row comparisons, arrays): a batch against a large result
+		// is billions of steps, between which the statement may end.
+		if steps += 1 + len(res.rows); steps >= subqueryCheckSteps {
+			steps = 0
+			if err := ev.ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 		var t any
 		if test != nil {

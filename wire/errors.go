@@ -10,8 +10,9 @@ import (
 )
 
 // errorResponse is the one place an error becomes an ErrorResponse: a
-// *sql.Error keeps its SQLSTATE, a cancelled context is 57014, anything else
-// is XX000 with its message.
+// *sql.Error keeps its SQLSTATE, a cancelled or expired context is 57014
+// (user request or statement timeout), anything else is XX000 with its
+// message.
 func errorResponse(err error) *pgproto3.ErrorResponse {
 	var se *sql.Error
 	if errors.As(err, &se) {
@@ -28,9 +29,8 @@ func errorResponse(err error) *pgproto3.ErrorResponse {
 			Detail: se.Detail, Hint: se.Hint, Position: int32(se.Position),
 		}
 	}
-	if errors.Is(err, context.Canceled) {
-		return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR",
-			Code: sql.CodeQueryCanceled, Message: "canceling statement due to user request"}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return errorResponse(sql.Canceled(err))
 	}
 	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sql.CodeInternal, Message: err.Error()}
 }

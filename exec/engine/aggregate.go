@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strconv"
@@ -27,7 +28,7 @@ type accumulator interface {
 	// update folds value i of arr (arr is nil for count(*)) into group g.
 	update(g int, arr arrow.Array, i int) error
 	// result builds the output column for groups 0..n-1.
-	result(mem memory.Allocator, n int) (arrow.Array, error)
+	result(ctx context.Context, mem memory.Allocator, n int) (arrow.Array, error)
 }
 
 // newAccumulator builds the state for one aggregate whose result type the
@@ -71,7 +72,7 @@ func (c *countAcc) update(g int, arr arrow.Array, i int) error {
 	return nil
 }
 
-func (c *countAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (c *countAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewInt64Builder(mem)
 	defer b.Release()
 	c.n = grow(c.n, n-1)
@@ -105,7 +106,7 @@ func (e *extremeAcc) update(g int, arr arrow.Array, i int) error {
 	return nil
 }
 
-func (e *extremeAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (e *extremeAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewBuilder(mem, e.typ.ArrowType())
 	defer b.Release()
 	for g := 0; g < n; g++ {
@@ -374,7 +375,7 @@ func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
 	return s.exact.addCell(g, arr, i)
 }
 
-func (s *sumAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (s *sumAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	s.counts = grow(s.counts, n-1)
 	if s.isFloat {
 		return s.floatResult(mem, n)
@@ -525,8 +526,8 @@ func (d *distinctAcc) id(arr arrow.Array, i int) (uint32, error) {
 	return id, nil
 }
 
-func (d *distinctAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
-	return d.inner.result(mem, n)
+func (d *distinctAcc) result(ctx context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
+	return d.inner.result(ctx, mem, n)
 }
 
 func grow[T any](s []T, idx int) []T {

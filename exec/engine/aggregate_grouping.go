@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -26,7 +27,7 @@ func newGroupingAcc(keys []int, member []bool) *groupingAcc {
 
 func (g *groupingAcc) update(int, arrow.Array, int) error { return nil }
 
-func (g *groupingAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (g *groupingAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewInt32Builder(mem)
 	defer b.Release()
 	for i := 0; i < n; i++ {

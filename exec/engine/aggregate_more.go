@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
@@ -38,7 +39,7 @@ func (b *boolAcc) update(g int, arr arrow.Array, i int) error {
 	return nil
 }
 
-func (b *boolAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (b *boolAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	bb := array.NewBooleanBuilder(mem)
 	defer bb.Release()
 	b.seen, b.val = grow(b.seen, n-1), grow(b.val, n-1)
@@ -58,6 +59,7 @@ type stringAggAcc struct {
 	sep   arrow.Array // the delimiter column of the batch being folded
 	seen  []bool
 	parts []*strings.Builder
+	mem   *memBudget // charged for the text kept
 }
 
 func (s *stringAggAcc) setSep(sep arrow.Array) { s.sep = sep }
@@ -71,15 +73,21 @@ func (s *stringAggAcc) update(g int, arr arrow.Array, i int) error {
 		return nil
 	}
 	// The binder made both arguments text, which Arrow holds as strings.
+	var sep string
 	if s.seen[g] && s.sep != nil && !s.sep.IsNull(i) {
-		s.parts[g].WriteString(s.sep.(*array.String).Value(i))
+		sep = s.sep.(*array.String).Value(i)
 	}
-	s.parts[g].WriteString(arr.(*array.String).Value(i))
+	v := arr.(*array.String).Value(i)
+	if err := s.mem.charge(int64(len(sep)+len(v)), "string_agg()"); err != nil {
+		return err
+	}
+	s.parts[g].WriteString(sep)
+	s.parts[g].WriteString(v)
 	s.seen[g] = true
 	return nil
 }
 
-func (s *stringAggAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (s *stringAggAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
 	s.seen = grow(s.seen, n-1)
@@ -155,7 +163,7 @@ func (v *varianceAcc) accumFloat(g int, x float64) {
 	}
 }
 
-func (v *varianceAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
+func (v *varianceAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
 	v.n = grow(v.n, n-1)
 	if v.isFloat {
 		b := array.NewFloat64Builder(mem)

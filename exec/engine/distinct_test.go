@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -28,7 +29,9 @@ func (c *countingAcc) update(g int, arr arrow.Array, i int) error {
 	return nil
 }
 
-func (c *countingAcc) result(memory.Allocator, int) (arrow.Array, error) { return nil, nil }
+func (c *countingAcc) result(context.Context, memory.Allocator, int) (arrow.Array, error) {
+	return nil, nil
+}
 
 // TestDistinctAccFeedsEachValueOnce: over generated text values of every
 // length around the 15 bytes kept inline (and NULLs), in batches, each

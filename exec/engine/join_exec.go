@@ -334,6 +334,9 @@ func (r *joinRun) build(ctx context.Context) error {
 	var parts []arrow.RecordBatch
 	for b, err := range seq {
 		if err == nil {
+			err = canceled(ctx)
+		}
+		if err == nil {
 			err = r.mem.charge(BatchBytes(b), "hash join")
 		}
 		if err != nil {
@@ -373,13 +376,7 @@ func (r *joinRun) build(ctx context.Context) error {
 		r.table = newJoinTable(kind, joinKeys{})
 		return nil
 	}
-	keys, err := r.batchKeys(ctx, r.rows, bkeys, kind)
-	if err != nil {
-		r.release()
-		return err
-	}
-	r.table = newJoinTable(kind, keys)
-	if err := r.mem.charge(r.table.bytes, "hash join"); err != nil {
+	if r.table, err = r.index(ctx, bkeys, kind); err != nil {
 		r.release()
 		return err
 	}
@@ -468,6 +465,12 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 // bIdx[k]), keeps those the residual condition accepts, records who matched
 // and passes the rows on.
 func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pIdx, bIdx []int32, matched []bool) (bool, error) {
+	// Every batch of candidate pairs: a probe row may meet millions of
+	// build rows, and a residual that rejects them all yields nothing
+	// the consumer could stop at.
+	if err := canceled(ctx); err != nil {
+		return false, err
+	}
 	out, err := r.assemble(probe, pIdx, bIdx)
 	if err != nil {
 		return false, err

@@ -167,11 +167,13 @@ func TestJoinKeyKinds(t *testing.T) {
 		on    string
 		match func(a, b row) bool
 	}{
-		{"a.k = b.k", keyEq},                                           // dense integers
-		{"a.k * 1000000007 = b.k * 1000000007", keyEq},                 // sparse integers: a map
-		{"CAST(a.k AS int) = CAST(b.k AS smallint)", keyEq},            // integer widths
-		{"'k' || CAST(a.k AS text) = 'k' || CAST(b.k AS text)", keyEq}, // text
-		{"a.k = CAST(b.k AS numeric)", keyEq},                          // numeric domain: encoded
+		{"a.k = b.k", keyEq},                                             // dense integers
+		{"a.k * 1000000007 = b.k * 1000000007", keyEq},                   // sparse integers: a map
+		{"CAST(a.k AS int) = CAST(b.k AS smallint)", keyEq},              // integer widths
+		{"'k' || CAST(a.k AS text) = 'k' || CAST(b.k AS text)", keyEq},   // text
+		{"a.k = CAST(b.k AS numeric)", keyEq},                            // numeric domain: encoded
+		{"CAST(a.k AS float8) = CAST(b.k AS real)", keyEq},               // floats: their bits
+		{"CAST(a.k AS numeric(9,2)) = CAST(b.k AS numeric(5,2))", keyEq}, // one scale: decimal128
 		{"a.k = b.k AND a.v = b.v", func(a, b row) bool { return eq(a[0], b[0]) && eq(a[1], b[1]) }},
 		{"a.k = b.v", func(a, b row) bool { return eq(a[0], b[1]) }},
 		// A residual beside the keys: the joined rows are filtered whole.
@@ -310,6 +312,32 @@ func TestJoinTwoIntegerKeys(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
 			t.Fatalf("probe row %d matches %v, want %v", i, got, want[i])
+		}
+	}
+}
+
+// TestJoinKeyKindChoice: one key of floats, of numerics of one scale or of
+// uuids hashes its values as they are; numerics of two scales, or a float
+// beside an integer, are encoded (their values convert to the comparison's
+// type).
+func TestJoinKeyKindChoice(t *testing.T) {
+	col := func(t sql.Type) []sql.Expr { return []sql.Expr{&sql.ColumnRef{T: t}} }
+	cases := []struct {
+		p, b, dom sql.Type
+		want      joinKeyKind
+	}{
+		{sql.Float64, sql.Float64, sql.Float64, keyInt},
+		{sql.Float32, sql.Float64, sql.Float64, keyInt},
+		{sql.Numeric(12, 2), sql.Numeric(10, 2), sql.Numeric(12, 2), keyWide},
+		{sql.UUID, sql.UUID, sql.UUID, keyWide},
+		{sql.Numeric(12, 2), sql.Numeric(12, 3), sql.Numeric(12, 3), keyEncoded},
+		{sql.Numeric(0, 0), sql.Numeric(0, 0), sql.Numeric(0, 0), keyEncoded},
+		{sql.Int64, sql.Float64, sql.Float64, keyEncoded},
+		{sql.Int32, sql.Numeric(10, 0), sql.Numeric(10, 0), keyEncoded},
+	}
+	for _, c := range cases {
+		if k := joinKeyKindOf(col(c.p), col(c.b), []sql.Type{c.dom}); k != c.want {
+			t.Errorf("%s = %s: kind %d, want %d", c.p, c.b, k, c.want)
 		}
 	}
 }

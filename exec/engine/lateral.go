@@ -85,40 +85,78 @@ func (l *lateralSource) batches(ctx context.Context, _ ice.BooleanExpression, pa
 	if err != nil {
 		return nil, err
 	}
-	sub := &subPlan{q: l.right, env: l.env}
-	runs := map[string][][]any{}
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		var match *sql.Matcher
+		run := &lateralRun{l: l, sub: &subPlan{q: l.right, env: l.env}, params: params, size: l.env.batchSize(),
+			runs: map[string][][]any{}, cache: newMemBudget(l.env.Options.WorkMem), yield: yield}
 		if l.cond != nil {
-			match = sql.NewMatcher(l.cond, params)
+			run.match = sql.NewMatcher(l.cond, params)
 		}
 		for b, err := range seq {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			out, err := l.joinBatch(ctx, b, sub, runs, match, params)
+			ok, err := run.joinBatch(ctx, b)
 			b.Release()
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if out != nil && !yield(out, nil) {
+			if !ok {
 				return
 			}
 		}
 	}, nil
 }
 
-// joinBatch joins one left batch with the subquery's rows for each row.
-func (l *lateralSource) joinBatch(ctx context.Context, b arrow.RecordBatch, sub *subPlan, runs map[string][][]any,
-	match *sql.Matcher, params []any) (arrow.RecordBatch, error) {
+// lateralRun is one execution of a LATERAL join: the subquery's rows per
+// distinct left value, kept while they fit work_mem, and the joined rows
+// passed on a batch at a time.
+type lateralRun struct {
+	l      *lateralSource
+	sub    *subPlan
+	params []any
+	size   int
+	match  *sql.Matcher
+	runs   map[string][][]any // the subquery's rows by left value
+	cache  *memBudget         // what runs hold
+	yield  func(arrow.RecordBatch, error) bool
+}
+
+// subRows are the subquery's rows for left values vals: from the cache, or
+// run (one run's rows must fit work_mem) and kept while the cache fits it
+// too (past it, the cache starts over).
+func (r *lateralRun) subRows(ctx context.Context, vals []any) ([][]any, error) {
+	key := sql.ValuesKey(vals)
+	if rows, ok := r.runs[key]; ok {
+		return rows, nil
+	}
+	rows, err := r.sub.rows(ctx, r.params, vals, newMemBudget(r.l.env.Options.WorkMem))
+	if err != nil {
+		return nil, err
+	}
+	size := sql.RowsBytes(rows) + int64(len(key)) + mapEntryBytes
+	if !r.cache.fits(size) {
+		r.runs = map[string][][]any{}
+		r.cache = newMemBudget(r.l.env.Options.WorkMem)
+	}
+	if r.cache.fits(size) {
+		r.cache.hold(size)
+		r.runs[key] = rows
+	}
+	return rows, nil
+}
+
+// joinBatch joins one left batch with the subquery's rows for each row;
+// false means the consumer stopped.
+func (r *lateralRun) joinBatch(ctx context.Context, b arrow.RecordBatch) (bool, error) {
+	l := r.l
 	n := int(b.NumRows())
 	refs := make([][]any, len(l.refs))
 	for k, e := range l.refs {
-		arr, err := sql.Eval(ctx, e, b, params)
+		arr, err := sql.Eval(ctx, e, b, r.params)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		refs[k] = make([]any, n)
 		for i := range n {
@@ -126,85 +164,111 @@ func (l *lateralSource) joinBatch(ctx context.Context, b arrow.RecordBatch, sub 
 		}
 		arr.Release()
 	}
-	nl := len(l.left.scope().Columns)
-	rtypes := sub.Columns()
-	bld := array.NewRecordBuilder(memory.DefaultAllocator, l.schema(b))
-	defer bld.Release()
-	var leftRow []int // the left row of each output row
-	var rightNull []bool
+	out := newLateralOut(r, b)
+	defer out.bld.Release()
 	for i := range n {
 		vals := make([]any, len(refs))
 		for k := range refs {
 			vals[k] = refs[k][i]
 		}
-		key := sql.ValuesKey(vals)
-		rows, ok := runs[key]
-		if !ok {
-			var err error
-			if rows, err = sub.Run(ctx, params, vals); err != nil {
-				return nil, err
-			}
-			runs[key] = rows
+		rows, err := r.subRows(ctx, vals)
+		if err != nil {
+			return false, err
 		}
-		for _, r := range rows {
-			if err := l.appendRow(bld, b, i, nl, r, rtypes); err != nil {
-				return nil, err
+		for _, row := range rows {
+			if ok, err := out.add(ctx, i, row); !ok || err != nil {
+				return ok, err
 			}
-			leftRow, rightNull = append(leftRow, i), append(rightNull, false)
 		}
 		if l.kind == joinLeft && l.cond == nil && len(rows) == 0 {
-			if err := l.appendRow(bld, b, i, nl, nil, rtypes); err != nil {
-				return nil, err
+			if ok, err := out.add(ctx, i, nil); !ok || err != nil {
+				return ok, err
 			}
-			leftRow, rightNull = append(leftRow, i), append(rightNull, true)
 		}
 	}
-	out := bld.NewRecordBatch()
-	if match == nil {
-		return out, nil
+	if ok, err := out.flush(ctx); !ok || err != nil {
+		return ok, err
 	}
-	return l.filter(ctx, out, match, b, leftRow, rtypes, nl)
+	if l.kind != joinLeft || r.match == nil {
+		return true, nil
+	}
+	// A LEFT join keeps the left rows ON rejected for every subquery row,
+	// NULL-extended.
+	for i, m := range out.matched {
+		if !m {
+			if ok, err := out.add(ctx, i, nil); !ok || err != nil {
+				return ok, err
+			}
+		}
+	}
+	out.unfiltered = true
+	return out.flush(ctx)
 }
 
-// filter applies ON; a LEFT join keeps the left rows ON rejected for every
-// subquery row, NULL-extended.
-func (l *lateralSource) filter(ctx context.Context, out arrow.RecordBatch, match *sql.Matcher, b arrow.RecordBatch,
-	leftRow []int, rtypes []sql.Type, nl int) (arrow.RecordBatch, error) {
-	mask, err := match.Match(ctx, out)
-	if err != nil {
+// lateralOut collects the joined rows of one left batch, passing them on
+// (through ON) every size rows.
+type lateralOut struct {
+	r          *lateralRun
+	b          arrow.RecordBatch // the left batch
+	bld        *array.RecordBuilder
+	leftRow    []int  // the left row of each row collected
+	matched    []bool // left rows ON accepted with some subquery row
+	unfiltered bool   // the NULL-extended rows of a LEFT join: not through ON
+}
+
+func newLateralOut(r *lateralRun, b arrow.RecordBatch) *lateralOut {
+	return &lateralOut{r: r, b: b, bld: array.NewRecordBuilder(memory.DefaultAllocator, r.l.schema(b)),
+		matched: make([]bool, b.NumRows())}
+}
+
+// add collects left row i joined with right (nil: NULLs), passing the
+// rows on once a batch is full.
+func (o *lateralOut) add(ctx context.Context, i int, right []any) (bool, error) {
+	l := o.r.l
+	if err := l.appendRow(o.bld, o.b, i, len(l.left.scope().Columns), right, o.r.sub.Columns()); err != nil {
+		return false, err
+	}
+	o.leftRow = append(o.leftRow, i)
+	if len(o.leftRow) < o.r.size {
+		return true, nil
+	}
+	return o.flush(ctx)
+}
+
+// flush passes on the rows collected, those ON accepts unless unfiltered.
+func (o *lateralOut) flush(ctx context.Context) (bool, error) {
+	if err := canceled(ctx); err != nil {
+		return false, err
+	}
+	if len(o.leftRow) == 0 {
+		return true, nil
+	}
+	out := o.bld.NewRecordBatch()
+	rows := o.leftRow
+	o.leftRow = o.leftRow[:0]
+	if o.r.match != nil && !o.unfiltered {
+		mask, err := o.r.match.Match(ctx, out)
+		if err != nil {
+			out.Release()
+			return false, err
+		}
+		for k, m := range mask {
+			if m {
+				o.matched[rows[k]] = true
+			}
+		}
+		kept, err := filterBatch(out, mask)
 		out.Release()
-		return nil, err
-	}
-	kept, err := filterBatch(out, mask)
-	out.Release()
-	if err != nil || l.kind != joinLeft {
-		return kept, err
-	}
-	matched := make([]bool, b.NumRows())
-	for k, m := range mask {
-		if m {
-			matched[leftRow[k]] = true
+		if err != nil {
+			return false, err
 		}
+		out = kept
 	}
-	bld := array.NewRecordBuilder(memory.DefaultAllocator, kept.Schema())
-	defer bld.Release()
-	for c := 0; c < int(kept.NumCols()); c++ {
-		for r := 0; r < int(kept.NumRows()); r++ {
-			if err := AppendFrom(bld.Field(c), kept.Column(c), r); err != nil {
-				kept.Release()
-				return nil, err
-			}
-		}
+	if out.NumRows() == 0 {
+		out.Release()
+		return true, nil
 	}
-	kept.Release()
-	for i, m := range matched {
-		if !m {
-			if err := l.appendRow(bld, b, i, nl, nil, rtypes); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return bld.NewRecordBatch(), nil
+	return o.r.yield(out, nil), nil
 }
 
 func (l *lateralSource) schema(b arrow.RecordBatch) *arrow.Schema {

@@ -6,11 +6,12 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// memBudget bounds what one statement's materialising operators (ORDER BY,
-// DISTINCT, GROUP BY, hash joins, windows) hold. ORDER BY spills sorted runs
-// to disk past it (sort_spill.go); for the others work_mem is a hard bound:
-// past it the statement fails with PostgreSQL's 53200 rather than growing
-// until the OOM killer ends every session.
+// memBudget bounds what an operator that keeps rows or values holds (ORDER
+// BY, DISTINCT, GROUP BY, hash joins, windows, set operations, WITH
+// RECURSIVE, array_agg and string_agg, a subquery's rows, LATERAL). ORDER
+// BY spills sorted runs to disk past it (sort_spill.go); for the others
+// work_mem is a hard bound: past it the statement fails with PostgreSQL's
+// 53200 rather than growing until the OOM killer ends every session.
 type memBudget struct {
 	limit int64 // bytes; 0: unbounded
 	used  int64

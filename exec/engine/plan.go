@@ -202,7 +202,13 @@ func (s *subPlan) Columns() []sql.Type {
 	return out
 }
 
+// Run is the subquery's rows for one outer row; they must fit work_mem.
 func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
+	return s.rows(ctx, params, outer, newMemBudget(s.env.Options.WorkMem))
+}
+
+// rows runs the subquery for one outer row, its rows charged to mem.
+func (s *subPlan) rows(ctx context.Context, params []any, outer []any, mem *memBudget) ([][]any, error) {
 	ctx = sql.WithOuterRow(ctx, outer)
 	rows, err := s.q.run(ctx, s.env, params)
 	if err != nil {
@@ -219,7 +225,11 @@ func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, 
 		if err != nil {
 			return nil, err
 		}
+		n := len(out)
 		out = appendDatumRows(out, b, types)
+		if err := mem.charge(sql.RowsBytes(out[n:]), "a subquery"); err != nil {
+			return nil, err
+		}
 	}
 }
 

@@ -145,11 +145,15 @@ func (r *recursiveSource) project(cols []int) source { return newPicked(r, cols)
 func (r *recursiveSource) batches(ctx context.Context, _ ice.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		mem := newMemBudget(r.env.Options.WorkMem)
-		seen := &rowCounter{mem: mem, counts: map[string]int{}}
+		seen := newRowCounter(ctx, mem, "WITH RECURSIVE")
 		defer func() { releaseAll(r.work.rows); r.work.rows = nil }()
 		round := r.start
 		var held int64 // the working table's bytes, charged to work_mem
 		for {
+			if err := canceled(ctx); err != nil {
+				yield(nil, err)
+				return
+			}
 			var next []arrow.RecordBatch
 			ok, err := r.round(ctx, round, params, seen, mem, &next, yield)
 			releaseAll(r.work.rows)

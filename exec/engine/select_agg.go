@@ -311,7 +311,7 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 			spec.Input = c.Arg.Type()
 		}
 		if orderSensitive(c) {
-			st.accs[i] = newOrderedAcc(c)
+			st.accs[i] = newOrderedAcc(c, p.mem)
 			continue
 		}
 		if c.Name == "grouping" {
@@ -322,8 +322,11 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 		if st.accs[i], err = newAccumulator(spec, c.T); err != nil {
 			return nil, err
 		}
-		if d, ok := st.accs[i].(*distinctAcc); ok {
-			d.mem = p.mem
+		switch a := st.accs[i].(type) {
+		case *distinctAcc:
+			a.mem = p.mem
+		case *stringAggAcc:
+			a.mem = p.mem
 		}
 	}
 	return st, nil
@@ -373,7 +376,7 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 			return nil, err
 		}
 	}
-	grouped, err := p.groupedRows(states)
+	grouped, err := p.groupedRows(ctx, states)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +397,7 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 }
 
 // groupedRows is every grouping set's groups in one batch, set by set.
-func (p *pipeline) groupedRows(states []*groupState) (arrow.RecordBatch, error) {
+func (p *pipeline) groupedRows(ctx context.Context, states []*groupState) (arrow.RecordBatch, error) {
 	var parts []arrow.RecordBatch
 	for _, st := range states {
 		// A set without keys yields one row even over no input.
@@ -404,7 +407,7 @@ func (p *pipeline) groupedRows(states []*groupState) (arrow.RecordBatch, error) 
 				st.g.keys[k].AppendNull()
 			}
 		}
-		b, err := groupedBatch(p.q.agg, st.g, st.accs)
+		b, err := groupedBatch(ctx, p.q.agg, st.g, st.accs)
 		if err != nil {
 			ReleaseAll(parts)
 			return nil, err
@@ -539,7 +542,7 @@ func (st *groupState) fold(keys, args []arrow.Array, n int) error {
 
 // groupedBatch lays out the post-aggregation batch: GROUP BY values, then
 // one column per aggregate call (AggContext.Scope's layout).
-func groupedBatch(agg *sql.AggContext, g *grouper, accs []accumulator) (arrow.RecordBatch, error) {
+func groupedBatch(ctx context.Context, agg *sql.AggContext, g *grouper, accs []accumulator) (arrow.RecordBatch, error) {
 	scope := agg.Scope()
 	cols := make([]arrow.Array, 0, len(scope.Columns))
 	for _, kb := range g.keys {
@@ -547,7 +550,7 @@ func groupedBatch(agg *sql.AggContext, g *grouper, accs []accumulator) (arrow.Re
 		kb.Release()
 	}
 	for _, acc := range accs {
-		arr, err := acc.result(memory.DefaultAllocator, g.n)
+		arr, err := acc.result(ctx, memory.DefaultAllocator, g.n)
 		if err != nil {
 			return nil, err
 		}

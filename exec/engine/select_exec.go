@@ -108,22 +108,26 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 		return nil, err
 	}
 	if q.distinct {
-		rows = distinctRows(rows, q.visible)
+		if rows, err = distinctRows(ctx, in.mem, rows, q.visible); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case len(q.order) > 0 && in.cut >= 0 && in.topN == 0:
 		// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
-		if rows, err = topRows(rows, q.order, in.cut, env.batchSize()); err != nil {
+		if rows, err = topRows(ctx, rows, q.order, in.cut, env.batchSize()); err != nil {
 			return nil, err
 		}
 	case len(q.order) > 0:
-		if rows, err = sortBatches(rows, q.order, env.batchSize()); err != nil {
+		if rows, err = sortBatches(ctx, rows, q.order, env.batchSize()); err != nil {
 			return nil, err
 		}
 	}
 	if len(q.distinctOn) > 0 {
 		// After the sort: the first row of each key in ORDER BY's order.
-		rows = distinctOnRows(rows, q.distinctOn)
+		if rows, err = distinctOnRows(ctx, in.mem, rows, q.distinctOn); err != nil {
+			return nil, err
+		}
 	}
 	for i, b := range rows {
 		rows[i] = visibleColumns(b, q.visible)
@@ -255,7 +259,7 @@ func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, erro
 	for {
 		b, err := p.nextFiltered(ctx)
 		if err == io.EOF {
-			return t.rows(schema, p.batch)
+			return t.rows(ctx, schema, p.batch)
 		}
 		if err != nil {
 			t.release()
@@ -284,7 +288,7 @@ func (p *pipeline) drainTop(ctx context.Context, batchSize int) ([]arrow.RecordB
 			return t.held, nil
 		}
 		if err == nil {
-			err = t.add(b)
+			err = t.add(ctx, b)
 		}
 		if err != nil {
 			ReleaseAll(t.held)
@@ -305,7 +309,7 @@ type topN struct {
 
 // add takes a batch's rows that can still make the cut; past twice the
 // LIMIT, or past work_mem, the rows are sorted and cut back to the LIMIT.
-func (t *topN) add(b arrow.RecordBatch) error {
+func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	var err error
 	if t.bound != nil {
 		// Only rows that sort before the current last kept row can
@@ -322,7 +326,7 @@ func (t *topN) add(b arrow.RecordBatch) error {
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil
 	}
-	sorted, err := sortBatches(t.held, t.p.q.order, t.batchSize)
+	sorted, err := sortBatches(ctx, t.held, t.p.q.order, t.batchSize)
 	if err != nil {
 		t.held = nil
 		return err
@@ -486,43 +490,60 @@ func visibleColumns(b arrow.RecordBatch, n int) arrow.RecordBatch {
 	return rb
 }
 
-// distinctRows keeps the first row of each distinct value of the first n columns.
-func distinctRows(batches []arrow.RecordBatch, n int) []arrow.RecordBatch {
+// distinctRows keeps the first row of each distinct value of the first n
+// columns; it releases batches.
+func distinctRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, n int) ([]arrow.RecordBatch, error) {
 	cols := make([]int, n)
 	for i := range cols {
 		cols[i] = i
 	}
-	return distinctOnRows(batches, cols)
+	return distinctOnRows(ctx, mem, batches, cols)
 }
 
-// distinctOnRows keeps the first row of each distinct value of cols.
-func distinctOnRows(batches []arrow.RecordBatch, cols []int) []arrow.RecordBatch {
+// distinctOnRows keeps the first row of each distinct value of cols; it
+// releases batches. The distinct values' keys count against work_mem
+// beside the rows.
+func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, cols []int) ([]arrow.RecordBatch, error) {
 	seen := map[string]struct{}{}
 	var key []byte
 	out := make([]arrow.RecordBatch, 0, len(batches))
-	for _, b := range batches {
+	fail := func(i int, err error) ([]arrow.RecordBatch, error) {
+		ReleaseAll(out)
+		ReleaseAll(batches[i:])
+		return nil, err
+	}
+	check := cancelCheck{ctx: ctx}
+	for i, b := range batches {
 		mask := make([]bool, b.NumRows())
 		for r := range mask {
+			if err := check.step(1); err != nil {
+				return fail(i, err)
+			}
 			key = key[:0]
 			for _, c := range cols {
 				key = appendKey(key, b.Column(c), r)
 			}
-			if _, dup := seen[string(key)]; !dup {
-				seen[string(key)] = struct{}{}
-				mask[r] = true
+			if _, dup := seen[string(key)]; dup {
+				continue
 			}
+			if err := mem.charge(int64(len(key))+mapEntryBytes, "DISTINCT"); err != nil {
+				return fail(i, err)
+			}
+			seen[string(key)] = struct{}{}
+			mask[r] = true
 		}
 		f, err := filterBatch(b, mask)
 		b.Release()
-		if err == nil {
-			out = append(out, f)
+		if err != nil {
+			return fail(i+1, err)
 		}
+		out = append(out, f)
 	}
-	return out
+	return out, nil
 }
 
-// sortBatches orders rows by the keys.
-func sortBatches(batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
+// sortBatches orders rows by the keys; it releases batches.
+func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
 	if len(batches) == 0 {
 		return nil, nil
 	}
@@ -536,10 +557,12 @@ func sortBatches(batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([
 			cols[b] = append(cols[b], rb.Column(k.col))
 		}
 	}
-	refs := sortRows(cols, specs)
-	out, err := gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
-	ReleaseAll(batches)
-	return out, err
+	defer ReleaseAll(batches)
+	refs, err := sortRows(ctx, cols, specs)
+	if err != nil {
+		return nil, err
+	}
+	return gatherRows(ctx, memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
 }
 
 // limiter applies OFFSET then LIMIT across a stream of batches.

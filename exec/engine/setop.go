@@ -171,7 +171,7 @@ func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *mem
 		}, nil
 	case ast.Union:
 		return func(yield func(arrow.RecordBatch, error) bool) {
-			seen := &rowCounter{mem: mem, counts: map[string]int{}}
+			seen := newRowCounter(ctx, mem, "UNION")
 			if !seen.distinct(left, yield) {
 				return
 			}
@@ -188,7 +188,7 @@ func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *mem
 		return nil, err
 	}
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		counts := &rowCounter{mem: mem, counts: map[string]int{}}
+		counts := newRowCounter(ctx, mem, "INTERSECT/EXCEPT")
 		if err := counts.count(right); err != nil {
 			yield(nil, err)
 			return
@@ -211,8 +211,14 @@ func forward(seq iter.Seq2[arrow.RecordBatch, error], yield func(arrow.RecordBat
 // rowCounter counts rows by value (the whole row is the key).
 type rowCounter struct {
 	mem     *memBudget
+	op      string      // the operator it counts for, for work_mem's error
+	check   cancelCheck // a batch may be a whole grouped result
 	counts  map[string]int
 	emitted map[string]bool
+}
+
+func newRowCounter(ctx context.Context, mem *memBudget, op string) *rowCounter {
+	return &rowCounter{mem: mem, op: op, check: cancelCheck{ctx: ctx}, counts: map[string]int{}}
 }
 
 func rowKey(b arrow.RecordBatch, r int, buf []byte) []byte {
@@ -233,11 +239,16 @@ func (rc *rowCounter) distinct(seq iter.Seq2[arrow.RecordBatch, error], yield fu
 		}
 		mask := make([]bool, b.NumRows())
 		for r := range mask {
+			if err := rc.check.step(1); err != nil {
+				b.Release()
+				yield(nil, err)
+				return false
+			}
 			buf = rowKey(b, r, buf)
 			if _, dup := rc.counts[string(buf)]; dup {
 				continue
 			}
-			if err := rc.mem.charge(int64(len(buf)+48), "UNION"); err != nil {
+			if err := rc.mem.charge(int64(len(buf)+48), rc.op); err != nil {
 				b.Release()
 				yield(nil, err)
 				return false
@@ -260,9 +271,13 @@ func (rc *rowCounter) count(seq iter.Seq2[arrow.RecordBatch, error]) error {
 			return err
 		}
 		for r := 0; r < int(b.NumRows()); r++ {
+			if err := rc.check.step(1); err != nil {
+				b.Release()
+				return err
+			}
 			buf = rowKey(b, r, buf)
 			if _, ok := rc.counts[string(buf)]; !ok {
-				if err := rc.mem.charge(int64(len(buf)+48), "INTERSECT/EXCEPT"); err != nil {
+				if err := rc.mem.charge(int64(len(buf)+48), rc.op); err != nil {
 					b.Release()
 					return err
 				}
@@ -285,6 +300,11 @@ func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op ast.Set
 		}
 		mask := make([]bool, b.NumRows())
 		for r := range mask {
+			if err := rc.check.step(1); err != nil {
+				b.Release()
+				yield(nil, err)
+				return
+			}
 			buf = rowKey(b, r, buf)
 			k := string(buf)
 			n := rc.counts[k]
@@ -306,6 +326,11 @@ func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op ast.Set
 				mask[r] = n == 0 && !rc.emitted[k]
 			}
 			if mask[r] && (op == ast.Intersect || op == ast.Except) {
+				if err := rc.mem.charge(int64(len(k))+mapEntryBytes, rc.op); err != nil {
+					b.Release()
+					yield(nil, err)
+					return
+				}
 				rc.emitted[k] = true
 			}
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -22,8 +23,7 @@ type sortSpec struct {
 
 // sortRows orders all rows of the given key columns (keys[b][k] is key k of
 // batch b) stably by the specs.
-func sortRows(keys [][]arrow.Array, specs []sortSpec) []rowRef {
-	var refs []rowRef
+func sortRows(ctx context.Context, keys [][]arrow.Array, specs []sortSpec) (refs []rowRef, err error) {
 	for b, cols := range keys {
 		n := 0
 		if len(cols) > 0 {
@@ -33,10 +33,13 @@ func sortRows(keys [][]arrow.Array, specs []sortSpec) []rowRef {
 			refs = append(refs, rowRef{int32(b), int32(r)})
 		}
 	}
+	stop := newSortStop(ctx)
+	defer stop.catch(&err)
 	slices.SortStableFunc(refs, func(x, y rowRef) int {
+		stop.look()
 		return compareKeyRows(keys[x.batch], int(x.row), keys[y.batch], int(y.row), specs)
 	})
-	return refs
+	return refs, nil
 }
 
 func nullOrder(s sortSpec) int {
@@ -47,10 +50,14 @@ func nullOrder(s sortSpec) int {
 }
 
 // gatherRows copies the referenced rows of batches, in order, into new
-// batches of at most batchSize rows.
-func gatherRows(mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef, batchSize int) ([]arrow.RecordBatch, error) {
+// batches of at most batchSize rows, looking at ctx between them.
+func gatherRows(ctx context.Context, mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, refs []rowRef, batchSize int) ([]arrow.RecordBatch, error) {
 	var out []arrow.RecordBatch
 	for start := 0; start < len(refs); start += batchSize {
+		if err := canceled(ctx); err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
 		end := min(start+batchSize, len(refs))
 		rb, err := gatherChunk(mem, schema, batches, refs[start:end])
 		if err != nil {

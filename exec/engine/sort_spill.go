@@ -84,10 +84,16 @@ func (s *spillSort) spill(ctx context.Context) error {
 		ReleaseAll(held)
 		s.mem.release(bytes)
 	}()
-	refs := sortRows(s.keyColumns(held), s.specs())
+	refs, err := sortRows(ctx, s.keyColumns(held), s.specs())
+	if err != nil {
+		return err
+	}
 	path := fmt.Sprintf("%s/run-%d.arrows", s.dir, len(s.runs))
-	err := writeRun(path, s.schema, func(emit func(arrow.RecordBatch) error) error {
+	err = writeRun(path, s.schema, func(emit func(arrow.RecordBatch) error) error {
 		for start := 0; start < len(refs); start += s.batchSize {
+			if err := canceled(ctx); err != nil {
+				return err
+			}
 			chunk, err := gatherChunk(memory.DefaultAllocator, s.schema, held, refs[start:min(start+s.batchSize, len(refs))])
 			if err != nil {
 				return err
@@ -129,10 +135,10 @@ func (s *spillSort) keyColumns(batches []arrow.RecordBatch) [][]arrow.Array {
 func (s *spillSort) spilled() bool { return len(s.runs) > 0 }
 
 // sorted is the in-memory result when nothing spilled.
-func (s *spillSort) sorted() ([]arrow.RecordBatch, error) {
+func (s *spillSort) sorted(ctx context.Context) ([]arrow.RecordBatch, error) {
 	held := s.held
 	s.held = nil
-	return sortBatches(held, s.keys, s.batchSize)
+	return sortBatches(ctx, held, s.keys, s.batchSize)
 }
 
 // merged spills what is still held and returns the merge of every run,
@@ -431,7 +437,7 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 		}
 	}
 	if !s.spilled() {
-		rows, err := s.sorted()
+		rows, err := s.sorted(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -235,38 +235,45 @@ func (s *srfSource) expand(ctx context.Context, b arrow.RecordBatch, params []an
 		}
 	}
 	for r := 0; r < int(b.NumRows()); r++ {
-		nexts := make([]func() (any, error, bool), len(s.calls))
-		for k, c := range s.calls {
-			vals := make([]any, len(c.args))
-			for i, a := range args[k] {
-				vals[i] = sql.DatumAt(a, c.args[i].Type(), r)
-			}
-			next, stop := iter.Pull2(c.values(vals))
-			defer stop()
-			nexts[k] = next
-		}
-		for {
-			row, more, err := pullRow(nexts)
-			if err != nil {
-				return false, err
-			}
-			if !more {
-				break
-			}
-			if err := out.appendRow(b, r, row); err != nil {
-				return false, err
-			}
-			if out.full() {
-				if err := ctx.Err(); err != nil {
-					return false, sql.Canceled(err)
-				}
-				if !yield(out.flush(), nil) {
-					return false, nil
-				}
-			}
+		if ok, err := s.expandRow(ctx, b, r, args, out, yield); !ok || err != nil {
+			return ok, err
 		}
 	}
 	return true, nil
+}
+
+// expandRow appends row r of b once per value of the calls; its pulls end
+// with it (one per call and row, each a coroutine, were kept for the whole
+// batch).
+func (s *srfSource) expandRow(ctx context.Context, b arrow.RecordBatch, r int, args [][]arrow.Array, out *rowBuilder,
+	yield func(arrow.RecordBatch, error) bool) (bool, error) {
+	nexts := make([]func() (any, error, bool), len(s.calls))
+	for k, c := range s.calls {
+		vals := make([]any, len(c.args))
+		for i, a := range args[k] {
+			vals[i] = sql.DatumAt(a, c.args[i].Type(), r)
+		}
+		next, stop := iter.Pull2(c.values(vals))
+		defer stop()
+		nexts[k] = next
+	}
+	for {
+		row, more, err := pullRow(nexts)
+		if err != nil || !more {
+			return err == nil, err
+		}
+		if err := out.appendRow(b, r, row); err != nil {
+			return false, err
+		}
+		if out.full() {
+			if err := canceled(ctx); err != nil {
+				return false, err
+			}
+			if !yield(out.flush(), nil) {
+				return false, nil
+			}
+		}
+	}
 }
 
 // pullRow takes the next value of every call, NULL for those done; more is

@@ -141,6 +141,7 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 	}
 	out := map[string][][]any{}
 	keyAt := len(types) - 1
+	mem := newMemBudget(k.env.Options.WorkMem)
 	for {
 		b, err := rows.Next(ctx)
 		if err == io.EOF {
@@ -154,10 +155,18 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 				continue
 			}
 			key := sql.DomainKey(row[keyAt], k.keyT, k.domain)
-			if k.perKey >= 0 && int64(len(out[key])) >= k.perKey {
+			held, ok := out[key]
+			if k.perKey >= 0 && int64(len(held)) >= k.perKey {
 				continue
 			}
-			out[key] = append(out[key], row[:keyAt])
+			size := sql.RowsBytes([][]any{row[:keyAt]})
+			if !ok {
+				size += int64(len(key)) + mapEntryBytes
+			}
+			if err := mem.charge(size, "a subquery"); err != nil {
+				return nil, err
+			}
+			out[key] = append(held, row[:keyAt])
 		}
 	}
 }

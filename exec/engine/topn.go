@@ -2,6 +2,7 @@ package engine
 
 import (
 	"container/heap"
+	"context"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,7 +14,7 @@ import (
 // releases batches. It keeps a heap of n rows while it reads, so ORDER BY
 // ... LIMIT over many groups (GROUP BY name: 100,000 of them) compares each
 // row with the current n-th instead of sorting them all.
-func topRows(batches []arrow.RecordBatch, keys []orderKey, n int64, batchSize int) ([]arrow.RecordBatch, error) {
+func topRows(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, n int64, batchSize int) (_ []arrow.RecordBatch, err error) {
 	defer ReleaseAll(batches)
 	if len(batches) == 0 || n <= 0 {
 		return nil, nil
@@ -27,8 +28,12 @@ func topRows(batches []arrow.RecordBatch, keys []orderKey, n int64, batchSize in
 			h.cols[b] = append(h.cols[b], rb.Column(k.col))
 		}
 	}
+	check := cancelCheck{ctx: ctx}
 	for b, rb := range batches {
 		for r := range int(rb.NumRows()) {
+			if err := check.step(1); err != nil {
+				return nil, err
+			}
 			ref := rowRef{int32(b), int32(r)}
 			switch {
 			case int64(len(h.refs)) < n:
@@ -40,13 +45,16 @@ func topRows(batches []arrow.RecordBatch, keys []orderKey, n int64, batchSize in
 		}
 	}
 	refs := slices.Clone(h.refs)
+	stop := newSortStop(ctx)
+	defer stop.catch(&err)
 	slices.SortFunc(refs, func(x, y rowRef) int {
+		stop.look()
 		if h.before(x, y) {
 			return -1
 		}
 		return 1 // refs are distinct: never equal
 	})
-	return gatherRows(memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
+	return gatherRows(ctx, memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
 }
 
 // rowHeap holds row references with the last in order on top.

@@ -36,7 +36,7 @@ func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowCo
 			return nil, err
 		}
 	}
-	return in.extend(win.Calls, cols)
+	return in.extend(ctx, win.Calls, cols)
 }
 
 // windowRowBytes is what a window call holds per row while it runs: its
@@ -155,7 +155,7 @@ func (k *windowKeys) orderValue(i int) any {
 }
 
 // compute returns the call's value for every row, in global row order.
-func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params []any) ([]any, error) {
+func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params []any) (_ []any, err error) {
 	keys, err := in.keys(ctx, call, params)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,10 @@ func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params
 	for i := range order {
 		order[i] = i
 	}
+	stop := newSortStop(ctx)
+	defer stop.catch(&err)
 	slices.SortStableFunc(order, func(i, j int) int {
+		stop.look()
 		if c := keys.cmpPartition(i, j); c != 0 {
 			return c
 		}
@@ -178,12 +181,16 @@ func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params
 	}
 	defer w.release()
 	out := make([]any, n)
+	check := &cancelCheck{ctx: ctx}
 	for start := 0; start < n; {
 		end := start + 1
 		for end < n && keys.cmpPartition(order[start], order[end]) == 0 {
 			end++
 		}
-		if err := w.partition(ctx, order[start:end], out); err != nil {
+		if err := check.step(end - start); err != nil {
+			return nil, err
+		}
+		if err := w.partition(check, order[start:end], out); err != nil {
 			return nil, err
 		}
 		start = end
@@ -192,10 +199,14 @@ func (in *windowInput) compute(ctx context.Context, call *sql.WindowCall, params
 }
 
 // extend appends the window columns to each batch.
-func (in *windowInput) extend(calls []*sql.WindowCall, cols [][]any) ([]arrow.RecordBatch, error) {
+func (in *windowInput) extend(ctx context.Context, calls []*sql.WindowCall, cols [][]any) ([]arrow.RecordBatch, error) {
 	out := make([]arrow.RecordBatch, 0, len(in.batches))
 	g := 0
 	for _, b := range in.batches {
+		if err := canceled(ctx); err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
 		arrs := append([]arrow.Array(nil), b.Columns()...)
 		fields := append([]arrow.Field(nil), b.Schema().Fields()...)
 		n := int(b.NumRows())

@@ -87,7 +87,7 @@ func (w *windowEval) release() {
 }
 
 // partition fills out for the rows of one partition, given in window order.
-func (w *windowEval) partition(ctx context.Context, rows []int, out []any) error {
+func (w *windowEval) partition(check *cancelCheck, rows []int, out []any) error {
 	w.peerGroups(rows)
 	switch w.call.Name {
 	case "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile":
@@ -96,9 +96,9 @@ func (w *windowEval) partition(ctx context.Context, rows []int, out []any) error
 		return w.shift(rows, out)
 	}
 	if w.call.Agg {
-		return w.aggregate(ctx, rows, out)
+		return w.aggregate(check, rows, out)
 	}
-	return w.frameValue(rows, out)
+	return w.frameValue(check, rows, out)
 }
 
 // peerGroups numbers the peer groups (rows equal in the window's ORDER BY).
@@ -193,6 +193,16 @@ func (w *windowEval) shift(rows []int, out []any) error {
 		}
 	}
 	return nil
+}
+
+// frameCost is the steps finding a frame takes: a RANGE offset bound is
+// looked for row by row.
+func (w *windowEval) frameCost(rows []int) int {
+	offset := func(b sql.FrameBound) bool { return b.Kind == sql.BoundPreceding || b.Kind == sql.BoundFollowing }
+	if w.call.Mode == sql.FrameRange && (offset(w.call.Start) || offset(w.call.End)) {
+		return len(rows)
+	}
+	return 1
 }
 
 // frame is the positions [start, end) of the frame of position p.
@@ -308,8 +318,12 @@ func toFloat(v any) float64 {
 }
 
 // frameValue is first_value, last_value and nth_value over the frame.
-func (w *windowEval) frameValue(rows []int, out []any) error {
+func (w *windowEval) frameValue(check *cancelCheck, rows []int, out []any) error {
+	cost := w.frameCost(rows)
 	for p, r := range rows {
+		if err := check.step(cost); err != nil {
+			return err
+		}
 		s, e := w.frame(rows, p)
 		q := -1
 		switch w.call.Name {
@@ -339,18 +353,18 @@ func (w *windowEval) frameValue(rows []int, out []any) error {
 }
 
 // aggregate computes an aggregate over each row's frame: incrementally when
-// frames all start at the partition's first row, frame by frame otherwise.
-func (w *windowEval) aggregate(ctx context.Context, rows []int, out []any) error {
+// frames all start at the partition's first row, frame by frame otherwise
+// (a frame's rows are steps: frames of a million rows each are 10^12).
+func (w *windowEval) aggregate(check *cancelCheck, rows []int, out []any) error {
 	if w.call.Start.Kind == sql.BoundUnboundedPreceding {
-		return w.runningAggregate(ctx, rows, out)
+		return w.runningAggregate(check, rows, out)
 	}
+	cost := w.frameCost(rows)
 	for p, r := range rows {
-		if p%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return sql.Canceled(err)
-			}
-		}
 		s, e := w.frame(rows, p)
+		if err := check.step(cost + e - s); err != nil {
+			return err
+		}
 		acc, err := newAccumulator(w.spec, w.call.T)
 		if err != nil {
 			return err
@@ -360,21 +374,27 @@ func (w *windowEval) aggregate(ctx context.Context, rows []int, out []any) error
 				return err
 			}
 		}
-		if out[r], err = w.result(acc); err != nil {
+		if out[r], err = w.result(check.ctx, acc); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *windowEval) runningAggregate(ctx context.Context, rows []int, out []any) error {
+// runningAggregate feeds each row once; a result is a step per row it
+// covers (array_agg builds its whole array each time the frame grows).
+func (w *windowEval) runningAggregate(check *cancelCheck, rows []int, out []any) error {
 	acc, err := newAccumulator(w.spec, w.call.T)
 	if err != nil {
 		return err
 	}
 	fed, last := 0, -1
 	var cur any
+	cost := w.frameCost(rows)
 	for p, r := range rows {
+		if err := check.step(cost); err != nil {
+			return err
+		}
 		_, e := w.frame(rows, p)
 		for ; fed < e; fed++ {
 			if err := w.feed(acc, rows[fed]); err != nil {
@@ -382,14 +402,17 @@ func (w *windowEval) runningAggregate(ctx context.Context, rows []int, out []any
 			}
 		}
 		if e != last {
-			if cur, err = w.result(acc); err != nil {
+			if err := check.step(e); err != nil {
+				return err
+			}
+			if cur, err = w.result(check.ctx, acc); err != nil {
 				return err
 			}
 			last = e
 		}
 		out[r] = cur
 	}
-	return ctx.Err()
+	return nil
 }
 
 func (w *windowEval) feed(acc accumulator, global int) error {
@@ -402,8 +425,8 @@ func (w *windowEval) feed(acc accumulator, global int) error {
 
 // result is the accumulator's current value; accumulators read their state
 // without consuming it, so a running frame asks again as it grows.
-func (w *windowEval) result(acc accumulator) (any, error) {
-	arr, err := acc.result(memory.DefaultAllocator, 1)
+func (w *windowEval) result(ctx context.Context, acc accumulator) (any, error) {
+	arr, err := acc.result(ctx, memory.DefaultAllocator, 1)
 	if err != nil {
 		return nil, err
 	}

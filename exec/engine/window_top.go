@@ -153,6 +153,10 @@ type windowTop struct {
 	bytes    int64 // work_mem charged for held
 }
 
+// partBytes is what a partition costs beyond its key and kept rows: its
+// map entry, heap and slice header.
+const partBytes = mapEntryBytes + 48
+
 // partHeap is one partition's best rows, the last in order on top.
 type partHeap struct {
 	t    *windowTop
@@ -214,12 +218,20 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 		}
 		h, ok := t.parts[string(buf)]
 		if !ok {
+			// A partition holds its key, map entry and heap while the
+			// statement runs: millions of them are gigabytes.
+			if err := t.mem.charge(int64(len(buf))+partBytes, "window function"); err != nil {
+				return err
+			}
 			h = &partHeap{t: t}
 			t.parts[string(buf)] = h
 		}
 		ref := rowRef{batch: bi, row: int32(r)}
 		switch {
 		case int64(len(h.refs)) < t.n:
+			if err := t.mem.charge(8, "window function"); err != nil {
+				return err
+			}
 			heap.Push(h, ref)
 			t.live++
 		case t.before(ref, h.refs[0]):
@@ -238,7 +250,7 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 }
 
 // rows are the kept rows in arrival order, in new batches; held ones go.
-func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBatch, error) {
+func (t *windowTop) rows(ctx context.Context, schema *arrow.Schema, batchSize int) ([]arrow.RecordBatch, error) {
 	defer t.release()
 	if len(t.held) == 0 {
 		return nil, nil
@@ -246,7 +258,7 @@ func (t *windowTop) rows(schema *arrow.Schema, batchSize int) ([]arrow.RecordBat
 	if schema == nil {
 		schema = t.held[0].Schema()
 	}
-	return gatherRows(memory.DefaultAllocator, schema, t.held, t.keptRefs(), batchSize)
+	return gatherRows(ctx, memory.DefaultAllocator, schema, t.held, t.keptRefs(), batchSize)
 }
 
 // keptRefs are the rows the heaps hold, in arrival order.
@@ -269,7 +281,7 @@ func (t *windowTop) keptRefs() []rowRef {
 func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Schema, batchSize int) error {
 	order := make(map[rowRef]rowRef, t.live) // old place → new
 	refs := t.keptRefs()
-	fresh, err := gatherRows(memory.DefaultAllocator, schema, t.held, refs, batchSize)
+	fresh, err := gatherRows(ctx, memory.DefaultAllocator, schema, t.held, refs, batchSize)
 	if err != nil {
 		return err
 	}

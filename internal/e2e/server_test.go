@@ -35,6 +35,13 @@ func (s *server) port() string { _, p, _ := net.SplitHostPort(s.addr); return p 
 // auth (trust or SCRAM for testUser).
 func startServer(t testing.TB, auth wire.AuthMethod) *server {
 	t.Helper()
+	return startServerWith(t, auth, nil)
+}
+
+// startServerWith is startServer with the wire configuration changed by
+// edit (nil: as is) before the server starts.
+func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)) *server {
+	t.Helper()
 	ctx := context.Background()
 	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
 	if err != nil {
@@ -50,6 +57,9 @@ func startServer(t testing.TB, auth wire.AuthMethod) *server {
 	}
 	if auth != wire.AuthTrust {
 		cfg.Users = map[string]string{testUser: wire.ScramVerifier(testPassword)}
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	srv, err := wire.NewServer(cfg)
 	if err != nil {
