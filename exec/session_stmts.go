@@ -77,7 +77,7 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 			return tagOnly("SET"), nil
 		}
 	case "transaction_read_only":
-		v, err := checkBool(x.Value)
+		v, err := boolCheck("transaction_read_only")(x.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,7 @@ func isolationLevel(v string) (string, error) {
 	case "read uncommitted", "read committed", "repeatable read", "serializable":
 		return l, nil
 	}
-	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": %q", v)
+	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
 }
 
 // prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.

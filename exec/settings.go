@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -32,7 +33,7 @@ func settingDefs() map[string]setting {
 		"application_name":                    {def: "", report: true},
 		"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
 		"datestyle":                           {def: "ISO, MDY", report: true, merge: mergeDateStyle},
-		"default_transaction_read_only":       {def: "off", report: true, check: checkBool},
+		"default_transaction_read_only":       {def: "off", report: true, check: boolCheck("default_transaction_read_only")},
 		"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 		"integer_datetimes":                   {def: "on", report: true, readOnly: true},
 		"intervalstyle":                       {def: "postgres", report: true},
@@ -54,8 +55,8 @@ func settingDefs() map[string]setting {
 		"max_identifier_length":               {def: "63", readOnly: true},
 		"bytea_output":                        {def: "hex"},
 		"client_min_messages":                 {def: "notice"},
-		"geqo":                                {def: "on"},
-		"jit":                                 {def: "off"},
+		"geqo":                                {def: "on", check: boolCheck("geqo")},
+		"jit":                                 {def: "off", check: boolCheck("jit")},
 		"max_index_keys":                      {def: "32", readOnly: true},
 		"block_size":                          {def: "8192", readOnly: true},
 		"lc_collate":                          {def: "C", readOnly: true},
@@ -65,14 +66,14 @@ func settingDefs() map[string]setting {
 		"lc_numeric":                          {def: "C"},
 		"lc_time":                             {def: "C"},
 		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
-		"magmalake.equality_deletes":          {def: "off", check: checkBool},
-		"magmalake.progress":                  {def: "off", check: checkBool},
+		"magmalake.equality_deletes":          {def: "off", check: boolCheck("magmalake.equality_deletes")},
+		"magmalake.progress":                  {def: "off", check: boolCheck("magmalake.progress")},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.
-		"log_connections":            {def: "off", readOnly: true, check: checkBool},
-		"log_disconnections":         {def: "off", readOnly: true, check: checkBool},
+		"log_connections":            {def: "off", readOnly: true, check: boolCheck("log_connections")},
+		"log_disconnections":         {def: "off", readOnly: true, check: boolCheck("log_disconnections")},
 		"log_statement":              {def: "none", check: checkLogStatement},
 		"log_min_duration_statement": {def: "-1", check: checkMinDuration},
 	}
@@ -93,19 +94,40 @@ type Settings struct {
 }
 
 // newSettings starts a session's parameters: the server's start values
-// (serve -c) as defaults, then what the client sent at connect.
-func newSettings(info SessionInfo, serverDefaults map[string]string) *Settings {
+// (serve -c) as defaults, then what the client sent at connect (see
+// startup_options.go), which become the session's defaults, as in
+// PostgreSQL: RESET returns to them. An unknown parameter or an invalid
+// value fails, to refuse the connection.
+func newSettings(info SessionInfo, serverDefaults map[string]string) (*Settings, error) {
 	s := (&Settings{defs: settingDefs(), values: map[string]string{}}).withServerDefaults(serverDefaults)
 	s.values["session_authorization"] = info.User
-	if info.ApplicationName != "" {
-		s.values["application_name"] = info.ApplicationName
+	list, err := startupSettings(info)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range info.Options {
-		// Startup options set parameters; unknown or invalid ones are ignored
-		// rather than refusing the connection, as drivers send extras.
-		_, _ = s.Set(k, v)
+	for _, st := range list {
+		if err := s.setStartup(st); err != nil {
+			return nil, err
+		}
 	}
-	return s
+	return s, nil
+}
+
+// setStartup applies one startup setting as the parameter's default.
+func (s *Settings) setStartup(st startupSetting) error {
+	if st.err != nil {
+		return st.err
+	}
+	if _, err := s.Set(st.name, st.value); err != nil {
+		return err
+	}
+	n := strings.ToLower(st.name)
+	if d, ok := s.defs[n]; ok {
+		d.def = s.values[n]
+		s.defs[n] = d
+		delete(s.values, n)
+	}
+	return nil
 }
 
 // Get returns the value of a parameter, 42704 when it does not exist.
@@ -118,9 +140,9 @@ func (s *Settings) Get(name string) (string, error) {
 		return d.def, nil
 	}
 	if strings.Contains(n, ".") { // custom placeholder variables, as in PostgreSQL
-		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 }
 
 // Set changes a parameter; it returns the ParameterStatus to send, if any.
@@ -132,7 +154,7 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 			s.values[n] = value
 			return nil, nil
 		}
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
 		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
@@ -164,7 +186,7 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
 		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
@@ -236,18 +258,35 @@ func reportName(n string) string {
 	return n
 }
 
-func invalidValue(name, v string) error {
-	return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+// parseBool reads a Boolean as PostgreSQL's parse_bool does: any prefix
+// of true, false, yes or no, on or off (two letters at least), 1 or 0, in
+// any case.
+func parseBool(v string) (b, ok bool) {
+	l := strings.ToLower(v)
+	prefixOf := func(word string, least int) bool {
+		return len(l) >= least && strings.HasPrefix(word, l)
+	}
+	switch {
+	case prefixOf("true", 1), prefixOf("yes", 1), prefixOf("on", 2), l == "1":
+		return true, true
+	case prefixOf("false", 1), prefixOf("no", 1), prefixOf("off", 2), l == "0":
+		return false, true
+	}
+	return false, false
 }
 
-func checkBool(v string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on", "true", "yes", "1", "t", "y":
-		return "on", nil
-	case "off", "false", "no", "0", "f", "n":
+// boolCheck is the check of the Boolean parameter name: on or off.
+func boolCheck(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		b, ok := parseBool(v)
+		if !ok {
+			return "", sql.Errorf(sql.CodeInvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+		}
+		if b {
+			return "on", nil
+		}
 		return "off", nil
 	}
-	return "", invalidValue("boolean", v)
 }
 
 func checkEncoding(v string) (string, error) {
@@ -257,11 +296,11 @@ func checkEncoding(v string) (string, error) {
 	case "SQL_ASCII":
 		return "SQL_ASCII", nil
 	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding %q is not supported; only UTF8", v)
+	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding \"%s\" is not supported; only UTF8", v)
 }
 
 func checkStandardStrings(v string) (string, error) {
-	b, err := checkBool(v)
+	b, err := boolCheck("standard_conforming_strings")(v)
 	if err != nil {
 		return "", err
 	}
@@ -276,7 +315,9 @@ func checkTimeZone(v string) (string, error) {
 	case "UTC", "GMT", "ZULU", "Z", "ETC/UTC", "+00", "+00:00", "0", "UCT", "ETC/GMT":
 		return "UTC", nil
 	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "time zone %q is not supported; magmalake sessions run in UTC", v)
+	return "", &sql.Error{Code: sql.CodeFeatureNotSupported,
+		Message: fmt.Sprintf("time zone \"%s\" is not supported; magmalake sessions run in UTC", v),
+		Hint:    "Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Duser.timezone=UTC."}
 }
 
 func oneOf(allowed ...string) func(string) (string, error) {
@@ -287,6 +328,6 @@ func oneOf(allowed ...string) func(string) (string, error) {
 				return a, nil
 			}
 		}
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value %q: must be one of %s", v, strings.Join(allowed, ", "))
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value \"%s\": must be one of %s", v, strings.Join(allowed, ", "))
 	}
 }

@@ -45,7 +45,7 @@ func startServer(t testing.TB, auth wire.AuthMethod) *server {
 		t.Fatal(err)
 	}
 	cfg := wire.Config{
-		NewSession: func(info mexec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		NewSession: wire.EngineSessions(eng),
 		Auth:       auth,
 	}
 	if auth != wire.AuthTrust {
