@@ -81,13 +81,14 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 	var expect *fileSet
 	if prog != nil {
 		expect = &fileSet{}
-		tbl = progressTable(tbl, prog, expect)
+		tbl = progressTable(tbl, expect)
 	}
 	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, read, expect)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	seq := func(yield func(arrow.RecordBatch, error) bool) {
+		defer expect.end()
 		defer scan.Close()
 		for rec, err := range batches {
 			if err == nil {
@@ -152,7 +153,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 			return nil, nil, err
 		}
 		if prog != nil {
-			planned(prog, expect, tasks)
+			expect.plan(prog, tasks)
 		}
 		scan := sizedScan(ctx, tbl, tasks).Scan(scanOptions(opts, snapID, read)...)
 		_, batches, err := scan.ReadTasks(ctx, tasks)
@@ -191,7 +192,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		}
 	}
 	if prog != nil {
-		planned(prog, expect, tasks)
+		expect.plan(prog, tasks)
 	}
 	unfiltered := opts
 	unfiltered.Filter = nil
