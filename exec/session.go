@@ -53,7 +53,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	defer recoverInternal(&err)
 	if len(paramTypes) == 0 {
 		if p, ok := s.prepareShaped(ctx, query); ok {
-			return p, nil
+			return withTruncationNotices(p, query), nil
 		}
 	}
 	p, err = s.prepare(ctx, query, paramTypes)
@@ -63,7 +63,23 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 		s.logPrepareError(query, err)
 		return nil, err
 	}
-	return p, nil
+	return withTruncationNotices(p, query), nil
+}
+
+// withTruncationNotices is p with PostgreSQL's NOTICEs for the identifiers
+// of query the parser truncated to 63 bytes (p itself may be cached and
+// shared, so a copy).
+func withTruncationNotices(p *Prepared, query string) *Prepared {
+	msgs := sql.TruncatedIdentifiers(query)
+	if len(msgs) == 0 {
+		return p
+	}
+	cp := *p
+	cp.Notices = nil
+	for _, m := range msgs {
+		cp.Notices = append(cp.Notices, Notice{Severity: "NOTICE", Code: sql.CodeNameTooLong, Message: m})
+	}
+	return &cp
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {

@@ -79,6 +79,9 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 
 // RenameTable moves a table to another name or namespace of its catalog.
 func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) error {
+	if err := checkIdent("table", to); err != nil {
+		return err
+	}
 	_, err := w.cat.RenameTable(ctx, from, to)
 	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
 }

@@ -26,6 +26,7 @@ const (
 type server struct {
 	eng  *mexec.Engine
 	addr string
+	dir  string // the data directory: catalog.db and warehouse/
 }
 
 func (s *server) host() string { h, _, _ := net.SplitHostPort(s.addr); return h }
@@ -36,7 +37,8 @@ func (s *server) port() string { _, p, _ := net.SplitHostPort(s.addr); return p 
 func startServer(t testing.TB, auth wire.AuthMethod) *server {
 	t.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func startServer(t testing.TB, auth wire.AuthMethod) *server {
 		}
 		wh.Close()
 	})
-	return &server{eng: eng, addr: l.Addr().String()}
+	return &server{eng: eng, addr: l.Addr().String(), dir: dir}
 }
 
 // scenario is what every client does, and the model of what it must see.
