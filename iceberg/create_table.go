@@ -123,6 +123,9 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	opts = append(opts, catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))
 	tbl, err := w.cat.CreateTable(ctx, ident, sc, opts...)
 	if err != nil {
+		if ne := refusedName(err, "table", ident[len(ident)-1]); ne != nil {
+			return nil, ne
+		}
 		return nil, mapCatalogErr(what, err)
 	}
 	return tbl, nil

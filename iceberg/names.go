@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/apache/iceberg-go/catalog/rest"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -49,6 +50,18 @@ func CheckName(kind, name string) error {
 		return nil
 	}
 	return &NameError{Kind: kind, Name: name, Why: why + ", which Iceberg catalogs do not allow"}
+}
+
+// refusedName turns a REST catalog's 400 answer to a request that names
+// something new (CREATE SCHEMA, CREATE TABLE, a rename) into a NameError
+// with the server's words: magmalake checked everything else it sends,
+// and servers restrict names further than the protocol (SeaweedFS: a-z,
+// 0-9, '_' and '-'). nil for any other error.
+func refusedName(err error, kind, name string) error {
+	if !errors.Is(err, rest.ErrBadRequest) {
+		return nil
+	}
+	return &NameError{Kind: kind, Name: name, Why: "is refused by the REST catalog: " + err.Error()}
 }
 
 // checkIdent checks every part of a table or view identifier.

@@ -83,6 +83,9 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 		return err
 	}
 	_, err := w.cat.RenameTable(ctx, from, to)
+	if ne := refusedName(err, "table", to[len(to)-1]); ne != nil {
+		return ne
+	}
 	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
 }
 

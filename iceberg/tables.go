@@ -64,6 +64,9 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns string) error {
 		return err
 	}
 	err := w.cat.CreateNamespace(ctx, namespaceIdent(ns), nil)
+	if ne := refusedName(err, "schema", ns); ne != nil {
+		return ne
+	}
 	return mapCatalogErr("create schema "+ns, err)
 }
 
