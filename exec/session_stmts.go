@@ -70,6 +70,9 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 	switch name {
 	case "transaction_isolation", "default_transaction_isolation":
 		if _, err := isolationLevel(x.Value); err != nil {
+			if _, named := enumCheck(name, isolationLevels...)(x.Value); named != nil {
+				return nil, named // PostgreSQL's words, naming the parameter set
+			}
 			return nil, err
 		}
 		if name == "transaction_isolation" && !s.tx.active {
@@ -96,6 +99,9 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 		ch, err = s.settings.Set(x.Name, x.Value)
 		s.settings.sessionSet(x.Name)
 	}
+	if name == "default_transaction_isolation" && !s.tx.active {
+		s.settings.endIsolation() // the next transaction's level, as SHOW transaction_isolation reads
+	}
 	return changeResult("SET", ch, err)
 }
 
@@ -117,6 +123,9 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
 		case x.Session:
 			s.settings.values["default_transaction_isolation"] = lvl
 			s.settings.sessionSet("default_transaction_isolation")
+			if !s.tx.active {
+				s.settings.endIsolation()
+			}
 		case s.tx.active:
 			s.settings.setIsolation(lvl)
 		}

@@ -2,7 +2,9 @@ package exec
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/magmalake/magmalake/sql"
@@ -36,7 +38,7 @@ func settingDefs() map[string]setting {
 		"default_transaction_read_only":       {def: "off", report: true, check: boolCheck("default_transaction_read_only")},
 		"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 		"integer_datetimes":                   {def: "on", report: true, readOnly: true},
-		"intervalstyle":                       {def: "postgres", report: true},
+		"intervalstyle":                       {def: "postgres", report: true, check: onlyHonoured("IntervalStyle", enumCheck("IntervalStyle", "postgres", "postgres_verbose", "sql_standard", "iso_8601"), "postgres", "intervals are output in the postgres style")},
 		"is_superuser":                        {def: "on", report: true, readOnly: true},
 		"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
 		"server_version":                      {def: ServerVersion, report: true, readOnly: true},
@@ -44,17 +46,17 @@ func settingDefs() map[string]setting {
 		"session_authorization":               {def: "", report: true},
 		"standard_conforming_strings":         {def: "on", report: true, check: checkStandardStrings},
 		"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
-		"extra_float_digits":                  {def: "1"},
+		"extra_float_digits":                  {def: "1", check: checkExtraFloatDigits},
 		"search_path":                         {def: `"$user", public`},
 		"statement_timeout":                   {def: "0", check: durationCheck("statement_timeout")},
 		"lock_timeout":                        {def: "0", check: durationCheck("lock_timeout")},
 		"idle_in_transaction_session_timeout": {def: "0", check: durationCheck("idle_in_transaction_session_timeout")},
-		"transaction_isolation":               {def: "read committed"},
-		"default_transaction_isolation":       {def: "read committed"},
+		"transaction_isolation":               {def: "read committed", check: enumCheck("transaction_isolation", isolationLevels...)},
+		"default_transaction_isolation":       {def: "read committed", check: enumCheck("default_transaction_isolation", isolationLevels...)},
 		"transaction_read_only":               {def: "off", readOnly: true},
 		"max_identifier_length":               {def: "63", readOnly: true},
-		"bytea_output":                        {def: "hex"},
-		"client_min_messages":                 {def: "notice"},
+		"bytea_output":                        {def: "hex", check: onlyHonoured("bytea_output", enumCheck("bytea_output", "escape", "hex"), "hex", "bytea values are output in hex")},
+		"client_min_messages":                 {def: "notice", check: enumCheck("client_min_messages", messageLevels...)},
 		"geqo":                                {def: "on", check: boolCheck("geqo")},
 		"jit":                                 {def: "off", check: boolCheck("jit")},
 		"max_index_keys":                      {def: "32", readOnly: true},
@@ -65,7 +67,7 @@ func settingDefs() map[string]setting {
 		"lc_monetary":                         {def: "C"},
 		"lc_numeric":                          {def: "C"},
 		"lc_time":                             {def: "C"},
-		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
+		"partition_overwrite_mode":            {def: "static", check: enumCheck("partition_overwrite_mode", "static", "dynamic")},
 		"magmalake.equality_deletes":          {def: "off", check: boolCheck("magmalake.equality_deletes")},
 		"magmalake.progress":                  {def: "off", check: boolCheck("magmalake.progress")},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
@@ -110,6 +112,7 @@ func newSettings(info SessionInfo, serverDefaults map[string]string) (*Settings,
 			return nil, err
 		}
 	}
+	s.endIsolation() // outside a block it reads default_transaction_isolation
 	return s, nil
 }
 
@@ -118,10 +121,13 @@ func (s *Settings) setStartup(st startupSetting) error {
 	if st.err != nil {
 		return st.err
 	}
+	n := strings.ToLower(st.name)
 	if _, err := s.Set(st.name, st.value); err != nil {
 		return err
 	}
-	n := strings.ToLower(st.name)
+	if n == "transaction_isolation" { // as PostgreSQL refuses it at connect
+		return sql.Errorf(sql.CodeActiveTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	}
 	if d, ok := s.defs[n]; ok {
 		d.def = s.values[n]
 		s.defs[n] = d
@@ -206,7 +212,9 @@ func (s *Settings) ResetAll() []ParameterChange {
 	var out []ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]
-		if d.readOnly || n == "session_authorization" {
+		// transaction_isolation is the transaction's (PostgreSQL's RESET ALL
+		// leaves it); outside a block it follows the default, below.
+		if d.readOnly || n == "session_authorization" || n == "transaction_isolation" {
 			continue
 		}
 		if _, set := s.values[n]; !set {
@@ -216,6 +224,9 @@ func (s *Settings) ResetAll() []ParameterChange {
 		if d.report {
 			out = append(out, ParameterChange{Name: reportName(n), Value: d.def})
 		}
+	}
+	if s.block == nil {
+		s.endIsolation()
 	}
 	return out
 }
@@ -320,14 +331,51 @@ func checkTimeZone(v string) (string, error) {
 		Hint:    "Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Duser.timezone=UTC."}
 }
 
-func oneOf(allowed ...string) func(string) (string, error) {
+// enumCheck is the check of an enum parameter: one of values, in any
+// case, else PostgreSQL's error listing them.
+func enumCheck(name string, values ...string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		l := strings.ToLower(strings.TrimSpace(v))
-		for _, a := range allowed {
-			if l == a {
-				return a, nil
-			}
+		if slices.Contains(values, l) {
+			return l, nil
 		}
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value \"%s\": must be one of %s", v, strings.Join(allowed, ", "))
+		return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
+			Message: fmt.Sprintf("invalid value for parameter \"%s\": \"%s\"", name, v),
+			Hint:    "Available values: " + strings.Join(values, ", ") + "."}
 	}
+}
+
+// onlyHonoured refuses, with 0A000, a valid value other than the one
+// magmalake honours (why says what it does instead), rather than
+// accepting a setting it would ignore.
+func onlyHonoured(name string, check func(string) (string, error), honoured, why string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		c, err := check(v)
+		if err != nil || c == honoured {
+			return c, err
+		}
+		return "", sql.Errorf(sql.CodeFeatureNotSupported, "%s \"%s\" is not supported: %s", name, c, why)
+	}
+}
+
+// isolationLevels and messageLevels are PostgreSQL's enum values, in its order.
+var (
+	isolationLevels = []string{"serializable", "repeatable read", "read committed", "read uncommitted"}
+	messageLevels   = []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}
+)
+
+// checkExtraFloatDigits takes PostgreSQL's range, -15 to 3. Floats are
+// always output exactly (shortest round trip), which is what 1 to 3 ask
+// for; fewer digits are not supported.
+func checkExtraFloatDigits(v string) (string, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"extra_float_digits\": \"%s\"", v)
+	case n < -15 || n > 3:
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
+	case n < 1:
+		return "", sql.Errorf(sql.CodeFeatureNotSupported, "extra_float_digits %d is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask", n)
+	}
+	return strconv.Itoa(n), nil
 }

@@ -65,6 +65,20 @@ var startupCases = []startupCase{
 	options("-c work_mem=10"),
 	options("-c log_statement=bogus"),
 	options("-c DateStyle=Klingon"),
+	options("-c default_transaction_isolation=bogus"),
+	options("-c default_transaction_isolation=SERIALIZABLE", "SHOW default_transaction_isolation", "SHOW transaction_isolation"),
+	options("-c transaction_isolation=bogus"),
+	options("-c transaction_isolation=serializable"),
+	options("-c default_transaction_isolation=serializable", "RESET ALL", "SHOW transaction_isolation", "BEGIN", "SHOW transaction_isolation", "COMMIT"),
+	options("-c default_transaction_read_only=maybe"),
+	options("-c extra_float_digits=abc"),
+	options("-c extra_float_digits=5"),
+	options("-c extra_float_digits=3", "SHOW extra_float_digits"),
+	options("-c client_min_messages=bogus"),
+	options("-c client_min_messages=WARNING", "SHOW client_min_messages", "DROP TABLE IF EXISTS nope",
+		"SET client_min_messages = notice", "DROP TABLE IF EXISTS nope", "SET client_min_messages = error", "COMMIT"),
+	options("-c bytea_output=bogus"),
+	options("-c IntervalStyle=bogus"),
 	{params: map[string]string{"statement_timeout": "7s"}, queries: []string{"SHOW statement_timeout", "RESET statement_timeout", "SHOW statement_timeout"}},
 	{params: map[string]string{"DateStyle": "ISO", "extra_float_digits": "3", "search_path": "s1, public"},
 		queries: []string{"SHOW DateStyle", "SHOW extra_float_digits", "SHOW search_path"}},
@@ -110,6 +124,10 @@ func startupOutcome(t *testing.T, d diffTarget, c startupCase) string {
 		t.Fatal(err)
 	}
 	maps.Copy(cfg.RuntimeParams, c.params)
+	var notices []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		notices = append(notices, fmt.Sprintf("  %s %s: %s\n", n.Severity, n.Code, n.Message))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
@@ -126,6 +144,8 @@ func startupOutcome(t *testing.T, d diffTarget, c startupCase) string {
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) {
 			fmt.Fprintf(&out, "%s: %s %s: %s (%s)\n", q, pe.Severity, pe.Code, pe.Message, pe.Hint)
+			out.WriteString(strings.Join(notices, ""))
+			notices = nil
 			continue
 		}
 		if err != nil {
@@ -140,6 +160,8 @@ func startupOutcome(t *testing.T, d diffTarget, c startupCase) string {
 			}
 			out.WriteString("\n")
 		}
+		out.WriteString(strings.Join(notices, ""))
+		notices = nil
 	}
 	return out.String()
 }
@@ -179,6 +201,9 @@ hint: Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Du
 		{map[string]string{"replication": "true"}, "refused FATAL 0A000: replication connections are not supported\n"},
 		{map[string]string{"replication": "database"}, "refused FATAL 0A000: replication connections are not supported\n"},
 		{map[string]string{"options": "-B 100"}, "refused FATAL 0A000: command-line switch -B is not supported in startup options\nhint: Set parameters with -c name=value.\n"},
+		{map[string]string{"extra_float_digits": "0"}, "refused FATAL 0A000: extra_float_digits 0 is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask\n"},
+		{map[string]string{"options": "-c bytea_output=escape"}, "refused FATAL 0A000: bytea_output \"escape\" is not supported: bytea values are output in hex\n"},
+		{map[string]string{"IntervalStyle": "sql_standard"}, "refused FATAL 0A000: IntervalStyle \"sql_standard\" is not supported: intervals are output in the postgres style\n"},
 	} {
 		if got := startupOutcome(t, d, startupCase{params: c.params}); got != c.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", caseTitle(startupCase{params: c.params}), got, c.want)
@@ -198,7 +223,13 @@ func TestSetErrorsMatchPostgres(t *testing.T) {
 	queries := []string{"SET jit = maybe", "SET geqo = 'of'", "SHOW geqo", "SET jit = 'TR'", "SHOW jit",
 		"SET default_transaction_read_only = 'x'", "SET transaction_read_only = 2", "SET work_mem = 10",
 		"SET work_mem = 'lots'", "SET DateStyle = 'ISO, Klingon'", `SET DateStyle = '"Klingon"'`,
-		"SET standard_conforming_strings = 'sure'"}
+		"SET standard_conforming_strings = 'sure'",
+		"SET default_transaction_isolation = 'serializable'", "SHOW transaction_isolation",
+		"SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ", "SHOW transaction_isolation",
+		"RESET ALL", "SHOW transaction_isolation", "SET default_transaction_isolation = 'bogus'",
+		"SET extra_float_digits = 7", "SET client_min_messages = 'warning'", "DROP TABLE IF EXISTS nope",
+		"SET client_min_messages = 'notice'", "DROP TABLE IF EXISTS nope", "SET client_min_messages = 'error'", "COMMIT",
+		"SET client_min_messages = 'loud'"}
 	run := func(d diffTarget) string {
 		return startupOutcome(t, d, startupCase{queries: queries, params: map[string]string{}})
 	}
