@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
@@ -20,17 +21,21 @@ import (
 const ActionEqualityDelete = "eqdelete"
 
 // ErrEqualityNotApplicable: the table cannot take an equality delete
-// (format version other than 2, or no unpartitioned spec to write it under);
-// the caller falls back to a positional delete.
+// (format version other than 2); the caller falls back to a positional
+// delete.
 var ErrEqualityNotApplicable = errors.New("equality delete not applicable")
 
 // EqualityDelete deletes the rows whose cols equal one row of keys (NULL
-// matching NULL, as the spec says) by writing one equality delete file: only
-// those columns, under the table's field ids, with the unpartitioned spec so
-// it applies table-wide. pred must select exactly the same rows; it is used
-// to count them, reading only its columns. keys are in the executor's Arrow
-// types, one column per name in cols, in that order. Nothing is committed
-// when no live row matches.
+// matching NULL, as the spec says) by writing equality delete files: only
+// those columns, under the table's field ids. A table with an
+// unpartitioned spec takes one file under it, which applies table-wide;
+// a partitioned one takes a file per partition (spec and tuple) of the
+// matched rows, holding the keys found there, as the spec scopes an
+// equality delete to the data files of its partition. pred must select
+// exactly the same rows; it is used to count them, reading only its
+// columns (and, partitioned, the keys of the rows it matches). keys are in
+// the executor's Arrow types, one column per name in cols, in that order.
+// Nothing is committed when no live row matches.
 func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options) (Outcome, error) {
 	var out Outcome
 	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
@@ -63,23 +68,39 @@ func unpartitionedSpec(tbl *table.Table) (iceberg.PartitionSpec, bool) {
 
 // EqualityApplicable reports whether tbl can take an equality delete.
 func EqualityApplicable(tbl *table.Table) bool {
-	_, ok := unpartitionedSpec(tbl)
-	return ok && tbl.Metadata().Version() == 2
+	return tbl.Metadata().Version() == 2
+}
+
+// EqualityScope says how an equality delete on tbl is written: one file
+// for the whole table under its unpartitioned spec, or one per partition.
+func EqualityScope(tbl *table.Table) string {
+	if s, ok := unpartitionedSpec(tbl); ok {
+		return fmt.Sprintf("one equality delete file for the whole table (unpartitioned spec %d)", s.ID())
+	}
+	return "one equality delete file per partition of the matched rows (the table has no unpartitioned spec, and an equality delete applies to the data files of its own partition)"
 }
 
 // PrepareEqualityDelete counts the rows pred matches in head and writes the
-// equality delete file; the change adds just that file.
+// equality delete files; the change adds just those files.
 func PrepareEqualityDelete(ctx context.Context, head *table.Table, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options, out *Outcome) (lake.FileChange, []string, error) {
-	spec, ok := unpartitionedSpec(head)
-	if !ok || head.Metadata().Version() != 2 {
+	if !EqualityApplicable(head) {
 		return lake.FileChange{}, nil, ErrEqualityNotApplicable
 	}
+	global, isGlobal := unpartitionedSpec(head)
 	planOpts := opts.Plan
 	planOpts.ReturnColumns = nil
+	if !isGlobal {
+		planOpts.ReturnColumns = cols // the keys each partition holds
+	}
 	plans, err := PlanRowDeletes(ctx, head, pred, planOpts)
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
+	defer func() {
+		for i := range plans {
+			releaseAll(plans[i].Returned)
+		}
+	}()
 	for i := range plans {
 		out.Deleted += plans[i].Deleted()
 		out.Files = append(out.Files, FileAction{Path: plans[i].File.FilePath(), Action: ActionEqualityDelete,
@@ -92,15 +113,113 @@ func PrepareEqualityDelete(ctx context.Context, head *table.Table, pred Predicat
 	if err != nil {
 		return lake.FileChange{}, nil, err
 	}
-	df, err := writeEqualityDeletes(ctx, head, sink, spec, cols, keys)
-	if err != nil {
+	var files []iceberg.DataFile
+	if isGlobal {
+		df, err := writeEqualityDeletes(ctx, head, sink, global, nil, cols, keys)
+		if err != nil {
+			return lake.FileChange{}, sink.written, err
+		}
+		files = append(files, df)
+	} else if files, err = writePartitionEqualityDeletes(ctx, head, sink, cols, plans); err != nil {
 		return lake.FileChange{}, sink.written, err
 	}
-	return lake.FileChange{AddDeletes: []iceberg.DataFile{df}, Props: opts.SnapshotProps}, sink.written, nil
+	return lake.FileChange{AddDeletes: files, Props: opts.SnapshotProps}, sink.written, nil
 }
 
-// writeEqualityDeletes writes keys as one equality delete file.
-func writeEqualityDeletes(ctx context.Context, tbl *table.Table, sink *fileSink, spec iceberg.PartitionSpec, cols []string, keys arrow.RecordBatch) (iceberg.DataFile, error) {
+// writePartitionEqualityDeletes writes, per partition (spec and tuple) of
+// the planned files, one equality delete file of the distinct keys its
+// matched rows hold.
+func writePartitionEqualityDeletes(ctx context.Context, head *table.Table, sink *fileSink, cols []string, plans []RowDelete) ([]iceberg.DataFile, error) {
+	groups := map[string][]*RowDelete{}
+	var order []string
+	for i := range plans {
+		if plans[i].Deleted() == 0 {
+			continue
+		}
+		k := fmt.Sprintf("%d/%v", plans[i].File.SpecID(), sortedPartition(plans[i].File.Partition()))
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], &plans[i])
+	}
+	var files []iceberg.DataFile
+	for _, k := range order {
+		g := groups[k]
+		keys, err := distinctKeys(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		df, err := writeEqualityDeletes(ctx, head, sink, specOf(head, g[0].File), g[0].File.Partition(), cols, keys)
+		keys.Release()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, df)
+	}
+	return files, nil
+}
+
+// distinctKeys is the key rows the plans returned, each once, as one
+// batch the caller releases.
+func distinctKeys(ctx context.Context, plans []*RowDelete) (arrow.RecordBatch, error) {
+	var batches []arrow.RecordBatch
+	for _, p := range plans {
+		batches = append(batches, p.Returned...)
+	}
+	if len(batches) == 0 {
+		return nil, errors.New("equality delete: the plan returned no keys")
+	}
+	sc := batches[0].Schema()
+	cols := make([][]arrow.Array, sc.NumFields()) // per column, the distinct rows of each batch
+	defer func() {
+		for _, cs := range cols {
+			for _, c := range cs {
+				c.Release()
+			}
+		}
+	}()
+	seen := map[string]bool{}
+	for _, b := range batches {
+		var take []int64
+		for i := range int(b.NumRows()) {
+			if k := rowKey(b.Columns(), i); !seen[k] {
+				seen[k] = true
+				take = append(take, int64(i))
+			}
+		}
+		if len(take) == 0 {
+			continue
+		}
+		idx := array.NewInt64Builder(memory.DefaultAllocator)
+		idx.AppendValues(take, nil)
+		ia := idx.NewArray()
+		idx.Release()
+		for c := range cols {
+			picked, err := compute.TakeArray(ctx, b.Column(c), ia)
+			if err != nil {
+				ia.Release()
+				return nil, fmt.Errorf("equality keys: %w", err)
+			}
+			cols[c] = append(cols[c], picked)
+		}
+		ia.Release()
+	}
+	out := make([]arrow.Array, len(cols))
+	for c, parts := range cols {
+		joined, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			releaseArrays(out[:c])
+			return nil, fmt.Errorf("equality keys: %w", err)
+		}
+		out[c] = joined
+	}
+	defer releaseArrays(out)
+	return array.NewRecordBatch(sc, out, int64(len(seen))), nil
+}
+
+// writeEqualityDeletes writes keys as one equality delete file of spec and
+// partition (nil: unpartitioned).
+func writeEqualityDeletes(ctx context.Context, tbl *table.Table, sink *fileSink, spec iceberg.PartitionSpec, partition map[int]any, cols []string, keys arrow.RecordBatch) (iceberg.DataFile, error) {
 	sub, err := requestedSchema(tbl.Schema(), cols, true)
 	if err != nil {
 		return nil, err
@@ -132,6 +251,7 @@ func writeEqualityDeletes(ctx context.Context, tbl *table.Table, sink *fileSink,
 	df, err := table.DataFileFromMetadata(table.DataFileArgs{
 		Schema: sub, Spec: spec, Format: iceberg.ParquetFile, Metadata: md, FilePath: path, FileSize: size,
 		Content: iceberg.EntryContentEqDeletes, EqualityFieldIDs: ids, FormatVersion: tbl.Metadata().Version(),
+		PartitionValues: partition,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("describe equality deletes %s: %w", path, err)

@@ -135,19 +135,15 @@ func checkEqualityFile(t *testing.T, d iceberg.DataFile, ids []int) {
 	}
 }
 
+// TestEqualityDeleteNotApplicable: a v3 table takes no equality delete.
 func TestEqualityDeleteNotApplicable(t *testing.T) {
-	for _, tc := range []struct {
-		version int
-		spec    *iceberg.PartitionSpec
-	}{{3, nil}, {2, &partSpec}} {
-		f := newFixture(t, tc.version, ModeMergeOnRead, tc.spec)
-		f.appendRows(genRows(0, 5))
-		kb := keyBatch([]catVKey{{cat: "a"}})
-		_, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(nil), []string{"cat", "v"}, kb, Options{})
-		kb.Release()
-		if !errors.Is(err, ErrEqualityNotApplicable) || EqualityApplicable(f.table()) {
-			t.Fatalf("v%d: want ErrEqualityNotApplicable, got %v", tc.version, err)
-		}
-		f.checkReadBack()
+	f := newFixture(t, 3, ModeMergeOnRead, nil)
+	f.appendRows(genRows(0, 5))
+	kb := keyBatch([]catVKey{{cat: "a"}})
+	_, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(nil), []string{"cat", "v"}, kb, Options{})
+	kb.Release()
+	if !errors.Is(err, ErrEqualityNotApplicable) || EqualityApplicable(f.table()) {
+		t.Fatalf("v3: want ErrEqualityNotApplicable, got %v", err)
 	}
+	f.checkReadBack()
 }

@@ -33,7 +33,14 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 	}
 	moves := lake.NewRowMoves()
 	rd := positionalReader{fs: fs, nameMapping: head.NameMapping(), formatVersion: head.Metadata().Version(),
-		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true, memo: &projectionMemo{}}
+		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true, memo: &projectionMemo{}, reads: &fileReads{}}
+	// The plan read the files already: the progress line counts these reads too.
+	for _, g := range groups {
+		for _, p := range g.plans {
+			rd.reads.plan(lake.ProgressOf(ctx), p.File.FilePath(), p.File.FileSizeBytes())
+		}
+	}
+	defer rd.reads.end()
 	var added, foreign []iceberg.DataFile
 	var written int64
 	for _, g := range groups {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -211,16 +212,36 @@ func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts
 	if err != nil {
 		return nil, err
 	}
-	prog := lake.ProgressOf(ctx)
-	prog.Plan(len(groups), groupBytes(groups))
+	planReads(lake.ProgressOf(ctx), p.rd.reads, groups)
+	defer p.rd.reads.end() // delete files, and data files known without reading
 	results := make([]T, len(groups))
 	err = forEachParallel(ctx, len(groups), p.workers(), func(ctx context.Context, i int) error {
 		r, err := fn(p, ctx, groups[i])
-		prog.FileDone()
+		p.rd.reads.of(groups[i][0].File.FilePath()).Done()
 		results[i] = r
 		return err
 	})
 	return results, err
+}
+
+// planReads counts in prog the files a plan may read: each data file of
+// groups and each position or equality delete file they name, once.
+func planReads(prog *lake.Progress, reads *fileReads, groups [][]table.FileScanTask) {
+	if prog == nil {
+		return
+	}
+	for _, g := range groups {
+		reads.plan(prog, g[0].File.FilePath(), g[0].File.FileSizeBytes())
+	}
+	for _, g := range groups {
+		for _, t := range g {
+			for _, d := range slices.Concat(t.DeleteFiles, t.EqualityDeleteFiles) {
+				if reads.of(d.FilePath()) == nil {
+					reads.plan(prog, d.FilePath(), d.FileSizeBytes())
+				}
+			}
+		}
+	}
 }
 
 // localWorkers is PlanOptions.Workers' default on a local file system.
@@ -234,15 +255,6 @@ func (p *planner) workers() int {
 	return lake.ReadWorkers(p.rd.fs, localWorkers)
 }
 
-// groupBytes is the size of the data files groups names.
-func groupBytes(groups [][]table.FileScanTask) int64 {
-	var n int64
-	for _, g := range groups {
-		n += g[0].File.FileSizeBytes()
-	}
-	return n
-}
-
 func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts PlanOptions) (*planner, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
@@ -250,7 +262,7 @@ func newPlanner(ctx context.Context, tbl *table.Table, pred Predicate, opts Plan
 	}
 	p := &planner{tbl: tbl, pred: pred, opts: opts}
 	p.rd = positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
-		batchSize: opts.BatchSize, mem: memory.DefaultAllocator, cache: opts.Cache, keys: &sync.Map{}}
+		batchSize: opts.BatchSize, mem: memory.DefaultAllocator, cache: opts.Cache, keys: &sync.Map{}, reads: &fileReads{}}
 	p.ix = newDeleteIndex(p.rd, tbl.Schema())
 	if pred.Exact {
 		if p.bound, err = bindStrict(tbl.Schema(), pred.filter(), !opts.CaseInsensitive); err != nil {

@@ -25,10 +25,13 @@ const posDeleteBatchRows = 1 << 16
 // copy of ~100 bytes per deleted row, into a builder that regrows) was
 // most of the cost of planning against such a file.
 func readPositionDeletes(ctx context.Context, rd positionalReader, path string, size int64) (map[string][]int64, error) {
-	f, err := lake.OpenSized(rd.fs, path, size)
+	sized, err := lake.OpenSized(rd.fs, path, size)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	planned := rd.reads.of(path) // the progress line's read of it, if any
+	defer planned.Done()
+	f := &countingFile{File: sized, fr: planned}
 	defer f.Close()
 	pr, err := file.NewParquetReader(f)
 	if err != nil {

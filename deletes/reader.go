@@ -42,6 +42,52 @@ type positionalReader struct {
 	// and writing one out (name mapping included) per file was a fifth
 	// of what planning a cached file allocated.
 	keys *sync.Map
+	// reads, when set, are the reads the statement's progress line
+	// planned; what is read of those files counts there.
+	reads *fileReads
+}
+
+// fileReads are a reader's planned reads by path (see lake.Progress).
+type fileReads struct {
+	mu sync.Mutex
+	m  map[string]*lake.FileRead
+}
+
+// plan counts a read of path (size bytes) in prog.
+func (r *fileReads) plan(prog *lake.Progress, path string, size int64) *lake.FileRead {
+	fr := prog.PlanRead(size)
+	if fr == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]*lake.FileRead{}
+	}
+	r.m[path] = fr
+	return fr
+}
+
+// of is path's planned read; nil (counting nothing) if there is none.
+func (r *fileReads) of(path string) *lake.FileRead {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[path]
+}
+
+// end ends every planned read.
+func (r *fileReads) end() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, fr := range r.m {
+		fr.Done()
+	}
 }
 
 // batchFunc receives a batch in the requested schema and the position of its
@@ -52,8 +98,8 @@ type batchFunc func(batch arrow.RecordBatch, base int64) error
 // ANALYZE and for tests asserting a file was never opened.
 type countingFile struct {
 	iceio.File
-	n    int64
-	prog *lake.Progress // the statement's progress line, if any
+	n  int64
+	fr *lake.FileRead // the statement's progress line's read of it, if planned
 	// quiet: the file was read whole into memory at open and counted then.
 	quiet bool
 }
@@ -67,7 +113,7 @@ func (c *countingFile) ReadAt(p []byte, off int64) (int, error) {
 func (c *countingFile) count(n int) {
 	if !c.quiet {
 		c.n += int64(n)
-		c.prog.AddRead(int64(n))
+		c.fr.Add(int64(n))
 	}
 }
 
@@ -106,13 +152,15 @@ func (r positionalReader) read(ctx context.Context, path string, size int64, req
 	return n, nil
 }
 
-// readFile is read from storage.
+// readFile is read from storage; its planned read, if any, ends with it.
 func (r positionalReader) readFile(ctx context.Context, path string, size int64, requested *iceberg.Schema, fn batchFunc) (int64, error) {
+	fr := r.reads.of(path)
+	defer fr.Done()
 	f, whole, err := lake.OpenWhole(r.fs, path, size)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}
-	cf := &countingFile{File: f, prog: lake.ProgressOf(ctx)}
+	cf := &countingFile{File: f, fr: fr}
 	if whole { // read from storage already; what the reader takes is memory
 		cf.count(int(size))
 		cf.quiet = true

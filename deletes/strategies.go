@@ -18,6 +18,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
+
+	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // rewriteFile is copy-on-write for one partially deleted file: read it whole
@@ -33,7 +35,10 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	layout := parquetLayout{props: tbl.Properties()}
 	rd := positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
 		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true,
-		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }}
+		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }, reads: &fileReads{}}
+	// The plan read the file already: the progress line counts this read too.
+	rd.reads.plan(lake.ProgressOf(ctx), plan.File.FilePath(), plan.File.FileSizeBytes())
+	defer rd.reads.end()
 	count := plan.File.Count()
 	keep := plan.dropped().KeepMaskBytes(count)
 	// The reader runs as a coroutine of the writer (iter.Pull): each hands

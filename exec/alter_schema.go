@@ -15,6 +15,19 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
+// checkRenameTarget refuses a RENAME TO or SET SCHEMA to a name no
+// Iceberg catalog takes.
+func checkRenameTarget(x *sql.AlterTable) error {
+	var err error
+	switch a := x.Actions[0]; a.Kind {
+	case sql.AlterRenameTable:
+		err = iceberg.CheckName("table", a.NewName)
+	case sql.AlterSetSchema:
+		err = iceberg.CheckName("schema", a.NewName)
+	}
+	return toSQLError(err)
+}
+
 // alterSchema runs ALTER TABLE's schema actions, renames and SET SCHEMA.
 func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, error) {
 	rt, err := s.resolveTable(ctx, x.Name)

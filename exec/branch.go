@@ -37,7 +37,7 @@ func (s *Session) branch() string {
 // but the empty one, whose meaning (main) DEFAULT already gives.
 func checkBranchName(v string) (string, error) {
 	if strings.TrimSpace(v) != v {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q: a branch name has no leading or trailing spaces", branchSetting, v)
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\": a branch name has no leading or trailing spaces", branchSetting, v)
 	}
 	return v, nil
 }

@@ -88,9 +88,19 @@ func dateStyleWord(tok, raw, v string) (output, order string, err error) {
 	case tok == "DEFAULT":
 		return "", "", nil
 	}
-	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": %q", v)
-	e.Detail = "Unrecognized key word: \"" + strings.TrimSpace(raw) + "\"."
+	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
+	e.Detail = "Unrecognized key word: \"" + keyWord(raw) + "\"."
 	return "", "", e
+}
+
+// keyWord is a DateStyle word as PostgreSQL names it in an error: folded
+// to lower case unless quoted.
+func keyWord(raw string) string {
+	w := strings.TrimSpace(raw)
+	if len(w) >= 2 && w[0] == '"' && w[len(w)-1] == '"' {
+		return strings.ReplaceAll(w[1:len(w)-1], `""`, `"`)
+	}
+	return strings.ToLower(w)
 }
 
 // mergeDefault fills the parts not given from the default, ISO, MDY.
@@ -105,7 +115,7 @@ func mergeDefault(d dateStyle, haveOutput, haveOrder bool) dateStyle {
 }
 
 func dateStyleConflict(v string) error {
-	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": %q", v)
+	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
 	e.Detail = `Conflicting "datestyle" specifications.`
 	return e
 }

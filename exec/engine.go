@@ -73,9 +73,26 @@ func NewEngine(ctx context.Context, wh *iceberg.Warehouse, opts EngineOptions) (
 // Warehouse is the warehouse the engine runs on.
 func (e *Engine) Warehouse() *iceberg.Warehouse { return e.wh }
 
-// NewSession starts a session for one client connection or REPL.
+// StartSession starts a session for one client connection. It fails, and
+// the connection must be refused, when the client's startup parameters
+// name an unknown parameter or an invalid value.
+func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
+	settings, err := newSettings(info, e.opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{engine: e, info: info, settings: settings}, nil
+}
+
+// NewSession starts a session whose parameters the program chooses (the
+// shell, the demo loader, benchmarks); it panics on an invalid one, as
+// that is a bug. Client connections use StartSession.
 func (e *Engine) NewSession(info SessionInfo) *Session {
-	return &Session{engine: e, info: info, settings: newSettings(info, e.opts.Settings)}
+	s, err := e.StartSession(info)
+	if err != nil {
+		panic(fmt.Sprintf("new session: %v", err))
+	}
+	return s
 }
 
 // LoadDemo creates xmen.characters from the embedded demo script unless the

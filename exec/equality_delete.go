@@ -4,6 +4,7 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -15,22 +16,15 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// equalityDelete runs a DELETE as one equality delete file when the session
-// asks for it (magmalake.equality_deletes), the table is a v2 merge-on-read
-// table that can take one, and the WHERE is an equality on columns
-// (a = 1 AND b = 'x') or a one-column IN list. ok is false when the DELETE
-// must take the positional path instead.
+// equalityDelete runs a DELETE as equality delete files when the session
+// asks for it (magmalake.equality_deletes), the table is a v2
+// merge-on-read table, and the WHERE is an equality on columns (a = 1 AND
+// b = 'x') or a one-column IN list: one file for the whole table under an
+// unpartitioned spec, else one per partition of the matched rows. ok is
+// false when the DELETE must take the positional path instead.
 func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred deletes.Predicate, args []Param, dry bool) (deletes.Outcome, bool, error) {
-	if v, err := s.settings.Get("magmalake.equality_deletes"); err != nil || !strings.EqualFold(v, "on") {
-		return deletes.Outcome{}, false, nil
-	}
-	tbl := p.rt.Table
-	if p.where == nil || p.returning != nil || tbl.Metadata().Version() != 2 ||
-		deletes.ModeOf(tbl.Properties()) != deletes.ModeMergeOnRead || !deletes.EqualityApplicable(tbl) {
-		return deletes.Outcome{}, false, nil
-	}
-	cols, keys, err := equalityKeys(ctx, p, args)
-	if err != nil || keys == nil {
+	cols, keys, why, err := s.equalityKeysFor(ctx, p, args)
+	if err != nil || why != "" {
 		return deletes.Outcome{}, false, err
 	}
 	defer keys.Release()
@@ -39,15 +33,66 @@ func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred delete
 	return out, true, err
 }
 
+// equalityKeysFor is the key columns and rows of an equality delete of p,
+// or why the DELETE does not write one (keys is then nil).
+func (s *Session) equalityKeysFor(ctx context.Context, p *deletePlan, args []Param) ([]string, arrow.RecordBatch, string, error) {
+	if v, err := s.settings.Get("magmalake.equality_deletes"); err != nil || !strings.EqualFold(v, "on") {
+		return nil, nil, "magmalake.equality_deletes is off", nil
+	}
+	tbl := p.rt.Table
+	switch {
+	case p.where == nil:
+		return nil, nil, "the DELETE has no WHERE", nil
+	case p.returning != nil:
+		return nil, nil, "RETURNING needs the deleted rows", nil
+	case !deletes.EqualityApplicable(tbl):
+		return nil, nil, fmt.Sprintf("equality deletes are written to format v2 tables, this one is v%d", tbl.Metadata().Version()), nil
+	case deletes.ModeOf(tbl.Properties()) != deletes.ModeMergeOnRead:
+		return nil, nil, "the table's write.delete.mode is copy-on-write", nil
+	}
+	cols, keys, err := equalityKeys(ctx, p, args)
+	switch {
+	case err != nil:
+		return nil, nil, "", err
+	case cols == nil:
+		return nil, nil, "the WHERE is not equalities of columns to constants (a = 1 AND b = 'x', or one column's IN list) on types compared by value (not float, numeric or json)", nil
+	case keys == nil:
+		return nil, nil, "every key is NULL, which matches no row", nil
+	}
+	return cols, keys, "", nil
+}
+
+// deleteStrategy says how a DELETE on p's table writes, and why.
+func (s *Session) deleteStrategy(ctx context.Context, p *deletePlan, args []Param) (string, error) {
+	tbl := p.rt.Table
+	_, keys, why, err := s.equalityKeysFor(ctx, p, args)
+	if err != nil {
+		return "", err
+	}
+	if why == "" {
+		keys.Release()
+		return "equality deletes: " + deletes.EqualityScope(tbl), nil
+	}
+	base := "position delete files"
+	switch {
+	case deletes.ModeOf(tbl.Properties()) != deletes.ModeMergeOnRead || tbl.Metadata().Version() < 2:
+		base = "copy-on-write: the data files are rewritten"
+	case tbl.Metadata().Version() >= 3:
+		base = "deletion vectors"
+	}
+	return base + " (no equality deletes: " + why + ")", nil
+}
+
 // keyTerm is one "column = value" of the WHERE.
 type keyTerm struct {
 	col    int
 	values []sql.Expr // one per key row (IN list), or one
 }
 
-// equalityKeys reads the WHERE as key rows; nil keys when its shape is not
-// an equality. A NULL value matches nothing in SQL, so its key row is dropped
-// (an equality delete would match NULL to NULL).
+// equalityKeys reads the WHERE as key rows: nil columns when its shape is
+// not an equality, nil keys when every key row is NULL. A NULL value
+// matches nothing in SQL, so its key row is dropped (an equality delete
+// would match NULL to NULL).
 func equalityKeys(ctx context.Context, p *deletePlan, args []Param) ([]string, arrow.RecordBatch, error) {
 	terms, ok := keyTerms(p.where, p.scope)
 	if !ok {
@@ -88,7 +133,7 @@ func equalityKeys(ctx context.Context, p *deletePlan, args []Param) ([]string, a
 	rec := b.NewRecordBatch()
 	if rec.NumRows() == 0 {
 		rec.Release()
-		return nil, nil, nil
+		return cols, nil, nil
 	}
 	return cols, rec, nil
 }

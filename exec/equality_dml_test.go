@@ -106,26 +106,21 @@ func TestEqualityDeleteStatement(t *testing.T) {
 	dmlCheck(t, s, "t", m)
 }
 
-// TestEqualityDeleteFallback: partitioned (no unpartitioned spec) and v3
-// tables take the positional path even with the setting on.
+// TestEqualityDeleteFallback: a v3 table takes the positional path even
+// with the setting on.
 func TestEqualityDeleteFallback(t *testing.T) {
-	for _, ddl := range []string{
-		"CREATE TABLE t (id int, cat text, v int) PARTITIONED BY (cat) WITH ('write.delete.mode' = 'merge-on-read')",
-		"CREATE TABLE t (id int, cat text, v int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')",
-	} {
-		s := testSession(t)
-		mustQuery(t, s, ddl)
-		mustQuery(t, s, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2), (3, 'a', 3)")
-		mustQuery(t, s, "SET magmalake.equality_deletes = on")
-		if r := mustQuery(t, s, "DELETE FROM t WHERE id = 1"); r.tag != "DELETE 1" {
-			t.Fatal(r.tag)
-		}
-		if strings.Contains(dmlDeleteContents(t, s), "2") {
-			t.Fatalf("%s: equality delete written", ddl)
-		}
-		m := dmlModel{}
-		m.put(2, "b", 2)
-		m.put(3, "a", 3)
-		dmlCheck(t, s, "t", m)
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE t (id int, cat text, v int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
+	mustQuery(t, s, "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2), (3, 'a', 3)")
+	mustQuery(t, s, "SET magmalake.equality_deletes = on")
+	if r := mustQuery(t, s, "DELETE FROM t WHERE id = 1"); r.tag != "DELETE 1" {
+		t.Fatal(r.tag)
 	}
+	if strings.Contains(dmlDeleteContents(t, s), "2") {
+		t.Fatal("v3: equality delete written")
+	}
+	m := dmlModel{}
+	m.put(2, "b", 2)
+	m.put(3, "a", 3)
+	dmlCheck(t, s, "t", m)
 }

@@ -33,6 +33,7 @@ var errorCodes = []struct {
 	{iceberg.ErrNoSuchSnapshot, sql.CodeInvalidParameterValue},
 	{iceberg.ErrNoSuchMetadataTable, sql.CodeUndefinedTable},
 	{iceberg.ErrNotAncestor, sql.CodeInvalidParameterValue},
+	{iceberg.ErrInvalidName, sql.CodeInvalidName},
 }
 
 // toSQLError is the one place an error from any layer gets its SQLSTATE.

@@ -128,6 +128,11 @@ func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param
 	n := dmlNode("Delete", p.rt.Ident, string(mode), tbl.Metadata().Version(),
 		fmt.Sprintf("Delete on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version()))
 	n.Props = append(n.Props, engine.FilterProps(ctx, p.where, p.scope, tbl.Schema(), args)...)
+	strategy, err := s.deleteStrategy(engine.WithStatement(ctx, s.queryEnv()), p, args)
+	if err != nil {
+		return nil, err
+	}
+	n.Prop("Strategy", strategy, "Strategy: "+strategy)
 	start := time.Now()
 	out, err := s.runDelete(ctx, p, args, !analyze)
 	if err != nil {

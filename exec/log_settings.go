@@ -76,7 +76,7 @@ func checkLogStatement(v string) (string, error) {
 		return l, nil
 	}
 	return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
-		Message: fmt.Sprintf("invalid value for parameter \"log_statement\": %q", v),
+		Message: fmt.Sprintf("invalid value for parameter \"log_statement\": \"%s\"", v),
 		Hint:    "Available values: " + strings.Join(logStatementLevels, ", ") + "."}
 }
 
@@ -89,7 +89,7 @@ func checkMinDuration(v string) (string, error) {
 	out, err := checkDuration("log_min_duration_statement", v)
 	if err != nil {
 		return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
-			Message: fmt.Sprintf("invalid value for parameter \"log_min_duration_statement\": %q", v),
+			Message: fmt.Sprintf("invalid value for parameter \"log_min_duration_statement\": \"%s\"", v),
 			Hint:    "Use -1 (off), 0 (every statement) or a duration such as 250ms or 1s."}
 	}
 	return out, nil

@@ -201,14 +201,15 @@ func (r ProgressReport) String() string {
 	return b.String()
 }
 
-// Fraction is how far the statement is, 0 to 1, from the bytes read of the
-// planned files (else the files done); -1 when nothing was planned.
+// Fraction is how far the statement is, 0 to 1, from the bytes of the
+// planned reads read or found not needed (else the files done); -1 when
+// nothing was planned.
 func (r ProgressReport) Fraction() float64 {
 	switch {
 	case r.Done:
 		return 1
 	case r.BytesPlanned > 0:
-		return min(float64(r.BytesRead)/float64(r.BytesPlanned), 0.99)
+		return min(float64(r.BytesRead+r.BytesSkipped)/float64(r.BytesPlanned), 0.99)
 	case r.FilesPlanned > 0:
 		return min(float64(r.FilesDone)/float64(r.FilesPlanned), 0.99)
 	}

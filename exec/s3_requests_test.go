@@ -73,10 +73,20 @@ func TestS3DeleteRequestsPerFile(t *testing.T) {
 // (footer) and the id column's chunk of the kept row group, whose pages
 // narrow it; then that row group's column chunks, coalesced into one GET
 // and held while the reader seeks to the page (arrow-go would read a chunk
-// again on every seek).
+// again on every seek). So too with the progress line counting the reads
+// (its IO over the object store's hid the sizes: a HEAD per file).
 func TestS3PointLookupRequests(t *testing.T) {
+	t.Run("progress-off", func(t *testing.T) { testS3PointLookup(t, false) })
+	t.Run("progress-on", func(t *testing.T) { testS3PointLookup(t, true) })
+}
+
+func testS3PointLookup(t *testing.T, progress bool) {
 	cfg, proxy := s3Lake(t, "pt")
 	s := testSessionOn(t, testEngineWith(t, cfg))
+	if progress {
+		watchManually(s)
+		mustQuery(t, s, "SET magmalake.progress = on")
+	}
 	mustQuery(t, s, "CREATE TABLE r (id bigint, s text, v bigint)")
 	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(0, 99999) g")
 	mustQuery(t, s, "INSERT INTO r SELECT g, md5(g::text), g * 3 FROM generate_series(100000, 199999) g")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/magmalake/magmalake/sql"
@@ -53,7 +55,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	defer recoverInternal(&err)
 	if len(paramTypes) == 0 {
 		if p, ok := s.prepareShaped(ctx, query); ok {
-			return p, nil
+			return s.withTruncationNotices(p, query), nil
 		}
 	}
 	p, err = s.prepare(ctx, query, paramTypes)
@@ -63,7 +65,39 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 		s.logPrepareError(query, err)
 		return nil, err
 	}
-	return p, nil
+	return s.withTruncationNotices(p, query), nil
+}
+
+// withTruncationNotices is p with PostgreSQL's NOTICEs for the identifiers
+// of query the parser truncated to 63 bytes (p itself may be cached and
+// shared, so a copy).
+func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
+	msgs := sql.TruncatedIdentifiers(query)
+	if len(msgs) == 0 {
+		return p
+	}
+	cp := *p
+	cp.Notices = nil
+	for _, m := range msgs {
+		cp.Notices = append(cp.Notices, Notice{Severity: "NOTICE", Code: sql.CodeNameTooLong, Message: m})
+	}
+	cp.Notices = s.visible(cp.Notices)
+	return &cp
+}
+
+// visible keeps the notices client_min_messages lets through, as
+// PostgreSQL does: a NOTICE at notice or below, a WARNING at warning or
+// below; other severities (INFO) always.
+func (s *Session) visible(ns []Notice) []Notice {
+	level, _ := s.settings.Get("client_min_messages")
+	min := slices.Index(messageLevels, level)
+	var out []Notice
+	for _, n := range ns {
+		if rank := slices.Index(messageLevels, strings.ToLower(n.Severity)); rank < 0 || rank >= min {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
@@ -131,7 +165,11 @@ func emptyQuery(context.Context, *Session, []Param) (*Result, error) {
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
 	l := s.startLog(p)
 	pr := s.startProgress()
-	return pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
+	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
+	if err == nil {
+		res.Notices = s.visible(res.Notices)
+	}
+	return res, err
 }
 
 func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {

@@ -30,6 +30,9 @@ type Prepared struct {
 	plan any
 	// logClass is what log_statement sees of it.
 	logClass logClass
+	// Notices are the parser's (identifiers it truncated), which
+	// PostgreSQL sends as it parses: before the statement's results.
+	Notices []Notice
 }
 
 // TxStatus values for ReadyForQuery.

@@ -70,6 +70,9 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 	switch name {
 	case "transaction_isolation", "default_transaction_isolation":
 		if _, err := isolationLevel(x.Value); err != nil {
+			if _, named := enumCheck(name, isolationLevels...)(x.Value); named != nil {
+				return nil, named // PostgreSQL's words, naming the parameter set
+			}
 			return nil, err
 		}
 		if name == "transaction_isolation" && !s.tx.active {
@@ -77,7 +80,7 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 			return tagOnly("SET"), nil
 		}
 	case "transaction_read_only":
-		v, err := checkBool(x.Value)
+		v, err := boolCheck("transaction_read_only")(x.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -95,6 +98,9 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 	default:
 		ch, err = s.settings.Set(x.Name, x.Value)
 		s.settings.sessionSet(x.Name)
+	}
+	if name == "default_transaction_isolation" && !s.tx.active {
+		s.settings.endIsolation() // the next transaction's level, as SHOW transaction_isolation reads
 	}
 	return changeResult("SET", ch, err)
 }
@@ -117,6 +123,9 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
 		case x.Session:
 			s.settings.values["default_transaction_isolation"] = lvl
 			s.settings.sessionSet("default_transaction_isolation")
+			if !s.tx.active {
+				s.settings.endIsolation()
+			}
 		case s.tx.active:
 			s.settings.setIsolation(lvl)
 		}
@@ -150,7 +159,7 @@ func isolationLevel(v string) (string, error) {
 	case "read uncommitted", "read committed", "repeatable read", "serializable":
 		return l, nil
 	}
-	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": %q", v)
+	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
 }
 
 // prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.

@@ -1,7 +1,11 @@
 package exec
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/magmalake/magmalake/sql"
@@ -32,10 +36,10 @@ func settingDefs() map[string]setting {
 		"application_name":                    {def: "", report: true},
 		"client_encoding":                     {def: "UTF8", report: true, check: checkEncoding},
 		"datestyle":                           {def: "ISO, MDY", report: true, merge: mergeDateStyle},
-		"default_transaction_read_only":       {def: "off", report: true, check: checkBool},
+		"default_transaction_read_only":       {def: "off", report: true, check: boolCheck("default_transaction_read_only")},
 		"in_hot_standby":                      {def: "off", report: true, readOnly: true},
 		"integer_datetimes":                   {def: "on", report: true, readOnly: true},
-		"intervalstyle":                       {def: "postgres", report: true},
+		"intervalstyle":                       {def: "postgres", report: true, check: onlyHonoured("IntervalStyle", enumCheck("IntervalStyle", "postgres", "postgres_verbose", "sql_standard", "iso_8601"), "postgres", "intervals are output in the postgres style")},
 		"is_superuser":                        {def: "on", report: true, readOnly: true},
 		"server_encoding":                     {def: "UTF8", report: true, readOnly: true},
 		"server_version":                      {def: ServerVersion, report: true, readOnly: true},
@@ -43,19 +47,19 @@ func settingDefs() map[string]setting {
 		"session_authorization":               {def: "", report: true},
 		"standard_conforming_strings":         {def: "on", report: true, check: checkStandardStrings},
 		"timezone":                            {def: "UTC", report: true, check: checkTimeZone},
-		"extra_float_digits":                  {def: "1"},
+		"extra_float_digits":                  {def: "1", check: checkExtraFloatDigits},
 		"search_path":                         {def: `"$user", public`},
 		"statement_timeout":                   {def: "0", check: durationCheck("statement_timeout")},
 		"lock_timeout":                        {def: "0", check: durationCheck("lock_timeout")},
 		"idle_in_transaction_session_timeout": {def: "0", check: durationCheck("idle_in_transaction_session_timeout")},
-		"transaction_isolation":               {def: "read committed"},
-		"default_transaction_isolation":       {def: "read committed"},
+		"transaction_isolation":               {def: "read committed", check: enumCheck("transaction_isolation", isolationLevels...)},
+		"default_transaction_isolation":       {def: "read committed", check: enumCheck("default_transaction_isolation", isolationLevels...)},
 		"transaction_read_only":               {def: "off", readOnly: true},
 		"max_identifier_length":               {def: "63", readOnly: true},
-		"bytea_output":                        {def: "hex"},
-		"client_min_messages":                 {def: "notice"},
-		"geqo":                                {def: "on"},
-		"jit":                                 {def: "off"},
+		"bytea_output":                        {def: "hex", check: onlyHonoured("bytea_output", enumCheck("bytea_output", "escape", "hex"), "hex", "bytea values are output in hex")},
+		"client_min_messages":                 {def: "notice", check: enumCheck("client_min_messages", messageLevels...)},
+		"geqo":                                {def: "on", check: boolCheck("geqo")},
+		"jit":                                 {def: "off", check: boolCheck("jit")},
 		"max_index_keys":                      {def: "32", readOnly: true},
 		"block_size":                          {def: "8192", readOnly: true},
 		"lc_collate":                          {def: "C", readOnly: true},
@@ -64,16 +68,16 @@ func settingDefs() map[string]setting {
 		"lc_monetary":                         {def: "C"},
 		"lc_numeric":                          {def: "C"},
 		"lc_time":                             {def: "C"},
-		"partition_overwrite_mode":            {def: "static", check: oneOf("static", "dynamic")},
-		"magmalake.equality_deletes":          {def: "off", check: checkBool},
-		"magmalake.progress":                  {def: "off", check: checkBool},
+		"partition_overwrite_mode":            {def: "static", check: enumCheck("partition_overwrite_mode", "static", "dynamic")},
+		"magmalake.equality_deletes":          {def: "off", check: boolCheck("magmalake.equality_deletes")},
+		"magmalake.progress":                  {def: "off", check: boolCheck("magmalake.progress")},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
 		orphanMinRetentionSetting:             {def: "1h", check: checkMinRetention},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.
-		"log_connections":            {def: "off", readOnly: true, check: checkBool},
-		"log_disconnections":         {def: "off", readOnly: true, check: checkBool},
+		"log_connections":            {def: "off", readOnly: true, check: boolCheck("log_connections")},
+		"log_disconnections":         {def: "off", readOnly: true, check: boolCheck("log_disconnections")},
 		"log_statement":              {def: "none", check: checkLogStatement},
 		"log_min_duration_statement": {def: "-1", check: checkMinDuration},
 	}
@@ -94,19 +98,52 @@ type Settings struct {
 }
 
 // newSettings starts a session's parameters: the server's start values
-// (serve -c) as defaults, then what the client sent at connect.
-func newSettings(info SessionInfo, serverDefaults map[string]string) *Settings {
+// (serve -c) as defaults, then what the client sent at connect (see
+// startup_options.go), which become the session's defaults, as in
+// PostgreSQL: RESET returns to them. An unknown parameter or an invalid
+// value fails, to refuse the connection.
+func newSettings(info SessionInfo, serverDefaults map[string]string) (*Settings, error) {
 	s := (&Settings{defs: settingDefs(), values: map[string]string{}}).withServerDefaults(serverDefaults)
 	s.values["session_authorization"] = info.User
-	if info.ApplicationName != "" {
-		s.values["application_name"] = info.ApplicationName
+	list, err := startupSettings(info)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range info.Options {
-		// Startup options set parameters; unknown or invalid ones are ignored
-		// rather than refusing the connection, as drivers send extras.
-		_, _ = s.Set(k, v)
+	for _, st := range list {
+		if err := s.setStartup(st); err != nil {
+			return nil, err
+		}
 	}
-	return s
+	s.endIsolation() // outside a block it reads default_transaction_isolation
+	return s, nil
+}
+
+// setStartup applies one startup setting as the parameter's default.
+func (s *Settings) setStartup(st startupSetting) error {
+	if st.err != nil {
+		return st.err
+	}
+	n := strings.ToLower(st.name)
+	if _, err := s.Set(st.name, st.value); err != nil {
+		var se *sql.Error
+		if st.driver && n == "timezone" && errors.As(err, &se) && se.Code == sql.CodeFeatureNotSupported {
+			// A driver's own time zone (pgjdbc sends the Java VM's): the
+			// session stays in UTC, as ParameterStatus tells the client,
+			// rather than no BI tool off UTC connecting at all. SET
+			// TimeZone still refuses it.
+			return nil
+		}
+		return err
+	}
+	if n == "transaction_isolation" { // as PostgreSQL refuses it at connect
+		return sql.Errorf(sql.CodeActiveTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+	}
+	if d, ok := s.defs[n]; ok {
+		d.def = s.values[n]
+		s.defs[n] = d
+		delete(s.values, n)
+	}
+	return nil
 }
 
 // Get returns the value of a parameter, 42704 when it does not exist.
@@ -119,9 +156,9 @@ func (s *Settings) Get(name string) (string, error) {
 		return d.def, nil
 	}
 	if strings.Contains(n, ".") { // custom placeholder variables, as in PostgreSQL
-		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 }
 
 // Set changes a parameter; it returns the ParameterStatus to send, if any.
@@ -133,7 +170,7 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 			s.values[n] = value
 			return nil, nil
 		}
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
 		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
@@ -165,7 +202,7 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
 		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
@@ -185,7 +222,9 @@ func (s *Settings) ResetAll() []ParameterChange {
 	var out []ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]
-		if d.readOnly || n == "session_authorization" {
+		// transaction_isolation is the transaction's (PostgreSQL's RESET ALL
+		// leaves it); outside a block it follows the default, below.
+		if d.readOnly || n == "session_authorization" || n == "transaction_isolation" {
 			continue
 		}
 		if _, set := s.values[n]; !set {
@@ -195,6 +234,9 @@ func (s *Settings) ResetAll() []ParameterChange {
 		if d.report {
 			out = append(out, ParameterChange{Name: reportName(n), Value: d.def})
 		}
+	}
+	if s.block == nil {
+		s.endIsolation()
 	}
 	return out
 }
@@ -237,18 +279,35 @@ func reportName(n string) string {
 	return n
 }
 
-func invalidValue(name, v string) error {
-	return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+// parseBool reads a Boolean as PostgreSQL's parse_bool does: any prefix
+// of true, false, yes or no, on or off (two letters at least), 1 or 0, in
+// any case.
+func parseBool(v string) (b, ok bool) {
+	l := strings.ToLower(v)
+	prefixOf := func(word string, least int) bool {
+		return len(l) >= least && strings.HasPrefix(word, l)
+	}
+	switch {
+	case prefixOf("true", 1), prefixOf("yes", 1), prefixOf("on", 2), l == "1":
+		return true, true
+	case prefixOf("false", 1), prefixOf("no", 1), prefixOf("off", 2), l == "0":
+		return false, true
+	}
+	return false, false
 }
 
-func checkBool(v string) (string, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on", "true", "yes", "1", "t", "y":
-		return "on", nil
-	case "off", "false", "no", "0", "f", "n":
+// boolCheck is the check of the Boolean parameter name: on or off.
+func boolCheck(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		b, ok := parseBool(v)
+		if !ok {
+			return "", sql.Errorf(sql.CodeInvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+		}
+		if b {
+			return "on", nil
+		}
 		return "off", nil
 	}
-	return "", invalidValue("boolean", v)
 }
 
 func checkEncoding(v string) (string, error) {
@@ -258,11 +317,11 @@ func checkEncoding(v string) (string, error) {
 	case "SQL_ASCII":
 		return "SQL_ASCII", nil
 	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding %q is not supported; only UTF8", v)
+	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding \"%s\" is not supported; only UTF8", v)
 }
 
 func checkStandardStrings(v string) (string, error) {
-	b, err := checkBool(v)
+	b, err := boolCheck("standard_conforming_strings")(v)
 	if err != nil {
 		return "", err
 	}
@@ -277,17 +336,56 @@ func checkTimeZone(v string) (string, error) {
 	case "UTC", "GMT", "ZULU", "Z", "ETC/UTC", "+00", "+00:00", "0", "UCT", "ETC/GMT":
 		return "UTC", nil
 	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "time zone %q is not supported; magmalake sessions run in UTC", v)
+	return "", &sql.Error{Code: sql.CodeFeatureNotSupported,
+		Message: fmt.Sprintf("time zone \"%s\" is not supported; magmalake sessions run in UTC", v),
+		Hint:    "Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Duser.timezone=UTC."}
 }
 
-func oneOf(allowed ...string) func(string) (string, error) {
+// enumCheck is the check of an enum parameter: one of values, in any
+// case, else PostgreSQL's error listing them.
+func enumCheck(name string, values ...string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		l := strings.ToLower(strings.TrimSpace(v))
-		for _, a := range allowed {
-			if l == a {
-				return a, nil
-			}
+		if slices.Contains(values, l) {
+			return l, nil
 		}
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value %q: must be one of %s", v, strings.Join(allowed, ", "))
+		return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
+			Message: fmt.Sprintf("invalid value for parameter \"%s\": \"%s\"", name, v),
+			Hint:    "Available values: " + strings.Join(values, ", ") + "."}
 	}
+}
+
+// onlyHonoured refuses, with 0A000, a valid value other than the one
+// magmalake honours (why says what it does instead), rather than
+// accepting a setting it would ignore.
+func onlyHonoured(name string, check func(string) (string, error), honoured, why string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		c, err := check(v)
+		if err != nil || c == honoured {
+			return c, err
+		}
+		return "", sql.Errorf(sql.CodeFeatureNotSupported, "%s \"%s\" is not supported: %s", name, c, why)
+	}
+}
+
+// isolationLevels and messageLevels are PostgreSQL's enum values, in its order.
+var (
+	isolationLevels = []string{"serializable", "repeatable read", "read committed", "read uncommitted"}
+	messageLevels   = []string{"debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error"}
+)
+
+// checkExtraFloatDigits takes PostgreSQL's range, -15 to 3. Floats are
+// always output exactly (shortest round trip), which is what 1 to 3 ask
+// for; fewer digits are not supported.
+func checkExtraFloatDigits(v string) (string, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"extra_float_digits\": \"%s\"", v)
+	case n < -15 || n > 3:
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
+	case n < 1:
+		return "", sql.Errorf(sql.CodeFeatureNotSupported, "extra_float_digits %d is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask", n)
+	}
+	return strconv.Itoa(n), nil
 }

@@ -13,7 +13,7 @@ import (
 func checkStackDepth(v string) (string, error) {
 	kb, ok := parseKB(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"max_stack_depth\": %q", v)
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"max_stack_depth\": \"%s\"", v)
 	}
 	if kb < 100 || kb > sql.MaxStackDepthKBLimit {
 		return "", sql.Errorf(sql.CodeInvalidParameterValue,
@@ -25,8 +25,12 @@ func checkStackDepth(v string) (string, error) {
 // checkWorkMem reads work_mem: at least 64kB (PostgreSQL's minimum).
 func checkWorkMem(v string) (string, error) {
 	kb, ok := parseKB(v)
-	if !ok || kb < 64 {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"work_mem\": %q", v)
+	if !ok {
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
+	}
+	if kb < 64 {
+		return "", sql.Errorf(sql.CodeInvalidParameterValue,
+			"%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
 	}
 	return sql.FormatKB(int64(kb)), nil
 }

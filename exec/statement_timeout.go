@@ -23,7 +23,7 @@ func durationCheck(name string) func(string) (string, error) {
 func checkDuration(name, v string) (string, error) {
 	d, ok := parseDuration(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter %q: %q", name, v)
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 	}
 	if d == 0 {
 		return "0", nil

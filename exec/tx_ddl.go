@@ -113,6 +113,9 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		if _, err := s.resolveTable(ctx, x.Name); err != nil && !x.IfExists {
 			return nil, err
 		}
+		if err := checkRenameTarget(x); err != nil { // now, not at COMMIT
+			return nil, err
+		}
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterSchema(ctx, x); return err })
 		return tagOnly("ALTER TABLE"), nil
 	}

@@ -109,7 +109,7 @@ const orphanMinRetentionSetting = "magmalake.remove_orphan_files_min_retention"
 // checkMinRetention validates the setting's value.
 func checkMinRetention(v string) (string, error) {
 	if _, err := parseRetention(v); err != nil {
-		return "", invalidValue(orphanMinRetentionSetting, v)
+		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", orphanMinRetentionSetting, v)
 	}
 	return strings.TrimSpace(v), nil
 }

@@ -239,7 +239,7 @@ func (c *sqlCommitCatalog) swap(ctx context.Context, staged []*stagedMetadata) e
 			continue
 		}
 		ident, old := s.cur.Identifier(), s.cur.MetadataLocation()
-		res, err := tx.ExecContext(ctx, q, s.loc, old, c.name, ident[0], ident[1], old)
+		res, err := tx.ExecContext(ctx, q, s.loc, old, c.name, sqlNamespaceKey(ident[:1]), ident[1], old)
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", identString(ident), err)
 		}

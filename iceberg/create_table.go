@@ -85,9 +85,16 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	spec TableSpec, props map[string]string,
 ) (*table.Table, error) {
 	what := "create table " + identString(ident)
+	if err := checkIdent("table", ident); err != nil {
+		return nil, err
+	}
 	// Before the catalog writes the first metadata file, which may already
 	// go to write.metadata.path.
 	if err := checkLocations(props, w.roots); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	opts, err := w.createLocation(ctx, ident, props)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	pspec, err := buildPartitionSpec(sc, spec)
@@ -117,12 +124,40 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 			tprops[key] = strconv.Itoa(def)
 		}
 	}
-	tbl, err := w.cat.CreateTable(ctx, ident, sc,
-		catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))
+	opts = append(opts, catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))
+	tbl, err := w.cat.CreateTable(ctx, ident, sc, opts...)
 	if err != nil {
+		if ne := refusedName(err, "table", ident[len(ident)-1]); ne != nil {
+			return nil, ne
+		}
 		return nil, mapCatalogErr(what, err)
 	}
 	return tbl, nil
+}
+
+// createLocation is where a SQL catalog's new table goes, unless its
+// properties say: as iceberg-go would put it, <warehouse>/<schema>.db/<table>
+// (or under the schema's location), but with the names as path segments
+// that unescape to themselves, so that no name reaches another directory.
+// A REST catalog's server chooses.
+func (w *Warehouse) createLocation(ctx context.Context, ident table.Identifier, props map[string]string) ([]catalog.CreateTableOpt, error) {
+	if w.sqlWarehouse == "" || props["location"] != "" || len(ident) != 2 {
+		return nil, nil
+	}
+	nsProps, err := w.cat.LoadNamespaceProperties(ctx, namespaceIdent(ident[0]))
+	if err != nil {
+		return nil, mapCatalogErr("schema "+ident[0], err)
+	}
+	nsLoc := nsProps.Get("location", "")
+	loc := tableLocation(w.sqlWarehouse, nsLoc, ident[0], ident[1])
+	root := w.sqlWarehouse
+	if nsLoc != "" {
+		root = nsLoc
+	}
+	if !unescapedUnder(loc, root) { // pathSegment makes this impossible; checked all the same
+		return nil, &NameError{Kind: "table", Name: ident[1], Why: "would place the table outside the warehouse"}
+	}
+	return []catalog.CreateTableOpt{catalog.WithLocation(loc)}, nil
 }
 
 func parseFormatVersion(v string) (int, error) {

@@ -125,10 +125,16 @@ func (f *objectFile) fetchSmall() ([]byte, error) {
 // a local file system (reads there are CPU-bound), at least
 // objectReadWorkers on object storage.
 func ReadWorkers(fsys iceio.IO, local int) int {
-	if _, ok := fsys.(*objectIO); ok {
+	if _, ok := fsys.(sizedOpener); ok {
 		return max(local, objectReadWorkers)
 	}
 	return local
+}
+
+// sizedOpener is object storage, or an IO over it (the progress line's):
+// it opens a file of known size without asking the store.
+type sizedOpener interface {
+	openSized(name string, size int64) (iceio.File, error)
 }
 
 // ByteRange is Len bytes of a file from Off.
@@ -141,7 +147,7 @@ type Prefetcher interface{ Prefetch(ranges []ByteRange) }
 // object storage without asking the store (a missing object is then
 // reported by the first read). size <= 0 is an ordinary Open.
 func OpenSized(fsys iceio.IO, name string, size int64) (iceio.File, error) {
-	if o, ok := fsys.(*objectIO); ok && size > 0 {
+	if o, ok := fsys.(sizedOpener); ok && size > 0 {
 		return o.openSized(name, size)
 	}
 	return fsys.Open(name)

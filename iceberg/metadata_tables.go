@@ -91,3 +91,32 @@ func contractBatch(rec arrow.RecordBatch, out *arrow.Schema) (arrow.RecordBatch,
 	}
 	return array.NewRecordBatch(out, slices.Clone(cols), rec.NumRows()), nil
 }
+
+// PartitionTexts maps each live data file of tbl to its partition as the
+// metadata tables show it ("t$files".partition: JSON of the union of every
+// spec's fields in field-id order, dates and times as text), so that
+// tables computed elsewhere ("t$delete_debt") join with them. An
+// unpartitioned table has none.
+func PartitionTexts(ctx context.Context, tbl *table.Table) (map[string]string, error) {
+	sc, batches, err := MetadataTable(ctx, tbl, "data_files")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	pathCol, partCol := sc.FieldIndices("file_path"), sc.FieldIndices("partition")
+	out := map[string]string{}
+	if len(pathCol) != 1 || len(partCol) != 1 {
+		return out, nil
+	}
+	for _, b := range batches {
+		paths, parts := b.Column(pathCol[0]).(*array.String), b.Column(partCol[0]).(*array.String)
+		for i := range paths.Len() {
+			out[paths.Value(i)] = parts.Value(i)
+		}
+	}
+	return out, nil
+}

@@ -86,7 +86,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 	var expect *fileSet
 	if prog != nil {
 		expect = &fileSet{}
-		tbl = progressTable(tbl, prog, expect)
+		tbl = progressTable(tbl, expect)
 	}
 	read, perFile := anchorColumns(tbl.Metadata(), sc, read)
 	scan, batches, err := startScan(ctx, tbl, opts, sc, snapID, scanRead{names: read, perFile: perFile}, expect)
@@ -94,6 +94,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	seq := func(yield func(arrow.RecordBatch, error) bool) {
+		defer expect.end()
 		defer scan.Close()
 		for rec, err := range batches {
 			if err == nil {
@@ -170,7 +171,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 			return nil, nil, err
 		}
 		if prog != nil {
-			planned(prog, expect, tasks)
+			expect.plan(prog, tasks)
 		}
 		if err := anchor(tasks); err != nil {
 			return nil, nil, err
@@ -229,7 +230,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		}
 	}
 	if prog != nil {
-		planned(prog, expect, tasks)
+		expect.plan(prog, tasks)
 	}
 	unfiltered := opts
 	unfiltered.Filter = nil

@@ -18,6 +18,13 @@ func sizedScan(ctx context.Context, tbl *table.Table, tasks []table.FileScanTask
 	if err != nil {
 		return tbl
 	}
+	// A scan counting its progress reads through progressIO: size the
+	// object store beneath it, and count above.
+	wrap := func(io iceio.IO) iceio.IO { return io }
+	if p, ok := fs.(*progressIO); ok {
+		fs = p.IO
+		wrap = func(io iceio.IO) iceio.IO { return &progressIO{IO: io, expect: p.expect} }
+	}
 	o, ok := fs.(*objectIO)
 	if !ok {
 		return tbl
@@ -35,7 +42,7 @@ func sizedScan(ctx context.Context, tbl *table.Table, tasks []table.FileScanTask
 		note(t.DeletionVectorFiles...)
 	}
 	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(),
-		func(context.Context) (iceio.IO, error) { return sized, nil }, nil)
+		func(context.Context) (iceio.IO, error) { return wrap(sized), nil }, nil)
 }
 
 // sizedFiles is an object store IO that knows the sizes of some files.

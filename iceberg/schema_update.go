@@ -131,7 +131,13 @@ func addedSchema(base table.Metadata, u table.Update) (*ice.Schema, error) {
 
 // RenameTable moves a table to another name or namespace of its catalog.
 func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) error {
+	if err := checkIdent("table", to); err != nil {
+		return err
+	}
 	_, err := w.cat.RenameTable(ctx, from, to)
+	if ne := refusedName(err, "table", to[len(to)-1]); ne != nil {
+		return ne
+	}
 	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
 }
 

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -51,7 +50,7 @@ func (w *Warehouse) metadataLocation(ctx context.Context, ident table.Identifier
 	if w.db == nil || len(ident) < 2 {
 		return "", false
 	}
-	ns := strings.Join(ident[:len(ident)-1], ".")
+	ns := sqlNamespaceKey(ident[:len(ident)-1])
 	var loc string
 	err := w.db.QueryRowContext(ctx,
 		`SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? AND table_name = ?`,
@@ -61,19 +60,25 @@ func (w *Warehouse) metadataLocation(ctx context.Context, ident table.Identifier
 
 // CreateNamespace creates namespace ns.
 func (w *Warehouse) CreateNamespace(ctx context.Context, ns string) error {
-	err := w.cat.CreateNamespace(ctx, catalog.ToIdentifier(ns), nil)
+	if err := CheckName("schema", ns); err != nil {
+		return err
+	}
+	err := w.cat.CreateNamespace(ctx, namespaceIdent(ns), nil)
+	if ne := refusedName(err, "schema", ns); ne != nil {
+		return ne
+	}
 	return mapCatalogErr("create schema "+ns, err)
 }
 
 // DropNamespace drops the empty namespace ns.
 func (w *Warehouse) DropNamespace(ctx context.Context, ns string) error {
-	err := w.cat.DropNamespace(ctx, catalog.ToIdentifier(ns))
+	err := w.cat.DropNamespace(ctx, namespaceIdent(ns))
 	return mapCatalogErr("drop schema "+ns, err)
 }
 
 // NamespaceExists reports whether namespace ns exists.
 func (w *Warehouse) NamespaceExists(ctx context.Context, ns string) (bool, error) {
-	ok, err := w.cat.CheckNamespaceExists(ctx, catalog.ToIdentifier(ns))
+	ok, err := w.cat.CheckNamespaceExists(ctx, namespaceIdent(ns))
 	if err != nil {
 		return false, fmt.Errorf("check schema %s: %w", ns, err)
 	}
@@ -97,7 +102,7 @@ func (w *Warehouse) ListNamespaces(ctx context.Context) ([]string, error) {
 // ListTables returns the names of the tables in namespace ns, sorted.
 func (w *Warehouse) ListTables(ctx context.Context, ns string) ([]string, error) {
 	var out []string
-	for id, err := range w.cat.ListTables(ctx, catalog.ToIdentifier(ns)) {
+	for id, err := range w.cat.ListTables(ctx, namespaceIdent(ns)) {
 		if err != nil {
 			return nil, mapCatalogErr("list tables in "+ns, err)
 		}

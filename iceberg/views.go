@@ -52,11 +52,38 @@ func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, sche
 	if err != nil {
 		return err
 	}
+	if err := w.checkViewName(ident); err != nil {
+		return err
+	}
 	err = vc.CreateView(ctx, ident, schema, query, props)
 	if errors.Is(err, catalog.ErrViewAlreadyExists) || errors.Is(err, catalog.ErrTableAlreadyExists) {
 		return fmt.Errorf("create view %s: %w", identString(ident), ErrViewExists)
 	}
 	return mapCatalogErr("create view "+identString(ident), err)
+}
+
+// checkViewName refuses a view name a catalog refuses, or one from which
+// the SQL catalog (which takes no location for a view) would derive a
+// location that is not the view's own directory: a schema or view name
+// with a '%' escape in it, say "%2E%2E%2Fx".
+func (w *Warehouse) checkViewName(ident table.Identifier) error {
+	if err := checkIdent("view", ident); err != nil {
+		return err
+	}
+	if w.sqlWarehouse == "" {
+		return nil
+	}
+	for i, part := range ident {
+		if !readsAsItself(part) {
+			kind, what := "view", "cannot name a view"
+			if i < len(ident)-1 {
+				kind, what = "schema", "cannot hold a view"
+			}
+			return &NameError{Kind: kind, Name: part,
+				Why: what + `: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`}
+		}
+	}
+	return nil
 }
 
 // LoadView reads a view; ErrNoSuchView when there is none.
@@ -99,7 +126,7 @@ func (w *Warehouse) ListViews(ctx context.Context, ns string) ([]string, error) 
 		return nil, nil
 	}
 	var out []string
-	for id, err := range w.views.ListViews(ctx, catalog.ToIdentifier(ns)) {
+	for id, err := range w.views.ListViews(ctx, namespaceIdent(ns)) {
 		if err != nil {
 			return nil, mapCatalogErr("list views in "+ns, err)
 		}

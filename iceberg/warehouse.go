@@ -54,6 +54,9 @@ type Warehouse struct {
 	views     viewCatalog    // nil: the catalog stores no views (REST here)
 	readers   Readers        // the snapshots this process's statements read
 	writes    Writes         // this process's writers with files not yet committed
+	// sqlWarehouse is the warehouse a SQL catalog derives new tables'
+	// locations from ("" for a REST catalog, whose server chooses them).
+	sqlWarehouse string
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -130,7 +133,8 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes), views: cat}
+	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes), views: cat,
+		sqlWarehouse: props.Get("warehouse", "")}
 	w.closer = cat
 	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
@@ -172,6 +176,7 @@ func (w *Warehouse) commitThroughSQL(props ice.Properties) error {
 	if strings.ToLower(props.Get("type", "")) != "sql" {
 		return nil
 	}
+	w.sqlWarehouse = props.Get("warehouse", "")
 	bind := questionMarks
 	switch props.Get(sqlcat.DialectKey, "") {
 	case "postgres":
@@ -324,7 +329,7 @@ func (w *Warehouse) Close() error {
 
 // ensureNamespace creates ns unless it exists.
 func (w *Warehouse) ensureNamespace(ctx context.Context, ns string) error {
-	ident := catalog.ToIdentifier(ns)
+	ident := namespaceIdent(ns)
 	ok, err := w.cat.CheckNamespaceExists(ctx, ident)
 	if err != nil {
 		return fmt.Errorf("check namespace %s: %s", ns, oneLine(err))

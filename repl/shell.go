@@ -276,13 +276,12 @@ func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) er
 	if err != nil {
 		return err
 	}
+	sh.printNotices(p.Notices)
 	res, err := sh.sess.Execute(ctx, p, nil)
 	if err != nil {
 		return err
 	}
-	for _, n := range res.Notices {
-		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
-	}
+	sh.printNotices(res.Notices)
 	if res.CopyIn != nil {
 		sh.startCopyIn(ctx, res.CopyIn, stmt)
 		return nil
@@ -331,4 +330,11 @@ func formatTiming(d time.Duration) string {
 	days := float64(int64(hours / 24))
 	hours -= 24 * days
 	return fmt.Sprintf("Time: %.3f ms (%.0f d %02d:%02d:%06.3f)", ms, days, int(hours), int(mins), secs)
+}
+
+// printNotices prints NOTICEs and WARNINGs as psql does.
+func (sh *Shell) printNotices(ns []exec.Notice) {
+	for _, n := range ns {
+		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
+	}
 }

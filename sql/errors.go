@@ -20,6 +20,8 @@ const (
 	CodeUndefinedColumn                  = "42703"
 	CodeUndefinedFunction                = "42883"
 	CodeUndefinedObject                  = "42704"
+	CodeInvalidName                      = "42602"
+	CodeNameTooLong                      = "42622"
 	CodeDuplicateObject                  = "42710"
 	CodeObjectNotInPrerequisiteState     = "55000"
 	CodeWindowingError                   = "42P20"

@@ -52,6 +52,8 @@ func (t token) isPunct(p string) bool {
 type lexer struct {
 	src string
 	i   int
+	// truncated are the notices of identifiers cut to maxIdentBytes.
+	truncated []string
 }
 
 // lexAll tokenises the whole of src. The slice never includes tkEOF.
@@ -111,11 +113,12 @@ func (lx *lexer) next() (token, error) {
 		t.str = strUnicode
 		return t, err
 	case c == '"':
-		return lx.quotedIdent(start, start)
+		t, err := lx.quotedIdent(start, start)
+		return lx.clipIdent(t), err
 	case c == '$':
 		return lx.dollar(start)
 	case isIdentStart(c):
-		return lx.word(start), nil
+		return lx.clipIdent(lx.word(start)), nil
 	case isDigit(c) || (c == '.' && isDigit(lx.peekAt(start+1))):
 		return lx.number(start), nil
 	case c == ':' && lx.peekAt(start+1) == ':':
@@ -130,6 +133,78 @@ func (lx *lexer) next() (token, error) {
 	_, size := utf8.DecodeRuneInString(lx.src[start:])
 	lx.i += size
 	return token{}, lx.errAt(start, "syntax error at or near \"%s\"", lx.src[start:lx.i])
+}
+
+// maxIdentBytes is PostgreSQL's longest identifier (NAMEDATALEN - 1).
+const maxIdentBytes = 63
+
+// clipIdent truncates an identifier longer than maxIdentBytes at a
+// character boundary, as PostgreSQL's lexer does, noting it. The
+// "$files" of a metadata table's name is kept: the table's own name is
+// what is truncated.
+func (lx *lexer) clipIdent(t token) token {
+	if (t.kind != tkIdent && t.kind != tkQIdent) || len(t.val) <= maxIdentBytes {
+		return t
+	}
+	base, suffix := t.val, ""
+	if i := strings.IndexByte(t.val, '$'); i > 0 {
+		base, suffix = t.val[:i], t.val[i:]
+	}
+	if len(base) <= maxIdentBytes {
+		return t
+	}
+	cut := maxIdentBytes
+	for cut > 0 && !utf8.RuneStart(base[cut]) {
+		cut--
+	}
+	clipped := base[:cut] + suffix
+	lx.truncated = append(lx.truncated, `identifier "`+t.val+`" will be truncated to "`+clipped+`"`)
+	t.val = clipped
+	return t
+}
+
+// TruncatedIdentifiers lists PostgreSQL's notices for the identifiers of
+// query longer than 63 bytes, which the parser truncates.
+func TruncatedIdentifiers(query string) []string {
+	if !mayHoldLongIdent(query) {
+		return nil
+	}
+	lx := &lexer{src: query}
+	for {
+		t, err := lx.next()
+		if err != nil || t.kind == tkEOF {
+			return lx.truncated
+		}
+	}
+}
+
+// mayHoldLongIdent is a quick test before lexing again: an identifier of
+// more than maxIdentBytes needs that many identifier bytes in a row, or a
+// quoted span as long.
+func mayHoldLongIdent(q string) bool {
+	run, quote := 0, -1
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '"':
+			if quote >= 0 && i-quote > maxIdentBytes {
+				return true
+			}
+			if quote < 0 {
+				quote = i
+			} else {
+				quote = -1
+			}
+			run = 0
+		case isIdentChar(c):
+			if run++; run > maxIdentBytes {
+				return true
+			}
+		default:
+			run = 0
+		}
+	}
+	return false
 }
 
 func (lx *lexer) peekAt(i int) byte {

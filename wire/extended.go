@@ -37,6 +37,7 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 		if err != nil {
 			return sql.Located(m.Query, err)
 		}
+		c.sendNotices(st.prep.Notices)
 	}
 	c.stmts[m.Name] = st
 	c.send(&pgproto3.ParseComplete{})

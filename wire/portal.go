@@ -96,9 +96,7 @@ func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
 		return sql.Errorf(sql.CodeInternal, "session returned no result")
 	}
 	p.res = res
-	for _, n := range res.Notices {
-		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: n.Code, Message: n.Message})
-	}
+	c.sendNotices(res.Notices)
 	switch {
 	case res.CopyIn != nil:
 		return c.finish(p, "", c.copyIn(ctx, res))
@@ -202,3 +200,10 @@ func withCount(tag string, n int) string {
 
 // zeroCount is the tag a finished portal reports when executed again.
 func zeroCount(tag string) string { return withCount(tag, 0) }
+
+// sendNotices sends NOTICEs and WARNINGs to the client.
+func (c *conn) sendNotices(ns []exec.Notice) {
+	for _, n := range ns {
+		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: n.Code, Message: n.Message})
+	}
+}

@@ -108,6 +108,18 @@ type Server struct {
 	wg        sync.WaitGroup
 }
 
+// EngineSessions is Config.NewSession for a server over eng: each
+// connection's session, refused when its startup parameters are.
+func EngineSessions(eng *exec.Engine) func(exec.SessionInfo) (Session, error) {
+	return func(info exec.SessionInfo) (Session, error) {
+		s, err := eng.StartSession(info)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
 // NewServer checks cfg and returns a server that is not yet listening.
 func NewServer(cfg Config) (*Server, error) {
 	if cfg.NewSession == nil {

@@ -63,6 +63,7 @@ func (c *conn) runSimple(query string) error {
 	if err != nil {
 		return err
 	}
+	c.sendNotices(st.prep.Notices)
 	p := &portal{stmt: st}
 	defer p.close()
 	return c.run(ctx, p, 0, true)

@@ -86,6 +86,10 @@ func (c *conn) startup() (ok bool, err error) {
 		return false, errors.New("too many clients")
 	}
 	c.info.PID, c.info.Remote = c.pid, c.raw.RemoteAddr().String()
+	// As PostgreSQL does, AuthenticationOk comes before the startup
+	// parameters are applied: a refused one is then not taken by libpq as
+	// a failed login worth retrying without TLS.
+	c.send(&pgproto3.AuthenticationOk{})
 	sess, err := c.newSession()
 	if err != nil {
 		c.srv.unregister(c)
@@ -94,7 +98,6 @@ func (c *conn) startup() (ok bool, err error) {
 	}
 	c.sess = sess
 	c.watchProgress()
-	c.send(&pgproto3.AuthenticationOk{})
 	c.sendParameterStatus()
 	c.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret[:]})
 	c.readyForQuery()

@@ -118,7 +118,7 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 	}
 	srv, err := wire.NewServer(wire.Config{
 		Addr:                  cfg.Listen,
-		NewSession:            func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		NewSession:            wire.EngineSessions(eng),
 		Auth:                  cfg.Auth,
 		Users:                 users,
 		TLS:                   tlsCfg,

@@ -34,7 +34,7 @@ func serveForRepl(t *testing.T, scram bool) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := wire.Config{NewSession: func(info mexec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil }}
+	cfg := wire.Config{NewSession: wire.EngineSessions(eng)}
 	if scram {
 		cfg.Auth, cfg.Users = wire.AuthSCRAM, map[string]string{"tester": wire.ScramVerifier("s3cret")}
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -48,6 +47,10 @@ func debtRows(ctx context.Context, tbl *table.Table) ([]Column, [][]any, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	parts, err := iceberg.PartitionTexts(ctx, tbl)
+	if err != nil {
+		return nil, nil, err
+	}
 	rows := make([][]any, 0, len(files))
 	for _, f := range files {
 		df := f.File
@@ -59,29 +62,15 @@ func debtRows(ctx context.Context, tbl *table.Table) ([]Column, [][]any, error) 
 		if f.DeletedRows > 0 {
 			bounds = "wide"
 		}
-		rows = append(rows, []any{df.FilePath(), partitionText(tbl, df.SpecID(), df.Partition()), int64(df.SpecID()),
+		part, ok := parts[df.FilePath()]
+		if !ok {
+			part = "{}" // an unpartitioned table
+		}
+		rows = append(rows, []any{df.FilePath(), part, int64(df.SpecID()),
 			df.FileSizeBytes(), df.Count(), f.DeletedRows, f.LiveRows(), ratio,
 			int64(float64(df.FileSizeBytes()) * ratio), int64(len(f.DeleteFiles)), bounds})
 	}
 	return debtColumns, rows, nil
-}
-
-// partitionText is a data file's partition tuple as JSON, by field name.
-func partitionText(tbl *table.Table, specID int32, part map[int]any) string {
-	spec := tbl.Metadata().PartitionSpecByID(int(specID))
-	named := map[string]any{}
-	if spec != nil {
-		for _, f := range spec.Fields() {
-			if v, ok := part[f.FieldID]; ok {
-				named[f.Name] = v
-			}
-		}
-	}
-	js, err := json.Marshal(named)
-	if err != nil {
-		return fmt.Sprint(named)
-	}
-	return string(js)
 }
 
 var debtSummaryColumns = []Column{

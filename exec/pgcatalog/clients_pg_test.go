@@ -70,9 +70,7 @@ func startMagmalake(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := wire.NewServer(wire.Config{NewSession: func(info mexec.SessionInfo) (wire.Session, error) {
-		return eng.NewSession(info), nil
-	}})
+	srv, err := wire.NewServer(wire.Config{NewSession: wire.EngineSessions(eng)})
 	if err != nil {
 		t.Fatal(err)
 	}

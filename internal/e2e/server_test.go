@@ -26,6 +26,7 @@ const (
 type server struct {
 	eng  *mexec.Engine
 	addr string
+	dir  string // the data directory: catalog.db and warehouse/
 }
 
 func (s *server) host() string { h, _, _ := net.SplitHostPort(s.addr); return h }
@@ -43,7 +44,8 @@ func startServer(t testing.TB, auth wire.AuthMethod) *server {
 func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)) *server {
 	t.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	dir := t.TempDir()
+	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)
 		t.Fatal(err)
 	}
 	cfg := wire.Config{
-		NewSession: func(info mexec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		NewSession: wire.EngineSessions(eng),
 		Auth:       auth,
 	}
 	if auth != wire.AuthTrust {
@@ -78,7 +80,7 @@ func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)
 		}
 		wh.Close()
 	})
-	return &server{eng: eng, addr: l.Addr().String()}
+	return &server{eng: eng, addr: l.Addr().String(), dir: dir}
 }
 
 // scenario is what every client does, and the model of what it must see.

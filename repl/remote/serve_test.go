@@ -43,7 +43,7 @@ func serveLake(t *testing.T) *exec.Engine {
 func startServe(t *testing.T, eng *exec.Engine, auth wire.AuthMethod) remote.Settings {
 	t.Helper()
 	cfg := wire.Config{
-		NewSession: func(info exec.SessionInfo) (wire.Session, error) { return eng.NewSession(info), nil },
+		NewSession: wire.EngineSessions(eng),
 		Auth:       auth,
 	}
 	if auth != wire.AuthTrust {
