@@ -45,7 +45,7 @@ func TestSelectStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, isStream := res.Rows.(interface{ Streaming() })
+		_, isStream := innerRows(res.Rows).(interface{ Streaming() })
 		if isStream != c.streaming {
 			t.Errorf("%s: Rows is %T, streaming want %v", c.q, res.Rows, c.streaming)
 		}
@@ -67,6 +67,23 @@ func TestSelectStreams(t *testing.T) {
 		}
 		if c.streaming && c.rows == files*perFile && batches < files {
 			t.Errorf("%s: %d batches for %d data files: the scan was not passed through batch by batch", c.q, batches, files)
+		}
+	}
+}
+
+// innerRows is the engine's rows under the session's wrappers (deadline,
+// holds, progress).
+func innerRows(r Rows) Rows {
+	for {
+		switch w := r.(type) {
+		case *statementRows:
+			r = w.Rows
+		case *heldRows:
+			r = w.Rows
+		case *progressRows:
+			r = w.Rows
+		default:
+			return r
 		}
 	}
 }

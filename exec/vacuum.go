@@ -425,14 +425,17 @@ func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier) (vacu
 		return out, err
 	}
 	out.exp.Deleted = nil
-	// Orphans younger than a week may be a commit in flight.
+	return out, s.vacuumOrphans(ctx, ident, &out)
+}
+
+// vacuumOrphans removes the table's orphans older than a week, counted
+// in out: younger ones may be a commit in flight (even for PURGE: an
+// erased row is in a committed file, not in those).
+func (s *Session) vacuumOrphans(ctx context.Context, ident table.Identifier, out *vacuumOutcome) error {
 	orph, err := s.engine.wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
-	if err != nil {
-		return out, err
-	}
 	out.exp.DeletedFiles += orph.DeletedFiles
 	out.exp.DeletedBytes += orph.DeletedBytes
-	return out, nil
+	return err
 }
 
 // Table properties VACUUM (and serve --auto-vacuum) optimize by; OPTIMIZE's

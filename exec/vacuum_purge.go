@@ -59,15 +59,7 @@ func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags s
 		out.erased += commonCardinality(dead[path])
 	}
 	out.exp.Deleted = nil
-	// Orphans younger than a week may be a commit in flight: even PURGE
-	// leaves them (an erased row is in a committed file, not in those).
-	orph, err := s.engine.wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
-	if err != nil {
-		return out, err
-	}
-	out.exp.DeletedFiles += orph.DeletedFiles
-	out.exp.DeletedBytes += orph.DeletedBytes
-	return out, nil
+	return out, s.vacuumOrphans(ctx, ident, &out)
 }
 
 // purgeOptions rewrite every file of branch holding a deleted row, and no
