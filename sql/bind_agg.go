@@ -96,6 +96,9 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
 		name, distinct = rest, true
 	}
+	if tidbAggregates[name] {
+		return name, distinct, true // a marker argument made it a plain call
+	}
 	agg, ok = callAggregates[name]
 	return agg, distinct, ok
 }
@@ -125,13 +128,17 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 	}
 	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
 	call := &AggCall{Name: name, Distinct: distinct}
-	if n := len(argNodes); n > 0 {
-		if o, ok := argNodes[n-1].(*ast.FuncCallExpr); ok && o.FnName.L == "__agg_order" {
-			var err error
-			if call.OrderBy, err = inner.bindAggOrder(o.Args); err != nil {
-				return nil, err
-			}
-			argNodes = argNodes[:n-1]
+	argNodes, order, filter := aggMarkers(argNodes)
+	if order != nil {
+		var err error
+		if call.OrderBy, err = inner.bindAggOrder(order.Args); err != nil {
+			return nil, err
+		}
+	}
+	if filter != nil {
+		var err error
+		if call.Filter, err = inner.bindAggFilter(filter.Args); err != nil {
+			return nil, err
 		}
 	}
 	want := 1
@@ -243,6 +250,37 @@ func aggType(name string, arg Expr) (Type, error) {
 		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
 	}
 	return Unknown, signatureError(CodeUndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
+}
+
+// aggMarkers splits the normaliser's marker arguments off an aggregate's
+// arguments: __agg_order (ORDER BY) and __agg_filter (FILTER), in that
+// order at the end when present.
+func aggMarkers(args []ast.ExprNode) (rest []ast.ExprNode, order, filter *ast.FuncCallExpr) {
+	if f, ok := aggMarker(args, "__agg_filter"); ok {
+		filter, args = f, args[:len(args)-1]
+	}
+	if o, ok := aggMarker(args, "__agg_order"); ok {
+		order, args = o, args[:len(args)-1]
+	}
+	return args, order, filter
+}
+
+// aggMarker is args' last argument when it is the marker call name.
+func aggMarker(args []ast.ExprNode, name string) (*ast.FuncCallExpr, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	c, ok := args[len(args)-1].(*ast.FuncCallExpr)
+	return c, ok && c.FnName.L == name
+}
+
+// bindAggFilter binds __agg_filter(cond), the normaliser's form of
+// FILTER (WHERE cond): a boolean over the input rows.
+func (b *binder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
+	if len(args) != 1 {
+		return nil, Errorf(CodeSyntaxError, "FILTER takes one condition")
+	}
+	return b.bindBool(args[0], "FILTER")
 }
 
 // bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),

@@ -174,6 +174,9 @@ type AggCall struct {
 	// OrderBy is agg(... ORDER BY ...): the order array_agg and string_agg
 	// see their values in (the other aggregates do not depend on it).
 	OrderBy []AggOrder
+	// Filter is agg(...) FILTER (WHERE Filter): only the input rows for
+	// which it is true reach the aggregate. nil without FILTER.
+	Filter Expr
 	// Grouping is GROUPING(args): the index in AggContext.GroupBy of each
 	// argument (the call's value is a bit per argument, set where the
 	// current grouping set leaves that key out).
@@ -198,6 +201,9 @@ func (e *AggCall) Inputs() []Expr {
 	}
 	for _, o := range e.OrderBy {
 		out = append(out, o.Key)
+	}
+	if e.Filter != nil {
+		out = append(out, e.Filter)
 	}
 	return out
 }
@@ -341,6 +347,14 @@ func (e *AggCall) String() string {
 		}
 		return "grouping(" + strings.Join(refs, ", ") + ")"
 	}
+	if e.Filter != nil {
+		return e.call() + " FILTER (WHERE " + e.Filter.String() + ")"
+	}
+	return e.call()
+}
+
+// call is the aggregate call without its FILTER.
+func (e *AggCall) call() string {
 	if e.Arg == nil {
 		return e.Name + "(*)"
 	}

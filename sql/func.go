@@ -58,6 +58,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	if agg, distinct, ok := callAggregate(name); ok {
 		return b.bindAggregateCall(agg, n.Args, distinct)
 	}
+	if err := notAggregate(name, n.Args); err != nil {
+		return nil, err
+	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {
 		var err error
@@ -66,6 +69,19 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	return b.bindScalar(name, args)
+}
+
+// notAggregate is 42809 for ORDER BY or FILTER (the normaliser's marker
+// arguments) given to a function that is no aggregate.
+func notAggregate(name string, args []ast.ExprNode) error {
+	_, order, filter := aggMarkers(args)
+	switch {
+	case order != nil:
+		return Errorf(CodeWrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
+	case filter != nil:
+		return Errorf(CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
+	}
+	return nil
 }
 
 // untypedLiteral reports a quoted string or NULL literal.

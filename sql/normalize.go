@@ -274,6 +274,14 @@ func (n *normalizer) word(t token) error {
 		}
 	case "similar":
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
+	case "within":
+		if next.is("group") {
+			return unsupportedAt(n.query, t, "WITHIN GROUP (ordered-set aggregates) is not supported")
+		}
+	case "over":
+		if err := n.windowedCall(t); err != nil {
+			return err
+		}
 	case "extract":
 		if ok, err := n.extract(t); ok || err != nil {
 			return err
@@ -392,4 +400,42 @@ func pgQuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "'
 // GROUPS CURRENT ROW): groups is otherwise an ordinary name.
 func frameStart(next token) bool {
 	return next.is("between") || next.is("unbounded") || next.is("current") || next.kind == tkNumber || next.kind == tkParam
+}
+
+// windowedCall refuses, as 0A000, the aggregate calls before OVER that tidb
+// cannot parse as window functions (it would call them a syntax error): the
+// aggregates it parses as plain calls (array_agg, string_agg, bool_and,
+// ...) and calls with ORDER BY or DISTINCT inside.
+func (n *normalizer) windowedCall(over token) error {
+	end := len(n.out) - 1
+	if end < 1 || n.out[end].kind != tkPunct || n.out[end].text != ")" {
+		return nil
+	}
+	open, depth := -1, 0
+	for j := end; j >= 0 && open < 0; j-- {
+		switch {
+		case n.out[j].kind == tkPunct && n.out[j].text == ")":
+			depth++
+		case n.out[j].kind == tkPunct && n.out[j].text == "(":
+			if depth--; depth == 0 {
+				open = j
+			}
+		}
+	}
+	if open < 1 {
+		return nil
+	}
+	name := n.out[open-1].src.val
+	for _, a := range n.out[open+1 : end] {
+		if a.kind == tkIdent && a.text == "__agg_order" {
+			return unsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, distinctPrefix):
+		return unsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
+	case callAggregates[name] != "":
+		return unsupportedAt(n.query, over, "%s as a window function is not supported", name)
+	}
+	return nil
 }

@@ -27,9 +27,11 @@ type orderedRow struct {
 	keys     []any
 }
 
-// orderSensitive names the aggregates whose result depends on input order.
+// orderSensitive names the aggregates whose result depends on input order
+// (string_agg over DISTINCT too: its values come sorted, as PostgreSQL's
+// sort-based DISTINCT gives them).
 func orderSensitive(c *sql.AggCall) bool {
-	return c.Name == "array_agg" || c.Name == "string_agg" && len(c.OrderBy) > 0
+	return c.Name == "array_agg" || c.Name == "string_agg" && (len(c.OrderBy) > 0 || c.Distinct)
 }
 
 func newOrderedAcc(c *sql.AggCall) *orderedAcc { return &orderedAcc{call: c, distinct: c.Distinct} }
@@ -71,6 +73,12 @@ func (o *orderedAcc) result(mem memory.Allocator, n int) (arrow.Array, error) {
 // sorted orders a group's rows by the keys (stable: ties keep input order)
 // and drops repeated values under DISTINCT.
 func (o *orderedAcc) sorted(rows []orderedRow) []orderedRow {
+	if o.distinct && len(o.call.OrderBy) == 0 {
+		// DISTINCT without ORDER BY: PostgreSQL sorts the values to drop
+		// repeats, and folds them in that order.
+		byValue := sql.AggOrder{Key: o.call.Arg}
+		slices.SortStableFunc(rows, func(a, b orderedRow) int { return compareKey(byValue, a.val, b.val) })
+	}
 	slices.SortStableFunc(rows, func(a, b orderedRow) int {
 		for k, ord := range o.call.OrderBy {
 			if c := compareKey(ord, a.keys[k], b.keys[k]); c != 0 {

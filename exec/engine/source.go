@@ -290,7 +290,7 @@ func (q *selectQuery) metadataCount() (int64, bool) {
 		return 0, false
 	}
 	for _, c := range q.agg.Calls {
-		if c.Name != "count" || c.Arg != nil || c.Distinct {
+		if c.Name != "count" || c.Arg != nil || c.Distinct || c.Filter != nil {
 			return 0, false
 		}
 	}
