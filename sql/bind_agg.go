@@ -40,7 +40,13 @@ func BindAggregate(node ast.ExprNode, input *Scope, agg *AggContext, params *Par
 // BindAggregateCondition is BindCondition for HAVING: bound as
 // BindAggregate, with an untyped operand read as boolean.
 func BindAggregateCondition(node ast.ExprNode, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
-	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) { return b.requireBool(e, clause) })
+	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) {
+		e, err := b.requireBool(e, clause)
+		if err != nil {
+			return nil, err
+		}
+		return gated(e, b.params.Input), nil
+	})
 }
 
 // matchGroup returns a reference to the GROUP BY expression node equals.

@@ -128,6 +128,13 @@ type InList struct {
 	List    []Expr
 	Domains []Type
 	Not     bool
+	// Array: x = ANY (ARRAY[...]) or x <> ALL (...), not an IN list (the
+	// planner simplifies the two apart; see simplifyIn).
+	Array bool
+	// ReadsRow tells, per item as written, whether it names a column
+	// (PostgreSQL's parser compares those items one by one; see
+	// simplifyIn); nil when no item does.
+	ReadsRow []bool
 }
 
 // Like is X [NOT] LIKE/ILIKE Pattern [ESCAPE Escape]; Escape "" disables escaping.

@@ -441,7 +441,7 @@ func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
 				lt.Kind == KindNumeric && (dom.Kind == KindFloat64 || dom.Kind == KindFloat32)) {
 			l = castTo(l, dom)
 		}
-		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
+		return &Case{Whens: []When{{Cond: b.folded(cmp), Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
 	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
 		if len(args) == 1 && (name == "current_timestamp" || name == "localtimestamp") {
 			return bindClockPrecision(name, args[0])
