@@ -33,19 +33,20 @@ func DeclaredTypes(props map[string]string, fields []ice.NestedField) map[int]Ty
 }
 
 // ColumnTypes are the SQL types fields are read as: their Iceberg types,
-// except that declared varchar(n) and char(n) columns read as such (their
-// values are Iceberg strings either way), so that clients see the declared
-// type and char(n) compares, pads and prints as PostgreSQL's. smallint
-// stays integer: its values are Iceberg ints.
+// except that declared varchar(n), char(n) and smallint columns read as
+// such (their values are Iceberg strings and ints), so that clients see the
+// declared type, char(n) compares, pads and prints as PostgreSQL's and
+// smallint arithmetic is smallint's. A scan narrows a smallint column's
+// Iceberg ints itself (NarrowInts).
 func ColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
 	out := make([]Type, len(fields))
 	for i, f := range fields {
 		out[i] = TypeFromIceberg(f.Type)
-		if out[i].Kind != KindText {
+		if out[i].Kind != KindText && out[i].Kind != KindInt32 {
 			continue
 		}
 		if name, ok := props[DeclaredTypePrefix+strconv.Itoa(f.ID)]; ok {
-			if t, err := ParseTypeName(name); err == nil && t.Kind == KindVarchar {
+			if t, err := ParseTypeName(name); err == nil && Narrowed(t) && (t.Kind == KindVarchar) == (out[i].Kind == KindText) {
 				out[i] = t
 			}
 		}
