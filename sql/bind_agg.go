@@ -219,6 +219,9 @@ func aggType(name string, arg Expr) (Type, error) {
 		if t.Kind == KindJSON {
 			break
 		}
+		if t.Kind == KindVarchar && !t.Bpchar {
+			return Text, nil // max(text): varchar has no min/max of its own
+		}
 		return t, nil
 	case "sum":
 		switch t.Kind {

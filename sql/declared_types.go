@@ -53,3 +53,33 @@ func ColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
 	}
 	return out
 }
+
+// ViewTypeProps records, keyed by field id as for tables, the SQL type of
+// each view column whose Iceberg type reads back as another (sum(numeric)
+// is an unbounded numeric stored as a string, varchar(2) a string,
+// smallint an int): the catalog then describes the column as the view's
+// query types it.
+func ViewTypeProps(types []Type, fields []ice.NestedField) map[string]string {
+	props := map[string]string{}
+	for i, f := range fields {
+		if i < len(types) && TypeFromIceberg(f.Type) != types[i] {
+			props[DeclaredTypePrefix+strconv.Itoa(f.ID)] = types[i].String()
+		}
+	}
+	return props
+}
+
+// ViewColumnTypes are the SQL types of a view's fields: those props record
+// (ViewTypeProps), else their Iceberg types'.
+func ViewColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
+	out := make([]Type, len(fields))
+	for i, f := range fields {
+		out[i] = TypeFromIceberg(f.Type)
+		if name, ok := props[DeclaredTypePrefix+strconv.Itoa(f.ID)]; ok {
+			if t, err := ParseTypeName(name); err == nil {
+				out[i] = t
+			}
+		}
+	}
+	return out
+}
