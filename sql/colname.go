@@ -122,6 +122,9 @@ func internalTypeName(written string) string {
 		if base[0] == "name" {
 			return "name"
 		}
+		if IsInternalChar(written) {
+			return "char"
+		}
 		return "text"
 	case KindTimestampTZ:
 		return "timestamptz"

@@ -115,6 +115,9 @@ func (n *normalizer) step() error {
 		if t.str == strUnicode {
 			return unsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
 		}
+		if ok, err := n.typedLiteral(t); ok || err != nil {
+			return err // "timestamp" '2024-01-01': a quoted type name's literal
+		}
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 	case tkString:
 		if n.i > 0 && n.in[n.i-1].kind == tkString {
