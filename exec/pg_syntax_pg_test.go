@@ -30,6 +30,9 @@ func TestCaseInDMLLikePostgres(t *testing.T) {
 		"INSERT INTO ct VALUES (CASE WHEN 1 > 0 THEN 5 END, CASE 'a' WHEN 'a' THEN 'five' END) RETURNING CASE WHEN k = 5 THEN 'ok' END",
 		"DELETE FROM ct WHERE CASE WHEN g = 'five' THEN true ELSE false END RETURNING k",
 		"SELECT * FROM ct ORDER BY k",
+		// A join's ON in INSERT ... SELECT is no ON CONFLICT.
+		"INSERT INTO ct SELECT a.k + 100, CASE WHEN b.w > 'p' THEN b.w END FROM ct a JOIN cs b ON a.k = b.k",
+		"SELECT * FROM ct ORDER BY k",
 	}, "")
 }
 
