@@ -119,6 +119,9 @@ func TestAggregateWindowFormsUnsupported(t *testing.T) {
 	for _, q := range []string{
 		"SELECT sum(k ORDER BY k) OVER () FROM (VALUES (1)) t(k)",
 		"SELECT string_agg(DISTINCT k::text, ',') OVER () FROM (VALUES (1)) t(k)",
+		// An aggregate's ORDER BY among a window function's arguments is
+		// the aggregate's.
+		"SELECT g, lag(string_agg(k::text, ',' ORDER BY k DESC), 1, 'x') OVER (ORDER BY g) FROM (VALUES (1, 1), (1, 2), (2, 3)) t(g, k) GROUP BY g ORDER BY g",
 	} {
 		compareStatement(t, s, conn, q)
 	}

@@ -429,8 +429,16 @@ func (n *normalizer) windowedCall(over token) error {
 		return nil
 	}
 	name := n.out[open-1].src.val
+	depth = 0
 	for _, a := range n.out[open+1 : end] {
-		if a.kind == tkIdent && a.text == "__agg_order" {
+		switch {
+		case a.kind == tkPunct && a.text == "(":
+			depth++
+		case a.kind == tkPunct && a.text == ")":
+			depth--
+		case depth == 0 && a.kind == tkIdent && a.text == "__agg_order":
+			// The windowed call's own ORDER BY, not one of an aggregate
+			// among its arguments (lag(string_agg(x, ',' ORDER BY x)) OVER).
 			return unsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
 		}
 	}
