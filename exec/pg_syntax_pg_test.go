@@ -83,3 +83,20 @@ func TestCatalogQualifiedFunctionsLikePostgres(t *testing.T) {
 		"SELECT pg_catalog.nosuch(1)",
 	}, "")
 }
+
+// SQL's parameterless function keywords and the name type they return:
+// session_user, user, current_catalog and current_schema stand without
+// parentheses (they were taken for columns, 42703), and AS user still
+// names a column.
+func TestKeywordFunctionsLikePostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"SELECT session_user = current_user, user = current_user, current_role = current_user, current_catalog = current_database(), current_schema = current_schema()",
+		"SELECT 1 AS user, 2 AS session_user",
+		"SELECT pg_typeof(current_user)::text, pg_typeof(session_user)::text, pg_typeof('a'::name)::text, pg_typeof('a'::name || 'b')::text",
+		"SELECT 'abc'::name = 'abc', upper('a'::name), length('ab'::name)",
+	} {
+		compareStatement(t, s, conn, q)
+	}
+}

@@ -275,6 +275,15 @@ func (n *normalizer) word(t token) error {
 			n.i++
 			return n.ilike(t, true)
 		}
+	case "session_user", "user", "current_catalog", "current_schema":
+		// SQL's parameterless function keywords PostgreSQL reserves (tidb
+		// knows current_user and current_role itself); a name after AS or
+		// a dot stays one.
+		if prev := n.prevText(); t.kind == tkIdent && !next.isPunct("(") && prev != "as" && prev != "." {
+			n.emitCall(t.val, t)
+			n.i++
+			return nil
+		}
 	case "similar":
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
 	case "within":
@@ -449,4 +458,12 @@ func (n *normalizer) windowedCall(over token) error {
 		return unsupportedAt(n.query, over, "%s as a window function is not supported", name)
 	}
 	return nil
+}
+
+// prevText is the text of the last token out, "" at the start.
+func (n *normalizer) prevText() string {
+	if len(n.out) == 0 {
+		return ""
+	}
+	return strings.ToLower(n.out[len(n.out)-1].text)
 }

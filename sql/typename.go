@@ -52,8 +52,10 @@ func ParseTypeName(name string) (Type, error) {
 		case 2:
 			return checkNumeric(args[0], args[1])
 		}
-	case "text", "name":
+	case "text":
 		return Text, nil
+	case "name":
+		return Name, nil
 	case "varchar", "character varying", "char", "character", "bpchar":
 		bp := base != "varchar" && base != "character varying"
 		if len(args) == 1 {

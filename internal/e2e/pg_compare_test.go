@@ -86,7 +86,7 @@ func TestAgainstPostgres(t *testing.T) {
 // testRowDescriptions compares each result column's type OID, size and
 // modifier, and its value in binary format, for columns of the narrower
 // types and expressions over them (issue 48, item 10: a smallint column
-// went out as int4, 4 bytes). Which table a column comes from (table OID,
+// went out as int4, 4 bytes; a name as text). Which table a column comes from (table OID,
 // attribute number) is not compared: magmalake leaves it 0.
 func (tw *twin) testRowDescriptions(t *testing.T) {
 	tw.both(t, "CREATE TABLE rd (s smallint, r real, c char(3), v varchar(5), n numeric(10,2), i int, f float8)")
@@ -101,6 +101,8 @@ func (tw *twin) testRowDescriptions(t *testing.T) {
 		"SELECT n, n + n, 1.5::numeric(5,2), sum(n), round(n, 1) FROM rd GROUP BY n",
 		"SELECT s FROM rd UNION ALL SELECT 3::smallint",
 		"SELECT x.s FROM (SELECT s FROM rd) x",
+		"SELECT 'a'::name, 'a'::name || 'b', upper('a'::name), c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'rd'",
+		"SELECT current_user, session_user, user, current_role, current_catalog, current_schema, current_database(), current_schema() WHERE false",
 	} {
 		ml, pg := rowDescription(t, tw.ml, q), rowDescription(t, tw.pg, q)
 		if ml != pg {
