@@ -146,6 +146,10 @@ func (tw *twin) testColumnNames(t *testing.T) {
 		"SELECT CASE WHEN id > 1 THEN 1 ELSE 2::int END FROM c",
 		"SELECT CASE WHEN b THEN false ELSE true END FROM c",
 		"SELECT id, s AS label, n + 1, count(*) FROM c GROUP BY id, s, n",
+		// A cast is named for its type's last word: an array type for its
+		// element, a quoted name as pg_type has it.
+		`SELECT '{1}'::int4[], '{1}'::integer[], '{a}'::"varchar"[], 'a'::"bpchar", 'a'::"char", 1::"int8", '{a}'::char(2)[]`,
+		"SELECT session_user, user, current_catalog, current_schema",
 	} {
 		ml, pg := fieldNames(t, tw.ml, q), fieldNames(t, tw.pg, q)
 		if ml != pg {
