@@ -73,10 +73,15 @@ func fitDeclared(b arrow.RecordBatch, decl map[int]sql.Type) (arrow.RecordBatch,
 		b.Retain()
 		return b, nil
 	}
-	return array.NewRecordBatch(b.Schema(), fitted, b.NumRows()), nil
+	fields := slices.Clone(b.Schema().Fields())
+	for i, a := range fitted {
+		fields[i].Type = a.DataType()
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), fitted, b.NumRows()), nil
 }
 
-// fitColumn checks one column; a non-nil array replaces it.
+// fitColumn checks one column; a non-nil array replaces it. A smallint
+// column's values are written as the Iceberg int they are stored as.
 func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
 	if t.Kind != sql.KindVarchar {
 		for i := 0; i < arr.Len(); i++ {
@@ -85,6 +90,9 @@ func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
 					return nil, err
 				}
 			}
+		}
+		if a, ok := arr.(*array.Int16); ok {
+			return widenSmallints(a), nil
 		}
 		return nil, nil
 	}
@@ -154,4 +162,19 @@ func smallintAdmits(arr arrow.Array, i int) error {
 		return sql.Errorf(sql.CodeNumericOutOfRange, "smallint out of range")
 	}
 	return nil
+}
+
+// widenSmallints is a's values as Iceberg ints.
+func widenSmallints(a *array.Int16) arrow.Array {
+	bld := array.NewInt32Builder(memory.DefaultAllocator)
+	defer bld.Release()
+	bld.Reserve(a.Len())
+	for i, v := range a.Int16Values() {
+		if a.IsNull(i) {
+			bld.AppendNull()
+			continue
+		}
+		bld.Append(int32(v))
+	}
+	return bld.NewArray()
 }

@@ -215,16 +215,21 @@ func keyTermFor(col sql.Expr, scope *sql.Scope, values ...sql.Expr) (keyTerm, bo
 }
 
 // tupleTerms reads OR-ed conjunctions of single-value equalities on one set
-// of columns as key rows.
+// of columns as key rows. An alternative the binder folded to one that is
+// never true (a key with a NULL: id = NULL AND cat = 'a' is NULL AND ...)
+// deletes nothing and gives no row.
 func tupleTerms(alts []sql.Expr, scope *sql.Scope) ([]keyTerm, bool) {
 	var terms []keyTerm
-	for i, alt := range alts {
+	for _, alt := range alts {
+		if neverTrue(alt) {
+			continue
+		}
 		row, ok := keyTerms(alt, scope)
 		if !ok || len(row) == 0 {
 			return nil, false
 		}
 		slices.SortFunc(row, func(a, b keyTerm) int { return a.col - b.col })
-		if i == 0 {
+		if terms == nil {
 			terms = make([]keyTerm, len(row))
 			for k, t := range row {
 				terms[k].col = t.col
@@ -241,4 +246,13 @@ func tupleTerms(alts []sql.Expr, scope *sql.Scope) ([]keyTerm, bool) {
 		}
 	}
 	return terms, len(terms) > 0
+}
+
+// neverTrue reports a constant FALSE or NULL, or an AND holding one.
+func neverTrue(e sql.Expr) bool {
+	if l, ok := e.(*sql.Logic); ok && l.And {
+		return slices.ContainsFunc(l.Args, neverTrue)
+	}
+	c, ok := e.(*sql.Const)
+	return ok && c.Value != true
 }

@@ -61,7 +61,9 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 	}
 	p.declared = map[int]sql.Type{}
 	for col, t := range declaredTypes(dp.rt.Table) {
-		if _, assigned := p.sets[col]; assigned {
+		// Every smallint column too: kept ones are read as smallint and
+		// written back as the Iceberg int they are stored as (fitColumn).
+		if _, assigned := p.sets[col]; assigned || t.Kind == sql.KindInt16 {
 			p.declared[col] = t
 		}
 	}
@@ -166,7 +168,13 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 		}
 	}()
 	for i := range cols {
-		if e, ok := p.sets[i]; ok {
+		e, ok := p.sets[i]
+		if !ok && !arrow.TypeEqual(b.Column(i).DataType(), schema.Field(i).Type) {
+			// Kept, but read as another type than stored (smallint's
+			// Iceberg int): read it as the column's type.
+			e, ok = &sql.ColumnRef{Index: i, T: p.del.scope.Columns[i].T}, true
+		}
+		if ok {
 			if cols[i], err = sql.Eval(ctx, e, b, args); err != nil {
 				return nil, err
 			}

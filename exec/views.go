@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	ice "github.com/apache/iceberg-go"
@@ -92,6 +93,11 @@ func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, e
 		}
 	}
 	props := ice.Properties{"magmalake.dialect": "postgresql"}
+	types := make([]sql.Type, len(cols))
+	for i, c := range cols {
+		types[i] = c.Type
+	}
+	maps.Copy(props, sql.ViewTypeProps(types, schema.Fields()))
 	err = s.engine.wh.CreateView(ctx, ident, schema, x.Definition, props)
 	if err != nil && replaced != nil {
 		// The catalog has no atomic replace: put the old view back rather

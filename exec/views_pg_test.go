@@ -69,3 +69,30 @@ func TestViewsLikePostgres(t *testing.T) {
 		mustFail(t, s, "42809", q) // PostgreSQL writes through simple views; here views are read-only
 	}
 }
+
+// A view's columns are described with the types its query gives them
+// (issue 48, item 10): sum(numeric) is numeric, not text; varchar(2),
+// char(3), smallint and an unbounded numeric keep their types in
+// information_schema.columns, pg_attribute (which psql's \d and pgjdbc's
+// getColumns read) and in what a SELECT from the view sends; all as
+// PostgreSQL 15 describes them.
+func TestViewColumnTypesLikePostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	runScriptLikePostgres(t, s, conn, []string{
+		"CREATE TABLE vtt (s smallint, r real, c char(3), v varchar(5), n numeric(10,2), i int, t text, d date, ts timestamp)%s",
+		"INSERT INTO vtt VALUES (1, 1.5, 'ab', 'xy', 1.25, 7, 'z', '2024-01-01', '2024-01-01 10:00')",
+		"CREATE VIEW vagg AS SELECT sum(n) AS sn, avg(i) AS ai, max(v) AS mv, count(*) AS cnt, sum(s) AS ss, sum(i) AS si FROM vtt",
+		"CREATE VIEW vcast AS SELECT 'ab'::varchar(2) AS v2, 'a'::char(3) AS c3, 1.5 AS lit, 'x' AS u, 2::smallint AS sm, 1.5::numeric(5,2) AS n52, interval '1 day' AS iv, now() AS tz",
+		"CREATE VIEW vcols AS SELECT s, r, c, v, n, i, t, d, ts, s + s AS s2, v || 'z' AS vz, n * 2 AS n2 FROM vtt",
+		"CREATE VIEW vlist (a, b) AS SELECT sum(n), v FROM vtt GROUP BY v",
+		"CREATE VIEW vover AS SELECT sn, v2 FROM vagg, vcast",
+	}, "")
+	for _, v := range []string{"vagg", "vcast", "vcols", "vlist", "vover"} {
+		compareStatement(t, s, conn, "SELECT column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, "+
+			"udt_name FROM information_schema.columns WHERE table_name = '"+v+"' ORDER BY ordinal_position")
+		compareStatement(t, s, conn, "SELECT a.attname, a.atttypid::regtype::text, a.atttypmod, format_type(a.atttypid, a.atttypmod), t.typname "+
+			"FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = '"+v+"'::regclass AND a.attnum > 0 ORDER BY a.attnum")
+		compareResultTypes(t, s, conn, "SELECT * FROM "+v)
+	}
+}

@@ -119,7 +119,7 @@ func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNod
 	}
 	if op == OpEQ && !all || op == OpNE && all {
 		// Every comparison converts x alike: the elements share a type.
-		in := &InList{X: terms[0].L, Not: all, List: make([]Expr, len(terms)), Domains: make([]Type, len(terms))}
+		in := &InList{X: terms[0].L, Not: all, Array: true, List: make([]Expr, len(terms)), Domains: make([]Type, len(terms))}
 		for i, c := range terms {
 			in.List[i], in.Domains[i] = c.R, c.Domain
 		}

@@ -55,6 +55,11 @@ type Scope struct {
 	// Computed maps calls the source computes already (a select list's
 	// set-returning function), by node, to the column holding them.
 	Computed map[ast.Node]string
+	// Named, when not nil, gets the index of every column an expression
+	// bound over this scope names, also one that simplification then drops
+	// (a / 0 = NULL is NULL): binding again over a scope reduced to the
+	// columns the bound expressions read must still find it.
+	Named map[int]bool
 }
 
 // Params records the types of $1..$n: client-given OIDs, else inferred from
@@ -108,6 +113,10 @@ type binder struct {
 	inWindow bool   // binding a window call's arguments
 	clause   string // the clause being bound, for errors ("WHERE")
 	depth    int    // recursion depth, bounded by maxTreeDepth
+	// columns counts the column references bound in this scope, so a
+	// caller can tell whether a subexpression names one (simplification
+	// may drop it afterwards).
+	columns int
 }
 
 // Bind resolves names, functions and types in a normalised tidb expression
@@ -142,7 +151,13 @@ func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause strin
 	if err != nil {
 		return nil, err
 	}
-	return b.requireBool(e, clause)
+	if e, err = b.requireBool(e, clause); err != nil {
+		return nil, err
+	}
+	if clause == "WHEN" {
+		return e, nil // MERGE's: evaluated per row, not before the rows
+	}
+	return gated(e, params.Input), nil
 }
 
 // finish resolves what context left untyped to text, as PostgreSQL does.
@@ -164,6 +179,10 @@ func (b *binder) bind(node ast.ExprNode) (Expr, error) {
 	}
 	return fold(e, b.params.Input), nil
 }
+
+// folded is e, a node the binder built without binding it, folded as
+// bind folds what it binds.
+func (b *binder) folded(e Expr) Expr { return fold(e, b.params.Input) }
 
 func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	if col, ok := b.computed(node); ok {
@@ -305,6 +324,10 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 		err := UndefinedColumn(table, name)
 		err.Hint = columnHint(b.scope, table, name)
 		return nil, err
+	}
+	b.columns++
+	if b.scope.Named != nil {
+		b.scope.Named[found] = true
 	}
 	c := b.scope.Columns[found]
 	return &ColumnRef{Index: found, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil

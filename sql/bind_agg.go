@@ -40,7 +40,13 @@ func BindAggregate(node ast.ExprNode, input *Scope, agg *AggContext, params *Par
 // BindAggregateCondition is BindCondition for HAVING: bound as
 // BindAggregate, with an untyped operand read as boolean.
 func BindAggregateCondition(node ast.ExprNode, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
-	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) { return b.requireBool(e, clause) })
+	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) {
+		e, err := b.requireBool(e, clause)
+		if err != nil {
+			return nil, err
+		}
+		return gated(e, b.params.Input), nil
+	})
 }
 
 // matchGroup returns a reference to the GROUP BY expression node equals.
@@ -96,6 +102,9 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
 		name, distinct = rest, true
 	}
+	if tidbAggregates[name] {
+		return name, distinct, true // a marker argument made it a plain call
+	}
 	agg, ok = callAggregates[name]
 	return agg, distinct, ok
 }
@@ -125,13 +134,17 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 	}
 	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
 	call := &AggCall{Name: name, Distinct: distinct}
-	if n := len(argNodes); n > 0 {
-		if o, ok := argNodes[n-1].(*ast.FuncCallExpr); ok && o.FnName.L == "__agg_order" {
-			var err error
-			if call.OrderBy, err = inner.bindAggOrder(o.Args); err != nil {
-				return nil, err
-			}
-			argNodes = argNodes[:n-1]
+	argNodes, order, filter := aggMarkers(argNodes)
+	if order != nil {
+		var err error
+		if call.OrderBy, err = inner.bindAggOrder(order.Args); err != nil {
+			return nil, err
+		}
+	}
+	if filter != nil {
+		var err error
+		if call.Filter, err = inner.bindAggFilter(filter.Args); err != nil {
+			return nil, err
 		}
 	}
 	want := 1
@@ -206,6 +219,9 @@ func aggType(name string, arg Expr) (Type, error) {
 		if t.Kind == KindJSON {
 			break
 		}
+		if t.Kind == KindVarchar && !t.Bpchar {
+			return Text, nil // max(text): varchar has no min/max of its own
+		}
 		return t, nil
 	case "sum":
 		switch t.Kind {
@@ -243,6 +259,37 @@ func aggType(name string, arg Expr) (Type, error) {
 		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
 	}
 	return Unknown, signatureError(CodeUndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
+}
+
+// aggMarkers splits the normaliser's marker arguments off an aggregate's
+// arguments: __agg_order (ORDER BY) and __agg_filter (FILTER), in that
+// order at the end when present.
+func aggMarkers(args []ast.ExprNode) (rest []ast.ExprNode, order, filter *ast.FuncCallExpr) {
+	if f, ok := aggMarker(args, "__agg_filter"); ok {
+		filter, args = f, args[:len(args)-1]
+	}
+	if o, ok := aggMarker(args, "__agg_order"); ok {
+		order, args = o, args[:len(args)-1]
+	}
+	return args, order, filter
+}
+
+// aggMarker is args' last argument when it is the marker call name.
+func aggMarker(args []ast.ExprNode, name string) (*ast.FuncCallExpr, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	c, ok := args[len(args)-1].(*ast.FuncCallExpr)
+	return c, ok && c.FnName.L == name
+}
+
+// bindAggFilter binds __agg_filter(cond), the normaliser's form of
+// FILTER (WHERE cond): a boolean over the input rows.
+func (b *binder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
+	if len(args) != 1 {
+		return nil, Errorf(CodeSyntaxError, "FILTER takes one condition")
+	}
+	return b.bindBool(args[0], "FILTER")
 }
 
 // bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),

@@ -315,10 +315,13 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 		return nil, err
 	}
 	items := make([]Expr, len(n.List))
+	readsRow := make([]bool, len(n.List))
 	for i, it := range n.List {
+		before := b.columns
 		if items[i], err = b.bind(it); err != nil {
 			return nil, err
 		}
+		readsRow[i] = b.columns > before
 	}
 	if isUnknown(x) {
 		t, err := b.commonType(items, "IN")
@@ -350,7 +353,7 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 			}
 		}
 	}
-	in := &InList{X: x, Not: n.Not, List: items, Domains: make([]Type, len(items))}
+	in := &InList{X: x, Not: n.Not, List: items, Domains: make([]Type, len(items)), ReadsRow: readsRow}
 	for i, it := range items {
 		c, err := b.bindCompare(op, x, it)
 		if err != nil {
@@ -389,7 +392,7 @@ func (b *binder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newLogic(!n.Not, c1, c2), nil
+	return newLogic(!n.Not, b.folded(c1), b.folded(c2)), nil
 }
 
 func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (Expr, error) {
@@ -515,6 +518,7 @@ func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
 			if cond, err = b.bindCompare(OpEQ, operand, v); err != nil {
 				return nil, err
 			}
+			cond = b.folded(cond)
 		} else if cond, err = b.bindBool(w.Expr, "CASE/WHEN"); err != nil {
 			return nil, err
 		}

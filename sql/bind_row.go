@@ -46,14 +46,16 @@ func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		if parts[i], err = b.bindCompare(cmpOpOf(op), x, y); err != nil {
+		c, err := b.bindCompare(cmpOpOf(op), x, y)
+		if err != nil {
 			return nil, err
 		}
+		parts[i] = b.folded(c)
 	}
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	return newLogic(op == opcode.EQ, parts...), nil
+	return b.folded(newLogic(op == opcode.EQ, parts...)), nil
 }
 
 // bindRowIn binds (a, b) [NOT] IN ((..), (..)).
@@ -71,7 +73,7 @@ func (b *binder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error)
 	}
 	var in Expr = alts[0]
 	if len(alts) > 1 {
-		in = newLogic(false, alts...)
+		in = b.folded(newLogic(false, alts...))
 	}
 	if n.Not {
 		return &Not{X: in}, nil

@@ -32,6 +32,19 @@ type Catalog interface {
 	// RelationSize is pg_table_size: the bytes of a table's live files;
 	// ok is false when no relation has that oid.
 	RelationSize(ctx context.Context, oid int64) (bytes int64, ok bool, err error)
+	// RelationByOID describes the relation with that oid (a table, a view
+	// or a catalog relation); ok is false when none has it.
+	RelationByOID(ctx context.Context, oid int64) (r RelationInfo, ok bool, err error)
+	// DatabaseOID is the oid of the session's database.
+	DatabaseOID() int64
+}
+
+// RelationInfo is what the privilege functions need of a relation.
+type RelationInfo struct {
+	Name    string
+	Kind    byte // pg_class.relkind: 'r' table, 'v' view
+	Catalog bool // one of pg_catalog's or information_schema's
+	Columns []string
 }
 
 type catalogKey struct{}
@@ -65,6 +78,10 @@ func (emptyCatalog) CurrentSchemas(_ context.Context, implicit bool) ([]string, 
 	return nil, nil
 }
 func (emptyCatalog) TableVisible(context.Context, int64) (bool, error) { return false, nil }
+func (emptyCatalog) RelationByOID(context.Context, int64) (RelationInfo, bool, error) {
+	return RelationInfo{}, false, nil
+}
+func (emptyCatalog) DatabaseOID() int64 { return 0 }
 func (emptyCatalog) RelationSize(context.Context, int64) (int64, bool, error) {
 	return 0, false, nil
 }

@@ -92,7 +92,19 @@ func castColumnName(x *ast.FuncCallExpr) string {
 
 // internalTypeName is pg_type.typname for a type as written in a cast.
 func internalTypeName(written string) string {
+	if strings.Contains(written, `"`) && !IsInternalChar(written) {
+		plain, err := unquoteTypeName(written)
+		if err != nil {
+			return "?column?"
+		}
+		written = plain
+	}
 	w := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(written)), "pg_catalog.")
+	if elem, _, isArray := strings.Cut(w, "["); isArray {
+		// int4[] is named for its element type, as PostgreSQL names a
+		// cast by the type name's last word.
+		return internalTypeName(elem)
+	}
 	base := strings.Fields(strings.SplitN(w, "(", 2)[0])
 	t, err := ParseTypeName(w)
 	if err != nil || len(base) == 0 {
@@ -121,6 +133,9 @@ func internalTypeName(written string) string {
 	case KindText:
 		if base[0] == "name" {
 			return "name"
+		}
+		if IsInternalChar(written) {
+			return "char"
 		}
 		return "text"
 	case KindTimestampTZ:

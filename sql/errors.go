@@ -15,6 +15,7 @@ const (
 	CodeWarning                          = "01000"
 	CodeFeatureNotSupported              = "0A000"
 	CodeInvalidSchemaName                = "3F000"
+	CodeInvalidCatalogName               = "3D000"
 	CodeSyntaxError                      = "42601"
 	CodeUndefinedTable                   = "42P01"
 	CodeUndefinedColumn                  = "42703"

@@ -128,6 +128,13 @@ type InList struct {
 	List    []Expr
 	Domains []Type
 	Not     bool
+	// Array: x = ANY (ARRAY[...]) or x <> ALL (...), not an IN list (the
+	// planner simplifies the two apart; see simplifyIn).
+	Array bool
+	// ReadsRow tells, per item as written, whether it names a column
+	// (PostgreSQL's parser compares those items one by one; see
+	// simplifyIn); nil when no item does.
+	ReadsRow []bool
 }
 
 // Like is X [NOT] LIKE/ILIKE Pattern [ESCAPE Escape]; Escape "" disables escaping.
@@ -174,6 +181,9 @@ type AggCall struct {
 	// OrderBy is agg(... ORDER BY ...): the order array_agg and string_agg
 	// see their values in (the other aggregates do not depend on it).
 	OrderBy []AggOrder
+	// Filter is agg(...) FILTER (WHERE Filter): only the input rows for
+	// which it is true reach the aggregate. nil without FILTER.
+	Filter Expr
 	// Grouping is GROUPING(args): the index in AggContext.GroupBy of each
 	// argument (the call's value is a bit per argument, set where the
 	// current grouping set leaves that key out).
@@ -198,6 +208,9 @@ func (e *AggCall) Inputs() []Expr {
 	}
 	for _, o := range e.OrderBy {
 		out = append(out, o.Key)
+	}
+	if e.Filter != nil {
+		out = append(out, e.Filter)
 	}
 	return out
 }
@@ -341,6 +354,14 @@ func (e *AggCall) String() string {
 		}
 		return "grouping(" + strings.Join(refs, ", ") + ")"
 	}
+	if e.Filter != nil {
+		return e.call() + " FILTER (WHERE " + e.Filter.String() + ")"
+	}
+	return e.call()
+}
+
+// call is the aggregate call without its FILTER.
+func (e *AggCall) call() string {
 	if e.Arg == nil {
 		return e.Name + "(*)"
 	}

@@ -20,8 +20,16 @@ func TestFoldConstants(t *testing.T) {
 		// Folding that fails is left to the executor: CASE may never
 		// evaluate it, as in PostgreSQL.
 		{"CASE WHEN id > 0 THEN 1 ELSE 1 / 0 END", "CASE WHEN id > 0 THEN 1 ELSE 1 / 0 END"},
-		// Functions are not folded (some are volatile).
-		{"abs(-1) + 1", "abs((-1)) + 1"},
+		// Immutable functions fold; volatile ones do not.
+		{"abs(-1) + 1", "2"},
+		{"random() + 1", "random() + 1"},
+		// A strict operator or function with a NULL constant operand is
+		// NULL, whatever its other operand (issue 48, item 9).
+		{"id / 0 = NULL", "NULL"},
+		{"abs(id / 0 + NULL)", "NULL"},
+		{"coalesce(NULL, id, id / 0)", "coalesce(id, id / 0)"},
+		{"false AND id / 0 = 1", "false"},
+		{"id / 0 IS NULL", "(id / 0) IS NULL"},
 	} {
 		node, err := ParseExpr(c.expr)
 		if err != nil {

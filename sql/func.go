@@ -11,6 +11,9 @@ import (
 // __false, __ilike) and the scalar functions magmalake implements.
 func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	name := n.FnName.L
+	if n.Schema.L != "" {
+		return b.qualifiedCall(n)
+	}
 	switch name {
 	case "__param":
 		return b.bindParam(n)
@@ -58,6 +61,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	if agg, distinct, ok := callAggregate(name); ok {
 		return b.bindAggregateCall(agg, n.Args, distinct)
 	}
+	if err := notAggregate(name, n.Args); err != nil {
+		return nil, err
+	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {
 		var err error
@@ -66,6 +72,44 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	return b.bindScalar(name, args)
+}
+
+// qualifiedCall binds schema.f(args): every function is pg_catalog's, so
+// pg_catalog.f is f (the normaliser passes most such calls on unqualified)
+// and f in any other schema does not exist. pg_catalog.coalesce and its
+// kind are syntax, no functions, in PostgreSQL.
+func (b *binder) qualifiedCall(n *ast.FuncCallExpr) (Expr, error) {
+	name := n.FnName.L
+	switch name {
+	case "coalesce", "nullif", "greatest", "least":
+	default:
+		if n.Schema.L == "pg_catalog" {
+			plain := *n
+			plain.Schema.L, plain.Schema.O = "", ""
+			return b.bindFuncCall(&plain)
+		}
+	}
+	args := make([]Expr, len(n.Args))
+	for i, a := range n.Args {
+		var err error
+		if args[i], err = b.bind(a); err != nil {
+			return nil, err
+		}
+	}
+	return nil, noFunction(n.Schema.O+"."+n.FnName.O, args)
+}
+
+// notAggregate is 42809 for ORDER BY or FILTER (the normaliser's marker
+// arguments) given to a function that is no aggregate.
+func notAggregate(name string, args []ast.ExprNode) error {
+	_, order, filter := aggMarkers(args)
+	switch {
+	case order != nil:
+		return Errorf(CodeWrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
+	case filter != nil:
+		return Errorf(CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
+	}
+	return nil
 }
 
 // untypedLiteral reports a quoted string or NULL literal.
@@ -137,7 +181,21 @@ func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	if round := DateTimeRound(tn); round > 0 && (t.Kind == KindTime || t.Kind == KindTimestamp || t.Kind == KindTimestampTZ) {
 		return b.bindRoundingCast(x, t, round)
 	}
+	if IsInternalChar(tn) {
+		return b.internalCharCast(x)
+	}
 	return b.bindPlainCast(x, t)
+}
+
+// internalCharCast is x::"char": the one-byte internal type keeps the
+// first character of the text (PostgreSQL's first byte, the same for
+// ASCII), carried as text.
+func (b *binder) internalCharCast(x Expr) (Expr, error) {
+	s, err := b.bindPlainCast(x, Text)
+	if err != nil {
+		return nil, err
+	}
+	return b.bindScalar("left", []Expr{s, &Const{Value: int64(1), T: Int32}})
 }
 
 // bindPlainCast is CAST(x AS t) for a bound x.
@@ -425,7 +483,7 @@ func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
 				lt.Kind == KindNumeric && (dom.Kind == KindFloat64 || dom.Kind == KindFloat32)) {
 			l = castTo(l, dom)
 		}
-		return &Case{Whens: []When{{Cond: cmp, Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
+		return &Case{Whens: []When{{Cond: b.folded(cmp), Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
 	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
 		if len(args) == 1 && (name == "current_timestamp" || name == "localtimestamp") {
 			return bindClockPrecision(name, args[0])

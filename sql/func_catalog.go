@@ -24,7 +24,7 @@ var catalogFuncs = map[string]catalogSig{
 	"pg_get_constraintdef":            {"o|b", Text, true},
 	"pg_get_statisticsobjdef_columns": {"o", Text, true},
 	"pg_get_serial_sequence":          {"tt", Text, true},
-	"pg_get_userbyid":                 {"o", Text, true},
+	"pg_get_userbyid":                 {"o", Name, true},
 	"pg_table_is_visible":             {"o", Bool, true},
 	"pg_type_is_visible":              {"o", Bool, true},
 	"pg_function_is_visible":          {"o", Bool, true},
@@ -45,27 +45,35 @@ var catalogFuncs = map[string]catalogSig{
 	"pg_indexes_size":                 {"o", Int64, true},
 	"pg_size_pretty":                  {"n", Text, true},
 	"pg_relation_is_publishable":      {"o", Bool, true},
-	"has_table_privilege":             {"*t|t", Bool, true},
-	"has_schema_privilege":            {"*t|t", Bool, true},
-	"has_database_privilege":          {"*t|t", Bool, true},
-	"has_column_privilege":            {"**t|t", Bool, true},
-	"obj_description":                 {"o|t", Text, true},
-	"col_description":                 {"oi", Text, true},
-	"shobj_description":               {"ot", Text, true},
-	"pg_encoding_to_char":             {"i", Text, true},
-	"current_schemas":                 {"b", ArrayOf(Text), true},
-	"current_schema":                  {"", Text, false},
-	"current_database":                {"", Text, false},
-	"current_catalog":                 {"", Text, false},
-	"current_user":                    {"", Text, false},
-	"session_user":                    {"", Text, false},
-	"user":                            {"", Text, false},
-	"current_role":                    {"", Text, false},
-	"version":                         {"", Text, false},
-	"current_setting":                 {"t|b", Text, true},
-	"pg_backend_pid":                  {"", Int32, false},
-	"pg_postmaster_start_time":        {"", TimestampTZ, false},
-	"json_build_object":               {"", JSON, false}, // variadic, checked apart
+	// The privilege functions bind and run apart (func_privilege.go).
+	"has_table_privilege":      {"", Bool, true},
+	"has_schema_privilege":     {"", Bool, true},
+	"has_database_privilege":   {"", Bool, true},
+	"has_column_privilege":     {"", Bool, true},
+	"has_any_column_privilege": {"", Bool, true},
+	"has_sequence_privilege":   {"", Bool, true},
+	"has_function_privilege":   {"", Bool, true},
+	"has_type_privilege":       {"", Bool, true},
+	"has_language_privilege":   {"", Bool, true},
+	"has_tablespace_privilege": {"", Bool, true},
+	"pg_has_role":              {"", Bool, true},
+	"obj_description":          {"o|t", Text, true},
+	"col_description":          {"oi", Text, true},
+	"shobj_description":        {"ot", Text, true},
+	"pg_encoding_to_char":      {"i", Text, true},
+	"current_schemas":          {"b", ArrayOf(Text), true},
+	"current_schema":           {"", Name, false},
+	"current_database":         {"", Name, false},
+	"current_catalog":          {"", Name, false},
+	"current_user":             {"", Name, false},
+	"session_user":             {"", Name, false},
+	"user":                     {"", Name, false},
+	"current_role":             {"", Name, false},
+	"version":                  {"", Text, false},
+	"current_setting":          {"t|b", Text, true},
+	"pg_backend_pid":           {"", Int32, false},
+	"pg_postmaster_start_time": {"", TimestampTZ, false},
+	"json_build_object":        {"", JSON, false}, // variadic, checked apart
 }
 
 // CatalogFunctionNames lists the catalog functions, for pg_proc.
@@ -90,6 +98,9 @@ func (b *binder) bindCatalog(name string, args []Expr) (Expr, bool, error) {
 	}
 	if name == "json_build_object" {
 		e, err := b.bindJSONBuildObject(args)
+		return e, true, err
+	}
+	if e, ok, err := b.bindPrivilege(name, args); ok {
 		return e, true, err
 	}
 	req, opt, _ := strings.Cut(sig.args, "|")
@@ -168,6 +179,9 @@ func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
 
 func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 	c := ev.catalog
+	if _, ok := privilegeFuncs[x.Name]; ok {
+		return privilegeCall(ev.ctx, c, x, a)
+	}
 	switch x.Name {
 	case "format_type":
 		return formatTypeCall(c, a)
@@ -179,9 +193,8 @@ func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
 		return c.Version(), nil
 	case "pg_table_is_visible":
 		return c.TableVisible(ev.ctx, a[0].(int64))
-	case "pg_type_is_visible", "has_table_privilege", "has_schema_privilege",
-		"has_database_privilege", "has_column_privilege":
-		return true, nil // every object is the session user's
+	case "pg_type_is_visible":
+		return true, nil // every type is in pg_catalog, always on the path
 	case "pg_function_is_visible", "pg_operator_is_visible", "pg_conversion_is_visible",
 		"pg_collation_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
 		"pg_ts_config_is_visible", "pg_statistics_obj_is_visible":

@@ -23,6 +23,24 @@ func (b *binder) bindMore(name string, args []Expr) (Expr, bool, error) {
 	return nil, false, nil
 }
 
+// foldsNull reports whether the planner makes x NULL when an argument is a
+// NULL constant (PostgreSQL's strict functions). Array constructors,
+// subscripts and field selection are no function calls to PostgreSQL, and
+// it simplifies those only when every operand is constant.
+func foldsNull(x *Func) bool {
+	switch x.Name {
+	case "coalesce", "pg_typeof", "__array", "__subscript", "__field", "array_to_string":
+		return false
+	case "array_upper", "array_lower", "array_length", "cardinality", "array_ndims":
+		return true
+	}
+	if isCatalogFunc(x.Name) {
+		return catalogFuncs[x.Name].strict
+	}
+	_, strict := rowFunc(x)
+	return strict
+}
+
 // rowFunc is how evalFunc computes x for one row's arguments; a strict
 // function is NULL, without being called, when an argument is. The
 // function may keep state for the rows of one evaluation (a compiled

@@ -115,6 +115,9 @@ func (n *normalizer) step() error {
 		if t.str == strUnicode {
 			return unsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
 		}
+		if ok, err := n.typedLiteral(t); ok || err != nil {
+			return err // "timestamp" '2024-01-01': a quoted type name's literal
+		}
 		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
 	case tkString:
 		if n.i > 0 && n.in[n.i-1].kind == tkString {
@@ -272,6 +275,15 @@ func (n *normalizer) word(t token) error {
 			n.i++
 			return n.ilike(t, true)
 		}
+	case "session_user", "user", "current_catalog", "current_schema":
+		// SQL's parameterless function keywords PostgreSQL reserves (tidb
+		// knows current_user and current_role itself); a name after AS or
+		// a dot stays one.
+		if prev := n.prevText(); t.kind == tkIdent && !next.isPunct("(") && prev != "as" && prev != "." {
+			n.emitCall(t.val, t)
+			n.i++
+			return nil
+		}
 	case "similar":
 		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
 	case "nextval", "currval", "setval", "lastval":
@@ -279,6 +291,14 @@ func (n *normalizer) word(t token) error {
 		// would be a syntax error.
 		if t.kind == tkIdent && next.isPunct("(") {
 			return unsupportedAt(n.query, t, "sequence function %s() is not supported: there are no sequences", t.val)
+		}
+	case "within":
+		if next.is("group") {
+			return unsupportedAt(n.query, t, "WITHIN GROUP (ordered-set aggregates) is not supported")
+		}
+	case "over":
+		if err := n.windowedCall(t); err != nil {
+			return err
 		}
 	case "extract":
 		if ok, err := n.extract(t); ok || err != nil {
@@ -398,4 +418,58 @@ func pgQuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "'
 // GROUPS CURRENT ROW): groups is otherwise an ordinary name.
 func frameStart(next token) bool {
 	return next.is("between") || next.is("unbounded") || next.is("current") || next.kind == tkNumber || next.kind == tkParam
+}
+
+// windowedCall refuses, as 0A000, the aggregate calls before OVER that tidb
+// cannot parse as window functions (it would call them a syntax error): the
+// aggregates it parses as plain calls (array_agg, string_agg, bool_and,
+// ...) and calls with ORDER BY or DISTINCT inside.
+func (n *normalizer) windowedCall(over token) error {
+	end := len(n.out) - 1
+	if end < 1 || n.out[end].kind != tkPunct || n.out[end].text != ")" {
+		return nil
+	}
+	open, depth := -1, 0
+	for j := end; j >= 0 && open < 0; j-- {
+		switch {
+		case n.out[j].kind == tkPunct && n.out[j].text == ")":
+			depth++
+		case n.out[j].kind == tkPunct && n.out[j].text == "(":
+			if depth--; depth == 0 {
+				open = j
+			}
+		}
+	}
+	if open < 1 {
+		return nil
+	}
+	name := n.out[open-1].src.val
+	depth = 0
+	for _, a := range n.out[open+1 : end] {
+		switch {
+		case a.kind == tkPunct && a.text == "(":
+			depth++
+		case a.kind == tkPunct && a.text == ")":
+			depth--
+		case depth == 0 && a.kind == tkIdent && a.text == "__agg_order":
+			// The windowed call's own ORDER BY, not one of an aggregate
+			// among its arguments (lag(string_agg(x, ',' ORDER BY x)) OVER).
+			return unsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
+		}
+	}
+	switch {
+	case strings.HasPrefix(name, distinctPrefix):
+		return unsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
+	case callAggregates[name] != "":
+		return unsupportedAt(n.query, over, "%s as a window function is not supported", name)
+	}
+	return nil
+}
+
+// prevText is the text of the last token out, "" at the start.
+func (n *normalizer) prevText() string {
+	if len(n.out) == 0 {
+		return ""
+	}
+	return strings.ToLower(n.out[len(n.out)-1].text)
 }

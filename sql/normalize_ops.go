@@ -179,7 +179,7 @@ func (n *normalizer) typeName(j int) (string, int, error) {
 		return "", j, syntaxErrorAt(n.query, w)
 	}
 	j++
-	if n.at(j).isPunct(".") && n.at(j+1).kind == tkIdent {
+	if n.at(j).isPunct(".") && (n.at(j+1).kind == tkIdent || n.at(j+1).kind == tkQIdent) {
 		j += 2
 	}
 	base := n.in[j-1].val
@@ -225,7 +225,8 @@ func isIntervalField(t token) bool {
 	return false
 }
 
-// sourceText is toks as written, lower-cased, with any gap between tokens
+// sourceText is toks as written, lower-cased but for quoted identifiers
+// (a quoted type name is exact in case), with any gap between tokens
 // collapsed to one space.
 func sourceText(query string, toks []token) string {
 	var b strings.Builder
@@ -233,9 +234,13 @@ func sourceText(query string, toks []token) string {
 		if k > 0 && t.pos > toks[k-1].end {
 			b.WriteByte(' ')
 		}
-		b.WriteString(query[t.pos:t.end])
+		if t.kind == tkQIdent {
+			b.WriteString(query[t.pos:t.end])
+			continue
+		}
+		b.WriteString(strings.ToLower(query[t.pos:t.end]))
 	}
-	return strings.ToLower(b.String())
+	return b.String()
 }
 
 // matchParenTok returns the index of the ')' closing the '(' at in[j], or -1.

@@ -38,9 +38,34 @@ func pgPrepass(in []token) []token {
 				continue
 			}
 		}
+		if catalogQualifiedCall(in, k) {
+			k++ // pg_catalog . f ( ... ): the call as tidb parses f's own
+			continue
+		}
 		out = append(out, t)
 	}
 	return queryPrepass(out)
+}
+
+// catalogQualifiedCall reports pg_catalog . name ( at in[k]: PostgreSQL's
+// built-in functions, aggregates and window functions live in pg_catalog,
+// so the qualifier names the call tidb parses unqualified (count(*),
+// max(DISTINCT x), rank() OVER ...). COALESCE, NULLIF, GREATEST and LEAST
+// are syntax, no functions of pg_catalog: qualified, they stay calls the
+// binder refuses as PostgreSQL does.
+func catalogQualifiedCall(in []token, k int) bool {
+	if k+3 >= len(in) || !in[k].is("pg_catalog") || !in[k+1].isPunct(".") || !in[k+3].isPunct("(") ||
+		in[k+2].kind != tkIdent && in[k+2].kind != tkQIdent {
+		return false
+	}
+	if k > 0 && in[k-1].isPunct(".") {
+		return false // db.pg_catalog.f
+	}
+	switch in[k+2].val {
+	case "coalesce", "nullif", "greatest", "least":
+		return false
+	}
+	return true
 }
 
 // cur is the innermost open frame, or the statement level.

@@ -272,7 +272,7 @@ func aggregateOrders(in []token) []token {
 		switch {
 		case t.isPunct("("):
 			opens = append(opens, len(out))
-			if k+1 < len(in) && in[k+1].is("distinct") && len(out) > 0 && callAggregates[out[len(out)-1].val] != "" {
+			if k+1 < len(in) && in[k+1].is("distinct") && len(out) > 0 && plainCallName(out[len(out)-1]) {
 				// tidb takes DISTINCT only in its own aggregates' calls.
 				out[len(out)-1].val = distinctPrefix + out[len(out)-1].val
 				out = append(out, t)
@@ -283,6 +283,7 @@ func aggregateOrders(in []token) []token {
 			opens = opens[:len(opens)-1]
 		case t.is("order") && k+1 < len(in) && in[k+1].is("by") && len(opens) > 0 && callParen(out, opens[len(opens)-1]):
 			if e := matchCloseTok(in, k); e > 0 {
+				out = plainAggregateCall(out, opens[len(opens)-1])
 				out = append(out, token{kind: tkPunct, val: ",", pos: t.pos, end: t.end})
 				out = append(out, aggOrderCall(in[k+2:e], t)...)
 				k = e - 1
@@ -349,9 +350,12 @@ func aggOrderCall(keys []token, at token) []token {
 }
 
 // aggregateFilters rewrites agg(args) FILTER (WHERE cond) into
-// agg(CASE WHEN cond THEN arg END, rest...): every aggregate with a FILTER
-// ignores NULL inputs, so the rows cond rejects drop out exactly;
-// count(*) counts CASE WHEN cond THEN 1 END.
+// agg(args, __agg_filter(cond)): tidb has no FILTER; the binder reads the
+// condition back (AggCall.Filter), and the rows it rejects never reach the
+// aggregate (array_agg keeps NULL inputs, so the condition cannot become a
+// NULL argument). An aggregate used as a window function keeps the older
+// form agg(CASE WHEN cond THEN arg END): every aggregate the window
+// evaluator has ignores NULL inputs, so that is exact there.
 func aggregateFilters(in []token) []token {
 	out := make([]token, 0, len(in))
 	for k := 0; k < len(in); k++ {
@@ -367,9 +371,56 @@ func aggregateFilters(in []token) []token {
 			out = append(out, t)
 			continue
 		}
-		out = append(out[:open+1], filteredArgs(out[open+1:len(out)-1], in[k+3:e], t)...)
+		if e+1 < len(in) && in[e+1].is("over") {
+			out = append(out[:open+1], filteredArgs(out[open+1:len(out)-1], in[k+3:e], t)...)
+		} else {
+			out = plainAggregateCall(out, open)
+			open = matchOpenTok(out, len(out)-1)
+			if n := len(out); open == n-3 && out[n-2].val == "*" && out[open-1].val == "count" {
+				// count(*) FILTER counts the rows the condition keeps.
+				out[n-2] = token{kind: tkNumber, val: "1", pos: out[n-2].pos, end: out[n-2].end}
+			}
+			out = append(out[:len(out)-1], aggFilterCall(in[k+3:e], t)...)
+		}
 		out = append(out, token{kind: tkPunct, val: ")", pos: t.pos, end: t.end})
 		k = e
+	}
+	return out
+}
+
+// aggFilterCall is ", __agg_filter(cond)", the argument carrying FILTER.
+func aggFilterCall(cond []token, at token) []token {
+	punct := func(v string) token { return token{kind: tkPunct, val: v, pos: at.pos, end: at.end} }
+	out := []token{punct(","), {kind: tkIdent, val: "__agg_filter", pos: at.pos, end: at.end}, punct("(")}
+	out = append(out, cond...)
+	return append(out, punct(")"))
+}
+
+// tidbAggregates are the aggregates tidb's grammar parses itself, taking no
+// argument beyond the aggregated one: given a marker argument
+// (__agg_order, __agg_filter) they must reach tidb as plain calls.
+var tidbAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"stddev_samp": true, "stddev_pop": true, "var_samp": true, "var_pop": true}
+
+// plainCallName reports an aggregate's name that tidb parses as a plain
+// call's: one of callAggregates, or one of its own quoted.
+func plainCallName(name token) bool {
+	return callAggregates[name.val] != "" || name.kind == tkQIdent && tidbAggregates[name.val]
+}
+
+// plainAggregateCall makes the tidb aggregate whose argument list opens at
+// out[open] a plain call: its name quoted (a quoted name is never tidb's
+// keyword), or, over DISTINCT, renamed with distinctPrefix as the
+// aggregates tidb parses as calls are.
+func plainAggregateCall(out []token, open int) []token {
+	name := out[open-1]
+	if !tidbAggregates[name.val] || name.kind != tkIdent && name.kind != tkQIdent {
+		return out
+	}
+	out[open-1].kind = tkQIdent
+	if open+1 < len(out) && out[open+1].is("distinct") {
+		out[open-1].val = distinctPrefix + name.val
+		out = append(out[:open+1], out[open+2:]...)
 	}
 	return out
 }

@@ -167,14 +167,23 @@ func (c *cursor) until(stop func(token) bool) int {
 		if depth == 0 && stop(t) && !(t.is("from") && k > 0 && c.toks[k-1].is("distinct")) {
 			return k
 		}
-		switch {
-		case t.isPunct("(") || t.isPunct("["):
-			depth++
-		case t.isPunct(")") || t.isPunct("]"):
-			depth--
-		}
+		depth += nesting(t)
 	}
 	return len(c.toks)
+}
+
+// nesting is how t changes the depth a top-level stop word is looked for
+// at: parentheses and brackets, and CASE ... END, whose WHEN, THEN and ELSE
+// are no clause's (UPDATE SET g = CASE WHEN ...; MERGE ... WHEN MATCHED AND
+// CASE WHEN ... THEN).
+func nesting(t token) int {
+	switch {
+	case t.isPunct("(") || t.isPunct("[") || t.is("case"):
+		return 1
+	case t.isPunct(")") || t.isPunct("]") || t.is("end"):
+		return -1
+	}
+	return 0
 }
 
 // anyWord returns a stop predicate for the given unquoted words.

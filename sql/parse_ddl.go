@@ -177,6 +177,9 @@ func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 		return ColumnDef{}, err
 	}
 	typ, err := ParseTypeName(text)
+	if err == nil && IsInternalChar(text) {
+		err = Errorf(CodeFeatureNotSupported, `type "char" cannot be stored in an Iceberg table; use char(1) or text`)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

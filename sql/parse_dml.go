@@ -88,7 +88,14 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 		ins.Returning, err = p.returning(c)
 		return err
 	}
-	end := c.until(anyWord("returning", "on"))
+	end := c.until(func(t token) bool { return t.is("returning") || t.is("on") })
+	for end+1 < len(c.toks) && c.toks[end].is("on") && !c.toks[end+1].is("conflict") {
+		// A join's ON inside INSERT ... SELECT, not ON CONFLICT.
+		from := c.i
+		c.i = end + 1
+		end = c.until(func(t token) bool { return t.is("returning") || t.is("on") })
+		c.i = from
+	}
 	if end < len(c.toks) && c.toks[end].is("on") {
 		return unsupportedAt(p.query, c.toks[end], "INSERT ... ON CONFLICT is not supported")
 	}

@@ -82,10 +82,8 @@ func (c *cursor) mergeOn() int {
 	for k := c.i; k < len(c.toks); k++ {
 		t := c.toks[k]
 		switch {
-		case t.isPunct("(") || t.isPunct("["):
-			depth++
-		case t.isPunct(")") || t.isPunct("]"):
-			depth--
+		case nesting(t) != 0:
+			depth += nesting(t)
 		case depth == 0 && t.is("when"):
 			return on
 		case depth == 0 && t.is("on"):

@@ -387,7 +387,7 @@ func rewrite(e Expr, f func(Expr) Expr) Expr {
 	case *Distinct:
 		return f(&Distinct{L: rewrite(x.L, f), R: rewrite(x.R, f), Not: x.Not, Domain: x.Domain})
 	case *InList:
-		return f(&InList{X: rewrite(x.X, f), List: all(x.List), Domains: x.Domains, Not: x.Not})
+		return f(&InList{X: rewrite(x.X, f), List: all(x.List), Domains: x.Domains, Not: x.Not, Array: x.Array})
 	case *Like:
 		return f(&Like{X: rewrite(x.X, f), Pattern: rewrite(x.Pattern, f), Escape: x.Escape, ILike: x.ILike, Not: x.Not})
 	case *Case:

@@ -9,6 +9,13 @@ import (
 // ("int4", "numeric(10,2)", "timestamp with time zone", "varchar(20)").
 // Unknown names give 42704, as PostgreSQL does.
 func ParseTypeName(name string) (Type, error) {
+	if strings.Contains(name, `"`) {
+		plain, err := unquoteTypeName(name)
+		if err != nil {
+			return Unknown, err
+		}
+		name = plain
+	}
 	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
 	n = strings.TrimPrefix(n, "pg_catalog.")
 	if strings.HasSuffix(n, "]") {
@@ -45,8 +52,10 @@ func ParseTypeName(name string) (Type, error) {
 		case 2:
 			return checkNumeric(args[0], args[1])
 		}
-	case "text", "name":
+	case "text":
 		return Text, nil
+	case "name":
+		return Name, nil
 	case "varchar", "character varying", "char", "character", "bpchar":
 		bp := base != "varchar" && base != "character varying"
 		if len(args) == 1 {

@@ -69,7 +69,13 @@ type Type struct {
 	Reg RegKind
 	// Fields names a record's fields and types ("x integer,n integer").
 	Fields string
+	// Name marks name (Kind Text): text to magmalake, PostgreSQL's name
+	// (oid 19, 64 bytes) to clients; the catalog's identifiers are.
+	Name bool
 }
+
+// Name is PostgreSQL's name type.
+var Name = Type{Kind: KindText, Name: true}
 
 // Convenience values for the fixed-width types.
 var (
@@ -105,6 +111,7 @@ const (
 	OIDInt8        uint32 = 20
 	OIDInt2        uint32 = 21
 	OIDInt4        uint32 = 23
+	OIDName        uint32 = 19
 	OIDText        uint32 = 25
 	OIDOid         uint32 = 26
 	OIDJSON        uint32 = 114
@@ -122,8 +129,7 @@ const (
 	OIDInterval    uint32 = 1186
 )
 
-// OID is the PostgreSQL type OID clients see for t. smallint reports int2 only
-// for computed values; table columns of smallint come back as int (Iceberg int).
+// OID is the PostgreSQL type OID clients see for t.
 func (t Type) OID() uint32 {
 	switch t.Kind {
 	case KindBool:
@@ -141,6 +147,9 @@ func (t Type) OID() uint32 {
 	case KindNumeric:
 		return OIDNumeric
 	case KindText:
+		if t.Name {
+			return OIDName
+		}
 		return OIDText
 	case KindVarchar:
 		if t.Bpchar {
@@ -211,6 +220,8 @@ func TypeFromOID(oid uint32) Type {
 		return Numeric(0, 0)
 	case OIDText:
 		return Text
+	case OIDName:
+		return Name
 	case OIDBPChar:
 		return Bpchar(0)
 	case OIDVarchar:
@@ -272,6 +283,10 @@ func (t Type) TypeSize() int16 {
 		return 8
 	case KindUUID, KindInterval:
 		return 16
+	case KindText:
+		if t.Name {
+			return 64
+		}
 	}
 	return -1
 }
@@ -297,6 +312,9 @@ func (t Type) String() string {
 		}
 		return fmt.Sprintf("numeric(%d,%d)", t.Precision, t.Scale)
 	case KindText:
+		if t.Name {
+			return "name"
+		}
 		return "text"
 	case KindVarchar:
 		switch {

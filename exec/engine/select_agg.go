@@ -453,8 +453,10 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*grou
 	agg := p.q.agg
 	keys := make([]arrow.Array, len(agg.GroupBy))
 	args := make([]arrow.Array, len(agg.Calls))
+	rows := make([][]int32, len(agg.Calls))
+	var held []arrow.Array
 	defer func() {
-		for _, a := range append(keys, args...) {
+		for _, a := range append(append(keys, args...), held...) {
 			if a != nil {
 				a.Release()
 			}
@@ -467,48 +469,92 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*grou
 		}
 	}
 	for i, c := range agg.Calls {
-		if c.Arg != nil {
-			if args[i], err = evalColumn(ctx, c.Arg, b, p.params); err != nil {
+		in := b
+		if c.Filter != nil {
+			// FILTER's rows alone reach the call: its arguments are
+			// evaluated over them only (an argument may fail on a row the
+			// condition rejects, and PostgreSQL never evaluates it there).
+			if in, rows[i], err = filteredRows(ctx, c.Filter, b, p.params); err != nil {
 				return err
 			}
+			defer in.Release()
 		}
-		if len(c.OrderBy) > 0 {
-			keys := make([]arrow.Array, len(c.OrderBy))
-			for k, o := range c.OrderBy {
-				if keys[k], err = evalColumn(ctx, o.Key, b, p.params); err != nil {
-					return err
-				}
-				defer keys[k].Release()
-			}
-			for _, st := range states {
-				if oa, ok := st.accs[i].(*orderedAcc); ok {
-					oa.setKeys(keys)
-				}
-			}
-		}
-		if c.Sep != nil {
-			sep, err := evalColumn(ctx, c.Sep, b, p.params)
-			if err != nil {
-				return err
-			}
-			defer sep.Release()
-			for _, st := range states {
-				if sa, ok := st.accs[i].(interface{ setSep(arrow.Array) }); ok {
-					sa.setSep(sep)
-				}
-			}
+		if args[i], err = p.callInputs(ctx, c, in, i, states, &held); err != nil {
+			return err
 		}
 	}
 	for _, st := range states {
-		if err := st.fold(keys, args, int(b.NumRows())); err != nil {
+		if err := st.fold(keys, args, rows, int(b.NumRows())); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fold groups rows by the set's keys; the others read as NULL.
-func (st *groupState) fold(keys, args []arrow.Array, n int) error {
+// filteredRows is the rows of b for which cond is true, and their
+// positions in b.
+func filteredRows(ctx context.Context, cond sql.Expr, b arrow.RecordBatch, params []any) (arrow.RecordBatch, []int32, error) {
+	mask, err := sql.Match(ctx, cond, b, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos := make([]int32, 0, len(mask))
+	for r, keep := range mask {
+		if keep {
+			pos = append(pos, int32(r))
+		}
+	}
+	out, err := takeBatch(memory.DefaultAllocator, b, pos)
+	return out, pos, err
+}
+
+// callInputs evaluates call i's argument over b and hands its ORDER BY keys
+// and delimiter to the accumulators that read them; the argument is nil for
+// count(*). held gets the arrays the accumulators keep until the batch is
+// folded.
+func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.RecordBatch, i int, states []*groupState, held *[]arrow.Array) (arrow.Array, error) {
+	eval := func(e sql.Expr) (arrow.Array, error) {
+		a, err := evalColumn(ctx, e, b, p.params)
+		if err == nil {
+			*held = append(*held, a)
+		}
+		return a, err
+	}
+	if len(c.OrderBy) > 0 {
+		keys := make([]arrow.Array, len(c.OrderBy))
+		for k, o := range c.OrderBy {
+			var err error
+			if keys[k], err = eval(o.Key); err != nil {
+				return nil, err
+			}
+		}
+		for _, st := range states {
+			if oa, ok := st.accs[i].(*orderedAcc); ok {
+				oa.setKeys(keys)
+			}
+		}
+	}
+	if c.Sep != nil {
+		sep, err := eval(c.Sep)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range states {
+			if sa, ok := st.accs[i].(interface{ setSep(arrow.Array) }); ok {
+				sa.setSep(sep)
+			}
+		}
+	}
+	if c.Arg == nil {
+		return nil, nil
+	}
+	return evalColumn(ctx, c.Arg, b, p.params)
+}
+
+// fold groups rows by the set's keys; the others read as NULL. rows[i],
+// when not nil, are the positions of the rows call i's FILTER kept (its
+// argument holds those rows alone).
+func (st *groupState) fold(keys, args []arrow.Array, rows [][]int32, n int) error {
 	own := keys
 	if slices.Contains(st.member, false) {
 		own = make([]arrow.Array, len(keys))
@@ -520,11 +566,18 @@ func (st *groupState) fold(keys, args []arrow.Array, n int) error {
 			}
 		}
 	}
-	ids, err := st.g.groupIDs(own, n)
+	all, err := st.g.groupIDs(own, n)
 	if err != nil {
 		return err
 	}
 	for i, acc := range st.accs {
+		ids := all
+		if rows[i] != nil {
+			ids = make([]int32, len(rows[i]))
+			for j, r := range rows[i] {
+				ids[j] = all[r]
+			}
+		}
 		if ba, ok := acc.(batchAccumulator); ok {
 			if err := ba.updateBatch(ids, st.g.n, args[i]); err != nil {
 				return err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -55,13 +56,14 @@ func (q *selectQuery) columns() []Column {
 // of the source, then again over only the columns it reads, so the scan
 // projects them.
 func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untyped bool) (*selectQuery, error) {
-	full := withOuter(src.scope(), outer)
-	q, err := bindSelect(st, full, p.params, untyped)
+	full := *withOuter(src.scope(), outer)
+	full.Named = map[int]bool{}
+	q, err := bindSelect(st, &full, p.params, untyped)
 	if err != nil {
 		return nil, err
 	}
 	pushIntoJoins(src, q.where)
-	used := q.inputColumns()
+	used := q.inputColumns(full.Named)
 	if len(used) == len(full.Columns) {
 		q.src = src
 		limitWindow(q)
@@ -405,9 +407,13 @@ func bindCount(n ast.ExprNode, what string, params *sql.Params) (sql.Expr, error
 	return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
 }
 
-// inputColumns lists the input columns the query reads, ascending.
-func (q *selectQuery) inputColumns() []int {
-	seen := map[int]bool{}
+// inputColumns lists the input columns the query reads, ascending, with
+// the ones it names (named may be nil).
+func (q *selectQuery) inputColumns(named map[int]bool) []int {
+	seen := maps.Clone(named)
+	if seen == nil {
+		seen = map[int]bool{}
+	}
 	var roots []sql.Expr
 	if q.where != nil {
 		roots = append(roots, q.where)

@@ -158,7 +158,10 @@ func (t *tableSource) scan(ctx context.Context, filter ice.BooleanExpression) (i
 	_, seq, err := iceberg.Scan(ctx, t.rt.Table, iceberg.ScanOptions{
 		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID, Manifests: t.manifests,
 	})
-	return seq, err
+	if err != nil {
+		return nil, err
+	}
+	return narrowedBatches(seq, t.sc.Columns), nil
 }
 
 // metaSource serves a metadata table ("t$snapshots"), read whole: they are small.
@@ -290,7 +293,7 @@ func (q *selectQuery) metadataCount() (int64, bool) {
 		return 0, false
 	}
 	for _, c := range q.agg.Calls {
-		if c.Name != "count" || c.Arg != nil || c.Distinct {
+		if c.Name != "count" || c.Arg != nil || c.Distinct || c.Filter != nil {
 			return 0, false
 		}
 	}

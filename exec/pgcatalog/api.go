@@ -173,6 +173,36 @@ func (c *Catalog) RelationSize(ctx context.Context, oid int64) (int64, bool, err
 	return 0, false, nil
 }
 
+// RelationByOID describes a table, view or catalog relation by oid.
+func (c *Catalog) RelationByOID(ctx context.Context, oid int64) (sql.RelationInfo, bool, error) {
+	if d := relationByOID(oid); d != nil {
+		r := sql.RelationInfo{Name: d.name, Kind: 'v', Catalog: true}
+		for _, col := range d.cols {
+			r.Columns = append(r.Columns, col.name)
+		}
+		return r, true, nil
+	}
+	snap, err := c.snapshot(ctx)
+	if err != nil {
+		return sql.RelationInfo{}, false, err
+	}
+	t := snap.byOID[oid]
+	if t == nil {
+		return sql.RelationInfo{}, false, nil
+	}
+	r := sql.RelationInfo{Name: t.name, Kind: 'r'}
+	if t.view != "" {
+		r.Kind = 'v'
+	}
+	for _, col := range t.cols {
+		r.Columns = append(r.Columns, col.name)
+	}
+	return r, true, nil
+}
+
+// DatabaseOID is pg_database's one row's oid.
+func (c *Catalog) DatabaseOID() int64 { return oidDatabase }
+
 func (c *Catalog) FormatType(oid, typmod int64) (string, bool) {
 	return formatType(oid, typmod), true
 }
@@ -237,6 +267,9 @@ func (c *Catalog) RegOID(ctx context.Context, kind sql.RegKind, name string) (in
 	}
 	if t := snap.lookupTable(schema, rel); t != nil {
 		return t.oid, nil
+	}
+	if schema != "" && schema != "pg_catalog" && schema != "information_schema" && snap.namespace(schema) == nil {
+		return 0, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
 	}
 	return 0, sql.UndefinedReg(kind, name)
 }

@@ -159,8 +159,9 @@ func (s *snapshot) loadViews(ctx context.Context, ns *nsInfo, used map[int64]boo
 		}
 		ti := &tableInfo{ns: ns, name: name, view: v.SQL, oid: stableOID("view:"+ns.name+"."+name, used)}
 		used[ti.oid] = true
-		for _, f := range v.Schema.Fields() {
-			ti.cols = append(ti.cols, column{name: f.Name, t: sql.TypeFromIceberg(f.Type)})
+		types := sql.ViewColumnTypes(v.Properties, v.Schema.Fields())
+		for i, f := range v.Schema.Fields() {
+			ti.cols = append(ti.cols, column{name: f.Name, t: types[i]})
 		}
 		s.tables = append(s.tables, ti)
 		s.byOID[ti.oid] = ti

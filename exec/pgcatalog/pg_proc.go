@@ -260,7 +260,10 @@ func procName(kind sql.RegKind, oid int64) string {
 // pg_catalog is none here (42883).
 func procOID(kind sql.RegKind, in string) (int64, error) {
 	name, args, hasArgs := strings.Cut(in, "(")
-	if kind == sql.RegProcedure && (!hasArgs || !strings.HasSuffix(strings.TrimSpace(args), ")")) {
+	if kind == sql.RegProcedure && !hasArgs {
+		return 0, sql.Errorf(sql.CodeInvalidTextRep, "expected a left parenthesis")
+	}
+	if kind == sql.RegProcedure && !strings.HasSuffix(strings.TrimSpace(args), ")") {
 		return 0, sql.UndefinedReg(kind, in)
 	}
 	schema, fn := sql.SplitQualifiedName(strings.TrimSpace(name))

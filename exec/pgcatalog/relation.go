@@ -63,8 +63,10 @@ func specType(t string) sql.Type {
 		return sql.ArrayOf(sql.Int16)
 	case "oidvector":
 		return sql.ArrayOf(sql.OID)
+	case "name":
+		return sql.Name
 	}
-	return sql.Text // name, char, aclitem, pg_node_tree, xid
+	return sql.Text // char, aclitem, pg_node_tree, xid
 }
 
 // relations are the virtual relations by schema-qualified name; built once,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,58 @@ func TestAgainstPostgres(t *testing.T) {
 	t.Run("psql-copy", tw.testPsqlCopy)
 	t.Run("error-positions", tw.testPositions)
 	t.Run("column-names", tw.testColumnNames)
+	t.Run("row-descriptions", tw.testRowDescriptions)
+}
+
+// testRowDescriptions compares each result column's type OID, size and
+// modifier, and its value in binary format, for columns of the narrower
+// types and expressions over them (issue 48, item 10: a smallint column
+// went out as int4, 4 bytes; a name as text). Which table a column comes from (table OID,
+// attribute number) is not compared: magmalake leaves it 0.
+func (tw *twin) testRowDescriptions(t *testing.T) {
+	tw.both(t, "CREATE TABLE rd (s smallint, r real, c char(3), v varchar(5), n numeric(10,2), i int, f float8)")
+	tw.both(t, "INSERT INTO rd VALUES (-2, 1.5, 'ab', 'xy', 1.25, 7, 2.5)")
+	for _, q := range []string{
+		"SELECT * FROM rd",
+		"SELECT s, s + s, s * 2::smallint, -s, abs(s), s + 1, s::int, s / 2::smallint, s % 2::smallint FROM rd",
+		"SELECT 1::smallint, 1::int2, CAST(3 AS smallint), sum(s), max(s), count(s), avg(s) FROM rd",
+		"SELECT coalesce(s, 0::smallint), greatest(s, s), CASE WHEN s > 0 THEN s ELSE 0::smallint END FROM rd",
+		"SELECT r, r + r, 1.5::real, r * 2, f, i FROM rd",
+		"SELECT c, v, 'a'::char(2), 'a'::varchar(3), 'a'::bpchar, v || 'z' FROM rd",
+		"SELECT n, n + n, 1.5::numeric(5,2), sum(n), round(n, 1) FROM rd GROUP BY n",
+		"SELECT s FROM rd UNION ALL SELECT 3::smallint",
+		"SELECT x.s FROM (SELECT s FROM rd) x",
+		"SELECT 'a'::name, 'a'::name || 'b', upper('a'::name), c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'rd'",
+		"SELECT current_user, session_user, user, current_role, current_catalog, current_schema, current_database(), current_schema() WHERE false",
+	} {
+		ml, pg := rowDescription(t, tw.ml, q), rowDescription(t, tw.pg, q)
+		if ml != pg {
+			t.Errorf("%s:\n magmalake  %s\n PostgreSQL %s", q, ml, pg)
+		}
+	}
+}
+
+// rowDescription is q's result columns (name, type OID, size, modifier)
+// and its first row in binary format, through the extended protocol.
+func rowDescription(t *testing.T, conn *pgx.Conn, q string) string {
+	t.Helper()
+	ctx := context.Background()
+	sd, err := conn.PgConn().Prepare(ctx, "", q, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var b strings.Builder
+	for _, f := range sd.Fields {
+		fmt.Fprintf(&b, "[%s %d/%d/%d]", f.Name, f.DataTypeOID, f.DataTypeSize, f.TypeModifier)
+	}
+	res := conn.PgConn().ExecPrepared(ctx, "", nil, nil, []int16{1}).Read()
+	if res.Err != nil {
+		t.Fatalf("%s: %v", q, res.Err)
+	}
+	if len(res.Rows) > 0 {
+		fmt.Fprintf(&b, " %x", res.Rows[0])
+	}
+	return b.String()
 }
 
 // testColumnNames compares the RowDescription names PostgreSQL derives for
@@ -93,6 +146,10 @@ func (tw *twin) testColumnNames(t *testing.T) {
 		"SELECT CASE WHEN id > 1 THEN 1 ELSE 2::int END FROM c",
 		"SELECT CASE WHEN b THEN false ELSE true END FROM c",
 		"SELECT id, s AS label, n + 1, count(*) FROM c GROUP BY id, s, n",
+		// A cast is named for its type's last word: an array type for its
+		// element, a quoted name as pg_type has it.
+		`SELECT '{1}'::int4[], '{1}'::integer[], '{a}'::"varchar"[], 'a'::"bpchar", 'a'::"char", 1::"int8", '{a}'::char(2)[]`,
+		"SELECT session_user, user, current_catalog, current_schema",
 	} {
 		ml, pg := fieldNames(t, tw.ml, q), fieldNames(t, tw.pg, q)
 		if ml != pg {

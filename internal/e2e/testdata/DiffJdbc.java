@@ -14,13 +14,6 @@ public class DiffJdbc {
 
     static void print(String s) { System.out.println(s); }
 
-    // UNCOMPARED_TYPES are result columns whose type is not compared: a
-    // stored smallint column is described as int4 by magmalake (it is an
-    // Iceberg int; its declared type is known to the catalog, see the
-    // getColumns lines, but not to the scan), int2 by PostgreSQL. Their
-    // values are compared.
-    static final Set<String> UNCOMPARED_TYPES = Set.of("i2");
-
     // show is a value as the driver hands it over: class and toString.
     static String show(Object o) {
         if (o == null) return "null";
@@ -39,9 +32,7 @@ public class DiffJdbc {
         StringBuilder h = new StringBuilder(what + " columns");
         for (int i = 1; i <= md.getColumnCount(); i++) {
             h.append(" ").append(md.getColumnLabel(i));
-            if (!UNCOMPARED_TYPES.contains(md.getColumnLabel(i))) {
-                h.append(":").append(md.getColumnTypeName(i)).append("/").append(md.getColumnType(i));
-            }
+            h.append(":").append(md.getColumnTypeName(i)).append("/").append(md.getColumnType(i));
         }
         print(h.toString());
         int n = 0;
@@ -258,26 +249,37 @@ public class DiffJdbc {
     // out (PostgreSQL's is the database), and so are REMARKS,
     // COLUMN_DEF and the SOURCE_DATA_TYPE/SCOPE_* columns, null on both.
     static void metadata(Connection c, String t) throws SQLException {
+        // A view's columns as its query types them: sum(numeric) is
+        // numeric, varchar(2) and smallint keep their types.
+        try (Statement st = c.createStatement()) {
+            st.execute("CREATE VIEW " + t + "_v AS SELECT sum(n) AS sn, 'ab'::varchar(2) AS v2, i2, max(v) AS mv FROM " + t + " GROUP BY i2");
+        }
+        columns(c.getMetaData(), t + "_v");
+        columns(c.getMetaData(), t);
         DatabaseMetaData md = c.getMetaData();
         try (ResultSet rs = md.getTables(null, "public", t, new String[] {"TABLE"})) {
             while (rs.next()) {
                 print("table " + rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + " " + rs.getString("TABLE_TYPE"));
             }
         }
+        try (ResultSet rs = md.getPrimaryKeys(null, "public", t)) {
+            int n = 0;
+            while (rs.next()) n++;
+            print("primary keys " + n);
+        }
+    }
+
+    // columns prints getColumns for the relation t.
+    static void columns(DatabaseMetaData md, String t) throws SQLException {
         try (ResultSet rs = md.getColumns(null, "public", t, null)) {
             while (rs.next()) {
-                print("column " + rs.getInt("ORDINAL_POSITION") + " " + rs.getString("COLUMN_NAME")
+                print("column " + t + " " + rs.getInt("ORDINAL_POSITION") + " " + rs.getString("COLUMN_NAME")
                     + " type=" + rs.getInt("DATA_TYPE") + "/" + rs.getString("TYPE_NAME")
                     + " size=" + rs.getInt("COLUMN_SIZE") + " digits=" + rs.getInt("DECIMAL_DIGITS")
                     + " radix=" + rs.getInt("NUM_PREC_RADIX")
                     + " nullable=" + rs.getInt("NULLABLE") + "/" + rs.getString("IS_NULLABLE")
                     + " auto=" + rs.getString("IS_AUTOINCREMENT"));
             }
-        }
-        try (ResultSet rs = md.getPrimaryKeys(null, "public", t)) {
-            int n = 0;
-            while (rs.next()) n++;
-            print("primary keys " + n);
         }
     }
 

@@ -18,13 +18,8 @@ function show(v) {
   return typeof v + ' ' + String(v);
 }
 
-// Result columns whose type is not compared: a stored smallint column is
-// described as int4 by magmalake (it is an Iceberg int), int2 by PostgreSQL.
-// Their values are compared.
-const UNCOMPARED_TYPES = new Set(['i2']);
-
 function dump(what, res) {
-  console.log(what, 'fields', res.fields.map((f) => (UNCOMPARED_TYPES.has(f.name) ? f.name : f.name + ':' + f.dataTypeID)).join(' '));
+  console.log(what, 'fields', res.fields.map((f) => f.name + ':' + f.dataTypeID).join(' '));
   res.rows.forEach((row, i) => {
     for (const f of res.fields) console.log(what, 'row', i + 1, f.name, show(row[f.name]));
   });

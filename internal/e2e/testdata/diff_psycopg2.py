@@ -26,15 +26,8 @@ def show(v):
     return "%s %r" % (type(v).__name__, v)
 
 
-# Result columns whose type is not compared: a stored smallint column is
-# described as int4 by magmalake (it is an Iceberg int), int2 by PostgreSQL.
-# Their values are compared.
-UNCOMPARED_TYPES = {"i2"}
-
-
 def dump(what, cur):
-    print(what, "columns", " ".join(d.name if d.name in UNCOMPARED_TYPES else "%s:%d" % (d.name, d.type_code)
-                                    for d in cur.description))
+    print(what, "columns", " ".join("%s:%d" % (d.name, d.type_code) for d in cur.description))
     n = 0
     for row in cur:
         n += 1
