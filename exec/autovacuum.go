@@ -190,7 +190,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	// properties) on other servers.
 	_, unhold := a.e.wh.Writes().Hold(ident, time.Now())
 	defer unhold()
-	since, err := iceberg.WriteStart(ctx, head)
+	since, err := a.e.wh.WriteStart(ctx, head)
 	if err != nil {
 		return err
 	}

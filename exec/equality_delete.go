@@ -50,6 +50,10 @@ func (s *Session) equalityKeysFor(ctx context.Context, p *deletePlan, args []Par
 	case deletes.ModeOf(tbl.Properties()) != deletes.ModeMergeOnRead:
 		return nil, nil, "the table's write.delete.mode is copy-on-write", nil
 	}
+	if c, ok := p.where.(*sql.Const); ok && c.Value != true {
+		// Folded to false or NULL (a = NULL): nothing to delete.
+		return nil, nil, "the WHERE is never true, which matches no row", nil
+	}
 	cols, keys, err := equalityKeys(ctx, p, args)
 	switch {
 	case err != nil:

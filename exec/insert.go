@@ -288,7 +288,7 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 	}
 	// Its files are as old as this: a sweep of another server that began
 	// after it makes the commit fail rather than name a swept file.
-	since, err := iceberg.WriteStart(ctx, t.rt.Table)
+	since, err := s.engine.wh.WriteStart(ctx, t.rt.Table)
 	if err != nil {
 		return 0, err
 	}

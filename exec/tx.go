@@ -182,7 +182,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	pin.Settle(head.CurrentSnapshot())
-	since, err := iceberg.WriteStart(ctx, head)
+	since, err := s.engine.wh.WriteStart(ctx, head)
 	if err != nil {
 		leave()
 		return nil, err

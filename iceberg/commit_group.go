@@ -127,7 +127,7 @@ func (l CommitLoop) commitBatch(ident table.Identifier, turn *tableTurn, batch [
 			return
 		}
 		ctx := context.WithoutCancel(group[0].ctx)
-		committed, err := commitChange(ctx, l.Catalog, head, l.onBranch(withAttempts(union, group)), l.Manifests, earliestWrite(group))
+		committed, err := commitChange(ctx, l.Catalog, head, l.onBranch(withAttempts(union, group)), l.Manifests, earliestWrite(group), l.Self)
 		for _, m := range group {
 			m.a.tries++
 		}

@@ -145,7 +145,7 @@ func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatal
 		}
 		s.staged = staged
 		commits = append(commits, table.TableCommit{Identifier: s.head.Identifier(),
-			Requirements: withSweepRequirement(l.Catalog, staged.Requirements, writeStartOf(ctx)), Updates: staged.Updates})
+			Requirements: withSweepRequirement(l.Catalog, staged.Requirements, writeStartOf(ctx), l.Self), Updates: staged.Updates})
 	}
 	if err := ctx.Err(); err != nil {
 		discardStaged(states)
@@ -204,7 +204,7 @@ func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
 		if head.MetadataLocation() == s.head.MetadataLocation() {
 			continue
 		}
-		if sweptSince(head, writeStartOf(ctx)) {
+		if sweptIn(head.Metadata(), writeStartOf(ctx), l.Self) {
 			return &TableError{Table: s.head.Identifier(), Err: fmt.Errorf("%w: %w", ErrConflict, ErrSwept)}
 		}
 		change, extra, err := rebase(ctx, RebaseInput{Base: s.head, Head: head, Change: s.change, live: l.liveOf(s.turn)})

@@ -13,8 +13,9 @@ import (
 
 // listedFile is a file found under a table's location.
 type listedFile struct {
-	path string
-	size int64
+	path     string
+	size     int64
+	modified time.Time
 }
 
 // listOlder lists the files under root modified before cutoff. Files come
@@ -46,7 +47,7 @@ func listOlder(ctx context.Context, fs iceio.IO, root string, cutoff time.Time) 
 			return err
 		}
 		if info.ModTime().Before(cutoff) {
-			out = append(out, listedFile{path: p, size: info.Size()})
+			out = append(out, listedFile{path: p, size: info.Size(), modified: info.ModTime()})
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package iceberg
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -67,6 +68,7 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
+	orphans = w.sparedWriters(ident, writeHoldOf(ctx), cutoff, orphans)
 	var out OrphanOutcome
 	for _, f := range orphans {
 		removed, err := removeFile(fs, f.path)
@@ -79,6 +81,18 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 		}
 	}
 	return out, nil
+}
+
+// sparedWriters is orphans without the files a writer of this process
+// that began after the cutoff was chosen may have written: its files are
+// younger than it (give or take writeSlack), and none of them is an orphan.
+func (w *Warehouse) sparedWriters(ident table.Identifier, self uint64, cutoff time.Time, orphans []listedFile) []listedFile {
+	since, ok := w.writes.oldest(ident, self)
+	if !ok || !since.Add(-writeSlack).Before(cutoff) {
+		return orphans
+	}
+	bound := since.Add(-writeSlack)
+	return slices.DeleteFunc(orphans, func(f listedFile) bool { return !f.modified.Before(bound) })
 }
 
 // unreferenced are the listed files the table does not reference. A listed

@@ -109,12 +109,12 @@ func (s *StagedChange) Discard() {
 // change commits nothing and returns base. On any failure the manifests it
 // wrote are removed, unless the commit may have landed after all.
 func CommitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange) (*table.Table, error) {
-	return commitChange(ctx, cat, base, change, nil, time.Time{})
+	return commitChange(ctx, cat, base, change, nil, time.Time{}, "")
 }
 
 // commitChange is CommitChange reading the parent's manifests through
 // manifests (nil: no cache).
-func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange, manifests *ManifestCache, since time.Time) (*table.Table, error) {
+func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, change FileChange, manifests *ManifestCache, since time.Time, self string) (*table.Table, error) {
 	if change.IsEmpty() {
 		return base, nil
 	}
@@ -129,7 +129,7 @@ func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 	}
 	// The swap itself is not cancellable: a swap cut short leaves the
 	// catalog's new metadata file behind and its outcome uncertain.
-	reqs := withSweepRequirement(cat, staged.Requirements, since)
+	reqs := withSweepRequirement(cat, staged.Requirements, since, self)
 	meta, loc, err := cat.CommitTable(context.WithoutCancel(ctx), base.Identifier(), reqs, staged.Updates)
 	if err != nil {
 		landed, lerr := changeLanded(ctx, cat, base, staged.Snapshot.SnapshotID)

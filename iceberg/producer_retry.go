@@ -30,6 +30,9 @@ type CommitLoop struct {
 	// Branch is where every change commits ("" is main): heads are the
 	// branch's views (BranchView), so plans and rebases read the branch.
 	Branch string
+	// Self names the warehouse's process in the tables' sweep records: its
+	// own sweeps spare its writers by other means (Writes).
+	Self string
 }
 
 // load reads ident's head as the loop's branch sees it.
@@ -69,7 +72,7 @@ func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan Cha
 		return nil, err
 	}
 	a := attempt{head: head}
-	if a.since, err = WriteStart(ctx, head); err != nil {
+	if a.since, err = writeStartAfter(ctx, head, l.Self); err != nil {
 		return nil, err
 	}
 	a.change, a.written, err = plan(ctx, head)
@@ -85,7 +88,7 @@ func (l CommitLoop) Commit(ctx context.Context, ident table.Identifier, plan Cha
 		// An INSERT's files were written before the loop began, from rows
 		// it does not keep: they are as old as the statement.
 		a.since = writeStartOf(ctx)
-		if sweptSince(head, a.since) {
+		if sweptIn(head.Metadata(), a.since, l.Self) {
 			a.removeWritten()
 			return nil, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
 		}
@@ -119,7 +122,7 @@ func (l CommitLoop) Publish(ctx context.Context, base *table.Table, change FileC
 	// written starts empty: only files the loop writes while rebasing are
 	// its to remove.
 	a := attempt{head: base, change: change, since: writeStartOf(ctx), prewritten: true}
-	if sweptSince(base, a.since) {
+	if sweptIn(base.Metadata(), a.since, l.Self) {
 		return nil, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
 	}
 	return l.run(ctx, base.Identifier(), a, nil)
@@ -201,12 +204,12 @@ func (l CommitLoop) liveOf(turn *tableTurn) *liveFilesCache {
 // moveTo makes a commit on head: the change rebased, or planned again.
 // done reports an empty new plan (nothing left to commit).
 func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
-	if !a.shared && sweptSince(head, a.since) {
+	if !a.shared && sweptIn(head.Metadata(), a.since, l.Self) {
 		if plan == nil || a.prewritten {
 			a.removeWritten()
 			return false, fmt.Errorf("%w: %w", ErrConflict, ErrSwept)
 		}
-		return replan(ctx, a, head, plan)
+		return replan(ctx, a, head, plan, l.Self)
 	}
 	rebase := l.Rebase
 	if rebase == nil {
@@ -222,14 +225,14 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 		a.removeWritten()
 		return false, err
 	}
-	return replan(ctx, a, head, plan)
+	return replan(ctx, a, head, plan, l.Self)
 }
 
 // replan drops a's change and its files and plans it again against head.
-func replan(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc) (done bool, err error) {
+func replan(ctx context.Context, a *attempt, head *table.Table, plan ChangeFunc, self string) (done bool, err error) {
 	a.removeWritten()
 	a.head = head
-	if a.since, err = WriteStart(ctx, head); err != nil {
+	if a.since, err = writeStartAfter(ctx, head, self); err != nil {
 		return false, err
 	}
 	a.change, a.written, err = plan(ctx, head)

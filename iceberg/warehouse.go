@@ -54,6 +54,7 @@ type Warehouse struct {
 	views     viewCatalog    // nil: the catalog stores no views (REST here)
 	readers   Readers        // the snapshots this process's statements read
 	writes    Writes         // this process's writers with files not yet committed
+	process   string         // names this warehouse's sweeps in tables' properties
 	// sqlWarehouse is the warehouse a SQL catalog derives new tables'
 	// locations from ("" for a REST catalog, whose server chooses them).
 	sqlWarehouse string
@@ -84,6 +85,7 @@ func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
 		w.cat = cfg.WrapCatalog(w.cat)
 	}
 	w.cat = pinning(w.cat)
+	w.process = newProcessID()
 	if err := w.ensureNamespace(ctx, DefaultNamespace); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open catalog %q: %w", name, err)
@@ -287,7 +289,7 @@ func (w *Warehouse) Manifests() *ManifestCache { return w.manifests }
 // CommitLoop is how this warehouse's statements commit: through its
 // catalog, in this process's per-table order.
 func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
-	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase, Manifests: w.manifests}
+	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase, Manifests: w.manifests, Self: w.process}
 }
 
 // StageView stages change on base to be read, not committed (a

@@ -26,10 +26,9 @@ type allowed struct {
 // traceAllowList names every place where magmalake answers a traced client
 // differently from PostgreSQL 15, and why.
 var traceAllowList = []allowed{
-	// sql.Type has no name, "char" or regclass kinds: catalog columns and
-	// functions of those types (relname, current_user, relkind, c.oid::regclass)
-	// are text. Clients read them as strings either way.
-	{Reason: "name is reported as text", PGOID: 19, OurOID: 25},
+	// sql.Type has no "char" or regclass kinds: catalog columns and
+	// functions of those types (relkind, c.oid::regclass) are text.
+	// Clients read them as strings either way.
 	{Reason: `"char" is reported as text`, PGOID: 18, OurOID: 25},
 	{Reason: "regclass is reported as text", PGOID: 2205, OurOID: 25},
 	// Iceberg tables have no unique constraints (the trace's t has a primary
