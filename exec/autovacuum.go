@@ -159,6 +159,7 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	// one read and every newer one (iceberg.Readers).
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
 		r.Expire, err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep)
+		r.Expire.Deleted = nil // the counts are the report
 		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {

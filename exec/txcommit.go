@@ -31,7 +31,7 @@ func (s *Session) commitBlock(ctx context.Context) error {
 	}
 	// The block's files are as old as its first touch of a table: a
 	// sweep of another process since then makes the commit fail rather
-	// than name a removed file (iceberg.SweepCutoffProperty).
+	// than name a removed file (see iceberg/sweep_marker.go).
 	ctx = iceberg.WithWriteStart(ctx, blockWriteStart(changed))
 	loop := s.commitLoop(s.tx.branch)
 	if len(changed) > 1 && loop.Atomic() {

@@ -28,7 +28,7 @@ const writeSlack = 2 * time.Second
 // flight; this process's own writers (Writes) are never overtaken, whatever
 // olderThan says: no file younger than the oldest of them is listed. Other
 // magmalake processes learn of the sweep through the table's properties
-// before it lists anything (SweepCutoffProperty).
+// before it lists anything (sweep_marker.go).
 // The head is read again after the listing, so that a commit that landed
 // meanwhile keeps its files; each listed file is checked against both
 // heads' references (every snapshot's manifest lists, manifests, data and
