@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/bench"
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 type benchConfig struct {
@@ -19,7 +20,7 @@ type benchConfig struct {
 }
 
 // benchCommand is `magmalake bench ...`.
-func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*flag.FlagSet, error) {
+func benchCommand(ctx context.Context, args []string, env cli.Getenv, std cli.Stdio) (*flag.FlagSet, error) {
 	if len(args) > 0 && args[0] == "overwrite" {
 		cfg, fs, err := parseBenchOverwrite(args[1:], env)
 		if err != nil {
@@ -63,12 +64,12 @@ func benchCommand(ctx context.Context, args []string, env Getenv, std stdio) (*f
 }
 
 // parseBench reads `magmalake bench delete [flags]`.
-func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
+func parseBench(args []string, env cli.Getenv) (benchConfig, *flag.FlagSet, error) {
 	var cfg benchConfig
 	if len(args) == 0 || args[0] != "delete" {
-		return cfg, nil, usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select|merge|maintenance|contention [flags]")
+		return cfg, nil, cli.Usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select|merge|maintenance|contention [flags]")
 	}
-	fs := newFlagSet("bench delete")
+	fs := cli.NewFlagSet("magmalake bench delete")
 	var layouts, modes, cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the generated table")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of the generated table")
@@ -79,14 +80,14 @@ func parseBench(args []string, env Getenv) (benchConfig, *flag.FlagSet, error) {
 	fs.StringVar(&cases, "case", "", "comma-separated cases: scattered-1pct, range-10pct, partition (default all)")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (contenders labelled contender=...)")
 	storageFlags(fs, &cfg.Storage, "the tables' files")
-	if err := parse(fs, args[1:], 0); err != nil {
+	if err := cli.Parse(fs, args[1:], 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || int64(cfg.Files) > cfg.Rows {
-		return cfg, fs, usagef("--rows and --files must be positive, with at least one row per file")
+		return cfg, fs, cli.Usagef("--rows and --files must be positive, with at least one row per file")
 	}
 	if err := cfg.Storage.Check(); err != nil {
-		return cfg, fs, usagef("%v", err)
+		return cfg, fs, cli.Usagef("%v", err)
 	}
 	cfg.Layouts = splitAs[bench.Layout](layouts)
 	cfg.Modes = splitAs[bench.Mode](modes)
@@ -107,13 +108,13 @@ func splitAs[T ~string](s string) []T {
 func reportLine[R interface {
 	Line() string
 	JSON() string
-}](std stdio, asJSON bool) func(R) error {
+}](std cli.Stdio, asJSON bool) func(R) error {
 	return func(r R) error {
 		line := r.Line()
 		if asJSON {
 			line = r.JSON()
 		}
-		_, err := fmt.Fprintln(std.out, line)
+		_, err := fmt.Fprintln(std.Out, line)
 		return err
 	}
 }
@@ -139,13 +140,13 @@ func storageFlags(fs *flag.FlagSet, st *bench.Storage, what string) {
 	})
 }
 
-func runBench(ctx context.Context, cfg benchConfig, std stdio) error {
+func runBench(ctx context.Context, cfg benchConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench delete")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	return bench.Run(ctx, cfg.Config, reportLine[bench.Result](std, cfg.JSON))
 }
 
@@ -156,9 +157,9 @@ type benchOverwriteConfig struct {
 }
 
 // parseBenchOverwrite reads the flags of `magmalake bench overwrite`.
-func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag.FlagSet, error) {
+func parseBenchOverwrite(args []string, env cli.Getenv) (benchOverwriteConfig, *flag.FlagSet, error) {
 	var cfg benchOverwriteConfig
-	fs := newFlagSet("bench overwrite")
+	fs := cli.NewFlagSet("magmalake bench overwrite")
 	var sizes, modes, cases string
 	fs.StringVar(&sizes, "sizes", "1000000,10000000", "comma-separated table sizes in rows")
 	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the table, one data file each")
@@ -169,31 +170,31 @@ func parseBenchOverwrite(args []string, env Getenv) (benchOverwriteConfig, *flag
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse (removed afterwards)")
 	fs.StringVar(&modes, "mode", "", "comma-separated UPDATE modes against copy-on-write: mor-v2, mor-v3 (default both)")
 	fs.StringVar(&cases, "case", "", "comma-separated cases: dynamic-overwrite, update-1pct (default both)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	for _, s := range splitList(sizes) {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n <= 0 {
-			return cfg, fs, usagef("--sizes: %q is not a positive row count", s)
+			return cfg, fs, cli.Usagef("--sizes: %q is not a positive row count", s)
 		}
 		cfg.Sizes = append(cfg.Sizes, n)
 	}
 	if cfg.Partitions <= 0 || cfg.NewRows <= 0 || cfg.Repeat <= 0 {
-		return cfg, fs, usagef("--partitions, --new-rows and --repeat must be positive")
+		return cfg, fs, cli.Usagef("--partitions, --new-rows and --repeat must be positive")
 	}
 	cfg.Modes = splitAs[bench.Mode](modes)
 	cfg.Cases = splitList(cases)
 	return cfg, fs, nil
 }
 
-func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std stdio) error {
+func runBenchOverwrite(ctx context.Context, cfg benchOverwriteConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench overwrite")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	return bench.RunOverwrite(ctx, cfg.OverwriteConfig, reportLine[bench.OverwriteResult](std, cfg.JSON))
 }
 
@@ -205,9 +206,9 @@ type benchSelectConfig struct {
 }
 
 // parseBenchSelect reads the flags of `magmalake bench select`.
-func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagSet, error) {
+func parseBenchSelect(args []string, env cli.Getenv) (benchSelectConfig, *flag.FlagSet, error) {
 	var cfg benchSelectConfig
-	fs := newFlagSet("bench select")
+	fs := cli.NewFlagSet("magmalake bench select")
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the fact table")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of each fact table")
 	fs.Int64Var(&cfg.LookupRows, "lookup-rows", 1_000_000, "rows of the second table the point lookup also runs on")
@@ -221,35 +222,35 @@ func parseBenchSelect(args []string, env Getenv) (benchSelectConfig, *flag.FlagS
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse and PostgreSQL cluster (removed afterwards)")
 	storageFlags(fs, &cfg.Storage, "magmalake's tables")
 	fs.StringVar(&cfg.queries, "queries", "", "comma-separated query names to run (count, point-lookup, group-low-card, group-high-card, join-dim, window, top-n); default all")
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.queries != "" {
 		cfg.Queries = strings.Split(cfg.queries, ",")
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.LookupRows <= 0 || cfg.Repeat <= 0 {
-		return cfg, fs, usagef("--rows, --files, --lookup-rows and --repeat must be positive")
+		return cfg, fs, cli.Usagef("--rows, --files, --lookup-rows and --repeat must be positive")
 	}
 	if err := cfg.Storage.Check(); err != nil {
-		return cfg, fs, usagef("%v", err)
+		return cfg, fs, cli.Usagef("%v", err)
 	}
 	return cfg, fs, nil
 }
 
-func runBenchSelect(ctx context.Context, cfg benchSelectConfig, std stdio) error {
+func runBenchSelect(ctx context.Context, cfg benchSelectConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench select")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	rep, err := bench.RunSelect(ctx, cfg.SelectConfig)
 	if rep != nil { // printed even when answers differ: the figures show where
 		if cfg.JSON {
-			fmt.Fprintln(std.out, rep.JSON())
+			fmt.Fprintln(std.Out, rep.JSON())
 		} else {
 			for _, l := range rep.Lines() {
-				fmt.Fprintln(std.out, l)
+				fmt.Fprintln(std.Out, l)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/bench"
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 type benchContentionConfig struct {
@@ -15,9 +16,9 @@ type benchContentionConfig struct {
 }
 
 // parseBenchContention reads the flags of `magmalake bench contention`.
-func parseBenchContention(args []string, env Getenv) (benchContentionConfig, *flag.FlagSet, error) {
+func parseBenchContention(args []string, env cli.Getenv) (benchContentionConfig, *flag.FlagSet, error) {
 	var cfg benchContentionConfig
-	fs := newFlagSet("bench contention")
+	fs := cli.NewFlagSet("magmalake bench contention")
 	var scenarios, modes, soakModes string
 	fs.StringVar(&cfg.Binary, "binary", "", "magmalake executable the servers run (default: this one)")
 	fs.IntVar(&cfg.Servers, "servers", 3, "magmalake serve processes on the one catalog and warehouse")
@@ -44,12 +45,12 @@ func parseBenchContention(args []string, env Getenv) (benchContentionConfig, *fl
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the soak's statement choices")
 	fs.DurationVar(&cfg.StatementTimeout, "statement-timeout", 2*time.Minute, "client-side bound on one statement")
 	fs.BoolVar(&cfg.JSON, "json", false, "one JSON object per scenario and mode instead of text")
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Servers <= 0 || cfg.Rows <= 0 || cfg.Files <= 0 || cfg.DeleteSessions < 2 || cfg.DeletesPerSession <= 0 ||
 		cfg.SoakSessions <= 0 || cfg.SoakDuration <= 0 || cfg.StatementTimeout <= 0 {
-		return cfg, fs, usagef("--servers, --rows, --files, --deletes, --soak-sessions and the durations must be positive, --sessions at least 2")
+		return cfg, fs, cli.Usagef("--servers, --rows, --files, --deletes, --soak-sessions and the durations must be positive, --sessions at least 2")
 	}
 	cfg.Scenarios = splitList(scenarios)
 	cfg.DeleteModes = splitAs[bench.TableMode](modes)
@@ -60,12 +61,12 @@ func parseBenchContention(args []string, env Getenv) (benchContentionConfig, *fl
 // runBenchContention prints every result, then a summary line per
 // scenario; a wrong result or a failed statement of the deletes scenario
 // makes the exit status 1, after everything is printed.
-func runBenchContention(ctx context.Context, cfg benchContentionConfig, std stdio) error {
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+func runBenchContention(ctx context.Context, cfg benchContentionConfig, std cli.Stdio) error {
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	results, err := bench.RunContention(ctx, cfg.ContentionConfig, reportLine[bench.ContentionResult](std, cfg.JSON))
 	if !cfg.JSON {
 		for _, l := range bench.ContentionSummary(results) {
-			fmt.Fprintln(std.out, l)
+			fmt.Fprintln(std.Out, l)
 		}
 	}
 	if err != nil {

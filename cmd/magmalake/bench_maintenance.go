@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/magmalake/magmalake/bench"
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 type benchMaintenanceConfig struct {
@@ -15,9 +16,9 @@ type benchMaintenanceConfig struct {
 }
 
 // parseBenchMaintenance reads the flags of `magmalake bench maintenance`.
-func parseBenchMaintenance(args []string, env Getenv) (benchMaintenanceConfig, *flag.FlagSet, error) {
+func parseBenchMaintenance(args []string, env cli.Getenv) (benchMaintenanceConfig, *flag.FlagSet, error) {
 	var cfg benchMaintenanceConfig
-	fs := newFlagSet("bench maintenance")
+	fs := cli.NewFlagSet("magmalake bench maintenance")
 	var cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the generated table of the mor-v2 and mor-v3 cases")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of the generated table")
@@ -32,25 +33,25 @@ func parseBenchMaintenance(args []string, env Getenv) (benchMaintenanceConfig, *
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (labelled contender=optimize|icebergo, query=scan|selective)")
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch warehouse (removed afterwards)")
 	fs.StringVar(&cases, "case", "", "comma-separated cases: mor-v2, mor-v3, small-files (default all)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || cfg.Deletes <= 0 || cfg.SmallInserts <= 0 || cfg.Repeat <= 0 || cfg.Rewrites <= 0 || cfg.SizeThreshold <= 0 || cfg.SplitTargetSize < 0 {
-		return cfg, fs, usagef("--rows, --files, --deletes, --small-inserts, --repeat, --rewrites and --file-size-threshold must be positive, --split-target-size not negative")
+		return cfg, fs, cli.Usagef("--rows, --files, --deletes, --small-inserts, --repeat, --rewrites and --file-size-threshold must be positive, --split-target-size not negative")
 	}
 	if cfg.Deletes > 100 || cfg.RatioThreshold <= 0 || cfg.RatioThreshold > 1 {
-		return cfg, fs, usagef("--deletes must be at most 100, --delete-ratio-threshold in (0, 1]")
+		return cfg, fs, cli.Usagef("--deletes must be at most 100, --delete-ratio-threshold in (0, 1]")
 	}
 	cfg.Cases = splitList(cases)
 	return cfg, fs, nil
 }
 
-func runBenchMaintenance(ctx context.Context, cfg benchMaintenanceConfig, std stdio) error {
+func runBenchMaintenance(ctx context.Context, cfg benchMaintenanceConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench maintenance")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	return bench.RunMaintenance(ctx, cfg.MaintenanceConfig, reportLine[bench.MaintenanceResult](std, cfg.JSON))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/magmalake/magmalake/bench"
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 type benchMergeConfig struct {
@@ -15,9 +16,9 @@ type benchMergeConfig struct {
 }
 
 // parseBenchMerge reads the flags of `magmalake bench merge`.
-func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet, error) {
+func parseBenchMerge(args []string, env cli.Getenv) (benchMergeConfig, *flag.FlagSet, error) {
 	var cfg benchMergeConfig
-	fs := newFlagSet("bench merge")
+	fs := cli.NewFlagSet("magmalake bench merge")
 	var layouts, modes, cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the target table")
 	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the target, one data file each (the unpartitioned target has as many files)")
@@ -31,11 +32,11 @@ func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet
 	fs.StringVar(&layouts, "layout", "", "comma-separated layouts: unpartitioned, partitioned (default both)")
 	fs.StringVar(&modes, "mode", "", "comma-separated modes: cow, mor-v2, mor-v3 (default all)")
 	fs.StringVar(&cases, "case", "", "comma-separated cases: scattered, one-partition (default both)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Rows <= 0 || cfg.Partitions <= 0 || cfg.SourceRows <= 0 || cfg.MaxRuns <= 0 || cfg.FlatPartitions < 0 {
-		return cfg, fs, usagef("--rows, --partitions, --source-rows and --runs must be positive, --flat-partitions not negative")
+		return cfg, fs, cli.Usagef("--rows, --partitions, --source-rows and --runs must be positive, --flat-partitions not negative")
 	}
 	if cfg.FlatPartitions == 0 {
 		cfg.FlatPartitions = -1 // the library's "none"
@@ -46,12 +47,12 @@ func parseBenchMerge(args []string, env Getenv) (benchMergeConfig, *flag.FlagSet
 	return cfg, fs, nil
 }
 
-func runBenchMerge(ctx context.Context, cfg benchMergeConfig, std stdio) error {
+func runBenchMerge(ctx context.Context, cfg benchMergeConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench merge")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	cfg.Progress = func(msg string) { fmt.Fprintln(std.err, msg) }
+	cfg.Progress = func(msg string) { fmt.Fprintln(std.Err, msg) }
 	return bench.RunMerge(ctx, cfg.MergeConfig, reportLine[bench.MergeResult](std, cfg.JSON))
 }

@@ -19,12 +19,10 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/wire"
 )
-
-// errReported is a failure already shown to the user (a failed statement).
-var errReported = errors.New("failure already reported")
 
 // errScriptStopped is a script (-f, standard input) that ON_ERROR_STOP
 // ended at a failure already shown: psql exits 3 for it.
@@ -34,7 +32,7 @@ var errScriptStopped = errors.New("script stopped at a failure already reported"
 // SIGTERM before they are cancelled.
 const shutdownGrace = 30 * time.Second
 
-func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
+func runRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 	if cfg.Server != nil {
 		return runRemoteRepl(ctx, cfg, std)
 	}
@@ -53,20 +51,20 @@ func runRepl(ctx context.Context, cfg replConfig, std stdio) error {
 	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl",
 		Options: map[string]string{"magmalake.progress": "on"}})
 	defer sess.Close()
-	sh := repl.New(sess, std.out, std.err)
+	sh := repl.New(sess, std.Out, std.Err)
 	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
 	return runShell(ctx, sh, cfg, std)
 }
 
 // runShell runs sh, embedded or connected to a server, as the command line
 // asks: -c, -f, a terminal, or a script on standard input.
-func runShell(ctx context.Context, sh *repl.Shell, cfg replConfig, std stdio) error {
+func runShell(ctx context.Context, sh *repl.Shell, cfg replConfig, std cli.Stdio) error {
 	if err := sh.ApplyPrintFlags(cfg.Print); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	for _, kv := range cfg.Vars {
 		if err := sh.SetVariable(kv[0], kv[1]); err != nil {
-			return usagef("-v: %v", err)
+			return cli.Usagef("-v: %v", err)
 		}
 	}
 	if cfg.EchoAll {
@@ -78,24 +76,24 @@ func runShell(ctx context.Context, sh *repl.Shell, cfg replConfig, std stdio) er
 		// Ctrl-C cancels the statement (on a server: a CancelRequest).
 		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		err = runActions(sctx, sh, cfg.Actions, std.in, std.err)
-	case repl.IsTerminal(std.in):
+		err = runActions(sctx, sh, cfg.Actions, std.In, std.Err)
+	case repl.IsTerminal(std.In):
 		err = sh.RunInteractive(ctx, repl.HistoryFile())
 	default:
 		// Ctrl-C cancels the running statement, which then fails the script.
 		sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 		defer stop()
-		if err = sh.RunScript(sctx, std.in); errors.Is(err, repl.ErrFailed) {
+		if err = sh.RunScript(sctx, std.In); errors.Is(err, repl.ErrFailed) {
 			err = errScriptStopped
 		}
 	}
 	if errors.Is(err, repl.ErrFailed) {
-		return errReported
+		return cli.ErrReported
 	}
 	return err
 }
 
-func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
+func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 	tlsCfg, err := serverTLS(cfg)
 	if err != nil {
 		return err
@@ -111,7 +109,7 @@ func runServe(ctx context.Context, cfg serveConfig, std stdio) error {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
-	logger := serverLogger(cfg.LogFormat, std.err)
+	logger := serverLogger(cfg.LogFormat, std.Err)
 	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads})
 	if err != nil {
 		return err
@@ -202,15 +200,15 @@ func serverTLS(cfg serveConfig) (*tls.Config, error) {
 	return nil, nil
 }
 
-func runPasswd(cfg passwdConfig, std stdio) error {
-	password, err := readPassword(std.in, repl.IsTerminal(std.in))
+func runPasswd(cfg passwdConfig, std cli.Stdio) error {
+	password, err := readPassword(std.In, repl.IsTerminal(std.In))
 	if err != nil {
 		return err
 	}
 	if err := setSecret(cfg.UsersFile, cfg.User, wire.ScramVerifier(password)); err != nil {
 		return err
 	}
-	fmt.Fprintf(std.out, "password of %q set in %s\n", cfg.User, cfg.UsersFile)
+	fmt.Fprintf(std.Out, "password of %q set in %s\n", cfg.User, cfg.UsersFile)
 	return nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strings"
@@ -12,23 +11,11 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
 	"github.com/magmalake/magmalake/wire"
 )
-
-// usageError is a bad command line or environment: reported in one line,
-// exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-// Getenv looks up an environment variable; tests pass a map.
-type Getenv func(string) string
 
 // catalogConfig is what repl and serve share: which catalog to open.
 type catalogConfig struct {
@@ -92,7 +79,7 @@ type catalogFlags struct {
 	demo                     bool
 }
 
-func (c *catalogFlags) register(fs *flag.FlagSet, env Getenv) {
+func (c *catalogFlags) register(fs *flag.FlagSet, env cli.Getenv) {
 	fs.StringVar(&c.data, "data", envOr(env, "MAGMALAKE_DATA", "./magmalake-data"), "data directory of the embedded catalog and warehouse (env MAGMALAKE_DATA)")
 	fs.StringVar(&c.catalog, "catalog", "", "catalog name (default magmalake)")
 	fs.Func("catalog-prop", "iceberg-go catalog property key=value, repeatable (env MAGMALAKE_CATALOG_PROPS: k=v,k=v)", func(s string) error {
@@ -110,22 +97,22 @@ func (c *catalogFlags) register(fs *flag.FlagSet, env Getenv) {
 	})
 }
 
-func (c *catalogFlags) finish(env Getenv) (catalogConfig, error) {
+func (c *catalogFlags) finish(env cli.Getenv) (catalogConfig, error) {
 	props := map[string]string{}
 	if v := env("MAGMALAKE_CATALOG_PROPS"); v != "" {
 		for _, kv := range strings.Split(v, ",") {
 			if err := addProp(props, kv); err != nil {
-				return catalogConfig{}, usagef("MAGMALAKE_CATALOG_PROPS %q: want key=value", kv)
+				return catalogConfig{}, cli.Usagef("MAGMALAKE_CATALOG_PROPS %q: want key=value", kv)
 			}
 		}
 	}
 	for _, kv := range c.props { // flags override the environment
 		if err := addProp(props, kv); err != nil {
-			return catalogConfig{}, usagef("--catalog-prop %q: want key=value", kv)
+			return catalogConfig{}, cli.Usagef("--catalog-prop %q: want key=value", kv)
 		}
 	}
 	if c.data == "" {
-		return catalogConfig{}, usagef("--data: must not be empty")
+		return catalogConfig{}, cli.Usagef("--data: must not be empty")
 	}
 	if len(props) == 0 {
 		props = nil
@@ -146,37 +133,15 @@ func addProp(props map[string]string, kv string) error {
 	return nil
 }
 
-func envOr(env Getenv, name, def string) string {
+func envOr(env cli.Getenv, name, def string) string {
 	if v := env(name); v != "" {
 		return v
 	}
 	return def
 }
 
-// newFlagSet returns a flag set that reports errors to the caller only, so
-// that main prints one line instead of flag's usage dump.
-func newFlagSet(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("magmalake "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parse parses args and rejects positional arguments beyond want.
-func parse(fs *flag.FlagSet, args []string, want int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%v", err)
-	}
-	if fs.NArg() > want {
-		return usagef("unexpected argument %q", fs.Arg(want))
-	}
-	return nil
-}
-
-func parseRepl(args []string, env Getenv) (replConfig, *flag.FlagSet, error) {
-	fs := newFlagSet("repl")
+func parseRepl(args []string, env cli.Getenv) (replConfig, *flag.FlagSet, error) {
+	fs := cli.NewFlagSet("magmalake repl")
 	var cf catalogFlags
 	cf.register(fs, env)
 	var cfg replConfig
@@ -223,21 +188,21 @@ func parseReplArgs(fs *flag.FlagSet, args []string) (connString string, err erro
 	if n := len(args); n > 0 && (args[n-1] == "-h" || args[n-1] == "--h") {
 		return "", flag.ErrHelp // -h without a host still lists the flags
 	}
-	if err := parse(fs, args, len(args)); err != nil {
+	if err := cli.Parse(fs, args, len(args)); err != nil {
 		return "", err
 	}
 	if fs.NArg() == 0 {
 		return "", nil
 	}
 	if first := fs.Arg(0); !remote.IsConnString(first) {
-		return "", usagef("unexpected argument %q", first)
+		return "", cli.Usagef("unexpected argument %q", first)
 	}
 	connString = fs.Arg(0)
-	return connString, parse(fs, fs.Args()[1:], 0)
+	return connString, cli.Parse(fs, fs.Args()[1:], 0)
 }
 
-func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
-	fs := newFlagSet("serve")
+func parseServe(args []string, env cli.Getenv) (serveConfig, *flag.FlagSet, error) {
+	fs := cli.NewFlagSet("magmalake serve")
 	var cf catalogFlags
 	cf.register(fs, env)
 	var cfg serveConfig
@@ -274,7 +239,7 @@ func parseServe(args []string, env Getenv) (serveConfig, *flag.FlagSet, error) {
 		cfg.AutoVacuumBytes = n
 		return nil
 	})
-	if err := parse(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	cat, err := cf.finish(env)
@@ -299,39 +264,39 @@ func parseAuth(s string) (wire.AuthMethod, error) {
 	case "scram-sha-256":
 		return wire.AuthSCRAM, nil
 	}
-	return 0, usagef("--auth %q: want trust, password, md5 or scram-sha-256", s)
+	return 0, cli.Usagef("--auth %q: want trust, password, md5 or scram-sha-256", s)
 }
 
 func (c serveConfig) check() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		return usagef("--listen %q: want host:port", c.Listen)
+		return cli.Usagef("--listen %q: want host:port", c.Listen)
 	}
 	if c.Auth != wire.AuthTrust && c.UsersFile == "" {
-		return usagef("--auth other than trust needs --users-file")
+		return cli.Usagef("--auth other than trust needs --users-file")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
-		return usagef("--tls-cert and --tls-key go together")
+		return cli.Usagef("--tls-cert and --tls-key go together")
 	}
 	if c.TLSSelfSigned && c.TLSCert != "" {
-		return usagef("--tls-self-signed and --tls-cert exclude each other")
+		return cli.Usagef("--tls-self-signed and --tls-cert exclude each other")
 	}
 	if c.TLSRequired && !c.TLSSelfSigned && c.TLSCert == "" {
-		return usagef("--tls-required needs --tls-cert/--tls-key or --tls-self-signed")
+		return cli.Usagef("--tls-required needs --tls-cert/--tls-key or --tls-self-signed")
 	}
 	if c.MaxConnections < 1 {
-		return usagef("--max-connections %d: want at least 1", c.MaxConnections)
+		return cli.Usagef("--max-connections %d: want at least 1", c.MaxConnections)
 	}
 	if c.IdleTimeout < 0 {
-		return usagef("--idle-timeout %v: must not be negative", c.IdleTimeout)
+		return cli.Usagef("--idle-timeout %v: must not be negative", c.IdleTimeout)
 	}
 	if c.AutoVacuum < 0 {
-		return usagef("--auto-vacuum %v: must not be negative", c.AutoVacuum)
+		return cli.Usagef("--auto-vacuum %v: must not be negative", c.AutoVacuum)
 	}
 	if c.AuthTimeout <= 0 {
-		return usagef("--authentication-timeout %v: must be positive", c.AuthTimeout)
+		return cli.Usagef("--authentication-timeout %v: must be positive", c.AuthTimeout)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return usagef("--log-format %q: want text or json", c.LogFormat)
+		return cli.Usagef("--log-format %q: want text or json", c.LogFormat)
 	}
 	return nil
 }
@@ -351,19 +316,19 @@ func addSetting(m map[string]string, kv string) error {
 	return nil
 }
 
-func parsePasswd(args []string, env Getenv) (passwdConfig, *flag.FlagSet, error) {
-	fs := newFlagSet("passwd")
+func parsePasswd(args []string, env cli.Getenv) (passwdConfig, *flag.FlagSet, error) {
+	fs := cli.NewFlagSet("magmalake passwd")
 	var cfg passwdConfig
 	fs.StringVar(&cfg.UsersFile, "users-file", envOr(env, "MAGMALAKE_USERS_FILE", "./magmalake-users"), "users file to create or update (env MAGMALAKE_USERS_FILE)")
-	if err := parse(fs, args, 1); err != nil {
+	if err := cli.Parse(fs, args, 1); err != nil {
 		return cfg, fs, err
 	}
 	cfg.User = fs.Arg(0)
 	switch {
 	case cfg.User == "":
-		return cfg, fs, usagef("passwd: want a user name: magmalake passwd [--users-file FILE] USER")
+		return cfg, fs, cli.Usagef("passwd: want a user name: magmalake passwd [--users-file FILE] USER")
 	case strings.ContainsAny(cfg.User, ":\n\r") || strings.HasPrefix(cfg.User, "#"):
-		return cfg, fs, usagef("passwd: user name %q may not contain ':' or a line break, nor start with '#'", cfg.User)
+		return cfg, fs, cli.Usagef("passwd: user name %q may not contain ':' or a line break, nor start with '#'", cfg.User)
 	}
 	return cfg, fs, nil
 }

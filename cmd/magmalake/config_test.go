@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/wire"
 )
 
-func envMap(m map[string]string) Getenv { return func(k string) string { return m[k] } }
+func envMap(m map[string]string) cli.Getenv { return func(k string) string { return m[k] } }
 
 // wantUsageError checks err against a case's expected usage error, and
 // reports whether one was expected (the case is then done); any other error
@@ -19,8 +20,8 @@ func envMap(m map[string]string) Getenv { return func(k string) string { return 
 func wantUsageError(t *testing.T, err error, want string) bool {
 	t.Helper()
 	if want != "" {
-		var ue *usageError
-		if !errors.As(err, &ue) || ue.msg != want {
+		var ue *cli.UsageError
+		if !errors.As(err, &ue) || ue.Error() != want {
 			t.Fatalf("error = %v, want usage error %q", err, want)
 		}
 		return true
@@ -183,13 +184,13 @@ func TestRunExitStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out, errOut strings.Builder
-		got := run(t.Context(), tt.args, envMap(nil), stdio{out: &out, err: &errOut})
+		got := run(t.Context(), tt.args, envMap(nil), cli.Stdio{Out: &out, Err: &errOut})
 		if got != tt.status || errOut.String() != tt.stderr || out.String() != tt.stdout {
 			t.Errorf("run(%q) = %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, got, out.String(), errOut.String(), tt.status, tt.stdout, tt.stderr)
 		}
 	}
 	var out strings.Builder
-	if got := run(t.Context(), []string{"serve", "-h"}, envMap(nil), stdio{out: &out, err: &out}); got != 0 || !strings.Contains(out.String(), "-max-connections") {
+	if got := run(t.Context(), []string{"serve", "-h"}, envMap(nil), cli.Stdio{Out: &out, Err: &out}); got != 0 || !strings.Contains(out.String(), "-max-connections") {
 		t.Errorf("serve -h = %d, %q", got, out.String())
 	}
 	if !strings.HasPrefix(versionString(), "magmalake ") {

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 const usage = `usage: magmalake <command> [flags]
@@ -28,22 +29,16 @@ commands:
 `
 
 func main() {
-	applyGCPolicy(os.Getenv)
-	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
-}
-
-// stdio are the streams a command talks to.
-type stdio struct {
-	in       *os.File
-	out, err io.Writer
+	cli.ApplyGCPolicy(os.Getenv)
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 }
 
 // run dispatches to a command and turns its outcome into an exit status:
 // 0 success, 1 failure, 2 bad usage, 3 a script stopped at an error
 // (psql's ON_ERROR_STOP).
-func run(ctx context.Context, args []string, env Getenv, std stdio) int {
+func run(ctx context.Context, args []string, env cli.Getenv, std cli.Stdio) int {
 	if len(args) == 0 {
-		fmt.Fprint(std.err, usage)
+		fmt.Fprint(std.Err, usage)
 		return 2
 	}
 	var (
@@ -69,35 +64,21 @@ func run(ctx context.Context, args []string, env Getenv, std stdio) int {
 	case "bench":
 		fs, err = benchCommand(ctx, args[1:], env, std)
 	case "version":
-		fmt.Fprintln(std.out, versionString())
+		fmt.Fprintln(std.Out, versionString())
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(std.out, usage)
+		fmt.Fprint(std.Out, usage)
 	default:
-		fmt.Fprintf(std.err, "magmalake: unknown command %q\n%s", args[0], usage)
+		fmt.Fprintf(std.Err, "magmalake: unknown command %q\n%s", args[0], usage)
 		return 2
 	}
 	return exitStatus(err, fs, std)
 }
 
-func exitStatus(err error, fs *flag.FlagSet, std stdio) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(std.out, "usage of %s:\n", fs.Name())
-		fs.SetOutput(std.out)
-		fs.PrintDefaults()
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(std.err, "magmalake: %s\n", ue.msg)
-		return 2
-	case errors.Is(err, errScriptStopped):
+// exitStatus is cli.ExitStatus, and 3 for a script that stopped at an
+// error (psql's ON_ERROR_STOP).
+func exitStatus(err error, fs *flag.FlagSet, std cli.Stdio) int {
+	if errors.Is(err, errScriptStopped) {
 		return 3
-	case errors.Is(err, errReported):
-		return 1
-	default:
-		fmt.Fprintf(std.err, "magmalake: %v\n", err)
-		return 1
 	}
+	return cli.ExitStatus("magmalake", err, fs, std)
 }

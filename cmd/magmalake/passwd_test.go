@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -80,7 +81,7 @@ func TestServeRefusesEmptySecret(t *testing.T) {
 	}
 	var out, errOut strings.Builder
 	args := []string{"serve", "--auth", "password", "--users-file", path, "--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0"}
-	status := run(t.Context(), args, envMap(nil), stdio{out: &out, err: &errOut})
+	status := run(t.Context(), args, envMap(nil), cli.Stdio{Out: &out, Err: &errOut})
 	if status != 1 || errOut.String() != "magmalake: users file line 3: empty secret\n" {
 		t.Errorf("status %d, stderr %q", status, errOut.String())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
 )
@@ -19,7 +20,7 @@ import (
 const closeTimeout = 5 * time.Second
 
 // runRemoteRepl runs the shell on a server's session.
-func runRemoteRepl(ctx context.Context, cfg replConfig, std stdio) error {
+func runRemoteRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 	sess, err := connectServer(ctx, cfg, std)
 	if err != nil {
 		return err
@@ -29,7 +30,7 @@ func runRemoteRepl(ctx context.Context, cfg replConfig, std stdio) error {
 		defer cancel()
 		_ = sess.Close(cctx) // the server ends the session either way
 	}()
-	sh := repl.New(sess, std.out, std.err)
+	sh := repl.New(sess, std.Out, std.Err)
 	sess.HandleNotices(sh.PrintNotice)
 	sh.ConnInfo = sess.ConnInfo()
 	return runShell(ctx, sh, cfg, std)
@@ -38,8 +39,8 @@ func runRemoteRepl(ctx context.Context, cfg replConfig, std stdio) error {
 // connectServer connects as psql does about passwords: -W asks first, a
 // terminal is asked when the server wants one, and otherwise (-w, or a
 // script on standard input) a server that wants one is a clear failure.
-func connectServer(ctx context.Context, cfg replConfig, std stdio) (*remote.Session, error) {
-	terminal := repl.IsTerminal(std.in)
+func connectServer(ctx context.Context, cfg replConfig, std cli.Stdio) (*remote.Session, error) {
+	terminal := repl.IsTerminal(std.In)
 	ask := func(_ context.Context, user string) (string, error) {
 		return readServerPassword(std, terminal, user)
 	}
@@ -69,9 +70,9 @@ func connectServer(ctx context.Context, cfg replConfig, std stdio) (*remote.Sess
 // readServerPassword asks on a terminal without echo (psql's prompt), or
 // reads the first line of a standard input that is not one (-W in a
 // script: echo secret | magmalake repl -W -h ...).
-func readServerPassword(std stdio, terminal bool, user string) (string, error) {
+func readServerPassword(std cli.Stdio, terminal bool, user string) (string, error) {
 	if !terminal {
-		line, err := bufio.NewReader(std.in).ReadString('\n')
+		line, err := bufio.NewReader(std.In).ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return "", err
 		}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl/remote"
 )
 
@@ -50,10 +51,10 @@ func (c *serverFlags) register(fs *flag.FlagSet) {
 // else libpq's merge of the environment, the flags and the connection
 // string (-d's or the positional one), each overriding the one before, as
 // psql passes -h/-p/-U before the dbname it expands.
-func (c *serverFlags) finish(fs *flag.FlagSet, connString string, env Getenv) (remote.Settings, error) {
+func (c *serverFlags) finish(fs *flag.FlagSet, connString string, env cli.Getenv) (remote.Settings, error) {
 	chosen := setFlags(fs, serverFlagNames)
 	if connString != "" && c.dbname != "" {
-		return nil, usagef("-d and a connection string argument exclude each other")
+		return nil, cli.Usagef("-d and a connection string argument exclude each other")
 	}
 	if connString == "" && remote.IsConnString(c.dbname) {
 		connString, c.dbname = c.dbname, ""
@@ -65,10 +66,10 @@ func (c *serverFlags) finish(fs *flag.FlagSet, connString string, env Getenv) (r
 		return nil, nil
 	}
 	if embedded := setFlags(fs, embeddedFlagNames); len(embedded) > 0 {
-		return nil, usagef("%s is for the embedded engine; it cannot be combined with %s", embedded[0], chosen[0])
+		return nil, cli.Usagef("%s is for the embedded engine; it cannot be combined with %s", embedded[0], chosen[0])
 	}
 	if c.askPassword && c.noPassword {
-		return nil, usagef("-W and -w exclude each other")
+		return nil, cli.Usagef("-W and -w exclude each other")
 	}
 	if err := checkPorts(c.port); err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func (c *serverFlags) finish(fs *flag.FlagSet, connString string, env Getenv) (r
 	if connString != "" {
 		parsed, err := remote.ParseConnString(connString)
 		if err != nil {
-			return nil, usagef("connection string: %v", err)
+			return nil, cli.Usagef("connection string: %v", err)
 		}
 		for k, v := range parsed {
 			putSetting(st, k, v)
@@ -131,7 +132,7 @@ func checkPorts(ports string) error {
 	}
 	for _, p := range strings.Split(ports, ",") {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return usagef("-p %q: want a port number", ports)
+			return cli.Usagef("-p %q: want a port number", ports)
 		}
 	}
 	return nil

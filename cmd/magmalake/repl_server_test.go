@@ -15,6 +15,7 @@ import (
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
@@ -71,7 +72,7 @@ func runReplCommand(t *testing.T, env map[string]string, input string, args ...s
 	}
 	defer in.Close()
 	var out, errOut strings.Builder
-	code := run(context.Background(), append([]string{"repl"}, args...), envMap(env), stdio{in: in, out: &out, err: &errOut})
+	code := run(context.Background(), append([]string{"repl"}, args...), envMap(env), cli.Stdio{In: in, Out: &out, Err: &errOut})
 	return code, out.String(), errOut.String()
 }
 

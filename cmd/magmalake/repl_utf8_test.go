@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/cli"
 )
 
 // The shell refuses invalid UTF-8 and NUL bytes in what it reads, as the
@@ -25,7 +27,7 @@ func TestReplRefusesInvalidUTF8(t *testing.T) {
 	}
 	defer f.Close()
 	var out, errOut strings.Builder
-	run(t.Context(), []string{"repl", "--data", filepath.Join(dir, "data")}, envMap(nil), stdio{in: f, out: &out, err: &errOut})
+	run(t.Context(), []string{"repl", "--data", filepath.Join(dir, "data")}, envMap(nil), cli.Stdio{In: f, Out: &out, Err: &errOut})
 	if !strings.Contains(errOut.String(), `invalid byte sequence for encoding "UTF8": 0xff`) {
 		t.Fatalf("stderr %q", errOut.String())
 	}
@@ -35,7 +37,7 @@ func TestReplRefusesInvalidUTF8(t *testing.T) {
 	}
 	defer f2.Close()
 	out.Reset()
-	run(t.Context(), []string{"repl", "--data", filepath.Join(dir, "data"), "-c", "SELECT count(*) AS n FROM u"}, envMap(nil), stdio{in: f2, out: &out, err: &errOut})
+	run(t.Context(), []string{"repl", "--data", filepath.Join(dir, "data"), "-c", "SELECT count(*) AS n FROM u"}, envMap(nil), cli.Stdio{In: f2, Out: &out, Err: &errOut})
 	if !strings.Contains(out.String(), " 0\n") {
 		t.Fatalf("the table holds rows after the refused INSERT:\n%s", out.String())
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -24,8 +24,8 @@ const defaultGCPercent = 400
 // garbage beside it into an out-of-memory kill.
 const memoryLimitShare = 0.75
 
-// applyGCPolicy sets the collector's policy for a magmalake process.
-func applyGCPolicy(env Getenv) {
+// ApplyGCPolicy sets the collector's policy for a magmalake process.
+func ApplyGCPolicy(env Getenv) {
 	if env("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"math"
@@ -48,7 +48,7 @@ func TestGCPolicyLeavesEnvironmentAlone(t *testing.T) {
 			return ""
 		}
 	}
-	applyGCPolicy(set("GOGC", "50"))
+	ApplyGCPolicy(set("GOGC", "50"))
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC set, GOGC became %d", got)
 	}
@@ -56,7 +56,7 @@ func TestGCPolicyLeavesEnvironmentAlone(t *testing.T) {
 		t.Error("without GOMEMLIMIT no limit was set")
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	applyGCPolicy(set("GOMEMLIMIT", "1GiB"))
+	ApplyGCPolicy(set("GOMEMLIMIT", "1GiB"))
 	if got := debug.SetGCPercent(100); got != defaultGCPercent {
 		t.Errorf("without GOGC, GOGC became %d, want %d", got, defaultGCPercent)
 	}
