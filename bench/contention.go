@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	osexec "os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // over them that write the same tables at once (issue 18). Zero fields take
 // the defaults.
 type ContentionConfig struct {
-	Binary  string // the magmalake executable to serve with; default this process's
+	Binary  string // the magmalake executable to serve with; default serverBinary's
 	Servers int    // serve processes; default 3
 	// DataDir is every server's --data. Empty: a fresh directory under Dir,
 	// removed afterwards unless Keep.
@@ -94,7 +95,9 @@ func (c ContentionConfig) withDefaults() (ContentionConfig, error) {
 		if err != nil {
 			return c, fmt.Errorf("find the magmalake binary: %w", err)
 		}
-		c.Binary = exe
+		if c.Binary, err = serverBinary(exe, osexec.LookPath); err != nil {
+			return c, err
+		}
 	}
 	def := func(v *int, d int) {
 		if *v <= 0 {
