@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// ContentionConfig sizes `magmalake bench contention`: several `magmalake
+// ContentionConfig sizes `magmalake-bench contention`: several `magmalake
 // serve` processes on one shared catalog and warehouse, and clients spread
 // over them that write the same tables at once (issue 18). Zero fields take
 // the defaults.

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// `magmalake bench maintenance` (issue 14) measures table maintenance:
+// `magmalake-bench maintenance` (issue 14) measures table maintenance:
 // OPTIMIZE (ALTER TABLE t EXECUTE optimize, through a real exec Session)
 // beside iceberg-go's own compaction (compaction.Analyze planning, then
 // Table.RewriteDataFiles) on an identical copy of the table, and what the

@@ -1,4 +1,4 @@
-// DuckDB side of `magmalake bench merge`: reads a request (JSON file named
+// DuckDB side of `magmalake-bench merge`: reads a request (JSON file named
 // by argv[2]), runs its setup statements, then its statements in order as
 // one timed unit, warmup + repeat times, and prints one JSON object with the
 // times (wall and the process's CPU, DuckDB's threads included) and, of the

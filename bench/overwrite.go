@@ -10,7 +10,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 )
 
-// `magmalake bench overwrite` (issue 8) measures two row-level writes through
+// `magmalake-bench overwrite` (issue 8) measures two row-level writes through
 // a real exec Session on a table partitioned by identity(grp), one data file
 // per partition:
 //

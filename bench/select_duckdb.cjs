@@ -1,4 +1,4 @@
-// DuckDB side of `magmalake bench select`: reads a request (JSON file named
+// DuckDB side of `magmalake-bench select`: reads a request (JSON file named
 // by argv[2]), creates views over read_parquet of magmalake's data files,
 // runs each query warmup + repeat times and prints one JSON object with the
 // times and the last run's rows as text. @duckdb/node-api is found through

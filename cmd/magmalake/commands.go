@@ -200,7 +200,7 @@ func serverTLS(cfg serveConfig) (*tls.Config, error) {
 	return nil, nil
 }
 
-func runPasswd(cfg passwdConfig, std cli.Stdio) error {
+func runPasswd(_ context.Context, cfg passwdConfig, std cli.Stdio) error {
 	password, err := readPassword(std.In, repl.IsTerminal(std.In))
 	if err != nil {
 		return err

@@ -179,6 +179,8 @@ func TestRunExitStatus(t *testing.T) {
 		{args: []string{"repl", "--catalog-prop", "x"}, status: 2, stderr: "magmalake: --catalog-prop \"x\": want key=value\n"},
 		{args: []string{"serve", "--auth", "none"}, status: 2, stderr: "magmalake: --auth \"none\": want trust, password, md5 or scram-sha-256\n"},
 		{args: []string{"frobnicate"}, status: 2, stderr: "magmalake: unknown command \"frobnicate\"\n" + usage},
+		// The benchmarks are cmd/magmalake-bench's.
+		{args: []string{"bench", "select"}, status: 2, stderr: "magmalake: unknown command \"bench\"\n" + usage},
 		{args: nil, status: 2, stderr: usage},
 		{args: []string{"help"}, status: 0, stdout: usage},
 	}

@@ -17,7 +17,7 @@ func TestParseBenchStorage(t *testing.T) {
 		"--catalog-prop", "s3.force-virtual-addressing=false"}
 	wantProps := []string{"s3.endpoint=http://127.0.0.1:7070", "s3.force-virtual-addressing=false"}
 
-	del, _, err := parseBench(append([]string{"delete", "--rows", "2000", "--files", "4", "--cpuprofile", "cpu.out"}, s3...), env)
+	del, _, err := parseBenchDelete(append([]string{"--rows", "2000", "--files", "4", "--cpuprofile", "cpu.out"}, s3...), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestParseBenchStorage(t *testing.T) {
 	if sel.Warehouse != "s3://lake/bench" || !slices.Equal(sel.CatalogProps, wantProps) || !sel.NoDuckDB {
 		t.Errorf("bench select parsed %+v", sel)
 	}
-	local, _, err := parseBench([]string{"delete"}, env)
+	local, _, err := parseBenchDelete(nil, env)
 	if err != nil || local.Kind() != bench.StorageLocal || local.CatalogProps != nil {
 		t.Errorf("bench delete without --warehouse: %+v, %v", local.Storage, err)
 	}
@@ -42,7 +42,7 @@ func TestParseBenchStorage(t *testing.T) {
 		{"--catalog-prop", "s3.endpoint"},
 		{"--warehouse", "lake/bench"},
 	} {
-		if _, _, err := parseBench(append([]string{"delete"}, bad...), env); err == nil {
+		if _, _, err := parseBenchDelete(bad, env); err == nil {
 			t.Errorf("bench delete %s accepted", strings.Join(bad, " "))
 		}
 		if _, _, err := parseBenchSelect(bad, env); err == nil {

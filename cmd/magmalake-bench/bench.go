@@ -13,63 +13,16 @@ import (
 	"github.com/magmalake/magmalake/internal/cli"
 )
 
-type benchConfig struct {
+type benchDeleteConfig struct {
 	bench.Config
 	JSON       bool
 	CPUProfile string
 }
 
-// benchCommand is `magmalake bench ...`.
-func benchCommand(ctx context.Context, args []string, env cli.Getenv, std cli.Stdio) (*flag.FlagSet, error) {
-	if len(args) > 0 && args[0] == "overwrite" {
-		cfg, fs, err := parseBenchOverwrite(args[1:], env)
-		if err != nil {
-			return fs, err
-		}
-		return fs, runBenchOverwrite(ctx, cfg, std)
-	}
-	if len(args) > 0 && args[0] == "merge" {
-		cfg, fs, err := parseBenchMerge(args[1:], env)
-		if err != nil {
-			return fs, err
-		}
-		return fs, runBenchMerge(ctx, cfg, std)
-	}
-	if len(args) > 0 && args[0] == "maintenance" {
-		cfg, fs, err := parseBenchMaintenance(args[1:], env)
-		if err != nil {
-			return fs, err
-		}
-		return fs, runBenchMaintenance(ctx, cfg, std)
-	}
-	if len(args) > 0 && args[0] == "contention" {
-		cfg, fs, err := parseBenchContention(args[1:], env)
-		if err != nil {
-			return fs, err
-		}
-		return fs, runBenchContention(ctx, cfg, std)
-	}
-	if len(args) > 0 && args[0] == "select" {
-		cfg, fs, err := parseBenchSelect(args[1:], env)
-		if err != nil {
-			return fs, err
-		}
-		return fs, runBenchSelect(ctx, cfg, std)
-	}
-	cfg, fs, err := parseBench(args, env)
-	if err != nil {
-		return fs, err
-	}
-	return fs, runBench(ctx, cfg, std)
-}
-
-// parseBench reads `magmalake bench delete [flags]`.
-func parseBench(args []string, env cli.Getenv) (benchConfig, *flag.FlagSet, error) {
-	var cfg benchConfig
-	if len(args) == 0 || args[0] != "delete" {
-		return cfg, nil, cli.Usagef("bench: want a benchmark name: magmalake bench delete|overwrite|select|merge|maintenance|contention [flags]")
-	}
-	fs := cli.NewFlagSet("magmalake bench delete")
+// parseBenchDelete reads the flags of `magmalake-bench delete`.
+func parseBenchDelete(args []string, env cli.Getenv) (benchDeleteConfig, *flag.FlagSet, error) {
+	var cfg benchDeleteConfig
+	fs := cli.NewFlagSet("magmalake-bench delete")
 	var layouts, modes, cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the generated table")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of the generated table")
@@ -80,7 +33,7 @@ func parseBench(args []string, env cli.Getenv) (benchConfig, *flag.FlagSet, erro
 	fs.StringVar(&cases, "case", "", "comma-separated cases: scattered-1pct, range-10pct, partition (default all)")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the run here (contenders labelled contender=...)")
 	storageFlags(fs, &cfg.Storage, "the tables' files")
-	if err := cli.Parse(fs, args[1:], 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return cfg, fs, err
 	}
 	if cfg.Rows <= 0 || cfg.Files <= 0 || int64(cfg.Files) > cfg.Rows {
@@ -140,7 +93,7 @@ func storageFlags(fs *flag.FlagSet, st *bench.Storage, what string) {
 	})
 }
 
-func runBench(ctx context.Context, cfg benchConfig, std cli.Stdio) error {
+func runBenchDelete(ctx context.Context, cfg benchDeleteConfig, std cli.Stdio) error {
 	stop, err := startCPUProfile(cfg.CPUProfile, "bench delete")
 	if err != nil {
 		return err
@@ -156,10 +109,10 @@ type benchOverwriteConfig struct {
 	CPUProfile string
 }
 
-// parseBenchOverwrite reads the flags of `magmalake bench overwrite`.
+// parseBenchOverwrite reads the flags of `magmalake-bench overwrite`.
 func parseBenchOverwrite(args []string, env cli.Getenv) (benchOverwriteConfig, *flag.FlagSet, error) {
 	var cfg benchOverwriteConfig
-	fs := cli.NewFlagSet("magmalake bench overwrite")
+	fs := cli.NewFlagSet("magmalake-bench overwrite")
 	var sizes, modes, cases string
 	fs.StringVar(&sizes, "sizes", "1000000,10000000", "comma-separated table sizes in rows")
 	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the table, one data file each")
@@ -205,10 +158,10 @@ type benchSelectConfig struct {
 	queries    string
 }
 
-// parseBenchSelect reads the flags of `magmalake bench select`.
+// parseBenchSelect reads the flags of `magmalake-bench select`.
 func parseBenchSelect(args []string, env cli.Getenv) (benchSelectConfig, *flag.FlagSet, error) {
 	var cfg benchSelectConfig
-	fs := cli.NewFlagSet("magmalake bench select")
+	fs := cli.NewFlagSet("magmalake-bench select")
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the fact table")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of each fact table")
 	fs.Int64Var(&cfg.LookupRows, "lookup-rows", 1_000_000, "rows of the second table the point lookup also runs on")

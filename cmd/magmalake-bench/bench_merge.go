@@ -15,10 +15,10 @@ type benchMergeConfig struct {
 	CPUProfile string
 }
 
-// parseBenchMerge reads the flags of `magmalake bench merge`.
+// parseBenchMerge reads the flags of `magmalake-bench merge`.
 func parseBenchMerge(args []string, env cli.Getenv) (benchMergeConfig, *flag.FlagSet, error) {
 	var cfg benchMergeConfig
-	fs := cli.NewFlagSet("magmalake bench merge")
+	fs := cli.NewFlagSet("magmalake-bench merge")
 	var layouts, modes, cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the target table")
 	fs.IntVar(&cfg.Partitions, "partitions", 100, "identity(grp) partitions of the target, one data file each (the unpartitioned target has as many files)")

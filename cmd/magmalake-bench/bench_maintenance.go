@@ -15,10 +15,10 @@ type benchMaintenanceConfig struct {
 	CPUProfile string
 }
 
-// parseBenchMaintenance reads the flags of `magmalake bench maintenance`.
+// parseBenchMaintenance reads the flags of `magmalake-bench maintenance`.
 func parseBenchMaintenance(args []string, env cli.Getenv) (benchMaintenanceConfig, *flag.FlagSet, error) {
 	var cfg benchMaintenanceConfig
-	fs := cli.NewFlagSet("magmalake bench maintenance")
+	fs := cli.NewFlagSet("magmalake-bench maintenance")
 	var cases string
 	fs.Int64Var(&cfg.Rows, "rows", 10_000_000, "rows of the generated table of the mor-v2 and mor-v3 cases")
 	fs.IntVar(&cfg.Files, "files", 40, "data files of the generated table")

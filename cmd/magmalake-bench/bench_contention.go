@@ -15,12 +15,12 @@ type benchContentionConfig struct {
 	JSON bool
 }
 
-// parseBenchContention reads the flags of `magmalake bench contention`.
+// parseBenchContention reads the flags of `magmalake-bench contention`.
 func parseBenchContention(args []string, env cli.Getenv) (benchContentionConfig, *flag.FlagSet, error) {
 	var cfg benchContentionConfig
-	fs := cli.NewFlagSet("magmalake bench contention")
+	fs := cli.NewFlagSet("magmalake-bench contention")
 	var scenarios, modes, soakModes string
-	fs.StringVar(&cfg.Binary, "binary", "", "magmalake executable the servers run (default: this one)")
+	fs.StringVar(&cfg.Binary, "binary", "", "magmalake executable the servers run (default: the magmalake beside this executable, else on PATH)")
 	fs.IntVar(&cfg.Servers, "servers", 3, "magmalake serve processes on the one catalog and warehouse")
 	fs.StringVar(&cfg.DataDir, "data", "", "every server's --data (default: a scratch directory under --dir, removed afterwards)")
 	fs.StringVar(&cfg.Dir, "dir", env("TMPDIR"), "directory for the scratch data directory")
