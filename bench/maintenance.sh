@@ -1,5 +1,5 @@
 #!/bin/sh
-# Table maintenance (issue 14): builds magmalake and runs `magmalake bench
+# Table maintenance (issue 14): builds and runs `magmalake-bench
 # maintenance` with the full defaults — a 10M-row table in 40 files after 20
 # merge-on-read DELETEs of 1% (v2 and v3) and a table after 2,000 one-row
 # INSERTs: OPTIMIZE beside iceberg-go's RewriteDataFiles on an identical
@@ -8,16 +8,17 @@
 # go to the bench (e.g. --rows 1000000, --case mor-v3, --json). Run from the
 # repository root; the scratch warehouse (under $TMPDIR) is removed
 # afterwards.
-#   MAGMALAKE_BIN  magmalake binary (default: built from this checkout)
+#   MAGMALAKE_BENCH_BIN  magmalake-bench binary (default: built from this
+#                        checkout)
 set -eu
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/magmalake-bench-maintenance-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-bin=${MAGMALAKE_BIN:-}
+bin=${MAGMALAKE_BENCH_BIN:-}
 if [ -z "$bin" ]; then
-	bin=$work/magmalake
-	go build -o "$bin" ./cmd/magmalake
+	bin=$work/magmalake-bench
+	go build -o "$bin" ./cmd/magmalake-bench
 fi
-"$bin" bench maintenance --dir "$work" "$@"
+"$bin" maintenance --dir "$work" "$@"

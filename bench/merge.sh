@@ -1,7 +1,7 @@
 #!/bin/sh
 # MERGE beside its floor and DuckDB: installs DuckDB's Node.js API
-# (@duckdb/node-api from npm) into a scratch node_modules, builds magmalake
-# and runs `magmalake bench merge` with DuckDB. Arguments go to the bench
+# (@duckdb/node-api from npm) into a scratch node_modules, builds and runs
+# `magmalake-bench merge` with DuckDB. Arguments go to the bench
 # (e.g. --rows 1000000, --json, --cpuprofile cpu.out). Run from the
 # repository root.
 #   DUCKDB_MODULES  a directory to install @duckdb/node-api into and reuse
@@ -20,5 +20,5 @@ if [ ! -d "$modules/node_modules/@duckdb/node-api" ]; then
 	(cd "$modules" && npm install --no-save --no-audit --no-fund --loglevel=error "@duckdb/node-api@$VERSION" >/dev/null)
 fi
 
-go build -o "$work/magmalake" ./cmd/magmalake
-"$work/magmalake" bench merge --duckdb-modules "$modules" "$@"
+go build -o "$work/magmalake-bench" ./cmd/magmalake-bench
+"$work/magmalake-bench" merge --duckdb-modules "$modules" "$@"

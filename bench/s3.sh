@@ -13,7 +13,8 @@
 # in a temp directory that is removed afterwards, and the server is stopped.
 #   MAGMALAKE_VERSITYGW  versitygw binary (default .cache/bin/versitygw, else
 #                        go install versitygw@v1.8.0 into .cache/bin)
-#   MAGMALAKE_BIN        magmalake binary (default: built from this checkout)
+#   MAGMALAKE_BENCH_BIN  magmalake-bench binary (default: built from this
+#                        checkout)
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,10 +47,10 @@ if [[ ! -x $versitygw ]]; then
     versitygw="$root/.cache/bin/versitygw"
 fi
 
-magmalake="${MAGMALAKE_BIN:-}"
-if [[ -z $magmalake ]]; then
-    magmalake="$work/magmalake"
-    (cd "$root" && go build -o "$magmalake" ./cmd/magmalake)
+benchbin="${MAGMALAKE_BENCH_BIN:-}"
+if [[ -z $benchbin ]]; then
+    benchbin="$work/magmalake-bench"
+    (cd "$root" && go build -o "$benchbin" ./cmd/magmalake-bench)
 fi
 
 # A port nothing answers on: bash's /dev/tcp connect fails on a free one.
@@ -92,10 +93,10 @@ s3flags=(--warehouse "s3://$bucket/$bench"
     --catalog-prop "s3.access-key-id=$AWS_ACCESS_KEY_ID" --catalog-prop "s3.secret-access-key=$AWS_SECRET_ACCESS_KEY"
     --catalog-prop s3.force-virtual-addressing=false)
 
-echo "== local: magmalake bench $bench ${flags[*]}"
-"$magmalake" bench "$bench" --dir "$work/scratch" "${flags[@]}" | tee "$work/local.out"
-echo "== s3 (versitygw on $endpoint): magmalake bench $bench ${flags[*]} ${s3flags[*]}"
-"$magmalake" bench "$bench" --dir "$work/scratch" "${flags[@]}" "${s3flags[@]}" | tee "$work/s3.out"
+echo "== local: magmalake-bench $bench ${flags[*]}"
+"$benchbin" "$bench" --dir "$work/scratch" "${flags[@]}" | tee "$work/local.out"
+echo "== s3 (versitygw on $endpoint): magmalake-bench $bench ${flags[*]} ${s3flags[*]}"
+"$benchbin" "$bench" --dir "$work/scratch" "${flags[@]}" "${s3flags[@]}" | tee "$work/s3.out"
 
 # Text lines start with the case (or query and table) and carry
 # "magmalake <ms>"; print S3 over local for each.

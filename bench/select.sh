@@ -1,7 +1,7 @@
 #!/bin/sh
 # Query engine beside PostgreSQL 15 and DuckDB: installs DuckDB's Node.js API
-# (@duckdb/node-api from npm) into a scratch node_modules, builds magmalake
-# and runs `magmalake bench select`, which generates the data, starts its own
+# (@duckdb/node-api from npm) into a scratch node_modules, builds and runs
+# `magmalake-bench select`, which generates the data, starts its own
 # throwaway PostgreSQL cluster and drives DuckDB through node. Arguments go to
 # the bench (e.g. --rows 1000000, --json, --cpuprofile cpu.out).
 # Run from the repository root; as root the cluster runs as user postgres.
@@ -23,5 +23,5 @@ if [ ! -d "$modules/node_modules/@duckdb/node-api" ]; then
 	(cd "$modules" && npm install --no-save --no-audit --no-fund --loglevel=error "@duckdb/node-api@$VERSION" >/dev/null)
 fi
 
-go build -o "$work/magmalake" ./cmd/magmalake
-"$work/magmalake" bench select --pg-bin "$PGBIN" --duckdb-modules "$modules" "$@"
+go build -o "$work/magmalake-bench" ./cmd/magmalake-bench
+"$work/magmalake-bench" select --pg-bin "$PGBIN" --duckdb-modules "$modules" "$@"
