@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // replScript uses psql's scripting: variables from -v and \set with
@@ -40,7 +41,7 @@ DROP TABLE :tbl;
 // prints what psql 15 prints for the same script against PostgreSQL, and
 // writes the same files.
 func TestReplScriptMatchesPsql(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	cl := pgtest.Start(t)
 	bin := buildMagmalake(t)
 	outputs := map[string][]string{}
@@ -71,7 +72,7 @@ func TestReplScriptMatchesPsql(t *testing.T) {
 
 // TestReplEchoAll: -a prints each input line before its result, as psql.
 func TestReplEchoAll(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	cl := pgtest.Start(t)
 	bin := buildMagmalake(t)
 	script := "SELECT 1 AS a;\n-- a comment\nSELECT 2\n  AS b;\n\\echo done\n"
