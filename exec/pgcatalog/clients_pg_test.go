@@ -1,7 +1,6 @@
 package pgcatalog_test
 
 import (
-	"context"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"net"
 	"os"
@@ -10,12 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	mexec "github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/wire"
+	"github.com/magmalake/magmalake/internal/testserver"
 )
 
 // fixture is created in both servers: every exposed type, NOT NULL,
@@ -60,31 +56,7 @@ func startPostgres(t *testing.T) string {
 }
 
 func startMagmalake(t *testing.T) string {
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := wire.NewServer(wire.Config{NewSession: wire.EngineSessions(eng)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ctx, l)
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	})
-	addr := l.Addr().String()
+	addr := testserver.ServeEngine(t, testserver.Engine(t, t.TempDir()))
 	for _, f := range fixture {
 		if out, err := psql(addr, f.ours); err != nil {
 			t.Fatalf("magmalake fixture %q: %v %s", f.ours, err, out)
