@@ -57,6 +57,17 @@ func Exec(t testing.TB, conn *pgx.Conn, q string) ([]*pgconn.Result, *pgconn.PgE
 	return res, nil
 }
 
+// ExecErr runs q, which must fail, as Exec does and returns PostgreSQL's
+// error; a q that PostgreSQL accepts fails the test.
+func ExecErr(t testing.TB, conn *pgx.Conn, q string) *pgconn.PgError {
+	t.Helper()
+	_, e := Exec(t, conn, q)
+	if e == nil {
+		t.Fatalf("PostgreSQL accepted %q, which must fail", q)
+	}
+	return e
+}
+
 // Run is Exec for callers without a test at hand: every error is returned.
 // Unlike pgconn's ReadAll it keeps the columns of a result without rows.
 func Run(ctx context.Context, conn *pgx.Conn, q string) ([]*pgconn.Result, error) {
