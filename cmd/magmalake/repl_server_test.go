@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -106,10 +105,7 @@ var psqlFilePrefix = regexp.MustCompile(`(?m)^psql:[^\n]*?:\d+: `)
 // postgres -f script` prints what `psql -X -f script` prints against the
 // same PostgreSQL 15, stdout and stderr (psql's "psql:FILE:N: " aside).
 func TestReplFileMatchesPsql(t *testing.T) {
-	psql := filepath.Join(pgtest.BinDir(), "psql")
-	if _, err := os.Stat(psql); err != nil {
-		testenv.Missing(t, "psql: %v (set MAGMALAKE_PG_BIN)", err)
-	}
+	psql := pgtest.Psql(t)
 	pg := pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})
 	conn := []string{"-h", pg.Dir, "-p", strconv.Itoa(pg.Port), "-U", "postgres", "-d", "postgres"}
 	script := filepath.Join(t.TempDir(), "script.sql")
