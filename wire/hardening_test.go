@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -148,7 +149,7 @@ func TestUnauthenticatedConnectionsHoldNoSlots(t *testing.T) {
 		stallAtPassword(t, addr)
 	}
 	for range 5 {
-		pgxConnect(t, dsn(addr, ""), nil)
+		testenv.PgxConnect(t, dsn(addr, ""), nil)
 	}
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
 	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
@@ -170,12 +171,8 @@ func TestMaxStartups(t *testing.T) {
 		t.Fatalf("third connection in startup: got %#v, want FATAL 53300", e)
 	}
 	first.nc.Close()
-	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) > 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("closed connection still in startup")
-		}
-	}
-	pgxConnect(t, dsn(addr, ""), nil)
+	testenv.WaitFor(t, 5*time.Second, "the closed connection out of startup", func() bool { return startingCount(srv) <= 1 })
+	testenv.PgxConnect(t, dsn(addr, ""), nil)
 }
 
 func startingCount(srv *Server) int {
@@ -189,11 +186,7 @@ func startingCount(srv *Server) int {
 func TestShutdownEndsConnectionsInStartup(t *testing.T) {
 	srv, addr := testServer(t, nil)
 	silent := dialRaw(t, addr)
-	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) < 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("connection not accepted")
-		}
-	}
+	testenv.WaitFor(t, 5*time.Second, "the connection accepted", func() bool { return startingCount(srv) >= 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
@@ -230,7 +223,7 @@ func TestEmptyPasswordNeverLogsIn(t *testing.T) {
 				t.Errorf("method %d, user %s, empty password: want 28P01, got %v", method, user, err)
 			}
 		}
-		pgxConnect(t, dsn(addr, ""), nil)
+		testenv.PgxConnect(t, dsn(addr, ""), nil)
 	}
 }
 
@@ -296,7 +289,7 @@ func TestTLSRequired(t *testing.T) {
 	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidAuthorization {
 		t.Fatalf("sslmode=disable: want 28000, got %v", err)
 	}
-	conn := pgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
+	conn := testenv.PgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
 	var one int32
 	if err := conn.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("TLS client: %v", err)

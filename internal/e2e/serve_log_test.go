@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestServeLogFlags: `magmalake serve -c ... --log-format json` writes
@@ -42,7 +44,7 @@ func TestServeLogFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close(ctx)
-	waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), `"msg":"disconnection"`) })
+	testenv.WaitFor(t, 10*time.Second, "the disconnection logged", func() bool { return strings.Contains(logs.String(), `"msg":"disconnection"`) })
 
 	var statements []string
 	seen := map[string]map[string]any{}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // The real `magmalake serve` process under a 64-file limit (issue 19): 150
@@ -54,7 +56,7 @@ func TestServeProcessUnderFDLimitAndHostileQueries(t *testing.T) {
 		silent = append(silent, c)
 	}
 	t.Logf("%d silent sockets open", len(silent))
-	waitFor(t, 5*time.Second, func() bool { return strings.Contains(logs.String(), "too many open files") })
+	testenv.WaitFor(t, 5*time.Second, "fd exhaustion logged", func() bool { return strings.Contains(logs.String(), "too many open files") })
 	var one int
 	if err := conn.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil {
 		t.Fatalf("the logged-in session during fd exhaustion: %v", err)
@@ -145,20 +147,15 @@ func freeAddr(t *testing.T) string {
 // connectRetry logs in, retrying until within.
 func connectRetry(t *testing.T, dsn string, within time.Duration) *pgx.Conn {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var c *pgx.Conn
+	testenv.Retry(t, within, "a login", func() (err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := pgx.Connect(ctx, dsn)
-		cancel()
-		if err == nil {
-			t.Cleanup(func() { c.Close(context.Background()) })
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no login within %v: %v", within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		defer cancel()
+		c, err = pgx.Connect(ctx, dsn)
+		return err
+	})
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
 
 func rssKB(t *testing.T, pid int) int64 {
@@ -203,14 +200,4 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
-}
-
-// waitFor polls cond until it holds, failing the test after within.
-func waitFor(t *testing.T, within time.Duration, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", within)
-		}
-	}
 }

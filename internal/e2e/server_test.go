@@ -32,6 +32,11 @@ type server struct {
 func (s *server) host() string { h, _, _ := net.SplitHostPort(s.addr); return h }
 func (s *server) port() string { _, p, _ := net.SplitHostPort(s.addr); return p }
 
+// url reaches database e2e as testUser with password.
+func (s *server) url(password string) string {
+	return fmt.Sprintf("postgres://%s:%s@%s/e2e?sslmode=disable", testUser, password, s.addr)
+}
+
 // startServer serves a fresh warehouse in t.TempDir() on 127.0.0.1:0 with
 // auth (trust or SCRAM for testUser).
 func startServer(t testing.TB, auth wire.AuthMethod) *server {
