@@ -119,7 +119,9 @@ func TestAuthenticationTimeout(t *testing.T) {
 	c.receive()
 	c.send(&pgproto3.PasswordMessage{Password: "secret"})
 	c.untilReady()
-	time.Sleep(2 * timeout)
+	// A socket opened after c's is closed by its own timeout: by then c's
+	// would have fired too.
+	closedWithin(t, dialRaw(t, addr).nc, 5*time.Second)
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after the timeout", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
 }
