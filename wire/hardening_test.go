@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -38,24 +36,6 @@ func (l *emfileListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
-// syncBuffer is a log destination tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Running out of file descriptors is logged and waited out: the session
 // already open keeps working and the next client is accepted.
 func TestAcceptSurvivesEMFILE(t *testing.T) {
@@ -64,7 +44,7 @@ func TestAcceptSurvivesEMFILE(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &emfileListener{Listener: inner, fails: 3}
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	_, served := serveOn(t, l, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	first := dialRaw(t, inner.Addr().String())
 	first.startup(nil)

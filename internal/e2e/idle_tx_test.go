@@ -19,7 +19,7 @@ import (
 // back; idle outside a block it lives on.
 func TestIdleInTransactionTimeout(t *testing.T) {
 	// The server logs the session's end: the timeout has fired.
-	logs := &lockedBuffer{}
+	logs := &testenv.LogBuffer{}
 	srv := startServerWith(t, wire.AuthTrust, func(c *wire.Config) {
 		c.LogDisconnections, c.Logger = true, slog.New(slog.NewTextHandler(logs, nil))
 	})

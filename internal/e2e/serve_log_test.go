@@ -21,7 +21,7 @@ func TestServeLogFlags(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", addr, "--log-format", "json",
 		"-c", "log_connections=on", "-c", "log_disconnections=on", "-c", "log_statement=mod")
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

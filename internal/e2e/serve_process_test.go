@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ func TestServeProcessUnderFDLimitAndHostileQueries(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, bin, "serve",
 		"--data", t.TempDir(), "--listen", addr, "--max-connections", "20", "--authentication-timeout", "2s")
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -182,22 +181,4 @@ func rssKBQuiet(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// lockedBuffer collects a child process's log lines for the test to read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
