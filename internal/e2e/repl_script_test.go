@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -61,7 +60,7 @@ func TestReplScriptMatchesPsql(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, b)
 		}
-		outputs[name] = []string{string(b), readFile(t, filepath.Join(dir, "out.txt")), readFile(t, filepath.Join(dir, "g.txt"))}
+		outputs[name] = []string{string(b), testenv.ReadFile(t, filepath.Join(dir, "out.txt")), testenv.ReadFile(t, filepath.Join(dir, "g.txt"))}
 	}
 	for i, what := range []string{"output", `\o file`, `\g file`} {
 		if got, want := outputs["magmalake"][i], outputs["PostgreSQL"][i]; got != want {
@@ -86,13 +85,4 @@ func TestReplEchoAll(t *testing.T) {
 	if err != nil || string(got) != string(want) {
 		t.Errorf("magmalake -a: %v\n%s\npsql -a:\n%s", err, got, want)
 	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

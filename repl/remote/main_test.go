@@ -107,12 +107,3 @@ func compare(t *testing.T, what, got, want string) {
 		}
 	}
 }
-
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
