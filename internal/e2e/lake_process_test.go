@@ -50,7 +50,7 @@ func startServe(t *testing.T, bin string, args []string) *pgx.Conn {
 // (its log).
 func startServeLogged(t *testing.T, bin string, args []string) (*pgx.Conn, *testenv.LogBuffer) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = s3test.Env(os.Environ())
 	logs := &testenv.LogBuffer{}

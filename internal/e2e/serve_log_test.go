@@ -18,7 +18,7 @@ import (
 // snapshot the INSERT made; SHOW reports the server's values.
 func TestServeLogFlags(t *testing.T) {
 	bin := buildMagmalake(t)
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", addr, "--log-format", "json",
 		"-c", "log_connections=on", "-c", "log_disconnections=on", "-c", "log_statement=mod")
 	var logs testenv.LogBuffer

@@ -27,7 +27,7 @@ import (
 // connection) with the process's RSS (read from /proc) bounded.
 func TestServeProcessUnderFDLimitAndHostileQueries(t *testing.T) {
 	bin := buildMagmalake(t)
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, bin, "serve",
 		"--data", t.TempDir(), "--listen", addr, "--max-connections", "20", "--authentication-timeout", "2s")
 	var logs testenv.LogBuffer
@@ -131,16 +131,6 @@ func buildMagmalake(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // connectRetry logs in, retrying until within.
