@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // DSN is a libpq connection string for database db over the unix socket.
@@ -24,12 +26,7 @@ func (c *Cluster) URL(db string) string {
 // Connect opens a pgx connection to database db, closed when the test ends.
 func (c *Cluster) Connect(t testing.TB, db string) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), c.DSN(db))
-	if err != nil {
-		t.Fatalf("connect to PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testenv.PgxConnect(t, c.DSN(db), nil)
 }
 
 // CreateDatabase creates an empty database.
