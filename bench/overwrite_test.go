@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/testserver"
 )
 
 // TestRunOverwriteSmoke runs every overwrite case at two tiny sizes and
@@ -138,15 +137,8 @@ func TestOverwriteResultJSONAndLine(t *testing.T) {
 // fail: a wrong expected count is an error, the right one is not.
 func TestExpectCountsCatchesWrongModel(t *testing.T) {
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wh.Close()
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := testserver.Engine(t, t.TempDir())
+	wh := eng.Warehouse()
 	sh := overwriteShape(500, 5)
 	ident, err := writeStaging(ctx, wh, "staged", sh, 3, 120)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // avTables makes, on s, the optTable fixture (per partition one big file
@@ -292,12 +294,15 @@ func blockPinningTable(t *testing.T, s, u *Session) (first, pinned string) {
 	t.Helper()
 	mustQuery(t, s, "CREATE TABLE k (id int) WITH ('history.expire.max-snapshot-age-ms' = '0', 'write.delete.mode' = 'copy-on-write')")
 	mustQuery(t, s, "INSERT INTO k VALUES (1), (2), (3)")
-	// The block's snapshot must be younger than the first by more than
-	// the expiry's slack for the first to go.
-	start := time.Now()
-	for time.Since(start) < 30*time.Millisecond {
-		time.Sleep(5 * time.Millisecond)
+	// Snapshot times are milliseconds: the block's snapshot must come in a
+	// later one than the first, for committed_at to order them and for an
+	// expiry by age 0 to find the first older than it.
+	tbl, err := s.engine.wh.LoadTable(t.Context(), table.Identifier{"public", "k"})
+	if err != nil {
+		t.Fatal(err)
 	}
+	firstMs := tbl.CurrentSnapshot().TimestampMs
+	testenv.WaitFor(t, 5*time.Second, "the clock past the first snapshot's millisecond", func() bool { return time.Now().UnixMilli() > firstMs })
 	mustQuery(t, s, "INSERT INTO k VALUES (4)")
 	snaps := mustQuery(t, s, `SELECT snapshot_id FROM "k$snapshots" ORDER BY committed_at`).rows
 	mustQuery(t, u, "BEGIN")

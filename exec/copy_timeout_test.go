@@ -2,14 +2,22 @@ package exec
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
 
-// endlessRows is a client's COPY data that never ends: "1\tx" lines.
-type endlessRows struct{}
+// endlessRows is a client's COPY data that never ends: "1\tx" lines. The
+// first read closes loading: the COPY has started.
+type endlessRows struct {
+	loading chan struct{}
+	once    sync.Once
+}
 
-func (endlessRows) Read(p []byte) (int, error) {
+func newEndlessRows() *endlessRows { return &endlessRows{loading: make(chan struct{})} }
+
+func (r *endlessRows) Read(p []byte) (int, error) {
+	r.once.Do(func() { close(r.loading) })
 	for i := range p {
 		p[i] = "1\tx\n"[i%4]
 	}
@@ -24,7 +32,7 @@ func (endlessRows) Read(p []byte) (int, error) {
 func TestCopyFromStopsWithTheStatement(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE ct (id int, v text)")
-	load := func(ctx context.Context) error {
+	load := func(ctx context.Context, rows *endlessRows) error {
 		t.Helper()
 		p, err := s.Prepare(ctx, "COPY ct FROM STDIN", nil)
 		if err != nil {
@@ -36,7 +44,7 @@ func TestCopyFromStopsWithTheStatement(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := res.CopyIn.Load(ctx, endlessRows{})
+			_, err := res.CopyIn.Load(ctx, rows)
 			done <- err
 		}()
 		select {
@@ -48,12 +56,20 @@ func TestCopyFromStopsWithTheStatement(t *testing.T) {
 		}
 	}
 	mustQuery(t, s, "SET statement_timeout = '100ms'")
-	wantCanceled(t, "COPY under a timeout", load(context.Background()), "canceling statement due to statement timeout")
+	wantCanceled(t, "COPY under a timeout", load(context.Background(), newEndlessRows()), "canceling statement due to statement timeout")
 	mustQuery(t, s, "RESET statement_timeout")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(100*time.Millisecond, cancel)
-	wantCanceled(t, "COPY cancelled", load(ctx), "canceling statement due to user request")
+	rows := newEndlessRows()
+	go func() {
+		// Cancel a COPY that is loading, not one yet to start.
+		select {
+		case <-rows.loading:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	wantCanceled(t, "COPY cancelled", load(ctx, rows), "canceling statement due to user request")
 	if got := mustQuery(t, s, "SELECT count(*) FROM ct").text(); got != "0\n" {
 		t.Fatalf("after the cancelled loads: %q rows", got)
 	}

@@ -2,7 +2,6 @@ package exec
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -11,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // logScript runs on both servers at every log_statement level; every
@@ -57,7 +56,7 @@ func TestStatementLogMatchesPostgres(t *testing.T) {
 	pg := pgtest.Start(t)
 	conn := pg.Connect(t, "postgres")
 	pgLog := filepath.Join(pg.Dir, "log")
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	s := loggedSession(t, &buf, nil)
 	for _, level := range []string{"none", "ddl", "mod", "all"} {
 		mustPG(t, conn, "SET log_statement = '"+level+"'")
@@ -93,7 +92,7 @@ func TestStatementLogMatchesPostgres(t *testing.T) {
 // with rows and duration; failures are logged with their SQLSTATE
 // whatever the settings.
 func TestStatementLogCommitsAndDurations(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	s := loggedSession(t, &buf, map[string]string{"log_min_duration_statement": "0"})
 	mustQuery(t, s, "CREATE TABLE t (a int, b text)")
 	buf.Reset()
@@ -159,7 +158,7 @@ func TestServerSettings(t *testing.T) {
 			t.Errorf("CheckServerSetting(%s, %s) accepted", c[0], c[1])
 		}
 	}
-	var buf syncBuffer
+	var buf testenv.LogBuffer
 	s := loggedSession(t, &buf, map[string]string{"log_statement": "ddl", "statement_timeout": "5s"})
 	if got := mustQuery(t, s, "SHOW statement_timeout").rows[0][0]; got != "5s" {
 		t.Errorf("statement_timeout = %s, want the server's 5s", got)
@@ -179,7 +178,7 @@ func TestServerSettings(t *testing.T) {
 }
 
 // loggedSession is a session on a fresh warehouse whose engine logs JSON to w.
-func loggedSession(t *testing.T, w *syncBuffer, settings map[string]string) *Session {
+func loggedSession(t *testing.T, w *testenv.LogBuffer, settings map[string]string) *Session {
 	t.Helper()
 	ctx := context.Background()
 	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
@@ -196,34 +195,10 @@ func loggedSession(t *testing.T, w *syncBuffer, settings map[string]string) *Ses
 	return s
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.Reset()
-}
-
-func (b *syncBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSpace(b.b.String()), "\n")
-}
-
-func logEntries(t *testing.T, b *syncBuffer) []map[string]any {
+func logEntries(t *testing.T, b *testenv.LogBuffer) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, l := range b.lines() {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if l == "" {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 
 	"github.com/magmalake/magmalake/internal/s3test"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // s3Lake is a warehouse in bucket lake of a versitygw behind a recording
@@ -357,7 +358,7 @@ func TestS3SmallObjectFetchedOnce(t *testing.T) {
 	for range 8 {
 		wg.Go(func() { errs <- readAll(fsys, "s3://lake/a") })
 	}
-	waitFor(t, func() bool { return smallWaiters("a") == 7 })
+	testenv.WaitFor(t, 10*time.Second, "7 readers waiting on the first's fetch", func() bool { return smallWaiters("a") == 7 })
 	close(release)
 	wg.Wait()
 	close(errs)
@@ -394,7 +395,7 @@ func TestS3SmallObjectFetchedOnce(t *testing.T) {
 	<-held
 	second := make(chan error, 1)
 	go func() { second <- readAll(fsys, "s3://lake/b") }()
-	waitFor(t, func() bool { return smallWaiters("b") == 1 })
+	testenv.WaitFor(t, 10*time.Second, "the second reader waiting on the first's fetch", func() bool { return smallWaiters("b") == 1 })
 	cancel()
 	if err := <-first; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled reader: %v", err)
@@ -415,18 +416,6 @@ func smallWaiters(key string) int {
 		}
 	}
 	return 0
-}
-
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("the condition never held")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // s3Bucket is the IO, under ctx, of bucket lake of a fresh versitygw behind

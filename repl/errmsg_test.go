@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/sql"
@@ -32,13 +32,8 @@ var errorQueries = []struct{ name, query string }{
 	{"no position", `select 1/0`},
 }
 
-// pgError runs query on PostgreSQL and returns its error as a *sql.Error.
-func pgError(t *testing.T, conn *pgx.Conn, query string) *sql.Error {
-	t.Helper()
-	_, e := pgtest.Exec(t, conn, query)
-	if e == nil {
-		t.Fatalf("%q did not fail", query)
-	}
+// pgSQLError is PostgreSQL's error as the shell's formatter takes it.
+func pgSQLError(e *pgconn.PgError) *sql.Error {
 	return &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
 }
 
@@ -52,7 +47,7 @@ func TestErrorMatchesPsql(t *testing.T) {
 		v    Verbosity
 	}{{"default", VerbosityDefault}, {"verbose", VerbosityVerbose}, {"terse", VerbosityTerse}}
 	for _, q := range errorQueries {
-		e := pgError(t, conn, q.query)
+		e := pgSQLError(pgtest.ExecErr(t, conn, q.query))
 		for _, vb := range verbosities {
 			t.Run(q.name+"/"+vb.name, func(t *testing.T) {
 				_, want := pg.psql(t, "", "-v", "VERBOSITY="+vb.name, "-c", q.query)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/pgtest"
 )
 
 // pagerScript is a pager that shows nothing: it keeps what it is given in
@@ -144,7 +146,7 @@ func psqlPagerUses(t *testing.T, pg *pgHarness, script string, steps []string) [
 	t.Helper()
 	master, tty := testTerminal(t)
 	dir := t.TempDir()
-	cmd := exec.Command(psqlPath(), "-X", "-h", pg.c.Dir, "-p", strconv.Itoa(pg.c.Port), "-U", "postgres", "-d", "postgres")
+	cmd := exec.Command(pgtest.PsqlPath(), "-X", "-h", pg.c.Dir, "-p", strconv.Itoa(pg.c.Port), "-U", "postgres", "-d", "postgres")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "TERM=dumb", "LC_ALL=C.UTF-8", "PGTZ=UTC",
 		"PSQLRC=/dev/null", "PSQL_HISTORY=/dev/null", "PSQL_PAGER=" + script, "PAGER_DIR=" + dir, "PAGER_MARK=inherited"}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty

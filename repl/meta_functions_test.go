@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testserver"
 )
 
 // userFunctions gives PostgreSQL functions of every shape \df prints:
@@ -101,17 +101,7 @@ func TestDescribeFunctionsOnMagmalake(t *testing.T) {
 // user postgres (psql's owner column names the bootstrap superuser).
 func magmalakeSession(t *testing.T) *exec.Session {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := eng.NewSession(exec.SessionInfo{User: "postgres", Database: "postgres"})
+	s := testserver.Engine(t, t.TempDir()).NewSession(exec.SessionInfo{User: "postgres", Database: "postgres"})
 	t.Cleanup(s.Close)
 	return s
 }

@@ -15,22 +15,21 @@ import (
 // values are printed by the type output functions, as the wire sends them.
 type formatPG struct {
 	*pgtest.Cluster
+	psql string
 }
 
 // startFormatPostgres starts the cluster; it skips when PostgreSQL or psql
 // is not installed.
 func startFormatPostgres(t *testing.T) *formatPG {
 	t.Helper()
-	if _, err := exec.LookPath("psql"); err != nil {
-		testenv.Missing(t, "psql not installed")
-	}
-	return &formatPG{pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})}
+	psql := testenv.Program(t, "", "psql", "postgresql-client-15")
+	return &formatPG{Cluster: pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"}), psql: psql}
 }
 
 // texts runs query, which returns one text column, and returns its values.
 func (p *formatPG) texts(t *testing.T, query string) []string {
 	t.Helper()
-	cmd := exec.Command("psql", "-X", "-q", "-A", "-t", "-0", "-v", "ON_ERROR_STOP=1",
+	cmd := exec.Command(p.psql, "-X", "-q", "-A", "-t", "-0", "-v", "ON_ERROR_STOP=1",
 		"-h", p.Dir, "-p", strconv.Itoa(p.Port), "-U", "postgres", "-d", "postgres", "-c", query)
 	cmd.Env = append(os.Environ(), "PGOPTIONS=-c TimeZone=UTC -c DateStyle=ISO -c extra_float_digits=1", "PGCLIENTENCODING=UTF8")
 	var stderr strings.Builder

@@ -4,21 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/magmalake/magmalake/internal/pgtest"
 )
-
-// pgError runs query through the simple protocol and returns PostgreSQL's error.
-func pgError(t *testing.T, conn *pgx.Conn, query string) *pgconn.PgError {
-	t.Helper()
-	_, e := pgtest.Exec(t, conn, query)
-	if e == nil {
-		t.Fatalf("PostgreSQL accepted %q; not a syntax-error case", query)
-	}
-	return e
-}
 
 // TestSyntaxErrorPositionsMatchPostgres compares SQLSTATE, message and
 // character position of syntax errors with real PostgreSQL 15.
@@ -74,7 +61,7 @@ func TestSyntaxErrorPositionsMatchPostgres(t *testing.T) {
 		"SHOW",
 	}
 	for _, q := range cases {
-		want := pgError(t, conn, q)
+		want := pgtest.ExecErr(t, conn, q)
 		_, err := Parse(q)
 		var got *Error
 		if !errors.As(err, &got) {

@@ -23,15 +23,13 @@ func runClient(t *testing.T, env []string, name string, args ...string) (string,
 }
 
 func TestPsql(t *testing.T) {
-	if _, err := exec.LookPath("psql"); err != nil {
-		testenv.Missing(t, "psql not installed")
-	}
+	psqlBin := testenv.Program(t, "", "psql", "postgresql-client-15")
 	users := map[string]string{"postgres": ScramVerifier("secret")}
 	_, addr := testServer(t, func(c *Config) { c.Auth, c.Users = AuthSCRAM, users })
 	host, port := hostPort(addr)
 	env := []string{"PGHOST=" + host, "PGPORT=" + port, "PGUSER=postgres", "PGDATABASE=db", "PGPASSWORD=secret", "PGSSLMODE=prefer", "PGCONNECT_TIMEOUT=5"}
 	psql := func(args ...string) (string, error) {
-		return runClient(t, env, "psql", append([]string{"-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"}, args...)...)
+		return runClient(t, env, psqlBin, append([]string{"-X", "-A", "-t", "-v", "ON_ERROR_STOP=1"}, args...)...)
 	}
 	out, err := psql("-c", "SELECT 42")
 	if err != nil || strings.TrimSpace(out) != "42" {
@@ -66,16 +64,14 @@ func TestPsql(t *testing.T) {
 }
 
 func TestPsqlTLS(t *testing.T) {
-	if _, err := exec.LookPath("psql"); err != nil {
-		testenv.Missing(t, "psql not installed")
-	}
+	psql := testenv.Program(t, "", "psql", "postgresql-client-15")
 	tlsCfg, err := SelfSignedTLS()
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, addr := testServer(t, func(c *Config) { c.TLS = tlsCfg })
 	host, port := hostPort(addr)
-	out, err := runClient(t, nil, "psql", "-X", "-A", "-t", "-c", "SELECT 5",
+	out, err := runClient(t, nil, psql, "-X", "-A", "-t", "-c", "SELECT 5",
 		"host="+host+" port="+port+" user=postgres dbname=db sslmode=require connect_timeout=5")
 	if err != nil || strings.TrimSpace(out) != "5" {
 		t.Fatalf("sslmode=require: %q %v", out, err)
@@ -83,15 +79,13 @@ func TestPsqlTLS(t *testing.T) {
 }
 
 func TestPgbench(t *testing.T) {
-	if _, err := exec.LookPath("pgbench"); err != nil {
-		testenv.Missing(t, "pgbench not installed")
-	}
+	pgbench := testenv.Program(t, "MAGMALAKE_PGBENCH", "pgbench", "postgresql-15 (pgbench)")
 	_, addr := testServer(t, nil)
 	host, port := hostPort(addr)
 	script := filepath.Join(t.TempDir(), "s.sql")
 	os.WriteFile(script, []byte("SELECT 1;\nDELETE FROM t WHERE id = -1;\n"), 0o644)
 	for _, mode := range []string{"simple", "extended", "prepared"} {
-		out, err := runClient(t, nil, "pgbench", "-n", "-f", script, "-M", mode, "-t", "20", "-c", "2",
+		out, err := runClient(t, nil, pgbench, "-n", "-f", script, "-M", mode, "-t", "20", "-c", "2",
 			"-h", host, "-p", port, "-U", "postgres", "db")
 		if err != nil || !strings.Contains(out, "number of transactions actually processed: 40/40") {
 			t.Fatalf("pgbench -M %s: %v\n%s", mode, err, out)

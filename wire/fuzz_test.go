@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/internal/tracefile"
 	"io"
 	"log/slog"
@@ -159,11 +160,11 @@ func traceStreams(path string) ([][]byte, error) {
 // panics.
 type fuzzServer struct {
 	srv  *Server
-	logs *syncBuffer
+	logs *testenv.LogBuffer
 }
 
 func newFuzzServer(f *testing.F, cfg Config) *fuzzServer {
-	fs := &fuzzServer{logs: &syncBuffer{}}
+	fs := &fuzzServer{logs: &testenv.LogBuffer{}}
 	cfg.NewSession = newFakeSession
 	cfg.Logger = slog.New(slog.NewTextHandler(fs.logs, &slog.HandlerOptions{Level: slog.LevelError}))
 	srv, err := NewServer(cfg)

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -37,24 +36,6 @@ func (l *emfileListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
-// syncBuffer is a log destination tests read while the server writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Running out of file descriptors is logged and waited out: the session
 // already open keeps working and the next client is accepted.
 func TestAcceptSurvivesEMFILE(t *testing.T) {
@@ -63,7 +44,7 @@ func TestAcceptSurvivesEMFILE(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := &emfileListener{Listener: inner, fails: 3}
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	_, served := serveOn(t, l, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
 	first := dialRaw(t, inner.Addr().String())
 	first.startup(nil)
@@ -118,7 +99,9 @@ func TestAuthenticationTimeout(t *testing.T) {
 	c.receive()
 	c.send(&pgproto3.PasswordMessage{Password: "secret"})
 	c.untilReady()
-	time.Sleep(2 * timeout)
+	// A socket opened after c's is closed by its own timeout: by then c's
+	// would have fired too.
+	closedWithin(t, dialRaw(t, addr).nc, 5*time.Second)
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after the timeout", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
 }
@@ -148,7 +131,7 @@ func TestUnauthenticatedConnectionsHoldNoSlots(t *testing.T) {
 		stallAtPassword(t, addr)
 	}
 	for range 5 {
-		pgxConnect(t, dsn(addr, ""), nil)
+		testenv.PgxConnect(t, dsn(addr, ""), nil)
 	}
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
 	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
@@ -170,12 +153,8 @@ func TestMaxStartups(t *testing.T) {
 		t.Fatalf("third connection in startup: got %#v, want FATAL 53300", e)
 	}
 	first.nc.Close()
-	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) > 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("closed connection still in startup")
-		}
-	}
-	pgxConnect(t, dsn(addr, ""), nil)
+	testenv.WaitFor(t, 5*time.Second, "the closed connection out of startup", func() bool { return startingCount(srv) <= 1 })
+	testenv.PgxConnect(t, dsn(addr, ""), nil)
 }
 
 func startingCount(srv *Server) int {
@@ -189,11 +168,7 @@ func startingCount(srv *Server) int {
 func TestShutdownEndsConnectionsInStartup(t *testing.T) {
 	srv, addr := testServer(t, nil)
 	silent := dialRaw(t, addr)
-	for deadline := time.Now().Add(5 * time.Second); startingCount(srv) < 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("connection not accepted")
-		}
-	}
+	testenv.WaitFor(t, 5*time.Second, "the connection accepted", func() bool { return startingCount(srv) >= 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
@@ -230,7 +205,7 @@ func TestEmptyPasswordNeverLogsIn(t *testing.T) {
 				t.Errorf("method %d, user %s, empty password: want 28P01, got %v", method, user, err)
 			}
 		}
-		pgxConnect(t, dsn(addr, ""), nil)
+		testenv.PgxConnect(t, dsn(addr, ""), nil)
 	}
 }
 
@@ -296,7 +271,7 @@ func TestTLSRequired(t *testing.T) {
 	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidAuthorization {
 		t.Fatalf("sslmode=disable: want 28000, got %v", err)
 	}
-	conn := pgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
+	conn := testenv.PgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
 	var one int32
 	if err := conn.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("TLS client: %v", err)

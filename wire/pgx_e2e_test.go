@@ -19,27 +19,9 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/sql"
 )
-
-func pgxConnect(t *testing.T, dsn string, edit func(*pgx.ConnConfig)) *pgx.Conn {
-	t.Helper()
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(cfg)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect %s: %v", dsn, err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
 
 func dsn(addr, extra string) string {
 	return "postgres://postgres:secret@" + addr + "/tracedb?sslmode=disable" + extra
@@ -61,7 +43,7 @@ func TestPgxModes(t *testing.T) {
 	}
 	for name, mode := range modes {
 		t.Run(name, func(t *testing.T) {
-			conn := pgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
+			conn := testenv.PgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
 			ctx := context.Background()
 			var one int32
 			if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
@@ -136,7 +118,7 @@ func TestPgxTypesRoundTrip(t *testing.T) {
 		{"uuid", fakeUUID, "12345678-9abc-def0-0123-456789abcdef"},
 	}
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
-		conn := pgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
+		conn := testenv.PgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
 		for _, tc := range cases {
 			if tc.typ == "uuid" && mode == pgx.QueryExecModeSimpleProtocol {
 				continue // pgx cannot interpolate a [16]byte without a type OID
@@ -168,7 +150,7 @@ func TestPgxTypesRoundTrip(t *testing.T) {
 		}
 	}
 	// numeric travels as binary numeric from pgx and comes back exact.
-	conn := pgxConnect(t, dsn(addr, ""), nil)
+	conn := testenv.PgxConnect(t, dsn(addr, ""), nil)
 	var num pgtype.Numeric
 	in := pgtype.Numeric{Int: big.NewInt(-1234567891), Exp: -4, Valid: true}
 	if err := conn.QueryRow(context.Background(), "SELECT $1::numeric", in).Scan(&num); err != nil {
@@ -258,7 +240,7 @@ func newLike(v any) likeVal {
 
 func TestPgxCancelRequest(t *testing.T) {
 	_, addr := testServer(t, nil)
-	conn := pgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) {
+	conn := testenv.PgxConnect(t, dsn(addr, ""), func(c *pgx.ConnConfig) {
 		c.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 			return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, CancelRequestDelay: 0, DeadlineDelay: 5 * time.Second}
 		}
@@ -287,7 +269,7 @@ func TestPgxDisconnectCancelsStatement(t *testing.T) {
 			return &ctxSpy{Session: s, started: started}, nil
 		}
 	})
-	conn := pgxConnect(t, dsn(addr, ""), nil) // default handler: closes the socket on cancel
+	conn := testenv.PgxConnect(t, dsn(addr, ""), nil) // default handler: closes the socket on cancel
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	conn.Exec(ctx, "SELECT pg_sleep(30)")
@@ -321,7 +303,7 @@ func TestPgxAuthAndTLS(t *testing.T) {
 	for _, method := range []AuthMethod{AuthSCRAM, AuthMD5, AuthPassword} {
 		_, addr := testServer(t, func(c *Config) { c.Auth, c.Users, c.TLS = method, users, tlsCfg })
 		t.Run(fmt.Sprint("method", method), func(t *testing.T) {
-			conn := pgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
+			conn := testenv.PgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)
 			if _, ok := conn.PgConn().Conn().(*tls.Conn); !ok {
 				t.Fatalf("sslmode=require: connection is %T, not TLS", conn.PgConn().Conn())
 			}
@@ -330,7 +312,7 @@ func TestPgxAuthAndTLS(t *testing.T) {
 				t.Fatal(err)
 			}
 			if method != AuthMD5 { // md5 cannot use a SCRAM verifier: PostgreSQL falls back to SCRAM, as we do
-				pgxConnect(t, "postgres://alice:wonderland@"+addr+"/db?sslmode=disable", nil)
+				testenv.PgxConnect(t, "postgres://alice:wonderland@"+addr+"/db?sslmode=disable", nil)
 			}
 			cfg, _ := pgx.ParseConfig("postgres://postgres:wrong@" + addr + "/db?sslmode=disable")
 			_, err := pgx.ConnectConfig(context.Background(), cfg)
@@ -347,8 +329,8 @@ func TestPgxAuthAndTLS(t *testing.T) {
 
 func TestPgxTooManyConnections(t *testing.T) {
 	_, addr := testServer(t, func(c *Config) { c.MaxConnections = 2 })
-	pgxConnect(t, dsn(addr, ""), nil)
-	pgxConnect(t, dsn(addr, ""), nil)
+	testenv.PgxConnect(t, dsn(addr, ""), nil)
+	testenv.PgxConnect(t, dsn(addr, ""), nil)
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
 	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
 		t.Fatalf("want 53300, got %v", err)
@@ -357,7 +339,7 @@ func TestPgxTooManyConnections(t *testing.T) {
 
 func TestPgxCopy(t *testing.T) {
 	_, addr := testServer(t, nil)
-	conn := pgxConnect(t, dsn(addr, ""), nil)
+	conn := testenv.PgxConnect(t, dsn(addr, ""), nil)
 	in := "1\ta\tx\n2\tb\ty\n3\tc\tz\n"
 	tag, err := conn.PgConn().CopyFrom(context.Background(), strings.NewReader(in), "COPY t FROM STDIN")
 	if err != nil || tag.String() != "COPY 3" {

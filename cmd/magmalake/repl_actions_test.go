@@ -10,17 +10,13 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestReplActionsMatchPsql: several -c and -f, mixed, run in order as psql
 // 15 runs them, against the same PostgreSQL: the same stdout, the same
 // errors and the same exit status, with ON_ERROR_STOP on and off.
 func TestReplActionsMatchPsql(t *testing.T) {
-	psql := filepath.Join(pgtest.BinDir(), "psql")
-	if _, err := os.Stat(psql); err != nil {
-		testenv.Missing(t, "psql: %v (set MAGMALAKE_PG_BIN)", err)
-	}
+	psql := pgtest.Psql(t)
 	pg := pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})
 	conn := []string{"-h", pg.Dir, "-p", strconv.Itoa(pg.Port), "-U", "postgres", "-d", "postgres"}
 	dir := t.TempDir()

@@ -11,13 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	mexec "github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -26,35 +23,11 @@ import (
 // s3cret.
 func serveForRepl(t *testing.T, scram bool) string {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := wire.Config{NewSession: wire.EngineSessions(eng)}
+	cfg := wire.Config{NewSession: wire.EngineSessions(testserver.Engine(t, t.TempDir()))}
 	if scram {
 		cfg.Auth, cfg.Users = wire.AuthSCRAM, map[string]string{"tester": wire.ScramVerifier("s3cret")}
 	}
-	srv, err := wire.NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ctx, l)
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-		wh.Close()
-	})
-	_, port, _ := net.SplitHostPort(l.Addr().String())
+	_, port, _ := net.SplitHostPort(testserver.Serve(t, cfg))
 	return port
 }
 
@@ -133,10 +106,7 @@ var psqlFilePrefix = regexp.MustCompile(`(?m)^psql:[^\n]*?:\d+: `)
 // postgres -f script` prints what `psql -X -f script` prints against the
 // same PostgreSQL 15, stdout and stderr (psql's "psql:FILE:N: " aside).
 func TestReplFileMatchesPsql(t *testing.T) {
-	psql := filepath.Join(pgtest.BinDir(), "psql")
-	if _, err := os.Stat(psql); err != nil {
-		testenv.Missing(t, "psql: %v (set MAGMALAKE_PG_BIN)", err)
-	}
+	psql := pgtest.Psql(t)
 	pg := pgtest.StartWith(t, pgtest.Options{Locale: "C.UTF-8"})
 	conn := []string{"-h", pg.Dir, "-p", strconv.Itoa(pg.Port), "-U", "postgres", "-d", "postgres"}
 	script := filepath.Join(t.TempDir(), "script.sql")

@@ -1,7 +1,6 @@
 package pgcatalog_test
 
 import (
-	"context"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"net"
 	"os"
@@ -10,12 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	mexec "github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/wire"
+	"github.com/magmalake/magmalake/internal/testserver"
 )
 
 // fixture is created in both servers: every exposed type, NOT NULL,
@@ -60,31 +56,7 @@ func startPostgres(t *testing.T) string {
 }
 
 func startMagmalake(t *testing.T) string {
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := wire.NewServer(wire.Config{NewSession: wire.EngineSessions(eng)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ctx, l)
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	})
-	addr := l.Addr().String()
+	addr := testserver.ServeEngine(t, testserver.Engine(t, t.TempDir()))
 	for _, f := range fixture {
 		if out, err := psql(addr, f.ours); err != nil {
 			t.Fatalf("magmalake fixture %q: %v %s", f.ours, err, out)
@@ -105,9 +77,7 @@ func psql(addr, cmd string) (string, error) {
 // TestClientsMatchPostgres browses the same tables in PostgreSQL 15 and
 // magmalake with psql, pgjdbc and SQLAlchemy and compares the answers.
 func TestClientsMatchPostgres(t *testing.T) {
-	if _, err := exec.LookPath("psql"); err != nil {
-		testenv.Missing(t, "psql not installed (apt-get install postgresql-client-15)")
-	}
+	testenv.Program(t, "", "psql", "postgresql-client-15") // psql below runs it from PATH
 	pg, ours := servers(t)
 	t.Run("psql", func(t *testing.T) { checkPsql(t, pg, ours) })
 	t.Run("psql-meta", func(t *testing.T) { checkPsqlMeta(t, pg, ours) })
@@ -151,20 +121,16 @@ func dropLines(s string, re *regexp.Regexp) string {
 
 // checkJDBC compares pgjdbc's DatabaseMetaData.
 func checkJDBC(t *testing.T, pg, ours string) {
-	jar := "/usr/share/java/postgresql.jar"
-	if _, err := os.Stat(jar); err != nil {
-		testenv.Missing(t, "pgjdbc not installed (apt-get install libpostgresql-jdbc-java)")
-	}
-	if _, err := exec.LookPath("javac"); err != nil {
-		testenv.Missing(t, "javac not installed (apt-get install default-jdk-headless)")
-	}
+	jar := testenv.JDBCJar(t)
+	javac := testenv.Program(t, "", "javac", "default-jdk-headless")
+	java := testenv.Program(t, "", "java", "default-jdk-headless")
 	dir := t.TempDir()
 	src, _ := filepath.Abs("testdata/JdbcBrowse.java")
-	if out, err := exec.Command("javac", "-d", dir, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(javac, "-d", dir, src).CombinedOutput(); err != nil {
 		t.Fatalf("javac: %v %s", err, out)
 	}
 	run := func(addr string) string {
-		out, err := exec.Command("java", "-cp", jar+":"+dir, "JdbcBrowse", "jdbc:postgresql://"+addr+"/cat").CombinedOutput()
+		out, err := exec.Command(java, "-cp", jar+":"+dir, "JdbcBrowse", "jdbc:postgresql://"+addr+"/cat").CombinedOutput()
 		if err != nil {
 			t.Fatalf("java against %s: %v %s", addr, err, out)
 		}
@@ -220,11 +186,9 @@ func commonTypes(want, got []string) []string {
 
 // checkSQLAlchemy compares SQLAlchemy's inspector.
 func checkSQLAlchemy(t *testing.T, pg, ours string) {
-	if err := exec.Command("/usr/bin/python3", "-c", "import psycopg2, sqlalchemy").Run(); err != nil {
-		testenv.Missing(t, "python3-psycopg2 / python3-sqlalchemy not installed")
-	}
+	py := testenv.Python(t, "psycopg2, sqlalchemy", "python3-psycopg2 python3-sqlalchemy")
 	run := func(addr string) string {
-		out, err := exec.Command("/usr/bin/python3", "testdata/sa_browse.py", "postgresql+psycopg2://postgres@"+addr+"/cat").CombinedOutput()
+		out, err := exec.Command(py, "testdata/sa_browse.py", "postgresql+psycopg2://postgres@"+addr+"/cat").CombinedOutput()
 		if err != nil {
 			t.Fatalf("sqlalchemy against %s: %v %s", addr, err, out)
 		}

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -19,8 +21,24 @@ import (
 func TestCancelDuringLongPredicate(t *testing.T) {
 	srv := startServer(t, wire.AuthTrust)
 	ctx := context.Background()
-	conn := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)
+	// The first progress NOTICE says the statement is running and has been
+	// for a second: the cancel lands inside it, not before it starts.
+	progress := make(chan struct{}, 1)
+	conn := testenv.PgxConnect(t, srv.url(""), func(c *pgx.ConnConfig) {
+		c.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		c.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+			if strings.HasPrefix(n.Message, "progress: ") {
+				select {
+				case progress <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
 	loadBig(t, conn, 100000)
+	if _, err := conn.Exec(ctx, "SET magmalake.progress = on"); err != nil {
+		t.Fatal(err)
+	}
 	// 3,000 terms over two columns: no hash set, no folding; minutes of work.
 	terms := make([]string, 3000)
 	for k := range terms {
@@ -32,7 +50,13 @@ func TestCancelDuringLongPredicate(t *testing.T) {
 		var n int64
 		done <- conn.QueryRow(ctx, q).Scan(&n)
 	}()
-	time.Sleep(500 * time.Millisecond) // let it get into the scan
+	select {
+	case <-progress:
+	case err := <-done:
+		t.Fatalf("the statement ended before its first progress report: %v", err)
+	case <-time.After(time.Minute):
+		t.Fatal("no progress report from the statement in a minute")
+	}
 	start := time.Now()
 	if err := conn.PgConn().CancelRequest(ctx); err != nil {
 		t.Fatal(err)

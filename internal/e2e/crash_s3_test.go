@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/s3test"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestKillDuringStatementOnS3 (issue 18): `kill -9` of a server while an
@@ -119,7 +120,7 @@ type serveProcess struct {
 
 func startServeProcess(t *testing.T, bin string, args []string) *serveProcess {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = s3test.Env(os.Environ())
 	if err := cmd.Start(); err != nil {

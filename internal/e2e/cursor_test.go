@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -75,7 +76,7 @@ conn.close()
 `
 
 func TestPsycopg2NamedCursor(t *testing.T) {
-	py := python(t, "psycopg2", "python3-psycopg2")
+	py := testenv.Python(t, "psycopg2", "python3-psycopg2")
 	forEachAuth(t, func(t *testing.T, s *server, password string) {
 		sc := newScenario("cur_py")
 		cmd, cancel := command(sc.env(s, password), py, "-c", psycopg2Cursor)
@@ -93,7 +94,7 @@ func TestPsycopg2NamedCursor(t *testing.T) {
 }
 
 func TestPsqlFetchCount(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	s := startServer(t, wire.AuthTrust)
 	var script strings.Builder
 	for _, st := range cursorInserts("cur_psql") {

@@ -3,6 +3,8 @@ package e2e
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestDiffPgjdbc runs testdata/DiffJdbc.java (typed setters and setNull in
@@ -10,9 +12,9 @@ import (
 // list, DatabaseMetaData, setAutoCommit(false) with DDL, setFetchSize
 // cursors, getGeneratedKeys) on magmalake and on PostgreSQL 15.
 func TestDiffPgjdbc(t *testing.T) {
-	jar := jdbcJar(t)
-	javac := needProgram(t, "", "javac", "default-jdk-headless")
-	java := needProgram(t, "", "java", "default-jdk-headless")
+	jar := testenv.JDBCJar(t)
+	javac := testenv.Program(t, "", "javac", "default-jdk-headless")
+	java := testenv.Program(t, "", "java", "default-jdk-headless")
 	classes := t.TempDir()
 	runProgram(t, nil, javac, "-cp", jar, "-d", classes, testdata(t, "DiffJdbc.java"))
 	cp := jar + string(filepath.ListSeparator) + classes

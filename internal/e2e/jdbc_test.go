@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
 func TestPgjdbc(t *testing.T) {
-	jar := jdbcJar(t)
-	javac := needProgram(t, "", "javac", "default-jdk-headless")
-	java := needProgram(t, "", "java", "default-jdk-headless")
+	jar := testenv.JDBCJar(t)
+	javac := testenv.Program(t, "", "javac", "default-jdk-headless")
+	java := testenv.Program(t, "", "java", "default-jdk-headless")
 	classes := t.TempDir()
 	runProgram(t, nil, javac, "-cp", jar, "-d", classes, testdata(t, "E2E.java"))
 	cp := jar + string(filepath.ListSeparator) + classes
@@ -26,9 +27,9 @@ func TestPgjdbc(t *testing.T) {
 // DELETE parameterised by a date (issue 11: the date arrived as
 // '2024-04-11 +00' and was refused), then the same program on PostgreSQL 15.
 func TestPgjdbcDates(t *testing.T) {
-	jar := jdbcJar(t)
-	javac := needProgram(t, "", "javac", "default-jdk-headless")
-	java := needProgram(t, "", "java", "default-jdk-headless")
+	jar := testenv.JDBCJar(t)
+	javac := testenv.Program(t, "", "javac", "default-jdk-headless")
+	java := testenv.Program(t, "", "java", "default-jdk-headless")
 	classes := t.TempDir()
 	runProgram(t, nil, javac, "-cp", jar, "-d", classes, testdata(t, "E2EDates.java"))
 	cp := jar + string(filepath.ListSeparator) + classes

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/s3test"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // lakeFlags are the --catalog-prop flags for props.
@@ -47,12 +48,12 @@ func startServe(t *testing.T, bin string, args []string) *pgx.Conn {
 
 // startServeLogged is startServe that also hands over the server's output
 // (its log).
-func startServeLogged(t *testing.T, bin string, args []string) (*pgx.Conn, *lockedBuffer) {
+func startServeLogged(t *testing.T, bin string, args []string) (*pgx.Conn, *testenv.LogBuffer) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr}, args...)...)
 	cmd.Env = s3test.Env(os.Environ())
-	logs := &lockedBuffer{}
+	logs := &testenv.LogBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

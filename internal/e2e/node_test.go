@@ -1,10 +1,14 @@
 package e2e
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/magmalake/magmalake/internal/testenv"
+)
 
 func TestNodePostgres(t *testing.T) {
-	node := needProgram(t, "", "node", "nodejs")
-	modules := nodeModules(t)
+	node := testenv.Program(t, "", "node", "nodejs")
+	modules := testenv.NodeModules(t)
 	forEachAuth(t, func(t *testing.T, s *server, password string) {
 		sc := newScenario("node_t")
 		env := append(sc.env(s, password), "NODE_PATH="+modules)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -199,7 +200,7 @@ func (tw *twin) testCopyOptions(t *testing.T) {
 
 // testPsqlCopy runs psql's \copy ... to a file against both servers.
 func (tw *twin) testPsqlCopy(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	dir := t.TempDir()
 	for i, cmd := range []string{
 		`\copy c to '%s' with csv header`,

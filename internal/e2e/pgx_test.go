@@ -14,24 +14,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
+// pgxConnect logs in to s's database e2e as testUser with password,
+// running statements in mode.
 func pgxConnect(t *testing.T, s *server, password string, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://%s:%s@%s/e2e?sslmode=disable", testUser, password, s.addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DefaultQueryExecMode = mode
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testenv.PgxConnect(t, s.url(password), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
 }
 
 func sqlState(err error) string {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	mexec "github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -59,7 +60,7 @@ func psqlTranscript(out string, sc scenario) string {
 }
 
 func TestPsql(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	trust := startServer(t, wire.AuthTrust)
 	if out := runProgram(t, psqlEnv(trust, ""), psql, "-X", "-A", "-t", "-c", "SELECT 40 + 2"); strings.TrimSpace(out) != "42" {
 		t.Fatalf("trust: %q", out)
@@ -129,7 +130,7 @@ func TestPsql(t *testing.T) {
 
 // TestPsqlDemo is README's quick start: the demo table through psql.
 func TestPsqlDemo(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	s := startServer(t, wire.AuthTrust)
 	if err := s.eng.LoadDemo(context.Background()); err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func directCount(t *testing.T, eng *mexec.Engine, q string) string {
 }
 
 func TestPgbench(t *testing.T) {
-	pgbench := needProgram(t, "MAGMALAKE_PGBENCH", "pgbench", "postgresql-15 (pgbench)")
+	pgbench := testenv.Program(t, "MAGMALAKE_PGBENCH", "pgbench", "postgresql-15 (pgbench)")
 	s := startServer(t, wire.AuthSCRAM)
 	env := psqlEnv(s, testPassword)
 	const rows, clients, txs = 40, 2, 8

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 func TestPsycopg2(t *testing.T) {
-	py := python(t, "psycopg2", "python3-psycopg2")
+	py := testenv.Python(t, "psycopg2", "python3-psycopg2")
 	forEachAuth(t, func(t *testing.T, s *server, password string) {
 		sc := newScenario("py_t")
 		out, stderr := runSplit(t, sc.env(s, password), py, testdata(t, "client_psycopg2.py"))
@@ -31,7 +33,7 @@ func TestPsycopg2(t *testing.T) {
 }
 
 func TestSQLAlchemy(t *testing.T) {
-	py := python(t, "sqlalchemy, psycopg2", "python3-sqlalchemy python3-psycopg2")
+	py := testenv.Python(t, "sqlalchemy, psycopg2", "python3-sqlalchemy python3-psycopg2")
 	forEachAuth(t, func(t *testing.T, s *server, password string) {
 		sc := newScenario("sa_t")
 		out := runProgram(t, sc.env(s, password), py, testdata(t, "client_sqlalchemy.py"))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // replCopyScript loads a table with \copy from a CSV file, with COPY FROM
@@ -37,7 +38,7 @@ SELECT count(*) AS total, count(name) AS named, sum(score) AS scores FROM repl_c
 // FROM STDIN data print what psql prints for the same script against
 // PostgreSQL 15, and the files \copy writes are byte for byte psql's.
 func TestReplCopyMatchesPsql(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	cl := pgtest.Start(t)
 	bin := buildMagmalake(t)
 	out := map[string]string{}

@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // replScript uses psql's scripting: variables from -v and \set with
@@ -40,7 +40,7 @@ DROP TABLE :tbl;
 // prints what psql 15 prints for the same script against PostgreSQL, and
 // writes the same files.
 func TestReplScriptMatchesPsql(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	cl := pgtest.Start(t)
 	bin := buildMagmalake(t)
 	outputs := map[string][]string{}
@@ -60,7 +60,7 @@ func TestReplScriptMatchesPsql(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, b)
 		}
-		outputs[name] = []string{string(b), readFile(t, filepath.Join(dir, "out.txt")), readFile(t, filepath.Join(dir, "g.txt"))}
+		outputs[name] = []string{string(b), testenv.ReadFile(t, filepath.Join(dir, "out.txt")), testenv.ReadFile(t, filepath.Join(dir, "g.txt"))}
 	}
 	for i, what := range []string{"output", `\o file`, `\g file`} {
 		if got, want := outputs["magmalake"][i], outputs["PostgreSQL"][i]; got != want {
@@ -71,7 +71,7 @@ func TestReplScriptMatchesPsql(t *testing.T) {
 
 // TestReplEchoAll: -a prints each input line before its result, as psql.
 func TestReplEchoAll(t *testing.T) {
-	psql := needProgram(t, "", "psql", "postgresql-client")
+	psql := testenv.Program(t, "", "psql", "postgresql-client")
 	cl := pgtest.Start(t)
 	bin := buildMagmalake(t)
 	script := "SELECT 1 AS a;\n-- a comment\nSELECT 2\n  AS b;\n\\echo done\n"
@@ -85,13 +85,4 @@ func TestReplEchoAll(t *testing.T) {
 	if err != nil || string(got) != string(want) {
 		t.Errorf("magmalake -a: %v\n%s\npsql -a:\n%s", err, got, want)
 	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

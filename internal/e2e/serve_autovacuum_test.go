@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestServeAutoVacuum: serve --auto-vacuum pays a table's delete debt and
@@ -29,7 +31,7 @@ func TestServeAutoVacuum(t *testing.T) {
 	}
 	// A pass may come between the statements: wait for the end state.
 	var files, dead int64
-	waitFor(t, 30*time.Second, func() bool {
+	testenv.WaitFor(t, 30*time.Second, "autovacuum's end state", func() bool {
 		err := conn.QueryRow(ctx, `SELECT data_files, deleted_rows FROM "t$delete_debt_summary"`).Scan(&files, &dead)
 		return err == nil && files == 1 && dead == 0
 	})

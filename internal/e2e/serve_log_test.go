@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestServeLogFlags: `magmalake serve -c ... --log-format json` writes
@@ -16,10 +18,10 @@ import (
 // snapshot the INSERT made; SHOW reports the server's values.
 func TestServeLogFlags(t *testing.T) {
 	bin := buildMagmalake(t)
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command(bin, "serve", "--data", t.TempDir(), "--listen", addr, "--log-format", "json",
 		"-c", "log_connections=on", "-c", "log_disconnections=on", "-c", "log_statement=mod")
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -42,7 +44,7 @@ func TestServeLogFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close(ctx)
-	waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), `"msg":"disconnection"`) })
+	testenv.WaitFor(t, 10*time.Second, "the disconnection logged", func() bool { return strings.Contains(logs.String(), `"msg":"disconnection"`) })
 
 	var statements []string
 	seen := map[string]map[string]any{}

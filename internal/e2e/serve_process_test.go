@@ -11,12 +11,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // The real `magmalake serve` process under a 64-file limit (issue 19): 150
@@ -26,10 +27,10 @@ import (
 // connection) with the process's RSS (read from /proc) bounded.
 func TestServeProcessUnderFDLimitAndHostileQueries(t *testing.T) {
 	bin := buildMagmalake(t)
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, bin, "serve",
 		"--data", t.TempDir(), "--listen", addr, "--max-connections", "20", "--authentication-timeout", "2s")
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestServeProcessUnderFDLimitAndHostileQueries(t *testing.T) {
 		silent = append(silent, c)
 	}
 	t.Logf("%d silent sockets open", len(silent))
-	waitFor(t, 5*time.Second, func() bool { return strings.Contains(logs.String(), "too many open files") })
+	testenv.WaitFor(t, 5*time.Second, "fd exhaustion logged", func() bool { return strings.Contains(logs.String(), "too many open files") })
 	var one int
 	if err := conn.QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil {
 		t.Fatalf("the logged-in session during fd exhaustion: %v", err)
@@ -132,33 +133,18 @@ func buildMagmalake(t *testing.T) string {
 	return bin
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // connectRetry logs in, retrying until within.
 func connectRetry(t *testing.T, dsn string, within time.Duration) *pgx.Conn {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	var c *pgx.Conn
+	testenv.Retry(t, within, "a login", func() (err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := pgx.Connect(ctx, dsn)
-		cancel()
-		if err == nil {
-			t.Cleanup(func() { c.Close(context.Background()) })
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no login within %v: %v", within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		defer cancel()
+		c, err = pgx.Connect(ctx, dsn)
+		return err
+	})
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
 
 func rssKB(t *testing.T, pid int) int64 {
@@ -185,32 +171,4 @@ func rssKBQuiet(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// lockedBuffer collects a child process's log lines for the test to read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// waitFor polls cond until it holds, failing the test after within.
-func waitFor(t *testing.T, within time.Duration, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(within); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", within)
-		}
-	}
 }

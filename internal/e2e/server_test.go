@@ -13,7 +13,7 @@ import (
 	"time"
 
 	mexec "github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -32,6 +32,11 @@ type server struct {
 func (s *server) host() string { h, _, _ := net.SplitHostPort(s.addr); return h }
 func (s *server) port() string { _, p, _ := net.SplitHostPort(s.addr); return p }
 
+// url reaches database e2e as testUser with password.
+func (s *server) url(password string) string {
+	return fmt.Sprintf("postgres://%s:%s@%s/e2e?sslmode=disable", testUser, password, s.addr)
+}
+
 // startServer serves a fresh warehouse in t.TempDir() on 127.0.0.1:0 with
 // auth (trust or SCRAM for testUser).
 func startServer(t testing.TB, auth wire.AuthMethod) *server {
@@ -43,16 +48,8 @@ func startServer(t testing.TB, auth wire.AuthMethod) *server {
 // edit (nil: as is) before the server starts.
 func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)) *server {
 	t.Helper()
-	ctx := context.Background()
 	dir := t.TempDir()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := mexec.NewEngine(ctx, wh, mexec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := testserver.Engine(t, dir)
 	cfg := wire.Config{
 		NewSession: wire.EngineSessions(eng),
 		Auth:       auth,
@@ -63,24 +60,7 @@ func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)
 	if edit != nil {
 		edit(&cfg)
 	}
-	srv, err := wire.NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ctx, l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		wh.Close()
-	})
-	return &server{eng: eng, addr: l.Addr().String(), dir: dir}
+	return &server{eng: eng, addr: testserver.Serve(t, cfg), dir: dir}
 }
 
 // scenario is what every client does, and the model of what it must see.

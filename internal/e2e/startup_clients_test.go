@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // TestDiffStartupOptionsClients sets parameters at connect the way each
@@ -14,19 +16,19 @@ import (
 // were dropped, so PGOPTIONS='-c statement_timeout=30s' showed 0).
 func TestDiffStartupOptionsClients(t *testing.T) {
 	t.Run("psql", func(t *testing.T) {
-		psql := needProgram(t, "", "psql", "postgresql-client")
+		psql := testenv.Program(t, "", "psql", "postgresql-client")
 		differential(t, func(t *testing.T, d diffTarget) string { return psqlOptions(t, psql, d) })
 	})
 	t.Run("psycopg2", func(t *testing.T) {
-		py := python(t, "psycopg2", "python3-psycopg2")
+		py := testenv.Python(t, "psycopg2", "python3-psycopg2")
 		differential(t, func(t *testing.T, d diffTarget) string {
 			return runProgram(t, d.env("unused"), py, testdata(t, "startup_psycopg2.py"))
 		})
 	})
 	t.Run("pgjdbc", func(t *testing.T) {
-		jar := jdbcJar(t)
-		javac := needProgram(t, "", "javac", "default-jdk-headless")
-		java := needProgram(t, "", "java", "default-jdk-headless")
+		jar := testenv.JDBCJar(t)
+		javac := testenv.Program(t, "", "javac", "default-jdk-headless")
+		java := testenv.Program(t, "", "java", "default-jdk-headless")
 		classes := t.TempDir()
 		runProgram(t, nil, javac, "-cp", jar, "-d", classes, testdata(t, "StartupJdbc.java"))
 		cp := jar + string(filepath.ListSeparator) + classes

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -127,7 +128,7 @@ func mustExecTx(t *testing.T, tx pgx.Tx, q string) {
 // psycopg2 opens a transaction before every statement: rollback() must undo
 // a DELETE and commit() must publish it.
 func TestPsycopg2Transactions(t *testing.T) {
-	py := python(t, "psycopg2", "python3-psycopg2")
+	py := testenv.Python(t, "psycopg2", "python3-psycopg2")
 	s := startServer(t, wire.AuthTrust)
 	sc := newScenario("py_tx")
 	out := runProgram(t, sc.env(s, ""), py, "-c", `

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // DSN is a libpq connection string for database db over the unix socket.
@@ -24,12 +26,7 @@ func (c *Cluster) URL(db string) string {
 // Connect opens a pgx connection to database db, closed when the test ends.
 func (c *Cluster) Connect(t testing.TB, db string) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), c.DSN(db))
-	if err != nil {
-		t.Fatalf("connect to PostgreSQL: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return testenv.PgxConnect(t, c.DSN(db), nil)
 }
 
 // CreateDatabase creates an empty database.
@@ -55,6 +52,17 @@ func Exec(t testing.TB, conn *pgx.Conn, q string) ([]*pgconn.Result, *pgconn.PgE
 		t.Fatalf("PostgreSQL: %.300s: %v", q, err)
 	}
 	return res, nil
+}
+
+// ExecErr runs q, which must fail, as Exec does and returns PostgreSQL's
+// error; a q that PostgreSQL accepts fails the test.
+func ExecErr(t testing.TB, conn *pgx.Conn, q string) *pgconn.PgError {
+	t.Helper()
+	_, e := Exec(t, conn, q)
+	if e == nil {
+		t.Fatalf("PostgreSQL accepted %q, which must fail", q)
+	}
+	return e
 }
 
 // Run is Exec for callers without a test at hand: every error is returned.

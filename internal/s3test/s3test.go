@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -180,7 +179,7 @@ func StartVersity(t testing.TB) *Server {
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	port := FreePort(t)
+	port := testenv.FreePort(t)
 	s := newServer(t, dir, port)
 	start(t, s, bin, []string{"--port", "127.0.0.1:" + strconv.Itoa(port),
 		"--access", AccessKey, "--secret", SecretKey, "posix", data}, nil)
@@ -198,7 +197,7 @@ func StartWeed(t testing.TB, tableBucket string) *Server {
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ports := FreePorts(t, 11)
+	ports := testenv.FreePorts(t, 11)
 	s := newServer(t, dir, ports[0])
 	s.CatalogURI = fmt.Sprintf("http://127.0.0.1:%d", ports[1])
 	p := func(i int) string { return strconv.Itoa(ports[i]) }
@@ -351,32 +350,4 @@ func binary(t testing.TB, envVar, name string) string {
 	}
 	testenv.Missing(t, "%s not found: set %s or run .ci/s3tools.sh", name, envVar)
 	return ""
-}
-
-// FreePort is a port on 127.0.0.1 that nothing listened on a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	return FreePorts(t, 1)[0]
-}
-
-// FreePorts are n distinct free ports, all held open together while they
-// are chosen so that none repeats.
-func FreePorts(t testing.TB, n int) []int {
-	t.Helper()
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var out []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(fmt.Errorf("pick a port: %w", err))
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out
 }

@@ -1,8 +1,16 @@
-// Package testenv decides what a test does when a program it drives (psql,
-// PostgreSQL, pgjdbc, Python drivers, node-postgres, pgbench) is missing:
-// on a developer's machine it skips with a message saying what to install;
-// in CI (.ci/run sets MAGMALAKE_REQUIRE_TOOLS=1) it fails, so a broken
-// install cannot turn the end-to-end tests into silent passes.
+// Package testenv is the test support every package's tests share; it
+// imports no magmalake package, so tests inside any package can use it.
+// It finds the programs tests drive (psql, pgjdbc, Python drivers,
+// node-postgres, pgbench) through the variables README names, decides what
+// a test does when one is missing, and waits on conditions.
+//
+// A missing program skips the test on a developer's machine with a
+// message saying what to install; in CI (.ci/run sets
+// MAGMALAKE_REQUIRE_TOOLS=1) it fails, so a broken install cannot turn the
+// end-to-end tests into silent passes.
+//
+// Tests above exec and wire start servers with internal/testserver, and
+// PostgreSQL with internal/pgtest.
 package testenv
 
 import (

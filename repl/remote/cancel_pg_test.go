@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/repl"
 )
 
@@ -17,14 +19,14 @@ func TestCancelRunningStatement(t *testing.T) {
 	sh, o := remoteShell(connect(t, pgSettings(pg)))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(300*time.Millisecond, cancel)
+	cancelWhenRunning(t, pg, "select pg_sleep(5)", cancel)
 	start := time.Now()
 	err := sh.RunCommand(ctx, "select pg_sleep(5)")
 	elapsed := time.Since(start)
 	if elapsed > 3*time.Second {
 		t.Fatalf("the cancelled statement took %v", elapsed)
 	}
-	t.Logf("pg_sleep(5) cancelled after %v (cancel at 300ms)", elapsed.Round(time.Millisecond))
+	t.Logf("pg_sleep(5) cancelled after %v", elapsed.Round(time.Millisecond))
 	if !errors.Is(err, repl.ErrFailed) {
 		t.Fatalf("RunCommand = %v, want the statement's failure", err)
 	}
@@ -48,7 +50,7 @@ func TestCancelInsideBlock(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	time.AfterFunc(200*time.Millisecond, cancel)
+	cancelWhenRunning(t, pg, "select pg_sleep(5)", cancel)
 	_ = sh.RunCommand(ctx, "select pg_sleep(5)")
 	if got := sh.Prompt(); got != "postgres=!# " {
 		t.Errorf("prompt after a cancel in a block = %q", got)
@@ -86,4 +88,26 @@ func TestPromptFollowsTheServer(t *testing.T) {
 			t.Errorf("after %q the prompt is %q, want %q (%s)", st.stmt, got, st.prompt, o.err.String())
 		}
 	}
+}
+
+// cancelWhenRunning calls cancel (the shell's Ctrl-C) once PostgreSQL
+// shows query running in another session, so that the cancel lands inside
+// the statement rather than before it is sent; after 10 s it cancels
+// anyway, and the test's checks say what went wrong.
+func cancelWhenRunning(t *testing.T, pg *pgtest.Cluster, query string, cancel context.CancelFunc) {
+	t.Helper()
+	watch := pg.Connect(t, "postgres")
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done })
+	go func() {
+		defer close(done)
+		defer cancel()
+		ctx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		testenv.Await(ctx, func() bool {
+			var n int
+			err := watch.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query = $1", query).Scan(&n)
+			return err == nil && n > 0
+		})
+	}()
 }

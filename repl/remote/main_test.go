@@ -3,19 +3,15 @@ package remote_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
 )
@@ -23,22 +19,14 @@ import (
 // The remote session is what the shell drives.
 var _ repl.Session = (*remote.Session)(nil)
 
-// pgHarness is one throwaway PostgreSQL 15 cluster (C.UTF-8, UTC) for the
+// testPG is one throwaway PostgreSQL 15 cluster (C.UTF-8, UTC) for the
 // package's tests, started on first use and stopped by TestMain; psql's
 // output against it is what the remote shell must print.
-type pgHarness struct {
-	once sync.Once
-	c    *pgtest.Cluster
-	err  error
-}
-
-var testPG pgHarness
+var testPG = pgtest.Shared{Options: pgtest.Options{Locale: "C.UTF-8"}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if testPG.c != nil {
-		testPG.c.Stop()
-	}
+	testPG.Stop()
 	os.Exit(code)
 }
 
@@ -46,23 +34,8 @@ func TestMain(m *testing.M) {
 // failing) when PostgreSQL 15 or psql is not installed.
 func requirePG(t *testing.T) *pgtest.Cluster {
 	t.Helper()
-	testPG.once.Do(func() {
-		if _, err := os.Stat(psqlPath()); err != nil {
-			testPG.err = errors.Join(pgtest.ErrNotInstalled, err)
-			return
-		}
-		testPG.c, testPG.err = pgtest.Launch(pgtest.Options{Locale: "C.UTF-8"})
-	})
-	if errors.Is(testPG.err, pgtest.ErrNotInstalled) {
-		testenv.Missing(t, "%v (set MAGMALAKE_PG_BIN)", testPG.err)
-	}
-	if testPG.err != nil {
-		t.Fatalf("start PostgreSQL: %v", testPG.err)
-	}
-	return testPG.c
+	return testPG.Get(t)
 }
-
-func psqlPath() string { return filepath.Join(pgtest.BinDir(), "psql") }
 
 // psqlPrefix is what psql puts before an error or notice of a script
 // (psql:<stdin>:12: ); the shell prints none.
@@ -73,7 +46,7 @@ var psqlPrefix = regexp.MustCompile(`(?m)^psql:<stdin>:\d+: `)
 func runPsql(t *testing.T, c *pgtest.Cluster, script string, args ...string) (string, string) {
 	t.Helper()
 	base := []string{"-X", "-h", c.Dir, "-p", strconv.Itoa(c.Port), "-U", "postgres", "-d", "postgres", "-P", "pager=off", "-f", "-"}
-	cmd := exec.Command(psqlPath(), append(base, args...)...)
+	cmd := exec.Command(pgtest.PsqlPath(), append(base, args...)...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "PGCLIENTENCODING=UTF8", "PGTZ=UTC", "COLUMNS=", "PSQLRC=/dev/null")
 	cmd.Stdin = strings.NewReader(script)
 	var out, errOut bytes.Buffer
@@ -133,13 +106,4 @@ func compare(t *testing.T, what, got, want string) {
 			return
 		}
 	}
-}
-
-func readFile(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/internal/testenv"
 )
 
 // psqlScript covers what a session hands the shell: values of many types
@@ -114,7 +116,7 @@ func TestScriptMatchesPsql(t *testing.T) {
 	if !strings.Contains(want, "NaN") || !strings.Contains(wantErr, "LINE 2:") || !strings.Contains(wantErr, "WARNING:  careful") {
 		t.Fatalf("psql's output lacks what the script is about:\n%s\n%s", want, wantErr)
 	}
-	if got, want := readFile(t, filepath.Join(gotDir, "t.csv")), readFile(t, filepath.Join(wantDir, "t.csv")); got != want {
+	if got, want := testenv.ReadFile(t, filepath.Join(gotDir, "t.csv")), testenv.ReadFile(t, filepath.Join(wantDir, "t.csv")); got != want {
 		t.Errorf("\\copy to a file wrote\n%s\nwant\n%s", got, want)
 	}
 }

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
 	"github.com/magmalake/magmalake/wire"
@@ -24,17 +23,7 @@ const (
 // serveLake is a fresh warehouse with its engine.
 func serveLake(t *testing.T) *exec.Engine {
 	t.Helper()
-	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return eng
+	return testserver.Engine(t, t.TempDir())
 }
 
 // startServe serves eng on 127.0.0.1:0 the way `magmalake serve` does
@@ -49,23 +38,7 @@ func startServe(t *testing.T, eng *exec.Engine, auth wire.AuthMethod) remote.Set
 	if auth != wire.AuthTrust {
 		cfg.Users = map[string]string{serveUser: wire.ScramVerifier(servePassword)}
 	}
-	srv, err := wire.NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(context.Background(), l)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-	})
-	host, port, _ := net.SplitHostPort(l.Addr().String())
+	host, port, _ := net.SplitHostPort(testserver.Serve(t, cfg))
 	return remote.Settings{"host": host, "port": port, "user": serveUser, "dbname": "magmalake", "sslmode": "disable"}
 }
 
