@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // alterScript evolves a table as PostgreSQL 15 can: columns added (with
@@ -97,7 +98,7 @@ func TestAlterTableRefusals(t *testing.T) {
 		return tbl.MetadataLocation()
 	}
 	before := location()
-	for q, code := range map[string]string{
+	for q, code := range map[string]pgerr.Code{
 		"ALTER TABLE r ALTER COLUMN id TYPE int":                  "0A000",
 		"ALTER TABLE r ALTER COLUMN v TYPE varchar(3)":            "0A000",
 		"ALTER TABLE r ALTER COLUMN v TYPE int":                   "0A000",

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // rowModel is a table's rows as id → v, kept beside the statements.
@@ -210,7 +212,7 @@ func TestBranchWriteErrors(t *testing.T) {
 	mustQuery(t, s, "ALTER TABLE w CREATE TAG v1")
 	mustQuery(t, s, "ALTER TABLE w CREATE BRANCH audit")
 	mustFail(t, s, "22023", "SET magmalake.branch = ' audit'")
-	for q, code := range map[string]string{
+	for q, code := range map[string]pgerr.Code{
 		`DELETE FROM "w@audit" WHERE id = 1`:             "0A000",
 		"INSERT INTO w.branch_audit VALUES (9, 90)":      "0A000",
 		`UPDATE "w@v1" SET v = 0`:                        "0A000",

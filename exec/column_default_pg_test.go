@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // defaultScript gives a table defaults as PostgreSQL 15 has them: columns
@@ -78,7 +79,7 @@ func TestColumnDefaultRefusals(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE v2 (id int)")
 	mustQuery(t, s, "CREATE TABLE v3 (id int) WITH ('format-version' = '3')")
-	for q, code := range map[string]string{
+	for q, code := range map[string]pgerr.Code{
 		"CREATE TABLE x (a int DEFAULT 1)":                                  "0A000",
 		"ALTER TABLE v2 ADD COLUMN a int DEFAULT 1":                         "0A000",
 		"ALTER TABLE v3 ADD COLUMN a timestamp DEFAULT now()":               "0A000",

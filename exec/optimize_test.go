@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // optimizeModes are the delete strategies OPTIMIZE pays back.
@@ -211,8 +211,8 @@ func TestOptimizeCancelled(t *testing.T) {
 			}
 			break
 		}
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled {
 			t.Fatalf("cancelled at check %d: %v", n, err)
 		}
 		if got := dataFiles(t, dir); !slices.Equal(got, files) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // partitionSteps evolve a table's partitioning between DML statements.
@@ -84,7 +86,7 @@ func TestPartitionEvolutionLikePostgres(t *testing.T) {
 func TestPartitionEvolutionErrors(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE pz (id int, ts timestamp, s text) PARTITIONED BY (s)")
-	for q, code := range map[string]string{
+	for q, code := range map[string]pgerr.Code{
 		"ALTER TABLE pz ADD PARTITION FIELD year(id)":                  "42804",
 		"ALTER TABLE pz ADD PARTITION FIELD nope":                      "42703",
 		"ALTER TABLE pz ADD PARTITION FIELD s":                         "42710",

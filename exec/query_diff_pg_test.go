@@ -17,7 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestQueryDiff holds magmalake's SELECT to PostgreSQL 15 over generated
@@ -354,9 +354,9 @@ func diffMagma(s *Session, q string, timeout time.Duration) (res *result, code s
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	res, err = s.query(ctx, q)
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
-		code = se.Code
+		code = string(se.Code)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: no answer in %v: %w", errDiffTimeout, timeout, err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestBranchesAndTags: tags and branches name snapshots; FOR VERSION AS
@@ -56,7 +57,7 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := count("SELECT count(*), sum(id) FROM bt FOR VERSION AS OF 'audit'"); got != model["t3"] {
 		t.Errorf("audit replaced: %q, want %q", got, model["t3"])
 	}
-	for q, code := range map[string]string{
+	for q, code := range map[string]pgerr.Code{
 		"ALTER TABLE bt CREATE TAG t1":                                  "42710",
 		"ALTER TABLE bt CREATE BRANCH t1":                               "42809",
 		"ALTER TABLE bt DROP BRANCH t1":                                 "42809",

@@ -7,7 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/s3test"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Odd names on the REST catalog over S3 (issue 48). The server chooses
@@ -22,10 +22,10 @@ func TestS3RESTOddNames(t *testing.T) {
 		q := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 		for _, create := range []string{"CREATE SCHEMA " + q, "CREATE TABLE public." + q + " (" + q + " int)"} {
 			_, err := s.query(t.Context(), create)
-			var se *sql.Error
+			var se *pgerr.Error
 			switch {
 			case err == nil:
-			case errors.As(err, &se) && se.Code == sql.CodeInvalidName && strings.Contains(se.Message, "refused by the REST catalog: "):
+			case errors.As(err, &se) && se.Code == pgerr.InvalidName && strings.Contains(se.Message, "refused by the REST catalog: "):
 				continue
 			default:
 				t.Fatalf("%s: %v", create, err)

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var errorQueries = []struct{ name, query string }{
@@ -32,14 +32,14 @@ var errorQueries = []struct{ name, query string }{
 	{"no position", `select 1/0`},
 }
 
-// pgError runs query on PostgreSQL and returns its error as a *sql.Error.
-func pgError(t *testing.T, conn *pgx.Conn, query string) *sql.Error {
+// pgError runs query on PostgreSQL and returns its error as a *pgerr.Error.
+func pgError(t *testing.T, conn *pgx.Conn, query string) *pgerr.Error {
 	t.Helper()
 	_, e := pgtest.Exec(t, conn, query)
 	if e == nil {
 		t.Fatalf("%q did not fail", query)
 	}
-	return &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
+	return &pgerr.Error{Code: pgerr.Code(e.Code), Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
 }
 
 var locationLine = regexp.MustCompile(`(?m)^LOCATION:  .*\n`)
@@ -66,15 +66,15 @@ func TestErrorMatchesPsql(t *testing.T) {
 }
 
 func TestAsSQLError(t *testing.T) {
-	wrapped := fmt.Errorf("plan delete: %w", sql.Errorf(sql.CodeUndefinedColumn, "column \"x\" does not exist"))
+	wrapped := fmt.Errorf("plan delete: %w", pgerr.Errorf(pgerr.UndefinedColumn, "column \"x\" does not exist"))
 	tests := []struct {
 		err  error
-		code string
+		code pgerr.Code
 		msg  string
 	}{
-		{wrapped, sql.CodeUndefinedColumn, `column "x" does not exist`},
-		{fmt.Errorf("scan: %w", context.Canceled), sql.CodeQueryCanceled, "canceling statement due to user request"},
-		{errors.New("disk on fire"), sql.CodeInternal, "disk on fire"},
+		{wrapped, pgerr.UndefinedColumn, `column "x" does not exist`},
+		{fmt.Errorf("scan: %w", context.Canceled), pgerr.QueryCanceled, "canceling statement due to user request"},
+		{errors.New("disk on fire"), pgerr.InternalError, "disk on fire"},
 	}
 	for _, tt := range tests {
 		got := asSQLError(tt.err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -85,7 +86,7 @@ func TestScriptStopsAtFirstError(t *testing.T) {
 		"select 1": answer(rowsResult(idCol, "SELECT 1", []*string{str("1")})),
 		"select 2": answer(rowsResult(idCol, "SELECT 1", []*string{str("2")})),
 		"select broken": func(context.Context) (*exec.Result, error) {
-			return nil, &sql.Error{Code: sql.CodeUndefinedColumn, Message: `column "broken" does not exist`, Position: 8}
+			return nil, &pgerr.Error{Code: pgerr.UndefinedColumn, Message: `column "broken" does not exist`, Position: 8}
 		},
 	}}
 	var out, errOut strings.Builder

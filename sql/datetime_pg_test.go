@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var dtDump = flag.String("dtdump", "", "write every datetime input disagreement to this file")
@@ -111,9 +112,9 @@ func dtQueryPG(t *testing.T, conn *pgx.Conn, corpus []string) [][4]string {
 func dtOurs(s string, t Type, order DateOrder) string {
 	v, err := coerceDateTime(s, t, order)
 	if err != nil {
-		var e *Error
+		var e *pgerr.Error
 		if errors.As(err, &e) {
-			return "ERROR " + e.Code + " " + e.Message
+			return "ERROR " + string(e.Code) + " " + e.Message
 		}
 		return "ERROR " + err.Error()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The scalar-function corpus tests: every generated expression runs through
@@ -100,8 +101,8 @@ func corpusBind(expr string) (Expr, error) {
 }
 
 func corpusError(err error) string {
-	if e, ok := err.(*Error); ok {
-		return "ERROR " + e.Code + " " + e.Message
+	if e, ok := err.(*pgerr.Error); ok {
+		return "ERROR " + string(e.Code) + " " + e.Message
 	}
 	return "ERROR go " + err.Error()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // pgError runs query through the simple protocol and returns PostgreSQL's error.
@@ -76,12 +77,12 @@ func TestSyntaxErrorPositionsMatchPostgres(t *testing.T) {
 	for _, q := range cases {
 		want := pgError(t, conn, q)
 		_, err := Parse(q)
-		var got *Error
+		var got *pgerr.Error
 		if !errors.As(err, &got) {
 			t.Errorf("%q: got %v, want PostgreSQL's %s %q at %d", q, err, want.Code, want.Message, want.Position)
 			continue
 		}
-		if got.Code != want.Code || got.Position != int(want.Position) || got.Message != want.Message {
+		if string(got.Code) != want.Code || got.Position != int(want.Position) || got.Message != want.Message {
 			t.Errorf("%q:\n got  %s %q at %d\n want %s %q at %d", q, got.Code, got.Message, got.Position, want.Code, want.Message, want.Position)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // What PostgreSQL 15 answered for these query strings (the bytes reported are
@@ -36,7 +36,7 @@ func expectEncodingError(t *testing.T, what string, msgs []pgproto3.BackendMessa
 	t.Helper()
 	for _, m := range msgs {
 		if e, ok := m.(*pgproto3.ErrorResponse); ok {
-			if e.Code != sql.CodeCharacterNotInRepertoire || e.Message != invalidMessage(bytes) || e.Severity != "ERROR" {
+			if pgerr.Code(e.Code) != pgerr.CharacterNotInRepertoire || e.Message != invalidMessage(bytes) || e.Severity != "ERROR" {
 				t.Errorf("%s: got %s %s %q, want ERROR 22021 %q", what, e.Severity, e.Code, e.Message, invalidMessage(bytes))
 			}
 			return
