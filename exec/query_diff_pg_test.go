@@ -299,7 +299,7 @@ func (d *diffRun) compare(q diffQuery, held bool) {
 		return
 	}
 	want := pgExec(d.t, d.conn, q.sql)
-	if want.code == "57014" {
+	if want.code == string(pgerr.QueryCanceled) {
 		d.pgSlow++ // too slow on PostgreSQL: the generator's fault, not magmalake's
 		return
 	}

@@ -236,7 +236,7 @@ func TestCancelRunningStatement(t *testing.T) {
 
 func TestTimingAndVerbosity(t *testing.T) {
 	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		"create table t (a int)": answer(&exec.Result{Tag: "CREATE TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: "00000", Message: "hello"}}}),
+		"create table t (a int)": answer(&exec.Result{Tag: "CREATE TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "hello"}}}),
 	}}
 	var out, errOut strings.Builder
 	sh := New(f, &out, &errOut)
@@ -250,7 +250,7 @@ func TestTimingAndVerbosity(t *testing.T) {
 	if want := "Timing is on.\nCREATE TABLE\nTime: 1.500 ms\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
 	}
-	wantErr := "NOTICE:  hello\nERROR:  42601: fake cannot parse \"select nope\"\nLINE 1: select nope;\n        ^\n"
+	wantErr := "NOTICE:  hello\nERROR:  " + string(pgerr.SyntaxError) + ": fake cannot parse \"select nope\"\nLINE 1: select nope;\n        ^\n"
 	if errOut.String() != wantErr {
 		t.Errorf("stderr %q, want %q", errOut.String(), wantErr)
 	}

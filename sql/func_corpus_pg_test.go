@@ -111,7 +111,7 @@ func corpusError(err error) string {
 // SQLSTATE without its message, or the whole type|value.
 func corpusCode(s string) string {
 	if strings.HasPrefix(s, "ERROR ") {
-		return s[:min(len(s), len("ERROR 00000"))]
+		return s[:min(len(s), len("ERROR ")+5)] // "ERROR " and the five-character SQLSTATE
 	}
 	return s
 }

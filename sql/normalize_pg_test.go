@@ -90,7 +90,7 @@ func TestBindCatalogForms(t *testing.T) {
 		message string
 	}{
 		{`a[1]`, pgerr.DatatypeMismatch, "cannot subscript type text because it does not support subscripting"},
-		{`(a).x`, "42809", "column notation .x applied to type text, which is not a composite type"},
+		{`(a).x`, pgerr.WrongObjectType, "column notation .x applied to type text, which is not a composite type"},
 	}
 	for _, c := range cases {
 		e, err := ParseExpr(c.in)

@@ -58,11 +58,11 @@ func TestInvalidUTF8InQueries(t *testing.T) {
 		c.send(&pgproto3.Query{String: q})
 		got := c.untilReady()
 		expectEncodingError(t, "Query "+q, got, bytes)
-		expectShape(t, "Query "+q, got, "E 22021", "Z I")
+		expectShape(t, "Query "+q, got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 		c.send(&pgproto3.Parse{Query: q}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
 		got = c.untilReady()
 		expectEncodingError(t, "Parse "+q, got, bytes)
-		expectShape(t, "Parse "+q, got, "E 22021", "Z I")
+		expectShape(t, "Parse "+q, got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
@@ -94,7 +94,7 @@ func TestInvalidUTF8InBindParameters(t *testing.T) {
 			continue
 		}
 		expectEncodingError(t, tc.query+" "+tc.value, got, tc.bytes)
-		expectShape(t, tc.query+" "+tc.value, got, "ParseComplete", "E 22021", "Z I")
+		expectShape(t, tc.query+" "+tc.value, got, "ParseComplete", "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
@@ -154,7 +154,7 @@ func TestInvalidUTF8InCopy(t *testing.T) {
 	} {
 		got := copyPieces(c, tc.pieces...)
 		expectEncodingError(t, strings.Join(tc.pieces, "|"), got, tc.bytes)
-		expectShape(t, strings.Join(tc.pieces, "|"), got, "E 22021", "Z I")
+		expectShape(t, strings.Join(tc.pieces, "|"), got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	if got := copied(); len(got) != 0 {
 		t.Errorf("the loader received %q", got)

@@ -257,7 +257,7 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		}
 		return res, nil
 	case reDropIfExst.MatchString(q):
-		return &exec.Result{Tag: "DROP TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: "00000", Message: "table does not exist, skipping"}}}, nil
+		return &exec.Result{Tag: "DROP TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "table does not exist, skipping"}}}, nil
 	case reCopyIn.MatchString(q):
 		return &exec.Result{CopyIn: &exec.CopyIn{Columns: 3, Load: s.load}}, nil
 	case reCopyOut.MatchString(q):

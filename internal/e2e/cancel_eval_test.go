@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -45,7 +46,7 @@ func TestCancelDuringLongPredicate(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("answered %v after the CancelRequest: %v", took.Round(time.Millisecond), err)
-	if sqlState(err) != "57014" {
+	if sqlState(err) != pgerr.QueryCanceled {
 		t.Fatalf("got %v, want 57014 (did it finish before the cancel? make it longer)", err)
 	}
 	if took > 2*time.Second {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -34,7 +35,7 @@ func TestIdleInTransactionTimeout(t *testing.T) {
 	}
 	time.Sleep(700 * time.Millisecond)
 	_, err := conn.Exec(ctx, "COMMIT")
-	if code := sqlState(err); code != "25P03" {
+	if code := sqlState(err); code != pgerr.IdleInTransactionSessionTimeout {
 		t.Fatalf("COMMIT after the timeout: %v (SQLSTATE %q)", err, code)
 	}
 	other := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)

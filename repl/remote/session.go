@@ -28,7 +28,7 @@ type Session struct {
 }
 
 // errNoConnection is every statement's answer once the connection is gone.
-var errNoConnection = pgerr.Errorf("08003", "no connection to the server")
+var errNoConnection = pgerr.Errorf(pgerr.ConnectionDoesNotExist, "no connection to the server")
 
 // HandleNotices makes f print every NoticeResponse (NOTICE, WARNING, ...)
 // as it arrives, while a statement still runs, as psql does; without it
@@ -125,7 +125,7 @@ func (s *Session) receive() (pgproto3.BackendMessage, error) {
 // psql does.
 func (s *Session) lost(err error) error {
 	s.conn.Close(context.Background())
-	return &pgerr.Error{Code: "08006", Message: "server closed the connection unexpectedly", Err: err}
+	return &pgerr.Error{Code: pgerr.ConnectionFailure, Message: "server closed the connection unexpectedly", Err: err}
 }
 
 // sqlError is a server's ErrorResponse or NoticeResponse as the shell
