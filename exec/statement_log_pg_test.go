@@ -174,7 +174,7 @@ func TestServerSettings(t *testing.T) {
 	if len(entries) != 2 || entries[0]["statement"] != "CREATE TABLE d (a int)" {
 		t.Fatalf("log_statement = ddl from the server logged %v", entries)
 	}
-	if f := entries[1]; f["msg"] != "statement failed" || f["sqlstate"] != pgerr.DivisionByZero {
+	if f := entries[1]; f["msg"] != "statement failed" || f["sqlstate"] != string(pgerr.DivisionByZero) {
 		t.Errorf("a statement failing as its rows streamed was logged as %v", f)
 	}
 }
