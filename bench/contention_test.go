@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The model checks on made-up answers: a correct history passes, and each
@@ -26,7 +28,7 @@ func TestCheckDeletes(t *testing.T) {
 	initial := deletesInitial(rows)
 	even := delPred{sql: "id % 2 = 0", match: func(id int64) bool { return id%2 == 0 }}
 	low := delPred{sql: "id <= 4", match: func(id int64) bool { return id <= 4 }}
-	failed := outcome{code: "40001", err: &pgconn.PgError{Code: "40001"}}
+	failed := outcome{code: string(pgerr.SerializationFailure), err: &pgconn.PgError{Code: string(pgerr.SerializationFailure)}}
 	var evens []int64
 	remaining := map[int64][]int64{}
 	for id, v := range initial {

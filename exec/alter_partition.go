@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -23,7 +24,7 @@ func partitionActions(actions []sql.AlterAction) (bool, error) {
 		}
 	}
 	if n > 0 && n < len(actions) {
-		return false, sql.Errorf(sql.CodeFeatureNotSupported, "partition fields and columns cannot be changed in one ALTER TABLE")
+		return false, pgerr.Errorf(pgerr.FeatureNotSupported, "partition fields and columns cannot be changed in one ALTER TABLE")
 	}
 	return n > 0, nil
 }
@@ -60,7 +61,7 @@ func stagePartition(tbl *table.Table, us *table.UpdateSpec, name string, a sql.A
 		return nil
 	}
 	if _, ok := tbl.Schema().FindFieldByName(a.Partition.Column); !ok {
-		return sql.Errorf(sql.CodeUndefinedColumn, "column %q named in partition key does not exist", a.Partition.Column)
+		return pgerr.Errorf(pgerr.UndefinedColumn, "column %q named in partition key does not exist", a.Partition.Column)
 	}
 	t, err := icebergTransform(a.Partition)
 	if err != nil {
@@ -80,11 +81,11 @@ func partitionFieldName(tbl *table.Table, table string, a sql.AlterAction) (stri
 				return f.Name, nil
 			}
 		}
-		return "", sql.Errorf(sql.CodeUndefinedObject, "partition field %q of table %q does not exist", a.Name, table)
+		return "", pgerr.Errorf(pgerr.UndefinedObject, "partition field %q of table %q does not exist", a.Name, table)
 	}
 	src, ok := tbl.Schema().FindFieldByName(a.Old.Column)
 	if !ok {
-		return "", sql.Errorf(sql.CodeUndefinedColumn, "column %q named in partition key does not exist", a.Old.Column)
+		return "", pgerr.Errorf(pgerr.UndefinedColumn, "column %q named in partition key does not exist", a.Old.Column)
 	}
 	t, err := icebergTransform(a.Old)
 	if err != nil {
@@ -95,7 +96,7 @@ func partitionFieldName(tbl *table.Table, table string, a sql.AlterAction) (stri
 			return f.Name, nil
 		}
 	}
-	return "", sql.Errorf(sql.CodeUndefinedObject, "table %q is not partitioned by %s", table, describeTransform(a.Old))
+	return "", pgerr.Errorf(pgerr.UndefinedObject, "table %q is not partitioned by %s", table, describeTransform(a.Old))
 }
 
 func describeTransform(p sql.PartitionField) string {
@@ -114,12 +115,12 @@ func specError(err error) error {
 	if i := strings.LastIndex(msg, iceberg.ErrSpecChange.Error()+": "); i >= 0 {
 		msg = msg[i+len(iceberg.ErrSpecChange.Error())+2:]
 	}
-	code := sql.CodeInvalidParameterValue
+	code := pgerr.InvalidParameterValue
 	switch {
 	case strings.Contains(msg, "cannot transform"):
-		code = sql.CodeDatatypeMismatch
+		code = pgerr.DatatypeMismatch
 	case strings.Contains(msg, "already added"), strings.Contains(msg, "duplicate"):
-		code = sql.CodeDuplicateObject
+		code = pgerr.DuplicateObject
 	}
-	return &sql.Error{Code: code, Message: "invalid partition change: " + msg, Err: err}
+	return &pgerr.Error{Code: code, Message: "invalid partition change: " + msg, Err: err}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -32,8 +33,8 @@ func checkRenameTarget(x *sql.AlterTable) error {
 func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, error) {
 	rt, err := s.resolveTable(ctx, x.Name)
 	if err != nil {
-		var se *sql.Error
-		if x.IfExists && errors.As(err, &se) && se.Code == sql.CodeUndefinedTable {
+		var se *pgerr.Error
+		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
 			r := tagOnly("ALTER TABLE")
 			r.Notices = []Notice{notice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
 			return r, nil
@@ -41,7 +42,7 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 		return nil, err
 	}
 	if rt.Meta != "" || rt.Virtual != nil || rt.Ref != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is not a table", x.Name.Table)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is not a table", x.Name.Table)
 	}
 	switch a := x.Actions[0]; a.Kind {
 	case sql.AlterRenameTable:
@@ -88,7 +89,7 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 func unreadableDefaultWarnings(tbl *table.Table) []Notice {
 	var out []Notice
 	for _, name := range iceberg.UnreadableDefaults(tbl.Schema()) {
-		out = append(out, Notice{Severity: "WARNING", Code: sql.CodeWarning,
+		out = append(out, Notice{Severity: "WARNING", Code: pgerr.Warning,
 			Message: fmt.Sprintf("the default of column %q cannot be read and is dropped", name)})
 	}
 	return out
@@ -117,14 +118,14 @@ func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
 			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q does not exist, skipping", a.Name, ev.name)))
 			return nil
 		}
-		return sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Name, ev.name)
+		return pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Name, ev.name)
 	}
 	switch a.Kind {
 	case sql.AlterDropColumn:
 		return ev.drop(f)
 	case sql.AlterRenameColumn:
 		if _, taken := ev.fields[a.NewName]; taken {
-			return sql.Errorf(sql.CodeDuplicateColumn, "column %q of relation %q already exists", a.NewName, ev.name)
+			return pgerr.Errorf(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.NewName, ev.name)
 		}
 		ev.us.RenameColumn([]string{a.Name}, a.NewName)
 		delete(ev.fields, a.Name)
@@ -136,7 +137,7 @@ func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
 		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: true}})
 	case sql.AlterDropNotNull:
 		if ev.identifier(f) {
-			return sql.Errorf(sql.CodeInvalidTableDefinition, "column %q is in a primary key", f.Name)
+			return pgerr.Errorf(pgerr.InvalidTableDefinition, "column %q is in a primary key", f.Name)
 		}
 		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: false}})
 	case sql.AlterSetDefault, sql.AlterDropDefault:
@@ -151,7 +152,7 @@ func (ev *schemaEvolution) add(ctx context.Context, a sql.AlterAction, exists bo
 			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q already exists, skipping", a.Name, ev.name)))
 			return nil
 		}
-		return sql.Errorf(sql.CodeDuplicateColumn, "column %q of relation %q already exists", a.Name, ev.name)
+		return pgerr.Errorf(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.Name, ev.name)
 	}
 	it, err := a.Column.Type.IcebergType()
 	if err != nil {
@@ -175,17 +176,17 @@ func (ev *schemaEvolution) drop(f ice.NestedField) error {
 	for _, spec := range ev.tbl.Metadata().PartitionSpecs() {
 		for _, pf := range spec.Fields() {
 			if pf.SourceID() == f.ID {
-				return &sql.Error{Code: sql.CodeSchemaNotEmpty,
+				return &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
 					Message: fmt.Sprintf("cannot drop column %s of table %s because the table is partitioned by it", f.Name, ev.name),
 					Hint:    "Iceberg keeps every partition spec's source columns; recreate the table to drop it."}
 			}
 		}
 	}
 	if len(ev.fields) == 1 {
-		return sql.Errorf(sql.CodeFeatureNotSupported, "cannot drop the last column of table %s: an Iceberg schema needs one", ev.name)
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "cannot drop the last column of table %s: an Iceberg schema needs one", ev.name)
 	}
 	if ev.identifier(f) {
-		return sql.Errorf(sql.CodeSchemaNotEmpty, "cannot drop column %s of table %s because it is an identifier field", f.Name, ev.name)
+		return pgerr.Errorf(pgerr.DependentObjectsStillExist, "cannot drop column %s of table %s because it is an identifier field", f.Name, ev.name)
 	}
 	ev.us.DeleteColumn([]string{f.Name})
 	delete(ev.fields, f.Name)
@@ -217,12 +218,12 @@ func (ev *schemaEvolution) retype(f ice.NestedField, to sql.Type) error {
 		return err
 	}
 	if from.Kind == sql.KindDate && to.Kind == sql.KindTimestamp {
-		return &sql.Error{Code: sql.CodeFeatureNotSupported,
+		return &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("cannot change the type of column %q from date to timestamp", f.Name),
 			Hint:    "Iceberg's format version 3 allows it, but iceberg-go v0.7.0, which magmalake reads files with, cannot read the older files' dates as timestamps."}
 	}
 	if !widens(from, to) {
-		return &sql.Error{Code: sql.CodeFeatureNotSupported,
+		return &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("cannot change the type of column %q from %s to %s", f.Name, from, to),
 			Hint:    "Iceberg changes a type only by widening it (integer to bigint, real to double precision, a decimal to more digits of the same scale, varchar(n) to a longer varchar or text); it never rewrites data files."}
 	}
@@ -286,7 +287,7 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 			return false, err
 		}
 		if found {
-			return false, &sql.Error{Code: sql.CodeNotNullViolation,
+			return false, &pgerr.Error{Code: pgerr.NotNullViolation,
 				Message: fmt.Sprintf("column %q of relation %q contains null values", a.Name, ident[len(ident)-1])}
 		}
 	}
@@ -353,11 +354,11 @@ func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*
 	if ok, err := s.engine.wh.NamespaceExists(ctx, to[0]); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", to[0])
+		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", to[0])
 	}
 	err := s.engine.wh.RenameTable(ctx, from, to)
 	if errors.Is(err, iceberg.ErrTableExists) {
-		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", to[len(to)-1])
+		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", to[len(to)-1])
 	}
 	if err != nil {
 		return nil, err

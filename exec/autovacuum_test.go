@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // avTables makes, on s, the optTable fixture (per partition one big file
@@ -276,7 +277,7 @@ func TestBlockWaitingForMaintenanceCancels(t *testing.T) {
 	e.turn <- struct{}{} // maintenance holds the table's turn
 	mustQuery(t, s, "SET statement_timeout = '50ms'")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "57014", "DELETE FROM w WHERE id = 1")
+	mustFail(t, s, pgerr.QueryCanceled, "DELETE FROM w WHERE id = 1")
 	<-e.turn
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "RESET statement_timeout")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -37,7 +38,7 @@ func (s *Session) branch() string {
 // but the empty one, whose meaning (main) DEFAULT already gives.
 func checkBranchName(v string) (string, error) {
 	if strings.TrimSpace(v) != v {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\": a branch name has no leading or trailing spaces", branchSetting, v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\": a branch name has no leading or trailing spaces", branchSetting, v)
 	}
 	return v, nil
 }
@@ -52,14 +53,14 @@ func (s *Session) checkBranchChange(name, value string) error {
 	if iceberg.IsMain(value) && s.tx.branch == "" || value == s.tx.branch {
 		return nil
 	}
-	return sql.Errorf(sql.CodeActiveTransaction, "SET %s cannot run in a transaction block that has read or written a table", branchSetting)
+	return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET %s cannot run in a transaction block that has read or written a table", branchSetting)
 }
 
 // onBranch is tbl as branch sees it (branchView's errors with SQLSTATEs).
 func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 	view, err := iceberg.BranchView(tbl, branch)
 	if errors.Is(err, iceberg.ErrRefKind) {
-		return nil, &sql.Error{Code: sql.CodeWrongObjectType,
+		return nil, &pgerr.Error{Code: pgerr.WrongObjectType,
 			Message: fmt.Sprintf("%s is %q, a tag of table %q: tags cannot be written", branchSetting, branch, identKey(tbl.Identifier())),
 			Hint:    "Read a tag with FOR VERSION AS OF, or name a branch.", Err: err}
 	}
@@ -80,7 +81,7 @@ func (s *Session) blockBranch() (string, error) {
 		s.tx.branch = s.branch()
 	}
 	if b := s.branch(); b != s.tx.branch {
-		return "", sql.Errorf(sql.CodeActiveTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
+		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
 	}
 	return s.tx.branch, nil
 }
@@ -115,9 +116,9 @@ func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch 
 	r, ok := iceberg.FindRef(rt.Table.Metadata(), ref)
 	switch {
 	case !ok:
-		return nil, true, sql.Errorf(sql.CodeUndefinedObject, "table %q has no %s %q", n.Schema, kind, ref)
+		return nil, true, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no %s %q", n.Schema, kind, ref)
 	case (r.SnapshotRefType == table.TagRef) != (kind == "tag"):
-		return nil, true, sql.Errorf(sql.CodeWrongObjectType, "%q of table %q is not a %s", ref, n.Schema, kind)
+		return nil, true, pgerr.Errorf(pgerr.WrongObjectType, "%q of table %q is not a %s", ref, n.Schema, kind)
 	}
 	return rt, true, nil
 }
@@ -128,9 +129,9 @@ func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch 
 func writableTable(rt *resolvedTable, verb string, n sql.TableName) error {
 	switch {
 	case rt.Meta != "":
-		return sql.Errorf(sql.CodeWrongObjectType, "cannot %s metadata table %q", verb, n.Table)
+		return pgerr.Errorf(pgerr.WrongObjectType, "cannot %s metadata table %q", verb, n.Table)
 	case rt.Ref != "":
-		return &sql.Error{Code: sql.CodeFeatureNotSupported,
+		return &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("cannot %s %q: a table's branch is written with SET %s", verb, n.Table, branchSetting),
 			Hint:    fmt.Sprintf("SET %s = '%s', then name the table itself.", branchSetting, rt.Ref)}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // rowModel is a table's rows as id → v, kept beside the statements.
@@ -95,7 +97,7 @@ func TestCherrypickSnapshot(t *testing.T) {
 			for i, id := range picks {
 				q := "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => " + id + ")"
 				if i == 1 && refused {
-					mustFail(t, s, "55000", q)
+					mustFail(t, s, pgerr.ObjectNotInPrerequisiteState, q)
 					for id := 1; id <= 10; id++ {
 						main[id] = id * 10
 					}
@@ -109,10 +111,10 @@ func TestCherrypickSnapshot(t *testing.T) {
 			checkModelRows(t, s, "main after the picks", "SELECT id, v FROM w ORDER BY id", main)
 			checkModelRows(t, s, "the branch after the picks", `SELECT id, v FROM "w@audit" ORDER BY id`, branch)
 			checkIcebergGoReads(t, s, "public", "w")
-			mustFail(t, s, "55000", "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => "+picks[0]+")")
-			mustFail(t, s, "55000", "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => "+own+")")
-			mustFail(t, s, "22023", "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => 12345)")
-			mustFail(t, s, "22023", "ALTER TABLE w EXECUTE cherrypick_snapshot(id => 12345)")
+			mustFail(t, s, pgerr.ObjectNotInPrerequisiteState, "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => "+picks[0]+")")
+			mustFail(t, s, pgerr.ObjectNotInPrerequisiteState, "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => "+own+")")
+			mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE w EXECUTE cherrypick_snapshot(snapshot_id => 12345)")
+			mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE w EXECUTE cherrypick_snapshot(id => 12345)")
 			checkModelRows(t, s, "main after refusals", "SELECT id, v FROM w ORDER BY id", main)
 
 			// A snapshot on top of main's head: main moves to it.
@@ -209,29 +211,29 @@ func TestBranchWriteErrors(t *testing.T) {
 	first := refID(t, s, "main")
 	mustQuery(t, s, "ALTER TABLE w CREATE TAG v1")
 	mustQuery(t, s, "ALTER TABLE w CREATE BRANCH audit")
-	mustFail(t, s, "22023", "SET magmalake.branch = ' audit'")
-	for q, code := range map[string]string{
-		`DELETE FROM "w@audit" WHERE id = 1`:             "0A000",
-		"INSERT INTO w.branch_audit VALUES (9, 90)":      "0A000",
-		`UPDATE "w@v1" SET v = 0`:                        "0A000",
-		`SELECT * FROM "w@nope"`:                         "42704",
-		"SELECT * FROM w.branch_nope":                    "42704",
-		"SELECT * FROM w.tag_audit":                      "42809",
-		`SELECT * FROM "w@audit" FOR VERSION AS OF 'v1'`: "0A000",
-		`ALTER TABLE "w@audit" EXECUTE optimize`:         "0A000",
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET magmalake.branch = ' audit'")
+	for q, code := range map[string]pgerr.Code{
+		`DELETE FROM "w@audit" WHERE id = 1`:             pgerr.FeatureNotSupported,
+		"INSERT INTO w.branch_audit VALUES (9, 90)":      pgerr.FeatureNotSupported,
+		`UPDATE "w@v1" SET v = 0`:                        pgerr.FeatureNotSupported,
+		`SELECT * FROM "w@nope"`:                         pgerr.UndefinedObject,
+		"SELECT * FROM w.branch_nope":                    pgerr.UndefinedObject,
+		"SELECT * FROM w.tag_audit":                      pgerr.WrongObjectType,
+		`SELECT * FROM "w@audit" FOR VERSION AS OF 'v1'`: pgerr.FeatureNotSupported,
+		`ALTER TABLE "w@audit" EXECUTE optimize`:         pgerr.FeatureNotSupported,
 	} {
 		mustFail(t, s, code, q)
 	}
 	checkModelRows(t, s, "tag", "SELECT id, v FROM w.tag_v1 ORDER BY id", newRowModel(1, 5))
 
 	mustQuery(t, s, "SET magmalake.branch = 'v1'")
-	mustFail(t, s, "42809", "INSERT INTO w VALUES (9, 90)")
+	mustFail(t, s, pgerr.WrongObjectType, "INSERT INTO w VALUES (9, 90)")
 	mustQuery(t, s, "RESET magmalake.branch")
 
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "SET magmalake.branch = 'audit'") // nothing touched yet
 	mustQuery(t, s, "DELETE FROM w WHERE id = 1")
-	mustFail(t, s, "25001", "SET magmalake.branch = 'other'")
+	mustFail(t, s, pgerr.ActiveSQLTransaction, "SET magmalake.branch = 'other'")
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "SET LOCAL magmalake.branch = 'audit'")
@@ -269,7 +271,7 @@ func TestBranchWriteErrors(t *testing.T) {
 	// The schema is every branch's: SET NOT NULL looks at them all.
 	mustQuery(t, s, "INSERT INTO w VALUES (9, NULL)")
 	mustQuery(t, s, "RESET magmalake.branch")
-	mustFail(t, s, "23502", "ALTER TABLE w ALTER COLUMN v SET NOT NULL")
+	mustFail(t, s, pgerr.NotNullViolation, "ALTER TABLE w ALTER COLUMN v SET NOT NULL")
 	mustQuery(t, s, "SET magmalake.branch = 'fresh'")
 	mustQuery(t, s, "DELETE FROM w WHERE v IS NULL")
 	mustQuery(t, s, "RESET magmalake.branch")

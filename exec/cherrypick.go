@@ -8,6 +8,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -65,11 +66,11 @@ func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (
 	snap := meta.SnapshotByID(id)
 	switch {
 	case snap == nil:
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", name, id)
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", name, id)
 	case iceberg.InHistory(meta, "main", id):
-		return 0, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "snapshot %d is already in the history of main", id)
+		return 0, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "snapshot %d is already in the history of main", id)
 	case iceberg.PickedInto(meta, "main", id) != nil:
-		return 0, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "snapshot %d was already cherry-picked into main, as snapshot %d", id, iceberg.PickedInto(meta, "main", id).SnapshotID)
+		return 0, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "snapshot %d was already cherry-picked into main, as snapshot %d", id, iceberg.PickedInto(meta, "main", id).SnapshotID)
 	}
 	head := tbl.CurrentSnapshot()
 	if head != nil && snap.ParentSnapshotID != nil && *snap.ParentSnapshotID == head.SnapshotID {
@@ -80,7 +81,7 @@ func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (
 	}
 	base, change, err := iceberg.SnapshotChange(ctx, tbl, id)
 	if errors.Is(err, iceberg.ErrNoParent) {
-		return 0, sql.Errorf(sql.CodeFeatureNotSupported, "snapshot %d starts a history of its own; only a snapshot with a parent can be cherry-picked", id)
+		return 0, pgerr.Errorf(pgerr.FeatureNotSupported, "snapshot %d starts a history of its own; only a snapshot with a parent can be cherry-picked", id)
 	}
 	if err != nil {
 		return 0, err
@@ -102,7 +103,7 @@ func pickRefused(id int64, err error) error {
 	if !errors.Is(err, iceberg.ErrReplan) {
 		return err
 	}
-	return &sql.Error{Code: sql.CodeObjectNotInPrerequisiteState,
+	return &pgerr.Error{Code: pgerr.ObjectNotInPrerequisiteState,
 		Message: "cannot cherry-pick snapshot " + strconv.FormatInt(id, 10) + ": main has changed what it changes",
 		Detail:  strings.TrimPrefix(err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
 }

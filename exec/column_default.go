@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -51,7 +52,7 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 	// As the table's metadata file will hold it: a value JSON or its
 	// readers cannot hold exactly is refused here, not lost there.
 	if _, err := iceberg.SpecDefault(lit.Type(), lit.Any()); err != nil {
-		return nil, &sql.Error{Code: sql.CodeFeatureNotSupported,
+		return nil, &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("the default of column %q cannot be stored in Iceberg table metadata", c.Name),
 			Detail:  err.Error(), Err: err}
 	}
@@ -61,7 +62,7 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 // noDefaultsBefore3 refuses a default of column name in a table of
 // format 1 or 2.
 func noDefaultsBefore3(name string) error {
-	return &sql.Error{Code: sql.CodeFeatureNotSupported,
+	return &pgerr.Error{Code: pgerr.FeatureNotSupported,
 		Message: fmt.Sprintf("column %q cannot have a default: Iceberg stores defaults from format version 3", name),
 		Hint:    "Create the table WITH ('format-version' = '3'), or upgrade it: ALTER TABLE t SET ('format-version' = '3')."}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // defaultScript gives a table defaults as PostgreSQL 15 has them: columns
@@ -78,25 +79,25 @@ func TestColumnDefaultRefusals(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE v2 (id int)")
 	mustQuery(t, s, "CREATE TABLE v3 (id int) WITH ('format-version' = '3')")
-	for q, code := range map[string]string{
-		"CREATE TABLE x (a int DEFAULT 1)":                                  "0A000",
-		"ALTER TABLE v2 ADD COLUMN a int DEFAULT 1":                         "0A000",
-		"ALTER TABLE v3 ADD COLUMN a timestamp DEFAULT now()":               "0A000",
-		"ALTER TABLE v3 ADD COLUMN a int DEFAULT random()::int":             "0A000",
-		"ALTER TABLE v3 ADD COLUMN a varchar(2) DEFAULT 'toolong'":          "22001",
-		"ALTER TABLE v3 ADD COLUMN a int DEFAULT 'x'":                       "22P02",
-		"CREATE TABLE y (a int DEFAULT 1) WITH ('format-version' = '3', x)": "42601",
+	for q, code := range map[string]pgerr.Code{
+		"CREATE TABLE x (a int DEFAULT 1)":                                  pgerr.FeatureNotSupported,
+		"ALTER TABLE v2 ADD COLUMN a int DEFAULT 1":                         pgerr.FeatureNotSupported,
+		"ALTER TABLE v3 ADD COLUMN a timestamp DEFAULT now()":               pgerr.FeatureNotSupported,
+		"ALTER TABLE v3 ADD COLUMN a int DEFAULT random()::int":             pgerr.FeatureNotSupported,
+		"ALTER TABLE v3 ADD COLUMN a varchar(2) DEFAULT 'toolong'":          pgerr.StringDataRightTruncation,
+		"ALTER TABLE v3 ADD COLUMN a int DEFAULT 'x'":                       pgerr.InvalidTextRepresentation,
+		"CREATE TABLE y (a int DEFAULT 1) WITH ('format-version' = '3', x)": pgerr.SyntaxError,
 		// Evaluated per row in PostgreSQL: not a value a schema can hold.
-		"CREATE TABLE x (a timestamptz DEFAULT now()) WITH ('format-version' = '3')":             "0A000",
-		"CREATE TABLE x (a date DEFAULT current_date) WITH ('format-version' = '3')":             "0A000",
-		"CREATE TABLE x (a timestamptz DEFAULT CURRENT_TIMESTAMP) WITH ('format-version' = '3')": "0A000",
-		"ALTER TABLE v3 ALTER COLUMN id SET DEFAULT now()::date - DATE '2000-01-01'":             "0A000",
+		"CREATE TABLE x (a timestamptz DEFAULT now()) WITH ('format-version' = '3')":             pgerr.FeatureNotSupported,
+		"CREATE TABLE x (a date DEFAULT current_date) WITH ('format-version' = '3')":             pgerr.FeatureNotSupported,
+		"CREATE TABLE x (a timestamptz DEFAULT CURRENT_TIMESTAMP) WITH ('format-version' = '3')": pgerr.FeatureNotSupported,
+		"ALTER TABLE v3 ALTER COLUMN id SET DEFAULT now()::date - DATE '2000-01-01'":             pgerr.FeatureNotSupported,
 		// Sequences: no syntax error for valid PostgreSQL.
-		"CREATE TABLE x (a bigint DEFAULT nextval('s')) WITH ('format-version' = '3')":           "0A000",
-		"CREATE TABLE x (a bigint DEFAULT nextval('s'::regclass)) WITH ('format-version' = '3')": "0A000",
-		"CREATE TABLE x (a serial, b int) WITH ('format-version' = '3')":                         "0A000",
-		"ALTER TABLE v3 ADD COLUMN a bigserial":                                                  "0A000",
-		"SELECT nextval('s')":                                                                    "0A000",
+		"CREATE TABLE x (a bigint DEFAULT nextval('s')) WITH ('format-version' = '3')":           pgerr.FeatureNotSupported,
+		"CREATE TABLE x (a bigint DEFAULT nextval('s'::regclass)) WITH ('format-version' = '3')": pgerr.FeatureNotSupported,
+		"CREATE TABLE x (a serial, b int) WITH ('format-version' = '3')":                         pgerr.FeatureNotSupported,
+		"ALTER TABLE v3 ADD COLUMN a bigserial":                                                  pgerr.FeatureNotSupported,
+		"SELECT nextval('s')":                                                                    pgerr.FeatureNotSupported,
 	} {
 		mustFail(t, s, code, q)
 	}
@@ -129,7 +130,7 @@ func TestUnreadableDefaultRepairedByAlter(t *testing.T) {
 		catalog.WithProperties(ice.Properties{"format-version": "3"})); err != nil {
 		t.Fatal(err)
 	}
-	mustFail(t, s, "42P16", "INSERT INTO legacy (id) VALUES (1)")
+	mustFail(t, s, pgerr.InvalidTableDefinition, "INSERT INTO legacy (id) VALUES (1)")
 	mustQuery(t, s, "INSERT INTO legacy (id, a) VALUES (1, 2.5)")
 	p, err := s.Prepare(t.Context(), "ALTER TABLE legacy ADD COLUMN k int DEFAULT 3", nil)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // defaultCol is a column of every storable type with a DEFAULT, and the
@@ -226,10 +227,10 @@ func TestColumnDefaultTypesRefusedOnV2(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE v2 (id int)")
 	mustQuery(t, s, "CREATE TABLE v3 (id int DEFAULT 1) WITH ('format-version' = '3')")
-	mustFail(t, s, "0A000", "CREATE TABLE x (LIKE v3 INCLUDING DEFAULTS)")
+	mustFail(t, s, pgerr.FeatureNotSupported, "CREATE TABLE x (LIKE v3 INCLUDING DEFAULTS)")
 	for _, c := range defaultCols {
-		mustFail(t, s, "0A000", "CREATE TABLE x (id int, "+c.name+" "+c.decl+")")
-		mustFail(t, s, "0A000", "ALTER TABLE v2 ADD COLUMN "+c.name+" "+c.decl)
+		mustFail(t, s, pgerr.FeatureNotSupported, "CREATE TABLE x (id int, "+c.name+" "+c.decl+")")
+		mustFail(t, s, pgerr.FeatureNotSupported, "ALTER TABLE v2 ADD COLUMN "+c.name+" "+c.decl)
 	}
 	mustQuery(t, s, "CREATE TABLE y (LIKE v3)") // without the default: fine
 	if got := mustQuery(t, s, "SELECT count(*) FROM information_schema.columns WHERE table_name IN ('v2', 'x', 'y')").text(); got != "2\n" {

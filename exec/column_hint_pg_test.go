@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A misspelled column gets PostgreSQL's 42703 and the same "Perhaps you
@@ -47,13 +47,13 @@ func TestColumnHintsMatchPostgres(t *testing.T) {
 		q := fmt.Sprintf("SELECT %s FROM %s", ref, from)
 		_, pe := pgtest.Exec(t, conn, q)
 		_, err := s.query(t.Context(), q)
-		var se *sql.Error
+		var se *pgerr.Error
 		switch {
 		case pe == nil && err == nil:
 			continue
 		case pe == nil || !errors.As(err, &se):
 			t.Fatalf("%s: PostgreSQL %v, magmalake %v", q, pe, err)
-		case pe.Code != se.Code:
+		case pe.Code != string(se.Code):
 			t.Fatalf("%s: PostgreSQL %s %s, magmalake %s %s", q, pe.Code, pe.Message, se.Code, se.Message)
 		case pe.Hint != se.Hint:
 			t.Fatalf("%s: hint\n PostgreSQL %q\n magmalake  %q", q, pe.Hint, se.Hint)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The constant-SELECT fast path must bind exactly like the general path
@@ -102,7 +102,7 @@ func constRun(t *testing.T, s *Session, conn *pgx.Conn, seed uint64) {
 			if typ := pgExec(t, conn, "SELECT pg_typeof("+e+")::text"); len(typ.rows) == 1 && constLackedType(typ.rows[0][0]) {
 				continue
 			}
-			if fcode != sql.CodeNumericOutOfRange {
+			if fcode != string(pgerr.NumericValueOutOfRange) {
 				t.Fatalf("SELECT %s: %v (PostgreSQL: %v)", e, ferr, want.rows)
 			}
 			continue
@@ -122,9 +122,9 @@ func constCode(err error) string {
 	if err == nil {
 		return ""
 	}
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
-		return se.Code
+		return string(se.Code)
 	}
 	return "internal: " + err.Error()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -115,7 +116,7 @@ func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, e
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		for {
 			if err := ctx.Err(); err != nil {
-				yield(nil, sql.Canceled(err))
+				yield(nil, pgerr.Canceled(err))
 				return
 			}
 			b, err := l.next()
@@ -161,10 +162,10 @@ func (l *copyLoader) next() (arrow.RecordBatch, error) {
 func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) error {
 	width := l.t.width()
 	if len(fields) > width {
-		return l.lineError(sql.Errorf(sql.CodeBadCopyFileFormat, "extra data after last expected column"), "")
+		return l.lineError(pgerr.Errorf(pgerr.BadCopyFileFormat, "extra data after last expected column"), "")
 	}
 	if len(fields) < width {
-		return l.lineError(sql.Errorf(sql.CodeBadCopyFileFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
+		return l.lineError(pgerr.Errorf(pgerr.BadCopyFileFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
 	}
 	for c, feed := range l.t.feeds {
 		col := l.t.scope.Columns[c]
@@ -176,7 +177,7 @@ func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) 
 		}
 		if feed < 0 || fields[feed].null {
 			if l.t.require[c] {
-				return l.lineError(&sql.Error{Code: sql.CodeNotNullViolation,
+				return l.lineError(&pgerr.Error{Code: pgerr.NotNullViolation,
 					Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", col.Name, l.t.rt.Ident[len(l.t.rt.Ident)-1])}, "")
 			}
 			bld.Field(c).AppendNull()
@@ -218,7 +219,7 @@ func (l *copyLoader) lineError(err error, column string) error {
 	if column != "" {
 		where += ", column " + column
 	}
-	var se *sql.Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) {
 		return fmt.Errorf("%s: %w", where, err)
 	}
@@ -274,7 +275,7 @@ func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, er
 			}
 		}
 		if !found {
-			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
+			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
 		}
 	}
 	return q, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -25,7 +26,7 @@ func newCopyFormat(st *sql.Copy) (copyFormat, error) {
 	f := copyFormat{csv: st.Format == "csv", header: st.Header, null: st.Null}
 	one := func(what, v string) (byte, error) {
 		if len(v) != 1 {
-			return 0, sql.Errorf(sql.CodeFeatureNotSupported, "COPY %s must be a single one-byte character", what)
+			return 0, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY %s must be a single one-byte character", what)
 		}
 		return v[0], nil
 	}
@@ -34,20 +35,20 @@ func newCopyFormat(st *sql.Copy) (copyFormat, error) {
 		return f, err
 	}
 	if f.delim == '\n' || f.delim == '\r' {
-		return f, sql.Errorf(sql.CodeInvalidParameterValue, "COPY delimiter cannot be newline or carriage return")
+		return f, pgerr.Errorf(pgerr.InvalidParameterValue, "COPY delimiter cannot be newline or carriage return")
 	}
 	if strings.ContainsAny(f.null, "\r\n") {
-		return f, sql.Errorf(sql.CodeInvalidParameterValue, "COPY null representation cannot use newline or carriage return")
+		return f, pgerr.Errorf(pgerr.InvalidParameterValue, "COPY null representation cannot use newline or carriage return")
 	}
 	if !f.csv {
 		if st.Quote != "" {
-			return f, sql.Errorf(sql.CodeFeatureNotSupported, "COPY quote available only in CSV mode")
+			return f, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY quote available only in CSV mode")
 		}
 		if st.Escape != "" {
-			return f, sql.Errorf(sql.CodeFeatureNotSupported, "COPY escape available only in CSV mode")
+			return f, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY escape available only in CSV mode")
 		}
 		if strings.IndexByte(`\.abcdefghijklmnopqrstuvwxyz0123456789`, f.delim) >= 0 {
-			return f, sql.Errorf(sql.CodeInvalidParameterValue, "COPY delimiter cannot be %q", string(f.delim))
+			return f, pgerr.Errorf(pgerr.InvalidParameterValue, "COPY delimiter cannot be %q", string(f.delim))
 		}
 		return f, nil
 	}
@@ -58,10 +59,10 @@ func newCopyFormat(st *sql.Copy) (copyFormat, error) {
 		return f, err
 	}
 	if f.quote == f.delim {
-		return f, sql.Errorf(sql.CodeInvalidParameterValue, "COPY delimiter and quote must be different")
+		return f, pgerr.Errorf(pgerr.InvalidParameterValue, "COPY delimiter and quote must be different")
 	}
 	if strings.IndexByte(f.null, f.delim) >= 0 {
-		return f, sql.Errorf(sql.CodeInvalidParameterValue, "COPY delimiter must not appear in the NULL specification")
+		return f, pgerr.Errorf(pgerr.InvalidParameterValue, "COPY delimiter must not appear in the NULL specification")
 	}
 	return f, nil
 }
@@ -198,7 +199,7 @@ func (r *copyReader) splitText(line []byte) ([]copyField, error) {
 		if !f.null {
 			v := unescapeCopyText(raw)
 			if !utf8.ValidString(v) {
-				return nil, sql.Errorf(sql.CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+				return nil, pgerr.Errorf(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
 			f.val = v
 		}
@@ -309,7 +310,7 @@ func (r *copyReader) splitCSV(line []byte) ([]copyField, error) {
 		f := copyField{null: !quoted && string(line[start:i]) == r.f.null}
 		if !f.null {
 			if !utf8.Valid(out) {
-				return nil, sql.Errorf(sql.CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+				return nil, pgerr.Errorf(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 			}
 			f.val = string(out)
 		}
@@ -338,5 +339,5 @@ func (r *copyReader) quotedCSV(line []byte, i int, out []byte) ([]byte, int, err
 		}
 		out = append(out, c)
 	}
-	return nil, 0, sql.Errorf(sql.CodeBadCopyFileFormat, "unterminated CSV quoted field")
+	return nil, 0, pgerr.Errorf(pgerr.BadCopyFileFormat, "unterminated CSV quoted field")
 }

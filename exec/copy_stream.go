@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // CopyStream is a COPY ... FROM STDIN load running on a goroutine of its
@@ -34,7 +34,7 @@ func (c *CopyIn) Start(ctx context.Context) *CopyStream {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					o.err = sql.Errorf(sql.CodeInternal, "internal error: %v", p)
+					o.err = pgerr.Errorf(pgerr.InternalError, "internal error: %v", p)
 				}
 			}()
 			o.n, o.err = c.Load(ctx, pr)
@@ -60,7 +60,7 @@ func (s *CopyStream) Finish() (int64, error) {
 	o := <-s.done
 	s.cancel()
 	if o.err == nil && s.stopped {
-		o.err = sql.Errorf(sql.CodeInternal, "COPY loader stopped reading")
+		o.err = pgerr.Errorf(pgerr.InternalError, "COPY loader stopped reading")
 	}
 	return o.n, o.err
 }

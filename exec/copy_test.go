@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -163,21 +164,23 @@ func TestCopyFromBadRowCommitsNothing(t *testing.T) {
 	// have already been written when the error strikes.
 	good := strings.Repeat("1\t1\ta\n", 7)
 	cases := []struct {
-		name, q, data, code, where string
+		name, q, data string
+		code          pgerr.Code
+		where         string
 	}{
-		{"bad int", "COPY t FROM STDIN", good + "2\tabc\tb\n", sql.CodeInvalidTextRep, "COPY t, line 8, column x: "},
-		{"out of range", "COPY t FROM STDIN", good + "99999999999\t1\tb\n", sql.CodeNumericOutOfRange, "COPY t, line 8, column id: "},
-		{"missing column", "COPY t FROM STDIN", good + "2\t2\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: missing data for column \"v\""},
-		{"extra column", "COPY t FROM STDIN", good + "2\t2\tb\tc\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: extra data after last expected column"},
-		{"not null", "COPY t FROM STDIN", good + "\\N\t2\tb\n", sql.CodeNotNullViolation, "COPY t, line 8: null value in column \"id\""},
-		{"not null by omission", "COPY t (x) FROM STDIN", "1\n", sql.CodeNotNullViolation, "COPY t, line 1: "},
-		{"csv header counts", "COPY t FROM STDIN (FORMAT csv, HEADER)", "h\n1,1,a\n1,x,a\n", sql.CodeInvalidTextRep, "COPY t, line 3, column x: "},
-		{"unterminated quote", "COPY t FROM STDIN (FORMAT csv)", good2csv(good) + "1,1,\"abc\n", sql.CodeBadCopyFileFormat, "COPY t, line 8: unterminated CSV quoted field"},
+		{"bad int", "COPY t FROM STDIN", good + "2\tabc\tb\n", pgerr.InvalidTextRepresentation, "COPY t, line 8, column x: "},
+		{"out of range", "COPY t FROM STDIN", good + "99999999999\t1\tb\n", pgerr.NumericValueOutOfRange, "COPY t, line 8, column id: "},
+		{"missing column", "COPY t FROM STDIN", good + "2\t2\n", pgerr.BadCopyFileFormat, "COPY t, line 8: missing data for column \"v\""},
+		{"extra column", "COPY t FROM STDIN", good + "2\t2\tb\tc\n", pgerr.BadCopyFileFormat, "COPY t, line 8: extra data after last expected column"},
+		{"not null", "COPY t FROM STDIN", good + "\\N\t2\tb\n", pgerr.NotNullViolation, "COPY t, line 8: null value in column \"id\""},
+		{"not null by omission", "COPY t (x) FROM STDIN", "1\n", pgerr.NotNullViolation, "COPY t, line 1: "},
+		{"csv header counts", "COPY t FROM STDIN (FORMAT csv, HEADER)", "h\n1,1,a\n1,x,a\n", pgerr.InvalidTextRepresentation, "COPY t, line 3, column x: "},
+		{"unterminated quote", "COPY t FROM STDIN (FORMAT csv)", good2csv(good) + "1,1,\"abc\n", pgerr.BadCopyFileFormat, "COPY t, line 8: unterminated CSV quoted field"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := copyIn(s, c.q, c.data)
-			var se *sql.Error
+			var se *pgerr.Error
 			if !errors.As(err, &se) || se.Code != c.code || !strings.HasPrefix(se.Message, c.where) {
 				t.Fatalf("want %s %q..., got %v", c.code, c.where, err)
 			}
@@ -196,15 +199,15 @@ func good2csv(text string) string { return strings.ReplaceAll(text, "\t", ",") }
 func TestCopyStatementErrors(t *testing.T) {
 	s, _ := copySession(t)
 	mustQuery(t, s, "CREATE TABLE t (a int, b text)")
-	mustFail(t, s, sql.CodeUndefinedTable, "COPY missing FROM STDIN")
-	mustFail(t, s, sql.CodeUndefinedColumn, "COPY t (zz) FROM STDIN")
-	mustFail(t, s, sql.CodeUndefinedColumn, "COPY t (zz) TO STDOUT")
-	mustFail(t, s, sql.CodeDuplicateColumn, "COPY t (a, a) FROM STDIN")
-	mustFail(t, s, sql.CodeFeatureNotSupported, "COPY t FROM STDIN (FORMAT binary)")
-	mustFail(t, s, sql.CodeFeatureNotSupported, "COPY t FROM STDIN (DELIMITER '||')")
-	mustFail(t, s, sql.CodeFeatureNotSupported, "COPY t FROM STDIN (QUOTE '\"')")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "COPY t FROM STDIN (FORMAT csv, DELIMITER '\"')")
-	mustFail(t, s, "42809", `COPY "t$files" FROM STDIN`)
+	mustFail(t, s, pgerr.UndefinedTable, "COPY missing FROM STDIN")
+	mustFail(t, s, pgerr.UndefinedColumn, "COPY t (zz) FROM STDIN")
+	mustFail(t, s, pgerr.UndefinedColumn, "COPY t (zz) TO STDOUT")
+	mustFail(t, s, pgerr.DuplicateColumn, "COPY t (a, a) FROM STDIN")
+	mustFail(t, s, pgerr.FeatureNotSupported, "COPY t FROM STDIN (FORMAT binary)")
+	mustFail(t, s, pgerr.FeatureNotSupported, "COPY t FROM STDIN (DELIMITER '||')")
+	mustFail(t, s, pgerr.FeatureNotSupported, "COPY t FROM STDIN (QUOTE '\"')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "COPY t FROM STDIN (FORMAT csv, DELIMITER '\"')")
+	mustFail(t, s, pgerr.WrongObjectType, `COPY "t$files" FROM STDIN`)
 }
 
 // copyOut runs COPY ... TO STDOUT and renders its rows as the result helper does.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -51,7 +52,7 @@ func (s *Session) tableFromQuery(ctx context.Context, x *sql.CreateTable, params
 	}
 	cols := q.Columns()
 	if len(x.ColumnNames) > len(cols) {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "too many column names were specified")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "too many column names were specified")
 	}
 	ct := *x
 	ct.Query, ct.Columns = nil, make([]sql.ColumnDef, len(cols))
@@ -62,7 +63,7 @@ func (s *Session) tableFromQuery(ctx context.Context, x *sql.CreateTable, params
 			name = x.ColumnNames[i]
 		}
 		if seen[name] {
-			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", name)
 		}
 		seen[name] = true
 		t, err := storedType(name, c.Type)
@@ -85,7 +86,7 @@ func storedType(name string, t sql.Type) (sql.Type, error) {
 		return sql.Numeric(38, t.Scale), nil
 	}
 	if _, err := t.IcebergType(); err != nil {
-		return sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "column %q has type %s, which cannot be stored in an Iceberg table", name, t)
+		return sql.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "column %q has type %s, which cannot be stored in an Iceberg table", name, t)
 	}
 	return t, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -39,12 +40,12 @@ func (cs *cursorSet) get(name string) (*sqlCursor, error) {
 			return c, nil
 		}
 	}
-	return nil, sql.Errorf(sql.CodeInvalidCursorName, "cursor %q does not exist", name)
+	return nil, pgerr.Errorf(pgerr.InvalidCursorName, "cursor %q does not exist", name)
 }
 
 func (cs *cursorSet) add(name string, c *sqlCursor) error {
 	if _, ok := cs.open[name]; ok {
-		return sql.Errorf(sql.CodeDuplicateCursor, "cursor %q already exists", name)
+		return pgerr.Errorf(pgerr.DuplicateCursor, "cursor %q already exists", name)
 	}
 	if cs.open == nil {
 		cs.open = map[string]*sqlCursor{}
@@ -167,10 +168,10 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 	}
 	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
 		if !st.Hold && !s.tx.active {
-			return nil, sql.Errorf(sql.CodeNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks")
+			return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
 		if _, err := s.cursors().get(st.Name); err == nil {
-			return nil, sql.Errorf(sql.CodeDuplicateCursor, "cursor %q already exists", st.Name)
+			return nil, pgerr.Errorf(pgerr.DuplicateCursor, "cursor %q already exists", st.Name)
 		}
 		// The scan outlives this statement, whose context ends with it;
 		// each FETCH's context still cancels the reads it drives.

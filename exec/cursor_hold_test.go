@@ -3,6 +3,8 @@ package exec
 import (
 	"fmt"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A held cursor over the block's own uncommitted change reads that change
@@ -51,6 +53,6 @@ func TestHeldCursorClosedByFailedCommit(t *testing.T) {
 	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
 	mustQuery(t, s, "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t")
 	mustQuery(t, other, "DELETE FROM t WHERE id = 1")
-	mustFail(t, s, "40001", "COMMIT")
-	mustFail(t, s, "34000", "FETCH 1 FROM c")
+	mustFail(t, s, pgerr.SerializationFailure, "COMMIT")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH 1 FROM c")
 }

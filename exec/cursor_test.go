@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // cursorTable creates t(id, v) over three data files and returns the model
@@ -114,26 +116,26 @@ func TestCursorUnorderedFetchAllAndMove(t *testing.T) {
 func TestCursorErrors(t *testing.T) {
 	s := testSession(t)
 	cursorTable(t, s)
-	mustFail(t, s, "25P01", "DECLARE c CURSOR FOR SELECT id FROM t")
-	mustFail(t, s, "34000", "FETCH 1 FROM nosuch")
-	mustFail(t, s, "34000", "MOVE 1 FROM nosuch")
-	mustFail(t, s, "34000", "CLOSE nosuch")
+	mustFail(t, s, pgerr.NoActiveSQLTransaction, "DECLARE c CURSOR FOR SELECT id FROM t")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH 1 FROM nosuch")
+	mustFail(t, s, pgerr.InvalidCursorName, "MOVE 1 FROM nosuch")
+	mustFail(t, s, pgerr.InvalidCursorName, "CLOSE nosuch")
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DECLARE c CURSOR FOR SELECT id FROM t")
-	mustFail(t, s, "42P03", "DECLARE c CURSOR FOR SELECT 1")
+	mustFail(t, s, pgerr.DuplicateCursor, "DECLARE c CURSOR FOR SELECT 1")
 	// The failed block answers everything but its end with 25P02.
-	mustFail(t, s, "25P02", "FETCH 1 FROM c")
+	mustFail(t, s, pgerr.InFailedSQLTransaction, "FETCH 1 FROM c")
 	mustQuery(t, s, "ROLLBACK")
-	mustFail(t, s, "34000", "FETCH 1 FROM c")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH 1 FROM c")
 
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "0A000", "FETCH BACKWARD 1 FROM c")
+	mustFail(t, s, pgerr.FeatureNotSupported, "FETCH BACKWARD 1 FROM c")
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "0A000", "DECLARE b BINARY CURSOR FOR SELECT 1")
+	mustFail(t, s, pgerr.FeatureNotSupported, "DECLARE b BINARY CURSOR FOR SELECT 1")
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "42P01", "DECLARE c CURSOR FOR SELECT * FROM missing")
+	mustFail(t, s, pgerr.UndefinedTable, "DECLARE c CURSOR FOR SELECT * FROM missing")
 	mustQuery(t, s, "ROLLBACK")
 }
 
@@ -147,7 +149,7 @@ func TestCursorTransactionLifetime(t *testing.T) {
 	mustQuery(t, s, "DECLARE held CURSOR WITH HOLD FOR SELECT id, v FROM t ORDER BY id")
 	a := mustQuery(t, s, "FETCH 5 FROM held")
 	mustQuery(t, s, "COMMIT")
-	mustFail(t, s, "34000", "FETCH 1 FROM plain")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH 1 FROM plain")
 	// The held cursor read the snapshot of its DECLARE.
 	mustQuery(t, s, "INSERT INTO t VALUES (1000, 'late')")
 	b := mustQuery(t, s, "FETCH ALL FROM held")
@@ -158,14 +160,14 @@ func TestCursorTransactionLifetime(t *testing.T) {
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DECLARE inner2 CURSOR WITH HOLD FOR SELECT 1")
 	mustQuery(t, s, "ROLLBACK")
-	mustFail(t, s, "34000", "FETCH 1 FROM inner2")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH 1 FROM inner2")
 	if r := mustQuery(t, s, "FETCH 1 FROM held"); r.tag != "FETCH 0" {
 		t.Fatalf("held cursor after a later rollback: %+v", r)
 	}
 	if r := mustQuery(t, s, "CLOSE held"); r.tag != "CLOSE CURSOR" {
 		t.Fatalf("close tag %q", r.tag)
 	}
-	mustFail(t, s, "34000", "CLOSE held")
+	mustFail(t, s, pgerr.InvalidCursorName, "CLOSE held")
 
 	// WITH HOLD outside a block is its own committed transaction.
 	mustQuery(t, s, "DECLARE x CURSOR WITH HOLD FOR SELECT id FROM t WHERE id = 1000")
@@ -176,7 +178,7 @@ func TestCursorTransactionLifetime(t *testing.T) {
 	if r := mustQuery(t, s, "CLOSE ALL"); r.tag != "CLOSE CURSOR ALL" {
 		t.Fatalf("close all tag %q", r.tag)
 	}
-	mustFail(t, s, "34000", "FETCH y")
+	mustFail(t, s, pgerr.InvalidCursorName, "FETCH y")
 }
 
 // Session end closes held cursors (and their scans) without error.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -88,7 +89,7 @@ func dateStyleWord(tok, raw, v string) (output, order string, err error) {
 	case tok == "DEFAULT":
 		return "", "", nil
 	}
-	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
+	e := pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
 	e.Detail = "Unrecognized key word: \"" + keyWord(raw) + "\"."
 	return "", "", e
 }
@@ -115,7 +116,7 @@ func mergeDefault(d dateStyle, haveOutput, haveOrder bool) dateStyle {
 }
 
 func dateStyleConflict(v string) error {
-	e := sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
+	e := pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"DateStyle\": \"%s\"", v)
 	e.Detail = `Conflicting "datestyle" specifications.`
 	return e
 }

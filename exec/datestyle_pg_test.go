@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // DateStyle's field order governs date/time input wherever text becomes a
@@ -124,9 +124,9 @@ func ours(s *Session, q string, params ...string) pgOutcome {
 		args[i] = p
 	}
 	r, err := s.query(context.Background(), q, args...)
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
-		return pgOutcome{code: se.Code}
+		return pgOutcome{code: string(se.Code)}
 	}
 	if err != nil {
 		return pgOutcome{code: "not an SQL error: " + err.Error()}
@@ -177,9 +177,9 @@ func sameCopy(t *testing.T, s *Session, conn *pgx.Conn, q, data string) {
 	}
 	if _, err := copyIn(s, q, data); err != nil {
 		got.code = "not an SQL error: " + err.Error()
-		var se *sql.Error
+		var se *pgerr.Error
 		if errors.As(err, &se) {
-			got.code = se.Code
+			got.code = string(se.Code)
 		}
 	}
 	sameOutcome(t, q+" "+data, got, want)

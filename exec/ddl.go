@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -18,7 +19,7 @@ import (
 func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		if s.tx.checkWrite() != nil {
-			return nil, sql.Errorf(sql.CodeReadOnlyTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
+			return nil, pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
 		}
 		if s.tx.active {
 			return s.ddlInBlock(ctx, st)
@@ -65,7 +66,7 @@ func ddlVerb(st sql.Statement) string {
 }
 
 func notice(msg string) Notice {
-	return Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: msg}
+	return Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
 }
 
 func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Result, error) {
@@ -73,10 +74,10 @@ func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Resul
 	if errors.Is(err, iceberg.ErrNamespaceExists) {
 		if x.IfNotExists {
 			r := tagOnly("CREATE SCHEMA")
-			r.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeDuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
+			r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
 			return r, nil
 		}
-		return nil, sql.Errorf(sql.CodeDuplicateSchema, "schema %q already exists", x.Name)
+		return nil, pgerr.Errorf(pgerr.DuplicateSchema, "schema %q already exists", x.Name)
 	}
 	if err != nil {
 		return nil, err
@@ -95,14 +96,14 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 			r.Notices = []Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
 			return r, nil
 		}
-		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", x.Name)
+		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", x.Name)
 	}
 	tables, err := s.engine.wh.ListTables(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
 	if len(tables) > 0 && !x.Cascade {
-		return nil, &sql.Error{Code: sql.CodeSchemaNotEmpty,
+		return nil, &pgerr.Error{Code: pgerr.DependentObjectsStillExist,
 			Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", x.Name),
 			Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
 	}
@@ -150,14 +151,14 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
 		r := tagOnly("CREATE TABLE")
-		r.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeDuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
+		r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
 		return r, nil
 	case errors.Is(err, iceberg.ErrTableExists):
-		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
+		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
 	case errors.Is(err, iceberg.ErrNoSuchNamespace):
-		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
+		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	case errors.Is(err, iceberg.ErrInvalidTransform):
-		return nil, &sql.Error{Code: sql.CodeDatatypeMismatch, Message: err.Error(), Err: err}
+		return nil, &pgerr.Error{Code: pgerr.DatatypeMismatch, Message: err.Error(), Err: err}
 	case err != nil:
 		return nil, err
 	}
@@ -168,13 +169,13 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 // version; the catalog assigns the final field ids.
 func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice.Schema, error) {
 	if len(cols) == 0 {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "a table needs at least one column")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "a table needs at least one column")
 	}
 	seen := map[string]bool{}
 	fields := make([]ice.NestedField, len(cols))
 	for i, c := range cols {
 		if seen[c.Name] {
-			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", c.Name)
+			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
 		}
 		seen[c.Name] = true
 		t, err := c.Type.IcebergType()
@@ -209,7 +210,7 @@ func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (iceberg.Ta
 			found = found || c.Name == p.Column
 		}
 		if !found {
-			return spec, sql.Errorf(sql.CodeUndefinedColumn, "column %q named in partition key does not exist", p.Column)
+			return spec, pgerr.Errorf(pgerr.UndefinedColumn, "column %q named in partition key does not exist", p.Column)
 		}
 		t, err := icebergTransform(p)
 		if err != nil {
@@ -235,16 +236,16 @@ func icebergTransform(p sql.PartitionField) (ice.Transform, error) {
 		return ice.HourTransform{}, nil
 	case "bucket":
 		if p.Param <= 0 {
-			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "bucket count must be positive, got %d", p.Param)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "bucket count must be positive, got %d", p.Param)
 		}
 		return ice.BucketTransform{NumBuckets: p.Param}, nil
 	case "truncate":
 		if p.Param <= 0 {
-			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "truncate width must be positive, got %d", p.Param)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "truncate width must be positive, got %d", p.Param)
 		}
 		return ice.TruncateTransform{Width: p.Param}, nil
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "partition transform %q is not supported", p.Transform)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "partition transform %q is not supported", p.Transform)
 }
 
 // checkProperties rejects values of the properties magmalake acts on that
@@ -252,23 +253,23 @@ func icebergTransform(p sql.PartitionField) (ice.Transform, error) {
 func checkProperties(props map[string]string) error {
 	for _, k := range []string{"write.delete.mode", "write.update.mode", "write.merge.mode"} {
 		if v, ok := props[k]; ok && v != "copy-on-write" && v != "merge-on-read" {
-			return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
 		}
 	}
 	for _, k := range []string{deletes.PropRewriteRatio, propVacuumRatioThreshold} {
 		if v, ok := props[k]; ok {
 			if _, err := parseRatio(v); err != nil {
-				return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
 			}
 		}
 	}
 	if v, ok := props[propVacuumSizeThreshold]; ok {
 		if _, err := ParseByteSize(v); err != nil {
-			return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
 		}
 	}
 	if v, ok := props[propAutoVacuumEnabled]; ok && v != "true" && v != "false" {
-		return sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
 	}
 	return nil
 }
@@ -276,8 +277,8 @@ func checkProperties(props map[string]string) error {
 func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*Result, error) {
 	ident, err := s.dropTarget(ctx, x.Name)
 	if err != nil {
-		var se *sql.Error
-		if x.IfExists && errors.As(err, &se) && se.Code == sql.CodeUndefinedTable {
+		var se *pgerr.Error
+		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
 			r := tagOnly("DROP TABLE")
 			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
@@ -337,7 +338,7 @@ func (s *Session) withLikeColumns(ctx context.Context, x *sql.CreateTable) (*sql
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a metadata table; LIKE takes a table", x.Like.Table)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table; LIKE takes a table", x.Like.Table)
 	}
 	declared := declaredTypes(rt.Table)
 	var cols []sql.ColumnDef

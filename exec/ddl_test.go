@@ -10,7 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func ddlLoad(t *testing.T, s *Session, schema, name string) *table.Table {
@@ -43,7 +43,7 @@ func TestDDLSchemas(t *testing.T) {
 	if r := ddlExec(t, s, "CREATE SCHEMA IF NOT EXISTS s1"); len(r.Notices) != 1 || !strings.Contains(r.Notices[0].Message, "already exists") {
 		t.Fatalf("CREATE SCHEMA IF NOT EXISTS on an existing schema: notices %+v", r.Notices)
 	}
-	mustFail(t, s, sql.CodeDuplicateSchema, "CREATE SCHEMA s1")
+	mustFail(t, s, pgerr.DuplicateSchema, "CREATE SCHEMA s1")
 	mustQuery(t, s, "CREATE SCHEMA s2")
 	_, rows := fndRows(t, s, "SHOW SCHEMAS")
 	want := [][]string{{"s:public", "s:tester"}, {"s:s1", "s:tester"}, {"s:s2", "s:tester"}}
@@ -57,7 +57,7 @@ func TestDDLSchemas(t *testing.T) {
 	if d := fndSameRows(rows, [][]string{{"s:s1", "s:a", "s:table", "s:tester"}, {"s:s1", "s:b", "s:table", "s:tester"}}, nil); d != "" {
 		t.Fatalf("SHOW TABLES FROM s1: %s", d)
 	}
-	mustFail(t, s, sql.CodeSchemaNotEmpty, "DROP SCHEMA s1")
+	mustFail(t, s, pgerr.DependentObjectsStillExist, "DROP SCHEMA s1")
 	if _, err := s.engine.wh.LoadTable(t.Context(), iceberg.Ident("s1", "a")); err != nil {
 		t.Fatalf("refused DROP SCHEMA dropped a table: %v", err)
 	}
@@ -70,8 +70,8 @@ func TestDDLSchemas(t *testing.T) {
 			t.Fatalf("s1.%s after DROP SCHEMA CASCADE: %v", name, err)
 		}
 	}
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM s1.a")
-	mustFail(t, s, sql.CodeInvalidSchemaName, "DROP SCHEMA s1")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM s1.a")
+	mustFail(t, s, pgerr.InvalidSchemaName, "DROP SCHEMA s1")
 	if r := ddlExec(t, s, "DROP SCHEMA IF EXISTS s1"); r.Tag != "DROP SCHEMA" || len(r.Notices) != 1 {
 		t.Fatalf("DROP SCHEMA IF EXISTS on a missing schema: %+v", r)
 	}
@@ -199,10 +199,10 @@ func TestPartitionTransforms(t *testing.T) {
 	if d := fndSameRows(rows, [][]string{{"n:5/4", "s:abcdefg"}}, nil); d != "" {
 		t.Fatal(d)
 	}
-	mustFail(t, s, sql.CodeFeatureNotSupported, "CREATE TABLE parts.dec2 (a numeric(10,2), b numeric(10,2)) PARTITIONED BY (a, b)")
-	mustFail(t, s, sql.CodeFeatureNotSupported, "CREATE TABLE parts.dec3 (a numeric(10,2)) PARTITIONED BY (a, truncate(5, a))")
-	mustFail(t, s, sql.CodeUndefinedColumn, "CREATE TABLE parts.bad (a int) PARTITIONED BY (nosuch)")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "CREATE TABLE parts.bad (a int) PARTITIONED BY (bucket(0, a))")
+	mustFail(t, s, pgerr.FeatureNotSupported, "CREATE TABLE parts.dec2 (a numeric(10,2), b numeric(10,2)) PARTITIONED BY (a, b)")
+	mustFail(t, s, pgerr.FeatureNotSupported, "CREATE TABLE parts.dec3 (a numeric(10,2)) PARTITIONED BY (a, truncate(5, a))")
+	mustFail(t, s, pgerr.UndefinedColumn, "CREATE TABLE parts.bad (a int) PARTITIONED BY (nosuch)")
+	mustFail(t, s, pgerr.InvalidParameterValue, "CREATE TABLE parts.bad (a int) PARTITIONED BY (bucket(0, a))")
 }
 
 func TestTableProperties(t *testing.T) {
@@ -223,8 +223,8 @@ func TestTableProperties(t *testing.T) {
 	if p := ddlLoad(t, s, "public", "tp").Properties(); p["write.update.mode"] != "copy-on-write" {
 		t.Fatalf("TBLPROPERTIES: %v", p)
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "CREATE TABLE badmode (a int) WITH ('write.delete.mode' = 'sometimes')")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "CREATE TABLE badver (a int) WITH ('format-version' = '7')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "CREATE TABLE badmode (a int) WITH ('write.delete.mode' = 'sometimes')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "CREATE TABLE badver (a int) WITH ('format-version' = '7')")
 
 	mustQuery(t, s, "INSERT INTO v2 VALUES (1), (2)")
 	mustQuery(t, s, "ALTER TABLE v2 SET ('k1' = 'a', 'k2' = 'b')")
@@ -234,14 +234,14 @@ func TestTableProperties(t *testing.T) {
 	if _, has := p["k1"]; has || p["k2"] != "b" || p["k3"] != "c" {
 		t.Fatalf("after SET/RESET: %v", p)
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "ALTER TABLE v2 SET ('write.delete.mode' = 'never')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE v2 SET ('write.delete.mode' = 'never')")
 	mustQuery(t, s, "ALTER TABLE v2 SET ('format-version' = '3')")
 	if v := ddlLoad(t, s, "public", "v2").Metadata().Version(); v != 3 {
 		t.Fatalf("upgrade to 3 gave %d", v)
 	}
 	mustQuery(t, s, "ALTER TABLE v2 SET ('format-version' = '3')")
-	mustFail(t, s, sql.CodeFeatureNotSupported, "ALTER TABLE v2 SET ('format-version' = '2')")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "ALTER TABLE v2 RESET ('format-version')")
+	mustFail(t, s, pgerr.FeatureNotSupported, "ALTER TABLE v2 SET ('format-version' = '2')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE v2 RESET ('format-version')")
 	if v := ddlLoad(t, s, "public", "v2").Metadata().Version(); v != 3 {
 		t.Fatalf("refused downgrade left version %d", v)
 	}
@@ -251,7 +251,7 @@ func TestTableProperties(t *testing.T) {
 	if d := fndSameRows(fndSorted(rows), [][]string{{"i:1"}, {"i:2"}, {"i:3"}}, nil); d != "" {
 		t.Fatal(d)
 	}
-	mustFail(t, s, sql.CodeUndefinedTable, "ALTER TABLE nosuch SET ('a' = 'b')")
+	mustFail(t, s, pgerr.UndefinedTable, "ALTER TABLE nosuch SET ('a' = 'b')")
 }
 
 func TestDropTablePurge(t *testing.T) {
@@ -268,8 +268,8 @@ func TestDropTablePurge(t *testing.T) {
 	}
 	mustQuery(t, s, "DROP TABLE kept")
 	mustQuery(t, s, "DROP TABLE purged PURGE")
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM kept")
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM purged")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM kept")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM purged")
 	if got := fndFiles(t, keptDir); strings.Join(got, ",") != strings.Join(keptFiles, ",") {
 		t.Errorf("DROP TABLE without PURGE touched files:\nbefore %v\nafter  %v", keptFiles, got)
 	}

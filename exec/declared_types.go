@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -113,7 +114,7 @@ func fitColumn(t sql.Type, arr arrow.Array) (arrow.Array, error) {
 			continue
 		}
 		if utf8.RuneCountInString(strings.TrimRight(v, " ")) > t.Length {
-			return nil, sql.Errorf(sql.CodeStringDataRightTrunc, "value too long for type %s", t)
+			return nil, pgerr.Errorf(pgerr.StringDataRightTruncation, "value too long for type %s", t)
 		}
 		cut = true
 	}
@@ -159,7 +160,7 @@ func smallintAdmits(arr arrow.Array, i int) error {
 		return fmt.Errorf("smallint column stored as %s", arr.DataType())
 	}
 	if v < -32768 || v > 32767 {
-		return sql.Errorf(sql.CodeNumericOutOfRange, "smallint out of range")
+		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "smallint out of range")
 	}
 	return nil
 }

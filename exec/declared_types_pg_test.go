@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // varchar(n) and smallint keep their declared length and range though
@@ -48,10 +48,10 @@ func TestDeclaredTypesMatchPostgres(t *testing.T) {
 			for _, data := range []string{"20\tabcd\t1\tx\n", "21\tab\t99999\tx\n", "22\txy     \t2\tx\n"} {
 				_, err := copyIn(s, "COPY d FROM STDIN", data)
 				_, pgErr := conn.PgConn().CopyFrom(t.Context(), strings.NewReader(data), "COPY d FROM STDIN")
-				var se *sql.Error
+				var se *pgerr.Error
 				switch {
 				case pgErr != nil:
-					if !errors.As(err, &se) || se.Code != pgCode(pgErr) {
+					if !errors.As(err, &se) || string(se.Code) != pgCode(pgErr) {
 						t.Fatalf("COPY %q: PostgreSQL %v, magmalake %v", data, pgErr, err)
 					}
 				case err != nil:

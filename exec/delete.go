@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -49,7 +50,7 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 	}
 	if st.Where != nil {
 		if sql.HasAggregate(st.Where) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if p.where, err = sql.BindCondition(st.Where, p.scope, params, "WHERE"); err != nil {
 			return nil, err

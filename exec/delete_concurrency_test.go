@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // delConcWorker is one goroutine's series of deletes and what they reported.
@@ -190,8 +190,8 @@ func TestDeleteCancelled(t *testing.T) {
 			if err == nil {
 				break
 			}
-			var se *sql.Error
-			if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+			var se *pgerr.Error
+			if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled {
 				t.Fatalf("cancelled at check %d: %v", n, err)
 			}
 			if e.snapshotCount(t) != snaps || !slices.Equal(e.files(t), files) {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestDeleteDebt writes a partitioned table (one data file per partition),
@@ -107,5 +109,5 @@ func TestShowCreateTable(t *testing.T) {
 	if meta := mustQuery(t, s, `SELECT key, value FROM "sc$properties" ORDER BY key`).text(); props != meta || !strings.Contains(props, "format-version") {
 		t.Fatalf("SHOW TBLPROPERTIES:\n%s\nt$properties:\n%s", props, meta)
 	}
-	mustFail(t, s, "42P01", "SHOW CREATE TABLE nosuch")
+	mustFail(t, s, pgerr.UndefinedTable, "SHOW CREATE TABLE nosuch")
 }

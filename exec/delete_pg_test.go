@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var (
@@ -229,9 +229,9 @@ func (d *deleteDiffTable) insert(n int) {
 // magmaOutcome runs q on magmalake in PostgreSQL's terms.
 func (d *deleteDiffTable) magmaOutcome(q string) pgOutcome {
 	r, err := d.s.query(context.Background(), q)
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
-		return pgOutcome{code: se.Code}
+		return pgOutcome{code: string(se.Code)}
 	}
 	if err != nil {
 		d.t.Fatalf("magmalake: %s: non-SQL error %v", q, err)

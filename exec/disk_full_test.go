@@ -18,7 +18,7 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestDiskFullMapsTo53100(t *testing.T) {
@@ -35,13 +35,13 @@ func TestDiskFullMapsTo53100(t *testing.T) {
 		{errors.Join(context.Canceled, fmt.Errorf("write: %w", full)), `could not write file "/lake/public.db/t/data/x.parquet": No space left on device`},
 	}
 	for _, c := range cases {
-		var se *sql.Error
-		if !errors.As(toSQLError(c.err), &se) || se.Code != sql.CodeDiskFull || se.Message != c.want {
+		var se *pgerr.Error
+		if !errors.As(toSQLError(c.err), &se) || se.Code != pgerr.DiskFull || se.Message != c.want {
 			t.Fatalf("%v: got %+v, want 53100 %q", c.err, se, c.want)
 		}
 	}
-	var se *sql.Error
-	if errors.As(toSQLError(&os.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}), &se) && se.Code == sql.CodeDiskFull {
+	var se *pgerr.Error
+	if errors.As(toSQLError(&os.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}), &se) && se.Code == pgerr.DiskFull {
 		t.Fatal("a missing file is not a full disk")
 	}
 }
@@ -172,8 +172,8 @@ func TestDiskFullStatementLeavesTableUnchanged(t *testing.T) {
 					if err == nil {
 						break
 					}
-					var se *sql.Error
-					if !errors.As(err, &se) || se.Code != sql.CodeDiskFull ||
+					var se *pgerr.Error
+					if !errors.As(err, &se) || se.Code != pgerr.DiskFull ||
 						!strings.HasPrefix(se.Message, `could not write file "`) || !strings.HasSuffix(se.Message, `": No space left on device`) {
 						t.Fatalf("disk full after %d files: %v", n, err)
 					}

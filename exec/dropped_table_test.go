@@ -12,7 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // dropBeforeCommit is a catalog on which another server drops the table
@@ -50,8 +50,8 @@ func newDropEnv(t *testing.T) (*delSQLEnv, *dropBeforeCommit) {
 func mustFailDropped(t *testing.T, s *Session, q string) {
 	t.Helper()
 	_, err := s.query(context.Background(), q)
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeUndefinedTable {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.UndefinedTable {
 		t.Fatalf("%s: want 42P01, got %v", q, err)
 	}
 	if se.Message != `relation "t" does not exist` || !strings.Contains(se.Detail, "dropped") {
@@ -85,7 +85,7 @@ func TestDMLOnTableDroppedBeforeCommit(t *testing.T) {
 				if got := e.files(t); !slices.Equal(got, files) {
 					t.Fatalf("files left behind:\nbefore %v\nafter  %v", files, got)
 				}
-				mustFail(t, e.s, sql.CodeUndefinedTable, "SELECT * FROM t")
+				mustFail(t, e.s, pgerr.UndefinedTable, "SELECT * FROM t")
 			})
 		}
 	}

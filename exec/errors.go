@@ -11,29 +11,30 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
 // errorCodes maps the lower layers' sentinels to SQLSTATEs; the first match wins.
 var errorCodes = []struct {
 	err  error
-	code string
+	code pgerr.Code
 }{
-	{iceberg.ErrNoSuchTable, sql.CodeUndefinedTable},
-	{iceberg.ErrNoSuchNamespace, sql.CodeInvalidSchemaName},
-	{iceberg.ErrTableExists, sql.CodeDuplicateTable},
-	{iceberg.ErrNamespaceExists, sql.CodeDuplicateSchema},
-	{iceberg.ErrNamespaceNotEmpty, sql.CodeSchemaNotEmpty},
-	{iceberg.ErrCorruptMetadata, sql.CodeDataCorrupted},
-	{iceberg.ErrInvalidTransform, sql.CodeDatatypeMismatch},
-	{iceberg.ErrUnsupportedSpec, sql.CodeFeatureNotSupported},
-	{iceberg.ErrFormatDowngrade, sql.CodeFeatureNotSupported},
-	{iceberg.ErrInvalidProperty, sql.CodeInvalidParameterValue},
-	{iceberg.ErrNoSnapshotAsOf, sql.CodeInvalidParameterValue},
-	{iceberg.ErrNoSuchSnapshot, sql.CodeInvalidParameterValue},
-	{iceberg.ErrNoSuchMetadataTable, sql.CodeUndefinedTable},
-	{iceberg.ErrNotAncestor, sql.CodeInvalidParameterValue},
-	{iceberg.ErrInvalidName, sql.CodeInvalidName},
+	{iceberg.ErrNoSuchTable, pgerr.UndefinedTable},
+	{iceberg.ErrNoSuchNamespace, pgerr.InvalidSchemaName},
+	{iceberg.ErrTableExists, pgerr.DuplicateTable},
+	{iceberg.ErrNamespaceExists, pgerr.DuplicateSchema},
+	{iceberg.ErrNamespaceNotEmpty, pgerr.DependentObjectsStillExist},
+	{iceberg.ErrCorruptMetadata, pgerr.DataCorrupted},
+	{iceberg.ErrInvalidTransform, pgerr.DatatypeMismatch},
+	{iceberg.ErrUnsupportedSpec, pgerr.FeatureNotSupported},
+	{iceberg.ErrFormatDowngrade, pgerr.FeatureNotSupported},
+	{iceberg.ErrInvalidProperty, pgerr.InvalidParameterValue},
+	{iceberg.ErrNoSnapshotAsOf, pgerr.InvalidParameterValue},
+	{iceberg.ErrNoSuchSnapshot, pgerr.InvalidParameterValue},
+	{iceberg.ErrNoSuchMetadataTable, pgerr.UndefinedTable},
+	{iceberg.ErrNotAncestor, pgerr.InvalidParameterValue},
+	{iceberg.ErrInvalidName, pgerr.InvalidName},
 }
 
 // toSQLError is the one place an error from any layer gets its SQLSTATE.
@@ -42,9 +43,9 @@ func toSQLError(err error) error {
 		return nil
 	}
 	if errors.Is(err, iceberg.ErrLockTimeout) {
-		return &sql.Error{Code: sql.CodeLockNotAvailable, Message: "canceling statement due to lock timeout", Err: err}
+		return &pgerr.Error{Code: pgerr.LockNotAvailable, Message: "canceling statement due to lock timeout", Err: err}
 	}
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
 		return err
 	}
@@ -61,28 +62,28 @@ func toSQLError(err error) error {
 		return se
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return sql.Canceled(err)
+		return pgerr.Canceled(err)
 	}
 	if iceberg.IsConflict(err) {
-		return &sql.Error{Code: sql.CodeSerializationFailure, Message: "could not serialize access due to concurrent update: " + err.Error(), Err: err}
+		return &pgerr.Error{Code: pgerr.SerializationFailure, Message: "could not serialize access due to concurrent update: " + err.Error(), Err: err}
 	}
 	for _, m := range errorCodes {
 		if errors.Is(err, m.err) {
-			return &sql.Error{Code: m.code, Message: err.Error(), Err: err}
+			return &pgerr.Error{Code: m.code, Message: err.Error(), Err: err}
 		}
 	}
-	return &sql.Error{Code: sql.CodeInternal, Message: err.Error(), Err: err}
+	return &pgerr.Error{Code: pgerr.InternalError, Message: err.Error(), Err: err}
 }
 
 // locationRefused is 42501 for a table property that would make the server
 // write outside the warehouse; the message names the property, without the
 // lower layers' context.
-func locationRefused(err error) *sql.Error {
+func locationRefused(err error) *pgerr.Error {
 	var le *iceberg.LocationError
 	if !errors.As(err, &le) {
 		return nil
 	}
-	return &sql.Error{Code: sql.CodeInsufficientPrivilege,
+	return &pgerr.Error{Code: pgerr.InsufficientPrivilege,
 		Message: fmt.Sprintf("permission denied to set table property %q: %q is not under the warehouse location or a path the server allows", le.Property, le.Value),
 		Hint:    "Leave the property unset so the table's files stay under its location, or have the server's operator allow the path (--allow-path).",
 		Err:     err}
@@ -92,7 +93,7 @@ func locationRefused(err error) *sql.Error {
 // quota anywhere in a statement's write path, naming the file when the
 // error carries it. What the statement wrote was removed by the layer that
 // failed, so the client may retry once space is freed.
-func diskFull(err error) *sql.Error {
+func diskFull(err error) *pgerr.Error {
 	var reason string
 	switch {
 	case errors.Is(err, syscall.ENOSPC):
@@ -107,18 +108,18 @@ func diskFull(err error) *sql.Error {
 	if errors.As(err, &pe) && pe.Path != "" {
 		msg = fmt.Sprintf("could not write file %q: %s", pe.Path, reason)
 	}
-	return &sql.Error{Code: sql.CodeDiskFull, Message: msg, Err: err}
+	return &pgerr.Error{Code: pgerr.DiskFull, Message: msg, Err: err}
 }
 
 // fileGone is PostgreSQL's 72000 for a read that found a file of the
 // table gone: the snapshot it reads was expired meanwhile, by another
 // server's maintenance or by VACUUM (PURGE), which expires what this
 // server's readers read too. Its path stays in the server's log.
-func fileGone(err error) *sql.Error {
+func fileGone(err error) *pgerr.Error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return &sql.Error{Code: sql.CodeSnapshotTooOld, Message: "snapshot too old",
+	return &pgerr.Error{Code: pgerr.SnapshotTooOld, Message: "snapshot too old",
 		Detail: "A file the statement reads was removed by maintenance (snapshot expiry or VACUUM (PURGE)) after the statement began.",
 		Hint:   "Run the statement again: it reads the table's current snapshot.", Err: err}
 }
@@ -145,6 +146,6 @@ func recoverInternal(err *error) {
 	if p == nil {
 		return
 	}
-	*err = &sql.Error{Code: sql.CodeInternal, Message: "internal error",
+	*err = &pgerr.Error{Code: pgerr.InternalError, Message: "internal error",
 		Detail: fmt.Sprint(p), Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // errTable is the table every bad statement below aims at: it must come out
@@ -25,55 +25,58 @@ func TestErrorCodes(t *testing.T) {
 	mustQuery(t, s, "CREATE TABLE src (id bigint, s text, flag boolean)")
 	mustQuery(t, s, "INSERT INTO src VALUES (1, '1', true), (2, 'two', false), (NULL, '3', NULL)")
 	before := fndSnapshotState(t, s, "public", "et")
-	cases := []struct{ code, q, mention string }{
-		{sql.CodeUndefinedTable, "SELECT * FROM nosuch", "nosuch"},
-		{sql.CodeUndefinedTable, "SELECT * FROM nosch.et", "nosch.et"},
-		{sql.CodeUndefinedTable, "INSERT INTO nosuch VALUES (1)", "nosuch"},
-		{sql.CodeUndefinedTable, "DROP TABLE nosuch", "nosuch"},
-		{sql.CodeUndefinedTable, "DESCRIBE nosuch", "nosuch"},
-		{sql.CodeUndefinedColumn, "SELECT nosuch FROM et", "nosuch"},
-		{sql.CodeUndefinedColumn, "SELECT id FROM et WHERE nosuch = 1", "nosuch"},
-		{sql.CodeUndefinedColumn, "SELECT id FROM et ORDER BY nosuch", "nosuch"},
-		{sql.CodeUndefinedColumn, "INSERT INTO et (id, nosuch) VALUES (1, 2)", "nosuch"},
-		{sql.CodeInvalidSchemaName, "CREATE TABLE nosch.x (a int)", "nosch"},
-		{sql.CodeInvalidSchemaName, "DROP SCHEMA nosch", "nosch"},
-		{sql.CodeDuplicateTable, "CREATE TABLE et (a int)", "et"},
-		{sql.CodeDuplicateSchema, "CREATE SCHEMA public", "public"},
-		{sql.CodeInvalidTextRep, "INSERT INTO et (id, i) VALUES (2, 'abc')", "abc"},
-		{sql.CodeInvalidTextRep, "INSERT INTO et (id, u) VALUES (2, 'not-a-uuid')", "not-a-uuid"},
-		{sql.CodeInvalidTextRep, "INSERT INTO et (id, b) VALUES (2, 'maybe')", "maybe"},
-		{sql.CodeInvalidTextRep, "INSERT INTO et (id, i) SELECT id, CAST(s AS int) FROM src", "two"},
-		{sql.CodeInvalidDatetimeFormat, "INSERT INTO et (id, d) VALUES (2, 'yesterday-ish')", "yesterday-ish"},
-		{sql.CodeDatatypeMismatch, "INSERT INTO et (id, i) VALUES (2, true)", "i"},
-		{sql.CodeDatatypeMismatch, "INSERT INTO et (id, d) VALUES (2, 5)", "d"},
-		{sql.CodeDatatypeMismatch, "INSERT INTO et (id, b) SELECT id, id FROM src", "b"},
-		{sql.CodeNotNullViolation, "INSERT INTO et (i) VALUES (1)", "id"},
-		{sql.CodeNotNullViolation, "INSERT INTO et VALUES (2, 1, 1, 1, NULL, NULL, NULL, NULL), (NULL, 1, 1, 1, NULL, NULL, NULL, NULL)", "id"},
-		{sql.CodeNotNullViolation, "INSERT INTO et (id) SELECT id FROM src", "id"},
-		{sql.CodeNumericOutOfRange, "INSERT INTO et (id, i) VALUES (2, 3000000000)", ""},
-		{sql.CodeNumericOutOfRange, "INSERT INTO et (id) VALUES ('9223372036854775808')", ""},
-		{sql.CodeNumericOutOfRange, "INSERT INTO et (id, n) VALUES (2, 123456789.5)", ""},
-		{sql.CodeNumericOutOfRange, "INSERT INTO et (id, r) VALUES (2, '1e40')", ""},
-		{sql.CodeNumericOutOfRange, "SELECT i + 2147483647 FROM et", ""},
-		{sql.CodeDatatypeMismatch, "CREATE TABLE p1 (a int) PARTITIONED BY (year(a))", "year"},
-		{sql.CodeDatatypeMismatch, "CREATE TABLE p2 (a date) PARTITIONED BY (hour(a))", "hour"},
-		{sql.CodeDatatypeMismatch, "CREATE TABLE p3 (a boolean) PARTITIONED BY (truncate(2, a))", "truncate"},
-		{sql.CodeDatatypeMismatch, "CREATE TABLE p4 (a real) PARTITIONED BY (bucket(2, a))", "bucket"},
-		{sql.CodeFeatureNotSupported, "CREATE TABLE p5 (a int) PARTITIONED BY (foo(a))", "foo"},
-		{sql.CodeFeatureNotSupported, "CREATE TABLE p6 (a numeric(10,2), b numeric(12,3)) PARTITIONED BY (a, b)", "decimal"},
-		{sql.CodeCardinalityViolation, "MERGE INTO et USING src ON true WHEN MATCHED THEN DELETE", "second time"},
-		{sql.CodeFeatureNotSupported, "MERGE INTO et USING src ON random() < 0.5 WHEN MATCHED THEN DELETE", "volatile"},
-		{sql.CodeFeatureNotSupported, "CREATE TABLE ci AS SELECT interval '1 day' AS i", "interval"},
-		{sql.CodeFeatureNotSupported, "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE MATERIALIZED VIEW"},
-		{sql.CodeFeatureNotSupported, "CREATE INDEX ON et (i)", "CREATE INDEX"},
-		{sql.CodeFeatureNotSupported, "ALTER TABLE et ALTER COLUMN i TYPE text", "type of column"},
-		{sql.CodeFeatureNotSupported, "GRANT SELECT ON et TO bob", "GRANT"},
-		{sql.CodeFeatureNotSupported, "CREATE TABLE p7 (a numeric)", "numeric"},
-		{sql.CodeFeatureNotSupported, "ALTER TABLE et SET ('format-version' = '1')", "format-version"},
+	cases := []struct {
+		code       pgerr.Code
+		q, mention string
+	}{
+		{pgerr.UndefinedTable, "SELECT * FROM nosuch", "nosuch"},
+		{pgerr.UndefinedTable, "SELECT * FROM nosch.et", "nosch.et"},
+		{pgerr.UndefinedTable, "INSERT INTO nosuch VALUES (1)", "nosuch"},
+		{pgerr.UndefinedTable, "DROP TABLE nosuch", "nosuch"},
+		{pgerr.UndefinedTable, "DESCRIBE nosuch", "nosuch"},
+		{pgerr.UndefinedColumn, "SELECT nosuch FROM et", "nosuch"},
+		{pgerr.UndefinedColumn, "SELECT id FROM et WHERE nosuch = 1", "nosuch"},
+		{pgerr.UndefinedColumn, "SELECT id FROM et ORDER BY nosuch", "nosuch"},
+		{pgerr.UndefinedColumn, "INSERT INTO et (id, nosuch) VALUES (1, 2)", "nosuch"},
+		{pgerr.InvalidSchemaName, "CREATE TABLE nosch.x (a int)", "nosch"},
+		{pgerr.InvalidSchemaName, "DROP SCHEMA nosch", "nosch"},
+		{pgerr.DuplicateTable, "CREATE TABLE et (a int)", "et"},
+		{pgerr.DuplicateSchema, "CREATE SCHEMA public", "public"},
+		{pgerr.InvalidTextRepresentation, "INSERT INTO et (id, i) VALUES (2, 'abc')", "abc"},
+		{pgerr.InvalidTextRepresentation, "INSERT INTO et (id, u) VALUES (2, 'not-a-uuid')", "not-a-uuid"},
+		{pgerr.InvalidTextRepresentation, "INSERT INTO et (id, b) VALUES (2, 'maybe')", "maybe"},
+		{pgerr.InvalidTextRepresentation, "INSERT INTO et (id, i) SELECT id, CAST(s AS int) FROM src", "two"},
+		{pgerr.InvalidDatetimeFormat, "INSERT INTO et (id, d) VALUES (2, 'yesterday-ish')", "yesterday-ish"},
+		{pgerr.DatatypeMismatch, "INSERT INTO et (id, i) VALUES (2, true)", "i"},
+		{pgerr.DatatypeMismatch, "INSERT INTO et (id, d) VALUES (2, 5)", "d"},
+		{pgerr.DatatypeMismatch, "INSERT INTO et (id, b) SELECT id, id FROM src", "b"},
+		{pgerr.NotNullViolation, "INSERT INTO et (i) VALUES (1)", "id"},
+		{pgerr.NotNullViolation, "INSERT INTO et VALUES (2, 1, 1, 1, NULL, NULL, NULL, NULL), (NULL, 1, 1, 1, NULL, NULL, NULL, NULL)", "id"},
+		{pgerr.NotNullViolation, "INSERT INTO et (id) SELECT id FROM src", "id"},
+		{pgerr.NumericValueOutOfRange, "INSERT INTO et (id, i) VALUES (2, 3000000000)", ""},
+		{pgerr.NumericValueOutOfRange, "INSERT INTO et (id) VALUES ('9223372036854775808')", ""},
+		{pgerr.NumericValueOutOfRange, "INSERT INTO et (id, n) VALUES (2, 123456789.5)", ""},
+		{pgerr.NumericValueOutOfRange, "INSERT INTO et (id, r) VALUES (2, '1e40')", ""},
+		{pgerr.NumericValueOutOfRange, "SELECT i + 2147483647 FROM et", ""},
+		{pgerr.DatatypeMismatch, "CREATE TABLE p1 (a int) PARTITIONED BY (year(a))", "year"},
+		{pgerr.DatatypeMismatch, "CREATE TABLE p2 (a date) PARTITIONED BY (hour(a))", "hour"},
+		{pgerr.DatatypeMismatch, "CREATE TABLE p3 (a boolean) PARTITIONED BY (truncate(2, a))", "truncate"},
+		{pgerr.DatatypeMismatch, "CREATE TABLE p4 (a real) PARTITIONED BY (bucket(2, a))", "bucket"},
+		{pgerr.FeatureNotSupported, "CREATE TABLE p5 (a int) PARTITIONED BY (foo(a))", "foo"},
+		{pgerr.FeatureNotSupported, "CREATE TABLE p6 (a numeric(10,2), b numeric(12,3)) PARTITIONED BY (a, b)", "decimal"},
+		{pgerr.CardinalityViolation, "MERGE INTO et USING src ON true WHEN MATCHED THEN DELETE", "second time"},
+		{pgerr.FeatureNotSupported, "MERGE INTO et USING src ON random() < 0.5 WHEN MATCHED THEN DELETE", "volatile"},
+		{pgerr.FeatureNotSupported, "CREATE TABLE ci AS SELECT interval '1 day' AS i", "interval"},
+		{pgerr.FeatureNotSupported, "CREATE MATERIALIZED VIEW v AS SELECT 1", "CREATE MATERIALIZED VIEW"},
+		{pgerr.FeatureNotSupported, "CREATE INDEX ON et (i)", "CREATE INDEX"},
+		{pgerr.FeatureNotSupported, "ALTER TABLE et ALTER COLUMN i TYPE text", "type of column"},
+		{pgerr.FeatureNotSupported, "GRANT SELECT ON et TO bob", "GRANT"},
+		{pgerr.FeatureNotSupported, "CREATE TABLE p7 (a numeric)", "numeric"},
+		{pgerr.FeatureNotSupported, "ALTER TABLE et SET ('format-version' = '1')", "format-version"},
 	}
 	for _, c := range cases {
 		_, err := s.query(t.Context(), c.q)
-		var se *sql.Error
+		var se *pgerr.Error
 		switch {
 		case !errors.As(err, &se):
 			t.Errorf("%s: want SQLSTATE %s, got %v", c.q, c.code, err)
@@ -111,8 +114,8 @@ func TestFailedInsertWritesNothing(t *testing.T) {
 	mustQuery(t, s, "CREATE TABLE dst (k int NOT NULL, v int) PARTITIONED BY (bucket(8, k))")
 	mustQuery(t, s, "INSERT INTO dst VALUES (1, 1)")
 	before := fndSnapshotState(t, s, "public", "dst")
-	mustFail(t, s, sql.CodeInvalidTextRep, "INSERT INTO dst SELECT k, CAST(s AS int) FROM big")
-	mustFail(t, s, sql.CodeNotNullViolation, "INSERT INTO dst SELECT CASE WHEN k = 2999 THEN NULL ELSE k END, k FROM big")
+	mustFail(t, s, pgerr.InvalidTextRepresentation, "INSERT INTO dst SELECT k, CAST(s AS int) FROM big")
+	mustFail(t, s, pgerr.NotNullViolation, "INSERT INTO dst SELECT CASE WHEN k = 2999 THEN NULL ELSE k END, k FROM big")
 	after := fndSnapshotState(t, s, "public", "dst")
 	if after.snapshot != before.snapshot || !slices.Equal(after.files, before.files) {
 		t.Fatalf("failed INSERT left a trace:\nbefore %+v\nafter  %+v", before, after)
@@ -148,9 +151,9 @@ func TestCorruptMetadata(t *testing.T) {
 		}
 		for _, q := range []string{"SELECT * FROM bad", "INSERT INTO bad VALUES (4)", "DESCRIBE bad"} {
 			_, err := s.query(t.Context(), q)
-			var se *sql.Error
-			if !errors.As(err, &se) || se.Code != sql.CodeDataCorrupted {
-				t.Fatalf("%s (%s metadata): want SQLSTATE %s, got %v", q, b.name, sql.CodeDataCorrupted, err)
+			var se *pgerr.Error
+			if !errors.As(err, &se) || se.Code != pgerr.DataCorrupted {
+				t.Fatalf("%s (%s metadata): want SQLSTATE %s, got %v", q, b.name, pgerr.DataCorrupted, err)
 			}
 			if !strings.Contains(se.Message, "bad") || !strings.Contains(se.Message, path) {
 				t.Errorf("%s (%s metadata): message %q names neither table nor %s", q, b.name, se.Message, path)
@@ -180,8 +183,8 @@ func TestRecoverInternal(t *testing.T) {
 		m["x"]++ // assignment to a nil map
 		return nil
 	}()
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeInternal || se.Message != "internal error" || !strings.Contains(se.Detail, "nil map") {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.InternalError || se.Message != "internal error" || !strings.Contains(se.Detail, "nil map") {
 		t.Fatalf("got %#v", err)
 	}
 }

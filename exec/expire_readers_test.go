@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // readersTable makes t of 8 files of 2,000 rows (ids 1..16000): a reader
@@ -133,8 +133,8 @@ func TestPurgeFailsReadersCleanly(t *testing.T) {
 		_, err = res.Rows.Next(t.Context())
 	}
 	se := toSQLError(err)
-	var e *sql.Error
-	if !errors.As(se, &e) || e.Code != sql.CodeSnapshotTooOld {
+	var e *pgerr.Error
+	if !errors.As(se, &e) || e.Code != pgerr.SnapshotTooOld {
 		t.Fatalf("reading on after the purge: %v, want 72000", err)
 	}
 	if strings.Contains(e.Message+e.Detail+e.Hint, "/") || strings.Contains(e.Message, "parquet") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -127,7 +128,7 @@ func TestExplainJSON(t *testing.T) {
 		t.Errorf("EXPLAIN (FORMAT JSON) UPDATE: %v", root)
 	}
 
-	mustFail(t, s, "0A000", "EXPLAIN (FORMAT YAML) SELECT 1")
-	mustFail(t, s, "0A000", "EXPLAIN (FORMAT XML) SELECT 1")
-	mustFail(t, s, "22023", "EXPLAIN (FORMAT BSON) SELECT 1")
+	mustFail(t, s, pgerr.FeatureNotSupported, "EXPLAIN (FORMAT YAML) SELECT 1")
+	mustFail(t, s, pgerr.FeatureNotSupported, "EXPLAIN (FORMAT XML) SELECT 1")
+	mustFail(t, s, pgerr.InvalidParameterValue, "EXPLAIN (FORMAT BSON) SELECT 1")
 }

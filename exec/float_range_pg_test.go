@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestFloatRangeLikePostgres: numeric literals at and beyond the range of
@@ -35,10 +35,10 @@ func TestFloatRangeLikePostgres(t *testing.T) {
 		} {
 			_, pe := pgtest.Exec(t, conn, q)
 			got, err := s.query(context.Background(), q)
-			var se *sql.Error
+			var se *pgerr.Error
 			switch {
 			case pe != nil:
-				if !errors.As(err, &se) || se.Code != pe.Code || se.Message != pe.Message {
+				if !errors.As(err, &se) || string(se.Code) != pe.Code || se.Message != pe.Message {
 					t.Errorf("%s: PostgreSQL fails with %s %q, magmalake: %v", q, pe.Code, pe.Message, err)
 				}
 			case err != nil:

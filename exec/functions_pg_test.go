@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The string functions, aggregates and boolean contexts against PostgreSQL
@@ -151,10 +151,10 @@ func fnCompare(t *testing.T, s *Session, conn *pgx.Conn, q, pgq string, params [
 	t.Helper()
 	want := pgExec(t, conn, pgq)
 	got, err := s.query(context.Background(), q, params...)
-	var se *sql.Error
+	var se *pgerr.Error
 	switch {
 	case want.code != "":
-		if !errors.As(err, &se) || se.Code != want.code {
+		if !errors.As(err, &se) || string(se.Code) != want.code {
 			t.Fatalf("%s %v: PostgreSQL fails with %s, magmalake: %v", q, params, want.code, err)
 		}
 	case err != nil:
@@ -208,10 +208,10 @@ func TestAggregatesAndConditionsMatchPostgres(t *testing.T) {
 			for _, q := range []string{"DELETE FROM f g WHERE f.id > 3", "DELETE FROM f WHERE NULL"} {
 				pgWant := pgExecTx(t, conn, q)
 				res, err := s.query(context.Background(), q)
-				var se *sql.Error
+				var se *pgerr.Error
 				switch {
 				case pgWant.code != "":
-					if !errors.As(err, &se) || se.Code != pgWant.code {
+					if !errors.As(err, &se) || string(se.Code) != pgWant.code {
 						t.Fatalf("%s: PostgreSQL fails with %s, magmalake: %v", q, pgWant.code, err)
 					}
 				case err != nil:

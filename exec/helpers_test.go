@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -122,10 +123,10 @@ func mustQuery(t *testing.T, s *Session, q string, params ...Param) *result {
 }
 
 // mustFail runs q and checks its SQLSTATE.
-func mustFail(t *testing.T, s *Session, code, q string, params ...Param) {
+func mustFail(t *testing.T, s *Session, code pgerr.Code, q string, params ...Param) {
 	t.Helper()
 	_, err := s.query(context.Background(), q, params...)
-	var se *sql.Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("%s: want SQLSTATE %s, got %v", q, code, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Hostile SQL (issue 19): expressions nested past max_stack_depth in every
@@ -61,7 +61,7 @@ func TestDeepExpressionsAnswer54001(t *testing.T) {
 		// forms that used to kill the process are in the wire tests.
 		deep := shape(20000)
 		for _, clause := range deepClauses {
-			mustFail(t, s, sql.CodeStatementTooComplex, fmt.Sprintf(clause, deep))
+			mustFail(t, s, pgerr.StatementTooComplex, fmt.Sprintf(clause, deep))
 		}
 		t.Logf("%s: refused in %d clauses", name, len(deepClauses))
 	}
@@ -71,7 +71,7 @@ func TestDeepExpressionsAnswer54001(t *testing.T) {
 	// Within the limit the same shapes work (and agree with their flat forms).
 	for name, shape := range deepShapes {
 		if _, err := s.query(t.Context(), "SELECT "+shape(500)+" FROM h"); err != nil {
-			if se, ok := err.(*sql.Error); ok && se.Code == sql.CodeStatementTooComplex {
+			if se, ok := err.(*pgerr.Error); ok && se.Code == pgerr.StatementTooComplex {
 				t.Fatalf("%s at depth 500: %v", name, err)
 			}
 		}
@@ -84,7 +84,7 @@ func TestDeepExpressionsAnswer54001(t *testing.T) {
 func TestMaxStackDepthSetting(t *testing.T) {
 	s := testSession(t)
 	q := "SELECT " + strings.Repeat("1+", 5000) + "1"
-	mustFail(t, s, sql.CodeStatementTooComplex, q) // PostgreSQL's default refuses it too
+	mustFail(t, s, pgerr.StatementTooComplex, q) // PostgreSQL's default refuses it too
 	mustQuery(t, s, "SET max_stack_depth = '8MB'")
 	if got := mustQuery(t, s, q).text(); !strings.Contains(got, "5001") {
 		t.Fatalf("with 8MB: %s", got)
@@ -92,10 +92,10 @@ func TestMaxStackDepthSetting(t *testing.T) {
 	if got := mustQuery(t, s, "SHOW max_stack_depth").text(); !strings.Contains(got, "8MB") {
 		t.Fatalf("SHOW: %s", got)
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "SET max_stack_depth = '1GB'")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "SET max_stack_depth = 'deep'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET max_stack_depth = '1GB'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET max_stack_depth = 'deep'")
 	mustQuery(t, s, "RESET max_stack_depth")
-	mustFail(t, s, sql.CodeStatementTooComplex, q)
+	mustFail(t, s, pgerr.StatementTooComplex, q)
 }
 
 // TestLongChainsMatchPostgres: generated OR chains (merged into IN sets
@@ -261,7 +261,7 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	if got := mustQuery(t, s, sorted[0]+" LIMIT 1").rows[0]; fmt.Sprint(got) != fmt.Sprint(mustQuery(t, s, "SELECT id, v FROM w WHERE v = (SELECT min(v) FROM w)").rows[0]) {
 		t.Fatalf("LIMIT 1: %v", got)
 	}
-	mustFail(t, s, sql.CodeOutOfMemory, sorted[0]+" LIMIT 2000")
+	mustFail(t, s, pgerr.OutOfMemory, sorted[0]+" LIMIT 2000")
 	// The runs go to the engine's TempDir: where none can be made the
 	// spill fails with 58030, in words, and the session goes on.
 	blocked := filepath.Join(t.TempDir(), "not-a-directory")
@@ -270,22 +270,22 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	}
 	eng.opts.TempDir = blocked
 	_, err = s.query(ctx, sorted[0])
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeIOError || !strings.Contains(se.Message, "temporary file") {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.IOError || !strings.Contains(se.Message, "temporary file") {
 		t.Fatalf("spill under a file: %v, want 58030 about a temporary file", err)
 	}
 	eng.opts.TempDir = tmp
 	mustQuery(t, s, "SELECT 1")
 	for _, q := range bounded {
-		mustFail(t, s, sql.CodeOutOfMemory, q)
-		mustFail(t, s, sql.CodeOutOfMemory, q+" LIMIT 1")
+		mustFail(t, s, pgerr.OutOfMemory, q)
+		mustFail(t, s, pgerr.OutOfMemory, q+" LIMIT 1")
 	}
 	// Small results still fit, and streaming needs no budget.
 	mustQuery(t, s, "SELECT id FROM w WHERE id < 10 ORDER BY id")
 	if n := len(mustQuery(t, s, "SELECT id, v FROM w").rows); n != 3000 {
 		t.Fatalf("streamed %d rows", n)
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "SET work_mem = '1kB'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET work_mem = '1kB'")
 	mustQuery(t, s, "SET work_mem = '4MB'")
 	for _, q := range append(sorted, bounded...) {
 		if got := mustQuery(t, s, q).text(); got != want[q] {
@@ -319,12 +319,12 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	for _, q := range []string{"SELECT count(*) FROM st WHERE " + slow, "DELETE FROM st WHERE " + slow, "UPDATE st SET v = 'z' WHERE " + slow} {
 		_, err := s.query(t.Context(), q)
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled || !strings.Contains(se.Message, "statement timeout") {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled || !strings.Contains(se.Message, "statement timeout") {
 			t.Fatalf("%.40s: %v", q, err)
 		}
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "SET statement_timeout = 'soon'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET statement_timeout = 'soon'")
 	mustQuery(t, s, "SET statement_timeout = '1min'")
 	if got := mustQuery(t, s, "SELECT count(*) FROM st WHERE v <> 'z'").text(); got != "20000\n" {
 		t.Fatalf("after the cancelled DML: %q", got)

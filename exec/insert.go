@@ -17,6 +17,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -118,7 +119,7 @@ func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
 			return nil, e
 		}
 		if t.feeds[idx] >= 0 {
-			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", name)
 		}
 		t.feeds[idx] = k
 	}
@@ -131,10 +132,10 @@ func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
 // their defaults).
 func (t *insertTarget) checkWidth(n, width int) error {
 	if n > width {
-		return sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+		return pgerr.Errorf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 	}
 	if n < width && t.listed {
-		return sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+		return pgerr.Errorf(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	return nil
 }
@@ -179,7 +180,7 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 			// (dropped and created again, altered, another search_path):
 			// bind again, as PostgreSQL replans a prepared statement.
 			if ret != nil {
-				return nil, sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type")
+				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 			}
 			if source, err = s.insertSource(ctx, st, target, params); err != nil {
 				return nil, err
@@ -322,7 +323,7 @@ func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params
 	bound := make([][]sql.Expr, len(rows))
 	for r, row := range rows {
 		if len(row) != len(rows[0]) {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "VALUES lists must all be the same length")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "VALUES lists must all be the same length")
 		}
 		if err := t.checkWidth(len(row), width); err != nil {
 			return nil, err
@@ -418,7 +419,7 @@ func (t *insertTarget) checkNotNull(col int, arr arrow.Array, i, row int) error 
 }
 
 func (t *insertTarget) notNullError(col, row int) error {
-	return &sql.Error{Code: sql.CodeNotNullViolation,
+	return &pgerr.Error{Code: pgerr.NotNullViolation,
 		Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", t.scope.Columns[col].Name, t.rt.Ident[len(t.rt.Ident)-1]),
 		Detail:  fmt.Sprintf("Failing row is row %d of the input.", row+1)}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -52,11 +53,11 @@ func TestLiteralErrorPositionLikePostgres(t *testing.T) {
 		_, pe := pgtest.Exec(t, conn, q)
 		_, err := s.query(context.Background(), q)
 		err = sql.Located(q, err)
-		var se *sql.Error
+		var se *pgerr.Error
 		switch {
 		case pe == nil && err != nil:
 			t.Errorf("%s: %v (PostgreSQL accepts it)", q, err)
-		case pe != nil && (!errors.As(err, &se) || se.Code != pe.Code || se.Message != pe.Message || se.Position != int(pe.Position)):
+		case pe != nil && (!errors.As(err, &se) || string(se.Code) != pe.Code || se.Message != pe.Message || se.Position != int(pe.Position)):
 			t.Errorf("%s:\n PostgreSQL %s %q at %d\n magmalake  %s", q, pe.Code, pe.Message, pe.Position, describeErr(err))
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // locationProps are the table properties that name where files go: the ones
@@ -60,8 +60,8 @@ func quoteLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 func mustRefuse(t *testing.T, s *Session, prop, q string) {
 	t.Helper()
 	_, err := s.query(context.Background(), q)
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeInsufficientPrivilege {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.InsufficientPrivilege {
 		t.Fatalf("%s: want 42501, got %v", q, err)
 	}
 	if !strings.Contains(se.Message, `"`+prop+`"`) || strings.Contains(se.Message, "table public.t") {
@@ -95,7 +95,7 @@ func TestCreateTableLocationOutsideWarehouseRefused(t *testing.T) {
 		for _, v := range e.escapes(prop) {
 			q := "CREATE TABLE t (id int) WITH (" + quoteLit(prop) + " = " + quoteLit(v) + ")"
 			mustRefuse(t, e.s, prop, q)
-			mustFail(t, e.s, sql.CodeUndefinedTable, "SELECT * FROM t")
+			mustFail(t, e.s, pgerr.UndefinedTable, "SELECT * FROM t")
 		}
 	}
 	// Spark's spelling, several properties at once, one of them bad.
@@ -190,7 +190,7 @@ func TestCopyServerFileRefused(t *testing.T) {
 		"COPY t FROM PROGRAM 'true'",
 		"COPY t TO PROGRAM " + quoteLit("touch "+out),
 	} {
-		mustFail(t, s, sql.CodeFeatureNotSupported, q)
+		mustFail(t, s, pgerr.FeatureNotSupported, q)
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("COPY TO a file created it: %v", err)

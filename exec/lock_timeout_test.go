@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // lock_timeout bounds the wait for a table's commit turn: with the turn
@@ -18,7 +19,7 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 	s := testSessionOn(t, eng)
 	mustQuery(t, s, "CREATE TABLE lt (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read')")
 	mustQuery(t, s, "INSERT INTO lt VALUES (1), (2), (3)")
-	mustFail(t, s, "22023", "SET lock_timeout = 'soon'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET lock_timeout = 'soon'")
 	mustQuery(t, s, "SET lock_timeout = '20ms'")
 	if got := mustQuery(t, s, "SHOW lock_timeout").text(); got != "20ms\n" {
 		t.Fatalf("SHOW lock_timeout = %q", got)
@@ -29,11 +30,11 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustFail(t, s, "55P03", "DELETE FROM lt WHERE id = 1")
-	mustFail(t, s, "55P03", "INSERT INTO lt VALUES (4)")
+	mustFail(t, s, pgerr.LockNotAvailable, "DELETE FROM lt WHERE id = 1")
+	mustFail(t, s, pgerr.LockNotAvailable, "INSERT INTO lt VALUES (4)")
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM lt WHERE id = 2")
-	mustFail(t, s, "55P03", "COMMIT")
+	mustFail(t, s, pgerr.LockNotAvailable, "COMMIT")
 	if st := s.TxStatus(); st != TxIdle {
 		t.Fatalf("after the failed COMMIT the session is %c, want I", st)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The logging parameters PostgreSQL has. log_connections and
@@ -34,7 +34,7 @@ func CheckServerSetting(name, value string) (string, string, error) {
 	d.readOnly = false
 	s.defs[n] = d
 	if _, err := s.Set(n, value); err != nil {
-		var se *sql.Error
+		var se *pgerr.Error
 		if errors.As(err, &se) && se.Hint != "" {
 			return n, "", fmt.Errorf("%s (%s)", se.Message, se.Hint)
 		}
@@ -75,7 +75,7 @@ func checkLogStatement(v string) (string, error) {
 	if slices.Contains(logStatementLevels, l) {
 		return l, nil
 	}
-	return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
+	return "", &pgerr.Error{Code: pgerr.InvalidParameterValue,
 		Message: fmt.Sprintf("invalid value for parameter \"log_statement\": \"%s\"", v),
 		Hint:    "Available values: " + strings.Join(logStatementLevels, ", ") + "."}
 }
@@ -88,7 +88,7 @@ func checkMinDuration(v string) (string, error) {
 	}
 	out, err := checkDuration("log_min_duration_statement", v)
 	if err != nil {
-		return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
+		return "", &pgerr.Error{Code: pgerr.InvalidParameterValue,
 			Message: fmt.Sprintf("invalid value for parameter \"log_min_duration_statement\": \"%s\"", v),
 			Hint:    "Use -1 (off), 0 (every statement) or a duration such as 250ms or 1s."}
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestMaintenanceRacesWriters: one session loops INSERT, DELETE and UPDATE
@@ -72,7 +72,7 @@ func raceMaintenance(t *testing.T, with, setup string, servers int, d time.Durat
 			for i := 0; ctx.Err() == nil; i++ {
 				if err := step(i); err != nil {
 					var cause error
-					if se := (*sql.Error)(nil); errors.As(err, &se) {
+					if se := (*pgerr.Error)(nil); errors.As(err, &se) {
 						cause = se.Err
 					}
 					errs <- fmt.Errorf("%s, round %d: %w (cause: %v)", name, i, err, cause)
@@ -92,7 +92,7 @@ func raceMaintenance(t *testing.T, with, setup string, servers int, d time.Durat
 		// An INSERT's rows are written before it commits: it cannot plan
 		// them again, so it fails rather than name a swept file.
 		prewritten := i%7 == 6 || i%3 == 0
-		if servers == 2 && prewritten && sqlCode(err) == sql.CodeSerializationFailure {
+		if servers == 2 && prewritten && sqlCode(err) == pgerr.SerializationFailure {
 			refused++
 			return nil
 		}
@@ -113,7 +113,7 @@ func raceMaintenance(t *testing.T, with, setup string, servers int, d time.Durat
 	})
 	loop("reader", func(int) error {
 		_, err := reader.query(t.Context(), "SELECT count(*), sum(v) FROM race WHERE id % 3 = 0")
-		if servers == 2 && sqlCode(err) == sql.CodeSnapshotTooOld {
+		if servers == 2 && sqlCode(err) == pgerr.SnapshotTooOld {
 			tooOld++
 			return nil
 		}
@@ -136,8 +136,8 @@ func raceMaintenance(t *testing.T, with, setup string, servers int, d time.Durat
 }
 
 // sqlCode is err's SQLSTATE ("" for none).
-func sqlCode(err error) string {
-	var se *sql.Error
+func sqlCode(err error) pgerr.Code {
+	var se *pgerr.Error
 	if errors.As(err, &se) {
 		return se.Code
 	}
@@ -260,14 +260,14 @@ func TestOrphanRetentionFloor(t *testing.T) {
 			continue
 		}
 		_, err := s.query(t.Context(), q)
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeInvalidParameterValue || !strings.Contains(se.Hint, orphanMinRetentionSetting) {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.InvalidParameterValue || !strings.Contains(se.Hint, orphanMinRetentionSetting) {
 			t.Fatalf("%s: %v, want 22023 with a hint naming the setting", v, err)
 		}
 	}
-	mustFail(t, s, sql.CodeInvalidParameterValue, "SET magmalake.remove_orphan_files_min_retention = 'soon'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET magmalake.remove_orphan_files_min_retention = 'soon'")
 	mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '30m'")
-	mustFail(t, s, sql.CodeInvalidParameterValue, "ALTER TABLE f EXECUTE remove_orphan_files(retention_threshold => '29m')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE f EXECUTE remove_orphan_files(retention_threshold => '29m')")
 	mustQuery(t, s, "ALTER TABLE f EXECUTE remove_orphan_files(retention_threshold => '30m')")
 	mustQuery(t, s, "SET magmalake.remove_orphan_files_min_retention = '0s'")
 	mustQuery(t, s, "ALTER TABLE f EXECUTE remove_orphan_files(retention_threshold => '0s')")

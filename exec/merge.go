@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -252,7 +253,7 @@ func (m *mergeRows) Added(ctx context.Context) ([]arrow.RecordBatch, error) {
 func (m *mergeRows) checked(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for i, req := range m.p.require {
 		if req && b.Column(i).NullN() > 0 {
-			return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+			return nil, &pgerr.Error{Code: pgerr.NotNullViolation,
 				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint",
 					m.p.scope.Columns[i].Name, m.p.rt.Ident[len(m.p.rt.Ident)-1])}
 		}

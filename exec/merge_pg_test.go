@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -143,7 +144,7 @@ func TestMergeBySourceAndReturning(t *testing.T) {
 				t.Fatalf("RETURNING\n got  %v\n want %v", g, w)
 			}
 			compareStatement(t, s, conn, "SELECT * FROM mt ORDER BY id NULLS FIRST")
-			mustFail(t, s, "42P01", "MERGE INTO mt USING ms ON mt.id = ms.id WHEN NOT MATCHED BY SOURCE AND ms.w > 1 THEN DELETE")
+			mustFail(t, s, pgerr.UndefinedTable, "MERGE INTO mt USING ms ON mt.id = ms.id WHEN NOT MATCHED BY SOURCE AND ms.w > 1 THEN DELETE")
 		})
 	}
 }
@@ -198,8 +199,8 @@ func TestMergePrunesByTheSourceKeys(t *testing.T) {
 	before := mustQuery(t, s, "SELECT count(*), sum(id) FROM pt").text()
 	mustQuery(t, s, "INSERT INTO src VALUES (13, 3)")
 	files := dataFiles(t, dir)
-	mustFail(t, s, "21000", "MERGE INTO pt USING src ON pt.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.g, 'new')")
-	mustFail(t, s, "23502", "MERGE INTO pt USING (SELECT id, g FROM src UNION ALL SELECT 1, 1) AS x ON pt.id = x.id + 1000"+
+	mustFail(t, s, pgerr.CardinalityViolation, "MERGE INTO pt USING src ON pt.id = src.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT VALUES (src.id, src.g, 'new')")
+	mustFail(t, s, pgerr.NotNullViolation, "MERGE INTO pt USING (SELECT id, g FROM src UNION ALL SELECT 1, 1) AS x ON pt.id = x.id + 1000"+
 		" WHEN NOT MATCHED AND x.id = 1 THEN INSERT VALUES (x.id, 1, NULL) WHEN NOT MATCHED THEN INSERT VALUES (x.id, x.g, 'n')")
 	if got := mustQuery(t, s, "SELECT count(*), sum(id) FROM pt").text(); got != before {
 		t.Fatalf("after failed MERGEs: %q, before %q", got, before)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -61,7 +62,7 @@ func (s *Session) creationSchema(ctx context.Context, n sql.TableName) (string, 
 		return "", err
 	}
 	if ns == "" {
-		return "", sql.Errorf(sql.CodeInvalidSchemaName, "no schema has been selected to create in")
+		return "", pgerr.Errorf(pgerr.InvalidSchemaName, "no schema has been selected to create in")
 	}
 	return ns, nil
 }
@@ -113,7 +114,7 @@ func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads boo
 		}
 		// Statements that write or describe Iceberg tables cannot take a
 		// catalog relation; queries resolve through sessionCatalog.
-		return nil, sql.Errorf(sql.CodeInsufficientPrivilege, "permission denied: %q is a system catalog", n.Table)
+		return nil, pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied: %q is a system catalog", n.Table)
 	}
 	name, meta := n.Table, ""
 	if i := strings.LastIndexByte(name, '$'); i > 0 {
@@ -221,7 +222,7 @@ func writeDefault(f ice.NestedField, t sql.Type) (*sql.Const, error) {
 		k, err = sql.DefaultConst(t, v)
 	}
 	if err != nil {
-		return nil, &sql.Error{Code: sql.CodeInvalidTableDefinition,
+		return nil, &pgerr.Error{Code: pgerr.InvalidTableDefinition,
 			Message: fmt.Sprintf("the default of column %q cannot be read", f.Name), Detail: err.Error(), Err: err}
 	}
 	return k, nil

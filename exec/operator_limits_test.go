@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Every operator stops when its statement ends and holds no more than
@@ -45,8 +45,8 @@ func queryEnds(t *testing.T, s *Session, ctx context.Context, q string) error {
 
 func wantCanceled(t *testing.T, q string, err error, message string) {
 	t.Helper()
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled || se.Message != message {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled || se.Message != message {
 		t.Fatalf("%s: %v, want 57014 %q", q, err, message)
 	}
 }
@@ -140,8 +140,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	mustQuery(t, s, "SET work_mem = '1MB'")
 	for _, c := range cases {
 		_, err := s.query(context.Background(), c.q)
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeOutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") {
 			t.Errorf("%s: %v, want 53200 naming %s", c.q, err, c.op)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -48,7 +49,7 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 	}
 	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
 		if s.tx.active {
-			return nil, sql.Errorf(sql.CodeActiveTransaction, "ALTER TABLE ... EXECUTE optimize cannot run inside a transaction block")
+			return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "ALTER TABLE ... EXECUTE optimize cannot run inside a transaction block")
 		}
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
@@ -96,7 +97,7 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 				return nil, opts, err
 			}
 		default:
-			return nil, opts, sql.Errorf(sql.CodeInvalidParameterValue, "optimize has no argument %q (file_size_threshold, delete_ratio_threshold)", name)
+			return nil, opts, pgerr.Errorf(pgerr.InvalidParameterValue, "optimize has no argument %q (file_size_threshold, delete_ratio_threshold)", name)
 		}
 	}
 	if st.Where != nil {
@@ -107,7 +108,7 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 		}
 		tr := sql.Translate(ctx, where, scope, args)
 		if !tr.Exact {
-			return nil, opts, sql.Errorf(sql.CodeFeatureNotSupported, "optimize's WHERE must be a condition on columns Iceberg can evaluate per file, not %s", where)
+			return nil, opts, pgerr.Errorf(pgerr.FeatureNotSupported, "optimize's WHERE must be a condition on columns Iceberg can evaluate per file, not %s", where)
 		}
 		opts.Filter = tr.Filter
 	}
@@ -144,7 +145,7 @@ func ParseByteSize(v string) (int64, error) {
 	}
 	n, err := strconv.ParseFloat(s, 64)
 	if err != nil || n < 0 {
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "file_size_threshold must be a size such as '128MB', not %q", v)
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "file_size_threshold must be a size such as '128MB', not %q", v)
 	}
 	return int64(n * float64(mult)), nil
 }
@@ -153,7 +154,7 @@ func ParseByteSize(v string) (int64, error) {
 func parseRatio(v string) (float64, error) {
 	r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || r < 0 || r > 1 {
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "delete_ratio_threshold must be a number between 0 and 1, not %q", v)
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "delete_ratio_threshold must be a number between 0 and 1, not %q", v)
 	}
 	return r, nil
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // optimizeModes are the delete strategies OPTIMIZE pays back.
@@ -129,12 +129,12 @@ func TestOptimizeScope(t *testing.T) {
 	if left != "4" {
 		t.Fatalf("partition 0 has %s files, want its 4 untouched", left)
 	}
-	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE optimize WHERE s LIKE '%x'")
-	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 2)")
-	mustFail(t, s, "22023", "ALTER TABLE ot EXECUTE optimize(nosuch => 1)")
-	mustFail(t, s, "0A000", "ALTER TABLE ot EXECUTE rewrite_position_delete_files")
+	mustFail(t, s, pgerr.FeatureNotSupported, "ALTER TABLE ot EXECUTE optimize WHERE s LIKE '%x'")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE ot EXECUTE optimize(delete_ratio_threshold => 2)")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE ot EXECUTE optimize(nosuch => 1)")
+	mustFail(t, s, pgerr.FeatureNotSupported, "ALTER TABLE ot EXECUTE rewrite_position_delete_files")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "25001", "ALTER TABLE ot EXECUTE optimize")
+	mustFail(t, s, pgerr.ActiveSQLTransaction, "ALTER TABLE ot EXECUTE optimize")
 	mustQuery(t, s, "ROLLBACK")
 }
 
@@ -211,8 +211,8 @@ func TestOptimizeCancelled(t *testing.T) {
 			}
 			break
 		}
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled {
 			t.Fatalf("cancelled at check %d: %v", n, err)
 		}
 		if got := dataFiles(t, dir); !slices.Equal(got, files) {

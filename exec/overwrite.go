@@ -16,6 +16,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -55,7 +56,7 @@ func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql
 	}
 	if where != nil {
 		if sql.HasAggregate(where) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if p.del.where, err = sql.BindCondition(where, p.del.scope, params, "WHERE"); err != nil {
 			return nil, err
@@ -91,16 +92,16 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 			}
 		}
 		if idx < 0 {
-			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q of relation %q does not exist", pv.Column, st.Table.Table)
+			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", pv.Column, st.Table.Table)
 		}
 		if _, dup := p.fixed[idx]; dup {
-			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", pv.Column)
+			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", pv.Column)
 		}
 		col := p.del.scope.Columns[idx]
 		if !identityPartitioned(p.del.rt.Table, col.FieldID) {
 			// Spark's rule: a static PARTITION value names a partition
 			// column; anything else would silently act as REPLACE WHERE.
-			return nil, sql.Errorf(sql.CodeInvalidColumnReference, "column %q is not an identity partition column of %q; use INSERT INTO ... REPLACE WHERE to replace rows by a condition", pv.Column, st.Table.Table)
+			return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "column %q is not an identity partition column of %q; use INSERT INTO ... REPLACE WHERE to replace rows by a condition", pv.Column, st.Table.Table)
 		}
 		e, err := sql.BindAssigned(pv.Value, nil, col, params)
 		if err != nil {
@@ -129,7 +130,7 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 	for _, name := range shaped.Columns {
 		for i := range p.fixed {
 			if p.del.scope.Columns[i].Name == name {
-				return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q is both a PARTITION column and an insert column", name)
+				return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q is both a PARTITION column and an insert column", name)
 			}
 		}
 	}
@@ -199,7 +200,7 @@ func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Par
 	}
 	out, err := deletes.Overwrite(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, rows, opts)
 	if errors.Is(err, deletes.ErrDynamicUnpartitioned) {
-		return out, sql.Errorf(sql.CodeFeatureNotSupported, "dynamic partition overwrite of unpartitioned table %q is not supported: set partition_overwrite_mode = 'static' or use INSERT OVERWRITE without dynamic mode",
+		return out, pgerr.Errorf(pgerr.FeatureNotSupported, "dynamic partition overwrite of unpartitioned table %q is not supported: set partition_overwrite_mode = 'static' or use INSERT OVERWRITE without dynamic mode",
 			p.del.rt.Ident[len(p.del.rt.Ident)-1])
 	}
 	if err != nil {
@@ -243,7 +244,7 @@ func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Pa
 			}
 			made = append(made, arr)
 			if p.del.rt.Table.Schema().Field(i).Required && arr.NullN() > 0 {
-				return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+				return nil, &pgerr.Error{Code: pgerr.NotNullViolation,
 					Message: fmt.Sprintf("null value in column %q violates not-null constraint", p.del.scope.Columns[i].Name)}
 			}
 			cols[i] = arr
@@ -255,7 +256,7 @@ func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Pa
 // overwriteResult answers INSERT 0 n, the rows removed going in a NOTICE.
 func overwriteResult(out deletes.OverwriteOutcome) *Result {
 	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
-	res.Notices = []Notice{{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
+	res.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
 	return res
 }
 
@@ -308,7 +309,7 @@ func (p *overwritePlan) replacedRowsHold(ctx context.Context, b arrow.RecordBatc
 				vals[c] = string(sql.AppendText(nil, p.del.scope.Columns[c].T, b.Column(c), r))
 			}
 		}
-		return &sql.Error{Code: sql.CodeCheckViolation,
+		return &pgerr.Error{Code: pgerr.CheckViolation,
 			Message: fmt.Sprintf("new row for relation %q violates its REPLACE WHERE condition", p.del.rt.Ident[len(p.del.rt.Ident)-1]),
 			Detail:  "Failing row contains (" + strings.Join(vals, ", ") + ")."}
 	}

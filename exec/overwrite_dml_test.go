@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // dmlModel is the test's own copy of a table (id → "id|cat|v"), kept without
@@ -136,11 +138,11 @@ func TestInsertOverwritePartition(t *testing.T) {
 	// A PARTITION column that is not an identity partition column is
 	// refused, as Spark does (it would act as REPLACE WHERE), and the table
 	// is left as it was.
-	mustFail(t, s, "42P10", "INSERT OVERWRITE t PARTITION (v = 10) SELECT 70, 'b'")
+	mustFail(t, s, pgerr.InvalidColumnReference, "INSERT OVERWRITE t PARTITION (v = 10) SELECT 70, 'b'")
 	dmlCheck(t, s, "t", m)
-	mustFail(t, s, "42703", "INSERT OVERWRITE t PARTITION (nope = 1) VALUES (1, 2)")
-	mustFail(t, s, "42601", "INSERT OVERWRITE t PARTITION (cat = 'a') VALUES (1, 2, 3)")
-	mustFail(t, s, "0A000", "INSERT OVERWRITE t PARTITION (cat) VALUES (1, 2, 'a')")
+	mustFail(t, s, pgerr.UndefinedColumn, "INSERT OVERWRITE t PARTITION (nope = 1) VALUES (1, 2)")
+	mustFail(t, s, pgerr.SyntaxError, "INSERT OVERWRITE t PARTITION (cat = 'a') VALUES (1, 2, 3)")
+	mustFail(t, s, pgerr.FeatureNotSupported, "INSERT OVERWRITE t PARTITION (cat) VALUES (1, 2, 'a')")
 }
 
 func TestInsertReplaceWhere(t *testing.T) {
@@ -229,10 +231,10 @@ func TestInsertOverwriteBadRow(t *testing.T) {
 	s := testSession(t)
 	m := dmlSetup(t, s, 2, "", 6)
 	before := dmlSnapshotCount(t, s)
-	mustFail(t, s, "23502", "INSERT OVERWRITE t VALUES (1, 'a', 1), (NULL, 'b', 2)")
-	mustFail(t, s, "23502", "INSERT OVERWRITE t SELECT CASE WHEN id = 3 THEN NULL ELSE id END, cat, v FROM t")
-	mustFail(t, s, "42804", "INSERT OVERWRITE t VALUES (1, 'a', true)")
-	mustFail(t, s, "22P02", "INSERT INTO t REPLACE WHERE true VALUES (1, 'a', 'x')")
+	mustFail(t, s, pgerr.NotNullViolation, "INSERT OVERWRITE t VALUES (1, 'a', 1), (NULL, 'b', 2)")
+	mustFail(t, s, pgerr.NotNullViolation, "INSERT OVERWRITE t SELECT CASE WHEN id = 3 THEN NULL ELSE id END, cat, v FROM t")
+	mustFail(t, s, pgerr.DatatypeMismatch, "INSERT OVERWRITE t VALUES (1, 'a', true)")
+	mustFail(t, s, pgerr.InvalidTextRepresentation, "INSERT INTO t REPLACE WHERE true VALUES (1, 'a', 'x')")
 	if got := dmlSnapshotCount(t, s); got != before {
 		t.Fatalf("snapshots %s → %s", before, got)
 	}
@@ -249,8 +251,8 @@ func TestReplaceWhereChecksNewRows(t *testing.T) {
 	files := dataFiles(t, dir)
 	before := mustQuery(t, s, "SELECT * FROM r ORDER BY id").text()
 	snaps := mustQuery(t, s, `SELECT count(*) FROM "r$snapshots"`).text()
-	mustFail(t, s, "23514", "INSERT INTO r REPLACE WHERE id < 10 VALUES (3, 'a'), (11, 'b')")
-	mustFail(t, s, "23514", "INSERT INTO r REPLACE WHERE id < 10 SELECT g % 9, 'x' || g FROM generate_series(1, 20) g UNION ALL SELECT NULL, 'n'")
+	mustFail(t, s, pgerr.CheckViolation, "INSERT INTO r REPLACE WHERE id < 10 VALUES (3, 'a'), (11, 'b')")
+	mustFail(t, s, pgerr.CheckViolation, "INSERT INTO r REPLACE WHERE id < 10 SELECT g % 9, 'x' || g FROM generate_series(1, 20) g UNION ALL SELECT NULL, 'n'")
 	if got := mustQuery(t, s, "SELECT * FROM r ORDER BY id").text(); got != before {
 		t.Fatalf("table changed:\n%s\nwas\n%s", got, before)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // partitionSteps evolve a table's partitioning between DML statements.
@@ -84,15 +86,15 @@ func TestPartitionEvolutionLikePostgres(t *testing.T) {
 func TestPartitionEvolutionErrors(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE pz (id int, ts timestamp, s text) PARTITIONED BY (s)")
-	for q, code := range map[string]string{
-		"ALTER TABLE pz ADD PARTITION FIELD year(id)":                  "42804",
-		"ALTER TABLE pz ADD PARTITION FIELD nope":                      "42703",
-		"ALTER TABLE pz ADD PARTITION FIELD s":                         "42710",
-		"ALTER TABLE pz DROP PARTITION FIELD missing":                  "42704",
-		"ALTER TABLE pz DROP PARTITION FIELD bucket(2, id)":            "42704",
-		"ALTER TABLE pz REPLACE PARTITION FIELD s WITH hour(id)":       "42804",
-		"ALTER TABLE pz ADD PARTITION FIELD day(ts), ADD COLUMN x int": "0A000",
-		"ALTER TABLE pz ADD PARTITION FIELD bucket(0, id)":             "22023",
+	for q, code := range map[string]pgerr.Code{
+		"ALTER TABLE pz ADD PARTITION FIELD year(id)":                  pgerr.DatatypeMismatch,
+		"ALTER TABLE pz ADD PARTITION FIELD nope":                      pgerr.UndefinedColumn,
+		"ALTER TABLE pz ADD PARTITION FIELD s":                         pgerr.DuplicateObject,
+		"ALTER TABLE pz DROP PARTITION FIELD missing":                  pgerr.UndefinedObject,
+		"ALTER TABLE pz DROP PARTITION FIELD bucket(2, id)":            pgerr.UndefinedObject,
+		"ALTER TABLE pz REPLACE PARTITION FIELD s WITH hour(id)":       pgerr.DatatypeMismatch,
+		"ALTER TABLE pz ADD PARTITION FIELD day(ts), ADD COLUMN x int": pgerr.FeatureNotSupported,
+		"ALTER TABLE pz ADD PARTITION FIELD bucket(0, id)":             pgerr.InvalidParameterValue,
 	} {
 		mustFail(t, s, code, q)
 	}

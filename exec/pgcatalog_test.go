@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // catalogFixture creates the tables the catalog tests browse.
@@ -91,7 +93,7 @@ func TestCatalogOIDsStable(t *testing.T) {
 	if got := mustQuery(t, s, "SELECT '"+before[0][0]+"'::regclass::text, pg_table_is_visible("+before[0][0]+")").rows[0]; got[0] != "u" || got[1] != "t" {
 		t.Fatalf("visible through search_path: %v", got)
 	}
-	mustFail(t, s, "42P01", "SELECT * FROM pg_catalog.pg_nosuch")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM pg_catalog.pg_nosuch")
 	// A user table joins with a table of another schema.
 	nt := mustQuery(t, s, "SELECT count(*) FROM t").rows[0][0]
 	nu := mustQuery(t, s, "SELECT count(*) FROM s2.u").rows[0][0]

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // connectTestPostgres starts a throwaway PostgreSQL 15 cluster (C locale:
@@ -71,10 +71,10 @@ func compareStatement(t *testing.T, s *Session, conn *pgx.Conn, q string) {
 	t.Helper()
 	want := pgExec(t, conn, q)
 	got, err := s.query(context.Background(), q)
-	var se *sql.Error
+	var se *pgerr.Error
 	switch {
 	case want.code != "":
-		if !errors.As(err, &se) || se.Code != want.code {
+		if !errors.As(err, &se) || string(se.Code) != want.code {
 			t.Fatalf("%s: PostgreSQL fails with %s, magmalake: %v", q, want.code, err)
 		}
 	case err != nil:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -60,7 +61,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.CloseCursor:
 		return s.prepareClose(x)
 	}
-	return nil, nil, sql.Errorf(sql.CodeFeatureNotSupported, "this statement is not supported")
+	return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this statement is not supported")
 }
 
 // prepareSelect binds the query now for its row description; execution
@@ -103,11 +104,11 @@ func queryColumns(in []engine.Column) []Column {
 // sameColumns refuses to run a prepared query whose table changed shape.
 func sameColumns(want, got []Column) error {
 	if len(want) != len(got) {
-		return sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type")
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}
 	for i := range want {
 		if want[i].Type != got[i].Type {
-			return sql.Errorf(sql.CodeFeatureNotSupported, "cached plan must not change result type (column %q was %s, is %s)",
+			return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type (column %q was %s, is %s)",
 				want[i].Name, want[i].Type, got[i].Type)
 		}
 	}
@@ -115,5 +116,5 @@ func sameColumns(want, got []Column) error {
 }
 
 func notSupported(format string, args ...any) error {
-	return sql.Errorf(sql.CodeFeatureNotSupported, "%s", fmt.Sprintf(format, args...))
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "%s", fmt.Sprintf(format, args...))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -67,12 +68,12 @@ func (s *Session) prepareShaped(ctx context.Context, query string) (*Prepared, b
 // mayChange is a preparation failure that a later statement may undo (the
 // table does not exist yet): not remembered.
 func mayChange(err error) bool {
-	var se *sql.Error
+	var se *pgerr.Error
 	if !errors.As(toSQLError(err), &se) {
 		return true
 	}
 	switch se.Code {
-	case sql.CodeUndefinedTable, sql.CodeInvalidSchemaName, sql.CodeUndefinedObject:
+	case pgerr.UndefinedTable, pgerr.InvalidSchemaName, pgerr.UndefinedObject:
 		return true
 	}
 	return false
@@ -114,8 +115,12 @@ func (p shapedPlan) execute(ctx context.Context, s *Session, _ []Param) (*Result
 // valueError is an error about a value: data exceptions and integrity
 // violations.
 func valueError(err error) bool {
-	var se *sql.Error
-	return errors.As(toSQLError(err), &se) && (strings.HasPrefix(se.Code, "22") || strings.HasPrefix(se.Code, "23"))
+	var se *pgerr.Error
+	if !errors.As(toSQLError(err), &se) {
+		return false
+	}
+	class := se.Code.Class()
+	return class == pgerr.DataException || class == pgerr.IntegrityConstraintViolation
 }
 
 // startsWithInsert is a cheap test before lexing: the query's first word

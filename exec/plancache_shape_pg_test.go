@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // shapeColumns are the columns of the table the shaped INSERTs write, each
@@ -136,7 +136,7 @@ func (s *Session) unshapedQuery(ctx context.Context, q string) (*result, error) 
 }
 
 func describeErr(err error) string {
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%s %q at %d", se.Code, se.Message, se.Position)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -122,7 +123,7 @@ func TestPlanCacheFollowsCatalogAndSearchPath(t *testing.T) {
 		t.Fatalf("after another session recreated b.t: %v %q", got.cols, got.text())
 	}
 	mustQuery(t, other, "DROP TABLE b.t")
-	mustFail(t, s, sql.CodeUndefinedTable, q)
+	mustFail(t, s, pgerr.UndefinedTable, q)
 }
 
 // A cached statement is still refused in an aborted transaction, and
@@ -132,8 +133,8 @@ func TestPlanCacheKeepsTransactionAndParamRules(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "SELECT 1")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM nope")
-	mustFail(t, s, sql.CodeInFailedTransaction, "SELECT 1")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM nope")
+	mustFail(t, s, pgerr.InFailedSQLTransaction, "SELECT 1")
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "SELECT 1")
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestQueryDiff holds magmalake's SELECT to PostgreSQL 15 over generated
@@ -299,7 +299,7 @@ func (d *diffRun) compare(q diffQuery, held bool) {
 		return
 	}
 	want := pgExec(d.t, d.conn, q.sql)
-	if want.code == "57014" {
+	if want.code == string(pgerr.QueryCanceled) {
 		d.pgSlow++ // too slow on PostgreSQL: the generator's fault, not magmalake's
 		return
 	}
@@ -354,9 +354,9 @@ func diffMagma(s *Session, q string, timeout time.Duration) (res *result, code s
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	res, err = s.query(ctx, q)
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
-		code = se.Code
+		code = string(se.Code)
 	}
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: no answer in %v: %w", errDiffTimeout, timeout, err)

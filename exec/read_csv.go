@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -72,15 +73,15 @@ func parseCSVOptions(call engine.FileCall) (csvOptions, error) {
 		case "sample_size":
 			o.sample, err = intOption(call.Function, name, v)
 			if err == nil && (o.sample == 0 || o.sample < -1) {
-				err = sql.Errorf(sql.CodeInvalidParameterValue, "sample_size of %s must be positive, or -1 for the whole file", call.Function)
+				err = pgerr.Errorf(pgerr.InvalidParameterValue, "sample_size of %s must be positive, or -1 for the whole file", call.Function)
 			}
 		case "compression":
 			o.compression, err = stringOption(call.Function, name, v)
 			if err == nil && o.compression != "auto" && o.compression != "gzip" && o.compression != "none" {
-				err = sql.Errorf(sql.CodeInvalidParameterValue, "compression of %s must be auto, gzip or none", call.Function)
+				err = pgerr.Errorf(pgerr.InvalidParameterValue, "compression of %s must be auto, gzip or none", call.Function)
 			}
 		default:
-			err = sql.Errorf(sql.CodeInvalidParameterValue, "%s has no option %q (it takes header, delim, quote, escape, nullstr, all_varchar, sample_size, compression)", call.Function, name)
+			err = pgerr.Errorf(pgerr.InvalidParameterValue, "%s has no option %q (it takes header, delim, quote, escape, nullstr, all_varchar, sample_size, compression)", call.Function, name)
 		}
 		if err != nil {
 			return o, err
@@ -96,20 +97,20 @@ func boolOption(fn, name string, v any) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
 	}
-	return false, sql.Errorf(sql.CodeInvalidParameterValue, "option %s of %s must be true or false", name, fn)
+	return false, pgerr.Errorf(pgerr.InvalidParameterValue, "option %s of %s must be true or false", name, fn)
 }
 
 func stringOption(fn, name string, v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	return "", sql.Errorf(sql.CodeInvalidParameterValue, "option %s of %s must be a string", name, fn)
+	return "", pgerr.Errorf(pgerr.InvalidParameterValue, "option %s of %s must be a string", name, fn)
 }
 
 func byteOption(fn, name string, v any) (byte, error) {
 	s, err := stringOption(fn, name, v)
 	if err == nil && len(s) != 1 {
-		err = sql.Errorf(sql.CodeInvalidParameterValue, "option %s of %s must be a single one-byte character", name, fn)
+		err = pgerr.Errorf(pgerr.InvalidParameterValue, "option %s of %s must be a single one-byte character", name, fn)
 	}
 	if err != nil {
 		return 0, err
@@ -121,7 +122,7 @@ func intOption(fn, name string, v any) (int, error) {
 	if n, ok := v.(int64); ok {
 		return int(n), nil
 	}
-	return 0, sql.Errorf(sql.CodeInvalidParameterValue, "option %s of %s must be an integer", name, fn)
+	return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "option %s of %s must be an integer", name, fn)
 }
 
 // openCSVFiles sniffs the first file: its delimiter, whether it starts
@@ -158,13 +159,13 @@ func (r *csvRelation) open(path string) (io.ReadCloser, error) {
 func (r *csvRelation) openRaw(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, sql.Errorf(sql.CodeIOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))
+		return nil, pgerr.Errorf(pgerr.IOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))
 	}
 	if r.o.compression == "gzip" || r.o.compression == "auto" && strings.HasSuffix(path, ".gz") {
 		z, err := gzip.NewReader(f)
 		if err != nil {
 			f.Close()
-			return nil, sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %s is not a gzip file", r.fn, path)
+			return nil, pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %s is not a gzip file", r.fn, path)
 		}
 		return struct {
 			io.Reader
@@ -185,7 +186,7 @@ func (r *csvRelation) sniff(ctx context.Context) error {
 		width = len(rows[0])
 	}
 	if width == 0 {
-		return sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %s is empty; there are no columns to read", r.fn, r.paths[0])
+		return pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %s is empty; there are no columns to read", r.fn, r.paths[0])
 	}
 	// The other rows' types decide the header and, with one, are the types.
 	rest := inferCSVTypes(rows[1:], width, false, r.in)
@@ -224,19 +225,19 @@ func (r *csvRelation) sampleRows(ctx context.Context) ([][]copyField, error) {
 	if r.o.delim == 0 {
 		head, err := br.Peek(sniffHead)
 		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, sql.Errorf(sql.CodeIOError, "could not read file %q: %v", r.paths[0], err)
+			return nil, pgerr.Errorf(pgerr.IOError, "could not read file %q: %v", r.paths[0], err)
 		}
 		r.o.delim = r.sniffDelimiter(head)
 	}
 	r.f = copyFormat{csv: true, delim: r.o.delim, quote: r.o.quote, escape: r.o.escape, null: r.o.null}
 	if r.o.quote == r.o.delim {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "%s: the delimiter and the quote must be different", r.fn)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s: the delimiter and the quote must be different", r.fn)
 	}
 	rd := newCopyReader(br, r.f)
 	var rows [][]copyField
 	for r.o.sample < 0 || len(rows) <= r.o.sample {
 		if err := ctx.Err(); err != nil {
-			return nil, sql.Canceled(err)
+			return nil, pgerr.Canceled(err)
 		}
 		fields, err := rd.next()
 		if errors.Is(err, io.EOF) {
@@ -357,7 +358,7 @@ func (r *csvRelation) readFile(ctx context.Context, path string, schema *arrow.S
 	rd := newCopyReader(f, r.f)
 	for {
 		if err := ctx.Err(); err != nil {
-			yield(nil, sql.Canceled(err))
+			yield(nil, pgerr.Canceled(err))
 			return false
 		}
 		b, err := r.nextBatch(rd, path, schema, cols)
@@ -388,7 +389,7 @@ func (r *csvRelation) nextBatch(rd *copyReader, path string, schema *arrow.Schem
 			return nil, r.lineError(path, rd.line, "", err)
 		}
 		if len(rec) != len(r.cols) {
-			return nil, r.lineError(path, rd.line, "", sql.Errorf(sql.CodeBadCopyFileFormat,
+			return nil, r.lineError(path, rd.line, "", pgerr.Errorf(pgerr.BadCopyFileFormat,
 				"expected %d fields, found %d", len(r.cols), len(rec)))
 		}
 		for i, c := range cols {
@@ -424,7 +425,7 @@ func appendCSVValue(b array.Builder, t sql.Type, f copyField, in sql.InputStyle)
 // the sample the hint says how to widen the inference.
 func (r *csvRelation) valueError(path string, line int64, col engine.Column, err error) error {
 	out := r.lineError(path, line, col.Name, err)
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(out, &se) && r.o.sample >= 0 && !r.o.allVarchar {
 		se.Hint = fmt.Sprintf("The type of column %q (%s) was inferred from the first %d rows of %s; pass sample_size = -1 to read the whole file first, or all_varchar = true.",
 			col.Name, col.Type, r.sample, r.paths[0])
@@ -438,9 +439,9 @@ func (r *csvRelation) lineError(path string, line int64, column string, err erro
 	if column != "" {
 		where += ", column " + column
 	}
-	var se *sql.Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) {
-		return sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %v", where, err)
+		return pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %v", where, err)
 	}
 	out := *se
 	out.Message = where + ": " + se.Message

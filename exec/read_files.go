@@ -14,7 +14,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // sessionFiles opens the files of read_csv and read_parquet for a session,
@@ -39,21 +39,21 @@ func (f sessionFiles) OpenFiles(ctx context.Context, call engine.FileCall) (engi
 func (e *Engine) readablePaths(fn, pattern string) ([]string, error) {
 	roots := resolvedRoots(e.opts.FileReadRoots)
 	if len(roots) == 0 {
-		return nil, &sql.Error{Code: sql.CodeInsufficientPrivilege,
+		return nil, &pgerr.Error{Code: pgerr.InsufficientPrivilege,
 			Message: fmt.Sprintf("permission denied to read files with %s", fn), Hint: readRootsHint}
 	}
 	abs, err := filepath.Abs(pattern)
 	if err != nil {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "invalid file path %q", pattern)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid file path %q", pattern)
 	}
 	matches := []string{abs}
 	if strings.ContainsAny(pattern, "*?[") {
 		if matches, err = filepath.Glob(abs); err != nil {
-			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "invalid file pattern %q", pattern)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid file pattern %q", pattern)
 		}
 		matches = regularFiles(matches)
 		if len(matches) == 0 {
-			return nil, sql.Errorf(sql.CodeUndefinedFile, "no file matches %q", pattern)
+			return nil, pgerr.Errorf(pgerr.UndefinedFile, "no file matches %q", pattern)
 		}
 	}
 	for i, m := range matches {
@@ -94,19 +94,19 @@ func checkReadable(path string, roots []string) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", sql.Errorf(sql.CodeUndefinedFile, "could not open file %q for reading: No such file or directory", path)
+			return "", pgerr.Errorf(pgerr.UndefinedFile, "could not open file %q for reading: No such file or directory", path)
 		}
-		return "", sql.Errorf(sql.CodeIOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))
+		return "", pgerr.Errorf(pgerr.IOError, "could not open file %q for reading: %v", path, errors.Unwrap(err))
 	}
 	if st, err := os.Stat(real); err == nil && st.IsDir() {
-		return "", sql.Errorf(sql.CodeWrongObjectType, "%q is a directory", path)
+		return "", pgerr.Errorf(pgerr.WrongObjectType, "%q is a directory", path)
 	}
 	for _, r := range roots {
 		if rel, err := filepath.Rel(r, real); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return real, nil
 		}
 	}
-	return "", &sql.Error{Code: sql.CodeInsufficientPrivilege,
+	return "", &pgerr.Error{Code: pgerr.InsufficientPrivilege,
 		Message: fmt.Sprintf("permission denied to read file %q", path), Hint: readRootsHint}
 }
 
@@ -119,11 +119,11 @@ type parquetRelation struct {
 
 func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.FileRelation, error) {
 	for name := range call.Options {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "%s has no option %q", call.Function, name)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s has no option %q", call.Function, name)
 	}
 	files, err := iceberg.OpenParquetFiles(paths, batch)
 	if err != nil {
-		return nil, sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %v", call.Function, err)
+		return nil, pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %v", call.Function, err)
 	}
 	rel := &parquetRelation{files: files, fn: call.Function}
 	for _, f := range files.Schema().Fields() {
@@ -140,9 +140,9 @@ func (r *parquetRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[ar
 		for b, err := range seq {
 			if err != nil {
 				if ctx.Err() != nil {
-					err = sql.Canceled(ctx.Err())
+					err = pgerr.Canceled(ctx.Err())
 				} else {
-					err = sql.Errorf(sql.CodeBadCopyFileFormat, "%s: %v", r.fn, err)
+					err = pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %v", r.fn, err)
 				}
 			}
 			if !yield(b, err) || err != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // fileSession is a session on an engine that may read files under roots.
@@ -94,8 +94,8 @@ func TestReadCSVSampleHint(t *testing.T) {
 	}
 	p := writeFile(t, filepath.Join(dir, "late.csv"), b.String())
 	_, err := s.query(context.Background(), "SELECT sum(v) FROM read_csv('"+p+"', sample_size = 50)")
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeInvalidTextRep {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.InvalidTextRepresentation {
 		t.Fatalf("got %v, want 22P02", err)
 	}
 	if !strings.Contains(se.Message, "line 56, column v") || !strings.Contains(se.Hint, "sample_size = -1") {
@@ -107,8 +107,8 @@ func TestReadCSVSampleHint(t *testing.T) {
 	if got := mustQuery(t, s, "SELECT count(*), sum(id) FROM read_csv('"+p+"')").text(); got != "60|1830\n" {
 		t.Errorf("default sample: %q", got)
 	}
-	mustFail(t, s, sql.CodeBadCopyFileFormat, "SELECT * FROM read_csv('"+writeFile(t, filepath.Join(dir, "ragged.csv"), "a,b\n1,2\n3\n")+"')")
-	mustFail(t, s, sql.CodeBadCopyFileFormat, "SELECT * FROM read_csv('"+writeFile(t, filepath.Join(dir, "empty.csv"), "")+"')")
+	mustFail(t, s, pgerr.BadCopyFileFormat, "SELECT * FROM read_csv('"+writeFile(t, filepath.Join(dir, "ragged.csv"), "a,b\n1,2\n3\n")+"')")
+	mustFail(t, s, pgerr.BadCopyFileFormat, "SELECT * FROM read_csv('"+writeFile(t, filepath.Join(dir, "empty.csv"), "")+"')")
 }
 
 // TestReadFilesAccess: files are read only under the engine's roots, with
@@ -126,36 +126,36 @@ func TestReadFilesAccess(t *testing.T) {
 	if got := mustQuery(t, s, "SELECT a FROM read_csv('"+in+"')").text(); got != "1\n" {
 		t.Errorf("inside the root: %q", got)
 	}
-	for q, code := range map[string]string{
-		"SELECT * FROM read_csv('" + out + "')":                                            sql.CodeInsufficientPrivilege,
-		"SELECT * FROM read_csv('" + link + "')":                                           sql.CodeInsufficientPrivilege,
-		"SELECT * FROM read_csv('" + root + "/../" + filepath.Base(outside) + "/out.csv')": sql.CodeInsufficientPrivilege,
-		"SELECT * FROM read_csv('" + root + "/missing.csv')":                               sql.CodeUndefinedFile,
-		"SELECT * FROM read_csv('" + root + "/*.tsv')":                                     sql.CodeUndefinedFile,
-		"SELECT * FROM read_csv('" + root + "')":                                           sql.CodeWrongObjectType,
-		"SELECT * FROM read_csv('" + in + "', colour = 'red')":                             sql.CodeInvalidParameterValue,
-		"SELECT * FROM read_csv('" + in + "', header = 'yes')":                             sql.CodeInvalidParameterValue,
-		"SELECT * FROM read_csv('" + in + "', delim = ',,')":                               sql.CodeInvalidParameterValue,
-		"SELECT * FROM read_csv('" + in + "', header = true, header = false)":              sql.CodeSyntaxError,
-		"SELECT * FROM read_parquet('" + in + "', header = true)":                          sql.CodeInvalidParameterValue,
-		"SELECT * FROM read_parquet('" + in + "')":                                         sql.CodeBadCopyFileFormat,
-		"SELECT * FROM read_csv()":                                                         sql.CodeUndefinedFunction,
-		"SELECT * FROM read_csv(1)":                                                        sql.CodeInvalidParameterValue,
+	for q, code := range map[string]pgerr.Code{
+		"SELECT * FROM read_csv('" + out + "')":                                            pgerr.InsufficientPrivilege,
+		"SELECT * FROM read_csv('" + link + "')":                                           pgerr.InsufficientPrivilege,
+		"SELECT * FROM read_csv('" + root + "/../" + filepath.Base(outside) + "/out.csv')": pgerr.InsufficientPrivilege,
+		"SELECT * FROM read_csv('" + root + "/missing.csv')":                               pgerr.UndefinedFile,
+		"SELECT * FROM read_csv('" + root + "/*.tsv')":                                     pgerr.UndefinedFile,
+		"SELECT * FROM read_csv('" + root + "')":                                           pgerr.WrongObjectType,
+		"SELECT * FROM read_csv('" + in + "', colour = 'red')":                             pgerr.InvalidParameterValue,
+		"SELECT * FROM read_csv('" + in + "', header = 'yes')":                             pgerr.InvalidParameterValue,
+		"SELECT * FROM read_csv('" + in + "', delim = ',,')":                               pgerr.InvalidParameterValue,
+		"SELECT * FROM read_csv('" + in + "', header = true, header = false)":              pgerr.SyntaxError,
+		"SELECT * FROM read_parquet('" + in + "', header = true)":                          pgerr.InvalidParameterValue,
+		"SELECT * FROM read_parquet('" + in + "')":                                         pgerr.BadCopyFileFormat,
+		"SELECT * FROM read_csv()":                                                         pgerr.UndefinedFunction,
+		"SELECT * FROM read_csv(1)":                                                        pgerr.InvalidParameterValue,
 	} {
 		mustFail(t, s, code, q)
 	}
-	if _, err := s.Prepare(context.Background(), "SELECT * FROM read_csv($1)", nil); !hasCode(err, sql.CodeFeatureNotSupported) {
+	if _, err := s.Prepare(context.Background(), "SELECT * FROM read_csv($1)", nil); !hasCode(err, pgerr.FeatureNotSupported) {
 		t.Errorf("a parameter as the path: %v", err)
 	}
 	// An engine with no roots (a server without --allow-file-read) reads nothing.
 	none := fileSession(t)
-	mustFail(t, none, sql.CodeInsufficientPrivilege, "SELECT * FROM read_csv('"+in+"')")
+	mustFail(t, none, pgerr.InsufficientPrivilege, "SELECT * FROM read_csv('"+in+"')")
 	if got := mustQuery(t, s, "SELECT 1").text(); got != "1\n" {
 		t.Errorf("the session is unusable after the errors: %q", got)
 	}
 }
 
-func hasCode(err error, code string) bool {
-	var se *sql.Error
+func hasCode(err error, code pgerr.Code) bool {
+	var se *pgerr.Error
 	return errors.As(err, &se) && se.Code == code
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // parquetGenColumn is one generated column: its Arrow type, the SQL type
@@ -209,7 +211,7 @@ func TestReadParquet(t *testing.T) {
 
 	other := filepath.Join(dir, "other.parquet")
 	writeGenParquet(t, other, cols[:3], 0, 10)
-	mustFail(t, s, "22P04", "SELECT * FROM read_parquet('"+dir+"/*.parquet')")
+	mustFail(t, s, pgerr.BadCopyFileFormat, "SELECT * FROM read_parquet('"+dir+"/*.parquet')")
 }
 
 func compareGenRows(t *testing.T, what string, cols []parquetGenColumn, got, want [][]string) {

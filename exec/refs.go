@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -26,7 +27,7 @@ func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error
 		return nil, err
 	}
 	if x.Name == "main" {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "the branch main is the table's own history; it cannot be created, replaced or dropped")
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "the branch main is the table's own history; it cannot be created, replaced or dropped")
 	}
 	if x.Drop {
 		err = s.engine.wh.DropRef(ctx, rt.Ident, x.Name, x.Tag)
@@ -65,19 +66,19 @@ func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, e
 	case err == nil:
 		return tagOnly("ALTER TABLE"), nil
 	case errors.Is(err, iceberg.ErrRefExists):
-		return nil, sql.Errorf(sql.CodeDuplicateObject, "%s %q of table %q already exists", kind, x.Name, x.Table.Table)
+		return nil, pgerr.Errorf(pgerr.DuplicateObject, "%s %q of table %q already exists", kind, x.Name, x.Table.Table)
 	case errors.Is(err, iceberg.ErrNoSuchRef):
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no %s %q", x.Table.Table, kind, x.Name)
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no %s %q", x.Table.Table, kind, x.Name)
 	case errors.Is(err, iceberg.ErrRefKind):
 		other := "tag"
 		if x.Tag {
 			other = "branch"
 		}
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a %s of table %q, not a %s", x.Name, other, x.Table.Table, kind)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a %s of table %q, not a %s", x.Name, other, x.Table.Table, kind)
 	case errors.Is(err, iceberg.ErrNoSuchSnapshot) && x.SnapshotID == nil:
-		return nil, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "table %q has no snapshot yet for a %s to name", x.Table.Table, kind)
+		return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "table %q has no snapshot yet for a %s to name", x.Table.Table, kind)
 	case errors.Is(err, iceberg.ErrNoSuchSnapshot):
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", x.Table.Table, *x.SnapshotID)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", x.Table.Table, *x.SnapshotID)
 	}
 	return nil, err
 }
@@ -104,9 +105,9 @@ func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, 
 		from, target, err := s.engine.wh.FastForward(ctx, rt.Ident, branch, to)
 		switch {
 		case errors.Is(err, iceberg.ErrNoSuchRef):
-			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
+			return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
 		case errors.Is(err, iceberg.ErrNotAhead):
-			return nil, sql.Errorf(sql.CodeObjectNotInPrerequisiteState, "cannot fast-forward %s to %s: %s's head is not an ancestor of %s's", branch, to, branch, to)
+			return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "cannot fast-forward %s to %s: %s's head is not an ancestor of %s's", branch, to, branch, to)
 		case err != nil:
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Para
 	b, okB := st.Args["branch"]
 	t, okT := st.Args["to"]
 	if !okB || !okT || len(st.Args) != 2 || st.Where != nil {
-		return "", "", sql.Errorf(sql.CodeInvalidParameterValue, "fast_forward takes branch => 'name', to => 'name'")
+		return "", "", pgerr.Errorf(pgerr.InvalidParameterValue, "fast_forward takes branch => 'name', to => 'name'")
 	}
 	branch, err := constText(ctx, b, params, args)
 	if err != nil {
@@ -151,7 +152,7 @@ func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, p
 		}
 		_, err = s.engine.wh.SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
 		if errors.Is(err, iceberg.ErrNoSuchSnapshot) {
-			return nil, sql.Errorf(sql.CodeInvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
 		}
 		if err != nil {
 			return nil, err
@@ -169,13 +170,13 @@ func setCurrentTarget(ctx context.Context, s *Session, rt *resolvedTable, st *sq
 		}
 		snap := rt.Table.Metadata().SnapshotByName(name)
 		if snap == nil {
-			return 0, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", st.Table.Table, name)
+			return 0, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch or tag %q", st.Table.Table, name)
 		}
 		return snap.SnapshotID, nil
 	}
 	n, ok := st.Args["snapshot_id"]
 	if !ok || len(st.Args) != 1 || st.Where != nil {
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "set_current_snapshot takes snapshot_id => id or ref => 'name'")
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "set_current_snapshot takes snapshot_id => id or ref => 'name'")
 	}
 	v, err := constText(ctx, n, params, args)
 	if err != nil {
@@ -183,7 +184,7 @@ func setCurrentTarget(ctx context.Context, s *Session, rt *resolvedTable, st *sq
 	}
 	id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil {
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
 	}
 	return id, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestBranchesAndTags: tags and branches name snapshots; FOR VERSION AS
@@ -16,7 +17,7 @@ import (
 func TestBranchesAndTags(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE bt (id int)")
-	mustFail(t, s, "55000", "ALTER TABLE bt CREATE TAG nothing")
+	mustFail(t, s, pgerr.ObjectNotInPrerequisiteState, "ALTER TABLE bt CREATE TAG nothing")
 	model := map[string]string{}
 	count := func(q string) string { return mustQuery(t, s, q).text() }
 	for k := 1; k <= 3; k++ {
@@ -43,7 +44,7 @@ func TestBranchesAndTags(t *testing.T) {
 		t.Fatalf("iceberg-go does not see tag t2: %v", err)
 	}
 
-	mustFail(t, s, "55000", "ALTER TABLE bt EXECUTE fast_forward(branch => 'main', to => 'audit')")
+	mustFail(t, s, pgerr.ObjectNotInPrerequisiteState, "ALTER TABLE bt EXECUTE fast_forward(branch => 'main', to => 'audit')")
 	mustQuery(t, s, "ALTER TABLE bt EXECUTE fast_forward(branch => 'audit', to => 'main')")
 	if got := count("SELECT count(*), sum(id) FROM bt FOR VERSION AS OF 'audit'"); got != model["main"] {
 		t.Errorf("audit after fast_forward: %q, want %q", got, model["main"])
@@ -56,17 +57,17 @@ func TestBranchesAndTags(t *testing.T) {
 	if got := count("SELECT count(*), sum(id) FROM bt FOR VERSION AS OF 'audit'"); got != model["t3"] {
 		t.Errorf("audit replaced: %q, want %q", got, model["t3"])
 	}
-	for q, code := range map[string]string{
-		"ALTER TABLE bt CREATE TAG t1":                                  "42710",
-		"ALTER TABLE bt CREATE BRANCH t1":                               "42809",
-		"ALTER TABLE bt DROP BRANCH t1":                                 "42809",
-		"ALTER TABLE bt DROP TAG nope":                                  "42704",
-		"ALTER TABLE bt REPLACE TAG nope":                               "42704",
-		"ALTER TABLE bt CREATE TAG x AS OF VERSION 12345":               "22023",
-		"ALTER TABLE bt DROP BRANCH main":                               "22023",
-		"SELECT * FROM bt FOR VERSION AS OF 'nope'":                     "42704",
-		"ALTER TABLE bt EXECUTE set_current_snapshot(snapshot_id => 1)": "22023",
-		"ALTER TABLE bt EXECUTE fast_forward(branch => 'main')":         "22023",
+	for q, code := range map[string]pgerr.Code{
+		"ALTER TABLE bt CREATE TAG t1":                                  pgerr.DuplicateObject,
+		"ALTER TABLE bt CREATE BRANCH t1":                               pgerr.WrongObjectType,
+		"ALTER TABLE bt DROP BRANCH t1":                                 pgerr.WrongObjectType,
+		"ALTER TABLE bt DROP TAG nope":                                  pgerr.UndefinedObject,
+		"ALTER TABLE bt REPLACE TAG nope":                               pgerr.UndefinedObject,
+		"ALTER TABLE bt CREATE TAG x AS OF VERSION 12345":               pgerr.InvalidParameterValue,
+		"ALTER TABLE bt DROP BRANCH main":                               pgerr.InvalidParameterValue,
+		"SELECT * FROM bt FOR VERSION AS OF 'nope'":                     pgerr.UndefinedObject,
+		"ALTER TABLE bt EXECUTE set_current_snapshot(snapshot_id => 1)": pgerr.InvalidParameterValue,
+		"ALTER TABLE bt EXECUTE fast_forward(branch => 'main')":         pgerr.InvalidParameterValue,
 	} {
 		mustFail(t, s, code, q)
 	}
@@ -74,5 +75,5 @@ func TestBranchesAndTags(t *testing.T) {
 	mustQuery(t, s, "ALTER TABLE bt DROP TAG IF EXISTS t1")
 	mustQuery(t, s, "ALTER TABLE bt CREATE TAG IF NOT EXISTS t2")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "25001", "ALTER TABLE bt CREATE TAG inblock")
+	mustFail(t, s, pgerr.ActiveSQLTransaction, "ALTER TABLE bt CREATE TAG inblock")
 }

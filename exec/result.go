@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -21,8 +22,8 @@ type Column struct {
 
 // Notice is a NoticeResponse to send before the statement completes.
 type Notice struct {
-	Severity string // NOTICE, WARNING, INFO
-	Code     string // SQLSTATE, e.g. 00000
+	Severity string     // NOTICE, WARNING, INFO
+	Code     pgerr.Code // SQLSTATE, e.g. pgerr.SuccessfulCompletion
 	Message  string
 }
 

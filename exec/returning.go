@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -32,7 +33,7 @@ func bindReturning(ctx context.Context, s *Session, items []sql.SelectItem, scop
 	r := &returningList{names: names}
 	for _, n := range nodes {
 		if sql.HasAggregate(n) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in RETURNING")
 		}
 		e, err := sql.Bind(n, scope, params)
 		if err != nil {

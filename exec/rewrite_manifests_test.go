@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestRewriteManifests: a merge-on-read DELETE, then 30 autocommit
@@ -56,10 +58,10 @@ func TestRewriteManifests(t *testing.T) {
 	if got := mustQuery(t, s, `SELECT count(*) FROM "rm$snapshots"`).rows[0][0]; got == snapsBefore || got != fmt.Sprint(mustAtoi(t, snapsBefore)+1) {
 		t.Errorf("%s snapshots after two rewrites, want %s + 1", got, snapsBefore)
 	}
-	mustFail(t, s, "22023", "ALTER TABLE rm EXECUTE rewrite_manifests(spec_id => 0)")
-	mustFail(t, s, "42601", "ALTER TABLE rm EXECUTE rewrite_manifests WHERE id = 1")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE rm EXECUTE rewrite_manifests(spec_id => 0)")
+	mustFail(t, s, pgerr.SyntaxError, "ALTER TABLE rm EXECUTE rewrite_manifests WHERE id = 1")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "25001", "ALTER TABLE rm EXECUTE rewrite_manifests")
+	mustFail(t, s, pgerr.ActiveSQLTransaction, "ALTER TABLE rm EXECUTE rewrite_manifests")
 	mustQuery(t, s, "ROLLBACK")
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestSelectRowLineage: on a v3 table _row_id and
@@ -53,5 +55,5 @@ func TestSelectRowLineage(t *testing.T) {
 		t.Errorf("join on _row_id: %q (row ids must be unique)", got)
 	}
 	mustQuery(t, s, "CREATE TABLE v2 (k int)")
-	mustFail(t, s, "42703", "SELECT _row_id FROM v2")
+	mustFail(t, s, pgerr.UndefinedColumn, "SELECT _row_id FROM v2")
 }

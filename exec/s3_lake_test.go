@@ -19,7 +19,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/s3test"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // lakeRow is the model of one row of the test table (id, v, s).
@@ -159,13 +159,13 @@ func runLakeCommands(t *testing.T, eng *Engine, proxy *s3test.Proxy, name, versi
 	mustQuery(t, s, "ALTER TABLE "+name+" SET ('write.target-file-size-bytes' = '1024')")
 	before := proxy.Keys(t, "lake", prefix)
 	proxy.Requests()
-	mustFail(t, s, sql.CodeDivisionByZero, "INSERT INTO "+name+" SELECT g, 1 / (g - 20000), 'x' FROM generate_series(1, 20000) g")
+	mustFail(t, s, pgerr.DivisionByZero, "INSERT INTO "+name+" SELECT g, 1 / (g - 20000), 'x' FROM generate_series(1, 20000) g")
 	if puts := countWrites(proxy.Requests()); puts == 0 {
 		t.Fatal("the failing INSERT wrote no object: the test does not test clean-up")
 	}
 	assertKeys(t, proxy, prefix, before, "a failed INSERT")
 	lap("a failed INSERT")
-	mustFail(t, s, sql.CodeDivisionByZero, "UPDATE "+name+" SET v = v / (id - 30)")
+	mustFail(t, s, pgerr.DivisionByZero, "UPDATE "+name+" SET v = v / (id - 30)")
 	t.Logf("the failing UPDATE sent %d writes", countWrites(proxy.Requests()))
 	assertKeys(t, proxy, prefix, before, "a failed UPDATE")
 	lap("a failed UPDATE")
@@ -181,8 +181,8 @@ func runLakeCommands(t *testing.T, eng *Engine, proxy *s3test.Proxy, name, versi
 	_, err = s.query(cctx, "INSERT INTO "+name+" SELECT g + 1000, g, 'c' FROM generate_series(1, 20000) g")
 	proxy.OnServed(nil)
 	cancel()
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled {
 		t.Fatalf("cancelled INSERT: want 57014, got %v", err)
 	}
 	if puts := countWrites(proxy.Requests()); puts == 0 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/s3test"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Odd names on the REST catalog over S3 (issue 48). The server chooses
@@ -22,10 +22,10 @@ func TestS3RESTOddNames(t *testing.T) {
 		q := `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 		for _, create := range []string{"CREATE SCHEMA " + q, "CREATE TABLE public." + q + " (" + q + " int)"} {
 			_, err := s.query(t.Context(), create)
-			var se *sql.Error
+			var se *pgerr.Error
 			switch {
 			case err == nil:
-			case errors.As(err, &se) && se.Code == sql.CodeInvalidName && strings.Contains(se.Message, "refused by the REST catalog: "):
+			case errors.As(err, &se) && se.Code == pgerr.InvalidName && strings.Contains(se.Message, "refused by the REST catalog: "):
 				continue
 			default:
 				t.Fatalf("%s: %v", create, err)
@@ -41,8 +41,8 @@ func TestS3RESTOddNames(t *testing.T) {
 			mustQuery(t, s, "DROP TABLE public."+q)
 		}
 	}
-	mustFail(t, s, "42602", `CREATE TABLE "a/b" (id int)`)
-	mustFail(t, s, "42602", `CREATE SCHEMA "../x"`)
+	mustFail(t, s, pgerr.InvalidName, `CREATE TABLE "a/b" (id int)`)
+	mustFail(t, s, pgerr.InvalidName, `CREATE SCHEMA "../x"`)
 	if got := mustQuery(t, s, "SELECT 1").text(); got != "1\n" {
 		t.Fatalf("after the refusals: %q", got)
 	}

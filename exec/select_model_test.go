@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // mRow is one row of the model table m; nil pointers are NULL.
@@ -704,8 +705,8 @@ func TestSelectTimeTravel(t *testing.T) {
 		}
 	}
 	before := time.UnixMilli(f.commitMs[0] - 1000).UTC().Format("2006-01-02 15:04:05.000+00")
-	mustFail(t, f.s, "22023", fmt.Sprintf("SELECT id FROM m FOR TIMESTAMP AS OF '%s'", before))
-	mustFail(t, f.s, "22023", "SELECT id FROM m FOR VERSION AS OF 12345")
+	mustFail(t, f.s, pgerr.InvalidParameterValue, fmt.Sprintf("SELECT id FROM m FOR TIMESTAMP AS OF '%s'", before))
+	mustFail(t, f.s, pgerr.InvalidParameterValue, "SELECT id FROM m FOR VERSION AS OF 12345")
 }
 
 // TestSelectWithoutFrom evaluates constant expressions and the clock
@@ -749,5 +750,5 @@ func TestOrderByOutputName(t *testing.T) {
 	if d := fndSameRows(rows, [][]string{{"i:3", "i:3"}, {"i:2", "i:2"}, {"i:1", "i:1"}}, nil); d != "" {
 		t.Fatal(d)
 	}
-	mustFail(t, s, "42702", "SELECT id AS a, -id AS a FROM o ORDER BY a")
+	mustFail(t, s, pgerr.AmbiguousColumn, "SELECT id AS a, -id AS a FROM o ORDER BY a")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -79,7 +80,7 @@ func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
 	cp := *p
 	cp.Notices = nil
 	for _, m := range msgs {
-		cp.Notices = append(cp.Notices, Notice{Severity: "NOTICE", Code: sql.CodeNameTooLong, Message: m})
+		cp.Notices = append(cp.Notices, Notice{Severity: "NOTICE", Code: pgerr.NameTooLong, Message: m})
 	}
 	cp.Notices = s.visible(cp.Notices)
 	return &cp
@@ -129,7 +130,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 			return &Prepared{Query: query, plan: planFunc(emptyQuery)}, nil
 		case 1:
 		default:
-			return nil, sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 		}
 		st = stmts[0]
 		if err := s.tx.admit(st); err != nil {
@@ -174,12 +175,12 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 
 func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
 	if len(params) != len(p.ParamTypes) {
-		return nil, &sql.Error{Code: sql.CodeProtocolViolation,
+		return nil, &pgerr.Error{Code: pgerr.ProtocolViolation,
 			Message: fmt.Sprintf("bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))}
 	}
 	pl, ok := p.plan.(plan)
 	if !ok {
-		return nil, &sql.Error{Code: sql.CodeInternal, Message: "statement was not prepared by this session"}
+		return nil, &pgerr.Error{Code: pgerr.InternalError, Message: "statement was not prepared by this session"}
 	}
 	start := time.Now()
 	ctx = withStatementTime(s.withInputStyle(ctx), start)
@@ -201,7 +202,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 			// Whatever a layer made of the cancellation (database/sql
 			// answers ErrTxDone), the client asked to cancel, or the
 			// statement timed out.
-			err = sql.Canceled(cerr)
+			err = pgerr.Canceled(cerr)
 		}
 		cancel()
 		err = toSQLError(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -34,7 +35,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 				return tagOnly("DISCARD " + strings.ToUpper(x.Target)), nil
 			}
 			if s.tx.active {
-				return nil, sql.Errorf(sql.CodeActiveTransaction, "DISCARD ALL cannot run inside a transaction block")
+				return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
 			s.named = nil // DISCARD ALL deallocates SQL-level prepared statements too
 			return &Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
@@ -109,7 +110,7 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 // a block: a warning, and no effect.
 func outsideBlock(what string) *Result {
 	r := tagOnly("SET")
-	r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: what + " can only be used in transaction blocks"}}
+	r.Notices = []Notice{{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: what + " can only be used in transaction blocks"}}
 	return r
 }
 
@@ -159,7 +160,7 @@ func isolationLevel(v string) (string, error) {
 	case "read uncommitted", "read committed", "repeatable read", "serializable":
 		return l, nil
 	}
-	return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
+	return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
 }
 
 // prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.
@@ -188,7 +189,7 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 func (s *Session) begin(x *sql.Begin) (*Result, error) {
 	r := tagOnly("BEGIN")
 	if s.tx.active && !s.tx.implicit {
-		r.Notices = []Notice{{Severity: "WARNING", Code: sql.CodeActiveTransaction, Message: "there is already a transaction in progress"}}
+		r.Notices = []Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
 	var lvl string

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // ServerVersion is what clients see; pgjdbc, libpq and SQLAlchemy parse it.
@@ -125,8 +125,8 @@ func (s *Settings) setStartup(st startupSetting) error {
 	}
 	n := strings.ToLower(st.name)
 	if _, err := s.Set(st.name, st.value); err != nil {
-		var se *sql.Error
-		if st.driver && n == "timezone" && errors.As(err, &se) && se.Code == sql.CodeFeatureNotSupported {
+		var se *pgerr.Error
+		if st.driver && n == "timezone" && errors.As(err, &se) && se.Code == pgerr.FeatureNotSupported {
 			// A driver's own time zone (pgjdbc sends the Java VM's): the
 			// session stays in UTC, as ParameterStatus tells the client,
 			// rather than no BI tool off UTC connecting at all. SET
@@ -136,7 +136,7 @@ func (s *Settings) setStartup(st startupSetting) error {
 		return err
 	}
 	if n == "transaction_isolation" { // as PostgreSQL refuses it at connect
-		return sql.Errorf(sql.CodeActiveTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
+		return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
 	}
 	if d, ok := s.defs[n]; ok {
 		d.def = s.values[n]
@@ -156,9 +156,9 @@ func (s *Settings) Get(name string) (string, error) {
 		return d.def, nil
 	}
 	if strings.Contains(n, ".") { // custom placeholder variables, as in PostgreSQL
-		return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return "", pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	return "", sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	return "", pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 }
 
 // Set changes a parameter; it returns the ParameterStatus to send, if any.
@@ -170,10 +170,10 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 			s.values[n] = value
 			return nil, nil
 		}
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
-		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
+		return nil, &pgerr.Error{Code: pgerr.CantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
 	}
 	if d.check != nil {
 		v, err := d.check(value)
@@ -202,10 +202,10 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
-		return nil, sql.Errorf(sql.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
 	if d.readOnly {
-		return nil, &sql.Error{Code: sql.CodeCantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
+		return nil, &pgerr.Error{Code: pgerr.CantChangeRuntimeParam, Message: "parameter \"" + n + "\" cannot be changed"}
 	}
 	delete(s.values, n)
 	if d.report {
@@ -301,7 +301,7 @@ func boolCheck(name string) func(string) (string, error) {
 	return func(v string) (string, error) {
 		b, ok := parseBool(v)
 		if !ok {
-			return "", sql.Errorf(sql.CodeInvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
+			return "", pgerr.Errorf(pgerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
 		}
 		if b {
 			return "on", nil
@@ -317,7 +317,7 @@ func checkEncoding(v string) (string, error) {
 	case "SQL_ASCII":
 		return "SQL_ASCII", nil
 	}
-	return "", sql.Errorf(sql.CodeFeatureNotSupported, "client_encoding \"%s\" is not supported; only UTF8", v)
+	return "", pgerr.Errorf(pgerr.FeatureNotSupported, "client_encoding \"%s\" is not supported; only UTF8", v)
 }
 
 func checkStandardStrings(v string) (string, error) {
@@ -326,7 +326,7 @@ func checkStandardStrings(v string) (string, error) {
 		return "", err
 	}
 	if b == "off" {
-		return "", sql.Errorf(sql.CodeFeatureNotSupported, "standard_conforming_strings cannot be turned off")
+		return "", pgerr.Errorf(pgerr.FeatureNotSupported, "standard_conforming_strings cannot be turned off")
 	}
 	return b, nil
 }
@@ -336,7 +336,7 @@ func checkTimeZone(v string) (string, error) {
 	case "UTC", "GMT", "ZULU", "Z", "ETC/UTC", "+00", "+00:00", "0", "UCT", "ETC/GMT":
 		return "UTC", nil
 	}
-	return "", &sql.Error{Code: sql.CodeFeatureNotSupported,
+	return "", &pgerr.Error{Code: pgerr.FeatureNotSupported,
 		Message: fmt.Sprintf("time zone \"%s\" is not supported; magmalake sessions run in UTC", v),
 		Hint:    "Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Duser.timezone=UTC."}
 }
@@ -349,7 +349,7 @@ func enumCheck(name string, values ...string) func(string) (string, error) {
 		if slices.Contains(values, l) {
 			return l, nil
 		}
-		return "", &sql.Error{Code: sql.CodeInvalidParameterValue,
+		return "", &pgerr.Error{Code: pgerr.InvalidParameterValue,
 			Message: fmt.Sprintf("invalid value for parameter \"%s\": \"%s\"", name, v),
 			Hint:    "Available values: " + strings.Join(values, ", ") + "."}
 	}
@@ -364,7 +364,7 @@ func onlyHonoured(name string, check func(string) (string, error), honoured, why
 		if err != nil || c == honoured {
 			return c, err
 		}
-		return "", sql.Errorf(sql.CodeFeatureNotSupported, "%s \"%s\" is not supported: %s", name, c, why)
+		return "", pgerr.Errorf(pgerr.FeatureNotSupported, "%s \"%s\" is not supported: %s", name, c, why)
 	}
 }
 
@@ -381,11 +381,11 @@ func checkExtraFloatDigits(v string) (string, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	switch {
 	case err != nil:
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"extra_float_digits\": \"%s\"", v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"extra_float_digits\": \"%s\"", v)
 	case n < -15 || n > 3:
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)", n)
 	case n < 1:
-		return "", sql.Errorf(sql.CodeFeatureNotSupported, "extra_float_digits %d is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask", n)
+		return "", pgerr.Errorf(pgerr.FeatureNotSupported, "extra_float_digits %d is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask", n)
 	}
 	return strconv.Itoa(n), nil
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -13,10 +14,10 @@ import (
 func checkStackDepth(v string) (string, error) {
 	kb, ok := parseKB(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"max_stack_depth\": \"%s\"", v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"max_stack_depth\": \"%s\"", v)
 	}
 	if kb < 100 || kb > sql.MaxStackDepthKBLimit {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue,
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue,
 			"%d kB is outside the valid range for parameter \"max_stack_depth\" (100 .. %d)", kb, sql.MaxStackDepthKBLimit)
 	}
 	return sql.FormatKB(int64(kb)), nil
@@ -26,10 +27,10 @@ func checkStackDepth(v string) (string, error) {
 func checkWorkMem(v string) (string, error) {
 	kb, ok := parseKB(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"work_mem\": \"%s\"", v)
 	}
 	if kb < 64 {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue,
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue,
 			"%d kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)", kb)
 	}
 	return sql.FormatKB(int64(kb)), nil

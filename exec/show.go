@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -136,7 +137,7 @@ func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, err
 	} else if ok, err := s.engine.wh.NamespaceExists(ctx, schema); err != nil {
 		return nil, err
 	} else if !ok {
-		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
+		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
 	var rows [][]string
 	for _, ns := range schemas {

@@ -9,6 +9,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -31,7 +32,7 @@ func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]str
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a metadata table", st.Table.Table)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table", st.Table.Table)
 	}
 	props := iceberg.TableProperties(rt.Table)
 	if !st.Create {

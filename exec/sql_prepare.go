@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -19,7 +20,7 @@ type sqlPrepared map[string]*Prepared
 func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
 		if _, ok := s.named[st.Name]; ok {
-			return nil, sql.Errorf(sql.CodeDuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
+			return nil, pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
 		}
 		if err := preparable(st.Body, s.maxDepth()); err != nil {
 			return nil, err
@@ -51,10 +52,10 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []Column, error) {
 	run := func(ctx context.Context, s *Session, outer []Param) (*Result, error) {
 		p, ok := s.named[st.Name]
 		if !ok {
-			return nil, sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
+			return nil, pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
 		}
 		if len(st.Args) != len(p.ParamTypes) {
-			return nil, &sql.Error{Code: sql.CodeSyntaxError,
+			return nil, &pgerr.Error{Code: pgerr.SyntaxError,
 				Message: "wrong number of parameters for prepared statement \"" + st.Name + "\"",
 				Detail:  fmt.Sprintf("Expected %d parameters but got %d.", len(p.ParamTypes), len(st.Args))}
 		}
@@ -64,7 +65,7 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []Column, error) {
 		}
 		plan, ok := p.plan.(plan)
 		if !ok {
-			return nil, sql.Errorf(sql.CodeInternal, "prepared statement %q has no plan", st.Name)
+			return nil, pgerr.Errorf(pgerr.InternalError, "prepared statement %q has no plan", st.Name)
 		}
 		return plan.execute(ctx, s, args)
 	}
@@ -102,7 +103,7 @@ func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []Column, error) 
 			return tagOnly("DEALLOCATE ALL"), nil
 		}
 		if _, ok := s.named[st.Name]; !ok {
-			return nil, sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
+			return nil, pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
 		}
 		delete(s.named, st.Name)
 		return tagOnly("DEALLOCATE"), nil
@@ -118,13 +119,13 @@ func preparable(body string, maxDepth int) error {
 		return err
 	}
 	if len(stmts) != 1 {
-		return sql.Errorf(sql.CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+		return pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	switch stmts[0].(type) {
 	case *sql.Select, *sql.Insert, *sql.Update, *sql.Delete, *sql.Merge:
 		return nil
 	}
-	return sql.Errorf(sql.CodeSyntaxError, "syntax error at or near %q", firstWord(body))
+	return pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near %q", firstWord(body))
 }
 
 func firstWord(s string) string {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A client sets parameters at connect two ways, as in PostgreSQL: as
@@ -64,7 +64,7 @@ func checkReplication(v string) error {
 	default:
 		b, ok := parseBool(v)
 		if !ok {
-			return &sql.Error{Code: sql.CodeInvalidParameterValue,
+			return &pgerr.Error{Code: pgerr.InvalidParameterValue,
 				Message: `invalid value for parameter "replication": "` + v + `"`,
 				Hint:    `Valid values are: "false", 0, "true", 1, "database".`}
 		}
@@ -72,7 +72,7 @@ func checkReplication(v string) error {
 			return nil
 		}
 	}
-	return sql.Errorf(sql.CodeFeatureNotSupported, "replication connections are not supported")
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "replication connections are not supported")
 }
 
 // splitOptions cuts options into words at white space, as PostgreSQL's
@@ -191,7 +191,7 @@ func valueSwitch(letter byte, value string) startupSetting {
 			if letter == '-' {
 				prefix = "--"
 			}
-			return startupSetting{err: sql.Errorf(sql.CodeSyntaxError, "%s%s requires a value", prefix, value)}
+			return startupSetting{err: pgerr.Errorf(pgerr.SyntaxError, "%s%s requires a value", prefix, value)}
 		}
 		return startupSetting{name: strings.ReplaceAll(name, "-", "_"), value: v}
 	case 'S':
@@ -213,13 +213,13 @@ func flagSwitch(letter byte) startupSetting {
 // settings (-B, -F, -p, ...), planner and statistics switches, and ones
 // PostgreSQL takes only from its own command line.
 func unsupportedSwitch(letter byte) error {
-	return &sql.Error{Code: sql.CodeFeatureNotSupported,
+	return &pgerr.Error{Code: pgerr.FeatureNotSupported,
 		Message: "command-line switch -" + string(letter) + " is not supported in startup options",
 		Hint:    "Set parameters with -c name=value."}
 }
 
 func invalidArgument(w string) error {
-	return &sql.Error{Code: sql.CodeSyntaxError,
+	return &pgerr.Error{Code: pgerr.SyntaxError,
 		Message: "invalid command-line argument for server process: " + w,
 		Hint:    `Try "postgres --help" for more information.`}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -221,9 +222,9 @@ func commitAttrs(cs []iceberg.CommitReport) []slog.Attr {
 }
 
 func errorAttrs(err error) []slog.Attr {
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(toSQLError(err), &se) {
-		return []slog.Attr{slog.String("sqlstate", se.Code), slog.String("error", se.Message)}
+		return []slog.Attr{slog.String("sqlstate", string(se.Code)), slog.String("error", se.Message)}
 	}
 	return []slog.Attr{slog.String("error", err.Error())}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // logScript runs on both servers at every log_statement level; every
@@ -113,8 +114,8 @@ func TestStatementLogCommitsAndDurations(t *testing.T) {
 
 	buf.Reset()
 	mustQuery(t, s, "SELECT a FROM t WHERE a >= 2")
-	mustFail(t, s, "42703", "SELECT nope FROM t")
-	mustFail(t, s, "42601", "SELEC 1")
+	mustFail(t, s, pgerr.UndefinedColumn, "SELECT nope FROM t")
+	mustFail(t, s, pgerr.SyntaxError, "SELEC 1")
 	entries = logEntries(t, &buf)
 	if len(entries) != 3 {
 		t.Fatalf("want 3 entries, got %v", entries)
@@ -122,9 +123,9 @@ func TestStatementLogCommitsAndDurations(t *testing.T) {
 	if entries[0]["msg"] != "statement" || num(entries[0]["rows"]) != "2" {
 		t.Errorf("SELECT entry %v; want rows 2", entries[0])
 	}
-	for i, code := range []string{"42703", "42601"} {
+	for i, code := range []pgerr.Code{pgerr.UndefinedColumn, pgerr.SyntaxError} {
 		f := entries[i+1]
-		if f["msg"] != "statement failed" || f["level"] != "ERROR" || f["sqlstate"] != code {
+		if f["msg"] != "statement failed" || f["level"] != "ERROR" || f["sqlstate"] != string(code) {
 			t.Errorf("failure entry %v; want level ERROR, sqlstate %s", f, code)
 		}
 	}
@@ -135,8 +136,8 @@ func TestStatementLogCommitsAndDurations(t *testing.T) {
 	if got := mustQuery(t, s, "SHOW log_min_duration_statement").rows[0][0]; got != "0" {
 		t.Errorf("after RESET log_min_duration_statement = %s, want the server's 0", got)
 	}
-	mustFail(t, s, "55P02", "SET log_connections = on")
-	mustFail(t, s, "22023", "SET log_statement = 'some'")
+	mustFail(t, s, pgerr.CantChangeRuntimeParam, "SET log_connections = on")
+	mustFail(t, s, pgerr.InvalidParameterValue, "SET log_statement = 'some'")
 }
 
 // TestServerSettings: serve -c values are checked as SET checks them and
@@ -167,12 +168,12 @@ func TestServerSettings(t *testing.T) {
 	mustQuery(t, s, "INSERT INTO d VALUES (1)")
 	// Failing while its rows stream, with nothing else selected: logged.
 	mustQuery(t, s, "SET log_statement = none")
-	mustFail(t, s, "22012", "SELECT 1 / (a - 1) FROM d")
+	mustFail(t, s, pgerr.DivisionByZero, "SELECT 1 / (a - 1) FROM d")
 	entries := logEntries(t, &buf)
 	if len(entries) != 2 || entries[0]["statement"] != "CREATE TABLE d (a int)" {
 		t.Fatalf("log_statement = ddl from the server logged %v", entries)
 	}
-	if f := entries[1]; f["msg"] != "statement failed" || f["sqlstate"] != "22012" {
+	if f := entries[1]; f["msg"] != "statement failed" || f["sqlstate"] != string(pgerr.DivisionByZero) {
 		t.Errorf("a statement failing as its rows streamed was logged as %v", f)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // statementRows are a statement's rows streamed after Execute returned:
@@ -62,10 +62,10 @@ func statementLoad(load func(context.Context, io.Reader) (int64, error), deadlin
 // its context as text, or as a bad input.
 func statementError(ctx context.Context, deadline time.Time, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
-		return sql.Canceled(cerr)
+		return pgerr.Canceled(cerr)
 	}
 	if !deadline.IsZero() && !time.Now().Before(deadline) {
-		return sql.Canceled(context.DeadlineExceeded)
+		return pgerr.Canceled(context.DeadlineExceeded)
 	}
 	return toSQLError(err)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // failingRows fail every Next with err, once the clock has passed after
@@ -45,19 +45,19 @@ func TestStatementRowsErrors(t *testing.T) {
 		ctx      context.Context
 		deadline time.Time
 		rows     failingRows
-		code     string
+		code     pgerr.Code
 		message  string
 	}{
-		{"at the deadline", context.Background(), soon, failingRows{err: text, after: soon}, sql.CodeQueryCanceled, "canceling statement due to statement timeout"},
-		{"cancelled", cancelled, time.Time{}, failingRows{err: text}, sql.CodeQueryCanceled, "canceling statement due to user request"},
-		{"cancelled before the deadline", cancelled, time.Now().Add(time.Hour), failingRows{err: text}, sql.CodeQueryCanceled, "canceling statement due to user request"},
-		{"a context error, unwrapped", context.Background(), time.Time{}, failingRows{err: context.DeadlineExceeded}, sql.CodeQueryCanceled, "canceling statement due to statement timeout"},
-		{"another error", context.Background(), time.Time{}, failingRows{err: errors.New("disk on fire")}, sql.CodeInternal, "disk on fire"},
+		{"at the deadline", context.Background(), soon, failingRows{err: text, after: soon}, pgerr.QueryCanceled, "canceling statement due to statement timeout"},
+		{"cancelled", cancelled, time.Time{}, failingRows{err: text}, pgerr.QueryCanceled, "canceling statement due to user request"},
+		{"cancelled before the deadline", cancelled, time.Now().Add(time.Hour), failingRows{err: text}, pgerr.QueryCanceled, "canceling statement due to user request"},
+		{"a context error, unwrapped", context.Background(), time.Time{}, failingRows{err: context.DeadlineExceeded}, pgerr.QueryCanceled, "canceling statement due to statement timeout"},
+		{"another error", context.Background(), time.Time{}, failingRows{err: errors.New("disk on fire")}, pgerr.InternalError, "disk on fire"},
 	}
 	for _, c := range cases {
 		r := &statementRows{Rows: c.rows, deadline: c.deadline, cancel: func() {}}
 		_, err := r.Next(c.ctx)
-		var se *sql.Error
+		var se *pgerr.Error
 		if !errors.As(err, &se) || se.Code != c.code || se.Message != c.message {
 			t.Errorf("%s: %v, want %s %q", c.name, err, c.code, c.message)
 		}

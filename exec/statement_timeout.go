@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // statement_timeout (and idle_in_transaction_session_timeout), as PostgreSQL's: a statement running longer, rows sent
@@ -23,7 +23,7 @@ func durationCheck(name string) func(string) (string, error) {
 func checkDuration(name, v string) (string, error) {
 	d, ok := parseDuration(v)
 	if !ok {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 	}
 	if d == 0 {
 		return "0", nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -70,7 +71,7 @@ func (t *txState) admit(st sql.Statement) error {
 	case *sql.Rollback, *sql.Commit:
 		return nil
 	}
-	return sql.Errorf(sql.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	return pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
 
 func (t *txState) fail() {
@@ -82,7 +83,7 @@ func (t *txState) fail() {
 // checkWrite refuses DML in a READ ONLY transaction.
 func (t *txState) checkWrite() error {
 	if (t.active && t.readOnly) || (!t.active && t.autoReadOnly) {
-		return sql.Errorf(sql.CodeReadOnlyTransaction, "cannot execute DML in a read-only transaction")
+		return pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute DML in a read-only transaction")
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err
 	}
 	leave, err = s.engine.uses.enter(ctx, key)
 	if err != nil {
-		return nil, sql.Canceled(err)
+		return nil, pgerr.Canceled(err)
 	}
 	return leave, nil
 }
@@ -240,7 +241,7 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 func (tt *txTable) stage(change iceberg.FileChange) error {
 	net, orphans, err := tt.net.Then(change)
 	if err != nil {
-		return sql.Errorf(sql.CodeFeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)
 	}
 	tt.setNet(net)
 	tt.orphans = append(tt.orphans, orphans...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The embedded catalog commits a block's tables in one SQLite transaction:
@@ -80,7 +81,7 @@ func checkBlockAtomic(t *testing.T, engA, engB *Engine, txs *atomic.Int32) {
 	mustQuery(t, a, "DELETE FROM t2 WHERE id = 2")
 	mustQuery(t, b, "DELETE FROM t2 WHERE id = 2")
 	before1 = snapshots("t1")
-	mustFail(t, a, "40001", "COMMIT")
+	mustFail(t, a, pgerr.SerializationFailure, "COMMIT")
 	reads("2,3,4", "3")
 	if got := snapshots("t1"); got != before1 {
 		t.Fatalf("t1 has %s snapshots after the failed block, had %s", got, before1)

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -77,7 +78,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		}
 		ident := iceberg.Ident(schema, x.Name.Table)
 		if log.hides(ident) {
-			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "CREATE TABLE of %q after its DROP in the same transaction block is not supported", x.Name.Table)
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE of %q after its DROP in the same transaction block is not supported", x.Name.Table)
 		}
 		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createTable(ctx, x) },
 			func(ctx context.Context) error { return s.engine.wh.DropTable(ctx, ident, true) })
@@ -103,7 +104,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		}
 		ident := iceberg.Ident(ns, x.Name.Table)
 		if x.OrReplace {
-			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
 		}
 		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createView(ctx, x) },
 			func(ctx context.Context) error { return s.engine.wh.DropView(ctx, ident) })

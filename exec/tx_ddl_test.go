@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // DDL inside BEGIN ... COMMIT (issue 11): what psycopg2, SQLAlchemy and
@@ -41,7 +41,7 @@ func TestDDLInTransactionBlocks(t *testing.T) {
 	mustQuery(t, s, "CREATE TABLE s2.b (id int)")
 	mustQuery(t, s, "INSERT INTO s2.b VALUES (1)")
 	mustQuery(t, s, "ROLLBACK")
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM s2.b")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM s2.b")
 	mustQuery(t, s, "CREATE SCHEMA s2") // it was dropped again
 	mustQuery(t, s, "DROP SCHEMA s2")
 	if after := listFiles(t, dir); len(after) > len(before) {
@@ -52,7 +52,7 @@ func TestDDLInTransactionBlocks(t *testing.T) {
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM a WHERE id = 1")
 	mustQuery(t, s, "DROP TABLE a")
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM a")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM a")
 	if got := mustQuery(t, other, "SELECT count(*) FROM a").text(); got != "2\n" {
 		t.Fatalf("another session during the block's DROP: %q", got)
 	}
@@ -73,16 +73,16 @@ func TestDDLInTransactionBlocks(t *testing.T) {
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DROP TABLE a")
 	mustQuery(t, s, "COMMIT")
-	mustFail(t, other, sql.CodeUndefinedTable, "SELECT * FROM a")
+	mustFail(t, other, pgerr.UndefinedTable, "SELECT * FROM a")
 
 	// A failed block rolls its CREATE back at COMMIT.
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "CREATE TABLE c (id int)")
-	mustFail(t, s, sql.CodeDivisionByZero, "SELECT 1/0")
+	mustFail(t, s, pgerr.DivisionByZero, "SELECT 1/0")
 	if r := mustQuery(t, s, "COMMIT"); r.tag != "ROLLBACK" {
 		t.Fatalf("COMMIT of a failed block: %s", r.tag)
 	}
-	mustFail(t, s, sql.CodeUndefinedTable, "SELECT * FROM c")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM c")
 }
 
 func listFiles(t *testing.T, dir string) []string {

@@ -3,7 +3,7 @@ package exec
 import (
 	"context"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // PostgreSQL runs the statements of one multi-statement Query, and those of
@@ -36,7 +36,7 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 	defer recoverInternal(&err)
 	ctx = s.withLockTimeout(ctx)
 	if _, err = s.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
-		err = sql.Canceled(ctx.Err())
+		err = pgerr.Canceled(ctx.Err())
 	}
 	return toSQLError(err)
 }
@@ -66,7 +66,7 @@ func (s *Session) endStatement(ctx context.Context, verb string) (*Result, error
 }
 
 func noTransactionWarning() Notice {
-	return Notice{Severity: "WARNING", Code: sql.CodeNoActiveTransaction, Message: "there is no transaction in progress"}
+	return Notice{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: "there is no transaction in progress"}
 }
 
 // inExplicitBlock is whether savepoints may be used.

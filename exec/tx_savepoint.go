@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // SAVEPOINT / ROLLBACK TO / RELEASE inside a block, as psycopg2's and
@@ -35,7 +35,7 @@ type tableMark struct {
 
 func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
 	if !s.tx.inExplicitBlock() {
-		return nil, sql.Errorf(sql.CodeNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks")
+		return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
 	// A savepoint marks files: buffered rows become files first.
 	if err := s.tx.flushAll(ctx); err != nil {
@@ -53,14 +53,14 @@ func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
 // findSavepoint is the newest savepoint called name.
 func (s *Session) findSavepoint(verb, name string) (int, error) {
 	if !s.tx.inExplicitBlock() {
-		return 0, sql.Errorf(sql.CodeNoActiveTransaction, "%s can only be used in transaction blocks", verb)
+		return 0, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
 	for i := len(s.tx.savepoints) - 1; i >= 0; i-- {
 		if s.tx.savepoints[i].name == name {
 			return i, nil
 		}
 	}
-	return 0, sql.Errorf(sql.CodeInvalidSavepointSpecification, "savepoint %q does not exist", name)
+	return 0, pgerr.Errorf(pgerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 }
 
 func (s *Session) releaseSavepoint(name string) (*Result, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // SET is transactional (issue 11: psycopg2's set_session and a SET in a
@@ -91,7 +93,7 @@ func TestRollbackReportsRestoredSettings(t *testing.T) {
 		t.Errorf("ROLLBACK reports %s, want application_name back to ''", got)
 	}
 	for _, q := range []string{"SET LOCAL application_name = 'y'", "SET TRANSACTION READ ONLY"} {
-		if n := exec(q).Notices; len(n) != 1 || n[0].Code != "25P01" {
+		if n := exec(q).Notices; len(n) != 1 || n[0].Code != pgerr.NoActiveSQLTransaction {
 			t.Errorf("%s outside a block: notices %v, want a 25P01 warning", q, n)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // txModes are the table layouts every transaction test runs on.
@@ -221,7 +222,7 @@ func TestTransactionConflicts(t *testing.T) {
 			mustQuery(t, s, "BEGIN")
 			mustQuery(t, s, "DELETE FROM t WHERE id = 5")
 			mustQuery(t, other, "DELETE FROM t WHERE id IN (5, 6)")
-			mustFail(t, s, "40001", "COMMIT")
+			mustFail(t, s, pgerr.SerializationFailure, "COMMIT")
 			if s.TxStatus() != TxIdle {
 				t.Fatalf("status %c after a failed COMMIT", s.TxStatus())
 			}
@@ -253,11 +254,11 @@ func TestTransactionStates(t *testing.T) {
 	ids := txFixture(t, s, "merge-on-read", "3", 9)
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
-	mustFail(t, s, "42P01", "SELECT * FROM missing")
+	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM missing")
 	if s.TxStatus() != TxFailed {
 		t.Fatalf("status %c after an error in the block", s.TxStatus())
 	}
-	mustFail(t, s, "25P02", "SELECT 1")
+	mustFail(t, s, pgerr.InFailedSQLTransaction, "SELECT 1")
 	if got := mustQuery(t, s, "COMMIT").tag; got != "ROLLBACK" {
 		t.Fatalf("COMMIT of a failed block answered %q", got)
 	}
@@ -266,16 +267,16 @@ func TestTransactionStates(t *testing.T) {
 	}
 
 	mustQuery(t, s, "BEGIN READ ONLY")
-	mustFail(t, s, "25006", "DELETE FROM t WHERE id = 1")
+	mustFail(t, s, pgerr.ReadOnlySQLTransaction, "DELETE FROM t WHERE id = 1")
 	mustQuery(t, s, "ROLLBACK")
 	mustQuery(t, s, "SET default_transaction_read_only = on")
-	mustFail(t, s, "25006", "INSERT INTO t VALUES (1, 'x')")
+	mustFail(t, s, pgerr.ReadOnlySQLTransaction, "INSERT INTO t VALUES (1, 'x')")
 	mustQuery(t, s, "SET default_transaction_read_only = off")
 
 	mustQuery(t, s, "BEGIN READ ONLY")
-	mustFail(t, s, "25006", "CREATE TABLE u (a int)")
+	mustFail(t, s, pgerr.ReadOnlySQLTransaction, "CREATE TABLE u (a int)")
 	mustQuery(t, s, "ROLLBACK")
-	mustFail(t, s, "25P01", "SAVEPOINT a") // outside a block, as PostgreSQL
+	mustFail(t, s, pgerr.NoActiveSQLTransaction, "SAVEPOINT a") // outside a block, as PostgreSQL
 }
 
 // A block over two tables commits one snapshot on each.

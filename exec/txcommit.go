@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // commitBlock publishes the block's net change of every table, one snapshot
@@ -65,7 +65,7 @@ func (s *Session) publishEach(ctx context.Context, tables []*txTable) error {
 			if len(done) == 0 {
 				return err
 			}
-			return &sql.Error{Code: sql.CodeStatementCompletionUnknown,
+			return &pgerr.Error{Code: pgerr.StatementCompletionUnknown,
 				Message: fmt.Sprintf("COMMIT was only partly applied: %s failed: %v", identKey(tt.ident), err),
 				Detail:  "Committed before the failure: " + strings.Join(done, ", ") + ". The catalog cannot commit several tables atomically.",
 				Err:     err}
@@ -110,7 +110,7 @@ func blockCommitError(err error) error {
 		return err
 	}
 	if errors.Is(err, iceberg.ErrReplan) {
-		return &sql.Error{Code: sql.CodeSerializationFailure,
+		return &pgerr.Error{Code: pgerr.SerializationFailure,
 			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(te.Table)),
 			Detail:  strings.TrimPrefix(te.Err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
 	}
@@ -126,7 +126,7 @@ func (s *Session) publish(ctx context.Context, tt *txTable) error {
 	tt.staged = nil
 	_, err := s.commitLoop(s.tx.branch).Publish(ctx, tt.base, tt.net)
 	if errors.Is(err, iceberg.ErrReplan) {
-		return &sql.Error{Code: sql.CodeSerializationFailure,
+		return &pgerr.Error{Code: pgerr.SerializationFailure,
 			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(tt.ident)),
 			Detail:  strings.TrimPrefix(err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -48,10 +49,10 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 			return nil, e
 		}
 		if _, dup := p.sets[idx]; dup {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column %q", a.Column)
 		}
 		if sql.HasAggregate(a.Value) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE")
 		}
 		e, err := sql.BindAssigned(a.Value, dp.scope, dp.scope.Columns[idx], params)
 		if err != nil {
@@ -183,7 +184,7 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 			cols[i].Retain()
 		}
 		if p.require[i] && cols[i].NullN() > 0 {
-			return nil, &sql.Error{Code: sql.CodeNotNullViolation,
+			return nil, &pgerr.Error{Code: pgerr.NotNullViolation,
 				Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint",
 					p.del.scope.Columns[i].Name, p.del.rt.Ident[len(p.del.rt.Ident)-1])}
 		}

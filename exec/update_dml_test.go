@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestUpdateStatement(t *testing.T) {
@@ -67,13 +69,13 @@ func TestUpdateReturningAndErrors(t *testing.T) {
 	if r := mustQuery(t, s, "UPDATE t SET v = 1 WHERE id > 100"); r.tag != "UPDATE 0" {
 		t.Fatalf("tag %q", r.tag)
 	}
-	mustFail(t, s, "23502", "UPDATE t SET id = NULL WHERE id = 1")
-	mustFail(t, s, "23502", "UPDATE t SET id = CASE WHEN id = 4 THEN NULL ELSE id END")
-	mustFail(t, s, "42804", "UPDATE t SET v = true")
-	mustFail(t, s, "42703", "UPDATE t SET nope = 1")
-	mustFail(t, s, "42601", "UPDATE t SET v = 1, v = 2")
-	mustFail(t, s, "22P02", "UPDATE t SET v = 'x'")
-	mustFail(t, s, "42803", "UPDATE t SET v = count(*)")
+	mustFail(t, s, pgerr.NotNullViolation, "UPDATE t SET id = NULL WHERE id = 1")
+	mustFail(t, s, pgerr.NotNullViolation, "UPDATE t SET id = CASE WHEN id = 4 THEN NULL ELSE id END")
+	mustFail(t, s, pgerr.DatatypeMismatch, "UPDATE t SET v = true")
+	mustFail(t, s, pgerr.UndefinedColumn, "UPDATE t SET nope = 1")
+	mustFail(t, s, pgerr.SyntaxError, "UPDATE t SET v = 1, v = 2")
+	mustFail(t, s, pgerr.InvalidTextRepresentation, "UPDATE t SET v = 'x'")
+	mustFail(t, s, pgerr.GroupingError, "UPDATE t SET v = count(*)")
 	if after := dmlSnapshotCount(t, s); after != before {
 		t.Fatalf("failed updates committed: %s → %s", before, after)
 	}
@@ -118,7 +120,7 @@ func TestTruncate(t *testing.T) {
 			m := dmlModel{}
 			m.put(1, "a", 1)
 			dmlCheck(t, s, "t", m)
-			mustFail(t, s, "42P01", "TRUNCATE nope")
+			mustFail(t, s, pgerr.UndefinedTable, "TRUNCATE nope")
 		})
 	}
 }

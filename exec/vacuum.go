@@ -12,6 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -80,7 +81,7 @@ func (s *Session) orphanOptions(ctx context.Context, st *sql.AlterExecute, param
 	age := orphanRetention
 	for name, n := range st.Args {
 		if !strings.EqualFold(name, "retention_threshold") {
-			return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "remove_orphan_files has no argument %q (retention_threshold)", name)
+			return nil, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "remove_orphan_files has no argument %q (retention_threshold)", name)
 		}
 		v, err := constText(ctx, n, params, args)
 		if err != nil {
@@ -94,7 +95,7 @@ func (s *Session) orphanOptions(ctx context.Context, st *sql.AlterExecute, param
 		}
 	}
 	if st.Where != nil {
-		return nil, 0, sql.Errorf(sql.CodeSyntaxError, "remove_orphan_files takes no WHERE")
+		return nil, 0, pgerr.Errorf(pgerr.SyntaxError, "remove_orphan_files takes no WHERE")
 	}
 	return rt, age, nil
 }
@@ -109,7 +110,7 @@ const orphanMinRetentionSetting = "magmalake.remove_orphan_files_min_retention"
 // checkMinRetention validates the setting's value.
 func checkMinRetention(v string) (string, error) {
 	if _, err := parseRetention(v); err != nil {
-		return "", sql.Errorf(sql.CodeInvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", orphanMinRetentionSetting, v)
+		return "", pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", orphanMinRetentionSetting, v)
 	}
 	return strings.TrimSpace(v), nil
 }
@@ -125,7 +126,7 @@ func (s *Session) checkOrphanRetention(given string, age time.Duration) error {
 	if err != nil || age >= least {
 		return err
 	}
-	return &sql.Error{Code: sql.CodeInvalidParameterValue,
+	return &pgerr.Error{Code: pgerr.InvalidParameterValue,
 		Message: fmt.Sprintf("retention_threshold %q is shorter than the minimum retention for remove_orphan_files (%s)", given, v),
 		Detail:  "An unreferenced file younger than that may belong to a commit another server or shell is making now; removing it would break the table. This server's own statements are protected whatever the threshold.",
 		Hint:    fmt.Sprintf("If no other process writes this table, SET %s = '%s' first.", orphanMinRetentionSetting, given)}
@@ -163,10 +164,10 @@ func (s *Session) rewriteManifestsTarget(ctx context.Context, st *sql.AlterExecu
 		return nil, err
 	}
 	for name := range st.Args {
-		return nil, sql.Errorf(sql.CodeInvalidParameterValue, "rewrite_manifests has no argument %q", name)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "rewrite_manifests has no argument %q", name)
 	}
 	if st.Where != nil {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "rewrite_manifests takes no WHERE")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "rewrite_manifests takes no WHERE")
 	}
 	return rt, nil
 }
@@ -207,7 +208,7 @@ func (s *Session) snapshotIDOption(ctx context.Context, st *sql.AlterExecute, pa
 	}
 	n, ok := st.Args["snapshot_id"]
 	if len(st.Args) != 1 || !ok || st.Where != nil {
-		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "%s takes one argument, snapshot_id => id", strings.ToLower(st.Procedure))
+		return nil, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "%s takes one argument, snapshot_id => id", strings.ToLower(st.Procedure))
 	}
 	if args == nil && params != nil && len(params.Types) > 0 {
 		return rt, 0, nil // a parameter's value comes at execution
@@ -218,7 +219,7 @@ func (s *Session) snapshotIDOption(ctx context.Context, st *sql.AlterExecute, pa
 	}
 	id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 	if err != nil {
-		return nil, 0, sql.Errorf(sql.CodeInvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
+		return nil, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "snapshot_id must be a snapshot's id, not %q", v)
 	}
 	return rt, id, nil
 }
@@ -227,7 +228,7 @@ func (s *Session) snapshotIDOption(ctx context.Context, st *sql.AlterExecute, pa
 // in a read-only one.
 func (s *Session) maintenanceAllowed(what string) error {
 	if s.tx.active {
-		return sql.Errorf(sql.CodeActiveTransaction, "%s cannot run inside a transaction block", what)
+		return pgerr.Errorf(pgerr.ActiveSQLTransaction, "%s cannot run inside a transaction block", what)
 	}
 	return s.tx.checkWrite()
 }
@@ -250,14 +251,14 @@ func (s *Session) expireOptions(ctx context.Context, st *sql.AlterExecute, param
 			}
 		case "retain_last":
 			if keep, err = strconv.Atoi(strings.TrimSpace(v)); err != nil || keep < 1 {
-				return nil, 0, 0, sql.Errorf(sql.CodeInvalidParameterValue, "retain_last must be a whole number of at least 1, not %q", v)
+				return nil, 0, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "retain_last must be a whole number of at least 1, not %q", v)
 			}
 		default:
-			return nil, 0, 0, sql.Errorf(sql.CodeInvalidParameterValue, "expire_snapshots has no argument %q (retention_threshold, retain_last)", name)
+			return nil, 0, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "expire_snapshots has no argument %q (retention_threshold, retain_last)", name)
 		}
 	}
 	if st.Where != nil {
-		return nil, 0, 0, sql.Errorf(sql.CodeSyntaxError, "expire_snapshots takes no WHERE")
+		return nil, 0, 0, pgerr.Errorf(pgerr.SyntaxError, "expire_snapshots takes no WHERE")
 	}
 	return rt, age, keep, nil
 }
@@ -268,10 +269,10 @@ func (s *Session) maintenanceTarget(ctx context.Context, n sql.TableName) (*reso
 		return nil, err
 	}
 	if rt.Meta != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is a metadata table", n.Table)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table", n.Table)
 	}
 	if rt.Ref != "" {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "%q names a branch or tag; this takes the table itself", n.Table)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q names a branch or tag; this takes the table itself", n.Table)
 	}
 	return rt, nil
 }
@@ -288,7 +289,7 @@ func parseRetention(v string) (time.Duration, error) {
 	if d, err := time.ParseDuration(t); err == nil && d >= 0 {
 		return d, nil
 	}
-	return 0, sql.Errorf(sql.CodeInvalidParameterValue, "retention_threshold must be a duration such as '7d' or '12h', not %q", v)
+	return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "retention_threshold must be a duration such as '7d' or '12h', not %q", v)
 }
 
 // prepareVacuum plans VACUUM [t [, ...]]: per table, OPTIMIZE with the
@@ -330,7 +331,7 @@ func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Co
 			total.add(out)
 		}
 		if st.Purge {
-			notices = append(notices, Notice{Severity: "NOTICE", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf(
+			notices = append(notices, Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf(
 				"%d deleted rows physically removed from rewritten data files, %d files deleted, %d bytes freed; every remaining data file holds only rows live on a branch",
 				total.erased, total.exp.DeletedFiles, total.exp.DeletedBytes)})
 		}
@@ -399,9 +400,9 @@ func (v *vacuumOutcome) add(o vacuumOutcome) {
 // verbose is VACUUM VERBOSE's report of one table, as INFO messages.
 func (v vacuumOutcome) verbose(name string) []Notice {
 	return []Notice{
-		{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: rewrote %d data files into %d (%d rows), removed %d delete files",
+		{Severity: "INFO", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%q: rewrote %d data files into %d (%d rows), removed %d delete files",
 			name, v.opt.RewrittenFiles, v.opt.AddedFiles, v.opt.RewrittenRows, v.opt.RemovedDeleteFiles)},
-		{Severity: "INFO", Code: sql.CodeSuccessfulCompletion, Message: fmt.Sprintf("%q: expired %d snapshots, deleted %d files (%d bytes)",
+		{Severity: "INFO", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%q: expired %d snapshots, deleted %d files (%d bytes)",
 			name, v.exp.ExpiredSnapshots, v.exp.DeletedFiles, v.exp.DeletedBytes)},
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -144,7 +145,7 @@ func (s *Session) clearTags(ctx context.Context, ident table.Identifier, blockin
 	}
 	switch {
 	case how == sql.TagsRefuse:
-		return &sql.Error{Code: sql.CodeObjectNotInPrerequisiteState,
+		return &pgerr.Error{Code: pgerr.ObjectNotInPrerequisiteState,
 			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", identKey(ident), quotedList(blocking)),
 			Detail:  "A tag names one snapshot for good: the files it references stay as long as it exists.",
 			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestVacuumPurgeBranchesAndTags: VACUUM (PURGE) erases what every branch
@@ -55,8 +55,8 @@ func TestVacuumPurgeBranchesAndTags(t *testing.T) {
 			_, err := s.query(t.Context(), "VACUUM (PURGE) pt")
 			// A copy-on-write DELETE left "after" nothing but live rows.
 			cow := m.name == "copy-on-write"
-			var se *sql.Error
-			if !errors.As(err, &se) || se.Code != sql.CodeObjectNotInPrerequisiteState ||
+			var se *pgerr.Error
+			if !errors.As(err, &se) || se.Code != pgerr.ObjectNotInPrerequisiteState ||
 				strings.Contains(se.Message, `"after"`) != !cow || !strings.Contains(se.Message, `"before"`) {
 				t.Fatalf("PURGE with tags keeping id 7: %v, want 55000 naming the tags that keep it", err)
 			}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // filesHolding lists the files under dir whose bytes contain needle.
@@ -129,10 +131,10 @@ func TestExpireSnapshots(t *testing.T) {
 	if got := optIDs(t, mustQuery(t, s, "SELECT id FROM ex").rows, 0); fmt.Sprint(got) != "[3 4]" {
 		t.Fatalf("rows %v, want [3 4]", got)
 	}
-	mustFail(t, s, "22023", "ALTER TABLE ex EXECUTE expire_snapshots(retain_last => 0)")
-	mustFail(t, s, "22023", "ALTER TABLE ex EXECUTE expire_snapshots(retention_threshold => 'soon')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE ex EXECUTE expire_snapshots(retain_last => 0)")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE ex EXECUTE expire_snapshots(retention_threshold => 'soon')")
 	mustQuery(t, s, "BEGIN")
-	mustFail(t, s, "25001", "VACUUM ex")
+	mustFail(t, s, pgerr.ActiveSQLTransaction, "VACUUM ex")
 	mustQuery(t, s, "ROLLBACK")
 	// VACUUM bin-packs the two one-row files; its snapshots are young, so
 	// the table's 5-day retention expires none.
@@ -209,8 +211,8 @@ func TestRollbackToSnapshot(t *testing.T) {
 	if got := mustQuery(t, s, "SELECT id FROM rb FOR VERSION AS OF "+snaps[2][0]).text(); got != "2\n" {
 		t.Fatalf("the later snapshot reads %q", got)
 	}
-	mustFail(t, s, "22023", "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => "+snaps[2][0]+")")
-	mustFail(t, s, "22023", "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => 'x')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => "+snaps[2][0]+")")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE rb EXECUTE rollback_to_snapshot(snapshot_id => 'x')")
 	if got := mustQuery(t, s, "SELECT count(*) FROM rb").text(); got != "2\n" {
 		t.Fatalf("a refused rollback changed the table: %q", got)
 	}
@@ -256,7 +258,7 @@ func TestVacuumEveryTable(t *testing.T) {
 	if w := []string{`"public.a"`, `"public.c"`, `"s2.b"`}; !slices.Equal(named, w) {
 		t.Fatalf("VACUUM VERBOSE reported %v, want %v", named, w)
 	}
-	mustFail(t, s, "42P01", "VACUUM a, nosuch")
+	mustFail(t, s, pgerr.UndefinedTable, "VACUUM a, nosuch")
 
 	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read', 'magmalake.vacuum.delete-ratio-threshold' = '0.5')")
 	mustQuery(t, s, "INSERT INTO d SELECT i FROM generate_series(1, 100) i")
@@ -271,10 +273,10 @@ func TestVacuumEveryTable(t *testing.T) {
 	if got := dead(); got != "0\n" {
 		t.Fatalf("under a 0.2 threshold: %q dead rows after VACUUM, want 0", got)
 	}
-	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.vacuum.delete-ratio-threshold' = '2')")
-	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.vacuum.file-size-threshold' = 'big')")
-	mustFail(t, s, "22023", "ALTER TABLE d SET ('magmalake.autovacuum.enabled' = 'no')")
-	mustFail(t, s, "22023", "CREATE TABLE e (id int) WITH ('magmalake.delete.rewrite-ratio' = '-1')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE d SET ('magmalake.vacuum.delete-ratio-threshold' = '2')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE d SET ('magmalake.vacuum.file-size-threshold' = 'big')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "ALTER TABLE d SET ('magmalake.autovacuum.enabled' = 'no')")
+	mustFail(t, s, pgerr.InvalidParameterValue, "CREATE TABLE e (id int) WITH ('magmalake.delete.rewrite-ratio' = '-1')")
 }
 
 // TestVacuumKeepsBlocksSnapshots: VACUUM, like PostgreSQL's, leaves other

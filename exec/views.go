@@ -12,13 +12,14 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
 // viewNamed is what resolving a table finds when the name is a view's:
 // 42809 for statements that need a table, the view for queries.
 type viewNamed struct {
-	err  *sql.Error
+	err  *pgerr.Error
 	view *engine.Table
 }
 
@@ -59,7 +60,7 @@ func viewKey(ident table.Identifier) table.Identifier {
 
 // isAView is the error for a view where a table is needed.
 func isAView(name string, v *engine.Table) error {
-	return &viewNamed{view: v, err: &sql.Error{Code: sql.CodeWrongObjectType,
+	return &viewNamed{view: v, err: &pgerr.Error{Code: pgerr.WrongObjectType,
 		Message: fmt.Sprintf("%q is a view", name),
 		Hint:    "Views are read-only: write to the tables the view reads; DROP VIEW removes it."}}
 }
@@ -82,9 +83,9 @@ func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, e
 	}
 	if _, err := s.engine.wh.LoadTable(ctx, ident); err == nil {
 		if x.OrReplace {
-			return nil, sql.Errorf(sql.CodeWrongObjectType, "%q is not a view", x.Name.Table)
+			return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is not a view", x.Name.Table)
 		}
-		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
+		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
 	}
 	var replaced *iceberg.View
 	if x.OrReplace {
@@ -106,11 +107,11 @@ func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, e
 	}
 	switch {
 	case errors.Is(err, iceberg.ErrViewExists):
-		return nil, sql.Errorf(sql.CodeDuplicateTable, "relation %q already exists", x.Name.Table)
+		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
 	case errors.Is(err, iceberg.ErrViewsUnsupported):
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%v", err)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%v", err)
 	case errors.Is(err, iceberg.ErrNoSuchNamespace):
-		return nil, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", ns)
+		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", ns)
 	case err != nil:
 		return nil, err
 	}
@@ -130,11 +131,11 @@ func (s *Session) replaceableView(ctx context.Context, ident table.Identifier, s
 	}
 	olds, news := old.Schema.Fields(), schema.Fields()
 	if len(news) < len(olds) {
-		return nil, sql.Errorf(sql.CodeInvalidTableDefinition, "cannot drop columns from view")
+		return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot drop columns from view")
 	}
 	for i, f := range olds {
 		if news[i].Name != f.Name {
-			return nil, sql.Errorf(sql.CodeInvalidTableDefinition, "cannot change name of view column %q to %q", f.Name, news[i].Name)
+			return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", f.Name, news[i].Name)
 		}
 	}
 	return old, s.engine.wh.DropView(ctx, ident)
@@ -144,7 +145,7 @@ func (s *Session) replaceableView(ctx context.Context, ident table.Identifier, s
 // cannot hold (an unbounded numeric, an interval) is described as a string.
 func viewSchema(cols []Column, names []string) (*ice.Schema, error) {
 	if len(names) > len(cols) {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "CREATE VIEW specifies more column names than columns")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
 	fields := make([]ice.NestedField, len(cols))
 	var seen []string
@@ -154,7 +155,7 @@ func viewSchema(cols []Column, names []string) (*ice.Schema, error) {
 			name = names[i]
 		}
 		if slices.Contains(seen, name) {
-			return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", name)
 		}
 		seen = append(seen, name)
 		t, err := c.Type.IcebergType()
@@ -174,7 +175,7 @@ func (s *Session) dropView(ctx context.Context, x *sql.DropView) (*Result, error
 	}
 	if !found {
 		if _, err := s.resolveTable(ctx, x.Name); err == nil {
-			return nil, &sql.Error{Code: sql.CodeWrongObjectType, Message: fmt.Sprintf("%q is not a view", x.Name.Table),
+			return nil, &pgerr.Error{Code: pgerr.WrongObjectType, Message: fmt.Sprintf("%q is not a view", x.Name.Table),
 				Hint: "Use DROP TABLE to remove a table."}
 		}
 		if x.IfExists {
@@ -182,7 +183,7 @@ func (s *Session) dropView(ctx context.Context, x *sql.DropView) (*Result, error
 			r.Notices = []Notice{notice(fmt.Sprintf("view %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
-		return nil, sql.Errorf(sql.CodeUndefinedTable, "view %q does not exist", x.Name.Table)
+		return nil, pgerr.Errorf(pgerr.UndefinedTable, "view %q does not exist", x.Name.Table)
 	}
 	if s.tx.active {
 		s.tx.ddl.hide(identKey(viewKey(v.Ident)))

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // copyFeed is a COPY ... FROM STDIN the shell feeds from its own input:
@@ -137,23 +137,23 @@ func parseCopyCommand(args string) (copyCommand, error) {
 			return c.finish(args, toks, i)
 		}
 	}
-	return c, sql.Errorf(sql.CodeSyntaxError, `\copy: parse error at end of line`)
+	return c, pgerr.Errorf(pgerr.SyntaxError, `\copy: parse error at end of line`)
 }
 
 func (c copyCommand) finish(args string, toks []copyToken, dir int) (copyCommand, error) {
 	c.from = strings.EqualFold(toks[dir].text, "from")
 	if dir+1 >= len(toks) {
-		return c, sql.Errorf(sql.CodeSyntaxError, `\copy: parse error at end of line`)
+		return c, pgerr.Errorf(pgerr.SyntaxError, `\copy: parse error at end of line`)
 	}
 	target := toks[dir+1]
 	switch name := strings.ToLower(target.text); {
 	case target.quoted:
 		c.file = target.value
 	case name == "program":
-		return c, sql.Errorf(sql.CodeFeatureNotSupported, `\copy ... PROGRAM is not supported`)
+		return c, pgerr.Errorf(pgerr.FeatureNotSupported, `\copy ... PROGRAM is not supported`)
 	case name == "stdin" || name == "pstdin" || name == "stdout" || name == "pstdout":
 		if (name == "stdin" || name == "pstdin") != c.from {
-			return c, sql.Errorf(sql.CodeSyntaxError, `\copy: parse error at "%s"`, target.text)
+			return c, pgerr.Errorf(pgerr.SyntaxError, `\copy: parse error at "%s"`, target.text)
 		}
 	default:
 		c.file = target.text // psql takes a bare word as a file name
@@ -255,7 +255,7 @@ func (sh *Shell) runCopy(ctx context.Context, c copyCommand) error {
 	if res.Rows != nil {
 		res.Rows.Close()
 	}
-	return sql.Errorf(sql.CodeInternal, `\copy: the server did not start a COPY`)
+	return pgerr.Errorf(pgerr.InternalError, `\copy: the server did not start a COPY`)
 }
 
 func (sh *Shell) copyFromFile(ctx context.Context, in *exec.CopyIn, name string) error {
@@ -309,9 +309,9 @@ func fileError(name, mode string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	code := sql.CodeIOError
+	code := pgerr.IOError
 	if errors.Is(err, os.ErrNotExist) {
-		code = sql.CodeUndefinedFile
+		code = pgerr.UndefinedFile
 	}
-	return sql.Errorf(code, "could not open file %q for %s: %v", name, mode, err)
+	return pgerr.Errorf(code, "could not open file %q for %s: %v", name, mode, err)
 }

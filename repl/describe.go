@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // describeTable is \d NAME and \d+ NAME: the columns, then, where psql
@@ -88,8 +88,8 @@ func createdName(create string) string {
 
 // isNoSuchRelation reports 42P01: DESCRIBE then says it as psql would.
 func isNoSuchRelation(err error) bool {
-	var se *sql.Error
-	return errors.As(err, &se) && se.Code == sql.CodeUndefinedTable
+	var se *pgerr.Error
+	return errors.As(err, &se) && se.Code == pgerr.UndefinedTable
 }
 
 // tableDetails are describeTable's lines under the columns.

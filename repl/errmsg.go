@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -26,23 +27,23 @@ const (
 )
 
 // asSQLError gives every error the shape the server would send: cancellation
-// is 57014, anything that is not a *sql.Error an internal error.
-func asSQLError(err error) *sql.Error {
-	var se *sql.Error
+// is 57014, anything that is not a *pgerr.Error an internal error.
+func asSQLError(err error) *pgerr.Error {
+	var se *pgerr.Error
 	if errors.As(err, &se) {
 		return se
 	}
 	if errors.Is(err, context.Canceled) {
-		return sql.Errorf(sql.CodeQueryCanceled, "canceling statement due to user request")
+		return pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
-	return &sql.Error{Code: sql.CodeInternal, Message: err.Error(), Err: err}
+	return &pgerr.Error{Code: pgerr.InternalError, Message: err.Error(), Err: err}
 }
 
 // formatError renders e as libpq's PQresultErrorMessage does for query, the
 // statement text the position counts in.
-func formatError(e *sql.Error, query string, v Verbosity) string {
+func formatError(e *pgerr.Error, query string, v Verbosity) string {
 	// An undefined name's position, as the wire layer adds it for clients.
-	if located, ok := sql.Located(query, e).(*sql.Error); ok {
+	if located, ok := sql.Located(query, e).(*pgerr.Error); ok {
 		e = located
 	}
 	return formatReport(e, query, v, true)
@@ -51,7 +52,7 @@ func formatError(e *sql.Error, query string, v Verbosity) string {
 // formatReport renders an error or, without isError, a notice: libpq
 // builds both alike, but psql's SHOW_CONTEXT (errors) shows CONTEXT for
 // errors only.
-func formatReport(e *sql.Error, query string, v Verbosity, isError bool) string {
+func formatReport(e *pgerr.Error, query string, v Verbosity, isError bool) string {
 	var b strings.Builder
 	server := serverError(e)
 	sev := e.Severity
@@ -61,7 +62,7 @@ func formatReport(e *sql.Error, query string, v Verbosity, isError bool) string 
 	b.WriteString(sev)
 	b.WriteString(":  ")
 	if v == VerbosityVerbose && e.Code != "" {
-		b.WriteString(e.Code)
+		b.WriteString(string(e.Code))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Message)

@@ -7,14 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // serverError is the ErrorResponse (or NoticeResponse) an error came from
 // when a session to a server reported it (repl/remote keeps it as the
-// sql.Error's cause): it holds the fields libpq prints that sql.Error has
+// pgerr.Error's cause): it holds the fields libpq prints that pgerr.Error has
 // no place for. nil for the embedded engine's errors.
-func serverError(e *sql.Error) *pgconn.PgError {
+func serverError(e *pgerr.Error) *pgconn.PgError {
 	var pe *pgconn.PgError
 	if errors.As(e.Err, &pe) {
 		return pe
@@ -82,6 +82,6 @@ func location(pe *pgconn.PgError) string {
 // PrintNotice prints a server's notice (NOTICE, WARNING, INFO, ...) as psql
 // does, the moment it arrives: a remote session calls it while the
 // statement still runs.
-func (sh *Shell) PrintNotice(n *sql.Error) {
+func (sh *Shell) PrintNotice(n *pgerr.Error) {
 	fmt.Fprint(sh.errOut, formatReport(n, "", sh.Verbosity, false))
 }

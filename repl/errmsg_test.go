@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var errorQueries = []struct{ name, query string }{
@@ -33,8 +33,8 @@ var errorQueries = []struct{ name, query string }{
 }
 
 // pgSQLError is PostgreSQL's error as the shell's formatter takes it.
-func pgSQLError(e *pgconn.PgError) *sql.Error {
-	return &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
+func pgSQLError(e *pgconn.PgError) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.Code(e.Code), Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position), Severity: e.Severity}
 }
 
 var locationLine = regexp.MustCompile(`(?m)^LOCATION:  .*\n`)
@@ -61,15 +61,15 @@ func TestErrorMatchesPsql(t *testing.T) {
 }
 
 func TestAsSQLError(t *testing.T) {
-	wrapped := fmt.Errorf("plan delete: %w", sql.Errorf(sql.CodeUndefinedColumn, "column \"x\" does not exist"))
+	wrapped := fmt.Errorf("plan delete: %w", pgerr.Errorf(pgerr.UndefinedColumn, "column \"x\" does not exist"))
 	tests := []struct {
 		err  error
-		code string
+		code pgerr.Code
 		msg  string
 	}{
-		{wrapped, sql.CodeUndefinedColumn, `column "x" does not exist`},
-		{fmt.Errorf("scan: %w", context.Canceled), sql.CodeQueryCanceled, "canceling statement due to user request"},
-		{errors.New("disk on fire"), sql.CodeInternal, "disk on fire"},
+		{wrapped, pgerr.UndefinedColumn, `column "x" does not exist`},
+		{fmt.Errorf("scan: %w", context.Canceled), pgerr.QueryCanceled, "canceling statement due to user request"},
+		{errors.New("disk on fire"), pgerr.InternalError, "disk on fire"},
 	}
 	for _, tt := range tests {
 		got := asSQLError(tt.err)

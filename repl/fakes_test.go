@@ -14,6 +14,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -83,7 +84,7 @@ type fakeSession struct {
 func (f *fakeSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
 	f.prepared = append(f.prepared, query)
 	if _, ok := f.answers[query]; !ok {
-		return nil, &sql.Error{Code: sql.CodeSyntaxError, Message: fmt.Sprintf("fake cannot parse %q", query), Position: 1}
+		return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("fake cannot parse %q", query), Position: 1}
 	}
 	return &exec.Prepared{Query: query}, nil
 }
@@ -121,7 +122,7 @@ func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Para
 	results, err := pgtest.Run(ctx, s.c, p.Query)
 	var e *pgconn.PgError
 	if errors.As(err, &e) {
-		return nil, &sql.Error{Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position)}
+		return nil, &pgerr.Error{Code: pgerr.Code(e.Code), Message: e.Message, Detail: e.Detail, Hint: e.Hint, Position: int(e.Position)}
 	}
 	if err != nil {
 		return nil, err

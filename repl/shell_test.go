@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -85,7 +86,7 @@ func TestScriptStopsAtFirstError(t *testing.T) {
 		"select 1": answer(rowsResult(idCol, "SELECT 1", []*string{str("1")})),
 		"select 2": answer(rowsResult(idCol, "SELECT 1", []*string{str("2")})),
 		"select broken": func(context.Context) (*exec.Result, error) {
-			return nil, &sql.Error{Code: sql.CodeUndefinedColumn, Message: `column "broken" does not exist`, Position: 8}
+			return nil, &pgerr.Error{Code: pgerr.UndefinedColumn, Message: `column "broken" does not exist`, Position: 8}
 		},
 	}}
 	var out, errOut strings.Builder
@@ -235,7 +236,7 @@ func TestCancelRunningStatement(t *testing.T) {
 
 func TestTimingAndVerbosity(t *testing.T) {
 	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		"create table t (a int)": answer(&exec.Result{Tag: "CREATE TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: "00000", Message: "hello"}}}),
+		"create table t (a int)": answer(&exec.Result{Tag: "CREATE TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "hello"}}}),
 	}}
 	var out, errOut strings.Builder
 	sh := New(f, &out, &errOut)
@@ -249,7 +250,7 @@ func TestTimingAndVerbosity(t *testing.T) {
 	if want := "Timing is on.\nCREATE TABLE\nTime: 1.500 ms\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
 	}
-	wantErr := "NOTICE:  hello\nERROR:  42601: fake cannot parse \"select nope\"\nLINE 1: select nope;\n        ^\n"
+	wantErr := "NOTICE:  hello\nERROR:  " + string(pgerr.SyntaxError) + ": fake cannot parse \"select nope\"\nLINE 1: select nope;\n        ^\n"
 	if errOut.String() != wantErr {
 		t.Errorf("stderr %q, want %q", errOut.String(), wantErr)
 	}

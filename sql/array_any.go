@@ -5,6 +5,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // ArrayCompare is x op ANY|ALL (array) where the array arrives as a value:
@@ -40,7 +42,7 @@ func quantifiedArray(n ast.ExprNode) (*ast.FuncCallExpr, bool, bool) {
 // bindArrayQuantified binds x op ANY|ALL (array).
 func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.FuncCallExpr, all bool) (Expr, error) {
 	if op != opcode.EQ && op != opcode.NE && op != opcode.LT && op != opcode.LE && op != opcode.GT && op != opcode.GE {
-		return nil, Errorf(CodeFeatureNotSupported, "operator %s with ANY/ALL is not supported", op)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s with ANY/ALL is not supported", op)
 	}
 	cmp := cmpOpOf(op)
 	if arr, ok := call.Args[0].(*ast.FuncCallExpr); ok && arr.FnName.L == "__array" {
@@ -70,7 +72,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 	// to an array type is an array here: a text column is not.
 	_, param := arr.(*Param)
 	if !isUnknown(arr) && !param && elem.Kind == KindUnknown {
-		return nil, Errorf(CodeWrongObjectType, "op ANY/ALL (array) requires array on right side")
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "op ANY/ALL (array) requires array on right side")
 	}
 	if elem.Kind == KindUnknown {
 		elem = x.Type()
@@ -99,7 +101,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 // integer = text, which does not exist.
 func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
 	if len(items) == 0 {
-		return nil, Errorf(CodeIndeterminateDatatype, "cannot determine type of empty array")
+		return nil, pgerr.Errorf(pgerr.IndeterminateDatatype, "cannot determine type of empty array")
 	}
 	x, err := b.bind(left)
 	if err != nil {
@@ -193,7 +195,7 @@ func (ev *evaluator) quantify(x *ArrayCompare, v any, elems []*string) (any, err
 // ParseArrayText reads PostgreSQL's array text ({1,2,"a b",NULL}, nested
 // braces flattened) into its elements; nil stands for NULL.
 func ParseArrayText(s string) ([]*string, error) {
-	bad := func() error { return Errorf(CodeInvalidTextRep, "malformed array literal: %q", s) }
+	bad := func() error { return pgerr.Errorf(pgerr.InvalidTextRepresentation, "malformed array literal: %q", s) }
 	t := strings.TrimSpace(s)
 	// A dimension decoration such as [1:3]={...} is skipped.
 	if strings.HasPrefix(t, "[") {

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // ARRAY[...], ARRAY(subquery), subscripts and the array functions.
@@ -17,7 +19,7 @@ func (b *binder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) {
 	case "__array_sub":
 		sq, ok := n.Args[0].(*ast.SubqueryExpr)
 		if len(n.Args) != 1 || !ok {
-			return nil, true, Errorf(CodeSyntaxError, "ARRAY() needs a subquery")
+			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "ARRAY() needs a subquery")
 		}
 		e, err := b.bindSubquery(SubArray, sq, nil, OpEQ)
 		return e, true, err
@@ -53,7 +55,7 @@ func (b *binder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
 			return nil, err
 		}
 		if args[i].Type().IsArray() {
-			return nil, Errorf(CodeFeatureNotSupported, "multidimensional arrays are not supported")
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 		}
 	}
 	t, err := b.commonType(args, "ARRAY")
@@ -68,14 +70,14 @@ func (b *binder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
 
 func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {
 	if len(items) != 2 {
-		return nil, Errorf(CodeFeatureNotSupported, "array slices are not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "array slices are not supported")
 	}
 	arr, err := b.bind(items[0])
 	if err != nil {
 		return nil, err
 	}
 	if !arr.Type().IsArray() {
-		return nil, Errorf(CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type())
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type())
 	}
 	idx, err := b.bind(items[1])
 	if err != nil {
@@ -84,7 +86,7 @@ func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {
 	args := []Expr{arr, idx}
 	if err := b.intArg("subscript", args, 1); err != nil {
 		if args[1].Type().Kind != KindInt64 {
-			return nil, Errorf(CodeDatatypeMismatch, "array subscript must have type integer")
+			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "array subscript must have type integer")
 		}
 	}
 	return &Func{Name: "__subscript", Args: args, T: arr.Type().ElemType()}, nil
@@ -188,7 +190,7 @@ func (b *binder) untypedArrayArg(name string, args []Expr, ai, ei int) error {
 	}
 	et := args[ei].Type()
 	if et.IsArray() {
-		return Errorf(CodeUndefinedObject, "could not find array type for data type %s", et.SigName())
+		return pgerr.Errorf(pgerr.UndefinedObject, "could not find array type for data type %s", et.SigName())
 	}
 	c, err := b.coerceUnknown(args[ai], ArrayOf(et))
 	if err != nil {

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Arrays are one-dimensional and carried as their canonical PostgreSQL text
@@ -146,7 +148,7 @@ func singleDimension(s string) error {
 			quoted = !quoted
 		case c == '{' && !quoted:
 			if depth++; depth > 1 {
-				return Errorf(CodeFeatureNotSupported, "multidimensional arrays are not supported")
+				return pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
 			}
 		case c == '}' && !quoted:
 			depth--

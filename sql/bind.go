@@ -9,6 +9,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // ScopeColumn is one input column an expression can name.
@@ -249,7 +251,7 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	case *ast.PatternRegexpExpr:
 		return b.bindRegexOp(n)
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "%s is not supported", nodeText(node))
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported", nodeText(node))
 }
 
 func nodeText(n ast.Node) string { return ConstructName(n) }
@@ -272,13 +274,13 @@ func bindLiteral(v any) (Expr, error) {
 	case *test_driver.MyDecimal:
 		d, ok := ParseDecimal(x.String())
 		if !ok {
-			return nil, Errorf(CodeInvalidTextRep, "invalid numeric literal %s", x.String())
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", x.String())
 		}
 		return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
 	case float64:
 		d, ok := ParseDecimal(strconv.FormatFloat(x, 'f', -1, 64))
 		if !ok {
-			return nil, Errorf(CodeNumericOutOfRange, "numeric literal out of range")
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "numeric literal out of range")
 		}
 		return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
 	case string:
@@ -286,7 +288,7 @@ func bindLiteral(v any) (Expr, error) {
 	case []byte:
 		return &Const{Value: string(x), T: Unknown}, nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "this literal is not supported")
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this literal is not supported")
 }
 
 func intConst(v int64) *Const {
@@ -307,7 +309,7 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 			continue
 		}
 		if found >= 0 {
-			return nil, Errorf(CodeAmbiguousColumn, "column reference %q is ambiguous", name)
+			return nil, pgerr.Errorf(pgerr.AmbiguousColumn, "column reference %q is ambiguous", name)
 		}
 		found = i
 	}
@@ -352,7 +354,7 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
 		}
 		return b.bindNegate(op, x, signedLiteral(n.V))
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
 // signedLiteral reports a numeric literal, in parentheses or after minus
@@ -427,7 +429,7 @@ func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
 		return b.coerceUnknown(x, Bool)
 	}
 	if x.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", ctxName, x.Type().SigName())
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of %s must be type boolean, not type %s", ctxName, x.Type().SigName())
 	}
 	return x, nil
 }
@@ -476,7 +478,7 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.Mod:
 		return b.bindArith(arithOpOf(n.Op), l, r)
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "operator %s is not supported", n.Op)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
 
 // newLogic flattens nested ANDs (ORs) into one node.
@@ -539,20 +541,20 @@ func (s *Scope) hasQualifier(table string) bool {
 
 // missingRelation is PostgreSQL's 42P01 for a column qualified by a name no
 // relation of the query goes by: an aliased table's own name, or nothing.
-func (s *Scope) missingRelation(table, column string) *Error {
-	ref := &NameRef{Parts: []string{table, column}, Column: true}
+func (s *Scope) missingRelation(table, column string) *pgerr.Error {
+	ref := &pgerr.NameRef{Parts: []string{table, column}, Column: true}
 	if alias, ok := s.Aliased[table]; ok {
-		return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("invalid reference to FROM-clause entry for table %q", table),
+		return &pgerr.Error{Code: pgerr.UndefinedTable, Message: fmt.Sprintf("invalid reference to FROM-clause entry for table %q", table),
 			Hint: fmt.Sprintf("Perhaps you meant to reference the table alias %q.", alias), Ref: ref}
 	}
-	return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("missing FROM-clause entry for table %q", table), Ref: ref}
+	return &pgerr.Error{Code: pgerr.UndefinedTable, Message: fmt.Sprintf("missing FROM-clause entry for table %q", table), Ref: ref}
 }
 
 // isUndefinedName reports a name that does not resolve (as opposed to one
 // that resolves to something the context refuses).
 func isUndefinedName(err error) bool {
-	var se *Error
-	return errors.As(err, &se) && (se.Code == CodeUndefinedColumn || se.Code == CodeUndefinedTable)
+	var se *pgerr.Error
+	return errors.As(err, &se) && (se.Code == pgerr.UndefinedColumn || se.Code == pgerr.UndefinedTable)
 }
 
 // BindEquality is l = r as PostgreSQL resolves the operator: the join

@@ -5,6 +5,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // AggContext describes a grouped query. The executor groups the input by
@@ -80,7 +82,7 @@ func (b *binder) ungroupedColumn(cn *ast.ColumnName) error {
 	if cn.Table.O != "" {
 		name = cn.Table.O + "." + name
 	}
-	return Errorf(CodeGroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
+	return pgerr.Errorf(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 }
 
 // callAggregates are the aggregates tidb parses as plain function calls
@@ -127,10 +129,10 @@ func (b *binder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
 
 func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinct bool) (Expr, error) {
 	if b.agg == nil {
-		return nil, Errorf(CodeGroupingError, "aggregate functions are not allowed here")
+		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here")
 	}
 	if b.inAgg {
-		return nil, Errorf(CodeGroupingError, "aggregate function calls cannot be nested")
+		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate function calls cannot be nested")
 	}
 	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
 	call := &AggCall{Name: name, Distinct: distinct}
@@ -152,7 +154,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 		want = 2
 	}
 	if len(argNodes) != want {
-		return nil, Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(argNodes))
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(argNodes))
 	}
 	arg, err := inner.bind(argNodes[0])
 	if err != nil {
@@ -186,7 +188,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 	if distinct {
 		for _, o := range call.OrderBy {
 			if o.Key.String() != arg.String() {
-				return nil, Errorf(CodeInvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
+				return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
 			}
 		}
 	}
@@ -249,16 +251,16 @@ func aggType(name string, arg Expr) (Type, error) {
 		return Text, nil
 	case "array_agg":
 		if t.Kind == KindArray {
-			return Unknown, Errorf(CodeFeatureNotSupported, "array_agg over arrays (a multidimensional array) is not supported")
+			return Unknown, pgerr.Errorf(pgerr.FeatureNotSupported, "array_agg over arrays (a multidimensional array) is not supported")
 		}
 		if t.Kind == KindUnknown {
 			t = Text
 		}
 		return ArrayOf(t), nil
 	default:
-		return Unknown, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
+		return Unknown, pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
 	}
-	return Unknown, signatureError(CodeUndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
+	return Unknown, signatureError(pgerr.UndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
 }
 
 // aggMarkers splits the normaliser's marker arguments off an aggregate's
@@ -287,7 +289,7 @@ func aggMarker(args []ast.ExprNode, name string) (*ast.FuncCallExpr, bool) {
 // FILTER (WHERE cond): a boolean over the input rows.
 func (b *binder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
 	if len(args) != 1 {
-		return nil, Errorf(CodeSyntaxError, "FILTER takes one condition")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "FILTER takes one condition")
 	}
 	return b.bindBool(args[0], "FILTER")
 }
@@ -320,15 +322,15 @@ func (b *binder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
 // bindGrouping binds GROUPING(a, b, ...): each argument must be one of the
 // query's GROUP BY expressions, as PostgreSQL requires.
 func (b *binder) bindGrouping(args []ast.ExprNode) (Expr, error) {
-	notKey := Errorf(CodeGroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
+	notKey := pgerr.Errorf(pgerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
 	if b.agg == nil || len(b.agg.GroupBy) == 0 {
 		return nil, notKey
 	}
 	if b.inAgg {
-		return nil, Errorf(CodeGroupingError, "aggregate function calls cannot contain GROUPING")
+		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate function calls cannot contain GROUPING")
 	}
 	if len(args) == 0 || len(args) > 31 {
-		return nil, Errorf(CodeProgramLimitExceeded, "GROUPING must have fewer than 32 arguments")
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "GROUPING must have fewer than 32 arguments")
 	}
 	call := &AggCall{Name: "grouping", T: Int32}
 	plain := &binder{scope: b.scope, params: b.params}

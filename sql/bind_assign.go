@@ -5,6 +5,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // BindAssigned binds a value stored into column col (INSERT's values, SET's
@@ -71,7 +73,7 @@ func AssignCast(e Expr, col ScopeColumn) (Expr, error) {
 		(from.Kind == KindTimestamp && (to.Kind == KindTimestampTZ || to.Kind == KindDate || to.Kind == KindTime)) ||
 		(from.Kind == KindTimestampTZ && (to.Kind == KindTimestamp || to.Kind == KindDate || to.Kind == KindTime))
 	if !ok {
-		return nil, &Error{Code: CodeDatatypeMismatch,
+		return nil, &pgerr.Error{Code: pgerr.DatatypeMismatch,
 			Message: fmt.Sprintf("column %q is of type %s but expression is of type %s", col.Name, to.SigName(), from.SigName()),
 			Hint:    "You will need to rewrite or cast the expression."}
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // BindUntyped binds like Bind but leaves an untyped literal or parameter
@@ -55,7 +57,7 @@ func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
 		}
 	}
 	if i < 0 || i >= len(b.scope.Columns) {
-		return nil, Errorf(CodeSyntaxError, "__colidx names no input column")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "__colidx names no input column")
 	}
 	c := b.scope.Columns[i]
 	return &ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // isUnknown reports an untyped string literal, NULL or parameter.
@@ -297,7 +299,7 @@ func (b *binder) bindArrayConcat(l, r Expr) (Expr, error) {
 		name = "array_prepend"
 	}
 	e, err := b.bindArrayCombine(name, []Expr{l, r})
-	if e, ok := err.(*Error); ok && e.Code == CodeUndefinedFunction {
+	if e, ok := err.(*pgerr.Error); ok && e.Code == pgerr.UndefinedFunction {
 		return nil, noOperator(lt, "||", rt)
 	}
 	return e, err
@@ -305,7 +307,7 @@ func (b *binder) bindArrayConcat(l, r Expr) (Expr, error) {
 
 func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 	if n.Sel != nil {
-		return nil, Errorf(CodeFeatureNotSupported, "IN (subquery) is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "IN (subquery) is not supported")
 	}
 	if row := rowOf(n.Expr); row != nil {
 		return b.bindRowIn(row, n)
@@ -462,9 +464,9 @@ func (b *binder) commonType(es []Expr, what string) (Type, error) {
 		case t.Kind == KindOID && et.IsNumeric(), t.IsNumeric() && et.Kind == KindOID:
 			// One category (numeric), so the first type is taken, and the
 			// other has no cast to it.
-			return Unknown, Errorf(CodeCannotCoerce, "%s could not convert type %s to %s", convertContext(what), et.SigName(), t.SigName())
+			return Unknown, pgerr.Errorf(pgerr.CannotCoerce, "%s could not convert type %s to %s", convertContext(what), et.SigName(), t.SigName())
 		case t.Kind != et.Kind:
-			return Unknown, Errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", what, t.SigName(), et.SigName())
+			return Unknown, pgerr.Errorf(pgerr.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.SigName(), et.SigName())
 		}
 	}
 	if t.Kind == KindUnknown {

@@ -3,6 +3,8 @@ package sql
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Row values compare element by element, as PostgreSQL does: (a, b) = (1, 2)
@@ -31,10 +33,10 @@ func rowOf(n ast.ExprNode) []ast.ExprNode {
 // are supported (ordering comparisons of rows are lexicographic and rare).
 func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error) {
 	if op != opcode.EQ && op != opcode.NE {
-		return nil, Errorf(CodeFeatureNotSupported, "row comparison with %s is not supported; only = and <>", op)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "row comparison with %s is not supported; only = and <>", op)
 	}
 	if len(l) != len(r) {
-		return nil, Errorf(CodeSyntaxError, "unequal number of entries in row expressions")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "unequal number of entries in row expressions")
 	}
 	parts := make([]Expr, len(l))
 	for i := range l {
@@ -64,7 +66,7 @@ func (b *binder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error)
 	for i, it := range n.List {
 		row := rowOf(it)
 		if row == nil {
-			return nil, Errorf(CodeSyntaxError, "IN list of a row value must hold row values of %d entries", len(x))
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "IN list of a row value must hold row values of %d entries", len(x))
 		}
 		var err error
 		if alts[i], err = b.bindRowCompare(opcode.EQ, x, row); err != nil {

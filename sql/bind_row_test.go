@@ -7,6 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Row-value comparisons follow PostgreSQL's three-valued rules; the
@@ -51,16 +53,19 @@ func TestRowValueComparisons(t *testing.T) {
 			t.Fatalf("%s: no filter", c.where)
 		}
 	}
-	for _, bad := range []struct{ where, code string }{
-		{"(a, b) = (1, 'x', 2)", CodeSyntaxError},
-		{"(a, b) < (1, 'x')", CodeFeatureNotSupported},
-		{"(a, b) IN (1, 2)", CodeSyntaxError},
+	for _, bad := range []struct {
+		where string
+		code  pgerr.Code
+	}{
+		{"(a, b) = (1, 'x', 2)", pgerr.SyntaxError},
+		{"(a, b) < (1, 'x')", pgerr.FeatureNotSupported},
+		{"(a, b) IN (1, 2)", pgerr.SyntaxError},
 	} {
 		node, err := ParseExpr(bad.where)
 		if err == nil {
 			_, err = Bind(node, scope, nil)
 		}
-		se, ok := err.(*Error)
+		se, ok := err.(*pgerr.Error)
 		if !ok || se.Code != bad.code {
 			t.Fatalf("%s: want %s, got %v", bad.where, bad.code, err)
 		}

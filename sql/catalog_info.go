@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Catalog is what the catalog functions (current_user, current_schemas,
@@ -99,13 +101,13 @@ func (emptyCatalog) RegOID(_ context.Context, kind RegKind, name string) (int64,
 func undefinedReg(kind RegKind, name string) error {
 	switch kind {
 	case RegClass:
-		return Errorf(CodeUndefinedTable, "relation %q does not exist", name)
+		return pgerr.Errorf(pgerr.UndefinedTable, "relation %q does not exist", name)
 	case RegNamespace:
-		return Errorf(CodeInvalidSchemaName, "schema %q does not exist", name)
+		return pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", name)
 	case RegProc, RegProcedure:
-		return Errorf(CodeUndefinedFunction, "function %q does not exist", name)
+		return pgerr.Errorf(pgerr.UndefinedFunction, "function %q does not exist", name)
 	}
-	return Errorf(CodeUndefinedObject, "type %q does not exist", name)
+	return pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 }
 
 // UndefinedReg is undefinedReg for catalogs outside this package.

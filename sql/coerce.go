@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // CoerceText is InputStyle.CoerceText with the default style (ISO, MDY),
@@ -30,12 +32,12 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 		return s, nil
 	case KindJSON:
 		if !json.Valid([]byte(s)) {
-			return nil, Errorf(CodeInvalidTextRep, "invalid input syntax for type json")
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
 		}
 		return s, nil
 	case KindVarchar:
 		if t.Length > 0 && len([]rune(strings.TrimRight(s, " "))) > t.Length {
-			return nil, Errorf(CodeStringDataRightTrunc, "value too long for type %s", t)
+			return nil, pgerr.Errorf(pgerr.StringDataRightTruncation, "value too long for type %s", t)
 		}
 		if t.Bpchar {
 			return strings.TrimRight(s, " "), nil
@@ -54,7 +56,7 @@ func (in InputStyle) CoerceText(s string, t Type) (any, error) {
 	case KindRecord:
 		return s, nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "input of type %s is not supported", t)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "input of type %s is not supported", t)
 }
 
 // castVarchar is an explicit cast to varchar(n) or char(n): longer values are
@@ -78,8 +80,8 @@ func truncRunes(s string, n int) string {
 	return string(r[:n])
 }
 
-func invalidInput(t Type, s string) *Error {
-	return Errorf(CodeInvalidTextRep, "invalid input syntax for type %s: %q", t, s)
+func invalidInput(t Type, s string) *pgerr.Error {
+	return pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type %s: %q", t, s)
 }
 
 func parseBool(s string) (any, error) {
@@ -118,7 +120,7 @@ func parseInt(s string, t Type) (any, error) {
 		lo = math.MinInt32 // oidin takes negative int4 values as their bits: '-1' is 4294967295
 	}
 	if err != nil || n < lo || n > hi {
-		return nil, Errorf(CodeNumericOutOfRange, "value %q is out of range for type %s", s, t)
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value %q is out of range for type %s", s, t)
 	}
 	if n < 0 && t.Kind == KindOID {
 		n = int64(uint32(n))
@@ -146,14 +148,14 @@ func parseFloat(s string, t Type) (any, error) {
 	f, err := strconv.ParseFloat(v, bits)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", s, t)
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", s, t)
 		}
 		return nil, invalidInput(t, s)
 	}
 	if f == 0 && nonZeroMantissa(v) {
 		// Underflow: ParseFloat rounds to zero, PostgreSQL's float input
 		// refuses a value too small for the type ('1e-46'::real).
-		return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", s, t)
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", s, t)
 	}
 	return f, nil
 }
@@ -170,11 +172,11 @@ func parseNumeric(s string, t Type) (any, error) {
 	v := strings.ToLower(strings.TrimSpace(s))
 	switch strings.TrimLeft(v, "+-") {
 	case "nan", "infinity", "inf":
-		return nil, Errorf(CodeFeatureNotSupported, "numeric %s is not supported", s)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "numeric %s is not supported", s)
 	}
 	d, err := readNumeric(v)
 	if err != nil {
-		if se, ok := err.(*Error); ok && se.Code == CodeNumericOutOfRange {
+		if se, ok := err.(*pgerr.Error); ok && se.Code == pgerr.NumericValueOutOfRange {
 			return nil, err
 		}
 		return nil, invalidInput(Numeric(0, 0), s)
@@ -186,13 +188,13 @@ func parseNumeric(s string, t Type) (any, error) {
 func applyNumericTypmod(d Decimal, t Type) (Decimal, error) {
 	if t.Precision == 0 {
 		if d.intDigits() > numericMaxDigits {
-			return Decimal{}, Errorf(CodeNumericOutOfRange, "value overflows numeric format")
+			return Decimal{}, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 		}
 		return d, nil
 	}
 	r := d.Rescale(t.Scale)
 	if r.intDigits() > t.Precision-t.Scale {
-		return Decimal{}, &Error{Code: CodeNumericOutOfRange, Message: "numeric field overflow",
+		return Decimal{}, &pgerr.Error{Code: pgerr.NumericValueOutOfRange, Message: "numeric field overflow",
 			Detail: "A field with precision " + strconv.Itoa(t.Precision) + ", scale " + strconv.Itoa(t.Scale) + " must round to an absolute value less than 10^" + strconv.Itoa(t.Precision-t.Scale) + "."}
 	}
 	return r, nil
@@ -217,7 +219,7 @@ func parseBytea(s string) (any, error) {
 			out = append(out, byte(n))
 			i += 3
 		default:
-			return nil, Errorf(CodeInvalidTextRep, "invalid input syntax for type bytea")
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type bytea")
 		}
 	}
 	return out, nil
@@ -238,7 +240,7 @@ func parseByteaHex(h string) ([]byte, error) {
 			return nil, badHexDigit(h[i:])
 		}
 		if i+1 >= len(h) {
-			return nil, Errorf(CodeInvalidParameterValue, "invalid hexadecimal data: odd number of digits")
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid hexadecimal data: odd number of digits")
 		}
 		lo := hexVal(h[i+1])
 		if lo < 0 {
@@ -253,7 +255,7 @@ func parseByteaHex(h string) ([]byte, error) {
 // badHexDigit names the character at the start of s.
 func badHexDigit(s string) error {
 	_, n := utf8.DecodeRuneInString(s)
-	return Errorf(CodeInvalidParameterValue, "invalid hexadecimal digit: \"%s\"", s[:n])
+	return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid hexadecimal digit: \"%s\"", s[:n])
 }
 
 func isOctal(s string) bool {
@@ -329,7 +331,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 	case KindJSON:
 		// Only text is read as json; json has no cast from other types.
 		if from.Kind != KindJSON {
-			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 		}
 		return d, nil
 	case KindText, KindUnknown:
@@ -379,7 +381,7 @@ func (in InputStyle) castDatum(d any, from, to Type) (any, error) {
 			return Interval{Micros: d.(int64)}, nil
 		}
 	}
-	return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+	return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 }
 
 const usPerDay = 86400 * 1000000
@@ -406,7 +408,7 @@ func dateToTimestamp(days int64) int64 {
 func dateAsTimestamp(days int64) (int64, error) {
 	ts := dateToTimestamp(days)
 	if ts == math.MaxInt64-1 {
-		return 0, Errorf(CodeDatetimeFieldOverflow, "date out of range for timestamp")
+		return 0, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range for timestamp")
 	}
 	return ts, nil
 }
@@ -429,11 +431,11 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func outOfRange(t Type) *Error {
+func outOfRange(t Type) *pgerr.Error {
 	if t.Kind == KindOID {
-		return Errorf(CodeNumericOutOfRange, "OID out of range")
+		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "OID out of range")
 	}
-	return Errorf(CodeNumericOutOfRange, "%s out of range", t)
+	return pgerr.Errorf(pgerr.NumericValueOutOfRange, "%s out of range", t)
 }
 
 func castToInt(d any, from, to Type) (any, error) {
@@ -447,7 +449,7 @@ func castToInt(d any, from, to Type) (any, error) {
 		n = v
 	case bool:
 		if to.Kind != KindInt32 {
-			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 		}
 		if v {
 			return int64(1), nil
@@ -466,7 +468,7 @@ func castToInt(d any, from, to Type) (any, error) {
 		}
 		n = r.Coef.Int64()
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	if n < lo || n > hi {
 		return nil, outOfRange(to)
@@ -482,7 +484,7 @@ func castOID(d any, from, to Type) (any, error) {
 	n, ok := d.(int64)
 	switch {
 	case !ok, from.Kind == KindOID && to.Kind == KindInt16, from.Kind != KindOID && !isInteger(from):
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	case to.Kind == KindInt32:
 		return int64(int32(uint32(n))), nil
 	case to.Kind != KindOID, from.Kind == KindOID:
@@ -514,15 +516,15 @@ func castToFloat(d any, from, to Type) (any, error) {
 			f, _ = r.Float64()
 		}
 		if math.IsInf(f, 0) || f == 0 && r.Sign() != 0 {
-			return nil, Errorf(CodeNumericOutOfRange, "%q is out of range for type %s", v.String(), to)
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "%q is out of range for type %s", v.String(), to)
 		}
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	if to.Kind == KindFloat32 {
 		r := float32(f)
 		if math.IsInf(float64(r), 0) && !math.IsInf(f, 0) {
-			return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 		}
 		f = float64(r)
 	}
@@ -538,10 +540,10 @@ func castToNumeric(d any, from, to Type) (any, error) {
 		dec = v
 	case float64:
 		if math.IsInf(v, 0) && to.Precision > 0 {
-			return nil, Errorf(CodeNumericOutOfRange, "numeric field overflow")
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "numeric field overflow")
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, Errorf(CodeFeatureNotSupported, "cannot convert %s to numeric: not supported", formatDatum(v, from))
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cannot convert %s to numeric: not supported", formatDatum(v, from))
 		}
 		// PostgreSQL goes through %.15g (float8) or %.6g (float4).
 		digits := 15
@@ -550,7 +552,7 @@ func castToNumeric(d any, from, to Type) (any, error) {
 		}
 		dec, _ = ParseDecimal(strconv.FormatFloat(v, 'g', digits, 64))
 	default:
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
+		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", from.SigName(), to.SigName())
 	}
 	return applyNumericTypmod(dec, to)
 }

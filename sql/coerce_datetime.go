@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 	"time"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Date and time input: everything PostgreSQL's datetime input reads (see
@@ -42,23 +44,23 @@ func dtTypeName(t Type) string {
 // quoted is "s" as PostgreSQL quotes input in messages: verbatim.
 func quoted(s string) string { return `"` + s + `"` }
 
-func dateTimeErr(t Type, s string) *Error {
-	return Errorf(CodeInvalidDatetimeFormat, "invalid input syntax for type %s: %s", dtTypeName(t), quoted(s))
+func dateTimeErr(t Type, s string) *pgerr.Error {
+	return pgerr.Errorf(pgerr.InvalidDatetimeFormat, "invalid input syntax for type %s: %s", dtTypeName(t), quoted(s))
 }
 
 // dtError is PostgreSQL's error for a decoding failure of s as t.
 func dtError(fail dtFail, f *dtFields, t Type, s string) error {
 	switch fail {
 	case failField:
-		return Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
+		return pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
 	case failMonthDay:
-		e := Errorf(CodeDatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
+		e := pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date/time field value out of range: %s", quoted(s))
 		e.Hint = `Perhaps you need a different "datestyle" setting.`
 		return e
 	case failZoneOffset:
-		return Errorf(CodeInvalidTimeZoneDisplacementValue, "time zone displacement out of range: %s", quoted(s))
+		return pgerr.Errorf(pgerr.InvalidTimeZoneDisplacementValue, "time zone displacement out of range: %s", quoted(s))
 	case failZoneName:
-		return Errorf(CodeInvalidParameterValue, "time zone %s not recognized", quoted(f.badZone))
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "time zone %s not recognized", quoted(f.badZone))
 	}
 	return dateTimeErr(t, s)
 }
@@ -73,7 +75,7 @@ func decodeFor(s string, t Type, order DateOrder) (*dtFields, error) {
 	switch f.special {
 	case spNow, spToday, spTomorrow, spYesterday:
 		word := [...]string{spNow: "now", spToday: "today", spTomorrow: "tomorrow", spYesterday: "yesterday"}[f.special]
-		return nil, Errorf(CodeFeatureNotSupported, "special %s value %s is not supported", dtTypeName(t), quoted(word))
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "special %s value %s is not supported", dtTypeName(t), quoted(word))
 	}
 	return f, nil
 }
@@ -104,7 +106,7 @@ func parseDateOrder(s string, order DateOrder) (any, error) {
 	}
 	days, ok := civilDays(f.year, f.month, f.day)
 	if !ok || days+julianEpochDays < 0 || days+julianEpochDays >= dateEndJulian {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range: %s", quoted(s))
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range: %s", quoted(s))
 	}
 	return days, nil
 }
@@ -145,7 +147,7 @@ func parseTimestampOrder(s string, t Type, order DateOrder) (any, error) {
 	}
 	us, ok := timestampMicros(f, t.Kind == KindTimestampTZ)
 	if !ok {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range: %s", quoted(s))
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range: %s", quoted(s))
 	}
 	return us, nil
 }

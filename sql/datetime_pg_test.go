@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var dtDump = flag.String("dtdump", "", "write every datetime input disagreement to this file")
@@ -111,9 +112,9 @@ func dtQueryPG(t *testing.T, conn *pgx.Conn, corpus []string) [][4]string {
 func dtOurs(s string, t Type, order DateOrder) string {
 	v, err := coerceDateTime(s, t, order)
 	if err != nil {
-		var e *Error
+		var e *pgerr.Error
 		if errors.As(err, &e) {
-			return "ERROR " + e.Code + " " + e.Message
+			return "ERROR " + string(e.Code) + " " + e.Message
 		}
 		return "ERROR " + err.Error()
 	}
@@ -132,7 +133,7 @@ func dtAllowed(s string, t Type, pg, ours string) string {
 	lower := strings.ToLower(s)
 	// The words that need the statement's time: CoerceText does not know it,
 	// so they are refused (0A000) rather than guessed.
-	if strings.HasPrefix(ours, "ERROR 0A000") {
+	if strings.HasPrefix(ours, "ERROR "+string(pgerr.FeatureNotSupported)) {
 		for _, w := range []string{"now", "today", "tomorrow", "yesterday"} {
 			if strings.Contains(lower, w) {
 				return "needs the statement time"
@@ -141,14 +142,14 @@ func dtAllowed(s string, t Type, pg, ours string) string {
 	}
 	// Timestamps are int64 microseconds since 1970, which end in 294247 AD;
 	// PostgreSQL counts from 2000 and goes on to 294276.
-	if t.Kind != KindDate && t.Kind != KindTime && strings.HasPrefix(ours, "ERROR 22008 timestamp out of range") &&
+	if t.Kind != KindDate && t.Kind != KindTime && strings.HasPrefix(ours, "ERROR "+string(pgerr.DatetimeFieldOverflow)+" timestamp out of range") &&
 		strings.HasPrefix(pg, "2942") {
 		return "timestamp beyond 294247 AD"
 	}
 	// A POSIX zone with a daylight-saving part after its offset
 	// ("bct20:20est", from a zone glued to a 'T'): PostgreSQL applies its
 	// default DST rules; magmalake reads standard-time-only POSIX zones.
-	if name, ok := strings.CutPrefix(ours, `ERROR 22023 time zone "`); ok {
+	if name, ok := strings.CutPrefix(ours, `ERROR `+string(pgerr.InvalidParameterValue)+` time zone "`); ok {
 		name = strings.TrimSuffix(name, `" not recognized`)
 		if k := strings.IndexAny(name, "0123456789+-"); k >= 0 {
 			if _, rest, ok := posixOffset(name[k:]); ok && rest != "" {

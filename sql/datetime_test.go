@@ -1,6 +1,10 @@
 package sql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // TestDateTimeInput pins the forms clients send (pgjdbc's setDate sends
 // '2024-04-11 +00') without a PostgreSQL to compare with; the generated
@@ -32,11 +36,11 @@ func TestDateTimeInput(t *testing.T) {
 		{"1:02:03 am", Time, "01:02:03"},
 		{"24:00:00", Time, "24:00:00"},
 		{"10:00:00.5+02", Time, "10:00:00.5"},
-		{"2024-02-30", Date, `ERROR 22008 date/time field value out of range: "2024-02-30"`},
-		{"25:00", Time, `ERROR 22008 date/time field value out of range: "25:00"`},
-		{"garbage", Date, `ERROR 22007 invalid input syntax for type date: "garbage"`},
-		{"2024-04-11 +16", TimestampTZ, `ERROR 22009 time zone displacement out of range: "2024-04-11 +16"`},
-		{"today", Date, `ERROR 0A000 special date value "today" is not supported`},
+		{"2024-02-30", Date, `ERROR ` + string(pgerr.DatetimeFieldOverflow) + ` date/time field value out of range: "2024-02-30"`},
+		{"25:00", Time, `ERROR ` + string(pgerr.DatetimeFieldOverflow) + ` date/time field value out of range: "25:00"`},
+		{"garbage", Date, `ERROR ` + string(pgerr.InvalidDatetimeFormat) + ` invalid input syntax for type date: "garbage"`},
+		{"2024-04-11 +16", TimestampTZ, `ERROR ` + string(pgerr.InvalidTimeZoneDisplacementValue) + ` time zone displacement out of range: "2024-04-11 +16"`},
+		{"today", Date, `ERROR ` + string(pgerr.FeatureNotSupported) + ` special date value "today" is not supported`},
 	}
 	for _, c := range cases {
 		if got := dtOurs(c.in, c.t, DateOrderMDY); got != c.want {

@@ -10,6 +10,8 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/google/uuid"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A column default is stored in the Iceberg schema (format v3): the
@@ -27,7 +29,7 @@ func DefaultArray(ctx context.Context, n ast.ExprNode, col string, t Type) (arro
 		return nil, err
 	}
 	if !constantTree(e) {
-		return nil, &Error{Code: CodeFeatureNotSupported,
+		return nil, &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("the default of column %q must be a constant", col),
 			Hint:    "An Iceberg schema stores a default value, not an expression evaluated per row."}
 	}
@@ -43,7 +45,7 @@ func DefaultLiteral(arr arrow.Array, col string, t Type) (ice.Literal, error) {
 	}
 	lit, res := literalFor(&ColumnRef{Name: col, T: t}, &Const{Value: v, T: t})
 	if res != litExact {
-		return nil, Errorf(CodeFeatureNotSupported, "a default of type %s cannot be stored in an Iceberg schema", t)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "a default of type %s cannot be stored in an Iceberg schema", t)
 	}
 	it, err := t.IcebergType()
 	if err != nil {

@@ -3,6 +3,8 @@ package sql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Deep expressions. tidb builds a binary tree for every operator chain
@@ -141,8 +143,8 @@ func (c *depthCounter) op(lv *depthLevel) {
 }
 
 // tooDeep is PostgreSQL's answer to an expression past max_stack_depth.
-func tooDeep(limit int) *Error {
-	return &Error{Code: CodeStatementTooComplex, Message: "stack depth limit exceeded",
+func tooDeep(limit int) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.StatementTooComplex, Message: "stack depth limit exceeded",
 		Hint: "Increase the configuration parameter \"max_stack_depth\" (currently " +
 			strconv.Itoa(limit/2) + "kB), after ensuring the platform's stack depth limit is adequate."}
 }

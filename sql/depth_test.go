@@ -7,6 +7,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The binder and the evaluator refuse trees deeper than any max_stack_depth
@@ -18,19 +20,19 @@ func TestTreeDepthBackstops(t *testing.T) {
 	for range deep {
 		node = &ast.UnaryOperationExpr{Op: opcode.Minus, V: node}
 	}
-	if _, err := Bind(node, &Scope{}, &Params{}); !isCode(err, CodeStatementTooComplex) {
+	if _, err := Bind(node, &Scope{}, &Params{}); !isCode(err, pgerr.StatementTooComplex) {
 		t.Fatalf("Bind: %v", err)
 	}
 	var e Expr = &ColumnRef{Name: "id", Index: 0, T: Int64}
 	for range deep {
 		e = &UnaryOp{Op: "-", X: e, T: Int64}
 	}
-	if _, err := Eval(context.Background(), e, nil, nil); !isCode(err, CodeStatementTooComplex) {
+	if _, err := Eval(context.Background(), e, nil, nil); !isCode(err, pgerr.StatementTooComplex) {
 		t.Fatalf("Eval: %v", err)
 	}
 }
 
-func isCode(err error, code string) bool {
-	se, ok := err.(*Error)
+func isCode(err error, code pgerr.Code) bool {
+	se, ok := err.(*pgerr.Error)
 	return ok && se.Code == code
 }

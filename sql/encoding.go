@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The server and client encoding is UTF8: text from a client (a query, a
@@ -44,7 +46,7 @@ func InvalidEncoding(b []byte) error {
 		}
 		fmt.Fprintf(&sb, "0x%02x", ch)
 	}
-	return Errorf(CodeCharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", sb.String())
+	return pgerr.Errorf(pgerr.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": %s", sb.String())
 }
 
 // firstInvalid is the offset of the first NUL or invalid UTF-8 sequence in

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 type stmtTimeKey struct{}
@@ -128,7 +130,7 @@ func Match(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (
 		return nil, err
 	}
 	if e.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type().SigName())
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", e.Type().SigName())
 	}
 	ev := newEvaluator(ctx, batch, params)
 	if mask, ok := ev.matchFast(e); ok {
@@ -245,7 +247,7 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 			out[i] = v
 		}
 	case *AggCall:
-		return nil, Errorf(CodeGroupingError, "aggregate %s evaluated outside aggregation", x)
+		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate %s evaluated outside aggregation", x)
 	default:
 		return nil, fmt.Errorf("evaluate %T: unknown expression node", e)
 	}
@@ -257,7 +259,7 @@ func (ev *evaluator) param(p *Param) (any, error) {
 		return v, nil
 	}
 	if p.Index >= len(ev.params) {
-		return nil, Errorf(CodeProtocolViolation, "there is no parameter $%d", p.Index+1)
+		return nil, pgerr.Errorf(pgerr.ProtocolViolation, "there is no parameter $%d", p.Index+1)
 	}
 	t := p.T
 	if t.Kind == KindUnknown {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // toDomain converts a non-null datum of type from to the comparison domain.
@@ -92,21 +94,21 @@ func floatCmp(x, y float64) int {
 	return 0
 }
 
-func intOutOfRange(t Type) *Error {
+func intOutOfRange(t Type) *pgerr.Error {
 	switch t.Kind {
 	case KindInt16:
-		return Errorf(CodeNumericOutOfRange, "smallint out of range")
+		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "smallint out of range")
 	case KindInt32:
-		return Errorf(CodeNumericOutOfRange, "integer out of range")
+		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "integer out of range")
 	}
-	return Errorf(CodeNumericOutOfRange, "bigint out of range")
+	return pgerr.Errorf(pgerr.NumericValueOutOfRange, "bigint out of range")
 }
 
 func negate(v any, t Type) (any, error) {
 	switch x := v.(type) {
 	case Interval:
 		if x.Months == math.MinInt32 || x.Days == math.MinInt32 || x.Micros == math.MinInt64 {
-			return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+			return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "interval out of range")
 		}
 		return negateInterval(x), nil
 	case int64:
@@ -130,7 +132,7 @@ const (
 	endDateDays = 2147483494 - 2440588
 )
 
-func divByZero() *Error { return Errorf(CodeDivisionByZero, "division by zero") }
+func divByZero() *pgerr.Error { return pgerr.Errorf(pgerr.DivisionByZero, "division by zero") }
 
 // arith computes l op r for non-null operands into result type t.
 func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
@@ -154,7 +156,7 @@ func arith(op string, t Type, l, r any, lt, rt Type) (any, error) {
 		a, b := l.([]byte), r.([]byte)
 		return append(append(make([]byte, 0, len(a)+len(b)), a...), b...), nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "operator %s for %s is not supported", op, t)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s for %s is not supported", op, t)
 }
 
 // dateArith is date ± integer and date - date. An infinite date plus or
@@ -165,7 +167,7 @@ func dateArith(op string, t Type, a, b int64, lt, rt Type) (any, error) {
 	switch {
 	case t.Kind != KindDate:
 		if infinite(a) || infinite(b) {
-			return nil, Errorf(CodeDatetimeFieldOverflow, "cannot subtract infinite dates")
+			return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "cannot subtract infinite dates")
 		}
 		return a - b, nil
 	case lt.Kind == KindDate && infinite(a):
@@ -179,7 +181,7 @@ func dateArith(op string, t Type, a, b int64, lt, rt Type) (any, error) {
 	if d := a + b; d >= minDateDays && d < endDateDays {
 		return d, nil
 	}
-	return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range")
+	return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range")
 }
 
 func intArith(op string, t Type, a, b int64) (any, error) {
@@ -243,11 +245,11 @@ func floatArith(op string, t Type, a, b float64) (any, error) {
 		r = float64(float32(r))
 	}
 	if math.IsInf(r, 0) && !math.IsInf(a, 0) && !math.IsInf(b, 0) {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 	}
 	underflow := r == 0 && a != 0 && (op == "*" && b != 0 || op == "/" && !math.IsInf(b, 0))
 	if underflow {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
 	return r, nil
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Regressions found by the PostgreSQL differential tests.
@@ -30,10 +32,10 @@ func TestRegressTranslateLessThanExcludesNull(t *testing.T) {
 func TestRegressEvalEdges(t *testing.T) {
 	row := []any{int64(1), nil, int64(0), "NaN", "1.50", nil, "5874897-12-31"}
 	cases := []struct{ expr, want string }{
-		{"f / i", "NaN"},       // PostgreSQL lets NaN / 0 through
-		{"d + 1", "ERR:22008"}, // date out of range
-		{"__cast(__cast('Infinity', 'float8'), 'numeric(6,1)')", "ERR:22003"}, // not 0A000
-		{"__cast(n, 'numeric')", "1.50"},                                      // unconstrained numeric keeps the scale
+		{"f / i", "NaN"}, // PostgreSQL lets NaN / 0 through
+		{"d + 1", "ERR:" + string(pgerr.DatetimeFieldOverflow)},                                                 // date out of range
+		{"__cast(__cast('Infinity', 'float8'), 'numeric(6,1)')", "ERR:" + string(pgerr.NumericValueOutOfRange)}, // not 0A000
+		{"__cast(n, 'numeric')", "1.50"},                                                                        // unconstrained numeric keeps the scale
 	}
 	for _, c := range cases {
 		v, err := evalRow(t, c.expr, row)

@@ -10,6 +10,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // parseExprNode parses one expression written in the normalised form
@@ -80,8 +82,8 @@ func buildBatch(t testing.TB, sc *Scope, rows [][]any) arrow.RecordBatch {
 }
 
 func sqlCode(err error) string {
-	if e, ok := err.(*Error); ok {
-		return e.Code
+	if e, ok := err.(*pgerr.Error); ok {
+		return string(e.Code)
 	}
 	if err != nil {
 		return "go:" + err.Error()

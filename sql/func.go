@@ -5,6 +5,8 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // bindFuncCall binds the front end's internal forms (__param, __cast, __true,
@@ -27,13 +29,13 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 		return bindLongNumber(n)
 	case "__ilike":
 		if len(n.Args) < 2 || len(n.Args) > 3 {
-			return nil, Errorf(CodeSyntaxError, "__ilike takes 2 or 3 arguments")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "__ilike takes 2 or 3 arguments")
 		}
 		esc := `\`
 		if len(n.Args) == 3 {
 			s, ok := literalString(n.Args[2])
 			if !ok {
-				return nil, Errorf(CodeFeatureNotSupported, "ESCAPE must be a string literal")
+				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ESCAPE must be a string literal")
 			}
 			esc = s
 		}
@@ -41,9 +43,9 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	case "trim":
 		return b.bindTrim(n)
 	case "regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table":
-		return nil, Errorf(CodeFeatureNotSupported, "%s() returns an array or a set, which is not supported; (regexp_match(...))[n] is", name)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s() returns an array or a set, which is not supported; (regexp_match(...))[n] is", name)
 	case "__any", "__all":
-		return nil, Errorf(CodeFeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
 	case "__array", "__array_sub", "__subscript":
 		e, _, err := b.bindArrayNode(n)
 		return e, err
@@ -105,9 +107,9 @@ func notAggregate(name string, args []ast.ExprNode) error {
 	_, order, filter := aggMarkers(args)
 	switch {
 	case order != nil:
-		return Errorf(CodeWrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
+		return pgerr.Errorf(pgerr.WrongObjectType, "ORDER BY specified, but %s is not an aggregate function", name)
 	case filter != nil:
-		return Errorf(CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
+		return pgerr.Errorf(pgerr.WrongObjectType, "FILTER specified, but %s is not an aggregate function", name)
 	}
 	return nil
 }
@@ -150,13 +152,13 @@ func literalInt(n ast.ExprNode) (int64, bool) {
 
 func (b *binder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
 	if len(n.Args) != 1 {
-		return nil, Errorf(CodeSyntaxError, "__param takes one argument")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "__param takes one argument")
 	}
 	k, ok := literalInt(n.Args[0])
 	if !ok || k < 1 || k > 65535 {
 		// PostgreSQL says undefined_parameter (42P02) here; the code stays
 		// the 42704 this server's clients already get.
-		return nil, Errorf(CodeUndefinedObject, "there is no parameter $%d", k)
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "there is no parameter $%d", k)
 	}
 	idx := int(k - 1)
 	return &Param{Index: idx, T: b.params.typeOf(idx)}, nil
@@ -164,11 +166,11 @@ func (b *binder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
 
 func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
 	if len(n.Args) != 2 {
-		return nil, Errorf(CodeSyntaxError, "__cast takes two arguments")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "__cast takes two arguments")
 	}
 	tn, ok := literalString(n.Args[1])
 	if !ok {
-		return nil, Errorf(CodeSyntaxError, "__cast needs a type name")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "__cast needs a type name")
 	}
 	t, err := ParseTypeName(tn)
 	if err != nil {
@@ -213,7 +215,7 @@ func (b *binder) bindPlainCast(x Expr, t Type) (Expr, error) {
 	}
 	if t.Reg != RegNone || x.Type().Reg != RegNone {
 		if !regCastable(x.Type(), t) {
-			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
+			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
 		}
 		// Names are looked up when the statement runs, in its catalog.
 		if isUnknown(x) {
@@ -229,7 +231,7 @@ func (b *binder) bindPlainCast(x Expr, t Type) (Expr, error) {
 		// casts at plan time, raising their errors then; a cast that does
 		// not exist fails as it would for a column (true::bigint was 0).
 		if !castable(v.T, t) {
-			return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", v.T.SigName(), t.SigName())
+			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", v.T.SigName(), t.SigName())
 		}
 		d, err := b.params.Input.castDatum(v.Value, v.T, t)
 		if s, ok := v.Value.(string); err != nil && ok && v.T.Kind == KindUnknown {
@@ -251,7 +253,7 @@ func (b *binder) bindPlainCast(x Expr, t Type) (Expr, error) {
 		}
 	}
 	if !castable(x.Type(), t) {
-		return nil, Errorf(CodeCannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
+		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
 	}
 	if x.Type() == t {
 		return x, nil
@@ -454,7 +456,7 @@ func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
 		return b.bindRound(args)
 	case "coalesce":
 		if len(args) == 0 {
-			return nil, Errorf(CodeSyntaxError, "coalesce needs at least one argument")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "coalesce needs at least one argument")
 		}
 		t, err := b.commonType(args, "COALESCE")
 		if err != nil {
@@ -556,7 +558,7 @@ func bindLongNumber(n *ast.FuncCallExpr) (Expr, error) {
 		s, ok = literalString(n.Args[0])
 	}
 	if !ok {
-		return nil, Errorf(CodeSyntaxError, "__numeric takes one string")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "__numeric takes one string")
 	}
 	d, err := readNumeric(s)
 	if err != nil {

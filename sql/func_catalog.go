@@ -2,6 +2,8 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The functions catalog clients call (psql's \d, pgjdbc's DatabaseMetaData,
@@ -160,7 +162,7 @@ func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
 
 func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
 	if len(args)%2 != 0 {
-		err := Errorf(CodeInvalidParameterValue, "argument list must have even number of elements")
+		err := pgerr.Errorf(pgerr.InvalidParameterValue, "argument list must have even number of elements")
 		err.Hint = "The arguments of json_build_object() must consist of alternating keys and values."
 		return nil, err
 	}
@@ -263,7 +265,7 @@ func currentSetting(c Catalog, a []any) (any, error) {
 	if len(a) > 1 && a[1].(bool) {
 		return nil, nil
 	}
-	return nil, Errorf(CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	return nil, pgerr.Errorf(pgerr.UndefinedObject, "unrecognized configuration parameter %q", name)
 }
 
 func textArray(s []string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The scalar-function corpus tests: every generated expression runs through
@@ -100,8 +101,8 @@ func corpusBind(expr string) (Expr, error) {
 }
 
 func corpusError(err error) string {
-	if e, ok := err.(*Error); ok {
-		return "ERROR " + e.Code + " " + e.Message
+	if e, ok := err.(*pgerr.Error); ok {
+		return "ERROR " + string(e.Code) + " " + e.Message
 	}
 	return "ERROR go " + err.Error()
 }
@@ -110,7 +111,7 @@ func corpusError(err error) string {
 // SQLSTATE without its message, or the whole type|value.
 func corpusCode(s string) string {
 	if strings.HasPrefix(s, "ERROR ") {
-		return s[:min(len(s), len("ERROR 00000"))]
+		return s[:min(len(s), len("ERROR ")+5)] // "ERROR " and the five-character SQLSTATE
 	}
 	return s
 }

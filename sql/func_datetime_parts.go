@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/big"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // extract / date_part and date_trunc over date, time, timestamp and
@@ -78,7 +80,7 @@ func (b *binder) bindDateTimeParts(name string, args []Expr) (Expr, bool, error)
 	}
 	if src.Type().Kind == KindTime {
 		// PostgreSQL truncates a time as an interval
-		return nil, true, Errorf(CodeFeatureNotSupported, "date_trunc of a time (an interval) is not supported: type interval is not supported")
+		return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "date_trunc of a time (an interval) is not supported: type interval is not supported")
 	}
 	return &Func{Name: "date_trunc", Args: args, T: src.Type()}, true, nil
 }
@@ -118,7 +120,7 @@ func dateTimePartsScalar(x *Func, a []any) (any, error) {
 		return dateTrunc(unit, canon, known, a[1].(int64), t)
 	}
 	if !known {
-		return nil, Errorf(CodeInvalidParameterValue, "unit %q not recognized for type %s", unit, t)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unit %q not recognized for type %s", unit, t)
 	}
 	if t.Kind == KindInterval {
 		v, err := intervalPart(canon, a[1].(Interval))
@@ -133,7 +135,7 @@ func dateTimePartsScalar(x *Func, a []any) (any, error) {
 	}
 	v, err := extractPart(canon, a[1].(int64), t)
 	if errors.Is(err, errUnitNotSupported) {
-		return nil, Errorf(CodeFeatureNotSupported, "unit %q not supported for type %s", unit, t)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "unit %q not supported for type %s", unit, t)
 	}
 	if err != nil {
 		return nil, err
@@ -175,7 +177,7 @@ func infinitePart(fn, unit string, sign int, t Type) (any, error) {
 		if fn == "date_part" {
 			return math.Inf(sign), nil
 		}
-		return nil, Errorf(CodeFeatureNotSupported, "numeric infinity is not supported (extract %s from an infinite %s)", unit, t)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "numeric infinity is not supported (extract %s from an infinite %s)", unit, t)
 	}
 	return nil, nil
 }
@@ -344,7 +346,7 @@ func dateTrunc(unit, canon string, known bool, v int64, t Type) (any, error) {
 		known = false // words EXTRACT knows that are not units of time
 	}
 	if !known {
-		return nil, Errorf(CodeInvalidParameterValue, "unit %q not recognized for type %s", unit, t)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unit %q not recognized for type %s", unit, t)
 	}
 	f := splitDateTime(v, t)
 	clock := func(h, m, s, us int64) int64 {
@@ -389,5 +391,5 @@ func dateTrunc(unit, canon string, known bool, v int64, t Type) (any, error) {
 		}
 		return ymd(-((999-(y-1))/1000)*1000+1, 1, 1), nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "unit %q not supported for type %s", unit, t)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "unit %q not supported for type %s", unit, t)
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
@@ -152,7 +154,7 @@ func substring(a []any) (any, error) {
 	if len(a) == 3 {
 		n := a[2].(int64)
 		if n < 0 {
-			return nil, Errorf(CodeSubstringError, "negative substring length not allowed")
+			return nil, pgerr.Errorf(pgerr.SubstringError, "negative substring length not allowed")
 		}
 		end = start + n
 		if end < start {

@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // formatText is PostgreSQL's format(fmt, args...): %s (NULL as the empty string), %I
@@ -19,7 +21,7 @@ func formatText(f string, types []Expr, vals []any) (any, error) {
 		}
 		i++
 		if i >= len(f) {
-			return nil, Errorf(CodeInvalidParameterValue, "unterminated format() type specifier")
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unterminated format() type specifier")
 		}
 		if f[i] == '%' {
 			sb.WriteByte('%')
@@ -54,7 +56,7 @@ func parseFormatSpec(s string, next *int, vals []any, types []Expr) (formatSpec,
 	arg := -1
 	if d, k := leadingInt(s); k > 0 && k < len(s) && s[k] == '$' {
 		if d == 0 {
-			return sp, 0, Errorf(CodeInvalidParameterValue, "format specifies argument 0, but arguments are numbered from 1")
+			return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "format specifies argument 0, but arguments are numbered from 1")
 		}
 		arg = d - 1
 		i = k + 1
@@ -71,13 +73,13 @@ func parseFormatSpec(s string, next *int, vals []any, types []Expr) (formatSpec,
 			i += k + 1
 		}
 		if wArg < 0 || wArg >= len(vals) {
-			return sp, 0, Errorf(CodeInvalidParameterValue, "too few arguments for format()")
+			return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "too few arguments for format()")
 		}
 		*next = wArg + 1
 		if vals[wArg] != nil {
 			w, ok := vals[wArg].(int64)
 			if !ok {
-				return sp, 0, Errorf(CodeInvalidParameterValue, "width argument must be an integer")
+				return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "width argument must be an integer")
 			}
 			if w < 0 {
 				sp.left = true
@@ -90,19 +92,19 @@ func parseFormatSpec(s string, next *int, vals []any, types []Expr) (formatSpec,
 		i += k
 	}
 	if i >= len(s) {
-		return sp, 0, Errorf(CodeInvalidParameterValue, "unterminated format() type specifier")
+		return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "unterminated format() type specifier")
 	}
 	sp.conv = s[i]
 	switch sp.conv {
 	case 's', 'I', 'L':
 	default:
-		return sp, 0, Errorf(CodeInvalidParameterValue, "unrecognized format() type specifier \"%c\"", sp.conv)
+		return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized format() type specifier \"%c\"", sp.conv)
 	}
 	if arg < 0 {
 		arg = *next
 	}
 	if arg >= len(vals) {
-		return sp, 0, Errorf(CodeInvalidParameterValue, "too few arguments for format()")
+		return sp, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "too few arguments for format()")
 	}
 	*next = arg + 1
 	sp.val, sp.typ = vals[arg], types[arg].Type()
@@ -123,7 +125,7 @@ func (sp formatSpec) write(sb *strings.Builder) error {
 	var text string
 	switch {
 	case sp.conv == 'I' && sp.val == nil:
-		return Errorf(CodeNullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
+		return pgerr.Errorf(pgerr.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 	case sp.conv == 'L' && sp.val == nil:
 		text = "NULL"
 	case sp.val == nil:

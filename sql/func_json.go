@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // json -> key|index and ->> (the normaliser's __json_get and
@@ -19,7 +21,7 @@ func (b *binder) bindJSONGet(name string, args []Expr) (Expr, bool, error) {
 		op = "->>"
 	}
 	if len(args) != 2 {
-		return nil, true, Errorf(CodeSyntaxError, "operator %s takes two operands", op)
+		return nil, true, pgerr.Errorf(pgerr.SyntaxError, "operator %s takes two operands", op)
 	}
 	if isUnknown(args[0]) {
 		c, err := b.coerceUnknown(args[0], JSON)
@@ -61,7 +63,7 @@ func jsonGet(x *Func, a []any) (any, error) {
 		raw, found, err = jsonElement(doc, a[1].(int64))
 	}
 	if err != nil {
-		e := Errorf(CodeInvalidTextRep, "invalid input syntax for type json")
+		e := pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
 		e.Detail = err.Error()
 		return nil, e
 	}

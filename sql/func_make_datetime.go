@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // make_date, make_time and make_timestamp build a value from its fields,
@@ -104,7 +106,7 @@ func makeDateTime(x *Func, a []any) (any, error) {
 	}
 	us := days.(int64)*usPerDay + clock.(int64)
 	if us < minTimestampPG || us >= endTimestampPG {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
 			ints[0], ints[1], ints[2], ints[3], ints[4], pgSeconds(sec))
 	}
 	return us, nil
@@ -118,11 +120,11 @@ func makeDate(year, month, day int64) (any, error) {
 		y++ // 1 BC is year 0 of the proleptic calendar
 	}
 	if year == 0 || month < 1 || month > 12 || day < 1 || day > int64(daysIn(int(y), time.Month(month))) {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "date field value out of range: %s", fields)
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date field value out of range: %s", fields)
 	}
 	days := daysFromCivil(int(y), int(month), int(day))
 	if days < minDateDays || days >= endDateDays {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "date out of range: %s", fields)
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "date out of range: %s", fields)
 	}
 	return days, nil
 }
@@ -134,7 +136,7 @@ func makeTime(hour, minute int64, sec float64) (any, error) {
 	us := math.RoundToEven(sec * 1e6)
 	if hour < 0 || hour > 24 || minute < 0 || minute >= 60 || math.IsNaN(sec) || us < 0 || us > 60e6 ||
 		(hour*60+minute)*60*1_000_000+int64(us) > usPerDay {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "time field value out of range: %d:%02d:%s", hour, minute, pgSeconds(sec))
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "time field value out of range: %d:%02d:%s", hour, minute, pgSeconds(sec))
 	}
 	return (hour*60+minute)*60*1_000_000 + int64(us), nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // PostgreSQL's mathematical functions. Most have a double precision and a
@@ -39,7 +41,7 @@ func (b *binder) bindMath(name string, args []Expr) (Expr, bool, error) {
 	}
 	if name == "trunc" && isUnknown(args[0]) {
 		// trunc(macaddr) is a third candidate: an untyped argument picks none.
-		return nil, true, Errorf(CodeAmbiguousFunction, "function trunc(unknown) is not unique")
+		return nil, true, pgerr.Errorf(pgerr.AmbiguousFunction, "function trunc(unknown) is not unique")
 	}
 	t := Float64
 	if shape.forms == 'b' {
@@ -185,7 +187,7 @@ func floatMath(name string, a []any) (any, error) {
 		return checkFloat(f*radiansPerDegree, f, false)
 	case "sqrt":
 		if f < 0 {
-			return nil, Errorf(CodeInvalidArgumentForPowerFunction, "cannot take square root of a negative number")
+			return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "cannot take square root of a negative number")
 		}
 		return math.Sqrt(f), nil
 	case "exp":
@@ -195,7 +197,7 @@ func floatMath(name string, a []any) (any, error) {
 	case "power":
 		return floatPow(f, a[1].(float64))
 	}
-	return nil, Errorf(CodeInternal, "evaluate %s: unknown function", name)
+	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", name)
 }
 
 // radiansPerDegree is PostgreSQL's RADIANS_PER_DEGREE.
@@ -205,10 +207,10 @@ const radiansPerDegree = 0.0174532925199432957692
 // computed from the input in (a product or quotient with a constant).
 func checkFloat(r, in float64, zeroOK bool) (any, error) {
 	if math.IsInf(r, 0) && !math.IsInf(in, 0) {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 	}
 	if r == 0 && in != 0 && !zeroOK {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
 	return r, nil
 }
@@ -224,10 +226,10 @@ func floatExp(f float64) (any, error) {
 	}
 	r := crExp(f)
 	if math.IsInf(r, 0) {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 	}
 	if r == 0 {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
 	return r, nil
 }
@@ -235,9 +237,9 @@ func floatExp(f float64) (any, error) {
 func floatLog(name string, f float64) (any, error) {
 	switch {
 	case f == 0:
-		return nil, Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of zero")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForLogarithm, "cannot take logarithm of zero")
 	case f < 0:
-		return nil, Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of a negative number")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForLogarithm, "cannot take logarithm of a negative number")
 	}
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 1):
@@ -263,18 +265,18 @@ func floatPow(x, y float64) (any, error) {
 		}
 		return 1.0, nil
 	case x == 0 && y < 0:
-		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "zero raised to a negative power is undefined")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "zero raised to a negative power is undefined")
 	case x < 0 && math.Floor(y) != y:
-		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "a negative number raised to a non-integer power yields a complex result")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "a negative number raised to a non-integer power yields a complex result")
 	case math.IsInf(y, 0) || math.IsInf(x, 0):
 		return math.Pow(x, y), nil
 	}
 	r := crPow(x, y)
 	if math.IsInf(r, 0) {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: overflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 	}
 	if r == 0 && x != 0 {
-		return nil, Errorf(CodeNumericOutOfRange, "value out of range: underflow")
+		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
 	return r, nil
 }
@@ -308,7 +310,7 @@ func numericMath(name string, a []any) (any, error) {
 	case "power":
 		return numericPower(d, a[1].(Decimal))
 	}
-	return nil, Errorf(CodeInternal, "evaluate %s: unknown function", name)
+	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", name)
 }
 
 // truncDecimal is trunc(numeric, s): toward zero at scale s (left of the

@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 	"math/big"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The numeric forms of sqrt, exp, ln, log and power. PostgreSQL picks each
@@ -20,8 +22,8 @@ const (
 // clampScale bounds a result scale to PostgreSQL's display-scale range.
 func clampScale(s int) int { return min(max(s, 0), numericMaxDispScale) }
 
-func overflowsNumeric() *Error {
-	return Errorf(CodeNumericOutOfRange, "value overflows numeric format")
+func overflowsNumeric() *pgerr.Error {
+	return pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 }
 
 // nbaseDigits is d in PostgreSQL's base-10000 form: its weight, its first
@@ -172,7 +174,7 @@ func bigExp(x *big.Float, prec uint) *big.Float {
 // numericSqrt is sqrt(numeric): scale from the argument's weight.
 func numericSqrt(d Decimal) (any, error) {
 	if d.Coef.Sign() < 0 {
-		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "cannot take square root of a negative number")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "cannot take square root of a negative number")
 	}
 	w, _, _, _ := nbaseDigits(d)
 	sweight := (w+1)*4/2 - 1
@@ -202,9 +204,9 @@ func expAtScale(d Decimal, rscale int) (any, error) {
 func checkLnArg(d Decimal) error {
 	switch d.Coef.Sign() {
 	case 0:
-		return Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of zero")
+		return pgerr.Errorf(pgerr.InvalidArgumentForLogarithm, "cannot take logarithm of zero")
 	case -1:
-		return Errorf(CodeInvalidArgumentForLogarithm, "cannot take logarithm of a negative number")
+		return pgerr.Errorf(pgerr.InvalidArgumentForLogarithm, "cannot take logarithm of a negative number")
 	}
 	return nil
 }
@@ -243,11 +245,11 @@ func numericLog(base, x Decimal) (any, error) {
 // exp(y · ln x) at a scale from the result's magnitude.
 func numericPower(x, y Decimal) (any, error) {
 	if x.Coef.Sign() == 0 && y.Coef.Sign() < 0 {
-		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "zero raised to a negative power is undefined")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "zero raised to a negative power is undefined")
 	}
 	yr := y.Rat()
 	if x.Coef.Sign() < 0 && !yr.IsInt() {
-		return nil, Errorf(CodeInvalidArgumentForPowerFunction, "a negative number raised to a non-integer power yields a complex result")
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "a negative number raised to a non-integer power yields a complex result")
 	}
 	if yr.IsInt() && yr.Num().IsInt64() && yr.Num().Int64() == int64(int32(yr.Num().Int64())) {
 		return powerInt(x, int(yr.Num().Int64()), clampScale(max(numericMinSigDigits, x.Scale)))

@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // greatest and least: the arguments take their common type as CASE arms
 // do; NULLs are ignored and the result is NULL only when every argument is.
@@ -11,14 +15,14 @@ func (b *binder) bindMinMax(name string, args []Expr) (Expr, bool, error) {
 		return nil, false, nil
 	}
 	if len(args) == 0 {
-		return nil, true, Errorf(CodeSyntaxError, "syntax error at or near \")\"")
+		return nil, true, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near \")\"")
 	}
 	t, err := b.commonType(args, strings.ToUpper(name))
 	if err != nil {
 		return nil, true, err
 	}
 	if _, ok := compareDomain(t, t); !ok {
-		return nil, true, Errorf(CodeUndefinedFunction, "could not identify a comparison function for type %s", t.SigName())
+		return nil, true, pgerr.Errorf(pgerr.UndefinedFunction, "could not identify a comparison function for type %s", t.SigName())
 	}
 	if err := b.coerceAll(args, t); err != nil {
 		return nil, true, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The has_*_privilege family and pg_has_role, as PostgreSQL 15 answers
@@ -122,7 +124,7 @@ func privilegeRole(c Catalog, role any) (public bool, err error) {
 		case "public":
 			return true, nil
 		}
-		return false, Errorf(CodeUndefinedObject, "role %q does not exist", r)
+		return false, pgerr.Errorf(pgerr.UndefinedObject, "role %q does not exist", r)
 	case int64:
 		return r != superuserOID, nil
 	}
@@ -153,7 +155,7 @@ func privilegeList(s string, allowed []string) ([]string, error) {
 			found = found || p == word
 		}
 		if !found {
-			return nil, Errorf(CodeInvalidParameterValue, "unrecognized privilege type: %q", chunk)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized privilege type: %q", chunk)
 		}
 		out = append(out, word)
 	}
@@ -206,7 +208,7 @@ func lookupRelation(want string) func(ctx context.Context, c Catalog, obj any) (
 			return privObject{}, false, err
 		}
 		if want == "sequence" {
-			return privObject{}, false, Errorf(CodeWrongObjectType, "%q is not a sequence", r.Name)
+			return privObject{}, false, pgerr.Errorf(pgerr.WrongObjectType, "%q is not a sequence", r.Name)
 		}
 		return privObject{name: r.Name, catalog: r.Catalog, columns: r.Columns}, true, nil
 	}
@@ -222,7 +224,7 @@ func columnExists(obj privObject, col any) (bool, error) {
 				return true, nil
 			}
 		}
-		return false, Errorf(CodeUndefinedColumn, "column %q of relation %q does not exist", c, obj.name)
+		return false, pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", c, obj.name)
 	case int64:
 		return c >= 1 && c <= int64(len(obj.columns)), nil
 	}
@@ -246,7 +248,7 @@ func lookupDatabase(_ context.Context, c Catalog, obj any) (privObject, bool, er
 	switch d := obj.(type) {
 	case string:
 		if d != c.Database() {
-			return privObject{}, false, Errorf(CodeInvalidCatalogName, "database %q does not exist", d)
+			return privObject{}, false, pgerr.Errorf(pgerr.InvalidCatalogName, "database %q does not exist", d)
 		}
 	case int64:
 		if d != c.DatabaseOID() {
@@ -280,7 +282,7 @@ func lookupNamed(what string, objects map[string]int64) func(ctx context.Context
 		switch o := obj.(type) {
 		case string:
 			if _, ok := objects[o]; !ok {
-				return privObject{}, false, Errorf(CodeUndefinedObject, "%s %q does not exist", what, o)
+				return privObject{}, false, pgerr.Errorf(pgerr.UndefinedObject, "%s %q does not exist", what, o)
 			}
 			return privObject{name: o}, true, nil
 		case int64:
@@ -299,7 +301,7 @@ func lookupRole(_ context.Context, c Catalog, obj any) (privObject, bool, error)
 	switch r := obj.(type) {
 	case string:
 		if r != c.User() {
-			return privObject{}, false, Errorf(CodeUndefinedObject, "role %q does not exist", r)
+			return privObject{}, false, pgerr.Errorf(pgerr.UndefinedObject, "role %q does not exist", r)
 		}
 	case int64:
 		if r != superuserOID {

@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The POSIX regular expression operators (~ ~* !~ !~*) and functions
@@ -249,7 +251,7 @@ func regexCallArgs(x *Func, a []any) (regexCall, error) {
 	}
 	c.flags = f
 	if f.global && c.name != "regexp_replace" {
-		return c, Errorf(CodeInvalidParameterValue, "%s() does not support the \"global\" option", strings.TrimPrefix(c.name, "__"))
+		return c, pgerr.Errorf(pgerr.InvalidParameterValue, "%s() does not support the \"global\" option", strings.TrimPrefix(c.name, "__"))
 	}
 	if c.name == "regexp_replace" && f.global && !c.nSet {
 		c.n = 0
@@ -261,11 +263,11 @@ func regexCallArgs(x *Func, a []any) (regexCall, error) {
 func (c *regexCall) check() error {
 	switch {
 	case c.start <= 0:
-		return Errorf(CodeInvalidParameterValue, "invalid value for parameter \"start\": %d", c.start)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"start\": %d", c.start)
 	case c.nSet && c.name == "regexp_replace" && c.n < 0, c.nSet && c.name != "regexp_replace" && c.n <= 0:
-		return Errorf(CodeInvalidParameterValue, "invalid value for parameter \"n\": %d", c.n)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"n\": %d", c.n)
 	case c.subexpr < 0:
-		return Errorf(CodeInvalidParameterValue, "invalid value for parameter \"subexpr\": %d", c.subexpr)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for parameter \"subexpr\": %d", c.subexpr)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Regular expressions: patterns assembled from ARE fragments (classes,
@@ -76,7 +78,7 @@ func corpusRegex() []string {
 func TestRegexRefusals(t *testing.T) {
 	for _, p := range []string{`\m`, `(?=a)`, `(?<!a)b`, `(a)\1`, `[[.a.]]`} {
 		_, err := compilePGRegex(p, regexFlags{})
-		if sqlCode(err) != CodeFeatureNotSupported {
+		if sqlCode(err) != string(pgerr.FeatureNotSupported) {
 			t.Errorf("%s: %v, want 0A000", p, err)
 		}
 	}

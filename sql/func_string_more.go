@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // String and general functions beyond func_text.go's table: to_hex,
@@ -148,7 +150,7 @@ func stringMore(x *Func, a []any) (any, error) {
 		sb.WriteString(t.Format(" 2006 UTC"))
 		return sb.String(), nil
 	}
-	return nil, Errorf(CodeInternal, "evaluate %s: unknown function", x.Name)
+	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", x.Name)
 }
 
 func isStringMoreFunc(name string) bool { ok, _ := isStringMore(name); return ok }
@@ -210,12 +212,12 @@ func isByteaFunc(name string) bool {
 func bindClockPrecision(name string, p Expr) (Expr, error) {
 	c, ok := p.(*Const)
 	if !ok || c.Value == nil || !isIntegerKind(c.T) {
-		return nil, Errorf(CodeSyntaxError, "syntax error at or near \"(\"")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near \"(\"")
 	}
 	prec := c.Value.(int64)
 	what := map[string]string{"current_timestamp": "TIMESTAMP(%d) WITH TIME ZONE", "localtimestamp": "TIMESTAMP(%d)", "localtime": "TIME(%d)"}[name]
 	if prec < 0 {
-		return nil, Errorf(CodeInvalidParameterValue, what+" precision must not be negative", prec)
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, what+" precision must not be negative", prec)
 	}
 	src := &Func{Name: "localtimestamp", T: Timestamp}
 	if name == "current_timestamp" {

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // textFuncs are PostgreSQL's string functions beyond the basic ones, each
@@ -247,7 +249,7 @@ func textScalar(x *Func, a []any) (any, error) {
 		}
 		s := a[0].(string)
 		if int64(len(s))*n > maxTextBytes-4 { // with the 4-byte header
-			return nil, Errorf(CodeProgramLimitExceeded, "requested length too large")
+			return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested length too large")
 		}
 		return strings.Repeat(s, int(n)), nil
 	case "left", "right":
@@ -270,7 +272,7 @@ func textScalar(x *Func, a []any) (any, error) {
 	case "starts_with":
 		return strings.HasPrefix(a[0].(string), a[1].(string)), nil
 	}
-	return nil, Errorf(CodeInternal, "evaluate %s: unknown function", x.Name)
+	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", x.Name)
 }
 
 // maxTextBytes is PostgreSQL's limit on one text value (1 GB).
@@ -326,13 +328,13 @@ func initcap(s string) string {
 func chr(n int64) (any, error) {
 	switch {
 	case n == 0:
-		return nil, Errorf(CodeProgramLimitExceeded, "null character not permitted")
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "null character not permitted")
 	case n < 0:
-		return nil, Errorf(CodeInvalidParameterValue, "character number must be positive")
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "character number must be positive")
 	case n > utf8.MaxRune:
-		return nil, Errorf(CodeProgramLimitExceeded, "requested character too large for encoding: %d", n)
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", n)
 	case n >= 0xD800 && n <= 0xDFFF:
-		return nil, Errorf(CodeProgramLimitExceeded, "requested character not valid for encoding: %d", n)
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", n)
 	}
 	return string(rune(n)), nil
 }
@@ -359,7 +361,7 @@ func pad(left bool, s string, n int64, fill string) (any, error) {
 		return "", nil
 	}
 	if n > maxTextBytes {
-		return nil, Errorf(CodeProgramLimitExceeded, "requested length too large")
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested length too large")
 	}
 	rs := []rune(s)
 	if int64(len(rs)) >= n || fill == "" {
@@ -380,7 +382,7 @@ func pad(left bool, s string, n int64, fill string) (any, error) {
 // splitPart is split_part: field n (1-based; negative counts from the end).
 func splitPart(s, delim string, n int64) (any, error) {
 	if n == 0 {
-		return nil, Errorf(CodeInvalidParameterValue, "field position must not be zero")
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "field position must not be zero")
 	}
 	var parts []string
 	if delim == "" {

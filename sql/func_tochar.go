@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // to_char(timestamp|timestamptz|date, text) as PostgreSQL 15's
@@ -449,14 +451,14 @@ func (b *binder) bindToChar(name string, args []Expr) (Expr, bool, error) {
 	}
 	switch args[0].Type().Kind {
 	case KindUnknown:
-		return nil, true, Errorf(CodeAmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
+		return nil, true, pgerr.Errorf(pgerr.AmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
 	case KindInt16:
 		// No exact form: double precision, the preferred numeric type, wins.
 		args[0] = &Cast{X: args[0], T: Float64}
 	case KindDate:
 		args[0] = &Cast{X: args[0], T: TimestampTZ}
 	case KindTime:
-		return nil, true, Errorf(CodeFeatureNotSupported, "to_char(interval, text) is not supported")
+		return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "to_char(interval, text) is not supported")
 	case KindInt32, KindInt64, KindFloat32, KindFloat64, KindNumeric, KindTimestamp, KindTimestampTZ:
 	default:
 		return nil, true, noFunction(name, args)

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // to_char of numbers (integer, bigint, real, double precision, numeric)
@@ -48,7 +50,7 @@ type numDesc struct {
 
 func (d *numDesc) is(f int) bool { return d.flag&f != 0 }
 
-func numSyntax(msg string) error { return Errorf(CodeSyntaxError, "%s", msg) }
+func numSyntax(msg string) error { return pgerr.Errorf(pgerr.SyntaxError, "%s", msg) }
 
 // parseNUM is parse_format for number templates with NUMDesc_prepare.
 func parseNUM(f string) ([]fmtNode, numDesc, error) {
@@ -176,7 +178,7 @@ func (d *numDesc) prepare(k string) error {
 		}
 		if d.is(numBlank) || d.is(numFillMode) || d.is(numLSign) || d.is(numBracket) || d.is(numMinus) ||
 			d.is(numPlus) || d.is(numRoman) || d.is(numMulti) {
-			return &Error{Code: CodeSyntaxError, Message: `"EEEE" is incompatible with other formats`,
+			return &pgerr.Error{Code: pgerr.SyntaxError, Message: `"EEEE" is incompatible with other formats`,
 				Detail: `"EEEE" may only be used together with digit and decimal point patterns.`}
 		}
 		d.flag |= numEEEE
@@ -374,7 +376,7 @@ func numProcess(nodes []fmtNode, d numDesc, number string, outPreSpaces int, sig
 				continue
 			}
 			if c := number[len(number)-1]; c < '0' || c > '9' {
-				return "", Errorf(CodeInvalidTextRep, "%q is not a number", number)
+				return "", pgerr.Errorf(pgerr.InvalidTextRepresentation, "%q is not a number", number)
 			}
 			np.out = append(np.out, ordinalSuffix(number, n.key == "TH")...)
 		case "MI":
@@ -454,7 +456,7 @@ func romanNumeral(n int64) string {
 }
 
 // errIntRange is int4's "integer out of range".
-func errIntRange() error { return Errorf(CodeNumericOutOfRange, "integer out of range") }
+func errIntRange() error { return pgerr.Errorf(pgerr.NumericValueOutOfRange, "integer out of range") }
 
 // toCharNumber is to_char(v, f) for a value of type t.
 func toCharNumber(v any, t Type, f string) (any, error) {
@@ -527,7 +529,7 @@ func toCharNumber(v any, t Type, f string) (any, error) {
 func multiplyInt(x int64, t Type, multi int) (int64, error) {
 	lo, hi, maxMulti, errRange := int64(math.MinInt32), int64(math.MaxInt32), 9, errIntRange()
 	if t.Kind == KindInt64 {
-		lo, hi, maxMulti, errRange = math.MinInt64, math.MaxInt64, 18, Errorf(CodeNumericOutOfRange, "bigint out of range")
+		lo, hi, maxMulti, errRange = math.MinInt64, math.MaxInt64, 18, pgerr.Errorf(pgerr.NumericValueOutOfRange, "bigint out of range")
 	}
 	if multi > maxMulti {
 		return 0, errRange

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Interval is PostgreSQL's interval: months, days and microseconds kept
@@ -78,7 +80,7 @@ var intervalUnits = map[string]string{
 // (interval '5' day) that a bare number counts, "" for seconds.
 func ParseInterval(s, field string) (Interval, error) {
 	bad := func() error {
-		return Errorf(CodeInvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
+		return pgerr.Errorf(pgerr.InvalidDatetimeFormat, "invalid input syntax for type interval: %q", s)
 	}
 	t := strings.ToLower(strings.TrimSpace(s))
 	if strings.HasPrefix(t, "p") {
@@ -141,7 +143,7 @@ func ParseInterval(s, field string) (Interval, error) {
 	}
 	v, ok := acc.interval()
 	if !ok {
-		return Interval{}, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+		return Interval{}, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	if ago {
 		v = negateInterval(v)
@@ -420,12 +422,12 @@ func addInterval(us int64, v Interval) (int64, error) {
 	// microseconds is past int64.
 	days := int64(v.Days)
 	if days > math.MaxInt64/usPerDay || days < math.MinInt64/usPerDay {
-		return 0, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
+		return 0, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 	}
 	for _, step := range []int64{days * usPerDay, v.Micros} {
 		next, ok := addChecked(us, step)
 		if !ok || next < minTimestampPG || next >= endTimestampPG {
-			return 0, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
+			return 0, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 		}
 		us = next
 	}
@@ -478,7 +480,7 @@ func scaleInterval(v Interval, f float64, op string) (any, error) {
 		return nil, divByZero()
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	apply := func(x float64) float64 {
 		if div {
@@ -514,7 +516,7 @@ func fitsInt32(x float64) bool { return x >= math.MinInt32 && x <= math.MaxInt32
 
 func checkedInterval(months, days, micros float64) (any, error) {
 	if !fitsInt32(months) || !fitsInt32(days) || math.Abs(micros) >= math.MaxInt64 {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	return Interval{Months: int32(months), Days: int32(days), Micros: int64(micros)}, nil
 }
@@ -523,11 +525,11 @@ func checkedInterval(months, days, micros float64) (any, error) {
 // justifies the difference's hours into days.
 func timestampDiff(a, b int64) (any, error) {
 	if a == math.MaxInt64 || a == math.MinInt64 || b == math.MaxInt64 || b == math.MinInt64 {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "cannot subtract infinite timestamps")
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "cannot subtract infinite timestamps")
 	}
 	d := a - b
 	if (b > 0 && d > a) || (b < 0 && d < a) {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "interval out of range")
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "interval out of range")
 	}
 	days := d / usPerDay
 	return Interval{Days: int32(days), Micros: d - days*usPerDay}, nil
@@ -645,7 +647,7 @@ func intervalPart(unit string, v Interval) (Decimal, error) {
 	case "microseconds":
 		return whole(v.Micros % usPerMinute), nil
 	}
-	return Decimal{}, Errorf(CodeFeatureNotSupported, "unit %q not supported for type interval", unit)
+	return Decimal{}, pgerr.Errorf(pgerr.FeatureNotSupported, "unit %q not supported for type interval", unit)
 }
 
 // AddInterval is timestamp + interval over µs since the epoch.
@@ -689,7 +691,7 @@ func dateAtTime(days, us int64) (any, error) {
 		return ts, nil
 	}
 	if ts+us >= endTimestampPG {
-		return nil, Errorf(CodeDatetimeFieldOverflow, "timestamp out of range")
+		return nil, pgerr.Errorf(pgerr.DatetimeFieldOverflow, "timestamp out of range")
 	}
 	return ts + us, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // json_build_object's text, as PostgreSQL's datum_to_json writes each
@@ -20,13 +22,13 @@ func jsonBuildObject(x *Func, a []any) (any, error) {
 			b = append(b, ", "...)
 		}
 		if a[i] == nil {
-			err := Errorf(CodeInvalidParameterValue, "argument %d cannot be null", i+1)
+			err := pgerr.Errorf(pgerr.InvalidParameterValue, "argument %d cannot be null", i+1)
 			err.Hint = "Object keys should be text."
 			return nil, err
 		}
 		kt := x.Args[i].Type()
 		if kt.Kind == KindArray || kt.Kind == KindJSON || kt.Kind == KindRecord {
-			return nil, Errorf(CodeInvalidParameterValue, "key value must be scalar, not array, composite, or json")
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "key value must be scalar, not array, composite, or json")
 		}
 		b = appendJSONString(b, jsonScalarText(a[i], kt))
 		b = append(b, " : "...)

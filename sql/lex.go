@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // tokKind classifies a PostgreSQL lexical token.
@@ -215,8 +217,8 @@ func (lx *lexer) peekAt(i int) byte {
 }
 
 // errAt builds a 42601 error positioned at byte offset off.
-func (lx *lexer) errAt(off int, format string, args ...any) *Error {
-	e := Errorf(CodeSyntaxError, format, args...)
+func (lx *lexer) errAt(off int, format string, args ...any) *pgerr.Error {
+	e := pgerr.Errorf(pgerr.SyntaxError, format, args...)
 	e.Position = pgCharPos(lx.src, off)
 	return e
 }
@@ -520,7 +522,7 @@ func (lx *lexer) codePoint(b *strings.Builder, start, max, base int, asByte bool
 	case asByte:
 		b.WriteByte(byte(v))
 	case n < max || !utf8.ValidRune(rune(v)) || v == 0:
-		return &Error{Code: CodeInvalidEscapeSequence, Message: "invalid Unicode escape value", Position: pgCharPos(lx.src, start)}
+		return &pgerr.Error{Code: pgerr.InvalidEscapeSequence, Message: "invalid Unicode escape value", Position: pgCharPos(lx.src, start)}
 	default:
 		b.WriteRune(rune(v))
 	}

@@ -2,6 +2,8 @@ package sql
 
 import (
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // likePattern is a compiled LIKE pattern: runes with wildcard flags.
@@ -19,7 +21,7 @@ func compileLike(pattern, escape string, fold bool) (*likePattern, error) {
 	var esc rune = -1
 	if escape != "" {
 		if utf8.RuneCountInString(escape) != 1 {
-			return nil, Errorf(CodeInvalidEscapeSequence, "invalid escape string")
+			return nil, pgerr.Errorf(pgerr.InvalidEscapeSequence, "invalid escape string")
 		}
 		esc, _ = utf8.DecodeRuneInString(escape)
 	}
@@ -78,7 +80,7 @@ func (p *likePattern) match(s string, fold bool) (bool, error) {
 				ti, pi = ti+1, pi+1
 				continue
 			case 'e':
-				return false, Errorf(CodeInvalidEscapeSequence, "LIKE pattern must not end with escape character")
+				return false, pgerr.Errorf(pgerr.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 			default:
 				if foldRune(text[ti], fold) == p.runes[pi] {
 					ti, pi = ti+1, pi+1

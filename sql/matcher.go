@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Matcher is Match for one predicate over the many batches of a scan. Its
@@ -29,7 +31,7 @@ func (m *Matcher) Match(ctx context.Context, batch arrow.RecordBatch) ([]bool, e
 		return nil, err
 	}
 	if m.e.Type().Kind != KindBool {
-		return nil, Errorf(CodeDatatypeMismatch, "argument of WHERE must be type boolean, not type %s", m.e.Type().SigName())
+		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type %s", m.e.Type().SigName())
 	}
 	m.once.Do(func() {
 		// Compiled without this call's cancellation, which may be one

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestNormalizeCatalogForms(t *testing.T) {
@@ -82,9 +84,13 @@ func TestBindCatalogForms(t *testing.T) {
 			t.Errorf("Bind(%q) = %v, %v; want type %s", in, got, err, want)
 		}
 	}
-	cases := []struct{ in, code, message string }{
-		{`a[1]`, CodeDatatypeMismatch, "cannot subscript type text because it does not support subscripting"},
-		{`(a).x`, "42809", "column notation .x applied to type text, which is not a composite type"},
+	cases := []struct {
+		in      string
+		code    pgerr.Code
+		message string
+	}{
+		{`a[1]`, pgerr.DatatypeMismatch, "cannot subscript type text because it does not support subscripting"},
+		{`(a).x`, pgerr.WrongObjectType, "column notation .x applied to type text, which is not a composite type"},
 	}
 	for _, c := range cases {
 		e, err := ParseExpr(c.in)
@@ -93,7 +99,7 @@ func TestBindCatalogForms(t *testing.T) {
 			continue
 		}
 		_, err = Bind(e, sc, nil)
-		var se *Error
+		var se *pgerr.Error
 		if !errors.As(err, &se) || se.Code != c.code || se.Message != c.message {
 			t.Errorf("Bind(%q): got %v, want %s %q", c.in, err, c.code, c.message)
 		}

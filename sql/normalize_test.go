@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // shape renders a tidb expression tree as an S-expression built only from
@@ -157,8 +159,8 @@ func TestNormalizeUnsupported(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := ParseExpr(c.in)
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeFeatureNotSupported || !strings.Contains(e.Message, c.construct) {
+		var e *pgerr.Error
+		if !errors.As(err, &e) || e.Code != pgerr.FeatureNotSupported || !strings.Contains(e.Message, c.construct) {
 			t.Errorf("ParseExpr(%q): got %v, want 0A000 naming %q", c.in, err, c.construct)
 		}
 	}
@@ -181,8 +183,8 @@ func TestParseExprErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := ParseExpr(c.in)
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeSyntaxError || e.Position != c.pos {
+		var e *pgerr.Error
+		if !errors.As(err, &e) || e.Code != pgerr.SyntaxError || e.Position != c.pos {
 			t.Errorf("ParseExpr(%q): got %#v, want 42601 at %d", c.in, err, c.pos)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Unconstrained numeric (no typmod: avg(), division, sum(bigint), '2.5'::numeric)
@@ -76,7 +78,7 @@ type NumericBuilder struct{ *array.ExtensionBuilder }
 // Append adds d at its own display scale; a value past numeric's range is 22003.
 func (b *NumericBuilder) Append(d Decimal) error {
 	if d.intDigits() > numericMaxDigits {
-		return Errorf(CodeNumericOutOfRange, "value overflows numeric format")
+		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
 	b.Builder.(*array.StringBuilder).Append(d.String())
 	return nil

@@ -2,10 +2,12 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Parse parses a simple-query string into its statements. Syntax errors are
-// *Error 42601 with Position in characters of query; unsupported statements
+// *pgerr.Error 42601 with Position in characters of query; unsupported statements
 // are 0A000 naming the construct; expressions nested deeper than the default
 // max_stack_depth allows are 54001.
 func Parse(query string) ([]Statement, error) {
@@ -45,7 +47,7 @@ func ParseOne(query string) (Statement, error) {
 	case 1:
 		return stmts[0], nil
 	}
-	return nil, Errorf(CodeSyntaxError, "cannot insert multiple commands into a prepared statement")
+	return nil, pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 }
 
 // textSetter lets the dispatcher record each statement's original text.

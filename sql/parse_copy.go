@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // copyStmt parses COPY t [(cols)] FROM STDIN [options] and
 // COPY t [(cols)] | (query) TO STDOUT [options], options in the modern
@@ -109,7 +113,7 @@ func (p *parseCtx) copyOption(c *cursor, cp *Copy, given map[string]bool) error 
 	case "format":
 		cp.Format = strings.ToLower(val)
 		if cp.Format != "text" && cp.Format != "csv" && cp.Format != "binary" {
-			return &Error{Code: CodeInvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
+			return &pgerr.Error{Code: pgerr.InvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
 		}
 	case "header":
 		cp.Header = val == "" || isTrueWord(val)
@@ -123,7 +127,7 @@ func (p *parseCtx) copyOption(c *cursor, cp *Copy, given map[string]bool) error 
 		cp.Escape = val
 	case "encoding", "freeze", "force_quote", "force_not_null", "force_null":
 	default:
-		return &Error{Code: CodeSyntaxError, Message: "option \"" + name + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
+		return &pgerr.Error{Code: pgerr.SyntaxError, Message: "option \"" + name + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
 	}
 	return nil
 }

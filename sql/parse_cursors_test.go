@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestParseCursorStatements(t *testing.T) {
@@ -54,21 +56,21 @@ func TestParseCursorStatements(t *testing.T) {
 }
 
 func TestParseCursorErrors(t *testing.T) {
-	cases := map[string]string{
-		"DECLARE c BINARY CURSOR FOR SELECT 1": CodeFeatureNotSupported,
-		"DECLARE c SCROLL CURSOR FOR SELECT 1": CodeFeatureNotSupported,
-		"DECLARE c CURSOR FOR":                 CodeSyntaxError,
-		"DECLARE c CURSOR SELECT 1":            CodeSyntaxError,
-		"FETCH BACKWARD 2 FROM c":              CodeFeatureNotSupported,
-		"FETCH PRIOR FROM c":                   CodeFeatureNotSupported,
-		"FETCH -1 FROM c":                      CodeFeatureNotSupported,
-		"FETCH FORWARD -1 FROM c":              CodeFeatureNotSupported,
-		"FETCH 2 FROM c extra":                 CodeSyntaxError,
-		"CLOSE":                                CodeSyntaxError,
+	cases := map[string]pgerr.Code{
+		"DECLARE c BINARY CURSOR FOR SELECT 1": pgerr.FeatureNotSupported,
+		"DECLARE c SCROLL CURSOR FOR SELECT 1": pgerr.FeatureNotSupported,
+		"DECLARE c CURSOR FOR":                 pgerr.SyntaxError,
+		"DECLARE c CURSOR SELECT 1":            pgerr.SyntaxError,
+		"FETCH BACKWARD 2 FROM c":              pgerr.FeatureNotSupported,
+		"FETCH PRIOR FROM c":                   pgerr.FeatureNotSupported,
+		"FETCH -1 FROM c":                      pgerr.FeatureNotSupported,
+		"FETCH FORWARD -1 FROM c":              pgerr.FeatureNotSupported,
+		"FETCH 2 FROM c extra":                 pgerr.SyntaxError,
+		"CLOSE":                                pgerr.SyntaxError,
 	}
 	for q, code := range cases {
 		_, err := ParseOne(q)
-		var e *Error
+		var e *pgerr.Error
 		if !errors.As(err, &e) || e.Code != code {
 			t.Errorf("%s: got %v, want %s", q, err, code)
 		}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // createStmt parses CREATE SCHEMA and CREATE TABLE; other CREATEs are 0A000.
@@ -178,10 +180,10 @@ func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
 	}
 	typ, err := ParseTypeName(text)
 	if err == nil && IsInternalChar(text) {
-		err = Errorf(CodeFeatureNotSupported, `type "char" cannot be stored in an Iceberg table; use char(1) or text`)
+		err = pgerr.Errorf(pgerr.FeatureNotSupported, `type "char" cannot be stored in an Iceberg table; use char(1) or text`)
 	}
 	if err != nil {
-		var e *Error
+		var e *pgerr.Error
 		if errors.As(err, &e) {
 			e.Position = pgCharPos(p.query, typTok.pos)
 		}
@@ -257,7 +259,7 @@ func (p *parseCtx) partitionField(c *cursor) (PartitionField, error) {
 	}
 	needsParam := tr == "bucket" || tr == "truncate"
 	if f.Column == "" || needsParam != (f.Param > 0) {
-		return PartitionField{}, &Error{Code: CodeInvalidParameterValue, Position: pgCharPos(p.query, nameTok.pos),
+		return PartitionField{}, &pgerr.Error{Code: pgerr.InvalidParameterValue, Position: pgCharPos(p.query, nameTok.pos),
 			Message: "invalid arguments for partition transform " + name}
 	}
 	return f, nil
@@ -673,7 +675,7 @@ func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 				v.Verbose = true
 			case c.word("drop_tags"), c.word("move_tags"):
 				if v.Tags != TagsRefuse {
-					return nil, &Error{Code: CodeSyntaxError, Message: "VACUUM options DROP_TAGS and MOVE_TAGS cannot be used together", Position: pgCharPos(p.query, at.pos)}
+					return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: "VACUUM options DROP_TAGS and MOVE_TAGS cannot be used together", Position: pgCharPos(p.query, at.pos)}
 				}
 				v.Tags = TagsDrop
 				if at.is("move_tags") {
@@ -686,7 +688,7 @@ func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 		}
 	}
 	if v.Tags != TagsRefuse && !v.Purge {
-		return nil, Errorf(CodeInvalidParameterValue, "VACUUM options DROP_TAGS and MOVE_TAGS apply to VACUUM (PURGE) only")
+		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "VACUUM options DROP_TAGS and MOVE_TAGS apply to VACUUM (PURGE) only")
 	}
 	v.Verbose = c.word("verbose") || v.Verbose
 	for !c.atEnd() {

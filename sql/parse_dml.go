@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // insertStmt parses INSERT INTO t [(cols)] [REPLACE WHERE cond] body and
@@ -354,9 +356,9 @@ func (p *parseCtx) explainFormat(c *cursor, ex *Explain) error {
 		ex.Format = f
 		return nil
 	case "yaml", "xml":
-		return Errorf(CodeFeatureNotSupported, "EXPLAIN (FORMAT %s) is not supported; use FORMAT JSON or TEXT", strings.ToUpper(f))
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "EXPLAIN (FORMAT %s) is not supported; use FORMAT JSON or TEXT", strings.ToUpper(f))
 	default:
-		return Errorf(CodeInvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v.val)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v.val)
 	}
 }
 
@@ -398,7 +400,7 @@ func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 	u.Join.Set = append([]Assignment(nil), u.Set...)
 	for i, span := range values {
 		if HasAggregate(u.Set[i].Value) {
-			return Errorf(CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+			return pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE")
 		}
 		valToks := c.toks[span[0]:span[1]]
 		// valToks is "col = value": keep the value.

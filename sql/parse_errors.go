@@ -1,11 +1,15 @@
 package sql
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // syntaxErrorAt is PostgreSQL's "syntax error at or near" for token t, or
 // "at end of input" for a tkEOF token.
-func syntaxErrorAt(query string, t token) *Error {
-	e := &Error{Code: CodeSyntaxError, Position: pgCharPos(query, t.pos)}
+func syntaxErrorAt(query string, t token) *pgerr.Error {
+	e := &pgerr.Error{Code: pgerr.SyntaxError, Position: pgCharPos(query, t.pos)}
 	if t.kind == tkEOF {
 		e.Message = "syntax error at end of input"
 	} else {
@@ -15,8 +19,8 @@ func syntaxErrorAt(query string, t token) *Error {
 }
 
 // unsupportedAt is a 0A000 error positioned at t.
-func unsupportedAt(query string, t token, format string, args ...any) *Error {
-	e := Errorf(CodeFeatureNotSupported, format, args...)
+func unsupportedAt(query string, t token, format string, args ...any) *pgerr.Error {
+	e := pgerr.Errorf(pgerr.FeatureNotSupported, format, args...)
 	if t.kind != tkEOF || t.pos > 0 {
 		e.Position = pgCharPos(query, t.pos)
 	}

@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // stripGroupingSets rewrites a GROUP BY with ROLLUP, CUBE or GROUPING SETS
 // (which tidb lacks) into a plain GROUP BY of every key it names, and
@@ -121,7 +125,7 @@ func (g *groupingParse) element(el []token) ([][]int, error) {
 	return [][]int{units[0]}, nil
 }
 
-var errBadGrouping = Errorf(CodeSyntaxError, "syntax error in GROUP BY")
+var errBadGrouping = pgerr.Errorf(pgerr.SyntaxError, "syntax error in GROUP BY")
 
 // inner is the tokens inside the parentheses opening at el[k].
 func inner(el []token, k int) []token {

@@ -1,6 +1,10 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // mergeStmt parses
 //
@@ -65,7 +69,7 @@ func unreachableClause(cls []MergeClause) error {
 	open := map[MergeWhen]bool{}
 	for _, cl := range cls {
 		if open[cl.When] {
-			return Errorf(CodeSyntaxError, "unreachable WHEN clause specified after unconditional WHEN clause")
+			return pgerr.Errorf(pgerr.SyntaxError, "unreachable WHEN clause specified after unconditional WHEN clause")
 		}
 		if cl.Cond == nil {
 			open[cl.When] = true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestSyntaxErrorPositionsMatchPostgres compares SQLSTATE, message and
@@ -63,12 +64,12 @@ func TestSyntaxErrorPositionsMatchPostgres(t *testing.T) {
 	for _, q := range cases {
 		want := pgtest.ExecErr(t, conn, q)
 		_, err := Parse(q)
-		var got *Error
+		var got *pgerr.Error
 		if !errors.As(err, &got) {
 			t.Errorf("%q: got %v, want PostgreSQL's %s %q at %d", q, err, want.Code, want.Message, want.Position)
 			continue
 		}
-		if got.Code != want.Code || got.Position != int(want.Position) || got.Message != want.Message {
+		if string(got.Code) != want.Code || got.Position != int(want.Position) || got.Message != want.Message {
 			t.Errorf("%q:\n got  %s %q at %d\n want %s %q at %d", q, got.Code, got.Message, got.Position, want.Code, want.Message, want.Position)
 		}
 	}

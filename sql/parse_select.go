@@ -3,6 +3,8 @@ package sql
 import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // selectClauses are the parts of a SELECT that tidb cannot parse in
@@ -139,7 +141,7 @@ func SelectFromAST(n ast.Node) (*Select, error) {
 		return &Select{Complex: true, RawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
 			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "%s is not supported as a query", ConstructName(n))
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported as a query", ConstructName(n))
 }
 
 func limitCount(l *ast.Limit) ast.ExprNode {

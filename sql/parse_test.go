@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func parseOne(t *testing.T, q string) Statement {
@@ -213,8 +215,8 @@ func TestParseUnsupported(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Parse(c.q)
-		var e *Error
-		if !errors.As(err, &e) || e.Code != CodeFeatureNotSupported || !strings.Contains(e.Message, c.msg) {
+		var e *pgerr.Error
+		if !errors.As(err, &e) || e.Code != pgerr.FeatureNotSupported || !strings.Contains(e.Message, c.msg) {
 			t.Errorf("%q: got %v, want 0A000 %q", c.q, err, c.msg)
 		}
 	}
@@ -235,18 +237,18 @@ func TestParseSyntaxErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Parse(c.q)
-		var e *Error
+		var e *pgerr.Error
 		if !errors.As(err, &e) {
 			t.Errorf("%q: got %v, want *Error", c.q, err)
 			continue
 		}
 		if c.pos == 0 {
-			if e.Code != CodeUndefinedObject {
+			if e.Code != pgerr.UndefinedObject {
 				t.Errorf("%q: got %s %q, want 42704", c.q, e.Code, e.Message)
 			}
 			continue
 		}
-		if e.Code != CodeSyntaxError || e.Position != c.pos {
+		if e.Code != pgerr.SyntaxError || e.Position != c.pos {
 			t.Errorf("%q: got %s %q at %d, want 42601 at %d", c.q, e.Code, e.Message, e.Position, c.pos)
 		}
 	}

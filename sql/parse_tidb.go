@@ -12,6 +12,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value-expression driver for the tidb parser
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // parseCtx holds what parsing one query needs: the original text (for error
@@ -102,7 +104,7 @@ func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
 	msg := err.Error()
 	idx := strings.Index(msg, `near "`)
 	if idx < 0 {
-		return &Error{Code: CodeSyntaxError, Message: "syntax error: " + msg, Err: err}
+		return &pgerr.Error{Code: pgerr.SyntaxError, Message: "syntax error: " + msg, Err: err}
 	}
 	rest := msg[idx+len(`near "`):]
 	off := -1
@@ -120,7 +122,7 @@ func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
 			}
 		}
 	}
-	var e *Error
+	var e *pgerr.Error
 	if off >= len(r.text) || len(r.toks) == 0 {
 		e = syntaxErrorAt(p.query, stop)
 	} else {
@@ -239,12 +241,12 @@ func ParseExpr(text string) (ast.ExprNode, error) {
 	return e, nil
 }
 
-// fmtErr keeps *Error values as they are (they carry SQLSTATE and position)
+// fmtErr keeps *pgerr.Error values as they are (they carry SQLSTATE and position)
 // and wraps anything else with context.
 func fmtErr(what string, err error) error {
-	var e *Error
+	var e *pgerr.Error
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Code: CodeInternal, Message: what + ": " + err.Error(), Err: err}
+	return &pgerr.Error{Code: pgerr.InternalError, Message: what + ": " + err.Error(), Err: err}
 }

@@ -4,67 +4,58 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
-)
 
-// NameRef is a name an error is about, for finding it in the statement text:
-// the binder and the catalog lookup know the name but not where it was
-// written, the wire layer knows the text but not the name.
-type NameRef struct {
-	Parts  []string // as resolved: unquoted parts lower-cased, quoted ones as written
-	Column bool     // a column reference (else a relation)
-	// Literal: Parts[0] is the content of a string constant that failed to
-	// read as the type its context gave it (PostgreSQL points at it).
-	Literal bool
-}
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // typmodError reports a value that read as its type but does not fit the
 // column's modifier (numeric(p,s), varchar(n)): PostgreSQL applies those
 // after the input function, where no position is known.
-func typmodError(se *Error) bool {
-	return se.Code == CodeStringDataRightTrunc || se.Code == CodeNumericOutOfRange && se.Message == "numeric field overflow"
+func typmodError(se *pgerr.Error) bool {
+	return se.Code == pgerr.StringDataRightTruncation || se.Code == pgerr.NumericValueOutOfRange && se.Message == "numeric field overflow"
 }
 
-// LiteralInput points err, when it is an *Error without a position, at the
+// LiteralInput points err, when it is a *pgerr.Error without a position, at the
 // string constant lit it arose from.
 func LiteralInput(err error, lit string) error {
-	var se *Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) || se.Position != 0 || se.Ref != nil || typmodError(se) {
 		return err
 	}
 	out := *se
-	out.Ref = &NameRef{Parts: []string{lit}, Literal: true}
+	out.Ref = &pgerr.NameRef{Parts: []string{lit}, Literal: true}
 	return &out
 }
 
 // UndefinedTable is PostgreSQL's 42P01 for a relation name.
-func UndefinedTable(schema, table string) *Error {
-	ref := &NameRef{Parts: []string{table}}
+func UndefinedTable(schema, table string) *pgerr.Error {
+	ref := &pgerr.NameRef{Parts: []string{table}}
 	name := table
 	if schema != "" {
 		ref.Parts = []string{schema, table}
 		name = schema + "." + table
 	}
-	return &Error{Code: CodeUndefinedTable, Message: fmt.Sprintf("relation %q does not exist", name), Ref: ref}
+	return &pgerr.Error{Code: pgerr.UndefinedTable, Message: fmt.Sprintf("relation %q does not exist", name), Ref: ref}
 }
 
 // UndefinedColumn is PostgreSQL's 42703 for a column reference, qualified
 // when table is not empty.
-func UndefinedColumn(table, name string) *Error {
+func UndefinedColumn(table, name string) *pgerr.Error {
 	if table != "" {
-		return &Error{Code: CodeUndefinedColumn, Message: fmt.Sprintf("column %s.%s does not exist", table, name),
-			Ref: &NameRef{Parts: []string{table, name}, Column: true}}
+		return &pgerr.Error{Code: pgerr.UndefinedColumn, Message: fmt.Sprintf("column %s.%s does not exist", table, name),
+			Ref: &pgerr.NameRef{Parts: []string{table, name}, Column: true}}
 	}
-	return &Error{Code: CodeUndefinedColumn, Message: fmt.Sprintf("column %q does not exist", name),
-		Ref: &NameRef{Parts: []string{name}, Column: true}}
+	return &pgerr.Error{Code: pgerr.UndefinedColumn, Message: fmt.Sprintf("column %q does not exist", name),
+		Ref: &pgerr.NameRef{Parts: []string{name}, Column: true}}
 }
 
 // Located returns err with Position set from the statement text stmt when err
-// is an *Error naming a Ref and PostgreSQL would report a position for it:
+// is a *pgerr.Error naming a Ref and PostgreSQL would report a position for it:
 // only statements that go through parse analysis (queries and DML, EXPLAIN,
 // CREATE TABLE AS) do; utility statements (DROP, TRUNCATE, ALTER, COPY of a
 // table, ...) report names without one. Other errors come back unchanged.
 func Located(stmt string, err error) error {
-	var se *Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) || se.Position != 0 || se.Ref == nil {
 		return err
 	}
@@ -105,7 +96,7 @@ func analyzed(toks []token) bool {
 // findRef is the index of the first token where ref is written as a name:
 // a relation not used as a qualifier, a column not qualified by something
 // else, not called as a function and not an alias.
-func findRef(toks []token, ref *NameRef) int {
+func findRef(toks []token, ref *pgerr.NameRef) int {
 	if ref.Literal {
 		for i, t := range toks {
 			if t.kind == tkString && t.val == ref.Parts[0] {
@@ -149,7 +140,7 @@ func matchesAt(toks []token, i int, parts []string) bool {
 // multi-statement query, to count within the whole query, as PostgreSQL
 // reports it.
 func InQuery(query string, k int, err error) error {
-	var se *Error
+	var se *pgerr.Error
 	if !errors.As(err, &se) || se.Position == 0 {
 		return err
 	}

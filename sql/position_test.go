@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // charPos is the 1-based character position of the first occurrence of at
@@ -20,7 +22,7 @@ func charPos(q, at string) int {
 func TestLocated(t *testing.T) {
 	cases := []struct {
 		q, at string // at: the text the position must point at ("" = none)
-		err   *Error
+		err   *pgerr.Error
 	}{
 		{"SELECT * FROM nope", "nope", UndefinedTable("", "nope")},
 		{"SELECT nope.a FROM nope AS n", "nope AS", UndefinedTable("", "nope")},
@@ -42,7 +44,7 @@ func TestLocated(t *testing.T) {
 				want += 2
 			}
 		}
-		var se *Error
+		var se *pgerr.Error
 		if !errors.As(Located(c.q, c.err), &se) {
 			t.Fatalf("%s: Located lost the *Error", c.q)
 		}
@@ -61,7 +63,7 @@ func TestInQuery(t *testing.T) {
 	if err != nil || len(stmts) != 2 {
 		t.Fatalf("split: %q %v", stmts, err)
 	}
-	var se *Error
+	var se *pgerr.Error
 	errors.As(InQuery(q, 1, Located(stmts[1], UndefinedTable("", "nope"))), &se)
 	if want := charPos(q, "nope"); se == nil || se.Position != want {
 		t.Fatalf("position %v, want %d", se, want)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Records (anonymous composites such as _pg_expandarray's (x, n)) are
@@ -74,7 +76,7 @@ func FormatRecord(t Type, ds []any) string {
 
 // recordTexts reads record text back into field texts (nil is NULL).
 func recordTexts(s string) ([]*string, error) {
-	bad := Errorf(CodeInvalidTextRep, "malformed record literal: %q", s)
+	bad := pgerr.Errorf(pgerr.InvalidTextRepresentation, "malformed record literal: %q", s)
 	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
 		return nil, bad
 	}
@@ -118,11 +120,11 @@ func recordTexts(s string) ([]*string, error) {
 // bindField binds (x).name.
 func (b *binder) bindField(n *ast.FuncCallExpr) (Expr, error) {
 	if len(n.Args) != 2 {
-		return nil, Errorf(CodeSyntaxError, "field selection needs a value and a name")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "field selection needs a value and a name")
 	}
 	name, ok := literalString(n.Args[1])
 	if !ok {
-		return nil, Errorf(CodeSyntaxError, "field selection needs a name")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "field selection needs a name")
 	}
 	x, err := b.bind(n.Args[0])
 	if err != nil {
@@ -130,14 +132,14 @@ func (b *binder) bindField(n *ast.FuncCallExpr) (Expr, error) {
 	}
 	t := x.Type()
 	if t.Kind != KindRecord {
-		return nil, Errorf(CodeWrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, t)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", name, t)
 	}
 	for i, f := range t.RecordFields() {
 		if f.Name == strings.ToLower(name) || f.Name == name {
 			return &Func{Name: "__field", Args: []Expr{x, intConst(int64(i))}, T: f.T}, nil
 		}
 	}
-	return nil, Errorf(CodeUndefinedColumn, "could not identify column %q in record data type", name)
+	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "could not identify column %q in record data type", name)
 }
 
 // fieldValue is (record).field for one row.

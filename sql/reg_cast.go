@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // The reg* types are oids whose text form is an object's name: casting
@@ -128,7 +130,7 @@ func (ev *evaluator) regIn(kind RegKind, s string) (any, error) {
 		}
 	}
 	if kind == RegProcedure && !strings.Contains(t, "(") {
-		return nil, Errorf(CodeInvalidTextRep, "expected a left parenthesis")
+		return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "expected a left parenthesis")
 	}
 	return ev.catalog.RegOID(ev.ctx, kind, t)
 }
@@ -174,11 +176,11 @@ func builtinTypeOID(t Type) (int64, bool) {
 func regTypeIn(t string) (int64, bool, error) {
 	switch {
 	case t == "":
-		return 0, false, Errorf(CodeSyntaxError, "invalid type name %q", t)
+		return 0, false, pgerr.Errorf(pgerr.SyntaxError, "invalid type name %q", t)
 	case strings.Trim(t, "0123456789") == "":
-		return 0, false, Errorf(CodeSyntaxError, "syntax error at or near %q", t)
+		return 0, false, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near %q", t)
 	case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+"):
-		return 0, false, Errorf(CodeSyntaxError, "syntax error at or near %q", t[:1])
+		return 0, false, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near %q", t[:1])
 	}
 	for oid, name := range regPseudoTypes {
 		if strings.EqualFold(t, name) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // PostgreSQL's regular expressions are Henry Spencer's "advanced" REs
@@ -47,20 +49,20 @@ func parseRegexFlags(s string) (regexFlags, error) {
 		case 't':
 			f.expand = false
 		case 'b', 'e', 'p', 'w':
-			return f, Errorf(CodeFeatureNotSupported, "regular expression option %q is not supported", string(c))
+			return f, pgerr.Errorf(pgerr.FeatureNotSupported, "regular expression option %q is not supported", string(c))
 		default:
-			return f, Errorf(CodeInvalidParameterValue, "invalid regular expression option: %q", string(c))
+			return f, pgerr.Errorf(pgerr.InvalidParameterValue, "invalid regular expression option: %q", string(c))
 		}
 	}
 	return f, nil
 }
 
-func badRegex(reason string) *Error {
-	return Errorf(CodeInvalidRegularExpression, "invalid regular expression: %s", reason)
+func badRegex(reason string) *pgerr.Error {
+	return pgerr.Errorf(pgerr.InvalidRegularExpression, "invalid regular expression: %s", reason)
 }
 
-func regexUnsupported(what string) *Error {
-	return Errorf(CodeFeatureNotSupported, "regular expressions with %s are not supported", what)
+func regexUnsupported(what string) *pgerr.Error {
+	return pgerr.Errorf(pgerr.FeatureNotSupported, "regular expressions with %s are not supported", what)
 }
 
 // pgRegexp is a compiled ARE; context says a match's surroundings decide

@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // PostgreSQL's messages about functions and operators that do not exist,
@@ -60,24 +62,24 @@ func (c *callSig) Error() string {
 	return "function " + c.name + "(" + sigList(c.types) + ") " + c.what
 }
 
-func signatureError(code, hint string, sig *callSig) *Error {
-	return &Error{Code: code, Message: sig.Error(), Hint: hint, Err: sig}
+func signatureError(code pgerr.Code, hint string, sig *callSig) *pgerr.Error {
+	return &pgerr.Error{Code: code, Message: sig.Error(), Hint: hint, Err: sig}
 }
 
 // noFunction is 42883 for a call of name with args.
-func noFunction(name string, args []Expr) *Error {
-	return signatureError(CodeUndefinedFunction, hintNoFunction, &callSig{name, "does not exist", exprTypes(args)})
+func noFunction(name string, args []Expr) *pgerr.Error {
+	return signatureError(pgerr.UndefinedFunction, hintNoFunction, &callSig{name, "does not exist", exprTypes(args)})
 }
 
 // functionNotUnique is 42725: several candidates fit the call equally.
-func functionNotUnique(name string, types ...Type) *Error {
-	return signatureError(CodeAmbiguousFunction, hintFunctionNotUnique, &callSig{name, "is not unique", types})
+func functionNotUnique(name string, types ...Type) *pgerr.Error {
+	return signatureError(pgerr.AmbiguousFunction, hintFunctionNotUnique, &callSig{name, "is not unique", types})
 }
 
 // restate rewrites a signature error's call; other errors pass unchanged.
 func restate(err error, change func(*callSig)) error {
 	var sig *callSig
-	e, ok := err.(*Error)
+	e, ok := err.(*pgerr.Error)
 	if !ok || !errors.As(e.Err, &sig) {
 		return err
 	}
@@ -102,21 +104,21 @@ func qualified(err error) error {
 }
 
 // noOperator is 42883 for l op r.
-func noOperator(l Type, op string, r Type) *Error {
-	return &Error{Code: CodeUndefinedFunction, Message: "operator does not exist: " + l.SigName() + " " + op + " " + r.SigName(), Hint: hintNoOperator}
+func noOperator(l Type, op string, r Type) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.UndefinedFunction, Message: "operator does not exist: " + l.SigName() + " " + op + " " + r.SigName(), Hint: hintNoOperator}
 }
 
 // noPrefixOperator is 42883 for op x.
-func noPrefixOperator(op string, x Type) *Error {
-	return &Error{Code: CodeUndefinedFunction, Message: "operator does not exist: " + op + " " + x.SigName(), Hint: hintNoPrefixOperator}
+func noPrefixOperator(op string, x Type) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.UndefinedFunction, Message: "operator does not exist: " + op + " " + x.SigName(), Hint: hintNoPrefixOperator}
 }
 
 // operatorNotUnique is 42725 for l op r.
-func operatorNotUnique(l Type, op string, r Type) *Error {
-	return &Error{Code: CodeAmbiguousFunction, Message: "operator is not unique: " + l.SigName() + " " + op + " " + r.SigName(), Hint: hintOperatorNotUnique}
+func operatorNotUnique(l Type, op string, r Type) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.AmbiguousFunction, Message: "operator is not unique: " + l.SigName() + " " + op + " " + r.SigName(), Hint: hintOperatorNotUnique}
 }
 
 // prefixOperatorNotUnique is 42725 for op x.
-func prefixOperatorNotUnique(op string, x Type) *Error {
-	return &Error{Code: CodeAmbiguousFunction, Message: "operator is not unique: " + op + " " + x.SigName(), Hint: hintOperatorNotUnique}
+func prefixOperatorNotUnique(op string, x Type) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.AmbiguousFunction, Message: "operator is not unique: " + op + " " + x.SigName(), Hint: hintOperatorNotUnique}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestSplit(t *testing.T) {
@@ -57,12 +59,12 @@ func TestSplitUnterminated(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Split(c.in)
-		var e *Error
+		var e *pgerr.Error
 		if !errors.As(err, &e) {
 			t.Errorf("Split(%q): got %v, want *Error", c.in, err)
 			continue
 		}
-		if e.Code != CodeSyntaxError || e.Message != c.msg || e.Position != c.pos {
+		if e.Code != pgerr.SyntaxError || e.Message != c.msg || e.Position != c.pos {
 			t.Errorf("Split(%q): got %s %q at %d, want 42601 %q at %d", c.in, e.Code, e.Message, e.Position, c.msg, c.pos)
 		}
 	}

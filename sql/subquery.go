@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // SubqueryKind is how an expression uses a subquery's rows.
@@ -116,7 +118,7 @@ func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 	case *ast.ExistsSubqueryExpr:
 		sq, ok := n.Sel.(*ast.SubqueryExpr)
 		if !ok {
-			return nil, true, Errorf(CodeSyntaxError, "EXISTS needs a subquery")
+			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "EXISTS needs a subquery")
 		}
 		e, err := b.bindSubquery(SubExists, sq, nil, OpEQ)
 		if err == nil && n.Not {
@@ -126,7 +128,7 @@ func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 	case *ast.CompareSubqueryExpr:
 		sq, ok := n.R.(*ast.SubqueryExpr)
 		if !ok {
-			return nil, true, Errorf(CodeFeatureNotSupported, "ANY/ALL over an array is not supported here")
+			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "ANY/ALL over an array is not supported here")
 		}
 		kind := SubAny
 		if n.All {
@@ -140,7 +142,7 @@ func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 		}
 		sq, ok := n.Sel.(*ast.SubqueryExpr)
 		if !ok {
-			return nil, true, Errorf(CodeSyntaxError, "IN needs a subquery or a list")
+			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "IN needs a subquery or a list")
 		}
 		e, err := b.bindSubquery(SubAny, sq, n.Expr, OpEQ)
 		if err == nil && n.Not {
@@ -153,7 +155,7 @@ func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 
 func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.ExprNode, op CmpOp) (Expr, error) {
 	if b.params.Subqueries == nil {
-		return nil, Errorf(CodeFeatureNotSupported, "subqueries are not supported here")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "subqueries are not supported here")
 	}
 	row := rowOf(left)
 	outer := &Outer{resolve: func(cn *ast.ColumnNameExpr) (Expr, error) { return b.bind(cn) }}
@@ -167,9 +169,9 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 	}
 	if kind != SubExists && len(cols) != 1 {
 		if len(cols) > 1 {
-			return nil, Errorf(CodeSyntaxError, "subquery has too many columns")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery has too many columns")
 		}
-		return nil, Errorf(CodeSyntaxError, "subquery must return only one column")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery must return only one column")
 	}
 	s := &Subquery{Kind: kind, Op: op, Plan: plan, Refs: outer.Refs, T: Bool, Text: subqueryText(kind, op)}
 	switch kind {
@@ -177,7 +179,7 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 		s.T = cols[0]
 	case SubArray:
 		if cols[0].IsArray() {
-			return nil, Errorf(CodeFeatureNotSupported, "ARRAY() of an array subquery (a multidimensional array) is not supported")
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ARRAY() of an array subquery (a multidimensional array) is not supported")
 		}
 		s.T = ArrayOf(cols[0])
 		s.Text = "ARRAY(subquery)"
@@ -202,9 +204,9 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 func (b *binder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
 	if len(cols) != len(row) {
 		if len(cols) > len(row) {
-			return nil, Errorf(CodeSyntaxError, "subquery has too many columns")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery has too many columns")
 		}
-		return nil, Errorf(CodeSyntaxError, "subquery has too few columns")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery has too few columns")
 	}
 	s := &Subquery{Kind: kind, Op: op, Plan: plan, T: Bool, Text: subqueryText(kind, op)}
 	for k, n := range row {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // maxCachedSubqueryRuns bounds how many results of one correlated subquery
@@ -172,7 +174,7 @@ func (r *subResult) value(x *Subquery, test any) (any, error) {
 		case 1:
 			return r.rows[0][0], nil
 		}
-		return nil, Errorf(CodeCardinalityViolation, "more than one row returned by a subquery used as an expression")
+		return nil, pgerr.Errorf(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 	case SubExists:
 		return len(r.rows) > 0, nil
 	case SubArray:

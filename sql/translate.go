@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Translation is a WHERE clause as an Iceberg row filter.
@@ -341,7 +343,7 @@ func substituteParams(e Expr, params []any, in InputStyle) (Expr, error) {
 			return n
 		}
 		if p.Index >= len(params) {
-			err = Errorf(CodeProtocolViolation, "there is no parameter $%d", p.Index+1)
+			err = pgerr.Errorf(pgerr.ProtocolViolation, "there is no parameter $%d", p.Index+1)
 			return n
 		}
 		t := p.T

@@ -3,6 +3,8 @@ package sql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // ParseTypeName resolves a PostgreSQL type name as written in DDL or a cast
@@ -60,7 +62,7 @@ func ParseTypeName(name string) (Type, error) {
 		bp := base != "varchar" && base != "character varying"
 		if len(args) == 1 {
 			if args[0] < 1 {
-				return Unknown, Errorf(CodeInvalidParameterValue, "length for type %s must be at least 1", base)
+				return Unknown, pgerr.Errorf(pgerr.InvalidParameterValue, "length for type %s must be at least 1", base)
 			}
 			return Type{Kind: KindVarchar, Length: args[0], Bpchar: bp}, nil
 		}
@@ -107,17 +109,17 @@ func ParseTypeName(name string) (Type, error) {
 	case "record":
 		return Type{Kind: KindRecord}, nil
 	default:
-		return Unknown, Errorf(CodeUndefinedObject, "type %q does not exist", name)
+		return Unknown, pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 	}
-	return Unknown, Errorf(CodeSyntaxError, "invalid type modifier for type %s", base)
+	return Unknown, pgerr.Errorf(pgerr.SyntaxError, "invalid type modifier for type %s", base)
 }
 
 func checkNumeric(p, s int) (Type, error) {
 	if p < 1 || p > 1000 {
-		return Unknown, Errorf(CodeInvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
+		return Unknown, pgerr.Errorf(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", p)
 	}
 	if s < 0 || s > p {
-		return Unknown, Errorf(CodeInvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
+		return Unknown, pgerr.Errorf(pgerr.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", s, p)
 	}
 	return Numeric(p, s), nil
 }
@@ -130,7 +132,7 @@ func splitTypeArgs(n string) (string, []int, error) {
 	}
 	closeIdx := strings.LastIndexByte(n, ')')
 	if closeIdx < open {
-		return "", nil, Errorf(CodeSyntaxError, "syntax error in type name %q", n)
+		return "", nil, pgerr.Errorf(pgerr.SyntaxError, "syntax error in type name %q", n)
 	}
 	base := strings.TrimSpace(n[:open])
 	// "timestamp(3) with time zone": the precision is accepted and ignored.
@@ -139,7 +141,7 @@ func splitTypeArgs(n string) (string, []int, error) {
 	for _, a := range strings.Split(n[open+1:closeIdx], ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(a))
 		if err != nil {
-			return "", nil, Errorf(CodeSyntaxError, "invalid type modifier %q", a)
+			return "", nil, pgerr.Errorf(pgerr.SyntaxError, "invalid type modifier %q", a)
 		}
 		args = append(args, v)
 	}
@@ -163,10 +165,10 @@ func parseArrayTypeName(name, n string) (Type, error) {
 			continue
 		}
 		if !strings.HasPrefix(p, "[") || !strings.HasSuffix(p, "]") {
-			return Unknown, Errorf(CodeSyntaxError, "syntax error in type name %q", name)
+			return Unknown, pgerr.Errorf(pgerr.SyntaxError, "syntax error in type name %q", name)
 		}
 		if _, err := strconv.Atoi(strings.TrimSpace(p[1 : len(p)-1])); err != nil && strings.TrimSpace(p[1:len(p)-1]) != "" {
-			return Unknown, Errorf(CodeSyntaxError, "syntax error in type name %q", name)
+			return Unknown, pgerr.Errorf(pgerr.SyntaxError, "syntax error in type name %q", name)
 		}
 	}
 	elem, err := ParseTypeName(base)
@@ -174,7 +176,7 @@ func parseArrayTypeName(name, n string) (Type, error) {
 		return Unknown, err
 	}
 	if elem.Kind == KindArray || elem.Kind == KindRecord {
-		return Unknown, Errorf(CodeFeatureNotSupported, "type %s is not supported", name)
+		return Unknown, pgerr.Errorf(pgerr.FeatureNotSupported, "type %s is not supported", name)
 	}
 	return ArrayOf(elem), nil
 }

@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // A quoted type name is a pg_type entry's own name, exact in case:
 // 1::"int4", CAST(x AS "varchar"), 'x'::pg_catalog."timestamp", a column
@@ -29,7 +33,7 @@ func unquoteTypeName(written string) (string, error) {
 		s = strings.TrimPrefix(s, schema)
 	}
 	if !strings.HasPrefix(s, `"`) {
-		return "", Errorf(CodeUndefinedObject, "type %q does not exist", written)
+		return "", pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", written)
 	}
 	end := 1
 	var b strings.Builder
@@ -47,11 +51,11 @@ func unquoteTypeName(written string) (string, error) {
 	}
 	name, rest := b.String(), strings.TrimSpace(s[min(end+1, len(s)):])
 	if !quotedTypeNames[name] {
-		return "", Errorf(CodeUndefinedObject, "type %q does not exist", name)
+		return "", pgerr.Errorf(pgerr.UndefinedObject, "type %q does not exist", name)
 	}
 	if name == "char" {
 		if strings.HasPrefix(rest, "(") {
-			return "", Errorf(CodeSyntaxError, `type modifier is not allowed for type "char"`)
+			return "", pgerr.Errorf(pgerr.SyntaxError, `type modifier is not allowed for type "char"`)
 		}
 		return `"char"` + rest, nil
 	}

@@ -3,6 +3,8 @@ package sql
 import (
 	"errors"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func TestParseTypeName(t *testing.T) {
@@ -23,13 +25,16 @@ func TestParseTypeName(t *testing.T) {
 			t.Errorf("ParseTypeName(%q) = %v, %v; want %v", c.in, got, err, c.want)
 		}
 	}
-	errs := []struct{ in, code string }{
-		{"nosuch", CodeUndefinedObject}, {"text[x]", CodeSyntaxError}, {"nosuch[]", CodeUndefinedObject},
-		{"numeric(0)", CodeInvalidParameterValue}, {"numeric(5,6)", CodeInvalidParameterValue},
+	errs := []struct {
+		in   string
+		code pgerr.Code
+	}{
+		{"nosuch", pgerr.UndefinedObject}, {"text[x]", pgerr.SyntaxError}, {"nosuch[]", pgerr.UndefinedObject},
+		{"numeric(0)", pgerr.InvalidParameterValue}, {"numeric(5,6)", pgerr.InvalidParameterValue},
 	}
 	for _, c := range errs {
 		_, err := ParseTypeName(c.in)
-		var e *Error
+		var e *pgerr.Error
 		if !errors.As(err, &e) || e.Code != c.code {
 			t.Errorf("ParseTypeName(%q): got %v, want %s", c.in, err, c.code)
 		}

@@ -6,6 +6,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	ice "github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Kind is a SQL type as magmalake exposes it (see ../shared/design/sql-surface.md).
@@ -435,10 +437,10 @@ func (t Type) IcebergType() (ice.Type, error) {
 		return ice.PrimitiveTypes.Float64, nil
 	case KindNumeric:
 		if t.Precision == 0 {
-			return nil, Errorf(CodeFeatureNotSupported, "numeric without precision cannot be stored in an Iceberg table; use numeric(p,s) with p <= 38")
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "numeric without precision cannot be stored in an Iceberg table; use numeric(p,s) with p <= 38")
 		}
 		if t.Precision > 38 {
-			return nil, Errorf(CodeInvalidParameterValue, "NUMERIC precision %d must be between 1 and 38 for Iceberg decimal", t.Precision)
+			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 38 for Iceberg decimal", t.Precision)
 		}
 		return ice.DecimalTypeOf(t.Precision, t.Scale), nil
 	case KindText, KindVarchar:
@@ -456,7 +458,7 @@ func (t Type) IcebergType() (ice.Type, error) {
 	case KindUUID:
 		return ice.PrimitiveTypes.UUID, nil
 	}
-	return nil, Errorf(CodeFeatureNotSupported, "type %s cannot be stored in an Iceberg table", t)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "type %s cannot be stored in an Iceberg table", t)
 }
 
 // TypeFromIceberg is the SQL type a column of Iceberg type it is read as.

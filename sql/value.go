@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/google/uuid"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A datum is one SQL value as the evaluator holds it; nil is NULL. Its Go
@@ -111,7 +113,7 @@ func appendDatum(b array.Builder, t Type, d any) error {
 		dt := bb.Type().(*arrow.Decimal128Type)
 		n, ok := d.(Decimal).Num128(int(dt.Precision), int(dt.Scale))
 		if !ok {
-			return Errorf(CodeNumericOutOfRange, "numeric field overflow")
+			return pgerr.Errorf(pgerr.NumericValueOutOfRange, "numeric field overflow")
 		}
 		bb.Append(n)
 	case *array.StringBuilder:
@@ -177,7 +179,7 @@ func (in InputStyle) CoerceParam(v any, t Type) (any, error) {
 	case uuid.UUID:
 		return in.CoerceParam([16]byte(x), t)
 	}
-	return nil, Errorf(CodeInvalidParameterValue, "unsupported value %T for type %s", v, t)
+	return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "unsupported value %T for type %s", v, t)
 }
 
 func timeToDatum(tm time.Time, t Type) (any, error) {
@@ -193,7 +195,7 @@ func timeToDatum(tm time.Time, t Type) (any, error) {
 	case KindText, KindVarchar:
 		return formatDatum(tm.UnixMicro(), TimestampTZ), nil
 	}
-	return nil, Errorf(CodeDatatypeMismatch, "cannot use a time value as %s", t)
+	return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot use a time value as %s", t)
 }
 
 // daysFromCivil is days since 1970-01-01 in the proleptic Gregorian calendar.

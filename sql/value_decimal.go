@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Decimal is an exact numeric value Coef × 10^-Scale, the evaluator's
@@ -64,7 +66,7 @@ func readNumeric(s string) (Decimal, error) {
 		intLen = 0
 	}
 	if intLen > numericMaxDigits || scale > numericMaxScale || exp > numericMaxDigits+numericMaxScale {
-		return Decimal{}, Errorf(CodeNumericOutOfRange, "value overflows numeric format")
+		return Decimal{}, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
 	c, _ := new(big.Int).SetString(digits, 10)
 	if neg {

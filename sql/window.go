@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // WindowContext collects a query level's window function calls while its
@@ -96,17 +98,17 @@ func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 		if b.clause != "" {
 			where = "in " + b.clause
 		}
-		return nil, Errorf(CodeWindowingError, "window functions are not allowed %s", where)
+		return nil, pgerr.Errorf(pgerr.WindowingError, "window functions are not allowed %s", where)
 	}
 	if b.inWindow {
-		return nil, Errorf(CodeWindowingError, "window function calls cannot be nested")
+		return nil, pgerr.Errorf(pgerr.WindowingError, "window function calls cannot be nested")
 	}
 	name := strings.ToLower(n.Name)
 	if n.Distinct {
-		return nil, Errorf(CodeFeatureNotSupported, "DISTINCT is not implemented for window functions")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
 	if !rankingFuncs[name] && !windowAggregates[name] {
-		return nil, Errorf(CodeUndefinedFunction, "function %s does not exist", name)
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
 	}
 	spec, err := b.windowSpec(&n.Spec)
 	if err != nil {
@@ -136,19 +138,19 @@ func (b *binder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
 	}
 	base, ok := b.windows.Named[ref]
 	if !ok {
-		return nil, Errorf(CodeUndefinedObject, "window %q does not exist", ref)
+		return nil, pgerr.Errorf(pgerr.UndefinedObject, "window %q does not exist", ref)
 	}
 	if s.OnlyAlias {
 		return base, nil
 	}
 	if s.PartitionBy != nil {
-		return nil, Errorf(CodeWindowingError, "cannot override PARTITION BY clause of window %q", ref)
+		return nil, pgerr.Errorf(pgerr.WindowingError, "cannot override PARTITION BY clause of window %q", ref)
 	}
 	if s.OrderBy != nil && base.OrderBy != nil {
-		return nil, Errorf(CodeWindowingError, "cannot override ORDER BY clause of window %q", ref)
+		return nil, pgerr.Errorf(pgerr.WindowingError, "cannot override ORDER BY clause of window %q", ref)
 	}
 	if base.Frame != nil {
-		return nil, Errorf(CodeWindowingError, "cannot copy window %q because it has a frame clause", ref)
+		return nil, pgerr.Errorf(pgerr.WindowingError, "cannot copy window %q because it has a frame clause", ref)
 	}
 	merged := *s
 	merged.PartitionBy = base.PartitionBy
@@ -196,16 +198,16 @@ func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 	}
 	switch {
 	case call.Start.Kind == BoundUnboundedFollowing:
-		return Errorf(CodeWindowingError, "frame start cannot be UNBOUNDED FOLLOWING")
+		return pgerr.Errorf(pgerr.WindowingError, "frame start cannot be UNBOUNDED FOLLOWING")
 	case call.End.Kind == BoundUnboundedPreceding:
-		return Errorf(CodeWindowingError, "frame end cannot be UNBOUNDED PRECEDING")
+		return pgerr.Errorf(pgerr.WindowingError, "frame end cannot be UNBOUNDED PRECEDING")
 	case call.Start.Kind == BoundCurrentRow && call.End.Kind == BoundPreceding:
-		return Errorf(CodeWindowingError, "frame starting from current row cannot have preceding rows")
+		return pgerr.Errorf(pgerr.WindowingError, "frame starting from current row cannot have preceding rows")
 	case call.Start.Kind == BoundFollowing && (call.End.Kind == BoundPreceding || call.End.Kind == BoundCurrentRow):
-		return Errorf(CodeWindowingError, "frame starting from following row cannot have preceding rows")
+		return pgerr.Errorf(pgerr.WindowingError, "frame starting from following row cannot have preceding rows")
 	}
 	if call.Mode == FrameRange && (call.Start.Offset != nil || call.End.Offset != nil) && len(call.Order) != 1 {
-		return Errorf(CodeWindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+		return pgerr.Errorf(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
 	}
 	return nil
 }
@@ -251,7 +253,7 @@ func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
 	}
 	w := want[call.Name]
 	if len(nodes) < w[0] || len(nodes) > w[1] {
-		return Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", call.Name, len(nodes))
+		return pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.Name, len(nodes))
 	}
 	for _, n := range nodes {
 		e, err := b.bind(n)
@@ -316,7 +318,7 @@ func (b *binder) intArgs(args []Expr, k int) error {
 		return nil
 	}
 	if kind := args[k].Type().Kind; kind != KindInt16 && kind != KindInt32 && kind != KindInt64 && !isUnknown(args[k]) {
-		return Errorf(CodeUndefinedFunction, "function argument %d must be an integer, not %s", k+1, args[k].Type())
+		return pgerr.Errorf(pgerr.UndefinedFunction, "function argument %d must be an integer, not %s", k+1, args[k].Type())
 	}
 	vals := []Expr{args[k]}
 	if err := b.coerceAll(vals, Int64); err != nil {
@@ -338,7 +340,7 @@ func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) err
 	}
 	call.Name = name
 	if len(nodes) != 1 {
-		return Errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(nodes))
+		return pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(nodes))
 	}
 	arg, err := b.bind(nodes[0])
 	if err != nil {

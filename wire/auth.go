@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // LoadUsers reads a users file: one "user:secret" per line, the secret being a
@@ -94,7 +94,7 @@ func loginUsers(users map[string]string, log *slog.Logger) map[string]string {
 }
 
 func authFailed(user string) error {
-	return &sql.Error{Code: sql.CodeInvalidPassword, Severity: "FATAL",
+	return &pgerr.Error{Code: pgerr.InvalidPassword, Severity: "FATAL",
 		Message: fmt.Sprintf("password authentication failed for user %q", user)}
 }
 
@@ -151,7 +151,7 @@ func (c *conn) askPassword(req pgproto3.BackendMessage, authType uint32) (string
 	}
 	pm, ok := msg.(*pgproto3.PasswordMessage)
 	if !ok {
-		return "", sql.Errorf(sql.CodeProtocolViolation, "expected password response, got %T", msg)
+		return "", pgerr.Errorf(pgerr.ProtocolViolation, "expected password response, got %T", msg)
 	}
 	return pm.Password, nil
 }
@@ -175,7 +175,7 @@ func (c *conn) receiveAuth(authType uint32) (pgproto3.FrontendMessage, error) {
 	if c.rd.failed() || c.ctx.Err() != nil {
 		return nil, fmt.Errorf("read authentication response: %w", err)
 	}
-	return nil, &sql.Error{Code: sql.CodeProtocolViolation, Severity: "FATAL",
+	return nil, &pgerr.Error{Code: pgerr.ProtocolViolation, Severity: "FATAL",
 		Message: "invalid authentication message", Detail: err.Error()}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // conn is one client connection: the protocol state machine around a Session.
@@ -80,7 +80,7 @@ func (c *conn) serve() {
 	defer func() {
 		if p := recover(); p != nil {
 			c.srv.log.Error("panic in connection", "panic", p, "stack", string(debug.Stack()))
-			c.sendFatal(sql.CodeInternal, fmt.Sprintf("internal error: %v", p))
+			c.sendFatal(pgerr.InternalError, fmt.Sprintf("internal error: %v", p))
 		}
 	}()
 	if !c.srv.beginStartup(c) {
@@ -189,19 +189,19 @@ func (c *conn) loop() error {
 func (c *conn) receiveFailed(err error) error {
 	switch {
 	case errors.Is(err, errIdleTimeout) && c.idleInTx:
-		c.sendFatal(sql.CodeIdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
+		c.sendFatal(pgerr.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")
 	case errors.Is(err, errIdleTimeout):
-		c.sendFatal(sql.CodeIdleSessionTimeout, "terminating connection due to idle-session timeout")
+		c.sendFatal(pgerr.IdleSessionTimeout, "terminating connection due to idle-session timeout")
 	case errors.Is(err, errDraining):
-		c.sendFatal(sql.CodeAdminShutdown, "terminating connection due to administrator command")
+		c.sendFatal(pgerr.AdminShutdown, "terminating connection due to administrator command")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), c.ctx.Err() != nil:
 		return io.EOF
 	default:
 		var tooBig *pgproto3.ExceededMaxBodyLenErr
 		if errors.As(err, &tooBig) {
-			c.sendFatal(sql.CodeProtocolViolation, fmt.Sprintf("invalid message length %d (limit %d)", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen))
+			c.sendFatal(pgerr.ProtocolViolation, fmt.Sprintf("invalid message length %d (limit %d)", tooBig.ActualBodyLen, tooBig.MaxExpectedBodyLen))
 		} else {
-			c.sendFatal(sql.CodeProtocolViolation, "invalid frontend message: "+err.Error())
+			c.sendFatal(pgerr.ProtocolViolation, "invalid frontend message: "+err.Error())
 		}
 	}
 	return err
@@ -235,7 +235,7 @@ func (c *conn) dispatch(msg pgproto3.FrontendMessage) (stop bool, err error) {
 	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
 		// Stray COPY messages after a COPY ended in error are ignored, as in PostgreSQL.
 	default:
-		c.sendFatal(sql.CodeProtocolViolation, fmt.Sprintf("unexpected message type %T", msg))
+		c.sendFatal(pgerr.ProtocolViolation, fmt.Sprintf("unexpected message type %T", msg))
 		return true, nil
 	}
 	return false, c.outErr

@@ -4,10 +4,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Connection logging, PostgreSQL's log_connections and log_disconnections:
@@ -58,8 +57,8 @@ func (c *conn) logDisconnection() {
 // (a client that hung up, a CancelRequest) only at debug level.
 func (c *conn) logStartupFailure(err error) {
 	h, p := remoteHostPort(c.raw.RemoteAddr())
-	var se *sql.Error
-	if errors.As(err, &se) && strings.HasPrefix(se.Code, "28") {
+	var se *pgerr.Error
+	if errors.As(err, &se) && se.Code.Class() == pgerr.InvalidAuthorizationSpecification {
 		c.srv.log.Warn("authentication failed", "host", h, "port", p, "user", c.info.User, "sqlstate", se.Code, "error", se.Message)
 		return
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // recordHandler hands every log record to a channel as its message and
@@ -82,7 +84,7 @@ func TestConnectionLog(t *testing.T) {
 		t.Fatal("wrong password accepted")
 	}
 	failed := h.next(t, "authentication failed")
-	if failed["user"] != "alice" || failed["sqlstate"] != "28P01" || failed["level"] != "WARN" {
+	if failed["user"] != "alice" || failed["sqlstate"] != string(pgerr.InvalidPassword) || failed["level"] != "WARN" {
 		t.Errorf("authentication failed: %v", failed)
 	}
 }

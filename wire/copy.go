@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 var errCopyFailed = errors.New("COPY aborted by the client")
@@ -65,12 +65,12 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 			return nil
 		case *pgproto3.CopyFail:
 			abort(errCopyFailed)
-			return sql.Errorf(sql.CodeQueryCanceled, "COPY from stdin failed: %s", m.Message)
+			return pgerr.Errorf(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
 		case *pgproto3.Flush, *pgproto3.Sync:
 			// Ignored during COPY IN, as in PostgreSQL.
 		default:
 			abort(errCopyFailed)
-			return sql.Errorf(sql.CodeProtocolViolation, "unexpected message type %T during COPY from stdin", msg)
+			return pgerr.Errorf(pgerr.ProtocolViolation, "unexpected message type %T during COPY from stdin", msg)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 // line when asked for) in the statement's text or CSV layout.
 func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
 	if res.Rows == nil {
-		return sql.Errorf(sql.CodeInternal, "COPY TO STDOUT without rows")
+		return pgerr.Errorf(pgerr.InternalError, "COPY TO STDOUT without rows")
 	}
 	defer res.Rows.Close()
 	enc := exec.NewCopyEncoder(res)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // What PostgreSQL 15 answered for these query strings (the bytes reported are
@@ -36,7 +36,7 @@ func expectEncodingError(t *testing.T, what string, msgs []pgproto3.BackendMessa
 	t.Helper()
 	for _, m := range msgs {
 		if e, ok := m.(*pgproto3.ErrorResponse); ok {
-			if e.Code != sql.CodeCharacterNotInRepertoire || e.Message != invalidMessage(bytes) || e.Severity != "ERROR" {
+			if pgerr.Code(e.Code) != pgerr.CharacterNotInRepertoire || e.Message != invalidMessage(bytes) || e.Severity != "ERROR" {
 				t.Errorf("%s: got %s %s %q, want ERROR 22021 %q", what, e.Severity, e.Code, e.Message, invalidMessage(bytes))
 			}
 			return
@@ -58,11 +58,11 @@ func TestInvalidUTF8InQueries(t *testing.T) {
 		c.send(&pgproto3.Query{String: q})
 		got := c.untilReady()
 		expectEncodingError(t, "Query "+q, got, bytes)
-		expectShape(t, "Query "+q, got, "E 22021", "Z I")
+		expectShape(t, "Query "+q, got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 		c.send(&pgproto3.Parse{Query: q}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
 		got = c.untilReady()
 		expectEncodingError(t, "Parse "+q, got, bytes)
-		expectShape(t, "Parse "+q, got, "E 22021", "Z I")
+		expectShape(t, "Parse "+q, got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
@@ -94,7 +94,7 @@ func TestInvalidUTF8InBindParameters(t *testing.T) {
 			continue
 		}
 		expectEncodingError(t, tc.query+" "+tc.value, got, tc.bytes)
-		expectShape(t, tc.query+" "+tc.value, got, "ParseComplete", "E 22021", "Z I")
+		expectShape(t, tc.query+" "+tc.value, got, "ParseComplete", "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	c.send(&pgproto3.Query{String: "SELECT 1"})
 	expectShape(t, "after", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
@@ -154,7 +154,7 @@ func TestInvalidUTF8InCopy(t *testing.T) {
 	} {
 		got := copyPieces(c, tc.pieces...)
 		expectEncodingError(t, strings.Join(tc.pieces, "|"), got, tc.bytes)
-		expectShape(t, strings.Join(tc.pieces, "|"), got, "E 22021", "Z I")
+		expectShape(t, strings.Join(tc.pieces, "|"), got, "E "+string(pgerr.CharacterNotInRepertoire), "Z I")
 	}
 	if got := copied(); len(got) != 0 {
 		t.Errorf("the loader received %q", got)

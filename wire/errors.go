@@ -6,15 +6,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // errorResponse is the one place an error becomes an ErrorResponse: a
-// *sql.Error keeps its SQLSTATE, a cancelled or expired context is 57014
+// *pgerr.Error keeps its SQLSTATE, a cancelled or expired context is 57014
 // (user request or statement timeout), anything else is XX000 with its
 // message.
 func errorResponse(err error) *pgproto3.ErrorResponse {
-	var se *sql.Error
+	var se *pgerr.Error
 	if errors.As(err, &se) {
 		sev := se.Severity
 		if sev == "" {
@@ -22,38 +22,38 @@ func errorResponse(err error) *pgproto3.ErrorResponse {
 		}
 		code := se.Code
 		if code == "" {
-			code = sql.CodeInternal
+			code = pgerr.InternalError
 		}
 		return &pgproto3.ErrorResponse{
-			Severity: sev, SeverityUnlocalized: sev, Code: code, Message: se.Message,
+			Severity: sev, SeverityUnlocalized: sev, Code: string(code), Message: se.Message,
 			Detail: se.Detail, Hint: se.Hint, Position: int32(se.Position),
 		}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return errorResponse(sql.Canceled(err))
+		return errorResponse(pgerr.Canceled(err))
 	}
-	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: sql.CodeInternal, Message: err.Error()}
+	return &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: string(pgerr.InternalError), Message: err.Error()}
 }
 
-// sendError reports a statement error. A FATAL *sql.Error is sent as is; the
+// sendError reports a statement error. A FATAL *pgerr.Error is sent as is; the
 // caller decides whether the connection ends.
 func (c *conn) sendError(err error) {
 	c.send(errorResponse(err))
 }
 
 // sendFatal sends a FATAL error and flushes it: the connection is closing.
-func (c *conn) sendFatal(code, msg string) {
-	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: code, Message: msg})
+func (c *conn) sendFatal(code pgerr.Code, msg string) {
+	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: string(code), Message: msg})
 	c.flush()
 }
 
 // protocolError is an ERROR for a malformed but recoverable request.
 func protocolError(format string, args ...any) error {
-	return sql.Errorf(sql.CodeProtocolViolation, format, args...)
+	return pgerr.Errorf(pgerr.ProtocolViolation, format, args...)
 }
 
 // isFatal reports errors after which the session cannot go on.
 func isFatal(err error) bool {
-	var se *sql.Error
+	var se *pgerr.Error
 	return errors.As(err, &se) && (se.Severity == "FATAL" || se.Severity == "PANIC")
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestErrorResponseContextErrors: a context error that reaches the wire
@@ -23,7 +23,7 @@ func TestErrorResponseContextErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := errorResponse(c.err)
-		if got.Code != sql.CodeQueryCanceled || got.Message != c.message || got.Severity != "ERROR" {
+		if pgerr.Code(got.Code) != pgerr.QueryCanceled || got.Message != c.message || got.Severity != "ERROR" {
 			t.Errorf("%v: %s %q (%s), want 57014 %q", c.err, got.Code, got.Message, got.Severity, c.message)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -20,7 +21,7 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 	}
 	if m.Name != "" {
 		if _, exists := c.stmts[m.Name]; exists {
-			return sql.Errorf(sql.CodeDuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
+			return pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 		}
 	}
 	st := &statement{empty: isEmptyQuery(m.Query)}
@@ -47,11 +48,11 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 func (c *conn) handleBind(m *pgproto3.Bind) error {
 	st, ok := c.stmts[m.PreparedStatement]
 	if !ok {
-		return sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
+		return pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
 	}
 	if m.DestinationPortal != "" {
 		if _, exists := c.portals[m.DestinationPortal]; exists {
-			return sql.Errorf(sql.CodeDuplicateCursor, "portal %q already exists", m.DestinationPortal)
+			return pgerr.Errorf(pgerr.DuplicateCursor, "portal %q already exists", m.DestinationPortal)
 		}
 	}
 	params, err := decodeParams(m.ParameterFormatCodes, m.Parameters, st.prep.ParamTypes)
@@ -71,14 +72,14 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 	case 'S':
 		st, ok := c.stmts[m.Name]
 		if !ok {
-			return sql.Errorf(sql.CodeInvalidSQLStatementName, "prepared statement %q does not exist", m.Name)
+			return pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", m.Name)
 		}
 		c.send(&pgproto3.ParameterDescription{ParameterOIDs: st.prep.ParamTypes})
 		c.describeColumns(st, nil)
 	case 'P':
 		p, ok := c.portals[m.Name]
 		if !ok {
-			return sql.Errorf(sql.CodeInvalidCursorName, "portal %q does not exist", m.Name)
+			return pgerr.Errorf(pgerr.InvalidCursorName, "portal %q does not exist", m.Name)
 		}
 		formats, err := columnFormats(p.formatCodes, len(p.stmt.prep.Columns))
 		if err != nil {
@@ -102,7 +103,7 @@ func (c *conn) describeColumns(st *statement, formats []int16) {
 func (c *conn) handleExecute(m *pgproto3.Execute) error {
 	p, ok := c.portals[m.Portal]
 	if !ok {
-		return sql.Errorf(sql.CodeInvalidCursorName, "portal %q does not exist", m.Portal)
+		return pgerr.Errorf(pgerr.InvalidCursorName, "portal %q does not exist", m.Portal)
 	}
 	ctx, done := c.statementContext()
 	defer done()

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -141,7 +142,7 @@ func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
 		m := reEcho.FindStringSubmatch(q)
 		typ, ok := fakeTypes[strings.ToLower(m[2])]
 		if !ok {
-			return fakePlan{}, nil, nil, sql.Errorf(sql.CodeUndefinedObject, "type does not exist")
+			return fakePlan{}, nil, nil, pgerr.Errorf(pgerr.UndefinedObject, "type does not exist")
 		}
 		if m[1] != "$1" {
 			return fakePlan{kind: "echo", typ: typ}, []exec.Column{{Name: "echo", Type: typ}}, nil, nil
@@ -164,10 +165,10 @@ func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
 	case strings.EqualFold(q, "begin"), strings.EqualFold(q, "commit"), strings.EqualFold(q, "rollback"):
 		return fakePlan{kind: "tx"}, nil, nil, nil
 	case strings.Contains(strings.ToLower(q), "from missing"):
-		return fakePlan{}, nil, nil, &sql.Error{Code: sql.CodeUndefinedTable, Message: `relation "missing" does not exist`,
+		return fakePlan{}, nil, nil, &pgerr.Error{Code: pgerr.UndefinedTable, Message: `relation "missing" does not exist`,
 			Position: strings.Index(strings.ToLower(q), "missing") + 1}
 	}
-	return fakePlan{}, nil, nil, &sql.Error{Code: sql.CodeSyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q + " x")[0], q), Position: 1}
+	return fakePlan{}, nil, nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q + " x")[0], q), Position: 1}
 }
 
 func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
@@ -176,7 +177,7 @@ func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []ex
 	failed := s.tx == exec.TxFailed
 	s.mu.Unlock()
 	if failed && !strings.EqualFold(q, "rollback") && !strings.EqualFold(q, "commit") {
-		return nil, sql.Errorf(sql.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		return nil, pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	res, err := s.execute(ctx, p, params)
 	if err != nil {
@@ -229,7 +230,7 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		secs, _ := strconv.ParseFloat(reSleep.FindStringSubmatch(q)[1], 64)
 		select {
 		case <-ctx.Done():
-			return nil, sql.Errorf(sql.CodeQueryCanceled, "canceling statement due to user request")
+			return nil, pgerr.Errorf(pgerr.QueryCanceled, "canceling statement due to user request")
 		case <-time.After(time.Duration(secs * float64(time.Second))):
 		}
 		return rowsResult(p.Columns, [][]any{{""}}), nil
@@ -256,7 +257,7 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		}
 		return res, nil
 	case reDropIfExst.MatchString(q):
-		return &exec.Result{Tag: "DROP TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: "00000", Message: "table does not exist, skipping"}}}, nil
+		return &exec.Result{Tag: "DROP TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "table does not exist, skipping"}}}, nil
 	case reCopyIn.MatchString(q):
 		return &exec.Result{CopyIn: &exec.CopyIn{Columns: 3, Load: s.load}}, nil
 	case reCopyOut.MatchString(q):
@@ -288,7 +289,7 @@ func (s *fakeSession) txCommand(q string) (*exec.Result, error) {
 		s.tx = exec.TxIdle
 		return &exec.Result{Tag: "ROLLBACK"}, nil
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "fake session cannot run %q", q)
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "fake session cannot run %q", q)
 }
 
 func (s *fakeSession) load(ctx context.Context, r io.Reader) (int64, error) {
@@ -303,7 +304,7 @@ func (s *fakeSession) load(ctx context.Context, r io.Reader) (int64, error) {
 			break
 		}
 		if strings.Count(line, "\t") != 2 {
-			return n, sql.Errorf(sql.CodeInvalidTextRep, "missing data for column in line %d", n+1)
+			return n, pgerr.Errorf(pgerr.InvalidTextRepresentation, "missing data for column in line %d", n+1)
 		}
 		s.mu.Lock()
 		s.copied = append(s.copied, line)
@@ -326,11 +327,11 @@ func intArg(lit string, params []exec.Param) (int64, error) {
 	case string:
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return 0, sql.Errorf(sql.CodeInvalidTextRep, "invalid input syntax for type bigint: %q", v)
+			return 0, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid input syntax for type bigint: %q", v)
 		}
 		return n, nil
 	}
-	return 0, sql.Errorf(sql.CodeDatatypeMismatch, "bad parameter %T", params[0])
+	return 0, pgerr.Errorf(pgerr.DatatypeMismatch, "bad parameter %T", params[0])
 }
 
 func rowsResult(cols []exec.Column, rows [][]any) *exec.Result {

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/internal/testenv"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // emfileListener fails Accept calls 2 to 1+fails with EMFILE, as a process at
@@ -134,7 +134,7 @@ func TestUnauthenticatedConnectionsHoldNoSlots(t *testing.T) {
 		testenv.PgxConnect(t, dsn(addr, ""), nil)
 	}
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
-	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
+	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != pgerr.TooManyConnections {
 		t.Fatalf("sixth login: want 53300, got %v", err)
 	}
 }
@@ -149,7 +149,7 @@ func TestMaxStartups(t *testing.T) {
 	first, _ := stallAtPassword(t, addr), stallAtPassword(t, addr)
 	c := dialRaw(t, addr)
 	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
-	if e, ok := c.receive().(*pgproto3.ErrorResponse); !ok || e.Code != sql.CodeTooManyConnections || e.Severity != "FATAL" {
+	if e, ok := c.receive().(*pgproto3.ErrorResponse); !ok || pgerr.Code(e.Code) != pgerr.TooManyConnections || e.Severity != "FATAL" {
 		t.Fatalf("third connection in startup: got %#v, want FATAL 53300", e)
 	}
 	first.nc.Close()
@@ -201,7 +201,7 @@ func TestEmptyPasswordNeverLogsIn(t *testing.T) {
 		for _, user := range []string{"empty", "emptyv", "postgres"} {
 			cfg, _ := pgx.ParseConfig("postgres://" + user + "@" + addr + "/db?sslmode=disable")
 			cfg.Password = ""
-			if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidPassword {
+			if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != pgerr.InvalidPassword {
 				t.Errorf("method %d, user %s, empty password: want 28P01, got %v", method, user, err)
 			}
 		}
@@ -238,7 +238,7 @@ func TestMalformedAuthMessages(t *testing.T) {
 			}
 			c.nc.Write(tc.raw)
 			e, ok := c.receive().(*pgproto3.ErrorResponse)
-			if !ok || e.Severity != "FATAL" || e.Code != sql.CodeProtocolViolation {
+			if !ok || e.Severity != "FATAL" || pgerr.Code(e.Code) != pgerr.ProtocolViolation {
 				t.Fatalf("got %#v, want FATAL 08P01", e)
 			}
 			closedWithin(t, c.nc, 5*time.Second)
@@ -263,12 +263,12 @@ func TestTLSRequired(t *testing.T) {
 	c := dialRaw(t, addr)
 	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "postgres"}})
 	e, ok := c.receive().(*pgproto3.ErrorResponse)
-	if !ok || e.Severity != "FATAL" || e.Code != sql.CodeInvalidAuthorization || e.Message != "no encryption: this server requires TLS" {
+	if !ok || e.Severity != "FATAL" || pgerr.Code(e.Code) != pgerr.InvalidAuthorizationSpecification || e.Message != "no encryption: this server requires TLS" {
 		t.Fatalf("plaintext client got %#v, want FATAL 28000 before the password request", e)
 	}
 	closedWithin(t, c.nc, 5*time.Second)
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
-	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidAuthorization {
+	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != pgerr.InvalidAuthorizationSpecification {
 		t.Fatalf("sslmode=disable: want 28000, got %v", err)
 	}
 	conn := testenv.PgxConnect(t, "postgres://postgres:secret@"+addr+"/db?sslmode=require", nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -44,7 +45,7 @@ func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]exec.Param, 
 		case 1:
 			p, err := decodeBinary(types[i], v)
 			if err != nil {
-				return nil, &sql.Error{Code: sql.CodeInvalidBinaryRepresentation, Message: fmt.Sprintf("incorrect binary data format in bind parameter %d", i+1), Detail: err.Error()}
+				return nil, &pgerr.Error{Code: pgerr.InvalidBinaryRepresentation, Message: fmt.Sprintf("incorrect binary data format in bind parameter %d", i+1), Detail: err.Error()}
 			}
 			if s, ok := p.(string); ok { // binary text, json: text all the same
 				if err := checkUTF8(s); err != nil {

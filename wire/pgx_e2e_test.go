@@ -20,17 +20,17 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testenv"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 func dsn(addr, extra string) string {
 	return "postgres://postgres:secret@" + addr + "/tracedb?sslmode=disable" + extra
 }
 
-func sqlState(err error) string {
+func sqlState(err error) pgerr.Code {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code
+		return pgerr.Code(pe.Code)
 	}
 	return ""
 }
@@ -80,7 +80,7 @@ func TestPgxModes(t *testing.T) {
 			}
 			// An error, then a working statement on the same connection.
 			_, err = conn.Exec(ctx, "SELECT * FROM missing")
-			if sqlState(err) != sql.CodeUndefinedTable {
+			if sqlState(err) != pgerr.UndefinedTable {
 				t.Fatalf("missing table: want 42P01, got %v", err)
 			}
 			if err := conn.QueryRow(ctx, "SELECT 2").Scan(&one); err != nil || one != 2 {
@@ -249,7 +249,7 @@ func TestPgxCancelRequest(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := conn.Exec(ctx, "SELECT pg_sleep(30)", pgx.QueryExecModeSimpleProtocol)
-	if sqlState(err) != sql.CodeQueryCanceled {
+	if sqlState(err) != pgerr.QueryCanceled {
 		t.Fatalf("want 57014, got %v", err)
 	}
 	if time.Since(start) > 5*time.Second {
@@ -316,11 +316,11 @@ func TestPgxAuthAndTLS(t *testing.T) {
 			}
 			cfg, _ := pgx.ParseConfig("postgres://postgres:wrong@" + addr + "/db?sslmode=disable")
 			_, err := pgx.ConnectConfig(context.Background(), cfg)
-			if sqlState(err) != sql.CodeInvalidPassword {
+			if sqlState(err) != pgerr.InvalidPassword {
 				t.Fatalf("bad password: want 28P01, got %v", err)
 			}
 			cfg, _ = pgx.ParseConfig("postgres://nobody:secret@" + addr + "/db?sslmode=disable")
-			if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeInvalidPassword {
+			if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != pgerr.InvalidPassword {
 				t.Fatalf("unknown user: want 28P01, got %v", err)
 			}
 		})
@@ -332,7 +332,7 @@ func TestPgxTooManyConnections(t *testing.T) {
 	testenv.PgxConnect(t, dsn(addr, ""), nil)
 	testenv.PgxConnect(t, dsn(addr, ""), nil)
 	cfg, _ := pgx.ParseConfig(dsn(addr, ""))
-	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != sql.CodeTooManyConnections {
+	if _, err := pgx.ConnectConfig(context.Background(), cfg); sqlState(err) != pgerr.TooManyConnections {
 		t.Fatalf("want 53300, got %v", err)
 	}
 }
@@ -346,7 +346,7 @@ func TestPgxCopy(t *testing.T) {
 		t.Fatalf("copy in: %q %v", tag, err)
 	}
 	_, err = conn.PgConn().CopyFrom(context.Background(), strings.NewReader("1\tonly two\n"), "COPY t FROM STDIN")
-	if sqlState(err) != sql.CodeInvalidTextRep {
+	if sqlState(err) != pgerr.InvalidTextRepresentation {
 		t.Fatalf("bad copy data: want 22P02, got %v", err)
 	}
 	var out bytes.Buffer

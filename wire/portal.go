@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // statement is a parsed (named or unnamed) statement.
@@ -50,7 +50,7 @@ func (p *portal) close() {
 func guard(f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = sql.Errorf(sql.CodeInternal, "internal error: %v", p)
+			err = pgerr.Errorf(pgerr.InternalError, "internal error: %v", p)
 		}
 	}()
 	return f()
@@ -93,7 +93,7 @@ func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
 		return err
 	}
 	if res == nil {
-		return sql.Errorf(sql.CodeInternal, "session returned no result")
+		return pgerr.Errorf(pgerr.InternalError, "session returned no result")
 	}
 	p.res = res
 	c.sendNotices(res.Notices)
@@ -157,7 +157,7 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 				return err
 			}
 			if int(b.NumCols()) != len(p.cols) {
-				return sql.Errorf(sql.CodeInternal, "result batch has %d columns, row description %d", b.NumCols(), len(p.cols))
+				return pgerr.Errorf(pgerr.InternalError, "result batch has %d columns, row description %d", b.NumCols(), len(p.cols))
 			}
 			p.batch, p.next = b, 0
 			continue
@@ -204,6 +204,6 @@ func zeroCount(tag string) string { return withCount(tag, 0) }
 // sendNotices sends NOTICEs and WARNINGs to the client.
 func (c *conn) sendNotices(ns []exec.Notice) {
 	for _, n := range ns {
-		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: n.Code, Message: n.Message})
+		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: string(n.Code), Message: n.Message})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // progressWatcher is a session that reports long statements' progress
@@ -27,7 +28,7 @@ func (c *conn) progressNotice(r exec.ProgressReport) {
 	if r.Done {
 		return
 	}
-	msg := &pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: "00000",
+	msg := &pgproto3.NoticeResponse{Severity: "NOTICE", SeverityUnlocalized: "NOTICE", Code: string(pgerr.SuccessfulCompletion),
 		Message: "progress: " + r.String()}
 	buf, err := msg.Encode(nil)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // progressSession is the fake whose statements report progress the way an
@@ -73,8 +74,8 @@ func TestProgressNotices(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{
-		"NOTICE 00000 progress: 1/2 files, 1,000 rows, 0 B read, 0 B written, 0 B/s, 1.0 s",
-		"NOTICE 00000 progress: 2/2 files, 2,000 rows, 0 B read, 0 B written, 0 B/s, 2.0 s",
+		"NOTICE " + string(pgerr.SuccessfulCompletion) + " progress: 1/2 files, 1,000 rows, 0 B read, 0 B written, 0 B/s, 1.0 s",
+		"NOTICE " + string(pgerr.SuccessfulCompletion) + " progress: 2/2 files, 2,000 rows, 0 B read, 0 B written, 0 B/s, 2.0 s",
 	}
 	if strings.Join(notices, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(notices, "\n"), strings.Join(want, "\n"))

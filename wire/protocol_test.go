@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // shape renders messages as the traces' key facts: type, plus the tag, the
@@ -56,14 +58,14 @@ func TestTraceSequences(t *testing.T) {
 
 	// psql.jsonl: multi-statement Query with an error in the middle.
 	c.send(&pgproto3.Query{String: "SELECT 1 ; SELECT * FROM missing ; SELECT 2;"})
-	expectShape(t, "multi-statement error", c.untilReady(), "T 23/0", "D", "C SELECT 1", "E 42P01", "Z I")
+	expectShape(t, "multi-statement error", c.untilReady(), "T 23/0", "D", "C SELECT 1", "E "+string(pgerr.UndefinedTable), "Z I")
 	// psql.jsonl: BEGIN / error / 25P02 / ROLLBACK, and the NOTICE.
 	c.send(&pgproto3.Query{String: "BEGIN;"})
 	expectShape(t, "begin", c.untilReady(), "C BEGIN", "Z T")
 	c.send(&pgproto3.Query{String: "SELECT * FROM missing;"})
-	expectShape(t, "error in tx", c.untilReady(), "E 42P01", "Z E")
+	expectShape(t, "error in tx", c.untilReady(), "E "+string(pgerr.UndefinedTable), "Z E")
 	c.send(&pgproto3.Query{String: "SELECT 1;"})
-	expectShape(t, "aborted tx", c.untilReady(), "E 25P02", "Z E")
+	expectShape(t, "aborted tx", c.untilReady(), "E "+string(pgerr.InFailedSQLTransaction), "Z E")
 	c.send(&pgproto3.Query{String: "ROLLBACK;"})
 	expectShape(t, "rollback", c.untilReady(), "C ROLLBACK", "Z I")
 	c.send(&pgproto3.Query{String: "DROP TABLE IF EXISTS no_such_table;"})
@@ -91,7 +93,7 @@ func TestTraceSequences(t *testing.T) {
 	c.send(&pgproto3.Parse{Query: "DELETE FROM t WHERE id = 1"}, &pgproto3.Bind{}, &pgproto3.Execute{},
 		&pgproto3.Parse{Query: "SELECT * FROM missing"}, &pgproto3.Bind{}, &pgproto3.Execute{},
 		&pgproto3.Parse{Query: "DELETE FROM t WHERE id = 2"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
-	expectShape(t, "discard until sync", c.untilReady(), "ParseComplete", "BindComplete", "C DELETE 1", "E 42P01", "Z I")
+	expectShape(t, "discard until sync", c.untilReady(), "ParseComplete", "BindComplete", "C DELETE 1", "E "+string(pgerr.UndefinedTable), "Z I")
 	// pgjdbc-fetchsize.jsonl: named portal, maxRows=2, PortalSuspended inside a transaction.
 	c.send(&pgproto3.Parse{Query: "BEGIN"}, &pgproto3.Bind{}, &pgproto3.Execute{},
 		&pgproto3.Parse{Query: "SELECT id, name, grp FROM t"}, &pgproto3.Bind{DestinationPortal: "C_1"}, &pgproto3.Describe{ObjectType: 'P', Name: "C_1"},
@@ -112,12 +114,12 @@ func TestTraceSequences(t *testing.T) {
 	c.send(&pgproto3.Query{String: "ROLLBACK"})
 	c.untilReady()
 	c.send(&pgproto3.Parse{Name: "stmtcache_1", Query: "SELECT 1"}, &pgproto3.Sync{})
-	expectShape(t, "duplicate statement", c.untilReady(), "E 42P05", "Z I")
+	expectShape(t, "duplicate statement", c.untilReady(), "E "+string(pgerr.DuplicatePreparedStatement), "Z I")
 	c.send(&pgproto3.Execute{Portal: "nope"}, &pgproto3.Sync{})
-	expectShape(t, "unknown portal", c.untilReady(), "E 34000", "Z I")
+	expectShape(t, "unknown portal", c.untilReady(), "E "+string(pgerr.InvalidCursorName), "Z I")
 	// A panicking statement is XX000 and the session goes on.
 	c.send(&pgproto3.Query{String: "SELECT panic"})
-	expectShape(t, "panic", c.untilReady(), "E XX000", "Z I")
+	expectShape(t, "panic", c.untilReady(), "E "+string(pgerr.InternalError), "Z I")
 	c.send(&pgproto3.Query{String: "SELECT 3"})
 	expectShape(t, "after panic", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
 }
@@ -134,7 +136,7 @@ func TestMalformedMessagesAreFatal(t *testing.T) {
 		c.startup(nil)
 		c.nc.Write(raw)
 		msgs := shape([]pgproto3.BackendMessage{copyMsg(t, c.receive())})
-		if msgs[0] != "E 08P01" {
+		if msgs[0] != "E "+string(pgerr.ProtocolViolation) {
 			t.Errorf("%s: got %q, want FATAL 08P01", name, msgs)
 		}
 		if _, err := c.fe.Receive(); err == nil {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // A client that pipelines its next query while a statement runs long enough
@@ -72,7 +74,7 @@ func TestReaderIdleTimeout(t *testing.T) {
 	c := dialRaw(t, addr)
 	c.startup(nil)
 	e, ok := c.receive().(*pgproto3.ErrorResponse)
-	if !ok || e.Severity != "FATAL" || e.Code != "57P05" {
+	if !ok || e.Severity != "FATAL" || pgerr.Code(e.Code) != pgerr.IdleSessionTimeout {
 		t.Fatalf("idle connection got %#v, want FATAL 57P05", e)
 	}
 }
@@ -89,7 +91,7 @@ func TestReaderDrainWakesIdleRead(t *testing.T) {
 		done <- srv.Shutdown(ctx)
 	}()
 	e, ok := c.receive().(*pgproto3.ErrorResponse)
-	if !ok || e.Severity != "FATAL" || e.Code != "57P01" {
+	if !ok || e.Severity != "FATAL" || pgerr.Code(e.Code) != pgerr.AdminShutdown {
 		t.Fatalf("idle connection got %#v, want FATAL 57P01", e)
 	}
 	if err := <-done; err != nil {
@@ -153,7 +155,7 @@ func TestReaderReadAheadIsBounded(t *testing.T) {
 		t.Fatalf("heap grew by %d MiB while the client pipelined", grown>>20)
 	}
 	cancelStatement(t, addr, key)
-	expectShape(t, "cancelled", c.untilReady(), "E 57014", "Z I")
+	expectShape(t, "cancelled", c.untilReady(), "E "+string(pgerr.QueryCanceled), "Z I")
 	expectShape(t, "after the pipeline", c.untilReady(), "T 23/0", "D", "C SELECT 1", "Z I")
 	if err := <-wrote; err != nil {
 		t.Fatalf("write: %v", err)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 const (
@@ -114,7 +114,7 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 	}
 	init, ok := first.(*pgproto3.SASLInitialResponse)
 	if !ok || init.AuthMechanism != scramMechanism {
-		return sql.Errorf(sql.CodeProtocolViolation, "client selected an invalid SASL authentication mechanism")
+		return pgerr.Errorf(pgerr.ProtocolViolation, "client selected an invalid SASL authentication mechanism")
 	}
 	gs2, clientFirstBare, clientNonce, err := parseClientFirst(string(init.Data))
 	if err != nil {
@@ -129,7 +129,7 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 	}
 	resp, ok := final.(*pgproto3.SASLResponse)
 	if !ok {
-		return sql.Errorf(sql.CodeProtocolViolation, "expected SASL response, got %T", final)
+		return pgerr.Errorf(pgerr.ProtocolViolation, "expected SASL response, got %T", final)
 	}
 	withoutProof, proof, err := parseClientFinal(string(resp.Data), gs2, nonce)
 	if err != nil {
@@ -171,7 +171,7 @@ func randomNonce() string {
 	return base64.StdEncoding.EncodeToString(b)
 }
 
-var errMalformedSCRAM = sql.Errorf(sql.CodeProtocolViolation, "malformed SCRAM message")
+var errMalformedSCRAM = pgerr.Errorf(pgerr.ProtocolViolation, "malformed SCRAM message")
 
 // parseClientFirst splits "n,,n=user,r=nonce" into the GS2 header, the bare
 // message and the client nonce. The SCRAM user name is ignored: the startup
@@ -179,7 +179,7 @@ var errMalformedSCRAM = sql.Errorf(sql.CodeProtocolViolation, "malformed SCRAM m
 func parseClientFirst(msg string) (gs2, bare, nonce string, err error) {
 	if len(msg) < 3 || (msg[0] != 'n' && msg[0] != 'y') {
 		if strings.HasPrefix(msg, "p") {
-			return "", "", "", sql.Errorf(sql.CodeProtocolViolation, "channel binding is not supported")
+			return "", "", "", pgerr.Errorf(pgerr.ProtocolViolation, "channel binding is not supported")
 		}
 		return "", "", "", errMalformedSCRAM
 	}
@@ -224,7 +224,7 @@ func parseClientFinal(msg, gs2, nonce string) (string, []byte, error) {
 		return "", nil, errors.Join(errMalformedSCRAM, errors.New("channel binding mismatch"))
 	}
 	if gotR != nonce {
-		return "", nil, sql.Errorf(sql.CodeProtocolViolation, "SCRAM nonce mismatch")
+		return "", nil, pgerr.Errorf(pgerr.ProtocolViolation, "SCRAM nonce mismatch")
 	}
 	return withoutProof, proof, nil
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Startup packet codes (the first int32 after the length).
@@ -48,7 +48,7 @@ func (c *conn) timedStartup() (ok bool, err error) {
 func (c *conn) refuseStartup() {
 	c.srv.log.Warn("too many connections in startup; refusing one", "remote", c.nc.RemoteAddr(), "max_startups", c.srv.cfg.MaxStartups)
 	c.nc.SetDeadline(time.Now().Add(time.Second))
-	c.sendFatal(sql.CodeTooManyConnections, "sorry, too many clients already")
+	c.sendFatal(pgerr.TooManyConnections, "sorry, too many clients already")
 }
 
 // startup runs the connection start: SSL/GSS negotiation, the startup
@@ -82,7 +82,7 @@ func (c *conn) startup() (ok bool, err error) {
 		return false, fmt.Errorf("cancel secret: %w", err)
 	}
 	if !c.srv.register(c) {
-		c.sendFatal(sql.CodeTooManyConnections, "sorry, too many clients already")
+		c.sendFatal(pgerr.TooManyConnections, "sorry, too many clients already")
 		return false, errors.New("too many clients")
 	}
 	c.info.PID, c.info.Remote = c.pid, c.raw.RemoteAddr().String()
@@ -110,7 +110,7 @@ func (c *conn) checkEncryption() error {
 	if _, isTLS := c.nc.(*tls.Conn); isTLS || !c.srv.cfg.TLSRequired {
 		return nil
 	}
-	return &sql.Error{Code: sql.CodeInvalidAuthorization, Severity: "FATAL",
+	return &pgerr.Error{Code: pgerr.InvalidAuthorizationSpecification, Severity: "FATAL",
 		Message: "no encryption: this server requires TLS", Hint: "Connect with sslmode=require (or verify-ca, verify-full)."}
 }
 
@@ -118,7 +118,7 @@ func (c *conn) checkEncryption() error {
 func (c *conn) newSession() (s Session, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = sql.Errorf(sql.CodeInternal, "session start failed: %v", p)
+			err = pgerr.Errorf(pgerr.InternalError, "session start failed: %v", p)
 		}
 	}()
 	return c.srv.cfg.NewSession(c.info)
@@ -155,7 +155,7 @@ func (c *conn) readStartup() (map[string]string, error) {
 		case code>>16 == 3:
 			return c.startupParams(code, body[4:])
 		default:
-			err := sql.Errorf(sql.CodeFeatureNotSupported, "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
+			err := pgerr.Errorf(pgerr.FeatureNotSupported, "unsupported frontend protocol %d.%d: server supports 3.0 to 3.0", code>>16, code&0xffff)
 			c.sendFatalErr(err)
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func (c *conn) startupParams(version uint32, b []byte) (map[string]string, error
 		k, rest, ok1 := bytes.Cut(b, []byte{0})
 		v, rest2, ok2 := bytes.Cut(rest, []byte{0})
 		if !ok1 || !ok2 {
-			err := sql.Errorf(sql.CodeProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
+			err := pgerr.Errorf(pgerr.ProtocolViolation, "invalid startup packet layout: expected terminator as last byte")
 			c.sendFatalErr(err)
 			return nil, err
 		}
@@ -225,7 +225,7 @@ func (c *conn) startupParams(version uint32, b []byte) (map[string]string, error
 func sessionInfo(params map[string]string) (exec.SessionInfo, error) {
 	user := params["user"]
 	if user == "" {
-		return exec.SessionInfo{}, sql.Errorf(sql.CodeInvalidAuthorization, "no PostgreSQL user name specified in startup packet")
+		return exec.SessionInfo{}, pgerr.Errorf(pgerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet")
 	}
 	info := exec.SessionInfo{User: user, Database: params["database"], ApplicationName: params["application_name"], Options: map[string]string{}}
 	if info.Database == "" {

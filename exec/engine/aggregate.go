@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -49,9 +50,9 @@ func newAccumulator(a aggSpec, out sql.Type) (accumulator, error) {
 	case "string_agg":
 		acc = &stringAggAcc{}
 	case "array_agg":
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "array_agg as a window function is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "array_agg as a window function is not supported")
 	default:
-		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function %s does not exist", a.Func)
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", a.Func)
 	}
 	if a.Distinct && !a.Star {
 		acc = &distinctAcc{inner: acc}
@@ -353,7 +354,7 @@ func exactValue(arr arrow.Array, i int) (*big.Int, int, error) {
 		d := a.Decimal(i)
 		return d.Coef, d.Scale, nil
 	}
-	return nil, 0, sql.Errorf(sql.CodeInternal, "exact aggregate over %s", arr.DataType())
+	return nil, 0, pgerr.Errorf(pgerr.InternalError, "exact aggregate over %s", arr.DataType())
 }
 
 func (s *sumAcc) update(g int, arr arrow.Array, i int) error {
@@ -390,7 +391,7 @@ func (s *sumAcc) result(_ context.Context, mem memory.Allocator, n int) (arrow.A
 			}
 			v := s.exact.total(g)
 			if !v.IsInt64() {
-				return nil, sql.Errorf(sql.CodeNumericOutOfRange, "bigint out of range")
+				return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "bigint out of range")
 			}
 			b.Append(v.Int64())
 		}
@@ -504,7 +505,7 @@ func (d *distinctAcc) id(arr arrow.Array, i int) (uint32, error) {
 		return id, nil
 	}
 	if d.next == math.MaxUint32 {
-		return 0, sql.Errorf(sql.CodeProgramLimitExceeded, "an aggregate's DISTINCT holds more than %d values", uint32(math.MaxUint32))
+		return 0, pgerr.Errorf(pgerr.ProgramLimitExceeded, "an aggregate's DISTINCT holds more than %d values", uint32(math.MaxUint32))
 	}
 	// A map entry: the key, a string header and the bucket's share.
 	if err := d.mem.charge(int64(len(d.key))+48, "an aggregate's DISTINCT"); err != nil {

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Every operator's inner loop looks at the statement's context at a
@@ -18,7 +18,7 @@ const checkEvery = 4096
 // canceled is the statement's end as 57014, nil while it may go on.
 func canceled(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return sql.Canceled(err)
+		return pgerr.Canceled(err)
 	}
 	return nil
 }

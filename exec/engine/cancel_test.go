@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -33,8 +34,8 @@ func (c *lookingContext) Err() error {
 // isCanceled: 57014, or the context's error as the expression evaluator
 // returns it (the session maps it to 57014).
 func isCanceled(err error) bool {
-	var se *sql.Error
-	return errors.As(err, &se) && se.Code == sql.CodeQueryCanceled || errors.Is(err, context.Canceled)
+	var se *pgerr.Error
+	return errors.As(err, &se) && se.Code == pgerr.QueryCanceled || errors.Is(err, context.Canceled)
 }
 
 // TestJoinBuildStopsBetweenChunks: a hash join's build side is indexed a

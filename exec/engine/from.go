@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -20,7 +21,7 @@ func (p *planner) fromItem(n ast.ResultSetNode, outer *sql.Outer) (source, error
 	case *ast.TableSource:
 		return p.tableSource(x, outer)
 	}
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(n))
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(n))
 }
 
 func (p *planner) tableSource(ts *ast.TableSource, outer *sql.Outer) (source, error) {
@@ -32,11 +33,11 @@ func (p *planner) tableSource(ts *ast.TableSource, outer *sql.Outer) (source, er
 		src, err = p.namedRelation(x, alias)
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		if alias == "" {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "subquery in FROM must have an alias")
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 		}
 		src, err = p.derived(x, alias, outer)
 	default:
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(x))
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(x))
 	}
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func (p *planner) namedRelation(tn *ast.TableName, alias string) (source, error)
 // cteRef is a WITH query named in FROM.
 func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
 	if ref.SnapshotID != nil || ref.AsOfTimestamp != nil || ref.Ref != "" {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the WITH query %q", c.name)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "time travel applies to tables, not to the WITH query %q", c.name)
 	}
 	qual := ref.Alias
 	if qual == "" {
@@ -132,7 +133,7 @@ func (p *planner) derived(n ast.Node, alias string, outer *sql.Outer) (source, e
 func renameColumns(src source, names []string) (source, error) {
 	sc := src.scope()
 	if len(names) > len(sc.Columns) {
-		return nil, sql.Errorf(sql.CodeInvalidColumnReference, "table %q has %d columns available but %d columns specified",
+		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified",
 			qualifierOf(sc), len(sc.Columns), len(names))
 	}
 	out := &sql.Scope{Aliased: sc.Aliased}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -387,7 +388,7 @@ func (r *joinRun) build(ctx context.Context) error {
 // consumer stopped.
 func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return false, sql.Canceled(err)
+		return false, pgerr.Canceled(err)
 	}
 	if r.probeTypes == nil {
 		for _, c := range b.Columns() {
@@ -519,7 +520,7 @@ func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
 	}
 	for start := 0; start < len(bIdx); start += r.size {
 		if err := ctx.Err(); err != nil {
-			return false, sql.Canceled(err)
+			return false, pgerr.Canceled(err)
 		}
 		part := bIdx[start:min(start+r.size, len(bIdx))]
 		pIdx := make([]int32, len(part))

@@ -9,6 +9,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -138,15 +139,15 @@ func (p *planner) usingJoin(js *joinSource, names []string) (source, error) {
 		li, ri := visibleIndex(ls, name), visibleIndex(rs, name)
 		switch {
 		case li == -2:
-			return nil, sql.Errorf(sql.CodeAmbiguousColumn, "common column name %q appears more than once in left table", name)
+			return nil, pgerr.Errorf(pgerr.AmbiguousColumn, "common column name %q appears more than once in left table", name)
 		case ri == -2:
-			return nil, sql.Errorf(sql.CodeAmbiguousColumn, "common column name %q appears more than once in right table", name)
+			return nil, pgerr.Errorf(pgerr.AmbiguousColumn, "common column name %q appears more than once in right table", name)
 		case li < 0 || ri < 0:
 			side := "left"
 			if li >= 0 {
 				side = "right"
 			}
-			return nil, sql.Errorf(sql.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
 		}
 		lref := columnRef(js.sc, li)
 		rref := columnRef(js.sc, nl+ri)

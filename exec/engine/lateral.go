@@ -10,6 +10,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -34,11 +35,11 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 	}
 	kind := joinKindOf(j)
 	if kind == joinRight || kind == joinFull {
-		return nil, sql.Errorf(sql.CodeInvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
+		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
 	}
 	alias, cols := splitAlias(ts.AsName.O)
 	if alias == "" {
-		return nil, sql.Errorf(sql.CodeSyntaxError, "subquery in FROM must have an alias")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 	}
 	lsc := withOuter(left.scope(), outer)
 	inner := sql.NewOuter(func(cn *ast.ColumnNameExpr) (sql.Expr, error) { return sql.Bind(cn, lsc, p.params) })
@@ -71,7 +72,7 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 		}
 	}
 	if len(j.Using) > 0 || j.NaturalJoin {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "USING and NATURAL with LATERAL are not supported yet")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "USING and NATURAL with LATERAL are not supported yet")
 	}
 	return ls, nil
 }

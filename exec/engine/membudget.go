@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -27,7 +28,7 @@ func (m *memBudget) charge(n int64, op string) error {
 	if m.used <= m.limit {
 		return nil
 	}
-	return &sql.Error{Code: sql.CodeOutOfMemory, Message: "out of memory",
+	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
 		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills only an ORDER BY without LIMIT to disk.",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }

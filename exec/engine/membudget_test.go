@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -49,8 +50,8 @@ func TestWorkMemHashTables(t *testing.T) {
 		{"SELECT k, sum(k) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY k", "GROUP BY"},
 	} {
 		err := runWithWorkMem(c.q, 16<<10)
-		var se *sql.Error
-		if !errors.As(err, &se) || se.Code != sql.CodeOutOfMemory || !strings.Contains(se.Detail, c.op) {
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.Contains(se.Detail, c.op) {
 			t.Errorf("%.60s... under 16kB: %v, want 53200 naming %s", c.q, err, c.op)
 		}
 		if err := runWithWorkMem(c.q, 64<<20); err != nil {

@@ -10,6 +10,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -46,7 +47,7 @@ type mergeClause struct {
 // ErrVolatileMerge refuses what would let the pass that picks a target row
 // and the one that rewrites it disagree: the delete engine looks at a
 // changed row twice.
-var ErrVolatileMerge = sql.Errorf(sql.CodeFeatureNotSupported, "volatile functions in MERGE's ON and WHEN conditions are not supported")
+var ErrVolatileMerge = pgerr.Errorf(pgerr.FeatureNotSupported, "volatile functions in MERGE's ON and WHEN conditions are not supported")
 
 // mergeActionQualifier qualifies the hidden column merge_action() reads; no
 // relation can be named so.
@@ -151,7 +152,7 @@ func bindMergeOn(n ast.ExprNode, joined *sql.Scope, params *sql.Params) (sql.Exp
 		return &sql.Const{Value: true, T: sql.Bool}, nil
 	}
 	if sql.HasAggregate(n) {
-		return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in JOIN conditions")
+		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in JOIN conditions")
 	}
 	on, err := sql.BindCondition(n, joined, params, "JOIN/ON")
 	if err != nil {
@@ -210,9 +211,9 @@ func distinctNames(target, src *sql.Scope, dml bool) error {
 			continue
 		}
 		if dml {
-			return sql.Errorf(sql.CodeDuplicateAlias, "table name %q specified more than once", q)
+			return pgerr.Errorf(pgerr.DuplicateAlias, "table name %q specified more than once", q)
 		}
-		return &sql.Error{Code: sql.CodeDuplicateAlias, Message: fmt.Sprintf("name %q specified more than once", q),
+		return &pgerr.Error{Code: pgerr.DuplicateAlias, Message: fmt.Sprintf("name %q specified more than once", q),
 			Detail: "The name is used both as MERGE target table and data source."}
 	}
 	return nil
@@ -224,7 +225,7 @@ func (m *MergePlan) bindClause(cl sql.MergeClause, joined *sql.Scope, params *sq
 	bc := mergeClause{when: cl.When, action: cl.Action}
 	if cl.Cond != nil {
 		if sql.HasAggregate(cl.Cond) {
-			return bc, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in MERGE WHEN conditions")
+			return bc, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in MERGE WHEN conditions")
 		}
 		e, err := sql.BindCondition(cl.Cond, joined, params, "WHEN")
 		if err != nil {
@@ -260,7 +261,7 @@ func (m *MergePlan) sideOnly(when sql.MergeWhen, e sql.Expr, joined *sql.Scope) 
 	sql.CollectColumns(e, cols)
 	for i := range cols {
 		if (when == sql.MergeNotMatched) == (i < nt) {
-			return &sql.Error{Code: sql.CodeUndefinedTable,
+			return &pgerr.Error{Code: pgerr.UndefinedTable,
 				Message: fmt.Sprintf("invalid reference to FROM-clause entry for table %q", joined.Columns[i].Table),
 				Detail:  fmt.Sprintf("There is an entry for table %q, but it cannot be referenced from this part of the query.", joined.Columns[i].Table)}
 		}
@@ -280,10 +281,10 @@ func (m *MergePlan) bindUpdate(cl sql.MergeClause, joined *sql.Scope, params *sq
 			return nil, e
 		}
 		if values[idx] != nil {
-			return nil, sql.Errorf(sql.CodeSyntaxError, "multiple assignments to same column %q", a.Column)
+			return nil, pgerr.Errorf(pgerr.SyntaxError, "multiple assignments to same column %q", a.Column)
 		}
 		if sql.HasAggregate(a.Value) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in UPDATE")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE")
 		}
 		e, err := m.bindValue(cl.When, a.Value, joined, idx, params)
 		if err != nil {
@@ -316,7 +317,7 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 				return nil, e
 			}
 			if seen[idx] {
-				return nil, sql.Errorf(sql.CodeDuplicateColumn, "column %q specified more than once", name)
+				return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", name)
 			}
 			seen[idx] = true
 			cols = append(cols, idx)
@@ -326,14 +327,14 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 	case cl.Values == nil: // DEFAULT VALUES
 		cols = nil
 	case len(cl.Values) > len(cols):
-		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more expressions than target columns")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 	case len(cl.Values) < len(cols) && cl.Columns != nil:
-		return nil, sql.Errorf(sql.CodeSyntaxError, "INSERT has more target columns than expressions")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "INSERT has more target columns than expressions")
 	}
 	values := make([]sql.Expr, len(m.target.Columns))
 	for k, n := range cl.Values {
 		if sql.HasAggregate(n) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in VALUES")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in VALUES")
 		}
 		idx := cols[k]
 		e, err := m.bindValue(cl.When, n, joined, idx, params)
@@ -384,7 +385,7 @@ func (m *MergePlan) bindReturning(items []sql.SelectItem, joined *sql.Scope, par
 	}
 	for _, n := range nodes {
 		if sql.HasAggregate(n) {
-			return sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in RETURNING")
+			return pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in RETURNING")
 		}
 		e, err := sql.Bind(withMergeAction(n), sc, params)
 		if err != nil {

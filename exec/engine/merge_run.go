@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -255,7 +256,7 @@ func (r *MergeRun) pairs(ctx context.Context, tb arrow.RecordBatch, fn func(pIdx
 // accepts and hands them to fn.
 func (r *MergeRun) joinPairs(ctx context.Context, tb arrow.RecordBatch, pIdx, bIdx []int32, fn func(pIdx, bIdx []int32, pair arrow.RecordBatch) error) error {
 	if err := ctx.Err(); err != nil {
-		return sql.Canceled(err)
+		return pgerr.Canceled(err)
 	}
 	out, err := r.join.assemble(tb, pIdx, bIdx)
 	if err != nil {
@@ -354,7 +355,7 @@ func (r *MergeRun) cardinalityError(tb arrow.RecordBatch, row int) error {
 			values = append(values, string(sql.AppendText(nil, c.T, tb.Column(i), row)))
 		}
 	}
-	return &sql.Error{Code: sql.CodeCardinalityViolation,
+	return &pgerr.Error{Code: pgerr.CardinalityViolation,
 		Message: "MERGE command cannot affect row a second time",
 		Detail:  fmt.Sprintf("The target row (%s)=(%s) is matched by more than one source row.", strings.Join(names, ", "), strings.Join(values, ", ")),
 		Hint:    "Ensure that not more than one source row matches any one target row."}
@@ -373,7 +374,7 @@ func (r *MergeRun) Replace(ctx context.Context, old arrow.RecordBatch) (fresh ar
 	var order []int32
 	for i, d := range dec {
 		if d.clause < 0 || !r.changes(d.clause) {
-			return nil, nil, sql.Errorf(sql.CodeInternal, "MERGE decided differently for a row on its second look")
+			return nil, nil, pgerr.Errorf(pgerr.InternalError, "MERGE decided differently for a row on its second look")
 		}
 		g, seen := byClause[d.clause]
 		if !seen {
@@ -392,7 +393,7 @@ func (r *MergeRun) Replace(ctx context.Context, old arrow.RecordBatch) (fresh ar
 		if nb != nil {
 			if int(nb.NumRows()) != len(g[0]) {
 				nb.Release()
-				return nil, nil, sql.Errorf(sql.CodeInternal, "MERGE wrote %d rows for %d updated ones", nb.NumRows(), len(g[0]))
+				return nil, nil, pgerr.Errorf(pgerr.InternalError, "MERGE wrote %d rows for %d updated ones", nb.NumRows(), len(g[0]))
 			}
 			parts = append(parts, nb)
 			from = append(from, g[0]...)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -109,7 +110,7 @@ func (p *planner) queryFrom(st *sql.Select, outer *sql.Outer) (source, error) {
 	case st.RawSetOpr != nil:
 		return p.setOperation(st.RawSetOpr.SelectList, outer)
 	case st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect:
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "this form of query is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this form of query is not supported")
 	case st.From != nil && !st.Complex:
 		if c := p.lookupCTE(st.From.Name); c != nil {
 			return p.cteRef(c, st.From)
@@ -140,7 +141,7 @@ func (p *planner) pushWith(w *ast.WithClause) error {
 	for _, c := range w.CTEs {
 		name := c.Name.O
 		if _, dup := level[name]; dup {
-			return sql.Errorf(sql.CodeDuplicateAlias, "WITH query name %q specified more than once", name)
+			return pgerr.Errorf(pgerr.DuplicateAlias, "WITH query name %q specified more than once", name)
 		}
 		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level), recursive: w.IsRecursive}
 		for _, col := range c.ColNameList {

@@ -9,6 +9,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -74,7 +75,7 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 	}
 	cols := sq.columns()
 	if len(c.cols) > len(cols) {
-		return nil, sql.Errorf(sql.CodeInvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", c.name, len(cols), len(c.cols))
+		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", c.name, len(cols), len(c.cols))
 	}
 	sc := &sql.Scope{}
 	for i, col := range cols {
@@ -103,7 +104,7 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 
 // splitRecursive finds the two terms of a recursive WITH query's body.
 func splitRecursive(c *cte) (start, step ast.Node, op ast.SetOprType, err error) {
-	bad := sql.Errorf(sql.CodeInvalidRecursion,
+	bad := pgerr.Errorf(pgerr.InvalidRecursion,
 		"recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", c.name)
 	set, ok := c.body.(*ast.SetOprStmt)
 	if !ok || set.SelectList == nil || len(set.SelectList.Selects) != 2 || set.OrderBy != nil || set.Limit != nil {
@@ -115,7 +116,7 @@ func splitRecursive(c *cte) (start, step ast.Node, op ast.SetOprType, err error)
 		return nil, nil, 0, bad
 	}
 	if referencesName(start, c.name) {
-		return nil, nil, 0, sql.Errorf(sql.CodeInvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", c.name)
+		return nil, nil, 0, pgerr.Errorf(pgerr.InvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", c.name)
 	}
 	return start, step, *o, nil
 }
@@ -125,11 +126,11 @@ func splitRecursive(c *cte) (start, step ast.Node, op ast.SetOprType, err error)
 func matchRecursiveTypes(name string, start, step *selectQuery) error {
 	sc, rc := start.columns(), step.columns()
 	if len(sc) != len(rc) {
-		return sql.Errorf(sql.CodeSyntaxError, "each UNION query must have the same number of columns")
+		return pgerr.Errorf(pgerr.SyntaxError, "each UNION query must have the same number of columns")
 	}
 	for i := range sc {
 		if sc[i].Type != rc[i].Type {
-			err := sql.Errorf(sql.CodeDatatypeMismatch,
+			err := pgerr.Errorf(pgerr.DatatypeMismatch,
 				"recursive query %q column %d has type %s in non-recursive term but type %s overall", name, i+1, sc[i].Type, rc[i].Type)
 			err.Hint = "Cast the output of the non-recursive term to the correct type."
 			return err

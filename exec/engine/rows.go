@@ -7,7 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // BatchRows serves materialised batches; it owns and releases them.
@@ -27,7 +27,7 @@ func NewBatchRows(verb string, batches []arrow.RecordBatch) *BatchRows {
 
 func (r *BatchRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, sql.Canceled(err)
+		return nil, pgerr.Canceled(err)
 	}
 	for r.next < len(r.batches) {
 		b := r.batches[r.next]
@@ -78,7 +78,7 @@ func (r *streamRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, sql.Canceled(err)
+		return nil, pgerr.Canceled(err)
 	}
 	for {
 		b, err := r.next(ctx)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -158,7 +159,7 @@ type pipeline struct {
 func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, sql.Canceled(err)
+			return nil, pgerr.Canceled(err)
 		}
 		b, err, ok := p.next()
 		if !ok {
@@ -623,7 +624,7 @@ func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int6
 	}
 	v := arr.(*array.Int64).Value(0)
 	if v < 0 {
-		return 0, false, sql.Errorf(sql.CodeInvalidRowCountInLimitClause, "%s must not be negative", what)
+		return 0, false, pgerr.Errorf(pgerr.InvalidRowCountInLimitClause, "%s must not be negative", what)
 	}
 	return v, false, nil
 }

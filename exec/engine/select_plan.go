@@ -8,6 +8,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -102,7 +103,7 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 	}
 	if st.Where != nil {
 		if sql.HasAggregate(st.Where) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in WHERE")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
 		if q.where, err = sql.BindCondition(st.Where, input, params, "WHERE"); err != nil {
 			return nil, err
@@ -251,10 +252,10 @@ func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 			names = append(names, c.Name)
 		}
 		if it.StarQualifier != "" && !found {
-			return nil, nil, sql.Errorf(sql.CodeUndefinedTable, "missing FROM-clause entry for table %q", it.StarQualifier)
+			return nil, nil, pgerr.Errorf(pgerr.UndefinedTable, "missing FROM-clause entry for table %q", it.StarQualifier)
 		}
 		if it.StarQualifier == "" && len(input.Columns) == 0 && !found {
-			return nil, nil, sql.Errorf(sql.CodeSyntaxError, "SELECT * with no tables specified is not valid")
+			return nil, nil, pgerr.Errorf(pgerr.SyntaxError, "SELECT * with no tables specified is not valid")
 		}
 	}
 	return nodes, names, nil
@@ -282,7 +283,7 @@ func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, inpu
 			node = items[idx]
 		}
 		if sql.HasAggregate(node) {
-			return nil, sql.Errorf(sql.CodeGroupingError, "aggregate functions are not allowed in GROUP BY")
+			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in GROUP BY")
 		}
 		e, err := sql.Bind(node, input, params)
 		if err != nil {
@@ -331,7 +332,7 @@ func outputRef(n ast.ExprNode, names []string, input *sql.Scope, same func(i, j 
 	for i, name := range names {
 		if name == c.Name.Name.O {
 			if match >= 0 && (same == nil || !same(match, i)) {
-				return 0, false, sql.Errorf(sql.CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name)
+				return 0, false, pgerr.Errorf(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name)
 			}
 			if match >= 0 {
 				continue
@@ -367,7 +368,7 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(ast.ExprNode
 		col := q.findOutput(e)
 		if col < 0 {
 			if q.distinct {
-				return sql.Errorf(sql.CodeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				return pgerr.Errorf(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 			}
 			q.outputs = append(q.outputs, e)
 			col = len(q.outputs) - 1
@@ -404,7 +405,7 @@ func bindCount(n ast.ExprNode, what string, params *sql.Params) (sql.Expr, error
 	case sql.KindInt16, sql.KindInt32, sql.KindInt64, sql.KindNumeric, sql.KindFloat64, sql.KindFloat32:
 		return e, nil
 	}
-	return nil, sql.Errorf(sql.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
+	return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "argument of %s must be type bigint, not type %s", what, e.Type())
 }
 
 // inputColumns lists the input columns the query reads, ascending, with
@@ -450,7 +451,7 @@ func (q *selectQuery) describe() string {
 
 func checkPosition(k int64, n int) (int, bool, error) {
 	if k < 1 || k > int64(n) {
-		return 0, false, sql.Errorf(sql.CodeInvalidColumnReference, "position %d is not in select list", k)
+		return 0, false, pgerr.Errorf(pgerr.InvalidColumnReference, "position %d is not in select list", k)
 	}
 	return int(k) - 1, true, nil
 }
@@ -495,7 +496,7 @@ func (q *selectQuery) bindDistinctOn(keys []ast.ExprNode, bindOut func(ast.ExprN
 	}
 	for i := 0; i < len(q.order) && i < len(q.distinctOn); i++ {
 		if !in[q.order[i].col] {
-			return sql.Errorf(sql.CodeInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+			return pgerr.Errorf(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}
 	return nil

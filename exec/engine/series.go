@@ -11,6 +11,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -65,7 +66,7 @@ type seriesSource struct {
 
 func (p *planner) series(call *ast.FuncCallExpr, alias, col string, outer *sql.Outer) (source, error) {
 	if len(call.Args) < 2 || len(call.Args) > 3 {
-		return nil, sql.Errorf(sql.CodeUndefinedFunction, "function generate_series with %d arguments does not exist", len(call.Args))
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(call.Args))
 	}
 	var args []sql.Expr
 	for _, a := range call.Args {
@@ -91,7 +92,7 @@ func (p *planner) series(call *ast.FuncCallExpr, alias, col string, outer *sql.O
 	case sql.KindText:
 		t = sql.Int32 // untyped literals: generate_series(integer, integer)
 	default:
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "generate_series over %s is not supported yet", t)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "generate_series over %s is not supported yet", t)
 	}
 	for i, a := range args {
 		if args[i], err = sql.CoerceTo(a, t, p.params); err != nil {
@@ -141,7 +142,7 @@ func emptySeq() iter.Seq2[arrow.RecordBatch, error] {
 	return func(func(arrow.RecordBatch, error) bool) {}
 }
 
-var errZeroStep = sql.Errorf(sql.CodeInvalidParameterValue, "step size cannot equal zero")
+var errZeroStep = pgerr.Errorf(pgerr.InvalidParameterValue, "step size cannot equal zero")
 
 func (s *seriesSource) intSeq(ctx context.Context, start, stop, step int64) (iter.Seq2[arrow.RecordBatch, error], error) {
 	if step == 0 {
@@ -197,7 +198,7 @@ func (s *seriesSource) stream(ctx context.Context, next func(b array.Builder) (b
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		for done := false; !done; {
 			if err := ctx.Err(); err != nil {
-				yield(nil, sql.Canceled(err))
+				yield(nil, pgerr.Canceled(err))
 				return
 			}
 			b := array.NewBuilder(memory.DefaultAllocator, s.t.ArrowType())

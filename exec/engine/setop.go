@@ -8,6 +8,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -41,7 +42,7 @@ func (p *planner) setOperation(list *ast.SetOprSelectList, outer *sql.Outer) (so
 			}
 			ops = append(ops, op)
 			if len(q.columns()) != len(leaves[0].columns()) {
-				return nil, sql.Errorf(sql.CodeSyntaxError, "each %s query must have the same number of columns", setOpName(op))
+				return nil, pgerr.Errorf(pgerr.SyntaxError, "each %s query must have the same number of columns", setOpName(op))
 			}
 		}
 		leaves = append(leaves, q)

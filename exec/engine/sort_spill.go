@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // An ORDER BY over more rows than work_mem holds sorts what fits, writes it
@@ -69,7 +69,7 @@ func (s *spillSort) add(ctx context.Context, b arrow.RecordBatch) error {
 // spill sorts the held rows into a new run file and lets go of them.
 func (s *spillSort) spill(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return sql.Canceled(err)
+		return pgerr.Canceled(err)
 	}
 	if s.dir == "" {
 		dir, err := os.MkdirTemp(s.tempRoot, "magmalake-sort-")
@@ -236,15 +236,15 @@ func writeRun(path string, schema *arrow.Schema, fill func(emit func(arrow.Recor
 // spillError is a failed temporary-file operation, as PostgreSQL words it
 // (disk full is 53100).
 func spillError(err error) error {
-	code := sql.CodeIOError
+	code := pgerr.IOError
 	if errors.Is(err, syscall.ENOSPC) {
-		code = sql.CodeDiskFull
+		code = pgerr.DiskFull
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return &sql.Error{Code: code, Message: fmt.Sprintf("could not %s temporary file \"%s\": %v", pe.Op, pe.Path, pe.Err)}
+		return &pgerr.Error{Code: code, Message: fmt.Sprintf("could not %s temporary file \"%s\": %v", pe.Op, pe.Path, pe.Err)}
 	}
-	return &sql.Error{Code: code, Message: "could not use a temporary file of ORDER BY: " + err.Error()}
+	return &pgerr.Error{Code: code, Message: "could not use a temporary file of ORDER BY: " + err.Error()}
 }
 
 // runCursor is one run being merged: its reader and current batch.
@@ -328,7 +328,7 @@ func (m *runMerge) next(ctx context.Context) (arrow.RecordBatch, error) {
 		return nil, io.EOF
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, sql.Canceled(err)
+		return nil, pgerr.Canceled(err)
 	}
 	var srcs []arrow.RecordBatch // retained here until the gather
 	defer func() { ReleaseAll(srcs) }()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -197,8 +198,8 @@ func TestOrderBySpillCleanup(t *testing.T) {
 	rows = openSorted(t, cctx, spillQuery(5000), 8<<10, 128, tmp)
 	cancel()
 	_, err := rows.Next(cctx)
-	var se *sql.Error
-	if !errors.As(err, &se) || se.Code != sql.CodeQueryCanceled {
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.QueryCanceled {
 		t.Fatalf("Next after cancel: %v, want 57014", err)
 	}
 	rows.Close()

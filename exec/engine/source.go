@@ -13,6 +13,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -43,7 +44,7 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	}
 	if rt.View != nil {
 		if from.SnapshotID != nil || from.AsOfTimestamp != nil || from.Ref != "" {
-			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "time travel applies to tables, not to the view %q", from.Name.Table)
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "time travel applies to tables, not to the view %q", from.Name.Table)
 		}
 		return p.viewSource(rt.View, qual)
 	}
@@ -54,14 +55,14 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 	ref := from.Ref
 	if rt.Ref != "" {
 		if from.SnapshotID != nil || from.AsOfTimestamp != nil || from.Ref != "" {
-			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "%q already names a branch or tag; it takes no FOR VERSION or FOR TIMESTAMP", from.Name.Table)
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%q already names a branch or tag; it takes no FOR VERSION or FOR TIMESTAMP", from.Name.Table)
 		}
 		ref = rt.Ref
 	}
 	if ref != "" {
 		snap := rt.Table.Metadata().SnapshotByName(ref)
 		if snap == nil {
-			return nil, sql.Errorf(sql.CodeUndefinedObject, "table %q has no branch or tag %q", rt.Ident[len(rt.Ident)-1], ref)
+			return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch or tag %q", rt.Ident[len(rt.Ident)-1], ref)
 		}
 		id := snap.SnapshotID
 		ts.snapshotID = &id
@@ -119,7 +120,7 @@ func asOfMillis(ctx context.Context, n ast.ExprNode) (int64, error) {
 	}
 	defer arr.Release()
 	if arr.IsNull(0) {
-		return 0, sql.Errorf(sql.CodeInvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL")
+		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "FOR TIMESTAMP AS OF needs a timestamp, not NULL")
 	}
 	us := int64(arr.(*array.Timestamp).Value(0))
 	return time.UnixMicro(us).UnixMilli(), nil

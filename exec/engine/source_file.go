@@ -9,6 +9,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -54,7 +55,7 @@ func (p *planner) fromFiles(call *ast.FuncCallExpr, alias string) (source, error
 		return nil, err
 	}
 	if p.env.Files == nil {
-		return nil, sql.Errorf(sql.CodeInsufficientPrivilege, "permission denied to read files with %s", fc.Function)
+		return nil, pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied to read files with %s", fc.Function)
 	}
 	rel, err := p.env.Files.OpenFiles(p.ctx, fc)
 	if err != nil {
@@ -77,7 +78,7 @@ func (p *planner) fileCall(call *ast.FuncCallExpr) (FileCall, error) {
 	for _, a := range call.Args {
 		if name, value, ok := namedArgument(a); ok {
 			if _, dup := fc.Options[name]; dup {
-				return fc, sql.Errorf(sql.CodeSyntaxError, "option %q of %s is given more than once", name, fc.Function)
+				return fc, pgerr.Errorf(pgerr.SyntaxError, "option %q of %s is given more than once", name, fc.Function)
 			}
 			v, err := p.constArgument(value, fc.Function)
 			if err != nil {
@@ -89,7 +90,7 @@ func (p *planner) fileCall(call *ast.FuncCallExpr) (FileCall, error) {
 		positional = append(positional, a)
 	}
 	if len(positional) != 1 {
-		return fc, sql.Errorf(sql.CodeUndefinedFunction, "function %s takes one file path or pattern and named options (name = value), not %d positional arguments", fc.Function, len(positional))
+		return fc, pgerr.Errorf(pgerr.UndefinedFunction, "function %s takes one file path or pattern and named options (name = value), not %d positional arguments", fc.Function, len(positional))
 	}
 	v, err := p.constArgument(positional[0], fc.Function)
 	if err != nil {
@@ -97,7 +98,7 @@ func (p *planner) fileCall(call *ast.FuncCallExpr) (FileCall, error) {
 	}
 	path, ok := v.(string)
 	if !ok || path == "" {
-		return fc, sql.Errorf(sql.CodeInvalidParameterValue, "the first argument of %s must be a file path or pattern", fc.Function)
+		return fc, pgerr.Errorf(pgerr.InvalidParameterValue, "the first argument of %s must be a file path or pattern", fc.Function)
 	}
 	fc.Path = path
 	return fc, nil
@@ -120,7 +121,7 @@ func namedArgument(a ast.ExprNode) (string, ast.ExprNode, bool) {
 // constArgument evaluates a constant argument to a Go value.
 func (p *planner) constArgument(n ast.ExprNode, fn string) (any, error) {
 	if hasParameter(n) {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "the arguments of %s must be constants, not parameters", fn)
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "the arguments of %s must be constants, not parameters", fn)
 	}
 	e, err := sql.BindUntyped(n, &sql.Scope{}, p.params)
 	if err != nil {

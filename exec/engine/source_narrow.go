@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -81,7 +82,7 @@ func narrowInts(in *array.Int32) (arrow.Array, error) {
 			continue
 		}
 		if v < math.MinInt16 || v > math.MaxInt16 {
-			return nil, sql.Errorf(sql.CodeNumericOutOfRange, "smallint out of range")
+			return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "smallint out of range")
 		}
 		bld.Append(int16(v))
 	}

@@ -14,6 +14,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -77,7 +78,7 @@ func (p *planner) selectListSRFs(st *sql.Select, src source, outer *sql.Outer) (
 		return src, nil
 	}
 	if len(st.GroupBy) > 0 || st.GroupingSets != nil || st.Having != nil || sql.HasAggregate(itemExprs(st)...) {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "set-returning functions in a grouped select list are not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "set-returning functions in a grouped select list are not supported")
 	}
 	sc := withOuter(src.scope(), outer)
 	var distinct []srfCall
@@ -126,14 +127,14 @@ func (p *planner) bindSRF(call *ast.FuncCallExpr, sc *sql.Scope) (srfCall, error
 		return srfCall{name: name, args: args, t: t}, err
 	case "unnest", "_pg_expandarray":
 		if len(args) != 1 {
-			return srfCall{}, sql.Errorf(sql.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
+			return srfCall{}, pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
 		}
 		if sql.IsUnknownExpr(args[0]) {
-			return srfCall{}, sql.Errorf(sql.CodeAmbiguousFunction, "function %s(unknown) is not unique", name)
+			return srfCall{}, pgerr.Errorf(pgerr.AmbiguousFunction, "function %s(unknown) is not unique", name)
 		}
 		at := args[0].Type()
 		if !at.IsArray() {
-			return srfCall{}, sql.Errorf(sql.CodeUndefinedFunction, "function %s(%s) does not exist", name, at)
+			return srfCall{}, pgerr.Errorf(pgerr.UndefinedFunction, "function %s(%s) does not exist", name, at)
 		}
 		t := at.ElemType()
 		if name == "_pg_expandarray" {
@@ -141,14 +142,14 @@ func (p *planner) bindSRF(call *ast.FuncCallExpr, sc *sql.Scope) (srfCall, error
 		}
 		return srfCall{name: name, args: args, t: t}, nil
 	}
-	return srfCall{}, sql.Errorf(sql.CodeFeatureNotSupported, "set-returning function %s is not supported here", name)
+	return srfCall{}, pgerr.Errorf(pgerr.FeatureNotSupported, "set-returning function %s is not supported here", name)
 }
 
 // seriesType resolves generate_series's argument type and converts the
 // arguments to it.
 func seriesType(args []sql.Expr, params *sql.Params) (sql.Type, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return sql.Type{}, sql.Errorf(sql.CodeUndefinedFunction, "function generate_series with %d arguments does not exist", len(args))
+		return sql.Type{}, pgerr.Errorf(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(args))
 	}
 	if timeSeries(args) {
 		return timeSeriesType(args, params)
@@ -164,7 +165,7 @@ func seriesType(args []sql.Expr, params *sql.Params) (sql.Type, error) {
 	case sql.KindNumeric:
 		t = sql.Type{Kind: sql.KindNumeric}
 	default:
-		return sql.Type{}, sql.Errorf(sql.CodeFeatureNotSupported, "generate_series over %s is not supported yet", t)
+		return sql.Type{}, pgerr.Errorf(pgerr.FeatureNotSupported, "generate_series over %s is not supported yet", t)
 	}
 	for i, a := range args {
 		if args[i], err = sql.CoerceTo(a, t, params); err != nil {

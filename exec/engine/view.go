@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -14,7 +15,7 @@ const maxViewDepth = 32
 // resolve through the session's search_path as they do now.
 func (p *planner) viewSource(v *View, qual string) (source, error) {
 	if p.views >= maxViewDepth {
-		return nil, sql.Errorf(sql.CodeStatementTooComplex, "views nested more than %d deep", maxViewDepth)
+		return nil, pgerr.Errorf(pgerr.StatementTooComplex, "views nested more than %d deep", maxViewDepth)
 	}
 	st, err := sql.ParseOne(v.SQL)
 	if err != nil {
@@ -22,7 +23,7 @@ func (p *planner) viewSource(v *View, qual string) (source, error) {
 	}
 	sel, ok := st.(*sql.Select)
 	if !ok {
-		return nil, sql.Errorf(sql.CodeWrongObjectType, "view %q does not hold a query", qual)
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "view %q does not hold a query", qual)
 	}
 	saved := p.ctes
 	p.ctes, p.views = nil, p.views+1
@@ -40,7 +41,7 @@ func (p *planner) viewSource(v *View, qual string) (source, error) {
 	n := len(src.scope().Columns)
 	switch {
 	case n < len(v.Columns):
-		return nil, sql.Errorf(sql.CodeUndefinedColumn, "view %q has %d columns but its query now gives %d: a column it reads was dropped", qual, len(v.Columns), n)
+		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "view %q has %d columns but its query now gives %d: a column it reads was dropped", qual, len(v.Columns), n)
 	case n > len(v.Columns):
 		keep := make([]int, len(v.Columns))
 		for i := range keep {

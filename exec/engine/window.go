@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -24,7 +25,7 @@ func windowRows(ctx context.Context, rows []arrow.RecordBatch, win *sql.WindowCo
 	cols := make([][]any, len(win.Calls))
 	for k, call := range win.Calls {
 		if err := ctx.Err(); err != nil {
-			return nil, sql.Canceled(err)
+			return nil, pgerr.Canceled(err)
 		}
 		// Each call holds a sort order and a value per row until the
 		// columns are built.

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -70,11 +71,11 @@ func frameOffset(ctx context.Context, e sql.Expr, params []any, start bool) (flo
 	}
 	defer arr.Release()
 	if arr.IsNull(0) {
-		return 0, sql.Errorf(sql.CodeNullValueNotAllowed, "frame %s offset must not be null", which)
+		return 0, pgerr.Errorf(pgerr.NullValueNotAllowed, "frame %s offset must not be null", which)
 	}
 	v := arr.(*array.Float64).Value(0)
 	if v < 0 {
-		return 0, sql.Errorf(sql.CodeInvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
+		return 0, pgerr.Errorf(pgerr.InvalidPrecedingOrFollowingSize, "frame %s offset must not be negative", which)
 	}
 	return v, nil
 }
@@ -126,7 +127,7 @@ func (w *windowEval) ranking(rows []int, out []any) error {
 			return nil
 		}
 		if buckets = v.(int64); buckets <= 0 {
-			return sql.Errorf(sql.CodeInvalidArgumentForNtileFunction, "argument of ntile must be greater than zero")
+			return pgerr.Errorf(pgerr.InvalidArgumentForNtileFunction, "argument of ntile must be greater than zero")
 		}
 	}
 	for p, r := range rows {
@@ -339,7 +340,7 @@ func (w *windowEval) frameValue(check *cancelCheck, rows []int, out []any) error
 			}
 			n := v.(int64)
 			if n <= 0 {
-				return sql.Errorf(sql.CodeInvalidArgumentForNthValueFunction, "argument of nth_value must be greater than zero")
+				return pgerr.Errorf(pgerr.InvalidArgumentForNthValueFunction, "argument of nth_value must be greater than zero")
 			}
 			q = s + int(n) - 1
 		}

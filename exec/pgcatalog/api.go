@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -269,7 +270,7 @@ func (c *Catalog) RegOID(ctx context.Context, kind sql.RegKind, name string) (in
 		return t.oid, nil
 	}
 	if schema != "" && schema != "pg_catalog" && schema != "information_schema" && snap.namespace(schema) == nil {
-		return 0, sql.Errorf(sql.CodeInvalidSchemaName, "schema %q does not exist", schema)
+		return 0, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
 	return 0, sql.UndefinedReg(kind, name)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -261,7 +262,7 @@ func procName(kind sql.RegKind, oid int64) string {
 func procOID(kind sql.RegKind, in string) (int64, error) {
 	name, args, hasArgs := strings.Cut(in, "(")
 	if kind == sql.RegProcedure && !hasArgs {
-		return 0, sql.Errorf(sql.CodeInvalidTextRep, "expected a left parenthesis")
+		return 0, pgerr.Errorf(pgerr.InvalidTextRepresentation, "expected a left parenthesis")
 	}
 	if kind == sql.RegProcedure && !strings.HasSuffix(strings.TrimSpace(args), ")") {
 		return 0, sql.UndefinedReg(kind, in)
@@ -274,7 +275,7 @@ func procOID(kind sql.RegKind, in string) (int64, error) {
 	if kind != sql.RegProcedure {
 		switch {
 		case len(cands) > 1:
-			return 0, sql.Errorf(sql.CodeAmbiguousFunction, "more than one function named %q", in)
+			return 0, pgerr.Errorf(pgerr.AmbiguousFunction, "more than one function named %q", in)
 		case len(cands) == 1:
 			return cands[0].oid, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -69,7 +70,7 @@ func TestCancelDuringLongPredicate(t *testing.T) {
 	}
 	took := time.Since(start)
 	t.Logf("answered %v after the CancelRequest: %v", took.Round(time.Millisecond), err)
-	if sqlState(err) != "57014" {
+	if sqlState(err) != pgerr.QueryCanceled {
 		t.Fatalf("got %v, want 57014 (did it finish before the cancel? make it longer)", err)
 	}
 	if took > 2*time.Second {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -25,12 +26,13 @@ func TestHostileQueries(t *testing.T) {
 	setup := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)
 	loadBig(t, setup, 200000)
 	cases := []struct {
-		name, query, code string
+		name, query string
+		code        pgerr.Code
 	}{
-		{"sum of 1,000,000 terms", "SELECT " + strings.Repeat("1+", 1000000) + "1", "54001"},
-		{"3,000,000 NOTs", "SELECT " + strings.Repeat("NOT ", 3000000) + "true", "54001"},
-		{"DELETE with a 1,000,000-term sum", "DELETE FROM big WHERE id = " + strings.Repeat("0+", 1000000) + "0", "54001"},
-		{"100,000 nested parentheses", "SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000), "54001"},
+		{"sum of 1,000,000 terms", "SELECT " + strings.Repeat("1+", 1000000) + "1", pgerr.StatementTooComplex},
+		{"3,000,000 NOTs", "SELECT " + strings.Repeat("NOT ", 3000000) + "true", pgerr.StatementTooComplex},
+		{"DELETE with a 1,000,000-term sum", "DELETE FROM big WHERE id = " + strings.Repeat("0+", 1000000) + "0", pgerr.StatementTooComplex},
+		{"100,000 nested parentheses", "SELECT " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000), pgerr.StatementTooComplex},
 		// Allowed, and cheap once constants fold: 2 KB of SQL that used to
 		// take the server past 4 GB on a 2M-row table.
 		{"DELETE with a 1,000-term constant sum", "DELETE FROM big WHERE id = " + strings.Repeat("0+", 1000) + "5", ""},

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -46,7 +47,7 @@ func TestIdleInTransactionTimeout(t *testing.T) {
 	}
 	testenv.WaitFor(t, 10*time.Second, "the idle block's session ended", func() bool { return strings.Contains(logs.String(), "msg=disconnection") })
 	_, err := conn.Exec(ctx, "COMMIT")
-	if code := sqlState(err); code != "25P03" {
+	if code := sqlState(err); code != pgerr.IdleInTransactionSessionTimeout {
 		t.Fatalf("COMMIT after the timeout: %v (SQLSTATE %q)", err, code)
 	}
 	other := pgxConnect(t, srv, "", pgx.QueryExecModeSimpleProtocol)

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -172,10 +173,10 @@ func TestViewNamesWithEscapesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for q, want := range map[string]string{
-		`CREATE VIEW "%2E%2E%2Fv".v AS SELECT 1`: `error 42602: schema name "%2E%2E%2Fv" cannot hold a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
-		`CREATE VIEW "50%" AS SELECT 1`:          `error 42602: view name "50%" cannot name a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
-		`CREATE VIEW "50%25" AS SELECT 1`:        `error 42602: view name "50%25" cannot name a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
-		`CREATE VIEW "a/b" AS SELECT 1`:          `error 42602: view name "a/b" contains "/", which Iceberg catalogs do not allow`,
+		`CREATE VIEW "%2E%2E%2Fv".v AS SELECT 1`: `error ` + string(pgerr.InvalidName) + `: schema name "%2E%2E%2Fv" cannot hold a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
+		`CREATE VIEW "50%" AS SELECT 1`:          `error ` + string(pgerr.InvalidName) + `: view name "50%" cannot name a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
+		`CREATE VIEW "50%25" AS SELECT 1`:        `error ` + string(pgerr.InvalidName) + `: view name "50%25" cannot name a view: the catalog makes a view's location of its schema and name, where this "%" would read as an escape`,
+		`CREATE VIEW "a/b" AS SELECT 1`:          `error ` + string(pgerr.InvalidName) + `: view name "a/b" contains "/", which Iceberg catalogs do not allow`,
 		`CREATE VIEW "50 percent" AS SELECT 1`:   "CREATE VIEW",
 	} {
 		if got := outcome(conn, q); got != want {
@@ -197,15 +198,15 @@ func TestNamesCatalogsRefuse(t *testing.T) {
 		}
 	}
 	for q, want := range map[string]string{
-		`CREATE SCHEMA "../../x"`:                  `error 42602: schema name "../../x" contains "/", which Iceberg catalogs do not allow`,
-		`CREATE TABLE public."../../etc" (id int)`: `error 42602: table name "../../etc" contains "/", which Iceberg catalogs do not allow`,
-		`CREATE TABLE "a/b" (id int)`:              `error 42602: table name "a/b" contains "/", which Iceberg catalogs do not allow`,
-		`CREATE TABLE ".." (id int)`:               `error 42602: table name ".." is a path component, which Iceberg catalogs do not allow`,
-		`CREATE TABLE "." AS SELECT 1 AS x`:        `error 42602: table name "." is a path component, which Iceberg catalogs do not allow`,
-		`CREATE TABLE "tab` + "\t" + `x" (id int)`: `error 42602: table name "tab\tx" contains a control character, which Iceberg catalogs do not allow`,
-		`ALTER TABLE ok RENAME TO "o/k"`:           `error 42602: table name "o/k" contains "/", which Iceberg catalogs do not allow`,
-		`ALTER TABLE ok SET SCHEMA "s/t"`:          `error 3F000: schema "s/t" does not exist`, // as no such schema can be made
-		`BEGIN; ALTER TABLE ok RENAME TO "o/k"`:    `error 42602: table name "o/k" contains "/", which Iceberg catalogs do not allow`,
+		`CREATE SCHEMA "../../x"`:                  `error ` + string(pgerr.InvalidName) + `: schema name "../../x" contains "/", which Iceberg catalogs do not allow`,
+		`CREATE TABLE public."../../etc" (id int)`: `error ` + string(pgerr.InvalidName) + `: table name "../../etc" contains "/", which Iceberg catalogs do not allow`,
+		`CREATE TABLE "a/b" (id int)`:              `error ` + string(pgerr.InvalidName) + `: table name "a/b" contains "/", which Iceberg catalogs do not allow`,
+		`CREATE TABLE ".." (id int)`:               `error ` + string(pgerr.InvalidName) + `: table name ".." is a path component, which Iceberg catalogs do not allow`,
+		`CREATE TABLE "." AS SELECT 1 AS x`:        `error ` + string(pgerr.InvalidName) + `: table name "." is a path component, which Iceberg catalogs do not allow`,
+		`CREATE TABLE "tab` + "\t" + `x" (id int)`: `error ` + string(pgerr.InvalidName) + `: table name "tab\tx" contains a control character, which Iceberg catalogs do not allow`,
+		`ALTER TABLE ok RENAME TO "o/k"`:           `error ` + string(pgerr.InvalidName) + `: table name "o/k" contains "/", which Iceberg catalogs do not allow`,
+		`ALTER TABLE ok SET SCHEMA "s/t"`:          `error ` + string(pgerr.InvalidSchemaName) + `: schema "s/t" does not exist`, // as no such schema can be made
+		`BEGIN; ALTER TABLE ok RENAME TO "o/k"`:    `error ` + string(pgerr.InvalidName) + `: table name "o/k" contains "/", which Iceberg catalogs do not allow`,
 	} {
 		if got := outcome(conn, q); got != want {
 			t.Errorf("%s:\n got  %s\n want %s", q, got, want)

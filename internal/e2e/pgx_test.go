@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -25,10 +26,10 @@ func pgxConnect(t *testing.T, s *server, password string, mode pgx.QueryExecMode
 	return testenv.PgxConnect(t, s.url(password), func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = mode })
 }
 
-func sqlState(err error) string {
+func sqlState(err error) pgerr.Code {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		return pe.Code
+		return pgerr.Code(pe.Code)
 	}
 	return ""
 }
@@ -43,7 +44,7 @@ func TestPgx(t *testing.T) {
 			if err := pgxConnect(t, trust, "", mode).QueryRow(context.Background(), "SELECT 1").Scan(&one); err != nil || one != 1 {
 				t.Fatalf("trust: %v %v", one, err)
 			}
-			if _, err := pgx.Connect(context.Background(), fmt.Sprintf("postgres://%s:wrong@%s/e2e?sslmode=disable", testUser, scram.addr)); sqlState(err) != "28P01" {
+			if _, err := pgx.Connect(context.Background(), fmt.Sprintf("postgres://%s:wrong@%s/e2e?sslmode=disable", testUser, scram.addr)); sqlState(err) != pgerr.InvalidPassword {
 				t.Fatalf("wrong password: %v", err)
 			}
 			sc := newScenario("pgx_" + name)
@@ -133,7 +134,7 @@ func pgxBinaryCopy(t *testing.T, conn *pgx.Conn, sc scenario) {
 	var before, after int
 	conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&before)
 	_, err := conn.CopyFrom(ctx, pgx.Identifier{sc.Table}, []string{"id", "name"}, pgx.CopyFromRows([][]any{{int64(999), "b"}}))
-	if sqlState(err) != "0A000" {
+	if sqlState(err) != pgerr.FeatureNotSupported {
 		t.Fatalf("binary COPY: want 0A000, got %v", err)
 	}
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&after); err != nil || after != before {
@@ -241,7 +242,7 @@ func pgxBadCopy(t *testing.T, conn *pgx.Conn, sc scenario) {
 	conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&before)
 	_, err := conn.PgConn().CopyFrom(ctx, strings.NewReader("500\tok\t1\nx501\tbad\t1\n"), "COPY "+sc.Table+" FROM STDIN")
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "22P02" || !strings.Contains(pe.Message, "COPY "+sc.Table+", line 2, column id") {
+	if !errors.As(err, &pe) || pgerr.Code(pe.Code) != pgerr.InvalidTextRepresentation || !strings.Contains(pe.Message, "COPY "+sc.Table+", line 2, column id") {
 		t.Fatalf("bad COPY row: %v", err)
 	}
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+sc.Table).Scan(&after); err != nil || after != before {

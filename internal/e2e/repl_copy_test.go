@@ -9,6 +9,7 @@ import (
 
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // replCopyScript loads a table with \copy from a CSV file, with COPY FROM
@@ -101,7 +102,7 @@ func TestReplCopyErrors(t *testing.T) {
 		t.Fatalf("missing file: %v\n%s", err, out)
 	}
 	out, err = run(`\set VERBOSITY verbose` + "\n" + `\copy e to program 'cat'` + "\n")
-	if err == nil || !strings.Contains(out, "0A000") || !strings.Contains(out, "PROGRAM is not supported") {
+	if err == nil || !strings.Contains(out, string(pgerr.FeatureNotSupported)) || !strings.Contains(out, "PROGRAM is not supported") {
 		t.Fatalf("PROGRAM: %v\n%s", err, out)
 	}
 	if out, err := run("SELECT count(*) FROM e;\n"); err != nil || !strings.Contains(out, "\n     1\n") {

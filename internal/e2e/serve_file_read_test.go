@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // TestServeReadsFilesOnlyWhereAllowed: over the wire read_csv and
@@ -40,12 +42,12 @@ func TestServeReadsFilesOnlyWhereAllowed(t *testing.T) {
 	if got := queryText(t, conn, "SELECT sum(id), string_agg(name, ',' ORDER BY id) FROM people"); got != "3|ann,bob\n" {
 		t.Errorf("table from the file: %q", got)
 	}
-	wantCode(t, conn, "SELECT * FROM read_csv('"+out+"')", "42501")
-	wantCode(t, conn, "SELECT * FROM read_parquet('"+other+"/*.parquet')", "58P01")
+	wantCode(t, conn, "SELECT * FROM read_csv('"+out+"')", pgerr.InsufficientPrivilege)
+	wantCode(t, conn, "SELECT * FROM read_parquet('"+other+"/*.parquet')", pgerr.UndefinedFile)
 
 	closed := startServe(t, bin, []string{"--data", t.TempDir()})
 	defer closed.Close(ctx)
-	wantCode(t, closed, "SELECT * FROM read_csv('"+in+"')", "42501")
+	wantCode(t, closed, "SELECT * FROM read_csv('"+in+"')", pgerr.InsufficientPrivilege)
 
 	cmd := exec.Command(bin, "repl", "--data", t.TempDir(), "-A", "-t", "-c", "SELECT count(*) FROM read_csv('"+out+"')")
 	got, err := cmd.CombinedOutput()
@@ -79,11 +81,11 @@ func queryText(t *testing.T, conn *pgx.Conn, q string) string {
 	return b.String()
 }
 
-func wantCode(t *testing.T, conn *pgx.Conn, q, code string) {
+func wantCode(t *testing.T, conn *pgx.Conn, q string, code pgerr.Code) {
 	t.Helper()
 	_, err := conn.Exec(context.Background(), q)
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != code {
+	if !errors.As(err, &pe) || pgerr.Code(pe.Code) != code {
 		t.Errorf("%s: got %v, want SQLSTATE %s", q, err, code)
 	}
 }

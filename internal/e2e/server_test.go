@@ -14,6 +14,7 @@ import (
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testserver"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -119,7 +120,7 @@ func (sc scenario) transcript(copy bool) []string {
 			out = append(out, fmt.Sprintf("row %d %s", id, modelName(id)))
 		}
 	}
-	out = append(out, "error 42P01", "after-error 1")
+	out = append(out, "error "+string(pgerr.UndefinedTable), "after-error 1")
 	if copy {
 		out = append(out, fmt.Sprintf("copy %d", sc.CopyRows), fmt.Sprintf("count %d", len(live)+sc.CopyRows))
 	}

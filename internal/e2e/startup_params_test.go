@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -195,16 +196,16 @@ func TestStartupRefusesUnsupportedSettings(t *testing.T) {
 		params map[string]string
 		want   string
 	}{
-		{map[string]string{"options": "-c TimeZone=Europe/Berlin"}, `refused FATAL 0A000: time zone "Europe/Berlin" is not supported; magmalake sessions run in UTC
+		{map[string]string{"options": "-c TimeZone=Europe/Berlin"}, `refused FATAL ` + string(pgerr.FeatureNotSupported) + `: time zone "Europe/Berlin" is not supported; magmalake sessions run in UTC
 hint: Set TimeZone to UTC. pgjdbc sends the Java VM's time zone: run it with -Duser.timezone=UTC.
 `},
-		{map[string]string{"options": "-c client_encoding=LATIN1"}, "refused FATAL 0A000: client_encoding \"LATIN1\" is not supported; only UTF8\n"},
-		{map[string]string{"replication": "true"}, "refused FATAL 0A000: replication connections are not supported\n"},
-		{map[string]string{"replication": "database"}, "refused FATAL 0A000: replication connections are not supported\n"},
-		{map[string]string{"options": "-B 100"}, "refused FATAL 0A000: command-line switch -B is not supported in startup options\nhint: Set parameters with -c name=value.\n"},
-		{map[string]string{"extra_float_digits": "0"}, "refused FATAL 0A000: extra_float_digits 0 is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask\n"},
-		{map[string]string{"options": "-c bytea_output=escape"}, "refused FATAL 0A000: bytea_output \"escape\" is not supported: bytea values are output in hex\n"},
-		{map[string]string{"IntervalStyle": "sql_standard"}, "refused FATAL 0A000: IntervalStyle \"sql_standard\" is not supported: intervals are output in the postgres style\n"},
+		{map[string]string{"options": "-c client_encoding=LATIN1"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": client_encoding \"LATIN1\" is not supported; only UTF8\n"},
+		{map[string]string{"replication": "true"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": replication connections are not supported\n"},
+		{map[string]string{"replication": "database"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": replication connections are not supported\n"},
+		{map[string]string{"options": "-B 100"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": command-line switch -B is not supported in startup options\nhint: Set parameters with -c name=value.\n"},
+		{map[string]string{"extra_float_digits": "0"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": extra_float_digits 0 is not supported: floats are output exactly (shortest round trip), as 1 to 3 ask\n"},
+		{map[string]string{"options": "-c bytea_output=escape"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": bytea_output \"escape\" is not supported: bytea values are output in hex\n"},
+		{map[string]string{"IntervalStyle": "sql_standard"}, "refused FATAL " + string(pgerr.FeatureNotSupported) + ": IntervalStyle \"sql_standard\" is not supported: intervals are output in the postgres style\n"},
 	} {
 		if got := startupOutcome(t, d, startupCase{params: c.params}); got != c.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", caseTitle(startupCase{params: c.params}), got, c.want)

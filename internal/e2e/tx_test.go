@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -108,7 +109,7 @@ func TestPgxTransactions(t *testing.T) {
 			tx, _ = a.Begin(ctx)
 			mustExecTx(t, tx, "DELETE FROM "+table+" WHERE id = 3")
 			mustExec(t, b, "DELETE FROM "+table+" WHERE id IN (3, 4)")
-			if err := tx.Commit(ctx); sqlState(err) != "40001" {
+			if err := tx.Commit(ctx); sqlState(err) != pgerr.SerializationFailure {
 				t.Fatalf("overlapping COMMIT: %v", err)
 			}
 			if got := txIDs(t, a, table); got != "5,6,102" {
@@ -162,7 +163,7 @@ conn.rollback()
 cur.execute("SELECT count(*) FROM py_tx")
 print("usable", cur.fetchone()[0])
 `)
-	want := "deleted 1\nin block 2\nafter rollback 3\nafter commit [1, 3]\nerror 42P01\nthen 25P02\nusable 2\n"
+	want := "deleted 1\nin block 2\nafter rollback 3\nafter commit [1, 3]\nerror " + string(pgerr.UndefinedTable) + "\nthen " + string(pgerr.InFailedSQLTransaction) + "\nusable 2\n"
 	if out != want {
 		t.Fatalf("psycopg2 transcript:\n%s\nwant:\n%s", out, want)
 	}

@@ -3,6 +3,8 @@ package pgtest
 import (
 	"net"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // One cluster answers text rows, NULLs, tags and errors the way the
@@ -22,7 +24,7 @@ func TestClusterAnswers(t *testing.T) {
 		t.Fatalf("rows %v", rows)
 	}
 	res, pe = Exec(t, conn, "SELECT 2; SELECT 1/0; SELECT 3")
-	if pe == nil || pe.Code != "22012" || len(res) != 1 {
+	if pe == nil || pgerr.Code(pe.Code) != pgerr.DivisionByZero || len(res) != 1 {
 		t.Fatalf("want 22012 after one result, got %v %v", pe, res)
 	}
 	res, pe = Exec(t, conn, "SELECT 1 AS a, 'x' AS b WHERE false")

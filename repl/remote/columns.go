@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -73,7 +74,7 @@ func newResultSet(fields []pgproto3.FieldDescription) *resultSet {
 // add takes one DataRow; its values are copied, the message is reused.
 func (rs *resultSet) add(values [][]byte) error {
 	if len(values) != len(rs.cols) {
-		return sql.Errorf(sql.CodeProtocolViolation, "the server sent a row of %d values for %d columns", len(values), len(rs.cols))
+		return pgerr.Errorf(pgerr.ProtocolViolation, "the server sent a row of %d values for %d columns", len(values), len(rs.cols))
 	}
 	for i, v := range values {
 		c := &rs.cols[i]

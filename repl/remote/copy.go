@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -171,7 +172,7 @@ func (o *copyOutRows) WriteCopyData(_ context.Context, w io.Writer) (int64, erro
 	case err != nil:
 		return 0, err
 	case werr != nil:
-		return 0, sql.Errorf(sql.CodeIOError, "could not write COPY data: %v", werr)
+		return 0, pgerr.Errorf(pgerr.IOError, "could not write COPY data: %v", werr)
 	}
 	return copyCount(o.q.tag), nil
 }
@@ -202,7 +203,7 @@ func (o *copyOutRows) read(data func([]byte)) error {
 
 // Next refuses: COPY data is the server's text, written by WriteCopyData.
 func (o *copyOutRows) Next(context.Context) (arrow.RecordBatch, error) {
-	return nil, sql.Errorf(sql.CodeFeatureNotSupported, "COPY TO STDOUT data from a server is written as it arrives, not read as rows")
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY TO STDOUT data from a server is written as it arrives, not read as rows")
 }
 
 func (o *copyOutRows) Tag() string { return o.q.tag }

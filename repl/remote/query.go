@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // query is one Query in flight: what its answer has said so far.
@@ -39,7 +39,7 @@ func (q *query) answer() (*exec.Result, error) {
 		case *pgproto3.CopyBothResponse:
 			q.stopCancel()
 			q.s.conn.Close(context.Background()) // replication is no shell's business
-			return nil, sql.Errorf(sql.CodeFeatureNotSupported, "COPY BOTH (replication) is not supported by the shell")
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY BOTH (replication) is not supported by the shell")
 		case *pgproto3.ReadyForQuery:
 			q.stopCancel()
 			return q.outcome()
@@ -56,7 +56,7 @@ func (q *query) take(msg pgproto3.BackendMessage) {
 		q.set = newResultSet(m.Fields)
 	case *pgproto3.DataRow:
 		if q.set == nil {
-			q.fail(sql.Errorf(sql.CodeProtocolViolation, "the server sent a row without a row description"))
+			q.fail(pgerr.Errorf(pgerr.ProtocolViolation, "the server sent a row without a row description"))
 		} else if err := q.set.add(m.Values); err != nil {
 			q.fail(err)
 		}
@@ -110,7 +110,7 @@ type rows struct {
 
 func (r *rows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, sql.Canceled(err)
+		return nil, pgerr.Canceled(err)
 	}
 	if r.read || r.batch == nil {
 		return nil, io.EOF

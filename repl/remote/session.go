@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // Session is a connection to a server, driven by one shell: it is not safe
@@ -21,26 +21,26 @@ type Session struct {
 	conn   *pgconn.PgConn
 	guard  *authGuard // the connection under pgconn (TLS state for \conninfo)
 	target target     // where it connected, for \conninfo and errors
-	notice func(*sql.Error)
+	notice func(*pgerr.Error)
 	// unfinished ends what the last Execute left open on the wire (a COPY
 	// nobody fed or read); nil when the connection is ready.
 	unfinished func() error
 }
 
 // errNoConnection is every statement's answer once the connection is gone.
-var errNoConnection = sql.Errorf("08003", "no connection to the server")
+var errNoConnection = pgerr.Errorf(pgerr.ConnectionDoesNotExist, "no connection to the server")
 
 // HandleNotices makes f print every NoticeResponse (NOTICE, WARNING, ...)
 // as it arrives, while a statement still runs, as psql does; without it
 // they are kept in the Result. f may be called from the goroutine loading
 // a COPY FROM STDIN.
-func (s *Session) HandleNotices(f func(*sql.Error)) { s.notice = f }
+func (s *Session) HandleNotices(f func(*pgerr.Error)) { s.notice = f }
 
 // Prepare only records the statement: it is sent, as psql sends it, when it
 // is executed.
 func (s *Session) Prepare(_ context.Context, query string, paramTypes []uint32) (*exec.Prepared, error) {
 	if len(paramTypes) > 0 {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement parameters are not supported over a server connection")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "statement parameters are not supported over a server connection")
 	}
 	return &exec.Prepared{Query: query}, nil
 }
@@ -57,7 +57,7 @@ func (s *Session) Verbatim() {}
 // request" and the session stays usable.
 func (s *Session) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
 	if len(params) > 0 {
-		return nil, sql.Errorf(sql.CodeFeatureNotSupported, "statement parameters are not supported over a server connection")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "statement parameters are not supported over a server connection")
 	}
 	q, err := s.send(ctx, p.Query)
 	if err != nil {
@@ -125,19 +125,19 @@ func (s *Session) receive() (pgproto3.BackendMessage, error) {
 // psql does.
 func (s *Session) lost(err error) error {
 	s.conn.Close(context.Background())
-	return &sql.Error{Code: "08006", Message: "server closed the connection unexpectedly", Err: err}
+	return &pgerr.Error{Code: pgerr.ConnectionFailure, Message: "server closed the connection unexpectedly", Err: err}
 }
 
 // sqlError is a server's ErrorResponse or NoticeResponse as the shell
-// prints it; the fields sql.Error has no place for (QUERY, CONTEXT, the
+// prints it; the fields pgerr.Error has no place for (QUERY, CONTEXT, the
 // object names and LOCATION) stay in the wrapped *pgconn.PgError.
-func sqlError(pe *pgconn.PgError) *sql.Error {
-	return &sql.Error{Code: pe.Code, Message: pe.Message, Detail: pe.Detail, Hint: pe.Hint,
+func sqlError(pe *pgconn.PgError) *pgerr.Error {
+	return &pgerr.Error{Code: pgerr.Code(pe.Code), Message: pe.Message, Detail: pe.Detail, Hint: pe.Hint,
 		Position: int(pe.Position), Severity: pe.Severity, Err: pe}
 }
 
 // errorFrom converts a message known to be an ErrorResponse.
-func errorFrom(m *pgproto3.ErrorResponse) *sql.Error {
+func errorFrom(m *pgproto3.ErrorResponse) *pgerr.Error {
 	return sqlError(pgconn.ErrorResponseToPgError(m))
 }
 
