@@ -1,0 +1,66 @@
+package exec
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// metadataKinds are the metadata tables SQL offers ("t$kind"), written
+// out here so that the registry cannot lose or gain one unnoticed.
+var metadataKinds = []string{
+	"changes", "data_files", "delete_debt", "delete_debt_summary", "delete_files", "entries",
+	"files", "history", "manifests", "partitions", "properties", "refs", "snapshots",
+}
+
+// TestMetadataTablesSelectable: every registered metadata table of a
+// partitioned table with a delete file can be selected from, has rows,
+// and DESCRIBE lists the columns SELECT * returns.
+func TestMetadataTablesSelectable(t *testing.T) {
+	if got := MetadataTableKinds(); !slices.Equal(got, metadataKinds) {
+		t.Fatalf("metadata tables %v, want %v", got, metadataKinds)
+	}
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE mt (id int, g int) PARTITIONED BY (g) WITH ('format-version' = '2', 'write.delete.mode' = 'merge-on-read')")
+	mustQuery(t, s, "INSERT INTO mt SELECT i, i % 2 FROM generate_series(1, 10) i")
+	mustQuery(t, s, "DELETE FROM mt WHERE id = 3")
+	for _, kind := range MetadataTableKinds() {
+		name := `"mt$` + kind + `"`
+		var described []string
+		for _, r := range mustQuery(t, s, "DESCRIBE "+name).rows {
+			described = append(described, r[0]+" "+r[1])
+		}
+		selected, rows := selectAll(t, s, name)
+		if rows == 0 {
+			t.Errorf("%s has no rows", name)
+		}
+		if !slices.Equal(described, selected) || len(selected) < 2 {
+			t.Errorf("DESCRIBE %s lists %v; SELECT * has %v", name, described, selected)
+		}
+		t.Logf("%s: %d rows; %s", kind, rows, strings.Join(selected, ", "))
+	}
+}
+
+// selectAll runs SELECT * FROM name: its columns ("name type") and rows.
+func selectAll(t *testing.T, s *Session, name string) ([]string, int) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := s.Prepare(ctx, "SELECT * FROM "+name, nil)
+	if err != nil {
+		t.Fatalf("SELECT * FROM %s: %v", name, err)
+	}
+	res, err := s.Execute(ctx, p, nil)
+	if err != nil {
+		t.Fatalf("SELECT * FROM %s: %v", name, err)
+	}
+	var cols []string
+	for _, c := range res.Columns {
+		cols = append(cols, c.Name+" "+c.Type.String())
+	}
+	out, err := resultOf(ctx, res)
+	if err != nil {
+		t.Fatalf("SELECT * FROM %s: %v", name, err)
+	}
+	return cols, len(out.rows)
+}
