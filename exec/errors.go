@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -32,7 +33,7 @@ var errorCodes = []struct {
 	{iceberg.ErrInvalidProperty, pgerr.InvalidParameterValue},
 	{iceberg.ErrNoSnapshotAsOf, pgerr.InvalidParameterValue},
 	{iceberg.ErrNoSuchSnapshot, pgerr.InvalidParameterValue},
-	{iceberg.ErrNoSuchMetadataTable, pgerr.UndefinedTable},
+	{engine.ErrNoSuchMetadataTable, pgerr.UndefinedTable},
 	{iceberg.ErrNotAncestor, pgerr.InvalidParameterValue},
 	{iceberg.ErrInvalidName, pgerr.InvalidName},
 }

@@ -2,9 +2,13 @@ package exec
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
 )
 
 // metadataKinds are the metadata tables SQL offers ("t$kind"), written
@@ -63,4 +67,26 @@ func selectAll(t *testing.T, s *Session, name string) ([]string, int) {
 		t.Fatalf("SELECT * FROM %s: %v", name, err)
 	}
 	return cols, len(out.rows)
+}
+
+// TestUnknownMetadataTable: a kind no metadata table has is 42P01 naming
+// the kinds there are, whatever the statement; a missing base table is
+// the relation that does not exist.
+func TestUnknownMetadataTable(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE um (id int)")
+	for _, q := range []string{`SELECT * FROM "um$nope"`, `DESCRIBE "um$nope"`, `SELECT count(*) FROM public."um$nope"`} {
+		_, err := s.query(context.Background(), q)
+		var se *pgerr.Error
+		if !errors.As(err, &se) || se.Code != pgerr.UndefinedTable {
+			t.Fatalf("%s: want 42P01, got %v", q, err)
+		}
+		want := fmt.Sprintf("unknown metadata table (known: [%s])", strings.Join(metadataKinds, " "))
+		if !strings.Contains(se.Message, want) || !strings.Contains(se.Message, "um$nope") {
+			t.Errorf("%s: message %q, want it to name um$nope and %q", q, se.Message, want)
+		}
+	}
+	mustFail(t, s, pgerr.UndefinedTable, `SELECT * FROM "nosuch$files"`)
+	mustFail(t, s, pgerr.WrongObjectType, `INSERT INTO "um$nope" VALUES (1)`)
+	mustFail(t, s, pgerr.WrongObjectType, `INSERT INTO "um$files" VALUES (1)`)
 }

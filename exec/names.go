@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	ice "github.com/apache/iceberg-go"
@@ -252,7 +251,6 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 }
 
 // MetadataTableKinds are the names after "$" a table's metadata tables
-// take ("t$snapshots"), sorted: for the shell's completion.
-func MetadataTableKinds() []string {
-	return slices.Sorted(slices.Values(append(iceberg.MetadataTableNames(), engine.ComputedMetaNames()...)))
-}
+// take ("t$snapshots"), sorted: the registry's (engine.MetaTableNames),
+// for the shell's completion.
+func MetadataTableKinds() []string { return engine.MetaTableNames() }

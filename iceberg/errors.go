@@ -10,19 +10,18 @@ import (
 // Sentinels callers match with errors.Is. Each one that has a catalog
 // counterpart wraps it too, so errors.Is(err, catalog.ErrNoSuchTable) holds.
 var (
-	ErrNoSuchTable         = errors.New("table does not exist")
-	ErrNoSuchNamespace     = errors.New("namespace does not exist")
-	ErrTableExists         = errors.New("table already exists")
-	ErrNamespaceExists     = errors.New("namespace already exists")
-	ErrNamespaceNotEmpty   = errors.New("namespace is not empty")
-	ErrCorruptMetadata     = errors.New("table metadata is unreadable")
-	ErrInvalidTransform    = errors.New("invalid partition transform")
-	ErrUnsupportedSpec     = errors.New("unsupported partitioning")
-	ErrFormatDowngrade     = errors.New("format-version cannot be downgraded")
-	ErrInvalidProperty     = errors.New("invalid table property")
-	ErrNoSnapshotAsOf      = errors.New("no snapshot at or before the requested time")
-	ErrNoSuchSnapshot      = errors.New("snapshot does not exist")
-	ErrNoSuchMetadataTable = errors.New("unknown metadata table")
+	ErrNoSuchTable       = errors.New("table does not exist")
+	ErrNoSuchNamespace   = errors.New("namespace does not exist")
+	ErrTableExists       = errors.New("table already exists")
+	ErrNamespaceExists   = errors.New("namespace already exists")
+	ErrNamespaceNotEmpty = errors.New("namespace is not empty")
+	ErrCorruptMetadata   = errors.New("table metadata is unreadable")
+	ErrInvalidTransform  = errors.New("invalid partition transform")
+	ErrUnsupportedSpec   = errors.New("unsupported partitioning")
+	ErrFormatDowngrade   = errors.New("format-version cannot be downgraded")
+	ErrInvalidProperty   = errors.New("invalid table property")
+	ErrNoSnapshotAsOf    = errors.New("no snapshot at or before the requested time")
+	ErrNoSuchSnapshot    = errors.New("snapshot does not exist")
 )
 
 // catalogSentinels pairs each catalog error with the sentinel it maps to.

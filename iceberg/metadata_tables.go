@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -12,38 +11,17 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// metadataReaders are the metadata tables SQL exposes as "t$name".
-var metadataReaders = map[string]func(table.InspectTable, context.Context) (array.RecordReader, error){
-	"snapshots":    table.InspectTable.Snapshots,
-	"history":      table.InspectTable.History,
-	"files":        table.InspectTable.Files,
-	"data_files":   table.InspectTable.DataFiles,
-	"delete_files": table.InspectTable.DeleteFiles,
-	"manifests":    table.InspectTable.Manifests,
-	"partitions":   table.InspectTable.Partitions,
-	"refs":         table.InspectTable.Refs,
-	"entries":      table.InspectTable.Entries,
-}
+// Inspection is one of iceberg-go's metadata table readers
+// (table.InspectTable.Snapshots, .Files, ...). The query engine's registry
+// of metadata tables names the one each of its inspected tables reads.
+type Inspection func(table.InspectTable, context.Context) (array.RecordReader, error)
 
-// MetadataTableNames lists the names MetadataTable accepts, sorted.
-func MetadataTableNames() []string {
-	names := make([]string, 0, len(metadataReaders))
-	for n := range metadataReaders {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// MetadataTable reads metadata table name of tbl. Columns are converted to
-// the executor's Arrow types; maps, lists and structs (summary, partition,
-// lower_bounds, ...) become JSON text. The caller releases the batches.
-func MetadataTable(ctx context.Context, tbl *table.Table, name string) (*arrow.Schema, []arrow.RecordBatch, error) {
-	what := fmt.Sprintf("read %s$%s", identString(tbl.Identifier()), name)
-	read, ok := metadataReaders[name]
-	if !ok {
-		return nil, nil, fmt.Errorf("%s: %w (known: %v)", what, ErrNoSuchMetadataTable, MetadataTableNames())
-	}
+// Inspect reads tbl's metadata table kind ("snapshots") through read.
+// Columns are converted to the executor's Arrow types; maps, lists and
+// structs (summary, partition, lower_bounds, ...) become JSON text. The
+// caller releases the batches.
+func Inspect(ctx context.Context, tbl *table.Table, kind string, read Inspection) (*arrow.Schema, []arrow.RecordBatch, error) {
+	what := fmt.Sprintf("read %s$%s", identString(tbl.Identifier()), kind)
 	rdr, err := read(tbl.Inspect(), ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
@@ -98,7 +76,7 @@ func contractBatch(rec arrow.RecordBatch, out *arrow.Schema) (arrow.RecordBatch,
 // tables computed elsewhere ("t$delete_debt") join with them. An
 // unpartitioned table has none.
 func PartitionTexts(ctx context.Context, tbl *table.Table) (map[string]string, error) {
-	sc, batches, err := MetadataTable(ctx, tbl, "data_files")
+	sc, batches, err := Inspect(ctx, tbl, "data_files", table.InspectTable.DataFiles)
 	if err != nil {
 		return nil, err
 	}

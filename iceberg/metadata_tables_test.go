@@ -74,7 +74,7 @@ func TestMetadataTables(t *testing.T) {
 	appendRows(t, w, ident, cols, genRows(cols, 0, 7))
 	tbl := appendRows(t, w, ident, cols, genRows(cols, 7, 12))
 
-	snaps := readMeta(t, tbl, "snapshots")
+	snaps := readMeta(t, tbl, "snapshots", table.InspectTable.Snapshots)
 	if len(snaps) != 2 {
 		t.Fatalf("%d snapshots", len(snaps))
 	}
@@ -93,7 +93,7 @@ func TestMetadataTables(t *testing.T) {
 	if added != 12 {
 		t.Fatalf("added-records sum %d", added)
 	}
-	_, ms, _ := metaTable(t, tbl, "snapshots")
+	_, ms, _ := metaTable(t, tbl, "snapshots", table.InspectTable.Snapshots)
 	if f, _ := ms.FieldsByName("committed_at"); !arrow.TypeEqual(f[0].Type, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}) {
 		t.Fatalf("committed_at is %s", f[0].Type)
 	}
@@ -107,7 +107,7 @@ func TestMetadataTables(t *testing.T) {
 		}
 		wantFiles += len(distinct)
 	}
-	files := readMeta(t, tbl, "files")
+	files := readMeta(t, tbl, "files", table.InspectTable.Files)
 	tasks, err := tbl.Scan().PlanFiles(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -130,30 +130,28 @@ func TestMetadataTables(t *testing.T) {
 	if recs != 12 {
 		t.Fatalf("record_count sum %d", recs)
 	}
-	if h := readMeta(t, tbl, "history"); len(h) != 2 {
+	if h := readMeta(t, tbl, "history", table.InspectTable.History); len(h) != 2 {
 		t.Fatalf("history %d rows", len(h))
 	}
-	refs := readMeta(t, tbl, "refs")
+	refs := readMeta(t, tbl, "refs", table.InspectTable.Refs)
 	if len(refs) != 1 || refs[0]["name"] != "main" || refs[0]["snapshot_id"] != tbl.CurrentSnapshot().SnapshotID {
 		t.Fatalf("refs %v", refs)
 	}
-	if d := readMeta(t, tbl, "delete_files"); len(d) != 0 {
+	if d := readMeta(t, tbl, "delete_files", table.InspectTable.DeleteFiles); len(d) != 0 {
 		t.Fatalf("delete_files %d rows", len(d))
 	}
-	for _, name := range []string{"manifests", "partitions", "entries"} {
-		if rows := readMeta(t, tbl, name); len(rows) == 0 {
+	for name, read := range map[string]Inspection{"manifests": table.InspectTable.Manifests,
+		"partitions": table.InspectTable.Partitions, "entries": table.InspectTable.Entries} {
+		if rows := readMeta(t, tbl, name, read); len(rows) == 0 {
 			t.Fatalf("%s is empty", name)
 		}
-	}
-	if _, _, err := MetadataTable(ctx, tbl, "nope"); !errors.Is(err, ErrNoSuchMetadataTable) {
-		t.Fatalf("unknown metadata table: %v", err)
 	}
 }
 
 // metaTable reads a metadata table and checks every column uses an executor type.
-func metaTable(t *testing.T, tbl *table.Table, name string) ([]arrow.RecordBatch, *arrow.Schema, error) {
+func metaTable(t *testing.T, tbl *table.Table, name string, read Inspection) ([]arrow.RecordBatch, *arrow.Schema, error) {
 	t.Helper()
-	sc, batches, err := MetadataTable(context.Background(), tbl, name)
+	sc, batches, err := Inspect(context.Background(), tbl, name, read)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -168,9 +166,9 @@ func metaTable(t *testing.T, tbl *table.Table, name string) ([]arrow.RecordBatch
 	return batches, sc, nil
 }
 
-func readMeta(t *testing.T, tbl *table.Table, name string) []row {
+func readMeta(t *testing.T, tbl *table.Table, name string, read Inspection) []row {
 	t.Helper()
-	batches, _, _ := metaTable(t, tbl, name)
+	batches, _, _ := metaTable(t, tbl, name, read)
 	var out []row
 	for _, b := range batches {
 		for i := range int(b.NumRows()) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -63,6 +64,20 @@ func TestComplete(t *testing.T) {
 	f.tx = exec.TxActive
 	if _, got, _ := sh.Complete("SELECT * FROM ev", 16); len(got) != 0 {
 		t.Errorf("inside a block completion queried the catalog: %q", got)
+	}
+}
+
+// TestCompleteMetadataTables: after "t$ Tab offers every metadata table
+// the registry has, and nothing else.
+func TestCompleteMetadataTables(t *testing.T) {
+	sh := New(&fakeSession{}, &strings.Builder{}, &strings.Builder{})
+	_, got, _ := sh.Complete(`SELECT * FROM "events$`, len(`SELECT * FROM "events$`))
+	var want []string
+	for _, kind := range engine.MetaTableNames() {
+		want = append(want, `"events$`+kind+`"`)
+	}
+	if !slices.Equal(got, want) || len(want) == 0 {
+		t.Errorf("completions %q, want %q", got, want)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 )
 
 // Table is a table name looked up in the catalog. Meta names a metadata
-// table ("snapshots" for "t$snapshots").
+// table of the registry, metaTables ("snapshots" for "t$snapshots").
 type Table struct {
 	Ident table.Identifier
 	Table *table.Table

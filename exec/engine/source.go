@@ -172,20 +172,20 @@ type metaSource struct {
 	cols []int
 }
 
+// openMetaSource reads metadata table rt ("t$snapshots") as the registry
+// (meta_tables.go) produces it.
 func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error) {
-	if compute, ok := computedMeta[rt.Meta]; ok {
-		return openComputedMeta(ctx, rt, qual, compute)
+	mt, err := FindMetaTable(rt.Ident, rt.Meta)
+	if err != nil {
+		return nil, err
 	}
-	if rt.Meta == changesMeta {
-		return openChangesSource(ctx, rt, qual)
-	}
-	schema, data, err := iceberg.MetadataTable(ctx, rt.Table, rt.Meta)
+	cols, data, err := mt.read(ctx, rt.Table)
 	if err != nil {
 		return nil, err
 	}
 	m := &metaSource{sc: &sql.Scope{}, data: data}
-	for i, f := range schema.Fields() {
-		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: f.Name, T: typeFromArrow(f.Type)})
+	for i, c := range cols {
+		m.sc.Columns = append(m.sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type})
 		m.cols = append(m.cols, i)
 	}
 	return m, nil
