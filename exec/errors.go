@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -33,7 +32,6 @@ var errorCodes = []struct {
 	{iceberg.ErrInvalidProperty, pgerr.InvalidParameterValue},
 	{iceberg.ErrNoSnapshotAsOf, pgerr.InvalidParameterValue},
 	{iceberg.ErrNoSuchSnapshot, pgerr.InvalidParameterValue},
-	{engine.ErrNoSuchMetadataTable, pgerr.UndefinedTable},
 	{iceberg.ErrNotAncestor, pgerr.InvalidParameterValue},
 	{iceberg.ErrInvalidName, pgerr.InvalidName},
 }

@@ -131,7 +131,8 @@ func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads boo
 }
 
 // resolveName finds table name (of n's schema, else through search_path).
-// A ref (t@b) reads what the ref names now, like FOR VERSION AS OF.
+// A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
+// metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
 func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
@@ -153,6 +154,11 @@ func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, 
 		}
 		if err == nil && meta == "" && ref == "" {
 			tbl, err = onBranch(tbl, branch)
+		}
+		if err == nil && meta != "" {
+			if _, err := engine.FindMetaTable(ident, meta); err != nil {
+				return nil, err // the table exists, the kind does not
+			}
 		}
 		if err == nil {
 			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -63,12 +64,14 @@ func MetaTableNames() []string {
 }
 
 // FindMetaTable is metadata table kind of table ident ("snapshots" of
-// ident$snapshots); ErrNoSuchMetadataTable, naming the kinds there are,
-// when none has that name.
+// ident$snapshots). None of that name is 42P01, as any relation that does
+// not exist (DROP TABLE IF EXISTS skips it), wrapping
+// ErrNoSuchMetadataTable and naming the kinds there are.
 func FindMetaTable(ident table.Identifier, kind string) (*MetaTable, error) {
 	i := slices.IndexFunc(metaTables, func(m MetaTable) bool { return m.Name == kind })
 	if i < 0 {
-		return nil, fmt.Errorf("read %s$%s: %w (known: %v)", strings.Join(ident, "."), kind, ErrNoSuchMetadataTable, MetaTableNames())
+		return nil, &pgerr.Error{Code: pgerr.UndefinedTable, Err: ErrNoSuchMetadataTable,
+			Message: fmt.Sprintf("read %s$%s: %v (known: %v)", strings.Join(ident, "."), kind, ErrNoSuchMetadataTable, MetaTableNames())}
 	}
 	return &metaTables[i], nil
 }
