@@ -123,6 +123,19 @@ func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch 
 	return rt, true, nil
 }
 
+// tableItself refuses a metadata table ("t$files") or a ref ("t@b",
+// t.branch_b) where a statement acts on the table itself (DROP TABLE, ALTER
+// TABLE SET, maintenance): the name resolved to t, but does not name it.
+func tableItself(rt *resolvedTable, n sql.TableName) error {
+	switch {
+	case rt.Meta != "":
+		return pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table", n.Table)
+	case rt.Ref != "":
+		return pgerr.Errorf(pgerr.WrongObjectType, "%q names a branch or tag; this takes the table itself", n.Table)
+	}
+	return nil
+}
+
 // writableTable refuses a statement that changes a metadata table or a
 // table named with a ref ("t@b"): branches are written with SET
 // magmalake.branch, and tags not at all.

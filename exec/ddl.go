@@ -291,11 +291,26 @@ func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*Result, err
 	return tagOnly("DROP TABLE"), nil
 }
 
+// propertiesTarget resolves the table ALTER TABLE SET/RESET changes.
+func (s *Session) propertiesTarget(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	rt, err := s.resolveTable(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	if err := tableItself(rt, n); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
 // dropTarget resolves a table to drop; a table whose metadata cannot be
 // read can still be dropped, so the catalog can be repaired from SQL.
 func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identifier, error) {
 	rt, err := s.resolveTable(ctx, n)
 	if err == nil {
+		if err := tableItself(rt, n); err != nil {
+			return nil, err
+		}
 		return rt.Ident, nil
 	}
 	if !errors.Is(err, iceberg.ErrCorruptMetadata) {
@@ -309,7 +324,7 @@ func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identi
 }
 
 func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*Result, error) {
-	rt, err := s.resolveTable(ctx, x.Name)
+	rt, err := s.propertiesTarget(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}

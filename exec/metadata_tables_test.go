@@ -97,3 +97,39 @@ func TestUnknownMetadataTable(t *testing.T) {
 	}
 	mustQuery(t, s, "SELECT * FROM um")
 }
+
+// TestDDLRefusesMetadataTablesAndRefs: DROP TABLE and ALTER TABLE SET/RESET
+// of "t$files", "t@b" or t.branch_b name no table of their own; they are
+// 42809 and leave t and its properties alone, in a block or not.
+func TestDDLRefusesMetadataTablesAndRefs(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE dr (id int) WITH ('k' = 'v')")
+	mustQuery(t, s, "INSERT INTO dr VALUES (1)")
+	mustQuery(t, s, "ALTER TABLE dr CREATE BRANCH b")
+	for _, name := range []string{`"dr$files"`, `"dr$snapshots"`, `"dr@b"`, `dr.branch_b`} {
+		for _, block := range []bool{false, true} {
+			if block {
+				mustQuery(t, s, "BEGIN")
+			}
+			for _, q := range []string{"DROP TABLE " + name, "DROP TABLE IF EXISTS " + name,
+				"ALTER TABLE " + name + " SET ('k' = 'changed')", "ALTER TABLE " + name + " RESET ('k')"} {
+				_, err := s.query(context.Background(), q)
+				var se *pgerr.Error
+				if !errors.As(err, &se) || se.Code != pgerr.WrongObjectType {
+					t.Fatalf("%s (block %v): want 42809, got %v", q, block, err)
+				}
+				if block {
+					mustQuery(t, s, "ROLLBACK")
+					mustQuery(t, s, "BEGIN")
+				}
+			}
+			if block {
+				mustQuery(t, s, "ROLLBACK")
+			}
+			if got := mustQuery(t, s, `SELECT value FROM "dr$properties" WHERE key = 'k'`).text(); got != "v\n" {
+				t.Fatalf("after statements on %s (block %v): property k is %q", name, block, got)
+			}
+			mustQuery(t, s, "SELECT * FROM dr")
+		}
+	}
+}

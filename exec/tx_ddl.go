@@ -92,7 +92,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.dropSchema(ctx, x); return err })
 		return tagOnly("DROP SCHEMA"), nil
 	case *sql.AlterTableProperties:
-		if _, err := s.resolveTable(ctx, x.Name); err != nil {
+		if _, err := s.propertiesTarget(ctx, x.Name); err != nil {
 			return nil, err
 		}
 		log.deferred = append(log.deferred, func(ctx context.Context) error { _, err := s.alterTable(ctx, x); return err })
@@ -146,6 +146,9 @@ func (s *Session) dropTableInBlock(ctx context.Context, x *sql.DropTable) (*Resu
 			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
+		return nil, err
+	}
+	if err := tableItself(rt, x.Name); err != nil {
 		return nil, err
 	}
 	key := identKey(rt.Ident)

@@ -268,11 +268,8 @@ func (s *Session) maintenanceTarget(ctx context.Context, n sql.TableName) (*reso
 	if err != nil {
 		return nil, err
 	}
-	if rt.Meta != "" {
-		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table", n.Table)
-	}
-	if rt.Ref != "" {
-		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q names a branch or tag; this takes the table itself", n.Table)
+	if err := tableItself(rt, n); err != nil {
+		return nil, err
 	}
 	return rt, nil
 }
