@@ -1,18 +1,18 @@
 package exec
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
-
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -264,19 +264,35 @@ func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, er
 		q.Items = []sql.SelectItem{{Star: true}}
 		return q, nil
 	}
-	scope := tableScope(rt.Table, "")
+	cols, err := copyableColumns(ctx, rt)
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range st.Columns {
-		found := false
-		for _, c := range scope.Columns {
-			if c.Name == name {
-				q.Items = append(q.Items, sql.SelectItem{Expr: engine.ColumnRefNode(c)})
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.Contains(cols, name) {
 			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
 		}
+		q.Items = append(q.Items, sql.SelectItem{Expr: engine.ColumnRefNode(sql.ScopeColumn{Name: name})})
 	}
 	return q, nil
+}
+
+// copyableColumns are the columns COPY rt (cols) TO may name: a metadata
+// table's own ("t$snapshots" (operation)), else the table's.
+func copyableColumns(ctx context.Context, rt *resolvedTable) ([]string, error) {
+	var names []string
+	if rt.Meta != "" {
+		cols, err := engine.MetaColumns(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cols {
+			names = append(names, c.Name)
+		}
+		return names, nil
+	}
+	for _, c := range tableScope(rt.Table, "").Columns {
+		names = append(names, c.Name)
+	}
+	return names, nil
 }

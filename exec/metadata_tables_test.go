@@ -133,3 +133,18 @@ func TestDDLRefusesMetadataTablesAndRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyMetadataTableColumns: COPY "t$kind" (cols) TO STDOUT names the
+// metadata table's columns, not the base table's, and copies what SELECT
+// of those columns returns.
+func TestCopyMetadataTableColumns(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE cm (id int)")
+	mustQuery(t, s, "INSERT INTO cm VALUES (1)")
+	mustQuery(t, s, "INSERT INTO cm VALUES (2)")
+	want := mustQuery(t, s, `SELECT operation, snapshot_id FROM "cm$snapshots"`).text()
+	if _, got := copyOut(t, s, `COPY "cm$snapshots" (operation, snapshot_id) TO STDOUT`); got != want || strings.Count(got, "\n") != 2 {
+		t.Fatalf("COPY copied %q, SELECT returns %q", got, want)
+	}
+	mustFail(t, s, pgerr.UndefinedColumn, `COPY "cm$files" (id) TO STDOUT`)
+}
