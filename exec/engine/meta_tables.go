@@ -25,9 +25,9 @@ var ErrNoSuchMetadataTable = errors.New("unknown metadata table")
 type MetaTable struct {
 	Name string
 	// Columns are the columns every table's copy has: set for the tables
-	// computed here. Nil where they follow the table (iceberg-go types a
-	// partition by the table's specs, the change feed carries the table's
-	// columns): they come with the rows.
+	// computed here (DESCRIBE takes them from here). Nil where they follow
+	// the table (iceberg-go types a partition by the table's specs, the
+	// change feed carries the table's columns): they come with the rows.
 	Columns []Column
 	// read produces tbl's rows, with their columns.
 	read func(ctx context.Context, tbl *table.Table) ([]Column, []arrow.RecordBatch, error)

@@ -322,8 +322,16 @@ func (t *tableSource) recordCount() (n int64, deletes, ok bool) {
 }
 
 // MetaColumns are the columns of metadata table rt ("t$files") as a query
-// sees them: DESCRIBE shows these, not the base table's.
+// sees them: DESCRIBE shows these, not the base table's. Those the
+// registry lists need no rows read (t$delete_debt plans every delete).
 func MetaColumns(ctx context.Context, rt *Table) ([]Column, error) {
+	mt, err := FindMetaTable(rt.Ident, rt.Meta)
+	if err != nil {
+		return nil, err
+	}
+	if mt.Columns != nil {
+		return slices.Clone(mt.Columns), nil
+	}
 	src, err := openMetaSource(ctx, rt, rt.Meta)
 	if err != nil {
 		return nil, err
