@@ -92,33 +92,50 @@ func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {
 	return &Func{Name: "__subscript", Args: args, T: arr.Type().ElemType()}, nil
 }
 
-// bindArrayFunc binds the array functions; ok is false for other names.
-func (b *binder) bindArrayFunc(name string, args []Expr) (Expr, bool, error) {
-	switch name {
-	case "array_upper", "array_lower", "array_length":
-		if len(args) != 2 || !b.arrayArg(args, 0) || b.intArg(name, args, 1) != nil {
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: Int32}, true, nil
-	case "cardinality", "array_ndims":
-		if len(args) != 1 || !b.arrayArg(args, 0) {
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: Int32}, true, nil
-	case "array_to_string":
-		if len(args) < 2 || len(args) > 3 || !b.arrayArg(args, 0) || b.textArgs(name, args[1:]) != nil {
-			return nil, true, noFunction(name, args)
-		}
-		if args[0].Type().Reg != RegNone {
-			// Elements print by their output function: reg* ones as names.
-			args[0] = &Cast{X: args[0], T: ArrayOf(Text)}
-		}
-		return &Func{Name: name, Args: args, T: Text}, true, nil
-	case "array_cat", "array_append", "array_prepend", "array_position":
-		e, err := b.bindArrayCombine(name, args)
-		return e, true, err
+func arrayFunctions() []Function {
+	return []Function{
+		// ARRAY[...] and a subscript: internal forms, which PostgreSQL
+		// simplifies only when every operand is constant.
+		{Name: "__array", row: arrayRow},
+		{Name: "__subscript", row: arrayRow},
+		{Name: "array_upper", Strict: true, Signatures: sigs("anyarray,integer"), bind: bindArrayDimension, row: arrayRow},
+		{Name: "array_lower", Strict: true, Signatures: sigs("anyarray,integer"), bind: bindArrayDimension, row: arrayRow},
+		{Name: "array_length", Strict: true, Signatures: sigs("anyarray,integer"), bind: bindArrayDimension, row: arrayRow},
+		{Name: "cardinality", Strict: true, Signatures: sigs("anyarray"), bind: bindArraySize, row: arrayRow},
+		{Name: "array_ndims", Strict: true, Signatures: sigs("anyarray"), bind: bindArraySize, row: arrayRow},
+		{Name: "array_to_string", Signatures: sigs("anyarray,text,text | anyarray,text"), bind: bindArrayToString, row: arrayRow},
+		{Name: "array_cat", Signatures: sigs("anycompatiblearray,anycompatiblearray"), bind: (*binder).bindArrayCombine, row: arrayRow},
+		{Name: "array_append", Signatures: sigs("anycompatiblearray,anycompatible"), bind: (*binder).bindArrayCombine, row: arrayRow},
+		{Name: "array_prepend", Signatures: sigs("anycompatible,anycompatiblearray"), bind: (*binder).bindArrayCombine, row: arrayRow},
+		{Name: "array_position", Signatures: sigs("anycompatiblearray,anycompatible"), bind: (*binder).bindArrayCombine, row: arrayRow},
 	}
-	return nil, false, nil
+}
+
+// bindArrayDimension binds array_upper, array_lower and array_length.
+func bindArrayDimension(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 2 || !b.arrayArg(args, 0) || b.intArg(name, args, 1) != nil {
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: name, Args: args, T: Int32}, nil
+}
+
+// bindArraySize binds cardinality and array_ndims.
+func bindArraySize(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 1 || !b.arrayArg(args, 0) {
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: name, Args: args, T: Int32}, nil
+}
+
+func bindArrayToString(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) < 2 || len(args) > 3 || !b.arrayArg(args, 0) || b.textArgs(name, args[1:]) != nil {
+		return nil, noFunction(name, args)
+	}
+	if args[0].Type().Reg != RegNone {
+		// Elements print by their output function: reg* ones as names.
+		args[0] = &Cast{X: args[0], T: ArrayOf(Text)}
+	}
+	return &Func{Name: name, Args: args, T: Text}, nil
 }
 
 // arrayArg reports whether argument i is an array; an untyped literal is
@@ -234,14 +251,8 @@ func (b *binder) combinedElem(name string, at Type, e Expr) (Type, bool) {
 	return t, true
 }
 
-// isArrayFunc names the functions arrayScalar computes.
-func isArrayFunc(name string) bool {
-	switch name {
-	case "__array", "__subscript", "array_upper", "array_lower", "array_length", "cardinality",
-		"array_ndims", "array_to_string", "array_cat", "array_append", "array_prepend", "array_position":
-		return true
-	}
-	return false
+func arrayRow(_ *evaluator, x *Func) rowFunc {
+	return func(a []any) (any, error) { return InputStyle{}.arrayScalar(x, a) }
 }
 
 // arrayScalar computes an array function for one row. Only ARRAY[...],

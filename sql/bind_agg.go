@@ -85,15 +85,6 @@ func (b *binder) ungroupedColumn(cn *ast.ColumnName) error {
 	return pgerr.Errorf(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 }
 
-// callAggregates are the aggregates tidb parses as plain function calls
-// (the normaliser also sends stddev and variance this way, since tidb reads
-// them as the population forms where PostgreSQL means the sample forms).
-var callAggregates = map[string]string{
-	"stddev": "stddev_samp", "variance": "var_samp",
-	"bool_and": "bool_and", "bool_or": "bool_or", "every": "bool_and",
-	"string_agg": "string_agg", "array_agg": "array_agg",
-}
-
 // distinctPrefix marks agg(DISTINCT ...) of the aggregates tidb parses as
 // plain calls: the normaliser renames the call.
 const distinctPrefix = "__distinct_"
@@ -104,11 +95,14 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
 		name, distinct = rest, true
 	}
-	if tidbAggregates[name] {
-		return name, distinct, true // a marker argument made it a plain call
+	f := functions[name]
+	switch {
+	case f == nil || f.Kind != AggregateFunc:
+		return "", distinct, false
+	case f.Alias != "":
+		return f.Alias, distinct, true
 	}
-	agg, ok = callAggregates[name]
-	return agg, distinct, ok
+	return name, distinct, true // tidb's own ones when a marker argument made them plain calls
 }
 
 // IsAggregateCall reports whether n is an aggregate function call.
@@ -149,8 +143,9 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 			return nil, err
 		}
 	}
+	rule := aggregateRule(name)
 	want := 1
-	if name == "string_agg" {
+	if rule.delimiter {
 		want = 2
 	}
 	if len(argNodes) != want {
@@ -172,11 +167,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 		arg, call.Sep = args[0], args[1]
 	}
 	if isUnknown(arg) {
-		to := Text
-		if name == "bool_and" || name == "bool_or" {
-			to = Bool
-		}
-		if arg, err = inner.coerceUnknown(arg, to); err != nil {
+		if arg, err = inner.coerceUnknown(arg, rule.unknownAs); err != nil {
 			return nil, err
 		}
 	}
@@ -192,7 +183,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 			}
 		}
 	}
-	if call.T, err = aggType(name, arg); err != nil {
+	if call.T, err = rule.result(name, arg); err != nil {
 		return nil, err
 	}
 	return b.aggRef(call), nil
@@ -208,59 +199,6 @@ func (b *binder) aggRef(call *AggCall) Expr {
 	}
 	b.agg.Calls = append(b.agg.Calls, call)
 	return &ColumnRef{Index: len(b.agg.GroupBy) + len(b.agg.Calls) - 1, Name: s, T: call.T}
-}
-
-// aggType is PostgreSQL's result type of the aggregate over arg.
-func aggType(name string, arg Expr) (Type, error) {
-	if name == "count" {
-		return Int64, nil
-	}
-	t := arg.Type()
-	switch name {
-	case "min", "max":
-		if t.Kind == KindJSON {
-			break
-		}
-		if t.Kind == KindVarchar && !t.Bpchar {
-			return Text, nil // max(text): varchar has no min/max of its own
-		}
-		return t, nil
-	case "sum":
-		switch t.Kind {
-		case KindInt16, KindInt32:
-			return Int64, nil
-		case KindInt64:
-			return Numeric(0, 0), nil
-		case KindNumeric:
-			return Numeric(0, t.Scale), nil
-		case KindFloat32, KindFloat64:
-			return t, nil
-		}
-	case "avg", "stddev_samp", "stddev_pop", "var_samp", "var_pop":
-		switch t.Kind {
-		case KindInt16, KindInt32, KindInt64, KindNumeric:
-			return Numeric(0, max(16, t.Scale)), nil
-		case KindFloat32, KindFloat64:
-			return Float64, nil
-		}
-	case "bool_and", "bool_or":
-		if t.Kind == KindBool {
-			return Bool, nil
-		}
-	case "string_agg":
-		return Text, nil
-	case "array_agg":
-		if t.Kind == KindArray {
-			return Unknown, pgerr.Errorf(pgerr.FeatureNotSupported, "array_agg over arrays (a multidimensional array) is not supported")
-		}
-		if t.Kind == KindUnknown {
-			t = Text
-		}
-		return ArrayOf(t), nil
-	default:
-		return Unknown, pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
-	}
-	return Unknown, signatureError(pgerr.UndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})
 }
 
 // aggMarkers splits the normaliser's marker arguments off an aggregate's

@@ -9,18 +9,19 @@ import (
 // fold evaluates an operator whose operands are all constants once, at bind
 // time, as PostgreSQL's planner does: WHERE id = 0+0+...+0 then compares
 // with one constant per row instead of computing a thousand-term sum (and
-// keeping its intermediates) for every batch. Functions fold when they are
-// immutable (not random(), clock_timestamp(), now(), the catalog's, nor
-// any over timestamptz, whose value depends on the session); parameters
-// never do. An
-// operator whose folding fails (1/0) is left as it is, to fail, or not, when
-// and where the executor evaluates it: CASE WHEN false THEN 1/0 END is 1.
+// keeping its intermediates) for every batch. Functions fold when their
+// registry entry says they are immutable (not random(), clock_timestamp(),
+// now(), the catalog's) and they are not over timestamptz, whose value
+// depends on the session; parameters never do. An operator whose folding
+// fails (1/0) is left as it is, to fail, or not, when and where the
+// executor evaluates it: CASE WHEN false THEN 1/0 END is 1.
 // Casts of text among the operands read it in the style in.
 //
 // Before that, simplify applies the rules of PostgreSQL's
 // eval_const_expressions that evaluate nothing: a strict operator or
 // function with a NULL constant operand is NULL whatever its other operands
-// (a / 0 = NULL is NULL, not a division by zero), and AND, OR, CASE and
+// (a / 0 = NULL is NULL, not a division by zero; a function is strict as
+// its registry entry says), and AND, OR, CASE and
 // COALESCE drop what a constant makes unreachable.
 func fold(e Expr, in InputStyle) Expr {
 	e = simplify(e, in)
@@ -75,20 +76,13 @@ func allConstant(es []Expr) bool {
 	return true
 }
 
-// notImmutable are the functions whose value is not their arguments' alone.
-var notImmutable = map[string]bool{
-	"now": true, "current_timestamp": true, "statement_timestamp": true, "transaction_timestamp": true,
-	"localtimestamp": true, "current_date": true, "clock_timestamp": true, "timeofday": true, "random": true,
-	"to_char": true, "pg_typeof": true,
-}
-
 // immutable reports whether x's value is its arguments' alone, as for
 // PostgreSQL's immutable functions: the front end's internal forms (array
 // constructors, subscripts, field selection) are left to the executor, and
 // so is anything over timestamptz or an oid (the session's time zone, the
 // catalog).
 func immutable(x *Func) bool {
-	if notImmutable[x.Name] || strings.HasPrefix(x.Name, "__") || isCatalogFunc(x.Name) || sessionBound(x.T) {
+	if f := scalarFunction(x.Name); f == nil || f.Volatility != Immutable || strings.HasPrefix(x.Name, "__") || sessionBound(x.T) {
 		return false
 	}
 	return !slices.ContainsFunc(x.Args, func(a Expr) bool { return sessionBound(a.Type()) })
@@ -131,7 +125,7 @@ func simplify(e Expr, in InputStyle) Expr {
 		if x.Name == "coalesce" {
 			return simplifyCoalesce(x)
 		}
-		if foldsNull(x) {
+		if f := scalarFunction(x.Name); f != nil && f.Strict {
 			return nullIfAnyNull(e, in, x.Args...)
 		}
 	case *Logic:

@@ -10,7 +10,8 @@ import (
 )
 
 // bindFuncCall binds the front end's internal forms (__param, __cast, __true,
-// __false, __ilike) and the scalar functions magmalake implements.
+// __false, __ilike, ...), SQL syntax that looks like a call (trim, GROUPING)
+// and calls of the registry's functions (func_registry.go).
 func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	name := n.FnName.L
 	if n.Schema.L != "" {
@@ -55,16 +56,16 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	if name == "grouping" {
 		return b.bindGrouping(n.Args)
 	}
-	if name == "pg_typeof" && len(n.Args) == 1 && untypedLiteral(n.Args[0]) {
-		// A quoted literal or NULL that nothing gives a type to: the binder
-		// reads it as text, PostgreSQL's pg_typeof says unknown.
-		return &Func{Name: name, Args: []Expr{&Const{T: Unknown}}, T: Type{Kind: KindOID, Reg: RegType}}, nil
-	}
 	if agg, distinct, ok := callAggregate(name); ok {
 		return b.bindAggregateCall(agg, n.Args, distinct)
 	}
 	if err := notAggregate(name, n.Args); err != nil {
 		return nil, err
+	}
+	if f := functions[name]; f != nil && f.bindCall != nil {
+		if e, ok, err := f.bindCall(b, n); ok {
+			return e, err
+		}
 	}
 	args := make([]Expr, len(n.Args))
 	for i, a := range n.Args {
@@ -381,159 +382,11 @@ func (b *binder) intArg(name string, args []Expr, i int) error {
 // fits; the error then names the types the call wrote, as PostgreSQL's.
 func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
 	written := exprTypes(args)
-	e, err := b.bindScalarCall(name, args)
+	e, err := b.bindRegistered(name, args)
 	if err != nil {
 		return nil, asWritten(err, written)
 	}
 	return e, nil
-}
-
-func (b *binder) bindScalarCall(name string, args []Expr) (Expr, error) {
-	if e, ok := bindBytea(name, args); ok {
-		return e, nil
-	}
-	switch name {
-	case "pg_typeof":
-		if len(args) != 1 {
-			return nil, noFunction(name, args)
-		}
-		// The argument's type, known at bind time (evalFunc); the argument
-		// stays in the tree so its columns are read and its errors raised.
-		return &Func{Name: name, Args: args, T: Type{Kind: KindOID, Reg: RegType}}, nil
-	case "lower", "upper":
-		if len(args) != 1 {
-			return nil, noFunction(name, args)
-		}
-		if err := b.textArgs(name, args); err != nil {
-			return nil, err
-		}
-		return &Func{Name: name, Args: args, T: Text}, nil
-	case "length", "char_length", "character_length", "octet_length":
-		if len(args) != 1 {
-			return nil, noFunction(name, args)
-		}
-		if err := b.textArgs(name, args); err != nil {
-			return nil, err
-		}
-		return &Func{Name: name, Args: args, T: Int32}, nil
-	case "btrim", "ltrim", "rtrim":
-		if len(args) < 1 || len(args) > 2 {
-			return nil, noFunction(name, args)
-		}
-		if err := b.textArgs(name, args); err != nil {
-			return nil, err
-		}
-		return &Func{Name: name, Args: args, T: Text}, nil
-	case "substring", "substr":
-		if len(args) < 2 || len(args) > 3 {
-			return nil, noFunction(name, args)
-		}
-		if err := b.textArgs(name, args[:1]); err != nil {
-			return nil, err
-		}
-		for i := 1; i < len(args); i++ {
-			if err := b.intArg(name, args, i); err != nil {
-				return nil, err
-			}
-		}
-		return &Func{Name: "substring", Args: args, T: Text}, nil
-	case "abs":
-		if len(args) != 1 {
-			return nil, noFunction(name, args)
-		}
-		if isUnknown(args[0]) {
-			c, err := b.coerceUnknown(args[0], Float64)
-			if err != nil {
-				return nil, err
-			}
-			args[0] = c
-		}
-		if !args[0].Type().IsNumeric() {
-			return nil, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: args[0].Type()}, nil
-	case "round":
-		return b.bindRound(args)
-	case "coalesce":
-		if len(args) == 0 {
-			return nil, pgerr.Errorf(pgerr.SyntaxError, "coalesce needs at least one argument")
-		}
-		t, err := b.commonType(args, "COALESCE")
-		if err != nil {
-			return nil, err
-		}
-		if err := b.coerceAll(args, t); err != nil {
-			return nil, err
-		}
-		return &Func{Name: name, Args: args, T: t}, nil
-	case "nullif":
-		if len(args) != 2 {
-			return nil, noFunction(name, args)
-		}
-		c, err := b.bindCompare(OpEQ, args[0], args[1])
-		if err != nil {
-			return nil, err
-		}
-		// NULLIF(a, b) is CASE WHEN a = b THEN NULL ELSE a END, a taken
-		// as the = operator's left input: an integer compared with a
-		// numeric or float (no cross-type operator) is promoted, as in
-		// PostgreSQL (nullif(int, numeric) is numeric).
-		cmp := c.(*Compare)
-		l := nullifOperand(cmp.L, cmp.R)
-		if lt, dom := l.Type(), cmp.Domain; lt.Kind != dom.Kind &&
-			(isIntegerKind(lt) && (dom.Kind == KindNumeric || dom.Kind == KindFloat64 || dom.Kind == KindFloat32) ||
-				lt.Kind == KindNumeric && (dom.Kind == KindFloat64 || dom.Kind == KindFloat32)) {
-			l = castTo(l, dom)
-		}
-		return &Case{Whens: []When{{Cond: b.folded(cmp), Result: &Const{T: l.Type()}}}, Else: l, T: l.Type()}, nil
-	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp", "current_date":
-		if len(args) == 1 && (name == "current_timestamp" || name == "localtimestamp") {
-			return bindClockPrecision(name, args[0])
-		}
-		if len(args) != 0 {
-			return nil, noFunction(name, args)
-		}
-		switch name {
-		case "current_date":
-			return &Func{Name: name, T: Date}, nil
-		case "localtimestamp":
-			return &Func{Name: name, T: Timestamp}, nil
-		}
-		return &Func{Name: name, T: TimestampTZ}, nil
-	}
-	if e, ok, err := b.bindText(name, args); ok {
-		return e, err
-	}
-	if e, ok, err := b.bindMore(name, args); ok {
-		return e, err
-	}
-	return nil, noFunction(name, args)
-}
-
-// bindRound binds round(float8), round(numeric) and round(numeric, int):
-// an integer alone rounds as double precision, the preferred type.
-func (b *binder) bindRound(args []Expr) (Expr, error) {
-	if len(args) < 1 || len(args) > 2 {
-		return nil, noFunction("round", args)
-	}
-	if len(args) == 2 {
-		if err := b.numericIntArgs("round", args); err != nil {
-			return nil, err
-		}
-		scale := 0
-		if c, ok := args[1].(*Const); ok && c.Value != nil {
-			scale = max(int(c.Value.(int64)), 0)
-		}
-		return &Func{Name: "round", Args: args, T: Numeric(0, scale)}, nil
-	}
-	t, err := floatOrNumeric("round", args)
-	if err != nil {
-		return nil, err
-	}
-	if err := b.convertArgs("round", args, t); err != nil {
-		return nil, err
-	}
-	return &Func{Name: "round", Args: args, T: t}, nil
 }
 
 func castTo(e Expr, t Type) Expr {

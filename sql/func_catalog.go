@@ -10,112 +10,123 @@ import (
 // SQLAlchemy's inspector): session facts, visibility, privileges and the
 // descriptions of objects magmalake has none of.
 
-// catalogSig is a catalog function's argument classes, one letter per
-// argument ('o' oid, 'i' integer, 't' text, 'b' boolean, '*' anything), the
-// optional trailing ones after '|', and its result.
-type catalogSig struct {
-	args   string
-	ret    Type
-	strict bool
+// The catalog functions are stable: they read the session's catalog and
+// settings (pg_size_pretty, immutable to PostgreSQL, is kept with them,
+// unfolded). Those that describe objects magmalake has none of
+// (descriptions, defaults, index and constraint definitions, function
+// signatures and bodies, start times) answer NULL.
+func catalogFunctions() []Function {
+	none := catalogRow(func(*evaluator, []any) (any, error) { return nil, nil })
+	visible := catalogRow(func(*evaluator, []any) (any, error) { return true, nil })
+	user := catalogRow(func(ev *evaluator, _ []any) (any, error) { return ev.catalog.User(), nil })
+	database := catalogRow(func(ev *evaluator, _ []any) (any, error) { return ev.catalog.Database(), nil })
+	size := catalogRow(func(ev *evaluator, a []any) (any, error) { return relationSize(ev.ctx, ev.catalog, a[0].(int64)) })
+	return []Function{
+		catalogFunc("format_type", "oi", Text, "oid,integer", catalogRow(formatTypeCall)).lax(),
+		// The only expressions the catalog keeps are column defaults, and
+		// pg_attrdef.adbin holds them already deparsed.
+		catalogFunc("pg_get_expr", "to|b", Text, "pg_node_tree,oid | pg_node_tree,oid,boolean", valueOf(func(a []any) any {
+			if s, ok := a[0].(string); ok {
+				return s
+			}
+			return nil
+		})),
+		catalogFunc("pg_get_indexdef", "o|ib", Text, "oid | oid,integer,boolean", none),
+		catalogFunc("pg_get_constraintdef", "o|b", Text, "oid | oid,boolean", none),
+		catalogFunc("pg_get_statisticsobjdef_columns", "o", Text, "oid", none),
+		catalogFunc("pg_get_serial_sequence", "tt", Text, "text,text", none),
+		catalogFunc("pg_get_userbyid", "o", Name, "oid", user),
+		catalogFunc("pg_table_is_visible", "o", Bool, "oid",
+			catalogRow(func(ev *evaluator, a []any) (any, error) { return ev.catalog.TableVisible(ev.ctx, a[0].(int64)) })),
+		// Every type, function, operator, ... is in pg_catalog, always on
+		// the path.
+		catalogFunc("pg_type_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_function_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_operator_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_conversion_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_collation_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_opclass_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_opfamily_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_ts_config_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_statistics_obj_is_visible", "o", Bool, "oid", visible),
+		catalogFunc("pg_get_function_result", "o", Text, "oid", none),
+		catalogFunc("pg_get_function_arguments", "o", Text, "oid", none),
+		catalogFunc("pg_get_function_sqlbody", "o", Text, "oid", none),
+		catalogFunc("pg_get_functiondef", "o", Text, "oid", none),
+		catalogFunc("pg_table_size", "o", Int64, "regclass", size),
+		catalogFunc("pg_relation_size", "o|t", Int64, "regclass | regclass,text", size),
+		catalogFunc("pg_total_relation_size", "o", Int64, "regclass", size),
+		catalogFunc("pg_indexes_size", "o", Int64, "regclass",
+			catalogRow(func(ev *evaluator, a []any) (any, error) {
+				return relationIndexesSize(ev.ctx, ev.catalog, a[0].(int64))
+			})),
+		catalogFunc("pg_size_pretty", "n", Text, "bigint | numeric", valueOf(func(a []any) any { return SizePretty(a[0].(int64)) })),
+		catalogFunc("pg_relation_is_publishable", "o", Bool, "regclass", valueOf(func([]any) any { return false })),
+		catalogFunc("obj_description", "o|t", Text, "oid,name | oid", none),
+		catalogFunc("col_description", "oi", Text, "oid,integer", none),
+		catalogFunc("shobj_description", "ot", Text, "oid,name", none),
+		catalogFunc("pg_encoding_to_char", "i", Text, "integer", valueOf(encodingName)),
+		catalogFunc("current_schemas", "b", ArrayOf(Text), "boolean", catalogRow(func(ev *evaluator, a []any) (any, error) {
+			s, err := ev.catalog.CurrentSchemas(ev.ctx, a[0].(bool))
+			return textArray(s), err
+		})),
+		catalogFunc("current_schema", "", Name, "", catalogRow(currentSchema)).lax(),
+		catalogFunc("current_database", "", Name, "", database).lax(),
+		catalogFunc("current_user", "", Name, "", user).lax(),
+		catalogFunc("session_user", "", Name, "", user).lax(),
+		// current_catalog, user and current_role are SQL syntax in
+		// PostgreSQL, no functions.
+		catalogFunc("current_catalog", "", Name, "-", database).lax(),
+		catalogFunc("user", "", Name, "-", user).lax(),
+		catalogFunc("current_role", "", Name, "-", user).lax(),
+		catalogFunc("version", "", Text, "", catalogRow(func(ev *evaluator, _ []any) (any, error) { return ev.catalog.Version(), nil })).lax(),
+		catalogFunc("current_setting", "t|b", Text, "text | text,boolean",
+			catalogRow(func(ev *evaluator, a []any) (any, error) { return currentSetting(ev.catalog, a) })),
+		catalogFunc("pg_backend_pid", "", Int32, "", valueOf(func([]any) any { return int64(1) })).lax(),
+		catalogFunc("pg_postmaster_start_time", "", TimestampTZ, "", none).lax(),
+		{Name: "json_build_object", Volatility: Stable, Signatures: sigs(`"any" | `), bind: (*binder).bindJSONBuildObject, row: perRow(jsonBuildObject)},
+	}
 }
 
-var catalogFuncs = map[string]catalogSig{
-	"format_type":                     {"oi", Text, false},
-	"pg_get_expr":                     {"to|b", Text, true},
-	"pg_get_indexdef":                 {"o|ib", Text, true},
-	"pg_get_constraintdef":            {"o|b", Text, true},
-	"pg_get_statisticsobjdef_columns": {"o", Text, true},
-	"pg_get_serial_sequence":          {"tt", Text, true},
-	"pg_get_userbyid":                 {"o", Name, true},
-	"pg_table_is_visible":             {"o", Bool, true},
-	"pg_type_is_visible":              {"o", Bool, true},
-	"pg_function_is_visible":          {"o", Bool, true},
-	"pg_operator_is_visible":          {"o", Bool, true},
-	"pg_conversion_is_visible":        {"o", Bool, true},
-	"pg_collation_is_visible":         {"o", Bool, true},
-	"pg_opclass_is_visible":           {"o", Bool, true},
-	"pg_opfamily_is_visible":          {"o", Bool, true},
-	"pg_ts_config_is_visible":         {"o", Bool, true},
-	"pg_statistics_obj_is_visible":    {"o", Bool, true},
-	"pg_get_function_result":          {"o", Text, true},
-	"pg_get_function_arguments":       {"o", Text, true},
-	"pg_get_function_sqlbody":         {"o", Text, true},
-	"pg_get_functiondef":              {"o", Text, true},
-	"pg_table_size":                   {"o", Int64, true},
-	"pg_relation_size":                {"o|t", Int64, true},
-	"pg_total_relation_size":          {"o", Int64, true},
-	"pg_indexes_size":                 {"o", Int64, true},
-	"pg_size_pretty":                  {"n", Text, true},
-	"pg_relation_is_publishable":      {"o", Bool, true},
-	// The privilege functions bind and run apart (func_privilege.go).
-	"has_table_privilege":      {"", Bool, true},
-	"has_schema_privilege":     {"", Bool, true},
-	"has_database_privilege":   {"", Bool, true},
-	"has_column_privilege":     {"", Bool, true},
-	"has_any_column_privilege": {"", Bool, true},
-	"has_sequence_privilege":   {"", Bool, true},
-	"has_function_privilege":   {"", Bool, true},
-	"has_type_privilege":       {"", Bool, true},
-	"has_language_privilege":   {"", Bool, true},
-	"has_tablespace_privilege": {"", Bool, true},
-	"pg_has_role":              {"", Bool, true},
-	"obj_description":          {"o|t", Text, true},
-	"col_description":          {"oi", Text, true},
-	"shobj_description":        {"ot", Text, true},
-	"pg_encoding_to_char":      {"i", Text, true},
-	"current_schemas":          {"b", ArrayOf(Text), true},
-	"current_schema":           {"", Name, false},
-	"current_database":         {"", Name, false},
-	"current_catalog":          {"", Name, false},
-	"current_user":             {"", Name, false},
-	"session_user":             {"", Name, false},
-	"user":                     {"", Name, false},
-	"current_role":             {"", Name, false},
-	"version":                  {"", Text, false},
-	"current_setting":          {"t|b", Text, true},
-	"pg_backend_pid":           {"", Int32, false},
-	"pg_postmaster_start_time": {"", TimestampTZ, false},
-	"json_build_object":        {"", JSON, false}, // variadic, checked apart
+// catalogFunc is a strict catalog function whose argument classes are
+// args, one letter per argument ('o' oid, 'i' integer, 'n' bigint or
+// numeric, 't' text, 'b' boolean), the optional trailing ones after '|';
+// its PostgreSQL signatures are signatures ("-": none).
+func catalogFunc(name, args string, ret Type, signatures string, row func(*evaluator, *Func) rowFunc) Function {
+	f := Function{Name: name, Volatility: Stable, Strict: true, bind: catalogSig(args, ret), row: row}
+	if signatures != "-" {
+		f.Signatures = sigs(signatures)
+	}
+	return f
 }
 
-// CatalogFunctionNames lists the catalog functions, for pg_proc.
-func CatalogFunctionNames() []string {
-	out := make([]string, 0, len(catalogFuncs))
-	for n := range catalogFuncs {
-		out = append(out, n)
-	}
-	return out
+// lax is f, not strict.
+func (f Function) lax() Function {
+	f.Strict = false
+	return f
 }
 
-func isCatalogFunc(name string) bool {
-	_, ok := catalogFuncs[name]
-	return ok
+// catalogRow is a row computation that reads the session's catalog.
+func catalogRow(fn func(ev *evaluator, a []any) (any, error)) func(*evaluator, *Func) rowFunc {
+	return func(ev *evaluator, _ *Func) rowFunc {
+		return func(a []any) (any, error) { return fn(ev, a) }
+	}
 }
 
-// bindCatalog binds a catalog function call; ok is false for other names.
-func (b *binder) bindCatalog(name string, args []Expr) (Expr, bool, error) {
-	sig, ok := catalogFuncs[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if name == "json_build_object" {
-		e, err := b.bindJSONBuildObject(args)
-		return e, true, err
-	}
-	if e, ok, err := b.bindPrivilege(name, args); ok {
-		return e, true, err
-	}
-	req, opt, _ := strings.Cut(sig.args, "|")
-	if len(args) < len(req) || len(args) > len(req)+len(opt) {
-		return nil, true, noFunction(name, args)
-	}
-	classes := req + opt
-	for i := range args {
-		if err := b.catalogArg(name, args, i, classes[i]); err != nil {
-			return nil, true, err
+// catalogSig binds a catalog function by its argument classes.
+func catalogSig(classes string, ret Type) bindFunc {
+	req, opt, _ := strings.Cut(classes, "|")
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		if len(args) < len(req) || len(args) > len(req)+len(opt) {
+			return nil, noFunction(name, args)
 		}
+		for i := range args {
+			if err := b.catalogArg(name, args, i, (req + opt)[i]); err != nil {
+				return nil, err
+			}
+		}
+		return &Func{Name: name, Args: args, T: ret}, nil
 	}
-	return &Func{Name: name, Args: args, T: sig.ret}, true, nil
 }
 
 // catalogArg coerces argument i to its class.
@@ -160,7 +171,7 @@ func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
 	return noFunction(name, args)
 }
 
-func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
+func (b *binder) bindJSONBuildObject(_ string, args []Expr) (Expr, error) {
 	if len(args)%2 != 0 {
 		err := pgerr.Errorf(pgerr.InvalidParameterValue, "argument list must have even number of elements")
 		err.Hint = "The arguments of json_build_object() must consist of alternating keys and values."
@@ -179,71 +190,23 @@ func (b *binder) bindJSONBuildObject(args []Expr) (Expr, error) {
 	return &Func{Name: "json_build_object", Args: args, T: JSON}, nil
 }
 
-func (ev *evaluator) catalogScalar(x *Func, a []any) (any, error) {
-	c := ev.catalog
-	if _, ok := privilegeFuncs[x.Name]; ok {
-		return privilegeCall(ev.ctx, c, x, a)
+func encodingName(a []any) any {
+	if a[0].(int64) == 6 {
+		return "UTF8"
 	}
-	switch x.Name {
-	case "format_type":
-		return formatTypeCall(c, a)
-	case "pg_get_userbyid", "current_user", "session_user", "user", "current_role":
-		return c.User(), nil
-	case "current_database", "current_catalog":
-		return c.Database(), nil
-	case "version":
-		return c.Version(), nil
-	case "pg_table_is_visible":
-		return c.TableVisible(ev.ctx, a[0].(int64))
-	case "pg_type_is_visible":
-		return true, nil // every type is in pg_catalog, always on the path
-	case "pg_function_is_visible", "pg_operator_is_visible", "pg_conversion_is_visible",
-		"pg_collation_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
-		"pg_ts_config_is_visible", "pg_statistics_obj_is_visible":
-		return true, nil // every such object is in pg_catalog, always on the path
-	case "pg_table_size", "pg_relation_size", "pg_total_relation_size":
-		return relationSize(ev.ctx, c, a[0].(int64))
-	case "pg_indexes_size":
-		return relationIndexesSize(ev.ctx, c, a[0].(int64))
-	case "pg_size_pretty":
-		return SizePretty(a[0].(int64)), nil
-	case "pg_relation_is_publishable":
-		return false, nil
-	case "pg_encoding_to_char":
-		if a[0].(int64) == 6 {
-			return "UTF8", nil
-		}
-		return "", nil
-	case "current_schemas":
-		s, err := c.CurrentSchemas(ev.ctx, a[0].(bool))
-		return textArray(s), err
-	case "current_schema":
-		s, err := c.CurrentSchemas(ev.ctx, false)
-		if err != nil || len(s) == 0 {
-			return nil, err
-		}
-		return s[0], nil
-	case "current_setting":
-		return currentSetting(c, a)
-	case "pg_backend_pid":
-		return int64(1), nil
-	case "json_build_object":
-		return jsonBuildObject(x, a)
-	case "pg_get_expr":
-		// The only expressions the catalog keeps are column defaults, and
-		// pg_attrdef.adbin holds them already deparsed.
-		if s, ok := a[0].(string); ok {
-			return s, nil
-		}
-		return nil, nil
-	}
-	// Descriptions, defaults, index and constraint definitions, function
-	// signatures and bodies and start times: magmalake has none of those
-	// objects (its functions are built in, without a recorded signature).
-	return nil, nil
+	return ""
 }
 
-func formatTypeCall(c Catalog, a []any) (any, error) {
+func currentSchema(ev *evaluator, _ []any) (any, error) {
+	s, err := ev.catalog.CurrentSchemas(ev.ctx, false)
+	if err != nil || len(s) == 0 {
+		return nil, err
+	}
+	return s[0], nil
+}
+
+func formatTypeCall(ev *evaluator, a []any) (any, error) {
+	c := ev.catalog
 	if a[0] == nil {
 		return nil, nil
 	}

@@ -49,40 +49,48 @@ var dtUnits = func() map[string]string {
 	return m
 }()
 
-// bindDateTimeParts binds __extract (EXTRACT), date_part and date_trunc.
-func (b *binder) bindDateTimeParts(name string, args []Expr) (Expr, bool, error) {
-	switch name {
-	case "__extract", "date_part", "date_trunc":
-	default:
-		return nil, false, nil
+func dateTimePartFunctions() []Function {
+	return []Function{
+		// EXTRACT(field FROM x) arrives as __extract('field', x) and binds
+		// to extract, an internal name (PostgreSQL's extract is syntax).
+		{Name: "__extract", Alias: "extract", bind: bindDateTimeParts},
+		{Name: "extract", Strict: true, row: perRow(dateTimePartsScalar)},
+		{Name: "date_part", Strict: true, bind: bindDateTimeParts, row: perRow(dateTimePartsScalar),
+			Signatures: sigs("text,timestamp with time zone | text,interval | text,date | text,time without time zone | text,timestamp without time zone")},
+		{Name: "date_trunc", Strict: true, bind: bindDateTimeParts, row: perRow(dateTimePartsScalar),
+			Signatures: sigs("text,timestamp with time zone | text,timestamp without time zone")},
 	}
+}
+
+// bindDateTimeParts binds __extract (EXTRACT), date_part and date_trunc.
+func bindDateTimeParts(b *binder, name string, args []Expr) (Expr, error) {
 	// EXTRACT's messages name the function it stands for
 	fname := map[string]string{"__extract": "pg_catalog.extract"}[name]
 	if fname == "" {
 		fname = name
 	}
 	if len(args) != 2 {
-		return nil, true, noFunction(fname, args)
+		return nil, noFunction(fname, args)
 	}
 	if err := b.textArgs(fname, args[:1]); err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	src, err := b.dateTimeSource(fname, args)
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	args[1] = src
 	switch name {
 	case "__extract":
-		return &Func{Name: "extract", Args: args, T: Numeric(0, 0)}, true, nil
+		return &Func{Name: "extract", Args: args, T: Numeric(0, 0)}, nil
 	case "date_part":
-		return &Func{Name: "date_part", Args: args, T: Float64}, true, nil
+		return &Func{Name: "date_part", Args: args, T: Float64}, nil
 	}
 	if src.Type().Kind == KindTime {
 		// PostgreSQL truncates a time as an interval
-		return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "date_trunc of a time (an interval) is not supported: type interval is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "date_trunc of a time (an interval) is not supported: type interval is not supported")
 	}
-	return &Func{Name: "date_trunc", Args: args, T: src.Type()}, true, nil
+	return &Func{Name: "date_trunc", Args: args, T: src.Type()}, nil
 }
 
 // dateTimeSource resolves the second argument: an untyped one reads as
@@ -105,10 +113,6 @@ func (b *binder) dateTimeSource(fname string, args []Expr) (Expr, error) {
 		return x, nil
 	}
 	return nil, noFunction(fname, args)
-}
-
-func isDateTimeParts(name string) bool {
-	return name == "extract" || name == "date_part" || name == "date_trunc"
 }
 
 // dateTimePartsScalar computes one row.

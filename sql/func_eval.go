@@ -3,44 +3,43 @@ package sql
 import (
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/magmalake/magmalake/pgerr"
 )
 
 func (ev *evaluator) evalFunc(x *Func, sel []int, out []any) ([]any, error) {
-	switch x.Name {
-	case "coalesce":
-		return ev.evalCoalesce(x, sel, out)
-	case "now", "current_timestamp", "statement_timestamp", "transaction_timestamp", "localtimestamp":
-		for _, i := range sel {
-			out[i] = ev.now
-		}
-		return out, nil
-	case "pg_typeof":
-		// Never NULL: the type of a NULL argument is still its type.
-		if _, err := ev.eval(x.Args[0], sel); err != nil {
-			return nil, err
-		}
-		oid := int64(x.Args[0].Type().OID())
-		if x.Args[0].Type().Kind == KindUnknown {
-			oid = int64(OIDUnknown) // OID() gives text, what clients see of such a value
-		}
-		for _, i := range sel {
-			out[i] = oid
-		}
-		return out, nil
-	case "current_date":
-		for _, i := range sel {
-			out[i] = floorDiv(ev.now, usPerDay)
-		}
-		return out, nil
+	return ev.evalRegistered(x, sel, out)
+}
+
+// evalNow is the statement's time: now(), current_timestamp, ...
+func (ev *evaluator) evalNow(_ *Func, sel []int, out []any) ([]any, error) {
+	for _, i := range sel {
+		out[i] = ev.now
 	}
-	if isCatalogFunc(x.Name) {
-		return ev.evalRows(x, sel, out, catalogFuncs[x.Name].strict, func(a []any) (any, error) { return ev.catalogScalar(x, a) })
+	return out, nil
+}
+
+func (ev *evaluator) evalCurrentDate(_ *Func, sel []int, out []any) ([]any, error) {
+	for _, i := range sel {
+		out[i] = floorDiv(ev.now, usPerDay)
 	}
-	fn, strict := rowFunc(x)
-	return ev.evalRows(x, sel, out, strict, fn)
+	return out, nil
+}
+
+// evalTypeof is pg_typeof, never NULL: the type of a NULL argument is
+// still its type.
+func (ev *evaluator) evalTypeof(x *Func, sel []int, out []any) ([]any, error) {
+	if _, err := ev.eval(x.Args[0], sel); err != nil {
+		return nil, err
+	}
+	oid := int64(x.Args[0].Type().OID())
+	if x.Args[0].Type().Kind == KindUnknown {
+		oid = int64(OIDUnknown) // OID() gives text, what clients see of such a value
+	}
+	for _, i := range sel {
+		out[i] = oid
+	}
+	return out, nil
 }
 
 // evalRows evaluates x's arguments and computes fn row by row; a strict
@@ -96,42 +95,21 @@ func (ev *evaluator) evalCoalesce(x *Func, sel []int, out []any) ([]any, error) 
 	return out, nil
 }
 
-// scalar computes a strict scalar function on non-null arguments.
-func scalar(x *Func, a []any) (any, error) {
-	switch x.Name {
-	case "lower":
-		return asciiMap(a[0].(string), 'A', 'Z', 'a'-'A'), nil
-	case "upper":
-		return asciiMap(a[0].(string), 'a', 'z', 'A'-'a'), nil
-	case "length", "char_length", "character_length":
-		return int64(utf8.RuneCountInString(a[0].(string))), nil
-	case "octet_length":
-		// char(n) counts its padding, as PostgreSQL's bpcharoctetlen.
-		if t := x.Args[0].Type(); t.Bpchar {
-			return int64(len(AppendBpchar(nil, a[0].(string), t.Length))), nil
-		}
-		return int64(len(a[0].(string))), nil
-	case "btrim", "ltrim", "rtrim":
-		chars := " "
-		if len(a) == 2 {
-			chars = a[1].(string)
-		}
-		s := a[0].(string)
-		if x.Name != "rtrim" {
-			s = strings.TrimLeft(s, chars)
-		}
-		if x.Name != "ltrim" {
-			s = strings.TrimRight(s, chars)
-		}
-		return s, nil
-	case "substring":
-		return substring(a)
-	case "abs":
-		return absValue(a[0], x.T)
-	case "round":
-		return roundValue(a, x.Args[0].Type())
+// trimText is btrim, ltrim and rtrim: the characters of the second
+// argument (a space without one) off either end.
+func trimText(x *Func, a []any) (any, error) {
+	chars := " "
+	if len(a) == 2 {
+		chars = a[1].(string)
 	}
-	return textScalar(x, a)
+	s := a[0].(string)
+	if x.Name != "rtrim" {
+		s = strings.TrimLeft(s, chars)
+	}
+	if x.Name != "ltrim" {
+		s = strings.TrimRight(s, chars)
+	}
+	return s, nil
 }
 
 // asciiMap shifts letters in [lo, hi]: lower/upper under the C collation.

@@ -12,43 +12,45 @@ import (
 // __json_get_text): json values are their text, and a field or element
 // comes back as its own text, as PostgreSQL's json type keeps it.
 
-func (b *binder) bindJSONGet(name string, args []Expr) (Expr, bool, error) {
-	if name != "__json_get" && name != "__json_get_text" {
-		return nil, false, nil
+func jsonFunctions() []Function {
+	return []Function{
+		{Name: "__json_get", Strict: true, bind: bindJSONGet, row: perRow(jsonGet)},
+		{Name: "__json_get_text", Strict: true, bind: bindJSONGet, row: perRow(jsonGet)},
 	}
+}
+
+func bindJSONGet(b *binder, name string, args []Expr) (Expr, error) {
 	op := "->"
 	if name == "__json_get_text" {
 		op = "->>"
 	}
 	if len(args) != 2 {
-		return nil, true, pgerr.Errorf(pgerr.SyntaxError, "operator %s takes two operands", op)
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "operator %s takes two operands", op)
 	}
 	if isUnknown(args[0]) {
 		c, err := b.coerceUnknown(args[0], JSON)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		args[0] = c
 	}
 	if isUnknown(args[1]) {
 		c, err := b.coerceUnknown(args[1], Text)
 		if err != nil {
-			return nil, true, err
+			return nil, err
 		}
 		args[1] = c
 	}
 	kt := args[1].Type()
 	if args[0].Type().Kind != KindJSON || !(kt.IsString() || isInteger(kt)) {
-		return nil, true, noOperator(args[0].Type(), op, kt)
+		return nil, noOperator(args[0].Type(), op, kt)
 	}
 	t := JSON
 	if name == "__json_get_text" {
 		t = Text
 	}
-	return &Func{Name: name, Args: args, T: t}, true, nil
+	return &Func{Name: name, Args: args, T: t}, nil
 }
-
-func isJSONGet(name string) bool { return name == "__json_get" || name == "__json_get_text" }
 
 // jsonGet is one row's j -> k or j ->> k: NULL when j is not an object
 // (text key) or array (integer index), or has no such member.

@@ -15,55 +15,50 @@ import (
 // negative year is BC and there is no year 0; hour 24 and second 60 are
 // accepted as long as the time is at most 24:00:00. Errors are 22008 with
 // PostgreSQL's messages.
-var makeDateTimeFuncs = map[string]struct {
-	ints int  // leading integer fields
-	sec  bool // a trailing seconds field
-	ret  Type
-}{
-	"make_date":      {3, false, Date},
-	"make_time":      {2, true, Time},
-	"make_timestamp": {5, true, Timestamp},
-}
-
-func isMakeDateTime(name string) bool {
-	_, ok := makeDateTimeFuncs[name]
-	return ok
-}
-
-// bindMakeDateTime binds the constructors; ok is false for other names.
-func (b *binder) bindMakeDateTime(name string, args []Expr) (Expr, bool, error) {
-	f, ok := makeDateTimeFuncs[name]
-	if !ok {
-		return nil, false, nil
+func makeDateTimeFunctions() []Function {
+	return []Function{
+		{Name: "make_date", Strict: true, Signatures: sigs("integer,integer,integer"), bind: fieldsSig(3, false, Date),
+			row: fieldsRow(func(ints []int64, _ float64) (any, error) { return makeDate(ints[0], ints[1], ints[2]) })},
+		{Name: "make_time", Strict: true, Signatures: sigs("integer,integer,double precision"), bind: fieldsSig(2, true, Time),
+			row: fieldsRow(func(ints []int64, sec float64) (any, error) { return makeTime(ints[0], ints[1], sec) })},
+		{Name: "make_timestamp", Strict: true, Signatures: sigs("integer,integer,integer,integer,integer,double precision"),
+			bind: fieldsSig(5, true, Timestamp), row: fieldsRow(makeTimestamp)},
 	}
-	n := f.ints
-	if f.sec {
+}
+
+// fieldsSig binds a constructor of ints integer fields and, when sec, a
+// trailing seconds field, returning ret.
+func fieldsSig(ints int, sec bool, ret Type) bindFunc {
+	n := ints
+	if sec {
 		n++
 	}
-	if len(args) != n {
-		return nil, true, noFunction(name, args)
-	}
-	for i, a := range args {
-		// Types first, so that a 42883 names the arguments as written.
-		switch k := a.Type().Kind; {
-		case k == KindUnknown:
-		case i < f.ints && k != KindInt16 && k != KindInt32, i == f.ints && !a.Type().IsNumeric():
-			return nil, true, noFunction(name, args)
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		if len(args) != n {
+			return nil, noFunction(name, args)
 		}
-	}
-	for i := range args {
-		if i < f.ints {
-			if err := b.intArg(name, args, i); err != nil {
-				return nil, true, err
+		for i, a := range args {
+			// Types first, so that a 42883 names the arguments as written.
+			switch k := a.Type().Kind; {
+			case k == KindUnknown:
+			case i < ints && k != KindInt16 && k != KindInt32, i == ints && !a.Type().IsNumeric():
+				return nil, noFunction(name, args)
 			}
-			continue
 		}
-		var err error
-		if args[i], err = b.toFloat8(args[i]); err != nil {
-			return nil, true, err
+		for i := range args {
+			if i < ints {
+				if err := b.intArg(name, args, i); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			var err error
+			if args[i], err = b.toFloat8(args[i]); err != nil {
+				return nil, err
+			}
 		}
+		return &Func{Name: name, Args: args, T: ret}, nil
 	}
-	return &Func{Name: name, Args: args, T: f.ret}, true, nil
 }
 
 // toFloat8 is e as double precision: an untyped literal read as one, a
@@ -78,24 +73,26 @@ func (b *binder) toFloat8(e Expr) (Expr, error) {
 	return &Cast{X: e, T: Float64}, nil
 }
 
-// makeDateTime computes the constructors on non-NULL arguments.
-func makeDateTime(x *Func, a []any) (any, error) {
-	ints := make([]int64, 0, len(a))
-	var sec float64
-	for _, v := range a {
-		switch v := v.(type) {
-		case int64:
-			ints = append(ints, v)
-		case float64:
-			sec = v
+// fieldsRow computes a constructor from one row's fields: the integers,
+// then the seconds.
+func fieldsRow(build func(ints []int64, sec float64) (any, error)) func(*evaluator, *Func) rowFunc {
+	return valueOfErr(func(a []any) (any, error) {
+		ints := make([]int64, 0, len(a))
+		var sec float64
+		for _, v := range a {
+			switch v := v.(type) {
+			case int64:
+				ints = append(ints, v)
+			case float64:
+				sec = v
+			}
 		}
-	}
-	switch x.Name {
-	case "make_date":
-		return makeDate(ints[0], ints[1], ints[2])
-	case "make_time":
-		return makeTime(ints[0], ints[1], sec)
-	}
+		return build(ints, sec)
+	})
+}
+
+// makeTimestamp is make_timestamp: a date and a time of day.
+func makeTimestamp(ints []int64, sec float64) (any, error) {
 	days, err := makeDate(ints[0], ints[1], ints[2])
 	if err != nil {
 		return nil, err

@@ -13,60 +13,86 @@ import (
 // preferred numeric type), a numeric one to numeric unless another
 // argument is a float (float → numeric is not an implicit cast).
 
-// mathShapes says which forms each function has: 'f' double precision
-// only, 'b' both, 'n' numeric only; the arity follows.
-var mathShapes = map[string]struct {
-	forms byte
-	arity int
-}{
-	"sign": {'b', 1}, "ceil": {'b', 1}, "ceiling": {'b', 1}, "floor": {'b', 1},
-	"trunc": {'b', 1}, "sqrt": {'b', 1}, "exp": {'b', 1}, "ln": {'b', 1},
-	"log": {'b', 1}, "log10": {'b', 1}, "power": {'b', 2}, "pow": {'b', 2},
-	"cbrt": {'f', 1}, "degrees": {'f', 1}, "radians": {'f', 1}, "pi": {'f', 0},
-	"random": {'f', 0},
+func mathFunctions() []Function {
+	both := func(name string, arity int) bindFunc { return mathSig(true, arity, name) }
+	float := func(name string, arity int) bindFunc { return mathSig(false, arity, name) }
+	return []Function{
+		{Name: "sign", Strict: true, Signatures: sigs("numeric | double precision"), bind: both("sign", 1), row: mathRow(floatSign, numericOf(decimalSign))},
+		{Name: "ceil", Strict: true, Signatures: sigs("numeric | double precision"), bind: both("ceil", 1), row: mathRow(floatOf(math.Ceil), numericOf(decimalCeil))},
+		{Name: "ceiling", Alias: "ceil", Signatures: sigs("numeric | double precision"), bind: both("ceil", 1)},
+		{Name: "floor", Strict: true, Signatures: sigs("numeric | double precision"), bind: both("floor", 1), row: mathRow(floatOf(math.Floor), numericOf(decimalFloor))},
+		{Name: "trunc", Strict: true, Signatures: sigs("double precision | numeric,integer | numeric"), bind: bindTrunc, row: mathRow(floatOf(math.Trunc), numericTrunc)},
+		{Name: "sqrt", Strict: true, Signatures: sigs("double precision | numeric"), bind: both("sqrt", 1), row: mathRow(floatSqrt, numericOf(numericSqrt))},
+		{Name: "exp", Strict: true, Signatures: sigs("double precision | numeric"), bind: both("exp", 1),
+			row: mathRow(func(a []any) (any, error) { return floatExp(a[0].(float64)) }, numericOf(numericExp))},
+		{Name: "ln", Strict: true, Signatures: sigs("double precision | numeric"), bind: both("ln", 1),
+			row: mathRow(func(a []any) (any, error) { return floatLog("ln", a[0].(float64)) }, numericOf(numericLn))},
+		{Name: "log", Strict: true, Signatures: sigs("double precision | numeric,numeric | numeric"), bind: bindLog,
+			row: mathRow(func(a []any) (any, error) { return floatLog("log", a[0].(float64)) }, numericLogRow)},
+		{Name: "log10", Alias: "log", Signatures: sigs("double precision | numeric"), bind: both("log", 1)},
+		{Name: "power", Strict: true, Signatures: sigs("double precision,double precision | numeric,numeric"), bind: both("power", 2), row: mathRow(floatPower, numericPower2)},
+		{Name: "pow", Alias: "power", Signatures: sigs("double precision,double precision | numeric,numeric"), bind: both("power", 2)},
+		{Name: "cbrt", Strict: true, Signatures: sigs("double precision"), bind: float("cbrt", 1),
+			row: mathRow(func(a []any) (any, error) { return glibcCbrt(a[0].(float64)), nil }, nil)},
+		{Name: "degrees", Strict: true, Signatures: sigs("double precision"), bind: float("degrees", 1),
+			row: mathRow(func(a []any) (any, error) { f := a[0].(float64); return checkFloat(f/radiansPerDegree, f, false) }, nil)},
+		{Name: "radians", Strict: true, Signatures: sigs("double precision"), bind: float("radians", 1),
+			row: mathRow(func(a []any) (any, error) { f := a[0].(float64); return checkFloat(f*radiansPerDegree, f, false) }, nil)},
+		// tidb's grammar reads mod(a, b) as a % b, bound as the operator:
+		// no call of mod reaches the registry.
+		{Name: "mod", Strict: true, Signatures: sigs("smallint,smallint | integer,integer | bigint,bigint | numeric,numeric")},
+		{Name: "pi", Strict: true, Signatures: sigs(""), bind: float("pi", 0), row: valueOf(func([]any) any { return math.Pi })},
+		{Name: "random", Strict: true, Volatility: Volatile, Signatures: sigs(""), bind: float("random", 0),
+			row: valueOf(func([]any) any { return rand.Float64() })},
+	}
 }
 
-// bindMath binds the mathematical functions; ok is false for other names.
-func (b *binder) bindMath(name string, args []Expr) (Expr, bool, error) {
-	if (name == "trunc" || name == "log") && len(args) == 2 {
-		e, err := b.bindNumericOnly(name, args)
-		return e, true, err
-	}
-	shape, ok := mathShapes[name]
-	if !ok {
-		return nil, false, nil
-	}
-	if len(args) != shape.arity {
-		return nil, true, noFunction(name, args)
-	}
-	if name == "trunc" && isUnknown(args[0]) {
-		// trunc(macaddr) is a third candidate: an untyped argument picks none.
-		return nil, true, pgerr.Errorf(pgerr.AmbiguousFunction, "function trunc(unknown) is not unique")
-	}
-	t := Float64
-	if shape.forms == 'b' {
-		var err error
-		if t, err = floatOrNumeric(name, args); err != nil {
-			return nil, true, err
+// mathSig binds a mathematical function of arity arguments to the entry
+// target computes: double precision only, or (both) double precision or
+// numeric as the arguments say.
+func mathSig(both bool, arity int, target string) bindFunc {
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		if len(args) != arity {
+			return nil, noFunction(name, args)
 		}
+		t := Float64
+		if both {
+			var err error
+			if t, err = floatOrNumeric(name, args); err != nil {
+				return nil, err
+			}
+		}
+		if err := b.convertArgs(name, args, t); err != nil {
+			return nil, err
+		}
+		return &Func{Name: target, Args: args, T: t}, nil
 	}
-	if err := b.convertArgs(name, args, t); err != nil {
-		return nil, true, err
-	}
-	return &Func{Name: mathName(name), Args: args, T: t}, true, nil
 }
 
-// mathName folds PostgreSQL's aliases onto one name.
-func mathName(name string) string {
-	switch name {
-	case "ceiling":
-		return "ceil"
-	case "pow":
-		return "power"
-	case "log10":
-		return "log"
+// bindTrunc binds trunc(float8), trunc(numeric) and trunc(numeric, int).
+func bindTrunc(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) == 2 {
+		if err := b.numericIntArgs(name, args); err != nil {
+			return nil, err
+		}
+		return &Func{Name: "trunc", Args: args, T: Numeric(0, 0)}, nil
 	}
-	return name
+	if len(args) == 1 && isUnknown(args[0]) {
+		// trunc(macaddr) is a third candidate: an untyped argument picks none.
+		return nil, pgerr.Errorf(pgerr.AmbiguousFunction, "function trunc(unknown) is not unique")
+	}
+	return mathSig(true, 1, "trunc")(b, name, args)
+}
+
+// bindLog binds log(float8), log(numeric) and log(numeric, numeric).
+func bindLog(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) == 2 {
+		if err := b.convertArgs(name, args, Numeric(0, 0)); err != nil {
+			return nil, err
+		}
+		return &Func{Name: "log", Args: args, T: Numeric(0, 0)}, nil
+	}
+	return mathSig(true, 1, "log")(b, name, args)
 }
 
 // floatOrNumeric picks the form of a function that has both: numeric when
@@ -115,20 +141,6 @@ func (b *binder) convertArgs(name string, args []Expr, t Type) error {
 	return nil
 }
 
-// bindNumericOnly binds trunc(numeric, integer) and log(numeric, numeric).
-func (b *binder) bindNumericOnly(name string, args []Expr) (Expr, error) {
-	if name == "log" {
-		if err := b.convertArgs(name, args, Numeric(0, 0)); err != nil {
-			return nil, err
-		}
-		return &Func{Name: "log", Args: args, T: Numeric(0, 0)}, nil
-	}
-	if err := b.numericIntArgs(name, args); err != nil {
-		return nil, err
-	}
-	return &Func{Name: "trunc", Args: args, T: Numeric(0, 0)}, nil
-}
-
 // numericIntArgs converts the arguments of f(numeric, integer) (round,
 // trunc), checking both types before converting either.
 func (b *binder) numericIntArgs(name string, args []Expr) error {
@@ -142,63 +154,69 @@ func (b *binder) numericIntArgs(name string, args []Expr) error {
 	return b.intArg(name, args, 1)
 }
 
-// isMath names the functions mathScalar computes.
-func isMath(name string) bool {
-	_, ok := mathShapes[name]
-	return ok
+// mathRow computes a function's double precision or numeric form, as x
+// was bound.
+func mathRow(float, numeric rowFunc) func(*evaluator, *Func) rowFunc {
+	return func(_ *evaluator, x *Func) rowFunc {
+		if x.T.Kind == KindNumeric {
+			return numeric
+		}
+		return float
+	}
 }
 
-// mathScalar computes a mathematical function on non-NULL arguments.
-func mathScalar(x *Func, a []any) (any, error) {
-	switch x.Name {
-	case "pi":
-		return math.Pi, nil
-	case "random":
-		return rand.Float64(), nil
-	}
-	if x.T.Kind == KindNumeric {
-		return numericMath(x.Name, a)
-	}
-	return floatMath(x.Name, a)
+func floatOf(fn func(float64) float64) rowFunc {
+	return func(a []any) (any, error) { return fn(a[0].(float64)), nil }
 }
 
-func floatMath(name string, a []any) (any, error) {
+func numericOf[T any](fn func(Decimal) (T, error)) rowFunc {
+	return func(a []any) (any, error) { return fn(a[0].(Decimal)) }
+}
+
+func floatSign(a []any) (any, error) {
+	switch f := a[0].(float64); {
+	case f > 0:
+		return 1.0, nil
+	case f < 0:
+		return -1.0, nil
+	}
+	return 0.0, nil
+}
+
+func floatSqrt(a []any) (any, error) {
 	f := a[0].(float64)
-	switch name {
-	case "sign":
-		switch {
-		case f > 0:
-			return 1.0, nil
-		case f < 0:
-			return -1.0, nil
-		}
-		return 0.0, nil
-	case "ceil":
-		return math.Ceil(f), nil
-	case "floor":
-		return math.Floor(f), nil
-	case "trunc":
-		return math.Trunc(f), nil
-	case "cbrt":
-		return glibcCbrt(f), nil
-	case "degrees":
-		return checkFloat(f/radiansPerDegree, f, false)
-	case "radians":
-		return checkFloat(f*radiansPerDegree, f, false)
-	case "sqrt":
-		if f < 0 {
-			return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "cannot take square root of a negative number")
-		}
-		return math.Sqrt(f), nil
-	case "exp":
-		return floatExp(f)
-	case "ln", "log":
-		return floatLog(name, f)
-	case "power":
-		return floatPow(f, a[1].(float64))
+	if f < 0 {
+		return nil, pgerr.Errorf(pgerr.InvalidArgumentForPowerFunction, "cannot take square root of a negative number")
 	}
-	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", name)
+	return math.Sqrt(f), nil
 }
+
+func floatPower(a []any) (any, error) { return floatPow(a[0].(float64), a[1].(float64)) }
+
+func decimalSign(d Decimal) (Decimal, error) {
+	return Decimal{Coef: big.NewInt(int64(d.Coef.Sign()))}, nil
+}
+
+func decimalCeil(d Decimal) (Decimal, error)  { return Decimal{Coef: ratCeil(d.Rat())}, nil }
+func decimalFloor(d Decimal) (Decimal, error) { return Decimal{Coef: ratFloor(d.Rat())}, nil }
+
+func numericTrunc(a []any) (any, error) {
+	s := int64(0)
+	if len(a) == 2 {
+		s = a[1].(int64)
+	}
+	return truncDecimal(a[0].(Decimal), s), nil
+}
+
+// numericLogRow is log(numeric) (base 10) and log(b numeric, x numeric).
+func numericLogRow(a []any) (any, error) {
+	if len(a) == 2 {
+		return numericLog(a[0].(Decimal), a[1].(Decimal))
+	}
+	return numericLog(DecimalFromInt(10), a[0].(Decimal))
+}
+
+func numericPower2(a []any) (any, error) { return numericPower(a[0].(Decimal), a[1].(Decimal)) }
 
 // radiansPerDegree is PostgreSQL's RADIANS_PER_DEGREE.
 const radiansPerDegree = 0.0174532925199432957692
@@ -279,38 +297,6 @@ func floatPow(x, y float64) (any, error) {
 		return nil, pgerr.Errorf(pgerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
 	return r, nil
-}
-
-func numericMath(name string, a []any) (any, error) {
-	d := a[0].(Decimal)
-	switch name {
-	case "sign":
-		return Decimal{Coef: big.NewInt(int64(d.Coef.Sign()))}, nil
-	case "ceil":
-		return Decimal{Coef: ratCeil(d.Rat())}, nil
-	case "floor":
-		return Decimal{Coef: ratFloor(d.Rat())}, nil
-	case "trunc":
-		s := int64(0)
-		if len(a) == 2 {
-			s = a[1].(int64)
-		}
-		return truncDecimal(d, s), nil
-	case "sqrt":
-		return numericSqrt(d)
-	case "exp":
-		return numericExp(d)
-	case "ln":
-		return numericLn(d)
-	case "log":
-		if len(a) == 2 {
-			return numericLog(d, a[1].(Decimal))
-		}
-		return numericLog(DecimalFromInt(10), d)
-	case "power":
-		return numericPower(d, a[1].(Decimal))
-	}
-	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", name)
 }
 
 // truncDecimal is trunc(numeric, s): toward zero at scale s (left of the

@@ -9,28 +9,30 @@ import (
 // greatest and least: the arguments take their common type as CASE arms
 // do; NULLs are ignored and the result is NULL only when every argument is.
 
-// bindMinMax binds greatest and least; ok is false for other names.
-func (b *binder) bindMinMax(name string, args []Expr) (Expr, bool, error) {
-	if name != "greatest" && name != "least" {
-		return nil, false, nil
+// greatest and least are SQL syntax in PostgreSQL, no functions.
+func minMaxFunctions() []Function {
+	return []Function{
+		{Name: "greatest", bind: bindMinMax, row: perRow(minMax)},
+		{Name: "least", bind: bindMinMax, row: perRow(minMax)},
 	}
+}
+
+func bindMinMax(b *binder, name string, args []Expr) (Expr, error) {
 	if len(args) == 0 {
-		return nil, true, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near \")\"")
+		return nil, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near \")\"")
 	}
 	t, err := b.commonType(args, strings.ToUpper(name))
 	if err != nil {
-		return nil, true, err
+		return nil, err
 	}
 	if _, ok := compareDomain(t, t); !ok {
-		return nil, true, pgerr.Errorf(pgerr.UndefinedFunction, "could not identify a comparison function for type %s", t.SigName())
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "could not identify a comparison function for type %s", t.SigName())
 	}
 	if err := b.coerceAll(args, t); err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	return &Func{Name: name, Args: args, T: t}, true, nil
+	return &Func{Name: name, Args: args, T: t}, nil
 }
-
-func isMinMax(name string) bool { return name == "greatest" || name == "least" }
 
 // minMax is one row of greatest/least over the non-NULL arguments.
 func minMax(x *Func, a []any) (any, error) {

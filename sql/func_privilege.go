@@ -22,6 +22,9 @@ type privilegeFunc struct {
 	// lookup finds the object named (text) or numbered (int64): ok is
 	// false for an oid nothing has.
 	lookup func(ctx context.Context, c Catalog, obj any) (privObject, bool, error)
+	// public reports whether PUBLIC holds priv on obj by PostgreSQL's
+	// default grants (nil: none); magmalake grants nothing itself.
+	public func(obj privObject, priv string) bool
 }
 
 // privObject is what PUBLIC's default grants depend on.
@@ -31,56 +34,79 @@ type privObject struct {
 	columns []string
 }
 
-var privilegeFuncs = map[string]privilegeFunc{
-	"has_table_privilege":      {privs: []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "RULE"}, lookup: lookupRelation("")},
-	"has_column_privilege":     {privs: []string{"SELECT", "INSERT", "UPDATE", "REFERENCES"}, column: true, lookup: lookupRelation("")},
-	"has_any_column_privilege": {privs: []string{"SELECT", "INSERT", "UPDATE", "REFERENCES"}, lookup: lookupRelation("")},
-	"has_sequence_privilege":   {privs: []string{"USAGE", "SELECT", "UPDATE"}, lookup: lookupRelation("sequence")},
-	"has_schema_privilege":     {privs: []string{"CREATE", "USAGE"}, lookup: lookupSchema},
-	"has_database_privilege":   {privs: []string{"CREATE", "CONNECT", "TEMPORARY", "TEMP"}, lookup: lookupDatabase},
-	"has_function_privilege":   {privs: []string{"EXECUTE"}, lookup: lookupReg(RegProcedure)},
-	"has_type_privilege":       {privs: []string{"USAGE"}, lookup: lookupReg(RegType)},
-	"has_language_privilege":   {privs: []string{"USAGE"}, lookup: lookupNamed("language", map[string]int64{"internal": 12, "c": 13, "sql": 14})},
-	"has_tablespace_privilege": {privs: []string{"CREATE"}, lookup: lookupNamed("tablespace", map[string]int64{"pg_default": 1663, "pg_global": 1664})},
-	"pg_has_role":              {privs: []string{"MEMBER", "USAGE"}, lookup: lookupRole},
+func privilegeFunctions() []Function {
+	objects := "name,text,text | name,oid,text | oid,text,text | oid,oid,text | text,text | oid,text"
+	columns := "name,text,text,text | name,text,smallint,text | name,oid,text,text | name,oid,smallint,text | " +
+		"oid,text,text,text | oid,text,smallint,text | oid,oid,text,text | oid,oid,smallint,text | " +
+		"text,text,text | text,smallint,text | oid,text,text | oid,smallint,text"
+	roles := "name,name,text | name,oid,text | oid,name,text | oid,oid,text | name,text | oid,text"
+	// PUBLIC's privileges by PostgreSQL 15's default grants: SELECT on the
+	// catalog's relations, USAGE on the public and catalog schemas,
+	// CONNECT and TEMPORARY on databases, EXECUTE on functions, USAGE on
+	// types and on trusted languages (sql).
+	catalogSelect := func(obj privObject, p string) bool { return obj.catalog && p == "SELECT" }
+	always := func(privObject, string) bool { return true }
+	relation := []string{"SELECT", "INSERT", "UPDATE", "REFERENCES"}
+	return []Function{
+		privilegeEntry("has_table_privilege", objects, privilegeFunc{privs: []string{"SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER", "RULE"},
+			lookup: lookupRelation(""), public: catalogSelect}),
+		privilegeEntry("has_column_privilege", columns, privilegeFunc{privs: relation, column: true, lookup: lookupRelation(""), public: catalogSelect}),
+		privilegeEntry("has_any_column_privilege", objects, privilegeFunc{privs: relation, lookup: lookupRelation(""), public: catalogSelect}),
+		privilegeEntry("has_sequence_privilege", objects, privilegeFunc{privs: []string{"USAGE", "SELECT", "UPDATE"}, lookup: lookupRelation("sequence")}),
+		privilegeEntry("has_schema_privilege", objects, privilegeFunc{privs: []string{"CREATE", "USAGE"}, lookup: lookupSchema,
+			public: func(obj privObject, p string) bool { return p == "USAGE" && (obj.catalog || obj.name == "public") }}),
+		privilegeEntry("has_database_privilege", objects, privilegeFunc{privs: []string{"CREATE", "CONNECT", "TEMPORARY", "TEMP"}, lookup: lookupDatabase,
+			public: func(_ privObject, p string) bool { return p != "CREATE" }}),
+		privilegeEntry("has_function_privilege", objects, privilegeFunc{privs: []string{"EXECUTE"}, lookup: lookupReg(RegProcedure), public: always}),
+		privilegeEntry("has_type_privilege", objects, privilegeFunc{privs: []string{"USAGE"}, lookup: lookupReg(RegType), public: always}),
+		privilegeEntry("has_language_privilege", objects, privilegeFunc{privs: []string{"USAGE"},
+			lookup: lookupNamed("language", map[string]int64{"internal": 12, "c": 13, "sql": 14}),
+			public: func(obj privObject, _ string) bool { return obj.name == "sql" }}),
+		privilegeEntry("has_tablespace_privilege", objects, privilegeFunc{privs: []string{"CREATE"},
+			lookup: lookupNamed("tablespace", map[string]int64{"pg_default": 1663, "pg_global": 1664})}),
+		privilegeEntry("pg_has_role", roles, privilegeFunc{privs: []string{"MEMBER", "USAGE"}, lookup: lookupRole}),
+	}
 }
 
-// bindPrivilege binds one of privilegeFuncs: ([user,] object, [column,]
-// privileges), the user a name or an oid, the object a name or an oid, the
-// column a name or a number.
-func (b *binder) bindPrivilege(name string, args []Expr) (Expr, bool, error) {
-	f, ok := privilegeFuncs[name]
-	if !ok {
-		return nil, false, nil
-	}
+// privilegeEntry is the registry's entry of one function of the family:
+// ([user,] object, [column,] privileges), the user a name or an oid, the
+// object a name or an oid, the column a name or a number.
+func privilegeEntry(name, signatures string, f privilegeFunc) Function {
+	return Function{Name: name, Volatility: Stable, Strict: true, Signatures: sigs(signatures),
+		bind: f.bind,
+		row: func(ev *evaluator, _ *Func) rowFunc {
+			return func(a []any) (any, error) { return f.call(ev.ctx, ev.catalog, a) }
+		}}
+}
+
+func (f privilegeFunc) bind(b *binder, name string, args []Expr) (Expr, error) {
 	n := 2
 	if f.column {
 		n = 3
 	}
 	if len(args) != n && len(args) != n+1 {
-		return nil, true, noFunction(name, args)
+		return nil, noFunction(name, args)
 	}
 	for i, a := range args {
 		want, last := Text, i == len(args)-1
 		if isUnknown(a) {
 			c, err := b.coerceUnknown(a, want)
 			if err != nil {
-				return nil, true, err
+				return nil, err
 			}
 			args[i] = c
 			continue
 		}
 		t := a.Type()
 		if !t.IsString() && (last || !isIntegerKind(t) && t.Kind != KindOID) {
-			return nil, true, noFunction(name, args)
+			return nil, noFunction(name, args)
 		}
 	}
-	return &Func{Name: name, Args: args, T: Bool}, true, nil
+	return &Func{Name: name, Args: args, T: Bool}, nil
 }
 
-// privilegeCall evaluates one row's call of x (no argument NULL).
-func privilegeCall(ctx context.Context, c Catalog, x *Func, a []any) (any, error) {
-	f := privilegeFuncs[x.Name]
+// call evaluates one row's call (no argument NULL).
+func (f privilegeFunc) call(ctx context.Context, c Catalog, a []any) (any, error) {
 	n := 2
 	if f.column {
 		n = 3
@@ -109,7 +135,7 @@ func privilegeCall(ctx context.Context, c Catalog, x *Func, a []any) (any, error
 	if !public {
 		return !(len(privs) == 1 && privs[0] == "RULE"), nil // RULE is accepted and never held
 	}
-	return publicHolds(x.Name, obj, privs), nil
+	return f.publicHolds(obj, privs), nil
 }
 
 // privilegeRole reads the role argument: the session's user, or PUBLIC
@@ -162,31 +188,14 @@ func privilegeList(s string, allowed []string) ([]string, error) {
 	return out, nil
 }
 
-// publicHolds is whether PUBLIC holds any of privs on obj by PostgreSQL
-// 15's default grants: SELECT on the catalog's relations, USAGE on the
-// public and catalog schemas, CONNECT and TEMPORARY on databases, EXECUTE
-// on functions, USAGE on types and on trusted languages (sql).
-func publicHolds(fn string, obj privObject, privs []string) bool {
+// publicHolds is whether PUBLIC holds any of privs on obj.
+func (f privilegeFunc) publicHolds(obj privObject, privs []string) bool {
+	if f.public == nil {
+		return false
+	}
 	for _, p := range privs {
-		switch fn {
-		case "has_table_privilege", "has_column_privilege", "has_any_column_privilege":
-			if obj.catalog && p == "SELECT" {
-				return true
-			}
-		case "has_schema_privilege":
-			if p == "USAGE" && (obj.catalog || obj.name == "public") {
-				return true
-			}
-		case "has_database_privilege":
-			if p != "CREATE" {
-				return true
-			}
-		case "has_function_privilege", "has_type_privilege":
+		if f.public(obj, p) {
 			return true
-		case "has_language_privilege":
-			if obj.name == "sql" {
-				return true
-			}
 		}
 	}
 	return false

@@ -16,20 +16,26 @@ import (
 // (textregexeq, ...); evaluation compiles each distinct pattern once per
 // evaluation of the node (regexCache), never in shared state.
 
-// regexOps are the operators' functions: case-insensitive, negated.
-var regexOps = map[string][2]bool{
-	"textregexeq": {false, false}, "texticregexeq": {true, false},
-	"textregexne": {false, true}, "texticregexne": {true, true},
-}
-
-// regexFuncs are the argument kinds of each form, as bindText's table:
-// 't' text, 'i' integer, '?' marks the optional tail.
-var regexFuncs = map[string][]string{
-	"regexp_replace": {"ttt", "tttt", "ttti", "tttii", "tttiit"},
-	"regexp_like":    {"tt", "ttt"},
-	"regexp_count":   {"tt", "tti", "ttit"},
-	"regexp_substr":  {"tt", "tti", "ttii", "ttiit", "ttiiti"},
-	"__regexp_match": {"ttti"},
+func regexFunctions() []Function {
+	return []Function{
+		// The operators' functions (PostgreSQL's own names): the binder's
+		// forms of ~, ~*, !~ and !~*; ~* arrives as __iregex.
+		{Name: "textregexeq", Strict: true, row: regexOpRow(false, false)},
+		{Name: "texticregexeq", Strict: true, row: regexOpRow(true, false)},
+		{Name: "textregexne", Strict: true, row: regexOpRow(false, true)},
+		{Name: "texticregexne", Strict: true, row: regexOpRow(true, true)},
+		{Name: "__iregex", Alias: "texticregexeq", bind: bindIRegex},
+		{Name: "regexp_replace", Strict: true, Signatures: sigs("text,text,text | text,text,text,text | text,text,text,integer,integer,text | text,text,text,integer,integer | text,text,text,integer"),
+			bind: regexSig(Text, "ttt", "tttt", "ttti", "tttii", "tttiit"), row: regexRow},
+		{Name: "regexp_like", Strict: true, Signatures: sigs("text,text | text,text,text"), bind: regexSig(Bool, "tt", "ttt"), row: regexRow},
+		{Name: "regexp_count", Strict: true, Signatures: sigs("text,text | text,text,integer | text,text,integer,text"),
+			bind: regexSig(Int32, "tt", "tti", "ttit"), row: regexRow},
+		{Name: "regexp_substr", Strict: true, Signatures: sigs("text,text | text,text,integer | text,text,integer,integer | text,text,integer,integer,text | text,text,integer,integer,text,integer"),
+			bind: regexSig(Text, "tt", "tti", "ttii", "ttiit", "ttiiti"), row: regexRow},
+		// (regexp_match(s, p [, flags]))[i], text[] not being a type
+		// magmalake has; bound by bindRegexpMatchSubscript.
+		{Name: "__regexp_match", Strict: true, bind: regexSig(Text, "ttti"), row: regexRow},
+	}
 }
 
 // bindRegexOp binds x ~ p and x !~ p (tidb's REGEXP); ~* and !~* arrive
@@ -61,45 +67,43 @@ func (b *binder) regexOperator(name, op string, x, p Expr) (Expr, error) {
 	return &Func{Name: name, Args: []Expr{x, p}, T: Bool}, nil
 }
 
-// bindRegex binds the regular expression functions; ok is false for other names.
-func (b *binder) bindRegex(name string, args []Expr) (Expr, bool, error) {
-	if name == "__iregex" && len(args) == 2 {
-		e, err := b.regexOperator("texticregexeq", "~*", args[0], args[1])
-		return e, true, err
+func bindIRegex(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 2 {
+		return nil, noFunction(name, args)
 	}
-	forms, ok := regexFuncs[name]
-	if !ok {
-		return nil, false, nil
-	}
-	kinds := ""
-	for _, f := range forms {
-		if len(f) == len(args) && (kinds == "" || f[len(f)-1] == 't' && isUnknown(args[len(args)-1])) {
-			kinds = f // an untyped last argument reads as text (flags), as PostgreSQL prefers
+	return b.regexOperator("texticregexeq", "~*", args[0], args[1])
+}
+
+// regexSig binds a regular expression function by the argument kinds of
+// its forms ('t' text, 'i' integer), returning ret.
+func regexSig(ret Type, forms ...string) bindFunc {
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		kinds := ""
+		for _, f := range forms {
+			if len(f) == len(args) && (kinds == "" || f[len(f)-1] == 't' && isUnknown(args[len(args)-1])) {
+				kinds = f // an untyped last argument reads as text (flags), as PostgreSQL prefers
+			}
+			if len(f) == len(args) && argsFit(f, args) {
+				kinds = f
+				break
+			}
 		}
-		if len(f) == len(args) && argsFit(f, args) {
-			kinds = f
-			break
+		if kinds == "" {
+			return nil, noFunction(name, args)
 		}
-	}
-	if kinds == "" {
-		return nil, true, noFunction(name, args)
-	}
-	for i := range args {
-		var err error
-		if kinds[i] == 't' {
-			err = b.textArgs(name, args[i:i+1])
-		} else {
-			err = b.intArg(name, args, i)
+		for i := range args {
+			var err error
+			if kinds[i] == 't' {
+				err = b.textArgs(name, args[i:i+1])
+			} else {
+				err = b.intArg(name, args, i)
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		if err != nil {
-			return nil, true, err
-		}
+		return &Func{Name: name, Args: args, T: ret}, nil
 	}
-	t := map[string]Type{"regexp_like": Bool, "regexp_count": Int32}[name]
-	if t.Kind == KindUnknown {
-		t = Text
-	}
-	return &Func{Name: name, Args: args, T: t}, true, nil
 }
 
 // argsFit reports whether the typed arguments match kinds exactly.
@@ -144,15 +148,8 @@ func (b *binder) bindRegexpMatchSubscript(n *ast.FuncCallExpr) (Expr, bool, erro
 	if len(args) == 3 {
 		args = []Expr{args[0], args[1], &Const{Value: "", T: Text}, args[2]}
 	}
-	e, _, err := b.bindRegex("__regexp_match", args)
+	e, err := b.bindRegistered("__regexp_match", args)
 	return e, true, err
-}
-
-// isRegex names the functions regexScalar computes.
-func isRegex(name string) bool {
-	_, op := regexOps[name]
-	_, fn := regexFuncs[name]
-	return op || fn
 }
 
 // regexCache holds the patterns compiled during one evaluation of a node.
@@ -183,16 +180,31 @@ func (c regexCache) get(pat string, f regexFlags) (*pgRegexp, error) {
 	return re, nil
 }
 
+// regexOpRow computes x ~ p (~*: icase; !~: negate) with the patterns of
+// one evaluation compiled once.
+func regexOpRow(icase, negate bool) func(*evaluator, *Func) rowFunc {
+	return func(*evaluator, *Func) rowFunc {
+		cache := regexCache{}
+		return func(a []any) (any, error) {
+			re, err := cache.get(a[1].(string), regexFlags{icase: icase})
+			if err != nil {
+				return nil, err
+			}
+			return re.re.MatchString(a[0].(string)) != negate, nil
+		}
+	}
+}
+
+// regexRow computes a regex function with the patterns of one evaluation
+// compiled once.
+func regexRow(_ *evaluator, x *Func) rowFunc {
+	cache := regexCache{}
+	return func(a []any) (any, error) { return regexScalar(x, a, cache) }
+}
+
 // regexScalar computes one row of a regex function.
 func regexScalar(x *Func, a []any, cache regexCache) (any, error) {
 	s, pat := a[0].(string), a[1].(string)
-	if op, ok := regexOps[x.Name]; ok {
-		re, err := cache.get(pat, regexFlags{icase: op[0]})
-		if err != nil {
-			return nil, err
-		}
-		return re.re.MatchString(s) != op[1], nil
-	}
 	call, err := regexCallArgs(x, a)
 	if err != nil {
 		return nil, err

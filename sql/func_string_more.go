@@ -1,10 +1,8 @@
 package sql
 
 import (
-	"crypto/md5"
 	"crypto/sha256"
 	"crypto/sha512"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -12,197 +10,182 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
-// String and general functions beyond func_text.go's table: to_hex,
-// bit_length, quote_nullable, num_nulls/num_nonnulls, clock_timestamp and
-// timeofday, as PostgreSQL 15.
+// String and general functions beyond func_text.go's: to_hex,
+// bit_length, quote_nullable, num_nulls/num_nonnulls, the SHA-2 digests,
+// localtime, clock_timestamp and timeofday, as PostgreSQL 15; and the
+// bytea forms of length, octet_length, bit_length and md5.
 
-// bindStringMore binds them; ok is false for other names.
-func (b *binder) bindStringMore(name string, args []Expr) (Expr, bool, error) {
-	switch name {
-	case "to_hex":
-		if len(args) != 1 {
-			return nil, true, noFunction(name, args)
-		}
-		switch args[0].Type().Kind {
-		case KindUnknown, KindInt16:
-			// to_hex(integer) and to_hex(bigint): neither is preferred.
-			return nil, true, functionNotUnique(name, args[0].Type())
-		case KindInt32, KindInt64:
-		default:
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: Text}, true, nil
-	case "bit_length":
-		if len(args) != 1 {
-			return nil, true, noFunction(name, args)
-		}
-		if isUnknown(args[0]) {
-			// bit_length(text), (bytea) and (bit): an untyped argument is text.
-			if err := b.textArgs(name, args); err != nil {
-				return nil, true, err
-			}
-		}
-		switch args[0].Type().Kind {
-		case KindText, KindVarchar, KindBytea:
-		default:
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: Int32}, true, nil
-	case "quote_nullable":
-		if len(args) != 1 {
-			return nil, true, noFunction(name, args)
-		}
-		a, err := b.anyAsText(args[0])
-		if err != nil {
-			return nil, true, err
-		}
-		return &Func{Name: name, Args: []Expr{a}, T: Text}, true, nil
-	case "num_nulls", "num_nonnulls":
-		if len(args) == 0 {
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: name, Args: args, T: Int32}, true, nil
-	case "sha224", "sha256", "sha384", "sha512":
-		// Bytea-typed arguments were bound by bindBytea.
-		if len(args) != 1 || !isUnknown(args[0]) {
-			return nil, true, noFunction(name, args)
-		}
-		a, err := b.coerceUnknown(args[0], Bytea)
-		if err != nil {
-			return nil, true, err
-		}
-		return &Func{Name: name, Args: []Expr{a}, T: Bytea}, true, nil
-	case "localtime":
-		if len(args) == 1 {
-			e, err := bindClockPrecision(name, args[0])
-			return e, true, err
-		}
-		if len(args) != 0 {
-			return nil, true, noFunction(name, args)
-		}
-		return &Func{Name: "__clock_round", Args: []Expr{&Func{Name: "localtimestamp", T: Timestamp}, &Const{Value: int64(6), T: Int32}}, T: Time}, true, nil
-	case "clock_timestamp", "timeofday":
-		if len(args) != 0 {
-			return nil, true, noFunction(name, args)
-		}
-		if name == "timeofday" {
-			return &Func{Name: name, T: Text}, true, nil
-		}
-		return &Func{Name: name, T: TimestampTZ}, true, nil
+func stringMoreFunctions() []Function {
+	return []Function{
+		{Name: "to_hex", Strict: true, Signatures: sigs("integer | bigint"), bind: bindToHex, row: perRow(toHex)},
+		// bit_length's bytea form binds to bytea_bit_length.
+		{Name: "bit_length", Strict: true, Signatures: sigs("bytea | text"), bind: byteaOr(bindBitLength), row: valueOf(bitLength)},
+		{Name: "quote_nullable", Signatures: sigs("text | anyelement"), bind: bindQuoteNullable, row: valueOf(quoteNullable)},
+		{Name: "num_nulls", Signatures: sigs(`"any"`), bind: bindNumNulls, row: valueOf(numNulls)},
+		{Name: "num_nonnulls", Signatures: sigs(`"any"`), bind: bindNumNulls,
+			row: valueOf(func(a []any) any { return int64(len(a)) - numNulls(a).(int64) })},
+		{Name: "localtime", Alias: "__clock_round", Volatility: Stable, bind: bindLocaltime},
+		{Name: "__clock_round", Strict: true,
+			row: perRow(func(x *Func, a []any) (any, error) { return clockRound(x, a[0].(int64), a[1].(int64)), nil })},
+		{Name: "clock_timestamp", Volatility: Volatile, Signatures: sigs(""), bind: clockCall(TimestampTZ, false),
+			row: valueOf(func([]any) any { return time.Now().UnixMicro() })},
+		{Name: "timeofday", Volatility: Volatile, Signatures: sigs(""), bind: clockCall(Text, false), row: valueOf(timeOfDay)},
 	}
-	return nil, false, nil
 }
 
-// isStringMore names the functions computed by stringMore; nonStrict are
-// those called with NULL arguments.
-func isStringMore(name string) (ok, nonStrict bool) {
-	switch name {
-	case "to_hex", "bit_length", "__clock_round":
-		return true, false
-	case "quote_nullable", "num_nulls", "num_nonnulls", "clock_timestamp", "timeofday":
-		return true, true
+// byteaFunctions are the functions over bytea: the SHA-2 digests, and the
+// bytea forms of length, octet_length, bit_length and md5 (internal names
+// the text functions' calls bind to over a bytea argument).
+func byteaFunctions() []Function {
+	return []Function{
+		{Name: "sha224", Strict: true, Signatures: sigs("bytea"), bind: byteaOr(bindDigest), row: byteaRow(func(b []byte) any { s := sha256.Sum224(b); return s[:] })},
+		{Name: "sha256", Strict: true, Signatures: sigs("bytea"), bind: byteaOr(bindDigest), row: byteaRow(func(b []byte) any { s := sha256.Sum256(b); return s[:] })},
+		{Name: "sha384", Strict: true, Signatures: sigs("bytea"), bind: byteaOr(bindDigest), row: byteaRow(func(b []byte) any { s := sha512.Sum384(b); return s[:] })},
+		{Name: "sha512", Strict: true, Signatures: sigs("bytea"), bind: byteaOr(bindDigest), row: byteaRow(func(b []byte) any { s := sha512.Sum512(b); return s[:] })},
+		{Name: "bytea_length", Strict: true, row: byteaRow(func(b []byte) any { return int64(len(b)) })},
+		{Name: "bytea_octet_length", Strict: true, row: byteaRow(func(b []byte) any { return int64(len(b)) })},
+		{Name: "bytea_bit_length", Strict: true, row: byteaRow(func(b []byte) any { return int64(len(b)) * 8 })},
+		{Name: "bytea_md5", Strict: true, row: byteaRow(func(b []byte) any { return md5Hex(b) })},
 	}
-	return false, false
 }
 
-// stringMore computes one row of the functions above.
-func stringMore(x *Func, a []any) (any, error) {
-	switch x.Name {
-	case "to_hex":
-		v := a[0].(int64)
-		if x.Args[0].Type().Kind == KindInt32 {
-			return strconv.FormatUint(uint64(uint32(int32(v))), 16), nil
-		}
-		return strconv.FormatUint(uint64(v), 16), nil
-	case "bit_length":
-		switch v := a[0].(type) {
-		case string:
-			return int64(len(v)) * 8, nil
-		case []byte:
-			return int64(len(v)) * 8, nil
-		}
-	case "quote_nullable":
-		if a[0] == nil {
-			return "NULL", nil
-		}
-		return quoteLiteral(a[0].(string)), nil
-	case "num_nulls", "num_nonnulls":
-		n := int64(0)
-		for _, v := range a {
-			if v == nil {
-				n++
-			}
-		}
-		if x.Name == "num_nonnulls" {
-			n = int64(len(a)) - n
-		}
-		return n, nil
-	case "clock_timestamp":
-		return time.Now().UnixMicro(), nil
-	case "__clock_round":
-		return clockRound(x, a[0].(int64), a[1].(int64)), nil
-	case "timeofday":
-		// PostgreSQL's "%a %b %d %H:%M:%S.%06d %Y %Z", in TimeZone UTC.
-		t := time.Now().UTC()
-		var sb strings.Builder
-		sb.WriteString(t.Format("Mon Jan 02 15:04:05"))
-		sb.WriteString("." + strconv.Itoa(1_000_000 + t.Nanosecond()/1000)[1:])
-		sb.WriteString(t.Format(" 2006 UTC"))
-		return sb.String(), nil
-	}
-	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", x.Name)
+func byteaRow(fn func([]byte) any) func(*evaluator, *Func) rowFunc {
+	return valueOf(func(a []any) any { return fn(a[0].([]byte)) })
 }
 
-func isStringMoreFunc(name string) bool { ok, _ := isStringMore(name); return ok }
-
-// bindBytea binds length, octet_length, bit_length and md5 of a bytea
-// value, and the SHA-2 digests (bytea only); ok is false otherwise, the
-// text forms and their errors left to the callers.
-func bindBytea(name string, args []Expr) (Expr, bool) {
-	if len(args) != 1 || args[0].Type().Kind != KindBytea {
-		return nil, false
+// byteaOr binds a call of length, octet_length, bit_length or md5 over a
+// bytea value to its bytea form, and a SHA-2 digest over one to itself;
+// other calls bind as the text form does (bind).
+func byteaOr(bind bindFunc) bindFunc {
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		if len(args) != 1 || args[0].Type().Kind != KindBytea {
+			return bind(b, name, args)
+		}
+		switch name {
+		case "length", "octet_length", "bit_length":
+			return &Func{Name: "bytea_" + name, Args: args, T: Int32}, nil
+		case "md5":
+			return &Func{Name: "bytea_md5", Args: args, T: Text}, nil
+		}
+		return &Func{Name: name, Args: args, T: Bytea}, nil
 	}
-	switch name {
-	case "length", "octet_length", "bit_length":
-		return &Func{Name: "bytea_" + name, Args: args, T: Int32}, true
-	case "md5":
-		return &Func{Name: "bytea_md5", Args: args, T: Text}, true
-	case "sha224", "sha256", "sha384", "sha512":
-		return &Func{Name: name, Args: args, T: Bytea}, true
-	}
-	return nil, false
 }
 
-// byteaScalar computes the functions bindBytea binds.
-func byteaScalar(name string, b []byte) any {
-	switch name {
-	case "bytea_length", "bytea_octet_length":
-		return int64(len(b))
-	case "bytea_bit_length":
+func bindToHex(_ *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 1 {
+		return nil, noFunction(name, args)
+	}
+	switch args[0].Type().Kind {
+	case KindUnknown, KindInt16:
+		// to_hex(integer) and to_hex(bigint): neither is preferred.
+		return nil, functionNotUnique(name, args[0].Type())
+	case KindInt32, KindInt64:
+	default:
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: name, Args: args, T: Text}, nil
+}
+
+func bindBitLength(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 1 {
+		return nil, noFunction(name, args)
+	}
+	if isUnknown(args[0]) {
+		// bit_length(text), (bytea) and (bit): an untyped argument is text.
+		if err := b.textArgs(name, args); err != nil {
+			return nil, err
+		}
+	}
+	switch args[0].Type().Kind {
+	case KindText, KindVarchar, KindBytea:
+	default:
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: name, Args: args, T: Int32}, nil
+}
+
+func bindQuoteNullable(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 1 {
+		return nil, noFunction(name, args)
+	}
+	a, err := b.anyAsText(args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: name, Args: []Expr{a}, T: Text}, nil
+}
+
+func bindNumNulls(_ *binder, name string, args []Expr) (Expr, error) {
+	if len(args) == 0 {
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: name, Args: args, T: Int32}, nil
+}
+
+// bindDigest binds a SHA-2 digest of an untyped literal, read as bytea
+// (a bytea argument is bound by byteaOr).
+func bindDigest(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 1 || !isUnknown(args[0]) {
+		return nil, noFunction(name, args)
+	}
+	a, err := b.coerceUnknown(args[0], Bytea)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: name, Args: []Expr{a}, T: Bytea}, nil
+}
+
+func bindLocaltime(_ *binder, name string, args []Expr) (Expr, error) {
+	if len(args) == 1 {
+		return bindClockPrecision(name, args[0])
+	}
+	if len(args) != 0 {
+		return nil, noFunction(name, args)
+	}
+	return &Func{Name: "__clock_round", Args: []Expr{&Func{Name: "localtimestamp", T: Timestamp}, &Const{Value: int64(6), T: Int32}}, T: Time}, nil
+}
+
+// toHex writes an integer's two's complement in hexadecimal.
+func toHex(x *Func, a []any) (any, error) {
+	v := a[0].(int64)
+	if x.Args[0].Type().Kind == KindInt32 {
+		return strconv.FormatUint(uint64(uint32(int32(v))), 16), nil
+	}
+	return strconv.FormatUint(uint64(v), 16), nil
+}
+
+func bitLength(a []any) any {
+	if b, ok := a[0].([]byte); ok {
 		return int64(len(b)) * 8
-	case "bytea_md5":
-		sum := md5.Sum(b)
-		return hex.EncodeToString(sum[:])
-	case "sha224":
-		sum := sha256.Sum224(b)
-		return sum[:]
-	case "sha256":
-		sum := sha256.Sum256(b)
-		return sum[:]
-	case "sha384":
-		sum := sha512.Sum384(b)
-		return sum[:]
 	}
-	sum := sha512.Sum512(b)
-	return sum[:]
+	return int64(len(a[0].(string))) * 8
 }
 
-func isByteaFunc(name string) bool {
-	switch name {
-	case "bytea_length", "bytea_octet_length", "bytea_bit_length", "bytea_md5", "sha224", "sha256", "sha384", "sha512":
-		return true
+func quoteNullable(a []any) any {
+	if a[0] == nil {
+		return "NULL"
 	}
-	return false
+	return quoteLiteral(a[0].(string))
+}
+
+func numNulls(a []any) any {
+	n := int64(0)
+	for _, v := range a {
+		if v == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// timeOfDay is PostgreSQL's "%a %b %d %H:%M:%S.%06d %Y %Z", in TimeZone UTC.
+func timeOfDay([]any) any {
+	t := time.Now().UTC()
+	var sb strings.Builder
+	sb.WriteString(t.Format("Mon Jan 02 15:04:05"))
+	sb.WriteString("." + strconv.Itoa(1_000_000 + t.Nanosecond()/1000)[1:])
+	sb.WriteString(t.Format(" 2006 UTC"))
+	return sb.String()
 }
 
 // bindClockPrecision binds current_timestamp(p), localtimestamp(p) and

@@ -9,76 +9,95 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
-// textFuncs are PostgreSQL's string functions beyond the basic ones, each
-// with its argument kinds ('t' text, 'i' integer, 'a' any) and result type;
-// a trailing optional argument is marked with '?'.
-var textFuncs = map[string]struct {
-	args string
-	ret  Type
-}{
-	"replace":       {"ttt", Text},
-	"quote_ident":   {"t", Text},
-	"quote_literal": {"a", Text},
-	"reverse":       {"t", Text},
-	"md5":           {"t", Text},
-	"initcap":       {"t", Text},
-	"ascii":         {"t", Int32},
-	"chr":           {"i", Text},
-	"repeat":        {"ti", Text},
-	"left":          {"ti", Text},
-	"right":         {"ti", Text},
-	"lpad":          {"tit?", Text},
-	"rpad":          {"tit?", Text},
-	"strpos":        {"tt", Int32},
-	"split_part":    {"tti", Text},
-	"starts_with":   {"tt", Bool},
+// PostgreSQL's string functions beyond the basic ones (func_core.go).
+
+func textFunctions() []Function {
+	return []Function{
+		// concat is tidb's spelling of ||; the normaliser spells the
+		// function __concat, which binds to the concat this entry computes.
+		{Name: "concat", Signatures: sigs(`"any"`), bind: func(b *binder, _ string, args []Expr) (Expr, error) { return b.bindPipes(args) },
+			row: perRow(variadicText)},
+		{Name: "__concat", Alias: "concat", bind: func(b *binder, _ string, args []Expr) (Expr, error) { return b.bindVariadicText("concat", args) }},
+		{Name: "concat_ws", Signatures: sigs(`text,"any"`), bind: (*binder).bindVariadicText, row: perRow(variadicText)},
+		{Name: "format", Signatures: sigs(`text,"any" | text`), bind: (*binder).bindVariadicText, row: perRow(variadicText)},
+		{Name: "replace", Strict: true, Signatures: sigs("text,text,text"), bind: textSig("ttt", Text), row: valueOf(replaceText)},
+		{Name: "quote_ident", Strict: true, Signatures: sigs("text"), bind: textSig("t", Text),
+			row: valueOf(func(a []any) any { return QuoteIdent(a[0].(string)) })},
+		{Name: "quote_literal", Strict: true, Signatures: sigs("text | anyelement"), bind: textSig("a", Text),
+			row: valueOf(func(a []any) any { return quoteLiteral(a[0].(string)) })},
+		{Name: "reverse", Strict: true, Signatures: sigs("text"), bind: textSig("t", Text), row: valueOf(reverseText)},
+		{Name: "md5", Strict: true, Signatures: sigs("text | bytea"), bind: byteaOr(textSig("t", Text)),
+			row: valueOf(func(a []any) any { return md5Hex([]byte(a[0].(string))) })},
+		{Name: "initcap", Strict: true, Signatures: sigs("text"), bind: textSig("t", Text),
+			row: valueOf(func(a []any) any { return initcap(a[0].(string)) })},
+		{Name: "ascii", Strict: true, Signatures: sigs("text"), bind: textSig("t", Int32), row: valueOf(asciiCode)},
+		{Name: "chr", Strict: true, Signatures: sigs("integer"), bind: textSig("i", Text),
+			row: perRow(func(_ *Func, a []any) (any, error) { return chr(a[0].(int64)) })},
+		{Name: "repeat", Strict: true, Signatures: sigs("text,integer"), bind: textSig("ti", Text),
+			row: perRow(func(_ *Func, a []any) (any, error) { return repeatText(a[0].(string), a[1].(int64)) })},
+		{Name: "left", Strict: true, Signatures: sigs("text,integer"), bind: textSig("ti", Text),
+			row: valueOf(func(a []any) any { return leftRight(true, a[0].(string), a[1].(int64)) })},
+		{Name: "right", Strict: true, Signatures: sigs("text,integer"), bind: textSig("ti", Text),
+			row: valueOf(func(a []any) any { return leftRight(false, a[0].(string), a[1].(int64)) })},
+		{Name: "lpad", Strict: true, Signatures: sigs("text,integer,text | text,integer"), bind: textSig("tit?", Text), row: perRow(padText)},
+		{Name: "rpad", Strict: true, Signatures: sigs("text,integer,text | text,integer"), bind: textSig("tit?", Text), row: perRow(padText)},
+		{Name: "strpos", Strict: true, Signatures: sigs("text,text"), bind: textSig("tt", Int32), row: valueOf(strpos)},
+		// position(a IN b) is strpos(b, a); tidb hands over (a, b).
+		{Name: "position", Alias: "strpos", bind: bindPosition},
+		{Name: "split_part", Strict: true, Signatures: sigs("text,text,integer"), bind: textSig("tti", Text),
+			row: perRow(func(_ *Func, a []any) (any, error) { return splitPart(a[0].(string), a[1].(string), a[2].(int64)) })},
+		{Name: "starts_with", Strict: true, Signatures: sigs("text,text"), bind: textSig("tt", Bool),
+			row: valueOf(func(a []any) any { return strings.HasPrefix(a[0].(string), a[1].(string)) })},
+		{Name: "translate", Strict: true, Signatures: sigs("text,text,text"), bind: textOnly(Text, 3, 3),
+			row: valueOf(func(a []any) any { return translateText(a[0].(string), a[1].(string), a[2].(string)) })},
+	}
 }
 
-// bindText binds the string functions; ok is false for other names.
-func (b *binder) bindText(name string, args []Expr) (Expr, bool, error) {
-	switch name {
-	case "__concat": // the function; "concat" is tidb's ||
-		e, err := b.bindVariadicText("concat", args)
-		return e, true, err
-	case "concat":
-		e, err := b.bindPipes(args)
-		return e, true, err
-	case "concat_ws", "format":
-		e, err := b.bindVariadicText(name, args)
-		return e, true, err
-	}
-	f, ok := textFuncs[name]
-	if !ok {
-		return nil, false, nil
-	}
-	required := strings.Count(f.args, "?")
-	kinds := strings.ReplaceAll(f.args, "?", "")
-	if len(args) > len(kinds) || len(args) < len(kinds)-required {
-		return nil, true, noFunction(name, args)
-	}
-	for i, a := range args {
-		// Types first, so that a 42883 names the arguments as written.
-		switch k := a.Type().Kind; {
-		case k == KindUnknown:
-		case kinds[i] == 't' && !a.Type().IsString(), kinds[i] == 'i' && k != KindInt16 && k != KindInt32:
-			return nil, true, noFunction(name, args)
+// textSig binds a string function by its argument kinds ('t' text, 'i'
+// integer, 'a' any value as its text; a trailing '?' makes the last one
+// optional) and result type.
+func textSig(args string, ret Type) bindFunc {
+	optional := strings.Count(args, "?")
+	kinds := strings.ReplaceAll(args, "?", "")
+	return func(b *binder, name string, args []Expr) (Expr, error) {
+		if len(args) > len(kinds) || len(args) < len(kinds)-optional {
+			return nil, noFunction(name, args)
 		}
-	}
-	for i := range args {
-		var err error
-		switch kinds[i] {
-		case 't':
-			err = b.textArgs(name, args[i:i+1])
-		case 'i':
-			err = b.intArg(name, args, i)
-		case 'a':
-			args[i], err = b.anyAsText(args[i])
+		for i, a := range args {
+			// Types first, so that a 42883 names the arguments as written.
+			switch k := a.Type().Kind; {
+			case k == KindUnknown:
+			case kinds[i] == 't' && !a.Type().IsString(), kinds[i] == 'i' && k != KindInt16 && k != KindInt32:
+				return nil, noFunction(name, args)
+			}
 		}
-		if err != nil {
-			return nil, true, err
+		for i := range args {
+			var err error
+			switch kinds[i] {
+			case 't':
+				err = b.textArgs(name, args[i:i+1])
+			case 'i':
+				err = b.intArg(name, args, i)
+			case 'a':
+				args[i], err = b.anyAsText(args[i])
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
+		return &Func{Name: name, Args: args, T: ret}, nil
 	}
-	return &Func{Name: name, Args: args, T: f.ret}, true, nil
+}
+
+// bindPosition binds position(a IN b) as strpos(b, a).
+func bindPosition(b *binder, name string, args []Expr) (Expr, error) {
+	if len(args) != 2 {
+		return nil, noFunction(name, args)
+	}
+	if err := b.textArgs(name, args); err != nil {
+		return nil, err
+	}
+	return &Func{Name: "strpos", Args: []Expr{args[1], args[0]}, T: Int32}, nil
 }
 
 // bindPipes binds a || b || ...: NULL when any operand is.
@@ -150,12 +169,6 @@ func (b *binder) anyAsText(e Expr) (Expr, error) {
 	return &Cast{X: e, T: Text}, nil
 }
 
-// isVariadicText names the string functions that are not strict: NULL
-// arguments are skipped (concat, concat_ws) or formatted (format).
-func isVariadicText(name string) bool {
-	return name == "concat" || name == "concat_ws" || name == "format"
-}
-
 // variadicText computes concat, concat_ws or format for one row; a is the
 // row's argument values, NULL as nil.
 func variadicText(x *Func, a []any) (any, error) {
@@ -210,69 +223,64 @@ func outputText(v any, t Type) string {
 	return formatDatum(v, t)
 }
 
-// textScalar computes a strict string function on non-NULL arguments.
-func textScalar(x *Func, a []any) (any, error) {
-	switch x.Name {
-	case "replace":
-		s, from, to := a[0].(string), a[1].(string), a[2].(string)
-		if from == "" {
-			return s, nil
-		}
-		return strings.ReplaceAll(s, from, to), nil
-	case "quote_ident":
-		return QuoteIdent(a[0].(string)), nil
-	case "quote_literal":
-		return quoteLiteral(a[0].(string)), nil
-	case "reverse":
-		rs := []rune(a[0].(string))
-		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
-			rs[i], rs[j] = rs[j], rs[i]
-		}
-		return string(rs), nil
-	case "md5":
-		sum := md5.Sum([]byte(a[0].(string)))
-		return hex.EncodeToString(sum[:]), nil
-	case "initcap":
-		return initcap(a[0].(string)), nil
-	case "ascii":
-		r, _ := utf8.DecodeRuneInString(a[0].(string))
-		if r == utf8.RuneError {
-			return int64(0), nil
-		}
-		return int64(r), nil
-	case "chr":
-		return chr(a[0].(int64))
-	case "repeat":
-		n := a[1].(int64)
-		if n <= 0 {
-			return "", nil
-		}
-		s := a[0].(string)
-		if int64(len(s))*n > maxTextBytes-4 { // with the 4-byte header
-			return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested length too large")
-		}
-		return strings.Repeat(s, int(n)), nil
-	case "left", "right":
-		return leftRight(x.Name == "left", a[0].(string), a[1].(int64)), nil
-	case "lpad", "rpad":
-		fill := " "
-		if len(a) == 3 {
-			fill = a[2].(string)
-		}
-		return pad(x.Name == "lpad", a[0].(string), a[1].(int64), fill)
-	case "strpos":
-		s, sub := a[0].(string), a[1].(string)
-		i := strings.Index(s, sub)
-		if i < 0 {
-			return int64(0), nil
-		}
-		return int64(utf8.RuneCountInString(s[:i]) + 1), nil
-	case "split_part":
-		return splitPart(a[0].(string), a[1].(string), a[2].(int64))
-	case "starts_with":
-		return strings.HasPrefix(a[0].(string), a[1].(string)), nil
+func replaceText(a []any) any {
+	s, from, to := a[0].(string), a[1].(string), a[2].(string)
+	if from == "" {
+		return s
 	}
-	return nil, pgerr.Errorf(pgerr.InternalError, "evaluate %s: unknown function", x.Name)
+	return strings.ReplaceAll(s, from, to)
+}
+
+func reverseText(a []any) any {
+	rs := []rune(a[0].(string))
+	for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
+		rs[i], rs[j] = rs[j], rs[i]
+	}
+	return string(rs)
+}
+
+func md5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// asciiCode is the code of the first character, 0 for none.
+func asciiCode(a []any) any {
+	r, _ := utf8.DecodeRuneInString(a[0].(string))
+	if r == utf8.RuneError {
+		return int64(0)
+	}
+	return int64(r)
+}
+
+func repeatText(s string, n int64) (any, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	if int64(len(s))*n > maxTextBytes-4 { // with the 4-byte header
+		return nil, pgerr.Errorf(pgerr.ProgramLimitExceeded, "requested length too large")
+	}
+	return strings.Repeat(s, int(n)), nil
+}
+
+// padText is lpad and rpad, filling with spaces without a third argument.
+func padText(x *Func, a []any) (any, error) {
+	fill := " "
+	if len(a) == 3 {
+		fill = a[2].(string)
+	}
+	return pad(x.Name == "lpad", a[0].(string), a[1].(int64), fill)
+}
+
+// strpos is the 1-based character position of the first occurrence, 0 for
+// none.
+func strpos(a []any) any {
+	s, sub := a[0].(string), a[1].(string)
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return int64(0)
+	}
+	return int64(utf8.RuneCountInString(s[:i]) + 1)
 }
 
 // maxTextBytes is PostgreSQL's limit on one text value (1 GB).
@@ -400,4 +408,28 @@ func splitPart(s, delim string, n int64) (any, error) {
 		return "", nil
 	}
 	return parts[n-1], nil
+}
+
+// translateText replaces each character of s found in from by the one at
+// the same place in to, deleting it when to is shorter; the first
+// occurrence in from counts.
+func translateText(s, from, to string) string {
+	fr, tr := []rune(from), []rune(to)
+	var b strings.Builder
+	for _, r := range s {
+		k := -1
+		for i, f := range fr {
+			if f == r {
+				k = i
+				break
+			}
+		}
+		switch {
+		case k < 0:
+			b.WriteRune(r)
+		case k < len(tr):
+			b.WriteRune(tr[k])
+		}
+	}
+	return b.String()
 }

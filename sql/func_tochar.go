@@ -435,38 +435,42 @@ func ordinalSuffix(s string, upper bool) string {
 	return th
 }
 
+func toCharFunctions() []Function {
+	return []Function{
+		{Name: "to_char", Strict: true, Volatility: Stable, bind: (*binder).bindToChar, row: perRow(toChar),
+			Signatures: sigs("timestamp with time zone,text | numeric,text | integer,text | bigint,text | real,text | double precision,text | timestamp without time zone,text")},
+	}
+}
+
 // bindToChar binds to_char(value, text): timestamp, timestamptz, date
 // (as timestamptz, PostgreSQL's preferred cast), the integers, the floats
 // and numeric. A time would be read as an interval, which magmalake does
 // not have.
-func (b *binder) bindToChar(name string, args []Expr) (Expr, bool, error) {
-	if name != "to_char" {
-		return nil, false, nil
-	}
+func (b *binder) bindToChar(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
-		return nil, true, noFunction(name, args)
+		return nil, noFunction(name, args)
 	}
 	if k := args[1].Type().Kind; k != KindUnknown && !args[1].Type().IsString() {
-		return nil, true, noFunction(name, args)
+		return nil, noFunction(name, args)
 	}
 	switch args[0].Type().Kind {
 	case KindUnknown:
-		return nil, true, pgerr.Errorf(pgerr.AmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
+		return nil, pgerr.Errorf(pgerr.AmbiguousFunction, "function to_char(unknown, %s) is not unique", pick(isUnknown(args[1]), "unknown", "text"))
 	case KindInt16:
 		// No exact form: double precision, the preferred numeric type, wins.
 		args[0] = &Cast{X: args[0], T: Float64}
 	case KindDate:
 		args[0] = &Cast{X: args[0], T: TimestampTZ}
 	case KindTime:
-		return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "to_char(interval, text) is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "to_char(interval, text) is not supported")
 	case KindInt32, KindInt64, KindFloat32, KindFloat64, KindNumeric, KindTimestamp, KindTimestampTZ:
 	default:
-		return nil, true, noFunction(name, args)
+		return nil, noFunction(name, args)
 	}
 	if err := b.textArgs(name, args[1:]); err != nil {
-		return nil, true, err
+		return nil, err
 	}
-	return &Func{Name: name, Args: args, T: Text}, true, nil
+	return &Func{Name: name, Args: args, T: Text}, nil
 }
 
 // toChar computes to_char for one row.

@@ -460,7 +460,7 @@ func (n *normalizer) windowedCall(over token) error {
 	switch {
 	case strings.HasPrefix(name, distinctPrefix):
 		return unsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
-	case callAggregates[name] != "":
+	case plainAggregate(name):
 		return unsupportedAt(n.query, over, "%s as a window function is not supported", name)
 	}
 	return nil

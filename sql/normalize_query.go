@@ -396,16 +396,10 @@ func aggFilterCall(cond []token, at token) []token {
 	return append(out, punct(")"))
 }
 
-// tidbAggregates are the aggregates tidb's grammar parses itself, taking no
-// argument beyond the aggregated one: given a marker argument
-// (__agg_order, __agg_filter) they must reach tidb as plain calls.
-var tidbAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"stddev_samp": true, "stddev_pop": true, "var_samp": true, "var_pop": true}
-
 // plainCallName reports an aggregate's name that tidb parses as a plain
-// call's: one of callAggregates, or one of its own quoted.
+// call's: one it does not parse itself, or one of its own quoted.
 func plainCallName(name token) bool {
-	return callAggregates[name.val] != "" || name.kind == tkQIdent && tidbAggregates[name.val]
+	return plainAggregate(name.val) || name.kind == tkQIdent && tidbAggregate(name.val)
 }
 
 // plainAggregateCall makes the tidb aggregate whose argument list opens at
@@ -414,7 +408,7 @@ func plainCallName(name token) bool {
 // aggregates tidb parses as calls are.
 func plainAggregateCall(out []token, open int) []token {
 	name := out[open-1]
-	if !tidbAggregates[name.val] || name.kind != tkIdent && name.kind != tkQIdent {
+	if !tidbAggregate(name.val) || name.kind != tkIdent && name.kind != tkQIdent {
 		return out
 	}
 	out[open-1].kind = tkQIdent

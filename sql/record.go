@@ -142,8 +142,22 @@ func (b *binder) bindField(n *ast.FuncCallExpr) (Expr, error) {
 	return nil, pgerr.Errorf(pgerr.UndefinedColumn, "could not identify column %q in record data type", name)
 }
 
+// recordFunctions: field selection, (x).name, an internal form (no
+// function to PostgreSQL, which simplifies it only when every operand is
+// constant: so it is not strict, and a NULL record has NULL fields).
+func recordFunctions() []Function {
+	return []Function{
+		{Name: "__field", row: func(_ *evaluator, x *Func) rowFunc {
+			return func(a []any) (any, error) { return InputStyle{}.fieldValue(x, a) }
+		}},
+	}
+}
+
 // fieldValue is (record).field for one row.
 func (in InputStyle) fieldValue(x *Func, a []any) (any, error) {
+	if a[0] == nil {
+		return nil, nil
+	}
 	texts, err := recordTexts(a[0].(string))
 	if err != nil {
 		return nil, err

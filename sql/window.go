@@ -85,13 +85,6 @@ func BindWindowed(node ast.ExprNode, input *Scope, agg *AggContext, win *WindowC
 	return b.finish(e)
 }
 
-var rankingFuncs = map[string]bool{"row_number": true, "rank": true, "dense_rank": true, "percent_rank": true,
-	"cume_dist": true, "ntile": true, "lag": true, "lead": true, "first_value": true, "last_value": true, "nth_value": true}
-
-var windowAggregates = map[string]bool{"count": true, "sum": true, "avg": true, "min": true, "max": true,
-	"bool_and": true, "bool_or": true, "every": true, "stddev_samp": true, "stddev_pop": true, "var_samp": true,
-	"var_pop": true, "stddev": true, "variance": true}
-
 func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 	if b.windows == nil {
 		where := "here"
@@ -107,7 +100,8 @@ func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 	if n.Distinct {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
-	if !rankingFuncs[name] && !windowAggregates[name] {
+	f := functions[name]
+	if f == nil || f.Kind != WindowFunc && !(f.Kind == AggregateFunc && f.Windowed) {
 		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function %s does not exist", name)
 	}
 	spec, err := b.windowSpec(&n.Spec)
@@ -116,7 +110,7 @@ func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 	}
 	inner := *b
 	inner.inWindow = true
-	call := &WindowCall{Name: name, Agg: windowAggregates[name]}
+	call := &WindowCall{Name: name, Agg: f.Kind == AggregateFunc}
 	if err := inner.bindWindowSpec(call, spec); err != nil {
 		return nil, err
 	}
@@ -245,14 +239,11 @@ func (b *binder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) 
 }
 
 func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
-	want := map[string][2]int{"row_number": {0, 0}, "rank": {0, 0}, "dense_rank": {0, 0}, "percent_rank": {0, 0},
-		"cume_dist": {0, 0}, "ntile": {1, 1}, "lag": {1, 3}, "lead": {1, 3}, "first_value": {1, 1},
-		"last_value": {1, 1}, "nth_value": {2, 2}}
 	if call.Agg {
 		return b.bindWindowAggregate(call, nodes)
 	}
-	w := want[call.Name]
-	if len(nodes) < w[0] || len(nodes) > w[1] {
+	w := functions[call.Name].win
+	if len(nodes) < w.minArgs || len(nodes) > w.maxArgs {
 		return pgerr.Errorf(pgerr.UndefinedFunction, "function %s with %d arguments does not exist", call.Name, len(nodes))
 	}
 	for _, n := range nodes {
@@ -262,39 +253,7 @@ func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
 		}
 		call.Args = append(call.Args, e)
 	}
-	switch call.Name {
-	case "row_number", "rank", "dense_rank":
-		call.T = Int64
-	case "percent_rank", "cume_dist":
-		call.T = Float64
-	case "ntile":
-		call.T = Int32
-		return b.intArgs(call.Args, 0)
-	case "nth_value":
-		if err := b.intArgs(call.Args, 1); err != nil {
-			return err
-		}
-		return b.valueArg(call)
-	case "lag", "lead":
-		if err := b.intArgs(call.Args, 1); err != nil {
-			return err
-		}
-		if len(call.Args) == 3 {
-			t, err := b.commonType([]Expr{call.Args[0], call.Args[2]}, call.Name)
-			if err != nil {
-				return err
-			}
-			vals := []Expr{call.Args[0], call.Args[2]}
-			if err := b.coerceAll(vals, t); err != nil {
-				return err
-			}
-			call.Args[0], call.Args[2] = vals[0], vals[1]
-		}
-		return b.valueArg(call)
-	default:
-		return b.valueArg(call)
-	}
-	return nil
+	return w.bind(b, call)
 }
 
 // valueArg types the value argument of lag, lead, first_value, last_value
@@ -330,13 +289,8 @@ func (b *binder) intArgs(args []Expr, k int) error {
 
 func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) error {
 	name := call.Name
-	switch name {
-	case "stddev":
-		name = "stddev_samp"
-	case "variance":
-		name = "var_samp"
-	case "every":
-		name = "bool_and"
+	if f := functions[name]; f.Alias != "" {
+		name = f.Alias
 	}
 	call.Name = name
 	if len(nodes) != 1 {
@@ -351,17 +305,14 @@ func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) err
 		call.T = Int64
 		return nil
 	}
+	rule := aggregateRule(name)
 	if isUnknown(arg) {
-		to := Text
-		if name == "bool_and" || name == "bool_or" {
-			to = Bool
-		}
-		if arg, err = b.coerceUnknown(arg, to); err != nil {
+		if arg, err = b.coerceUnknown(arg, rule.unknownAs); err != nil {
 			return err
 		}
 	}
 	call.Args = []Expr{arg}
-	call.T, err = aggType(name, arg)
+	call.T, err = rule.result(name, arg)
 	return err
 }
 

@@ -47,12 +47,13 @@ type pgProc struct {
 }
 
 // TestProcRows: pg_proc.tsv holds PostgreSQL 15's rows for exactly the
-// functions whose calls the engine prepares with PostgreSQL's argument
-// types and answers with PostgreSQL's result type, plus the support
-// functions pg_type and pg_am name; every catalog function sql binds is
-// among them; and what magmalake's catalog says of them (format_type of
-// every type they name, pg_type's support functions, regproc and
-// regprocedure text) is PostgreSQL's. -update rewrites the file.
+// signatures sql's function registry lists, plus the support functions
+// pg_type and pg_am name; the registry lists exactly the functions whose
+// calls the engine prepares with PostgreSQL's argument types and answers
+// with PostgreSQL's result type; and what magmalake's catalog says of them
+// (format_type of every type they name, pg_type's support functions,
+// regproc and regprocedure text) is PostgreSQL's. -update rewrites the
+// file.
 func TestProcRows(t *testing.T) {
 	ctx := context.Background()
 	pgConn := pgtest.Start(t).Connect(t, "postgres")
@@ -65,13 +66,19 @@ func TestProcRows(t *testing.T) {
 	for _, n := range pgcatalog.SupportProcNames() {
 		support[n] = true
 	}
+	declared := registrySignatures()
 	var kept []pgProc
+	answered := map[string]bool{}
 	for _, row := range pgtest.Text(res[0]) {
 		p := newPgProc(row)
-		if support[p.name] || probeProc(ctx, ours, p) {
+		if !support[p.name] && probeProc(ctx, ours, p) {
+			answered[p.signature()] = true
+		}
+		if support[p.name] || declared[p.signature()] {
 			kept = append(kept, p)
 		}
 	}
+	checkDeclared(t, declared, answered)
 	tsv := procTSV(kept)
 	if *updateProcs {
 		if err := os.WriteFile("pg_proc.tsv", []byte(tsv), 0o644); err != nil {
@@ -79,23 +86,46 @@ func TestProcRows(t *testing.T) {
 		}
 		t.Logf("wrote pg_proc.tsv: %d functions", len(kept))
 	} else if tsv != pgcatalog.ProcTSV {
-		t.Errorf("pg_proc.tsv is not what the engine implements (%d functions now); run go test ./exec/pgcatalog -run TestProcRows -update\n%s",
+		t.Errorf("pg_proc.tsv is not PostgreSQL's rows for the registry's signatures (%d functions now); run go test ./exec/pgcatalog -run TestProcRows -update\n%s",
 			len(kept), lineDiff(pgcatalog.ProcTSV, tsv))
 	}
-	names, pgNames := map[string]bool{}, map[string]bool{}
-	for _, row := range pgtest.Text(res[0]) {
-		pgNames[*row[1]] = true
-	}
-	for _, p := range kept {
-		names[p.name] = true
-	}
-	for _, n := range sql.CatalogFunctionNames() {
-		// current_role, user, current_catalog are syntax in PostgreSQL, not functions
-		if pgNames[n] && !names[n] {
-			t.Errorf("catalog function %s has no pg_proc row: the probe does not reach it", n)
+	checkProcCatalog(t, pgConn, ours, kept)
+}
+
+// registrySignatures are the registry's signatures, name(argument types).
+func registrySignatures() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range sql.Functions() {
+		for _, args := range f.Signatures {
+			out[f.Name+"("+args+")"] = true
 		}
 	}
-	checkProcCatalog(t, pgConn, ours, kept)
+	return out
+}
+
+// checkDeclared compares the signatures the registry declares with those
+// the engine answers as PostgreSQL does.
+func checkDeclared(t *testing.T, declared, answered map[string]bool) {
+	t.Helper()
+	var missing, extra []string
+	for s := range answered {
+		if !declared[s] {
+			missing = append(missing, s)
+		}
+	}
+	for s := range declared {
+		if !answered[s] {
+			extra = append(extra, s)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	for _, s := range missing {
+		t.Errorf("the engine answers %s as PostgreSQL does, but no registry entry lists that signature", s)
+	}
+	for _, s := range extra {
+		t.Errorf("the registry lists %s, but the engine does not answer it as PostgreSQL does (or PostgreSQL has no such function)", s)
+	}
 }
 
 func newPgProc(row []*string) pgProc {
@@ -111,6 +141,11 @@ func newPgProc(row []*string) pgProc {
 		p.args = strings.Split(a, "|")
 	}
 	return p
+}
+
+// signature is name(argument types) as the registry writes it.
+func (p pgProc) signature() string {
+	return p.name + "(" + strings.Join(p.args, ",") + ")"
 }
 
 // polymorphic are the pseudo-types a probe calls with integer arguments.
