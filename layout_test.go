@@ -1,0 +1,155 @@
+package magmalake
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/magmalake/magmalake/"
+
+// allowedImports is the module's layering: the packages of this module each
+// package may import. Data flows one way (wire and the shell, the session,
+// the statement packages, the engine, sql and the delete engine, the Iceberg
+// layer), so a package only ever names packages below it. A new package, or
+// a new arrow, is added here on purpose.
+var allowedImports = map[string][]string{
+	"":                    nil,
+	"pgerr":               nil,
+	"internal/cli":        nil,
+	"internal/lru":        nil,
+	"internal/parallel":   nil,
+	"internal/tracefile":  nil,
+	"internal/testenv":    nil,
+	"iceberg":             {"internal/lru", "internal/parallel"},
+	"sql":                 {"pgerr"},
+	"deletes":             {"iceberg", "internal/lru", "internal/parallel"},
+	"exec/pgcatalog":      {"iceberg", "pgerr", "sql"},
+	"exec/engine":         {"deletes", "iceberg", "pgerr", "sql"},
+	"exec":                {"deletes", "exec/engine", "exec/pgcatalog", "iceberg", "pgerr", "sql"},
+	"wire":                {"exec", "pgerr", "sql"},
+	"repl":                {"exec", "pgerr", "sql"},
+	"repl/remote":         {"exec", "pgerr", "sql"},
+	"bench":               {"exec", "iceberg", "sql"},
+	"cmd/magmalake":       {"exec", "iceberg", "internal/cli", "repl", "repl/remote", "wire"},
+	"cmd/magmalake-bench": {"bench", "internal/cli"},
+	"internal/pgtest":     {"internal/testenv"},
+	"internal/s3test":     {"internal/testenv"},
+	"internal/testserver": {"exec", "iceberg", "wire"},
+	"internal/e2e":        nil,
+}
+
+// tidbImporters are the packages that may name the TiDB parser. The target
+// is one (a parser package that alone knows TiDB); the list only shrinks.
+var tidbImporters = []string{"sql", "exec/engine", "exec"}
+
+func TestPackagesImportOnlyDownward(t *testing.T) {
+	for pkg, imports := range moduleImports(t) {
+		allowed, known := allowedImports[pkg]
+		if !known {
+			t.Errorf("package %q is not in allowedImports: add it with the packages it may import", pkg)
+			continue
+		}
+		for _, imp := range imports {
+			if strings.HasPrefix(imp, module) {
+				if dep := strings.TrimPrefix(imp, module); !slices.Contains(allowed, dep) {
+					t.Errorf("%s imports %s, which is not below it (allowedImports)", name(pkg), dep)
+				}
+				continue
+			}
+			if strings.HasPrefix(imp, "github.com/pingcap/tidb") && !slices.Contains(tidbImporters, pkg) {
+				t.Errorf("%s imports the TiDB parser (%s); only %v may", name(pkg), imp, tidbImporters)
+			}
+		}
+	}
+}
+
+// TestServerDoesNotLinkBenchmarks: the benchmarks have their own command.
+func TestServerDoesNotLinkBenchmarks(t *testing.T) {
+	graph := moduleImports(t)
+	if deps := reachable(graph, "cmd/magmalake"); slices.Contains(deps, "bench") {
+		t.Errorf("cmd/magmalake links the benchmarks: %v", deps)
+	}
+}
+
+func name(pkg string) string {
+	if pkg == "" {
+		return "the module root"
+	}
+	return pkg
+}
+
+// reachable lists the module packages pkg depends on, directly or not.
+func reachable(graph map[string][]string, pkg string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, imp := range graph[p] {
+			dep, ok := strings.CutPrefix(imp, module)
+			if ok && !seen[dep] {
+				seen[dep] = true
+				walk(dep)
+			}
+		}
+	}
+	walk(pkg)
+	out := make([]string, 0, len(seen))
+	for dep := range seen {
+		out = append(out, dep)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// moduleImports reads the imports of every package's non-test files, by
+// directory relative to the module root.
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	graph := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		if pkg == "." {
+			pkg = ""
+		}
+		if _, ok := graph[pkg]; !ok {
+			graph[pkg] = nil
+		}
+		for _, spec := range f.Imports {
+			imp, _ := strconv.Unquote(spec.Path.Value)
+			if !slices.Contains(graph[pkg], imp) {
+				graph[pkg] = append(graph[pkg], imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the module's imports: %v", err)
+	}
+	if len(graph) < 10 {
+		t.Fatalf("found only %d packages: the test reads the tree from the module root", len(graph))
+	}
+	return graph
+}
