@@ -10,9 +10,10 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-var cherrypickColumns = []Column{{Name: "source_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
+var cherrypickColumns = []stmt.Column{{Name: "source_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
 
 // prepareCherrypick plans ALTER TABLE t EXECUTE cherrypick_snapshot(
 // snapshot_id => id): the change snapshot id made (on a branch, or one
@@ -23,11 +24,11 @@ var cherrypickColumns = []Column{{Name: "source_snapshot_id", Type: sql.Int64}, 
 // would be (the delete engine's rebase): deletes of rows main still has
 // hold, and a change main contradicts (its rows rewritten, its files gone)
 // is refused with 55000 and commits nothing.
-func (s *Session) prepareCherrypick(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareCherrypick(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, _, err := s.snapshotIDOption(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE cherrypick_snapshot"); err != nil {
 			return nil, err
 		}

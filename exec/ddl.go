@@ -12,12 +12,13 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareDDL plans schema and table definition statements. They bind
 // nothing, so all work happens at execution.
-func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareDDL(st sql.Statement) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if s.tx.checkWrite() != nil {
 			return nil, pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
 		}
@@ -65,16 +66,16 @@ func ddlVerb(st sql.Statement) string {
 	return "ALTER TABLE"
 }
 
-func notice(msg string) Notice {
-	return Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
+func notice(msg string) stmt.Notice {
+	return stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
 }
 
-func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Result, error) {
+func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*stmt.Result, error) {
 	err := s.engine.wh.CreateNamespace(ctx, x.Name)
 	if errors.Is(err, iceberg.ErrNamespaceExists) {
 		if x.IfNotExists {
 			r := tagOnly("CREATE SCHEMA")
-			r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
+			r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.DuplicateSchema, "schema %q already exists", x.Name)
@@ -85,7 +86,7 @@ func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Resul
 	return tagOnly("CREATE SCHEMA"), nil
 }
 
-func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, error) {
+func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*stmt.Result, error) {
 	ok, err := s.engine.wh.NamespaceExists(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -93,7 +94,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 	if !ok {
 		if x.IfExists {
 			r := tagOnly("DROP SCHEMA")
-			r.Notices = []Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", x.Name)
@@ -107,7 +108,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 			Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", x.Name),
 			Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
 	}
-	var notices []Notice
+	var notices []stmt.Notice
 	for _, t := range tables {
 		if err := s.engine.wh.DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
 			return nil, err
@@ -122,7 +123,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 	return r, nil
 }
 
-func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result, error) {
+func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*stmt.Result, error) {
 	schema, err := s.creationSchema(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
 		r := tagOnly("CREATE TABLE")
-		r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
+		r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
 		return r, nil
 	case errors.Is(err, iceberg.ErrTableExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
@@ -274,13 +275,13 @@ func checkProperties(props map[string]string) error {
 	return nil
 }
 
-func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*Result, error) {
+func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*stmt.Result, error) {
 	ident, err := s.dropTarget(ctx, x.Name)
 	if err != nil {
 		var se *pgerr.Error
 		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
 			r := tagOnly("DROP TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err
@@ -323,7 +324,7 @@ func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identi
 	return iceberg.Ident(schema, n.Table), nil
 }
 
-func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*Result, error) {
+func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*stmt.Result, error) {
 	rt, err := s.propertiesTarget(ctx, x.Name)
 	if err != nil {
 		return nil, err

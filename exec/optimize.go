@@ -13,18 +13,19 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // ALTER TABLE t EXECUTE procedure (...) runs table maintenance. optimize is
 // here; the other procedures Trino and Spark name are refused (0A000).
 
-var optimizeColumns = []Column{
+var optimizeColumns = []stmt.Column{
 	{Name: "rewritten_data_files_count", Type: sql.Int64}, {Name: "added_data_files_count", Type: sql.Int64},
 	{Name: "removed_delete_files_count", Type: sql.Int64}, {Name: "rewritten_rows_count", Type: sql.Int64},
 	{Name: "rewritten_bytes_count", Type: sql.Int64}, {Name: "added_bytes_count", Type: sql.Int64},
 }
 
-func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
 	switch strings.ToLower(st.Procedure) {
 	case "optimize":
 	case "expire_snapshots":
@@ -47,7 +48,7 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 	if _, _, err := s.optimizeOptions(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if s.tx.active {
 			return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "ALTER TABLE ... EXECUTE optimize cannot run inside a transaction block")
 		}
@@ -160,7 +161,7 @@ func parseRatio(v string) (float64, error) {
 }
 
 // datumResult is a one-row result.
-func datumResult(tag string, cols []Column, row []any) (*Result, error) {
+func datumResult(tag string, cols []stmt.Column, row []any) (*stmt.Result, error) {
 	ecols := make([]engine.Column, len(cols))
 	for i, c := range cols {
 		ecols[i] = engine.Column{Name: c.Name, Type: c.Type}
@@ -171,5 +172,5 @@ func datumResult(tag string, cols []Column, row []any) (*Result, error) {
 	}
 	br := engine.NewBatchRows(tag, []arrow.RecordBatch{b})
 	br.SetTag(tag)
-	return &Result{Columns: cols, Rows: br}, nil
+	return &stmt.Result{Columns: cols, Rows: br}, nil
 }

@@ -8,10 +8,11 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // planStatement binds st and returns its executable form and row description.
-func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *sql.Params) (plan, []Column, error) {
+func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *sql.Params) (plan, []stmt.Column, error) {
 	switch x := st.(type) {
 	case *sql.Select:
 		return s.prepareSelect(ctx, x, params)
@@ -47,7 +48,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.AlterExecute:
 		return s.prepareAlterExecute(ctx, x, params)
 	case *sql.AlterRef:
-		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*Result, error) { return s.alterRef(ctx, x) }), nil, nil
+		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) { return s.alterRef(ctx, x) }), nil, nil
 	case *sql.Vacuum:
 		return s.prepareVacuum(ctx, x)
 	case *sql.Truncate:
@@ -66,7 +67,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 
 // prepareSelect binds the query now for its row description; execution
 // binds again against the tables as they are then.
-func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []stmt.Column, error) {
 	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}
@@ -75,7 +76,7 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		return nil, nil, err
 	}
 	cols := queryColumns(q.Columns())
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 		if err != nil {
 			return nil, err
@@ -87,22 +88,22 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Columns: cols, Rows: rows}, nil
+		return &stmt.Result{Columns: cols, Rows: rows}, nil
 	}
 	return planFunc(run), cols, nil
 }
 
 // queryColumns is the row description of the engine's columns.
-func queryColumns(in []engine.Column) []Column {
-	out := make([]Column, len(in))
+func queryColumns(in []engine.Column) []stmt.Column {
+	out := make([]stmt.Column, len(in))
 	for i, c := range in {
-		out[i] = Column{Name: c.Name, Type: c.Type}
+		out[i] = stmt.Column{Name: c.Name, Type: c.Type}
 	}
 	return out
 }
 
 // sameColumns refuses to run a prepared query whose table changed shape.
-func sameColumns(want, got []Column) error {
+func sameColumns(want, got []stmt.Column) error {
 	if len(want) != len(got) {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}

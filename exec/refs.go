@@ -10,11 +10,12 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // alterRef runs ALTER TABLE t CREATE/REPLACE/DROP BRANCH|TAG: named
 // snapshots (metadata only; the snapshots they name outlive expiry).
-func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error) {
+func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*stmt.Result, error) {
 	kind := "branch"
 	if x.Tag {
 		kind = "tag"
@@ -33,7 +34,7 @@ func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error
 		err = s.engine.wh.DropRef(ctx, rt.Ident, x.Name, x.Tag)
 		if errors.Is(err, iceberg.ErrNoSuchRef) && x.IfNotExists {
 			r := tagOnly("ALTER TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name))}
 			return r, nil
 		}
 		return s.refResult(err, kind, x)
@@ -42,7 +43,7 @@ func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error
 	_, err = s.engine.wh.SetRef(ctx, rt.Ident, rc)
 	if errors.Is(err, iceberg.ErrRefExists) && x.IfNotExists {
 		r := tagOnly("ALTER TABLE")
-		r.Notices = []Notice{notice(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name))}
+		r.Notices = []stmt.Notice{notice(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name))}
 		return r, nil
 	}
 	return s.refResult(err, kind, x)
@@ -61,7 +62,7 @@ func refVerb(x *sql.AlterRef) string {
 }
 
 // refResult gives the reference errors their SQLSTATEs.
-func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, error) {
+func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*stmt.Result, error) {
 	switch {
 	case err == nil:
 		return tagOnly("ALTER TABLE"), nil
@@ -83,14 +84,14 @@ func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, e
 	return nil, err
 }
 
-var fastForwardColumns = []Column{{Name: "branch_updated", Type: sql.Text},
+var fastForwardColumns = []stmt.Column{{Name: "branch_updated", Type: sql.Text},
 	{Name: "previous_ref", Type: sql.Int64}, {Name: "updated_ref", Type: sql.Int64}}
 
 // prepareFastForward plans ALTER TABLE t EXECUTE fast_forward(branch =>
 // 'main', to => 'b'): the branch moves to the other's head when that head
 // descends from its own (write-audit-publish's publish step).
-func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE fast_forward"); err != nil {
 			return nil, err
 		}
@@ -133,8 +134,8 @@ func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Para
 // prepareSetCurrent plans ALTER TABLE t EXECUTE set_current_snapshot(
 // snapshot_id => id | ref => 'name'): main points at any snapshot of the
 // table, as Spark's procedure does (rollback_to_snapshot only goes back).
-func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE set_current_snapshot"); err != nil {
 			return nil, err
 		}

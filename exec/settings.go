@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // ServerVersion is what clients see; pgjdbc, libpq and SQLAlchemy parse it.
@@ -162,7 +163,7 @@ func (s *Settings) Get(name string) (string, error) {
 }
 
 // Set changes a parameter; it returns the ParameterStatus to send, if any.
-func (s *Settings) Set(name, value string) (*ParameterChange, error) {
+func (s *Settings) Set(name, value string) (*stmt.ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
@@ -192,13 +193,13 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 	}
 	s.values[n] = value
 	if d.report {
-		return &ParameterChange{Name: reportName(n), Value: value}, nil
+		return &stmt.ParameterChange{Name: reportName(n), Value: value}, nil
 	}
 	return nil, nil
 }
 
 // Reset restores a parameter's default.
-func (s *Settings) Reset(name string) (*ParameterChange, error) {
+func (s *Settings) Reset(name string) (*stmt.ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
@@ -209,17 +210,17 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 	}
 	delete(s.values, n)
 	if d.report {
-		return &ParameterChange{Name: reportName(n), Value: d.def}, nil
+		return &stmt.ParameterChange{Name: reportName(n), Value: d.def}, nil
 	}
 	return nil, nil
 }
 
 // ResetAll restores every parameter (RESET ALL, DISCARD ALL).
-func (s *Settings) ResetAll() []ParameterChange {
+func (s *Settings) ResetAll() []stmt.ParameterChange {
 	if s.block != nil {
 		clear(s.block.local) // the defaults are now the session values
 	}
-	var out []ParameterChange
+	var out []stmt.ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]
 		// transaction_isolation is the transaction's (PostgreSQL's RESET ALL
@@ -232,7 +233,7 @@ func (s *Settings) ResetAll() []ParameterChange {
 		}
 		delete(s.values, n)
 		if d.report {
-			out = append(out, ParameterChange{Name: reportName(n), Value: d.def})
+			out = append(out, stmt.ParameterChange{Name: reportName(n), Value: d.def})
 		}
 	}
 	if s.block == nil {

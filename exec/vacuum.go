@@ -14,20 +14,21 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-var expireColumns = []Column{
+var expireColumns = []stmt.Column{
 	{Name: "expired_snapshots_count", Type: sql.Int64}, {Name: "deleted_files_count", Type: sql.Int64},
 	{Name: "deleted_bytes_count", Type: sql.Int64},
 }
 
 // prepareExpire plans ALTER TABLE t EXECUTE expire_snapshots
 // [(retention_threshold => '7d', retain_last => 1)].
-func (s *Session) prepareExpire(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareExpire(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, _, _, err := s.expireOptions(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE expire_snapshots"); err != nil {
 			return nil, err
 		}
@@ -48,15 +49,15 @@ func (s *Session) prepareExpire(ctx context.Context, st *sql.AlterExecute, param
 // deletes it (Trino's and Spark's default).
 const orphanRetention = 7 * 24 * time.Hour
 
-var orphanColumns = []Column{{Name: "deleted_files_count", Type: sql.Int64}, {Name: "deleted_bytes_count", Type: sql.Int64}}
+var orphanColumns = []stmt.Column{{Name: "deleted_files_count", Type: sql.Int64}, {Name: "deleted_bytes_count", Type: sql.Int64}}
 
 // prepareRemoveOrphans plans ALTER TABLE t EXECUTE remove_orphan_files
 // [(retention_threshold => '7d')].
-func (s *Session) prepareRemoveOrphans(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareRemoveOrphans(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, _, err := s.orphanOptions(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE remove_orphan_files"); err != nil {
 			return nil, err
 		}
@@ -132,16 +133,16 @@ func (s *Session) checkOrphanRetention(given string, age time.Duration) error {
 		Hint:    fmt.Sprintf("If no other process writes this table, SET %s = '%s' first.", orphanMinRetentionSetting, given)}
 }
 
-var rewriteManifestsColumns = []Column{{Name: "rewritten_manifests_count", Type: sql.Int64}, {Name: "added_manifests_count", Type: sql.Int64}}
+var rewriteManifestsColumns = []stmt.Column{{Name: "rewritten_manifests_count", Type: sql.Int64}, {Name: "added_manifests_count", Type: sql.Int64}}
 
 // prepareRewriteManifests plans ALTER TABLE t EXECUTE rewrite_manifests:
 // the current snapshot's manifests rewritten to the target size, grouped
 // by partition spec (Spark's procedure of that name; its result columns).
-func (s *Session) prepareRewriteManifests(ctx context.Context, st *sql.AlterExecute) (plan, []Column, error) {
+func (s *Session) prepareRewriteManifests(ctx context.Context, st *sql.AlterExecute) (plan, []stmt.Column, error) {
 	if _, err := s.rewriteManifestsTarget(ctx, st); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE rewrite_manifests"); err != nil {
 			return nil, err
 		}
@@ -172,16 +173,16 @@ func (s *Session) rewriteManifestsTarget(ctx context.Context, st *sql.AlterExecu
 	return rt, nil
 }
 
-var rollbackColumns = []Column{{Name: "previous_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
+var rollbackColumns = []stmt.Column{{Name: "previous_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
 
 // prepareRollback plans ALTER TABLE t EXECUTE rollback_to_snapshot(
 // snapshot_id => id): the snapshot, an ancestor of the current one,
 // becomes current.
-func (s *Session) prepareRollback(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareRollback(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, _, err := s.snapshotIDOption(ctx, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE rollback_to_snapshot"); err != nil {
 			return nil, err
 		}
@@ -294,13 +295,13 @@ func parseRetention(v string) (time.Duration, error) {
 // properties, then remove orphan files older than a week; no table is
 // every table of the catalog, each vacuumed and committed in turn as
 // PostgreSQL's. VACUUM (PURGE) erases deleted rows (purgeTable).
-func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Column, error) {
+func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []stmt.Column, error) {
 	for _, n := range st.Tables {
 		if _, err := s.maintenanceTarget(ctx, n); err != nil {
 			return nil, nil, err
 		}
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if err := s.maintenanceAllowed("VACUUM"); err != nil {
 			return nil, err
 		}
@@ -309,7 +310,7 @@ func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Co
 			return nil, err
 		}
 		var total vacuumOutcome
-		var notices []Notice
+		var notices []stmt.Notice
 		for _, ident := range idents {
 			vacuum := func() (vacuumOutcome, error) { return s.vacuumTable(ctx, ident) }
 			if st.Purge {
@@ -328,11 +329,11 @@ func (s *Session) prepareVacuum(ctx context.Context, st *sql.Vacuum) (plan, []Co
 			total.add(out)
 		}
 		if st.Purge {
-			notices = append(notices, Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf(
+			notices = append(notices, stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf(
 				"%d deleted rows physically removed from rewritten data files, %d files deleted, %d bytes freed; every remaining data file holds only rows live on a branch",
 				total.erased, total.exp.DeletedFiles, total.exp.DeletedBytes)})
 		}
-		return &Result{Tag: "VACUUM", Notices: notices}, nil
+		return &stmt.Result{Tag: "VACUUM", Notices: notices}, nil
 	}
 	return planFunc(run), nil, nil
 }
@@ -395,8 +396,8 @@ func (v *vacuumOutcome) add(o vacuumOutcome) {
 }
 
 // verbose is VACUUM VERBOSE's report of one table, as INFO messages.
-func (v vacuumOutcome) verbose(name string) []Notice {
-	return []Notice{
+func (v vacuumOutcome) verbose(name string) []stmt.Notice {
+	return []stmt.Notice{
 		{Severity: "INFO", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%q: rewrote %d data files into %d (%d rows), removed %d delete files",
 			name, v.opt.RewrittenFiles, v.opt.AddedFiles, v.opt.RewrittenRows, v.opt.RemovedDeleteFiles)},
 		{Severity: "INFO", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%q: expired %d snapshots, deleted %d files (%d bytes)",
