@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -257,20 +258,20 @@ func checkProperties(props map[string]string) error {
 			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
 		}
 	}
-	for _, k := range []string{deletes.PropRewriteRatio, propVacuumRatioThreshold} {
+	for _, k := range []string{deletes.PropRewriteRatio, maintenance.PropVacuumRatioThreshold} {
 		if v, ok := props[k]; ok {
-			if _, err := parseRatio(v); err != nil {
+			if _, err := maintenance.ParseRatio(v); err != nil {
 				return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
 			}
 		}
 	}
-	if v, ok := props[propVacuumSizeThreshold]; ok {
-		if _, err := ParseByteSize(v); err != nil {
-			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
+	if v, ok := props[maintenance.PropVacuumSizeThreshold]; ok {
+		if _, err := maintenance.ParseByteSize(v); err != nil {
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", maintenance.PropVacuumSizeThreshold, v)
 		}
 	}
-	if v, ok := props[propAutoVacuumEnabled]; ok && v != "true" && v != "false" {
-		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
+	if v, ok := props[maintenance.PropAutoVacuumEnabled]; ok && v != "true" && v != "false" {
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", maintenance.PropAutoVacuumEnabled, v)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -46,11 +47,13 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Merge:
 		return s.prepareMerge(ctx, x, params)
 	case *sql.AlterExecute:
-		return s.prepareAlterExecute(ctx, x, params)
+		return maintenancePlan(maintenance.PrepareExecute(ctx, maintenancePort{s}, x, params))
 	case *sql.AlterRef:
-		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) { return s.alterRef(ctx, x) }), nil, nil
+		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+			return maintenance.AlterRef(ctx, maintenancePort{s}, x)
+		}), nil, nil
 	case *sql.Vacuum:
-		return s.prepareVacuum(ctx, x)
+		return maintenancePlan(maintenance.PrepareVacuum(ctx, maintenancePort{s}, x))
 	case *sql.Truncate:
 		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -73,7 +74,7 @@ func settingDefs() map[string]setting {
 		"magmalake.equality_deletes":          {def: "off", check: boolCheck("magmalake.equality_deletes")},
 		"magmalake.progress":                  {def: "off", check: boolCheck("magmalake.progress")},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
-		orphanMinRetentionSetting:             {def: "1h", check: checkMinRetention},
+		maintenance.OrphanMinRetentionSetting: {def: "1h", check: maintenance.CheckMinRetention},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.

@@ -1,13 +1,11 @@
-package exec
+package maintenance
 
 import (
 	"context"
 	"strconv"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/exec/engine"
@@ -16,50 +14,28 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// ALTER TABLE t EXECUTE procedure (...) runs table maintenance. optimize is
-// here; the other procedures Trino and Spark name are refused (0A000).
-
 var optimizeColumns = []stmt.Column{
 	{Name: "rewritten_data_files_count", Type: sql.Int64}, {Name: "added_data_files_count", Type: sql.Int64},
 	{Name: "removed_delete_files_count", Type: sql.Int64}, {Name: "rewritten_rows_count", Type: sql.Int64},
 	{Name: "rewritten_bytes_count", Type: sql.Int64}, {Name: "added_bytes_count", Type: sql.Int64},
 }
 
-func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []stmt.Column, error) {
-	switch strings.ToLower(st.Procedure) {
-	case "optimize":
-	case "expire_snapshots":
-		return s.prepareExpire(ctx, st, params)
-	case "remove_orphan_files":
-		return s.prepareRemoveOrphans(ctx, st, params)
-	case "rollback_to_snapshot":
-		return s.prepareRollback(ctx, st, params)
-	case "fast_forward":
-		return s.prepareFastForward(ctx, st, params)
-	case "cherrypick_snapshot":
-		return s.prepareCherrypick(ctx, st, params)
-	case "set_current_snapshot":
-		return s.prepareSetCurrent(ctx, st, params)
-	case "rewrite_manifests":
-		return s.prepareRewriteManifests(ctx, st)
-	default:
-		return nil, nil, notSupported("ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
-	}
-	if _, _, err := s.optimizeOptions(ctx, st, params, nil); err != nil {
+// prepareOptimize plans ALTER TABLE t EXECUTE optimize [(...)] [WHERE ...]:
+// the files of the session's branch of t that pass the thresholds are
+// rewritten without their deleted rows.
+func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Column, error) {
+	if _, _, err := optimizeOptions(ctx, p, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		if s.tx.active {
-			return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "ALTER TABLE ... EXECUTE optimize cannot run inside a transaction block")
-		}
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, p Port, args []any) (*stmt.Result, error) {
+		if err := p.Allowed("ALTER TABLE ... EXECUTE optimize"); err != nil {
 			return nil, err
 		}
-		rt, opts, err := s.optimizeOptions(ctx, st, params, args)
+		rt, opts, err := optimizeOptions(ctx, p, st, params, args)
 		if err != nil {
 			return nil, err
 		}
-		out, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), rt.Ident, opts)
+		out, err := deletes.Optimize(ctx, p.Warehouse().Catalog(), rt.Ident, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -67,20 +43,17 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 			out.RewrittenRows, out.RewrittenBytes, out.AddedBytes}
 		return datumResult("ALTER TABLE", optimizeColumns, row)
 	}
-	return planFunc(run), optimizeColumns, nil
+	return run, optimizeColumns, nil
 }
 
 // optimizeOptions resolves the table and reads the procedure's arguments
 // (file_size_threshold => '128MB', delete_ratio_threshold => 0.1) and its
 // WHERE, which must be a condition Iceberg can prune files by.
-func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (*resolvedTable, deletes.OptimizeOptions, error) {
-	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false), SizeThreshold: deletes.DefaultSizeThreshold,
+func optimizeOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, deletes.OptimizeOptions, error) {
+	opts := deletes.OptimizeOptions{Options: p.DeleteOptions(), SizeThreshold: deletes.DefaultSizeThreshold,
 		RatioThreshold: deletes.DefaultRatioThreshold, Filter: ice.AlwaysTrue{}}
-	rt, err := s.resolveTable(ctx, st.Table)
+	rt, err := p.WritableTable(ctx, st.Table, "optimize")
 	if err != nil {
-		return nil, opts, err
-	}
-	if err := writableTable(rt, "optimize", st.Table); err != nil {
 		return nil, opts, err
 	}
 	for name, n := range st.Args {
@@ -94,7 +67,7 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 				return nil, opts, err
 			}
 		case "delete_ratio_threshold":
-			if opts.RatioThreshold, err = parseRatio(v); err != nil {
+			if opts.RatioThreshold, err = ParseRatio(v); err != nil {
 				return nil, opts, err
 			}
 		default:
@@ -102,7 +75,7 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 		}
 	}
 	if st.Where != nil {
-		scope := tableScope(rt.Table, st.Table.Table)
+		scope := p.Scope(rt.Table, st.Table.Table)
 		where, err := sql.BindCondition(st.Where, scope, params, "WHERE")
 		if err != nil {
 			return nil, opts, err
@@ -114,21 +87,6 @@ func (s *Session) optimizeOptions(ctx context.Context, st *sql.AlterExecute, par
 		opts.Filter = tr.Filter
 	}
 	return rt, opts, nil
-}
-
-// constText evaluates a procedure argument (a constant) as text.
-func constText(ctx context.Context, n ast.ExprNode, params *sql.Params, args []Param) (string, error) {
-	e, err := sql.Bind(n, &sql.Scope{}, params)
-	if err != nil {
-		return "", err
-	}
-	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.Text}, nil, args)
-	if err != nil {
-		return "", err
-	}
-	defer arr.Release()
-	v, _ := sql.DatumAt(arr, sql.Text, 0).(string)
-	return v, nil
 }
 
 // ParseByteSize reads 1048576, '128MB', '1 GB', '512kB' as bytes.
@@ -151,26 +109,11 @@ func ParseByteSize(v string) (int64, error) {
 	return int64(n * float64(mult)), nil
 }
 
-// parseRatio reads a delete ratio threshold, a number from 0 to 1.
-func parseRatio(v string) (float64, error) {
+// ParseRatio reads a delete ratio threshold, a number from 0 to 1.
+func ParseRatio(v string) (float64, error) {
 	r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || r < 0 || r > 1 {
 		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "delete_ratio_threshold must be a number between 0 and 1, not %q", v)
 	}
 	return r, nil
-}
-
-// datumResult is a one-row result.
-func datumResult(tag string, cols []stmt.Column, row []any) (*stmt.Result, error) {
-	ecols := make([]engine.Column, len(cols))
-	for i, c := range cols {
-		ecols[i] = engine.Column{Name: c.Name, Type: c.Type}
-	}
-	b, err := engine.DatumBatch(ecols, [][]any{row})
-	if err != nil {
-		return nil, err
-	}
-	br := engine.NewBatchRows(tag, []arrow.RecordBatch{b})
-	br.SetTag(tag)
-	return &stmt.Result{Columns: cols, Rows: br}, nil
 }
