@@ -90,8 +90,8 @@ func (e *Engine) NewAutoVacuum(opts maintenance.AutoVacuumOptions) *maintenance.
 // maintenance sees them (maintenance.Blocks).
 type autoVacuumBlocks struct{ e *Engine }
 
-func (b autoVacuumBlocks) WhenIdle(key string, wait time.Duration, commit func() error) (bool, error) {
-	return b.e.uses.whenIdle(key, wait, commit)
+func (b autoVacuumBlocks) WhenIdle(ident table.Identifier, wait time.Duration, commit func() error) (bool, error) {
+	return b.e.uses.whenIdle(identKey(ident), wait, commit)
 }
 
 func (b autoVacuumBlocks) Discard(tbl *table.Table, paths []string) { removeTableFiles(tbl, paths) }

@@ -77,10 +77,10 @@ type AutoVacuum struct {
 // a turn on a table that no open transaction block touches, and the
 // removal of files a rewrite wrote but did not publish.
 type Blocks interface {
-	// WhenIdle runs commit once no open block touches the table key,
+	// WhenIdle runs commit once no open block touches the table,
 	// keeping new blocks out until it returns; it waits up to wait for
 	// the open ones to end, and ran is false when they did not.
-	WhenIdle(key string, wait time.Duration, commit func() error) (ran bool, err error)
+	WhenIdle(ident table.Identifier, wait time.Duration, commit func() error) (ran bool, err error)
 	// Discard deletes files a rewrite wrote and never published.
 	Discard(tbl *table.Table, paths []string)
 }
@@ -229,7 +229,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	if a.Planned != nil {
 		a.Planned(ident)
 	}
-	ran, err := a.blocks.WhenIdle(key, a.BlockWait, func() error {
+	ran, err := a.blocks.WhenIdle(ident, a.BlockWait, func() error {
 		_, err := a.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
 		return err
 	})
