@@ -11,6 +11,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // partitionActions reports whether the statement evolves the partition
@@ -31,7 +32,7 @@ func partitionActions(actions []sql.AlterAction) (bool, error) {
 
 // alterPartitioning runs ADD/DROP/REPLACE PARTITION FIELD: a new spec for
 // new files; files already written keep theirs.
-func (s *Session) alterPartitioning(ctx context.Context, ident table.Identifier, name string, actions []sql.AlterAction) (*Result, error) {
+func (s *Session) alterPartitioning(ctx context.Context, ident table.Identifier, name string, actions []sql.AlterAction) (*stmt.Result, error) {
 	_, err := s.engine.wh.EvolveSpec(ctx, ident, func(tbl *table.Table, us *table.UpdateSpec) error {
 		for _, a := range actions {
 			if err := stagePartition(tbl, us, name, a); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // checkRenameTarget refuses a RENAME TO or SET SCHEMA to a name no
@@ -30,13 +31,13 @@ func checkRenameTarget(x *sql.AlterTable) error {
 }
 
 // alterSchema runs ALTER TABLE's schema actions, renames and SET SCHEMA.
-func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, error) {
+func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*stmt.Result, error) {
 	rt, err := s.resolveTable(ctx, x.Name)
 	if err != nil {
 		var se *pgerr.Error
 		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
 			r := tagOnly("ALTER TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err
@@ -60,7 +61,7 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	var notices []Notice
+	var notices []stmt.Notice
 	_, err = s.engine.wh.EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
 		ev := &schemaEvolution{tbl: tbl, us: us, name: x.Name.Table, next: tbl.Metadata().LastColumnID() + 1,
 			set: map[string]string{}, fields: map[string]ice.NestedField{}}
@@ -86,10 +87,10 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*Result, 
 // unreadableDefaultWarnings warn of the defaults of tbl that cannot be read
 // (an earlier version wrote a decimal's without its value): the schema an
 // ALTER TABLE commits leaves them out, as they could not be kept.
-func unreadableDefaultWarnings(tbl *table.Table) []Notice {
-	var out []Notice
+func unreadableDefaultWarnings(tbl *table.Table) []stmt.Notice {
+	var out []stmt.Notice
 	for _, name := range iceberg.UnreadableDefaults(tbl.Schema()) {
-		out = append(out, Notice{Severity: "WARNING", Code: pgerr.Warning,
+		out = append(out, stmt.Notice{Severity: "WARNING", Code: pgerr.Warning,
 			Message: fmt.Sprintf("the default of column %q cannot be read and is dropped", name)})
 	}
 	return out
@@ -105,7 +106,7 @@ type schemaEvolution struct {
 	fields  map[string]ice.NestedField
 	set     map[string]string
 	remove  []string
-	notices []Notice
+	notices []stmt.Notice
 }
 
 func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
@@ -350,7 +351,7 @@ func (s *Session) anyRowOf(ctx context.Context, relation, cond string) (bool, er
 }
 
 // renameTable is ALTER TABLE ... RENAME TO and SET SCHEMA.
-func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*Result, error) {
+func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*stmt.Result, error) {
 	if ok, err := s.engine.wh.NamespaceExists(ctx, to[0]); err != nil {
 		return nil, err
 	} else if !ok {

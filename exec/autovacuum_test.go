@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/internal/testenv"
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -39,7 +40,7 @@ func snapshotCounts(t *testing.T, s *Session, tables ...string) []string {
 	return out
 }
 
-func reportOf(t *testing.T, reps []TableReport, name string) TableReport {
+func reportOf(t *testing.T, reps []maintenance.TableReport, name string) maintenance.TableReport {
 	t.Helper()
 	for _, r := range reps {
 		if r.Table == name {
@@ -50,7 +51,7 @@ func reportOf(t *testing.T, reps []TableReport, name string) TableReport {
 		}
 	}
 	t.Fatalf("no report for %s in %+v", name, reps)
-	return TableReport{}
+	return maintenance.TableReport{}
 }
 
 // TestAutoVacuumPass: in every delete mode a pass rewrites the table whose
@@ -69,7 +70,7 @@ func TestAutoVacuumPass(t *testing.T) {
 			mustQuery(t, s, "ALTER TABLE ot SET ('history.expire.max-snapshot-age-ms' = '0')")
 			before := snapshotCounts(t, s, "ot", "opt", "clean")
 			n := func(s string) int { var i int; fmt.Sscan(s, &i); return i }
-			av := eng.NewAutoVacuum(AutoVacuumOptions{})
+			av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{})
 			reps := av.Pass(t.Context())
 			// Expiry comes first: every snapshot but the current one goes,
 			// the one the rewrite then replaces stays for this pass.
@@ -96,7 +97,7 @@ func TestAutoVacuumPass(t *testing.T) {
 				t.Fatalf("snapshots after the second pass %v, want ot 1 and opt %s", got, before[1])
 			}
 			checkRows(t, s, "ot", want)
-			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.didWork() {
+			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.DidWork() {
 				t.Fatalf("third pass did %+v", r)
 			}
 		})
@@ -123,7 +124,7 @@ func TestAutoVacuumBudget(t *testing.T) {
 			eng := testEngine(t, t.TempDir())
 			s := testSessionOn(t, eng)
 			want := optTable(t, s, m.with, m.setup)
-			av := eng.NewAutoVacuum(AutoVacuumOptions{MaxBytes: 1})
+			av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{MaxBytes: 1})
 			worked, done := 0, false
 			for pass := 1; pass <= 10 && !done; pass++ {
 				r := reportOf(t, av.Pass(t.Context()), "public.ot")
@@ -176,13 +177,13 @@ func TestAutoVacuumAmongWriters(t *testing.T) {
 				}
 				want = append(want, ids...)
 			}
-			av := eng.NewAutoVacuum(AutoVacuumOptions{})
+			av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{})
 
 			mustQuery(t, u, "BEGIN")
 			mustQuery(t, u, "DELETE FROM ot WHERE id = 2")
 			committed := make(chan error, 1)
-			av.blockWait = time.Minute
-			av.planned = func(table.Identifier) {
+			av.BlockWait = time.Minute
+			av.Planned = func(table.Identifier) {
 				go func() {
 					waitForTurnHeld(eng, "public.ot")
 					_, err := u.query(context.Background(), "COMMIT")
@@ -200,7 +201,7 @@ func TestAutoVacuumAmongWriters(t *testing.T) {
 			checkRows(t, s, "ot", want)
 
 			more(2001, 2002, 2003, 2004)
-			av.planned = func(table.Identifier) { mustQuery(t, u, "DELETE FROM ot WHERE id IN (5, 2001)") }
+			av.Planned = func(table.Identifier) { mustQuery(t, u, "DELETE FROM ot WHERE id IN (5, 2001)") }
 			r = reportOf(t, av.Pass(t.Context()), "public.ot")
 			if r.GaveWay != "" || r.Optimize.RewrittenFiles == 0 {
 				t.Fatalf("an autocommit DELETE during the rewrite: %+v, want it carried over", r)
@@ -209,13 +210,13 @@ func TestAutoVacuumAmongWriters(t *testing.T) {
 			checkRows(t, s, "ot", want)
 
 			more(2005, 2006, 2007, 2008)
-			av.blockWait = 0
-			av.planned = func(table.Identifier) {
+			av.BlockWait = 0
+			av.Planned = func(table.Identifier) {
 				mustQuery(t, u, "BEGIN")
 				mustQuery(t, u, "DELETE FROM ot WHERE id = 3")
 			}
 			r = reportOf(t, av.Pass(t.Context()), "public.ot")
-			if r.GaveWay == "" || r.didWork() {
+			if r.GaveWay == "" || r.DidWork() {
 				t.Fatalf("a block open past the wait: %+v, want the rewrite to give way", r)
 			}
 			mustQuery(t, u, "COMMIT")
@@ -226,7 +227,7 @@ func TestAutoVacuumAmongWriters(t *testing.T) {
 				t.Fatalf("the rewrite that gave way left %s files behind", out[0])
 			}
 
-			av.planned = nil
+			av.Planned = nil
 			if r := reportOf(t, av.Pass(t.Context()), "public.ot"); r.Optimize.RewrittenFiles == 0 {
 				t.Fatalf("with nobody in the way: %+v, want files rewritten", r)
 			}
@@ -253,7 +254,7 @@ func TestAutoVacuumSeesNewThresholds(t *testing.T) {
 	mustQuery(t, s, "CREATE TABLE d (id int) WITH ('format-version' = '3', 'write.delete.mode' = 'merge-on-read', 'magmalake.vacuum.delete-ratio-threshold' = '0.5')")
 	mustQuery(t, s, "INSERT INTO d SELECT i FROM generate_series(1, 100) i")
 	mustQuery(t, s, "DELETE FROM d WHERE id <= 20")
-	av := eng.NewAutoVacuum(AutoVacuumOptions{})
+	av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{})
 	for range 2 {
 		if r := reportOf(t, av.Pass(t.Context()), "public.d"); r.Optimize.RewrittenFiles != 0 {
 			t.Fatalf("a 20%% dead file under a 0.5 threshold was rewritten: %+v", r)
@@ -329,8 +330,8 @@ func TestAutoVacuumKeepsBlocksSnapshots(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
 	s, u := testSessionOn(t, eng), testSessionOn(t, eng)
 	blockPinningTable(t, s, u)
-	av := eng.NewAutoVacuum(AutoVacuumOptions{})
-	av.blockWait = 0
+	av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{})
+	av.BlockWait = 0
 	if r := reportOf(t, av.Pass(t.Context()), "public.k"); r.Expire.ExpiredSnapshots != 1 {
 		t.Fatalf("a pass with a block open: %+v, want the snapshot before the block's expired, and only it", r)
 	}
@@ -363,8 +364,8 @@ func TestAutoVacuumRewritesWhenExpiryFails(t *testing.T) {
 	if err := os.WriteFile(strings.TrimPrefix(oldest.ManifestList, "file://"), []byte("not avro"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var r TableReport
-	for _, rep := range eng.NewAutoVacuum(AutoVacuumOptions{}).Pass(t.Context()) {
+	var r maintenance.TableReport
+	for _, rep := range eng.NewAutoVacuum(maintenance.AutoVacuumOptions{}).Pass(t.Context()) {
 		if rep.Table == "public.ot" {
 			r = rep
 		}

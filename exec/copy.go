@@ -15,11 +15,12 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareCopy plans COPY ... FROM STDIN and COPY ... TO STDOUT. Neither has
 // a row description: the wire layer answers CopyIn/CopyOutResponse instead.
-func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Params) (plan, []stmt.Column, error) {
 	if st.Format == "binary" {
 		return nil, nil, notSupported("COPY with FORMAT binary is not supported; use text or csv")
 	}
@@ -35,12 +36,12 @@ func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Par
 
 // prepareCopyFrom checks the target now so that a bad table or column fails
 // before the client starts sending data.
-func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyFormat) (plan, []Column, error) {
+func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyFormat) (plan, []stmt.Column, error) {
 	ins := &sql.Insert{Table: st.Table, Columns: st.Columns}
 	if _, err := s.insertTarget(ctx, ins); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
@@ -56,7 +57,7 @@ func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyForma
 			}
 			return n, nil
 		}
-		return &Result{CopyIn: &CopyIn{Columns: target.width(), Load: load}}, nil
+		return &stmt.Result{CopyIn: &stmt.CopyIn{Columns: target.width(), Load: load}}, nil
 	}
 	return planFunc(run), nil, nil
 }
@@ -230,7 +231,7 @@ func (l *copyLoader) lineError(err error, column string) error {
 }
 
 // prepareCopyTo plans COPY t|(query) TO STDOUT through the SELECT path.
-func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat, params *sql.Params) (plan, []stmt.Column, error) {
 	q := st.Query
 	if q == nil {
 		var err error
@@ -242,7 +243,7 @@ func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat,
 	if err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		res, err := sel.execute(ctx, s, args)
 		if err != nil {
 			return nil, err

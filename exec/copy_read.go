@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // copyFormat is COPY's options, checked as PostgreSQL checks them.
@@ -68,8 +69,8 @@ func newCopyFormat(st *sql.Copy) (copyFormat, error) {
 }
 
 // output is the layout COPY TO STDOUT writes with these options.
-func (f copyFormat) output() *CopyOutFormat {
-	return &CopyOutFormat{CSV: f.csv, Header: f.header, Delimiter: f.delim, Null: f.null, Quote: f.quote, Escape: f.escape}
+func (f copyFormat) output() *stmt.CopyOutFormat {
+	return &stmt.CopyOutFormat{CSV: f.csv, Header: f.header, Delimiter: f.delim, Null: f.null, Quote: f.quote, Escape: f.escape}
 }
 
 // copyField is one parsed field of a record.

@@ -13,6 +13,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // copySession is testSession with a small batch size (so COPY streams
@@ -211,7 +212,7 @@ func TestCopyStatementErrors(t *testing.T) {
 }
 
 // copyOut runs COPY ... TO STDOUT and renders its rows as the result helper does.
-func copyOut(t *testing.T, s *Session, q string) (*Result, string) {
+func copyOut(t *testing.T, s *Session, q string) (*stmt.Result, string) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := s.Prepare(ctx, q, nil)
@@ -269,13 +270,13 @@ func TestCopyTo(t *testing.T) {
 	}
 	layouts := []struct {
 		q    string
-		want CopyOutFormat
+		want stmt.CopyOutFormat
 	}{
-		{"COPY t TO STDOUT", CopyOutFormat{Delimiter: '\t', Null: `\N`}},
+		{"COPY t TO STDOUT", stmt.CopyOutFormat{Delimiter: '\t', Null: `\N`}},
 		{"COPY t TO STDOUT WITH (FORMAT csv, HEADER, DELIMITER ';', NULL 'x', QUOTE '''', ESCAPE '!')",
-			CopyOutFormat{CSV: true, Header: true, Delimiter: ';', Null: "x", Quote: '\'', Escape: '!'}},
-		{"COPY t TO STDOUT WITH CSV HEADER", CopyOutFormat{CSV: true, Header: true, Delimiter: ',', Quote: '"', Escape: '"'}},
-		{"COPY t TO STDOUT (HEADER, DELIMITER '|', NULL '')", CopyOutFormat{Header: true, Delimiter: '|'}},
+			stmt.CopyOutFormat{CSV: true, Header: true, Delimiter: ';', Null: "x", Quote: '\'', Escape: '!'}},
+		{"COPY t TO STDOUT WITH CSV HEADER", stmt.CopyOutFormat{CSV: true, Header: true, Delimiter: ',', Quote: '"', Escape: '"'}},
+		{"COPY t TO STDOUT (HEADER, DELIMITER '|', NULL '')", stmt.CopyOutFormat{Header: true, Delimiter: '|'}},
 	}
 	for _, l := range layouts {
 		if res, _ := copyOut(t, s, l.q); res.CopyLayout() != l.want {

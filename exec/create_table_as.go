@@ -10,6 +10,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareCreateTableAs plans CREATE TABLE t AS query: the table takes the
@@ -17,11 +18,11 @@ import (
 // query is bound now for its parameters; the table is created when the
 // statement runs, and dropped again if filling it fails outside a
 // transaction block (inside one, the block's rollback undoes both).
-func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, err := engine.Plan(ctx, s.queryEnv(), x.Query, params); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		ct, err := s.tableFromQuery(ctx, x, params)
 		if err != nil {
 			return nil, err
@@ -93,11 +94,11 @@ func storedType(name string, t sql.Type) (sql.Type, error) {
 
 // fillCreatedTable runs INSERT INTO t query; its tag is SELECT n, as
 // PostgreSQL answers CREATE TABLE AS.
-func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, params *sql.Params, args []Param) (*Result, error) {
+func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, params *sql.Params, args []Param) (*stmt.Result, error) {
 	ins := &sql.Insert{Table: x.Name, Query: x.Query}
 	pl, _, err := s.prepareInsert(ctx, ins, params)
 	if err == nil {
-		var res *Result
+		var res *stmt.Result
 		if res, err = pl.execute(ctx, s, args); err == nil {
 			return tagOnly("SELECT " + strings.TrimPrefix(res.Tag, "INSERT 0 ")), nil
 		}

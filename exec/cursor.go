@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // cursorSet is a session's open SQL cursors by name.
@@ -22,8 +23,8 @@ type cursorSet struct {
 // sqlCursor is one DECLAREd query, partially read: the query's rows and the
 // unread tail of the batch the last FETCH stopped in.
 type sqlCursor struct {
-	cols    []Column
-	rows    Rows
+	cols    []stmt.Column
+	rows    stmt.Rows
 	pending arrow.RecordBatch // retained; nil when no batch is half read
 	off     int64             // rows of pending already returned
 	done    bool
@@ -161,12 +162,12 @@ func (s *Session) cursors() *cursorSet {
 
 // prepareDeclare plans DECLARE CURSOR: the query is planned now and run at
 // execution, so the cursor reads the snapshot of its DECLARE.
-func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, params *sql.Params) (plan, []stmt.Column, error) {
 	sel, _, err := s.prepareSelect(ctx, st.Query, params)
 	if err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if !st.Hold && !s.tx.active {
 			return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
@@ -193,12 +194,12 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 
 // prepareFetch plans FETCH and MOVE. The row description is the cursor's
 // as it is now; an unknown cursor is reported when the statement runs.
-func (s *Session) prepareFetch(st *sql.Fetch) (plan, []Column, error) {
-	var cols []Column
+func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
+	var cols []stmt.Column
 	if c, err := s.cursors().get(st.Name); err == nil && !st.Move {
 		cols = c.cols
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		c, err := s.cursors().get(st.Name)
 		if err != nil {
 			return nil, err
@@ -215,14 +216,14 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []Column, error) {
 			engine.ReleaseAll(batches)
 			return nil, err
 		}
-		return &Result{Columns: c.cols, Rows: engine.NewBatchRows("FETCH", batches)}, nil
+		return &stmt.Result{Columns: c.cols, Rows: engine.NewBatchRows("FETCH", batches)}, nil
 	}
 	return planFunc(run), cols, nil
 }
 
 // prepareClose plans CLOSE name and CLOSE ALL.
-func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		cs := s.cursors()
 		if st.All {
 			cs.closeAll()

@@ -10,14 +10,16 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareDDL plans schema and table definition statements. They bind
 // nothing, so all work happens at execution.
-func (s *Session) prepareDDL(st sql.Statement) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareDDL(st sql.Statement) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if s.tx.checkWrite() != nil {
 			return nil, pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
 		}
@@ -65,16 +67,16 @@ func ddlVerb(st sql.Statement) string {
 	return "ALTER TABLE"
 }
 
-func notice(msg string) Notice {
-	return Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
+func notice(msg string) stmt.Notice {
+	return stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
 }
 
-func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Result, error) {
+func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*stmt.Result, error) {
 	err := s.engine.wh.CreateNamespace(ctx, x.Name)
 	if errors.Is(err, iceberg.ErrNamespaceExists) {
 		if x.IfNotExists {
 			r := tagOnly("CREATE SCHEMA")
-			r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
+			r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.DuplicateSchema, "schema %q already exists", x.Name)
@@ -85,7 +87,7 @@ func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*Resul
 	return tagOnly("CREATE SCHEMA"), nil
 }
 
-func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, error) {
+func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*stmt.Result, error) {
 	ok, err := s.engine.wh.NamespaceExists(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -93,7 +95,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 	if !ok {
 		if x.IfExists {
 			r := tagOnly("DROP SCHEMA")
-			r.Notices = []Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", x.Name)
@@ -107,7 +109,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 			Message: fmt.Sprintf("cannot drop schema %s because other objects depend on it", x.Name),
 			Hint:    "Use DROP ... CASCADE to drop the dependent objects too."}
 	}
-	var notices []Notice
+	var notices []stmt.Notice
 	for _, t := range tables {
 		if err := s.engine.wh.DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
 			return nil, err
@@ -122,7 +124,7 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*Result, e
 	return r, nil
 }
 
-func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result, error) {
+func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*stmt.Result, error) {
 	schema, err := s.creationSchema(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -151,7 +153,7 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*Result,
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
 		r := tagOnly("CREATE TABLE")
-		r.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
+		r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
 		return r, nil
 	case errors.Is(err, iceberg.ErrTableExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
@@ -256,31 +258,31 @@ func checkProperties(props map[string]string) error {
 			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
 		}
 	}
-	for _, k := range []string{deletes.PropRewriteRatio, propVacuumRatioThreshold} {
+	for _, k := range []string{deletes.PropRewriteRatio, maintenance.PropVacuumRatioThreshold} {
 		if v, ok := props[k]; ok {
-			if _, err := parseRatio(v); err != nil {
+			if _, err := maintenance.ParseRatio(v); err != nil {
 				return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
 			}
 		}
 	}
-	if v, ok := props[propVacuumSizeThreshold]; ok {
-		if _, err := ParseByteSize(v); err != nil {
-			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
+	if v, ok := props[maintenance.PropVacuumSizeThreshold]; ok {
+		if _, err := maintenance.ParseByteSize(v); err != nil {
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", maintenance.PropVacuumSizeThreshold, v)
 		}
 	}
-	if v, ok := props[propAutoVacuumEnabled]; ok && v != "true" && v != "false" {
-		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
+	if v, ok := props[maintenance.PropAutoVacuumEnabled]; ok && v != "true" && v != "false" {
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", maintenance.PropAutoVacuumEnabled, v)
 	}
 	return nil
 }
 
-func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*Result, error) {
+func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*stmt.Result, error) {
 	ident, err := s.dropTarget(ctx, x.Name)
 	if err != nil {
 		var se *pgerr.Error
 		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
 			r := tagOnly("DROP TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err
@@ -323,7 +325,7 @@ func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identi
 	return iceberg.Ident(schema, n.Table), nil
 }
 
-func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*Result, error) {
+func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*stmt.Result, error) {
 	rt, err := s.propertiesTarget(ctx, x.Name)
 	if err != nil {
 		return nil, err

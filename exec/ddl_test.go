@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 func ddlLoad(t *testing.T, s *Session, schema, name string) *table.Table {
@@ -22,7 +23,7 @@ func ddlLoad(t *testing.T, s *Session, schema, name string) *table.Table {
 	return tbl
 }
 
-func ddlExec(t *testing.T, s *Session, q string) *Result {
+func ddlExec(t *testing.T, s *Session, q string) *stmt.Result {
 	t.Helper()
 	p, err := s.Prepare(t.Context(), q, nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // deletePlan is a bound DELETE.
@@ -66,13 +67,13 @@ func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Pa
 	return p, nil
 }
 
-func (p *deletePlan) columns() []Column {
+func (p *deletePlan) columns() []stmt.Column {
 	if p.returning == nil {
 		return nil
 	}
-	cols := make([]Column, len(p.returning))
+	cols := make([]stmt.Column, len(p.returning))
 	for i, e := range p.returning {
-		cols[i] = Column{Name: p.names[i], Type: e.Type()}
+		cols[i] = stmt.Column{Name: p.names[i], Type: e.Type()}
 	}
 	return cols
 }
@@ -109,7 +110,7 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 	return deletes.Predicate{Filter: tr.Filter, Exact: tr.Exact, Columns: cols, Match: match}, nil
 }
 
-func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (plan, []stmt.Column, error) {
 	if st.Join != nil {
 		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
 			return s.planJoinDelete(ctx, st, params)
@@ -123,7 +124,7 @@ func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql
 		return nil, nil, err
 	}
 	cols := p.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
@@ -161,7 +162,7 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 }
 
 // result answers DELETE n, or the RETURNING rows tagged DELETE n.
-func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
+func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*stmt.Result, error) {
 	tag := fmt.Sprintf("DELETE %d", out.Deleted)
 	if p.returning == nil {
 		engine.ReleaseAll(out.Returned)
@@ -185,5 +186,5 @@ func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 	}
 	br := engine.NewBatchRows("DELETE", rows)
 	br.SetTag(tag)
-	return &Result{Columns: p.columns(), Rows: br}, nil
+	return &stmt.Result{Columns: p.columns(), Rows: br}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // A DELETE ... USING or UPDATE ... FROM runs as the MERGE it is: the target
@@ -48,7 +49,7 @@ func (s *Session) planJoinUpdate(ctx context.Context, st *sql.Update, params *sq
 
 // prepareJoinDML prepares a DELETE ... USING or UPDATE ... FROM as a join;
 // ok is false when its conditions need the semi-join form instead.
-func (s *Session) prepareJoinDML(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []Column, bool, error) {
+func (s *Session) prepareJoinDML(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []stmt.Column, bool, error) {
 	pl, cols, err := s.prepareMergePlan(ctx, build)
 	if errors.Is(err, engine.ErrVolatileMerge) {
 		return nil, nil, false, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // readersTable makes t of 8 files of 2,000 rows (ids 1..16000): a reader
@@ -173,7 +174,7 @@ func startQuery(t *testing.T, s *Session, q string) (first []string, rest func()
 }
 
 // mustExecute prepares and executes q, leaving its rows unread.
-func mustExecute(t *testing.T, s *Session, q string) *Result {
+func mustExecute(t *testing.T, s *Session, q string) *stmt.Result {
 	t.Helper()
 	ctx := context.Background()
 	p, err := s.Prepare(ctx, q, nil)

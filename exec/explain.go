@@ -14,14 +14,15 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-var explainColumns = []Column{{Name: "QUERY PLAN", Type: sql.Text}}
+var explainColumns = []stmt.Column{{Name: "QUERY PLAN", Type: sql.Text}}
 
 // explainJSONColumns is EXPLAIN (FORMAT JSON)'s one json column.
-var explainJSONColumns = []Column{{Name: "QUERY PLAN", Type: sql.JSON}}
+var explainJSONColumns = []stmt.Column{{Name: "QUERY PLAN", Type: sql.JSON}}
 
-func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []stmt.Column, error) {
 	pl, cols, err := s.prepareExplainPlan(ctx, x, params)
 	if x.Format == "json" && cols != nil {
 		cols = explainJSONColumns
@@ -30,7 +31,7 @@ func (s *Session) prepareExplain(ctx context.Context, x *sql.Explain, params *sq
 }
 
 // explainResult renders a plan as the statement's FORMAT asks.
-func explainResult(x *sql.Explain, p *engine.ExplainPlan) *Result {
+func explainResult(x *sql.Explain, p *engine.ExplainPlan) *stmt.Result {
 	if x.Format == "json" {
 		r := textRows([]string{p.JSON()})
 		r.Columns = explainJSONColumns
@@ -39,7 +40,7 @@ func explainResult(x *sql.Explain, p *engine.ExplainPlan) *Result {
 	return textRows(p.Lines())
 }
 
-func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, []stmt.Column, error) {
 	if pl, ok, err := s.prepareExplainDML(ctx, x, params); ok {
 		return pl, explainColumns, err
 	}
@@ -55,7 +56,7 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 		if _, err := s.planDelete(ctx, st, params); err != nil {
 			return nil, nil, err
 		}
-		run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 			if x.Analyze {
 				if err := s.tx.checkWrite(); err != nil {
 					return nil, err
@@ -76,7 +77,7 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); err != nil {
 			return nil, nil, err
 		}
-		run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+		run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 			start := time.Now()
 			q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 			if err != nil {
@@ -154,10 +155,10 @@ func (s *Session) explainDelete(ctx context.Context, p *deletePlan, args []Param
 }
 
 // textRows is a one-column text result, as EXPLAIN and SHOW produce.
-func textRows(lines []string) *Result {
+func textRows(lines []string) *stmt.Result {
 	rows := engine.NewBatchRows("EXPLAIN", []arrow.RecordBatch{textBatch("QUERY PLAN", lines)})
 	rows.SetTag("EXPLAIN")
-	return &Result{Columns: explainColumns, Rows: rows}
+	return &stmt.Result{Columns: explainColumns, Rows: rows}
 }
 
 func textBatch(name string, lines []string) arrow.RecordBatch {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareExplainDML plans EXPLAIN [ANALYZE] of UPDATE, MERGE, INSERT
@@ -70,7 +71,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 	default:
 		return nil, false, nil
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if x.Analyze {
 			if err := s.tx.checkWrite(); err != nil {
 				return nil, err
@@ -171,7 +172,7 @@ func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build 
 	if _, err := build(ctx, s); err != nil {
 		return nil, !errors.Is(err, engine.ErrVolatileMerge), err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if x.Analyze {
 			if err := s.tx.checkWrite(); err != nil {
 				return nil, err

@@ -24,6 +24,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Canonical values: both the models in these tests and the engine's Arrow
@@ -87,7 +88,7 @@ func fndFloat(f float64) string { return "f:" + strconv.FormatFloat(f, 'g', -1, 
 func fndRat(r *big.Rat) string { return "n:" + r.RatString() }
 
 // fndRows runs q through the session and canonicalises every cell.
-func fndRows(t *testing.T, s *Session, q string) ([]Column, [][]string) {
+func fndRows(t *testing.T, s *Session, q string) ([]stmt.Column, [][]string) {
 	t.Helper()
 	cols, rows, err := fndTryRows(t.Context(), s, q)
 	if err != nil {
@@ -96,7 +97,7 @@ func fndRows(t *testing.T, s *Session, q string) ([]Column, [][]string) {
 	return cols, rows
 }
 
-func fndTryRows(ctx context.Context, s *Session, q string) ([]Column, [][]string, error) {
+func fndTryRows(ctx context.Context, s *Session, q string) ([]stmt.Column, [][]string, error) {
 	p, err := s.Prepare(ctx, q, nil)
 	if err != nil {
 		return nil, nil, err

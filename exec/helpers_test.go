@@ -10,6 +10,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // testSession opens a fresh warehouse in a temp dir and a session on it.
@@ -78,7 +79,7 @@ func (s *Session) query(ctx context.Context, q string, params ...Param) (*result
 }
 
 // resultOf renders an executed statement's result, draining its rows.
-func resultOf(ctx context.Context, res *Result) (*result, error) {
+func resultOf(ctx context.Context, res *stmt.Result) (*result, error) {
 	out := &result{}
 	for _, c := range res.Columns {
 		out.cols = append(out.cols, c.Name)

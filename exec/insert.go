@@ -19,6 +19,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // insertTarget is the table an INSERT writes and, per table column, which
@@ -149,7 +150,7 @@ func (t *insertTarget) width() int {
 	return n
 }
 
-func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []stmt.Column, error) {
 	switch {
 	case st.Overwrite:
 		return s.prepareOverwrite(ctx, st, params)
@@ -170,7 +171,7 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 	}
 	memo := &targetMemo{}
 	bound := target.key
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		target, err := memo.target(ctx, s, st)
 		if err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -261,7 +262,7 @@ func TestOrphanRetentionFloor(t *testing.T) {
 		}
 		_, err := s.query(t.Context(), q)
 		var se *pgerr.Error
-		if !errors.As(err, &se) || se.Code != pgerr.InvalidParameterValue || !strings.Contains(se.Hint, orphanMinRetentionSetting) {
+		if !errors.As(err, &se) || se.Code != pgerr.InvalidParameterValue || !strings.Contains(se.Hint, maintenance.OrphanMinRetentionSetting) {
 			t.Fatalf("%s: %v, want 22023 with a hint naming the setting", v, err)
 		}
 	}

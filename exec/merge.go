@@ -14,6 +14,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // mergePlan is a bound MERGE: the engine's plan of the join and clauses,
@@ -62,7 +63,7 @@ func (s *Session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Pa
 	return p, nil
 }
 
-func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (plan, []stmt.Column, error) {
 	return s.prepareMergePlan(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
 		return s.planMerge(ctx, st, params)
 	})
@@ -70,13 +71,13 @@ func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.P
 
 // prepareMergePlan plans now for the row description and again at each
 // execution, against the tables as they are then.
-func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []Column, error) {
+func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []stmt.Column, error) {
 	p, err := build(ctx, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	cols := p.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
@@ -94,7 +95,7 @@ func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Conte
 }
 
 // columns describe RETURNING's rows; nil without RETURNING.
-func (p *mergePlan) columns() []Column {
+func (p *mergePlan) columns() []stmt.Column {
 	if c := p.plan.Columns(); c != nil {
 		return queryColumns(c)
 	}
@@ -154,7 +155,7 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 
 // result answers MERGE n (rows inserted, updated and deleted; DELETE n
 // and UPDATE n for those run as a MERGE), or the RETURNING rows so tagged.
-func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *Result {
+func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *stmt.Result {
 	tag := fmt.Sprintf("%s %d", p.verb, out.rows(p.verb))
 	cols := p.columns()
 	if cols == nil {
@@ -163,7 +164,7 @@ func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *Result {
 	}
 	br := engine.NewBatchRows(p.verb, rows)
 	br.SetTag(tag)
-	return &Result{Columns: cols, Rows: br}
+	return &stmt.Result{Columns: cols, Rows: br}
 }
 
 // mergeRows is the engine's MERGE run as the delete engine drives it

@@ -18,6 +18,7 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // rowSourceFunc produces an INSERT's rows at execution; done releases them.
@@ -158,11 +159,11 @@ func (p *overwritePlan) dynamic(s *Session) bool {
 	return err == nil && strings.EqualFold(mode, "dynamic") && !p.del.rt.Table.Spec().IsUnpartitioned()
 }
 
-func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []stmt.Column, error) {
 	if _, err := s.planOverwrite(ctx, st, params); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
@@ -254,9 +255,9 @@ func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Pa
 }
 
 // overwriteResult answers INSERT 0 n, the rows removed going in a NOTICE.
-func overwriteResult(out deletes.OverwriteOutcome) *Result {
+func overwriteResult(out deletes.OverwriteOutcome) *stmt.Result {
 	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
-	res.Notices = []Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
+	res.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
 	return res
 }
 

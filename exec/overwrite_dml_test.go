@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // dmlModel is the test's own copy of a table (id → "id|cat|v"), kept without
@@ -38,7 +39,7 @@ func dmlCheck(t *testing.T, s *Session, table string, m dmlModel) {
 }
 
 // dmlExec runs q and returns the whole Result (notices included).
-func dmlExec(t *testing.T, s *Session, q string) *Result {
+func dmlExec(t *testing.T, s *Session, q string) *stmt.Result {
 	t.Helper()
 	ctx := context.Background()
 	p, err := s.Prepare(ctx, q, nil)
@@ -53,7 +54,7 @@ func dmlExec(t *testing.T, s *Session, q string) *Result {
 }
 
 // dmlRemoved is the row count of the "n rows removed" NOTICE.
-func dmlRemoved(t *testing.T, res *Result) int {
+func dmlRemoved(t *testing.T, res *stmt.Result) int {
 	t.Helper()
 	for _, n := range res.Notices {
 		var k int

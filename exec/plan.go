@@ -6,12 +6,14 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // planStatement binds st and returns its executable form and row description.
-func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *sql.Params) (plan, []Column, error) {
+func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *sql.Params) (plan, []stmt.Column, error) {
 	switch x := st.(type) {
 	case *sql.Select:
 		return s.prepareSelect(ctx, x, params)
@@ -45,11 +47,13 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Merge:
 		return s.prepareMerge(ctx, x, params)
 	case *sql.AlterExecute:
-		return s.prepareAlterExecute(ctx, x, params)
+		return maintenancePlan(maintenance.PrepareExecute(ctx, maintenancePort{s}, x, params))
 	case *sql.AlterRef:
-		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*Result, error) { return s.alterRef(ctx, x) }), nil, nil
+		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+			return maintenance.AlterRef(ctx, maintenancePort{s}, x)
+		}), nil, nil
 	case *sql.Vacuum:
-		return s.prepareVacuum(ctx, x)
+		return maintenancePlan(maintenance.PrepareVacuum(ctx, maintenancePort{s}, x))
 	case *sql.Truncate:
 		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:
@@ -66,7 +70,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 
 // prepareSelect binds the query now for its row description; execution
 // binds again against the tables as they are then.
-func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []stmt.Column, error) {
 	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}
@@ -75,7 +79,7 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		return nil, nil, err
 	}
 	cols := queryColumns(q.Columns())
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 		if err != nil {
 			return nil, err
@@ -87,22 +91,22 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Columns: cols, Rows: rows}, nil
+		return &stmt.Result{Columns: cols, Rows: rows}, nil
 	}
 	return planFunc(run), cols, nil
 }
 
 // queryColumns is the row description of the engine's columns.
-func queryColumns(in []engine.Column) []Column {
-	out := make([]Column, len(in))
+func queryColumns(in []engine.Column) []stmt.Column {
+	out := make([]stmt.Column, len(in))
 	for i, c := range in {
-		out[i] = Column{Name: c.Name, Type: c.Type}
+		out[i] = stmt.Column{Name: c.Name, Type: c.Type}
 	}
 	return out
 }
 
 // sameColumns refuses to run a prepared query whose table changed shape.
-func sameColumns(want, got []Column) error {
+func sameColumns(want, got []stmt.Column) error {
 	if len(want) != len(got) {
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 	}

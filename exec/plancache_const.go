@@ -5,6 +5,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // constSelect runs a SELECT without FROM, WHERE, grouping, DISTINCT or
@@ -12,12 +13,12 @@ import (
 // execution.
 type constSelect struct {
 	q    *engine.ConstQuery
-	cols []Column
+	cols []stmt.Column
 }
 
 // prepareConstSelect binds st when it is a constant SELECT. ok is false
 // when the general path must handle it.
-func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []Column, ok bool, err error) {
+func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params *sql.Params) (pl plan, cols []stmt.Column, ok bool, err error) {
 	q, ok, err := engine.PlanConst(ctx, s.queryEnv(), st, params)
 	if !ok || err != nil {
 		return nil, nil, ok, err
@@ -26,10 +27,10 @@ func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params
 	return c, c.cols, true, nil
 }
 
-func (c *constSelect) execute(ctx context.Context, s *Session, params []Param) (*Result, error) {
+func (c *constSelect) execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error) {
 	rows, err := c.q.Run(ctx, params)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Columns: c.cols, Rows: rows}, nil
+	return &stmt.Result{Columns: c.cols, Rows: rows}, nil
 }

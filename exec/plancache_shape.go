@@ -7,6 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // shapeCacheSize bounds a session's remembered INSERT shapes.
@@ -100,7 +101,7 @@ type shapedPlan struct {
 // a NOT NULL column) fails before anything is written; the statement then
 // runs the usual way, so that the error is PostgreSQL's for the literal,
 // with its position in the text.
-func (p shapedPlan) execute(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (p shapedPlan) execute(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 	res, err := p.inner.execute(ctx, s, p.args)
 	if err == nil || !valueError(err) {
 		return res, err

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // progressDelay is how long a statement runs before its first progress
@@ -142,7 +143,7 @@ func (r *progressRun) end() {
 
 // follow keeps r running while the statement's rows or COPY data flow,
 // and ends it otherwise.
-func (r *progressRun) follow(res *Result, err error) (*Result, error) {
+func (r *progressRun) follow(res *stmt.Result, err error) (*stmt.Result, error) {
 	if r == nil {
 		return res, err
 	}
@@ -165,7 +166,7 @@ func (r *progressRun) follow(res *Result, err error) (*Result, error) {
 
 // progressRows counts a streamed result's work until it ends.
 type progressRows struct {
-	Rows
+	stmt.Rows
 	r *progressRun
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // returningList is a bound RETURNING over a table's rows.
@@ -44,19 +45,19 @@ func bindReturning(ctx context.Context, s *Session, items []sql.SelectItem, scop
 	return r, nil
 }
 
-func (r *returningList) columns() []Column {
+func (r *returningList) columns() []stmt.Column {
 	if r == nil {
 		return nil
 	}
-	cols := make([]Column, len(r.exprs))
+	cols := make([]stmt.Column, len(r.exprs))
 	for i, e := range r.exprs {
-		cols[i] = Column{Name: r.names[i], Type: e.Type()}
+		cols[i] = stmt.Column{Name: r.names[i], Type: e.Type()}
 	}
 	return cols
 }
 
 // result projects RETURNING over the rows (which it releases), tagged.
-func (r *returningList) result(ctx context.Context, verb, tag string, rows []arrow.RecordBatch, args []Param) (*Result, error) {
+func (r *returningList) result(ctx context.Context, verb, tag string, rows []arrow.RecordBatch, args []Param) (*stmt.Result, error) {
 	ctx = sql.WithSubqueryCache(ctx)
 	var out []arrow.RecordBatch
 	for i, b := range rows {
@@ -71,7 +72,7 @@ func (r *returningList) result(ctx context.Context, verb, tag string, rows []arr
 	}
 	br := engine.NewBatchRows(verb, out)
 	br.SetTag(tag)
-	return &Result{Columns: r.columns(), Rows: br}, nil
+	return &stmt.Result{Columns: r.columns(), Rows: br}, nil
 }
 
 // withSubqueries is params (a new set when nil) with a planner for the

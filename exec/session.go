@@ -11,6 +11,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Session holds per-connection state: settings, transaction, prepared plans.
@@ -27,13 +28,13 @@ type Session struct {
 
 // plan is a prepared statement's executable form.
 type plan interface {
-	execute(ctx context.Context, s *Session, params []Param) (*Result, error)
+	execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error)
 }
 
 // planFunc adapts a function to plan.
-type planFunc func(ctx context.Context, s *Session, params []Param) (*Result, error)
+type planFunc func(ctx context.Context, s *Session, params []Param) (*stmt.Result, error)
 
-func (f planFunc) execute(ctx context.Context, s *Session, params []Param) (*Result, error) {
+func (f planFunc) execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error) {
 	return f(ctx, s, params)
 }
 
@@ -80,7 +81,7 @@ func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
 	cp := *p
 	cp.Notices = nil
 	for _, m := range msgs {
-		cp.Notices = append(cp.Notices, Notice{Severity: "NOTICE", Code: pgerr.NameTooLong, Message: m})
+		cp.Notices = append(cp.Notices, stmt.Notice{Severity: "NOTICE", Code: pgerr.NameTooLong, Message: m})
 	}
 	cp.Notices = s.visible(cp.Notices)
 	return &cp
@@ -89,10 +90,10 @@ func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
 // visible keeps the notices client_min_messages lets through, as
 // PostgreSQL does: a NOTICE at notice or below, a WARNING at warning or
 // below; other severities (INFO) always.
-func (s *Session) visible(ns []Notice) []Notice {
+func (s *Session) visible(ns []stmt.Notice) []stmt.Notice {
 	level, _ := s.settings.Get("client_min_messages")
 	min := slices.Index(messageLevels, level)
-	var out []Notice
+	var out []stmt.Notice
 	for _, n := range ns {
 		if rank := slices.Index(messageLevels, strings.ToLower(n.Severity)); rank < 0 || rank >= min {
 			out = append(out, n)
@@ -157,13 +158,13 @@ func copiesIn(st sql.Statement) bool {
 	return ok && c.From
 }
 
-func emptyQuery(context.Context, *Session, []Param) (*Result, error) {
-	return &Result{Tag: ""}, nil
+func emptyQuery(context.Context, *Session, []Param) (*stmt.Result, error) {
+	return &stmt.Result{Tag: ""}, nil
 }
 
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
-func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
+func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*stmt.Result, error) {
 	l := s.startLog(p)
 	pr := s.startProgress()
 	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
@@ -173,7 +174,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*Re
 	return res, err
 }
 
-func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Result, error) {
+func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*stmt.Result, error) {
 	if len(params) != len(p.ParamTypes) {
 		return nil, &pgerr.Error{Code: pgerr.ProtocolViolation,
 			Message: fmt.Sprintf("bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))}
@@ -224,7 +225,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*Re
 
 // executeGuarded runs a plan, turning a panic (a bug) into XX000 for this
 // statement instead of ending the shell or the connection.
-func (s *Session) executeGuarded(ctx context.Context, pl plan, params []Param) (res *Result, err error) {
+func (s *Session) executeGuarded(ctx context.Context, pl plan, params []Param) (res *stmt.Result, err error) {
 	defer recoverInternal(&err)
 	return pl.execute(ctx, s, params)
 }
@@ -264,7 +265,7 @@ func (s *Session) Close() {
 }
 
 // tagOnly is a plan result with no rows.
-func tagOnly(tag string) *Result { return &Result{Tag: tag} }
+func tagOnly(tag string) *stmt.Result { return &stmt.Result{Tag: tag} }
 
 // withStatementTime fixes the statement's now() for evaluation during
 // Execute; sql.StatementContext carries it to rows streamed later (whose

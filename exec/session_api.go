@@ -1,5 +1,7 @@
 package exec
 
+import "github.com/magmalake/magmalake/stmt"
+
 // This file is the contract wire and repl program against. Its implementation
 // lives in session.go.
 
@@ -22,7 +24,7 @@ type Prepared struct {
 	// ParamTypes are the inferred (or client-given) types of $1..$n.
 	ParamTypes []uint32
 	// Columns is the row description the statement will produce, nil for none.
-	Columns []Column
+	Columns []stmt.Column
 	// Interactive statements (COPY ... FROM STDIN) talk with the client as
 	// they run, so the wire layer must run them when they arrive.
 	Interactive bool
@@ -32,7 +34,7 @@ type Prepared struct {
 	logClass logClass
 	// Notices are the parser's (identifiers it truncated), which
 	// PostgreSQL sends as it parses: before the statement's results.
-	Notices []Notice
+	Notices []stmt.Notice
 }
 
 // TxStatus values for ReadyForQuery.

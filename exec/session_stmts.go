@@ -6,11 +6,12 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareSetting plans SET, RESET, SET TRANSACTION and DISCARD.
-func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		switch x := st.(type) {
 		case *sql.Set:
 			return s.set(x)
@@ -23,7 +24,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 				return nil, err
 			}
 			if x.All {
-				return &Result{Tag: "RESET", ParameterChanges: s.settings.ResetAll()}, nil
+				return &stmt.Result{Tag: "RESET", ParameterChanges: s.settings.ResetAll()}, nil
 			}
 			ch, err := s.settings.Reset(x.Name)
 			s.settings.sessionSet(x.Name)
@@ -38,25 +39,25 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []Column, error) {
 				return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
 			}
 			s.named = nil // DISCARD ALL deallocates SQL-level prepared statements too
-			return &Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
+			return &stmt.Result{Tag: "DISCARD ALL", ParameterChanges: s.settings.ResetAll()}, nil
 		}
 		return nil, notSupported("this statement is not supported")
 	}
 	return planFunc(run), nil, nil
 }
 
-func changeResult(tag string, ch *ParameterChange, err error) (*Result, error) {
+func changeResult(tag string, ch *stmt.ParameterChange, err error) (*stmt.Result, error) {
 	if err != nil {
 		return nil, err
 	}
 	r := tagOnly(tag)
 	if ch != nil {
-		r.ParameterChanges = []ParameterChange{*ch}
+		r.ParameterChanges = []stmt.ParameterChange{*ch}
 	}
 	return r, nil
 }
 
-func (s *Session) set(x *sql.Set) (*Result, error) {
+func (s *Session) set(x *sql.Set) (*stmt.Result, error) {
 	name := strings.ToLower(x.Name)
 	value := x.Value
 	if x.Default {
@@ -88,7 +89,7 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 		s.tx.readOnly = v == "on"
 		return tagOnly("SET"), nil
 	}
-	var ch *ParameterChange
+	var ch *stmt.ParameterChange
 	var err error
 	switch {
 	case x.Local:
@@ -108,13 +109,13 @@ func (s *Session) set(x *sql.Set) (*Result, error) {
 
 // outsideBlock is PostgreSQL's answer to a transaction-scoped SET outside
 // a block: a warning, and no effect.
-func outsideBlock(what string) *Result {
+func outsideBlock(what string) *stmt.Result {
 	r := tagOnly("SET")
-	r.Notices = []Notice{{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: what + " can only be used in transaction blocks"}}
+	r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: what + " can only be used in transaction blocks"}}
 	return r
 }
 
-func (s *Session) setTransaction(x *sql.SetTransaction) (*Result, error) {
+func (s *Session) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 	if x.Isolation != "" {
 		lvl, err := isolationLevel(x.Isolation)
 		if err != nil {
@@ -164,8 +165,8 @@ func isolationLevel(v string) (string, error) {
 }
 
 // prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.
-func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareTransaction(st sql.Statement) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		switch x := st.(type) {
 		case *sql.Begin:
 			return s.begin(x)
@@ -186,10 +187,10 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []Column, error) {
 	return planFunc(run), nil, nil
 }
 
-func (s *Session) begin(x *sql.Begin) (*Result, error) {
+func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
 	r := tagOnly("BEGIN")
 	if s.tx.active && !s.tx.implicit {
-		r.Notices = []Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
+		r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
 	var lvl string
@@ -216,10 +217,10 @@ func (s *Session) begin(x *sql.Begin) (*Result, error) {
 // endTransaction ends a block: COMMIT publishes its changes (a failed block
 // rolls back instead, as PostgreSQL answers it), ROLLBACK drops them and the
 // files they wrote.
-func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, error) {
+func (s *Session) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
 	if !s.tx.active {
 		r := tagOnly(verb)
-		r.Notices = []Notice{noTransactionWarning()}
+		r.Notices = []stmt.Notice{noTransactionWarning()}
 		return r, nil
 	}
 	if s.tx.failed || verb == "ROLLBACK" {
@@ -231,7 +232,7 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*Result, err
 	}
 	err := s.commitBlock(ctx)
 	ddl := s.tx.ddl
-	var changes []ParameterChange
+	var changes []stmt.ParameterChange
 	if err != nil {
 		s.settings.rollbackBlock()
 	} else {

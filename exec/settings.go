@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // ServerVersion is what clients see; pgjdbc, libpq and SQLAlchemy parse it.
@@ -72,7 +74,7 @@ func settingDefs() map[string]setting {
 		"magmalake.equality_deletes":          {def: "off", check: boolCheck("magmalake.equality_deletes")},
 		"magmalake.progress":                  {def: "off", check: boolCheck("magmalake.progress")},
 		"magmalake.branch":                    {def: "", check: checkBranchName},
-		orphanMinRetentionSetting:             {def: "1h", check: checkMinRetention},
+		maintenance.OrphanMinRetentionSetting: {def: "1h", check: maintenance.CheckMinRetention},
 		"max_stack_depth":                     {def: "2MB", check: checkStackDepth},
 		"work_mem":                            {def: "256MB", check: checkWorkMem},
 		// Logging (log_settings.go): the server's start values are the defaults.
@@ -162,7 +164,7 @@ func (s *Settings) Get(name string) (string, error) {
 }
 
 // Set changes a parameter; it returns the ParameterStatus to send, if any.
-func (s *Settings) Set(name, value string) (*ParameterChange, error) {
+func (s *Settings) Set(name, value string) (*stmt.ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
@@ -192,13 +194,13 @@ func (s *Settings) Set(name, value string) (*ParameterChange, error) {
 	}
 	s.values[n] = value
 	if d.report {
-		return &ParameterChange{Name: reportName(n), Value: value}, nil
+		return &stmt.ParameterChange{Name: reportName(n), Value: value}, nil
 	}
 	return nil, nil
 }
 
 // Reset restores a parameter's default.
-func (s *Settings) Reset(name string) (*ParameterChange, error) {
+func (s *Settings) Reset(name string) (*stmt.ParameterChange, error) {
 	n := strings.ToLower(name)
 	d, ok := s.defs[n]
 	if !ok {
@@ -209,17 +211,17 @@ func (s *Settings) Reset(name string) (*ParameterChange, error) {
 	}
 	delete(s.values, n)
 	if d.report {
-		return &ParameterChange{Name: reportName(n), Value: d.def}, nil
+		return &stmt.ParameterChange{Name: reportName(n), Value: d.def}, nil
 	}
 	return nil, nil
 }
 
 // ResetAll restores every parameter (RESET ALL, DISCARD ALL).
-func (s *Settings) ResetAll() []ParameterChange {
+func (s *Settings) ResetAll() []stmt.ParameterChange {
 	if s.block != nil {
 		clear(s.block.local) // the defaults are now the session values
 	}
-	var out []ParameterChange
+	var out []stmt.ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]
 		// transaction_isolation is the transaction's (PostgreSQL's RESET ALL
@@ -232,7 +234,7 @@ func (s *Settings) ResetAll() []ParameterChange {
 		}
 		delete(s.values, n)
 		if d.report {
-			out = append(out, ParameterChange{Name: reportName(n), Value: d.def})
+			out = append(out, stmt.ParameterChange{Name: reportName(n), Value: d.def})
 		}
 	}
 	if s.block == nil {

@@ -14,10 +14,11 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareShow plans SHOW, SHOW TABLES, SHOW SCHEMAS and DESCRIBE.
-func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Column, error) {
+func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []stmt.Column, error) {
 	var cols []string
 	var tag string
 	switch x := st.(type) {
@@ -41,11 +42,11 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Co
 			cols = []string{"createtab_stmt"}
 		}
 	}
-	columns := make([]Column, len(cols))
+	columns := make([]stmt.Column, len(cols))
 	for i, c := range cols {
-		columns[i] = Column{Name: c, Type: sql.Text}
+		columns[i] = stmt.Column{Name: c, Type: sql.Text}
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		rows, err := s.showRows(ctx, st)
 		if err != nil {
 			return nil, err
@@ -54,7 +55,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []Co
 		if tag == "SHOW" && len(cols) == 1 && !isShowTable(st) {
 			br.SetTag("SHOW")
 		}
-		return &Result{Columns: columns, Rows: br}, nil
+		return &stmt.Result{Columns: columns, Rows: br}, nil
 	}
 	return planFunc(run), columns, nil
 }

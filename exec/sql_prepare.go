@@ -7,6 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // SQL-level prepared statements: PREPARE name [(types)] AS ..., EXECUTE
@@ -17,8 +18,8 @@ import (
 // sqlPrepared is the session's named statements.
 type sqlPrepared map[string]*Prepared
 
-func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if _, ok := s.named[st.Name]; ok {
 			return nil, pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
 		}
@@ -44,12 +45,12 @@ func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []Column, error) {
 
 // prepareExecute plans EXECUTE: the row description is the named
 // statement's as it is now; a missing one is reported when it runs.
-func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []Column, error) {
-	var cols []Column
+func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []stmt.Column, error) {
+	var cols []stmt.Column
 	if p, ok := s.named[st.Name]; ok {
 		cols = p.Columns
 	}
-	run := func(ctx context.Context, s *Session, outer []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, outer []Param) (*stmt.Result, error) {
 		p, ok := s.named[st.Name]
 		if !ok {
 			return nil, pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
@@ -96,8 +97,8 @@ func executeArgs(ctx context.Context, st *sql.ExecuteStmt, outer []Param) ([]Par
 	return args, nil
 }
 
-func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []stmt.Column, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if st.All {
 			s.named = nil
 			return tagOnly("DEALLOCATE ALL"), nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // statementHolds are what a statement holds from its start until its rows
@@ -39,7 +40,7 @@ func (h *statementHolds) release() {
 
 // follow keeps the holds while the statement's rows or COPY data flow,
 // and releases them otherwise.
-func (h *statementHolds) follow(res *Result) *Result {
+func (h *statementHolds) follow(res *stmt.Result) *stmt.Result {
 	switch {
 	case res.Rows != nil:
 		res.Rows = &heldRows{Rows: res.Rows, h: h}
@@ -57,7 +58,7 @@ func (h *statementHolds) follow(res *Result) *Result {
 
 // heldRows releases a statement's holds when its rows are closed.
 type heldRows struct {
-	Rows
+	stmt.Rows
 	h *statementHolds
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // The statement log. PostgreSQL writes "statement:" lines for what
@@ -128,7 +129,7 @@ func (l *stmtLog) observe(ctx context.Context) context.Context {
 }
 
 // finish logs the statement now, or when its rows or COPY data end.
-func (l *stmtLog) finish(res *Result, err error) (*Result, error) {
+func (l *stmtLog) finish(res *stmt.Result, err error) (*stmt.Result, error) {
 	if l == nil {
 		return res, err
 	}
@@ -241,7 +242,7 @@ func tagRows(tag string) (int64, bool) {
 
 // loggedRows logs its statement when the client is done with the rows.
 type loggedRows struct {
-	Rows
+	stmt.Rows
 	l      *stmtLog
 	err    error
 	done   bool

@@ -9,12 +9,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // statementRows are a statement's rows streamed after Execute returned:
 // they keep its deadline, and give their errors SQLSTATEs as Execute does.
 type statementRows struct {
-	Rows
+	stmt.Rows
 	deadline time.Time          // zero: no statement_timeout
 	cancel   context.CancelFunc // ends the statement's context
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // TestSelectStreams checks which SELECTs stream batch by batch from the scan
@@ -73,7 +75,7 @@ func TestSelectStreams(t *testing.T) {
 
 // innerRows is the engine's rows under the session's wrappers (deadline,
 // holds, progress).
-func innerRows(r Rows) Rows {
+func innerRows(r stmt.Rows) stmt.Rows {
 	for {
 		switch w := r.(type) {
 		case *statementRows:

@@ -7,15 +7,16 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareTruncate plans TRUNCATE [TABLE] t: every data and delete file goes
 // from metadata alone.
-func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, []Column, error) {
+func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, []stmt.Column, error) {
 	if _, err := s.truncateTarget(ctx, st); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // DDL inside BEGIN ... COMMIT, as drivers that open a transaction for every
@@ -65,11 +66,11 @@ func (l *ddlLog) commit(ctx context.Context) error {
 }
 
 // ddlInBlock runs or stages one DDL statement inside a block.
-func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, error) {
+func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*stmt.Result, error) {
 	log := &s.tx.ddl
 	switch x := st.(type) {
 	case *sql.CreateSchema:
-		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createSchema(ctx, x) },
+		return s.createInBlock(ctx, func(ctx context.Context) (*stmt.Result, error) { return s.createSchema(ctx, x) },
 			func(ctx context.Context) error { return s.engine.wh.DropNamespace(ctx, x.Name) })
 	case *sql.CreateTable:
 		schema, err := s.creationSchema(ctx, x.Name)
@@ -80,7 +81,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		if log.hides(ident) {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE of %q after its DROP in the same transaction block is not supported", x.Name.Table)
 		}
-		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createTable(ctx, x) },
+		return s.createInBlock(ctx, func(ctx context.Context) (*stmt.Result, error) { return s.createTable(ctx, x) },
 			func(ctx context.Context) error { return s.engine.wh.DropTable(ctx, ident, true) })
 	case *sql.DropTable:
 		return s.dropTableInBlock(ctx, x)
@@ -106,7 +107,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 		if x.OrReplace {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
 		}
-		return s.createInBlock(ctx, func(ctx context.Context) (*Result, error) { return s.createView(ctx, x) },
+		return s.createInBlock(ctx, func(ctx context.Context) (*stmt.Result, error) { return s.createView(ctx, x) },
 			func(ctx context.Context) error { return s.engine.wh.DropView(ctx, ident) })
 	case *sql.DropView:
 		return s.dropView(ctx, x)
@@ -125,7 +126,7 @@ func (s *Session) ddlInBlock(ctx context.Context, st sql.Statement) (*Result, er
 
 // createInBlock runs a CREATE and, when it created something (not IF NOT
 // EXISTS skipping), records how to undo it.
-func (s *Session) createInBlock(ctx context.Context, create func(context.Context) (*Result, error), undo func(context.Context) error) (*Result, error) {
+func (s *Session) createInBlock(ctx context.Context, create func(context.Context) (*stmt.Result, error), undo func(context.Context) error) (*stmt.Result, error) {
 	r, err := create(ctx)
 	if err != nil {
 		return nil, err
@@ -138,12 +139,12 @@ func (s *Session) createInBlock(ctx context.Context, create func(context.Context
 
 // dropTableInBlock hides the table from the block now and drops it at
 // COMMIT; the block's staged changes to it are abandoned.
-func (s *Session) dropTableInBlock(ctx context.Context, x *sql.DropTable) (*Result, error) {
+func (s *Session) dropTableInBlock(ctx context.Context, x *sql.DropTable) (*stmt.Result, error) {
 	rt, err := s.resolveTable(ctx, x.Name)
 	if err != nil {
 		if x.IfExists {
 			r := tagOnly("DROP TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err

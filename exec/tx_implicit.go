@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // PostgreSQL runs the statements of one multi-statement Query, and those of
@@ -43,7 +44,7 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 
 // beginInImplicit is BEGIN inside an implicit block: the block becomes
 // explicit, with the statements already run in it, as in PostgreSQL.
-func (s *Session) beginInImplicit(readOnly *bool, lvl string) *Result {
+func (s *Session) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
 	s.tx.implicit = false
 	if readOnly != nil {
 		s.tx.readOnly = *readOnly
@@ -56,7 +57,7 @@ func (s *Session) beginInImplicit(readOnly *bool, lvl string) *Result {
 
 // endStatement is COMMIT or ROLLBACK as a statement. In an implicit block it
 // ends that block, with the warning PostgreSQL gives there.
-func (s *Session) endStatement(ctx context.Context, verb string) (*Result, error) {
+func (s *Session) endStatement(ctx context.Context, verb string) (*stmt.Result, error) {
 	implicit := s.tx.implicit
 	r, err := s.endTransaction(ctx, verb)
 	if err == nil && implicit {
@@ -65,8 +66,8 @@ func (s *Session) endStatement(ctx context.Context, verb string) (*Result, error
 	return r, err
 }
 
-func noTransactionWarning() Notice {
-	return Notice{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: "there is no transaction in progress"}
+func noTransactionWarning() stmt.Notice {
+	return stmt.Notice{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: "there is no transaction in progress"}
 }
 
 // inExplicitBlock is whether savepoints may be used.

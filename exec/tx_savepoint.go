@@ -7,6 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // SAVEPOINT / ROLLBACK TO / RELEASE inside a block, as psycopg2's and
@@ -33,7 +34,7 @@ type tableMark struct {
 	orphans int
 }
 
-func (s *Session) savepoint(ctx context.Context, name string) (*Result, error) {
+func (s *Session) savepoint(ctx context.Context, name string) (*stmt.Result, error) {
 	if !s.tx.inExplicitBlock() {
 		return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
@@ -63,7 +64,7 @@ func (s *Session) findSavepoint(verb, name string) (int, error) {
 	return 0, pgerr.Errorf(pgerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 }
 
-func (s *Session) releaseSavepoint(name string) (*Result, error) {
+func (s *Session) releaseSavepoint(name string) (*stmt.Result, error) {
 	i, err := s.findSavepoint("RELEASE SAVEPOINT", name)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func (s *Session) releaseSavepoint(name string) (*Result, error) {
 	return tagOnly("RELEASE"), nil
 }
 
-func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*Result, error) {
+func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*stmt.Result, error) {
 	i, err := s.findSavepoint("ROLLBACK TO SAVEPOINT", name)
 	if err != nil {
 		return nil, err

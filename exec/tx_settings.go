@@ -3,6 +3,8 @@ package exec
 import (
 	"maps"
 	"strings"
+
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Settings are transactional, as in PostgreSQL: a SET inside a block is
@@ -38,10 +40,10 @@ func (s *Settings) beginBlock() {
 
 // setLocal is SET LOCAL inside a block: Set, remembering the value the
 // parameter returns to at COMMIT.
-func (s *Settings) setLocal(name, value string, reset bool) (*ParameterChange, error) {
+func (s *Settings) setLocal(name, value string, reset bool) (*stmt.ParameterChange, error) {
 	n := strings.ToLower(name)
 	prev, had := s.values[n]
-	var ch *ParameterChange
+	var ch *stmt.ParameterChange
 	var err error
 	if reset {
 		ch, err = s.Reset(n)
@@ -67,7 +69,7 @@ func (s *Settings) sessionSet(name string) {
 
 // commitBlock ends a committed block: SET LOCAL values go back to their
 // session values.
-func (s *Settings) commitBlock() []ParameterChange {
+func (s *Settings) commitBlock() []stmt.ParameterChange {
 	if s.block == nil {
 		return nil
 	}
@@ -84,7 +86,7 @@ func (s *Settings) commitBlock() []ParameterChange {
 }
 
 // rollbackBlock ends a rolled-back block: every value is what it was at BEGIN.
-func (s *Settings) rollbackBlock() []ParameterChange {
+func (s *Settings) rollbackBlock() []stmt.ParameterChange {
 	if s.block == nil {
 		return nil
 	}
@@ -102,7 +104,7 @@ func (s *Settings) mark() settingsMark {
 }
 
 // rewind restores the settings of a savepoint (ROLLBACK TO).
-func (s *Settings) rewind(m settingsMark) []ParameterChange {
+func (s *Settings) rewind(m settingsMark) []stmt.ParameterChange {
 	if s.block == nil || m.values == nil {
 		return nil
 	}
@@ -114,8 +116,8 @@ func (s *Settings) rewind(m settingsMark) []ParameterChange {
 
 // changes are the ParameterStatus messages for reported parameters whose
 // value differs from what they were in old.
-func (s *Settings) changes(old map[string]string) []ParameterChange {
-	var out []ParameterChange
+func (s *Settings) changes(old map[string]string) []stmt.ParameterChange {
+	var out []stmt.ParameterChange
 	for _, n := range s.names() {
 		d := s.defs[n]
 		if !d.report {
@@ -126,7 +128,7 @@ func (s *Settings) changes(old map[string]string) []ParameterChange {
 			was = d.def
 		}
 		if now, _ := s.Get(n); now != was {
-			out = append(out, ParameterChange{Name: reportName(n), Value: now})
+			out = append(out, stmt.ParameterChange{Name: reportName(n), Value: now})
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // SET is transactional (issue 11: psycopg2's set_session and a SET in a
@@ -74,7 +75,7 @@ func TestTransactionalSettingsMatchPostgres(t *testing.T) {
 func TestRollbackReportsRestoredSettings(t *testing.T) {
 	s := testSession(t)
 	ctx := context.Background()
-	exec := func(q string) *Result {
+	exec := func(q string) *stmt.Result {
 		t.Helper()
 		p, err := s.Prepare(ctx, q, nil)
 		if err != nil {

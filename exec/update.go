@@ -16,6 +16,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // updatePlan is a bound UPDATE: the WHERE and RETURNING of a delete plan
@@ -102,7 +103,7 @@ func checkConstantSets(ctx context.Context, sets map[int]sql.Expr, declared map[
 	return nil
 }
 
-func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []Column, error) {
+func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []stmt.Column, error) {
 	if st.Join != nil {
 		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
 			return s.planJoinUpdate(ctx, st, params)
@@ -116,7 +117,7 @@ func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql
 		return nil, nil, err
 	}
 	cols := p.del.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
+	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		if err := s.tx.checkWrite(); err != nil {
 			return nil, err
 		}
@@ -198,7 +199,7 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 }
 
 // result answers UPDATE n, or the RETURNING rows (over the new values).
-func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*Result, error) {
+func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Param) (*stmt.Result, error) {
 	tag := fmt.Sprintf("UPDATE %d", out.Deleted)
 	if p.del.returning == nil {
 		engine.ReleaseAll(out.Returned)
@@ -216,5 +217,5 @@ func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 	}
 	br := engine.NewBatchRows("UPDATE", rows)
 	br.SetTag(tag)
-	return &Result{Columns: p.del.columns(), Rows: br}, nil
+	return &stmt.Result{Columns: p.del.columns(), Rows: br}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // viewNamed is what resolving a table finds when the name is a view's:
@@ -67,7 +68,7 @@ func isAView(name string, v *engine.Table) error {
 
 // createView stores the query as an Iceberg view after planning it: its
 // errors are the CREATE's, its columns the view's schema.
-func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*Result, error) {
+func (s *Session) createView(ctx context.Context, x *sql.CreateView) (*stmt.Result, error) {
 	ns, err := s.creationSchema(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func (s *Session) replaceableView(ctx context.Context, ident table.Identifier, s
 
 // viewSchema is the view's columns as an Iceberg schema; a type Iceberg
 // cannot hold (an unbounded numeric, an interval) is described as a string.
-func viewSchema(cols []Column, names []string) (*ice.Schema, error) {
+func viewSchema(cols []stmt.Column, names []string) (*ice.Schema, error) {
 	if len(names) > len(cols) {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
@@ -168,7 +169,7 @@ func viewSchema(cols []Column, names []string) (*ice.Schema, error) {
 }
 
 // dropView removes a view; a table's name is 42809, as in PostgreSQL.
-func (s *Session) dropView(ctx context.Context, x *sql.DropView) (*Result, error) {
+func (s *Session) dropView(ctx context.Context, x *sql.DropView) (*stmt.Result, error) {
 	v, found, err := s.findView(ctx, x.Name)
 	if err != nil {
 		return nil, err
@@ -180,7 +181,7 @@ func (s *Session) dropView(ctx context.Context, x *sql.DropView) (*Result, error
 		}
 		if x.IfExists {
 			r := tagOnly("DROP VIEW")
-			r.Notices = []Notice{notice(fmt.Sprintf("view %q does not exist, skipping", x.Name.Table))}
+			r.Notices = []stmt.Notice{notice(fmt.Sprintf("view %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.UndefinedTable, "view %q does not exist", x.Name.Table)

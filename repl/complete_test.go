@@ -11,6 +11,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // TestComplete: Tab offers what fits where the word stands, in the case
@@ -25,9 +26,9 @@ func TestComplete(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "dump"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tables := []exec.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
-	one := []exec.Column{{Name: "name", Type: sql.Text}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	tables := []stmt.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
+	one := []stmt.Column{{Name: "name", Type: sql.Text}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"SHOW TABLES":           answer(rowsResult(tables, "SHOW", []*string{str("public"), str("events")}, []*string{str("public"), str("users")})),
 		"SHOW TABLES FROM lake": answer(rowsResult(tables, "SHOW", []*string{str("lake"), str("events_raw")})),
 		"SHOW SCHEMAS":          answer(rowsResult(one, "SHOW", []*string{str("public")}, []*string{str("lake")})),

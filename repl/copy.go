@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // copyFeed is a COPY ... FROM STDIN the shell feeds from its own input:
@@ -17,7 +18,7 @@ import (
 // of input), as psql sends a script's inline data.
 type copyFeed struct {
 	stmt   string
-	load   *exec.CopyStream
+	load   *stmt.CopyStream
 	queued []string // statements after the COPY on its line, run after it
 }
 
@@ -26,7 +27,7 @@ const copyPrompt = "Enter data to be copied followed by a newline.\nEnd with a b
 
 // startCopyIn starts loading in's data from the following input lines.
 // The load outlives the statement's context (its line).
-func (sh *Shell) startCopyIn(ctx context.Context, in *exec.CopyIn, stmt string) {
+func (sh *Shell) startCopyIn(ctx context.Context, in *stmt.CopyIn, stmt string) {
 	sh.copy = &copyFeed{stmt: stmt, load: in.Start(context.WithoutCancel(ctx))}
 	if sh.Interactive {
 		fmt.Fprintln(sh.out, copyPrompt)
@@ -76,7 +77,7 @@ func (sh *Shell) endCopy(ctx context.Context) error {
 
 // writeCopyOut writes a COPY ... TO STDOUT result to w in its layout and
 // returns the row count.
-func writeCopyOut(ctx context.Context, w io.Writer, res *exec.Result) (int64, error) {
+func writeCopyOut(ctx context.Context, w io.Writer, res *stmt.Result) (int64, error) {
 	if raw, ok := res.Rows.(copyDataWriter); ok {
 		return raw.WriteCopyData(ctx, w)
 	}
@@ -258,7 +259,7 @@ func (sh *Shell) runCopy(ctx context.Context, c copyCommand) error {
 	return pgerr.Errorf(pgerr.InternalError, `\copy: the server did not start a COPY`)
 }
 
-func (sh *Shell) copyFromFile(ctx context.Context, in *exec.CopyIn, name string) error {
+func (sh *Shell) copyFromFile(ctx context.Context, in *stmt.CopyIn, name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		// The server is waiting for data: an empty load that fails ends it.
@@ -274,7 +275,7 @@ func (sh *Shell) copyFromFile(ctx context.Context, in *exec.CopyIn, name string)
 	return nil
 }
 
-func (sh *Shell) copyToFile(ctx context.Context, res *exec.Result, name string) error {
+func (sh *Shell) copyToFile(ctx context.Context, res *stmt.Result, name string) error {
 	w := sh.out
 	var f *os.File
 	if name != "" {

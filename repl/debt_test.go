@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // \debt draws one bar per data file from "t$delete_debt": dead cells in
 // proportion (rounded up, so any dead row shows), the file under the data
 // directory, and the totals.
 func TestDebtBars(t *testing.T) {
-	cols := []exec.Column{{Name: "file_path", Type: sql.Text}, {Name: "record_count", Type: sql.Int64},
+	cols := []stmt.Column{{Name: "file_path", Type: sql.Text}, {Name: "record_count", Type: sql.Int64},
 		{Name: "deleted_rows", Type: sql.Int64}, {Name: "dead_bytes", Type: sql.Int64}, {Name: "delete_files", Type: sql.Int32}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		debtQuery("s.t"): answer(rowsResult(cols, "SELECT 3",
 			[]*string{str("file:///w/s.db/t/data/g=0/a.parquet"), str("400"), str("100"), str("20480"), str("2")},
 			[]*string{str("file:///w/s.db/t/data/g=1/b.parquet"), str("1000"), str("1"), str("30"), str("1")},

@@ -16,9 +16,10 @@ import (
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-// memRows serves prepared batches as exec.Rows.
+// memRows serves prepared batches as stmt.Rows.
 type memRows struct {
 	batches []arrow.RecordBatch
 	tag     string
@@ -42,7 +43,7 @@ func (r *memRows) Close() error { r.closed = true; return nil }
 
 // textBatch builds one batch from text values (nil = NULL), each parsed into
 // its column's Arrow type.
-func textBatch(cols []exec.Column, rows [][]*string) (arrow.RecordBatch, error) {
+func textBatch(cols []stmt.Column, rows [][]*string) (arrow.RecordBatch, error) {
 	fields := make([]arrow.Field, len(cols))
 	arrs := make([]arrow.Array, len(cols))
 	for c, col := range cols {
@@ -63,12 +64,12 @@ func textBatch(cols []exec.Column, rows [][]*string) (arrow.RecordBatch, error) 
 }
 
 // rowsResult is a query result with the given columns and text rows.
-func rowsResult(cols []exec.Column, tag string, rows ...[]*string) *exec.Result {
+func rowsResult(cols []stmt.Column, tag string, rows ...[]*string) *stmt.Result {
 	b, err := textBatch(cols, rows)
 	if err != nil {
 		panic(err)
 	}
-	return &exec.Result{Columns: cols, Rows: &memRows{batches: []arrow.RecordBatch{b}, tag: tag}}
+	return &stmt.Result{Columns: cols, Rows: &memRows{batches: []arrow.RecordBatch{b}, tag: tag}}
 }
 
 func str(s string) *string { return &s }
@@ -76,7 +77,7 @@ func str(s string) *string { return &s }
 // fakeSession answers queries from a table of canned responses and records
 // what was prepared.
 type fakeSession struct {
-	answers  map[string]func(ctx context.Context) (*exec.Result, error)
+	answers  map[string]func(ctx context.Context) (*stmt.Result, error)
 	prepared []string
 	tx       byte
 }
@@ -89,7 +90,7 @@ func (f *fakeSession) Prepare(ctx context.Context, query string, _ []uint32) (*e
 	return &exec.Prepared{Query: query}, nil
 }
 
-func (f *fakeSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*exec.Result, error) {
+func (f *fakeSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*stmt.Result, error) {
 	res, err := f.answers[p.Query](ctx)
 	if err != nil {
 		return nil, err
@@ -118,7 +119,7 @@ func (s *pgSession) Prepare(ctx context.Context, query string, _ []uint32) (*exe
 	return &exec.Prepared{Query: query}, nil
 }
 
-func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*exec.Result, error) {
+func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*stmt.Result, error) {
 	results, err := pgtest.Run(ctx, s.c, p.Query)
 	var e *pgconn.PgError
 	if errors.As(err, &e) {
@@ -128,15 +129,15 @@ func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Para
 		return nil, err
 	}
 	if len(results) == 0 {
-		return &exec.Result{}, nil
+		return &stmt.Result{}, nil
 	}
 	res := results[len(results)-1]
 	if len(res.FieldDescriptions) == 0 {
-		return &exec.Result{Tag: res.CommandTag.String()}, nil
+		return &stmt.Result{Tag: res.CommandTag.String()}, nil
 	}
-	cols := make([]exec.Column, len(res.FieldDescriptions))
+	cols := make([]stmt.Column, len(res.FieldDescriptions))
 	for i, f := range res.FieldDescriptions {
-		cols[i] = exec.Column{Name: f.Name, Type: sql.TypeFromOID(f.DataTypeOID)}
+		cols[i] = stmt.Column{Name: f.Name, Type: sql.TypeFromOID(f.DataTypeOID)}
 	}
 	return rowsResult(cols, res.CommandTag.String(), pgtest.Text(res)...), nil
 }

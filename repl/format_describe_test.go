@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // \dt and \d with no table to list print psql's message on standard error
@@ -14,8 +14,8 @@ import (
 // ON_ERROR_STOP), as psql 15 does on an empty database.
 func TestEmptyListMatchesPsql(t *testing.T) {
 	pg := requirePG(t)
-	tables := []exec.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	tables := []stmt.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"SHOW TABLES":           answer(rowsResult(tables, "SHOW")),
 		"SHOW TABLES FROM xmen": answer(rowsResult(tables, "SHOW")),
 	}}

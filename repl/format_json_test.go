@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // A shell on canned answers: one query with numbers, text, booleans,
 // NULL, a NaN and the characters json and markdown escape.
 func jsonShell(t *testing.T) (*Shell, *strings.Builder) {
 	t.Helper()
-	cols := []exec.Column{{Name: "id", Type: sql.Int64}, {Name: "name", Type: sql.Text}, {Name: "ok", Type: sql.Bool}, {Name: "x", Type: sql.Float64}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	cols := []stmt.Column{{Name: "id", Type: sql.Int64}, {Name: "name", Type: sql.Text}, {Name: "ok", Type: sql.Bool}, {Name: "x", Type: sql.Float64}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select rows": answer(rowsResult(cols, "SELECT 3",
 			[]*string{str("1"), str(`a "q" | b`), str("true"), str("1.5")},
 			[]*string{str("-2"), nil, str("false"), str("NaN")},

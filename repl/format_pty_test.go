@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // On a terminal, \x auto expands a result wider than the terminal (80
@@ -22,8 +22,8 @@ func TestExpandedAutoOnTerminal(t *testing.T) {
 	out := &ptyOutput{changed: make(chan struct{}, 1)}
 	go out.pump(master)
 
-	cols := []exec.Column{{Name: "a", Type: sql.Int32}, {Name: "b", Type: sql.Text}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	cols := []stmt.Column{{Name: "a", Type: sql.Int32}, {Name: "b", Type: sql.Text}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select wide":   answer(rowsResult(cols, "SELECT 1", []*string{str("1"), str(strings.Repeat("w", 80))})),
 		"select narrow": answer(rowsResult(cols, "SELECT 1", []*string{str("2"), str(strings.Repeat("n", 40))})),
 	}}

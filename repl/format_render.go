@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // collectTable drains rows into a text table, remembering which values
 // are NULL (the null display and json need to know). Batches are only
 // valid until the next call to Next, so every value is turned into text
 // right away.
-func collectTable(ctx context.Context, cols []exec.Column, rows exec.Rows) (*table, error) {
+func collectTable(ctx context.Context, cols []stmt.Column, rows stmt.Rows) (*table, error) {
 	t := &table{headers: make([]string, len(cols)), right: make([]bool, len(cols)), footer: true}
 	for i, c := range cols {
 		t.headers[i] = c.Name

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // scriptLines is a script of n lines: one INSERT ... VALUES with a row per
@@ -104,9 +105,9 @@ func (s *acceptSession) Prepare(_ context.Context, query string, _ []uint32) (*e
 	return &exec.Prepared{Query: query}, nil
 }
 
-func (s *acceptSession) Execute(context.Context, *exec.Prepared, []exec.Param) (*exec.Result, error) {
+func (s *acceptSession) Execute(context.Context, *exec.Prepared, []exec.Param) (*stmt.Result, error) {
 	s.statements++
-	return &exec.Result{Tag: "INSERT 0 1"}, nil
+	return &stmt.Result{Tag: "INSERT 0 1"}, nil
 }
 
 func (s *acceptSession) TxStatus() byte { return exec.TxIdle }

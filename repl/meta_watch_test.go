@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 func oneQuerySession() *fakeSession {
-	cols := []exec.Column{{Name: "n", Type: sql.Int32}}
-	return &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	cols := []stmt.Column{{Name: "n", Type: sql.Int32}}
+	return &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select 1": answer(rowsResult(cols, "SELECT 1", []*string{str("1")})),
 	}}
 }

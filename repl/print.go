@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // printRows prints a query result as the output settings ask.
-func (sh *Shell) printRows(ctx context.Context, res *exec.Result, style resultStyle) error {
+func (sh *Shell) printRows(ctx context.Context, res *stmt.Result, style resultStyle) error {
 	t, err := collectTable(ctx, res.Columns, res.Rows)
 	if err != nil {
 		return err

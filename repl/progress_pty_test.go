@@ -11,6 +11,7 @@ import (
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // progressFake is a session whose "select long" reports progress the way
@@ -25,9 +26,9 @@ func (p *progressFake) WatchProgress(_ time.Duration, f func(mexec.ProgressRepor
 
 func newProgressFake() *progressFake {
 	p := &progressFake{}
-	p.fakeSession = &fakeSession{answers: map[string]func(context.Context) (*mexec.Result, error){
-		"select 1": answer(rowsResult([]mexec.Column{{Name: "n", Type: sql.Int32}}, "SELECT 1", []*string{str("1")})),
-		"select long": func(ctx context.Context) (*mexec.Result, error) {
+	p.fakeSession = &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		"select 1": answer(rowsResult([]stmt.Column{{Name: "n", Type: sql.Int32}}, "SELECT 1", []*string{str("1")})),
+		"select long": func(ctx context.Context) (*stmt.Result, error) {
 			r := mexec.ProgressReport{Elapsed: 1500 * time.Millisecond}
 			r.FilesPlanned, r.FilesDone, r.Rows = 4, 1, 500
 			r.BytesPlanned, r.BytesRead = 4000, 1000

@@ -15,8 +15,8 @@ import (
 	"time"
 	"unsafe"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 const ptyChildEnv = "MAGMALAKE_REPL_PTY_CHILD"
@@ -24,9 +24,9 @@ const ptyChildEnv = "MAGMALAKE_REPL_PTY_CHILD"
 // runPtyChild is the interactive shell under test, run in a child process
 // whose terminal is a pseudo-terminal the test types into.
 func runPtyChild() int {
-	f := &fakeSession{answers: map[string]func(context.Context) (*mexec.Result, error){
-		"select\n1": answer(rowsResult([]mexec.Column{{Name: "n", Type: sql.Int32}}, "SELECT 1", []*string{str("1")})),
-		"select slow": func(ctx context.Context) (*mexec.Result, error) {
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		"select\n1": answer(rowsResult([]stmt.Column{{Name: "n", Type: sql.Int32}}, "SELECT 1", []*string{str("1")})),
+		"select slow": func(ctx context.Context) (*stmt.Result, error) {
 			fmt.Fprintln(os.Stdout, "<slow started>")
 			<-ctx.Done()
 			return nil, ctx.Err()

@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Session is what the shell needs of an *exec.Session.
 type Session interface {
 	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
-	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error)
+	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error)
 	TxStatus() byte
 }
 
@@ -333,7 +334,7 @@ func formatTiming(d time.Duration) string {
 }
 
 // printNotices prints NOTICEs and WARNINGs as psql does.
-func (sh *Shell) printNotices(ns []exec.Notice) {
+func (sh *Shell) printNotices(ns []stmt.Notice) {
 	for _, n := range ns {
 		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
 	}

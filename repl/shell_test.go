@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // The whole shell, fed a script, prints what psql prints for the same
@@ -75,17 +76,17 @@ func TestScriptStopsAtErrorLikePsql(t *testing.T) {
 	}
 }
 
-var idCol = []exec.Column{{Name: "id", Type: sql.Int64}}
+var idCol = []stmt.Column{{Name: "id", Type: sql.Int64}}
 
-func answer(r *exec.Result) func(context.Context) (*exec.Result, error) {
-	return func(context.Context) (*exec.Result, error) { return r, nil }
+func answer(r *stmt.Result) func(context.Context) (*stmt.Result, error) {
+	return func(context.Context) (*stmt.Result, error) { return r, nil }
 }
 
 func TestScriptStopsAtFirstError(t *testing.T) {
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select 1": answer(rowsResult(idCol, "SELECT 1", []*string{str("1")})),
 		"select 2": answer(rowsResult(idCol, "SELECT 1", []*string{str("2")})),
-		"select broken": func(context.Context) (*exec.Result, error) {
+		"select broken": func(context.Context) (*stmt.Result, error) {
 			return nil, &pgerr.Error{Code: pgerr.UndefinedColumn, Message: `column "broken" does not exist`, Position: 8}
 		},
 	}}
@@ -108,9 +109,9 @@ func TestScriptStopsAtFirstError(t *testing.T) {
 }
 
 func TestScriptRunsUnterminatedLastStatement(t *testing.T) {
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		"create schema s":  answer(&exec.Result{Tag: "CREATE SCHEMA"}),
-		"drop schema s":    answer(&exec.Result{Tag: "DROP SCHEMA"}),
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		"create schema s":  answer(&stmt.Result{Tag: "CREATE SCHEMA"}),
+		"drop schema s":    answer(&stmt.Result{Tag: "DROP SCHEMA"}),
 		"select\n  1 -- x": answer(rowsResult(idCol, "SELECT 1", []*string{nil})),
 	}}
 	var out, errOut strings.Builder
@@ -125,8 +126,8 @@ func TestScriptRunsUnterminatedLastStatement(t *testing.T) {
 }
 
 func TestRunCommand(t *testing.T) {
-	schemas := []exec.Column{{Name: "name", Type: sql.Text}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	schemas := []stmt.Column{{Name: "name", Type: sql.Text}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select 1":     answer(rowsResult(idCol, "SELECT 1", []*string{str("1")})),
 		"SHOW SCHEMAS": answer(rowsResult(schemas, "SHOW", []*string{str("public")}, []*string{str("xmen")})),
 	}}
@@ -145,11 +146,11 @@ func TestRunCommand(t *testing.T) {
 }
 
 func TestMetaCommands(t *testing.T) {
-	desc := []exec.Column{{Name: "Column", Type: sql.Text}, {Name: "Type", Type: sql.Text}}
-	tables := []exec.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	desc := []stmt.Column{{Name: "Column", Type: sql.Text}, {Name: "Type", Type: sql.Text}}
+	tables := []stmt.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"DESCRIBE xmen.characters": answer(rowsResult(desc, "SHOW", []*string{str("id"), str("bigint")})),
-		"SHOW CREATE TABLE xmen.characters": answer(rowsResult([]exec.Column{{Name: "createtab_stmt", Type: sql.Text}}, "SHOW",
+		"SHOW CREATE TABLE xmen.characters": answer(rowsResult([]stmt.Column{{Name: "createtab_stmt", Type: sql.Text}}, "SHOW",
 			[]*string{str("CREATE TABLE xmen.characters (\n  id bigint\n)\nPARTITIONED BY (active)\n-- location: file:///w/xmen.db/characters")})),
 		`SELECT key, value FROM xmen."characters$properties" ORDER BY key`: answer(rowsResult(tables, "SELECT 1",
 			[]*string{str("format-version"), str("2")})),
@@ -199,7 +200,7 @@ func TestMetaCommands(t *testing.T) {
 }
 
 func TestQuitStopsScript(t *testing.T) {
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select 1": answer(rowsResult(idCol, "SELECT 1", []*string{str("1")})),
 	}}
 	var out, errOut strings.Builder
@@ -215,8 +216,8 @@ func TestQuitStopsScript(t *testing.T) {
 // psql's "canceling statement" error and fails the script.
 func TestCancelRunningStatement(t *testing.T) {
 	started := make(chan struct{})
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		"select slow": func(ctx context.Context) (*exec.Result, error) {
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		"select slow": func(ctx context.Context) (*stmt.Result, error) {
 			close(started)
 			<-ctx.Done()
 			return nil, ctx.Err()
@@ -235,8 +236,8 @@ func TestCancelRunningStatement(t *testing.T) {
 }
 
 func TestTimingAndVerbosity(t *testing.T) {
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		"create table t (a int)": answer(&exec.Result{Tag: "CREATE TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "hello"}}}),
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		"create table t (a int)": answer(&stmt.Result{Tag: "CREATE TABLE", Notices: []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "hello"}}}),
 	}}
 	var out, errOut strings.Builder
 	sh := New(f, &out, &errOut)
@@ -287,8 +288,8 @@ func TestPrompt(t *testing.T) {
 // A backslash inside an open literal is text, not a command.
 func TestBackslashInsideLiteralIsSQL(t *testing.T) {
 	q := "select 'a\n\\x\n'"
-	f := &fakeSession{answers: map[string]func(context.Context) (*exec.Result, error){
-		q: answer(rowsResult([]exec.Column{{Name: "t", Type: sql.Text}}, "SELECT 1", []*string{str("a\n\\x\n")})),
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
+		q: answer(rowsResult([]stmt.Column{{Name: "t", Type: sql.Text}}, "SELECT 1", []*string{str("a\n\\x\n")})),
 	}}
 	var out, errOut strings.Builder
 	if err := New(f, &out, &errOut).RunScript(context.Background(), strings.NewReader(q+";\n")); err != nil {

@@ -9,16 +9,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // runToolsPtyChild is the shell on the pseudo-terminal over a fake with a
 // catalog to complete from.
 func runToolsPtyChild() int {
-	tables := []mexec.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
-	one := []mexec.Column{{Name: "n", Type: sql.Int32}}
-	f := &fakeSession{answers: map[string]func(context.Context) (*mexec.Result, error){
+	tables := []stmt.Column{{Name: "Schema", Type: sql.Text}, {Name: "Name", Type: sql.Text}}
+	one := []stmt.Column{{Name: "n", Type: sql.Int32}}
+	f := &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"SHOW TABLES":          answer(rowsResult(tables, "SHOW", []*string{str("public"), str("events")}, []*string{str("public"), str("users")})),
 		"select * from events": answer(rowsResult(one, "SELECT 1", []*string{str("41")})),
 		"select 1":             answer(rowsResult(one, "SELECT 1", []*string{str("1")})),

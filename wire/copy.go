@@ -12,13 +12,14 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 var errCopyFailed = errors.New("COPY aborted by the client")
 
 // copyIn runs COPY ... FROM STDIN: CopyData bytes are streamed to the
 // load, CopyDone ends the stream, CopyFail cancels it.
-func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
+func (c *conn) copyIn(ctx context.Context, res *stmt.Result) error {
 	c.send(&pgproto3.CopyInResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, res.CopyIn.Columns)})
 	if err := c.flush(); err != nil {
 		return err
@@ -77,7 +78,7 @@ func (c *conn) copyIn(ctx context.Context, res *exec.Result) error {
 
 // copyOut runs COPY ... TO STDOUT: one CopyData per row (after a header
 // line when asked for) in the statement's text or CSV layout.
-func (c *conn) copyOut(ctx context.Context, res *exec.Result) error {
+func (c *conn) copyOut(ctx context.Context, res *stmt.Result) error {
 	if res.Rows == nil {
 		return pgerr.Errorf(pgerr.InternalError, "COPY TO STDOUT without rows")
 	}

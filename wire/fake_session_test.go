@@ -21,6 +21,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // fakeSession is a tiny SQL engine good enough to drive real clients: a table
@@ -93,7 +94,7 @@ var (
 	reDropIfExst = regexp.MustCompile(`(?i)^drop table if exists \w+$`)
 )
 
-var tColumns = []exec.Column{
+var tColumns = []stmt.Column{
 	{Name: "id", Type: sql.Int64, TableOID: 16385, AttNum: 1},
 	{Name: "name", Type: sql.Text, TableOID: 16385, AttNum: 2},
 	{Name: "grp", Type: sql.Int32, TableOID: 16385, AttNum: 3},
@@ -128,14 +129,14 @@ func (s *fakeSession) Prepare(ctx context.Context, q string, paramTypes []uint32
 	return p, nil
 }
 
-func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
+func planFake(q string) (fakePlan, []stmt.Column, []uint32, error) {
 	var params []uint32
 	if strings.Contains(q, "$1") {
 		params = []uint32{sql.OIDInt8}
 	}
 	switch {
 	case reSelectInt.MatchString(q):
-		return fakePlan{kind: "int"}, []exec.Column{{Name: "?column?", Type: sql.Int32}}, nil, nil
+		return fakePlan{kind: "int"}, []stmt.Column{{Name: "?column?", Type: sql.Int32}}, nil, nil
 	case reSelectT.MatchString(q):
 		return fakePlan{kind: "t"}, tColumns, params, nil
 	case reEcho.MatchString(q):
@@ -145,21 +146,21 @@ func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
 			return fakePlan{}, nil, nil, pgerr.Errorf(pgerr.UndefinedObject, "type does not exist")
 		}
 		if m[1] != "$1" {
-			return fakePlan{kind: "echo", typ: typ}, []exec.Column{{Name: "echo", Type: typ}}, nil, nil
+			return fakePlan{kind: "echo", typ: typ}, []stmt.Column{{Name: "echo", Type: typ}}, nil, nil
 		}
-		return fakePlan{kind: "echo", typ: typ}, []exec.Column{{Name: "echo", Type: typ}}, []uint32{typ.OID()}, nil
+		return fakePlan{kind: "echo", typ: typ}, []stmt.Column{{Name: "echo", Type: typ}}, []uint32{typ.OID()}, nil
 	case strings.EqualFold(q, "select alltypes"):
 		return fakePlan{kind: "alltypes"}, allTypesColumns(), nil, nil
 	case reSeries.MatchString(q):
-		return fakePlan{kind: "series"}, []exec.Column{{Name: "generate_series", Type: sql.Int64}}, nil, nil
+		return fakePlan{kind: "series"}, []stmt.Column{{Name: "generate_series", Type: sql.Int64}}, nil, nil
 	case reSleep.MatchString(q):
-		return fakePlan{kind: "sleep"}, []exec.Column{{Name: "pg_sleep", Type: sql.Text}}, nil, nil
+		return fakePlan{kind: "sleep"}, []stmt.Column{{Name: "pg_sleep", Type: sql.Text}}, nil, nil
 	case reShow.MatchString(q):
-		return fakePlan{kind: "show"}, []exec.Column{{Name: strings.ToLower(reShow.FindStringSubmatch(q)[1]), Type: sql.Text}}, nil, nil
+		return fakePlan{kind: "show"}, []stmt.Column{{Name: strings.ToLower(reShow.FindStringSubmatch(q)[1]), Type: sql.Text}}, nil, nil
 	case reCopyOut.MatchString(q):
 		return fakePlan{kind: "copyout"}, tColumns, nil, nil
 	case strings.EqualFold(q, "select panic"):
-		return fakePlan{kind: "panic"}, []exec.Column{{Name: "panic", Type: sql.Int32}}, nil, nil
+		return fakePlan{kind: "panic"}, []stmt.Column{{Name: "panic", Type: sql.Int32}}, nil, nil
 	case reDelete.MatchString(q), reSet.MatchString(q), reCopyIn.MatchString(q), reDropIfExst.MatchString(q):
 		return fakePlan{kind: "command"}, nil, params, nil
 	case strings.EqualFold(q, "begin"), strings.EqualFold(q, "commit"), strings.EqualFold(q, "rollback"):
@@ -171,7 +172,7 @@ func planFake(q string) (fakePlan, []exec.Column, []uint32, error) {
 	return fakePlan{}, nil, nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q + " x")[0], q), Position: 1}
 }
 
-func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
+func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
 	q := p.Query
 	s.mu.Lock()
 	failed := s.tx == exec.TxFailed
@@ -190,7 +191,7 @@ func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []ex
 	return res, err
 }
 
-func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
+func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
 	q := p.Query
 	switch {
 	case reSelectInt.MatchString(q):
@@ -225,7 +226,7 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		return rowsResult(p.Columns, [][]any{allTypesRow(), make([]any, len(p.Columns))}), nil
 	case reSeries.MatchString(q):
 		n, _ := strconv.Atoi(reSeries.FindStringSubmatch(q)[1])
-		return &exec.Result{Columns: p.Columns, Rows: &seriesRows{n: int64(n)}}, nil
+		return &stmt.Result{Columns: p.Columns, Rows: &seriesRows{n: int64(n)}}, nil
 	case reSleep.MatchString(q):
 		secs, _ := strconv.ParseFloat(reSleep.FindStringSubmatch(q)[1], 64)
 		select {
@@ -236,7 +237,7 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		return rowsResult(p.Columns, [][]any{{""}}), nil
 	case reShow.MatchString(q):
 		name := strings.ToLower(reShow.FindStringSubmatch(q)[1])
-		return &exec.Result{Columns: p.Columns, Rows: newSliceRows(p.Columns, [][]any{{"fake-" + name}}, "SHOW")}, nil
+		return &stmt.Result{Columns: p.Columns, Rows: newSliceRows(p.Columns, [][]any{{"fake-" + name}}, "SHOW")}, nil
 	case strings.EqualFold(q, "select panic"):
 		panic("fake session panic")
 	case reDelete.MatchString(q):
@@ -248,46 +249,46 @@ func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []ex
 		if id >= 1 && id <= fakeRows {
 			n = 1
 		}
-		return &exec.Result{Tag: fmt.Sprintf("DELETE %d", n)}, nil
+		return &stmt.Result{Tag: fmt.Sprintf("DELETE %d", n)}, nil
 	case reSet.MatchString(q):
 		m := reSet.FindStringSubmatch(q)
-		res := &exec.Result{Tag: "SET"}
+		res := &stmt.Result{Tag: "SET"}
 		if strings.EqualFold(m[1], "application_name") {
-			res.ParameterChanges = []exec.ParameterChange{{Name: "application_name", Value: m[2]}}
+			res.ParameterChanges = []stmt.ParameterChange{{Name: "application_name", Value: m[2]}}
 		}
 		return res, nil
 	case reDropIfExst.MatchString(q):
-		return &exec.Result{Tag: "DROP TABLE", Notices: []exec.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "table does not exist, skipping"}}}, nil
+		return &stmt.Result{Tag: "DROP TABLE", Notices: []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: "table does not exist, skipping"}}}, nil
 	case reCopyIn.MatchString(q):
-		return &exec.Result{CopyIn: &exec.CopyIn{Columns: 3, Load: s.load}}, nil
+		return &stmt.Result{CopyIn: &stmt.CopyIn{Columns: 3, Load: s.load}}, nil
 	case reCopyOut.MatchString(q):
 		var rows [][]any
 		for g := int64(1); g <= 3; g++ {
 			rows = append(rows, []any{g, "a\tb,\"c\"\n" + strconv.FormatInt(g, 10), nil})
 		}
-		return &exec.Result{Columns: p.Columns, Rows: newSliceRows(p.Columns, rows, "COPY 3"), CopyOut: true,
+		return &stmt.Result{Columns: p.Columns, Rows: newSliceRows(p.Columns, rows, "COPY 3"), CopyOut: true,
 			CopyCSV: strings.HasSuffix(strings.ToLower(q), "csv")}, nil
 	}
 	return s.txCommand(q)
 }
 
-func (s *fakeSession) txCommand(q string) (*exec.Result, error) {
+func (s *fakeSession) txCommand(q string) (*stmt.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch strings.ToUpper(q) {
 	case "BEGIN":
 		s.tx = exec.TxActive
-		return &exec.Result{Tag: "BEGIN"}, nil
+		return &stmt.Result{Tag: "BEGIN"}, nil
 	case "COMMIT":
 		tag := "COMMIT"
 		if s.tx == exec.TxFailed {
 			tag = "ROLLBACK"
 		}
 		s.tx = exec.TxIdle
-		return &exec.Result{Tag: tag}, nil
+		return &stmt.Result{Tag: tag}, nil
 	case "ROLLBACK":
 		s.tx = exec.TxIdle
-		return &exec.Result{Tag: "ROLLBACK"}, nil
+		return &stmt.Result{Tag: "ROLLBACK"}, nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "fake session cannot run %q", q)
 }
@@ -334,8 +335,8 @@ func intArg(lit string, params []exec.Param) (int64, error) {
 	return 0, pgerr.Errorf(pgerr.DatatypeMismatch, "bad parameter %T", params[0])
 }
 
-func rowsResult(cols []exec.Column, rows [][]any) *exec.Result {
-	return &exec.Result{Columns: cols, Rows: newSliceRows(cols, rows, fmt.Sprintf("SELECT %d", len(rows)))}
+func rowsResult(cols []stmt.Column, rows [][]any) *stmt.Result {
+	return &stmt.Result{Columns: cols, Rows: newSliceRows(cols, rows, fmt.Sprintf("SELECT %d", len(rows)))}
 }
 
 // sliceRows serves fixed rows as one Arrow batch.
@@ -345,7 +346,7 @@ type sliceRows struct {
 	sent  bool
 }
 
-func newSliceRows(cols []exec.Column, rows [][]any, tag string) *sliceRows {
+func newSliceRows(cols []stmt.Column, rows [][]any, tag string) *sliceRows {
 	mem := memory.NewGoAllocator()
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
@@ -396,11 +397,11 @@ func (r *seriesRows) Tag() string  { return fmt.Sprintf("SELECT %d", r.n) }
 func (r *seriesRows) Close() error { return nil }
 
 // allTypesRow is one value of every SQL type, in allTypesColumns order.
-func allTypesColumns() []exec.Column {
+func allTypesColumns() []stmt.Column {
 	names := []string{"bool", "int2", "int4", "int8", "float4", "float8", "numeric", "text", "varchar", "bytea", "date", "time", "timestamp", "timestamptz", "uuid", "json", "oid"}
-	cols := make([]exec.Column, len(names))
+	cols := make([]stmt.Column, len(names))
 	for i, n := range names {
-		cols[i] = exec.Column{Name: "c_" + n, Type: fakeTypes[n]}
+		cols[i] = stmt.Column{Name: "c_" + n, Type: fakeTypes[n]}
 	}
 	return cols
 }

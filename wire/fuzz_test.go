@@ -21,8 +21,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // FuzzMessageLoop feeds random bytes after a valid startup: the connection
@@ -216,7 +216,7 @@ func TestDataRowPathAllocationFree(t *testing.T) {
 			fb.Append(float64(i) / 3)
 		}
 	}
-	cols := []exec.Column{{Name: "id", Type: sql.Int64}, {Name: "s", Type: sql.Text}, {Name: "ts", Type: sql.TimestampTZ}, {Name: "f", Type: sql.Float64}}
+	cols := []stmt.Column{{Name: "id", Type: sql.Int64}, {Name: "s", Type: sql.Text}, {Name: "ts", Type: sql.TimestampTZ}, {Name: "f", Type: sql.Float64}}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String},
 		{Name: "ts", Type: sql.TimestampTZ.ArrowType()}, {Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
 	batch := array.NewRecordBatch(schema, []arrow.Array{ib.NewArray(), sb.NewArray(), tb.NewArray(), fb.NewArray()}, n)

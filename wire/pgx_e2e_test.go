@@ -21,6 +21,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 func dsn(addr, extra string) string {
@@ -286,7 +287,7 @@ type ctxSpy struct {
 	started chan context.Context
 }
 
-func (s *ctxSpy) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
+func (s *ctxSpy) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
 	select {
 	case s.started <- ctx:
 	default:

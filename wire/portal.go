@@ -13,6 +13,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // statement is a parsed (named or unnamed) statement.
@@ -27,8 +28,8 @@ type portal struct {
 	params      []exec.Param
 	formatCodes []int16 // Bind's result format codes, expanded when the columns are known
 
-	res       *exec.Result
-	cols      []exec.Column
+	res       *stmt.Result
+	cols      []stmt.Column
 	formats   []int16
 	batch     arrow.RecordBatch
 	next      int
@@ -84,7 +85,7 @@ func (c *conn) run(ctx context.Context, p *portal, maxRows int, describe bool) e
 
 // start executes the statement and handles results that are not row streams.
 func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
-	var res *exec.Result
+	var res *stmt.Result
 	err := guard(func() (err error) {
 		res, err = c.sess.Execute(ctx, p.stmt.prep, p.params)
 		return err
@@ -202,7 +203,7 @@ func withCount(tag string, n int) string {
 func zeroCount(tag string) string { return withCount(tag, 0) }
 
 // sendNotices sends NOTICEs and WARNINGs to the client.
-func (c *conn) sendNotices(ns []exec.Notice) {
+func (c *conn) sendNotices(ns []stmt.Notice) {
 	for _, n := range ns {
 		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: string(n.Code), Message: n.Message})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // progressSession is the fake whose statements report progress the way an
@@ -24,7 +25,7 @@ type progressSession struct {
 
 func (p *progressSession) WatchProgress(_ time.Duration, f func(exec.ProgressReport)) { p.f = f }
 
-func (p *progressSession) Execute(ctx context.Context, pr *exec.Prepared, params []exec.Param) (*exec.Result, error) {
+func (p *progressSession) Execute(ctx context.Context, pr *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // the session's reporter goroutine

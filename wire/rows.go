@@ -5,8 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // columnFormats expands Bind's result format codes to one per column: none
@@ -36,7 +36,7 @@ func columnFormats(codes []int16, n int) ([]int16, error) {
 
 // sendRowDescription encodes a RowDescription straight into the output
 // buffer: no message to build per statement.
-func (c *conn) sendRowDescription(cols []exec.Column, formats []int16) {
+func (c *conn) sendRowDescription(cols []stmt.Column, formats []int16) {
 	if c.outErr != nil {
 		return
 	}
@@ -63,7 +63,7 @@ func (c *conn) sendRowDescription(cols []exec.Column, formats []int16) {
 
 // appendDataRow encodes row i of batch straight into the output buffer: no
 // per-row allocation once the buffer has grown.
-func (c *conn) appendDataRow(batch arrow.RecordBatch, row int, cols []exec.Column, formats []int16) {
+func (c *conn) appendDataRow(batch arrow.RecordBatch, row int, cols []stmt.Column, formats []int16) {
 	buf := append(c.out, 'D', 0, 0, 0, 0)
 	start := len(buf) - 4
 	buf = binary.BigEndian.AppendUint16(buf, uint16(len(cols)))

@@ -6,13 +6,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // sendRowDescription writes what pgproto3 encodes for the same description.
 func TestSendRowDescriptionMatchesPgproto3(t *testing.T) {
-	cols := []exec.Column{
+	cols := []stmt.Column{
 		{Name: "?column?", Type: sql.Int32},
 		{Name: "naïve", Type: sql.Text, TableOID: 16384, AttNum: 2},
 		{Name: "", Type: sql.Int64, TableOID: 1 << 31, AttNum: -1},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Session is what the wire layer needs from a connection's executor session;
@@ -22,7 +23,7 @@ type Session interface {
 	ParameterStatus() map[string]string
 	Split(query string) ([]string, error)
 	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
-	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error)
+	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error)
 	TxStatus() byte
 	// BeginImplicit opens the implicit transaction a multi-statement Query
 	// or an extended-protocol pipeline runs in (nothing inside a block);

@@ -20,6 +20,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/cli"
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -148,7 +149,7 @@ func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 func startAutoVacuum(ctx context.Context, eng *exec.Engine, cfg serveConfig) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	av := eng.NewAutoVacuum(exec.AutoVacuumOptions{Interval: cfg.AutoVacuum, MaxBytes: cfg.AutoVacuumBytes})
+	av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{Interval: cfg.AutoVacuum, MaxBytes: cfg.AutoVacuumBytes})
 	go func() {
 		defer close(done)
 		av.Run(ctx)

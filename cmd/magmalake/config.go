@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/cli"
+	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
 	"github.com/magmalake/magmalake/wire"
@@ -230,9 +231,9 @@ func parseServe(args []string, env cli.Getenv) (serveConfig, *flag.FlagSet, erro
 		return nil
 	})
 	fs.DurationVar(&cfg.AutoVacuum, "auto-vacuum", 0, "run VACUUM's steps in the background this often on tables whose debt passes their thresholds (0: never)")
-	cfg.AutoVacuumBytes = exec.DefaultAutoVacuumBytes
+	cfg.AutoVacuumBytes = maintenance.DefaultAutoVacuumBytes
 	fs.Func("auto-vacuum-max-bytes", "data-file bytes one background pass rewrites at most (default 1GB)", func(v string) error {
-		n, err := exec.ParseByteSize(v)
+		n, err := maintenance.ParseByteSize(v)
 		if err != nil || n <= 0 {
 			return fmt.Errorf("want a positive size such as 1GB, not %q", v)
 		}

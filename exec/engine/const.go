@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // ConstQuery is a SELECT without FROM, WHERE, grouping, DISTINCT or ORDER
@@ -63,7 +64,7 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 func (c *ConstQuery) Columns() []Column { return c.cols }
 
 // Run evaluates the row (after LIMIT/OFFSET).
-func (c *ConstQuery) Run(ctx context.Context, params []any) (Rows, error) {
+func (c *ConstQuery) Run(ctx context.Context, params []any) (stmt.Rows, error) {
 	b, err := c.row(sql.WithSubqueryCache(ctx), params)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // derivedSource reads the rows of a query planned inside another: a
@@ -42,7 +43,7 @@ func (d *derivedSource) batches(ctx context.Context, _ ice.BooleanExpression, pa
 
 // rowsSeq streams a result's batches; each is retained for the consumer,
 // who releases it.
-func rowsSeq(ctx context.Context, rows Rows) iter.Seq2[arrow.RecordBatch, error] {
+func rowsSeq(ctx context.Context, rows stmt.Rows) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		defer rows.Close()
 		for {

@@ -88,13 +88,3 @@ type Column struct {
 	Name string
 	Type sql.Type
 }
-
-// Rows streams a result as Arrow record batches.
-type Rows interface {
-	// Next returns the next batch, or io.EOF when there are none left. The batch
-	// is valid until the next call to Next or Close; the caller must not Release it.
-	Next(ctx context.Context) (arrow.RecordBatch, error)
-	// Tag is the command tag ("SELECT 3"); valid once Next returned io.EOF.
-	Tag() string
-	Close() error
-}

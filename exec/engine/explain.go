@@ -13,6 +13,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Explain describes the plan, one node per operator with its details;
@@ -38,7 +39,7 @@ func (q *Query) Explain(ctx context.Context, params []any, analyze bool) (*Expla
 }
 
 // CountRows drains rows and counts them.
-func CountRows(ctx context.Context, rows Rows) (int64, error) {
+func CountRows(ctx context.Context, rows stmt.Rows) (int64, error) {
 	defer rows.Close()
 	var n int64
 	for {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Query is a planned query, ready to run any number of times.
@@ -49,7 +50,7 @@ func regNames(q *selectQuery) {
 func (q *Query) Columns() []Column { return q.root.columns() }
 
 // Run executes the query with the statement's parameter values.
-func (q *Query) Run(ctx context.Context, params []any) (Rows, error) {
+func (q *Query) Run(ctx context.Context, params []any) (stmt.Rows, error) {
 	return q.root.run(WithStatement(ctx, q.env), q.env, params)
 }
 

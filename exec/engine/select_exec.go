@@ -12,11 +12,12 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // runSelect executes a bound query. Without grouping, DISTINCT or ORDER BY
 // it streams; otherwise it materialises what it must.
-func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (Rows, error) {
+func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Rows, error) {
 	limit, offset, err := q.bounds(ctx, params)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // An ORDER BY over more rows than work_mem holds sorts what fits, writes it
@@ -421,7 +422,7 @@ func restoreTypes(schema *arrow.Schema, b arrow.RecordBatch) arrow.RecordBatch {
 // runSorted reads the whole input for ORDER BY (no LIMIT: that is a top-N)
 // and returns it sorted: from memory when it fitted in work_mem, else
 // streamed from the merge of its spilled runs.
-func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim *limiter) (Rows, error) {
+func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim *limiter) (stmt.Rows, error) {
 	s := &spillSort{keys: q.order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
 	for {
 		b, err := in.nextProjected(ctx)

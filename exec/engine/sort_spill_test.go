@@ -14,6 +14,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // spillQuery sorts n generated rows by keys with NULLs, text and numeric,
@@ -71,7 +72,7 @@ func spillModel(n int) []int64 {
 
 // openSorted plans and starts q with the given work_mem, batch size and
 // temp directory.
-func openSorted(t *testing.T, ctx context.Context, q string, workMem int64, batch int, tmp string) Rows {
+func openSorted(t *testing.T, ctx context.Context, q string, workMem int64, batch int, tmp string) stmt.Rows {
 	t.Helper()
 	stmts, err := sql.Parse(q)
 	if err != nil {

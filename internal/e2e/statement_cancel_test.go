@@ -14,6 +14,7 @@ import (
 
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -130,7 +131,7 @@ type executeSpy struct {
 	started chan struct{}
 }
 
-func (s *executeSpy) Execute(ctx context.Context, p *mexec.Prepared, params []mexec.Param) (*mexec.Result, error) {
+func (s *executeSpy) Execute(ctx context.Context, p *mexec.Prepared, params []mexec.Param) (*stmt.Result, error) {
 	if strings.Contains(p.Query, s.marker) {
 		s.started <- struct{}{}
 	}

@@ -6,9 +6,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Type OIDs psql right-aligns that the sql package has no type for.
@@ -53,7 +53,7 @@ type resultSet struct {
 
 // column is one result column's description and text values.
 type column struct {
-	desc  exec.Column
+	desc  stmt.Column
 	vals  []string
 	nulls []bool
 }
@@ -61,7 +61,7 @@ type column struct {
 func newResultSet(fields []pgproto3.FieldDescription) *resultSet {
 	rs := &resultSet{cols: make([]column, len(fields))}
 	for i, f := range fields {
-		rs.cols[i].desc = exec.Column{
+		rs.cols[i].desc = stmt.Column{
 			Name:     string(f.Name),
 			Type:     columnType(f.DataTypeOID, f.TypeModifier),
 			TableOID: f.TableOID,
@@ -86,8 +86,8 @@ func (rs *resultSet) add(values [][]byte) error {
 }
 
 // batch builds the result's columns and its one record batch.
-func (rs *resultSet) batch() ([]exec.Column, arrow.RecordBatch) {
-	descs := make([]exec.Column, len(rs.cols))
+func (rs *resultSet) batch() ([]stmt.Column, arrow.RecordBatch) {
+	descs := make([]stmt.Column, len(rs.cols))
 	fields := make([]arrow.Field, len(rs.cols))
 	arrs := make([]arrow.Array, len(rs.cols))
 	for i := range rs.cols {
@@ -107,7 +107,7 @@ func (rs *resultSet) batch() ([]exec.Column, arrow.RecordBatch) {
 // form for, such as numeric NaN) it keeps the server's text, so that the
 // shell prints what the server said: as text, or, for the types psql
 // aligns right, as unconstrained numeric, whose values are text already.
-func (c *column) array() (exec.Column, arrow.Array) {
+func (c *column) array() (stmt.Column, arrow.Array) {
 	t := c.desc.Type
 	if t.ArrowType().ID() == arrow.STRING && t.Kind != sql.KindArray && !t.Bpchar {
 		return c.desc, c.text() // text is text

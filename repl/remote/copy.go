@@ -12,9 +12,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // copyChunk is how much COPY FROM data goes in one CopyData message.
@@ -22,10 +22,10 @@ const copyChunk = 64 << 10
 
 // copyIn answers a CopyInResponse: the Result's Load streams the data and
 // returns the row count of the server's "COPY n".
-func (q *query) copyIn(m *pgproto3.CopyInResponse) *exec.Result {
+func (q *query) copyIn(m *pgproto3.CopyInResponse) *stmt.Result {
 	q.stopCancel() // the load watches its own context
 	q.s.unfinished = q.abandonCopyIn
-	in := &exec.CopyIn{
+	in := &stmt.CopyIn{
 		Columns: len(m.ColumnFormatCodes),
 		Binary:  m.OverallFormat == 1,
 		Load: func(ctx context.Context, r io.Reader) (int64, error) {
@@ -33,7 +33,7 @@ func (q *query) copyIn(m *pgproto3.CopyInResponse) *exec.Result {
 			return q.load(ctx, r)
 		},
 	}
-	return &exec.Result{CopyIn: in, Notices: q.notices, ParameterChanges: q.changes}
+	return &stmt.Result{CopyIn: in, Notices: q.notices, ParameterChanges: q.changes}
 }
 
 // load sends r as CopyData while another goroutine reads the server's
@@ -140,14 +140,14 @@ func copyCount(tag string) int64 {
 
 // copyOut answers a CopyOutResponse: the data stays on the wire until the
 // shell writes it out with WriteCopyData.
-func (q *query) copyOut(m *pgproto3.CopyOutResponse) *exec.Result {
-	cols := make([]exec.Column, len(m.ColumnFormatCodes))
+func (q *query) copyOut(m *pgproto3.CopyOutResponse) *stmt.Result {
+	cols := make([]stmt.Column, len(m.ColumnFormatCodes))
 	for i := range cols {
 		cols[i].Type = sql.Text
 	}
 	out := &copyOutRows{q: q}
 	q.s.unfinished = out.Close
-	return &exec.Result{Columns: cols, Rows: out, CopyOut: true, Notices: q.notices, ParameterChanges: q.changes}
+	return &stmt.Result{Columns: cols, Rows: out, CopyOut: true, Notices: q.notices, ParameterChanges: q.changes}
 }
 
 // copyOutRows is COPY TO STDOUT data still arriving. The server has

@@ -7,8 +7,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // query is one Query in flight: what its answer has said so far.
@@ -17,14 +17,14 @@ type query struct {
 	set        *resultSet // the last result with rows
 	tag        string
 	err        error // the first ErrorResponse, or a broken row
-	changes    []exec.ParameterChange
-	notices    []exec.Notice
+	changes    []stmt.ParameterChange
+	notices    []stmt.Notice
 	stopCancel func()
 }
 
 // answer reads messages until ReadyForQuery, or until the server asks for
 // or starts sending COPY data.
-func (q *query) answer() (*exec.Result, error) {
+func (q *query) answer() (*stmt.Result, error) {
 	for {
 		msg, err := q.s.receive()
 		if err != nil {
@@ -67,7 +67,7 @@ func (q *query) take(msg pgproto3.BackendMessage) {
 	case *pgproto3.NoticeResponse:
 		q.s.report(m, &q.notices)
 	case *pgproto3.ParameterStatus:
-		q.changes = append(q.changes, exec.ParameterChange{Name: m.Name, Value: m.Value})
+		q.changes = append(q.changes, stmt.ParameterChange{Name: m.Name, Value: m.Value})
 	}
 }
 
@@ -87,11 +87,11 @@ func (q *query) failure(lost error) error {
 }
 
 // outcome is the finished query's Result.
-func (q *query) outcome() (*exec.Result, error) {
+func (q *query) outcome() (*stmt.Result, error) {
 	if q.err != nil {
 		return nil, q.err
 	}
-	res := &exec.Result{ParameterChanges: q.changes, Notices: q.notices}
+	res := &stmt.Result{ParameterChanges: q.changes, Notices: q.notices}
 	if q.set == nil {
 		res.Tag = q.tag
 		return res, nil
@@ -101,7 +101,7 @@ func (q *query) outcome() (*exec.Result, error) {
 	return res, nil
 }
 
-// rows serves a complete result as exec.Rows.
+// rows serves a complete result as stmt.Rows.
 type rows struct {
 	batch arrow.RecordBatch
 	tag   string

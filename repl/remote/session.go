@@ -1,7 +1,7 @@
 // Package remote is the shell's session with a PostgreSQL-protocol server
 // (a magmalake serve, or PostgreSQL itself): each statement goes out as a
 // simple-protocol Query, as psql sends it, and comes back as the same
-// exec.Result an embedded session returns, so that one shell prints both.
+// stmt.Result an embedded session returns, so that one shell prints both.
 package remote
 
 import (
@@ -13,6 +13,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Session is a connection to a server, driven by one shell: it is not safe
@@ -55,7 +56,7 @@ func (s *Session) Verbatim() {}
 // CopyIn or Rows then carry. Cancelling ctx sends a CancelRequest: the
 // statement ends with the server's "canceling statement due to user
 // request" and the session stays usable.
-func (s *Session) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*exec.Result, error) {
+func (s *Session) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
 	if len(params) > 0 {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "statement parameters are not supported over a server connection")
 	}
@@ -142,11 +143,11 @@ func errorFrom(m *pgproto3.ErrorResponse) *pgerr.Error {
 }
 
 // report hands a notice to the shell, or keeps it in notices.
-func (s *Session) report(m *pgproto3.NoticeResponse, notices *[]exec.Notice) {
+func (s *Session) report(m *pgproto3.NoticeResponse, notices *[]stmt.Notice) {
 	n := errorFrom((*pgproto3.ErrorResponse)(m))
 	if s.notice != nil {
 		s.notice(n)
 		return
 	}
-	*notices = append(*notices, exec.Notice{Severity: n.Severity, Code: n.Code, Message: n.Message})
+	*notices = append(*notices, stmt.Notice{Severity: n.Severity, Code: n.Code, Message: n.Message})
 }

@@ -1,10 +1,15 @@
-package exec
+// Package stmt holds what executing a statement gives back to the client:
+// the result columns, rows, command tag, notices and COPY data. It sits
+// below the session and the packages that plan each statement family, so
+// that they and the wire protocol share one vocabulary without importing
+// one another.
+package stmt
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
-
 	"context"
 	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -29,7 +34,14 @@ type Notice struct {
 
 // Rows streams a result as Arrow record batches whose columns follow
 // Result.Columns in order and use each column's sql.Type.ArrowType().
-type Rows = engine.Rows
+type Rows interface {
+	// Next returns the next batch, or io.EOF when there are none left. The batch
+	// is valid until the next call to Next or Close; the caller must not Release it.
+	Next(ctx context.Context) (arrow.RecordBatch, error)
+	// Tag is the command tag ("SELECT 3"); valid once Next returned io.EOF.
+	Tag() string
+	Close() error
+}
 
 // CopyIn asks the client for COPY data (CopyInResponse). The wire layer feeds
 // the client's CopyData bytes to Load as one stream; CopyDone ends it with EOF,

@@ -1,4 +1,4 @@
-package exec
+package maintenance
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-var cherrypickColumns = []Column{{Name: "source_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
+var cherrypickColumns = []stmt.Column{{Name: "source_snapshot_id", Type: sql.Int64}, {Name: "current_snapshot_id", Type: sql.Int64}}
 
 // prepareCherrypick plans ALTER TABLE t EXECUTE cherrypick_snapshot(
 // snapshot_id => id): the change snapshot id made (on a branch, or one
@@ -23,44 +25,44 @@ var cherrypickColumns = []Column{{Name: "source_snapshot_id", Type: sql.Int64}, 
 // would be (the delete engine's rebase): deletes of rows main still has
 // hold, and a change main contradicts (its rows rewritten, its files gone)
 // is refused with 55000 and commits nothing.
-func (s *Session) prepareCherrypick(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	if _, _, err := s.snapshotIDOption(ctx, st, params, nil); err != nil {
+func prepareCherrypick(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Column, error) {
+	if _, _, err := snapshotIDOption(ctx, p, st, params, nil); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE cherrypick_snapshot"); err != nil {
+	run := func(ctx context.Context, p Port, args []any) (*stmt.Result, error) {
+		if err := p.Allowed("ALTER TABLE ... EXECUTE cherrypick_snapshot"); err != nil {
 			return nil, err
 		}
-		rt, id, err := s.snapshotIDOption(ctx, st, params, args)
+		rt, id, err := snapshotIDOption(ctx, p, st, params, args)
 		if err != nil {
 			return nil, err
 		}
-		cur, err := s.cherrypickRetrying(ctx, rt, id)
+		cur, err := cherrypickRetrying(ctx, p, rt, id)
 		if err != nil {
 			return nil, err
 		}
 		return datumResult("ALTER TABLE", cherrypickColumns, []any{id, cur})
 	}
-	return planFunc(run), cherrypickColumns, nil
+	return run, cherrypickColumns, nil
 }
 
 // cherrypickRetrying is cherrypick again on a fresh head while a
 // concurrent commit to main makes it lose at the catalog (moving main to
 // the snapshot needs main where it was; the commit loop rebases the rest).
-func (s *Session) cherrypickRetrying(ctx context.Context, rt *resolvedTable, id int64) (int64, error) {
+func cherrypickRetrying(ctx context.Context, p Port, rt *engine.Table, id int64) (int64, error) {
 	for tries := 1; ; tries++ {
-		cur, err := s.cherrypick(ctx, rt, id)
+		cur, err := cherrypick(ctx, p, rt, id)
 		if !iceberg.IsConflict(err) || tries == 5 {
 			return cur, err
 		}
-		if rt.Table, err = s.engine.wh.LoadTable(ctx, rt.Ident); err != nil {
+		if rt.Table, err = p.Warehouse().LoadTable(ctx, rt.Ident); err != nil {
 			return 0, err
 		}
 	}
 }
 
 // cherrypick applies snapshot id to main and returns main's new head.
-func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (int64, error) {
+func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64, error) {
 	tbl, name := rt.Table, rt.Ident[len(rt.Ident)-1]
 	meta := tbl.Metadata()
 	snap := meta.SnapshotByID(id)
@@ -74,7 +76,7 @@ func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (
 	}
 	head := tbl.CurrentSnapshot()
 	if head != nil && snap.ParentSnapshotID != nil && *snap.ParentSnapshotID == head.SnapshotID {
-		if _, err := s.engine.wh.FastForwardTo(ctx, tbl, "main", id); err != nil {
+		if _, err := p.Warehouse().FastForwardTo(ctx, tbl, "main", id); err != nil {
 			return 0, err
 		}
 		return id, nil
@@ -90,9 +92,9 @@ func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (
 	if err != nil {
 		return 0, pickRefused(id, err)
 	}
-	committed, err := s.commitLoop("").PublishShared(ctx, tbl, rebased)
+	committed, err := p.CommitLoop("").PublishShared(ctx, tbl, rebased)
 	if err != nil {
-		removeTableFiles(tbl, extra)
+		p.Discard(tbl, extra)
 		return 0, pickRefused(id, err)
 	}
 	return committed.CurrentSnapshot().SnapshotID, nil

@@ -1,4 +1,4 @@
-package exec
+package maintenance
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 )
 
-// propAutoVacuumEnabled = 'false' keeps background maintenance off a table
+// PropAutoVacuumEnabled = 'false' keeps background maintenance off a table
 // (PostgreSQL's autovacuum_enabled storage parameter).
-const propAutoVacuumEnabled = "magmalake.autovacuum.enabled"
+const PropAutoVacuumEnabled = "magmalake.autovacuum.enabled"
 
 // DefaultAutoVacuumBytes bounds the data-file bytes one pass rewrites.
 const DefaultAutoVacuumBytes = 1 << 30
@@ -47,39 +47,54 @@ type AutoVacuumOptions struct {
 // rewrite that cannot be carried (equality deletes, say) is dropped, not
 // planned again. A transaction block publishes at COMMIT a change planned
 // on the files it saw, so the rewrite commits only once the blocks of this
-// server that touched the table have ended: it waits up to blockWait for
+// server that touched the table have ended: it waits up to BlockWait for
 // them, holding new ones back meanwhile, and gives way if one stays open.
 // Snapshots a pass replaces are expired by a later pass at the earliest
 // (expiry runs before the rewrite), so a query still reading them is not
 // cut short.
 type AutoVacuum struct {
-	e    *Engine
-	opts AutoVacuumOptions
-	log  *slog.Logger
+	wh     *iceberg.Warehouse
+	blocks Blocks
+	opts   AutoVacuumOptions
+	log    *slog.Logger
 	// clean is the metadata file each table was last found in with nothing
 	// to rewrite: unchanged (no commit, no property set), it is not planned
 	// again.
 	clean map[string]string
 	// swept is when each table's orphans were last removed.
 	swept map[string]time.Time
-	// blockWait bounds how long a rewrite waits for open blocks that
-	// touched its table (and holds new ones back) before giving way.
-	blockWait time.Duration
-	// planned, when set, runs between a rewrite's plan and its commit (the
-	// window in which users' writes must be carried over or waited for).
-	planned func(ident table.Identifier)
+	// BlockWait bounds how long a rewrite waits for open blocks that
+	// touched its table (and holds new ones back) before giving way; one
+	// second unless changed before the first pass.
+	BlockWait time.Duration
+	// Planned, when set, runs between a rewrite's plan and its commit (the
+	// window in which users' writes must be carried over or waited for):
+	// tests act in it.
+	Planned func(ident table.Identifier)
 }
 
-// NewAutoVacuum prepares background maintenance of e's warehouse.
-func (e *Engine) NewAutoVacuum(opts AutoVacuumOptions) *AutoVacuum {
+// Blocks is what background maintenance needs of the server's sessions:
+// a turn on a table that no open transaction block touches, and the
+// removal of files a rewrite wrote but did not publish.
+type Blocks interface {
+	// WhenIdle runs commit once no open block touches the table,
+	// keeping new blocks out until it returns; it waits up to wait for
+	// the open ones to end, and ran is false when they did not.
+	WhenIdle(ident table.Identifier, wait time.Duration, commit func() error) (ran bool, err error)
+	// Discard deletes files a rewrite wrote and never published.
+	Discard(tbl *table.Table, paths []string)
+}
+
+// NewAutoVacuum prepares background maintenance of wh's tables; log may be
+// nil.
+func NewAutoVacuum(wh *iceberg.Warehouse, blocks Blocks, log *slog.Logger, opts AutoVacuumOptions) *AutoVacuum {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultAutoVacuumBytes
 	}
-	log := e.opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &AutoVacuum{e: e, opts: opts, log: log, clean: map[string]string{}, swept: map[string]time.Time{}, blockWait: autoVacuumBlockWait}
+	return &AutoVacuum{wh: wh, blocks: blocks, opts: opts, log: log, clean: map[string]string{}, swept: map[string]time.Time{}, BlockWait: autoVacuumBlockWait}
 }
 
 // Run makes a pass every Interval until ctx ends.
@@ -107,14 +122,16 @@ type TableReport struct {
 	Err      error
 }
 
-func (r TableReport) didWork() bool {
+// DidWork reports whether the pass changed the table: rewrote files,
+// expired snapshots or removed orphans.
+func (r TableReport) DidWork() bool {
 	return r.Optimize.RewrittenFiles > 0 || r.Expire.ExpiredSnapshots > 0 || r.Orphans.DeletedFiles > 0
 }
 
 // Pass vacuums every table whose debt passes its thresholds once; one
 // table's failure is logged and does not stop the others.
 func (a *AutoVacuum) Pass(ctx context.Context) []TableReport {
-	idents, err := allTables(ctx, a.e.wh)
+	idents, err := allTables(ctx, a.wh)
 	if err != nil {
 		a.log.Warn("autovacuum: list tables", "error", err.Error())
 		return nil
@@ -137,7 +154,7 @@ func (a *AutoVacuum) Pass(ctx context.Context) []TableReport {
 func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *int64) TableReport {
 	key := identKey(ident)
 	r := TableReport{Table: key}
-	tbl, err := a.e.wh.LoadTable(ctx, ident)
+	tbl, err := a.wh.LoadTable(ctx, ident)
 	switch {
 	case errors.Is(err, iceberg.ErrNoSuchTable):
 		r.Skipped = "dropped"
@@ -145,8 +162,8 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	case err != nil:
 		r.Err = err
 		return r
-	case tbl.Properties()[propAutoVacuumEnabled] == "false":
-		r.Skipped = propAutoVacuumEnabled + " is false"
+	case tbl.Properties()[PropAutoVacuumEnabled] == "false":
+		r.Skipped = PropAutoVacuumEnabled + " is false"
 		return r
 	}
 	age, keep := retentionOf(tbl)
@@ -158,12 +175,12 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	// could expire (and their files with them): expiry keeps the oldest
 	// one read and every newer one (iceberg.Readers).
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
-		r.Expire, err = a.e.wh.ExpireSnapshots(ctx, ident, age, keep)
+		r.Expire, err = a.wh.ExpireSnapshots(ctx, ident, age, keep)
 		r.Expire.Deleted = nil // the counts are the report
 		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {
-		if r.Orphans, err = a.e.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); err == nil {
+		if r.Orphans, err = a.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); err == nil {
 			a.swept[key] = time.Now()
 		}
 		errs = append(errs, err)
@@ -179,7 +196,7 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 // commits it unless a user got there first.
 func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budget *int64, r *TableReport) error {
 	key := identKey(ident)
-	head, err := a.e.wh.LoadTable(ctx, ident)
+	head, err := a.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return err
 	}
@@ -189,9 +206,9 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	// The rewrite's files are unreferenced until it commits: orphan
 	// removal leaves them alone meanwhile, here and (through the table's
 	// properties) on other servers.
-	_, unhold := a.e.wh.Writes().Hold(ident, time.Now())
+	_, unhold := a.wh.Writes().Hold(ident, time.Now())
 	defer unhold()
-	since, err := a.e.wh.WriteStart(ctx, head)
+	since, err := a.wh.WriteStart(ctx, head)
 	if err != nil {
 		return err
 	}
@@ -200,7 +217,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(head)
 	change, written, err := deletes.PrepareOptimize(ctx, head, opts, &r.Optimize)
 	if err != nil {
-		removeTableFiles(head, written)
+		a.blocks.Discard(head, written)
 		r.Optimize = deletes.OptimizeOutcome{}
 		return err
 	}
@@ -209,11 +226,11 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		r.Optimize = deletes.OptimizeOutcome{}
 		return nil
 	}
-	if a.planned != nil {
-		a.planned(ident)
+	if a.Planned != nil {
+		a.Planned(ident)
 	}
-	ran, err := a.e.uses.whenIdle(key, a.blockWait, func() error {
-		_, err := a.e.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
+	ran, err := a.blocks.WhenIdle(ident, a.BlockWait, func() error {
+		_, err := a.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
 		return err
 	})
 	switch {
@@ -228,7 +245,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		r.GaveWay = "a concurrent commit changed the files it rewrote"
 		err = nil
 	}
-	removeTableFiles(head, written)
+	a.blocks.Discard(head, written)
 	r.Optimize = deletes.OptimizeOutcome{}
 	return err
 }
@@ -261,7 +278,7 @@ func (a *AutoVacuum) logTable(r TableReport, took time.Duration) {
 		a.log.Warn("autovacuum failed", "table", r.Table, "error", r.Err.Error())
 	case r.GaveWay != "":
 		a.log.Info("autovacuum gave way", "table", r.Table, "reason", r.GaveWay)
-	case r.didWork():
+	case r.DidWork():
 		a.log.Info("autovacuum", "table", r.Table, "duration_ms", took.Milliseconds(),
 			"rewritten_files", r.Optimize.RewrittenFiles, "added_files", r.Optimize.AddedFiles,
 			"removed_delete_files", r.Optimize.RemovedDeleteFiles, "purged_rows", r.Optimize.PurgedRows,

@@ -1,4 +1,4 @@
-package exec
+package maintenance
 
 import (
 	"context"
@@ -24,23 +24,24 @@ import (
 // of the table holds only rows live on a branch, and the rows counted as
 // erased are those no remaining file holds: positions a rewrite left out on
 // every branch that read the file, whose original file was then deleted.
-func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags sql.TagAction) (vacuumOutcome, error) {
+func purgeTable(ctx context.Context, p Port, ident table.Identifier, tags sql.TagAction) (vacuumOutcome, error) {
 	var out vacuumOutcome
-	tbl, err := s.engine.wh.LoadTable(ctx, ident)
+	wh := p.Warehouse()
+	tbl, err := wh.LoadTable(ctx, ident)
 	if err != nil {
 		return out, err
 	}
 	branches, tagNames := refNames(tbl.Metadata())
-	blocking, err := s.blockingTags(ctx, tbl, branches, tagNames)
+	blocking, err := blockingTags(ctx, p, tbl, branches, tagNames)
 	if err != nil {
 		return out, err
 	}
-	if err := s.clearTags(ctx, ident, blocking, tags, true); err != nil {
+	if err := clearTags(ctx, wh, ident, blocking, tags, true); err != nil {
 		return out, err
 	}
 	dead := map[string][]*dv.RoaringPositionBitmap{}
 	for _, b := range branches {
-		opt, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, purgeOptions(s, b))
+		opt, err := deletes.Optimize(ctx, wh.Catalog(), ident, purgeOptions(p, b))
 		if err != nil {
 			return out, err
 		}
@@ -50,24 +51,24 @@ func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags s
 		opt.DeadRows = nil
 		out.add(vacuumOutcome{opt: opt})
 	}
-	if err := s.clearTags(ctx, ident, blocking, tags, false); err != nil {
+	if err := clearTags(ctx, wh, ident, blocking, tags, false); err != nil {
 		return out, err
 	}
-	if out.exp, err = s.engine.wh.PurgeSnapshots(ctx, ident); err != nil {
+	if out.exp, err = wh.PurgeSnapshots(ctx, ident); err != nil {
 		return out, err
 	}
 	for _, path := range out.exp.Deleted {
 		out.erased += commonCardinality(dead[path])
 	}
 	out.exp.Deleted = nil
-	return out, s.vacuumOrphans(ctx, ident, &out)
+	return out, vacuumOrphans(ctx, wh, ident, &out)
 }
 
 // purgeOptions rewrite every file of branch holding a deleted row, and no
 // other, keeping which rows each rewrite left out.
-func purgeOptions(s *Session, branch string) deletes.OptimizeOptions {
-	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false), KeepDeadRows: true}
-	opts.Commit = s.commitLoop(branch).Commit
+func purgeOptions(p Port, branch string) deletes.OptimizeOptions {
+	opts := deletes.OptimizeOptions{Options: p.DeleteOptions(), KeepDeadRows: true}
+	opts.Commit = p.CommitLoop(branch).Commit
 	return opts
 }
 
@@ -91,7 +92,7 @@ func refNames(meta table.Metadata) (branches, tags []string) {
 // blockingTags are the tags that would keep a file the purge deletes: one
 // that holds a deleted row (a delete file applies to it in the tag), or
 // one no branch keeps once its files holding deleted rows are rewritten.
-func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, tags []string) ([]string, error) {
+func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags []string) ([]string, error) {
 	if len(tags) == 0 {
 		return nil, nil
 	}
@@ -103,12 +104,12 @@ func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, 
 			return nil, err
 		}
 		var plan deletes.OptimizeOutcome
-		opts := purgeOptions(s, b)
+		opts := purgeOptions(p, b)
 		opts.DryRun = true
 		if _, _, err := deletes.PrepareOptimize(ctx, head, opts, &plan); err != nil {
 			return nil, err
 		}
-		files, _, err := s.engine.wh.SnapshotFiles(ctx, tbl, *head.CurrentSnapshot())
+		files, _, err := p.Warehouse().SnapshotFiles(ctx, tbl, *head.CurrentSnapshot())
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +122,7 @@ func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, 
 	var out []string
 	for _, name := range tags {
 		ref, _ := iceberg.FindRef(meta, name)
-		data, dels, err := s.engine.wh.SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
+		data, dels, err := p.Warehouse().SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +140,7 @@ func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, 
 // clearTags deals with the tags in the purge's way: refused, or dropped
 // before the rewrites (before is true), or moved to main's purged head
 // after them.
-func (s *Session) clearTags(ctx context.Context, ident table.Identifier, blocking []string, how sql.TagAction, before bool) error {
+func clearTags(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifier, blocking []string, how sql.TagAction, before bool) error {
 	if len(blocking) == 0 {
 		return nil
 	}
@@ -151,13 +152,13 @@ func (s *Session) clearTags(ctx context.Context, ident table.Identifier, blockin
 			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}
 	case how == sql.TagsDrop && before:
 		for _, name := range blocking {
-			if err := s.engine.wh.DropRef(ctx, ident, name, true); err != nil {
+			if err := wh.DropRef(ctx, ident, name, true); err != nil {
 				return err
 			}
 		}
 	case how == sql.TagsMove && !before:
 		for _, name := range blocking {
-			if _, err := s.engine.wh.SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
+			if _, err := wh.SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
 				return err
 			}
 		}

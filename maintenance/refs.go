@@ -1,4 +1,4 @@
-package exec
+package maintenance
 
 import (
 	"context"
@@ -7,22 +7,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
-// alterRef runs ALTER TABLE t CREATE/REPLACE/DROP BRANCH|TAG: named
+// AlterRef runs ALTER TABLE t CREATE/REPLACE/DROP BRANCH|TAG: named
 // snapshots (metadata only; the snapshots they name outlive expiry).
-func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error) {
+func AlterRef(ctx context.Context, p Port, x *sql.AlterRef) (*stmt.Result, error) {
 	kind := "branch"
 	if x.Tag {
 		kind = "tag"
 	}
-	if err := s.maintenanceAllowed(fmt.Sprintf("ALTER TABLE ... %s %s", refVerb(x), strings.ToUpper(kind))); err != nil {
+	if err := p.Allowed(fmt.Sprintf("ALTER TABLE ... %s %s", refVerb(x), strings.ToUpper(kind))); err != nil {
 		return nil, err
 	}
-	rt, err := s.maintenanceTarget(ctx, x.Table)
+	rt, err := p.TableItself(ctx, x.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -30,22 +32,24 @@ func (s *Session) alterRef(ctx context.Context, x *sql.AlterRef) (*Result, error
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "the branch main is the table's own history; it cannot be created, replaced or dropped")
 	}
 	if x.Drop {
-		err = s.engine.wh.DropRef(ctx, rt.Ident, x.Name, x.Tag)
+		err = p.Warehouse().DropRef(ctx, rt.Ident, x.Name, x.Tag)
 		if errors.Is(err, iceberg.ErrNoSuchRef) && x.IfNotExists {
-			r := tagOnly("ALTER TABLE")
-			r.Notices = []Notice{notice(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name))}
-			return r, nil
+			return skipped(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name)), nil
 		}
-		return s.refResult(err, kind, x)
+		return refResult(err, kind, x)
 	}
 	rc := iceberg.RefChange{Name: x.Name, Tag: x.Tag, SnapshotID: x.SnapshotID, MaxRefAgeMs: x.RetainMs, Create: x.Create, Replace: x.Replace}
-	_, err = s.engine.wh.SetRef(ctx, rt.Ident, rc)
+	_, err = p.Warehouse().SetRef(ctx, rt.Ident, rc)
 	if errors.Is(err, iceberg.ErrRefExists) && x.IfNotExists {
-		r := tagOnly("ALTER TABLE")
-		r.Notices = []Notice{notice(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name))}
-		return r, nil
+		return skipped(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name)), nil
 	}
-	return s.refResult(err, kind, x)
+	return refResult(err, kind, x)
+}
+
+// skipped is ALTER TABLE's result when IF [NOT] EXISTS made it do nothing.
+func skipped(msg string) *stmt.Result {
+	return &stmt.Result{Tag: "ALTER TABLE",
+		Notices: []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}}}
 }
 
 func refVerb(x *sql.AlterRef) string {
@@ -61,10 +65,10 @@ func refVerb(x *sql.AlterRef) string {
 }
 
 // refResult gives the reference errors their SQLSTATEs.
-func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, error) {
+func refResult(err error, kind string, x *sql.AlterRef) (*stmt.Result, error) {
 	switch {
 	case err == nil:
-		return tagOnly("ALTER TABLE"), nil
+		return &stmt.Result{Tag: "ALTER TABLE"}, nil
 	case errors.Is(err, iceberg.ErrRefExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateObject, "%s %q of table %q already exists", kind, x.Name, x.Table.Table)
 	case errors.Is(err, iceberg.ErrNoSuchRef):
@@ -83,18 +87,18 @@ func (s *Session) refResult(err error, kind string, x *sql.AlterRef) (*Result, e
 	return nil, err
 }
 
-var fastForwardColumns = []Column{{Name: "branch_updated", Type: sql.Text},
+var fastForwardColumns = []stmt.Column{{Name: "branch_updated", Type: sql.Text},
 	{Name: "previous_ref", Type: sql.Int64}, {Name: "updated_ref", Type: sql.Int64}}
 
 // prepareFastForward plans ALTER TABLE t EXECUTE fast_forward(branch =>
 // 'main', to => 'b'): the branch moves to the other's head when that head
 // descends from its own (write-audit-publish's publish step).
-func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE fast_forward"); err != nil {
+func prepareFastForward(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Column, error) {
+	run := func(ctx context.Context, p Port, args []any) (*stmt.Result, error) {
+		if err := p.Allowed("ALTER TABLE ... EXECUTE fast_forward"); err != nil {
 			return nil, err
 		}
-		rt, err := s.maintenanceTarget(ctx, st.Table)
+		rt, err := p.TableItself(ctx, st.Table)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +106,7 @@ func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, 
 		if err != nil {
 			return nil, err
 		}
-		from, target, err := s.engine.wh.FastForward(ctx, rt.Ident, branch, to)
+		from, target, err := p.Warehouse().FastForward(ctx, rt.Ident, branch, to)
 		switch {
 		case errors.Is(err, iceberg.ErrNoSuchRef):
 			return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
@@ -113,10 +117,10 @@ func (s *Session) prepareFastForward(ctx context.Context, st *sql.AlterExecute, 
 		}
 		return datumResult("ALTER TABLE", fastForwardColumns, []any{branch, from, target})
 	}
-	return planFunc(run), fastForwardColumns, nil
+	return run, fastForwardColumns, nil
 }
 
-func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []Param) (string, string, error) {
+func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Params, args []any) (string, string, error) {
 	b, okB := st.Args["branch"]
 	t, okT := st.Args["to"]
 	if !okB || !okT || len(st.Args) != 2 || st.Where != nil {
@@ -133,16 +137,16 @@ func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Para
 // prepareSetCurrent plans ALTER TABLE t EXECUTE set_current_snapshot(
 // snapshot_id => id | ref => 'name'): main points at any snapshot of the
 // table, as Spark's procedure does (rollback_to_snapshot only goes back).
-func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, params *sql.Params) (plan, []Column, error) {
-	run := func(ctx context.Context, s *Session, args []Param) (*Result, error) {
-		if err := s.maintenanceAllowed("ALTER TABLE ... EXECUTE set_current_snapshot"); err != nil {
+func prepareSetCurrent(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Column, error) {
+	run := func(ctx context.Context, p Port, args []any) (*stmt.Result, error) {
+		if err := p.Allowed("ALTER TABLE ... EXECUTE set_current_snapshot"); err != nil {
 			return nil, err
 		}
-		rt, err := s.maintenanceTarget(ctx, st.Table)
+		rt, err := p.TableItself(ctx, st.Table)
 		if err != nil {
 			return nil, err
 		}
-		id, err := setCurrentTarget(ctx, s, rt, st, params, args)
+		id, err := setCurrentTarget(ctx, rt, st, params, args)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +154,7 @@ func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, p
 		if cur := rt.Table.CurrentSnapshot(); cur != nil {
 			prev = cur.SnapshotID
 		}
-		_, err = s.engine.wh.SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
+		_, err = p.Warehouse().SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
 		if errors.Is(err, iceberg.ErrNoSuchSnapshot) {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
 		}
@@ -159,10 +163,10 @@ func (s *Session) prepareSetCurrent(ctx context.Context, st *sql.AlterExecute, p
 		}
 		return datumResult("ALTER TABLE", rollbackColumns, []any{prev, id})
 	}
-	return planFunc(run), rollbackColumns, nil
+	return run, rollbackColumns, nil
 }
 
-func setCurrentTarget(ctx context.Context, s *Session, rt *resolvedTable, st *sql.AlterExecute, params *sql.Params, args []Param) (int64, error) {
+func setCurrentTarget(ctx context.Context, rt *engine.Table, st *sql.AlterExecute, params *sql.Params, args []any) (int64, error) {
 	if n, ok := st.Args["ref"]; ok && len(st.Args) == 1 {
 		name, err := constText(ctx, n, params, args)
 		if err != nil {
