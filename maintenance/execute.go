@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/pgerr"
@@ -36,21 +35,6 @@ func PrepareExecute(ctx context.Context, p Port, st *sql.AlterExecute, params *s
 		return prepareRewriteManifests(ctx, p, st)
 	}
 	return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "ALTER TABLE ... EXECUTE %s is not supported yet", st.Procedure)
-}
-
-// constText evaluates a procedure argument (a constant) as text.
-func constText(ctx context.Context, n ast.ExprNode, params *sql.Params, args []any) (string, error) {
-	e, err := sql.Bind(n, &sql.Scope{}, params)
-	if err != nil {
-		return "", err
-	}
-	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.Text}, nil, args)
-	if err != nil {
-		return "", err
-	}
-	defer arr.Release()
-	v, _ := sql.DatumAt(arr, sql.Text, 0).(string)
-	return v, nil
 }
 
 // datumResult is a one-row result.

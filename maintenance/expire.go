@@ -47,7 +47,7 @@ func expireOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sq
 	}
 	age, keep := 7*24*time.Hour, 1
 	for name, n := range st.Args {
-		v, err := constText(ctx, n, params, args)
+		v, err := sql.ConstText(ctx, n, params, args)
 		if err != nil {
 			return nil, 0, 0, err
 		}

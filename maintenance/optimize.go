@@ -57,7 +57,7 @@ func optimizeOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *
 		return nil, opts, err
 	}
 	for name, n := range st.Args {
-		v, err := constText(ctx, n, params, args)
+		v, err := sql.ConstText(ctx, n, params, args)
 		if err != nil {
 			return nil, opts, err
 		}

@@ -51,7 +51,7 @@ func orphanOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sq
 		if !strings.EqualFold(name, "retention_threshold") {
 			return nil, 0, pgerr.Errorf(pgerr.InvalidParameterValue, "remove_orphan_files has no argument %q (retention_threshold)", name)
 		}
-		v, err := constText(ctx, n, params, args)
+		v, err := sql.ConstText(ctx, n, params, args)
 		if err != nil {
 			return nil, 0, err
 		}

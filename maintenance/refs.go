@@ -126,11 +126,11 @@ func fastForwardArgs(ctx context.Context, st *sql.AlterExecute, params *sql.Para
 	if !okB || !okT || len(st.Args) != 2 || st.Where != nil {
 		return "", "", pgerr.Errorf(pgerr.InvalidParameterValue, "fast_forward takes branch => 'name', to => 'name'")
 	}
-	branch, err := constText(ctx, b, params, args)
+	branch, err := sql.ConstText(ctx, b, params, args)
 	if err != nil {
 		return "", "", err
 	}
-	to, err := constText(ctx, t, params, args)
+	to, err := sql.ConstText(ctx, t, params, args)
 	return branch, to, err
 }
 
@@ -168,7 +168,7 @@ func prepareSetCurrent(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Co
 
 func setCurrentTarget(ctx context.Context, rt *engine.Table, st *sql.AlterExecute, params *sql.Params, args []any) (int64, error) {
 	if n, ok := st.Args["ref"]; ok && len(st.Args) == 1 {
-		name, err := constText(ctx, n, params, args)
+		name, err := sql.ConstText(ctx, n, params, args)
 		if err != nil {
 			return 0, err
 		}
@@ -182,7 +182,7 @@ func setCurrentTarget(ctx context.Context, rt *engine.Table, st *sql.AlterExecut
 	if !ok || len(st.Args) != 1 || st.Where != nil {
 		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "set_current_snapshot takes snapshot_id => id or ref => 'name'")
 	}
-	v, err := constText(ctx, n, params, args)
+	v, err := sql.ConstText(ctx, n, params, args)
 	if err != nil {
 		return 0, err
 	}

@@ -52,7 +52,7 @@ func snapshotIDOption(ctx context.Context, p Port, st *sql.AlterExecute, params 
 	if args == nil && params != nil && len(params.Types) > 0 {
 		return rt, 0, nil // a parameter's value comes at execution
 	}
-	v, err := constText(ctx, n, params, args)
+	v, err := sql.ConstText(ctx, n, params, args)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -61,4 +62,20 @@ func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
 	}
 	c := b.scope.Columns[i]
 	return &ColumnRef{Index: i, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
+}
+
+// ConstText evaluates a constant argument (a procedure's, a statement
+// option's) as text, parameters bound to args.
+func ConstText(ctx context.Context, n ast.ExprNode, params *Params, args []any) (string, error) {
+	e, err := Bind(n, &Scope{}, params)
+	if err != nil {
+		return "", err
+	}
+	arr, err := Eval(ctx, &Cast{X: e, T: Text}, nil, args)
+	if err != nil {
+		return "", err
+	}
+	defer arr.Release()
+	v, _ := DatumAt(arr, Text, 0).(string)
+	return v, nil
 }
