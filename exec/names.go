@@ -9,6 +9,7 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/magmalake/magmalake/copyio"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
@@ -73,7 +74,7 @@ type resolvedTable = engine.Table
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
-	return &engine.Env{Catalog: sessionCatalog{s}, Files: sessionFiles{s},
+	return &engine.Env{Catalog: sessionCatalog{s}, Files: copyio.Files{Port: copyioPort{s}},
 		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
 			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Manifests()}}
 }

@@ -57,7 +57,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Truncate:
 		return s.prepareTruncate(ctx, x)
 	case *sql.Copy:
-		return s.prepareCopy(ctx, x, params)
+		return prepareCopy(ctx, s, x, params)
 	case *sql.DeclareCursor:
 		return s.prepareDeclare(ctx, x, params)
 	case *sql.Fetch:

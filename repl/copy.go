@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -81,7 +80,7 @@ func writeCopyOut(ctx context.Context, w io.Writer, res *stmt.Result) (int64, er
 	if raw, ok := res.Rows.(copyDataWriter); ok {
 		return raw.WriteCopyData(ctx, w)
 	}
-	enc := exec.NewCopyEncoder(res)
+	enc := stmt.NewCopyEncoder(res)
 	var line []byte
 	if enc.Header() {
 		if _, err := w.Write(enc.AppendHeader(line[:0])); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -83,7 +82,7 @@ func (c *conn) copyOut(ctx context.Context, res *stmt.Result) error {
 		return pgerr.Errorf(pgerr.InternalError, "COPY TO STDOUT without rows")
 	}
 	defer res.Rows.Close()
-	enc := exec.NewCopyEncoder(res)
+	enc := stmt.NewCopyEncoder(res)
 	c.send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
 	if enc.Header() {
 		buf, start := beginCopyData(c.out)

@@ -1,4 +1,4 @@
-package exec
+package copyio
 
 import (
 	"context"
@@ -17,27 +17,29 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
-// sessionFiles opens the files of read_csv and read_parquet for a session,
-// within the directories the engine may read (EngineOptions.FileReadRoots).
-type sessionFiles struct{ s *Session }
+// Files opens the files of read_csv and read_parquet for the session
+// behind a port, within the directories it may read.
+type Files struct{ Port Port }
 
-func (f sessionFiles) OpenFiles(ctx context.Context, call engine.FileCall) (engine.FileRelation, error) {
-	paths, err := f.s.engine.readablePaths(call.Function, call.Path)
+var _ engine.FileReader = Files{}
+
+func (f Files) OpenFiles(ctx context.Context, call engine.FileCall) (engine.FileRelation, error) {
+	paths, err := readablePaths(f.Port.FileReadRoots(), call.Function, call.Path)
 	if err != nil {
 		return nil, err
 	}
 	switch call.Function {
 	case "read_parquet", "parquet_scan":
-		return openParquetFiles(call, paths, f.s.engine.opts.BatchSize)
+		return openParquetFiles(call, paths, f.Port.BatchSize())
 	}
-	return openCSVFiles(ctx, call, paths, f.s.inputStyle(), f.s.engine.opts.BatchSize)
+	return openCSVFiles(ctx, call, paths, f.Port.InputStyle(), f.Port.BatchSize())
 }
 
 // readablePaths expands pattern (a path or a glob, relative to the
 // server's working directory) to the files it names, each of which must
-// lie, symbolic links resolved, under a directory the engine may read.
-func (e *Engine) readablePaths(fn, pattern string) ([]string, error) {
-	roots := resolvedRoots(e.opts.FileReadRoots)
+// lie, symbolic links resolved, under one of the directories readRoots.
+func readablePaths(readRoots []string, fn, pattern string) ([]string, error) {
+	roots := resolvedRoots(readRoots)
 	if len(roots) == 0 {
 		return nil, &pgerr.Error{Code: pgerr.InsufficientPrivilege,
 			Message: fmt.Sprintf("permission denied to read files with %s", fn), Hint: readRootsHint}

@@ -1,4 +1,4 @@
-package exec
+package copyio
 
 import (
 	"context"
@@ -18,62 +18,61 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// prepareCopy plans COPY ... FROM STDIN and COPY ... TO STDOUT. Neither has
-// a row description: the wire layer answers CopyIn/CopyOutResponse instead.
-func (s *Session) prepareCopy(ctx context.Context, st *sql.Copy, params *sql.Params) (plan, []stmt.Column, error) {
+// Prepare plans COPY ... FROM STDIN and COPY ... TO STDOUT. Neither has a
+// row description: the wire layer answers CopyIn/CopyOutResponse instead.
+func Prepare(ctx context.Context, p Port, st *sql.Copy, params *sql.Params) (Plan, error) {
 	if st.Format == "binary" {
-		return nil, nil, notSupported("COPY with FORMAT binary is not supported; use text or csv")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "COPY with FORMAT binary is not supported; use text or csv")
 	}
 	f, err := newCopyFormat(st)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if st.From {
-		return s.prepareCopyFrom(ctx, st, f)
+		return prepareFrom(ctx, p, st, f)
 	}
-	return s.prepareCopyTo(ctx, st, f, params)
+	return prepareTo(ctx, p, st, f, params)
 }
 
-// prepareCopyFrom checks the target now so that a bad table or column fails
+// prepareFrom checks the target now so that a bad table or column fails
 // before the client starts sending data.
-func (s *Session) prepareCopyFrom(ctx context.Context, st *sql.Copy, f copyFormat) (plan, []stmt.Column, error) {
+func prepareFrom(ctx context.Context, p Port, st *sql.Copy, f copyFormat) (Plan, error) {
 	ins := &sql.Insert{Table: st.Table, Columns: st.Columns}
-	if _, err := s.insertTarget(ctx, ins); err != nil {
-		return nil, nil, err
+	if _, err := p.InsertTarget(ctx, ins); err != nil {
+		return nil, err
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, p Port, _ []any) (*stmt.Result, error) {
+		if err := p.CheckWrite(); err != nil {
 			return nil, err
 		}
-		target, err := s.insertTarget(ctx, ins)
+		target, err := p.InsertTarget(ctx, ins)
 		if err != nil {
 			return nil, err
 		}
 		load := func(ctx context.Context, r io.Reader) (int64, error) {
-			n, err := s.copyFrom(ctx, target, f, st.Table.String(), r)
+			n, err := copyFrom(ctx, p, target, f, st.Table.String(), r)
 			if err != nil {
-				s.tx.fail()
-				return 0, toSQLError(err)
+				return 0, p.FailLoad(err)
 			}
 			return n, nil
 		}
-		return &stmt.Result{CopyIn: &stmt.CopyIn{Columns: target.width(), Load: load}}, nil
+		return &stmt.Result{CopyIn: &stmt.CopyIn{Columns: target.Width, Load: load}}, nil
 	}
-	return planFunc(run), nil, nil
+	return run, nil
 }
 
 // copyFrom streams the input into data files in batches and commits them as
 // one append; any bad row aborts the whole load and its files are removed.
-func (s *Session) copyFrom(ctx context.Context, t *insertTarget, f copyFormat, name string, r io.Reader) (int64, error) {
+func copyFrom(ctx context.Context, p Port, t *Target, f copyFormat, name string, r io.Reader) (int64, error) {
 	rd := newCopyReader(r, f)
-	ld := &copyLoader{t: t, rd: rd, name: name, batch: s.engine.opts.BatchSize, input: s.inputStyle()}
-	defaults, err := columnDefaults(ctx, t.scope, t.feeds)
+	ld := &copyLoader{t: t, rd: rd, name: name, batch: p.BatchSize(), input: p.InputStyle()}
+	defaults, err := columnDefaults(ctx, t.Scope, t.Feeds)
 	if err != nil {
 		return 0, err
 	}
 	defer releaseArrays(defaults)
 	ld.defaults = defaults
-	return s.appendRows(ctx, t, ld.batches(ctx))
+	return t.Append(ctx, ld.batches(ctx))
 }
 
 // columnDefaults evaluates the defaults of the columns not fed (feeds[i] <
@@ -104,7 +103,7 @@ func columnDefaults(ctx context.Context, scope *sql.Scope, feeds []int) ([]arrow
 
 // copyLoader turns COPY records into table-shaped batches.
 type copyLoader struct {
-	t     *insertTarget
+	t     *Target
 	rd    *copyReader
 	name  string // table name as the statement spelled it, for messages
 	batch int
@@ -137,7 +136,7 @@ func (l *copyLoader) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch, e
 
 // next reads up to one batch of records; nil at the end of the input.
 func (l *copyLoader) next() (arrow.RecordBatch, error) {
-	bld := array.NewRecordBuilder(memory.DefaultAllocator, l.t.schema)
+	bld := array.NewRecordBuilder(memory.DefaultAllocator, l.t.Schema)
 	defer bld.Release()
 	rows := 0
 	for rows < l.batch {
@@ -161,15 +160,15 @@ func (l *copyLoader) next() (arrow.RecordBatch, error) {
 
 // appendRecord converts one record's fields with the columns' input rules.
 func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) error {
-	width := l.t.width()
+	width := l.t.Width
 	if len(fields) > width {
 		return l.lineError(pgerr.Errorf(pgerr.BadCopyFileFormat, "extra data after last expected column"), "")
 	}
 	if len(fields) < width {
 		return l.lineError(pgerr.Errorf(pgerr.BadCopyFileFormat, "missing data for column %q", l.inputColumn(len(fields))), "")
 	}
-	for c, feed := range l.t.feeds {
-		col := l.t.scope.Columns[c]
+	for c, feed := range l.t.Feeds {
+		col := l.t.Scope.Columns[c]
 		if feed < 0 && l.defaults[c] != nil {
 			if err := engine.AppendFrom(bld.Field(c), l.defaults[c], 0); err != nil {
 				return l.lineError(err, col.Name)
@@ -177,9 +176,9 @@ func (l *copyLoader) appendRecord(bld *array.RecordBuilder, fields []copyField) 
 			continue
 		}
 		if feed < 0 || fields[feed].null {
-			if l.t.require[c] {
+			if l.t.Require[c] {
 				return l.lineError(&pgerr.Error{Code: pgerr.NotNullViolation,
-					Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", col.Name, l.t.rt.Ident[len(l.t.rt.Ident)-1])}, "")
+					Message: fmt.Sprintf("null value in column %q of relation %q violates not-null constraint", col.Name, l.t.Relation)}, "")
 			}
 			bld.Field(c).AppendNull()
 			continue
@@ -205,9 +204,9 @@ func appendCopyValue(b array.Builder, t sql.Type, text string, in sql.InputStyle
 
 // inputColumn names the table column fed by input field k.
 func (l *copyLoader) inputColumn(k int) string {
-	for c, feed := range l.t.feeds {
+	for c, feed := range l.t.Feeds {
 		if feed == k {
-			return l.t.scope.Columns[c].Name
+			return l.t.Scope.Columns[c].Name
 		}
 	}
 	return fmt.Sprint(k + 1)
@@ -230,33 +229,33 @@ func (l *copyLoader) lineError(err error, column string) error {
 	return &out
 }
 
-// prepareCopyTo plans COPY t|(query) TO STDOUT through the SELECT path.
-func (s *Session) prepareCopyTo(ctx context.Context, st *sql.Copy, f copyFormat, params *sql.Params) (plan, []stmt.Column, error) {
+// prepareTo plans COPY t|(query) TO STDOUT through the SELECT path.
+func prepareTo(ctx context.Context, p Port, st *sql.Copy, f copyFormat, params *sql.Params) (Plan, error) {
 	q := st.Query
 	if q == nil {
 		var err error
-		if q, err = s.copySelect(ctx, st); err != nil {
-			return nil, nil, err
+		if q, err = copySelect(ctx, p, st); err != nil {
+			return nil, err
 		}
 	}
-	sel, _, err := s.prepareSelect(ctx, q, params)
+	sel, err := p.PrepareQuery(ctx, q, params)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		res, err := sel.execute(ctx, s, args)
+	run := func(ctx context.Context, p Port, args []any) (*stmt.Result, error) {
+		res, err := p.RunQuery(ctx, sel, args)
 		if err != nil {
 			return nil, err
 		}
 		res.CopyOut, res.CopyCSV, res.CopyFormat = true, f.csv, f.output()
 		return res, nil
 	}
-	return planFunc(run), nil, nil
+	return run, nil
 }
 
 // copySelect is the query COPY t [(cols)] TO STDOUT stands for.
-func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+func copySelect(ctx context.Context, p Port, st *sql.Copy) (*sql.Select, error) {
+	rt, err := p.ResolveTable(ctx, st.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +279,7 @@ func (s *Session) copySelect(ctx context.Context, st *sql.Copy) (*sql.Select, er
 
 // copyableColumns are the columns COPY rt (cols) TO may name: a metadata
 // table's own ("t$snapshots" (operation)), else the table's.
-func copyableColumns(ctx context.Context, rt *resolvedTable) ([]string, error) {
+func copyableColumns(ctx context.Context, rt *engine.Table) ([]string, error) {
 	var names []string
 	if rt.Meta != "" {
 		cols, err := engine.MetaColumns(ctx, rt)
@@ -292,8 +291,17 @@ func copyableColumns(ctx context.Context, rt *resolvedTable) ([]string, error) {
 		}
 		return names, nil
 	}
-	for _, c := range tableScope(rt.Table, "").Columns {
-		names = append(names, c.Name)
+	for _, f := range rt.Table.Schema().Fields() {
+		names = append(names, f.Name)
 	}
 	return names, nil
+}
+
+// releaseArrays releases the arrays that are set.
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
 }

@@ -1,10 +1,9 @@
-package exec
+package stmt
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/sql"
-	"github.com/magmalake/magmalake/stmt"
 )
 
 // CopyEncoder formats COPY ... TO rows as PostgreSQL's CopyOneRowTo does:
@@ -12,14 +11,14 @@ import (
 // The wire layer frames each line as CopyData; the shell writes them to a
 // file or its output.
 type CopyEncoder struct {
-	f       stmt.CopyOutFormat
-	cols    []stmt.Column
+	f       CopyOutFormat
+	cols    []Column
 	single  bool // one column: a lone \. must be quoted in CSV
 	scratch []byte
 }
 
 // NewCopyEncoder encodes res's rows in its layout.
-func NewCopyEncoder(res *stmt.Result) *CopyEncoder {
+func NewCopyEncoder(res *Result) *CopyEncoder {
 	return &CopyEncoder{f: res.CopyLayout(), cols: res.Columns, single: len(res.Columns) == 1}
 }
 
@@ -93,7 +92,7 @@ func appendCopyText(buf, v []byte, delim byte) []byte {
 // delimiter, the quote or a line break (not the escape: PostgreSQL leaves
 // that bare), it equals the NULL string (so that it reads back as a value),
 // or it is a lone \. in a one-column COPY.
-func appendCSVField(buf, v []byte, f stmt.CopyOutFormat, single bool) []byte {
+func appendCSVField(buf, v []byte, f CopyOutFormat, single bool) []byte {
 	quote := string(v) == f.Null || (single && string(v) == `\.`)
 	for _, ch := range v {
 		if ch == f.Delimiter || ch == f.Quote || ch == '\n' || ch == '\r' {

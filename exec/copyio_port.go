@@ -1,0 +1,76 @@
+package exec
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/magmalake/magmalake/copyio"
+	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
+)
+
+// prepareCopy hands COPY to package copyio; the plan runs it on the session
+// executing it.
+func prepareCopy(ctx context.Context, s *Session, st *sql.Copy, params *sql.Params) (plan, []stmt.Column, error) {
+	run, err := copyio.Prepare(ctx, copyioPort{s}, st, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	return planFunc(func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+		return run(ctx, copyioPort{s}, args)
+	}), nil, nil
+}
+
+// copyioPort is the session as COPY, read_csv and read_parquet see it.
+type copyioPort struct{ s *Session }
+
+var _ copyio.Port = copyioPort{}
+
+func (p copyioPort) CheckWrite() error { return p.s.tx.checkWrite() }
+
+func (p copyioPort) InsertTarget(ctx context.Context, ins *sql.Insert) (*copyio.Target, error) {
+	t, err := p.s.insertTarget(ctx, ins)
+	if err != nil {
+		return nil, err
+	}
+	s := p.s
+	return &copyio.Target{
+		Relation: t.rt.Ident[len(t.rt.Ident)-1],
+		Scope:    t.scope,
+		Feeds:    t.feeds,
+		Require:  t.require,
+		Schema:   t.schema,
+		Width:    t.width(),
+		Append: func(ctx context.Context, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+			return s.appendRows(ctx, t, rows)
+		},
+	}, nil
+}
+
+func (p copyioPort) FailLoad(err error) error {
+	p.s.tx.fail()
+	return toSQLError(err)
+}
+
+func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+	return p.s.resolveTable(ctx, n)
+}
+
+func (p copyioPort) PrepareQuery(ctx context.Context, q *sql.Select, params *sql.Params) (copyio.Query, error) {
+	sel, _, err := p.s.prepareSelect(ctx, q, params)
+	return sel, err
+}
+
+// RunQuery runs a plan PrepareQuery made, on this port's session.
+func (p copyioPort) RunQuery(ctx context.Context, q copyio.Query, args []any) (*stmt.Result, error) {
+	return q.(plan).execute(ctx, p.s, args)
+}
+
+func (p copyioPort) InputStyle() sql.InputStyle { return p.s.inputStyle() }
+
+func (p copyioPort) BatchSize() int { return p.s.engine.opts.BatchSize }
+
+func (p copyioPort) FileReadRoots() []string { return p.s.engine.opts.FileReadRoots }
