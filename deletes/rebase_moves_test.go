@@ -211,7 +211,7 @@ func TestOptimizeStatementCarriesDelete(t *testing.T) {
 				}
 				return lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}.Commit(ctx, ident, between)
 			}
-			out, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{Options: Options{Commit: commit}, SizeThreshold: 1 << 30, RatioThreshold: 0.1})
+			out, err := Optimize(f.ctx, commitVia{Autocommit(f.cat), commit}, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,4 +221,14 @@ func TestOptimizeStatementCarriesDelete(t *testing.T) {
 			f.checkReadBack()
 		})
 	}
+}
+
+// commitVia is a CommitTarget whose commits go through commit.
+type commitVia struct {
+	CommitTarget
+	commit func(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error)
+}
+
+func (c commitVia) Commit(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
+	return c.commit(ctx, ident, plan)
 }

@@ -58,7 +58,7 @@ func (s *Session) prepareAlterExecute(ctx context.Context, st *sql.AlterExecute,
 		if err != nil {
 			return nil, err
 		}
-		out, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), rt.Ident, opts)
+		out, err := deletes.Optimize(ctx, s.commitTarget(), rt.Ident, opts)
 		if err != nil {
 			return nil, err
 		}

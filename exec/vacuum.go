@@ -414,7 +414,7 @@ func (s *Session) vacuumTable(ctx context.Context, ident table.Identifier) (vacu
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(tbl)
 	age, keep := retentionOf(tbl)
 	var out vacuumOutcome
-	if out.opt, err = deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, opts); err != nil {
+	if out.opt, err = deletes.Optimize(ctx, s.commitTarget(), ident, opts); err != nil {
 		return out, err
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open

@@ -40,7 +40,7 @@ func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags s
 	}
 	dead := map[string][]*dv.RoaringPositionBitmap{}
 	for _, b := range branches {
-		opt, err := deletes.Optimize(ctx, s.engine.wh.Catalog(), ident, purgeOptions(s, b))
+		opt, err := deletes.Optimize(ctx, loopTarget{s.commitLoop(b)}, ident, purgeOptions(s))
 		if err != nil {
 			return out, err
 		}
@@ -63,12 +63,10 @@ func (s *Session) purgeTable(ctx context.Context, ident table.Identifier, tags s
 	return out, s.vacuumOrphans(ctx, ident, &out)
 }
 
-// purgeOptions rewrite every file of branch holding a deleted row, and no
-// other, keeping which rows each rewrite left out.
-func purgeOptions(s *Session, branch string) deletes.OptimizeOptions {
-	opts := deletes.OptimizeOptions{Options: s.deleteOptions(false), KeepDeadRows: true}
-	opts.Commit = s.commitLoop(branch).Commit
-	return opts
+// purgeOptions rewrite every file of a branch holding a deleted row, and
+// no other, keeping which rows each rewrite left out.
+func purgeOptions(s *Session) deletes.OptimizeOptions {
+	return deletes.OptimizeOptions{Options: s.deleteOptions(false), KeepDeadRows: true}
 }
 
 // refNames are the table's branches (main first) and tags, sorted.
@@ -103,7 +101,7 @@ func (s *Session) blockingTags(ctx context.Context, tbl *table.Table, branches, 
 			return nil, err
 		}
 		var plan deletes.OptimizeOutcome
-		opts := purgeOptions(s, b)
+		opts := purgeOptions(s)
 		opts.DryRun = true
 		if _, _, err := deletes.PrepareOptimize(ctx, head, opts, &plan); err != nil {
 			return nil, err
