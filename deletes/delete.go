@@ -36,7 +36,7 @@ func (a autocommit) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 }
 
 func (a autocommit) Commit(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
-	return lake.CommitLoop{Catalog: a.cat, Rebase: Rebase}.Commit(ctx, ident, plan)
+	return lake.CommitLoop{Catalog: a.cat}.Commit(ctx, ident, plan)
 }
 
 // ErrConflict is lake.ErrConflict: every attempt lost to a concurrent writer

@@ -123,7 +123,7 @@ func PrepareEqualityDelete(ctx context.Context, head *table.Table, pred Predicat
 	} else if files, err = writePartitionEqualityDeletes(ctx, head, sink, cols, plans); err != nil {
 		return lake.FileChange{}, sink.written, err
 	}
-	return lake.FileChange{AddDeletes: files, Props: opts.SnapshotProps}, sink.written, nil
+	return lake.FileChange{AddDeletes: files, Props: opts.SnapshotProps, Rebase: Rebase}, sink.written, nil
 }
 
 // writePartitionEqualityDeletes writes, per partition (spec and tuple) of

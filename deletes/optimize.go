@@ -149,7 +149,7 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 	}
 	out.AddedFiles = len(added)
 	return lake.FileChange{AddData: added, RemoveData: dropData, RemoveDeletes: dropDeletes,
-		Operation: table.OpReplace, Props: opts.SnapshotProps, Moves: moves}, paths, nil
+		Operation: table.OpReplace, Props: opts.SnapshotProps, Moves: moves, Rebase: Rebase}, paths, nil
 }
 
 // planOptimize picks the files to rewrite, grouped by partition: the dead

@@ -49,7 +49,7 @@ func PrepareTruncate(ctx context.Context, head *table.Table, opts Options, out *
 	if len(data)+len(dels) == 0 || opts.DryRun {
 		return lake.FileChange{}, nil
 	}
-	return lake.FileChange{RemoveData: data, RemoveDeletes: dels, Props: opts.SnapshotProps}, nil
+	return lake.FileChange{RemoveData: data, RemoveDeletes: dels, Props: opts.SnapshotProps, Rebase: Rebase}, nil
 }
 
 // liveFiles lists the live data and delete files of the current snapshot.

@@ -213,7 +213,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		a.planned(ident)
 	}
 	ran, err := a.e.uses.whenIdle(key, a.blockWait, func() error {
-		_, err := a.e.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
+		_, err := a.e.wh.CommitLoop(autoVacuumRetry).Publish(ctx, head, change)
 		return err
 	})
 	switch {

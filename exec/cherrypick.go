@@ -86,7 +86,10 @@ func (s *Session) cherrypick(ctx context.Context, rt *resolvedTable, id int64) (
 	if err != nil {
 		return 0, err
 	}
-	rebased, extra, err := deletes.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
+	// The branch's delete files rebase by position, as those of the
+	// statements that wrote them.
+	change.Rebase = deletes.Rebase
+	rebased, extra, err := change.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
 	if err != nil {
 		return 0, pickRefused(id, err)
 	}
