@@ -52,12 +52,6 @@ func (l CommitLoop) onBranch(change FileChange) FileChange {
 	return change
 }
 
-// CommitChangeWithRetry commits one change with loop's defaults and no
-// queue: CommitLoop{Catalog: cat, Policy: policy}.Commit.
-func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Identifier, policy RetryPolicy, plan ChangeFunc) (*table.Table, error) {
-	return CommitLoop{Catalog: cat, Policy: policy}.Commit(ctx, ident, plan)
-}
-
 // Commit loads the head of ident, plans a change with plan (outside the
 // table's turn, so plans run in parallel) and commits it in its turn, as one
 // snapshot or in one shared with other waiting statements of this process
