@@ -255,5 +255,6 @@ func (c *Change) FileChange(added []iceberg.DataFile, props iceberg.Properties) 
 		AddDeletes:    c.addDeletes,
 		RemoveDeletes: append(append([]iceberg.DataFile{}, c.dropDeletes...), c.supersededDVs...),
 		Props:         props,
+		Rebase:        Rebase,
 	}
 }

@@ -13,27 +13,31 @@ import (
 	lake "github.com/magmalake/magmalake/iceberg"
 )
 
-// CommitTarget is the catalog a delete commits through.
-type CommitTarget = catalog.Catalog
+// CommitTarget is the one port a statement of this package is planned
+// against: it reads the table as stored, and takes the statement's change
+// once, as the function that plans it against a head. A session commits it
+// (planning again when another writer got there first) or, in a
+// transaction block, stages it and returns a nil table (nothing published
+// yet); Autocommit commits every change right away.
+type CommitTarget interface {
+	LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error)
+	Commit(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error)
+}
+
+// Autocommit is the CommitTarget of cat for callers without a session:
+// each change commits as one snapshot through a commit loop of its own,
+// rebased or planned again when another writer got there first.
+func Autocommit(cat catalog.Catalog) CommitTarget { return lake.CommitLoop{Catalog: cat} }
 
 // ErrConflict is lake.ErrConflict: every attempt lost to a concurrent writer
 // (SQLSTATE 40001).
 var ErrConflict = lake.ErrConflict
 
-// Committer publishes one statement's change. The default commits one
-// snapshot, re-planning against the new head when another writer got there
-// first; a transaction block stages the change instead and returns a nil
-// table (nothing published yet).
-type Committer func(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error)
-
 // Options drive Delete.
 type Options struct {
-	// Commit publishes the change; nil commits it right away.
-	Commit        Committer
 	Plan          PlanOptions
 	Mode          Mode // "" = the table's write.delete.mode
 	DryRun        bool // plan only, for EXPLAIN: no file written, nothing committed
-	Retry         lake.RetryPolicy
 	SnapshotProps iceberg.Properties
 }
 
@@ -53,9 +57,9 @@ type Outcome struct {
 // already deleted are neither counted nor resurrected) and retry. A delete
 // matching nothing commits nothing. Files of attempts that did not commit are
 // removed.
-func Delete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, opts Options) (Outcome, error) {
+func Delete(ctx context.Context, to CommitTarget, ident table.Identifier, pred Predicate, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}
@@ -96,13 +100,6 @@ func PrepareDelete(ctx context.Context, head *table.Table, pred Predicate, opts 
 	}
 	out.Files = change.Actions()
 	return change.FileChange(nil, opts.SnapshotProps), change.Written(), nil
-}
-
-func (o Options) commit(ctx context.Context, cat CommitTarget, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
-	if o.Commit != nil {
-		return o.Commit(ctx, ident, plan)
-	}
-	return lake.CommitLoop{Catalog: cat, Policy: o.Retry, Rebase: Rebase}.Commit(ctx, ident, plan)
 }
 
 // snapshotOf is the current snapshot of a published table, nil when the

@@ -36,9 +36,9 @@ var ErrEqualityNotApplicable = errors.New("equality delete not applicable")
 // columns (and, partitioned, the keys of the rows it matches). keys are in
 // the executor's Arrow types, one column per name in cols, in that order.
 // Nothing is committed when no live row matches.
-func EqualityDelete(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options) (Outcome, error) {
+func EqualityDelete(ctx context.Context, to CommitTarget, ident table.Identifier, pred Predicate, cols []string, keys arrow.RecordBatch, opts Options) (Outcome, error) {
 	var out Outcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = Outcome{Attempts: out.Attempts + 1}
 		return PrepareEqualityDelete(ctx, head, pred, cols, keys, opts, &out)
 	})
@@ -123,7 +123,7 @@ func PrepareEqualityDelete(ctx context.Context, head *table.Table, pred Predicat
 	} else if files, err = writePartitionEqualityDeletes(ctx, head, sink, cols, plans); err != nil {
 		return lake.FileChange{}, sink.written, err
 	}
-	return lake.FileChange{AddDeletes: files, Props: opts.SnapshotProps}, sink.written, nil
+	return lake.FileChange{AddDeletes: files, Props: opts.SnapshotProps, Rebase: Rebase}, sink.written, nil
 }
 
 // writePartitionEqualityDeletes writes, per partition (spec and tuple) of

@@ -82,7 +82,7 @@ func checkPartitionEquality(t *testing.T, f *fixture, global bool) {
 	keys := partitionKeys()
 	matches := func(r row) bool { return slices.ContainsFunc(keys, func(k catVKey) bool { return k.matches(r) }) }
 	// The partitions holding a matched row, from a dry run's plan.
-	dry, err := Delete(f.ctx, f.cat, f.ident, keyPred(keys), Options{DryRun: true})
+	dry, err := Delete(f.ctx, Autocommit(f.cat), f.ident, keyPred(keys), Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func checkPartitionEquality(t *testing.T, f *fixture, global bool) {
 	want := f.dropFromModel(matches)
 	kb := keyBatch(keys)
 	defer kb.Release()
-	out, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(keys), []string{"cat", "v"}, kb, Options{})
+	out, err := EqualityDelete(f.ctx, Autocommit(f.cat), f.ident, keyPred(keys), []string{"cat", "v"}, kb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestEqualityDelete(t *testing.T) {
 	want := f.dropFromModel(func(r row) bool { return keys[0].matches(r) || keys[1].matches(r) })
 	kb := keyBatch(keys)
 	defer kb.Release()
-	out, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(keys), []string{"cat", "v"}, kb, Options{})
+	out, err := EqualityDelete(f.ctx, Autocommit(f.cat), f.ident, keyPred(keys), []string{"cat", "v"}, kb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestEqualityDeleteNotApplicable(t *testing.T) {
 	f := newFixture(t, 3, ModeMergeOnRead, nil)
 	f.appendRows(genRows(0, 5))
 	kb := keyBatch([]catVKey{{cat: "a"}})
-	_, err := EqualityDelete(f.ctx, f.cat, f.ident, keyPred(nil), []string{"cat", "v"}, kb, Options{})
+	_, err := EqualityDelete(f.ctx, Autocommit(f.cat), f.ident, keyPred(nil), []string{"cat", "v"}, kb, Options{})
 	kb.Release()
 	if !errors.Is(err, ErrEqualityNotApplicable) || EqualityApplicable(f.table()) {
 		t.Fatalf("v3: want ErrEqualityNotApplicable, got %v", err)

@@ -167,7 +167,7 @@ func idPred(filter iceberg.BooleanExpression, exact bool, fn func(int64) bool) P
 func (f *fixture) deleteAndCheck(pred Predicate, fn func(row) bool, opts Options) Outcome {
 	f.t.Helper()
 	want := f.dropFromModel(fn)
-	out, err := Delete(f.ctx, f.cat, f.ident, pred, opts)
+	out, err := Delete(f.ctx, Autocommit(f.cat), f.ident, pred, opts)
 	if err != nil {
 		f.t.Fatalf("delete: %v", err)
 	}

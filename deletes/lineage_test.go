@@ -217,7 +217,7 @@ func TestRowLineageKeptThroughRewrites(t *testing.T) {
 		f.update(func(id int64) bool { return id%13 == 0 })
 	})
 	f.lineageStep("optimize", none, func() {
-		if _, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01}); err != nil {
+		if _, err := Optimize(f.ctx, Autocommit(f.cat), f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -272,7 +272,7 @@ func (f *fixture) update(match func(int64) bool) {
 			f.model[id] = r
 		}
 	}
-	if _, err := Update(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(f.t, f, ""), UpdateOptions{}); err != nil {
+	if _, err := Update(f.ctx, Autocommit(f.cat), f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(f.t, f, ""), UpdateOptions{}); err != nil {
 		f.t.Fatal(err)
 	}
 	if got := f.scanModel(iceberg.AlwaysTrue{}); !sameRows(got, f.model) {
@@ -288,7 +288,7 @@ func TestRowLineageNotOnV2(t *testing.T) {
 	f.appendRows(genRows(100, 200))
 	f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%3 == 0 }),
 		func(r row) bool { return r.id%3 == 0 }, Options{})
-	if _, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01}); err != nil {
+	if _, err := Optimize(f.ctx, Autocommit(f.cat), f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01}); err != nil {
 		t.Fatal(err)
 	}
 	f.checkReadBack()
@@ -334,7 +334,7 @@ func TestRowLineageAcrossSpecsAndBatches(t *testing.T) {
 	}
 	f.appendRows(genRows(rewriteBatchRows+5000, rewriteBatchRows+5300))
 	f.lineageStep("optimize across specs", none, func() {
-		out, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01})
+		out, err := Optimize(f.ctx, Autocommit(f.cat), f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.01})
 		if err != nil {
 			t.Fatal(err)
 		}

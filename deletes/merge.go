@@ -51,9 +51,9 @@ type MergeOutcome struct {
 // versions go by the table's write.merge.mode (opts.Mode overrides it), the
 // replacements and additions are appended. On a conflict it re-plans
 // against the new head. Nothing is committed when nothing changes.
-func Merge(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, m Merger, opts Options) (MergeOutcome, error) {
+func Merge(ctx context.Context, to CommitTarget, ident table.Identifier, pred Predicate, m Merger, opts Options) (MergeOutcome, error) {
 	var out MergeOutcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = MergeOutcome{Outcome: Outcome{Attempts: out.Attempts + 1}}
 		return PrepareMerge(ctx, head, pred, m, opts, &out)
 	})

@@ -64,9 +64,9 @@ type OptimizeOutcome struct {
 // read must be the rows written. A concurrent commit makes it plan again
 // against the new head, so a delete committed meanwhile is applied, not
 // lost.
-func Optimize(ctx context.Context, cat CommitTarget, ident table.Identifier, opts OptimizeOptions) (OptimizeOutcome, error) {
+func Optimize(ctx context.Context, to CommitTarget, ident table.Identifier, opts OptimizeOptions) (OptimizeOutcome, error) {
 	var out OptimizeOutcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = OptimizeOutcome{Attempts: out.Attempts + 1}
 		return PrepareOptimize(ctx, head, opts, &out)
 	})
@@ -149,7 +149,7 @@ func PrepareOptimize(ctx context.Context, head *table.Table, opts OptimizeOption
 	}
 	out.AddedFiles = len(added)
 	return lake.FileChange{AddData: added, RemoveData: dropData, RemoveDeletes: dropDeletes,
-		Operation: table.OpReplace, Props: opts.SnapshotProps, Moves: moves}, paths, nil
+		Operation: table.OpReplace, Props: opts.SnapshotProps, Moves: moves, Rebase: Rebase}, paths, nil
 }
 
 // planOptimize picks the files to rewrite, grouped by partition: the dead

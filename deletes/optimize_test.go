@@ -28,7 +28,7 @@ func TestOptimizeAcrossSpecs(t *testing.T) {
 	f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%7 == 0 }),
 		func(r row) bool { return r.id%7 == 0 }, Options{})
 
-	out, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.1})
+	out, err := Optimize(f.ctx, Autocommit(f.cat), f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}

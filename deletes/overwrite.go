@@ -43,9 +43,9 @@ type OverwriteOutcome struct {
 // always: merge-on-read deletes cannot skip rows added by the same commit.
 // The new rows are written once, before planning; on a conflict only the
 // delete side is re-planned. On failure nothing stays on disk.
-func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, rows RowSource, opts OverwriteOptions) (OverwriteOutcome, error) {
+func Overwrite(ctx context.Context, to CommitTarget, ident table.Identifier, pred Predicate, rows RowSource, opts OverwriteOptions) (OverwriteOutcome, error) {
 	var out OverwriteOutcome
-	head, err := cat.LoadTable(ctx, ident)
+	head, err := to.LoadTable(ctx, ident)
 	if err != nil {
 		return out, fmt.Errorf("overwrite %v: load: %w", ident, err)
 	}
@@ -58,13 +58,13 @@ func Overwrite(ctx context.Context, cat CommitTarget, ident table.Identifier, pr
 			return out, fmt.Errorf("overwrite %v: %w", ident, err)
 		}
 	}
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		out.Outcome = Outcome{Attempts: out.Attempts}
 		return PrepareOverwrite(ctx, head, pred, added, opts, &out.Outcome)
 	})
 	if err != nil {
-		removeUncommitted(cat, ident, head, added)
+		removeUncommitted(to, ident, head, added)
 		return OverwriteOutcome{}, fmt.Errorf("overwrite %v: %w", ident, err)
 	}
 	if !opts.DryRun && (out.Deleted > 0 || out.Added > 0) {
@@ -148,12 +148,12 @@ func writeRowsWith(ctx context.Context, head *table.Table, rows RowSource, write
 // removeUncommitted removes the new rows' files after a failed overwrite,
 // unless the table (reloaded) references one of them: an ambiguous commit
 // may have landed, and orphans are safe where deleting committed data is not.
-func removeUncommitted(cat CommitTarget, ident table.Identifier, head *table.Table, files []iceberg.DataFile) {
+func removeUncommitted(to CommitTarget, ident table.Identifier, head *table.Table, files []iceberg.DataFile) {
 	if len(files) == 0 {
 		return
 	}
 	ctx := context.Background()
-	now, err := cat.LoadTable(ctx, ident)
+	now, err := to.LoadTable(ctx, ident)
 	if err != nil {
 		// A table dropped concurrently references nothing any more; any
 		// other failure leaves the outcome unknown, and orphans are safe.

@@ -31,7 +31,7 @@ func (f *fixture) source(rows []row) RowSource {
 func (f *fixture) overwriteAndCheck(pred Predicate, gone func(row) bool, rows []row, opts OverwriteOptions) OverwriteOutcome {
 	f.t.Helper()
 	want := f.dropFromModel(gone)
-	out, err := Overwrite(f.ctx, f.cat, f.ident, pred, f.source(rows), opts)
+	out, err := Overwrite(f.ctx, Autocommit(f.cat), f.ident, pred, f.source(rows), opts)
 	if err != nil {
 		f.t.Fatalf("overwrite: %v", err)
 	}
@@ -118,7 +118,7 @@ func TestOverwriteBadRowCommitsNothing(t *testing.T) {
 		yield(nil, bad)
 	}
 	for _, dynamic := range []bool{false, true} {
-		_, err := Overwrite(f.ctx, f.cat, f.ident, Predicate{Filter: iceberg.AlwaysTrue{}, Exact: true}, src, OverwriteOptions{Dynamic: dynamic})
+		_, err := Overwrite(f.ctx, Autocommit(f.cat), f.ident, Predicate{Filter: iceberg.AlwaysTrue{}, Exact: true}, src, OverwriteOptions{Dynamic: dynamic})
 		if !errors.Is(err, bad) {
 			t.Fatalf("want the row error, got %v", err)
 		}
@@ -217,7 +217,7 @@ func partitionKeyOfRow(t *testing.T, f *fixture, r row) string {
 func TestDynamicOverwriteUnpartitioned(t *testing.T) {
 	f := newFixture(t, 2, ModeCopyOnWrite, nil)
 	f.appendRows(genRows(0, 5))
-	_, err := Overwrite(f.ctx, f.cat, f.ident, Predicate{}, f.source(genRows(10, 12)), OverwriteOptions{Dynamic: true})
+	_, err := Overwrite(f.ctx, Autocommit(f.cat), f.ident, Predicate{}, f.source(genRows(10, 12)), OverwriteOptions{Dynamic: true})
 	if !errors.Is(err, ErrDynamicUnpartitioned) {
 		t.Fatalf("want ErrDynamicUnpartitioned, got %v", err)
 	}

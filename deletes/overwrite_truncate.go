@@ -20,9 +20,9 @@ type TruncateOutcome struct {
 // Truncate removes every live data and delete file of the table from
 // metadata alone, in one snapshot; no file is read or written. An empty
 // table gets no snapshot.
-func Truncate(ctx context.Context, cat CommitTarget, ident table.Identifier, opts Options) (TruncateOutcome, error) {
+func Truncate(ctx context.Context, to CommitTarget, ident table.Identifier, opts Options) (TruncateOutcome, error) {
 	var out TruncateOutcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out = TruncateOutcome{Attempts: out.Attempts + 1}
 		fc, err := PrepareTruncate(ctx, head, opts, &out)
 		return fc, nil, err
@@ -49,7 +49,7 @@ func PrepareTruncate(ctx context.Context, head *table.Table, opts Options, out *
 	if len(data)+len(dels) == 0 || opts.DryRun {
 		return lake.FileChange{}, nil
 	}
-	return lake.FileChange{RemoveData: data, RemoveDeletes: dels, Props: opts.SnapshotProps}, nil
+	return lake.FileChange{RemoveData: data, RemoveDeletes: dels, Props: opts.SnapshotProps, Rebase: Rebase}, nil
 }
 
 // liveFiles lists the live data and delete files of the current snapshot.

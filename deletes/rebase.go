@@ -14,7 +14,8 @@ import (
 	lake "github.com/magmalake/magmalake/iceberg"
 )
 
-// Rebase carries a change planned against base onto head (a lake.Rebaser)
+// Rebase carries a change planned against base onto head (the
+// lake.Rebaser every change of this package carries, FileChange.Rebase)
 // without planning it again where it still holds, deciding by data file and
 // position: files no other commit touched keep their plan and the delete
 // files written for them; a data file another commit deleted other rows of

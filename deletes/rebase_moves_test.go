@@ -35,7 +35,7 @@ func TestRewriteCarriesConcurrentDeletes(t *testing.T) {
 			func(r row) bool { return r.id%7 == 3 }, Options{})
 		f.deleteAndCheck(idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id >= 50 && id < 100 }),
 			func(r row) bool { return r.id >= 50 && r.id < 100 }, Options{})
-		loop := lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}
+		loop := lake.CommitLoop{Catalog: f.cat}
 		if _, err := loop.Publish(f.ctx, base, change); err != nil {
 			t.Fatalf("rewrite after concurrent deletes: %v", err)
 		}
@@ -176,7 +176,7 @@ func TestRewriteCarriesRandomDeletes(t *testing.T) {
 						head = now
 					}
 				}
-				loop := lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}
+				loop := lake.CommitLoop{Catalog: f.cat}
 				if _, err := loop.Publish(f.ctx, head, c); err != nil {
 					t.Fatalf("rewrite after concurrent deletes: %v", err)
 				}
@@ -209,9 +209,9 @@ func TestOptimizeStatementCarriesDelete(t *testing.T) {
 					}
 					return c, w, err
 				}
-				return lake.CommitLoop{Catalog: f.cat, Rebase: Rebase}.Commit(ctx, ident, between)
+				return lake.CommitLoop{Catalog: f.cat}.Commit(ctx, ident, between)
 			}
-			out, err := Optimize(f.ctx, f.cat, f.ident, OptimizeOptions{Options: Options{Commit: commit}, SizeThreshold: 1 << 30, RatioThreshold: 0.1})
+			out, err := Optimize(f.ctx, commitVia{Autocommit(f.cat), commit}, f.ident, OptimizeOptions{SizeThreshold: 1 << 30, RatioThreshold: 0.1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,4 +221,14 @@ func TestOptimizeStatementCarriesDelete(t *testing.T) {
 			f.checkReadBack()
 		})
 	}
+}
+
+// commitVia is a CommitTarget whose commits go through commit.
+type commitVia struct {
+	CommitTarget
+	commit func(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error)
+}
+
+func (c commitVia) Commit(ctx context.Context, ident table.Identifier, plan lake.ChangeFunc) (*table.Table, error) {
+	return c.commit(ctx, ident, plan)
 }

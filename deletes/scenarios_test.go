@@ -150,7 +150,7 @@ func TestConcurrentDeletes(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				outs[i], errs[i] = Delete(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, fn), Options{})
+				outs[i], errs[i] = Delete(f.ctx, Autocommit(f.cat), f.ident, idPred(iceberg.AlwaysTrue{}, false, fn), Options{})
 			}()
 		}
 		wg.Wait()
@@ -200,7 +200,7 @@ func TestCancelledDeleteLeavesNothing(t *testing.T) {
 		pred := idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id%4 == 1 || id >= 40 })
 		for n := 0; n < 200; n++ {
 			ctx := &flakyCtx{Context: context.Background(), left: n}
-			out, err := Delete(ctx, f.cat, f.ident, pred, Options{})
+			out, err := Delete(ctx, Autocommit(f.cat), f.ident, pred, Options{})
 			if err == nil {
 				if out.Deleted == 0 {
 					t.Fatal("nothing deleted")

@@ -35,9 +35,9 @@ type UpdateOptions struct {
 // in one commit (one snapshot unless a merge-on-read update also drops whole
 // files). Deleted counts the rows updated. A row moved to another partition
 // is simply written there.
-func Update(ctx context.Context, cat CommitTarget, ident table.Identifier, pred Predicate, fn UpdateFunc, opts UpdateOptions) (Outcome, error) {
+func Update(ctx context.Context, to CommitTarget, ident table.Identifier, pred Predicate, fn UpdateFunc, opts UpdateOptions) (Outcome, error) {
 	var out Outcome
-	committed, err := opts.commit(ctx, cat, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
+	committed, err := to.Commit(ctx, ident, func(ctx context.Context, head *table.Table) (lake.FileChange, []string, error) {
 		out.Attempts++
 		releaseAll(out.Returned)
 		out = Outcome{Attempts: out.Attempts}

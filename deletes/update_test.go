@@ -95,7 +95,7 @@ func TestUpdate(t *testing.T) {
 						f.model[id] = r
 					}
 				}
-				out, err := Update(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(t, f, ""), UpdateOptions{})
+				out, err := Update(f.ctx, Autocommit(f.cat), f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(t, f, ""), UpdateOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -155,7 +155,7 @@ func TestUpdatePartitionColumn(t *testing.T) {
 					moved[id] = r
 				}
 			}
-			if _, err := Update(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(t, f, "z"), UpdateOptions{}); err != nil {
+			if _, err := Update(f.ctx, Autocommit(f.cat), f.ident, idPred(iceberg.AlwaysTrue{}, false, match), updateFn(t, f, "z"), UpdateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := f.scanModel(iceberg.AlwaysTrue{}); !sameRows(got, f.model) {
@@ -186,7 +186,7 @@ func TestUpdateFailureLeavesNothing(t *testing.T) {
 	fail := func(context.Context, arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return nil, fmt.Errorf("null value in column v")
 	}
-	if _, err := Update(f.ctx, f.cat, f.ident, idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id > 3 }), fail, UpdateOptions{}); err == nil {
+	if _, err := Update(f.ctx, Autocommit(f.cat), f.ident, idPred(iceberg.AlwaysTrue{}, false, func(id int64) bool { return id > 3 }), fail, UpdateOptions{}); err == nil {
 		t.Fatal("update succeeded")
 	}
 	if f.table().CurrentSnapshot().SnapshotID != snap || !maps.Equal(before, f.filesOnDisk()) {

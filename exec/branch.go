@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -69,7 +68,7 @@ func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 
 // commitLoop is how the session's statements commit: to branch ("" is main).
 func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
-	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry, deletes.Rebase)
+	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry)
 	loop.Branch = branch
 	return loop
 }

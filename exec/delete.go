@@ -158,7 +158,7 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 		}
 	}
 	// deletes.Delete names the table in its errors.
-	return deletes.Delete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, opts)
+	return deletes.Delete(ctx, s.commitTarget(), p.rt.Ident, pred, opts)
 }
 
 // result answers DELETE n, or the RETURNING rows tagged DELETE n.

@@ -29,7 +29,7 @@ func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred delete
 	}
 	defer keys.Release()
 	opts := s.deleteOptions(dry)
-	out, err := deletes.EqualityDelete(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, cols, keys, opts)
+	out, err := deletes.EqualityDelete(ctx, s.commitTarget(), p.rt.Ident, pred, cols, keys, opts)
 	return out, true, err
 }
 

@@ -273,7 +273,7 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 
 func (s *Session) explainTruncate(ctx context.Context, rt *resolvedTable, analyze bool) (*engine.ExplainPlan, error) {
 	start := time.Now()
-	out, err := deletes.Truncate(ctx, s.engine.wh.Catalog(), rt.Ident, s.deleteOptions(!analyze))
+	out, err := deletes.Truncate(ctx, s.commitTarget(), rt.Ident, s.deleteOptions(!analyze))
 	if err != nil {
 		return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 	}

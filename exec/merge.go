@@ -144,7 +144,7 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	}
 	opts := s.deleteOptions(dry)
 	opts.Mode = p.mode
-	out, err := deletes.Merge(ctx, s.engine.wh.Catalog(), p.rt.Ident, pred, rows, opts)
+	out, err := deletes.Merge(ctx, s.commitTarget(), p.rt.Ident, pred, rows, opts)
 	if err != nil {
 		return mergeOutcome{}, nil, fmt.Errorf("merge into %s: %w", strings.Join(p.rt.Ident, "."), err)
 	}

@@ -199,7 +199,7 @@ func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Par
 			rows = p.checkReplaced(ctx, rows, args)
 		}
 	}
-	out, err := deletes.Overwrite(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, rows, opts)
+	out, err := deletes.Overwrite(ctx, s.commitTarget(), p.del.rt.Ident, pred, rows, opts)
 	if errors.Is(err, deletes.ErrDynamicUnpartitioned) {
 		return out, pgerr.Errorf(pgerr.FeatureNotSupported, "dynamic partition overwrite of unpartitioned table %q is not supported: set partition_overwrite_mode = 'static' or use INSERT OVERWRITE without dynamic mode",
 			p.del.rt.Ident[len(p.del.rt.Ident)-1])

@@ -25,7 +25,7 @@ func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, 
 			return nil, err
 		}
 		opts := s.deleteOptions(false)
-		if _, err := deletes.Truncate(ctx, s.engine.wh.Catalog(), rt.Ident, opts); err != nil {
+		if _, err := deletes.Truncate(ctx, s.commitTarget(), rt.Ident, opts); err != nil {
 			return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 		}
 		return tagOnly("TRUNCATE TABLE"), nil

@@ -289,9 +289,24 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 	}
 }
 
-// deleteOptions are the engine options every DML statement runs with: its
-// change goes through the session, so a transaction block stages it.
+// deleteOptions are the engine options every DML statement runs with.
 func (s *Session) deleteOptions(dry bool) deletes.Options {
-	return deletes.Options{DryRun: dry, Retry: s.engine.opts.Retry, Commit: s.commitChange,
+	return deletes.Options{DryRun: dry,
 		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Manifests()}}
 }
+
+// commitTarget is the session as the port a DML statement is planned
+// against: the statement hands its change to commitChange, which commits
+// it outside a block and stages it inside one.
+func (s *Session) commitTarget() deletes.CommitTarget { return sessionTarget{s} }
+
+type sessionTarget struct{ s *Session }
+
+func (t sessionTarget) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	return t.s.engine.wh.Catalog().LoadTable(ctx, ident)
+}
+
+func (t sessionTarget) Commit(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
+	return t.s.commitChange(ctx, ident, plan)
+}
+

@@ -145,7 +145,7 @@ func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dr
 	fn := func(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return p.newRows(ctx, old, args)
 	}
-	out, err := deletes.Update(ctx, s.engine.wh.Catalog(), p.del.rt.Ident, pred, fn, opts)
+	out, err := deletes.Update(ctx, s.commitTarget(), p.del.rt.Ident, pred, fn, opts)
 	if err != nil {
 		return out, fmt.Errorf("update %s: %w", strings.Join(p.del.rt.Ident, "."), err)
 	}

@@ -25,7 +25,7 @@ import (
 // then m keeps its own change (a.solo) and every file of it, to go back
 // to if the group does not land.
 func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange, m *member) (net FileChange, superseded []string, ok bool) {
-	if l.Rebase == nil || m.a.solo != nil {
+	if m.a.change.Rebase == nil || m.a.solo != nil {
 		return FileChange{}, nil, false
 	}
 	base, err := turn.live.get(m.ctx, head)
@@ -33,7 +33,7 @@ func (l CommitLoop) combine(turn *tableTurn, head *table.Table, union FileChange
 		return FileChange{}, nil, false
 	}
 	diff := &HeadDiff{Base: base, Head: virtualHead(base, union)}
-	rebased, extra, err := l.Rebase(m.ctx, RebaseInput{Base: head, Head: head, Change: m.a.change, diff: diff, keep: true})
+	rebased, extra, err := m.a.change.Rebase(m.ctx, RebaseInput{Base: head, Head: head, Change: m.a.change, diff: diff, keep: true})
 	if err != nil {
 		commitRemoveWritten(head, extra)
 		return FileChange{}, nil, false

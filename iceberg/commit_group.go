@@ -280,6 +280,7 @@ func unionChange(a, b FileChange) FileChange {
 		AddDeletes:    slices.Concat(a.AddDeletes, b.AddDeletes),
 		RemoveDeletes: slices.Concat(a.RemoveDeletes, b.RemoveDeletes),
 		Props:         mergeProps(a.Props, b.Props),
+		Rebase:        rebaseOf(a, b),
 	}
 }
 

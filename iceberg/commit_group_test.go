@@ -83,7 +83,7 @@ func TestGroupCommit(t *testing.T) {
 // the first leader sees them all. It returns each statement's error.
 func commitAllWaiting(t *testing.T, w *Warehouse, ident table.Identifier, plans []ChangeFunc) []error {
 	t.Helper()
-	loop := w.CommitLoop(RetryPolicy{}, nil)
+	loop := w.CommitLoop(RetryPolicy{})
 	turn := w.queue.turnOf(ident, table.MainBranch)
 	turn.turn <- struct{}{}
 	errs := make([]error, len(plans))

@@ -192,10 +192,6 @@ func (l CommitLoop) landedAll(ctx context.Context, states []*pubState) (int, err
 // rebaseAll reloads every table and carries each change that another
 // writer overtook onto the new head.
 func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
-	rebase := l.Rebase
-	if rebase == nil {
-		rebase = RebaseFiles
-	}
 	for _, s := range states {
 		head, err := l.load(ctx, s.head.Identifier())
 		if err != nil {
@@ -207,7 +203,7 @@ func (l CommitLoop) rebaseAll(ctx context.Context, states []*pubState) error {
 		if sweptIn(head.Metadata(), writeStartOf(ctx), l.Self) {
 			return &TableError{Table: s.head.Identifier(), Err: fmt.Errorf("%w: %w", ErrConflict, ErrSwept)}
 		}
-		change, extra, err := rebase(ctx, RebaseInput{Base: s.head, Head: head, Change: s.change, live: l.liveOf(s.turn)})
+		change, extra, err := s.change.rebaser()(ctx, RebaseInput{Base: s.head, Head: head, Change: s.change, live: l.liveOf(s.turn)})
 		s.written = append(s.written, extra...)
 		if err != nil {
 			return &TableError{Table: s.head.Identifier(), Err: err}

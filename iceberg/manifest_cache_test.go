@@ -35,7 +35,7 @@ func testManifestCacheCommits(t *testing.T, v int) {
 	commit := func(change FileChange) {
 		t.Helper()
 		var err error
-		tbl, err = w.CommitLoop(RetryPolicy{}, nil).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
+		tbl, err = w.CommitLoop(RetryPolicy{}).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
 			return change, nil, nil
 		})
 		if err != nil {

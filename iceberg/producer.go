@@ -43,6 +43,29 @@ type FileChange struct {
 	// those rows over to the new files (nil: the change must be planned
 	// again when they change).
 	Moves *RowMoves
+	// Rebase is how the change is carried onto a head newer than the one
+	// it was planned against, set by what planned it (the delete engine's
+	// changes rebase by data file and position): the commit loop calls it
+	// when another writer moved the table first, and to combine the change
+	// with overlapping ones in a group commit. nil: RebaseFiles, by data
+	// file alone, and the change combines with none.
+	Rebase Rebaser
+}
+
+// rebaser is how c is carried onto a newer head.
+func (c FileChange) rebaser() Rebaser {
+	if c.Rebase == nil {
+		return RebaseFiles
+	}
+	return c.Rebase
+}
+
+// rebaseOf is the rebase of a change made of a and b: the first one set.
+func rebaseOf(a, b FileChange) Rebaser {
+	if a.Rebase != nil {
+		return a.Rebase
+	}
+	return b.Rebase
 }
 
 // IsEmpty reports a change that touches no file.

@@ -197,11 +197,11 @@ func TestCommitChangeFirstSnapshot(t *testing.T) {
 	}
 }
 
-// TestCommitChangeWithRetryReplans: another writer replaces a data file
+// TestCommitLoopReplans: another writer replaces a data file
 // while the first attempt, which replaces every data file, is planned; that
 // attempt cannot be rebased (a file it removes is gone), so its files are
 // removed and the second attempt, planned against the new head, commits.
-func TestCommitChangeWithRetryReplans(t *testing.T) {
+func TestCommitLoopReplans(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
 	ident := createPCTable(t, w, "retry", 2)
@@ -222,7 +222,7 @@ func TestCommitChangeWithRetryReplans(t *testing.T) {
 		}
 		return FileChange{RemoveData: live, AddData: files}, filePaths(files), nil
 	}
-	got, err := CommitChangeWithRetry(ctx, w.Catalog(), ident, RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, plan)
+	got, err := CommitLoop{Catalog: w.Catalog(), Policy: RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}}.Commit(ctx, ident, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,10 +238,10 @@ func TestCommitChangeWithRetryReplans(t *testing.T) {
 	}
 }
 
-// TestCommitChangeWithRetryRebases: a change whose files nobody else
+// TestCommitLoopRebases: a change whose files nobody else
 // touched is carried onto the new head as it is: planned once, its files
 // committed, the other writer's rows kept.
-func TestCommitChangeWithRetryRebases(t *testing.T) {
+func TestCommitLoopRebases(t *testing.T) {
 	ctx := context.Background()
 	w := openTest(t, t.TempDir())
 	ident := createPCTable(t, w, "rebase", 2)
@@ -257,7 +257,7 @@ func TestCommitChangeWithRetryRebases(t *testing.T) {
 		}
 		return FileChange{RemoveData: live, AddData: files}, filePaths(files), nil
 	}
-	got, err := CommitChangeWithRetry(ctx, w.Catalog(), ident, RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}, plan)
+	got, err := CommitLoop{Catalog: w.Catalog(), Policy: RetryPolicy{MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}}.Commit(ctx, ident, plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ func (c FileChange) Then(next FileChange) (net FileChange, orphans []string, err
 		AddDeletes:    addDeletes,
 		RemoveDeletes: netRemoved(c.RemoveDeletes, next.RemoveDeletes, cancelledDeletes),
 		Props:         mergeProps(c.Props, next.Props),
+		Rebase:        rebaseOf(c, next),
 	}
 	if c.Operation == next.Operation {
 		net.Operation = c.Operation

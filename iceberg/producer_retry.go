@@ -18,7 +18,10 @@ import (
 type ChangeFunc func(ctx context.Context, head *table.Table) (change FileChange, written []string, err error)
 
 // CommitLoop commits statements' changes to the tables of one catalog,
-// winning against concurrent writers by rebasing or re-planning.
+// winning against concurrent writers by rebasing or re-planning. It owns
+// the retry policy, the conflict checks and when to rebase; a statement
+// hands it, once, its change function (Commit) or its planned change
+// (Publish), and the change carries how it rebases (FileChange.Rebase).
 type CommitLoop struct {
 	Catalog catalog.Catalog
 	Policy  RetryPolicy
@@ -26,7 +29,6 @@ type CommitLoop struct {
 	// Manifests keeps manifests' entries between this process's commits;
 	// nil: every commit reads what it needs.
 	Manifests *ManifestCache
-	Rebase    Rebaser // nil: RebaseFiles
 	// Branch is where every change commits ("" is main): heads are the
 	// branch's views (BranchView), so plans and rebases read the branch.
 	Branch string
@@ -50,10 +52,12 @@ func (l CommitLoop) onBranch(change FileChange) FileChange {
 	return change
 }
 
-// CommitChangeWithRetry commits one change with loop's defaults and no
-// queue: CommitLoop{Catalog: cat, Policy: policy}.Commit.
-func CommitChangeWithRetry(ctx context.Context, cat catalog.Catalog, ident table.Identifier, policy RetryPolicy, plan ChangeFunc) (*table.Table, error) {
-	return CommitLoop{Catalog: cat, Policy: policy}.Commit(ctx, ident, plan)
+// LoadTable reads the table as the loop's catalog stores it. With Commit,
+// it makes a loop the commit target of a statement that publishes its
+// change at once (deletes.CommitTarget): maintenance of one branch, or a
+// caller without a session.
+func (l CommitLoop) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	return l.Catalog.LoadTable(ctx, ident)
 }
 
 // Commit loads the head of ident, plans a change with plan (outside the
@@ -211,11 +215,7 @@ func (l CommitLoop) moveTo(ctx context.Context, turn *tableTurn, a *attempt, hea
 		}
 		return replan(ctx, a, head, plan, l.Self)
 	}
-	rebase := l.Rebase
-	if rebase == nil {
-		rebase = RebaseFiles
-	}
-	change, extra, err := rebase(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: l.liveOf(turn), keep: a.shared})
+	change, extra, err := a.change.rebaser()(ctx, RebaseInput{Base: a.head, Head: head, Change: a.change, live: l.liveOf(turn), keep: a.shared})
 	if err == nil {
 		a.head, a.change = head, change
 		a.written = append(a.written, extra...)

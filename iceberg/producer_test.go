@@ -516,6 +516,32 @@ func TestThenRefusals(t *testing.T) {
 	}
 }
 
+// TestNetChangeKeepsRebase: a transaction block's net change, and a group
+// commit's union, rebase as the change that carried a rebase did, whichever
+// step it was: a delete's position-level rebase is not lost to an INSERT
+// (which carries none) before or after it.
+func TestNetChangeKeepsRebase(t *testing.T) {
+	errMine := errors.New("the delete's rebase")
+	mine := func(context.Context, RebaseInput) (FileChange, []string, error) { return FileChange{}, nil, errMine }
+	insert := FileChange{AddData: []ice.DataFile{fakeFile(t, "new.parquet", ice.EntryContentData)}}
+	del := FileChange{RemoveData: []ice.DataFile{fakeFile(t, "old.parquet", ice.EntryContentData)}, Rebase: mine}
+	for name, pair := range map[string][2]FileChange{"insert then delete": {insert, del}, "delete then insert": {del, insert}} {
+		net, _, err := pair[0].Then(pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, c := range map[string]FileChange{"net": net, "union": unionChange(pair[0], pair[1])} {
+			if _, _, err := c.rebaser()(context.Background(), RebaseInput{}); !errors.Is(err, errMine) {
+				t.Errorf("%s, %s: rebased by %v, not by the delete's rebase", name, what, err)
+			}
+		}
+	}
+	more := FileChange{AddData: []ice.DataFile{fakeFile(t, "more.parquet", ice.EntryContentData)}}
+	if net, _, err := insert.Then(more); err != nil || net.Rebase != nil {
+		t.Errorf("a net change of inserts carries a rebase (%v)", err)
+	}
+}
+
 func fakeFile(t *testing.T, path string, content ice.ManifestEntryContent) ice.DataFile {
 	t.Helper()
 	b, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, content, path, ice.ParquetFile, nil, nil, nil, 1, 1)

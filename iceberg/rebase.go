@@ -18,7 +18,9 @@ var ErrReplan = errors.New("a concurrent commit changed what this change was pla
 
 // Rebaser carries in.Change, planned against in.Base, onto in.Head: the
 // change to commit instead, any files it wrote for that, or an error
-// wrapping ErrReplan when the change must be planned again.
+// wrapping ErrReplan when the change must be planned again. A change
+// carries its own (FileChange.Rebase); the commit loop has none of its own
+// beyond RebaseFiles.
 type Rebaser func(ctx context.Context, in RebaseInput) (FileChange, []string, error)
 
 // RebaseInput is one rebase the commit loop asks for.

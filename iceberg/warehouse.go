@@ -288,8 +288,8 @@ func (w *Warehouse) Manifests() *ManifestCache { return w.manifests }
 
 // CommitLoop is how this warehouse's statements commit: through its
 // catalog, in this process's per-table order.
-func (w *Warehouse) CommitLoop(policy RetryPolicy, rebase Rebaser) CommitLoop {
-	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Rebase: rebase, Manifests: w.manifests, Self: w.process}
+func (w *Warehouse) CommitLoop(policy RetryPolicy) CommitLoop {
+	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Manifests: w.manifests, Self: w.process}
 }
 
 // StageView stages change on base to be read, not committed (a

@@ -117,5 +117,6 @@ func (p *refusingPort) Scope(*table.Table, string) *sql.Scope { return &sql.Scop
 func (p *refusingPort) Setting(string) (string, error)        { return "", nil }
 func (p *refusingPort) Warehouse() *iceberg.Warehouse         { return nil }
 func (p *refusingPort) DeleteOptions() deletes.Options        { return deletes.Options{} }
+func (p *refusingPort) CommitTarget() deletes.CommitTarget    { return iceberg.CommitLoop{} }
 func (p *refusingPort) CommitLoop(string) iceberg.CommitLoop  { return iceberg.CommitLoop{} }
 func (p *refusingPort) Discard(*table.Table, []string)        {}

@@ -230,7 +230,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		a.Planned(ident)
 	}
 	ran, err := a.blocks.WhenIdle(ident, a.BlockWait, func() error {
-		_, err := a.wh.CommitLoop(autoVacuumRetry, deletes.Rebase).Publish(ctx, head, change)
+		_, err := a.wh.CommitLoop(autoVacuumRetry).Publish(ctx, head, change)
 		return err
 	})
 	switch {

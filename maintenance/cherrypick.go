@@ -88,7 +88,10 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 	if err != nil {
 		return 0, err
 	}
-	rebased, extra, err := deletes.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
+	// The branch's delete files rebase by position, as those of the
+	// statements that wrote them.
+	change.Rebase = deletes.Rebase
+	rebased, extra, err := change.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
 	if err != nil {
 		return 0, pickRefused(id, err)
 	}

@@ -35,7 +35,7 @@ func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *
 		if err != nil {
 			return nil, err
 		}
-		out, err := deletes.Optimize(ctx, p.Warehouse().Catalog(), rt.Ident, opts)
+		out, err := deletes.Optimize(ctx, p.CommitTarget(), rt.Ident, opts)
 		if err != nil {
 			return nil, err
 		}

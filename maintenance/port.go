@@ -41,8 +41,11 @@ type Port interface {
 	// written and snapshots being read.
 	Warehouse() *iceberg.Warehouse
 	// DeleteOptions are the delete engine's options for the session's
-	// statements: its file cache, retry policy and commit.
+	// statements: its file cache and manifest reader.
 	DeleteOptions() deletes.Options
+	// CommitTarget is where the session's statements hand their change:
+	// its branch, through the session's commit loop.
+	CommitTarget() deletes.CommitTarget
 	// CommitLoop commits a change to branch ("" is main) as the session's
 	// statements do.
 	CommitLoop(branch string) iceberg.CommitLoop

@@ -145,7 +145,7 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(tbl)
 	age, keep := retentionOf(tbl)
 	var out vacuumOutcome
-	if out.opt, err = deletes.Optimize(ctx, wh.Catalog(), ident, opts); err != nil {
+	if out.opt, err = deletes.Optimize(ctx, p.CommitTarget(), ident, opts); err != nil {
 		return out, err
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open

@@ -41,7 +41,7 @@ func purgeTable(ctx context.Context, p Port, ident table.Identifier, tags sql.Ta
 	}
 	dead := map[string][]*dv.RoaringPositionBitmap{}
 	for _, b := range branches {
-		opt, err := deletes.Optimize(ctx, wh.Catalog(), ident, purgeOptions(p, b))
+		opt, err := deletes.Optimize(ctx, p.CommitLoop(b), ident, purgeOptions(p))
 		if err != nil {
 			return out, err
 		}
@@ -64,12 +64,10 @@ func purgeTable(ctx context.Context, p Port, ident table.Identifier, tags sql.Ta
 	return out, vacuumOrphans(ctx, wh, ident, &out)
 }
 
-// purgeOptions rewrite every file of branch holding a deleted row, and no
-// other, keeping which rows each rewrite left out.
-func purgeOptions(p Port, branch string) deletes.OptimizeOptions {
-	opts := deletes.OptimizeOptions{Options: p.DeleteOptions(), KeepDeadRows: true}
-	opts.Commit = p.CommitLoop(branch).Commit
-	return opts
+// purgeOptions rewrite every file of a branch holding a deleted row, and
+// no other, keeping which rows each rewrite left out.
+func purgeOptions(p Port) deletes.OptimizeOptions {
+	return deletes.OptimizeOptions{Options: p.DeleteOptions(), KeepDeadRows: true}
 }
 
 // refNames are the table's branches (main first) and tags, sorted.
@@ -104,7 +102,7 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 			return nil, err
 		}
 		var plan deletes.OptimizeOutcome
-		opts := purgeOptions(p, b)
+		opts := purgeOptions(p)
 		opts.DryRun = true
 		if _, _, err := deletes.PrepareOptimize(ctx, head, opts, &plan); err != nil {
 			return nil, err
