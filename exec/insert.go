@@ -269,7 +269,7 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
 			if err == nil && len(decl) > 0 {
-				fitted, ferr := fitDeclared(b, decl)
+				fitted, ferr := sql.FitDeclared(b, decl)
 				b.Release()
 				b, err = fitted, ferr
 			}
