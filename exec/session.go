@@ -267,6 +267,11 @@ func (s *Session) Close() {
 // tagOnly is a plan result with no rows.
 func tagOnly(tag string) *stmt.Result { return &stmt.Result{Tag: tag} }
 
+// notice is a NOTICE with SQLSTATE 00000.
+func notice(msg string) stmt.Notice {
+	return stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
+}
+
 // withStatementTime fixes the statement's now() for evaluation during
 // Execute; sql.StatementContext carries it to rows streamed later (whose
 // Next gets the caller's context).

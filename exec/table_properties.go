@@ -1,0 +1,32 @@
+package exec
+
+import (
+	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/pgerr"
+)
+
+// checkProperties rejects values of the properties magmalake acts on that
+// it would otherwise silently ignore.
+func checkProperties(props map[string]string) error {
+	for _, k := range []string{"write.delete.mode", "write.update.mode", "write.merge.mode"} {
+		if v, ok := props[k]; ok && v != "copy-on-write" && v != "merge-on-read" {
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
+		}
+	}
+	for _, k := range []string{deletes.PropRewriteRatio, propVacuumRatioThreshold} {
+		if v, ok := props[k]; ok {
+			if _, err := parseRatio(v); err != nil {
+				return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
+			}
+		}
+	}
+	if v, ok := props[propVacuumSizeThreshold]; ok {
+		if _, err := ParseByteSize(v); err != nil {
+			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", propVacuumSizeThreshold, v)
+		}
+	}
+	if v, ok := props[propAutoVacuumEnabled]; ok && v != "true" && v != "false" {
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", propAutoVacuumEnabled, v)
+	}
+	return nil
+}
