@@ -60,7 +60,7 @@ func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 	view, err := iceberg.BranchView(tbl, branch)
 	if errors.Is(err, iceberg.ErrRefKind) {
 		return nil, &pgerr.Error{Code: pgerr.WrongObjectType,
-			Message: fmt.Sprintf("%s is %q, a tag of table %q: tags cannot be written", branchSetting, branch, identKey(tbl.Identifier())),
+			Message: fmt.Sprintf("%s is %q, a tag of table %q: tags cannot be written", branchSetting, branch, iceberg.IdentKey(tbl.Identifier())),
 			Hint:    "Read a tag with FOR VERSION AS OF, or name a branch.", Err: err}
 	}
 	return view, err

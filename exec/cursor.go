@@ -187,7 +187,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 			c.close()
 			return nil, err
 		}
-		return tagOnly("DECLARE CURSOR"), nil
+		return stmt.TagOnly("DECLARE CURSOR"), nil
 	}
 	return planFunc(run), nil, nil
 }
@@ -209,7 +209,7 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
 			if err != nil {
 				return nil, err
 			}
-			return tagOnly(fmt.Sprintf("MOVE %d", n)), nil
+			return stmt.TagOnly(fmt.Sprintf("MOVE %d", n)), nil
 		}
 		var batches []arrow.RecordBatch
 		if _, err := c.advance(ctx, st.Count, func(b arrow.RecordBatch) { batches = append(batches, b) }); err != nil {
@@ -227,7 +227,7 @@ func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []stmt.Column, error)
 		cs := s.cursors()
 		if st.All {
 			cs.closeAll()
-			return tagOnly("CLOSE CURSOR ALL"), nil // PostgreSQL's tag for CLOSE ALL
+			return stmt.TagOnly("CLOSE CURSOR ALL"), nil // PostgreSQL's tag for CLOSE ALL
 		}
 		c, err := cs.get(st.Name)
 		if err != nil {
@@ -235,7 +235,7 @@ func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []stmt.Column, error)
 		}
 		c.close()
 		delete(cs.open, st.Name)
-		return tagOnly("CLOSE CURSOR"), nil
+		return stmt.TagOnly("CLOSE CURSOR"), nil
 	}
 	return planFunc(run), nil, nil
 }

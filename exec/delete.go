@@ -166,7 +166,7 @@ func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 	tag := fmt.Sprintf("DELETE %d", out.Deleted)
 	if p.returning == nil {
 		engine.ReleaseAll(out.Returned)
-		return tagOnly(tag), nil
+		return stmt.TagOnly(tag), nil
 	}
 	var rows []arrow.RecordBatch
 	for _, b := range out.Returned {

@@ -204,7 +204,7 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 		}
 		tag := fmt.Sprintf("INSERT 0 %d", n)
 		if ret == nil {
-			return tagOnly(tag), nil
+			return stmt.TagOnly(tag), nil
 		}
 		return ret.result(ctx, "INSERT", tag, kept, args)
 	}
@@ -269,7 +269,7 @@ func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
 			if err == nil && len(decl) > 0 {
-				fitted, ferr := fitDeclared(b, decl)
+				fitted, ferr := sql.FitDeclared(b, decl)
 				b.Release()
 				b, err = fitted, ferr
 			}

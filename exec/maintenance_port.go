@@ -93,7 +93,7 @@ func (e *Engine) NewAutoVacuum(opts maintenance.AutoVacuumOptions) *maintenance.
 type autoVacuumBlocks struct{ e *Engine }
 
 func (b autoVacuumBlocks) WhenIdle(ident table.Identifier, wait time.Duration, commit func() error) (bool, error) {
-	return b.e.uses.whenIdle(identKey(ident), wait, commit)
+	return b.e.uses.whenIdle(iceberg.IdentKey(ident), wait, commit)
 }
 
 func (b autoVacuumBlocks) Discard(tbl *table.Table, paths []string) { removeTableFiles(tbl, paths) }

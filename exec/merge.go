@@ -160,7 +160,7 @@ func (p *mergePlan) result(out mergeOutcome, rows []arrow.RecordBatch) *stmt.Res
 	cols := p.columns()
 	if cols == nil {
 		engine.ReleaseAll(rows)
-		return tagOnly(tag)
+		return stmt.TagOnly(tag)
 	}
 	br := engine.NewBatchRows(p.verb, rows)
 	br.SetTag(tag)
@@ -259,5 +259,5 @@ func (m *mergeRows) checked(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 					m.p.scope.Columns[i].Name, m.p.rt.Ident[len(m.p.rt.Ident)-1])}
 		}
 	}
-	return fitDeclared(b, m.p.declared)
+	return sql.FitDeclared(b, m.p.declared)
 }

@@ -196,7 +196,7 @@ func (s *Session) pinned(ident table.Identifier, meta string) *txTable {
 	if !s.tx.active || meta != "" || s.tx.ddl.hides(ident) {
 		return nil
 	}
-	return s.tx.tables[identKey(ident)]
+	return s.tx.tables[iceberg.IdentKey(ident)]
 }
 
 func undefinedTable(n sql.TableName) error {

@@ -256,8 +256,8 @@ func (p *overwritePlan) fill(ctx context.Context, b arrow.RecordBatch, args []Pa
 
 // overwriteResult answers INSERT 0 n, the rows removed going in a NOTICE.
 func overwriteResult(out deletes.OverwriteOutcome) *stmt.Result {
-	res := tagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
-	res.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("%d rows removed", out.Deleted)}}
+	res := stmt.TagOnly(fmt.Sprintf("INSERT 0 %d", out.Added))
+	res.Notices = []stmt.Notice{stmt.NewNotice(fmt.Sprintf("%d rows removed", out.Deleted))}
 	return res
 }
 

@@ -264,9 +264,6 @@ func (s *Session) Close() {
 	s.tx.cursors.closeAll()
 }
 
-// tagOnly is a plan result with no rows.
-func tagOnly(tag string) *stmt.Result { return &stmt.Result{Tag: tag} }
-
 // withStatementTime fixes the statement's now() for evaluation during
 // Execute; sql.StatementContext carries it to rows streamed later (whose
 // Next gets the caller's context).

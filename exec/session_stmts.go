@@ -33,7 +33,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) 
 			return s.setTransaction(x)
 		case *sql.Discard:
 			if !x.All {
-				return tagOnly("DISCARD " + strings.ToUpper(x.Target)), nil
+				return stmt.TagOnly("DISCARD " + strings.ToUpper(x.Target)), nil
 			}
 			if s.tx.active {
 				return nil, pgerr.Errorf(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
@@ -50,7 +50,7 @@ func changeResult(tag string, ch *stmt.ParameterChange, err error) (*stmt.Result
 	if err != nil {
 		return nil, err
 	}
-	r := tagOnly(tag)
+	r := stmt.TagOnly(tag)
 	if ch != nil {
 		r.ParameterChanges = []stmt.ParameterChange{*ch}
 	}
@@ -79,7 +79,7 @@ func (s *Session) set(x *sql.Set) (*stmt.Result, error) {
 		}
 		if name == "transaction_isolation" && !s.tx.active {
 			// Outside a block the SET is its own transaction: no effect.
-			return tagOnly("SET"), nil
+			return stmt.TagOnly("SET"), nil
 		}
 	case "transaction_read_only":
 		v, err := boolCheck("transaction_read_only")(x.Value)
@@ -87,7 +87,7 @@ func (s *Session) set(x *sql.Set) (*stmt.Result, error) {
 			return nil, err
 		}
 		s.tx.readOnly = v == "on"
-		return tagOnly("SET"), nil
+		return stmt.TagOnly("SET"), nil
 	}
 	var ch *stmt.ParameterChange
 	var err error
@@ -110,7 +110,7 @@ func (s *Session) set(x *sql.Set) (*stmt.Result, error) {
 // outsideBlock is PostgreSQL's answer to a transaction-scoped SET outside
 // a block: a warning, and no effect.
 func outsideBlock(what string) *stmt.Result {
-	r := tagOnly("SET")
+	r := stmt.TagOnly("SET")
 	r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.NoActiveSQLTransaction, Message: what + " can only be used in transaction blocks"}}
 	return r
 }
@@ -148,7 +148,7 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 			s.tx.readOnly = *x.ReadOnly
 		}
 	}
-	return tagOnly("SET"), nil
+	return stmt.TagOnly("SET"), nil
 }
 
 // isolationLevel accepts PostgreSQL's four levels. Every one runs as
@@ -188,7 +188,7 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []stmt.Column, err
 }
 
 func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
-	r := tagOnly("BEGIN")
+	r := stmt.TagOnly("BEGIN")
 	if s.tx.active && !s.tx.implicit {
 		r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
@@ -219,13 +219,13 @@ func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
 // files they wrote.
 func (s *Session) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
 	if !s.tx.active {
-		r := tagOnly(verb)
+		r := stmt.TagOnly(verb)
 		r.Notices = []stmt.Notice{noTransactionWarning()}
 		return r, nil
 	}
 	if s.tx.failed || verb == "ROLLBACK" {
 		s.tx.rollback()
-		r := tagOnly("ROLLBACK")
+		r := stmt.TagOnly("ROLLBACK")
 		r.ParameterChanges = s.settings.rollbackBlock()
 		s.settings.endIsolation()
 		return r, nil
@@ -254,7 +254,7 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*stmt.Result
 	if err := ddl.commit(ctx); err != nil {
 		return nil, err
 	}
-	r := tagOnly("COMMIT")
+	r := stmt.TagOnly("COMMIT")
 	r.ParameterChanges = changes
 	return r, nil
 }

@@ -38,7 +38,7 @@ func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []stmt.Column, erro
 			s.named = sqlPrepared{}
 		}
 		s.named[st.Name] = p
-		return tagOnly("PREPARE"), nil
+		return stmt.TagOnly("PREPARE"), nil
 	}
 	return planFunc(run), nil, nil
 }
@@ -101,13 +101,13 @@ func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []stmt.Column, er
 	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		if st.All {
 			s.named = nil
-			return tagOnly("DEALLOCATE ALL"), nil
+			return stmt.TagOnly("DEALLOCATE ALL"), nil
 		}
 		if _, ok := s.named[st.Name]; !ok {
 			return nil, pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
 		}
 		delete(s.named, st.Name)
-		return tagOnly("DEALLOCATE"), nil
+		return stmt.TagOnly("DEALLOCATE"), nil
 	}
 	return planFunc(run), nil, nil
 }

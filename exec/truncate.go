@@ -28,7 +28,7 @@ func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, 
 		if _, err := deletes.Truncate(ctx, s.commitTarget(), rt.Ident, opts); err != nil {
 			return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 		}
-		return tagOnly("TRUNCATE TABLE"), nil
+		return stmt.TagOnly("TRUNCATE TABLE"), nil
 	}
 	return planFunc(run), nil, nil
 }

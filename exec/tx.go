@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -135,8 +134,6 @@ func (t *txState) sortedTables() []*txTable {
 	return out
 }
 
-func identKey(ident table.Identifier) string { return strings.Join(ident, ".") }
-
 // txTable returns the block's state for ident, pinning the table's current
 // head the first time the block touches it: later reads see that snapshot
 // plus the block's own changes, its pending INSERTs written first.
@@ -158,12 +155,12 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	if err != nil {
 		return nil, err
 	}
-	if tt, ok := s.tx.tables[identKey(ident)]; ok {
+	if tt, ok := s.tx.tables[iceberg.IdentKey(ident)]; ok {
 		return tt, nil
 	}
 	// Entered before the head is read: background maintenance either
 	// committed before (the head is its) or waits for the block to end.
-	leave, err := s.enterTable(ctx, identKey(ident))
+	leave, err := s.enterTable(ctx, iceberg.IdentKey(ident))
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +186,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave, since: since}
-	s.tx.tables[identKey(ident)] = tt
+	s.tx.tables[iceberg.IdentKey(ident)] = tt
 	return tt, nil
 }
 
@@ -241,7 +238,7 @@ func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan
 func (tt *txTable) stage(change iceberg.FileChange) error {
 	net, orphans, err := tt.net.Then(change)
 	if err != nil {
-		return pgerr.Errorf(pgerr.FeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", identKey(tt.ident), err)
+		return pgerr.Errorf(pgerr.FeatureNotSupported, "this change cannot join the earlier ones of the transaction on %s: %v", iceberg.IdentKey(tt.ident), err)
 	}
 	tt.setNet(net)
 	tt.orphans = append(tt.orphans, orphans...)
@@ -309,4 +306,3 @@ func (t sessionTarget) LoadTable(ctx context.Context, ident table.Identifier) (*
 func (t sessionTarget) Commit(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
 	return t.s.commitChange(ctx, ident, plan)
 }
-

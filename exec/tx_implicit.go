@@ -52,7 +52,7 @@ func (s *Session) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
 	if lvl != "" {
 		s.settings.setIsolation(lvl)
 	}
-	return tagOnly("BEGIN")
+	return stmt.TagOnly("BEGIN")
 }
 
 // endStatement is COMMIT or ROLLBACK as a statement. In an implicit block it

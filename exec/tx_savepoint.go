@@ -48,7 +48,7 @@ func (s *Session) savepoint(ctx context.Context, name string) (*stmt.Result, err
 		sp.tables[k] = tableMark{net: tt.net, written: len(tt.written), orphans: len(tt.orphans)}
 	}
 	s.tx.savepoints = append(s.tx.savepoints, sp)
-	return tagOnly("SAVEPOINT"), nil
+	return stmt.TagOnly("SAVEPOINT"), nil
 }
 
 // findSavepoint is the newest savepoint called name.
@@ -70,7 +70,7 @@ func (s *Session) releaseSavepoint(name string) (*stmt.Result, error) {
 		return nil, err
 	}
 	s.tx.savepoints = s.tx.savepoints[:i]
-	return tagOnly("RELEASE"), nil
+	return stmt.TagOnly("RELEASE"), nil
 }
 
 func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*stmt.Result, error) {
@@ -92,7 +92,7 @@ func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*stmt.R
 	}
 	s.tx.ddl.rewind(sp)
 	s.tx.failed = false
-	r := tagOnly("ROLLBACK")
+	r := stmt.TagOnly("ROLLBACK")
 	r.ParameterChanges = s.settings.rewind(sp.settings)
 	return r, nil
 }

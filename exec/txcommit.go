@@ -66,11 +66,11 @@ func (s *Session) publishEach(ctx context.Context, tables []*txTable) error {
 				return err
 			}
 			return &pgerr.Error{Code: pgerr.StatementCompletionUnknown,
-				Message: fmt.Sprintf("COMMIT was only partly applied: %s failed: %v", identKey(tt.ident), err),
+				Message: fmt.Sprintf("COMMIT was only partly applied: %s failed: %v", iceberg.IdentKey(tt.ident), err),
 				Detail:  "Committed before the failure: " + strings.Join(done, ", ") + ". The catalog cannot commit several tables atomically.",
 				Err:     err}
 		}
-		done = append(done, identKey(tt.ident))
+		done = append(done, iceberg.IdentKey(tt.ident))
 	}
 	return nil
 }
@@ -111,7 +111,7 @@ func blockCommitError(err error) error {
 	}
 	if errors.Is(err, iceberg.ErrReplan) {
 		return &pgerr.Error{Code: pgerr.SerializationFailure,
-			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(te.Table)),
+			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", iceberg.IdentKey(te.Table)),
 			Detail:  strings.TrimPrefix(te.Err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
 	}
 	return droppedConcurrently(te.Table, err)
@@ -127,7 +127,7 @@ func (s *Session) publish(ctx context.Context, tt *txTable) error {
 	_, err := s.commitLoop(s.tx.branch).Publish(ctx, tt.base, tt.net)
 	if errors.Is(err, iceberg.ErrReplan) {
 		return &pgerr.Error{Code: pgerr.SerializationFailure,
-			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", identKey(tt.ident)),
+			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", iceberg.IdentKey(tt.ident)),
 			Detail:  strings.TrimPrefix(err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
 	}
 	if err != nil && !iceberg.IsConflict(err) {

@@ -64,7 +64,7 @@ func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Pa
 	p.declared = map[int]sql.Type{}
 	for col, t := range declaredTypes(dp.rt.Table) {
 		// Every smallint column too: kept ones are read as smallint and
-		// written back as the Iceberg int they are stored as (fitColumn).
+		// written back as the Iceberg int they are stored as (sql.FitColumn).
 		if _, assigned := p.sets[col]; assigned || t.Kind == sql.KindInt16 {
 			p.declared[col] = t
 		}
@@ -91,7 +91,7 @@ func checkConstantSets(ctx context.Context, sets map[int]sql.Expr, declared map[
 		if err != nil {
 			return err
 		}
-		fitted, err := fitColumn(declared[col], arr)
+		fitted, err := sql.FitColumn(declared[col], arr)
 		arr.Release()
 		if fitted != nil {
 			fitted.Release()
@@ -195,7 +195,7 @@ func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []
 	}
 	out := array.NewRecordBatch(schema, cols, b.NumRows())
 	defer out.Release()
-	return fitDeclared(out, p.declared)
+	return sql.FitDeclared(out, p.declared)
 }
 
 // result answers UPDATE n, or the RETURNING rows (over the new values).
@@ -203,7 +203,7 @@ func (p *updatePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 	tag := fmt.Sprintf("UPDATE %d", out.Deleted)
 	if p.del.returning == nil {
 		engine.ReleaseAll(out.Returned)
-		return tagOnly(tag), nil
+		return stmt.TagOnly(tag), nil
 	}
 	var rows []arrow.RecordBatch
 	for _, b := range out.Returned {

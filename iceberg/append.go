@@ -32,7 +32,7 @@ func WriteDataFilesWithLineage(ctx context.Context, tbl *table.Table, batches it
 
 // writeDataFiles writes batches whose columns are fields of sc.
 func writeDataFiles(ctx context.Context, tbl *table.Table, sc *ice.Schema, batches iter.Seq2[arrow.RecordBatch, error], opts ...table.WriteRecordOption) ([]ice.DataFile, error) {
-	what := "write data files for " + identString(tbl.Identifier())
+	what := "write data files for " + IdentKey(tbl.Identifier())
 	next, stop := iter.Pull2(batches)
 	defer stop()
 	first, err, ok := next()
@@ -138,7 +138,7 @@ func Append(ctx context.Context, w *Warehouse, ident table.Identifier, files []i
 		if !errors.Is(err, ErrCommitUnknown) {
 			removeAppendFiles(ctx, w, ident, files)
 		}
-		return nil, fmt.Errorf("append to %s: %w", identString(ident), err)
+		return nil, fmt.Errorf("append to %s: %w", IdentKey(ident), err)
 	}
 	return out, nil
 }

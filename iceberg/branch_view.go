@@ -32,7 +32,7 @@ func BranchView(tbl *table.Table, branch string) (*table.Table, error) {
 	case !ok:
 		return tbl, nil
 	case ref.SnapshotRefType != table.BranchRef:
-		return nil, fmt.Errorf("write to %s of %s: %w", branch, identString(tbl.Identifier()), ErrRefKind)
+		return nil, fmt.Errorf("write to %s of %s: %w", branch, IdentKey(tbl.Identifier()), ErrRefKind)
 	}
 	return SnapshotView(tbl, ref.SnapshotID)
 }
@@ -45,7 +45,7 @@ func RefView(tbl *table.Table, name string) (*table.Table, error) {
 	}
 	ref, ok := FindRef(tbl.Metadata(), name)
 	if !ok {
-		return nil, fmt.Errorf("read %s of %s: %w", name, identString(tbl.Identifier()), ErrNoSuchRef)
+		return nil, fmt.Errorf("read %s of %s: %w", name, IdentKey(tbl.Identifier()), ErrNoSuchRef)
 	}
 	return SnapshotView(tbl, ref.SnapshotID)
 }
@@ -55,7 +55,7 @@ func RefView(tbl *table.Table, name string) (*table.Table, error) {
 // last-updated time and every other ref stay the table's (the metadata
 // builder would log the move and stamp it now).
 func SnapshotView(tbl *table.Table, id int64) (*table.Table, error) {
-	what := fmt.Sprintf("view snapshot %d of %s", id, identString(tbl.Identifier()))
+	what := fmt.Sprintf("view snapshot %d of %s", id, IdentKey(tbl.Identifier()))
 	meta := tbl.Metadata()
 	if meta.SnapshotByID(id) == nil {
 		return nil, fmt.Errorf("%s: %w", what, ErrNoSuchSnapshot)

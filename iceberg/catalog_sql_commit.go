@@ -132,7 +132,7 @@ func (c *sqlCommitCatalog) commit(ctx context.Context, curs []*table.Table, comm
 // stageMetadata checks tc's requirements against cur, applies its updates
 // and writes the new metadata file next to cur's.
 func stageMetadata(ctx context.Context, cur *table.Table, tc table.TableCommit, enc *metadataJSON) (*stagedMetadata, error) {
-	what := "commit " + identString(tc.Identifier)
+	what := "commit " + IdentKey(tc.Identifier)
 	for _, r := range tc.Requirements {
 		if err := r.Validate(cur.Metadata()); err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", what, table.ErrCommitFailed, err)
@@ -241,10 +241,10 @@ func (c *sqlCommitCatalog) swap(ctx context.Context, staged []*stagedMetadata) e
 		ident, old := s.cur.Identifier(), s.cur.MetadataLocation()
 		res, err := tx.ExecContext(ctx, q, s.loc, old, c.name, sqlNamespaceKey(ident[:1]), ident[1], old)
 		if err != nil {
-			return fmt.Errorf("commit %s: %w", identString(ident), err)
+			return fmt.Errorf("commit %s: %w", IdentKey(ident), err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("commit %s: %w: its metadata moved on since %s", identString(ident), table.ErrCommitFailed, path.Base(old))
+			return fmt.Errorf("commit %s: %w: its metadata moved on since %s", IdentKey(ident), table.ErrCommitFailed, path.Base(old))
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -256,7 +256,7 @@ func (c *sqlCommitCatalog) swap(ctx context.Context, staged []*stagedMetadata) e
 func stagedNames(staged []*stagedMetadata) string {
 	names := make([]string, len(staged))
 	for i, s := range staged {
-		names[i] = identString(s.cur.Identifier())
+		names[i] = IdentKey(s.cur.Identifier())
 	}
 	return strings.Join(names, ", ")
 }

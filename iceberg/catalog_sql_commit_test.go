@@ -100,7 +100,7 @@ func TestSQLCommitConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	if nowA.MetadataLocation() != baseA.MetadataLocation() {
-		t.Errorf("%s moved to %s in a transaction that failed", identString(a), nowA.MetadataLocation())
+		t.Errorf("%s moved to %s in a transaction that failed", IdentKey(a), nowA.MetadataLocation())
 	}
 	assertSameRows(t, icebergGoRows(t, nowA), genRows(cols, 0, 10))
 }

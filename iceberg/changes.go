@@ -47,7 +47,7 @@ var changeFields = []arrow.Field{
 
 // Changes reads tbl's change feed. The caller releases the batches.
 func Changes(ctx context.Context, tbl *table.Table) (*arrow.Schema, []arrow.RecordBatch, error) {
-	what := "read " + identString(tbl.Identifier()) + "$changes"
+	what := "read " + IdentKey(tbl.Identifier()) + "$changes"
 	f := &feed{tbl: tbl, lineage: tbl.Metadata().Version() >= 3}
 	for _, fl := range tbl.Schema().Fields() {
 		f.cols = append(f.cols, fl.Name)

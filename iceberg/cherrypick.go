@@ -27,7 +27,7 @@ const SourceSnapshotProp = "source-snapshot-id"
 // the parent but not in the snapshot removed. Files are compared as scans
 // see them, so a delete file counts where it applies to a live data file.
 func SnapshotChange(ctx context.Context, tbl *table.Table, id int64) (base *table.Table, change FileChange, err error) {
-	what := fmt.Sprintf("change of snapshot %d of %s", id, identString(tbl.Identifier()))
+	what := fmt.Sprintf("change of snapshot %d of %s", id, IdentKey(tbl.Identifier()))
 	snap := tbl.Metadata().SnapshotByID(id)
 	switch {
 	case snap == nil:

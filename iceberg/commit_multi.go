@@ -31,7 +31,7 @@ type TableError struct {
 	Err   error
 }
 
-func (e *TableError) Error() string { return identString(e.Table) + ": " + e.Err.Error() }
+func (e *TableError) Error() string { return IdentKey(e.Table) + ": " + e.Err.Error() }
 func (e *TableError) Unwrap() error { return e.Err }
 
 // pubState is one table's attempt inside PublishAll.
@@ -141,7 +141,7 @@ func (l CommitLoop) commitAll(ctx context.Context, tc catalog.TransactionalCatal
 		staged, err := stageChange(ctx, s.head, l.onBranch(withCommitCounts(s.change, 1, s.tries)), l.Manifests)
 		if err != nil {
 			discardStaged(states)
-			return fmt.Errorf("commit change to %s: %w", identString(s.head.Identifier()), err)
+			return fmt.Errorf("commit change to %s: %w", IdentKey(s.head.Identifier()), err)
 		}
 		s.staged = staged
 		commits = append(commits, table.TableCommit{Identifier: s.head.Identifier(),
@@ -248,7 +248,7 @@ func discardRebased(states []*pubState) {
 func tableList(states []*pubState) string {
 	names := make([]string, len(states))
 	for i, s := range states {
-		names[i] = identString(s.head.Identifier())
+		names[i] = IdentKey(s.head.Identifier())
 	}
 	return strings.Join(slices.Compact(names), ", ")
 }

@@ -84,7 +84,7 @@ const (
 func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc *ice.Schema,
 	spec TableSpec, props map[string]string,
 ) (*table.Table, error) {
-	what := "create table " + identString(ident)
+	what := "create table " + IdentKey(ident)
 	if err := checkIdent("table", ident); err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (w *Warehouse) PurgeSnapshots(ctx context.Context, ident table.Identifier) 
 // expire commits the expiry and removes what it freed, keeping what
 // readers (nil: none) read.
 func (w *Warehouse) expire(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (ExpireOutcome, error) {
-	what := "expire snapshots of " + identString(ident)
+	what := "expire snapshots of " + IdentKey(ident)
 	wait := time.Millisecond
 	for attempt := 0; ; {
 		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast, readers)
@@ -294,7 +294,7 @@ var ErrNotAncestor = errors.New("snapshot is not an ancestor of the current snap
 // snapshot, current again (metadata only; the later snapshots stay until
 // they expire). It returns the snapshot that was current.
 func (w *Warehouse) RollbackToSnapshot(ctx context.Context, ident table.Identifier, snapshotID int64) (int64, error) {
-	what := "roll back " + identString(ident)
+	what := "roll back " + IdentKey(ident)
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return 0, err

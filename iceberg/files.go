@@ -19,7 +19,7 @@ import (
 func FS(ctx context.Context, tbl *table.Table) (iceio.IO, error) {
 	fs, err := tbl.FS(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("file system of %s: %w", identString(tbl.Identifier()), err)
+		return nil, fmt.Errorf("file system of %s: %w", IdentKey(tbl.Identifier()), err)
 	}
 	return fs, nil
 }

@@ -21,7 +21,7 @@ type Inspection func(table.InspectTable, context.Context) (array.RecordReader, e
 // structs (summary, partition, lower_bounds, ...) become JSON text. The
 // caller releases the batches.
 func Inspect(ctx context.Context, tbl *table.Table, kind string, read Inspection) (*arrow.Schema, []arrow.RecordBatch, error) {
-	what := fmt.Sprintf("read %s$%s", identString(tbl.Identifier()), kind)
+	what := fmt.Sprintf("read %s$%s", IdentKey(tbl.Identifier()), kind)
 	rdr, err := read(tbl.Inspect(), ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)

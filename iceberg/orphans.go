@@ -35,7 +35,7 @@ const writeSlack = 2 * time.Second
 // delete files, statistics files and the metadata log). A file gone by the
 // time it is deleted is not an error.
 func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifier, olderThan time.Duration) (OrphanOutcome, error) {
-	what := "remove orphan files of " + identString(ident)
+	what := "remove orphan files of " + IdentKey(ident)
 	pinless := withoutReadSet(ctx)
 	cutoff := time.Now().Add(-olderThan)
 	if since, ok := w.writes.oldest(ident, writeHoldOf(ctx)); ok {

@@ -141,7 +141,7 @@ func commitChange(ctx context.Context, cat catalog.Catalog, base *table.Table, c
 	if change.IsEmpty() {
 		return base, nil
 	}
-	what := "commit change to " + identString(base.Identifier())
+	what := "commit change to " + IdentKey(base.Identifier())
 	staged, err := stageChange(ctx, base, change, manifests)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

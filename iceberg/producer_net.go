@@ -16,16 +16,16 @@ import (
 func (s *StagedChange) View(base *table.Table) (*table.Table, error) {
 	b, err := table.MetadataBuilderFromBase(builderBase(base.Metadata()), base.MetadataLocation())
 	if err != nil {
-		return nil, fmt.Errorf("staged view of %s: %w", identString(base.Identifier()), err)
+		return nil, fmt.Errorf("staged view of %s: %w", IdentKey(base.Identifier()), err)
 	}
 	for _, u := range s.Updates {
 		if err := u.Apply(b); err != nil {
-			return nil, fmt.Errorf("staged view of %s: %s: %w", identString(base.Identifier()), u.Action(), err)
+			return nil, fmt.Errorf("staged view of %s: %s: %w", IdentKey(base.Identifier()), u.Action(), err)
 		}
 	}
 	meta, err := b.Build()
 	if err != nil {
-		return nil, fmt.Errorf("staged view of %s: %w", identString(base.Identifier()), err)
+		return nil, fmt.Errorf("staged view of %s: %w", IdentKey(base.Identifier()), err)
 	}
 	return table.New(base.Identifier(), meta, base.MetadataLocation(), base.FS, nil), nil
 }

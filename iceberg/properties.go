@@ -14,7 +14,7 @@ import (
 // property in Iceberg metadata: a higher value upgrades the table, the same
 // value is a no-op, a lower one fails with ErrFormatDowngrade.
 func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, props map[string]string) (*table.Table, error) {
-	what := "alter table " + identString(ident)
+	what := "alter table " + IdentKey(ident)
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func stageFormatVersion(tx *table.Transaction, current int, v string) error {
 
 // RemoveProperties removes table properties of ident; format-version cannot be removed.
 func (w *Warehouse) RemoveProperties(ctx context.Context, ident table.Identifier, keys []string) (*table.Table, error) {
-	what := "alter table " + identString(ident)
+	what := "alter table " + IdentKey(ident)
 	if slices.Contains(keys, propFormatVersion) {
 		return nil, fmt.Errorf("%s: %w: %s cannot be reset", what, ErrInvalidProperty, propFormatVersion)
 	}

@@ -45,7 +45,7 @@ func (r *Readers) Begin(ident table.Identifier) *ReadPin {
 }
 
 func (r *Readers) begin(ident table.Identifier, set *ReadSet) *ReadPin {
-	key := identString(ident)
+	key := IdentKey(ident)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.tables == nil {
@@ -104,7 +104,7 @@ func (r *Readers) Pinned(ident table.Identifier, except *ReadSet) (ids map[int64
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids, settled = map[int64]bool{}, true
-	for _, p := range r.tables[identString(ident)] {
+	for _, p := range r.tables[IdentKey(ident)] {
 		switch {
 		case except != nil && p.set == except, p.none:
 		case p.pending:

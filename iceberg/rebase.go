@@ -82,7 +82,7 @@ func liveFiles(ctx context.Context, tbl *table.Table, cache *ManifestCache) (map
 	}
 	tasks, err := PlanFiles(ctx, tbl, PlanRequest{Manifests: cache})
 	if err != nil {
-		return nil, fmt.Errorf("plan %s: %w", identString(tbl.Identifier()), err)
+		return nil, fmt.Errorf("plan %s: %w", IdentKey(tbl.Identifier()), err)
 	}
 	for _, t := range tasks {
 		lf := out[t.File.FilePath()]

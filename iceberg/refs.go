@@ -39,7 +39,7 @@ func refType(tag bool) table.RefType {
 // SetRef creates or moves a branch or tag as rc asks, returning the
 // snapshot it now names.
 func (w *Warehouse) SetRef(ctx context.Context, ident table.Identifier, rc RefChange) (int64, error) {
-	what := fmt.Sprintf("set %s of %s", rc.Name, identString(ident))
+	what := fmt.Sprintf("set %s of %s", rc.Name, IdentKey(ident))
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return 0, err
@@ -112,7 +112,7 @@ func (w *Warehouse) moveRef(ctx context.Context, ident table.Identifier, meta ta
 
 // DropRef removes a branch or tag; main cannot be dropped.
 func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name string, tag bool) error {
-	what := fmt.Sprintf("drop %s of %s", name, identString(ident))
+	what := fmt.Sprintf("drop %s of %s", name, IdentKey(ident))
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name st
 // FastForward moves branch to the head of to when that head descends from
 // branch's head; it returns both heads.
 func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, branch, to string) (int64, int64, error) {
-	what := fmt.Sprintf("fast-forward %s of %s to %s", branch, identString(ident), to)
+	what := fmt.Sprintf("fast-forward %s of %s to %s", branch, IdentKey(ident), to)
 	tbl, err := w.LoadTable(ctx, ident)
 	if err != nil {
 		return 0, 0, err
@@ -158,7 +158,7 @@ func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, bra
 func (w *Warehouse) FastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
 	from, err := w.fastForwardTo(ctx, tbl, branch, id)
 	if err != nil {
-		return 0, fmt.Errorf("fast-forward %s of %s to %d: %w", branch, identString(tbl.Identifier()), id, err)
+		return 0, fmt.Errorf("fast-forward %s of %s to %d: %w", branch, IdentKey(tbl.Identifier()), id, err)
 	}
 	return from, nil
 }

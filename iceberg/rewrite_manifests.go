@@ -22,7 +22,7 @@ type RewriteManifestsOutcome struct {
 // default is 4, other engines' 100), and every scan plan reads them all.
 // A commit that lands first makes it plan again.
 func (w *Warehouse) RewriteManifests(ctx context.Context, ident table.Identifier) (RewriteManifestsOutcome, error) {
-	what := "rewrite manifests of " + identString(ident)
+	what := "rewrite manifests of " + IdentKey(ident)
 	for attempt := 0; ; attempt++ {
 		tbl, err := w.LoadTable(ctx, ident)
 		if err != nil {

@@ -53,7 +53,7 @@ type ScanOptions struct {
 // iterator stops with ctx's error when ctx is cancelled; callers release
 // every batch they receive.
 func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
-	what := "scan " + identString(tbl.Identifier())
+	what := "scan " + IdentKey(tbl.Identifier())
 	tbl = scanTable(tbl, nil)
 	snapID, err := resolveSnapshot(tbl, opts)
 	if err != nil {

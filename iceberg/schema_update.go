@@ -53,7 +53,7 @@ type errEdit struct{ error }
 // ident's head and commits it, staging again on the new head (up to
 // schemaAttempts times) when another commit lands first.
 func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, stage func(tbl *table.Table, tx *table.Transaction) error) (*table.Table, error) {
-	what := "alter table " + identString(ident)
+	what := "alter table " + IdentKey(ident)
 	var lost error
 	for range schemaAttempts {
 		tbl, err := w.LoadTable(ctx, ident)
@@ -138,7 +138,7 @@ func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) 
 	if ne := refusedName(err, "table", to[len(to)-1]); ne != nil {
 		return ne
 	}
-	return mapCatalogErr("rename table "+identString(from)+" to "+identString(to), err)
+	return mapCatalogErr("rename table "+IdentKey(from)+" to "+IdentKey(to), err)
 }
 
 // SpecEdit stages partition spec changes on us for tbl as it is now.

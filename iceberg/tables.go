@@ -13,8 +13,9 @@ import (
 // Ident names table tbl in namespace schema.
 func Ident(schema, tbl string) table.Identifier { return table.Identifier{schema, tbl} }
 
-// identString prints an identifier the way SQL users wrote it (schema.table).
-func identString(ident table.Identifier) string { return strings.Join(ident, ".") }
+// IdentKey prints an identifier the way SQL users wrote it (schema.table):
+// how messages name a table, and the key of per-table maps.
+func IdentKey(ident table.Identifier) string { return strings.Join(ident, ".") }
 
 // LoadTable loads the current metadata of ident. A missing or unparsable
 // metadata file gives an ErrCorruptMetadata error naming the table and the
@@ -24,7 +25,7 @@ func (w *Warehouse) LoadTable(ctx context.Context, ident table.Identifier) (*tab
 	if err == nil {
 		return tbl, nil
 	}
-	what := "load table " + identString(ident)
+	what := "load table " + IdentKey(ident)
 	if isCatalogSentinel(err) || ctx.Err() != nil {
 		return nil, withCtxErr(ctx, mapCatalogErr(what, err))
 	}
@@ -114,7 +115,7 @@ func (w *Warehouse) ListTables(ctx context.Context, ns string) ([]string, error)
 
 // DropTable removes ident from the catalog; purge also deletes its files.
 func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier, purge bool) error {
-	what := "drop table " + identString(ident)
+	what := "drop table " + IdentKey(ident)
 	if !purge {
 		return mapCatalogErr(what, w.cat.DropTable(ctx, ident))
 	}

@@ -57,9 +57,9 @@ func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, sche
 	}
 	err = vc.CreateView(ctx, ident, schema, query, props)
 	if errors.Is(err, catalog.ErrViewAlreadyExists) || errors.Is(err, catalog.ErrTableAlreadyExists) {
-		return fmt.Errorf("create view %s: %w", identString(ident), ErrViewExists)
+		return fmt.Errorf("create view %s: %w", IdentKey(ident), ErrViewExists)
 	}
-	return mapCatalogErr("create view "+identString(ident), err)
+	return mapCatalogErr("create view "+IdentKey(ident), err)
 }
 
 // checkViewName refuses a view name a catalog refuses, or one from which
@@ -97,7 +97,7 @@ func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*View
 		return nil, ErrNoSuchView
 	}
 	if err != nil {
-		return nil, fmt.Errorf("load view %s: %w", identString(ident), err)
+		return nil, fmt.Errorf("load view %s: %w", IdentKey(ident), err)
 	}
 	v := &View{Ident: ident, Schema: md.CurrentSchema(), Properties: md.Properties()}
 	if ver := md.CurrentVersion(); ver != nil && len(ver.Representations) > 0 {
@@ -116,7 +116,7 @@ func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error 
 	if errors.Is(err, catalog.ErrNoSuchView) {
 		return ErrNoSuchView
 	}
-	return mapCatalogErr("drop view "+identString(ident), err)
+	return mapCatalogErr("drop view "+IdentKey(ident), err)
 }
 
 // ListViews names the views of a namespace, sorted; none when the catalog

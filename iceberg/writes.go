@@ -36,7 +36,7 @@ func (w *Writes) Hold(ident table.Identifier, since time.Time) (id uint64, relea
 	}
 	w.next++
 	id = w.next
-	w.holds[id] = writeHold{table: identString(ident), since: since}
+	w.holds[id] = writeHold{table: IdentKey(ident), since: since}
 	var once sync.Once
 	return id, func() {
 		once.Do(func() {
@@ -50,7 +50,7 @@ func (w *Writes) Hold(ident table.Identifier, since time.Time) (id uint64, relea
 // oldest is when the oldest writer that may write to ident started, other
 // than except (the maintenance statement asking); ok false when none.
 func (w *Writes) oldest(ident table.Identifier, except uint64) (since time.Time, ok bool) {
-	key := identString(ident)
+	key := IdentKey(ident)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for id, h := range w.holds {

@@ -152,7 +152,7 @@ func (a *AutoVacuum) Pass(ctx context.Context) []TableReport {
 
 // table runs the steps due on one table: expiry, orphans, then the rewrite.
 func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *int64) TableReport {
-	key := identKey(ident)
+	key := iceberg.IdentKey(ident)
 	r := TableReport{Table: key}
 	tbl, err := a.wh.LoadTable(ctx, ident)
 	switch {
@@ -195,7 +195,7 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 // optimize rewrites what passes the table's thresholds, within budget, and
 // commits it unless a user got there first.
 func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budget *int64, r *TableReport) error {
-	key := identKey(ident)
+	key := iceberg.IdentKey(ident)
 	head, err := a.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return err

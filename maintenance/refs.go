@@ -49,7 +49,7 @@ func AlterRef(ctx context.Context, p Port, x *sql.AlterRef) (*stmt.Result, error
 // skipped is ALTER TABLE's result when IF [NOT] EXISTS made it do nothing.
 func skipped(msg string) *stmt.Result {
 	return &stmt.Result{Tag: "ALTER TABLE",
-		Notices: []stmt.Notice{{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}}}
+		Notices: []stmt.Notice{stmt.NewNotice(msg)}}
 }
 
 func refVerb(x *sql.AlterRef) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -50,14 +49,14 @@ func PrepareVacuum(ctx context.Context, p Port, st *sql.Vacuum) (Run, []stmt.Col
 				return nil, err
 			}
 			if st.Verbose {
-				notices = append(notices, out.verbose(identKey(ident))...)
+				notices = append(notices, out.verbose(iceberg.IdentKey(ident))...)
 			}
 			total.add(out)
 		}
 		if st.Purge {
-			notices = append(notices, stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf(
+			notices = append(notices, stmt.NewNotice(fmt.Sprintf(
 				"%d deleted rows physically removed from rewritten data files, %d files deleted, %d bytes freed; every remaining data file holds only rows live on a branch",
-				total.erased, total.exp.DeletedFiles, total.exp.DeletedBytes)})
+				total.erased, total.exp.DeletedFiles, total.exp.DeletedBytes)))
 		}
 		return &stmt.Result{Tag: "VACUUM", Notices: notices}, nil
 	}
@@ -101,9 +100,6 @@ func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, 
 	}
 	return out, nil
 }
-
-// identKey names a table in messages and in the per-table maps.
-func identKey(ident table.Identifier) string { return strings.Join(ident, ".") }
 
 // vacuumOutcome is what VACUUM did to one table, or to all of them.
 type vacuumOutcome struct {

@@ -145,7 +145,7 @@ func clearTags(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifie
 	switch {
 	case how == sql.TagsRefuse:
 		return &pgerr.Error{Code: pgerr.ObjectNotInPrerequisiteState,
-			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", identKey(ident), quotedList(blocking)),
+			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", iceberg.IdentKey(ident), quotedList(blocking)),
 			Detail:  "A tag names one snapshot for good: the files it references stay as long as it exists.",
 			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}
 	case how == sql.TagsDrop && before:

@@ -118,3 +118,11 @@ func (r *Result) CopyLayout() CopyOutFormat {
 	}
 	return DefaultCopyOutFormat(r.CopyCSV)
 }
+
+// TagOnly is a statement's result with no rows: its command tag alone.
+func TagOnly(tag string) *Result { return &Result{Tag: tag} }
+
+// NewNotice is a NOTICE with SQLSTATE 00000.
+func NewNotice(msg string) Notice {
+	return Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
+}

@@ -1,10 +1,9 @@
-package exec
+package ddl
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
@@ -27,17 +26,17 @@ func checkRenameTarget(x *sql.AlterTable) error {
 	case sql.AlterSetSchema:
 		err = iceberg.CheckName("schema", a.NewName)
 	}
-	return toSQLError(err)
+	return err // the session gives it its SQLSTATE, as every statement's error
 }
 
 // alterSchema runs ALTER TABLE's schema actions, renames and SET SCHEMA.
-func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*stmt.Result, error) {
-	rt, err := s.resolveTable(ctx, x.Name)
+func alterSchema(ctx context.Context, p Port, x *sql.AlterTable) (*stmt.Result, error) {
+	rt, err := p.ResolveTable(ctx, x.Name)
 	if err != nil {
 		var se *pgerr.Error
 		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
-			r := tagOnly("ALTER TABLE")
-			r.Notices = []stmt.Notice{notice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
+			r := stmt.TagOnly("ALTER TABLE")
+			r.Notices = []stmt.Notice{stmt.NewNotice(fmt.Sprintf("relation %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err
@@ -47,22 +46,22 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*stmt.Res
 	}
 	switch a := x.Actions[0]; a.Kind {
 	case sql.AlterRenameTable:
-		return s.renameTable(ctx, rt.Ident, iceberg.Ident(rt.Ident[0], a.NewName))
+		return renameTable(ctx, p, rt.Ident, iceberg.Ident(rt.Ident[0], a.NewName))
 	case sql.AlterSetSchema:
-		return s.renameTable(ctx, rt.Ident, iceberg.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
+		return renameTable(ctx, p, rt.Ident, iceberg.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
 	}
 	if part, err := partitionActions(x.Actions); err != nil || part {
 		if err != nil {
 			return nil, err
 		}
-		return s.alterPartitioning(ctx, rt.Ident, x.Name.Table, x.Actions)
+		return alterPartitioning(ctx, p, rt.Ident, x.Name.Table, x.Actions)
 	}
-	allow, err := s.checkNulls(ctx, rt.Ident, x.Actions)
+	allow, err := checkNulls(ctx, p, rt.Ident, x.Actions)
 	if err != nil {
 		return nil, err
 	}
 	var notices []stmt.Notice
-	_, err = s.engine.wh.EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
+	_, err = p.Warehouse().EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
 		ev := &schemaEvolution{tbl: tbl, us: us, name: x.Name.Table, next: tbl.Metadata().LastColumnID() + 1,
 			set: map[string]string{}, fields: map[string]ice.NestedField{}}
 		for _, f := range tbl.Schema().Fields() {
@@ -79,7 +78,7 @@ func (s *Session) alterSchema(ctx context.Context, x *sql.AlterTable) (*stmt.Res
 	if err != nil {
 		return nil, err
 	}
-	r := tagOnly("ALTER TABLE")
+	r := stmt.TagOnly("ALTER TABLE")
 	r.Notices = append(unreadableDefaultWarnings(rt.Table), notices...)
 	return r, nil
 }
@@ -116,7 +115,7 @@ func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
 	}
 	if !exists {
 		if a.Kind == sql.AlterDropColumn && a.IfExists {
-			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q does not exist, skipping", a.Name, ev.name)))
+			ev.notices = append(ev.notices, stmt.NewNotice(fmt.Sprintf("column %q of relation %q does not exist, skipping", a.Name, ev.name)))
 			return nil
 		}
 		return pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", a.Name, ev.name)
@@ -150,7 +149,7 @@ func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
 func (ev *schemaEvolution) add(ctx context.Context, a sql.AlterAction, exists bool) error {
 	if exists {
 		if a.IfExists {
-			ev.notices = append(ev.notices, notice(fmt.Sprintf("column %q of relation %q already exists, skipping", a.Name, ev.name)))
+			ev.notices = append(ev.notices, stmt.NewNotice(fmt.Sprintf("column %q of relation %q already exists, skipping", a.Name, ev.name)))
 			return nil
 		}
 		return pgerr.Errorf(pgerr.DuplicateColumn, "column %q of relation %q already exists", a.Name, ev.name)
@@ -267,7 +266,7 @@ func widens(from, to sql.Type) bool {
 // checkNulls refuses SET NOT NULL, and ADD COLUMN ... NOT NULL, on a table
 // with rows that would break it, as PostgreSQL does (23502); true when
 // the change may then make columns required.
-func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, actions []sql.AlterAction) (bool, error) {
+func checkNulls(ctx context.Context, p Port, ident table.Identifier, actions []sql.AlterAction) (bool, error) {
 	allow := false
 	for _, a := range actions {
 		var cond string
@@ -283,7 +282,7 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 			continue
 		}
 		allow = true
-		found, err := s.anyRow(ctx, ident, cond)
+		found, err := anyRow(ctx, p, ident, cond)
 		if err != nil {
 			return false, err
 		}
@@ -298,8 +297,8 @@ func (s *Session) checkNulls(ctx context.Context, ident table.Identifier, action
 // anyRow reports whether a row of the table meets cond (SQL text), on
 // main or on any branch: the schema is every branch's. Each is read by
 // name ("t@b"), whatever branch the session writes.
-func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond string) (bool, error) {
-	tbl, err := s.engine.wh.LoadTable(ctx, ident)
+func anyRow(ctx context.Context, p Port, ident table.Identifier, cond string) (bool, error) {
+	tbl, err := p.Warehouse().LoadTable(ctx, ident)
 	if err != nil {
 		return false, err
 	}
@@ -309,60 +308,26 @@ func (s *Session) anyRow(ctx context.Context, ident table.Identifier, cond strin
 		}
 		at := slices.Clone(ident)
 		at[len(at)-1] += "@" + name
-		if found, err := s.anyRowOf(ctx, qualifiedName(at), cond); err != nil || found {
+		if found, err := p.AnyRow(ctx, at, cond); err != nil || found {
 			return found, err
 		}
 	}
 	return false, nil
 }
 
-// anyRowOf reports whether a row of relation (SQL text) meets cond.
-func (s *Session) anyRowOf(ctx context.Context, relation, cond string) (bool, error) {
-	q := fmt.Sprintf("SELECT 1 FROM %s WHERE %s LIMIT 1", relation, cond)
-	st, err := sql.ParseOne(q)
-	if err != nil {
-		return false, err
-	}
-	sel, ok := st.(*sql.Select)
-	if !ok {
-		return false, fmt.Errorf("check rows: %s is not a query", q)
-	}
-	pl, _, err := s.prepareSelect(ctx, sel, &sql.Params{})
-	if err != nil {
-		return false, err
-	}
-	res, err := pl.execute(ctx, s, nil)
-	if err != nil {
-		return false, err
-	}
-	defer res.Rows.Close()
-	for {
-		b, err := res.Rows.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		if b.NumRows() > 0 {
-			return true, nil
-		}
-	}
-}
-
 // renameTable is ALTER TABLE ... RENAME TO and SET SCHEMA.
-func (s *Session) renameTable(ctx context.Context, from, to table.Identifier) (*stmt.Result, error) {
-	if ok, err := s.engine.wh.NamespaceExists(ctx, to[0]); err != nil {
+func renameTable(ctx context.Context, p Port, from, to table.Identifier) (*stmt.Result, error) {
+	if ok, err := p.Warehouse().NamespaceExists(ctx, to[0]); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", to[0])
 	}
-	err := s.engine.wh.RenameTable(ctx, from, to)
+	err := p.Warehouse().RenameTable(ctx, from, to)
 	if errors.Is(err, iceberg.ErrTableExists) {
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", to[len(to)-1])
 	}
 	if err != nil {
 		return nil, err
 	}
-	return tagOnly("ALTER TABLE"), nil
+	return stmt.TagOnly("ALTER TABLE"), nil
 }

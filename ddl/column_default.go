@@ -1,4 +1,4 @@
-package exec
+package ddl
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 	}
 	defer arr.Release()
 	if sql.Narrowed(c.Type) { // varchar(n), smallint: as a stored value is fitted
-		fitted, err := fitColumn(c.Type, arr)
+		fitted, err := sql.FitColumn(c.Type, arr)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package exec
+package ddl
 
 import (
 	"context"
@@ -32,8 +32,8 @@ func partitionActions(actions []sql.AlterAction) (bool, error) {
 
 // alterPartitioning runs ADD/DROP/REPLACE PARTITION FIELD: a new spec for
 // new files; files already written keep theirs.
-func (s *Session) alterPartitioning(ctx context.Context, ident table.Identifier, name string, actions []sql.AlterAction) (*stmt.Result, error) {
-	_, err := s.engine.wh.EvolveSpec(ctx, ident, func(tbl *table.Table, us *table.UpdateSpec) error {
+func alterPartitioning(ctx context.Context, p Port, ident table.Identifier, name string, actions []sql.AlterAction) (*stmt.Result, error) {
+	_, err := p.Warehouse().EvolveSpec(ctx, ident, func(tbl *table.Table, us *table.UpdateSpec) error {
 		for _, a := range actions {
 			if err := stagePartition(tbl, us, name, a); err != nil {
 				return err
@@ -47,7 +47,7 @@ func (s *Session) alterPartitioning(ctx context.Context, ident table.Identifier,
 	if err != nil {
 		return nil, err
 	}
-	return tagOnly("ALTER TABLE"), nil
+	return stmt.TagOnly("ALTER TABLE"), nil
 }
 
 func stagePartition(tbl *table.Table, us *table.UpdateSpec, name string, a sql.AlterAction) error {

@@ -1,4 +1,4 @@
-package exec
+package ddl
 
 import (
 	"context"
@@ -8,45 +8,42 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
-	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// prepareDDL plans schema and table definition statements. They bind
-// nothing, so all work happens at execution.
-func (s *Session) prepareDDL(st sql.Statement) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
-		if s.tx.checkWrite() != nil {
-			return nil, pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
-		}
-		if s.tx.active {
-			return s.ddlInBlock(ctx, st)
-		}
-		switch x := st.(type) {
-		case *sql.CreateSchema:
-			return s.createSchema(ctx, x)
-		case *sql.DropSchema:
-			return s.dropSchema(ctx, x)
-		case *sql.CreateTable:
-			return s.createTable(ctx, x)
-		case *sql.DropTable:
-			return s.dropTable(ctx, x)
-		case *sql.AlterTableProperties:
-			return s.alterTable(ctx, x)
-		case *sql.AlterTable:
-			return s.alterSchema(ctx, x)
-		case *sql.CreateView:
-			return s.createView(ctx, x)
-		case *sql.DropView:
-			return s.dropView(ctx, x)
-		}
-		return nil, notSupported("this statement is not supported")
+// Run runs one schema, table or view definition statement; inside a
+// transaction block, Block stages what runs at COMMIT or is undone at
+// ROLLBACK.
+func Run(ctx context.Context, p Port, st sql.Statement) (*stmt.Result, error) {
+	if p.CheckWrite() != nil {
+		return nil, pgerr.Errorf(pgerr.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", ddlVerb(st))
 	}
-	return planFunc(run), nil, nil
+	if b := p.Block(); b != nil {
+		return inBlock(ctx, p, b, st)
+	}
+	switch x := st.(type) {
+	case *sql.CreateSchema:
+		return createSchema(ctx, p, x)
+	case *sql.DropSchema:
+		return dropSchema(ctx, p, x)
+	case *sql.CreateTable:
+		return createTable(ctx, p, x)
+	case *sql.DropTable:
+		return dropTable(ctx, p, x)
+	case *sql.AlterTableProperties:
+		return alterTable(ctx, p, x)
+	case *sql.AlterTable:
+		return alterSchema(ctx, p, x)
+	case *sql.CreateView:
+		return createView(ctx, p, x)
+	case *sql.DropView:
+		return dropView(ctx, p, x)
+	}
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this statement is not supported")
 }
 
 func ddlVerb(st sql.Statement) string {
@@ -67,15 +64,11 @@ func ddlVerb(st sql.Statement) string {
 	return "ALTER TABLE"
 }
 
-func notice(msg string) stmt.Notice {
-	return stmt.Notice{Severity: "NOTICE", Code: pgerr.SuccessfulCompletion, Message: msg}
-}
-
-func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*stmt.Result, error) {
-	err := s.engine.wh.CreateNamespace(ctx, x.Name)
+func createSchema(ctx context.Context, p Port, x *sql.CreateSchema) (*stmt.Result, error) {
+	err := p.Warehouse().CreateNamespace(ctx, x.Name)
 	if errors.Is(err, iceberg.ErrNamespaceExists) {
 		if x.IfNotExists {
-			r := tagOnly("CREATE SCHEMA")
+			r := stmt.TagOnly("CREATE SCHEMA")
 			r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
 			return r, nil
 		}
@@ -84,23 +77,23 @@ func (s *Session) createSchema(ctx context.Context, x *sql.CreateSchema) (*stmt.
 	if err != nil {
 		return nil, err
 	}
-	return tagOnly("CREATE SCHEMA"), nil
+	return stmt.TagOnly("CREATE SCHEMA"), nil
 }
 
-func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*stmt.Result, error) {
-	ok, err := s.engine.wh.NamespaceExists(ctx, x.Name)
+func dropSchema(ctx context.Context, p Port, x *sql.DropSchema) (*stmt.Result, error) {
+	ok, err := p.Warehouse().NamespaceExists(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		if x.IfExists {
-			r := tagOnly("DROP SCHEMA")
-			r.Notices = []stmt.Notice{notice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
+			r := stmt.TagOnly("DROP SCHEMA")
+			r.Notices = []stmt.Notice{stmt.NewNotice(fmt.Sprintf("schema %q does not exist, skipping", x.Name))}
 			return r, nil
 		}
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", x.Name)
 	}
-	tables, err := s.engine.wh.ListTables(ctx, x.Name)
+	tables, err := p.Warehouse().ListTables(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -111,26 +104,26 @@ func (s *Session) dropSchema(ctx context.Context, x *sql.DropSchema) (*stmt.Resu
 	}
 	var notices []stmt.Notice
 	for _, t := range tables {
-		if err := s.engine.wh.DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
+		if err := p.Warehouse().DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
 			return nil, err
 		}
-		notices = append(notices, notice(fmt.Sprintf("drop cascades to table %s.%s", x.Name, t)))
+		notices = append(notices, stmt.NewNotice(fmt.Sprintf("drop cascades to table %s.%s", x.Name, t)))
 	}
-	if err := s.engine.wh.DropNamespace(ctx, x.Name); err != nil {
+	if err := p.Warehouse().DropNamespace(ctx, x.Name); err != nil {
 		return nil, err
 	}
-	r := tagOnly("DROP SCHEMA")
+	r := stmt.TagOnly("DROP SCHEMA")
 	r.Notices = notices
 	return r, nil
 }
 
-func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*stmt.Result, error) {
-	schema, err := s.creationSchema(ctx, x.Name)
+func createTable(ctx context.Context, p Port, x *sql.CreateTable) (*stmt.Result, error) {
+	schema, err := p.CreationSchema(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
 	if x.Like != nil {
-		if x, err = s.withLikeColumns(ctx, x); err != nil {
+		if x, err = withLikeColumns(ctx, p, x); err != nil {
 			return nil, err
 		}
 	}
@@ -142,17 +135,17 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*stmt.Re
 	if err != nil {
 		return nil, err
 	}
-	if err := checkProperties(x.Properties); err != nil {
+	if err := p.CheckProperties(x.Properties); err != nil {
 		return nil, err
 	}
 	props := declaredTypeProps(x.Columns)
 	for k, v := range x.Properties {
 		props[k] = v
 	}
-	_, err = s.engine.wh.CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
+	_, err = p.Warehouse().CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
-		r := tagOnly("CREATE TABLE")
+		r := stmt.TagOnly("CREATE TABLE")
 		r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
 		return r, nil
 	case errors.Is(err, iceberg.ErrTableExists):
@@ -164,7 +157,7 @@ func (s *Session) createTable(ctx context.Context, x *sql.CreateTable) (*stmt.Re
 	case err != nil:
 		return nil, err
 	}
-	return tagOnly("CREATE TABLE"), nil
+	return stmt.TagOnly("CREATE TABLE"), nil
 }
 
 // icebergSchema maps column definitions to an Iceberg schema of format
@@ -250,56 +243,30 @@ func icebergTransform(p sql.PartitionField) (ice.Transform, error) {
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "partition transform %q is not supported", p.Transform)
 }
 
-// checkProperties rejects values of the properties magmalake acts on that
-// it would otherwise silently ignore.
-func checkProperties(props map[string]string) error {
-	for _, k := range []string{"write.delete.mode", "write.update.mode", "write.merge.mode"} {
-		if v, ok := props[k]; ok && v != "copy-on-write" && v != "merge-on-read" {
-			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (copy-on-write or merge-on-read)", k, v)
-		}
-	}
-	for _, k := range []string{deletes.PropRewriteRatio, maintenance.PropVacuumRatioThreshold} {
-		if v, ok := props[k]; ok {
-			if _, err := maintenance.ParseRatio(v); err != nil {
-				return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a number from 0 to 1)", k, v)
-			}
-		}
-	}
-	if v, ok := props[maintenance.PropVacuumSizeThreshold]; ok {
-		if _, err := maintenance.ParseByteSize(v); err != nil {
-			return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (a size such as '128MB')", maintenance.PropVacuumSizeThreshold, v)
-		}
-	}
-	if v, ok := props[maintenance.PropAutoVacuumEnabled]; ok && v != "true" && v != "false" {
-		return pgerr.Errorf(pgerr.InvalidParameterValue, "invalid value for table property %q: %q (true or false)", maintenance.PropAutoVacuumEnabled, v)
-	}
-	return nil
-}
-
-func (s *Session) dropTable(ctx context.Context, x *sql.DropTable) (*stmt.Result, error) {
-	ident, err := s.dropTarget(ctx, x.Name)
+func dropTable(ctx context.Context, p Port, x *sql.DropTable) (*stmt.Result, error) {
+	ident, err := dropTarget(ctx, p, x.Name)
 	if err != nil {
 		var se *pgerr.Error
 		if x.IfExists && errors.As(err, &se) && se.Code == pgerr.UndefinedTable {
-			r := tagOnly("DROP TABLE")
-			r.Notices = []stmt.Notice{notice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
+			r := stmt.TagOnly("DROP TABLE")
+			r.Notices = []stmt.Notice{stmt.NewNotice(fmt.Sprintf("table %q does not exist, skipping", x.Name.Table))}
 			return r, nil
 		}
 		return nil, err
 	}
-	if err := s.engine.wh.DropTable(ctx, ident, x.Purge); err != nil {
+	if err := p.Warehouse().DropTable(ctx, ident, x.Purge); err != nil {
 		return nil, err
 	}
-	return tagOnly("DROP TABLE"), nil
+	return stmt.TagOnly("DROP TABLE"), nil
 }
 
 // propertiesTarget resolves the table ALTER TABLE SET/RESET changes.
-func (s *Session) propertiesTarget(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
-	rt, err := s.resolveTable(ctx, n)
+func propertiesTarget(ctx context.Context, p Port, n sql.TableName) (*engine.Table, error) {
+	rt, err := p.ResolveTable(ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	if err := tableItself(rt, n); err != nil {
+	if err := p.TableItself(rt, n); err != nil {
 		return nil, err
 	}
 	return rt, nil
@@ -307,10 +274,10 @@ func (s *Session) propertiesTarget(ctx context.Context, n sql.TableName) (*resol
 
 // dropTarget resolves a table to drop; a table whose metadata cannot be
 // read can still be dropped, so the catalog can be repaired from SQL.
-func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identifier, error) {
-	rt, err := s.resolveTable(ctx, n)
+func dropTarget(ctx context.Context, p Port, n sql.TableName) (table.Identifier, error) {
+	rt, err := p.ResolveTable(ctx, n)
 	if err == nil {
-		if err := tableItself(rt, n); err != nil {
+		if err := p.TableItself(rt, n); err != nil {
 			return nil, err
 		}
 		return rt.Ident, nil
@@ -318,46 +285,46 @@ func (s *Session) dropTarget(ctx context.Context, n sql.TableName) (table.Identi
 	if !errors.Is(err, iceberg.ErrCorruptMetadata) {
 		return nil, err
 	}
-	schema, serr := s.creationSchema(ctx, n)
+	schema, serr := p.CreationSchema(ctx, n)
 	if serr != nil {
 		return nil, err
 	}
 	return iceberg.Ident(schema, n.Table), nil
 }
 
-func (s *Session) alterTable(ctx context.Context, x *sql.AlterTableProperties) (*stmt.Result, error) {
-	rt, err := s.propertiesTarget(ctx, x.Name)
+func alterTable(ctx context.Context, p Port, x *sql.AlterTableProperties) (*stmt.Result, error) {
+	rt, err := propertiesTarget(ctx, p, x.Name)
 	if err != nil {
 		return nil, err
 	}
 	if len(x.Set) > 0 {
-		if err := checkProperties(x.Set); err != nil {
+		if err := p.CheckProperties(x.Set); err != nil {
 			return nil, err
 		}
-		if _, err := s.engine.wh.SetProperties(ctx, rt.Ident, x.Set); err != nil {
+		if _, err := p.Warehouse().SetProperties(ctx, rt.Ident, x.Set); err != nil {
 			return nil, err
 		}
 	}
 	if len(x.Reset) > 0 {
-		if _, err := s.engine.wh.RemoveProperties(ctx, rt.Ident, x.Reset); err != nil {
+		if _, err := p.Warehouse().RemoveProperties(ctx, rt.Ident, x.Reset); err != nil {
 			return nil, err
 		}
 	}
-	return tagOnly("ALTER TABLE"), nil
+	return stmt.TagOnly("ALTER TABLE"), nil
 }
 
 // withLikeColumns puts the LIKE source's columns (declared types, NOT
 // NULL, defaults when included) where LIKE stands among the statement's
 // own.
-func (s *Session) withLikeColumns(ctx context.Context, x *sql.CreateTable) (*sql.CreateTable, error) {
-	rt, err := s.resolveTable(ctx, *x.Like)
+func withLikeColumns(ctx context.Context, p Port, x *sql.CreateTable) (*sql.CreateTable, error) {
+	rt, err := p.ResolveTable(ctx, *x.Like)
 	if err != nil {
 		return nil, err
 	}
 	if rt.Meta != "" {
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table; LIKE takes a table", x.Like.Table)
 	}
-	declared := declaredTypes(rt.Table)
+	declared := sql.DeclaredTypes(rt.Table.Properties(), rt.Table.Schema().Fields())
 	var cols []sql.ColumnDef
 	for i, f := range rt.Table.Schema().Fields() {
 		t := sql.TypeFromIceberg(f.Type)
