@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/copyio"
+	"github.com/magmalake/magmalake/dml"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -31,21 +32,23 @@ var _ copyio.Port = copyioPort{}
 
 func (p copyioPort) CheckWrite() error { return p.s.tx.checkWrite() }
 
+// InsertTarget is INSERT's own target resolution (dml owns it), on this
+// port's session.
 func (p copyioPort) InsertTarget(ctx context.Context, ins *sql.Insert) (*copyio.Target, error) {
-	t, err := p.s.insertTarget(ctx, ins)
+	port := dmlPort{p.s}
+	t, err := dml.ResolveInsertTarget(ctx, port, ins)
 	if err != nil {
 		return nil, err
 	}
-	s := p.s
 	return &copyio.Target{
-		Relation: t.rt.Ident[len(t.rt.Ident)-1],
-		Scope:    t.scope,
-		Feeds:    t.feeds,
-		Require:  t.require,
-		Schema:   t.schema,
-		Width:    t.width(),
+		Relation: t.Relation(),
+		Scope:    t.Scope(),
+		Feeds:    t.Feeds(),
+		Require:  t.Require(),
+		Schema:   t.Schema(),
+		Width:    t.Width(),
 		Append: func(ctx context.Context, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
-			return s.appendRows(ctx, t, rows)
+			return t.Append(ctx, port, rows)
 		},
 	}, nil
 }

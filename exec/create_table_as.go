@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/ddl"
+	"github.com/magmalake/magmalake/dml"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
@@ -49,10 +50,10 @@ func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, 
 // PostgreSQL answers CREATE TABLE AS.
 func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, params *sql.Params, args []Param) (*stmt.Result, error) {
 	ins := &sql.Insert{Table: x.Name, Query: x.Query}
-	pl, _, err := s.prepareInsert(ctx, ins, params)
+	run, _, err := dml.PrepareInsert(ctx, dmlPort{s}, ins, params)
 	if err == nil {
 		var res *stmt.Result
-		if res, err = pl.execute(ctx, s, args); err == nil {
+		if res, err = run(ctx, dmlPort{s}, args); err == nil {
 			return stmt.TagOnly("SELECT " + strings.TrimPrefix(res.Tag, "INSERT 0 ")), nil
 		}
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/magmalake/magmalake/dml"
 	"github.com/magmalake/magmalake/exec/engine"
-
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -18,9 +18,9 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Select:
 		return s.prepareSelect(ctx, x, params)
 	case *sql.Insert:
-		return s.prepareInsert(ctx, x, params)
+		return dmlPlan(dml.PrepareInsert(ctx, dmlPort{s}, x, params))
 	case *sql.Delete:
-		return s.prepareDelete(ctx, x, params)
+		return dmlPlan(dml.PrepareDelete(ctx, dmlPort{s}, x, params))
 	case *sql.Explain:
 		return s.prepareExplain(ctx, x, params)
 	case *sql.CreateTable:
@@ -43,9 +43,9 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Begin, *sql.Commit, *sql.Rollback, *sql.Savepoint, *sql.ReleaseSavepoint:
 		return s.prepareTransaction(st)
 	case *sql.Update:
-		return s.prepareUpdate(ctx, x, params)
+		return dmlPlan(dml.PrepareUpdate(ctx, dmlPort{s}, x, params))
 	case *sql.Merge:
-		return s.prepareMerge(ctx, x, params)
+		return dmlPlan(dml.PrepareMerge(ctx, dmlPort{s}, x, params))
 	case *sql.AlterExecute:
 		return maintenancePlan(maintenance.PrepareExecute(ctx, maintenancePort{s}, x, params))
 	case *sql.AlterRef:
@@ -55,7 +55,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.Vacuum:
 		return maintenancePlan(maintenance.PrepareVacuum(ctx, maintenancePort{s}, x))
 	case *sql.Truncate:
-		return s.prepareTruncate(ctx, x)
+		return dmlPlan(dml.PrepareTruncate(ctx, dmlPort{s}, x))
 	case *sql.Copy:
 		return prepareCopy(ctx, s, x, params)
 	case *sql.DeclareCursor:
@@ -78,13 +78,13 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := queryColumns(q.Columns())
+	cols := engine.ResultColumns(q.Columns())
 	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
 		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 		if err != nil {
 			return nil, err
 		}
-		if err := sameColumns(cols, queryColumns(q.Columns())); err != nil {
+		if err := sameColumns(cols, engine.ResultColumns(q.Columns())); err != nil {
 			return nil, err
 		}
 		rows, err := q.Run(ctx, args)
@@ -94,15 +94,6 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		return &stmt.Result{Columns: cols, Rows: rows}, nil
 	}
 	return planFunc(run), cols, nil
-}
-
-// queryColumns is the row description of the engine's columns.
-func queryColumns(in []engine.Column) []stmt.Column {
-	out := make([]stmt.Column, len(in))
-	for i, c := range in {
-		out[i] = stmt.Column{Name: c.Name, Type: c.Type}
-	}
-	return out
 }
 
 // sameColumns refuses to run a prepared query whose table changed shape.

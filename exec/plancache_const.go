@@ -23,7 +23,7 @@ func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params
 	if !ok || err != nil {
 		return nil, nil, ok, err
 	}
-	c := &constSelect{q: q, cols: queryColumns(q.Columns())}
+	c := &constSelect{q: q, cols: engine.ResultColumns(q.Columns())}
 	return c, c.cols, true, nil
 }
 

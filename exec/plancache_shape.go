@@ -18,7 +18,7 @@ const shapeCacheSize = 64
 // executemany and ORMs' bulk inserts send thousands that differ only in
 // their values, and parsing and binding each was most of their cost. The
 // prepared INSERT resolves its table on every execution and binds again
-// when the table under its name changed (prepareInsert), so DDL and
+// when the table under its name changed (dml.PrepareInsert), so DDL and
 // search_path need no invalidation here.
 type shapeCache struct {
 	entries map[string]*shapeEntry

@@ -182,7 +182,7 @@ func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string
 		}
 		return rows, nil
 	}
-	declared := declaredTypes(rt.Table)
+	declared := sql.DeclaredTypes(rt.Table.Properties(), rt.Table.Schema().Fields())
 	for i, f := range rt.Table.Schema().Fields() {
 		nullable := ""
 		if f.Required {

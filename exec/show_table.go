@@ -50,7 +50,7 @@ func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]str
 func createTableText(rt *resolvedTable, props [][2]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (\n", qualifiedName(rt.Ident))
-	declared := declaredTypes(rt.Table)
+	declared := sql.DeclaredTypes(rt.Table.Properties(), rt.Table.Schema().Fields())
 	fields := rt.Table.Schema().Fields()
 	for i, f := range fields {
 		t := sql.TypeFromIceberg(f.Type)

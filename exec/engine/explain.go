@@ -30,7 +30,7 @@ func (q *Query) Explain(ctx context.Context, params []any, analyze bool) (*Expla
 		if err != nil {
 			return nil, err
 		}
-		ms := float64(time.Since(start).Microseconds()) / 1000
+		ms := ElapsedMs(start)
 		p.Root.Prop("Actual Rows", n, "")
 		p.Props = append(p.Props, ExplainProp{Key: "Execution Time", Value: ms,
 			Text: fmt.Sprintf("Actual: %d rows, %.3f ms", n, ms)})

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"github.com/apache/iceberg-go/table"

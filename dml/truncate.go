@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"context"
@@ -6,39 +6,40 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
 
 // prepareTruncate plans TRUNCATE [TABLE] t: every data and delete file goes
 // from metadata alone.
-func (s *Session) prepareTruncate(ctx context.Context, st *sql.Truncate) (plan, []stmt.Column, error) {
+func (s session) prepareTruncate(ctx context.Context, st *sql.Truncate) (Run, []stmt.Column, error) {
 	if _, err := s.truncateTarget(ctx, st); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, s session, _ []Param) (*stmt.Result, error) {
+		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
 		rt, err := s.truncateTarget(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		opts := s.deleteOptions(false)
-		if _, err := deletes.Truncate(ctx, s.commitTarget(), rt.Ident, opts); err != nil {
+		opts := s.DeleteOptions(false)
+		if _, err := deletes.Truncate(ctx, s.CommitTarget(), rt.Ident, opts); err != nil {
 			return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 		}
 		return stmt.TagOnly("TRUNCATE TABLE"), nil
 	}
-	return planFunc(run), nil, nil
+	return runOn(run), nil, nil
 }
 
-func (s *Session) truncateTarget(ctx context.Context, st *sql.Truncate) (*resolvedTable, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+func (s session) truncateTarget(ctx context.Context, st *sql.Truncate) (*engine.Table, error) {
+	rt, err := s.ResolveTable(ctx, st.Table, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := writableTable(rt, "truncate", st.Table); err != nil {
+	if err := s.Writable(rt, "truncate", st.Table); err != nil {
 		return nil, err
 	}
 	return rt, nil

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"github.com/magmalake/magmalake/exec/engine"
@@ -18,31 +18,31 @@ import (
 
 // deletePlan is a bound DELETE.
 type deletePlan struct {
-	rt        *resolvedTable
+	rt        *engine.Table
 	scope     *sql.Scope // every table column
 	where     sql.Expr   // over scope; nil: no WHERE
 	returning []sql.Expr // over scope
 	names     []string
 }
 
-func (s *Session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (*deletePlan, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+func (s session) planDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (*deletePlan, error) {
+	rt, err := s.ResolveTable(ctx, st.Table, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := writableTable(rt, "delete from", st.Table); err != nil {
+	if err := s.Writable(rt, "delete from", st.Table); err != nil {
 		return nil, err
 	}
 	qual := st.Alias
 	if qual == "" {
 		qual = st.Table.Table
 	}
-	p := &deletePlan{rt: rt, scope: tableScope(rt.Table, qual)}
+	p := &deletePlan{rt: rt, scope: s.Scope(rt.Table, qual)}
 	if params == nil {
 		params = &sql.Params{}
 	}
 	// Subqueries in WHERE, SET and RETURNING run in the query engine.
-	params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, st.With)
+	params.Subqueries, err = engine.SubqueryPlanner(ctx, s.QueryEnv(), params, st.With)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +110,9 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 	return deletes.Predicate{Filter: tr.Filter, Exact: tr.Exact, Columns: cols, Match: match}, nil
 }
 
-func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (plan, []stmt.Column, error) {
+func (s session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (Run, []stmt.Column, error) {
 	if st.Join != nil {
-		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s session) (*mergePlan, error) {
 			return s.planJoinDelete(ctx, st, params)
 		})
 		if ok {
@@ -124,8 +124,8 @@ func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql
 		return nil, nil, err
 	}
 	cols := p.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
+		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
 		p, err := s.planDelete(ctx, st, params)
@@ -138,12 +138,12 @@ func (s *Session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql
 		}
 		return p.result(ctx, out, args)
 	}
-	return planFunc(run), cols, nil
+	return runOn(run), cols, nil
 }
 
 // runDelete runs (or, dry, plans) the delete through the engine.
-func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dry bool) (deletes.Outcome, error) {
-	ctx = engine.WithStatement(ctx, s.queryEnv())
+func (s session) runDelete(ctx context.Context, p *deletePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	ctx = engine.WithStatement(ctx, s.QueryEnv())
 	pred, err := p.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err
@@ -151,14 +151,14 @@ func (s *Session) runDelete(ctx context.Context, p *deletePlan, args []Param, dr
 	if out, ok, err := s.equalityDelete(ctx, p, pred, args, dry); ok || err != nil {
 		return out, err
 	}
-	opts := s.deleteOptions(dry)
+	opts := s.DeleteOptions(dry)
 	if p.returning != nil {
 		for _, c := range p.scope.Columns {
 			opts.Plan.ReturnColumns = append(opts.Plan.ReturnColumns, c.Name)
 		}
 	}
 	// deletes.Delete names the table in its errors.
-	return deletes.Delete(ctx, s.commitTarget(), p.rt.Ident, pred, opts)
+	return deletes.Delete(ctx, s.CommitTarget(), p.rt.Ident, pred, opts)
 }
 
 // result answers DELETE n, or the RETURNING rows tagged DELETE n.

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func joinMerge(with *ast.WithClause, table sql.TableName, alias string, j *sql.D
 		Clauses: []sql.MergeClause{cl}, Returning: returning, AnyMatch: true}
 }
 
-func (s *Session) planJoinDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (*mergePlan, error) {
+func (s session) planJoinDelete(ctx context.Context, st *sql.Delete, params *sql.Params) (*mergePlan, error) {
 	m := joinMerge(st.With, st.Table, st.Alias, st.Join, sql.MergeClause{When: sql.MergeMatched, Action: sql.MergeDelete}, st.Returning)
 	p, err := s.planMergeAs(ctx, m, params, "DELETE")
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Session) planJoinDelete(ctx context.Context, st *sql.Delete, params *sq
 	return p, nil
 }
 
-func (s *Session) planJoinUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*mergePlan, error) {
+func (s session) planJoinUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*mergePlan, error) {
 	cl := sql.MergeClause{When: sql.MergeMatched, Action: sql.MergeUpdate, Set: st.Join.Set}
 	p, err := s.planMergeAs(ctx, joinMerge(st.With, st.Table, st.Alias, st.Join, cl, st.Returning), params, "UPDATE")
 	if err != nil {
@@ -49,7 +49,7 @@ func (s *Session) planJoinUpdate(ctx context.Context, st *sql.Update, params *sq
 
 // prepareJoinDML prepares a DELETE ... USING or UPDATE ... FROM as a join;
 // ok is false when its conditions need the semi-join form instead.
-func (s *Session) prepareJoinDML(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []stmt.Column, bool, error) {
+func (s session) prepareJoinDML(ctx context.Context, build func(context.Context, session) (*mergePlan, error)) (Run, []stmt.Column, bool, error) {
 	pl, cols, err := s.prepareMergePlan(ctx, build)
 	if errors.Is(err, engine.ErrVolatileMerge) {
 		return nil, nil, false, nil

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"context"
@@ -35,18 +35,18 @@ type overwritePlan struct {
 	replace bool // REPLACE WHERE
 }
 
-func (s *Session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (*overwritePlan, error) {
+func (s session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (*overwritePlan, error) {
 	if len(st.Returning) > 0 {
-		return nil, notSupported("INSERT OVERWRITE ... RETURNING is not supported")
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "INSERT OVERWRITE ... RETURNING is not supported")
 	}
-	rt, err := s.resolveTable(ctx, st.Table)
+	rt, err := s.ResolveTable(ctx, st.Table, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := writableTable(rt, "change", st.Table); err != nil {
+	if err := s.Writable(rt, "change", st.Table); err != nil {
 		return nil, err
 	}
-	p := &overwritePlan{del: &deletePlan{rt: rt, scope: tableScope(rt.Table, st.Table.Table)},
+	p := &overwritePlan{del: &deletePlan{rt: rt, scope: s.Scope(rt.Table, st.Table.Table)},
 		fixed: map[int]sql.Expr{}, partial: len(st.Partition) > 0, replace: st.ReplaceWhere != nil}
 	shaped := *st
 	where := st.ReplaceWhere
@@ -84,7 +84,7 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 	var where ast.ExprNode
 	for _, pv := range st.Partition {
 		if pv.Value == nil {
-			return nil, notSupported("PARTITION (%s) without a value (dynamic partition columns) is not supported; use SET partition_overwrite_mode = 'dynamic'", pv.Column)
+			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "PARTITION (%s) without a value (dynamic partition columns) is not supported; use SET partition_overwrite_mode = 'dynamic'", pv.Column)
 		}
 		idx := -1
 		for i, c := range p.del.scope.Columns {
@@ -149,22 +149,22 @@ func isNullLiteral(n ast.ExprNode) bool {
 }
 
 // dynamic reports whether this overwrite runs in dynamic partition mode.
-func (p *overwritePlan) dynamic(s *Session) bool {
+func (p *overwritePlan) dynamic(s session) bool {
 	if p.partial || p.replace {
 		return false
 	}
-	mode, err := s.settings.Get("partition_overwrite_mode")
+	mode, err := s.Setting("partition_overwrite_mode")
 	// An unpartitioned table is one partition: dynamic overwrite replaces
 	// all of it, as Spark's does.
 	return err == nil && strings.EqualFold(mode, "dynamic") && !p.del.rt.Table.Spec().IsUnpartitioned()
 }
 
-func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []stmt.Column, error) {
+func (s session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (Run, []stmt.Column, error) {
 	if _, err := s.planOverwrite(ctx, st, params); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
+		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
 		p, err := s.planOverwrite(ctx, st, params)
@@ -177,16 +177,16 @@ func (s *Session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *
 		}
 		return overwriteResult(out), nil
 	}
-	return planFunc(run), nil, nil
+	return runOn(run), nil, nil
 }
 
 // runOverwrite runs (or, dry, plans) the overwrite through the engine.
-func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Param, dry bool) (deletes.OverwriteOutcome, error) {
+func (s session) runOverwrite(ctx context.Context, p *overwritePlan, args []Param, dry bool) (deletes.OverwriteOutcome, error) {
 	pred, err := p.del.predicate(ctx, args)
 	if err != nil {
 		return deletes.OverwriteOutcome{}, err
 	}
-	opts := deletes.OverwriteOptions{Options: s.deleteOptions(dry), Dynamic: p.dynamic(s)}
+	opts := deletes.OverwriteOptions{Options: s.DeleteOptions(dry), Dynamic: p.dynamic(s)}
 	var rows deletes.RowSource
 	if !dry {
 		seq, done, err := p.source(ctx, args)
@@ -199,7 +199,7 @@ func (s *Session) runOverwrite(ctx context.Context, p *overwritePlan, args []Par
 			rows = p.checkReplaced(ctx, rows, args)
 		}
 	}
-	out, err := deletes.Overwrite(ctx, s.commitTarget(), p.del.rt.Ident, pred, rows, opts)
+	out, err := deletes.Overwrite(ctx, s.CommitTarget(), p.del.rt.Ident, pred, rows, opts)
 	if errors.Is(err, deletes.ErrDynamicUnpartitioned) {
 		return out, pgerr.Errorf(pgerr.FeatureNotSupported, "dynamic partition overwrite of unpartitioned table %q is not supported: set partition_overwrite_mode = 'static' or use INSERT OVERWRITE without dynamic mode",
 			p.del.rt.Ident[len(p.del.rt.Ident)-1])

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"github.com/magmalake/magmalake/exec/engine"
@@ -28,7 +28,7 @@ type updatePlan struct {
 	declared map[int]sql.Type // declared types of the assigned columns (declared_types.go)
 }
 
-func (s *Session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*updatePlan, error) {
+func (s session) planUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (*updatePlan, error) {
 	dp, err := s.planDelete(ctx, &sql.Delete{With: st.With, Table: st.Table, Alias: st.Alias, Where: st.Where, Returning: st.Returning}, params)
 	if err != nil {
 		return nil, err
@@ -103,9 +103,9 @@ func checkConstantSets(ctx context.Context, sets map[int]sql.Expr, declared map[
 	return nil
 }
 
-func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (plan, []stmt.Column, error) {
+func (s session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.Params) (Run, []stmt.Column, error) {
 	if st.Join != nil {
-		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+		pl, cols, ok, err := s.prepareJoinDML(ctx, func(ctx context.Context, s session) (*mergePlan, error) {
 			return s.planJoinUpdate(ctx, st, params)
 		})
 		if ok {
@@ -117,8 +117,8 @@ func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql
 		return nil, nil, err
 	}
 	cols := p.del.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
+		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
 		p, err := s.planUpdate(ctx, st, params)
@@ -131,21 +131,21 @@ func (s *Session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql
 		}
 		return p.result(ctx, out, args)
 	}
-	return planFunc(run), cols, nil
+	return runOn(run), cols, nil
 }
 
 // runUpdate runs (or, dry, plans) the update through the engine.
-func (s *Session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry bool) (deletes.Outcome, error) {
-	ctx = engine.WithStatement(ctx, s.queryEnv())
+func (s session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry bool) (deletes.Outcome, error) {
+	ctx = engine.WithStatement(ctx, s.QueryEnv())
 	pred, err := p.del.predicate(ctx, args)
 	if err != nil {
 		return deletes.Outcome{}, err
 	}
-	opts := deletes.UpdateOptions{Options: s.deleteOptions(dry), KeepNew: p.del.returning != nil}
+	opts := deletes.UpdateOptions{Options: s.DeleteOptions(dry), KeepNew: p.del.returning != nil}
 	fn := func(ctx context.Context, old arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return p.newRows(ctx, old, args)
 	}
-	out, err := deletes.Update(ctx, s.commitTarget(), p.del.rt.Ident, pred, fn, opts)
+	out, err := deletes.Update(ctx, s.CommitTarget(), p.del.rt.Ident, pred, fn, opts)
 	if err != nil {
 		return out, fmt.Errorf("update %s: %w", strings.Join(p.del.rt.Ident, "."), err)
 	}

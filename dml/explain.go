@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"github.com/magmalake/magmalake/exec/engine"
@@ -12,17 +12,35 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/sql"
-	"github.com/magmalake/magmalake/stmt"
 )
 
-// prepareExplainDML plans EXPLAIN [ANALYZE] of UPDATE, MERGE, INSERT
-// OVERWRITE, REPLACE WHERE and TRUNCATE; ok is false for other statements.
-func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *sql.Params) (plan, bool, error) {
-	var explain func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error)
+// prepareExplainDML plans EXPLAIN [ANALYZE] of DELETE, UPDATE, MERGE,
+// INSERT OVERWRITE, REPLACE WHERE and TRUNCATE; ok is false for other
+// statements.
+func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *sql.Params) (Explain, bool, error) {
+	var explain func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error)
 	switch st := x.Stmt.(type) {
+	case *sql.Delete:
+		if st.Join != nil {
+			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s session) (*mergePlan, error) {
+				return s.planJoinDelete(ctx, st, params)
+			}); ok {
+				return pl, true, err
+			}
+		}
+		if _, err := s.planDelete(ctx, st, params); err != nil {
+			return nil, true, err
+		}
+		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
+			p, err := s.planDelete(ctx, st, params)
+			if err != nil {
+				return nil, err
+			}
+			return s.explainDelete(ctx, p, args, x.Analyze)
+		}
 	case *sql.Update:
 		if st.Join != nil {
-			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s *Session) (*mergePlan, error) {
+			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s session) (*mergePlan, error) {
 				return s.planJoinUpdate(ctx, st, params)
 			}); ok {
 				return pl, true, err
@@ -31,7 +49,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.planUpdate(ctx, st, params); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error) {
+		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
 			p, err := s.planUpdate(ctx, st, params)
 			if err != nil {
 				return nil, err
@@ -39,7 +57,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 			return s.explainUpdate(ctx, p, args, x.Analyze)
 		}
 	case *sql.Merge:
-		pl, _, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s *Session) (*mergePlan, error) {
+		pl, _, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s session) (*mergePlan, error) {
 			return s.planMerge(ctx, st, params)
 		})
 		return pl, true, err
@@ -50,7 +68,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.planOverwrite(ctx, st, params); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, args []Param) (*engine.ExplainPlan, error) {
+		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
 			p, err := s.planOverwrite(ctx, st, params)
 			if err != nil {
 				return nil, err
@@ -61,7 +79,7 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 		if _, err := s.truncateTarget(ctx, st); err != nil {
 			return nil, true, err
 		}
-		explain = func(ctx context.Context, s *Session, _ []Param) (*engine.ExplainPlan, error) {
+		explain = func(ctx context.Context, s session, _ []Param) (*engine.ExplainPlan, error) {
 			rt, err := s.truncateTarget(ctx, st)
 			if err != nil {
 				return nil, err
@@ -71,19 +89,72 @@ func (s *Session) prepareExplainDML(ctx context.Context, x *sql.Explain, params 
 	default:
 		return nil, false, nil
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, p Port, args []Param) (*engine.ExplainPlan, error) {
+		s := session{p}
 		if x.Analyze {
-			if err := s.tx.checkWrite(); err != nil {
+			if err := s.CheckWrite(); err != nil {
 				return nil, err
 			}
 		}
-		ep, err := explain(ctx, s, args)
-		if err != nil {
-			return nil, err
-		}
-		return explainResult(x, ep), nil
+		return explain(ctx, s, args)
 	}
-	return planFunc(run), true, nil
+	return run, true, nil
+}
+
+// dmlNode starts the node of a statement that changes a table: its text
+// line, and PostgreSQL's ModifyTable keys with the table's Iceberg mode.
+func dmlNode(op string, ident []string, mode string, version int, text string) *engine.ExplainNode {
+	n := &engine.ExplainNode{Text: text}
+	n.Prop("Node Type", "ModifyTable", "")
+	n.Prop("Operation", op, "")
+	engine.RelationProps(n, ident, "")
+	if mode != "" {
+		n.Prop("Mode", mode, "")
+	}
+	if version != 0 {
+		n.Prop("Format Version", version, "")
+	}
+	return n
+}
+
+// actualProps put an ANALYZE'd statement's outcome in its node and the
+// time beside the plan; text is its one "Actual:" line.
+func actualProps(p *engine.ExplainPlan, rows, snapshot int64, attempts int, ms float64, text string) {
+	p.Root.Prop("Actual Rows", rows, "")
+	p.Root.Prop("Snapshot ID", snapshot, "")
+	p.Root.Prop("Attempts", attempts, "")
+	p.Props = append(p.Props, engine.ExplainProp{Key: "Execution Time", Value: ms, Text: text})
+}
+
+func (s session) explainDelete(ctx context.Context, p *deletePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
+	tbl := p.rt.Table
+	mode := deletes.ModeOf(tbl.Properties())
+	n := dmlNode("Delete", p.rt.Ident, string(mode), tbl.Metadata().Version(),
+		fmt.Sprintf("Delete on %s (mode %s, format v%d)", strings.Join(p.rt.Ident, "."), mode, tbl.Metadata().Version()))
+	n.Props = append(n.Props, engine.FilterProps(ctx, p.where, p.scope, tbl.Schema(), args)...)
+	strategy, err := s.deleteStrategy(engine.WithStatement(ctx, s.QueryEnv()), p, args)
+	if err != nil {
+		return nil, err
+	}
+	n.Prop("Strategy", strategy, "Strategy: "+strategy)
+	start := time.Now()
+	out, err := s.runDelete(ctx, p, args, !analyze)
+	if err != nil {
+		return nil, err
+	}
+	engine.ReleaseAll(out.Returned)
+	fileActionProps(n, out.Files, "data files")
+	ep := &engine.ExplainPlan{Root: n}
+	if analyze {
+		snap := "none (nothing matched)"
+		if out.SnapshotID != 0 {
+			snap = fmt.Sprint(out.SnapshotID)
+		}
+		ms := engine.ElapsedMs(start)
+		actualProps(ep, out.Deleted, out.SnapshotID, out.Attempts, ms,
+			fmt.Sprintf("Actual: %d rows deleted, snapshot %s, %d attempt(s), %.3f ms", out.Deleted, snap, out.Attempts, ms))
+	}
+	return ep, nil
 }
 
 // fileActionProps list per data file what a statement does, and a total;
@@ -134,8 +205,6 @@ func actionText(f deletes.FileAction) string {
 	return f.Action
 }
 
-func elapsedMs(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
-
 func snapshotText(id int64) string {
 	if id == 0 {
 		return "none (nothing changed)"
@@ -143,7 +212,7 @@ func snapshotText(id int64) string {
 	return fmt.Sprint(id)
 }
 
-func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
+func (s session) explainUpdate(ctx context.Context, p *updatePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.del.rt.Table
 	mode := deletes.UpdateModeOf(tbl.Properties())
 	n := dmlNode("Update", p.del.rt.Ident, string(mode), tbl.Metadata().Version(),
@@ -158,7 +227,7 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 	fileActionProps(n, out.Files, "data files")
 	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		ms := elapsedMs(start)
+		ms := engine.ElapsedMs(start)
 		actualProps(ep, out.Deleted, out.SnapshotID, out.Attempts, ms, fmt.Sprintf("Actual: %d rows updated, snapshot %s, %d attempt(s), %.3f ms",
 			out.Deleted, snapshotText(out.SnapshotID), out.Attempts, ms))
 	}
@@ -168,13 +237,14 @@ func (s *Session) explainUpdate(ctx context.Context, p *updatePlan, args []Param
 // prepareExplainJoin plans EXPLAIN [ANALYZE] of a MERGE, or of a DELETE ...
 // USING or UPDATE ... FROM run as one; ok is false when the latter needs
 // its semi-join form (volatile conditions).
-func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build func(context.Context, *Session) (*mergePlan, error)) (plan, bool, error) {
+func (s session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build func(context.Context, session) (*mergePlan, error)) (Explain, bool, error) {
 	if _, err := build(ctx, s); err != nil {
 		return nil, !errors.Is(err, engine.ErrVolatileMerge), err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, port Port, args []Param) (*engine.ExplainPlan, error) {
+		s := session{port}
 		if x.Analyze {
-			if err := s.tx.checkWrite(); err != nil {
+			if err := s.CheckWrite(); err != nil {
 				return nil, err
 			}
 		}
@@ -182,19 +252,15 @@ func (s *Session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build 
 		if err != nil {
 			return nil, err
 		}
-		ep, err := s.explainMerge(ctx, p, args, x.Analyze)
-		if err != nil {
-			return nil, err
-		}
-		return explainResult(x, ep), nil
+		return s.explainMerge(ctx, p, args, x.Analyze)
 	}
-	return planFunc(run), true, nil
+	return run, true, nil
 }
 
 // explainMerge shows the join, the clauses, the filter the source's keys
 // put on the target, and per target file the action and rows; the counts
 // come from planning the merge whole (nothing is written without ANALYZE).
-func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
+func (s session) explainMerge(ctx context.Context, p *mergePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.rt.Table
 	mode := p.mode
 	if mode == "" {
@@ -224,7 +290,7 @@ func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, 
 		fmt.Sprintf("Rows: %d %s updated, %d %s deleted, %d %s inserted", out.updated, verb, out.deleted, verb, out.inserted, verb))
 	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		ms := elapsedMs(start)
+		ms := engine.ElapsedMs(start)
 		total := out.inserted + out.updated + out.deleted
 		actualProps(ep, total, out.SnapshotID, out.Attempts, ms, fmt.Sprintf("Actual: MERGE %d, snapshot %s, %d attempt(s), %.3f ms",
 			total, snapshotText(out.SnapshotID), out.Attempts, ms))
@@ -232,7 +298,7 @@ func (s *Session) explainMerge(ctx context.Context, p *mergePlan, args []Param, 
 	return ep, nil
 }
 
-func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
+func (s session) explainOverwrite(ctx context.Context, p *overwritePlan, args []Param, analyze bool) (*engine.ExplainPlan, error) {
 	tbl := p.del.rt.Table
 	kind := "static"
 	switch {
@@ -262,7 +328,7 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 	}
 	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		ms := elapsedMs(start)
+		ms := engine.ElapsedMs(start)
 		actualProps(ep, out.Added, out.SnapshotID, out.Attempts, ms,
 			fmt.Sprintf("Actual: %d rows removed, %d rows inserted, snapshot %s, %d attempt(s), %.3f ms",
 				out.Deleted, out.Added, snapshotText(out.SnapshotID), out.Attempts, ms))
@@ -271,9 +337,9 @@ func (s *Session) explainOverwrite(ctx context.Context, p *overwritePlan, args [
 	return ep, nil
 }
 
-func (s *Session) explainTruncate(ctx context.Context, rt *resolvedTable, analyze bool) (*engine.ExplainPlan, error) {
+func (s session) explainTruncate(ctx context.Context, rt *engine.Table, analyze bool) (*engine.ExplainPlan, error) {
 	start := time.Now()
-	out, err := deletes.Truncate(ctx, s.commitTarget(), rt.Ident, s.deleteOptions(!analyze))
+	out, err := deletes.Truncate(ctx, s.CommitTarget(), rt.Ident, s.DeleteOptions(!analyze))
 	if err != nil {
 		return nil, fmt.Errorf("truncate %s: %w", strings.Join(rt.Ident, "."), err)
 	}
@@ -282,7 +348,7 @@ func (s *Session) explainTruncate(ctx context.Context, rt *resolvedTable, analyz
 		fmt.Sprintf("  Remove: %d data files, %d delete files, no file read", out.DataFiles, out.DeleteFiles))
 	ep := &engine.ExplainPlan{Root: n}
 	if analyze {
-		ms := elapsedMs(start)
+		ms := engine.ElapsedMs(start)
 		ep.Root.Prop("Snapshot ID", out.SnapshotID, "")
 		ep.Root.Prop("Attempts", out.Attempts, "")
 		ep.Props = append(ep.Props, engine.ExplainProp{Key: "Execution Time", Value: ms,

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type returningList struct {
 
 // bindReturning binds items over scope (nil: no RETURNING). Subqueries run
 // in the query engine.
-func bindReturning(ctx context.Context, s *Session, items []sql.SelectItem, scope *sql.Scope, params *sql.Params) (*returningList, error) {
+func bindReturning(ctx context.Context, s session, items []sql.SelectItem, scope *sql.Scope, params *sql.Params) (*returningList, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -77,13 +77,13 @@ func (r *returningList) result(ctx context.Context, verb, tag string, rows []arr
 
 // withSubqueries is params (a new set when nil) with a planner for the
 // subqueries of the expressions bound with it.
-func (s *Session) withSubqueries(ctx context.Context, params *sql.Params) (*sql.Params, error) {
+func (s session) withSubqueries(ctx context.Context, params *sql.Params) (*sql.Params, error) {
 	if params == nil {
 		params = &sql.Params{}
 	}
 	if params.Subqueries == nil {
 		var err error
-		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.queryEnv(), params, nil); err != nil {
+		if params.Subqueries, err = engine.SubqueryPlanner(ctx, s.QueryEnv(), params, nil); err != nil {
 			return nil, err
 		}
 	}

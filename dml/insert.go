@@ -1,10 +1,9 @@
-package exec
+package dml
 
 import (
 	"github.com/magmalake/magmalake/exec/engine"
 
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -13,10 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/iceberg-go/table"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -25,7 +22,7 @@ import (
 // insertTarget is the table an INSERT writes and, per table column, which
 // input column feeds it (-1: none, the column gets NULL).
 type insertTarget struct {
-	rt      *resolvedTable
+	rt      *engine.Table
 	scope   *sql.Scope // the table's columns
 	feeds   []int
 	require []bool
@@ -41,12 +38,49 @@ type insertTarget struct {
 	keep *[]arrow.RecordBatch
 }
 
-func (s *Session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarget, error) {
-	rt, err := s.resolveTableFor(ctx, st.Table, false)
+func (s session) insertTarget(ctx context.Context, st *sql.Insert) (*insertTarget, error) {
+	rt, err := s.ResolveTable(ctx, st.Table, false)
 	if err != nil {
 		return nil, err
 	}
-	return buildTarget(rt, st)
+	return s.buildTarget(rt, st)
+}
+
+// ResolveInsertTarget resolves the table and columns ins writes, as INSERT
+// resolves its target (COPY FROM loads rows through it).
+func ResolveInsertTarget(ctx context.Context, p Port, ins *sql.Insert) (*InsertTarget, error) {
+	t, err := session{p}.insertTarget(ctx, ins)
+	if err != nil {
+		return nil, err
+	}
+	return &InsertTarget{t}, nil
+}
+
+// InsertTarget is an INSERT's target as a load writes it.
+type InsertTarget struct{ t *insertTarget }
+
+// Relation is the table's own name, for constraint messages.
+func (t *InsertTarget) Relation() string { return t.t.rt.Ident[len(t.t.rt.Ident)-1] }
+
+// Scope is the table's columns.
+func (t *InsertTarget) Scope() *sql.Scope { return t.t.scope }
+
+// Feeds gives, per table column, the input field that feeds it (-1: none).
+func (t *InsertTarget) Feeds() []int { return t.t.feeds }
+
+// Require marks the columns that are NOT NULL.
+func (t *InsertTarget) Require() []bool { return t.t.require }
+
+// Schema is the table's Arrow schema.
+func (t *InsertTarget) Schema() *arrow.Schema { return t.t.schema }
+
+// Width is the fields an input record holds.
+func (t *InsertTarget) Width() int { return t.t.width() }
+
+// Append writes the batches and publishes them as one append, as INSERT
+// does, on the session p is.
+func (t *InsertTarget) Append(ctx context.Context, p Port, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	return session{p}.appendRows(ctx, t.t, rows)
 }
 
 // targetMemo keeps an INSERT plan's target between its executions for as
@@ -59,8 +93,8 @@ type targetMemo struct {
 }
 
 // target resolves st's table and returns its target, m's when still good.
-func (m *targetMemo) target(ctx context.Context, s *Session, st *sql.Insert) (*insertTarget, error) {
-	rt, err := s.resolveTableFor(ctx, st.Table, false)
+func (m *targetMemo) target(ctx context.Context, s session, st *sql.Insert) (*insertTarget, error) {
+	rt, err := s.ResolveTable(ctx, st.Table, false)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +103,7 @@ func (m *targetMemo) target(ctx context.Context, s *Session, st *sql.Insert) (*i
 		t.rt = rt
 		return &t, nil
 	}
-	t, err := buildTarget(rt, st)
+	t, err := s.buildTarget(rt, st)
 	if err != nil {
 		return nil, err
 	}
@@ -79,11 +113,11 @@ func (m *targetMemo) target(ctx context.Context, s *Session, st *sql.Insert) (*i
 }
 
 // buildTarget maps st's columns onto rt's.
-func buildTarget(rt *resolvedTable, st *sql.Insert) (*insertTarget, error) {
-	if err := writableTable(rt, "change", st.Table); err != nil {
+func (s session) buildTarget(rt *engine.Table, st *sql.Insert) (*insertTarget, error) {
+	if err := s.Writable(rt, "change", st.Table); err != nil {
 		return nil, err
 	}
-	t := &insertTarget{rt: rt, scope: tableScope(rt.Table, st.Table.Table), decl: declaredTypes(rt.Table)}
+	t := &insertTarget{rt: rt, scope: s.Scope(rt.Table, st.Table.Table), decl: declaredTypes(rt.Table)}
 	t.schema = tableArrowSchema(t.scope)
 	var key strings.Builder
 	for i, f := range rt.Table.Schema().Fields() {
@@ -150,7 +184,7 @@ func (t *insertTarget) width() int {
 	return n
 }
 
-func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (plan, []stmt.Column, error) {
+func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.Params) (Run, []stmt.Column, error) {
 	switch {
 	case st.Overwrite:
 		return s.prepareOverwrite(ctx, st, params)
@@ -171,7 +205,7 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 	}
 	memo := &targetMemo{}
 	bound := target.key
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
 		target, err := memo.target(ctx, s, st)
 		if err != nil {
 			return nil, err
@@ -208,11 +242,11 @@ func (s *Session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql
 		}
 		return ret.result(ctx, "INSERT", tag, kept, args)
 	}
-	return planFunc(run), ret.columns(), nil
+	return runOn(run), ret.columns(), nil
 }
 
 // insertSource binds the rows st inserts (its VALUES or its query) to target.
-func (s *Session) insertSource(ctx context.Context, st *sql.Insert, target *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+func (s session) insertSource(ctx context.Context, st *sql.Insert, target *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
 	if st.Query != nil {
 		return s.insertFromSelect(ctx, st.Query, target, params)
 	}
@@ -229,7 +263,7 @@ func (s *Session) insertSource(ctx context.Context, st *sql.Insert, target *inse
 		return nil, err
 	}
 	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
-		return src(engine.WithStatement(ctx, s.queryEnv()), args)
+		return src(engine.WithStatement(ctx, s.QueryEnv()), args)
 	}, nil
 }
 
@@ -257,65 +291,31 @@ func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// appendRows writes the batches as data files and publishes them as one
-// append (staged, inside a transaction block); an empty input changes
-// nothing. Files of an append that did not land are removed.
-func (s *Session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
-	if err := s.tx.checkWrite(); err != nil {
+// appendRows fits the batches to the columns' declared types, keeps them
+// for RETURNING, and hands them to the session to publish as one append
+// (committed now, or staged inside a transaction block).
+func (s session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	if err := s.CheckWrite(); err != nil {
 		return 0, err
 	}
-	var n int64
 	decl := t.decl
-	counted := func(yield func(arrow.RecordBatch, error) bool) {
+	fitted := func(yield func(arrow.RecordBatch, error) bool) {
 		for b, err := range seq {
 			if err == nil && len(decl) > 0 {
 				fitted, ferr := sql.FitDeclared(b, decl)
 				b.Release()
 				b, err = fitted, ferr
 			}
-			if err == nil {
-				n += b.NumRows()
-				if t.keep != nil {
-					b.Retain()
-					*t.keep = append(*t.keep, b)
-				}
+			if err == nil && t.keep != nil {
+				b.Retain()
+				*t.keep = append(*t.keep, b)
 			}
 			if !yield(b, err) {
 				return
 			}
 		}
 	}
-	if s.tx.active {
-		return s.bufferRows(ctx, t.rt.Ident, counted, &n)
-	}
-	// Its files are as old as this: a sweep of another server that began
-	// after it makes the commit fail rather than name a swept file.
-	since, err := s.engine.wh.WriteStart(ctx, t.rt.Table)
-	if err != nil {
-		return 0, err
-	}
-	ctx = iceberg.WithWriteStart(ctx, since)
-	files, err := iceberg.WriteDataFiles(ctx, t.rt.Table, counted)
-	if err != nil {
-		return 0, err
-	}
-	if len(files) == 0 || n == 0 {
-		return 0, nil
-	}
-	_, err = s.commitChange(ctx, t.rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
-		return iceberg.FileChange{AddData: files}, nil, nil
-	})
-	if err != nil {
-		if !errors.Is(err, iceberg.ErrCommitUnknown) {
-			paths := make([]string, len(files))
-			for i, f := range files {
-				paths[i] = f.FilePath()
-			}
-			removeTableFiles(t.rt.Table, paths)
-		}
-		return 0, err
-	}
-	return n, nil
+	return s.Append(ctx, t.rt, fitted)
 }
 
 // insertFromValues binds every VALUES row to the target column types.
@@ -435,8 +435,8 @@ func tableArrowSchema(scope *sql.Scope) *arrow.Schema {
 
 // insertFromSelect plans INSERT ... SELECT: the query's columns are cast to
 // the target columns positionally.
-func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
-	probe, err := engine.Plan(ctx, s.queryEnv(), q, params)
+func (s session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+	probe, err := engine.Plan(ctx, s.QueryEnv(), q, params)
 	if err != nil {
 		return nil, err
 	}
@@ -462,7 +462,7 @@ func (s *Session) insertFromSelect(ctx context.Context, q *sql.Select, t *insert
 		names[i] = c.Name
 	}
 	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
-		sq, err := engine.Plan(ctx, s.queryEnv(), q, params)
+		sq, err := engine.Plan(ctx, s.QueryEnv(), q, params)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"context"
@@ -20,34 +20,34 @@ import (
 // mergePlan is a bound MERGE: the engine's plan of the join and clauses,
 // and what the session checks of the rows it writes.
 type mergePlan struct {
-	verb     string       // MERGE, or DELETE and UPDATE run as a MERGE (dml_join.go)
+	verb     string       // MERGE, or DELETE and UPDATE run as a MERGE (join.go)
 	mode     deletes.Mode // "": write.merge.mode
-	rt       *resolvedTable
+	rt       *engine.Table
 	scope    *sql.Scope // every target column
 	plan     *engine.MergePlan
 	require  []bool           // NOT NULL columns
 	declared map[int]sql.Type // varchar(n), smallint, ... (declared_types.go)
 }
 
-func (s *Session) planMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (*mergePlan, error) {
+func (s session) planMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (*mergePlan, error) {
 	return s.planMergeAs(ctx, st, params, "MERGE")
 }
 
 // planMergeAs plans st for the statement verb names.
-func (s *Session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Params, verb string) (*mergePlan, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+func (s session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Params, verb string) (*mergePlan, error) {
+	rt, err := s.ResolveTable(ctx, st.Table, true)
 	if err != nil {
 		return nil, err
 	}
 	what := map[string]string{"MERGE": "merge into", "DELETE": "delete from", "UPDATE": "update"}[verb]
-	if err := writableTable(rt, what, st.Table); err != nil {
+	if err := s.Writable(rt, what, st.Table); err != nil {
 		return nil, err
 	}
 	qual := st.Alias
 	if qual == "" {
 		qual = st.Table.Table
 	}
-	p := &mergePlan{verb: verb, rt: rt, scope: tableScope(rt.Table, qual), declared: declaredTypes(rt.Table)}
+	p := &mergePlan{verb: verb, rt: rt, scope: s.Scope(rt.Table, qual), declared: declaredTypes(rt.Table)}
 	if st.Alias != "" {
 		p.scope.Aliased = map[string]string{st.Table.Table: st.Alias}
 	}
@@ -57,28 +57,28 @@ func (s *Session) planMergeAs(ctx context.Context, st *sql.Merge, params *sql.Pa
 	if params == nil {
 		params = &sql.Params{}
 	}
-	if p.plan, err = engine.PlanMerge(ctx, s.queryEnv(), st, p.scope, st.Table.Table, params); err != nil {
+	if p.plan, err = engine.PlanMerge(ctx, s.QueryEnv(), st, p.scope, st.Table.Table, params); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (s *Session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (plan, []stmt.Column, error) {
-	return s.prepareMergePlan(ctx, func(ctx context.Context, s *Session) (*mergePlan, error) {
+func (s session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Params) (Run, []stmt.Column, error) {
+	return s.prepareMergePlan(ctx, func(ctx context.Context, s session) (*mergePlan, error) {
 		return s.planMerge(ctx, st, params)
 	})
 }
 
 // prepareMergePlan plans now for the row description and again at each
 // execution, against the tables as they are then.
-func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Context, *Session) (*mergePlan, error)) (plan, []stmt.Column, error) {
+func (s session) prepareMergePlan(ctx context.Context, build func(context.Context, session) (*mergePlan, error)) (Run, []stmt.Column, error) {
 	p, err := build(ctx, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	cols := p.columns()
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
-		if err := s.tx.checkWrite(); err != nil {
+	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
+		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
 		p, err := build(ctx, s)
@@ -91,13 +91,13 @@ func (s *Session) prepareMergePlan(ctx context.Context, build func(context.Conte
 		}
 		return p.result(out, rows), nil
 	}
-	return planFunc(run), cols, nil
+	return runOn(run), cols, nil
 }
 
 // columns describe RETURNING's rows; nil without RETURNING.
 func (p *mergePlan) columns() []stmt.Column {
 	if c := p.plan.Columns(); c != nil {
-		return queryColumns(c)
+		return engine.ResultColumns(c)
 	}
 	return nil
 }
@@ -123,8 +123,8 @@ func (o mergeOutcome) rows(verb string) int64 {
 // runMerge runs (or, dry, plans) the merge: the engine reads the source
 // and decides per target row; the delete engine makes one pass over the
 // candidate files of the target and commits one snapshot.
-func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry bool) (mergeOutcome, []arrow.RecordBatch, error) {
-	ctx = engine.WithStatement(ctx, s.queryEnv())
+func (s session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry bool) (mergeOutcome, []arrow.RecordBatch, error) {
+	ctx = engine.WithStatement(ctx, s.QueryEnv())
 	run, err := p.plan.Run(ctx, args)
 	if err != nil {
 		return mergeOutcome{}, nil, err
@@ -142,9 +142,9 @@ func (s *Session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry 
 	for _, i := range rows.read {
 		pred.Columns = append(pred.Columns, p.scope.Columns[i].Name)
 	}
-	opts := s.deleteOptions(dry)
+	opts := s.DeleteOptions(dry)
 	opts.Mode = p.mode
-	out, err := deletes.Merge(ctx, s.commitTarget(), p.rt.Ident, pred, rows, opts)
+	out, err := deletes.Merge(ctx, s.CommitTarget(), p.rt.Ident, pred, rows, opts)
 	if err != nil {
 		return mergeOutcome{}, nil, fmt.Errorf("merge into %s: %w", strings.Join(p.rt.Ident, "."), err)
 	}

@@ -1,4 +1,4 @@
-package exec
+package dml
 
 import (
 	"github.com/magmalake/magmalake/exec/engine"
@@ -22,21 +22,21 @@ import (
 // b = 'x') or a one-column IN list: one file for the whole table under an
 // unpartitioned spec, else one per partition of the matched rows. ok is
 // false when the DELETE must take the positional path instead.
-func (s *Session) equalityDelete(ctx context.Context, p *deletePlan, pred deletes.Predicate, args []Param, dry bool) (deletes.Outcome, bool, error) {
+func (s session) equalityDelete(ctx context.Context, p *deletePlan, pred deletes.Predicate, args []Param, dry bool) (deletes.Outcome, bool, error) {
 	cols, keys, why, err := s.equalityKeysFor(ctx, p, args)
 	if err != nil || why != "" {
 		return deletes.Outcome{}, false, err
 	}
 	defer keys.Release()
-	opts := s.deleteOptions(dry)
-	out, err := deletes.EqualityDelete(ctx, s.commitTarget(), p.rt.Ident, pred, cols, keys, opts)
+	opts := s.DeleteOptions(dry)
+	out, err := deletes.EqualityDelete(ctx, s.CommitTarget(), p.rt.Ident, pred, cols, keys, opts)
 	return out, true, err
 }
 
 // equalityKeysFor is the key columns and rows of an equality delete of p,
 // or why the DELETE does not write one (keys is then nil).
-func (s *Session) equalityKeysFor(ctx context.Context, p *deletePlan, args []Param) ([]string, arrow.RecordBatch, string, error) {
-	if v, err := s.settings.Get("magmalake.equality_deletes"); err != nil || !strings.EqualFold(v, "on") {
+func (s session) equalityKeysFor(ctx context.Context, p *deletePlan, args []Param) ([]string, arrow.RecordBatch, string, error) {
+	if v, err := s.Setting("magmalake.equality_deletes"); err != nil || !strings.EqualFold(v, "on") {
 		return nil, nil, "magmalake.equality_deletes is off", nil
 	}
 	tbl := p.rt.Table
@@ -67,7 +67,7 @@ func (s *Session) equalityKeysFor(ctx context.Context, p *deletePlan, args []Par
 }
 
 // deleteStrategy says how a DELETE on p's table writes, and why.
-func (s *Session) deleteStrategy(ctx context.Context, p *deletePlan, args []Param) (string, error) {
+func (s session) deleteStrategy(ctx context.Context, p *deletePlan, args []Param) (string, error) {
 	tbl := p.rt.Table
 	_, keys, why, err := s.equalityKeysFor(ctx, p, args)
 	if err != nil {
