@@ -152,8 +152,12 @@ func (w *With) clause() *ast.WithClause {
 }
 
 // FromItem is one item of a FROM clause as parsed: a *FromJoin, a
-// *FromTable (a relation or a subquery, with its alias) or a *FromOther.
-type FromItem interface{ fromItem() }
+// *FromTable (a relation or a subquery, with its alias) or a *FromOther (a
+// form the planner does not take). Construct names it for messages.
+type FromItem interface {
+	Construct() string
+	fromItem()
+}
 
 // fromItemOf is n as a FromItem; a join without a right side is its left.
 func fromItemOf(n ast.ResultSetNode) FromItem {
@@ -184,6 +188,9 @@ const (
 type FromJoin struct{ j *ast.Join }
 
 func (*FromJoin) fromItem() {}
+
+// Construct names the join, for messages.
+func (j *FromJoin) Construct() string { return constructName(j.j) }
 
 // Left is the join's left side.
 func (j *FromJoin) Left() FromItem { return fromItemOf(j.j.Left) }
@@ -277,7 +284,7 @@ func (t *FromTable) Query() (q *Query, ok bool) {
 	return &Query{t.ts.Source}, ok
 }
 
-// Construct names what the item's source is, for messages.
+// Construct names the item's source (a table, a subquery...), for messages.
 func (t *FromTable) Construct() string { return constructName(t.ts.Source) }
 
 // FromOther is a FROM item of a form the planner does not take.

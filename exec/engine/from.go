@@ -15,10 +15,8 @@ func (p *planner) fromItem(n sql.FromItem, outer *sql.Outer) (source, error) {
 		return p.join(x, outer)
 	case *sql.FromTable:
 		return p.tableSource(x, outer)
-	case *sql.FromOther:
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", x.Construct())
 	}
-	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this FROM item is not supported")
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", n.Construct())
 }
 
 func (p *planner) tableSource(ts *sql.FromTable, outer *sql.Outer) (source, error) {
