@@ -55,7 +55,7 @@ type Scope struct {
 	// around it; nil outside subqueries.
 	Outer *Outer
 	// Computed maps calls the source computes already (a select list's
-	// set-returning function), by node, to the column holding them.
+	// set-returning function), by their syntax, to the column holding them.
 	Computed map[Syntax]string
 	// Named, when not nil, gets the index of every column an expression
 	// bound over this scope names, also one that simplification then drops
@@ -121,12 +121,13 @@ type binder struct {
 	columns int
 }
 
-// Bind resolves names, functions and types in a normalised tidb expression
-// (see the front end's contract: __param, __cast, __true, __false, __ilike).
+// Bind resolves names, functions and types in parsed expression syntax.
 func Bind(s Syntax, scope *Scope, params *Params) (Expr, error) {
 	return bindAST(nodeOf(s), scope, params)
 }
 
+// bindAST binds a normalised tidb expression (see the front end's
+// contract: __param, __cast, __true, __false, __ilike).
 func bindAST(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
 	return bindTop(node, scope, params, nil, (*binder).finish)
 }
