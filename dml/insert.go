@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -268,28 +267,16 @@ func (s session) insertSource(ctx context.Context, st *sql.Insert, target *inser
 }
 
 // valuesHaveSubquery reports a subquery anywhere in VALUES rows.
-func valuesHaveSubquery(rows [][]ast.ExprNode) bool {
-	v := &subqueryFinder{}
+func valuesHaveSubquery(rows [][]sql.Syntax) bool {
 	for _, row := range rows {
 		for _, e := range row {
-			if e.Accept(v); v.found {
+			if sql.HasSubquery(e) {
 				return true
 			}
 		}
 	}
 	return false
 }
-
-type subqueryFinder struct{ found bool }
-
-func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.SubqueryExpr); ok {
-		f.found = true
-	}
-	return n, f.found
-}
-
-func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // appendRows fits the batches to the columns' declared types, keeps them
 // for RETURNING, and hands them to the session to publish as one append
@@ -319,7 +306,7 @@ func (s session) appendRows(ctx context.Context, t *insertTarget, seq iter.Seq2[
 }
 
 // insertFromValues binds every VALUES row to the target column types.
-func insertFromValues(rows [][]ast.ExprNode, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
+func insertFromValues(rows [][]sql.Syntax, t *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), error) {
 	width := t.width()
 	bound := make([][]sql.Expr, len(rows))
 	for r, row := range rows {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
@@ -22,7 +20,7 @@ import (
 // the parser also made (EXISTS and scalar subqueries).
 
 // joinMerge is the MERGE a DELETE ... USING or UPDATE ... FROM stands for.
-func joinMerge(with *ast.WithClause, table sql.TableName, alias string, j *sql.DMLJoin, cl sql.MergeClause, returning []sql.SelectItem) *sql.Merge {
+func joinMerge(with *sql.With, table sql.TableName, alias string, j *sql.DMLJoin, cl sql.MergeClause, returning []sql.SelectItem) *sql.Merge {
 	return &sql.Merge{With: with, Table: table, Alias: alias, Source: j.Source, On: j.Cond,
 		Clauses: []sql.MergeClause{cl}, Returning: returning, AnyMatch: true}
 }

@@ -11,9 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/pgerr"
@@ -80,8 +77,8 @@ func (s session) planOverwrite(ctx context.Context, st *sql.Insert, params *sql.
 // bindPartition binds PARTITION (col = const, ...): the constants fill those
 // columns, the input supplies the others in table order, and the rows the
 // constants select are what the overwrite replaces.
-func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params *sql.Params) (ast.ExprNode, error) {
-	var where ast.ExprNode
+func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params *sql.Params) (sql.Syntax, error) {
+	var where sql.Syntax
 	for _, pv := range st.Partition {
 		if pv.Value == nil {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "PARTITION (%s) without a value (dynamic partition columns) is not supported; use SET partition_overwrite_mode = 'dynamic'", pv.Column)
@@ -109,16 +106,7 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 			return nil, err
 		}
 		p.fixed[idx] = e
-		ref := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(col.Name)}}
-		var cond ast.ExprNode = &ast.BinaryOperationExpr{Op: opcode.EQ, L: ref, R: pv.Value}
-		if isNullLiteral(pv.Value) {
-			cond = &ast.IsNullExpr{Expr: ref}
-		}
-		if where == nil {
-			where = cond
-		} else {
-			where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: cond}
-		}
+		where = sql.AndSyntax(where, sql.ColumnMatches(col.Name, pv.Value))
 	}
 	if len(st.Columns) == 0 {
 		shaped.Columns = nil
@@ -136,16 +124,6 @@ func (p *overwritePlan) bindPartition(st *sql.Insert, shaped *sql.Insert, params
 		}
 	}
 	return where, nil
-}
-
-func isNullLiteral(n ast.ExprNode) bool {
-	switch x := n.(type) {
-	case *test_driver.ValueExpr:
-		return x.GetValue() == nil
-	case *ast.ParenthesesExpr:
-		return isNullLiteral(x.Expr)
-	}
-	return false
 }
 
 // dynamic reports whether this overwrite runs in dynamic partition mode.

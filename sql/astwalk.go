@@ -12,7 +12,7 @@ func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
 	if _, sub := n.(*ast.SubqueryExpr); sub {
 		return n, true
 	}
-	if IsAggregateCall(n) {
+	if isAggregateCall(n) {
 		f.found = true
 		return n, true
 	}
@@ -21,8 +21,10 @@ func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// HasAggregate reports whether nodes hold an aggregate call of this query level.
-func HasAggregate(nodes ...ast.ExprNode) bool {
+// HasAggregate reports whether ss hold an aggregate call of this query level.
+func HasAggregate(ss ...Syntax) bool { return hasAggregate(nodeList(ss)...) }
+
+func hasAggregate(nodes ...ast.ExprNode) bool {
 	f := &aggFinder{}
 	for _, n := range nodes {
 		if n != nil {

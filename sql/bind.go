@@ -55,8 +55,8 @@ type Scope struct {
 	// around it; nil outside subqueries.
 	Outer *Outer
 	// Computed maps calls the source computes already (a select list's
-	// set-returning function), by node, to the column holding them.
-	Computed map[ast.Node]string
+	// set-returning function), by their syntax, to the column holding them.
+	Computed map[Syntax]string
 	// Named, when not nil, gets the index of every column an expression
 	// bound over this scope names, also one that simplification then drops
 	// (a / 0 = NULL is NULL): binding again over a scope reduced to the
@@ -121,9 +121,14 @@ type binder struct {
 	columns int
 }
 
-// Bind resolves names, functions and types in a normalised tidb expression
-// (see the front end's contract: __param, __cast, __true, __false, __ilike).
-func Bind(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
+// Bind resolves names, functions and types in parsed expression syntax.
+func Bind(s Syntax, scope *Scope, params *Params) (Expr, error) {
+	return bindAST(nodeOf(s), scope, params)
+}
+
+// bindAST binds a normalised tidb expression (see the front end's
+// contract: __param, __cast, __true, __false, __ilike).
+func bindAST(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
 	return bindTop(node, scope, params, nil, (*binder).finish)
 }
 
@@ -144,7 +149,11 @@ func bindTop(node ast.ExprNode, scope *Scope, params *Params, agg *AggContext, l
 // BindCondition binds a WHERE-like clause named clause: an untyped
 // literal or parameter reads as boolean there, as in PostgreSQL (WHERE NULL
 // matches nothing), and anything else must be boolean.
-func BindCondition(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
+func BindCondition(s Syntax, scope *Scope, params *Params, clause string) (Expr, error) {
+	return bindConditionAST(nodeOf(s), scope, params, clause)
+}
+
+func bindConditionAST(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
 	if params == nil {
 		params = &Params{}
 	}
@@ -254,7 +263,7 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported", nodeText(node))
 }
 
-func nodeText(n ast.Node) string { return ConstructName(n) }
+func nodeText(n ast.Node) string { return constructName(n) }
 
 // bindLiteral types a constant as PostgreSQL's parser does: integers are int4
 // when they fit, else int8, else numeric; decimals and exponent forms are
@@ -590,16 +599,16 @@ func (b *binder) computed(node ast.ExprNode) (string, bool) {
 	if len(b.scope.Computed) == 0 {
 		return "", false
 	}
-	col, ok := b.scope.Computed[node]
+	col, ok := b.scope.Computed[syntaxOf(node)]
 	return col, ok
 }
 
 // IsUnknownExpr reports an untyped literal or parameter.
 func IsUnknownExpr(e Expr) bool { return isUnknown(e) }
 
-// WalkExprNodes calls f on n and its descendants, not entering subqueries;
+// walkExprNodes calls f on n and its descendants, not entering subqueries;
 // f returns false to skip a node's children.
-func WalkExprNodes(n ast.Node, f func(ast.Node) bool) {
+func walkExprNodes(n ast.Node, f func(ast.Node) bool) {
 	n.Accept(&nodeWalker{f: f})
 }
 

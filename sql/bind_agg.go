@@ -35,14 +35,14 @@ func (a *AggContext) Scope() *Scope {
 // (deduplicated) and replaced by ColumnRefs into the post-aggregation batch;
 // subexpressions equal to a GROUP BY expression become ColumnRefs to it; any
 // other column reference is 42803.
-func BindAggregate(node ast.ExprNode, input *Scope, agg *AggContext, params *Params) (Expr, error) {
-	return bindTop(node, input, params, agg, (*binder).finish)
+func BindAggregate(s Syntax, input *Scope, agg *AggContext, params *Params) (Expr, error) {
+	return bindTop(nodeOf(s), input, params, agg, (*binder).finish)
 }
 
 // BindAggregateCondition is BindCondition for HAVING: bound as
 // BindAggregate, with an untyped operand read as boolean.
-func BindAggregateCondition(node ast.ExprNode, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
-	return bindTop(node, input, params, agg, func(b *binder, e Expr) (Expr, error) {
+func BindAggregateCondition(s Syntax, input *Scope, agg *AggContext, params *Params, clause string) (Expr, error) {
+	return bindTop(nodeOf(s), input, params, agg, func(b *binder, e Expr) (Expr, error) {
 		e, err := b.requireBool(e, clause)
 		if err != nil {
 			return nil, err
@@ -60,7 +60,7 @@ func (b *binder) matchGroup(node ast.ExprNode) Expr {
 	case *test_driver.ValueExpr:
 		return nil
 	}
-	if IsAggregateCall(node) {
+	if isAggregateCall(node) {
 		return nil
 	}
 	plain := &binder{scope: b.scope, params: b.params}
@@ -105,8 +105,8 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	return name, distinct, true // tidb's own ones when a marker argument made them plain calls
 }
 
-// IsAggregateCall reports whether n is an aggregate function call.
-func IsAggregateCall(n ast.Node) bool {
+// isAggregateCall reports whether n is an aggregate function call.
+func isAggregateCall(n ast.Node) bool {
 	switch x := n.(type) {
 	case *ast.AggregateFuncExpr:
 		return true

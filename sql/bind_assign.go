@@ -13,19 +13,23 @@ import (
 // right-hand sides) with PostgreSQL's assignment rules: an untyped literal
 // or parameter takes the column's type, another expression needs an
 // assignment cast. The value may read scope's columns (nil: none).
-func BindAssigned(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
+func BindAssigned(s Syntax, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
+	return bindAssignedAST(nodeOf(s), scope, col, params)
+}
+
+func bindAssignedAST(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
 	if scope == nil {
 		scope = &Scope{}
 	}
 	if d, ok := n.(*ast.DefaultExpr); ok && d.Name == nil {
 		return col.DefaultValue() // VALUES (..., DEFAULT)
 	}
-	if IsUntyped(n) {
+	if isUntyped(n) {
 		t := assignedType(col.T)
 		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(t.String(), "", "")}}
-		return Bind(cast, &Scope{}, params)
+		return bindAST(cast, &Scope{}, params)
 	}
-	e, err := Bind(n, scope, params)
+	e, err := bindAST(n, scope, params)
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +47,9 @@ func assignedType(t Type) Type {
 	return t
 }
 
-// IsUntyped tells whether n is a string literal, NULL or a parameter: what
+// isUntyped tells whether n is a string literal, NULL or a parameter: what
 // takes its type from where it is stored.
-func IsUntyped(n ast.ExprNode) bool {
+func isUntyped(n ast.ExprNode) bool {
 	switch x := n.(type) {
 	case *test_driver.ValueExpr:
 		_, isString := x.GetValue().(string)
@@ -53,7 +57,7 @@ func IsUntyped(n ast.ExprNode) bool {
 	case *ast.FuncCallExpr:
 		return x.FnName.L == "__param"
 	case *ast.ParenthesesExpr:
-		return IsUntyped(x.Expr)
+		return isUntyped(x.Expr)
 	}
 	return false
 }

@@ -13,8 +13,8 @@ import (
 // BindUntyped binds like Bind but leaves an untyped literal or parameter
 // untyped: a set operation's branch outputs take their types from all
 // branches together, as PostgreSQL resolves UNION and VALUES.
-func BindUntyped(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
-	return bindTop(node, scope, params, nil, func(_ *binder, e Expr) (Expr, error) { return e, nil })
+func BindUntyped(s Syntax, scope *Scope, params *Params) (Expr, error) {
+	return bindTop(nodeOf(s), scope, params, nil, func(_ *binder, e Expr) (Expr, error) { return e, nil })
 }
 
 // CommonType is the type PostgreSQL resolves several expressions to
@@ -43,9 +43,9 @@ func CompareDatums(t Type, a, b any) int { return compareDatums(t, a, b) }
 // ColumnIndexNode names input column i by position: SELECT * over columns
 // that share a name (SELECT * FROM (SELECT a.k, b.k ...) s, a UNION's first
 // branch with k twice) has no name that tells them apart.
-func ColumnIndexNode(i int) ast.ExprNode {
-	e, _ := ParseExpr("__colidx(" + strconv.Itoa(i) + ")")
-	return e
+func ColumnIndexNode(i int) Syntax {
+	e, _ := parseExpr("__colidx(" + strconv.Itoa(i) + ")")
+	return syntaxOf(e)
 }
 
 func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
@@ -66,7 +66,7 @@ func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
 
 // ConstText evaluates a constant argument (a procedure's, a statement
 // option's) as text, parameters bound to args.
-func ConstText(ctx context.Context, n ast.ExprNode, params *Params, args []any) (string, error) {
+func ConstText(ctx context.Context, n Syntax, params *Params, args []any) (string, error) {
 	e, err := Bind(n, &Scope{}, params)
 	if err != nil {
 		return "", err

@@ -31,11 +31,11 @@ func TestRowValueComparisons(t *testing.T) {
 		{"(a, b) NOT IN ((1, 'x'), (2, 'y'))", []bool{false, false, false, false, true}},
 		{"(a, b) IN ((3, 'z'))", []bool{false, false, false, false, true}},
 	} {
-		node, err := ParseExpr(c.where)
+		node, err := parseExpr(c.where)
 		if err != nil {
 			t.Fatalf("%s: %v", c.where, err)
 		}
-		e, err := Bind(node, scope, nil)
+		e, err := bindAST(node, scope, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.where, err)
 		}
@@ -61,9 +61,9 @@ func TestRowValueComparisons(t *testing.T) {
 		{"(a, b) < (1, 'x')", pgerr.FeatureNotSupported},
 		{"(a, b) IN (1, 2)", pgerr.SyntaxError},
 	} {
-		node, err := ParseExpr(bad.where)
+		node, err := parseExpr(bad.where)
 		if err == nil {
-			_, err = Bind(node, scope, nil)
+			_, err = bindAST(node, scope, nil)
 		}
 		se, ok := err.(*pgerr.Error)
 		if !ok || se.Code != bad.code {

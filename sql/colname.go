@@ -10,12 +10,14 @@ import (
 // select-list item, read from the normalised tidb tree: a column's own name,
 // a function's name, the inner column (or the type's internal name) for a
 // cast, "case" or the ELSE result's name for CASE, "?column?" otherwise.
-func ColumnName(n ast.ExprNode) string {
+func ColumnName(s Syntax) string { return columnNameOf(nodeOf(s)) }
+
+func columnNameOf(n ast.ExprNode) string {
 	switch x := n.(type) {
 	case *ast.ColumnNameExpr:
 		return x.Name.Name.O
 	case *ast.ParenthesesExpr:
-		return ColumnName(x.Expr)
+		return columnNameOf(x.Expr)
 	case *ast.AggregateFuncExpr:
 		return strings.ToLower(x.F)
 	case *ast.WindowFuncExpr:
@@ -34,7 +36,7 @@ func ColumnName(n ast.ExprNode) string {
 				return f.AsName.O
 			}
 			if f.Expr != nil {
-				return ColumnName(f.Expr)
+				return columnNameOf(f.Expr)
 			}
 		}
 	case *ast.ExistsSubqueryExpr:
@@ -61,7 +63,7 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 	case "__extract":
 		return "extract"
 	case "__subscript":
-		return ColumnName(x.Args[0]) // a[1] is named a, as PostgreSQL names it
+		return columnNameOf(x.Args[0]) // a[1] is named a, as PostgreSQL names it
 	case "__json_get", "__json_get_text":
 		return "?column?"
 	case "__any", "__all", "__param", "__ilike", "__iregex", "__numeric", "concat":
@@ -80,7 +82,7 @@ func castColumnName(x *ast.FuncCallExpr) string {
 	// Only a column or function name outranks the type's (PostgreSQL's
 	// FigureColname strength 2); a cast, CASE or boolean literal inside
 	// names by type too, so the outer type wins.
-	if inner := ColumnName(x.Args[0]); inner != "?column?" && !weakColumnName(x.Args[0]) {
+	if inner := columnNameOf(x.Args[0]); inner != "?column?" && !weakColumnName(x.Args[0]) {
 		return inner
 	}
 	written, ok := literalString(x.Args[1])
@@ -171,7 +173,7 @@ func caseColumnName(x *ast.CaseExpr) string {
 	if e == nil {
 		return "case"
 	}
-	if n := ColumnName(e); n != "?column?" && n != "bool" {
+	if n := columnNameOf(e); n != "?column?" && n != "bool" {
 		return n
 	}
 	return "case"

@@ -2,10 +2,10 @@ package sql
 
 import "github.com/pingcap/tidb/pkg/parser/ast"
 
-// ConstructName names an expression construct in SQL words, as a singular
+// constructName names an expression construct in SQL words, as a singular
 // noun phrase for "... is not supported" errors: clients must never see a Go
 // type name.
-func ConstructName(n ast.Node) string {
+func constructName(n ast.Node) string {
 	switch x := n.(type) {
 	case *ast.WindowFuncExpr:
 		return "the window function " + x.Name + "() OVER (...)"

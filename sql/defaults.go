@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
 	"github.com/google/uuid"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 )
@@ -23,7 +22,7 @@ import (
 // DefaultArray evaluates DEFAULT's expression n for column col of type
 // t, as a value stored into it: one row of t's Arrow type (the caller
 // fits it to a declared length, then releases it).
-func DefaultArray(ctx context.Context, n ast.ExprNode, col string, t Type) (arrow.Array, error) {
+func DefaultArray(ctx context.Context, n Syntax, col string, t Type) (arrow.Array, error) {
 	e, err := BindAssigned(n, nil, ScopeColumn{Name: col, T: t}, nil)
 	if err != nil {
 		return nil, err

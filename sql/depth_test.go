@@ -20,7 +20,7 @@ func TestTreeDepthBackstops(t *testing.T) {
 	for range deep {
 		node = &ast.UnaryOperationExpr{Op: opcode.Minus, V: node}
 	}
-	if _, err := Bind(node, &Scope{}, &Params{}); !isCode(err, pgerr.StatementTooComplex) {
+	if _, err := bindAST(node, &Scope{}, &Params{}); !isCode(err, pgerr.StatementTooComplex) {
 		t.Fatalf("Bind: %v", err)
 	}
 	var e Expr = &ColumnRef{Name: "id", Index: 0, T: Int64}

@@ -178,7 +178,7 @@ func TestWhereMatchesPostgres(t *testing.T) {
 func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, schema *ice.Schema, irows []icebergRow, w genExpr) {
 	t.Helper()
 	pgRows, pgCode := pgRun(t, conn, "SELECT id FROM t WHERE "+w.pg+" ORDER BY id")
-	e, err := Bind(parseExprNode(t, w.my), sc, nil)
+	e, err := bindAST(parseExprNode(t, w.my), sc, nil)
 	var got []bool
 	if err == nil {
 		got, err = Match(context.Background(), e, batch, nil)
@@ -241,7 +241,7 @@ func TestScalarMatchesPostgres(t *testing.T) {
 // decides the error, as in PostgreSQL's row-at-a-time execution.
 func checkScalar(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, x genExpr) {
 	t.Helper()
-	e, bindErr := Bind(parseExprNode(t, x.my), sc, nil)
+	e, bindErr := bindAST(parseExprNode(t, x.my), sc, nil)
 	pgRows, pgCode := pgRun(t, conn, "SELECT ("+x.pg+") FROM t ORDER BY id")
 	if bindErr != nil || pgCode != "" {
 		if bindErr != nil {

@@ -46,7 +46,7 @@ func exprTestScope() *Scope {
 
 func bindExpr(t testing.TB, s string, sc *Scope, params *Params) (Expr, error) {
 	t.Helper()
-	return Bind(parseExprNode(t, s), sc, params)
+	return bindAST(parseExprNode(t, s), sc, params)
 }
 
 func mustBind(t testing.TB, s string, sc *Scope) Expr {

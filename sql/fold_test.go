@@ -31,11 +31,11 @@ func TestFoldConstants(t *testing.T) {
 		{"false AND id / 0 = 1", "false"},
 		{"id / 0 IS NULL", "(id / 0) IS NULL"},
 	} {
-		node, err := ParseExpr(c.expr)
+		node, err := parseExpr(c.expr)
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}
-		e, err := Bind(node, scope, &Params{})
+		e, err := bindAST(node, scope, &Params{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}

@@ -70,7 +70,7 @@ func checkFunctionsOverColumns(t *testing.T, conn *pgx.Conn) {
 	}
 	// WHERE NULL is boolean NULL: valid, matching nothing (normalised forms).
 	for _, w := range []genExpr{same("NULL"), same("NOT NULL"), same("NULL AND bo"), same("NULL OR i > 0"), {"s ~ NULL", "s REGEXP NULL"}} {
-		e, err := BindCondition(parseExprNode(t, w.my), sc, nil, "WHERE")
+		e, err := bindConditionAST(parseExprNode(t, w.my), sc, nil, "WHERE")
 		if err != nil {
 			t.Errorf("WHERE %s: %v", w.pg, err)
 			continue

@@ -93,11 +93,11 @@ func valueType(t Type) Type {
 }
 
 func corpusBind(expr string) (Expr, error) {
-	n, err := ParseExpr(expr)
+	n, err := parseExpr(expr)
 	if err != nil {
 		return nil, err
 	}
-	return Bind(n, &Scope{}, nil)
+	return bindAST(n, &Scope{}, nil)
 }
 
 func corpusError(err error) string {

@@ -71,11 +71,11 @@ func TestRegistryFoldsByEntry(t *testing.T) {
 		{"random() < 2", "random() < 2"},
 		{"version() IS NULL", "version() IS NULL"},
 	} {
-		n, err := ParseExpr(c.expr)
+		n, err := parseExpr(c.expr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := Bind(n, &Scope{}, nil)
+		e, err := bindAST(n, &Scope{}, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.expr, err)
 		}

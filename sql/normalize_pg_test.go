@@ -26,7 +26,7 @@ func TestNormalizeCatalogForms(t *testing.T) {
 		{`j -> -1 || 'b'`, `concat(__json_get(col:j, (minus 1)), "b")`},
 	}
 	for _, c := range cases {
-		e, err := ParseExpr(c.in)
+		e, err := parseExpr(c.in)
 		if err != nil {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
@@ -76,11 +76,11 @@ func TestNormalizeFromFunction(t *testing.T) {
 func TestBindCatalogForms(t *testing.T) {
 	sc := &Scope{Columns: []ScopeColumn{{Name: "a", T: Text}}}
 	for in, want := range map[string]Type{`ARRAY[1, 2]`: ArrayOf(Int32), `ARRAY['x']`: ArrayOf(Text), `ARRAY[1, 2][2]`: Int32} {
-		e, err := ParseExpr(in)
+		e, err := parseExpr(in)
 		if err != nil {
 			t.Fatalf("ParseExpr(%q): %v", in, err)
 		}
-		if got, err := Bind(e, sc, nil); err != nil || got.Type() != want {
+		if got, err := bindAST(e, sc, nil); err != nil || got.Type() != want {
 			t.Errorf("Bind(%q) = %v, %v; want type %s", in, got, err, want)
 		}
 	}
@@ -93,12 +93,12 @@ func TestBindCatalogForms(t *testing.T) {
 		{`(a).x`, pgerr.WrongObjectType, "column notation .x applied to type text, which is not a composite type"},
 	}
 	for _, c := range cases {
-		e, err := ParseExpr(c.in)
+		e, err := parseExpr(c.in)
 		if err != nil {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
 		}
-		_, err = Bind(e, sc, nil)
+		_, err = bindAST(e, sc, nil)
 		var se *pgerr.Error
 		if !errors.As(err, &se) || se.Code != c.code || se.Message != c.message {
 			t.Errorf("Bind(%q): got %v, want %s %q", c.in, err, c.code, c.message)
@@ -113,7 +113,7 @@ func TestNormalizeExtract(t *testing.T) {
 		`extract('dow' from d)`:      `__extract("dow", col:d)`,
 		`extract("DOY" from now())`:  `__extract("DOY", now())`,
 	} {
-		e, err := ParseExpr(in)
+		e, err := parseExpr(in)
 		if err != nil {
 			t.Errorf("ParseExpr(%q): %v", in, err)
 			continue

@@ -495,9 +495,9 @@ func nestedNulls(in []token) []token {
 	return out
 }
 
-// OrderKey unwraps a nested ORDER BY key's NULLS FIRST|LAST marker:
+// orderKey unwraps a nested ORDER BY key's NULLS FIRST|LAST marker:
 // nullsFirst is nil when the key has none.
-func OrderKey(n ast.ExprNode) (key ast.ExprNode, nullsFirst *bool) {
+func orderKey(n ast.ExprNode) (key ast.ExprNode, nullsFirst *bool) {
 	call, ok := n.(*ast.FuncCallExpr)
 	if !ok || len(call.Args) != 1 || (call.FnName.L != "__nulls_first" && call.FnName.L != "__nulls_last") {
 		return n, nil

@@ -137,7 +137,7 @@ func TestNormalizeContract(t *testing.T) {
 		{`a BETWEEN 1 AND 2`, `(between not=false col:a 1 2)`},
 	}
 	for _, c := range cases {
-		e, err := ParseExpr(c.in)
+		e, err := parseExpr(c.in)
 		if err != nil {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
@@ -158,14 +158,14 @@ func TestNormalizeUnsupported(t *testing.T) {
 		{`j ? 'k'`, "operator ?"},
 	}
 	for _, c := range cases {
-		_, err := ParseExpr(c.in)
+		_, err := parseExpr(c.in)
 		var e *pgerr.Error
 		if !errors.As(err, &e) || e.Code != pgerr.FeatureNotSupported || !strings.Contains(e.Message, c.construct) {
 			t.Errorf("ParseExpr(%q): got %v, want 0A000 naming %q", c.in, err, c.construct)
 		}
 	}
 	// a subquery after ANY is tidb-native and allowed
-	if _, err := ParseExpr(`a = ANY (SELECT 1)`); err != nil {
+	if _, err := parseExpr(`a = ANY (SELECT 1)`); err != nil {
 		t.Errorf("ANY (subquery): %v", err)
 	}
 }
@@ -182,7 +182,7 @@ func TestParseExprErrors(t *testing.T) {
 		{"1; 2", 2},
 	}
 	for _, c := range cases {
-		_, err := ParseExpr(c.in)
+		_, err := parseExpr(c.in)
 		var e *pgerr.Error
 		if !errors.As(err, &e) || e.Code != pgerr.SyntaxError || e.Position != c.pos {
 			t.Errorf("ParseExpr(%q): got %#v, want 42601 at %d", c.in, err, c.pos)

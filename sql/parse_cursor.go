@@ -3,8 +3,6 @@ package sql
 import (
 	"strconv"
 	"strings"
-
-	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
 // cursor walks one statement's tokens for the hand-written parsers.
@@ -199,13 +197,13 @@ func anyWord(ws ...string) func(token) bool {
 }
 
 // exprUntil parses the expression from c.i up to (not including) index end.
-func (c *cursor) exprUntil(end int) (ast.ExprNode, error) {
+func (c *cursor) exprUntil(end int) (Syntax, error) {
 	e, err := c.p.expr(c.toks[c.i:end], c.at(end))
 	if err != nil {
 		return nil, err
 	}
 	c.i = end
-	return e, nil
+	return syntaxOf(e), nil
 }
 
 // upperWords renders toks[from:to] as upper-case words, for messages.

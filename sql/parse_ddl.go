@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -156,7 +154,7 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 
 // defaultExpr reads DEFAULT's expression: up to the next constraint, or
 // the end of the column's definition.
-func (p *parseCtx) defaultExpr(c *cursor) (ast.ExprNode, error) {
+func (p *parseCtx) defaultExpr(c *cursor) (Syntax, error) {
 	end := c.until(func(t token) bool {
 		_, constraint := columnConstraints[t.val]
 		return t.isPunct(",") || t.isPunct(")") || t.is("not") || t.is("null") && c.at(c.i).val != "null" || constraint && t.kind == tkIdent
@@ -707,7 +705,7 @@ func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 // alterExecute parses ALTER TABLE t EXECUTE procedure [(name => value,
 // ...)] [WHERE cond] (Trino's spelling of table maintenance).
 func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {
-	ex := &AlterExecute{Table: name, Args: map[string]ast.ExprNode{}}
+	ex := &AlterExecute{Table: name, Args: map[string]Syntax{}}
 	var err error
 	if ex.Procedure, err = c.ident(); err != nil {
 		return nil, err

@@ -85,7 +85,7 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 		}
 		// One row of no values: every column gets its default.
 		c.i += 2
-		ins.Rows = [][]ast.ExprNode{{}}
+		ins.Rows = [][]Syntax{{}}
 		var err error
 		ins.Returning, err = p.returning(c)
 		return err
@@ -119,7 +119,7 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 }
 
 // valuesRows parses "VALUES (...), (...)" through tidb's INSERT grammar.
-func (p *parseCtx) valuesRows(in []token, stop token) ([][]ast.ExprNode, error) {
+func (p *parseCtx) valuesRows(in []token, stop token) ([][]Syntax, error) {
 	norm, err := normalizeStop(p.query, in, stop)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,11 @@ func (p *parseCtx) valuesRows(in []token, stop token) ([][]ast.ExprNode, error) 
 	}
 	// DEFAULT stays: binding it for its column (BindAssigned) gives the
 	// column's default.
-	return is.Lists, nil
+	rows := make([][]Syntax, len(is.Lists))
+	for i, row := range is.Lists {
+		rows[i] = syntaxList(row)
+	}
+	return rows, nil
 }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
@@ -188,7 +192,7 @@ func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
 		if d.Join, err = p.dmlJoin(sources, where, at, c.at(c.i)); err != nil {
 			return nil, err
 		}
-		if d.Where, err = p.expr(p.semiJoin(sources, where, targetName(d.Table, d.Alias), at), c.at(c.i)); err != nil {
+		if d.Where, err = p.exprSyntax(p.semiJoin(sources, where, targetName(d.Table, d.Alias), at), c.at(c.i)); err != nil {
 			return nil, err
 		}
 	} else if d.Where, err = p.optWhere(c); err != nil {
@@ -201,7 +205,7 @@ func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
 }
 
 // optWhere parses an optional WHERE running to RETURNING or the end.
-func (p *parseCtx) optWhere(c *cursor) (ast.ExprNode, error) {
+func (p *parseCtx) optWhere(c *cursor) (Syntax, error) {
 	if !c.word("where") {
 		return nil, nil
 	}
@@ -272,7 +276,7 @@ func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if c.peek().is("default") && end == c.i+1 {
 		// Binding it for its column (BindAssigned) gives the default.
 		c.i = end
-		return Assignment{Column: col, Value: &ast.DefaultExpr{}}, nil
+		return Assignment{Column: col, Value: syntaxOf(&ast.DefaultExpr{})}, nil
 	}
 	v, err := c.exprUntil(end)
 	if err != nil {
@@ -378,7 +382,7 @@ func (p *parseCtx) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, er
 	}
 	j := &DMLJoin{Source: src}
 	if len(where) > 0 {
-		if j.Cond, err = p.expr(where, stop); err != nil {
+		if j.Cond, err = p.exprSyntax(where, stop); err != nil {
 			return nil, err
 		}
 	}
@@ -399,7 +403,7 @@ func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 	}
 	u.Join.Set = append([]Assignment(nil), u.Set...)
 	for i, span := range values {
-		if HasAggregate(u.Set[i].Value) {
+		if hasAggregate(nodeOf(u.Set[i].Value)) {
 			return pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in UPDATE")
 		}
 		valToks := c.toks[span[0]:span[1]]
@@ -408,12 +412,12 @@ func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 		for eq < len(valToks) && !valToks[eq].isPunct("=") && !(valToks[eq].kind == tkOp && valToks[eq].val == "=") {
 			eq++
 		}
-		v, err := p.expr(joinValue(valToks[eq+1:], sources, where, at), c.at(c.i))
+		v, err := p.exprSyntax(joinValue(valToks[eq+1:], sources, where, at), c.at(c.i))
 		if err != nil {
 			return err
 		}
 		u.Set[i].Value = v
 	}
-	u.Where, err = p.expr(p.semiJoin(sources, where, targetName(u.Table, u.Alias), at), c.at(c.i))
+	u.Where, err = p.exprSyntax(p.semiJoin(sources, where, targetName(u.Table, u.Alias), at), c.at(c.i))
 	return err
 }

@@ -194,23 +194,23 @@ func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
 	}
 	switch x := st.(type) {
 	case *Delete:
-		x.With = with
+		x.With = withOf(with)
 	case *Update:
-		x.With = with
+		x.With = withOf(with)
 	case *Merge:
-		x.With = with
+		x.With = withOf(with)
 	case *Insert:
-		if x.Query == nil || x.Query.Raw == nil || x.Query.Raw.With != nil {
+		if x.Query == nil || x.Query.raw == nil || x.Query.raw.With != nil {
 			return nil, true, unsupportedAt(p.query, verb, "WITH before INSERT ... VALUES is not supported")
 		}
-		x.Query.Raw.With, x.Query.Complex = with, true
+		x.Query.raw.With, x.Query.Complex = with, true
 	}
 	return st, true, nil
 }
 
 func withClauseOf(q *Select) *ast.WithClause {
-	if q.Raw != nil {
-		return q.Raw.With
+	if q.raw != nil {
+		return q.raw.With
 	}
 	return nil
 }

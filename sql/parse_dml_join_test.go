@@ -29,12 +29,12 @@ func TestJoinDMLRewrites(t *testing.T) {
 		var where ast.ExprNode
 		switch x := st[0].(type) {
 		case *Delete:
-			where = x.Where
+			where = nodeOf(x.Where)
 		case *Update:
-			where = x.Where
+			where = nodeOf(x.Where)
 			for _, a := range x.Set {
-				if _, ok := a.Value.(*ast.SubqueryExpr); !ok {
-					t.Errorf("%s: SET %s is %T, want a subquery", q, a.Column, a.Value)
+				if _, ok := nodeOf(a.Value).(*ast.SubqueryExpr); !ok {
+					t.Errorf("%s: SET %s is %T, want a subquery", q, a.Column, nodeOf(a.Value))
 				}
 			}
 		}

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -107,7 +105,7 @@ func (p *parseCtx) mergeSource(src []token, stop, at token) (*Select, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.Raw == nil || q.Raw.From == nil {
+	if q.raw == nil || q.raw.From == nil {
 		return nil, syntaxErrorAt(p.query, src[0])
 	}
 	return q, nil
@@ -218,7 +216,7 @@ func (p *parseCtx) mergeInsert(c *cursor, cl *MergeClause) error {
 	}
 	cl.Values = rows[0]
 	if cl.Values == nil {
-		cl.Values = []ast.ExprNode{}
+		cl.Values = []Syntax{}
 	}
 	c.i = end
 	return nil

@@ -14,11 +14,11 @@ type selectClauses struct {
 	snapshotID *int64
 	ref        string // VERSION AS OF 'branch or tag'
 
-	asOf       ast.ExprNode
+	asOf       Syntax
 	nulls      map[int]bool // ORDER BY item index → NULLS FIRST
-	limit      ast.ExprNode
-	offset     ast.ExprNode
-	distinctOn []ast.ExprNode
+	limit      Syntax
+	offset     Syntax
+	distinctOn []Syntax
 	// groupingSets are GROUP BY's grouping sets as key indexes (nil: a
 	// plain GROUP BY).
 	groupingSets [][]int
@@ -62,17 +62,17 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	s := &Select{Limit: cl.limit, Offset: cl.offset}
 	switch n := node.(type) {
 	case *ast.SetOprStmt:
-		s.Complex, s.RawSetOpr = true, n
+		s.Complex, s.rawSetOpr = true, n
 		s.OrderBy = orderItems(n.OrderBy, cl)
 		s.limitFrom(n.Limit)
 		return s, nil
 	case *ast.SelectStmt:
-		s.Raw = n
+		s.raw = n
 		s.limitFrom(n.Limit)
 	default:
 		return nil, unsupportedAt(p.query, first, "this form of query is not supported")
 	}
-	sel := s.Raw
+	sel := s.raw
 	if sel.Kind != ast.SelectStmtKindSelect {
 		s.Complex = true
 		return s, nil
@@ -82,17 +82,17 @@ func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token
 	s.GroupingSets = cl.groupingSets
 	s.Items = selectItems(sel.Fields)
 	if keys, ok := distinctOnItem(sel); ok {
-		s.Distinct, s.DistinctOn, s.Items = false, keys, s.Items[1:]
+		s.Distinct, s.DistinctOn, s.Items = false, syntaxList(keys), s.Items[1:]
 	}
-	s.Windows = sel.WindowSpecs
-	s.Where = sel.Where
+	s.Windows = windowSpecs(sel.WindowSpecs)
+	s.Where = syntaxOf(sel.Where)
 	if sel.GroupBy != nil {
 		for _, it := range sel.GroupBy.Items {
-			s.GroupBy = append(s.GroupBy, it.Expr)
+			s.GroupBy = append(s.GroupBy, syntaxOf(it.Expr))
 		}
 	}
 	if sel.Having != nil {
-		s.Having = sel.Having.Expr
+		s.Having = syntaxOf(sel.Having.Expr)
 	}
 	s.OrderBy = orderItems(sel.OrderBy, cl)
 	s.From, s.Complex = simpleFrom(sel)
@@ -110,8 +110,8 @@ func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
 	}
 	var out []OrderItem
 	for k, it := range ob.Items {
-		key, nulls := OrderKey(it.Expr)
-		oi := OrderItem{Expr: key, Desc: it.Desc, NullsFirst: nulls}
+		key, nulls := orderKey(it.Expr)
+		oi := OrderItem{Expr: syntaxOf(key), Desc: it.Desc, NullsFirst: nulls}
 		if nf, ok := cl.nulls[k]; ok {
 			oi.NullsFirst = &nf
 		}
@@ -126,36 +126,36 @@ func (s *Select) limitFrom(l *ast.Limit) {
 	if l == nil || s.Limit != nil || s.Offset != nil {
 		return
 	}
-	s.Limit, s.Offset = l.Count, l.Offset
+	s.Limit, s.Offset = syntaxOf(l.Count), syntaxOf(l.Offset)
 }
 
-// SelectFromAST is the Select of a query nested in another: a derived
+// selectFromAST is the Select of a query nested in another: a derived
 // table, a subquery, a CTE's body or a set operation's branch.
-func SelectFromAST(n ast.Node) (*Select, error) {
+func selectFromAST(n ast.Node) (*Select, error) {
 	switch x := n.(type) {
 	case *ast.SubqueryExpr:
-		return SelectFromAST(x.Query)
+		return selectFromAST(x.Query)
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		return (&parseCtx{}).buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
 	case *ast.SetOprSelectList:
-		return &Select{Complex: true, RawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
+		return &Select{Complex: true, rawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
 			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
 	}
-	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported as a query", ConstructName(n))
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported as a query", constructName(n))
 }
 
-func limitCount(l *ast.Limit) ast.ExprNode {
+func limitCount(l *ast.Limit) Syntax {
 	if l == nil {
 		return nil
 	}
-	return l.Count
+	return syntaxOf(l.Count)
 }
 
-func limitOffset(l *ast.Limit) ast.ExprNode {
+func limitOffset(l *ast.Limit) Syntax {
 	if l == nil {
 		return nil
 	}
-	return l.Offset
+	return syntaxOf(l.Offset)
 }
 
 // simpleFrom extracts the single table of sel's FROM; complex is true for
@@ -310,9 +310,9 @@ func (p *parseCtx) limitClause(c *cursor, end int, cl *selectClauses) error {
 }
 
 // oneLiteral is the literal 1 (FETCH FIRST ROW ONLY).
-func oneLiteral() ast.ExprNode {
-	e, _ := ParseExpr("1")
-	return e
+func oneLiteral() Syntax {
+	e, _ := parseExpr("1")
+	return syntaxOf(e)
 }
 
 // stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
@@ -364,7 +364,7 @@ func (p *parseCtx) stripDistinctOn(toks []token, cl *selectClauses) ([]token, er
 		if len(item) == 0 {
 			return nil, syntaxErrorAt(p.query, toks[e])
 		}
-		x, err := p.expr(item, toks[e])
+		x, err := p.exprSyntax(item, toks[e])
 		if err != nil {
 			return nil, err
 		}

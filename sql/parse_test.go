@@ -188,7 +188,7 @@ func TestParseCopy(t *testing.T) {
 		}
 	}
 	q := parseOne(t, "COPY (SELECT a FROM t WHERE b > 1) TO STDOUT WITH (FORMAT csv)").(*Copy)
-	if q.Query == nil || q.Query.From == nil || q.Query.From.Name.Table != "t" || exprShape(q.Query.Where) != "(gt col:b 1)" {
+	if q.Query == nil || q.Query.From == nil || q.Query.From.Name.Table != "t" || syntaxShape(q.Query.Where) != "(gt col:b 1)" {
 		t.Errorf("COPY (query): %#v", q)
 	}
 }

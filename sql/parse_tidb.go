@@ -134,6 +134,12 @@ func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
 }
 
 // expr parses in (tokens of one expression) as a standalone expression.
+// exprSyntax is expr as Syntax.
+func (p *parseCtx) exprSyntax(in []token, stop token) (Syntax, error) {
+	e, err := p.expr(in, stop)
+	return syntaxOf(e), err
+}
+
 func (p *parseCtx) expr(in []token, stop token) (ast.ExprNode, error) {
 	if len(in) == 0 {
 		return nil, syntaxErrorAt(p.query, stop)
@@ -201,7 +207,7 @@ func selectItems(fl *ast.FieldList) []SelectItem {
 			items = append(items, SelectItem{Star: true, StarQualifier: f.WildCard.Table.O})
 			continue
 		}
-		items = append(items, SelectItem{Expr: f.Expr, Alias: f.AsName.O})
+		items = append(items, SelectItem{Expr: syntaxOf(f.Expr), Alias: f.AsName.O})
 	}
 	return items
 }
@@ -221,8 +227,8 @@ func firstTopLevelComma(in []token, stop token) token {
 	return stop
 }
 
-// ParseExpr parses one standalone PostgreSQL expression.
-func ParseExpr(text string) (ast.ExprNode, error) {
+// parseExpr parses one standalone PostgreSQL expression.
+func parseExpr(text string) (ast.ExprNode, error) {
 	toks, err := lexAll(text)
 	if err != nil {
 		return nil, err

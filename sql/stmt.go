@@ -2,8 +2,8 @@ package sql
 
 import "github.com/pingcap/tidb/pkg/parser/ast"
 
-// Statement is one parsed SQL statement. Expressions inside are tidb
-// ast.ExprNode trees following the normalisation contract of normalize.go.
+// Statement is one parsed SQL statement. Expressions inside are Syntax,
+// bound by the binder.
 type Statement interface {
 	// Text is the statement as the client wrote it.
 	Text() string
@@ -35,7 +35,7 @@ func (n TableName) String() string {
 
 // SelectItem is one output expression (or * / t.*).
 type SelectItem struct {
-	Expr          ast.ExprNode
+	Expr          Syntax
 	Alias         string
 	Star          bool
 	StarQualifier string
@@ -43,7 +43,7 @@ type SelectItem struct {
 
 // OrderItem is one ORDER BY key; NullsFirst nil means the default.
 type OrderItem struct {
-	Expr       ast.ExprNode
+	Expr       Syntax
 	Desc       bool
 	NullsFirst *bool
 }
@@ -53,39 +53,41 @@ type TableRef struct {
 	Name          TableName
 	Alias         string
 	SnapshotID    *int64
-	AsOfTimestamp ast.ExprNode
+	AsOfTimestamp Syntax
 	Ref           string // FOR VERSION AS OF 'name': a branch or a tag
 }
 
 // Select is a query. Complex marks forms the struct cannot represent (joins,
-// subqueries in FROM, set operations, CTEs): From is nil then and the tidb
-// tree is in Raw (SELECT) or RawSetOpr (UNION/INTERSECT/EXCEPT).
+// subqueries in FROM, set operations, CTEs): From is nil then, and the
+// methods below give the FROM tree, the WITH clause or the set operation.
 type Select struct {
 	stmtText
 	Distinct   bool
-	DistinctOn []ast.ExprNode // SELECT DISTINCT ON (...): Distinct is false then
+	DistinctOn []Syntax // SELECT DISTINCT ON (...): Distinct is false then
 	Items      []SelectItem
 	From       *TableRef
-	Where      ast.ExprNode
-	GroupBy    []ast.ExprNode
+	Where      Syntax
+	GroupBy    []Syntax
 	// GroupingSets are ROLLUP / CUBE / GROUPING SETS as indexes into
 	// GroupBy; nil for a plain GROUP BY.
 	GroupingSets [][]int
-	Having       ast.ExprNode
+	Having       Syntax
 	OrderBy      []OrderItem
-	Limit        ast.ExprNode
-	Offset       ast.ExprNode
+	Limit        Syntax
+	Offset       Syntax
 	Complex      bool
-	Windows      []ast.WindowSpec // the WINDOW clause
-	Raw          *ast.SelectStmt
-	RawSetOpr    *ast.SetOprStmt
+	Windows      []WindowSpec // the WINDOW clause
+	// raw is the SELECT as parsed (any form: SELECT, TABLE, VALUES);
+	// rawSetOpr the set operation. Neither for a Select the planner made.
+	raw       *ast.SelectStmt
+	rawSetOpr *ast.SetOprStmt
 }
 
 // PartitionValue is one "col = value" of INSERT OVERWRITE ... PARTITION (...);
 // Value is nil for a bare column (Spark's dynamic form).
 type PartitionValue struct {
 	Column string
-	Value  ast.ExprNode
+	Value  Syntax
 }
 
 // Insert is INSERT INTO / INSERT OVERWRITE / INSERT INTO ... REPLACE WHERE.
@@ -94,21 +96,21 @@ type Insert struct {
 	stmtText
 	Table        TableName
 	Columns      []string
-	Rows         [][]ast.ExprNode
+	Rows         [][]Syntax
 	Query        *Select
 	Overwrite    bool
 	Partition    []PartitionValue
-	ReplaceWhere ast.ExprNode
+	ReplaceWhere Syntax
 	Returning    []SelectItem
 }
 
 // Delete is DELETE FROM.
 type Delete struct {
 	stmtText
-	With      *ast.WithClause // WITH queries its subqueries and USING list read
+	With      *With // WITH queries its subqueries and USING list read
 	Table     TableName
 	Alias     string
-	Where     ast.ExprNode
+	Where     Syntax
 	Returning []SelectItem
 	// Join is DELETE ... USING as written; Where then holds it rewritten
 	// as a semi-join subquery, for where the join cannot run.
@@ -120,24 +122,24 @@ type Delete struct {
 // once, with one of the rows it joins.
 type DMLJoin struct {
 	Source *Select      // SELECT * FROM <the USING or FROM list>
-	Cond   ast.ExprNode // the WHERE; nil: none
+	Cond   Syntax       // the WHERE; nil: none
 	Set    []Assignment // UPDATE: the SET list as written, reading the joined row
 }
 
 // Assignment is one "col = value" of UPDATE ... SET.
 type Assignment struct {
 	Column string
-	Value  ast.ExprNode
+	Value  Syntax
 }
 
 // Update is UPDATE ... SET.
 type Update struct {
 	stmtText
-	With      *ast.WithClause // WITH queries its subqueries and FROM list read
+	With      *With // WITH queries its subqueries and FROM list read
 	Table     TableName
 	Alias     string
 	Set       []Assignment
-	Where     ast.ExprNode
+	Where     Syntax
 	Returning []SelectItem
 	// Join is UPDATE ... FROM as written; Set and Where then hold it
 	// rewritten as subqueries, for where the join cannot run.

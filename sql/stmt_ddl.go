@@ -1,7 +1,5 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
-
 // CreateSchema is CREATE SCHEMA.
 type CreateSchema struct {
 	stmtText
@@ -24,7 +22,7 @@ type ColumnDef struct {
 	NotNull bool
 	// Default is DEFAULT's expression (nil: none): a constant, stored as
 	// the Iceberg column's write-default (and initial-default when added).
-	Default ast.ExprNode
+	Default Syntax
 	// LikeDefault is the write-default of the column LIKE ... INCLUDING
 	// DEFAULTS copies this one from, as its Iceberg field holds it (nil:
 	// none).
@@ -171,8 +169,8 @@ type AlterExecute struct {
 	stmtText
 	Table     TableName
 	Procedure string
-	Args      map[string]ast.ExprNode
-	Where     ast.ExprNode
+	Args      map[string]Syntax
+	Where     Syntax
 }
 
 // Vacuum is VACUUM [(PURGE, VERBOSE)] [t [, ...]]; no table is every table.

@@ -1,17 +1,15 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
-
 // Merge is MERGE INTO t USING source ON cond WHEN ... [RETURNING ...].
 type Merge struct {
 	stmtText
-	With  *ast.WithClause // WITH queries the source and subqueries read
+	With  *With // WITH queries the source and subqueries read
 	Table TableName
 	Alias string
 	// Source is SELECT * FROM <the USING item>: its FROM clause is the
 	// source relation, planned with its own qualifiers.
 	Source    *Select
-	On        ast.ExprNode // nil: TRUE
+	On        Syntax // nil: TRUE
 	Clauses   []MergeClause
 	Returning []SelectItem
 	// AnyMatch changes a target row joined by several source rows once,
@@ -57,10 +55,10 @@ func (a MergeAction) String() string {
 // MergeClause is one WHEN clause.
 type MergeClause struct {
 	When   MergeWhen
-	Cond   ast.ExprNode // AND condition; nil: always
+	Cond   Syntax // AND condition; nil: always
 	Action MergeAction
 	Set    []Assignment // UPDATE SET
 	// INSERT [(Columns)] VALUES (Values); Values nil is DEFAULT VALUES.
 	Columns []string
-	Values  []ast.ExprNode
+	Values  []Syntax
 }

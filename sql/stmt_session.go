@@ -1,7 +1,5 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
-
 // Set is SET [SESSION|LOCAL] name = value; Value is the value as text ("" for
 // DEFAULT, list items joined with ", ").
 type Set struct {
@@ -82,7 +80,7 @@ type PrepareStmt struct {
 type ExecuteStmt struct {
 	stmtText
 	Name string
-	Args []ast.ExprNode
+	Args []Syntax
 }
 
 // Deallocate is DEALLOCATE [PREPARE] name|ALL.

@@ -34,14 +34,14 @@ type SubPlan interface {
 // SubqueryPlanner plans the subqueries an expression holds; the query
 // engine provides it through Params.
 type SubqueryPlanner interface {
-	PlanSubquery(node ast.ResultSetNode, outer *Outer) (SubPlan, error)
+	PlanSubquery(q *Query, outer *Outer) (SubPlan, error)
 }
 
 // Outer is what a subquery sees of the query around it: names it does not
 // define resolve there, each becoming an OuterRef whose value the enclosing
 // query supplies per row.
 type Outer struct {
-	resolve func(*ast.ColumnNameExpr) (Expr, error)
+	resolve func(Syntax) (Expr, error)
 	// Refs are the enclosing query's expressions the subquery reads, in
 	// OuterRef slot order.
 	Refs []Expr
@@ -49,7 +49,7 @@ type Outer struct {
 
 // ref binds an outer name to its slot, reusing a slot for the same expression.
 func (o *Outer) ref(cn *ast.ColumnName) (Expr, error) {
-	e, err := o.resolve(&ast.ColumnNameExpr{Name: cn})
+	e, err := o.resolve(syntaxOf(&ast.ColumnNameExpr{Name: cn}))
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +158,8 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "subqueries are not supported here")
 	}
 	row := rowOf(left)
-	outer := &Outer{resolve: func(cn *ast.ColumnNameExpr) (Expr, error) { return b.bind(cn) }}
-	plan, err := b.params.Subqueries.PlanSubquery(sq.Query, outer)
+	outer := &Outer{resolve: func(cn Syntax) (Expr, error) { return b.bind(nodeOf(cn)) }}
+	plan, err := b.params.Subqueries.PlanSubquery(&Query{sq.Query}, outer)
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +245,6 @@ func subqueryText(kind SubqueryKind, op CmpOp) string {
 
 // NewOuter is the view of a query around a LATERAL item: resolve binds a
 // name the item does not define there.
-func NewOuter(resolve func(*ast.ColumnNameExpr) (Expr, error)) *Outer {
+func NewOuter(resolve func(Syntax) (Expr, error)) *Outer {
 	return &Outer{resolve: resolve}
 }

@@ -15,8 +15,18 @@ import (
 // columns, then one column per call from Base on.
 type WindowContext struct {
 	Base  int
-	Named map[string]*ast.WindowSpec // the query's WINDOW clause
+	named map[string]*ast.WindowSpec // the query's WINDOW clause
 	Calls []*WindowCall
+}
+
+// NewWindowContext starts collecting the window calls of a query level
+// whose WINDOW clause is windows, numbering them from base.
+func NewWindowContext(base int, windows []WindowSpec) *WindowContext {
+	named := map[string]*ast.WindowSpec{}
+	for _, w := range windows {
+		named[w.Name] = w.spec
+	}
+	return &WindowContext{Base: base, named: named}
 }
 
 // FrameMode is ROWS, RANGE or GROUPS.
@@ -73,7 +83,8 @@ func (w *WindowCall) String() string { return w.text }
 
 // BindWindowed binds a select-list or ORDER BY item of a query level that
 // has window functions; agg is nil for an ungrouped level.
-func BindWindowed(node ast.ExprNode, input *Scope, agg *AggContext, win *WindowContext, params *Params) (Expr, error) {
+func BindWindowed(s Syntax, input *Scope, agg *AggContext, win *WindowContext, params *Params) (Expr, error) {
+	node := nodeOf(s)
 	if params == nil {
 		params = &Params{}
 	}
@@ -130,7 +141,7 @@ func (b *binder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
 	if ref == "" {
 		return s, nil
 	}
-	base, ok := b.windows.Named[ref]
+	base, ok := b.windows.named[ref]
 	if !ok {
 		return nil, pgerr.Errorf(pgerr.UndefinedObject, "window %q does not exist", ref)
 	}
@@ -166,7 +177,7 @@ func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy.Items {
-			key, nulls := OrderKey(it.Expr)
+			key, nulls := orderKey(it.Expr)
 			e, err := b.bindTyped(key)
 			if err != nil {
 				return err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -189,8 +188,8 @@ func describeSet(ctx context.Context, n *setNode, params []any) *ExplainNode {
 	if n.leaf != nil {
 		return describeQuery(ctx, n.leaf, params)
 	}
-	name := map[ast.SetOprType]string{ast.Union: "Union", ast.UnionAll: "Append", ast.Intersect: "Intersect",
-		ast.IntersectAll: "Intersect All", ast.Except: "Except", ast.ExceptAll: "Except All"}[n.op]
+	name := map[sql.SetOp]string{sql.SetUnion: "Union", sql.SetUnionAll: "Append", sql.SetIntersect: "Intersect",
+		sql.SetIntersectAll: "Intersect All", sql.SetExcept: "Except", sql.SetExceptAll: "Except All"}[n.op]
 	out := node(name, name)
 	out.Child(describeSet(ctx, n.left, params))
 	out.Child(describeSet(ctx, n.right, params))

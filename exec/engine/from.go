@@ -3,41 +3,35 @@ package engine
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
 // fromItem plans one item of a FROM clause: a join tree, a table, a WITH
 // query, a derived table or a set-returning function.
-func (p *planner) fromItem(n ast.ResultSetNode, outer *sql.Outer) (source, error) {
+func (p *planner) fromItem(n sql.FromItem, outer *sql.Outer) (source, error) {
 	switch x := n.(type) {
-	case *ast.Join:
-		if x.Right == nil {
-			return p.fromItem(x.Left, outer)
-		}
+	case *sql.FromJoin:
 		return p.join(x, outer)
-	case *ast.TableSource:
+	case *sql.FromTable:
 		return p.tableSource(x, outer)
 	}
-	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(n))
+	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", n.Construct())
 }
 
-func (p *planner) tableSource(ts *ast.TableSource, outer *sql.Outer) (source, error) {
-	alias, cols := splitAlias(ts.AsName.O)
+func (p *planner) tableSource(ts *sql.FromTable, outer *sql.Outer) (source, error) {
+	alias, cols := splitAlias(ts.Alias())
 	var src source
 	var err error
-	switch x := ts.Source.(type) {
-	case *ast.TableName:
-		src, err = p.namedRelation(x, alias)
-	case *ast.SelectStmt, *ast.SetOprStmt:
+	if name, ok := ts.Relation(); ok {
+		src, err = p.namedRelation(name, alias)
+	} else if q, ok := ts.Query(); ok {
 		if alias == "" {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 		}
-		src, err = p.derived(x, alias, outer)
-	default:
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", sql.ConstructName(x))
+		src, err = p.derived(q, alias, outer)
+	} else {
+		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", ts.Construct())
 	}
 	if err != nil {
 		return nil, err
@@ -55,8 +49,8 @@ func splitAlias(a string) (string, []string) {
 }
 
 // namedRelation is a table or a WITH query named in FROM.
-func (p *planner) namedRelation(tn *ast.TableName, alias string) (source, error) {
-	ref := &sql.TableRef{Name: sql.TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: alias}
+func (p *planner) namedRelation(name sql.TableName, alias string) (source, error) {
+	ref := &sql.TableRef{Name: name, Alias: alias}
 	if c := p.lookupCTE(ref.Name); c != nil {
 		return p.cteRef(c, ref)
 	}
@@ -94,10 +88,10 @@ func (p *planner) cteSource(c *cte, qual string) (source, error) {
 	}
 	p.ctes = append(append([]map[string]*cte(nil), p.ctes[:c.depth]...), visible)
 	defer func() { p.ctes = saved }()
-	if c.recursive && referencesName(c.body, c.name) {
+	if c.recursive && c.body.References(c.name) {
 		return p.recursiveCTE(c, qual)
 	}
-	st, err := sql.SelectFromAST(c.body)
+	st, err := c.body.Select()
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +107,8 @@ func (p *planner) cteSource(c *cte, qual string) (source, error) {
 }
 
 // derived plans a subquery in FROM.
-func (p *planner) derived(n ast.Node, alias string, outer *sql.Outer) (source, error) {
-	st, err := sql.SelectFromAST(n)
+func (p *planner) derived(n *sql.Query, alias string, outer *sql.Outer) (source, error) {
+	st, err := n.Select()
 	if err != nil {
 		return nil, err
 	}

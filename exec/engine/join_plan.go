@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -28,28 +27,27 @@ func (k joinKind) String() string {
 }
 
 // join plans a join of two FROM items.
-func (p *planner) join(j *ast.Join, outer *sql.Outer) (source, error) {
-	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Lateral {
+func (p *planner) join(j *sql.FromJoin, outer *sql.Outer) (source, error) {
+	if ts, ok := j.LateralRight(); ok {
 		return p.lateral(j, ts, outer)
 	}
-	left, err := p.fromItem(j.Left, outer)
+	left, err := p.fromItem(j.Left(), outer)
 	if err != nil {
 		return nil, err
 	}
-	right, err := p.fromItem(j.Right, outer)
+	right, err := p.fromItem(j.Right(), outer)
 	if err != nil {
 		return nil, err
 	}
 	js := &joinSource{left: left, right: right, kind: joinKindOf(j), env: p.env}
 	js.sc = concatScopes(left.scope(), right.scope())
-	natural := isNaturalMarker(j)
 	using, err := usingNames(j, left.scope(), right.scope())
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case j.On != nil && !natural:
-		cond, err := sql.BindCondition(j.On.Expr, withOuter(js.sc, outer), p.params, "JOIN/ON")
+	case j.On() != nil:
+		cond, err := sql.BindCondition(j.On(), withOuter(js.sc, outer), p.params, "JOIN/ON")
 		if err != nil {
 			return nil, err
 		}
@@ -60,13 +58,13 @@ func (p *planner) join(j *ast.Join, outer *sql.Outer) (source, error) {
 	return js, nil
 }
 
-func joinKindOf(j *ast.Join) joinKind {
-	switch {
-	case j.StraightJoin:
+func joinKindOf(j *sql.FromJoin) joinKind {
+	switch j.Kind() {
+	case sql.JoinFull:
 		return joinFull
-	case j.Tp == ast.LeftJoin:
+	case sql.JoinLeft:
 		return joinLeft
-	case j.Tp == ast.RightJoin:
+	case sql.JoinRight:
 		return joinRight
 	}
 	return joinInner
@@ -88,12 +86,8 @@ func concatScopes(l, r *sql.Scope) *sql.Scope {
 
 // usingNames lists the columns of USING (...), or of NATURAL: those both
 // sides have. nil means neither.
-func usingNames(j *ast.Join, l, r *sql.Scope) ([]string, error) {
-	if isNaturalMarker(j) {
-		j.On = nil
-		j.NaturalJoin = true
-	}
-	if j.NaturalJoin {
+func usingNames(j *sql.FromJoin, l, r *sql.Scope) ([]string, error) {
+	if j.Natural() {
 		names := []string{}
 		for _, c := range l.Columns {
 			if !c.Hidden && !c.System && visibleIndex(r, c.Name) >= 0 {
@@ -102,14 +96,7 @@ func usingNames(j *ast.Join, l, r *sql.Scope) ([]string, error) {
 		}
 		return names, nil
 	}
-	if len(j.Using) == 0 {
-		return nil, nil
-	}
-	var names []string
-	for _, u := range j.Using {
-		names = append(names, u.Name.O)
-	}
-	return names, nil
+	return j.Using(), nil
 }
 
 // visibleIndex is the column an unqualified name means in sc: -1 for none,
@@ -352,13 +339,4 @@ func hasVolatile(e sql.Expr) bool {
 		}
 	}
 	return false
-}
-
-// isNaturalMarker reports the front end's spelling of NATURAL FULL JOIN.
-func isNaturalMarker(j *ast.Join) bool {
-	if j.On == nil {
-		return false
-	}
-	call, ok := j.On.Expr.(*ast.FuncCallExpr)
-	return ok && call.FnName.L == sql.NaturalMarker
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -28,8 +27,8 @@ type lateralSource struct {
 }
 
 // lateral plans JOIN LATERAL (subquery) and , LATERAL (subquery).
-func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (source, error) {
-	left, err := p.fromItem(j.Left, outer)
+func (p *planner) lateral(j *sql.FromJoin, ts *sql.FromTable, outer *sql.Outer) (source, error) {
+	left, err := p.fromItem(j.Left(), outer)
 	if err != nil {
 		return nil, err
 	}
@@ -37,13 +36,14 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 	if kind == joinRight || kind == joinFull {
 		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
 	}
-	alias, cols := splitAlias(ts.AsName.O)
+	alias, cols := splitAlias(ts.Alias())
 	if alias == "" {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery in FROM must have an alias")
 	}
 	lsc := withOuter(left.scope(), outer)
-	inner := sql.NewOuter(func(cn *ast.ColumnNameExpr) (sql.Expr, error) { return sql.Bind(cn, lsc, p.params) })
-	st, err := sql.SelectFromAST(ts.Source)
+	inner := sql.NewOuter(func(cn sql.Syntax) (sql.Expr, error) { return sql.Bind(cn, lsc, p.params) })
+	body, _ := ts.Query()
+	st, err := body.Select()
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 	if len(inner.Refs) == 0 {
 		// It reads nothing of the left side (a function in FROM is
 		// LATERAL by default): an ordinary join, which may hash.
-		ts.Lateral = false
+		ts.NotLateral()
 		return p.join(j, outer)
 	}
 	markReuse(q.src)
@@ -66,12 +66,12 @@ func (p *planner) lateral(j *ast.Join, ts *ast.TableSource, outer *sql.Outer) (s
 	}
 	ls := &lateralSource{left: left, right: q, refs: inner.Refs, kind: kind, env: p.env}
 	ls.sc = concatScopes(left.scope(), right.scope())
-	if j.On != nil {
-		if ls.cond, err = sql.BindCondition(j.On.Expr, withOuter(ls.sc, outer), p.params, "JOIN/ON"); err != nil {
+	if j.On() != nil {
+		if ls.cond, err = sql.BindCondition(j.On(), withOuter(ls.sc, outer), p.params, "JOIN/ON"); err != nil {
 			return nil, err
 		}
 	}
-	if len(j.Using) > 0 || j.NaturalJoin {
+	if len(j.Using()) > 0 || j.Natural() {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "USING and NATURAL with LATERAL are not supported yet")
 	}
 	return ls, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -147,7 +146,7 @@ func (m *MergePlan) skipUnread() {
 }
 
 // bindMergeOn binds the ON condition (nil: TRUE) over the joined row.
-func bindMergeOn(n ast.ExprNode, joined *sql.Scope, params *sql.Params) (sql.Expr, error) {
+func bindMergeOn(n sql.Syntax, joined *sql.Scope, params *sql.Params) (sql.Expr, error) {
 	if n == nil {
 		return &sql.Const{Value: true, T: sql.Bool}, nil
 	}
@@ -357,7 +356,7 @@ func (m *MergePlan) bindInsert(cl sql.MergeClause, joined *sql.Scope, params *sq
 
 // bindValue binds a value stored into target column idx, over the side of
 // the joined row the clause has.
-func (m *MergePlan) bindValue(when sql.MergeWhen, n ast.ExprNode, joined *sql.Scope, idx int, params *sql.Params) (sql.Expr, error) {
+func (m *MergePlan) bindValue(when sql.MergeWhen, n sql.Syntax, joined *sql.Scope, idx int, params *sql.Params) (sql.Expr, error) {
 	e, err := sql.BindAssigned(n, joined, m.target.Columns[idx], params)
 	if err != nil {
 		return nil, err
@@ -399,23 +398,8 @@ func (m *MergePlan) bindReturning(items []sql.SelectItem, joined *sql.Scope, par
 
 // withMergeAction turns merge_action() calls into reads of the hidden
 // column that holds each row's action.
-func withMergeAction(n ast.ExprNode) ast.ExprNode {
-	out, _ := n.Accept(&mergeActionRewriter{})
-	return out.(ast.ExprNode)
-}
-
-type mergeActionRewriter struct{}
-
-func (*mergeActionRewriter) Enter(n ast.Node) (ast.Node, bool) { return n, false }
-
-func (*mergeActionRewriter) Leave(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "merge_action" && len(f.Args) == 0 {
-		c := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
-		c.Name.Table = ast.NewCIStr(mergeActionQualifier)
-		c.Name.Name = ast.NewCIStr("merge_action")
-		return c, true
-	}
-	return n, true
+func withMergeAction(n sql.Syntax) sql.Syntax {
+	return sql.ReplaceCalls(n, "merge_action", mergeActionQualifier, "merge_action")
 }
 
 // Columns describe the RETURNING rows; nil without RETURNING.

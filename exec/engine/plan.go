@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -71,7 +70,7 @@ type planner struct {
 type cte struct {
 	name  string
 	cols  []string
-	body  ast.Node
+	body  *sql.Query
 	depth int // its WITH list's index in planner.ctes
 	index int // its place in that list: its body sees the ones before
 	// recursive marks a WITH RECURSIVE list's query, which sees itself;
@@ -85,7 +84,7 @@ type cte struct {
 func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) {
 	untyped := p.untyped
 	p.untyped = false
-	if with := withOf(st); with != nil {
+	if with := st.With(); with != nil {
 		if err := p.pushWith(with); err != nil {
 			return nil, err
 		}
@@ -98,7 +97,7 @@ func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) 
 	if src, err = p.selectListSRFs(st, src, outer); err != nil {
 		return nil, err
 	}
-	if st.RawSetOpr != nil || (st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect) {
+	if st.SetOperation() != nil || st.OtherForm() {
 		st = &sql.Select{Items: []sql.SelectItem{{Star: true}}, OrderBy: st.OrderBy, Limit: st.Limit, Offset: st.Offset}
 	}
 	return p.bindQuery(st, src, outer, untyped)
@@ -108,46 +107,31 @@ func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) 
 // operation it is.
 func (p *planner) queryFrom(st *sql.Select, outer *sql.Outer) (source, error) {
 	switch {
-	case st.RawSetOpr != nil:
-		return p.setOperation(st.RawSetOpr.SelectList, outer)
-	case st.Raw != nil && st.Raw.Kind != ast.SelectStmtKindSelect:
+	case st.SetOperation() != nil:
+		return p.setOperation(st.SetOperation(), outer)
+	case st.OtherForm():
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this form of query is not supported")
 	case st.From != nil && !st.Complex:
 		if c := p.lookupCTE(st.From.Name); c != nil {
 			return p.cteRef(c, st.From)
 		}
 		return p.openTable(st.From)
-	case st.Raw != nil && st.Raw.From != nil && st.Raw.From.TableRefs != nil:
-		return p.fromItem(st.Raw.From.TableRefs, outer)
+	case st.FromClause() != nil:
+		return p.fromItem(st.FromClause(), outer)
 	}
 	return noSource{}, nil
 }
 
-func withOf(st *sql.Select) *ast.WithClause {
-	switch {
-	case st.RawSetOpr != nil:
-		if st.RawSetOpr.With != nil {
-			return st.RawSetOpr.With
-		}
-		return st.RawSetOpr.SelectList.With
-	case st.Raw != nil:
-		return st.Raw.With
-	}
-	return nil
-}
-
-func (p *planner) pushWith(w *ast.WithClause) error {
+func (p *planner) pushWith(w *sql.With) error {
 	level := map[string]*cte{}
 	p.ctes = append(p.ctes, level)
 	for _, c := range w.CTEs {
-		name := c.Name.O
+		name := c.Name
 		if _, dup := level[name]; dup {
 			return pgerr.Errorf(pgerr.DuplicateAlias, "WITH query name %q specified more than once", name)
 		}
-		d := &cte{name: name, body: c.Query.Query, depth: len(p.ctes) - 1, index: len(level), recursive: w.IsRecursive}
-		for _, col := range c.ColNameList {
-			d.cols = append(d.cols, col.O)
-		}
+		d := &cte{name: name, body: c.Body, depth: len(p.ctes) - 1, index: len(level), recursive: w.Recursive}
+		d.cols = append(d.cols, c.Columns...)
 		// A WITH query sees the ones before it in the same list.
 		level[name] = d
 	}
@@ -170,8 +154,8 @@ func (p *planner) lookupCTE(n sql.TableName) *cte {
 }
 
 // PlanSubquery plans a subquery of an expression (sql.SubqueryPlanner).
-func (p *planner) PlanSubquery(node ast.ResultSetNode, outer *sql.Outer) (sql.SubPlan, error) {
-	st, err := sql.SelectFromAST(node)
+func (p *planner) PlanSubquery(node *sql.Query, outer *sql.Outer) (sql.SubPlan, error) {
+	st, err := node.Select()
 	if err != nil {
 		return nil, err
 	}

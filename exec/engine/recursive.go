@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -36,28 +35,6 @@ type recursiveSource struct {
 	env         *Env
 }
 
-// referencesName reports whether the query names the WITH query name as a
-// table (unqualified), outside nested WITH lists that redefine it.
-func referencesName(n ast.Node, name string) bool {
-	f := &tableNameFinder{name: name}
-	n.Accept(f)
-	return f.found
-}
-
-type tableNameFinder struct {
-	name  string
-	found bool
-}
-
-func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if tn, ok := n.(*ast.TableName); ok && tn.Schema.O == "" && tn.Name.O == f.name {
-		f.found = true
-	}
-	return n, f.found
-}
-
-func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
 // recursiveCTE plans a self-referencing WITH query: body must be
 // non-recursive-term UNION [ALL] recursive-term.
 func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
@@ -65,7 +42,7 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	sst, err := sql.SelectFromAST(start)
+	sst, err := start.Select()
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +65,7 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 	work := &workTable{sc: sc}
 	c.work = work
 	defer func() { c.work = nil }()
-	rst, err := sql.SelectFromAST(step)
+	rst, err := step.Select()
 	if err != nil {
 		return nil, err
 	}
@@ -99,26 +76,20 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 	if err := matchRecursiveTypes(c.name, sq, rq); err != nil {
 		return nil, err
 	}
-	return &recursiveSource{start: sq, step: rq, distinct: op == ast.Union, work: work, sc: sc, env: p.env}, nil
+	return &recursiveSource{start: sq, step: rq, distinct: op == sql.SetUnion, work: work, sc: sc, env: p.env}, nil
 }
 
 // splitRecursive finds the two terms of a recursive WITH query's body.
-func splitRecursive(c *cte) (start, step ast.Node, op ast.SetOprType, err error) {
-	bad := pgerr.Errorf(pgerr.InvalidRecursion,
-		"recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", c.name)
-	set, ok := c.body.(*ast.SetOprStmt)
-	if !ok || set.SelectList == nil || len(set.SelectList.Selects) != 2 || set.OrderBy != nil || set.Limit != nil {
-		return nil, nil, 0, bad
+func splitRecursive(c *cte) (start, step *sql.Query, op sql.SetOp, err error) {
+	start, step, op, ok := c.body.RecursiveTerms()
+	if !ok {
+		return nil, nil, 0, pgerr.Errorf(pgerr.InvalidRecursion,
+			"recursive query %q does not have the form non-recursive-term UNION [ALL] recursive-term", c.name)
 	}
-	start, step = set.SelectList.Selects[0], set.SelectList.Selects[1]
-	o := setOprOf(step)
-	if o == nil || (*o != ast.Union && *o != ast.UnionAll) {
-		return nil, nil, 0, bad
-	}
-	if referencesName(start, c.name) {
+	if start.References(c.name) {
 		return nil, nil, 0, pgerr.Errorf(pgerr.InvalidRecursion, "recursive reference to query %q must not appear within its non-recursive term", c.name)
 	}
-	return start, step, *o, nil
+	return start, step, op, nil
 }
 
 // matchRecursiveTypes requires the recursive term's columns to have the

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"context"
 	"iter"
 	"sync"
@@ -129,7 +127,7 @@ func WithStatement(ctx context.Context, env *Env) context.Context {
 // SubqueryPlanner plans the subqueries of a statement that is not a query
 // (DML's WHERE, SET and RETURNING) with this engine, with the statement's
 // WITH queries (nil: none) in scope.
-func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params, with *ast.WithClause) (sql.SubqueryPlanner, error) {
+func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params, with *sql.With) (sql.SubqueryPlanner, error) {
 	p := &planner{ctx: ctx, env: env, params: params}
 	if with != nil {
 		if err := p.pushWith(with); err != nil {

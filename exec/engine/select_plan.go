@@ -5,9 +5,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -110,20 +107,20 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		}
 	}
 	grouped := len(st.GroupBy) > 0 || st.GroupingSets != nil || st.Having != nil || sql.HasAggregate(items...)
-	bindOut := func(n ast.ExprNode) (sql.Expr, error) { return sql.Bind(n, input, params) }
+	bindOut := func(n sql.Syntax) (sql.Expr, error) { return sql.Bind(n, input, params) }
 	if untyped {
-		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindUntyped(n, input, params) }
+		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindUntyped(n, input, params) }
 	}
 	if grouped {
 		if q.agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
 			return nil, err
 		}
 		q.sets = st.GroupingSets
-		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
+		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
 	}
 	if hasWindow(items, st.OrderBy) {
-		q.win = &sql.WindowContext{Base: windowBase, Named: namedWindows(st.Windows)}
-		bindOut = func(n ast.ExprNode) (sql.Expr, error) { return sql.BindWindowed(n, input, q.agg, q.win, params) }
+		q.win = sql.NewWindowContext(windowBase, st.Windows)
+		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindWindowed(n, input, q.agg, q.win, params) }
 	}
 	for _, it := range items {
 		e, err := bindOut(it)
@@ -182,45 +179,19 @@ func (q *selectQuery) placeWindows() {
 	}
 }
 
-func namedWindows(specs []ast.WindowSpec) map[string]*ast.WindowSpec {
-	out := map[string]*ast.WindowSpec{}
-	for i := range specs {
-		out[specs[i].Name.O] = &specs[i]
-	}
-	return out
-}
-
 // hasWindow reports whether the select list or ORDER BY calls a window
 // function (outside subqueries).
-func hasWindow(items []ast.ExprNode, order []sql.OrderItem) bool {
-	f := &windowFinder{}
-	for _, n := range items {
-		n.Accept(f)
-	}
+func hasWindow(items []sql.Syntax, order []sql.OrderItem) bool {
+	all := append([]sql.Syntax(nil), items...)
 	for _, o := range order {
-		o.Expr.Accept(f)
+		all = append(all, o.Expr)
 	}
-	return f.found
+	return sql.HasWindow(all...)
 }
-
-type windowFinder struct{ found bool }
-
-func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch n.(type) {
-	case *ast.WindowFuncExpr:
-		f.found = true
-		return n, true
-	case *ast.SubqueryExpr:
-		return n, true
-	}
-	return n, false
-}
-
-func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // ExpandItems turns * and t.* into column references and names each output.
-func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []string, error) {
-	var nodes []ast.ExprNode
+func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]sql.Syntax, []string, error) {
+	var nodes []sql.Syntax
 	var names []string
 	for _, it := range items {
 		if !it.Star {
@@ -262,18 +233,11 @@ func ExpandItems(items []sql.SelectItem, input *sql.Scope) ([]ast.ExprNode, []st
 }
 
 // ColumnRefNode names a scope column in a query.
-func ColumnRefNode(c sql.ScopeColumn) ast.ExprNode {
-	n := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
-	n.Name.Name = ast.NewCIStr(c.Name)
-	if c.Table != "" {
-		n.Name.Table = ast.NewCIStr(c.Table)
-	}
-	return n
-}
+func ColumnRefNode(c sql.ScopeColumn) sql.Syntax { return sql.ColumnRefSyntax(c.Table, c.Name) }
 
 // bindGroupBy binds GROUP BY keys; ordinals and output names refer to the
 // select list, as PostgreSQL allows.
-func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, input *sql.Scope, params *sql.Params) (*sql.AggContext, error) {
+func bindGroupBy(keys []sql.Syntax, items []sql.Syntax, names []string, input *sql.Scope, params *sql.Params) (*sql.AggContext, error) {
 	agg := &sql.AggContext{}
 	for _, k := range keys {
 		node := k
@@ -298,39 +262,24 @@ func bindGroupBy(keys []ast.ExprNode, items []ast.ExprNode, names []string, inpu
 // an integer ordinal, or a bare name equal to an output name (for GROUP BY
 // only when no input column has that name, as in PostgreSQL). A name shared
 // by several outputs is ambiguous unless same says they are one expression.
-func outputRef(n ast.ExprNode, names []string, input *sql.Scope, same func(i, j int) bool) (int, bool, error) {
-	if p, ok := n.(*ast.PositionExpr); ok {
-		if p.P == nil {
-			return checkPosition(int64(p.N), len(names))
-		}
-		n = p.P
-	}
-	if v, ok := n.(*test_driver.ValueExpr); ok {
-		var k int64
-		switch x := v.GetValue().(type) {
-		case int64:
-			k = x
-		case uint64:
-			k = int64(x)
-		default:
-			return 0, false, nil
-		}
+func outputRef(n sql.Syntax, names []string, input *sql.Scope, same func(i, j int) bool) (int, bool, error) {
+	if k, ok := sql.OutputPosition(n); ok {
 		return checkPosition(k, len(names))
 	}
-	c, ok := n.(*ast.ColumnNameExpr)
-	if !ok || c.Name.Table.O != "" {
+	bare, ok := sql.BareColumnName(n)
+	if !ok {
 		return 0, false, nil
 	}
 	if input != nil {
 		for _, col := range input.Columns {
-			if col.Name == c.Name.Name.O {
+			if col.Name == bare {
 				return 0, false, nil
 			}
 		}
 	}
 	match := -1
 	for i, name := range names {
-		if name == c.Name.Name.O {
+		if name == bare {
 			if match >= 0 && (same == nil || !same(match, i)) {
 				return 0, false, pgerr.Errorf(pgerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name)
 			}
@@ -343,7 +292,7 @@ func outputRef(n ast.ExprNode, names []string, input *sql.Scope, same func(i, j 
 	return match, match >= 0, nil
 }
 
-func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(ast.ExprNode) (sql.Expr, error)) error {
+func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) (sql.Expr, error)) error {
 	for _, it := range items {
 		spec := sortSpec{Desc: it.Desc, NullsFirst: it.Desc}
 		if it.NullsFirst != nil {
@@ -389,7 +338,7 @@ func (q *selectQuery) findOutput(e sql.Expr) int {
 }
 
 // bindCount binds a LIMIT/OFFSET expression (a constant or parameter).
-func bindCount(n ast.ExprNode, what string, params *sql.Params) (sql.Expr, error) {
+func bindCount(n sql.Syntax, what string, params *sql.Params) (sql.Expr, error) {
 	if n == nil {
 		return nil, nil
 	}
@@ -469,7 +418,7 @@ func windowExprs(c *sql.WindowCall) []sql.Expr {
 // bindDistinctOn binds DISTINCT ON's keys (output names and ordinals as in
 // ORDER BY), which must match the leftmost ORDER BY keys, as PostgreSQL
 // requires.
-func (q *selectQuery) bindDistinctOn(keys []ast.ExprNode, bindOut func(ast.ExprNode) (sql.Expr, error)) error {
+func (q *selectQuery) bindDistinctOn(keys []sql.Syntax, bindOut func(sql.Syntax) (sql.Expr, error)) error {
 	for _, k := range keys {
 		same := func(i, j int) bool {
 			return q.outputs[i].String() == q.outputs[j].String() && q.outputs[i].Type() == q.outputs[j].Type()

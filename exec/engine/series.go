@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -18,18 +17,19 @@ import (
 // setReturning recognises a set-returning function in FROM, which the
 // front end hands over as (SELECT f(...) AS col) AS alias.
 func (p *planner) setReturning(st *sql.Select, alias string, outer *sql.Outer) (source, bool, error) {
-	if st.Raw == nil || st.Raw.From != nil || len(st.Items) != 1 || st.Items[0].Star || st.Where != nil {
+	if !st.Parsed() || st.HasFrom() || len(st.Items) != 1 || st.Items[0].Star || st.Where != nil {
 		return nil, false, nil
 	}
-	call, ok := st.Items[0].Expr.(*ast.FuncCallExpr)
+	call := st.Items[0].Expr
+	name, _, ok := sql.CallOf(call)
 	if !ok {
 		return nil, false, nil
 	}
-	if fileFunctions[call.FnName.L] {
+	if fileFunctions[name] {
 		src, err := p.fromFiles(call, alias)
 		return src, true, err
 	}
-	switch call.FnName.L {
+	switch name {
 	case "generate_series":
 		src, err := p.series(call, alias, st.Items[0].Alias, outer)
 		return src, true, err
@@ -42,7 +42,7 @@ func (p *planner) setReturning(st *sql.Select, alias string, outer *sql.Outer) (
 
 // fromSRF is a set-returning function in FROM other than generate_series:
 // its values over one empty row, in a column named for the alias.
-func (p *planner) fromSRF(call *ast.FuncCallExpr, alias, col string, outer *sql.Outer) (source, error) {
+func (p *planner) fromSRF(call sql.Syntax, alias, col string, outer *sql.Outer) (source, error) {
 	c, err := p.bindSRF(call, &sql.Scope{Outer: outer})
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (p *planner) fromSRF(call *ast.FuncCallExpr, alias, col string, outer *sql.
 	if col == "" {
 		col = alias
 	}
-	src := p.newSRFSource(noSource{}, []srfCall{c}, map[ast.Node]int{call: 0})
+	src := p.newSRFSource(noSource{}, []srfCall{c}, map[sql.Syntax]int{call: 0})
 	sc := &sql.Scope{Columns: []sql.ScopeColumn{{Table: alias, Name: col, T: c.t}}}
 	return &rescoped{src: src, sc: sc}, nil
 }
@@ -64,12 +64,13 @@ type seriesSource struct {
 	env  *Env
 }
 
-func (p *planner) series(call *ast.FuncCallExpr, alias, col string, outer *sql.Outer) (source, error) {
-	if len(call.Args) < 2 || len(call.Args) > 3 {
-		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(call.Args))
+func (p *planner) series(call sql.Syntax, alias, col string, outer *sql.Outer) (source, error) {
+	_, callArgs, _ := sql.CallOf(call)
+	if len(callArgs) < 2 || len(callArgs) > 3 {
+		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(callArgs))
 	}
 	var args []sql.Expr
-	for _, a := range call.Args {
+	for _, a := range callArgs {
 		e, err := sql.BindUntyped(a, &sql.Scope{Outer: outer}, p.params)
 		if err != nil {
 			return nil, err

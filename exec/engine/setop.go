@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -15,17 +14,17 @@ import (
 // setNode is a set operation's tree: a leaf query, or op over two nodes.
 type setNode struct {
 	leaf        *selectQuery
-	op          ast.SetOprType
+	op          sql.SetOp
 	left, right *setNode
 }
 
 // setOperation plans UNION / INTERSECT / EXCEPT [ALL] over the branches of
 // list; INTERSECT binds tighter than UNION and EXCEPT, as in PostgreSQL.
-func (p *planner) setOperation(list *ast.SetOprSelectList, outer *sql.Outer) (source, error) {
+func (p *planner) setOperation(set *sql.SetOperation, outer *sql.Outer) (source, error) {
 	var leaves []*selectQuery
-	var ops []ast.SetOprType
-	for i, n := range list.Selects {
-		st, err := sql.SelectFromAST(n)
+	var ops []sql.SetOp
+	for i, b := range set.Branches() {
+		st, err := b.Query.Select()
 		if err != nil {
 			return nil, err
 		}
@@ -36,10 +35,7 @@ func (p *planner) setOperation(list *ast.SetOprSelectList, outer *sql.Outer) (so
 			return nil, err
 		}
 		if i > 0 {
-			op := ast.Union
-			if o := setOprOf(n); o != nil {
-				op = *o
-			}
+			op := b.Op
 			ops = append(ops, op)
 			if len(q.columns()) != len(leaves[0].columns()) {
 				return nil, pgerr.Errorf(pgerr.SyntaxError, "each %s query must have the same number of columns", setOpName(op))
@@ -58,21 +54,11 @@ func (p *planner) setOperation(list *ast.SetOprSelectList, outer *sql.Outer) (so
 	return &setSource{root: root, sc: sc, env: p.env}, nil
 }
 
-func setOprOf(n ast.Node) *ast.SetOprType {
-	switch x := n.(type) {
-	case *ast.SelectStmt:
-		return x.AfterSetOperator
-	case *ast.SetOprSelectList:
-		return x.AfterSetOperator
-	}
-	return nil
-}
-
-func setOpName(op ast.SetOprType) string {
+func setOpName(op sql.SetOp) string {
 	switch op {
-	case ast.Intersect, ast.IntersectAll:
+	case sql.SetIntersect, sql.SetIntersectAll:
 		return "INTERSECT"
-	case ast.Except, ast.ExceptAll:
+	case sql.SetExcept, sql.SetExceptAll:
 		return "EXCEPT"
 	}
 	return "UNION"
@@ -80,7 +66,7 @@ func setOpName(op ast.SetOprType) string {
 
 // unifyBranches gives each output column the type PostgreSQL resolves
 // across the branches, converting the branches that differ.
-func (p *planner) unifyBranches(leaves []*selectQuery, ops []ast.SetOprType) error {
+func (p *planner) unifyBranches(leaves []*selectQuery, ops []sql.SetOp) error {
 	what := "UNION"
 	if len(ops) > 0 {
 		what = setOpName(ops[0])
@@ -110,12 +96,12 @@ func (p *planner) unifyBranches(leaves []*selectQuery, ops []ast.SetOprType) err
 
 // setTree folds the branches: INTERSECT first, then UNION and EXCEPT from
 // left to right.
-func setTree(leaves []*selectQuery, ops []ast.SetOprType) *setNode {
+func setTree(leaves []*selectQuery, ops []sql.SetOp) *setNode {
 	nodes := []*setNode{{leaf: leaves[0]}}
-	var rest []ast.SetOprType
+	var rest []sql.SetOp
 	for i, op := range ops {
 		n := &setNode{leaf: leaves[i+1]}
-		if op == ast.Intersect || op == ast.IntersectAll {
+		if op == sql.SetIntersect || op == sql.SetIntersectAll {
 			last := nodes[len(nodes)-1]
 			nodes[len(nodes)-1] = &setNode{op: op, left: last, right: n}
 			continue
@@ -158,7 +144,7 @@ func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *mem
 		return nil, err
 	}
 	switch n.op {
-	case ast.UnionAll:
+	case sql.SetUnionAll:
 		return func(yield func(arrow.RecordBatch, error) bool) {
 			if !forward(left, yield) {
 				return
@@ -170,7 +156,7 @@ func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *mem
 			}
 			forward(right, yield)
 		}, nil
-	case ast.Union:
+	case sql.SetUnion:
 		return func(yield func(arrow.RecordBatch, error) bool) {
 			seen := newRowCounter(ctx, mem, "UNION")
 			if !seen.distinct(left, yield) {
@@ -291,7 +277,7 @@ func (rc *rowCounter) count(seq iter.Seq2[arrow.RecordBatch, error]) error {
 }
 
 // filter passes on the left rows INTERSECT or EXCEPT [ALL] keep.
-func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op ast.SetOprType, yield func(arrow.RecordBatch, error) bool) {
+func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op sql.SetOp, yield func(arrow.RecordBatch, error) bool) {
 	rc.emitted = map[string]bool{}
 	var buf []byte
 	for b, err := range seq {
@@ -310,23 +296,23 @@ func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op ast.Set
 			k := string(buf)
 			n := rc.counts[k]
 			switch op {
-			case ast.IntersectAll:
+			case sql.SetIntersectAll:
 				if n > 0 {
 					rc.counts[k]--
 					mask[r] = true
 				}
-			case ast.Intersect:
+			case sql.SetIntersect:
 				mask[r] = n > 0 && !rc.emitted[k]
-			case ast.ExceptAll:
+			case sql.SetExceptAll:
 				if n > 0 {
 					rc.counts[k]--
 				} else {
 					mask[r] = true
 				}
-			case ast.Except:
+			case sql.SetExcept:
 				mask[r] = n == 0 && !rc.emitted[k]
 			}
-			if mask[r] && (op == ast.Intersect || op == ast.Except) {
+			if mask[r] && (op == sql.SetIntersect || op == sql.SetExcept) {
 				if err := rc.mem.charge(int64(len(k))+mapEntryBytes, rc.op); err != nil {
 					b.Release()
 					yield(nil, err)

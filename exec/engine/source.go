@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
@@ -109,7 +108,7 @@ func (t *tableSource) withLineageColumns(qual string) {
 }
 
 // asOfMillis evaluates FOR TIMESTAMP AS OF's expression as a timestamptz.
-func asOfMillis(ctx context.Context, n ast.ExprNode) (int64, error) {
+func asOfMillis(ctx context.Context, n sql.Syntax) (int64, error) {
 	e, err := sql.Bind(n, &sql.Scope{}, &sql.Params{Input: sql.InputStyleOf(ctx)})
 	if err != nil {
 		return 0, err

@@ -6,8 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -49,7 +47,7 @@ type fileSource struct {
 }
 
 // fromFiles plans read_csv(path, name = value, ...) or read_parquet(...).
-func (p *planner) fromFiles(call *ast.FuncCallExpr, alias string) (source, error) {
+func (p *planner) fromFiles(call sql.Syntax, alias string) (source, error) {
 	fc, err := p.fileCall(call)
 	if err != nil {
 		return nil, err
@@ -72,11 +70,12 @@ func (p *planner) fromFiles(call *ast.FuncCallExpr, alias string) (source, error
 // fileCall evaluates a file function's arguments: one path, then named
 // options. They must be constants, since the files' columns are part of
 // the statement's description.
-func (p *planner) fileCall(call *ast.FuncCallExpr) (FileCall, error) {
-	fc := FileCall{Function: call.FnName.L, Options: map[string]any{}}
-	var positional []ast.ExprNode
-	for _, a := range call.Args {
-		if name, value, ok := namedArgument(a); ok {
+func (p *planner) fileCall(call sql.Syntax) (FileCall, error) {
+	fn, args, _ := sql.CallOf(call)
+	fc := FileCall{Function: fn, Options: map[string]any{}}
+	var positional []sql.Syntax
+	for _, a := range args {
+		if name, value, ok := sql.NamedArgument(a); ok {
 			if _, dup := fc.Options[name]; dup {
 				return fc, pgerr.Errorf(pgerr.SyntaxError, "option %q of %s is given more than once", name, fc.Function)
 			}
@@ -104,23 +103,9 @@ func (p *planner) fileCall(call *ast.FuncCallExpr) (FileCall, error) {
 	return fc, nil
 }
 
-// namedArgument recognises name = value (and name => value, which the front
-// end spells the same) in a call's argument list.
-func namedArgument(a ast.ExprNode) (string, ast.ExprNode, bool) {
-	b, ok := a.(*ast.BinaryOperationExpr)
-	if !ok || b.Op != opcode.EQ {
-		return "", nil, false
-	}
-	col, ok := b.L.(*ast.ColumnNameExpr)
-	if !ok || col.Name.Table.L != "" {
-		return "", nil, false
-	}
-	return col.Name.Name.L, b.R, true
-}
-
 // constArgument evaluates a constant argument to a Go value.
-func (p *planner) constArgument(n ast.ExprNode, fn string) (any, error) {
-	if hasParameter(n) {
+func (p *planner) constArgument(n sql.Syntax, fn string) (any, error) {
+	if sql.HasParameter(n) {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "the arguments of %s must be constants, not parameters", fn)
 	}
 	e, err := sql.BindUntyped(n, &sql.Scope{}, p.params)
@@ -137,18 +122,6 @@ func (p *planner) constArgument(n ast.ExprNode, fn string) (any, error) {
 	}
 	defer arr.Release()
 	return sql.DatumAt(arr, t, 0), nil
-}
-
-func hasParameter(n ast.Node) bool {
-	found := false
-	sql.WalkExprNodes(n, func(x ast.Node) bool {
-		// The front end spells $n as __param(n).
-		if f, ok := x.(*ast.FuncCallExpr); ok && f.FnName.L == "__param" {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 func (f *fileSource) scope() *sql.Scope { return f.sc }

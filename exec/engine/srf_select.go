@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	ice "github.com/apache/iceberg-go"
-	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -58,21 +57,15 @@ type srfSource struct {
 // one call (PostgreSQL runs them in lockstep, which for identical calls is
 // the same rows); different ones are refused.
 func (p *planner) selectListSRFs(st *sql.Select, src source, outer *sql.Outer) (source, error) {
-	if st.Raw == nil {
+	if !st.Parsed() {
 		return src, nil
 	}
-	var calls []*ast.FuncCallExpr
+	var calls []sql.Syntax
 	for _, it := range st.Items {
 		if it.Expr == nil {
 			continue
 		}
-		sql.WalkExprNodes(it.Expr, func(n ast.Node) bool {
-			if c, ok := n.(*ast.FuncCallExpr); ok && srfNames[c.FnName.L] {
-				calls = append(calls, c)
-				return false
-			}
-			return true
-		})
+		calls = append(calls, sql.CallsNamed(it.Expr, srfNames)...)
 	}
 	if len(calls) == 0 {
 		return src, nil
@@ -82,7 +75,7 @@ func (p *planner) selectListSRFs(st *sql.Select, src source, outer *sql.Outer) (
 	}
 	sc := withOuter(src.scope(), outer)
 	var distinct []srfCall
-	column := map[ast.Node]int{}
+	column := map[sql.Syntax]int{}
 	for _, call := range calls {
 		c, err := p.bindSRF(call, sc)
 		if err != nil {
@@ -98,8 +91,8 @@ func (p *planner) selectListSRFs(st *sql.Select, src source, outer *sql.Outer) (
 	return p.newSRFSource(src, distinct, column), nil
 }
 
-func itemExprs(st *sql.Select) []ast.ExprNode {
-	var out []ast.ExprNode
+func itemExprs(st *sql.Select) []sql.Syntax {
+	var out []sql.Syntax
 	for _, it := range st.Items {
 		if it.Expr != nil {
 			out = append(out, it.Expr)
@@ -112,10 +105,10 @@ func itemExprs(st *sql.Select) []ast.ExprNode {
 func srfColumn(i int) string { return "__srf" + strconv.Itoa(i) }
 
 // bindSRF binds a set-returning call's arguments and result type.
-func (p *planner) bindSRF(call *ast.FuncCallExpr, sc *sql.Scope) (srfCall, error) {
-	name := call.FnName.L
-	args := make([]sql.Expr, len(call.Args))
-	for i, a := range call.Args {
+func (p *planner) bindSRF(call sql.Syntax, sc *sql.Scope) (srfCall, error) {
+	name, callArgs, _ := sql.CallOf(call)
+	args := make([]sql.Expr, len(callArgs))
+	for i, a := range callArgs {
 		var err error
 		if args[i], err = sql.BindUntyped(a, sc, p.params); err != nil {
 			return srfCall{}, err
@@ -175,8 +168,8 @@ func seriesType(args []sql.Expr, params *sql.Params) (sql.Type, error) {
 	return t, nil
 }
 
-func (p *planner) newSRFSource(src source, calls []srfCall, column map[ast.Node]int) *srfSource {
-	sc := &sql.Scope{Aliased: src.scope().Aliased, Computed: map[ast.Node]string{}}
+func (p *planner) newSRFSource(src source, calls []srfCall, column map[sql.Syntax]int) *srfSource {
+	sc := &sql.Scope{Aliased: src.scope().Aliased, Computed: map[sql.Syntax]string{}}
 	for n, i := range column {
 		sc.Computed[n] = srfColumn(i)
 	}
