@@ -1,8 +1,6 @@
 package dml
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/deletes"
+	"github.com/magmalake/magmalake/exec/engine"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -18,7 +17,8 @@ import (
 // INSERT OVERWRITE, REPLACE WHERE and TRUNCATE; ok is false for other
 // statements.
 func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *sql.Params) (Explain, bool, error) {
-	var explain func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error)
+	var explain explainFunc
+	var err error
 	switch st := x.Stmt.(type) {
 	case *sql.Delete:
 		if st.Join != nil {
@@ -28,16 +28,11 @@ func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *
 				return pl, true, err
 			}
 		}
-		if _, err := s.planDelete(ctx, st, params); err != nil {
-			return nil, true, err
-		}
-		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
-			p, err := s.planDelete(ctx, st, params)
-			if err != nil {
-				return nil, err
-			}
-			return s.explainDelete(ctx, p, args, x.Analyze)
-		}
+		explain, err = explainPlanned(ctx, s,
+			func(ctx context.Context, s session) (*deletePlan, error) { return s.planDelete(ctx, st, params) },
+			func(ctx context.Context, s session, p *deletePlan, args []Param) (*engine.ExplainPlan, error) {
+				return s.explainDelete(ctx, p, args, x.Analyze)
+			})
 	case *sql.Update:
 		if st.Join != nil {
 			if pl, ok, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s session) (*mergePlan, error) {
@@ -46,16 +41,11 @@ func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *
 				return pl, true, err
 			}
 		}
-		if _, err := s.planUpdate(ctx, st, params); err != nil {
-			return nil, true, err
-		}
-		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
-			p, err := s.planUpdate(ctx, st, params)
-			if err != nil {
-				return nil, err
-			}
-			return s.explainUpdate(ctx, p, args, x.Analyze)
-		}
+		explain, err = explainPlanned(ctx, s,
+			func(ctx context.Context, s session) (*updatePlan, error) { return s.planUpdate(ctx, st, params) },
+			func(ctx context.Context, s session, p *updatePlan, args []Param) (*engine.ExplainPlan, error) {
+				return s.explainUpdate(ctx, p, args, x.Analyze)
+			})
 	case *sql.Merge:
 		pl, _, err := s.prepareExplainJoin(ctx, x, func(ctx context.Context, s session) (*mergePlan, error) {
 			return s.planMerge(ctx, st, params)
@@ -65,29 +55,22 @@ func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *
 		if !st.Overwrite && st.ReplaceWhere == nil {
 			return nil, false, nil
 		}
-		if _, err := s.planOverwrite(ctx, st, params); err != nil {
-			return nil, true, err
-		}
-		explain = func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
-			p, err := s.planOverwrite(ctx, st, params)
-			if err != nil {
-				return nil, err
-			}
-			return s.explainOverwrite(ctx, p, args, x.Analyze)
-		}
+		explain, err = explainPlanned(ctx, s,
+			func(ctx context.Context, s session) (*overwritePlan, error) { return s.planOverwrite(ctx, st, params) },
+			func(ctx context.Context, s session, p *overwritePlan, args []Param) (*engine.ExplainPlan, error) {
+				return s.explainOverwrite(ctx, p, args, x.Analyze)
+			})
 	case *sql.Truncate:
-		if _, err := s.truncateTarget(ctx, st); err != nil {
-			return nil, true, err
-		}
-		explain = func(ctx context.Context, s session, _ []Param) (*engine.ExplainPlan, error) {
-			rt, err := s.truncateTarget(ctx, st)
-			if err != nil {
-				return nil, err
-			}
-			return s.explainTruncate(ctx, rt, x.Analyze)
-		}
+		explain, err = explainPlanned(ctx, s,
+			func(ctx context.Context, s session) (*engine.Table, error) { return s.truncateTarget(ctx, st) },
+			func(ctx context.Context, s session, rt *engine.Table, _ []Param) (*engine.ExplainPlan, error) {
+				return s.explainTruncate(ctx, rt, x.Analyze)
+			})
 	default:
 		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
 	}
 	run := func(ctx context.Context, p Port, args []Param) (*engine.ExplainPlan, error) {
 		s := session{p}
@@ -99,6 +82,26 @@ func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *
 		return explain(ctx, s, args)
 	}
 	return run, true, nil
+}
+
+// explainFunc explains a planned statement for the session executing it.
+type explainFunc func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error)
+
+// explainPlanned plans the statement now, for its errors, and again at
+// each execution (against the tables as they are then), whose plan it
+// explains.
+func explainPlanned[P any](ctx context.Context, s session, plan func(context.Context, session) (P, error),
+	explain func(context.Context, session, P, []Param) (*engine.ExplainPlan, error)) (explainFunc, error) {
+	if _, err := plan(ctx, s); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
+		p, err := plan(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return explain(ctx, s, p, args)
+	}, nil
 }
 
 // dmlNode starts the node of a statement that changes a table: its text
