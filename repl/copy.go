@@ -29,7 +29,7 @@ const copyPrompt = "Enter data to be copied followed by a newline.\nEnd with a b
 func (sh *Shell) startCopyIn(ctx context.Context, in *stmt.CopyIn, stmt string) {
 	sh.copy = &copyFeed{stmt: stmt, load: in.Start(context.WithoutCancel(ctx))}
 	if sh.Interactive {
-		fmt.Fprintln(sh.out, copyPrompt)
+		fmt.Fprintln(sh.pr.out, copyPrompt)
 	}
 }
 
@@ -51,10 +51,10 @@ func (sh *Shell) endCopy(ctx context.Context) error {
 	n, err := f.load.Finish()
 	var failed error
 	if err != nil {
-		sh.printError(err, f.stmt)
+		sh.pr.printError(err, f.stmt)
 		failed = ErrFailed
 	} else {
-		fmt.Fprintf(sh.out, "COPY %d\n", n)
+		fmt.Fprintf(sh.pr.out, "COPY %d\n", n)
 	}
 	if failed != nil && sh.StopOnError {
 		return failed
@@ -223,11 +223,11 @@ func quotedEnd(s string, i int) (int, string) {
 func (sh *Shell) metaCopy(ctx context.Context, args string) error {
 	c, err := parseCopyCommand(strings.TrimSpace(args))
 	if err != nil {
-		sh.printError(err, "")
+		sh.pr.printError(err, "")
 		return ErrFailed
 	}
 	if err := sh.runCopy(ctx, c); err != nil {
-		sh.printError(err, c.stmt)
+		sh.pr.printError(err, c.stmt)
 		return ErrFailed
 	}
 	return nil
@@ -270,12 +270,12 @@ func (sh *Shell) copyFromFile(ctx context.Context, in *stmt.CopyIn, name string)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sh.out, "COPY %d\n", n)
+	fmt.Fprintf(sh.pr.out, "COPY %d\n", n)
 	return nil
 }
 
 func (sh *Shell) copyToFile(ctx context.Context, res *stmt.Result, name string) error {
-	w := sh.out
+	w := sh.pr.out
 	var f *os.File
 	if name != "" {
 		var err error
@@ -294,7 +294,7 @@ func (sh *Shell) copyToFile(ctx context.Context, res *stmt.Result, name string) 
 		return err
 	}
 	if f != nil { // psql prints no tag after rows it wrote to stdout
-		fmt.Fprintf(sh.out, "COPY %d\n", n)
+		fmt.Fprintf(sh.pr.out, "COPY %d\n", n)
 	}
 	return nil
 }

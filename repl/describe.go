@@ -33,10 +33,10 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 		title = createdName(create[0][0]) // psql names schema.table
 	}
 	var buf bytes.Buffer
-	out := sh.out
-	sh.out = &buf
+	out := sh.pr.out
+	sh.pr.out = &buf
 	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + title + "\"", noFooter: true})
-	sh.out = out
+	sh.pr.out = out
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 	if len(details) > 0 && strings.HasSuffix(table, "\n\n") {
 		table = table[:len(table)-1] + strings.Join(details, "\n") + "\n\n" // psql's footers go above the blank line
 	}
-	_, err = io.WriteString(sh.out, table)
+	_, err = io.WriteString(sh.pr.out, table)
 	return err
 }
 

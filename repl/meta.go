@@ -63,19 +63,19 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	}
 	args, err := sh.metaArgs(rest)
 	if err != nil {
-		fmt.Fprintf(sh.errOut, "%s: %v\n", cmd, err)
+		fmt.Fprintf(sh.pr.errOut, "%s: %v\n", cmd, err)
 		return false, ErrFailed
 	}
 	switch cmd {
 	case `\q`:
 		return true, nil
 	case `\?`:
-		io.WriteString(sh.out, helpText)
+		io.WriteString(sh.pr.out, helpText)
 	case `\r`:
 		sh.pending.reset()
-		fmt.Fprintln(sh.out, "Query buffer reset (cleared).")
+		fmt.Fprintln(sh.pr.out, "Query buffer reset (cleared).")
 	case `\timing`:
-		return false, sh.toggle(&sh.Timing, args, "Timing")
+		return false, sh.pr.toggle(&sh.Timing, args, "Timing")
 	case `\set`:
 		return false, sh.set(args)
 	case `\unset`:
@@ -83,7 +83,7 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	case `\d`, `\d+`:
 		if len(args) > 0 {
 			if err := sh.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
-				sh.printError(err, "")
+				sh.pr.printError(err, "")
 				return false, ErrFailed
 			}
 			return false, nil
@@ -102,12 +102,12 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		if handled, err := sh.metaCatalog(ctx, cmd, args); handled {
 			return false, err
 		}
-		if handled, err := sh.metaOutput(cmd, args); handled {
+		if handled, err := sh.pr.metaOutput(cmd, args); handled {
 			return false, err
 		}
-		fmt.Fprintf(sh.errOut, "invalid command %s\n", cmd)
+		fmt.Fprintf(sh.pr.errOut, "invalid command %s\n", cmd)
 		if sh.Interactive { // psql says it only on a terminal
-			fmt.Fprintln(sh.errOut, `Try \? for help.`)
+			fmt.Fprintln(sh.pr.errOut, `Try \? for help.`)
 		}
 		return false, ErrFailed
 	}
@@ -116,7 +116,7 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 
 // toggle flips a boolean setting or sets it from on/off, and says so as psql
 // does ("Expanded display is on.").
-func (sh *Shell) toggle(v *bool, args []string, what string) error {
+func (pr *printer) toggle(v *bool, args []string, what string) error {
 	if len(args) == 0 {
 		*v = !*v
 	} else {
@@ -126,7 +126,7 @@ func (sh *Shell) toggle(v *bool, args []string, what string) error {
 		case "off", "false", "no", "0":
 			*v = false
 		default:
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
+			fmt.Fprintf(pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
 			return ErrFailed
 		}
 	}
@@ -134,7 +134,7 @@ func (sh *Shell) toggle(v *bool, args []string, what string) error {
 	if *v {
 		state = "on"
 	}
-	fmt.Fprintf(sh.out, "%s is %s.\n", what, state)
+	fmt.Fprintf(pr.out, "%s is %s.\n", what, state)
 	return nil
 }
 
@@ -154,7 +154,7 @@ func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error 
 	case strings.HasSuffix(args[0], ".*") || strings.HasSuffix(args[0], "."):
 		stmt = "SHOW TABLES FROM " + strings.TrimSuffix(strings.TrimSuffix(args[0], "*"), ".")
 	default:
-		fmt.Fprintf(sh.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
+		fmt.Fprintf(sh.pr.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
 		return ErrFailed
 	}
 	run := func() error { return sh.execute(ctx, stmt, style) }
@@ -167,7 +167,7 @@ func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error 
 		run = func() error { return sh.listRelations(ctx, stmt, pattern, style) }
 	}
 	if err := run(); err != nil {
-		sh.printError(err, stmt)
+		sh.pr.printError(err, stmt)
 		return ErrFailed
 	}
 	return nil

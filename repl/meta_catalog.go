@@ -15,7 +15,7 @@ func (sh *Shell) metaCatalog(ctx context.Context, cmd string, args []string) (ha
 	var stmt, title string
 	switch cmd {
 	case `\conninfo`:
-		fmt.Fprintln(sh.out, sh.ConnInfo)
+		fmt.Fprintln(sh.pr.out, sh.ConnInfo)
 		return true, nil
 	case `\l`, `\list`:
 		stmt, title = `SELECT datname AS "Name", pg_get_userbyid(datdba) AS "Owner", pg_encoding_to_char(encoding) AS "Encoding", `+
@@ -29,7 +29,7 @@ func (sh *Shell) metaCatalog(ctx context.Context, cmd string, args []string) (ha
 		return false, nil
 	}
 	if err := sh.execute(ctx, stmt, resultStyle{title: title}); err != nil {
-		sh.printError(err, stmt)
+		sh.pr.printError(err, stmt)
 		return true, ErrFailed
 	}
 	return true, nil
@@ -44,11 +44,11 @@ func (sh *Shell) tablesPlus(ctx context.Context, args []string) error {
 	}
 	rows, err := sh.queryText(ctx, stmt)
 	if err != nil {
-		sh.printError(err, stmt)
+		sh.pr.printError(err, stmt)
 		return ErrFailed
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(sh.errOut, "Did not find any relations.")
+		fmt.Fprintln(sh.pr.errOut, "Did not find any relations.")
 		return nil
 	}
 	var values []string
@@ -60,7 +60,7 @@ func (sh *Shell) tablesPlus(ctx context.Context, args []string) error {
 	}
 	q := `SELECT * FROM (VALUES ` + strings.Join(values, ", ") + `) AS t("Schema", "Name", "Type", "Owner", "Size", "Rows") ORDER BY 1, 2`
 	if err := sh.execute(ctx, q, resultStyle{title: "List of relations"}); err != nil {
-		sh.printError(err, q)
+		sh.pr.printError(err, q)
 		return ErrFailed
 	}
 	return nil

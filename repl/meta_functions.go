@@ -80,11 +80,11 @@ func (sh *Shell) listFunctions(ctx context.Context, cmd string, args []string) e
 	opts := cmd[3:]
 	if !allIn(opts, dfOptions) {
 		// psql says so and goes on: the command does not fail.
-		fmt.Fprintf(sh.errOut, "\\df only takes [%s] as options\n", dfOptions)
+		fmt.Fprintf(sh.pr.errOut, "\\df only takes [%s] as options\n", dfOptions)
 		return nil
 	}
 	if len(args) > 1 {
-		fmt.Fprintf(sh.errOut, "%s: argument type patterns are not supported\n", cmd)
+		fmt.Fprintf(sh.pr.errOut, "%s: argument type patterns are not supported\n", cmd)
 		return ErrFailed
 	}
 	f := parseFuncFilter(opts)
@@ -94,15 +94,15 @@ func (sh *Shell) listFunctions(ctx context.Context, cmd string, args []string) e
 	}
 	rows, err := sh.queryText(ctx, q)
 	if err != nil {
-		sh.printError(err, q)
+		sh.pr.printError(err, q)
 		return ErrFailed
 	}
 	t, err := sh.functionsTable(ctx, rows, f.verbose)
 	if err != nil {
-		sh.printError(err, "")
+		sh.pr.printError(err, "")
 		return ErrFailed
 	}
-	return sh.printTable(t, resultStyle{title: "List of functions"})
+	return sh.pr.printTable(t, resultStyle{title: "List of functions"})
 }
 
 func allIn(s, set string) bool {

@@ -17,7 +17,7 @@ func (sh *Shell) listViews(ctx context.Context, args []string) error {
 		`FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ` +
 		`WHERE c.relkind = 'v' AND ` + where + ` ORDER BY 1, 2`
 	if err := sh.listRelations(ctx, q, pattern, resultStyle{title: "List of relations"}); err != nil {
-		sh.printError(err, q)
+		sh.pr.printError(err, q)
 		return ErrFailed
 	}
 	return nil

@@ -100,7 +100,7 @@ func (sh *Shell) patternClauses(ctx context.Context, pattern string, hasPattern 
 	}
 	p := parseNamePattern(pattern)
 	if p.dots >= 3 {
-		fmt.Fprintf(sh.errOut, "improper qualified name (too many dotted names): %s\n", pattern)
+		fmt.Fprintf(sh.pr.errOut, "improper qualified name (too many dotted names): %s\n", pattern)
 		return nil, ErrFailed
 	}
 	if p.dots == 2 {
@@ -109,7 +109,7 @@ func (sh *Shell) patternClauses(ctx context.Context, pattern string, hasPattern 
 			return nil, err
 		}
 		if len(db) != 1 || db[0][0] != p.db {
-			fmt.Fprintf(sh.errOut, "cross-database references are not implemented: %s\n", pattern)
+			fmt.Fprintf(sh.pr.errOut, "cross-database references are not implemented: %s\n", pattern)
 			return nil, ErrFailed
 		}
 	}

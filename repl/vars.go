@@ -21,20 +21,20 @@ func (sh *Shell) setVar(name, value string) error {
 	case varOnErrorStop:
 		on, ok := parseBool(value)
 		if !ok {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", value, name)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", value, name)
 			return ErrFailed
 		}
 		sh.StopOnError = on
 	case varVerbosity:
 		v, ok := map[string]Verbosity{"default": VerbosityDefault, "verbose": VerbosityVerbose, "terse": VerbosityTerse}[value]
 		if !ok {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", value)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", value)
 			return ErrFailed
 		}
-		sh.Verbosity = v
+		sh.pr.verbosity = v
 	case varEcho:
 		if !slices.Contains([]string{"none", "errors", "queries", "all"}, value) {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n", value)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n", value)
 			return ErrFailed
 		}
 	}
@@ -65,12 +65,12 @@ func (sh *Shell) set(args []string) error {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			fmt.Fprintf(sh.out, "%s = '%s'\n", n, sh.vars[n])
+			fmt.Fprintf(sh.pr.out, "%s = '%s'\n", n, sh.vars[n])
 		}
 		return nil
 	}
 	if !validVarName(args[0]) {
-		fmt.Fprintf(sh.errOut, "\\set: invalid variable name: \"%s\"\n", args[0])
+		fmt.Fprintf(sh.pr.errOut, "\\set: invalid variable name: \"%s\"\n", args[0])
 		return ErrFailed
 	}
 	return sh.setVar(args[0], strings.Join(args[1:], ""))
@@ -79,7 +79,7 @@ func (sh *Shell) set(args []string) error {
 // unset is \unset NAME.
 func (sh *Shell) unset(args []string) error {
 	if len(args) != 1 {
-		fmt.Fprintln(sh.errOut, `\unset: missing required argument`)
+		fmt.Fprintln(sh.pr.errOut, `\unset: missing required argument`)
 		return ErrFailed
 	}
 	delete(sh.vars, args[0])
