@@ -74,6 +74,8 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	case `\r`:
 		sh.pending.reset()
 		fmt.Fprintln(sh.pr.out, "Query buffer reset (cleared).")
+	case `\conninfo`:
+		fmt.Fprintln(sh.pr.out, sh.ConnInfo)
 	case `\timing`:
 		return false, sh.pr.toggle(&sh.Timing, args, "Timing")
 	case `\set`:
@@ -82,24 +84,24 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, sh.unset(args)
 	case `\d`, `\d+`:
 		if len(args) > 0 {
-			if err := sh.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
+			if err := sh.cat.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
 				sh.pr.printError(err, "")
 				return false, ErrFailed
 			}
 			return false, nil
 		}
-		return false, sh.describe(ctx, `\d`, args)
+		return false, sh.cat.describe(ctx, `\d`, args)
 	case `\dt`, `\dn`:
-		return false, sh.describe(ctx, cmd, args)
+		return false, sh.cat.describe(ctx, cmd, args)
 	case `\dv`:
-		return false, sh.listViews(ctx, args)
+		return false, sh.cat.listViews(ctx, args)
 	case `\debt`:
-		return false, sh.debt(ctx, args)
+		return false, sh.cat.debt(ctx, args)
 	default:
 		if handled, quit, err := sh.metaScript(ctx, cmd, args); handled {
 			return quit, err
 		}
-		if handled, err := sh.metaCatalog(ctx, cmd, args); handled {
+		if handled, err := sh.cat.metaCatalog(ctx, cmd, args); handled {
 			return false, err
 		}
 		if handled, err := sh.pr.metaOutput(cmd, args); handled {
@@ -135,40 +137,5 @@ func (pr *printer) toggle(v *bool, args []string, what string) error {
 		state = "on"
 	}
 	fmt.Fprintf(pr.out, "%s is %s.\n", what, state)
-	return nil
-}
-
-// describe answers \d, \dt and \dn through the executor's SHOW TABLES,
-// DESCRIBE and SHOW SCHEMAS, with psql's titles.
-func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error {
-	var stmt string
-	style := resultStyle{title: "List of relations"}
-	switch {
-	case cmd == `\dn`:
-		stmt, style.title = "SHOW SCHEMAS", "List of schemas"
-	case cmd == `\d` && len(args) > 0:
-		stmt = "DESCRIBE " + args[0]
-		style = resultStyle{title: fmt.Sprintf("Table %q", args[0]), noFooter: true}
-	case len(args) == 0:
-		stmt = "SHOW TABLES"
-	case strings.HasSuffix(args[0], ".*") || strings.HasSuffix(args[0], "."):
-		stmt = "SHOW TABLES FROM " + strings.TrimSuffix(strings.TrimSuffix(args[0], "*"), ".")
-	default:
-		fmt.Fprintf(sh.pr.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
-		return ErrFailed
-	}
-	run := func() error { return sh.execute(ctx, stmt, style) }
-	if cmd == `\dt` || cmd == `\d` && len(args) == 0 {
-		// An empty list is psql's "Did not find any relations." instead.
-		pattern := ""
-		if len(args) > 0 {
-			pattern = args[0]
-		}
-		run = func() error { return sh.listRelations(ctx, stmt, pattern, style) }
-	}
-	if err := run(); err != nil {
-		sh.pr.printError(err, stmt)
-		return ErrFailed
-	}
 	return nil
 }

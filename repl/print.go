@@ -58,36 +58,6 @@ func (pr *printer) printTable(t *table, style resultStyle) error {
 	return nil
 }
 
-// listRelations runs a \dt or \d listing; none found is psql's message
-// on standard error (pattern is what \dt was given, if anything), not an
-// empty table.
-func (sh *Shell) listRelations(ctx context.Context, stmt, pattern string, style resultStyle) error {
-	p, err := sh.sess.Prepare(ctx, stmt, nil)
-	if err != nil {
-		return err
-	}
-	res, err := sh.sess.Execute(ctx, p, nil)
-	if err != nil {
-		return err
-	}
-	if res.Rows == nil {
-		return fmt.Errorf("%s returned no rows", stmt)
-	}
-	defer res.Rows.Close()
-	t, err := collectTable(ctx, res.Columns, res.Rows)
-	switch {
-	case err != nil:
-		return err
-	case len(t.rows) > 0:
-		return sh.pr.printTable(t, style)
-	case pattern != "":
-		fmt.Fprintf(sh.pr.errOut, "Did not find any relation named \"%s\".\n", pattern)
-	default:
-		fmt.Fprintln(sh.pr.errOut, "Did not find any relations.")
-	}
-	return nil
-}
-
 // settings returns the output settings, psql's defaults at first.
 func (pr *printer) settings() *printSettings {
 	if pr.opts == nil {

@@ -32,6 +32,7 @@ var ErrFailed = errors.New("statement failed")
 type Shell struct {
 	sess Session
 	pr   *printer // where output goes and how results are laid out
+	cat  *catalog // the informational commands and completion
 	// StopOnError makes feeding stop at the first failed statement
 	// (psql's ON_ERROR_STOP); the interactive loop turns it off.
 	StopOnError bool
@@ -60,6 +61,7 @@ type Shell struct {
 func New(s Session, out, errOut io.Writer) *Shell {
 	pr := &printer{out: out, stdout: out, errOut: errOut}
 	sh := &Shell{sess: s, pr: pr, StopOnError: true, Now: time.Now, scriptDir: "."}
+	sh.cat = &catalog{sess: s, pr: pr, execute: sh.execute}
 	sh.watchProgress()
 	return sh
 }
