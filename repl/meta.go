@@ -61,7 +61,7 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	if handled, quit, err := sh.metaRaw(ctx, cmd, rest); handled {
 		return quit, err
 	}
-	args, err := sh.metaArgs(rest)
+	args, err := sh.vars.metaArgs(rest)
 	if err != nil {
 		fmt.Fprintf(sh.pr.errOut, "%s: %v\n", cmd, err)
 		return false, ErrFailed

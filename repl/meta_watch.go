@@ -48,7 +48,7 @@ func (sh *Shell) watch(ctx context.Context, args []string) error {
 	for n := 1; ; n++ {
 		// psql's title: the time as strftime's %c in the C locale.
 		title := fmt.Sprintf("%s (every %gs)", sh.Now().Format("Mon Jan _2 15:04:05 2006"), interval.Seconds())
-		if err := sh.execute(ctx, sh.interpolate(stmt), resultStyle{title: title}); err != nil {
+		if err := sh.execute(ctx, sh.vars.interpolate(stmt), resultStyle{title: title}); err != nil {
 			sh.pr.printError(err, stmt)
 			return ErrFailed
 		}

@@ -51,7 +51,7 @@ type Shell struct {
 
 	pending   inputBuffer // input read but not yet terminated by ';'
 	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines
-	vars      map[string]string
+	vars      variables
 	scriptDir string // the directory \ir is relative to
 	lastQuery string // what \g sends again when the buffer is empty
 }
@@ -240,7 +240,7 @@ type serverSession interface {
 func (sh *Shell) runStatement(ctx context.Context, stmt string) error {
 	start := sh.Now()
 	sh.lastQuery = stmt
-	stmt = sh.interpolate(stmt)
+	stmt = sh.vars.interpolate(stmt)
 	sh.pr.out = sh.pr.queryOut()
 	defer func() { sh.pr.out = sh.pr.stdout }()
 	if err := sh.execute(ctx, stmt, resultStyle{}); err != nil {

@@ -14,6 +14,10 @@ const (
 	varEcho        = "ECHO"
 )
 
+// variables are psql's variables (\set, -v): names and their text, which
+// statements and backslash command arguments interpolate.
+type variables map[string]string
+
 // setVar is \set NAME value (and -v NAME=value): the special variables
 // change the shell's behaviour, as in psql.
 func (sh *Shell) setVar(name, value string) error {
@@ -104,8 +108,8 @@ func validVarName(n string) bool {
 // interpolate replaces :NAME, :'NAME' and :"NAME" outside literals and
 // comments with the variable's value, as a literal, or as an identifier;
 // an undefined name and a :: cast are left alone, as psql leaves them.
-func (sh *Shell) interpolate(stmt string) string {
-	if len(sh.vars) == 0 || !strings.Contains(stmt, ":") {
+func (vs variables) interpolate(stmt string) string {
+	if len(vs) == 0 || !strings.Contains(stmt, ":") {
 		return stmt
 	}
 	var b strings.Builder
@@ -121,7 +125,7 @@ func (sh *Shell) interpolate(stmt string) string {
 			sc.pos += 2
 			continue
 		}
-		text, end, ok := sh.variableAt(stmt, start)
+		text, end, ok := vs.variableAt(stmt, start)
 		if !ok {
 			sc.pos++
 			continue
@@ -138,7 +142,7 @@ func (sh *Shell) interpolate(stmt string) string {
 }
 
 // variableAt reads a reference at s[i] (a ':'): its replacement and end.
-func (sh *Shell) variableAt(s string, i int) (string, int, bool) {
+func (vs variables) variableAt(s string, i int) (string, int, bool) {
 	quote := byte(0)
 	j := i + 1
 	if j < len(s) && (s[j] == '\'' || s[j] == '"') {
@@ -150,7 +154,7 @@ func (sh *Shell) variableAt(s string, i int) (string, int, bool) {
 		k++
 	}
 	name := s[j:k]
-	v, ok := sh.vars[name]
+	v, ok := vs[name]
 	if name == "" || !ok {
 		return "", 0, false
 	}
@@ -180,7 +184,7 @@ func quoteLiteral(v string) string {
 // \n \t \b \r \f and octal; "double quotes" are kept, quotes and all;
 // :NAME, :'NAME' and :"NAME" outside quotes are variables. Pieces that
 // touch make one argument.
-func (sh *Shell) metaArgs(rest string) ([]string, error) {
+func (vs variables) metaArgs(rest string) ([]string, error) {
 	var out []string
 	var cur strings.Builder
 	inArg := false
@@ -216,7 +220,7 @@ func (sh *Shell) metaArgs(rest string) ([]string, error) {
 			cur.WriteString(rest[i:j])
 			i = j
 		case c == ':':
-			if text, end, ok := sh.variableAt(rest, i); ok {
+			if text, end, ok := vs.variableAt(rest, i); ok {
 				cur.WriteString(text)
 				i = end
 			} else {
