@@ -27,7 +27,7 @@ func splitCommand(line string) (cmd, rest string) {
 func (sh *Shell) metaRaw(ctx context.Context, cmd, rest string) (handled, quit bool, err error) {
 	switch cmd {
 	case `\copy`:
-		return true, false, sh.metaCopy(ctx, strings.TrimSuffix(strings.TrimSpace(rest), ";"))
+		return true, false, sh.copier.metaCopy(ctx, strings.TrimSuffix(strings.TrimSpace(rest), ";"))
 	}
 	return false, false, nil
 }

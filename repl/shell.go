@@ -29,10 +29,15 @@ type Session interface {
 var ErrFailed = errors.New("statement failed")
 
 // Shell reads SQL and backslash commands and prints results as psql does.
+// It holds the input side (the query buffer, COPY data, \i's directory),
+// runs statements and dispatches backslash commands; its parts do the
+// rest: pr prints, cat answers the informational commands, copier runs
+// \copy, vars are \set's variables.
 type Shell struct {
-	sess Session
-	pr   *printer // where output goes and how results are laid out
-	cat  *catalog // the informational commands and completion
+	sess   Session
+	pr     *printer // where output goes and how results are laid out
+	cat    *catalog // the informational commands and completion
+	copier *copier  // \copy
 	// StopOnError makes feeding stop at the first failed statement
 	// (psql's ON_ERROR_STOP); the interactive loop turns it off.
 	StopOnError bool
@@ -51,9 +56,9 @@ type Shell struct {
 
 	pending   inputBuffer // input read but not yet terminated by ';'
 	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines
-	vars      variables
-	scriptDir string // the directory \ir is relative to
-	lastQuery string // what \g sends again when the buffer is empty
+	vars      variables   // \set's
+	scriptDir string      // the directory \ir is relative to
+	lastQuery string      // what \g sends again when the buffer is empty
 }
 
 // New returns a shell printing to out (results) and errOut (errors,
@@ -62,6 +67,7 @@ func New(s Session, out, errOut io.Writer) *Shell {
 	pr := &printer{out: out, stdout: out, errOut: errOut}
 	sh := &Shell{sess: s, pr: pr, StopOnError: true, Now: time.Now, scriptDir: "."}
 	sh.cat = &catalog{sess: s, pr: pr, execute: sh.execute}
+	sh.copier = &copier{sess: s, pr: pr, startCopyIn: sh.startCopyIn}
 	sh.watchProgress()
 	return sh
 }
