@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 )
 
 const helpText = `General
@@ -114,28 +113,4 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 		return false, ErrFailed
 	}
 	return false, nil
-}
-
-// toggle flips a boolean setting or sets it from on/off, and says so as psql
-// does ("Expanded display is on.").
-func (pr *printer) toggle(v *bool, args []string, what string) error {
-	if len(args) == 0 {
-		*v = !*v
-	} else {
-		switch strings.ToLower(args[0]) {
-		case "on", "true", "yes", "1":
-			*v = true
-		case "off", "false", "no", "0":
-			*v = false
-		default:
-			fmt.Fprintf(pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
-			return ErrFailed
-		}
-	}
-	state := "off"
-	if *v {
-		state = "on"
-	}
-	fmt.Fprintf(pr.out, "%s is %s.\n", what, state)
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,33 +68,6 @@ func (sh *Shell) metaScript(ctx context.Context, cmd string, args []string) (han
 		return false, false, nil
 	}
 	return true, false, nil
-}
-
-// queryOut is where query results go: \o's file, else standard output.
-func (pr *printer) queryOut() io.Writer {
-	if pr.qfile != nil {
-		return pr.qfile
-	}
-	return pr.stdout
-}
-
-// setQueryOut is \o [file]: results to the file from now on, or back to
-// standard output.
-func (pr *printer) setQueryOut(args []string) error {
-	if pr.qfile != nil {
-		pr.qfile.Close()
-		pr.qfile = nil
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	f, err := os.Create(args[0])
-	if err != nil {
-		fmt.Fprintf(pr.errOut, "%s: %v\n", args[0], pathErr(err))
-		return ErrFailed
-	}
-	pr.qfile = f
-	return nil
 }
 
 // pathErr is why a file could not be opened, worded as psql words it:

@@ -138,6 +138,69 @@ func (pr *printer) warnExtra(cmd string, extra []string) {
 	}
 }
 
+// printError prints a failure as psql does, with stmt's caret.
+func (pr *printer) printError(err error, stmt string) {
+	io.WriteString(pr.errOut, formatError(asSQLError(err), stmt, pr.verbosity))
+}
+
+// printNotices prints NOTICEs and WARNINGs as psql does.
+func (pr *printer) printNotices(ns []stmt.Notice) {
+	for _, n := range ns {
+		fmt.Fprintf(pr.errOut, "%s:  %s\n", n.Severity, n.Message)
+	}
+}
+
+// toggle flips a boolean setting or sets it from on/off, and says so as psql
+// does ("Expanded display is on.").
+func (pr *printer) toggle(v *bool, args []string, what string) error {
+	if len(args) == 0 {
+		*v = !*v
+	} else {
+		switch strings.ToLower(args[0]) {
+		case "on", "true", "yes", "1":
+			*v = true
+		case "off", "false", "no", "0":
+			*v = false
+		default:
+			fmt.Fprintf(pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
+			return ErrFailed
+		}
+	}
+	state := "off"
+	if *v {
+		state = "on"
+	}
+	fmt.Fprintf(pr.out, "%s is %s.\n", what, state)
+	return nil
+}
+
+// queryOut is where query results go: \o's file, else standard output.
+func (pr *printer) queryOut() io.Writer {
+	if pr.qfile != nil {
+		return pr.qfile
+	}
+	return pr.stdout
+}
+
+// setQueryOut is \o [file]: results to the file from now on, or back to
+// standard output.
+func (pr *printer) setQueryOut(args []string) error {
+	if pr.qfile != nil {
+		pr.qfile.Close()
+		pr.qfile = nil
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	f, err := os.Create(args[0])
+	if err != nil {
+		fmt.Fprintf(pr.errOut, "%s: %v\n", args[0], pathErr(err))
+		return ErrFailed
+	}
+	pr.qfile = f
+	return nil
+}
+
 // PrintFlags are the command line's output options (psql's -A, -t, -F,
 // -R, --csv, -H, -x, -P ...), registered on the repl command's flag set.
 // They are \pset settings applied in command-line order.

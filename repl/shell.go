@@ -259,10 +259,6 @@ func (sh *Shell) runStatement(ctx context.Context, stmt string) error {
 	return nil
 }
 
-func (pr *printer) printError(err error, stmt string) {
-	io.WriteString(pr.errOut, formatError(asSQLError(err), stmt, pr.verbosity))
-}
-
 // resultStyle is how a backslash command dresses up a query result.
 type resultStyle struct {
 	title    string
@@ -334,11 +330,4 @@ func formatTiming(d time.Duration) string {
 	days := float64(int64(hours / 24))
 	hours -= 24 * days
 	return fmt.Sprintf("Time: %.3f ms (%.0f d %02d:%02d:%06.3f)", ms, days, int(hours), int(mins), secs)
-}
-
-// printNotices prints NOTICEs and WARNINGs as psql does.
-func (pr *printer) printNotices(ns []stmt.Notice) {
-	for _, n := range ns {
-		fmt.Fprintf(pr.errOut, "%s:  %s\n", n.Severity, n.Message)
-	}
 }
