@@ -40,6 +40,10 @@ var (
 // \d (and "t$..." metadata tables once a quote and a name are typed);
 // elsewhere keywords and the columns of the tables the line names.
 func (sh *Shell) Complete(line string, pos int) (head string, completions []string, tail string) {
+	return sh.cat.complete(line, pos)
+}
+
+func (cat *catalog) complete(line string, pos int) (head string, completions []string, tail string) {
 	pos = min(max(pos, 0), len(line))
 	start := pos
 	for start > 0 && !strings.ContainsRune(" \t(,=<>'", rune(line[start-1])) {
@@ -53,11 +57,11 @@ func (sh *Shell) Complete(line string, pos int) (head string, completions []stri
 	case fileCommand.MatchString(strings.TrimLeft(head, " \t")):
 		cands = completeFiles(word)
 	case settingAfter.MatchString(before):
-		cands = sh.catalogColumn(ctx, "SELECT name FROM pg_settings")
+		cands = cat.catalogColumn(ctx, "SELECT name FROM pg_settings")
 	case tableAfter.MatchString(strings.TrimLeft(before, " \t")):
-		cands = sh.tableNames(ctx, word)
+		cands = cat.tableNames(ctx, word)
 	default:
-		cands = append(keywordsLike(word), sh.columnsOf(ctx, line)...)
+		cands = append(keywordsLike(word), cat.columnsOf(ctx, line)...)
 	}
 	for _, c := range cands {
 		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(word)) && !slices.Contains(completions, c) {
@@ -82,7 +86,7 @@ func keywordsLike(word string) []string {
 
 // tableNames are the schemas (with their dot) and tables word may start,
 // and the metadata tables of table "t once word is "t$ or "t .
-func (sh *Shell) tableNames(ctx context.Context, word string) []string {
+func (cat *catalog) tableNames(ctx context.Context, word string) []string {
 	if q := strings.TrimPrefix(word, `"`); q != word {
 		base, _, _ := strings.Cut(q, "$")
 		var out []string
@@ -93,16 +97,16 @@ func (sh *Shell) tableNames(ctx context.Context, word string) []string {
 	}
 	if schema, _, ok := strings.Cut(word, "."); ok {
 		var out []string
-		for _, r := range sh.catalogRows(ctx, "SHOW TABLES FROM "+schema) {
+		for _, r := range cat.catalogRows(ctx, "SHOW TABLES FROM "+schema) {
 			out = append(out, schema+"."+r[1])
 		}
 		return out
 	}
 	var out []string
-	for _, r := range sh.catalogRows(ctx, "SHOW TABLES") {
+	for _, r := range cat.catalogRows(ctx, "SHOW TABLES") {
 		out = append(out, r[1])
 	}
-	for _, s := range sh.catalogColumn(ctx, "SHOW SCHEMAS") {
+	for _, s := range cat.catalogColumn(ctx, "SHOW SCHEMAS") {
 		out = append(out, s+".")
 	}
 	return out
@@ -110,30 +114,30 @@ func (sh *Shell) tableNames(ctx context.Context, word string) []string {
 
 // columnsOf are the column names of the tables line names after FROM,
 // JOIN, UPDATE or INTO.
-func (sh *Shell) columnsOf(ctx context.Context, line string) []string {
+func (cat *catalog) columnsOf(ctx context.Context, line string) []string {
 	var out []string
 	for _, m := range tablesNamed.FindAllStringSubmatch(line, -1) {
-		for _, r := range sh.catalogRows(ctx, "DESCRIBE "+m[1]) {
+		for _, r := range cat.catalogRows(ctx, "DESCRIBE "+m[1]) {
 			out = append(out, r[0])
 		}
 	}
 	return out
 }
 
-func (sh *Shell) catalogColumn(ctx context.Context, q string) []string {
+func (cat *catalog) catalogColumn(ctx context.Context, q string) []string {
 	var out []string
-	for _, r := range sh.catalogRows(ctx, q) {
+	for _, r := range cat.catalogRows(ctx, q) {
 		out = append(out, r[0])
 	}
 	return out
 }
 
 // catalogRows runs a completion query; a failure offers nothing.
-func (sh *Shell) catalogRows(ctx context.Context, q string) [][]string {
-	if sh.sess.TxStatus() != exec.TxIdle {
+func (cat *catalog) catalogRows(ctx context.Context, q string) [][]string {
+	if cat.sess.TxStatus() != exec.TxIdle {
 		return nil // a failing query would abort the user's block
 	}
-	rows, err := sh.queryText(ctx, q)
+	rows, err := cat.queryText(ctx, q)
 	if err != nil {
 		return nil
 	}

@@ -29,7 +29,7 @@ const copyPrompt = "Enter data to be copied followed by a newline.\nEnd with a b
 func (sh *Shell) startCopyIn(ctx context.Context, in *stmt.CopyIn, stmt string) {
 	sh.copy = &copyFeed{stmt: stmt, load: in.Start(context.WithoutCancel(ctx))}
 	if sh.Interactive {
-		fmt.Fprintln(sh.out, copyPrompt)
+		fmt.Fprintln(sh.pr.out, copyPrompt)
 	}
 }
 
@@ -51,10 +51,10 @@ func (sh *Shell) endCopy(ctx context.Context) error {
 	n, err := f.load.Finish()
 	var failed error
 	if err != nil {
-		sh.printError(err, f.stmt)
+		sh.pr.printError(err, f.stmt)
 		failed = ErrFailed
 	} else {
-		fmt.Fprintf(sh.out, "COPY %d\n", n)
+		fmt.Fprintf(sh.pr.out, "COPY %d\n", n)
 	}
 	if failed != nil && sh.StopOnError {
 		return failed
@@ -218,39 +218,49 @@ func quotedEnd(s string, i int) (int, string) {
 	return len(s), b.String()
 }
 
+// copier is \copy: the server's COPY, with the file read or written by
+// the shell.
+type copier struct {
+	sess Session
+	pr   *printer
+	// startCopyIn feeds a COPY FROM STDIN from the shell's next input lines
+	// (Shell.startCopyIn): \copy ... FROM stdin.
+	startCopyIn func(ctx context.Context, in *stmt.CopyIn, stmt string)
+}
+
 // metaCopy runs \copy: the server's COPY with the file read or written
 // here, by the shell, as psql does.
-func (sh *Shell) metaCopy(ctx context.Context, args string) error {
+func (cp *copier) metaCopy(ctx context.Context, args string) error {
 	c, err := parseCopyCommand(strings.TrimSpace(args))
 	if err != nil {
-		sh.printError(err, "")
+		cp.pr.printError(err, "")
 		return ErrFailed
 	}
-	if err := sh.runCopy(ctx, c); err != nil {
-		sh.printError(err, c.stmt)
+	if err := cp.runCopy(ctx, c); err != nil {
+		cp.pr.printError(err, c.stmt)
 		return ErrFailed
 	}
 	return nil
 }
 
-func (sh *Shell) runCopy(ctx context.Context, c copyCommand) error {
-	p, err := sh.sess.Prepare(ctx, c.stmt, nil)
+func (cp *copier) runCopy(ctx context.Context, c copyCommand) error {
+	p, err := cp.sess.Prepare(ctx, c.stmt, nil)
 	if err != nil {
 		return err
 	}
-	res, err := sh.sess.Execute(ctx, p, nil)
+	res, err := cp.sess.Execute(ctx, p, nil)
 	if err != nil {
 		return err
 	}
 	switch {
 	case c.from && res.CopyIn != nil && c.file == "":
-		sh.startCopyIn(ctx, res.CopyIn, c.stmt)
+		cp.startCopyIn(ctx, res.CopyIn, c.stmt)
 		return nil
 	case c.from && res.CopyIn != nil:
-		return sh.copyFromFile(ctx, res.CopyIn, c.file)
+		return cp.copyFromFile(ctx, res.CopyIn, c.file)
 	case !c.from && res.CopyOut:
 		defer res.Rows.Close()
-		return sh.copyToFile(ctx, res, c.file)
+		return cp.copyToFile(ctx, res, c.file)
 	}
 	if res.Rows != nil {
 		res.Rows.Close()
@@ -258,7 +268,7 @@ func (sh *Shell) runCopy(ctx context.Context, c copyCommand) error {
 	return pgerr.Errorf(pgerr.InternalError, `\copy: the server did not start a COPY`)
 }
 
-func (sh *Shell) copyFromFile(ctx context.Context, in *stmt.CopyIn, name string) error {
+func (cp *copier) copyFromFile(ctx context.Context, in *stmt.CopyIn, name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		// The server is waiting for data: an empty load that fails ends it.
@@ -270,12 +280,12 @@ func (sh *Shell) copyFromFile(ctx context.Context, in *stmt.CopyIn, name string)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sh.out, "COPY %d\n", n)
+	fmt.Fprintf(cp.pr.out, "COPY %d\n", n)
 	return nil
 }
 
-func (sh *Shell) copyToFile(ctx context.Context, res *stmt.Result, name string) error {
-	w := sh.out
+func (cp *copier) copyToFile(ctx context.Context, res *stmt.Result, name string) error {
+	w := cp.pr.out
 	var f *os.File
 	if name != "" {
 		var err error
@@ -294,7 +304,7 @@ func (sh *Shell) copyToFile(ctx context.Context, res *stmt.Result, name string) 
 		return err
 	}
 	if f != nil { // psql prints no tag after rows it wrote to stdout
-		fmt.Fprintf(sh.out, "COPY %d\n", n)
+		fmt.Fprintf(cp.pr.out, "COPY %d\n", n)
 	}
 	return nil
 }

@@ -27,26 +27,26 @@ func debtQuery(table string) string {
 // dead rows as '░' out of debtBarWidth, then the dead rows, the bytes a
 // scan reads for nothing and the delete files that apply, and the totals
 // (../shared/reference/004's picture of delete debt, in the terminal).
-func (sh *Shell) debt(ctx context.Context, args []string) error {
+func (cat *catalog) debt(ctx context.Context, args []string) error {
 	if len(args) != 1 {
-		fmt.Fprintln(sh.errOut, `\debt: a table name is required`)
+		fmt.Fprintln(cat.pr.errOut, `\debt: a table name is required`)
 		return ErrFailed
 	}
 	q := debtQuery(args[0])
-	rows, err := sh.queryText(ctx, q)
+	rows, err := cat.queryText(ctx, q)
 	if err != nil {
-		sh.printError(err, q)
+		cat.pr.printError(err, q)
 		return ErrFailed
 	}
-	fmt.Fprintf(sh.out, "Delete debt of %q (█ live rows, ░ deleted rows)\n", args[0])
+	fmt.Fprintf(cat.pr.out, "Delete debt of %q (█ live rows, ░ deleted rows)\n", args[0])
 	var files, records, dead, deadBytes, deletes int64
 	for _, r := range rows {
 		n, d, b, k := atoi(r[1]), atoi(r[2]), atoi(r[3]), atoi(r[4])
 		files, records, dead, deadBytes, deletes = files+1, records+n, dead+d, deadBytes+b, deletes+k
-		fmt.Fprintf(sh.out, " %s %s  %d of %d rows dead, %s read for nothing, %d delete files\n",
+		fmt.Fprintf(cat.pr.out, " %s %s  %d of %d rows dead, %s read for nothing, %d delete files\n",
 			debtBar(n, d), fileName(r[0]), d, n, bytesText(b), k)
 	}
-	fmt.Fprintf(sh.out, "%d data files, %d rows, %d dead (%s), %s read for nothing by every full scan, %d delete-file references\n\n",
+	fmt.Fprintf(cat.pr.out, "%d data files, %d rows, %d dead (%s), %s read for nothing by every full scan, %d delete-file references\n\n",
 		files, records, dead, percent(dead, records), bytesText(deadBytes), deletes)
 	return nil
 }
@@ -96,12 +96,12 @@ func bytesText(b int64) string {
 }
 
 // queryText runs a query and returns its rows as text.
-func (sh *Shell) queryText(ctx context.Context, q string) ([][]string, error) {
-	p, err := sh.sess.Prepare(ctx, q, nil)
+func (cat *catalog) queryText(ctx context.Context, q string) ([][]string, error) {
+	p, err := cat.sess.Prepare(ctx, q, nil)
 	if err != nil {
 		return nil, err
 	}
-	res, err := sh.sess.Execute(ctx, p, nil)
+	res, err := cat.sess.Execute(ctx, p, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,11 @@ import (
 // spec, format version, delete mode and location; \d+ adds its
 // properties, files and rows, and its current snapshot. A metadata table
 // ("t$files") shows its columns only.
-func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) error {
+func (cat *catalog) describeTable(ctx context.Context, name string, plus bool) error {
 	var create [][]string
 	if !strings.Contains(name, "$") {
 		var err error
-		if create, err = sh.queryText(ctx, "SHOW CREATE TABLE "+name); err != nil && !isNoSuchRelation(err) {
+		if create, err = cat.queryText(ctx, "SHOW CREATE TABLE "+name); err != nil && !isNoSuchRelation(err) {
 			return err
 		}
 	}
@@ -33,10 +33,10 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 		title = createdName(create[0][0]) // psql names schema.table
 	}
 	var buf bytes.Buffer
-	out := sh.out
-	sh.out = &buf
-	err := sh.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + title + "\"", noFooter: true})
-	sh.out = out
+	out := cat.pr.out
+	cat.pr.out = &buf
+	err := cat.execute(ctx, "DESCRIBE "+name, resultStyle{title: kind + " \"" + title + "\"", noFooter: true})
+	cat.pr.out = out
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 		_, definition, _ := strings.Cut(create[0][0], " AS\n")
 		details = []string{"View definition:", " " + strings.ReplaceAll(definition, "\n", "\n ") + ";"}
 	case len(create) == 1 && !view:
-		if details, err = sh.tableDetails(ctx, name, create[0][0], plus); err != nil {
+		if details, err = cat.tableDetails(ctx, name, create[0][0], plus); err != nil {
 			return err
 		}
 	}
@@ -54,7 +54,7 @@ func (sh *Shell) describeTable(ctx context.Context, name string, plus bool) erro
 	if len(details) > 0 && strings.HasSuffix(table, "\n\n") {
 		table = table[:len(table)-1] + strings.Join(details, "\n") + "\n\n" // psql's footers go above the blank line
 	}
-	_, err = io.WriteString(sh.out, table)
+	_, err = io.WriteString(cat.pr.out, table)
 	return err
 }
 
@@ -93,8 +93,8 @@ func isNoSuchRelation(err error) bool {
 }
 
 // tableDetails are describeTable's lines under the columns.
-func (sh *Shell) tableDetails(ctx context.Context, name, create string, plus bool) ([]string, error) {
-	props, err := sh.queryText(ctx, "SELECT key, value FROM "+metaName(name, "properties")+" ORDER BY key")
+func (cat *catalog) tableDetails(ctx context.Context, name, create string, plus bool) ([]string, error) {
+	props, err := cat.queryText(ctx, "SELECT key, value FROM "+metaName(name, "properties")+" ORDER BY key")
 	if err != nil {
 		return nil, err
 	}
@@ -123,18 +123,18 @@ func (sh *Shell) tableDetails(ctx context.Context, name, create string, plus boo
 	if !plus {
 		return lines, nil
 	}
-	return sh.tableStorage(ctx, name, props, lines)
+	return cat.tableStorage(ctx, name, props, lines)
 }
 
 // tableStorage adds \d+'s properties, files, rows and current snapshot.
-func (sh *Shell) tableStorage(ctx context.Context, name string, props [][]string, lines []string) ([]string, error) {
+func (cat *catalog) tableStorage(ctx context.Context, name string, props [][]string, lines []string) ([]string, error) {
 	if len(props) > 0 {
 		lines = append(lines, "Properties:")
 		for _, r := range props {
 			lines = append(lines, fmt.Sprintf("    %s = '%s'", r[0], r[1]))
 		}
 	}
-	sum, err := sh.queryText(ctx, "SELECT data_files, pg_size_pretty((SELECT coalesce(sum(file_size_in_bytes), 0)::bigint FROM "+metaName(name, "data_files")+")), "+
+	sum, err := cat.queryText(ctx, "SELECT data_files, pg_size_pretty((SELECT coalesce(sum(file_size_in_bytes), 0)::bigint FROM "+metaName(name, "data_files")+")), "+
 		"delete_files, live_rows, deleted_rows, snapshots FROM "+metaName(name, "delete_debt_summary"))
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (sh *Shell) tableStorage(ctx context.Context, name string, props [][]string
 	}
 	r := sum[0]
 	lines = append(lines, fmt.Sprintf("Data: %s data files (%s), %s delete files; %s live rows, %s deleted", r[0], r[1], r[2], r[3], r[4]))
-	snap, err := sh.queryText(ctx, "SELECT snapshot_id, committed_at FROM "+metaName(name, "snapshots")+" ORDER BY committed_at DESC LIMIT 1")
+	snap, err := cat.queryText(ctx, "SELECT snapshot_id, committed_at FROM "+metaName(name, "snapshots")+" ORDER BY committed_at DESC LIMIT 1")
 	if err != nil {
 		return nil, err
 	}

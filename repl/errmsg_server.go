@@ -83,5 +83,5 @@ func location(pe *pgconn.PgError) string {
 // does, the moment it arrives: a remote session calls it while the
 // statement still runs.
 func (sh *Shell) PrintNotice(n *pgerr.Error) {
-	fmt.Fprint(sh.errOut, formatReport(n, "", sh.Verbosity, false))
+	fmt.Fprint(sh.pr.errOut, formatReport(n, "", sh.pr.verbosity, false))
 }

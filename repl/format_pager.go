@@ -9,16 +9,16 @@ import (
 )
 
 // terminal returns the file output goes to when it is a terminal.
-func (sh *Shell) terminal() (*os.File, bool) {
-	f, ok := sh.out.(*os.File)
+func (pr *printer) terminal() (*os.File, bool) {
+	f, ok := pr.out.(*os.File)
 	return f, ok && IsTerminal(f)
 }
 
 // outputColumns is the screen width expanded auto compares with, as psql
 // finds it: $COLUMNS, else the terminal's width, and 0 (unknown) when the
 // output is not a terminal.
-func (sh *Shell) outputColumns() int {
-	f, ok := sh.terminal()
+func (pr *printer) outputColumns() int {
+	f, ok := pr.terminal()
 	if !ok {
 		return 0
 	}
@@ -33,8 +33,8 @@ func (sh *Shell) outputColumns() int {
 // one: pager on, standard input and output terminals, and the table not
 // fitting the screen (psql's IsPagerNeeded and print_aligned_text), or
 // pager always.
-func (sh *Shell) emit(out []byte, t *table) error {
-	if cmd := sh.pagerFor(t); cmd != nil {
+func (pr *printer) emit(out []byte, t *table) error {
+	if cmd := pr.pagerFor(t); cmd != nil {
 		cmd.Stdin = bytes.NewReader(out)
 		if err := cmd.Run(); err == nil {
 			return nil
@@ -42,19 +42,19 @@ func (sh *Shell) emit(out []byte, t *table) error {
 		// A pager that cannot start leaves the output as it is (psql's
 		// popen failing); one that fails later gets it again.
 	}
-	_, err := sh.out.Write(out)
+	_, err := pr.out.Write(out)
 	return err
 }
 
 // pagerFor returns the pager command for t, or nil. A terminal that does
 // not know its height (0 rows) gets no pager.
-func (sh *Shell) pagerFor(t *table) *exec.Cmd {
-	ps := sh.settings()
-	f, ok := sh.terminal()
+func (pr *printer) pagerFor(t *table) *exec.Cmd {
+	ps := pr.settings()
+	f, ok := pr.terminal()
 	if ps.pager == 0 || !ok || !IsTerminal(os.Stdin) {
 		return nil
 	}
-	if _, rows := terminalSize(f); ps.pager < 2 && (rows == 0 || !sh.tooBig(t, rows)) {
+	if _, rows := terminalSize(f); ps.pager < 2 && (rows == 0 || !pr.tooBig(t, rows)) {
 		return nil
 	}
 	prog := pagerProgram()
@@ -62,7 +62,7 @@ func (sh *Shell) pagerFor(t *table) *exec.Cmd {
 		return nil
 	}
 	cmd := exec.Command("/bin/sh", "-c", prog)
-	cmd.Stdout, cmd.Stderr = f, sh.errOut
+	cmd.Stdout, cmd.Stderr = f, pr.errOut
 	return cmd
 }
 
@@ -74,12 +74,12 @@ func (sh *Shell) pagerFor(t *table) *exec.Cmd {
 // the header's lines once more (psql's print_aligned_text counts the
 // header twice, so 22 rows page on a 24-line screen); expanded it counts
 // a line for each column and one for each record.
-func (sh *Shell) tooBig(t *table, rows int) bool {
-	ps := sh.settings()
+func (pr *printer) tooBig(t *table, rows int) bool {
+	ps := pr.settings()
 	if ps.format != "json" {
 		t = t.withNullDisplay(ps.null)
 	}
-	mode, columns := sh.expandedMode(), sh.outputColumns()
+	mode, columns := pr.expandedMode(), pr.outputColumns()
 	if ps.columns > 0 {
 		columns = ps.columns
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // printSettings are psql's \pset options. The expanded "on" state is the
-// Shell's Expanded field (which \gx also sets); auto is kept here.
+// printer's expanded field (which \gx also sets); auto is kept here.
 type printSettings struct {
 	format        string // aligned, asciidoc, csv, html, json, markdown, unaligned
 	border        int
@@ -75,17 +75,17 @@ var errSilent = errors.New("silent")
 // pset is psql's do_pset: it changes option name (value nil: toggle,
 // show or unset, as psql does per option) and returns psql's message
 // saying the new state.
-func (sh *Shell) pset(name string, value *string) (string, error) {
-	ps := sh.settings()
+func (pr *printer) pset(name string, value *string) (string, error) {
+	ps := pr.settings()
 	canon := psetCanonical(name)
 	set, ok := psetSetters[canon]
 	if !ok {
 		return "", fmt.Errorf(`\pset: unknown option: %s`, name)
 	}
-	if err := set(sh, ps, name, value); err != nil {
+	if err := set(pr, ps, name, value); err != nil {
 		return "", err
 	}
-	return sh.psetInfo(canon), nil
+	return pr.psetInfo(canon), nil
 }
 
 // psetCanonical maps psql's aliases to the option's name.
@@ -101,51 +101,54 @@ func psetCanonical(name string) string {
 	return name
 }
 
-type psetSetter func(sh *Shell, ps *printSettings, name string, value *string) error
+type psetSetter func(pr *printer, ps *printSettings, name string, value *string) error
 
 var psetSetters = map[string]psetSetter{
-	"border":          func(_ *Shell, ps *printSettings, _ string, v *string) error { setInt(&ps.border, v); return nil },
-	"columns":         func(_ *Shell, ps *printSettings, _ string, v *string) error { setInt(&ps.columns, v); return nil },
-	"pager_min_lines": func(_ *Shell, ps *printSettings, _ string, v *string) error { setInt(&ps.pagerMinLines, v); return nil },
-	"csv_fieldsep":    setCSVFieldSep,
-	"expanded":        setExpanded,
-	"fieldsep": func(_ *Shell, ps *printSettings, _ string, v *string) error {
+	"border":  func(_ *printer, ps *printSettings, _ string, v *string) error { setInt(&ps.border, v); return nil },
+	"columns": func(_ *printer, ps *printSettings, _ string, v *string) error { setInt(&ps.columns, v); return nil },
+	"pager_min_lines": func(_ *printer, ps *printSettings, _ string, v *string) error {
+		setInt(&ps.pagerMinLines, v)
+		return nil
+	},
+	"csv_fieldsep": setCSVFieldSep,
+	"expanded":     setExpanded,
+	"fieldsep": func(_ *printer, ps *printSettings, _ string, v *string) error {
 		if v != nil {
 			ps.fieldSep = separator{text: *v}
 		}
 		return nil
 	},
-	"fieldsep_zero": func(_ *Shell, ps *printSettings, _ string, _ *string) error {
+	"fieldsep_zero": func(_ *printer, ps *printSettings, _ string, _ *string) error {
 		ps.fieldSep = separator{zero: true}
 		return nil
 	},
-	"recordsep": func(_ *Shell, ps *printSettings, _ string, v *string) error {
+	"recordsep": func(_ *printer, ps *printSettings, _ string, v *string) error {
 		if v != nil {
 			ps.recordSep = separator{text: *v}
 		}
 		return nil
 	},
-	"recordsep_zero": func(_ *Shell, ps *printSettings, _ string, _ *string) error {
+	"recordsep_zero": func(_ *printer, ps *printSettings, _ string, _ *string) error {
 		ps.recordSep = separator{zero: true}
 		return nil
 	},
-	"footer":        func(_ *Shell, ps *printSettings, n string, v *string) error { return setBool(&ps.footer, n, v) },
-	"tuples_only":   func(_ *Shell, ps *printSettings, n string, v *string) error { return setBool(&ps.tuplesOnly, n, v) },
+	"footer":        func(_ *printer, ps *printSettings, n string, v *string) error { return setBool(&ps.footer, n, v) },
+	"tuples_only":   func(_ *printer, ps *printSettings, n string, v *string) error { return setBool(&ps.tuplesOnly, n, v) },
 	"numericlocale": setNumericLocale,
 	"format":        setFormat,
 	"linestyle":     setLineStyle,
-	"null": func(_ *Shell, ps *printSettings, _ string, v *string) error {
+	"null": func(_ *printer, ps *printSettings, _ string, v *string) error {
 		if v != nil {
 			ps.null = *v
 		}
 		return nil
 	},
 	"pager": setPager,
-	"tableattr": func(_ *Shell, ps *printSettings, _ string, v *string) error {
+	"tableattr": func(_ *printer, ps *printSettings, _ string, v *string) error {
 		setOptional(&ps.tableAttr, v)
 		return nil
 	},
-	"title":                    func(_ *Shell, ps *printSettings, _ string, v *string) error { setOptional(&ps.title, v); return nil },
+	"title":                    func(_ *printer, ps *printSettings, _ string, v *string) error { setOptional(&ps.title, v); return nil },
 	"unicode_border_linestyle": unicodeSetter(0, "border"),
 	"unicode_column_linestyle": unicodeSetter(1, "column"),
 	"unicode_header_linestyle": unicodeSetter(2, "header"),
@@ -203,7 +206,7 @@ func psqlBool(v string) (value, ok bool) {
 	return false, false
 }
 
-func setCSVFieldSep(_ *Shell, ps *printSettings, _ string, v *string) error {
+func setCSVFieldSep(_ *printer, ps *printSettings, _ string, v *string) error {
 	switch {
 	case v == nil:
 	case len(*v) != 1:
@@ -218,24 +221,24 @@ func setCSVFieldSep(_ *Shell, ps *printSettings, _ string, v *string) error {
 
 // setExpanded takes on, off or auto; without a value it toggles, auto
 // counting as on.
-func setExpanded(sh *Shell, ps *printSettings, name string, v *string) error {
+func setExpanded(pr *printer, ps *printSettings, name string, v *string) error {
 	switch {
 	case v == nil:
-		sh.Expanded = !sh.Expanded && !ps.expandedAuto
+		pr.expanded = !pr.expanded && !ps.expandedAuto
 		ps.expandedAuto = false
 	case strings.EqualFold(*v, "auto"):
-		sh.Expanded, ps.expandedAuto = false, true
+		pr.expanded, ps.expandedAuto = false, true
 	default:
 		b, ok := psqlBool(*v)
 		if !ok {
 			return fmt.Errorf("unrecognized value \"%s\" for \"%s\"\nAvailable values are: on, off, auto.", *v, name)
 		}
-		sh.Expanded, ps.expandedAuto = b, false
+		pr.expanded, ps.expandedAuto = b, false
 	}
 	return nil
 }
 
-func setPager(_ *Shell, ps *printSettings, name string, v *string) error {
+func setPager(_ *printer, ps *printSettings, name string, v *string) error {
 	switch {
 	case v == nil && ps.pager == 1:
 		ps.pager = 0
@@ -258,7 +261,7 @@ func setPager(_ *Shell, ps *printSettings, name string, v *string) error {
 
 // setNumericLocale accepts only off: the locale's digit grouping is not
 // implemented.
-func setNumericLocale(_ *Shell, _ *printSettings, name string, v *string) error {
+func setNumericLocale(_ *printer, _ *printSettings, name string, v *string) error {
 	on := true
 	if v != nil {
 		b, ok := psqlBool(*v)
@@ -274,7 +277,7 @@ func setNumericLocale(_ *Shell, _ *printSettings, name string, v *string) error 
 }
 
 // setFormat takes any unambiguous prefix of a format's name, as psql.
-func setFormat(_ *Shell, ps *printSettings, _ string, v *string) error {
+func setFormat(_ *printer, ps *printSettings, _ string, v *string) error {
 	if v == nil {
 		return nil
 	}
@@ -296,7 +299,7 @@ func setFormat(_ *Shell, ps *printSettings, _ string, v *string) error {
 
 // setLineStyle accepts psql's ascii only; old-ascii and unicode are not
 // implemented.
-func setLineStyle(_ *Shell, _ *printSettings, _ string, v *string) error {
+func setLineStyle(_ *printer, _ *printSettings, _ string, v *string) error {
 	if v == nil || len(*v) <= len("ascii") && strings.EqualFold("ascii"[:len(*v)], *v) {
 		return nil
 	}
@@ -306,7 +309,7 @@ func setLineStyle(_ *Shell, _ *printSettings, _ string, v *string) error {
 // unicodeSetter stores a unicode line style psql would use with linestyle
 // unicode; \pset lists it.
 func unicodeSetter(i int, what string) psetSetter {
-	return func(_ *Shell, ps *printSettings, _ string, v *string) error {
+	return func(_ *printer, ps *printSettings, _ string, v *string) error {
 		if v == nil {
 			return nil
 		}
@@ -321,8 +324,8 @@ func unicodeSetter(i int, what string) psetSetter {
 }
 
 // psetInfo is psql's printPsetInfo: the sentence saying an option's state.
-func (sh *Shell) psetInfo(name string) string {
-	ps := sh.settings()
+func (pr *printer) psetInfo(name string) string {
+	ps := pr.settings()
 	switch name {
 	case "border":
 		return fmt.Sprintf("Border style is %d.", ps.border)
@@ -332,7 +335,7 @@ func (sh *Shell) psetInfo(name string) string {
 		}
 		return fmt.Sprintf("Target width is %d.", ps.columns)
 	case "expanded":
-		return "Expanded display is " + map[string]string{"on": "on", "off": "off", "auto": "used automatically"}[sh.expandedMode()] + "."
+		return "Expanded display is " + map[string]string{"on": "on", "off": "off", "auto": "used automatically"}[pr.expandedMode()] + "."
 	case "csv_fieldsep":
 		return fmt.Sprintf("Field separator for CSV is \"%c\".", ps.csvFieldSep)
 	case "fieldsep", "fieldsep_zero":
@@ -355,10 +358,10 @@ func (sh *Shell) psetInfo(name string) string {
 	case "null":
 		return fmt.Sprintf("Null display is \"%s\".", ps.null)
 	}
-	return sh.psetInfoMore(ps, name)
+	return pr.psetInfoMore(ps, name)
 }
 
-func (sh *Shell) psetInfoMore(ps *printSettings, name string) string {
+func (pr *printer) psetInfoMore(ps *printSettings, name string) string {
 	switch name {
 	case "pager":
 		return [...]string{"Pager usage is off.", "Pager is used for long output.", "Pager is always used."}[ps.pager]
@@ -405,11 +408,11 @@ func onOff(b bool) string {
 }
 
 // expandedMode is on, off or auto.
-func (sh *Shell) expandedMode() string {
+func (pr *printer) expandedMode() string {
 	switch {
-	case sh.Expanded:
+	case pr.expanded:
 		return "on"
-	case sh.settings().expandedAuto:
+	case pr.settings().expandedAuto:
 		return "auto"
 	}
 	return "off"
@@ -417,16 +420,16 @@ func (sh *Shell) expandedMode() string {
 
 // psetList is \pset without arguments: every option and its value, as
 // psql's pset_value_string shows them.
-func (sh *Shell) psetList() string {
-	ps := sh.settings()
+func (pr *printer) psetList() string {
+	ps := pr.settings()
 	var b strings.Builder
 	for _, name := range psetNames {
-		fmt.Fprintf(&b, "%-24s %s\n", name, sh.psetValue(ps, name))
+		fmt.Fprintf(&b, "%-24s %s\n", name, pr.psetValue(ps, name))
 	}
 	return b.String()
 }
 
-func (sh *Shell) psetValue(ps *printSettings, name string) string {
+func (pr *printer) psetValue(ps *printSettings, name string) string {
 	switch name {
 	case "border":
 		return strconv.Itoa(ps.border)
@@ -435,7 +438,7 @@ func (sh *Shell) psetValue(ps *printSettings, name string) string {
 	case "csv_fieldsep":
 		return psetQuoted(string(ps.csvFieldSep))
 	case "expanded":
-		return sh.expandedMode()
+		return pr.expandedMode()
 	case "fieldsep":
 		return psetQuoted(ps.fieldSep.text)
 	case "fieldsep_zero":
@@ -455,10 +458,10 @@ func (sh *Shell) psetValue(ps *printSettings, name string) string {
 	case "pager_min_lines":
 		return strconv.Itoa(ps.pagerMinLines)
 	}
-	return sh.psetValueMore(ps, name)
+	return pr.psetValueMore(ps, name)
 }
 
-func (sh *Shell) psetValueMore(ps *printSettings, name string) string {
+func (pr *printer) psetValueMore(ps *printSettings, name string) string {
 	switch name {
 	case "recordsep":
 		return psetQuoted(ps.recordSep.text)

@@ -42,7 +42,7 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 	ln.SetWordCompleter(sh.Complete)
 	ln.SetTabCompletionStyle(liner.TabPrints) // psql lists the choices
 	loadHistory(ln, historyPath)
-	defer saveHistory(ln, historyPath, sh.errOut)
+	defer saveHistory(ln, historyPath, sh.pr.errOut)
 
 	// While a statement runs the terminal is in normal mode, so Ctrl-C
 	// arrives as SIGINT; it cancels that statement instead of the process.
@@ -50,7 +50,7 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
 
-	fmt.Fprintln(sh.out, `magmalake shell. Type \? for help, \q to quit.`)
+	fmt.Fprintln(sh.pr.out, `magmalake shell. Type \? for help, \q to quit.`)
 	var entry []string // lines of the statement being typed, for history
 	for {
 		line, err := ln.Prompt(sh.Prompt())
@@ -63,7 +63,7 @@ func (sh *Shell) RunInteractive(ctx context.Context, historyPath string) error {
 			_ = sh.endCopy(ctx) // Ctrl-D ends COPY data, as in psql
 			continue
 		case errors.Is(err, io.EOF):
-			fmt.Fprintln(sh.out, `\q`)
+			fmt.Fprintln(sh.pr.out, `\q`)
 			return nil
 		case err != nil:
 			return fmt.Errorf("read input: %w", err)

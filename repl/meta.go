@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 )
 
 const helpText = `General
@@ -61,114 +60,57 @@ func (sh *Shell) meta(ctx context.Context, line string) (quit bool, err error) {
 	if handled, quit, err := sh.metaRaw(ctx, cmd, rest); handled {
 		return quit, err
 	}
-	args, err := sh.metaArgs(rest)
+	args, err := sh.vars.metaArgs(rest)
 	if err != nil {
-		fmt.Fprintf(sh.errOut, "%s: %v\n", cmd, err)
+		fmt.Fprintf(sh.pr.errOut, "%s: %v\n", cmd, err)
 		return false, ErrFailed
 	}
 	switch cmd {
 	case `\q`:
 		return true, nil
 	case `\?`:
-		io.WriteString(sh.out, helpText)
+		io.WriteString(sh.pr.out, helpText)
 	case `\r`:
 		sh.pending.reset()
-		fmt.Fprintln(sh.out, "Query buffer reset (cleared).")
+		fmt.Fprintln(sh.pr.out, "Query buffer reset (cleared).")
+	case `\conninfo`:
+		fmt.Fprintln(sh.pr.out, sh.ConnInfo)
 	case `\timing`:
-		return false, sh.toggle(&sh.Timing, args, "Timing")
+		return false, sh.pr.toggle(&sh.Timing, args, "Timing")
 	case `\set`:
 		return false, sh.set(args)
 	case `\unset`:
 		return false, sh.unset(args)
 	case `\d`, `\d+`:
 		if len(args) > 0 {
-			if err := sh.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
-				sh.printError(err, "")
+			if err := sh.cat.describeTable(ctx, args[0], cmd == `\d+`); err != nil {
+				sh.pr.printError(err, "")
 				return false, ErrFailed
 			}
 			return false, nil
 		}
-		return false, sh.describe(ctx, `\d`, args)
+		return false, sh.cat.describe(ctx, `\d`, args)
 	case `\dt`, `\dn`:
-		return false, sh.describe(ctx, cmd, args)
+		return false, sh.cat.describe(ctx, cmd, args)
 	case `\dv`:
-		return false, sh.listViews(ctx, args)
+		return false, sh.cat.listViews(ctx, args)
 	case `\debt`:
-		return false, sh.debt(ctx, args)
+		return false, sh.cat.debt(ctx, args)
 	default:
 		if handled, quit, err := sh.metaScript(ctx, cmd, args); handled {
 			return quit, err
 		}
-		if handled, err := sh.metaCatalog(ctx, cmd, args); handled {
+		if handled, err := sh.cat.metaCatalog(ctx, cmd, args); handled {
 			return false, err
 		}
-		if handled, err := sh.metaOutput(cmd, args); handled {
+		if handled, err := sh.pr.metaOutput(cmd, args); handled {
 			return false, err
 		}
-		fmt.Fprintf(sh.errOut, "invalid command %s\n", cmd)
+		fmt.Fprintf(sh.pr.errOut, "invalid command %s\n", cmd)
 		if sh.Interactive { // psql says it only on a terminal
-			fmt.Fprintln(sh.errOut, `Try \? for help.`)
+			fmt.Fprintln(sh.pr.errOut, `Try \? for help.`)
 		}
 		return false, ErrFailed
 	}
 	return false, nil
-}
-
-// toggle flips a boolean setting or sets it from on/off, and says so as psql
-// does ("Expanded display is on.").
-func (sh *Shell) toggle(v *bool, args []string, what string) error {
-	if len(args) == 0 {
-		*v = !*v
-	} else {
-		switch strings.ToLower(args[0]) {
-		case "on", "true", "yes", "1":
-			*v = true
-		case "off", "false", "no", "0":
-			*v = false
-		default:
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
-			return ErrFailed
-		}
-	}
-	state := "off"
-	if *v {
-		state = "on"
-	}
-	fmt.Fprintf(sh.out, "%s is %s.\n", what, state)
-	return nil
-}
-
-// describe answers \d, \dt and \dn through the executor's SHOW TABLES,
-// DESCRIBE and SHOW SCHEMAS, with psql's titles.
-func (sh *Shell) describe(ctx context.Context, cmd string, args []string) error {
-	var stmt string
-	style := resultStyle{title: "List of relations"}
-	switch {
-	case cmd == `\dn`:
-		stmt, style.title = "SHOW SCHEMAS", "List of schemas"
-	case cmd == `\d` && len(args) > 0:
-		stmt = "DESCRIBE " + args[0]
-		style = resultStyle{title: fmt.Sprintf("Table %q", args[0]), noFooter: true}
-	case len(args) == 0:
-		stmt = "SHOW TABLES"
-	case strings.HasSuffix(args[0], ".*") || strings.HasSuffix(args[0], "."):
-		stmt = "SHOW TABLES FROM " + strings.TrimSuffix(strings.TrimSuffix(args[0], "*"), ".")
-	default:
-		fmt.Fprintf(sh.errOut, "%s: only a SCHEMA.* pattern is supported, not %q\n", cmd, args[0])
-		return ErrFailed
-	}
-	run := func() error { return sh.execute(ctx, stmt, style) }
-	if cmd == `\dt` || cmd == `\d` && len(args) == 0 {
-		// An empty list is psql's "Did not find any relations." instead.
-		pattern := ""
-		if len(args) > 0 {
-			pattern = args[0]
-		}
-		run = func() error { return sh.listRelations(ctx, stmt, pattern, style) }
-	}
-	if err := run(); err != nil {
-		sh.printError(err, stmt)
-		return ErrFailed
-	}
-	return nil
 }

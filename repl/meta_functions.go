@@ -76,33 +76,33 @@ func (f funcFilter) kindClauses() []string {
 }
 
 // listFunctions runs \df.
-func (sh *Shell) listFunctions(ctx context.Context, cmd string, args []string) error {
+func (cat *catalog) listFunctions(ctx context.Context, cmd string, args []string) error {
 	opts := cmd[3:]
 	if !allIn(opts, dfOptions) {
 		// psql says so and goes on: the command does not fail.
-		fmt.Fprintf(sh.errOut, "\\df only takes [%s] as options\n", dfOptions)
+		fmt.Fprintf(cat.pr.errOut, "\\df only takes [%s] as options\n", dfOptions)
 		return nil
 	}
 	if len(args) > 1 {
-		fmt.Fprintf(sh.errOut, "%s: argument type patterns are not supported\n", cmd)
+		fmt.Fprintf(cat.pr.errOut, "%s: argument type patterns are not supported\n", cmd)
 		return ErrFailed
 	}
 	f := parseFuncFilter(opts)
-	q, err := sh.functionsQuery(ctx, f, args)
+	q, err := cat.functionsQuery(ctx, f, args)
 	if err != nil {
 		return err
 	}
-	rows, err := sh.queryText(ctx, q)
+	rows, err := cat.queryText(ctx, q)
 	if err != nil {
-		sh.printError(err, q)
+		cat.pr.printError(err, q)
 		return ErrFailed
 	}
-	t, err := sh.functionsTable(ctx, rows, f.verbose)
+	t, err := cat.functionsTable(ctx, rows, f.verbose)
 	if err != nil {
-		sh.printError(err, "")
+		cat.pr.printError(err, "")
 		return ErrFailed
 	}
-	return sh.printTable(t, resultStyle{title: "List of functions"})
+	return cat.pr.printTable(t, resultStyle{title: "List of functions"})
 }
 
 func allIn(s, set string) bool {
@@ -116,7 +116,7 @@ func allIn(s, set string) bool {
 
 // functionsQuery reads the pg_proc rows \df lists, with the columns the
 // result and argument types are built from.
-func (sh *Shell) functionsQuery(ctx context.Context, f funcFilter, args []string) (string, error) {
+func (cat *catalog) functionsQuery(ctx context.Context, f funcFilter, args []string) (string, error) {
 	// The arrays come as text: oidvector's is "23 25", the others' {...}.
 	cols := []string{"n.nspname", "p.proname", "p.prorettype", "p.proretset", "p.proargtypes::text", "p.proallargtypes::text",
 		"p.proargmodes::text", "p.proargnames::text", "p.pronargs", "p.pronargdefaults", "pg_catalog.pg_get_expr(p.proargdefaults, 0)", "p.prokind"}
@@ -134,7 +134,7 @@ func (sh *Shell) functionsQuery(ctx context.Context, f funcFilter, args []string
 	if len(args) > 0 {
 		pattern = args[0]
 	}
-	pw, err := sh.patternClauses(ctx, pattern, len(args) > 0, "n.nspname", "p.proname", "pg_catalog.pg_function_is_visible(p.oid)")
+	pw, err := cat.patternClauses(ctx, pattern, len(args) > 0, "n.nspname", "p.proname", "pg_catalog.pg_function_is_visible(p.oid)")
 	if err != nil {
 		return "", err
 	}
@@ -228,14 +228,14 @@ func splitDefaults(s string) []string {
 
 // functionsTable formats the rows as psql shows them, in its order
 // (schema, name, argument types).
-func (sh *Shell) functionsTable(ctx context.Context, rows [][]string, verbose bool) (*table, error) {
+func (cat *catalog) functionsTable(ctx context.Context, rows [][]string, verbose bool) (*table, error) {
 	fs := make([]funcRow, len(rows))
 	var oids []string
 	for i, r := range rows {
 		fs[i] = parseFuncRow(r)
 		oids = append(append(oids, fs[i].rettype), fs[i].argtypes...)
 	}
-	types, err := sh.typeNames(ctx, oids)
+	types, err := cat.typeNames(ctx, oids)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (f *funcRow) verboseCells() []string {
 }
 
 // typeNames is format_type(oid, NULL) of each oid.
-func (sh *Shell) typeNames(ctx context.Context, oids []string) (map[string]string, error) {
+func (cat *catalog) typeNames(ctx context.Context, oids []string) (map[string]string, error) {
 	names := map[string]string{}
 	var list []string
 	for _, o := range oids {
@@ -308,7 +308,7 @@ func (sh *Shell) typeNames(ctx context.Context, oids []string) (map[string]strin
 		for i, o := range list[:n] {
 			cols[i] = "pg_catalog.format_type(" + sqlString(o) + "::pg_catalog.oid, NULL)"
 		}
-		r, err := sh.queryText(ctx, "SELECT "+strings.Join(cols, ", "))
+		r, err := cat.queryText(ctx, "SELECT "+strings.Join(cols, ", "))
 		if err != nil {
 			return nil, err
 		}

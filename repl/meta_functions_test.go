@@ -111,7 +111,7 @@ func magmalakeSession(t *testing.T) *exec.Session {
 func functionSignatures(t *testing.T, pg *pgHarness, sess *exec.Session) map[string]bool {
 	t.Helper()
 	sh := New(sess, &strings.Builder{}, &strings.Builder{})
-	oids, err := sh.queryText(context.Background(), "SELECT oid FROM pg_catalog.pg_proc")
+	oids, err := sh.cat.queryText(context.Background(), "SELECT oid FROM pg_catalog.pg_proc")
 	if err != nil || len(oids) < 100 {
 		t.Fatalf("magmalake's pg_proc: %d rows, %v", len(oids), err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +26,7 @@ func splitCommand(line string) (cmd, rest string) {
 func (sh *Shell) metaRaw(ctx context.Context, cmd, rest string) (handled, quit bool, err error) {
 	switch cmd {
 	case `\copy`:
-		return true, false, sh.metaCopy(ctx, strings.TrimSuffix(strings.TrimSpace(rest), ";"))
+		return true, false, sh.copier.metaCopy(ctx, strings.TrimSuffix(strings.TrimSpace(rest), ";"))
 	}
 	return false, false, nil
 }
@@ -37,9 +36,9 @@ func (sh *Shell) metaRaw(ctx context.Context, cmd, rest string) (handled, quit b
 func (sh *Shell) metaScript(ctx context.Context, cmd string, args []string) (handled, quit bool, err error) {
 	switch cmd {
 	case `\echo`, `\qecho`:
-		w := sh.stdout
+		w := sh.pr.stdout
 		if cmd == `\qecho` {
-			w = sh.queryOut()
+			w = sh.pr.queryOut()
 		}
 		nl := "\n"
 		if len(args) > 0 && args[0] == "-n" {
@@ -47,10 +46,10 @@ func (sh *Shell) metaScript(ctx context.Context, cmd string, args []string) (han
 		}
 		fmt.Fprint(w, strings.Join(args, " ")+nl)
 	case `\o`:
-		return true, false, sh.setQueryOut(args)
+		return true, false, sh.pr.setQueryOut(args)
 	case `\i`, `\include`, `\ir`, `\include_relative`:
 		if len(args) != 1 {
-			fmt.Fprintf(sh.errOut, "%s: missing required argument\n", cmd)
+			fmt.Fprintf(sh.pr.errOut, "%s: missing required argument\n", cmd)
 			return true, false, ErrFailed
 		}
 		name := args[0]
@@ -69,33 +68,6 @@ func (sh *Shell) metaScript(ctx context.Context, cmd string, args []string) (han
 		return false, false, nil
 	}
 	return true, false, nil
-}
-
-// queryOut is where query results go: \o's file, else standard output.
-func (sh *Shell) queryOut() io.Writer {
-	if sh.qfile != nil {
-		return sh.qfile
-	}
-	return sh.stdout
-}
-
-// setQueryOut is \o [file]: results to the file from now on, or back to
-// standard output.
-func (sh *Shell) setQueryOut(args []string) error {
-	if sh.qfile != nil {
-		sh.qfile.Close()
-		sh.qfile = nil
-	}
-	if len(args) == 0 {
-		return nil
-	}
-	f, err := os.Create(args[0])
-	if err != nil {
-		fmt.Fprintf(sh.errOut, "%s: %v\n", args[0], pathErr(err))
-		return ErrFailed
-	}
-	sh.qfile = f
-	return nil
 }
 
 // pathErr is why a file could not be opened, worded as psql words it:
@@ -124,7 +96,7 @@ func (e strerror) Unwrap() error { return e.err }
 func (sh *Shell) include(ctx context.Context, name string) (bool, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		fmt.Fprintf(sh.errOut, "%s: %v\n", name, pathErr(err))
+		fmt.Fprintf(sh.pr.errOut, "%s: %v\n", name, pathErr(err))
 		return false, ErrFailed
 	}
 	defer f.Close()
@@ -148,17 +120,17 @@ func (sh *Shell) sendBuffer(ctx context.Context, args []string, expanded bool) e
 	if len(args) > 0 {
 		f, err := os.Create(args[0])
 		if err != nil {
-			fmt.Fprintf(sh.errOut, "%s: %v\n", args[0], pathErr(err))
+			fmt.Fprintf(sh.pr.errOut, "%s: %v\n", args[0], pathErr(err))
 			return ErrFailed
 		}
 		defer f.Close()
-		saved := sh.qfile
-		sh.qfile = f
-		defer func() { sh.qfile = saved }()
+		saved := sh.pr.qfile
+		sh.pr.qfile = f
+		defer func() { sh.pr.qfile = saved }()
 	}
-	if expanded && !sh.Expanded {
-		sh.Expanded = true
-		defer func() { sh.Expanded = false }()
+	if expanded && !sh.pr.expanded {
+		sh.pr.expanded = true
+		defer func() { sh.pr.expanded = false }()
 	}
 	return sh.runStatement(ctx, stmt)
 }

@@ -24,14 +24,14 @@ func (sh *Shell) watch(ctx context.Context, args []string) error {
 		f, err := strconv.ParseFloat(val, 64)
 		switch {
 		case err != nil || f < 0:
-			fmt.Fprintf(sh.errOut, "\\watch: incorrect interval value \"%s\"\n", a)
+			fmt.Fprintf(sh.pr.errOut, "\\watch: incorrect interval value \"%s\"\n", a)
 			return ErrFailed
 		case key == "i" || key == "interval":
 			interval = time.Duration(f * float64(time.Second))
 		case key == "c" || key == "count":
 			count = int(f)
 		default:
-			fmt.Fprintf(sh.errOut, "\\watch: unrecognized parameter \"%s\"\n", key)
+			fmt.Fprintf(sh.pr.errOut, "\\watch: unrecognized parameter \"%s\"\n", key)
 			return ErrFailed
 		}
 	}
@@ -41,15 +41,15 @@ func (sh *Shell) watch(ctx context.Context, args []string) error {
 	}
 	sh.pending.reset()
 	if stmt == "" {
-		fmt.Fprintln(sh.errOut, `\watch cannot be used with an empty query`)
+		fmt.Fprintln(sh.pr.errOut, `\watch cannot be used with an empty query`)
 		return ErrFailed
 	}
 	sh.lastQuery = stmt
 	for n := 1; ; n++ {
 		// psql's title: the time as strftime's %c in the C locale.
 		title := fmt.Sprintf("%s (every %gs)", sh.Now().Format("Mon Jan _2 15:04:05 2006"), interval.Seconds())
-		if err := sh.execute(ctx, sh.interpolate(stmt), resultStyle{title: title}); err != nil {
-			sh.printError(err, stmt)
+		if err := sh.execute(ctx, sh.vars.interpolate(stmt), resultStyle{title: title}); err != nil {
+			sh.pr.printError(err, stmt)
 			return ErrFailed
 		}
 		if count > 0 && n >= count {
@@ -98,7 +98,7 @@ func (sh *Shell) edit(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", editor+` "$1"`, "sh", path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
-		fmt.Fprintf(sh.errOut, "\\e: the editor failed: %v\n", err)
+		fmt.Fprintf(sh.pr.errOut, "\\e: the editor failed: %v\n", err)
 		return ErrFailed
 	}
 	edited, err := os.ReadFile(path)

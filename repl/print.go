@@ -6,79 +6,64 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/magmalake/magmalake/stmt"
 )
 
+// printer is the shell's output side: where results, messages and errors
+// go (\o sends results to a file) and how a result is laid out (\pset's
+// settings, expanded display, VERBOSITY).
+type printer struct {
+	out       io.Writer      // results, tags, timing; \o's file while a statement runs
+	stdout    io.Writer      // out between statements
+	errOut    io.Writer      // errors and notices
+	qfile     *os.File       // \o's file, nil for standard output
+	opts      *printSettings // \pset's settings, nil until first used
+	expanded  bool           // \x on (or \gx running)
+	verbosity Verbosity      // \set VERBOSITY: how much of an error to show
+}
+
 // printRows prints a query result as the output settings ask.
-func (sh *Shell) printRows(ctx context.Context, res *stmt.Result, style resultStyle) error {
+func (pr *printer) printRows(ctx context.Context, res *stmt.Result, style resultStyle) error {
 	t, err := collectTable(ctx, res.Columns, res.Rows)
 	if err != nil {
 		return err
 	}
-	if err := sh.printTable(t, style); err != nil {
+	if err := pr.printTable(t, style); err != nil {
 		return err
 	}
 	// psql follows a RETURNING result with the command's own tag.
 	if tag := res.CommandTag(); hasTagPrefix(tag, "INSERT", "UPDATE", "DELETE", "MERGE") {
-		fmt.Fprintln(sh.out, tag)
+		fmt.Fprintln(pr.out, tag)
 	}
 	return nil
 }
 
 // printTable prints a collected result with a backslash command's title
 // (else \pset title) and footer.
-func (sh *Shell) printTable(t *table, style resultStyle) error {
-	ps := sh.settings()
+func (pr *printer) printTable(t *table, style resultStyle) error {
+	ps := pr.settings()
 	t.title, t.footer = ps.title.text, !style.noFooter && ps.footer
 	if style.title != "" {
 		t.title = style.title
 	}
 	var b bytes.Buffer
-	ps.render(&b, t, sh.expandedMode(), sh.outputColumns())
-	if err := sh.emit(b.Bytes(), t); err != nil {
+	ps.render(&b, t, pr.expandedMode(), pr.outputColumns())
+	if err := pr.emit(b.Bytes(), t); err != nil {
 		return fmt.Errorf("print result: %w", err)
 	}
 	return nil
 }
 
-// listRelations runs a \dt or \d listing; none found is psql's message
-// on standard error (pattern is what \dt was given, if anything), not an
-// empty table.
-func (sh *Shell) listRelations(ctx context.Context, stmt, pattern string, style resultStyle) error {
-	p, err := sh.sess.Prepare(ctx, stmt, nil)
-	if err != nil {
-		return err
+// settings returns the output settings, psql's defaults at first.
+func (pr *printer) settings() *printSettings {
+	if pr.opts == nil {
+		pr.opts = defaultSettings()
 	}
-	res, err := sh.sess.Execute(ctx, p, nil)
-	if err != nil {
-		return err
-	}
-	if res.Rows == nil {
-		return fmt.Errorf("%s returned no rows", stmt)
-	}
-	defer res.Rows.Close()
-	t, err := collectTable(ctx, res.Columns, res.Rows)
-	switch {
-	case err != nil:
-		return err
-	case len(t.rows) > 0:
-		return sh.printTable(t, style)
-	case pattern != "":
-		fmt.Fprintf(sh.errOut, "Did not find any relation named \"%s\".\n", pattern)
-	default:
-		fmt.Fprintln(sh.errOut, "Did not find any relations.")
-	}
-	return nil
-}
-
-// settings returns sh's output settings, psql's defaults at first.
-func (sh *Shell) settings() *printSettings {
-	if sh.print == nil {
-		sh.print = defaultSettings()
-	}
-	return sh.print
+	return pr.opts
 }
 
 // psetShorthands are the commands that set one \pset option.
@@ -88,22 +73,22 @@ var psetShorthands = map[string]string{
 
 // metaOutput runs the backslash commands of output formatting (\pset, \x,
 // \t, \a, \f, \H, \C, \T); handled is false for other commands.
-func (sh *Shell) metaOutput(cmd string, args []string) (handled bool, err error) {
+func (pr *printer) metaOutput(cmd string, args []string) (handled bool, err error) {
 	switch cmd {
 	case `\pset`:
-		return true, sh.metaPset(args)
+		return true, pr.metaPset(args)
 	case `\a`, `\H`:
 		// \a is aligned to unaligned and anything else to aligned; \H is
 		// html and back to aligned.
-		defer sh.warnExtra(cmd, args)
-		format, target := sh.settings().format, "aligned"
+		defer pr.warnExtra(cmd, args)
+		format, target := pr.settings().format, "aligned"
 		switch {
 		case cmd == `\a` && format == "aligned":
 			target = "unaligned"
 		case cmd == `\H` && format != "html":
 			target = "html"
 		}
-		return true, sh.runPset("format", &target)
+		return true, pr.runPset("format", &target)
 	}
 	name, ok := psetShorthands[cmd]
 	if !ok {
@@ -112,45 +97,108 @@ func (sh *Shell) metaOutput(cmd string, args []string) (handled bool, err error)
 	var value *string
 	if len(args) > 0 {
 		value = &args[0]
-		defer sh.warnExtra(cmd, args[1:])
+		defer pr.warnExtra(cmd, args[1:])
 	}
-	return true, sh.runPset(name, value)
+	return true, pr.runPset(name, value)
 }
 
 // metaPset is \pset [NAME [VALUE]].
-func (sh *Shell) metaPset(args []string) error {
+func (pr *printer) metaPset(args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(sh.out, sh.psetList())
+		fmt.Fprint(pr.out, pr.psetList())
 		return nil
 	}
 	var value *string
 	if len(args) > 1 {
 		value = &args[1]
-		defer sh.warnExtra(`\pset`, args[2:])
+		defer pr.warnExtra(`\pset`, args[2:])
 	}
-	return sh.runPset(args[0], value)
+	return pr.runPset(args[0], value)
 }
 
 // runPset sets an option and says so on standard output; a bad one is an
 // error on standard error.
-func (sh *Shell) runPset(name string, value *string) error {
-	msg, err := sh.pset(name, value)
+func (pr *printer) runPset(name string, value *string) error {
+	msg, err := pr.pset(name, value)
 	switch {
 	case errors.Is(err, errSilent):
 	case err != nil:
-		fmt.Fprintln(sh.errOut, err)
+		fmt.Fprintln(pr.errOut, err)
 		return ErrFailed
 	default:
-		fmt.Fprintln(sh.out, msg)
+		fmt.Fprintln(pr.out, msg)
 	}
 	return nil
 }
 
 // warnExtra is psql's warning for arguments a command does not take.
-func (sh *Shell) warnExtra(cmd string, extra []string) {
+func (pr *printer) warnExtra(cmd string, extra []string) {
 	for _, a := range extra {
-		fmt.Fprintf(sh.errOut, "%s: extra argument \"%s\" ignored\n", cmd, a)
+		fmt.Fprintf(pr.errOut, "%s: extra argument \"%s\" ignored\n", cmd, a)
 	}
+}
+
+// printError prints a failure as psql does, with stmt's caret.
+func (pr *printer) printError(err error, stmt string) {
+	io.WriteString(pr.errOut, formatError(asSQLError(err), stmt, pr.verbosity))
+}
+
+// printNotices prints NOTICEs and WARNINGs as psql does.
+func (pr *printer) printNotices(ns []stmt.Notice) {
+	for _, n := range ns {
+		fmt.Fprintf(pr.errOut, "%s:  %s\n", n.Severity, n.Message)
+	}
+}
+
+// toggle flips a boolean setting or sets it from on/off, and says so as psql
+// does ("Expanded display is on.").
+func (pr *printer) toggle(v *bool, args []string, what string) error {
+	if len(args) == 0 {
+		*v = !*v
+	} else {
+		switch strings.ToLower(args[0]) {
+		case "on", "true", "yes", "1":
+			*v = true
+		case "off", "false", "no", "0":
+			*v = false
+		default:
+			fmt.Fprintf(pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", args[0], strings.ToLower(what))
+			return ErrFailed
+		}
+	}
+	state := "off"
+	if *v {
+		state = "on"
+	}
+	fmt.Fprintf(pr.out, "%s is %s.\n", what, state)
+	return nil
+}
+
+// queryOut is where query results go: \o's file, else standard output.
+func (pr *printer) queryOut() io.Writer {
+	if pr.qfile != nil {
+		return pr.qfile
+	}
+	return pr.stdout
+}
+
+// setQueryOut is \o [file]: results to the file from now on, or back to
+// standard output.
+func (pr *printer) setQueryOut(args []string) error {
+	if pr.qfile != nil {
+		pr.qfile.Close()
+		pr.qfile = nil
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	f, err := os.Create(args[0])
+	if err != nil {
+		fmt.Fprintf(pr.errOut, "%s: %v\n", args[0], pathErr(err))
+		return ErrFailed
+	}
+	pr.qfile = f
+	return nil
 }
 
 // PrintFlags are the command line's output options (psql's -A, -t, -F,
@@ -212,7 +260,7 @@ func (p *PrintFlags) addPset(s string) error {
 // quietly, as psql applies its command line.
 func (sh *Shell) ApplyPrintFlags(p PrintFlags) error {
 	for _, a := range p.psets {
-		if _, err := sh.pset(a.name, a.value); err != nil && !errors.Is(err, errSilent) {
+		if _, err := sh.pr.pset(a.name, a.value); err != nil && !errors.Is(err, errSilent) {
 			return err
 		}
 	}

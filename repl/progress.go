@@ -31,7 +31,7 @@ type progressLine struct {
 
 // watchProgress shows progress when errOut is a terminal.
 func (sh *Shell) watchProgress() {
-	f, ok := sh.errOut.(*os.File)
+	f, ok := sh.pr.errOut.(*os.File)
 	w, watches := sh.sess.(ProgressWatcher)
 	if !ok || !watches || !IsTerminal(f) {
 		return

@@ -29,16 +29,19 @@ type Session interface {
 var ErrFailed = errors.New("statement failed")
 
 // Shell reads SQL and backslash commands and prints results as psql does.
+// It holds the input side (the query buffer, COPY data, \i's directory),
+// runs statements and dispatches backslash commands; its parts do the
+// rest: pr prints, cat answers the informational commands, copier runs
+// \copy, vars are \set's variables.
 type Shell struct {
 	sess   Session
-	out    io.Writer // results, tags, timing
-	errOut io.Writer // errors and notices
+	pr     *printer // where output goes and how results are laid out
+	cat    *catalog // the informational commands and completion
+	copier *copier  // \copy
 	// StopOnError makes feeding stop at the first failed statement
 	// (psql's ON_ERROR_STOP); the interactive loop turns it off.
 	StopOnError bool
-	Expanded    bool // \x
 	Timing      bool // \timing
-	Verbosity   Verbosity
 	// Now is the clock \timing measures with.
 	Now func() time.Time
 	// After is \watch's timer; nil: time.After.
@@ -53,18 +56,18 @@ type Shell struct {
 
 	pending   inputBuffer // input read but not yet terminated by ';'
 	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines
-	stdout    io.Writer   // out between statements; out is switched to \o's file while one runs
-	qfile     *os.File    // \o's file, nil for standard output
-	vars      map[string]string
-	print     *printSettings // \pset's settings (print.go), nil until first used
-	scriptDir string         // the directory \ir is relative to
-	lastQuery string         // what \g sends again when the buffer is empty
+	vars      variables   // \set's
+	scriptDir string      // the directory \ir is relative to
+	lastQuery string      // what \g sends again when the buffer is empty
 }
 
 // New returns a shell printing to out (results) and errOut (errors,
 // notices), stopping at the first error.
 func New(s Session, out, errOut io.Writer) *Shell {
-	sh := &Shell{sess: s, out: out, stdout: out, errOut: errOut, StopOnError: true, Now: time.Now, scriptDir: "."}
+	pr := &printer{out: out, stdout: out, errOut: errOut}
+	sh := &Shell{sess: s, pr: pr, StopOnError: true, Now: time.Now, scriptDir: "."}
+	sh.cat = &catalog{sess: s, pr: pr, execute: sh.execute}
+	sh.copier = &copier{sess: s, pr: pr, startCopyIn: sh.startCopyIn}
 	sh.watchProgress()
 	return sh
 }
@@ -86,7 +89,7 @@ func (sh *Shell) RunCommand(ctx context.Context, text string) error {
 // With ON_ERROR_STOP (the default) it ends at the first failure, which it
 // returns; with it off it goes on, as psql.
 func (sh *Shell) RunScript(ctx context.Context, r io.Reader) error {
-	defer sh.setQueryOut(nil)
+	defer sh.pr.setQueryOut(nil)
 	_, err := sh.runLines(ctx, r)
 	if errors.Is(err, ErrFailed) && !sh.StopOnError {
 		// psql: without ON_ERROR_STOP a script's failed statements do
@@ -132,7 +135,7 @@ func (sh *Shell) runLines(ctx context.Context, r io.Reader) (quit bool, err erro
 			return false, fmt.Errorf("read input: %w", err)
 		}
 		if sh.vars[varEcho] == "all" { // psql -a sets it
-			fmt.Fprintln(sh.stdout, line)
+			fmt.Fprintln(sh.pr.stdout, line)
 		}
 		quit, ferr := sh.feedLine(ctx, line)
 		if quit || (ferr != nil && sh.StopOnError) {
@@ -243,21 +246,17 @@ type serverSession interface {
 func (sh *Shell) runStatement(ctx context.Context, stmt string) error {
 	start := sh.Now()
 	sh.lastQuery = stmt
-	stmt = sh.interpolate(stmt)
-	sh.out = sh.queryOut()
-	defer func() { sh.out = sh.stdout }()
+	stmt = sh.vars.interpolate(stmt)
+	sh.pr.out = sh.pr.queryOut()
+	defer func() { sh.pr.out = sh.pr.stdout }()
 	if err := sh.execute(ctx, stmt, resultStyle{}); err != nil {
-		sh.printError(err, stmt)
+		sh.pr.printError(err, stmt)
 		return ErrFailed
 	}
 	if sh.Timing {
-		fmt.Fprintln(sh.out, formatTiming(sh.Now().Sub(start)))
+		fmt.Fprintln(sh.pr.out, formatTiming(sh.Now().Sub(start)))
 	}
 	return nil
-}
-
-func (sh *Shell) printError(err error, stmt string) {
-	io.WriteString(sh.errOut, formatError(asSQLError(err), stmt, sh.Verbosity))
 }
 
 // resultStyle is how a backslash command dresses up a query result.
@@ -277,29 +276,29 @@ func (sh *Shell) execute(ctx context.Context, stmt string, style resultStyle) er
 	if err != nil {
 		return err
 	}
-	sh.printNotices(p.Notices)
+	sh.pr.printNotices(p.Notices)
 	res, err := sh.sess.Execute(ctx, p, nil)
 	if err != nil {
 		return err
 	}
-	sh.printNotices(res.Notices)
+	sh.pr.printNotices(res.Notices)
 	if res.CopyIn != nil {
 		sh.startCopyIn(ctx, res.CopyIn, stmt)
 		return nil
 	}
 	if res.Rows == nil {
 		if res.Tag != "" {
-			fmt.Fprintln(sh.out, res.Tag)
+			fmt.Fprintln(sh.pr.out, res.Tag)
 		}
 		return nil
 	}
 	defer res.Rows.Close()
 	if res.CopyOut {
 		// psql prints the rows and no tag: they are the output.
-		_, err := writeCopyOut(ctx, sh.out, res)
+		_, err := writeCopyOut(ctx, sh.pr.out, res)
 		return err
 	}
-	return sh.printRows(ctx, res, style)
+	return sh.pr.printRows(ctx, res, style)
 }
 
 func hasTagPrefix(tag string, prefixes ...string) bool {
@@ -331,11 +330,4 @@ func formatTiming(d time.Duration) string {
 	days := float64(int64(hours / 24))
 	hours -= 24 * days
 	return fmt.Sprintf("Time: %.3f ms (%.0f d %02d:%02d:%06.3f)", ms, days, int(hours), int(mins), secs)
-}
-
-// printNotices prints NOTICEs and WARNINGs as psql does.
-func (sh *Shell) printNotices(ns []stmt.Notice) {
-	for _, n := range ns {
-		fmt.Fprintf(sh.errOut, "%s:  %s\n", n.Severity, n.Message)
-	}
 }

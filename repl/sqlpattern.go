@@ -94,22 +94,22 @@ func parseNamePattern(pattern string) namePattern {
 // visibility rule; an empty pattern adds only the visibility rule. A
 // pattern with too many dotted names or naming another database is
 // psql's error, printed; ErrFailed then.
-func (sh *Shell) patternClauses(ctx context.Context, pattern string, hasPattern bool, schemaVar, nameVar, visible string) ([]string, error) {
+func (cat *catalog) patternClauses(ctx context.Context, pattern string, hasPattern bool, schemaVar, nameVar, visible string) ([]string, error) {
 	if !hasPattern {
 		return []string{visible}, nil
 	}
 	p := parseNamePattern(pattern)
 	if p.dots >= 3 {
-		fmt.Fprintf(sh.errOut, "improper qualified name (too many dotted names): %s\n", pattern)
+		fmt.Fprintf(cat.pr.errOut, "improper qualified name (too many dotted names): %s\n", pattern)
 		return nil, ErrFailed
 	}
 	if p.dots == 2 {
-		db, err := sh.queryText(ctx, "SELECT pg_catalog.current_database()")
+		db, err := cat.queryText(ctx, "SELECT pg_catalog.current_database()")
 		if err != nil {
 			return nil, err
 		}
 		if len(db) != 1 || db[0][0] != p.db {
-			fmt.Fprintf(sh.errOut, "cross-database references are not implemented: %s\n", pattern)
+			fmt.Fprintf(cat.pr.errOut, "cross-database references are not implemented: %s\n", pattern)
 			return nil, ErrFailed
 		}
 	}

@@ -14,6 +14,10 @@ const (
 	varEcho        = "ECHO"
 )
 
+// variables are psql's variables (\set, -v): names and their text, which
+// statements and backslash command arguments interpolate.
+type variables map[string]string
+
 // setVar is \set NAME value (and -v NAME=value): the special variables
 // change the shell's behaviour, as in psql.
 func (sh *Shell) setVar(name, value string) error {
@@ -21,20 +25,20 @@ func (sh *Shell) setVar(name, value string) error {
 	case varOnErrorStop:
 		on, ok := parseBool(value)
 		if !ok {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", value, name)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"%s\": Boolean expected\n", value, name)
 			return ErrFailed
 		}
 		sh.StopOnError = on
 	case varVerbosity:
 		v, ok := map[string]Verbosity{"default": VerbosityDefault, "verbose": VerbosityVerbose, "terse": VerbosityTerse}[value]
 		if !ok {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", value)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"VERBOSITY\"\nAvailable values are: default, verbose, terse, sqlstate.\n", value)
 			return ErrFailed
 		}
-		sh.Verbosity = v
+		sh.pr.verbosity = v
 	case varEcho:
 		if !slices.Contains([]string{"none", "errors", "queries", "all"}, value) {
-			fmt.Fprintf(sh.errOut, "unrecognized value \"%s\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n", value)
+			fmt.Fprintf(sh.pr.errOut, "unrecognized value \"%s\" for \"ECHO\"\nAvailable values are: none, errors, queries, all.\n", value)
 			return ErrFailed
 		}
 	}
@@ -65,12 +69,12 @@ func (sh *Shell) set(args []string) error {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			fmt.Fprintf(sh.out, "%s = '%s'\n", n, sh.vars[n])
+			fmt.Fprintf(sh.pr.out, "%s = '%s'\n", n, sh.vars[n])
 		}
 		return nil
 	}
 	if !validVarName(args[0]) {
-		fmt.Fprintf(sh.errOut, "\\set: invalid variable name: \"%s\"\n", args[0])
+		fmt.Fprintf(sh.pr.errOut, "\\set: invalid variable name: \"%s\"\n", args[0])
 		return ErrFailed
 	}
 	return sh.setVar(args[0], strings.Join(args[1:], ""))
@@ -79,7 +83,7 @@ func (sh *Shell) set(args []string) error {
 // unset is \unset NAME.
 func (sh *Shell) unset(args []string) error {
 	if len(args) != 1 {
-		fmt.Fprintln(sh.errOut, `\unset: missing required argument`)
+		fmt.Fprintln(sh.pr.errOut, `\unset: missing required argument`)
 		return ErrFailed
 	}
 	delete(sh.vars, args[0])
@@ -104,8 +108,8 @@ func validVarName(n string) bool {
 // interpolate replaces :NAME, :'NAME' and :"NAME" outside literals and
 // comments with the variable's value, as a literal, or as an identifier;
 // an undefined name and a :: cast are left alone, as psql leaves them.
-func (sh *Shell) interpolate(stmt string) string {
-	if len(sh.vars) == 0 || !strings.Contains(stmt, ":") {
+func (vs variables) interpolate(stmt string) string {
+	if len(vs) == 0 || !strings.Contains(stmt, ":") {
 		return stmt
 	}
 	var b strings.Builder
@@ -121,7 +125,7 @@ func (sh *Shell) interpolate(stmt string) string {
 			sc.pos += 2
 			continue
 		}
-		text, end, ok := sh.variableAt(stmt, start)
+		text, end, ok := vs.variableAt(stmt, start)
 		if !ok {
 			sc.pos++
 			continue
@@ -138,7 +142,7 @@ func (sh *Shell) interpolate(stmt string) string {
 }
 
 // variableAt reads a reference at s[i] (a ':'): its replacement and end.
-func (sh *Shell) variableAt(s string, i int) (string, int, bool) {
+func (vs variables) variableAt(s string, i int) (string, int, bool) {
 	quote := byte(0)
 	j := i + 1
 	if j < len(s) && (s[j] == '\'' || s[j] == '"') {
@@ -150,7 +154,7 @@ func (sh *Shell) variableAt(s string, i int) (string, int, bool) {
 		k++
 	}
 	name := s[j:k]
-	v, ok := sh.vars[name]
+	v, ok := vs[name]
 	if name == "" || !ok {
 		return "", 0, false
 	}
@@ -180,7 +184,7 @@ func quoteLiteral(v string) string {
 // \n \t \b \r \f and octal; "double quotes" are kept, quotes and all;
 // :NAME, :'NAME' and :"NAME" outside quotes are variables. Pieces that
 // touch make one argument.
-func (sh *Shell) metaArgs(rest string) ([]string, error) {
+func (vs variables) metaArgs(rest string) ([]string, error) {
 	var out []string
 	var cur strings.Builder
 	inArg := false
@@ -216,7 +220,7 @@ func (sh *Shell) metaArgs(rest string) ([]string, error) {
 			cur.WriteString(rest[i:j])
 			i = j
 		case c == ':':
-			if text, end, ok := sh.variableAt(rest, i); ok {
+			if text, end, ok := vs.variableAt(rest, i); ok {
 				cur.WriteString(text)
 				i = end
 			} else {
