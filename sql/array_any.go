@@ -40,7 +40,7 @@ func quantifiedArray(n ast.ExprNode) (*ast.FuncCallExpr, bool, bool) {
 }
 
 // bindArrayQuantified binds x op ANY|ALL (array).
-func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.FuncCallExpr, all bool) (Expr, error) {
+func (b opBinder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.FuncCallExpr, all bool) (Expr, error) {
 	if op != opcode.EQ && op != opcode.NE && op != opcode.LT && op != opcode.LE && op != opcode.GT && op != opcode.GE {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s with ANY/ALL is not supported", op)
 	}
@@ -99,7 +99,7 @@ func (b *binder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.
 // is IN and <> ALL is NOT IN. The array is typed first, as PostgreSQL
 // types ARRAY[...] before it finds the operator: 1 = ANY(ARRAY['1']) is
 // integer = text, which does not exist.
-func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
+func (b opBinder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
 	if len(items) == 0 {
 		return nil, pgerr.Errorf(pgerr.IndeterminateDatatype, "cannot determine type of empty array")
 	}
@@ -107,7 +107,7 @@ func (b *binder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNod
 	if err != nil {
 		return nil, err
 	}
-	elems, err := b.bindArrayItems(items)
+	elems, err := b.composites().bindArrayItems(items)
 	if err != nil {
 		return nil, err
 	}

@@ -3,94 +3,11 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
 )
 
-// ARRAY[...], ARRAY(subquery), subscripts and the array functions.
-
-// bindArrayNode binds the normaliser's array forms; ok is false for others.
-func (b *binder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) {
-	switch n.FnName.L {
-	case "__array":
-		e, err := b.bindArrayConstructor(n.Args)
-		return e, true, err
-	case "__array_sub":
-		sq, ok := n.Args[0].(*ast.SubqueryExpr)
-		if len(n.Args) != 1 || !ok {
-			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "ARRAY() needs a subquery")
-		}
-		e, err := b.bindSubquery(SubArray, sq, nil, OpEQ)
-		return e, true, err
-	case "__subscript":
-		if e, ok, err := b.bindRegexpMatchSubscript(n); ok {
-			return e, true, err
-		}
-		e, err := b.bindSubscript(n.Args)
-		return e, true, err
-	}
-	return nil, false, nil
-}
-
-func (b *binder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
-	if len(items) == 0 {
-		// ARRAY[] only has a type under a cast, which reads '{}' again.
-		return &Const{Value: "{}", T: ArrayOf(Text)}, nil
-	}
-	args, err := b.bindArrayItems(items)
-	if err != nil {
-		return nil, err
-	}
-	return &Func{Name: "__array", Args: args, T: ArrayOf(args[0].Type())}, nil
-}
-
-// bindArrayItems binds ARRAY[...]'s elements, converted to their common
-// type (untyped ones alone are text).
-func (b *binder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
-	args := make([]Expr, len(items))
-	for i, it := range items {
-		var err error
-		if args[i], err = b.bind(it); err != nil {
-			return nil, err
-		}
-		if args[i].Type().IsArray() {
-			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "multidimensional arrays are not supported")
-		}
-	}
-	t, err := b.commonType(args, "ARRAY")
-	if err != nil {
-		return nil, err
-	}
-	if err := b.coerceAll(args, t); err != nil {
-		return nil, err
-	}
-	return args, nil
-}
-
-func (b *binder) bindSubscript(items []ast.ExprNode) (Expr, error) {
-	if len(items) != 2 {
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "array slices are not supported")
-	}
-	arr, err := b.bind(items[0])
-	if err != nil {
-		return nil, err
-	}
-	if !arr.Type().IsArray() {
-		return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arr.Type())
-	}
-	idx, err := b.bind(items[1])
-	if err != nil {
-		return nil, err
-	}
-	args := []Expr{arr, idx}
-	if err := b.intArg("subscript", args, 1); err != nil {
-		if args[1].Type().Kind != KindInt64 {
-			return nil, pgerr.Errorf(pgerr.DatatypeMismatch, "array subscript must have type integer")
-		}
-	}
-	return &Func{Name: "__subscript", Args: args, T: arr.Type().ElemType()}, nil
-}
+// The array functions; ARRAY[...], ARRAY(subquery) and subscripts are
+// bound in bind_array.go.
 
 func arrayFunctions() []Function {
 	return []Function{
@@ -104,15 +21,15 @@ func arrayFunctions() []Function {
 		{Name: "cardinality", Strict: true, Signatures: sigs("anyarray"), bind: bindArraySize, row: arrayRow},
 		{Name: "array_ndims", Strict: true, Signatures: sigs("anyarray"), bind: bindArraySize, row: arrayRow},
 		{Name: "array_to_string", Signatures: sigs("anyarray,text,text | anyarray,text"), bind: bindArrayToString, row: arrayRow},
-		{Name: "array_cat", Signatures: sigs("anycompatiblearray,anycompatiblearray"), bind: (*binder).bindArrayCombine, row: arrayRow},
-		{Name: "array_append", Signatures: sigs("anycompatiblearray,anycompatible"), bind: (*binder).bindArrayCombine, row: arrayRow},
-		{Name: "array_prepend", Signatures: sigs("anycompatible,anycompatiblearray"), bind: (*binder).bindArrayCombine, row: arrayRow},
-		{Name: "array_position", Signatures: sigs("anycompatiblearray,anycompatible"), bind: (*binder).bindArrayCombine, row: arrayRow},
+		{Name: "array_cat", Signatures: sigs("anycompatiblearray,anycompatiblearray"), bind: callBinder.bindArrayCombine, row: arrayRow},
+		{Name: "array_append", Signatures: sigs("anycompatiblearray,anycompatible"), bind: callBinder.bindArrayCombine, row: arrayRow},
+		{Name: "array_prepend", Signatures: sigs("anycompatible,anycompatiblearray"), bind: callBinder.bindArrayCombine, row: arrayRow},
+		{Name: "array_position", Signatures: sigs("anycompatiblearray,anycompatible"), bind: callBinder.bindArrayCombine, row: arrayRow},
 	}
 }
 
 // bindArrayDimension binds array_upper, array_lower and array_length.
-func bindArrayDimension(b *binder, name string, args []Expr) (Expr, error) {
+func bindArrayDimension(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 2 || !b.arrayArg(args, 0) || b.intArg(name, args, 1) != nil {
 		return nil, noFunction(name, args)
 	}
@@ -120,14 +37,14 @@ func bindArrayDimension(b *binder, name string, args []Expr) (Expr, error) {
 }
 
 // bindArraySize binds cardinality and array_ndims.
-func bindArraySize(b *binder, name string, args []Expr) (Expr, error) {
+func bindArraySize(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 || !b.arrayArg(args, 0) {
 		return nil, noFunction(name, args)
 	}
 	return &Func{Name: name, Args: args, T: Int32}, nil
 }
 
-func bindArrayToString(b *binder, name string, args []Expr) (Expr, error) {
+func bindArrayToString(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) < 2 || len(args) > 3 || !b.arrayArg(args, 0) || b.textArgs(name, args[1:]) != nil {
 		return nil, noFunction(name, args)
 	}
@@ -140,7 +57,7 @@ func bindArrayToString(b *binder, name string, args []Expr) (Expr, error) {
 
 // arrayArg reports whether argument i is an array; an untyped literal is
 // read as text[].
-func (b *binder) arrayArg(args []Expr, i int) bool {
+func (b callBinder) arrayArg(args []Expr, i int) bool {
 	if isUnknown(args[i]) {
 		c, err := b.coerceUnknown(args[i], ArrayOf(Text))
 		if err != nil {
@@ -157,7 +74,7 @@ func (b *binder) arrayArg(args []Expr, i int) bool {
 // anycompatiblearray and anycompatible: the element type is the common type
 // of the array's elements and the other argument (integer[] || 1.5 is
 // numeric[]), and a call with no common type does not exist (42883).
-func (b *binder) bindArrayCombine(name string, args []Expr) (Expr, error) {
+func (b callBinder) bindArrayCombine(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
 	}
@@ -201,7 +118,7 @@ func (b *binder) bindArrayCombine(name string, args []Expr) (Expr, error) {
 // untypedArrayArg reads an untyped array argument as an array of the other
 // argument's type, as PostgreSQL resolves anycompatiblearray from its
 // anycompatible partner: array_append('{3,4}', 1.5) is numeric[].
-func (b *binder) untypedArrayArg(name string, args []Expr, ai, ei int) error {
+func (b callBinder) untypedArrayArg(name string, args []Expr, ai, ei int) error {
 	if !isUnknown(args[ai]) || isUnknown(args[ei]) || name == "array_cat" {
 		return nil
 	}
@@ -220,7 +137,7 @@ func (b *binder) untypedArrayArg(name string, args []Expr, ai, ei int) error {
 // combinedElem is the element type of an array of type at combined with e
 // (an element, or an array for array_cat); ok is false when they have no
 // common type. An untyped e takes the array's type.
-func (b *binder) combinedElem(name string, at Type, e Expr) (Type, bool) {
+func (b callBinder) combinedElem(name string, at Type, e Expr) (Type, bool) {
 	et := e.Type()
 	switch {
 	case isUnknown(e):

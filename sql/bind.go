@@ -104,7 +104,11 @@ func (p *Params) typeOf(i int) Type {
 	return p.Types[i]
 }
 
-// binder binds one expression tree.
+// binder binds one expression tree. It holds the state of the walk (scope,
+// parameters, aggregate and window context, depth) and dispatches each node;
+// it binds column references itself and coerces for the others. Operators,
+// calls, aggregates and composites are bound by the types below, which share
+// the binder they embed.
 type binder struct {
 	scope  *Scope
 	params *Params
@@ -120,6 +124,26 @@ type binder struct {
 	// may drop it afterwards).
 	columns int
 }
+
+// opBinder binds operators, comparisons, CASE, casts and parameters.
+type opBinder struct{ *binder }
+
+// callBinder binds function calls: the internal forms the normaliser
+// writes, registered scalar functions and their argument coercions.
+type callBinder struct{ *binder }
+
+// aggBinder binds aggregate and window calls, grouping and the checks
+// that columns outside an aggregate are grouped.
+type aggBinder struct{ *binder }
+
+// compositeBinder binds what builds or unpacks composite values: ARRAY
+// constructors and subscripts, row comparisons, and subqueries.
+type compositeBinder struct{ *binder }
+
+func (b *binder) ops() opBinder               { return opBinder{b} }
+func (b *binder) calls() callBinder           { return callBinder{b} }
+func (b *binder) aggs() aggBinder             { return aggBinder{b} }
+func (b *binder) composites() compositeBinder { return compositeBinder{b} }
 
 // Bind resolves names, functions and types in parsed expression syntax.
 func Bind(s Syntax, scope *Scope, params *Params) (Expr, error) {
@@ -204,11 +228,11 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 		}
 	}
 	if b.agg != nil && !b.inAgg {
-		if ref := b.matchGroup(node); ref != nil {
+		if ref := b.aggs().matchGroup(node); ref != nil {
 			return ref, nil
 		}
 	}
-	if e, ok, err := b.bindSubqueryNode(node); ok {
+	if e, ok, err := b.composites().bindSubqueryNode(node); ok {
 		return e, err
 	}
 	switch n := node.(type) {
@@ -240,25 +264,25 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 		}
 		return &IsBool{X: x, Value: n.True != 0, Not: n.Not}, nil
 	case *ast.PatternInExpr:
-		return b.bindIn(n)
+		return b.ops().bindIn(n)
 	case *ast.BetweenExpr:
-		return b.bindBetween(n)
+		return b.ops().bindBetween(n)
 	case *ast.PatternLikeOrIlikeExpr:
 		esc := ""
 		if n.Escape != 0 {
 			esc = string(rune(n.Escape))
 		}
-		return b.bindLike(n.Expr, n.Pattern, esc, !n.IsLike, n.Not)
+		return b.ops().bindLike(n.Expr, n.Pattern, esc, !n.IsLike, n.Not)
 	case *ast.CaseExpr:
-		return b.bindCase(n)
+		return b.ops().bindCase(n)
 	case *ast.FuncCallExpr:
-		return b.bindFuncCall(n)
+		return b.calls().bindFuncCall(n)
 	case *ast.AggregateFuncExpr:
-		return b.bindAggregate(n)
+		return b.aggs().bindAggregate(n)
 	case *ast.WindowFuncExpr:
-		return b.bindWindow(n)
+		return b.aggs().bindWindow(n)
 	case *ast.PatternRegexpExpr:
-		return b.bindRegexOp(n)
+		return b.calls().bindRegexOp(n)
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported", nodeText(node))
 }
@@ -309,7 +333,7 @@ func intConst(v int64) *Const {
 
 func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 	if b.agg != nil && !b.inAgg {
-		return nil, b.ungroupedColumn(cn)
+		return nil, b.aggs().ungroupedColumn(cn)
 	}
 	name, table := cn.Name.O, cn.Table.O
 	found := -1
@@ -445,7 +469,7 @@ func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
 
 func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 	if call, all, ok := quantifiedArray(n.R); ok {
-		return b.bindArrayQuantified(n.Op, n.L, call, all)
+		return b.ops().bindArrayQuantified(n.Op, n.L, call, all)
 	}
 	switch n.Op {
 	case opcode.LogicAnd, opcode.LogicOr:
@@ -464,7 +488,7 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 		return newLogic(n.Op == opcode.LogicAnd, l, r), nil
 	}
 	if lr, rr := rowOf(n.L), rowOf(n.R); lr != nil && rr != nil {
-		return b.bindRowCompare(n.Op, lr, rr)
+		return b.composites().bindRowCompare(n.Op, lr, rr)
 	}
 	l, err := b.bind(n.L)
 	if err != nil {
@@ -476,16 +500,16 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 	}
 	switch n.Op {
 	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
-		return b.bindCompare(cmpOpOf(n.Op), l, r)
+		return b.ops().bindCompare(cmpOpOf(n.Op), l, r)
 	case opcode.NullEQ:
-		c, err := b.bindCompare(OpEQ, l, r)
+		c, err := b.ops().bindCompare(OpEQ, l, r)
 		if err != nil {
 			return nil, err
 		}
 		cmp := c.(*Compare)
 		return &Distinct{L: cmp.L, R: cmp.R, Not: true, Domain: cmp.Domain}, nil
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.Mod:
-		return b.bindArith(arithOpOf(n.Op), l, r)
+		return b.ops().bindArith(arithOpOf(n.Op), l, r)
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
@@ -570,7 +594,7 @@ func isUndefinedName(err error) bool {
 // condition of USING and NATURAL.
 func BindEquality(l, r Expr) (Expr, error) {
 	b := &binder{params: &Params{}}
-	return b.bindCompare(OpEQ, l, r)
+	return b.ops().bindCompare(OpEQ, l, r)
 }
 
 // DomainKey is a hash key of a non-null datum of type from, equal for

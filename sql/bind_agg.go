@@ -52,7 +52,7 @@ func BindAggregateCondition(s Syntax, input *Scope, agg *AggContext, params *Par
 }
 
 // matchGroup returns a reference to the GROUP BY expression node equals.
-func (b *binder) matchGroup(node ast.ExprNode) Expr {
+func (b aggBinder) matchGroup(node ast.ExprNode) Expr {
 	if len(b.agg.GroupBy) == 0 {
 		return nil
 	}
@@ -77,7 +77,7 @@ func (b *binder) matchGroup(node ast.ExprNode) Expr {
 	return nil
 }
 
-func (b *binder) ungroupedColumn(cn *ast.ColumnName) error {
+func (b aggBinder) ungroupedColumn(cn *ast.ColumnName) error {
 	name := cn.Name.O
 	if cn.Table.O != "" {
 		name = cn.Table.O + "." + name
@@ -117,18 +117,18 @@ func isAggregateCall(n ast.Node) bool {
 	return false
 }
 
-func (b *binder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
+func (b aggBinder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
 	return b.bindAggregateCall(n.F, n.Args, n.Distinct)
 }
 
-func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinct bool) (Expr, error) {
+func (b aggBinder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinct bool) (Expr, error) {
 	if b.agg == nil {
 		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here")
 	}
 	if b.inAgg {
 		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate function calls cannot be nested")
 	}
-	inner := &binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}
+	inner := aggBinder{&binder{scope: b.scope, params: b.params, agg: b.agg, inAgg: true}}
 	call := &AggCall{Name: name, Distinct: distinct}
 	argNodes, order, filter := aggMarkers(argNodes)
 	if order != nil {
@@ -161,7 +161,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 			return nil, err
 		}
 		args := []Expr{arg, sep}
-		if err := inner.textArgs(name, args); err != nil {
+		if err := inner.calls().textArgs(name, args); err != nil {
 			return nil, err
 		}
 		arg, call.Sep = args[0], args[1]
@@ -190,7 +190,7 @@ func (b *binder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinc
 }
 
 // aggRef registers call (once) and returns its post-aggregation column.
-func (b *binder) aggRef(call *AggCall) Expr {
+func (b aggBinder) aggRef(call *AggCall) Expr {
 	s := call.String()
 	for i, c := range b.agg.Calls {
 		if c.String() == s {
@@ -225,7 +225,7 @@ func aggMarker(args []ast.ExprNode, name string) (*ast.FuncCallExpr, bool) {
 
 // bindAggFilter binds __agg_filter(cond), the normaliser's form of
 // FILTER (WHERE cond): a boolean over the input rows.
-func (b *binder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
 	if len(args) != 1 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "FILTER takes one condition")
 	}
@@ -234,7 +234,7 @@ func (b *binder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
 
 // bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),
 // the normaliser's form of ORDER BY inside a call.
-func (b *binder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
+func (b aggBinder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
 	var out []AggOrder
 	for i := 0; i+2 < len(args); i += 3 {
 		key, err := b.bind(args[i])
@@ -259,7 +259,7 @@ func (b *binder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
 
 // bindGrouping binds GROUPING(a, b, ...): each argument must be one of the
 // query's GROUP BY expressions, as PostgreSQL requires.
-func (b *binder) bindGrouping(args []ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindGrouping(args []ast.ExprNode) (Expr, error) {
 	notKey := pgerr.Errorf(pgerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
 	if b.agg == nil || len(b.agg.GroupBy) == 0 {
 		return nil, notKey

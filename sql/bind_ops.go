@@ -140,7 +140,7 @@ func regAsOID(t Type) Type {
 	return t
 }
 
-func (b *binder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
+func (b opBinder) bindCompare(op CmpOp, l, r Expr) (Expr, error) {
 	l, r, err := b.unify(l, r)
 	if err != nil {
 		return nil, err
@@ -218,7 +218,7 @@ func numericScale(t Type) int {
 	return 0
 }
 
-func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
+func (b opBinder) bindArith(op string, l, r Expr) (Expr, error) {
 	if isUnknown(l) && isUnknown(r) {
 		return nil, operatorNotUnique(Unknown, op, Unknown)
 	}
@@ -244,7 +244,7 @@ func (b *binder) bindArith(op string, l, r Expr) (Expr, error) {
 // bindConcat is ||: text if either side is text (the other is cast), as
 // PostgreSQL's anynonarray || text; bytea when both sides are bytea or
 // one is and the other untyped.
-func (b *binder) bindConcat(l, r Expr) (Expr, error) {
+func (b opBinder) bindConcat(l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	if lt.IsArray() || rt.IsArray() {
 		return b.bindArrayConcat(l, r)
@@ -277,7 +277,7 @@ func (b *binder) bindConcat(l, r Expr) (Expr, error) {
 // bindByteaConcat is bytea || bytea: an untyped operand is read as bytea
 // ('\x01'::bytea || 'z' is \x017a), as PostgreSQL resolves an unknown
 // operand to the other's type when that operator exists.
-func (b *binder) bindByteaConcat(l, r Expr) (Expr, error) {
+func (b opBinder) bindByteaConcat(l, r Expr) (Expr, error) {
 	es := []Expr{l, r}
 	if err := b.coerceAll(es, Bytea); err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ func (b *binder) bindByteaConcat(l, r Expr) (Expr, error) {
 // bindArrayConcat binds || with an array operand as array_cat,
 // array_append or array_prepend; when none fits, the operator is the one
 // that does not exist.
-func (b *binder) bindArrayConcat(l, r Expr) (Expr, error) {
+func (b opBinder) bindArrayConcat(l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	name := "array_cat"
 	switch {
@@ -298,19 +298,19 @@ func (b *binder) bindArrayConcat(l, r Expr) (Expr, error) {
 	default:
 		name = "array_prepend"
 	}
-	e, err := b.bindArrayCombine(name, []Expr{l, r})
+	e, err := b.calls().bindArrayCombine(name, []Expr{l, r})
 	if e, ok := err.(*pgerr.Error); ok && e.Code == pgerr.UndefinedFunction {
 		return nil, noOperator(lt, "||", rt)
 	}
 	return e, err
 }
 
-func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
+func (b opBinder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 	if n.Sel != nil {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "IN (subquery) is not supported")
 	}
 	if row := rowOf(n.Expr); row != nil {
-		return b.bindRowIn(row, n)
+		return b.composites().bindRowIn(row, n)
 	}
 	x, err := b.bind(n.Expr)
 	if err != nil {
@@ -369,7 +369,7 @@ func (b *binder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 
 // bindBetween rewrites as PostgreSQL's parser does: x >= lo AND x <= hi,
 // NOT BETWEEN as x < lo OR x > hi.
-func (b *binder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
+func (b opBinder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
 	x, err := b.bind(n.Expr)
 	if err != nil {
 		return nil, err
@@ -397,7 +397,7 @@ func (b *binder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
 	return newLogic(!n.Not, b.folded(c1), b.folded(c2)), nil
 }
 
-func (b *binder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (Expr, error) {
+func (b opBinder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (Expr, error) {
 	x, err := b.bind(xn)
 	if err != nil {
 		return nil, err
@@ -492,7 +492,7 @@ func (b *binder) coerceAll(es []Expr, t Type) error {
 	return nil
 }
 
-func (b *binder) bindCase(n *ast.CaseExpr) (Expr, error) {
+func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
 	var operand Expr
 	var err error
 	if n.Value != nil {
@@ -575,7 +575,7 @@ func elseFirst(results []Expr, hasElse bool) []Expr {
 // time as an interval, as PostgreSQL does (timestamp + interval is its only
 // timestamp + operator; time + '1 hour' is time + interval, not time +
 // date); date + literal is ambiguous there (integer or interval).
-func (b *binder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
+func (b opBinder) unknownInterval(op string, l, r Expr) (Expr, Expr, error) {
 	isTime := func(e Expr) bool { return e.Type().Kind == KindTime }
 	var err error
 	switch {

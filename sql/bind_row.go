@@ -31,7 +31,7 @@ func rowOf(n ast.ExprNode) []ast.ExprNode {
 
 // bindRowCompare binds l op r for row constructors l and r; only = and <>
 // are supported (ordering comparisons of rows are lexicographic and rare).
-func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error) {
+func (b compositeBinder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error) {
 	if op != opcode.EQ && op != opcode.NE {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "row comparison with %s is not supported; only = and <>", op)
 	}
@@ -48,7 +48,7 @@ func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		c, err := b.bindCompare(cmpOpOf(op), x, y)
+		c, err := b.ops().bindCompare(cmpOpOf(op), x, y)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func (b *binder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error)
 }
 
 // bindRowIn binds (a, b) [NOT] IN ((..), (..)).
-func (b *binder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error) {
+func (b compositeBinder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error) {
 	alts := make([]Expr, len(n.List))
 	for i, it := range n.List {
 		row := rowOf(it)

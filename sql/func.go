@@ -12,18 +12,18 @@ import (
 // bindFuncCall binds the front end's internal forms (__param, __cast, __true,
 // __false, __ilike, ...), SQL syntax that looks like a call (trim, GROUPING)
 // and calls of the registry's functions (func_registry.go).
-func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
+func (b callBinder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	name := n.FnName.L
 	if n.Schema.L != "" {
 		return b.qualifiedCall(n)
 	}
 	switch name {
 	case "__param":
-		return b.bindParam(n)
+		return b.ops().bindParam(n)
 	case "__colidx":
 		return b.bindColumnIndex(n)
 	case "__cast":
-		return b.bindCast(n)
+		return b.ops().bindCast(n)
 	case "__true", "__false":
 		return &Const{Value: name == "__true", T: Bool}, nil
 	case "__numeric":
@@ -40,7 +40,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 			}
 			esc = s
 		}
-		return b.bindLike(n.Args[0], n.Args[1], esc, true, false)
+		return b.ops().bindLike(n.Args[0], n.Args[1], esc, true, false)
 	case "trim":
 		return b.bindTrim(n)
 	case "regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table":
@@ -48,16 +48,16 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 	case "__any", "__all":
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s (array) is not supported", strings.ToUpper(name[2:]))
 	case "__array", "__array_sub", "__subscript":
-		e, _, err := b.bindArrayNode(n)
+		e, _, err := b.composites().bindArrayNode(n)
 		return e, err
 	case "__field":
 		return b.bindField(n)
 	}
 	if name == "grouping" {
-		return b.bindGrouping(n.Args)
+		return b.aggs().bindGrouping(n.Args)
 	}
 	if agg, distinct, ok := callAggregate(name); ok {
-		return b.bindAggregateCall(agg, n.Args, distinct)
+		return b.aggs().bindAggregateCall(agg, n.Args, distinct)
 	}
 	if err := notAggregate(name, n.Args); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (b *binder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 // pg_catalog.f is f (the normaliser passes most such calls on unqualified)
 // and f in any other schema does not exist. pg_catalog.coalesce and its
 // kind are syntax, no functions, in PostgreSQL.
-func (b *binder) qualifiedCall(n *ast.FuncCallExpr) (Expr, error) {
+func (b callBinder) qualifiedCall(n *ast.FuncCallExpr) (Expr, error) {
 	name := n.FnName.L
 	switch name {
 	case "coalesce", "nullif", "greatest", "least":
@@ -151,134 +151,6 @@ func literalInt(n ast.ExprNode) (int64, bool) {
 	return 0, false
 }
 
-func (b *binder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
-	if len(n.Args) != 1 {
-		return nil, pgerr.Errorf(pgerr.SyntaxError, "__param takes one argument")
-	}
-	k, ok := literalInt(n.Args[0])
-	if !ok || k < 1 || k > 65535 {
-		// PostgreSQL says undefined_parameter (42P02) here; the code stays
-		// the 42704 this server's clients already get.
-		return nil, pgerr.Errorf(pgerr.UndefinedObject, "there is no parameter $%d", k)
-	}
-	idx := int(k - 1)
-	return &Param{Index: idx, T: b.params.typeOf(idx)}, nil
-}
-
-func (b *binder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
-	if len(n.Args) != 2 {
-		return nil, pgerr.Errorf(pgerr.SyntaxError, "__cast takes two arguments")
-	}
-	tn, ok := literalString(n.Args[1])
-	if !ok {
-		return nil, pgerr.Errorf(pgerr.SyntaxError, "__cast needs a type name")
-	}
-	t, err := ParseTypeName(tn)
-	if err != nil {
-		return nil, err
-	}
-	x, err := b.bind(n.Args[0])
-	if err != nil {
-		return nil, err
-	}
-	if round := DateTimeRound(tn); round > 0 && (t.Kind == KindTime || t.Kind == KindTimestamp || t.Kind == KindTimestampTZ) {
-		return b.bindRoundingCast(x, t, round)
-	}
-	if IsInternalChar(tn) {
-		return b.internalCharCast(x)
-	}
-	return b.bindPlainCast(x, t)
-}
-
-// internalCharCast is x::"char": the one-byte internal type keeps the
-// first character of the text (PostgreSQL's first byte, the same for
-// ASCII), carried as text.
-func (b *binder) internalCharCast(x Expr) (Expr, error) {
-	s, err := b.bindPlainCast(x, Text)
-	if err != nil {
-		return nil, err
-	}
-	return b.bindScalar("left", []Expr{s, &Const{Value: int64(1), T: Int32}})
-}
-
-// bindPlainCast is CAST(x AS t) for a bound x.
-func (b *binder) bindPlainCast(x Expr, t Type) (Expr, error) {
-	var err error
-	if t.Kind == KindNumeric && t.Precision == 0 {
-		// Unconstrained numeric keeps the values' scale; the Arrow column
-		// needs one, so take the source's (floats: 16 places).
-		switch xt := x.Type(); {
-		case xt.Kind == KindNumeric:
-			t.Scale = xt.Scale
-		case xt.Kind == KindFloat32 || xt.Kind == KindFloat64:
-			t.Scale = 16
-		}
-	}
-	if t.Reg != RegNone || x.Type().Reg != RegNone {
-		if !regCastable(x.Type(), t) {
-			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
-		}
-		// Names are looked up when the statement runs, in its catalog.
-		if isUnknown(x) {
-			if x, err = b.coerceUnknown(x, Text); err != nil {
-				return nil, err
-			}
-		}
-		return &Cast{X: x, T: t}, nil
-	}
-	switch v := x.(type) {
-	case *Const:
-		// PostgreSQL reads a typed literal directly as t and folds constant
-		// casts at plan time, raising their errors then; a cast that does
-		// not exist fails as it would for a column (true::bigint was 0).
-		if !castable(v.T, t) {
-			return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", v.T.SigName(), t.SigName())
-		}
-		d, err := b.params.Input.castDatum(v.Value, v.T, t)
-		if s, ok := v.Value.(string); err != nil && ok && v.T.Kind == KindUnknown {
-			return nil, LiteralInput(err, s)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if dd, ok := d.(Decimal); ok && t.Kind == KindNumeric && t.Precision == 0 {
-			// Unconstrained numeric keeps the literal's own scale:
-			// '2.25'::numeric is 2.25, not 2.
-			t.Scale = dd.Scale
-		}
-		return &Const{Value: d, T: t}, nil
-	case *Param:
-		if v.T.Kind == KindUnknown {
-			b.params.Types[v.Index] = t
-			return &Param{Index: v.Index, T: t}, nil
-		}
-	}
-	if !castable(x.Type(), t) {
-		return nil, pgerr.Errorf(pgerr.CannotCoerce, "cannot cast type %s to %s", x.Type().SigName(), t.SigName())
-	}
-	if x.Type() == t {
-		return x, nil
-	}
-	return &Cast{X: x, T: t}, nil
-}
-
-// bindRoundingCast is a cast to time(p), timestamp(p) or timestamptz(p):
-// the plain cast, then the rounding, which is never a no-op (a timestamp
-// cast to timestamp(0) still loses its fraction). A literal is folded.
-func (b *binder) bindRoundingCast(x Expr, t Type, round int64) (Expr, error) {
-	plain, err := b.bindPlainCast(x, t)
-	if err != nil {
-		return nil, err
-	}
-	if c, ok := plain.(*Const); ok {
-		return &Const{Value: roundDateTime(c.Value, t, round), T: c.T}, nil
-	}
-	if c, ok := plain.(*Cast); ok && c.Round == 0 {
-		return &Cast{X: c.X, T: c.T, Round: round}, nil
-	}
-	return &Cast{X: plain, T: t, Round: round}, nil
-}
-
 // nullifOperand is NULLIF's first argument as the = operator takes it,
 // which is NULLIF's type: varchar is compared (and returned) as text, the
 // reg* types as oid (nullif(pg_typeof(1), 0) is the oid 23), and so is an
@@ -293,33 +165,8 @@ func nullifOperand(l, r Expr) Expr {
 	return l
 }
 
-// castable reports whether PostgreSQL has a cast from one type to the other.
-func castable(from, to Type) bool {
-	switch {
-	case from.Kind == KindArray && to.Kind == KindArray:
-		return castable(from.ElemType(), to.ElemType())
-	case from.Kind == KindRecord || to.Kind == KindRecord:
-		return from.Kind == to.Kind || to.IsString()
-	case from.Kind == to.Kind, from.IsString(), to.IsString(), from.Kind == KindUnknown:
-		return true
-	case from.Kind == KindOID && (to.Kind == KindInt32 || to.Kind == KindInt64), isInteger(from) && to.Kind == KindOID:
-		return true
-	case from.IsNumeric() && to.IsNumeric():
-		return true
-	case isDateTime(from) && isDateTime(to):
-		return true
-	case (from.Kind == KindTimestamp || from.Kind == KindTimestampTZ || from.Kind == KindInterval) && to.Kind == KindTime:
-		return true
-	case from.Kind == KindTime && to.Kind == KindInterval:
-		return true
-	case from.Kind == KindInt32 && to.Kind == KindBool, from.Kind == KindBool && to.Kind == KindInt32:
-		return true
-	}
-	return false
-}
-
 // bindTrim handles tidb's trim(x), trim(x, chars) and trim(x, chars, direction).
-func (b *binder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
+func (b callBinder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
 	name := "btrim"
 	args := make([]Expr, 0, 2)
 	for i, a := range n.Args {
@@ -346,7 +193,7 @@ func (b *binder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
 	return e, nil
 }
 
-func (b *binder) textArgs(name string, args []Expr) error {
+func (b callBinder) textArgs(name string, args []Expr) error {
 	for i, a := range args {
 		if isUnknown(a) {
 			c, err := b.coerceUnknown(a, Text)
@@ -362,7 +209,7 @@ func (b *binder) textArgs(name string, args []Expr) error {
 }
 
 // intArg coerces an untyped argument to integer and requires an integer type.
-func (b *binder) intArg(name string, args []Expr, i int) error {
+func (b callBinder) intArg(name string, args []Expr, i int) error {
 	if isUnknown(args[i]) {
 		c, err := b.coerceUnknown(args[i], Int32)
 		if err != nil {
@@ -380,7 +227,7 @@ func (b *binder) intArg(name string, args []Expr, i int) error {
 // bindScalar binds a call of a scalar function. Binding may give an
 // untyped argument a candidate's type before finding that no candidate
 // fits; the error then names the types the call wrote, as PostgreSQL's.
-func (b *binder) bindScalar(name string, args []Expr) (Expr, error) {
+func (b callBinder) bindScalar(name string, args []Expr) (Expr, error) {
 	written := exprTypes(args)
 	e, err := b.bindRegistered(name, args)
 	if err != nil {

@@ -84,7 +84,7 @@ func catalogFunctions() []Function {
 			catalogRow(func(ev *evaluator, a []any) (any, error) { return currentSetting(ev.catalog, a) })),
 		catalogFunc("pg_backend_pid", "", Int32, "", valueOf(func([]any) any { return int64(1) })).lax(),
 		catalogFunc("pg_postmaster_start_time", "", TimestampTZ, "", none).lax(),
-		{Name: "json_build_object", Volatility: Stable, Signatures: sigs(`"any" | `), bind: (*binder).bindJSONBuildObject, row: perRow(jsonBuildObject)},
+		{Name: "json_build_object", Volatility: Stable, Signatures: sigs(`"any" | `), bind: callBinder.bindJSONBuildObject, row: perRow(jsonBuildObject)},
 	}
 }
 
@@ -116,7 +116,7 @@ func catalogRow(fn func(ev *evaluator, a []any) (any, error)) func(*evaluator, *
 // catalogSig binds a catalog function by its argument classes.
 func catalogSig(classes string, ret Type) bindFunc {
 	req, opt, _ := strings.Cut(classes, "|")
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) < len(req) || len(args) > len(req)+len(opt) {
 			return nil, noFunction(name, args)
 		}
@@ -130,7 +130,7 @@ func catalogSig(classes string, ret Type) bindFunc {
 }
 
 // catalogArg coerces argument i to its class.
-func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
+func (b callBinder) catalogArg(name string, args []Expr, i int, class byte) error {
 	want := map[byte]Type{'o': OID, 'i': Int32, 'n': Int64, 't': Text, 'b': Bool}[class]
 	if class == '*' {
 		want = Text
@@ -171,7 +171,7 @@ func (b *binder) catalogArg(name string, args []Expr, i int, class byte) error {
 	return noFunction(name, args)
 }
 
-func (b *binder) bindJSONBuildObject(_ string, args []Expr) (Expr, error) {
+func (b callBinder) bindJSONBuildObject(_ string, args []Expr) (Expr, error) {
 	if len(args)%2 != 0 {
 		err := pgerr.Errorf(pgerr.InvalidParameterValue, "argument list must have even number of elements")
 		err.Hint = "The arguments of json_build_object() must consist of alternating keys and values."

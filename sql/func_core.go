@@ -30,7 +30,7 @@ func coreFunctions() []Function {
 		{Name: "substr", Alias: "substring", Signatures: sigs("text,integer,integer | text,integer"), bind: bindSubstring},
 		{Name: "abs", Strict: true, Signatures: sigs("real | double precision | bigint | integer | smallint | numeric"), bind: bindAbs,
 			row: perRow(func(x *Func, a []any) (any, error) { return absValue(a[0], x.T) })},
-		{Name: "round", Strict: true, Signatures: sigs("double precision | numeric,integer | numeric"), bind: (*binder).bindRound,
+		{Name: "round", Strict: true, Signatures: sigs("double precision | numeric,integer | numeric"), bind: callBinder.bindRound,
 			row: perRow(func(x *Func, a []any) (any, error) { return roundValue(a, x.Args[0].Type()) })},
 		// coalesce and nullif are SQL syntax in PostgreSQL, no functions.
 		{Name: "coalesce", bind: bindCoalesce, batch: (*evaluator).evalCoalesce},
@@ -48,7 +48,7 @@ func coreFunctions() []Function {
 
 // textOnly binds a function of min to max text arguments returning ret.
 func textOnly(ret Type, min, max int) bindFunc {
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) < min || len(args) > max {
 			return nil, noFunction(name, args)
 		}
@@ -62,7 +62,7 @@ func textOnly(ret Type, min, max int) bindFunc {
 // bindTypeofLiteral binds pg_typeof of a quoted literal or NULL that
 // nothing gives a type to: the binder reads it as text, PostgreSQL's
 // pg_typeof says unknown.
-func bindTypeofLiteral(_ *binder, n *ast.FuncCallExpr) (Expr, bool, error) {
+func bindTypeofLiteral(_ callBinder, n *ast.FuncCallExpr) (Expr, bool, error) {
 	if len(n.Args) != 1 || !untypedLiteral(n.Args[0]) {
 		return nil, false, nil
 	}
@@ -72,14 +72,14 @@ func bindTypeofLiteral(_ *binder, n *ast.FuncCallExpr) (Expr, bool, error) {
 // bindTypeof binds pg_typeof(x): the argument's type, known at bind time;
 // the argument stays in the tree so its columns are read and its errors
 // raised.
-func bindTypeof(_ *binder, name string, args []Expr) (Expr, error) {
+func bindTypeof(_ callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, noFunction(name, args)
 	}
 	return &Func{Name: name, Args: args, T: Type{Kind: KindOID, Reg: RegType}}, nil
 }
 
-func bindSubstring(b *binder, name string, args []Expr) (Expr, error) {
+func bindSubstring(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return nil, noFunction(name, args)
 	}
@@ -96,7 +96,7 @@ func bindSubstring(b *binder, name string, args []Expr) (Expr, error) {
 
 // bindAbs binds abs over any numeric type, returning that type; an untyped
 // argument reads as double precision.
-func bindAbs(b *binder, name string, args []Expr) (Expr, error) {
+func bindAbs(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, noFunction(name, args)
 	}
@@ -115,7 +115,7 @@ func bindAbs(b *binder, name string, args []Expr) (Expr, error) {
 
 // bindRound binds round(float8), round(numeric) and round(numeric, int):
 // an integer alone rounds as double precision, the preferred type.
-func (b *binder) bindRound(_ string, args []Expr) (Expr, error) {
+func (b callBinder) bindRound(_ string, args []Expr) (Expr, error) {
 	if len(args) < 1 || len(args) > 2 {
 		return nil, noFunction("round", args)
 	}
@@ -139,7 +139,7 @@ func (b *binder) bindRound(_ string, args []Expr) (Expr, error) {
 	return &Func{Name: "round", Args: args, T: t}, nil
 }
 
-func bindCoalesce(b *binder, name string, args []Expr) (Expr, error) {
+func bindCoalesce(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 0 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "coalesce needs at least one argument")
 	}
@@ -157,11 +157,11 @@ func bindCoalesce(b *binder, name string, args []Expr) (Expr, error) {
 // taken as the = operator's left input: an integer compared with a numeric
 // or float (no cross-type operator) is promoted, as in PostgreSQL
 // (nullif(int, numeric) is numeric).
-func bindNullif(b *binder, name string, args []Expr) (Expr, error) {
+func bindNullif(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
 	}
-	c, err := b.bindCompare(OpEQ, args[0], args[1])
+	c, err := b.ops().bindCompare(OpEQ, args[0], args[1])
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func bindNullif(b *binder, name string, args []Expr) (Expr, error) {
 // clockCall binds a call of the statement's clock returning t;
 // current_timestamp(p) and localtimestamp(p) take a precision.
 func clockCall(t Type, precision bool) bindFunc {
-	return func(_ *binder, name string, args []Expr) (Expr, error) {
+	return func(_ callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) == 1 && precision {
 			return bindClockPrecision(name, args[0])
 		}

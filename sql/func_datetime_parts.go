@@ -63,7 +63,7 @@ func dateTimePartFunctions() []Function {
 }
 
 // bindDateTimeParts binds __extract (EXTRACT), date_part and date_trunc.
-func bindDateTimeParts(b *binder, name string, args []Expr) (Expr, error) {
+func bindDateTimeParts(b callBinder, name string, args []Expr) (Expr, error) {
 	// EXTRACT's messages name the function it stands for
 	fname := map[string]string{"__extract": "pg_catalog.extract"}[name]
 	if fname == "" {
@@ -96,7 +96,7 @@ func bindDateTimeParts(b *binder, name string, args []Expr) (Expr, error) {
 // dateTimeSource resolves the second argument: an untyped one reads as
 // timestamptz (the preferred datetime type), so does a date given to
 // date_trunc; date_part of a date is taken of the date as a timestamp.
-func (b *binder) dateTimeSource(fname string, args []Expr) (Expr, error) {
+func (b callBinder) dateTimeSource(fname string, args []Expr) (Expr, error) {
 	x := args[1]
 	if isUnknown(x) {
 		// date, time, timestamp[tz] and interval forms fit alike

@@ -19,7 +19,7 @@ func jsonFunctions() []Function {
 	}
 }
 
-func bindJSONGet(b *binder, name string, args []Expr) (Expr, error) {
+func bindJSONGet(b callBinder, name string, args []Expr) (Expr, error) {
 	op := "->"
 	if name == "__json_get_text" {
 		op = "->>"

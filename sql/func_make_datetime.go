@@ -33,7 +33,7 @@ func fieldsSig(ints int, sec bool, ret Type) bindFunc {
 	if sec {
 		n++
 	}
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) != n {
 			return nil, noFunction(name, args)
 		}

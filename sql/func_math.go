@@ -51,7 +51,7 @@ func mathFunctions() []Function {
 // target computes: double precision only, or (both) double precision or
 // numeric as the arguments say.
 func mathSig(both bool, arity int, target string) bindFunc {
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) != arity {
 			return nil, noFunction(name, args)
 		}
@@ -70,7 +70,7 @@ func mathSig(both bool, arity int, target string) bindFunc {
 }
 
 // bindTrunc binds trunc(float8), trunc(numeric) and trunc(numeric, int).
-func bindTrunc(b *binder, name string, args []Expr) (Expr, error) {
+func bindTrunc(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 2 {
 		if err := b.numericIntArgs(name, args); err != nil {
 			return nil, err
@@ -85,7 +85,7 @@ func bindTrunc(b *binder, name string, args []Expr) (Expr, error) {
 }
 
 // bindLog binds log(float8), log(numeric) and log(numeric, numeric).
-func bindLog(b *binder, name string, args []Expr) (Expr, error) {
+func bindLog(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 2 {
 		if err := b.convertArgs(name, args, Numeric(0, 0)); err != nil {
 			return nil, err
@@ -119,7 +119,7 @@ func floatOrNumeric(name string, args []Expr) (Type, error) {
 // convertArgs casts every argument to t, reading untyped ones as t; a
 // numeric target rejects floats (no implicit cast). The types are checked
 // before any argument changes, so that a 42883 names them as written.
-func (b *binder) convertArgs(name string, args []Expr, t Type) error {
+func (b callBinder) convertArgs(name string, args []Expr, t Type) error {
 	for _, a := range args {
 		at := a.Type()
 		if at.Kind != KindUnknown && (!at.IsNumeric() || t.Kind == KindNumeric && (at.Kind == KindFloat32 || at.Kind == KindFloat64)) {
@@ -143,7 +143,7 @@ func (b *binder) convertArgs(name string, args []Expr, t Type) error {
 
 // numericIntArgs converts the arguments of f(numeric, integer) (round,
 // trunc), checking both types before converting either.
-func (b *binder) numericIntArgs(name string, args []Expr) error {
+func (b callBinder) numericIntArgs(name string, args []Expr) error {
 	t0, t1 := args[0].Type(), args[1].Type()
 	if t0.Kind == KindFloat32 || t0.Kind == KindFloat64 || t1.Kind != KindUnknown && t1.Kind != KindInt16 && t1.Kind != KindInt32 {
 		return noFunction(name, args)

@@ -17,7 +17,7 @@ func minMaxFunctions() []Function {
 	}
 }
 
-func bindMinMax(b *binder, name string, args []Expr) (Expr, error) {
+func bindMinMax(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 0 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "syntax error at or near \")\"")
 	}

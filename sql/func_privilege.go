@@ -79,7 +79,7 @@ func privilegeEntry(name, signatures string, f privilegeFunc) Function {
 		}}
 }
 
-func (f privilegeFunc) bind(b *binder, name string, args []Expr) (Expr, error) {
+func (f privilegeFunc) bind(b callBinder, name string, args []Expr) (Expr, error) {
 	n := 2
 	if f.column {
 		n = 3

@@ -40,7 +40,7 @@ func regexFunctions() []Function {
 
 // bindRegexOp binds x ~ p and x !~ p (tidb's REGEXP); ~* and !~* arrive
 // as the function __iregex from the normaliser.
-func (b *binder) bindRegexOp(n *ast.PatternRegexpExpr) (Expr, error) {
+func (b callBinder) bindRegexOp(n *ast.PatternRegexpExpr) (Expr, error) {
 	x, err := b.bind(n.Expr)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (b *binder) bindRegexOp(n *ast.PatternRegexpExpr) (Expr, error) {
 	return b.regexOperator(name, op, x, p)
 }
 
-func (b *binder) regexOperator(name, op string, x, p Expr) (Expr, error) {
+func (b callBinder) regexOperator(name, op string, x, p Expr) (Expr, error) {
 	x, p, err := b.unify(x, p)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func (b *binder) regexOperator(name, op string, x, p Expr) (Expr, error) {
 	return &Func{Name: name, Args: []Expr{x, p}, T: Bool}, nil
 }
 
-func bindIRegex(b *binder, name string, args []Expr) (Expr, error) {
+func bindIRegex(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
 	}
@@ -77,7 +77,7 @@ func bindIRegex(b *binder, name string, args []Expr) (Expr, error) {
 // regexSig binds a regular expression function by the argument kinds of
 // its forms ('t' text, 'i' integer), returning ret.
 func regexSig(ret Type, forms ...string) bindFunc {
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		kinds := ""
 		for _, f := range forms {
 			if len(f) == len(args) && (kinds == "" || f[len(f)-1] == 't' && isUnknown(args[len(args)-1])) {
@@ -121,7 +121,7 @@ func argsFit(kinds string, args []Expr) bool {
 
 // bindRegexpMatchSubscript binds (regexp_match(s, p [, flags]))[i] as one
 // text-valued call; ok is false for any other subscript.
-func (b *binder) bindRegexpMatchSubscript(n *ast.FuncCallExpr) (Expr, bool, error) {
+func (b callBinder) bindRegexpMatchSubscript(n *ast.FuncCallExpr) (Expr, bool, error) {
 	if len(n.Args) != 2 {
 		return nil, false, nil
 	}

@@ -78,7 +78,7 @@ type Function struct {
 
 	// bindCall binds from the call's syntax, before its arguments are
 	// bound; ok is false to bind the call as usual.
-	bindCall func(b *binder, n *ast.FuncCallExpr) (e Expr, ok bool, err error)
+	bindCall func(b callBinder, n *ast.FuncCallExpr) (e Expr, ok bool, err error)
 	// bind resolves a call of a scalar function over its bound arguments:
 	// the overload, the conversion of the arguments and the result type.
 	// Nil for an entry no call names (an internal form the binder builds).
@@ -99,7 +99,7 @@ type Function struct {
 // bindFunc binds a call of name over its bound arguments: the expression
 // (usually a *Func naming the entry that computes it) or the call's error
 // (42883 when no overload fits, 42725 when several do).
-type bindFunc func(b *binder, name string, args []Expr) (Expr, error)
+type bindFunc func(b callBinder, name string, args []Expr) (Expr, error)
 
 // rowFunc computes a scalar function for one row's argument values.
 type rowFunc func(a []any) (any, error)
@@ -184,7 +184,7 @@ func scalarFunction(name string) *Function {
 }
 
 // bindRegistered binds a call of a scalar function through its entry.
-func (b *binder) bindRegistered(name string, args []Expr) (Expr, error) {
+func (b callBinder) bindRegistered(name string, args []Expr) (Expr, error) {
 	f := functions[name]
 	if f == nil || f.Kind != ScalarFunc || f.bind == nil {
 		return nil, noFunction(name, args)

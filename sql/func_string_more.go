@@ -57,7 +57,7 @@ func byteaRow(fn func([]byte) any) func(*evaluator, *Func) rowFunc {
 // bytea value to its bytea form, and a SHA-2 digest over one to itself;
 // other calls bind as the text form does (bind).
 func byteaOr(bind bindFunc) bindFunc {
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) != 1 || args[0].Type().Kind != KindBytea {
 			return bind(b, name, args)
 		}
@@ -71,7 +71,7 @@ func byteaOr(bind bindFunc) bindFunc {
 	}
 }
 
-func bindToHex(_ *binder, name string, args []Expr) (Expr, error) {
+func bindToHex(_ callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, noFunction(name, args)
 	}
@@ -86,7 +86,7 @@ func bindToHex(_ *binder, name string, args []Expr) (Expr, error) {
 	return &Func{Name: name, Args: args, T: Text}, nil
 }
 
-func bindBitLength(b *binder, name string, args []Expr) (Expr, error) {
+func bindBitLength(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, noFunction(name, args)
 	}
@@ -104,7 +104,7 @@ func bindBitLength(b *binder, name string, args []Expr) (Expr, error) {
 	return &Func{Name: name, Args: args, T: Int32}, nil
 }
 
-func bindQuoteNullable(b *binder, name string, args []Expr) (Expr, error) {
+func bindQuoteNullable(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, noFunction(name, args)
 	}
@@ -115,7 +115,7 @@ func bindQuoteNullable(b *binder, name string, args []Expr) (Expr, error) {
 	return &Func{Name: name, Args: []Expr{a}, T: Text}, nil
 }
 
-func bindNumNulls(_ *binder, name string, args []Expr) (Expr, error) {
+func bindNumNulls(_ callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 0 {
 		return nil, noFunction(name, args)
 	}
@@ -124,7 +124,7 @@ func bindNumNulls(_ *binder, name string, args []Expr) (Expr, error) {
 
 // bindDigest binds a SHA-2 digest of an untyped literal, read as bytea
 // (a bytea argument is bound by byteaOr).
-func bindDigest(b *binder, name string, args []Expr) (Expr, error) {
+func bindDigest(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 1 || !isUnknown(args[0]) {
 		return nil, noFunction(name, args)
 	}
@@ -135,7 +135,7 @@ func bindDigest(b *binder, name string, args []Expr) (Expr, error) {
 	return &Func{Name: name, Args: []Expr{a}, T: Bytea}, nil
 }
 
-func bindLocaltime(_ *binder, name string, args []Expr) (Expr, error) {
+func bindLocaltime(_ callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) == 1 {
 		return bindClockPrecision(name, args[0])
 	}

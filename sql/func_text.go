@@ -15,11 +15,11 @@ func textFunctions() []Function {
 	return []Function{
 		// concat is tidb's spelling of ||; the normaliser spells the
 		// function __concat, which binds to the concat this entry computes.
-		{Name: "concat", Signatures: sigs(`"any"`), bind: func(b *binder, _ string, args []Expr) (Expr, error) { return b.bindPipes(args) },
+		{Name: "concat", Signatures: sigs(`"any"`), bind: func(b callBinder, _ string, args []Expr) (Expr, error) { return b.bindPipes(args) },
 			row: perRow(variadicText)},
-		{Name: "__concat", Alias: "concat", bind: func(b *binder, _ string, args []Expr) (Expr, error) { return b.bindVariadicText("concat", args) }},
-		{Name: "concat_ws", Signatures: sigs(`text,"any"`), bind: (*binder).bindVariadicText, row: perRow(variadicText)},
-		{Name: "format", Signatures: sigs(`text,"any" | text`), bind: (*binder).bindVariadicText, row: perRow(variadicText)},
+		{Name: "__concat", Alias: "concat", bind: func(b callBinder, _ string, args []Expr) (Expr, error) { return b.bindVariadicText("concat", args) }},
+		{Name: "concat_ws", Signatures: sigs(`text,"any"`), bind: callBinder.bindVariadicText, row: perRow(variadicText)},
+		{Name: "format", Signatures: sigs(`text,"any" | text`), bind: callBinder.bindVariadicText, row: perRow(variadicText)},
 		{Name: "replace", Strict: true, Signatures: sigs("text,text,text"), bind: textSig("ttt", Text), row: valueOf(replaceText)},
 		{Name: "quote_ident", Strict: true, Signatures: sigs("text"), bind: textSig("t", Text),
 			row: valueOf(func(a []any) any { return QuoteIdent(a[0].(string)) })},
@@ -59,7 +59,7 @@ func textFunctions() []Function {
 func textSig(args string, ret Type) bindFunc {
 	optional := strings.Count(args, "?")
 	kinds := strings.ReplaceAll(args, "?", "")
-	return func(b *binder, name string, args []Expr) (Expr, error) {
+	return func(b callBinder, name string, args []Expr) (Expr, error) {
 		if len(args) > len(kinds) || len(args) < len(kinds)-optional {
 			return nil, noFunction(name, args)
 		}
@@ -90,7 +90,7 @@ func textSig(args string, ret Type) bindFunc {
 }
 
 // bindPosition binds position(a IN b) as strpos(b, a).
-func bindPosition(b *binder, name string, args []Expr) (Expr, error) {
+func bindPosition(b callBinder, name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
 	}
@@ -101,14 +101,14 @@ func bindPosition(b *binder, name string, args []Expr) (Expr, error) {
 }
 
 // bindPipes binds a || b || ...: NULL when any operand is.
-func (b *binder) bindPipes(args []Expr) (Expr, error) {
+func (b callBinder) bindPipes(args []Expr) (Expr, error) {
 	if len(args) < 2 {
 		return nil, noFunction("concat", args)
 	}
 	e := args[0]
 	for _, a := range args[1:] {
 		var err error
-		if e, err = b.bindConcat(e, a); err != nil {
+		if e, err = b.ops().bindConcat(e, a); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +118,7 @@ func (b *binder) bindPipes(args []Expr) (Expr, error) {
 // bindVariadicText binds concat(any...), concat_ws(text, any...) and
 // format(text, any...): the leading text argument (concat_ws, format) must be
 // text; the others may be of any type, untyped ones read as text.
-func (b *binder) bindVariadicText(name string, args []Expr) (Expr, error) {
+func (b callBinder) bindVariadicText(name string, args []Expr) (Expr, error) {
 	if len(args) == 0 || name == "concat_ws" && len(args) == 1 {
 		return nil, noFunction(name, args)
 	}
@@ -159,7 +159,7 @@ func regsAsText(args []Expr) {
 
 // anyAsText coerces an untyped argument to text and casts another type's
 // value to its text output (quote_literal(anyelement)).
-func (b *binder) anyAsText(e Expr) (Expr, error) {
+func (b callBinder) anyAsText(e Expr) (Expr, error) {
 	if isUnknown(e) {
 		return b.coerceUnknown(e, Text)
 	}

@@ -437,7 +437,7 @@ func ordinalSuffix(s string, upper bool) string {
 
 func toCharFunctions() []Function {
 	return []Function{
-		{Name: "to_char", Strict: true, Volatility: Stable, bind: (*binder).bindToChar, row: perRow(toChar),
+		{Name: "to_char", Strict: true, Volatility: Stable, bind: callBinder.bindToChar, row: perRow(toChar),
 			Signatures: sigs("timestamp with time zone,text | numeric,text | integer,text | bigint,text | real,text | double precision,text | timestamp without time zone,text")},
 	}
 }
@@ -446,7 +446,7 @@ func toCharFunctions() []Function {
 // (as timestamptz, PostgreSQL's preferred cast), the integers, the floats
 // and numeric. A time would be read as an interval, which magmalake does
 // not have.
-func (b *binder) bindToChar(name string, args []Expr) (Expr, error) {
+func (b callBinder) bindToChar(name string, args []Expr) (Expr, error) {
 	if len(args) != 2 {
 		return nil, noFunction(name, args)
 	}

@@ -8,14 +8,14 @@ package sql
 type windowRule struct {
 	minArgs, maxArgs int
 	// bind converts the bound arguments and sets the call's type.
-	bind func(b *binder, call *WindowCall) error
+	bind func(b callBinder, call *WindowCall) error
 }
 
 func windowFunctions() []Function {
-	returns := func(t Type) func(*binder, *WindowCall) error {
-		return func(_ *binder, call *WindowCall) error { call.T = t; return nil }
+	returns := func(t Type) func(callBinder, *WindowCall) error {
+		return func(_ callBinder, call *WindowCall) error { call.T = t; return nil }
 	}
-	window := func(name, signatures string, minArgs, maxArgs int, bind func(*binder, *WindowCall) error) Function {
+	window := func(name, signatures string, minArgs, maxArgs int, bind func(callBinder, *WindowCall) error) Function {
 		return Function{Name: name, Kind: WindowFunc, Signatures: sigs(signatures), win: &windowRule{minArgs, maxArgs, bind}}
 	}
 	return []Function{
@@ -24,15 +24,15 @@ func windowFunctions() []Function {
 		window("dense_rank", "", 0, 0, returns(Int64)),
 		window("percent_rank", "", 0, 0, returns(Float64)),
 		window("cume_dist", "", 0, 0, returns(Float64)),
-		window("ntile", "integer", 1, 1, func(b *binder, call *WindowCall) error {
+		window("ntile", "integer", 1, 1, func(b callBinder, call *WindowCall) error {
 			call.T = Int32
 			return b.intArgs(call.Args, 0)
 		}),
-		window("lag", "anyelement", 1, 3, (*binder).bindShift),
-		window("lead", "anyelement", 1, 3, (*binder).bindShift),
-		window("first_value", "anyelement", 1, 1, (*binder).valueArg),
-		window("last_value", "anyelement", 1, 1, (*binder).valueArg),
-		window("nth_value", "anyelement,integer", 2, 2, func(b *binder, call *WindowCall) error {
+		window("lag", "anyelement", 1, 3, callBinder.bindShift),
+		window("lead", "anyelement", 1, 3, callBinder.bindShift),
+		window("first_value", "anyelement", 1, 1, callBinder.valueArg),
+		window("last_value", "anyelement", 1, 1, callBinder.valueArg),
+		window("nth_value", "anyelement,integer", 2, 2, func(b callBinder, call *WindowCall) error {
 			if err := b.intArgs(call.Args, 1); err != nil {
 				return err
 			}
@@ -43,7 +43,7 @@ func windowFunctions() []Function {
 
 // bindShift binds lag and lead (value [, offset [, default]]): the default
 // takes the value's type, both their common type.
-func (b *binder) bindShift(call *WindowCall) error {
+func (b callBinder) bindShift(call *WindowCall) error {
 	if err := b.intArgs(call.Args, 1); err != nil {
 		return err
 	}

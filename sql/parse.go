@@ -67,17 +67,17 @@ func (p *parseCtx) statement(toks []token, stop token) (Statement, error) {
 func (p *parseCtx) dispatch(c *cursor) (Statement, error) {
 	first := c.peek()
 	if first.isPunct("(") {
-		return p.selectStmt(c.toks, c.stop)
+		return p.selects().selectStmt(c.toks, c.stop)
 	}
 	if first.is("with") {
-		if st, ok, err := p.withDML(c); ok {
+		if st, ok, err := p.dml().withDML(c); ok {
 			return st, err
 		}
 	}
 	switch first.val {
 	case "select", "with", "values", "table":
 		if first.kind == tkIdent {
-			return p.selectStmt(c.toks, c.stop)
+			return p.selects().selectStmt(c.toks, c.stop)
 		}
 	}
 	if first.kind != tkIdent {
@@ -96,31 +96,31 @@ func (p *parseCtx) dispatch(c *cursor) (Statement, error) {
 func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 	switch w {
 	case "insert":
-		return p.insertStmt
+		return p.dml().insertStmt
 	case "delete":
-		return p.deleteStmt
+		return p.dml().deleteStmt
 	case "update":
-		return p.updateStmt
+		return p.dml().updateStmt
 	case "merge":
-		return p.mergeStmt
+		return p.dml().mergeStmt
 	case "vacuum":
-		return p.vacuumStmt
+		return p.ddl().vacuumStmt
 	case "truncate":
-		return p.truncateStmt
+		return p.dml().truncateStmt
 	case "explain":
-		return p.explainStmt
+		return p.dml().explainStmt
 	case "create":
-		return p.createStmt
+		return p.ddl().createStmt
 	case "drop":
-		return p.dropStmt
+		return p.ddl().dropStmt
 	case "alter":
-		return p.alterStmt
+		return p.ddl().alterStmt
 	case "describe", "desc":
-		return p.describeStmt
+		return p.ddl().describeStmt
 	case "copy":
-		return p.copyStmt
+		return p.session().copyStmt
 	}
-	return p.sessionHandler(w)
+	return p.session().sessionHandler(w)
 }
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.

@@ -10,7 +10,7 @@ import (
 // COPY t [(cols)] | (query) TO STDOUT [options], options in the modern
 // "WITH (FORMAT csv, ...)" form or the old "WITH CSV HEADER ..." one.
 // Unset options get PostgreSQL's defaults for the format.
-func (p *parseCtx) copyStmt(c *cursor) (Statement, error) {
+func (p sessionParser) copyStmt(c *cursor) (Statement, error) {
 	c.i++
 	cp := &Copy{}
 	var err error
@@ -19,7 +19,7 @@ func (p *parseCtx) copyStmt(c *cursor) (Statement, error) {
 		if k < 0 {
 			return nil, syntaxErrorAt(p.query, c.stop)
 		}
-		if cp.Query, err = p.selectStmt(c.toks[c.i+1:k], c.toks[k]); err != nil {
+		if cp.Query, err = p.selects().selectStmt(c.toks[c.i+1:k], c.toks[k]); err != nil {
 			return nil, err
 		}
 		c.i = k + 1
@@ -44,7 +44,7 @@ func (p *parseCtx) copyStmt(c *cursor) (Statement, error) {
 	return cp, c.done()
 }
 
-func (p *parseCtx) copyDirection(c *cursor, cp *Copy) error {
+func (p sessionParser) copyDirection(c *cursor, cp *Copy) error {
 	switch {
 	case c.word("from"):
 		cp.From = true
@@ -64,7 +64,7 @@ func (p *parseCtx) copyDirection(c *cursor, cp *Copy) error {
 	return nil
 }
 
-func (p *parseCtx) copyFileError(c *cursor) error {
+func (p sessionParser) copyFileError(c *cursor) error {
 	t := c.peek()
 	if t.kind == tkString || t.is("program") {
 		return unsupportedAt(p.query, t, "COPY to or from a file or program is not supported; use STDIN or STDOUT")
@@ -72,7 +72,7 @@ func (p *parseCtx) copyFileError(c *cursor) error {
 	return c.errHere()
 }
 
-func (p *parseCtx) copyOptions(c *cursor, cp *Copy, given map[string]bool) error {
+func (p sessionParser) copyOptions(c *cursor, cp *Copy, given map[string]bool) error {
 	c.word("with")
 	if c.punct("(") {
 		for {
@@ -96,7 +96,7 @@ func (p *parseCtx) copyOptions(c *cursor, cp *Copy, given map[string]bool) error
 }
 
 // copyOption reads one "name [value]" of the parenthesised option list.
-func (p *parseCtx) copyOption(c *cursor, cp *Copy, given map[string]bool) error {
+func (p sessionParser) copyOption(c *cursor, cp *Copy, given map[string]bool) error {
 	nameTok := c.peek()
 	name, err := p.settingName(c)
 	if err != nil {
@@ -141,7 +141,7 @@ func isTrueWord(v string) bool {
 }
 
 // legacyCopyOption reads one option of the pre-9.0 syntax.
-func (p *parseCtx) legacyCopyOption(c *cursor, cp *Copy, given map[string]bool) error {
+func (p sessionParser) legacyCopyOption(c *cursor, cp *Copy, given map[string]bool) error {
 	var err error
 	given[c.peek().val] = true
 	switch {

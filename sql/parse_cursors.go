@@ -3,7 +3,7 @@ package sql
 import "strings"
 
 // cursorHandler returns the parser for the cursor statements.
-func (p *parseCtx) cursorHandler(w string) func(*cursor) (Statement, error) {
+func (p sessionParser) cursorHandler(w string) func(*cursor) (Statement, error) {
 	switch w {
 	case "declare":
 		return p.declareStmt
@@ -18,7 +18,7 @@ func (p *parseCtx) cursorHandler(w string) func(*cursor) (Statement, error) {
 // declareStmt parses DECLARE name [BINARY] [ASENSITIVE|INSENSITIVE]
 // [[NO] SCROLL] CURSOR [WITH HOLD|WITHOUT HOLD] FOR query. Only forward
 // text cursors exist, so BINARY and SCROLL are refused.
-func (p *parseCtx) declareStmt(c *cursor) (Statement, error) {
+func (p sessionParser) declareStmt(c *cursor) (Statement, error) {
 	c.i++
 	name, err := c.ident()
 	if err != nil {
@@ -47,7 +47,7 @@ func (p *parseCtx) declareStmt(c *cursor) (Statement, error) {
 	if c.atEnd() {
 		return nil, c.errHere()
 	}
-	if d.Query, err = p.selectStmt(c.toks[c.i:], c.stop); err != nil {
+	if d.Query, err = p.selects().selectStmt(c.toks[c.i:], c.stop); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -55,7 +55,7 @@ func (p *parseCtx) declareStmt(c *cursor) (Statement, error) {
 
 // fetchStmt parses FETCH/MOVE [direction] [FROM|IN] name for the forward
 // directions NEXT, FORWARD [n|ALL], n and ALL.
-func (p *parseCtx) fetchStmt(c *cursor) (Statement, error) {
+func (p sessionParser) fetchStmt(c *cursor) (Statement, error) {
 	f := &Fetch{Move: c.peek().is("move"), Count: 1}
 	c.i++
 	if err := p.fetchDirection(c, f); err != nil {
@@ -70,7 +70,7 @@ func (p *parseCtx) fetchStmt(c *cursor) (Statement, error) {
 	return f, c.done()
 }
 
-func (p *parseCtx) fetchDirection(c *cursor, f *Fetch) error {
+func (p sessionParser) fetchDirection(c *cursor, f *Fetch) error {
 	t := c.peek()
 	switch {
 	case t.is("prior") || t.is("first") || t.is("last") || t.is("absolute") || t.is("relative") || t.is("backward"):
@@ -105,7 +105,7 @@ func (p *parseCtx) fetchDirection(c *cursor, f *Fetch) error {
 }
 
 // closeStmt parses CLOSE name | CLOSE ALL.
-func (p *parseCtx) closeStmt(c *cursor) (Statement, error) {
+func (p sessionParser) closeStmt(c *cursor) (Statement, error) {
 	c.i++
 	if c.word("all") {
 		return &CloseCursor{All: true}, c.done()

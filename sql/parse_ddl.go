@@ -7,8 +7,14 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
+// ddlParser parses the statements that define and alter tables, views
+// and schemas (CREATE, DROP, ALTER, VACUUM, DESCRIBE).
+type ddlParser struct{ *parseCtx }
+
+func (p *parseCtx) ddl() ddlParser { return ddlParser{p} }
+
 // createStmt parses CREATE SCHEMA and CREATE TABLE; other CREATEs are 0A000.
-func (p *parseCtx) createStmt(c *cursor) (Statement, error) {
+func (p ddlParser) createStmt(c *cursor) (Statement, error) {
 	c.i++
 	switch {
 	case c.word("schema"):
@@ -32,7 +38,7 @@ func (p *parseCtx) createStmt(c *cursor) (Statement, error) {
 }
 
 // unsupportedObject names the object kind of an unsupported CREATE/DROP/ALTER.
-func (p *parseCtx) unsupportedObject(c *cursor, verb string) error {
+func (p ddlParser) unsupportedObject(c *cursor, verb string) error {
 	start := c.i
 	if c.atEnd() {
 		return c.errHere()
@@ -46,7 +52,7 @@ func (p *parseCtx) unsupportedObject(c *cursor, verb string) error {
 	return unsupportedAt(p.query, c.at(start), "%s %s is not supported", verb, c.upperWords(start, c.i+1))
 }
 
-func (p *parseCtx) createTable(c *cursor) (Statement, error) {
+func (p ddlParser) createTable(c *cursor) (Statement, error) {
 	ct := &CreateTable{IfNotExists: c.words("if", "not", "exists")}
 	var err error
 	if ct.Name, err = c.tableName(); err != nil {
@@ -87,7 +93,7 @@ func (p *parseCtx) createTable(c *cursor) (Statement, error) {
 }
 
 // createTableTail reads PARTITIONED BY, USING, WITH and TBLPROPERTIES in any order.
-func (p *parseCtx) createTableTail(c *cursor, ct *CreateTable) error {
+func (p ddlParser) createTableTail(c *cursor, ct *CreateTable) error {
 	for !c.atEnd() && !(ct.Query == nil && c.peek().is("as") && len(ct.Columns) == 0) {
 		var err error
 		switch {
@@ -120,7 +126,7 @@ var columnConstraints = map[string]string{
 	"check": "CHECK", "constraint": "CONSTRAINT", "generated": "GENERATED", "collate": "COLLATE",
 }
 
-func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
+func (p ddlParser) columnDef(c *cursor) (ColumnDef, error) {
 	if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
 		return ColumnDef{}, unsupportedAt(p.query, c.peek(), "table constraint %s is not supported", kw)
 	}
@@ -154,7 +160,7 @@ func (p *parseCtx) columnDef(c *cursor) (ColumnDef, error) {
 
 // defaultExpr reads DEFAULT's expression: up to the next constraint, or
 // the end of the column's definition.
-func (p *parseCtx) defaultExpr(c *cursor) (Syntax, error) {
+func (p ddlParser) defaultExpr(c *cursor) (Syntax, error) {
 	end := c.until(func(t token) bool {
 		_, constraint := columnConstraints[t.val]
 		return t.isPunct(",") || t.isPunct(")") || t.is("not") || t.is("null") && c.at(c.i).val != "null" || constraint && t.kind == tkIdent
@@ -166,7 +172,7 @@ func (p *parseCtx) defaultExpr(c *cursor) (Syntax, error) {
 }
 
 // columnType reads a column's type name.
-func (p *parseCtx) columnType(c *cursor, name string) (ColumnDef, error) {
+func (p ddlParser) columnType(c *cursor, name string) (ColumnDef, error) {
 	typTok := c.peek()
 	if typTok.kind == tkIdent && serialTypes[typTok.val] {
 		return ColumnDef{}, unsupportedAt(p.query, typTok, "type %s is not supported: there are no sequences to number its rows", typTok.val)
@@ -198,7 +204,7 @@ var serialTypes = map[string]bool{
 }
 
 // partitionFields reads "(col | transform(col) | bucket(n, col) | truncate(w, col), ...)".
-func (p *parseCtx) partitionFields(c *cursor) ([]PartitionField, error) {
+func (p ddlParser) partitionFields(c *cursor) ([]PartitionField, error) {
 	if err := c.expectPunct("("); err != nil {
 		return nil, err
 	}
@@ -224,7 +230,7 @@ var transformNames = map[string]string{
 	"bucket": "bucket", "truncate": "truncate",
 }
 
-func (p *parseCtx) partitionField(c *cursor) (PartitionField, error) {
+func (p ddlParser) partitionField(c *cursor) (PartitionField, error) {
 	nameTok := c.peek()
 	name, err := c.ident()
 	if err != nil {
@@ -264,7 +270,7 @@ func (p *parseCtx) partitionField(c *cursor) (PartitionField, error) {
 }
 
 // properties reads "('k' = 'v', ...)"; keys and values may also be words or numbers.
-func (p *parseCtx) properties(c *cursor) (map[string]string, error) {
+func (p ddlParser) properties(c *cursor) (map[string]string, error) {
 	if err := c.expectPunct("("); err != nil {
 		return nil, err
 	}
@@ -292,7 +298,7 @@ func (p *parseCtx) properties(c *cursor) (map[string]string, error) {
 }
 
 // propertyKey reads 'key' or a dotted word key (write.delete.mode).
-func (p *parseCtx) propertyKey(c *cursor) (string, error) {
+func (p ddlParser) propertyKey(c *cursor) (string, error) {
 	if c.peek().kind == tkString {
 		return c.str()
 	}
@@ -310,7 +316,7 @@ func (p *parseCtx) propertyKey(c *cursor) (string, error) {
 	}
 }
 
-func (p *parseCtx) propertyValue(c *cursor) (string, error) {
+func (p ddlParser) propertyValue(c *cursor) (string, error) {
 	t := c.peek()
 	switch t.kind {
 	case tkString:
@@ -327,7 +333,7 @@ func (p *parseCtx) propertyValue(c *cursor) (string, error) {
 }
 
 // propertyKeys reads "('k', ...)".
-func (p *parseCtx) propertyKeys(c *cursor) ([]string, error) {
+func (p ddlParser) propertyKeys(c *cursor) ([]string, error) {
 	if err := c.expectPunct("("); err != nil {
 		return nil, err
 	}
@@ -348,7 +354,7 @@ func (p *parseCtx) propertyKeys(c *cursor) ([]string, error) {
 }
 
 // dropStmt parses DROP SCHEMA and DROP TABLE.
-func (p *parseCtx) dropStmt(c *cursor) (Statement, error) {
+func (p ddlParser) dropStmt(c *cursor) (Statement, error) {
 	c.i++
 	switch {
 	case c.word("schema"):
@@ -396,7 +402,7 @@ func (p *parseCtx) dropStmt(c *cursor) (Statement, error) {
 }
 
 // alterStmt parses ALTER TABLE t SET|RESET (...), SET|UNSET TBLPROPERTIES (...).
-func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
+func (p ddlParser) alterStmt(c *cursor) (Statement, error) {
 	c.i++
 	if !c.word("table") {
 		return nil, p.unsupportedObject(c, "ALTER")
@@ -439,7 +445,7 @@ func (p *parseCtx) alterStmt(c *cursor) (Statement, error) {
 
 // alterRef parses Spark's branch and tag statements; ok is false when the
 // action is another.
-func (p *parseCtx) alterRef(c *cursor, name TableName) (Statement, bool, error) {
+func (p ddlParser) alterRef(c *cursor, name TableName) (Statement, bool, error) {
 	r := &AlterRef{Table: name}
 	switch {
 	case c.words("create", "or", "replace"):
@@ -510,7 +516,7 @@ func schemaAction(c *cursor) bool {
 // SET SCHEMA s, or a comma-separated list of ADD [COLUMN] [IF NOT EXISTS]
 // def, DROP [COLUMN] [IF EXISTS] c [RESTRICT|CASCADE], ALTER [COLUMN] c
 // [SET DATA] TYPE t, ALTER [COLUMN] c SET|DROP NOT NULL.
-func (p *parseCtx) alterSchema(c *cursor, name TableName, ifExists bool) (Statement, error) {
+func (p ddlParser) alterSchema(c *cursor, name TableName, ifExists bool) (Statement, error) {
 	at := &AlterTable{Name: name, IfExists: ifExists}
 	switch {
 	case c.words("rename", "to"):
@@ -556,7 +562,7 @@ func (p *parseCtx) alterSchema(c *cursor, name TableName, ifExists bool) (Statem
 }
 
 // alterAction parses one ADD, DROP or ALTER COLUMN action.
-func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
+func (p ddlParser) alterAction(c *cursor) (AlterAction, error) {
 	start := c.i
 	if c.peekN(1).is("partition") && c.peekN(2).is("field") {
 		return p.partitionAction(c)
@@ -611,7 +617,7 @@ func (p *parseCtx) alterAction(c *cursor) (AlterAction, error) {
 // partitionAction parses Spark's ADD PARTITION FIELD f [AS name], DROP
 // PARTITION FIELD f|name and REPLACE PARTITION FIELD f|name WITH f [AS
 // name]: partition evolution.
-func (p *parseCtx) partitionAction(c *cursor) (AlterAction, error) {
+func (p ddlParser) partitionAction(c *cursor) (AlterAction, error) {
 	verb := c.peek().val
 	c.i += 3
 	var a AlterAction
@@ -647,7 +653,7 @@ func (p *parseCtx) partitionAction(c *cursor) (AlterAction, error) {
 
 // alterType reads the new type of ALTER COLUMN c TYPE t; USING is refused:
 // Iceberg changes types only by promotion, never by rewriting values.
-func (p *parseCtx) alterType(c *cursor, col string, start int) (AlterAction, error) {
+func (p ddlParser) alterType(c *cursor, col string, start int) (AlterAction, error) {
 	def, err := p.columnType(c, col)
 	if err != nil {
 		return AlterAction{}, err
@@ -660,7 +666,7 @@ func (p *parseCtx) alterType(c *cursor, col string, start int) (AlterAction, err
 
 // vacuumStmt parses VACUUM [(PURGE | VERBOSE | DROP_TAGS | MOVE_TAGS, ...)]
 // [VERBOSE] [t [, ...]]: without a table it is every table, as PostgreSQL's.
-func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
+func (p ddlParser) vacuumStmt(c *cursor) (Statement, error) {
 	c.i++
 	v := &Vacuum{}
 	if c.punct("(") {
@@ -704,7 +710,7 @@ func (p *parseCtx) vacuumStmt(c *cursor) (Statement, error) {
 
 // alterExecute parses ALTER TABLE t EXECUTE procedure [(name => value,
 // ...)] [WHERE cond] (Trino's spelling of table maintenance).
-func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {
+func (p ddlParser) alterExecute(c *cursor, name TableName) (Statement, error) {
 	ex := &AlterExecute{Table: name, Args: map[string]Syntax{}}
 	var err error
 	if ex.Procedure, err = c.ident(); err != nil {
@@ -736,7 +742,7 @@ func (p *parseCtx) alterExecute(c *cursor, name TableName) (Statement, error) {
 	return ex, c.done()
 }
 
-func (p *parseCtx) unsupportedAlter(c *cursor, from int) error {
+func (p ddlParser) unsupportedAlter(c *cursor, from int) error {
 	if from >= len(c.toks) {
 		return c.errHere()
 	}
@@ -748,7 +754,7 @@ func (p *parseCtx) unsupportedAlter(c *cursor, from int) error {
 }
 
 // describeStmt parses DESCRIBE t / DESC t.
-func (p *parseCtx) describeStmt(c *cursor) (Statement, error) {
+func (p ddlParser) describeStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("table")
 	name, err := c.tableName()
@@ -778,7 +784,7 @@ func columnNameList(c *cursor) bool {
 
 // createTableAs parses CREATE TABLE t [(names)] [PARTITIONED BY ...]
 // [WITH (...)] AS query [WITH [NO] DATA].
-func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) {
+func (p ddlParser) createTableAs(c *cursor, ct *CreateTable) (Statement, error) {
 	if c.peek().isPunct("(") {
 		var err error
 		if ct.ColumnNames, err = c.identList(); err != nil {
@@ -798,7 +804,7 @@ func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) 
 	case n-c.i > 2 && c.toks[n-2].is("with") && c.toks[n-1].is("data"):
 		end = n - 2
 	}
-	q, err := p.selectStmt(c.toks[c.i:end], c.at(end))
+	q, err := p.selects().selectStmt(c.toks[c.i:end], c.at(end))
 	if err != nil {
 		return nil, err
 	}
@@ -809,7 +815,7 @@ func (p *parseCtx) createTableAs(c *cursor, ct *CreateTable) (Statement, error) 
 
 // createView parses CREATE [OR REPLACE] VIEW name [(cols)] AS query; the
 // query's text is kept as written, the view's definition.
-func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
+func (p ddlParser) createView(c *cursor, replace bool) (Statement, error) {
 	cv := &CreateView{OrReplace: replace}
 	var err error
 	if cv.Name, err = c.tableName(); err != nil {
@@ -833,7 +839,7 @@ func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
 	if c.i >= end {
 		return nil, c.errHere()
 	}
-	if cv.Query, err = p.selectStmt(c.toks[c.i:end], c.at(end)); err != nil {
+	if cv.Query, err = p.selects().selectStmt(c.toks[c.i:end], c.at(end)); err != nil {
 		return nil, err
 	}
 	cv.Definition = p.query[c.toks[c.i].pos:c.toks[end-1].end]
@@ -845,7 +851,7 @@ func (p *parseCtx) createView(c *cursor, replace bool) (Statement, error) {
 // columns' names, types and NOT NULL are always copied, their defaults
 // with INCLUDING DEFAULTS (or ALL); there are no constraints or indexes
 // to copy. A later option overrides an earlier one, as in PostgreSQL.
-func (p *parseCtx) likeClause(c *cursor, ct *CreateTable) error {
+func (p ddlParser) likeClause(c *cursor, ct *CreateTable) error {
 	if ct.Like != nil {
 		return unsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
 	}

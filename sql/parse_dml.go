@@ -8,10 +8,16 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
+// dmlParser parses the statements that change rows (INSERT, UPDATE,
+// DELETE, MERGE, TRUNCATE) and EXPLAIN of them.
+type dmlParser struct{ *parseCtx }
+
+func (p *parseCtx) dml() dmlParser { return dmlParser{p} }
+
 // insertStmt parses INSERT INTO t [(cols)] [REPLACE WHERE cond] body and
 // INSERT OVERWRITE [TABLE] t [PARTITION (c = v, ...)] [(cols)] body, body
 // being VALUES ... or a query, then [RETURNING ...].
-func (p *parseCtx) insertStmt(c *cursor) (Statement, error) {
+func (p dmlParser) insertStmt(c *cursor) (Statement, error) {
 	c.i++ // INSERT
 	ins := &Insert{}
 	switch {
@@ -50,7 +56,7 @@ func (p *parseCtx) insertStmt(c *cursor) (Statement, error) {
 }
 
 // partitionSpec reads "(col [= value], ...)".
-func (p *parseCtx) partitionSpec(c *cursor) ([]PartitionValue, error) {
+func (p dmlParser) partitionSpec(c *cursor) ([]PartitionValue, error) {
 	if err := c.expectPunct("("); err != nil {
 		return nil, err
 	}
@@ -78,7 +84,7 @@ func (p *parseCtx) partitionSpec(c *cursor) ([]PartitionValue, error) {
 }
 
 // insertBody reads VALUES rows or a query, then RETURNING.
-func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
+func (p dmlParser) insertBody(c *cursor, ins *Insert) error {
 	if c.peek().is("default") && c.peekN(1).is("values") {
 		if len(ins.Columns) > 0 {
 			return c.errHere()
@@ -108,7 +114,7 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 	if c.peek().is("values") {
 		ins.Rows, err = p.valuesRows(c.toks[c.i:end], c.at(end))
 	} else {
-		ins.Query, err = p.selectStmt(c.toks[c.i:end], c.at(end))
+		ins.Query, err = p.selects().selectStmt(c.toks[c.i:end], c.at(end))
 	}
 	if err != nil {
 		return err
@@ -119,7 +125,7 @@ func (p *parseCtx) insertBody(c *cursor, ins *Insert) error {
 }
 
 // valuesRows parses "VALUES (...), (...)" through tidb's INSERT grammar.
-func (p *parseCtx) valuesRows(in []token, stop token) ([][]Syntax, error) {
+func (p dmlParser) valuesRows(in []token, stop token) ([][]Syntax, error) {
 	norm, err := normalizeStop(p.query, in, stop)
 	if err != nil {
 		return nil, err
@@ -144,7 +150,7 @@ func (p *parseCtx) valuesRows(in []token, stop token) ([][]Syntax, error) {
 }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
-func (p *parseCtx) returning(c *cursor) ([]SelectItem, error) {
+func (p dmlParser) returning(c *cursor) ([]SelectItem, error) {
 	if c.atEnd() {
 		return nil, nil
 	}
@@ -169,7 +175,7 @@ func (c *cursor) tableAlias(clauseWords ...string) (string, error) {
 }
 
 // deleteStmt parses DELETE FROM t [[AS] alias] [WHERE cond] [RETURNING ...].
-func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
+func (p dmlParser) deleteStmt(c *cursor) (Statement, error) {
 	c.i++
 	if err := c.expect("from"); err != nil {
 		return nil, err
@@ -205,7 +211,7 @@ func (p *parseCtx) deleteStmt(c *cursor) (Statement, error) {
 }
 
 // optWhere parses an optional WHERE running to RETURNING or the end.
-func (p *parseCtx) optWhere(c *cursor) (Syntax, error) {
+func (p dmlParser) optWhere(c *cursor) (Syntax, error) {
 	if !c.word("where") {
 		return nil, nil
 	}
@@ -216,7 +222,7 @@ func (p *parseCtx) optWhere(c *cursor) (Syntax, error) {
 }
 
 // updateStmt parses UPDATE t [[AS] alias] SET c = v, ... [WHERE] [RETURNING].
-func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
+func (p dmlParser) updateStmt(c *cursor) (Statement, error) {
 	c.i++
 	u := &Update{}
 	var err error
@@ -258,7 +264,7 @@ func (p *parseCtx) updateStmt(c *cursor) (Statement, error) {
 
 // assignment reads col = value, the value running to a comma or one of the
 // words that end the list.
-func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
+func (p dmlParser) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if c.peek().isPunct("(") {
 		return Assignment{}, unsupportedAt(p.query, c.peek(), "multiple-column UPDATE SET is not supported")
 	}
@@ -286,7 +292,7 @@ func (p *parseCtx) assignment(c *cursor, ends ...string) (Assignment, error) {
 }
 
 // truncateStmt parses TRUNCATE [TABLE] [ONLY] t [CONTINUE|RESTART IDENTITY].
-func (p *parseCtx) truncateStmt(c *cursor) (Statement, error) {
+func (p dmlParser) truncateStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("table")
 	c.word("only")
@@ -313,7 +319,7 @@ func (p *parseCtx) truncateStmt(c *cursor) (Statement, error) {
 }
 
 // explainStmt parses EXPLAIN [ANALYZE] [VERBOSE] stmt and EXPLAIN (opts) stmt.
-func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
+func (p dmlParser) explainStmt(c *cursor) (Statement, error) {
 	c.i++
 	ex := &Explain{Format: "text"}
 	if c.punct("(") {
@@ -349,7 +355,7 @@ func (p *parseCtx) explainStmt(c *cursor) (Statement, error) {
 
 // explainFormat reads FORMAT's value: TEXT or JSON; YAML and XML are
 // PostgreSQL's too but not magmalake's (0A000).
-func (p *parseCtx) explainFormat(c *cursor, ex *Explain) error {
+func (p dmlParser) explainFormat(c *cursor, ex *Explain) error {
 	if c.atEnd() {
 		return c.errHere()
 	}
@@ -375,7 +381,7 @@ func targetName(t TableName, alias string) string {
 }
 
 // dmlJoin is the join form of a USING or FROM list and its WHERE.
-func (p *parseCtx) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, error) {
+func (p dmlParser) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, error) {
 	src, err := p.mergeSource(sources, stop, at)
 	if err != nil {
 		return nil, err
@@ -391,7 +397,7 @@ func (p *parseCtx) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, er
 
 // updateFrom rewrites UPDATE t SET ... FROM s WHERE c: each value reads one
 // joined row of s, and the target rows are those some row of s joins.
-func (p *parseCtx) updateFrom(c *cursor, u *Update, values [][2]int, at token) error {
+func (p dmlParser) updateFrom(c *cursor, u *Update, values [][2]int, at token) error {
 	sources := c.joinSources("from")
 	if len(sources) == 0 {
 		return syntaxErrorAt(p.query, c.peek())

@@ -40,7 +40,7 @@ func (c *cursor) joinWhere() []token {
 }
 
 // semiJoin is the tokens of the test a target row must pass.
-func (p *parseCtx) semiJoin(sources, where []token, target string, at token) []token {
+func (p dmlParser) semiJoin(sources, where []token, target string, at token) []token {
 	conj := splitConjuncts(where)
 	for i, cj := range conj {
 		tcol, scol, ok := keyEquality(cj, target)
@@ -144,7 +144,7 @@ func qualifiedColumn(t []token) bool {
 // through a query it heads (tidb parses WITH only there), and the DML
 // statement keeps it for the queries it runs. ok is false when the WITH
 // heads a query.
-func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
+func (p dmlParser) withDML(c *cursor) (Statement, bool, error) {
 	k := c.i + 1
 	if c.at(k).is("recursive") {
 		k++
@@ -182,12 +182,12 @@ func (p *parseCtx) withDML(c *cursor) (Statement, bool, error) {
 		return nil, false, nil
 	}
 	head := append(append([]token(nil), c.toks[c.i:k]...), word(verb, "select"), token{kind: tkNumber, val: "1", pos: verb.pos, end: verb.end})
-	q, err := p.selectStmt(head, verb)
+	q, err := p.selects().selectStmt(head, verb)
 	if err != nil {
 		return nil, true, err
 	}
 	with := withClauseOf(q)
-	dml := &cursor{p: p, toks: c.toks[k:], stop: c.stop}
+	dml := &cursor{p: p.parseCtx, toks: c.toks[k:], stop: c.stop}
 	st, err := p.handler(verb.val)(dml)
 	if err != nil {
 		return nil, true, err

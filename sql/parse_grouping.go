@@ -9,7 +9,7 @@ import (
 // stripGroupingSets rewrites a GROUP BY with ROLLUP, CUBE or GROUPING SETS
 // (which tidb lacks) into a plain GROUP BY of every key it names, and
 // records the grouping sets as key indexes in cl.
-func (p *parseCtx) stripGroupingSets(toks []token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripGroupingSets(toks []token, cl *selectClauses) ([]token, error) {
 	start, end := groupByClause(toks)
 	if start < 0 || !hasGroupingConstruct(toks[start:end]) {
 		return toks, nil

@@ -12,7 +12,7 @@ import (
 //
 // action being UPDATE SET ..., DELETE, INSERT [(cols)] VALUES (...) |
 // DEFAULT VALUES, or DO NOTHING.
-func (p *parseCtx) mergeStmt(c *cursor) (Statement, error) {
+func (p dmlParser) mergeStmt(c *cursor) (Statement, error) {
 	c.i++ // MERGE
 	if err := c.expect("into"); err != nil {
 		return nil, err
@@ -96,12 +96,12 @@ func (c *cursor) mergeOn() int {
 }
 
 // mergeSource is SELECT * FROM <source>.
-func (p *parseCtx) mergeSource(src []token, stop, at token) (*Select, error) {
+func (p dmlParser) mergeSource(src []token, stop, at token) (*Select, error) {
 	if len(src) == 0 {
 		return nil, syntaxErrorAt(p.query, stop)
 	}
 	head := []token{word(at, "select"), punct(at, "*"), word(at, "from")}
-	q, err := p.selectStmt(append(head, src...), stop)
+	q, err := p.selects().selectStmt(append(head, src...), stop)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (p *parseCtx) mergeSource(src []token, stop, at token) (*Select, error) {
 }
 
 // mergeClause parses one WHEN clause.
-func (p *parseCtx) mergeClause(c *cursor) (MergeClause, error) {
+func (p dmlParser) mergeClause(c *cursor) (MergeClause, error) {
 	c.i++ // WHEN
 	var cl MergeClause
 	switch {
@@ -169,7 +169,7 @@ func (p *parseCtx) mergeClause(c *cursor) (MergeClause, error) {
 }
 
 // mergeUpdate reads SET col = value, ... of an UPDATE action.
-func (p *parseCtx) mergeUpdate(c *cursor, cl *MergeClause) error {
+func (p dmlParser) mergeUpdate(c *cursor, cl *MergeClause) error {
 	if err := c.expect("set"); err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (p *parseCtx) mergeUpdate(c *cursor, cl *MergeClause) error {
 
 // mergeInsert reads [(cols)] VALUES (...) | DEFAULT VALUES of an INSERT
 // action.
-func (p *parseCtx) mergeInsert(c *cursor, cl *MergeClause) error {
+func (p dmlParser) mergeInsert(c *cursor, cl *MergeClause) error {
 	if c.peek().isPunct("(") {
 		var err error
 		if cl.Columns, err = c.identList(); err != nil {

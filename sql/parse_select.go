@@ -7,6 +7,12 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
+// selectParser parses queries: SELECT, set operations, WITH and VALUES, through
+// the tidb parser, into *Select.
+type selectParser struct{ *parseCtx }
+
+func (p *parseCtx) selects() selectParser { return selectParser{p} }
+
 // selectClauses are the parts of a SELECT that tidb cannot parse in
 // PostgreSQL form; selectStmt strips them from the token stream and parses
 // them itself.
@@ -25,7 +31,7 @@ type selectClauses struct {
 }
 
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
-func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
+func (p selectParser) selectStmt(toks []token, stop token) (*Select, error) {
 	var cl selectClauses
 	rest, err := p.stripTimeTravel(topLevelQuery(toks), stop, &cl)
 	if err != nil {
@@ -58,7 +64,7 @@ func (p *parseCtx) selectStmt(toks []token, stop token) (*Select, error) {
 	return p.buildSelect(stmts[0], &cl, toks[0])
 }
 
-func (p *parseCtx) buildSelect(node ast.StmtNode, cl *selectClauses, first token) (*Select, error) {
+func (p selectParser) buildSelect(node ast.StmtNode, cl *selectClauses, first token) (*Select, error) {
 	s := &Select{Limit: cl.limit, Offset: cl.offset}
 	switch n := node.(type) {
 	case *ast.SetOprStmt:
@@ -136,7 +142,7 @@ func selectFromAST(n ast.Node) (*Select, error) {
 	case *ast.SubqueryExpr:
 		return selectFromAST(x.Query)
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		return (&parseCtx{}).buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
+		return selectParser{&parseCtx{}}.buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
 	case *ast.SetOprSelectList:
 		return &Select{Complex: true, rawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
 			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
@@ -201,7 +207,7 @@ func eachTopLevel(toks []token, f func(k int) int) {
 
 // stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n|'ref' and
 // [FOR] TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
-func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
 	var out []token
 	var err error
 	last := 0
@@ -220,7 +226,7 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 		if toks[j].kind != tkIdent || (kind != "version" && kind != "system_version" && kind != "timestamp" && kind != "system_time") {
 			return 0
 		}
-		c := &cursor{p: p, toks: toks, i: j + 3, stop: stop}
+		c := &cursor{p: p.parseCtx, toks: toks, i: j + 3, stop: stop}
 		if kind == "version" || kind == "system_version" {
 			if t := c.peek(); t.kind == tkString {
 				cl.ref = t.val // a branch or a tag, by name
@@ -251,7 +257,7 @@ func (p *parseCtx) stripTimeTravel(toks []token, stop token, cl *selectClauses) 
 
 // stripLimit removes the top-level LIMIT / OFFSET / FETCH clauses (tidb wants
 // LIMIT before OFFSET and literal counts) and parses their expressions.
-func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
 	start := -1
 	eachTopLevel(toks, func(k int) int {
 		if start < 0 && (toks[k].is("limit") || toks[k].is("offset") || toks[k].is("fetch")) {
@@ -262,7 +268,7 @@ func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]to
 	if start < 0 {
 		return toks, nil
 	}
-	c := &cursor{p: p, toks: toks, i: start, stop: stop}
+	c := &cursor{p: p.parseCtx, toks: toks, i: start, stop: stop}
 	end := c.until(anyWord("for")) // FOR UPDATE stays
 	for c.i < end {
 		if err := p.limitClause(c, end, cl); err != nil {
@@ -272,7 +278,7 @@ func (p *parseCtx) stripLimit(toks []token, stop token, cl *selectClauses) ([]to
 	return append(append([]token(nil), toks[:start]...), toks[end:]...), nil
 }
 
-func (p *parseCtx) limitClause(c *cursor, end int, cl *selectClauses) error {
+func (p selectParser) limitClause(c *cursor, end int, cl *selectClauses) error {
 	var err error
 	stopAt := func(ws ...string) int {
 		k := c.until(anyWord(ws...))
@@ -316,7 +322,7 @@ func oneLiteral() Syntax {
 }
 
 // stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
-func (p *parseCtx) stripNulls(toks []token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripNulls(toks []token, cl *selectClauses) ([]token, error) {
 	inOrder, item := false, 0
 	var out []token
 	last := 0
@@ -345,7 +351,7 @@ func (p *parseCtx) stripNulls(toks []token, cl *selectClauses) ([]token, error) 
 
 // stripDistinctOn removes ON (exprs) after the query's own SELECT DISTINCT
 // (tidb has no DISTINCT ON) and parses the expressions.
-func (p *parseCtx) stripDistinctOn(toks []token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripDistinctOn(toks []token, cl *selectClauses) ([]token, error) {
 	k := -1
 	eachTopLevel(toks, func(i int) int {
 		if k < 0 && i+2 < len(toks) && toks[i].is("distinct") && toks[i+1].is("on") && toks[i+2].isPunct("(") {

@@ -4,8 +4,14 @@ import (
 	"strings"
 )
 
+// sessionParser parses the statements about the session rather than the
+// data: SET/SHOW/RESET, transactions, PREPARE/EXECUTE, cursors and COPY.
+type sessionParser struct{ *parseCtx }
+
+func (p *parseCtx) session() sessionParser { return sessionParser{p} }
+
 // sessionHandler returns the parser for session and transaction statements.
-func (p *parseCtx) sessionHandler(w string) func(*cursor) (Statement, error) {
+func (p sessionParser) sessionHandler(w string) func(*cursor) (Statement, error) {
 	switch w {
 	case "set":
 		return p.setStmt
@@ -36,7 +42,7 @@ func (p *parseCtx) sessionHandler(w string) func(*cursor) (Statement, error) {
 }
 
 // setStmt parses the SET forms.
-func (p *parseCtx) setStmt(c *cursor) (Statement, error) {
+func (p sessionParser) setStmt(c *cursor) (Statement, error) {
 	c.i++
 	local := c.word("local")
 	if !local {
@@ -72,7 +78,7 @@ func (p *parseCtx) setStmt(c *cursor) (Statement, error) {
 }
 
 // settingName reads a possibly dotted configuration parameter name.
-func (p *parseCtx) settingName(c *cursor) (string, error) {
+func (p sessionParser) settingName(c *cursor) (string, error) {
 	var parts []string
 	for {
 		t := c.peek()
@@ -89,7 +95,7 @@ func (p *parseCtx) settingName(c *cursor) (string, error) {
 
 // setValue reads DEFAULT or a comma-separated list of values as text;
 // timeZone also admits LOCAL (= DEFAULT) and INTERVAL '...'.
-func (p *parseCtx) setValue(c *cursor, s *Set, timeZone bool) (Statement, error) {
+func (p sessionParser) setValue(c *cursor, s *Set, timeZone bool) (Statement, error) {
 	if c.word("default") || (timeZone && c.word("local")) {
 		s.Default = true
 		return s, c.done()
@@ -112,7 +118,7 @@ func (p *parseCtx) setValue(c *cursor, s *Set, timeZone bool) (Statement, error)
 	return s, c.done()
 }
 
-func (p *parseCtx) settingValue(c *cursor) (string, error) {
+func (p sessionParser) settingValue(c *cursor) (string, error) {
 	t := c.peek()
 	switch t.kind {
 	case tkString:
@@ -134,7 +140,7 @@ func (p *parseCtx) settingValue(c *cursor) (string, error) {
 
 // transactionModes reads ISOLATION LEVEL ..., READ ONLY|WRITE, [NOT]
 // DEFERRABLE, optionally comma separated; required says at least one.
-func (p *parseCtx) transactionModes(c *cursor, readOnly **bool, isolation *string, required bool) error {
+func (p sessionParser) transactionModes(c *cursor, readOnly **bool, isolation *string, required bool) error {
 	n := 0
 	for ; !c.atEnd(); n++ {
 		if n > 0 {
@@ -179,7 +185,7 @@ func isolationLevel(c *cursor) (string, error) {
 }
 
 // showStmt parses SHOW name | ALL | TABLES | SCHEMAS and friends.
-func (p *parseCtx) showStmt(c *cursor) (Statement, error) {
+func (p sessionParser) showStmt(c *cursor) (Statement, error) {
 	c.i++
 	switch {
 	case c.word("tables"):
@@ -215,7 +221,7 @@ func (p *parseCtx) showStmt(c *cursor) (Statement, error) {
 }
 
 // resetStmt parses RESET name | ALL.
-func (p *parseCtx) resetStmt(c *cursor) (Statement, error) {
+func (p sessionParser) resetStmt(c *cursor) (Statement, error) {
 	c.i++
 	switch {
 	case c.word("all"):
@@ -235,7 +241,7 @@ func (p *parseCtx) resetStmt(c *cursor) (Statement, error) {
 }
 
 // beginStmt parses BEGIN [WORK|TRANSACTION] [modes] and START TRANSACTION [modes].
-func (p *parseCtx) beginStmt(c *cursor) (Statement, error) {
+func (p sessionParser) beginStmt(c *cursor) (Statement, error) {
 	start := c.peek().is("start")
 	c.i++
 	if start {
@@ -250,7 +256,7 @@ func (p *parseCtx) beginStmt(c *cursor) (Statement, error) {
 }
 
 // commitStmt parses COMMIT|END [WORK|TRANSACTION] [AND NO CHAIN].
-func (p *parseCtx) commitStmt(c *cursor) (Statement, error) {
+func (p sessionParser) commitStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("work", "transaction")
 	if err := p.chain(c); err != nil {
@@ -259,7 +265,7 @@ func (p *parseCtx) commitStmt(c *cursor) (Statement, error) {
 	return &Commit{}, c.done()
 }
 
-func (p *parseCtx) chain(c *cursor) error {
+func (p sessionParser) chain(c *cursor) error {
 	if !c.word("and") {
 		return nil
 	}
@@ -273,7 +279,7 @@ func (p *parseCtx) chain(c *cursor) error {
 }
 
 // rollbackStmt parses ROLLBACK|ABORT [WORK|TRANSACTION] [TO [SAVEPOINT] name].
-func (p *parseCtx) rollbackStmt(c *cursor) (Statement, error) {
+func (p sessionParser) rollbackStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("work", "transaction")
 	r := &Rollback{}
@@ -289,7 +295,7 @@ func (p *parseCtx) rollbackStmt(c *cursor) (Statement, error) {
 	return r, c.done()
 }
 
-func (p *parseCtx) savepointStmt(c *cursor) (Statement, error) {
+func (p sessionParser) savepointStmt(c *cursor) (Statement, error) {
 	c.i++
 	name, err := c.ident()
 	if err != nil {
@@ -298,7 +304,7 @@ func (p *parseCtx) savepointStmt(c *cursor) (Statement, error) {
 	return &Savepoint{Name: name}, c.done()
 }
 
-func (p *parseCtx) releaseStmt(c *cursor) (Statement, error) {
+func (p sessionParser) releaseStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("savepoint")
 	name, err := c.ident()
@@ -309,7 +315,7 @@ func (p *parseCtx) releaseStmt(c *cursor) (Statement, error) {
 }
 
 // discardStmt parses DISCARD ALL|PLANS|SEQUENCES|TEMP|TEMPORARY.
-func (p *parseCtx) discardStmt(c *cursor) (Statement, error) {
+func (p sessionParser) discardStmt(c *cursor) (Statement, error) {
 	c.i++
 	t := c.peek()
 	if !c.word("all", "plans", "sequences", "temp", "temporary") {
@@ -323,7 +329,7 @@ func (p *parseCtx) discardStmt(c *cursor) (Statement, error) {
 }
 
 // deallocateStmt parses DEALLOCATE [PREPARE] name|ALL.
-func (p *parseCtx) deallocateStmt(c *cursor) (Statement, error) {
+func (p sessionParser) deallocateStmt(c *cursor) (Statement, error) {
 	c.i++
 	c.word("prepare")
 	if c.word("all") {
@@ -338,7 +344,7 @@ func (p *parseCtx) deallocateStmt(c *cursor) (Statement, error) {
 
 // prepareStmt parses PREPARE name [(type, ...)] AS statement; the statement
 // is kept as text and parsed when the session prepares it.
-func (p *parseCtx) prepareStmt(c *cursor) (Statement, error) {
+func (p sessionParser) prepareStmt(c *cursor) (Statement, error) {
 	c.i++
 	name, err := c.ident()
 	if err != nil {
@@ -382,7 +388,7 @@ func (c *cursor) typeList() ([]Type, error) {
 }
 
 // executeStmt parses EXECUTE name [(expr, ...)].
-func (p *parseCtx) executeStmt(c *cursor) (Statement, error) {
+func (p sessionParser) executeStmt(c *cursor) (Statement, error) {
 	c.i++
 	name, err := c.ident()
 	if err != nil {

@@ -17,7 +17,10 @@ import (
 )
 
 // parseCtx holds what parsing one query needs: the original text (for error
-// positions) and a tidb parser configured for normalised PostgreSQL.
+// positions), the nesting limit and a tidb parser configured for normalised
+// PostgreSQL. It dispatches each statement to the parser of its family
+// (selectParser, dmlParser, ddlParser, sessionParser), which embed it, and
+// holds the tidb-facing steps they share (tidb, expr, items).
 type parseCtx struct {
 	query    string
 	tp       *parser.Parser

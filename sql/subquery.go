@@ -110,7 +110,7 @@ func (ev *evaluator) outerRef(x *OuterRef) (any, error) {
 
 // bindSubqueryNode binds the subquery forms of an expression; ok is false
 // for other nodes.
-func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
+func (b compositeBinder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 	switch n := node.(type) {
 	case *ast.SubqueryExpr:
 		e, err := b.bindSubquery(SubScalar, n, nil, OpEQ)
@@ -153,7 +153,7 @@ func (b *binder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
 	return nil, false, nil
 }
 
-func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.ExprNode, op CmpOp) (Expr, error) {
+func (b compositeBinder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.ExprNode, op CmpOp) (Expr, error) {
 	if b.params.Subqueries == nil {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "subqueries are not supported here")
 	}
@@ -188,7 +188,7 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 		if err != nil {
 			return nil, err
 		}
-		c, err := b.bindCompare(op, x, &subqueryValue{T: cols[0]})
+		c, err := b.ops().bindCompare(op, x, &subqueryValue{T: cols[0]})
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +201,7 @@ func (b *binder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.
 // bindRowSubquery binds (a, b) IN (SELECT x, y ...) and (a, b) op
 // ANY|ALL (...): each element is compared with its column as a op x
 // would be.
-func (b *binder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
+func (b compositeBinder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
 	if len(cols) != len(row) {
 		if len(cols) > len(row) {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery has too many columns")
@@ -214,7 +214,7 @@ func (b *binder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode
 		if err != nil {
 			return nil, err
 		}
-		c, err := b.bindCompare(op, x, &subqueryValue{T: cols[k]})
+		c, err := b.ops().bindCompare(op, x, &subqueryValue{T: cols[k]})
 		if err != nil {
 			return nil, err
 		}

@@ -96,7 +96,7 @@ func BindWindowed(s Syntax, input *Scope, agg *AggContext, win *WindowContext, p
 	return b.finish(e)
 }
 
-func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
+func (b aggBinder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 	if b.windows == nil {
 		where := "here"
 		if b.clause != "" {
@@ -119,8 +119,9 @@ func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	inner := *b
-	inner.inWindow = true
+	state := *b.binder
+	state.inWindow = true
+	inner := aggBinder{&state}
 	call := &WindowCall{Name: name, Agg: f.Kind == AggregateFunc}
 	if err := inner.bindWindowSpec(call, spec); err != nil {
 		return nil, err
@@ -133,7 +134,7 @@ func (b *binder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 }
 
 // windowSpec resolves OVER w and OVER (w ...) against the WINDOW clause.
-func (b *binder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
+func (b aggBinder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
 	ref := s.Ref.O
 	if s.OnlyAlias {
 		ref = s.Name.O
@@ -165,7 +166,7 @@ func (b *binder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
 	return &merged, nil
 }
 
-func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
+func (b aggBinder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 	if s.PartitionBy != nil {
 		for _, it := range s.PartitionBy.Items {
 			e, err := b.bindTyped(it.Expr)
@@ -218,7 +219,7 @@ func (b *binder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 }
 
 // bindTyped binds an expression and resolves an untyped one to text.
-func (b *binder) bindTyped(n ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindTyped(n ast.ExprNode) (Expr, error) {
 	e, err := b.bind(n)
 	if err != nil {
 		return nil, err
@@ -229,7 +230,7 @@ func (b *binder) bindTyped(n ast.ExprNode) (Expr, error) {
 	return e, nil
 }
 
-func (b *binder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) {
+func (b aggBinder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) {
 	switch {
 	case fb.Type == ast.CurrentRow:
 		return FrameBound{Kind: BoundCurrentRow}, nil
@@ -249,7 +250,7 @@ func (b *binder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) 
 	return FrameBound{Kind: kind, Offset: off}, nil
 }
 
-func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
+func (b aggBinder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
 	if call.Agg {
 		return b.bindWindowAggregate(call, nodes)
 	}
@@ -264,12 +265,12 @@ func (b *binder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
 		}
 		call.Args = append(call.Args, e)
 	}
-	return w.bind(b, call)
+	return w.bind(b.calls(), call)
 }
 
 // valueArg types the value argument of lag, lead, first_value, last_value
 // and nth_value: the call returns its type.
-func (b *binder) valueArg(call *WindowCall) error {
+func (b callBinder) valueArg(call *WindowCall) error {
 	if isUnknown(call.Args[0]) {
 		e, err := b.coerceUnknown(call.Args[0], Text)
 		if err != nil {
@@ -283,7 +284,7 @@ func (b *binder) valueArg(call *WindowCall) error {
 
 // intArgs converts argument k, when present, to bigint: ntile's bucket
 // count, lag's and lead's offset, nth_value's n.
-func (b *binder) intArgs(args []Expr, k int) error {
+func (b callBinder) intArgs(args []Expr, k int) error {
 	if k >= len(args) {
 		return nil
 	}
@@ -298,7 +299,7 @@ func (b *binder) intArgs(args []Expr, k int) error {
 	return nil
 }
 
-func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) error {
+func (b aggBinder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) error {
 	name := call.Name
 	if f := functions[name]; f.Alias != "" {
 		name = f.Alias
@@ -328,7 +329,7 @@ func (b *binder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) err
 }
 
 // windowRef registers call and returns its column of the output layout.
-func (b *binder) windowRef(call *WindowCall) Expr {
+func (b aggBinder) windowRef(call *WindowCall) Expr {
 	b.windows.Calls = append(b.windows.Calls, call)
 	return &ColumnRef{Index: b.windows.Base + len(b.windows.Calls) - 1, Name: call.text, T: call.T}
 }
