@@ -220,7 +220,7 @@ func TestDataRowPathAllocationFree(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String},
 		{Name: "ts", Type: sql.TimestampTZ.ArrowType()}, {Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
 	batch := array.NewRecordBatch(schema, []arrow.Array{ib.NewArray(), sb.NewArray(), tb.NewArray(), fb.NewArray()}, n)
-	c := &conn{out: make([]byte, 0, 1<<20)}
+	c := &transport{out: make([]byte, 0, 1<<20)}
 	for _, formats := range [][]int16{nil, {1, 1, 1, 1}} {
 		allocs := testing.AllocsPerRun(3, func() {
 			c.out = c.out[:0]

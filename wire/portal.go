@@ -59,24 +59,24 @@ func guard(f func() error) (err error) {
 
 // run executes the portal (the first time) and streams up to maxRows rows
 // (0: all). describe sends RowDescription first, as the simple protocol does.
-func (c *conn) run(ctx context.Context, p *portal, maxRows int, describe bool) error {
+func (e *executor) run(ctx context.Context, p *portal, maxRows int, describe bool) error {
 	if p.stmt.empty {
-		c.send(&pgproto3.EmptyQueryResponse{})
+		e.t.send(&pgproto3.EmptyQueryResponse{})
 		return nil
 	}
 	if p.done {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.doneTag)})
+		e.t.send(&pgproto3.CommandComplete{CommandTag: []byte(p.doneTag)})
 		return nil
 	}
 	if p.res == nil {
-		if err := c.start(ctx, p, describe); err != nil || p.done {
+		if err := e.start(ctx, p, describe); err != nil || p.done {
 			if err != nil {
 				p.close()
 			}
 			return err
 		}
 	}
-	err := c.stream(ctx, p, maxRows)
+	err := p.stream(ctx, e.t, maxRows)
 	if err != nil {
 		p.close()
 	}
@@ -84,10 +84,10 @@ func (c *conn) run(ctx context.Context, p *portal, maxRows int, describe bool) e
 }
 
 // start executes the statement and handles results that are not row streams.
-func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
+func (e *executor) start(ctx context.Context, p *portal, describe bool) error {
 	var res *stmt.Result
 	err := guard(func() (err error) {
-		res, err = c.sess.Execute(ctx, p.stmt.prep, p.params)
+		res, err = e.sess.Execute(ctx, p.stmt.prep, p.params)
 		return err
 	})
 	if err != nil {
@@ -97,14 +97,14 @@ func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
 		return pgerr.Errorf(pgerr.InternalError, "session returned no result")
 	}
 	p.res = res
-	c.sendNotices(res.Notices)
+	e.t.sendNotices(res.Notices)
 	switch {
 	case res.CopyIn != nil:
-		return c.finish(p, "", c.copyIn(ctx, res))
+		return p.finish(e.t, "", copyIn(ctx, e.t, res))
 	case res.CopyOut:
-		return c.finish(p, "", c.copyOut(ctx, res))
+		return p.finish(e.t, "", copyOut(ctx, e.t, res))
 	case res.Rows == nil:
-		return c.finish(p, res.Tag, nil)
+		return p.finish(e.t, res.Tag, nil)
 	}
 	p.cols = res.Columns
 	formats, err := columnFormats(p.formatCodes, len(p.cols))
@@ -115,34 +115,36 @@ func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
 		p.formats = formats
 	}
 	if describe {
-		c.sendRowDescription(p.cols, p.formats)
+		e.t.sendRowDescription(p.cols, p.formats)
 	}
 	return nil
 }
 
 // finish completes a portal whose work is done: tag may be empty when a COPY
 // helper already sent CommandComplete.
-func (c *conn) finish(p *portal, tag string, err error) error {
+func (p *portal) finish(t *transport, tag string, err error) error {
 	if err != nil {
 		return err
 	}
 	if tag != "" {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		t.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 	}
 	// PostgreSQL reports changed settings after CommandComplete (pgjdbc-connect trace).
 	for _, pc := range p.res.ParameterChanges {
-		c.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
+		t.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
 	}
 	p.done, p.doneTag = true, zeroCount(tag)
 	return nil
 }
 
-func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
+// stream sends up to maxRows rows (0: all), then PortalSuspended or, at the
+// end of the rows, CommandComplete.
+func (p *portal) stream(ctx context.Context, t *transport, maxRows int) error {
 	sent := 0
 	for {
 		if maxRows > 0 && sent == maxRows {
 			p.suspended = true
-			c.send(&pgproto3.PortalSuspended{})
+			t.send(&pgproto3.PortalSuspended{})
 			return nil
 		}
 		if p.batch == nil || p.next >= int(p.batch.NumRows()) {
@@ -152,7 +154,7 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 				return err
 			})
 			if errors.Is(err, io.EOF) {
-				return c.endRows(p, sent)
+				return p.endRows(t, sent)
 			}
 			if err != nil {
 				return err
@@ -163,16 +165,16 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 			p.batch, p.next = b, 0
 			continue
 		}
-		c.appendDataRow(p.batch, p.next, p.cols, p.formats)
+		t.appendDataRow(p.batch, p.next, p.cols, p.formats)
 		p.next++
 		sent++
-		if err := c.flushIfLarge(); err != nil {
+		if err := t.flushIfLarge(); err != nil {
 			return err
 		}
 	}
 }
 
-func (c *conn) endRows(p *portal, sent int) error {
+func (p *portal) endRows(t *transport, sent int) error {
 	p.batch = nil
 	var tag string
 	err := guard(func() error {
@@ -187,7 +189,7 @@ func (c *conn) endRows(p *portal, sent int) error {
 		// After PortalSuspended PostgreSQL counts the rows of this Execute only.
 		tag = withCount(tag, sent)
 	}
-	return c.finish(p, tag, nil)
+	return p.finish(t, tag, nil)
 }
 
 // withCount replaces the row count at the end of a SELECT/FETCH tag.
@@ -201,10 +203,3 @@ func withCount(tag string, n int) string {
 
 // zeroCount is the tag a finished portal reports when executed again.
 func zeroCount(tag string) string { return withCount(tag, 0) }
-
-// sendNotices sends NOTICEs and WARNINGs to the client.
-func (c *conn) sendNotices(ns []stmt.Notice) {
-	for _, n := range ns {
-		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: string(n.Code), Message: n.Message})
-	}
-}

@@ -34,7 +34,7 @@ func TestSendRowDescriptionMatchesPgproto3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := &conn{out: []byte("prefix")}
+			c := &transport{out: []byte("prefix")}
 			var fs []int16
 			if formats != nil {
 				fs = formats[:n]
