@@ -101,14 +101,14 @@ func authFailed(user string) error {
 // authenticate runs the configured method; an error means the login failed.
 // Unknown users go through the same exchange and fail at its end, so that a
 // client cannot probe which users exist.
-func (c *conn) authenticate() error {
-	user := c.info.User
-	secret, known := c.srv.cfg.Users[user]
-	switch c.srv.cfg.Auth {
+func (h *handshake) authenticate() error {
+	user := h.info.User
+	secret, known := h.srv.cfg.Users[user]
+	switch h.srv.cfg.Auth {
 	case AuthTrust:
 		return nil
 	case AuthPassword:
-		pw, err := c.askPassword(&pgproto3.AuthenticationCleartextPassword{}, pgproto3.AuthTypeCleartextPassword)
+		pw, err := h.askPassword(&pgproto3.AuthenticationCleartextPassword{}, pgproto3.AuthTypeCleartextPassword)
 		if err != nil {
 			return err
 		}
@@ -118,18 +118,18 @@ func (c *conn) authenticate() error {
 		return nil
 	case AuthMD5:
 		if known && !isScramVerifier(secret) {
-			return c.authMD5(user, secret)
+			return h.authMD5(user, secret)
 		}
 	}
-	return c.authSCRAM(user, secret, known)
+	return h.authSCRAM(user, secret, known)
 }
 
-func (c *conn) authMD5(user, password string) error {
+func (h *handshake) authMD5(user, password string) error {
 	var salt [4]byte
 	if _, err := rand.Read(salt[:]); err != nil {
 		return fmt.Errorf("md5 salt: %w", err)
 	}
-	got, err := c.askPassword(&pgproto3.AuthenticationMD5Password{Salt: salt}, pgproto3.AuthTypeMD5Password)
+	got, err := h.askPassword(&pgproto3.AuthenticationMD5Password{Salt: salt}, pgproto3.AuthTypeMD5Password)
 	if err != nil {
 		return err
 	}
@@ -143,9 +143,9 @@ func (c *conn) authMD5(user, password string) error {
 }
 
 // askPassword sends an authentication request and reads the PasswordMessage.
-func (c *conn) askPassword(req pgproto3.BackendMessage, authType uint32) (string, error) {
-	c.send(req)
-	msg, err := c.receiveAuth(authType)
+func (h *handshake) askPassword(req pgproto3.BackendMessage, authType uint32) (string, error) {
+	h.t.send(req)
+	msg, err := h.receiveAuth(authType)
 	if err != nil {
 		return "", err
 	}
@@ -159,20 +159,20 @@ func (c *conn) askPassword(req pgproto3.BackendMessage, authType uint32) (string
 // receiveAuth flushes the pending authentication request and reads the
 // client's answer. A message that does not decode is a protocol violation
 // (08P01), which ends the connection as a failed login does.
-func (c *conn) receiveAuth(authType uint32) (pgproto3.FrontendMessage, error) {
-	if err := c.flush(); err != nil {
+func (h *handshake) receiveAuth(authType uint32) (pgproto3.FrontendMessage, error) {
+	if err := h.t.flush(); err != nil {
 		return nil, err
 	}
-	if err := c.be.SetAuthType(authType); err != nil {
+	if err := h.t.be.SetAuthType(authType); err != nil {
 		return nil, fmt.Errorf("authentication type %d: %w", authType, err)
 	}
-	msg, err := c.be.Receive()
+	msg, err := h.t.be.Receive()
 	if err == nil {
 		return msg, nil
 	}
 	// Decoding errors include io.EOF (a string without its terminator): the
 	// socket's own state tells them from a failed read.
-	if c.rd.failed() || c.ctx.Err() != nil {
+	if h.t.rd.failed() || h.ctx.Err() != nil {
 		return nil, fmt.Errorf("read authentication response: %w", err)
 	}
 	return nil, &pgerr.Error{Code: pgerr.ProtocolViolation, Severity: "FATAL",

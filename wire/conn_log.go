@@ -1,11 +1,12 @@
 package wire
 
 import (
-	"crypto/tls"
 	"errors"
+	"log/slog"
 	"net"
 	"time"
 
+	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -26,41 +27,54 @@ func remoteHostPort(a net.Addr) (string, string) {
 	return h, p
 }
 
-func (c *conn) logReceived() {
-	if !c.srv.cfg.LogConnections {
-		return
-	}
-	h, p := remoteHostPort(c.raw.RemoteAddr())
-	c.srv.log.Info("connection received", "host", h, "port", p)
+// connLog is where one connection's log lines go.
+type connLog struct {
+	log            *slog.Logger
+	connections    bool // log_connections
+	disconnections bool // log_disconnections
+	remote         net.Addr
+	started        time.Time // when the client connected, for the session's length
 }
 
-func (c *conn) logAuthorized() {
-	if !c.srv.cfg.LogConnections {
-		return
-	}
-	_, isTLS := c.nc.(*tls.Conn)
-	c.srv.log.Info("connection authorized", "pid", c.pid, "user", c.info.User, "database", c.info.Database,
-		"application_name", c.info.ApplicationName, "ssl", isTLS)
+func newConnLog(s *Server, remote net.Addr) connLog {
+	return connLog{log: s.log, connections: s.cfg.LogConnections, disconnections: s.cfg.LogDisconnections,
+		remote: remote, started: time.Now()}
 }
 
-func (c *conn) logDisconnection() {
-	if !c.srv.cfg.LogDisconnections {
+func (l connLog) received() {
+	if !l.connections {
 		return
 	}
-	h, p := remoteHostPort(c.raw.RemoteAddr())
-	c.srv.log.Info("disconnection", "pid", c.pid, "session_time", time.Since(c.started).Round(time.Millisecond).String(),
-		"user", c.info.User, "database", c.info.Database, "host", h, "port", p)
+	h, p := remoteHostPort(l.remote)
+	l.log.Info("connection received", "host", h, "port", p)
 }
 
-// logStartupFailure logs a refused login as PostgreSQL does (FATAL
+func (l connLog) authorized(pid uint32, info exec.SessionInfo, isTLS bool) {
+	if !l.connections {
+		return
+	}
+	l.log.Info("connection authorized", "pid", pid, "user", info.User, "database", info.Database,
+		"application_name", info.ApplicationName, "ssl", isTLS)
+}
+
+func (l connLog) disconnection(pid uint32, info exec.SessionInfo) {
+	if !l.disconnections {
+		return
+	}
+	h, p := remoteHostPort(l.remote)
+	l.log.Info("disconnection", "pid", pid, "session_time", time.Since(l.started).Round(time.Millisecond).String(),
+		"user", info.User, "database", info.Database, "host", h, "port", p)
+}
+
+// startupFailure logs a refused login as PostgreSQL does (FATAL
 // "password authentication failed for user ..."); other startup failures
 // (a client that hung up, a CancelRequest) only at debug level.
-func (c *conn) logStartupFailure(err error) {
-	h, p := remoteHostPort(c.raw.RemoteAddr())
+func (l connLog) startupFailure(user string, err error) {
+	h, p := remoteHostPort(l.remote)
 	var se *pgerr.Error
 	if errors.As(err, &se) && se.Code.Class() == pgerr.InvalidAuthorizationSpecification {
-		c.srv.log.Warn("authentication failed", "host", h, "port", p, "user", c.info.User, "sqlstate", se.Code, "error", se.Message)
+		l.log.Warn("authentication failed", "host", h, "port", p, "user", user, "sqlstate", se.Code, "error", se.Message)
 		return
 	}
-	c.srv.log.Debug("startup failed", "host", h, "port", p, "err", err)
+	l.log.Debug("startup failed", "host", h, "port", p, "err", err)
 }

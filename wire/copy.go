@@ -18,9 +18,9 @@ var errCopyFailed = errors.New("COPY aborted by the client")
 
 // copyIn runs COPY ... FROM STDIN: CopyData bytes are streamed to the
 // load, CopyDone ends the stream, CopyFail cancels it.
-func (c *conn) copyIn(ctx context.Context, res *stmt.Result) error {
-	c.send(&pgproto3.CopyInResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, res.CopyIn.Columns)})
-	if err := c.flush(); err != nil {
+func copyIn(ctx context.Context, t *transport, res *stmt.Result) error {
+	t.send(&pgproto3.CopyInResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, res.CopyIn.Columns)})
+	if err := t.flush(); err != nil {
 		return err
 	}
 	load := res.CopyIn.Start(ctx)
@@ -35,7 +35,7 @@ func (c *conn) copyIn(ctx context.Context, res *stmt.Result) error {
 		text = &utf8Stream{}
 	}
 	for {
-		msg, err := c.be.Receive()
+		msg, err := t.be.Receive()
 		if err != nil {
 			return abort(fmt.Errorf("read COPY data: %w", err))
 		}
@@ -61,7 +61,7 @@ func (c *conn) copyIn(ctx context.Context, res *stmt.Result) error {
 			if err != nil {
 				return err
 			}
-			c.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", n)})
+			t.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", n)})
 			return nil
 		case *pgproto3.CopyFail:
 			abort(errCopyFailed)
@@ -77,16 +77,16 @@ func (c *conn) copyIn(ctx context.Context, res *stmt.Result) error {
 
 // copyOut runs COPY ... TO STDOUT: one CopyData per row (after a header
 // line when asked for) in the statement's text or CSV layout.
-func (c *conn) copyOut(ctx context.Context, res *stmt.Result) error {
+func copyOut(ctx context.Context, t *transport, res *stmt.Result) error {
 	if res.Rows == nil {
 		return pgerr.Errorf(pgerr.InternalError, "COPY TO STDOUT without rows")
 	}
 	defer res.Rows.Close()
 	enc := stmt.NewCopyEncoder(res)
-	c.send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
+	t.send(&pgproto3.CopyOutResponse{OverallFormat: 0, ColumnFormatCodes: make([]uint16, len(res.Columns))})
 	if enc.Header() {
-		buf, start := beginCopyData(c.out)
-		c.out = endCopyData(enc.AppendHeader(buf), start)
+		buf, start := beginCopyData(t.out)
+		t.out = endCopyData(enc.AppendHeader(buf), start)
 	}
 	var n int64
 	for {
@@ -102,16 +102,16 @@ func (c *conn) copyOut(ctx context.Context, res *stmt.Result) error {
 			return err
 		}
 		for row := 0; row < int(b.NumRows()); row++ {
-			buf, start := beginCopyData(c.out)
-			c.out = endCopyData(enc.AppendRow(buf, b, row), start)
+			buf, start := beginCopyData(t.out)
+			t.out = endCopyData(enc.AppendRow(buf, b, row), start)
 			n++
-			if err := c.flushIfLarge(); err != nil {
+			if err := t.flushIfLarge(); err != nil {
 				return err
 			}
 		}
 	}
-	c.send(&pgproto3.CopyDone{})
-	c.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", n)})
+	t.send(&pgproto3.CopyDone{})
+	t.send(&pgproto3.CommandComplete{CommandTag: fmt.Appendf(nil, "COPY %d", n)})
 	return nil
 }
 

@@ -37,14 +37,22 @@ func errorResponse(err error) *pgproto3.ErrorResponse {
 
 // sendError reports a statement error. A FATAL *pgerr.Error is sent as is; the
 // caller decides whether the connection ends.
-func (c *conn) sendError(err error) {
-	c.send(errorResponse(err))
+func (t *transport) sendError(err error) {
+	t.send(errorResponse(err))
 }
 
 // sendFatal sends a FATAL error and flushes it: the connection is closing.
-func (c *conn) sendFatal(code pgerr.Code, msg string) {
-	c.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: string(code), Message: msg})
-	c.flush()
+func (t *transport) sendFatal(code pgerr.Code, msg string) {
+	t.send(&pgproto3.ErrorResponse{Severity: "FATAL", SeverityUnlocalized: "FATAL", Code: string(code), Message: msg})
+	t.flush()
+}
+
+// sendFatalErr sends err as FATAL and flushes it: the connection is closing.
+func (t *transport) sendFatalErr(err error) {
+	e := errorResponse(err)
+	e.Severity, e.SeverityUnlocalized = "FATAL", "FATAL"
+	t.send(e)
+	t.flush()
 }
 
 // protocolError is an ERROR for a malformed but recoverable request.

@@ -10,17 +10,57 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
+// extendedProtocol is the extended query protocol's state: the prepared
+// statements and portals by name, the Execute held for the next message
+// (pipeline.go), and the discarding of messages until Sync after an error.
+type extendedProtocol struct {
+	ex      *executor
+	t       *transport
+	stmts   map[string]*statement
+	portals map[string]*portal
+
+	ignoreTillSync bool // an extended-protocol error discards messages until Sync
+	// held is an Execute outside a block waiting for the next message (see
+	// pipeline.go).
+	held *pgproto3.Execute
+}
+
+func newExtendedProtocol(ex *executor) *extendedProtocol {
+	return &extendedProtocol{ex: ex, t: ex.t, stmts: map[string]*statement{}, portals: map[string]*portal{}}
+}
+
 // isEmptyQuery reports a query with nothing to run (pgjdbc's isValid sends "").
 func isEmptyQuery(q string) bool {
 	return strings.Trim(q, " \t\r\n;") == ""
 }
 
-func (c *conn) handleParse(m *pgproto3.Parse) error {
+// report reports an extended-protocol error and starts discarding until Sync.
+func (e *extendedProtocol) report(err error) {
+	if err != nil {
+		e.t.sendError(err)
+		e.ignoreTillSync = true
+	}
+}
+
+// skips reports whether msg is discarded: after an error everything up to
+// Sync is, except Terminate.
+func (e *extendedProtocol) skips(msg pgproto3.FrontendMessage) bool {
+	if !e.ignoreTillSync {
+		return false
+	}
+	switch msg.(type) {
+	case *pgproto3.Sync, *pgproto3.Terminate:
+		return false
+	}
+	return true
+}
+
+func (e *extendedProtocol) parse(m *pgproto3.Parse) error {
 	if err := checkUTF8(m.Query); err != nil {
 		return err
 	}
 	if m.Name != "" {
-		if _, exists := c.stmts[m.Name]; exists {
+		if _, exists := e.stmts[m.Name]; exists {
 			return pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.Name)
 		}
 	}
@@ -28,30 +68,30 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 	if st.empty {
 		st.prep = &exec.Prepared{Query: m.Query}
 	} else {
-		ctx, done := c.statementContext()
+		ctx, done := e.ex.statementContext()
 		defer done()
 		oids := append([]uint32(nil), m.ParameterOIDs...)
 		err := guard(func() (err error) {
-			st.prep, err = c.sess.Prepare(ctx, m.Query, oids)
+			st.prep, err = e.ex.sess.Prepare(ctx, m.Query, oids)
 			return err
 		})
 		if err != nil {
 			return sql.Located(m.Query, err)
 		}
-		c.sendNotices(st.prep.Notices)
+		e.t.sendNotices(st.prep.Notices)
 	}
-	c.stmts[m.Name] = st
-	c.send(&pgproto3.ParseComplete{})
+	e.stmts[m.Name] = st
+	e.t.send(&pgproto3.ParseComplete{})
 	return nil
 }
 
-func (c *conn) handleBind(m *pgproto3.Bind) error {
-	st, ok := c.stmts[m.PreparedStatement]
+func (e *extendedProtocol) bind(m *pgproto3.Bind) error {
+	st, ok := e.stmts[m.PreparedStatement]
 	if !ok {
 		return pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", m.PreparedStatement)
 	}
 	if m.DestinationPortal != "" {
-		if _, exists := c.portals[m.DestinationPortal]; exists {
+		if _, exists := e.portals[m.DestinationPortal]; exists {
 			return pgerr.Errorf(pgerr.DuplicateCursor, "portal %q already exists", m.DestinationPortal)
 		}
 	}
@@ -59,25 +99,25 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 	if err != nil {
 		return err
 	}
-	if old := c.portals[m.DestinationPortal]; old != nil {
+	if old := e.portals[m.DestinationPortal]; old != nil {
 		old.close()
 	}
-	c.portals[m.DestinationPortal] = &portal{stmt: st, params: params, formatCodes: append([]int16(nil), m.ResultFormatCodes...)}
-	c.send(&pgproto3.BindComplete{})
+	e.portals[m.DestinationPortal] = &portal{stmt: st, params: params, formatCodes: append([]int16(nil), m.ResultFormatCodes...)}
+	e.t.send(&pgproto3.BindComplete{})
 	return nil
 }
 
-func (c *conn) handleDescribe(m *pgproto3.Describe) error {
+func (e *extendedProtocol) describe(m *pgproto3.Describe) error {
 	switch m.ObjectType {
 	case 'S':
-		st, ok := c.stmts[m.Name]
+		st, ok := e.stmts[m.Name]
 		if !ok {
 			return pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", m.Name)
 		}
-		c.send(&pgproto3.ParameterDescription{ParameterOIDs: st.prep.ParamTypes})
-		c.describeColumns(st, nil)
+		e.t.send(&pgproto3.ParameterDescription{ParameterOIDs: st.prep.ParamTypes})
+		e.describeColumns(st, nil)
 	case 'P':
-		p, ok := c.portals[m.Name]
+		p, ok := e.portals[m.Name]
 		if !ok {
 			return pgerr.Errorf(pgerr.InvalidCursorName, "portal %q does not exist", m.Name)
 		}
@@ -85,61 +125,66 @@ func (c *conn) handleDescribe(m *pgproto3.Describe) error {
 		if err != nil {
 			return err
 		}
-		c.describeColumns(p.stmt, formats)
+		e.describeColumns(p.stmt, formats)
 	default:
 		return protocolError("invalid DESCRIBE message subtype %d", m.ObjectType)
 	}
 	return nil
 }
 
-func (c *conn) describeColumns(st *statement, formats []int16) {
+func (e *extendedProtocol) describeColumns(st *statement, formats []int16) {
 	if st.empty || st.prep.Columns == nil {
-		c.send(&pgproto3.NoData{})
+		e.t.send(&pgproto3.NoData{})
 		return
 	}
-	c.sendRowDescription(st.prep.Columns, formats)
+	e.t.sendRowDescription(st.prep.Columns, formats)
 }
 
-func (c *conn) handleExecute(m *pgproto3.Execute) error {
-	p, ok := c.portals[m.Portal]
+func (e *extendedProtocol) execute(m *pgproto3.Execute) error {
+	p, ok := e.portals[m.Portal]
 	if !ok {
 		return pgerr.Errorf(pgerr.InvalidCursorName, "portal %q does not exist", m.Portal)
 	}
-	ctx, done := c.statementContext()
+	ctx, done := e.ex.statementContext()
 	defer done()
-	return sql.Located(p.stmt.prep.Query, c.run(ctx, p, int(m.MaxRows), false))
+	return sql.Located(p.stmt.prep.Query, e.ex.run(ctx, p, int(m.MaxRows), false))
 }
 
-func (c *conn) handleClose(m *pgproto3.Close) error {
+func (e *extendedProtocol) close(m *pgproto3.Close) error {
 	switch m.ObjectType {
 	case 'S':
-		delete(c.stmts, m.Name)
+		delete(e.stmts, m.Name)
 	case 'P':
-		if p := c.portals[m.Name]; p != nil {
-			p.close()
-			delete(c.portals, m.Name)
-		}
+		e.closePortal(m.Name)
 	default:
 		return protocolError("invalid CLOSE message subtype %d", m.ObjectType)
 	}
-	c.send(&pgproto3.CloseComplete{})
+	e.t.send(&pgproto3.CloseComplete{})
 	return nil
 }
 
-// handleSync ends an extended-protocol batch. Outside a transaction block the
-// implicit transaction ends, and with it every portal, as in PostgreSQL.
-func (c *conn) handleSync() {
-	c.ignoreTillSync = false
-	c.endImplicit()
-	if c.sess.TxStatus() == exec.TxIdle {
-		c.closePortals()
+// sync ends an extended-protocol batch, before its ReadyForQuery. Outside
+// a transaction block the implicit transaction ends, and with it every
+// portal, as in PostgreSQL.
+func (e *extendedProtocol) sync() {
+	e.ignoreTillSync = false
+	e.ex.endImplicit()
+	if e.ex.sess.TxStatus() == exec.TxIdle {
+		e.closePortals()
 	}
-	c.readyForQuery()
 }
 
-func (c *conn) closePortals() {
-	for name, p := range c.portals {
+// closePortal closes and forgets the portal name, if there is one.
+func (e *extendedProtocol) closePortal(name string) {
+	if p := e.portals[name]; p != nil {
 		p.close()
-		delete(c.portals, name)
+		delete(e.portals, name)
+	}
+}
+
+func (e *extendedProtocol) closePortals() {
+	for name, p := range e.portals {
+		p.close()
+		delete(e.portals, name)
 	}
 }

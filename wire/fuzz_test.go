@@ -220,12 +220,12 @@ func TestDataRowPathAllocationFree(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String},
 		{Name: "ts", Type: sql.TimestampTZ.ArrowType()}, {Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
 	batch := array.NewRecordBatch(schema, []arrow.Array{ib.NewArray(), sb.NewArray(), tb.NewArray(), fb.NewArray()}, n)
-	c := &conn{out: make([]byte, 0, 1<<20)}
+	tr := &transport{out: make([]byte, 0, 1<<20)}
 	for _, formats := range [][]int16{nil, {1, 1, 1, 1}} {
 		allocs := testing.AllocsPerRun(3, func() {
-			c.out = c.out[:0]
+			tr.out = tr.out[:0]
 			for i := range n {
-				c.appendDataRow(batch, i, cols, formats)
+				tr.appendDataRow(batch, i, cols, formats)
 			}
 		})
 		if allocs != 0 {
@@ -233,9 +233,9 @@ func TestDataRowPathAllocationFree(t *testing.T) {
 		}
 	}
 	// The encoded rows decode back to the batch's values.
-	c.out = c.out[:0]
-	c.appendDataRow(batch, 7, cols, nil)
-	fe := pgproto3.NewFrontend(bytes.NewReader(c.out), nil)
+	tr.out = tr.out[:0]
+	tr.appendDataRow(batch, 7, cols, nil)
+	fe := pgproto3.NewFrontend(bytes.NewReader(tr.out), nil)
 	m, err := fe.Receive()
 	if err != nil {
 		t.Fatal(err)

@@ -18,45 +18,26 @@ import (
 // and a client that hangs up before Sync has its statement rolled back.
 
 // holds reports whether an Execute waits for the next message.
-func (c *conn) holds(m *pgproto3.Execute) bool {
-	if c.sess.TxStatus() != exec.TxIdle {
+func (e *extendedProtocol) holds(m *pgproto3.Execute) bool {
+	if e.ex.sess.TxStatus() != exec.TxIdle {
 		return false
 	}
-	p, ok := c.portals[m.Portal]
+	p, ok := e.portals[m.Portal]
 	// COPY FROM STDIN asks for its data at once; a resumed portal already
 	// runs in its transaction; unknown portals fail now.
 	return ok && !p.stmt.empty && p.res == nil && !p.stmt.prep.Interactive
 }
 
 // runHeld runs the held Execute now that next has arrived (and before it).
-func (c *conn) runHeld(next pgproto3.FrontendMessage) {
-	m := c.held
-	c.held = nil
+func (e *extendedProtocol) runHeld(next pgproto3.FrontendMessage) {
+	m := e.held
+	e.held = nil
 	switch next.(type) {
 	case *pgproto3.Terminate:
 		return // no Sync: PostgreSQL would roll it back
 	case *pgproto3.Sync:
 	default:
-		c.beginImplicit()
+		e.ex.beginImplicit()
 	}
-	c.extended(c.handleExecute(m))
-}
-
-func (c *conn) beginImplicit() {
-	c.sess.BeginImplicit()
-	c.implicit = true
-}
-
-// endImplicit commits the implicit transaction of a pipeline or a
-// multi-statement Query; a failed commit is the batch's error.
-func (c *conn) endImplicit() {
-	if !c.implicit {
-		return
-	}
-	c.implicit = false
-	ctx, done := c.statementContext()
-	defer done()
-	if err := guard(func() error { return c.sess.EndImplicit(ctx) }); err != nil {
-		c.sendError(err)
-	}
+	e.report(e.execute(m))
 }

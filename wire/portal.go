@@ -46,103 +46,31 @@ func (p *portal) close() {
 	p.done = true
 }
 
-// guard runs a session call, turning a panic into an XX000 error so that a
-// bug in one statement does not end the connection.
-func guard(f func() error) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = pgerr.Errorf(pgerr.InternalError, "internal error: %v", p)
-		}
-	}()
-	return f()
-}
-
-// run executes the portal (the first time) and streams up to maxRows rows
-// (0: all). describe sends RowDescription first, as the simple protocol does.
-func (c *conn) run(ctx context.Context, p *portal, maxRows int, describe bool) error {
-	if p.stmt.empty {
-		c.send(&pgproto3.EmptyQueryResponse{})
-		return nil
-	}
-	if p.done {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(p.doneTag)})
-		return nil
-	}
-	if p.res == nil {
-		if err := c.start(ctx, p, describe); err != nil || p.done {
-			if err != nil {
-				p.close()
-			}
-			return err
-		}
-	}
-	err := c.stream(ctx, p, maxRows)
-	if err != nil {
-		p.close()
-	}
-	return err
-}
-
-// start executes the statement and handles results that are not row streams.
-func (c *conn) start(ctx context.Context, p *portal, describe bool) error {
-	var res *stmt.Result
-	err := guard(func() (err error) {
-		res, err = c.sess.Execute(ctx, p.stmt.prep, p.params)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if res == nil {
-		return pgerr.Errorf(pgerr.InternalError, "session returned no result")
-	}
-	p.res = res
-	c.sendNotices(res.Notices)
-	switch {
-	case res.CopyIn != nil:
-		return c.finish(p, "", c.copyIn(ctx, res))
-	case res.CopyOut:
-		return c.finish(p, "", c.copyOut(ctx, res))
-	case res.Rows == nil:
-		return c.finish(p, res.Tag, nil)
-	}
-	p.cols = res.Columns
-	formats, err := columnFormats(p.formatCodes, len(p.cols))
-	if err != nil {
-		return err
-	}
-	if len(p.formatCodes) > 0 {
-		p.formats = formats
-	}
-	if describe {
-		c.sendRowDescription(p.cols, p.formats)
-	}
-	return nil
-}
-
 // finish completes a portal whose work is done: tag may be empty when a COPY
 // helper already sent CommandComplete.
-func (c *conn) finish(p *portal, tag string, err error) error {
+func (p *portal) finish(t *transport, tag string, err error) error {
 	if err != nil {
 		return err
 	}
 	if tag != "" {
-		c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		t.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 	}
 	// PostgreSQL reports changed settings after CommandComplete (pgjdbc-connect trace).
 	for _, pc := range p.res.ParameterChanges {
-		c.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
+		t.send(&pgproto3.ParameterStatus{Name: pc.Name, Value: pc.Value})
 	}
 	p.done, p.doneTag = true, zeroCount(tag)
 	return nil
 }
 
-func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
+// stream sends up to maxRows rows (0: all), then PortalSuspended or, at the
+// end of the rows, CommandComplete.
+func (p *portal) stream(ctx context.Context, t *transport, maxRows int) error {
 	sent := 0
 	for {
 		if maxRows > 0 && sent == maxRows {
 			p.suspended = true
-			c.send(&pgproto3.PortalSuspended{})
+			t.send(&pgproto3.PortalSuspended{})
 			return nil
 		}
 		if p.batch == nil || p.next >= int(p.batch.NumRows()) {
@@ -152,7 +80,7 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 				return err
 			})
 			if errors.Is(err, io.EOF) {
-				return c.endRows(p, sent)
+				return p.endRows(t, sent)
 			}
 			if err != nil {
 				return err
@@ -163,16 +91,16 @@ func (c *conn) stream(ctx context.Context, p *portal, maxRows int) error {
 			p.batch, p.next = b, 0
 			continue
 		}
-		c.appendDataRow(p.batch, p.next, p.cols, p.formats)
+		t.appendDataRow(p.batch, p.next, p.cols, p.formats)
 		p.next++
 		sent++
-		if err := c.flushIfLarge(); err != nil {
+		if err := t.flushIfLarge(); err != nil {
 			return err
 		}
 	}
 }
 
-func (c *conn) endRows(p *portal, sent int) error {
+func (p *portal) endRows(t *transport, sent int) error {
 	p.batch = nil
 	var tag string
 	err := guard(func() error {
@@ -187,7 +115,7 @@ func (c *conn) endRows(p *portal, sent int) error {
 		// After PortalSuspended PostgreSQL counts the rows of this Execute only.
 		tag = withCount(tag, sent)
 	}
-	return c.finish(p, tag, nil)
+	return p.finish(t, tag, nil)
 }
 
 // withCount replaces the row count at the end of a SELECT/FETCH tag.
@@ -201,10 +129,3 @@ func withCount(tag string, n int) string {
 
 // zeroCount is the tag a finished portal reports when executed again.
 func zeroCount(tag string) string { return withCount(tag, 0) }
-
-// sendNotices sends NOTICEs and WARNINGs to the client.
-func (c *conn) sendNotices(ns []stmt.Notice) {
-	for _, n := range ns {
-		c.send(&pgproto3.NoticeResponse{Severity: n.Severity, SeverityUnlocalized: n.Severity, Code: string(n.Code), Message: n.Message})
-	}
-}

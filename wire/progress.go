@@ -16,15 +16,15 @@ type progressWatcher interface {
 }
 
 func (c *conn) watchProgress() {
-	if w, ok := c.sess.(progressWatcher); ok {
-		w.WatchProgress(time.Second, c.progressNotice)
+	if w, ok := c.ex.sess.(progressWatcher); ok {
+		w.WatchProgress(time.Second, c.t.progressNotice)
 	}
 }
 
 // progressNotice sends one report as a NOTICE at once, between the
 // messages the statement's goroutine flushes: psql prints NOTICEs as they
 // arrive. A failed write shows on the connection's next flush.
-func (c *conn) progressNotice(r exec.ProgressReport) {
+func (t *transport) progressNotice(r exec.ProgressReport) {
 	if r.Done {
 		return
 	}
@@ -34,7 +34,7 @@ func (c *conn) progressNotice(r exec.ProgressReport) {
 	if err != nil {
 		return
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, _ = c.nc.Write(buf)
+	t.wmu.Lock()
+	defer t.wmu.Unlock()
+	_, _ = t.nc.Write(buf)
 }

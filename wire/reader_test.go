@@ -190,7 +190,7 @@ func readerOf(t *testing.T, srv *Server, pid uint32) *readAhead {
 	if c == nil {
 		t.Fatalf("no connection %d", pid)
 	}
-	return c.rd
+	return c.t.rd
 }
 
 // cancelStatement sends a CancelRequest for key on a new connection.

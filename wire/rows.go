@@ -36,11 +36,11 @@ func columnFormats(codes []int16, n int) ([]int16, error) {
 
 // sendRowDescription encodes a RowDescription straight into the output
 // buffer: no message to build per statement.
-func (c *conn) sendRowDescription(cols []stmt.Column, formats []int16) {
-	if c.outErr != nil {
+func (t *transport) sendRowDescription(cols []stmt.Column, formats []int16) {
+	if t.err != nil {
 		return
 	}
-	buf := append(c.out, 'T', 0, 0, 0, 0)
+	buf := append(t.out, 'T', 0, 0, 0, 0)
 	start := len(buf) - 4
 	buf = binary.BigEndian.AppendUint16(buf, uint16(len(cols)))
 	for i, col := range cols {
@@ -58,13 +58,13 @@ func (c *conn) sendRowDescription(cols []stmt.Column, formats []int16) {
 		buf = binary.BigEndian.AppendUint16(buf, uint16(f))
 	}
 	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
-	c.out = buf
+	t.out = buf
 }
 
 // appendDataRow encodes row i of batch straight into the output buffer: no
 // per-row allocation once the buffer has grown.
-func (c *conn) appendDataRow(batch arrow.RecordBatch, row int, cols []stmt.Column, formats []int16) {
-	buf := append(c.out, 'D', 0, 0, 0, 0)
+func (t *transport) appendDataRow(batch arrow.RecordBatch, row int, cols []stmt.Column, formats []int16) {
+	buf := append(t.out, 'D', 0, 0, 0, 0)
 	start := len(buf) - 4
 	buf = binary.BigEndian.AppendUint16(buf, uint16(len(cols)))
 	for j, col := range cols {
@@ -83,5 +83,5 @@ func (c *conn) appendDataRow(batch arrow.RecordBatch, row int, cols []stmt.Colum
 		binary.BigEndian.PutUint32(buf[vstart-4:], uint32(len(buf)-vstart))
 	}
 	binary.BigEndian.PutUint32(buf[start:], uint32(len(buf)-start))
-	c.out = buf
+	t.out = buf
 }

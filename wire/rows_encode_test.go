@@ -34,14 +34,14 @@ func TestSendRowDescriptionMatchesPgproto3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := &conn{out: []byte("prefix")}
+			tr := &transport{out: []byte("prefix")}
 			var fs []int16
 			if formats != nil {
 				fs = formats[:n]
 			}
-			c.sendRowDescription(cols[:n], fs)
-			if !bytes.Equal(c.out, wantBytes) {
-				t.Errorf("%d columns, formats %v:\n got %x\nwant %x", n, fs, c.out, wantBytes)
+			tr.sendRowDescription(cols[:n], fs)
+			if !bytes.Equal(tr.out, wantBytes) {
+				t.Errorf("%d columns, formats %v:\n got %x\nwant %x", n, fs, tr.out, wantBytes)
 			}
 		}
 	}

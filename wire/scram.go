@@ -102,13 +102,13 @@ func hmacSHA256(key []byte, msg string) []byte {
 }
 
 // authSCRAM runs the server side of RFC 7677 without channel binding.
-func (c *conn) authSCRAM(user, secret string, known bool) error {
-	v, err := c.verifierFor(secret, known)
+func (h *handshake) authSCRAM(user, secret string, known bool) error {
+	v, err := h.verifierFor(secret, known)
 	if err != nil {
 		return err
 	}
-	c.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
-	first, err := c.receiveAuth(pgproto3.AuthTypeSASL)
+	h.t.send(&pgproto3.AuthenticationSASL{AuthMechanisms: []string{scramMechanism}})
+	first, err := h.receiveAuth(pgproto3.AuthTypeSASL)
 	if err != nil {
 		return err
 	}
@@ -122,8 +122,8 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 	}
 	nonce := clientNonce + randomNonce()
 	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(v.salt), v.iterations)
-	c.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)})
-	final, err := c.receiveAuth(pgproto3.AuthTypeSASLContinue)
+	h.t.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)})
+	final, err := h.receiveAuth(pgproto3.AuthTypeSASLContinue)
 	if err != nil {
 		return err
 	}
@@ -146,20 +146,20 @@ func (c *conn) authSCRAM(user, secret string, known bool) error {
 		return authFailed(user)
 	}
 	serverSig := hmacSHA256(v.serverKey, authMessage)
-	c.send(&pgproto3.AuthenticationSASLFinal{Data: []byte("v=" + base64.StdEncoding.EncodeToString(serverSig))})
+	h.t.send(&pgproto3.AuthenticationSASLFinal{Data: []byte("v=" + base64.StdEncoding.EncodeToString(serverSig))})
 	return nil
 }
 
 // verifierFor derives a verifier for a plain password, or a random one for an
 // unknown user so the exchange looks the same.
-func (c *conn) verifierFor(secret string, known bool) (scramVerifier, error) {
+func (h *handshake) verifierFor(secret string, known bool) (scramVerifier, error) {
 	switch {
 	case !known:
 		return newVerifier(randomNonce(), []byte(randomNonce()[:16]), scramIterations), nil
 	case isScramVerifier(secret):
 		return parseVerifier(secret)
 	}
-	salt := sha256.Sum256([]byte("magmalake:" + c.info.User))
+	salt := sha256.Sum256([]byte("magmalake:" + h.info.User))
 	return newVerifier(secret, salt[:16], scramIterations), nil
 }
 

@@ -272,7 +272,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		// Idle connections block in a read: wake them to see the drain.
 		for _, c := range s.conns {
-			c.rd.wake()
+			c.t.rd.wake()
 		}
 		// Connections still logging in have nothing to finish.
 		for c := range s.starting {
@@ -357,6 +357,6 @@ func (s *Server) cancel(pid uint32, secret []byte) {
 	c := s.conns[pid]
 	s.mu.Unlock()
 	if c != nil && c.secretMatches(secret) {
-		c.cancelStatement()
+		c.ex.cancel()
 	}
 }

@@ -12,25 +12,22 @@ import (
 func (c *conn) handleQuery(q string) {
 	defer c.readyForQuery()
 	// A simple Query ends any unnamed portal, as in PostgreSQL.
-	if p := c.portals[""]; p != nil {
-		p.close()
-		delete(c.portals, "")
-	}
+	c.ext.closePortal("")
 	if err := checkUTF8(q); err != nil {
-		c.sendError(err)
+		c.t.sendError(err)
 		return
 	}
 	var stmts []string
 	err := guard(func() (err error) {
-		stmts, err = c.sess.Split(q)
+		stmts, err = c.ex.sess.Split(q)
 		return err
 	})
 	if err != nil {
-		c.sendError(err)
+		c.t.sendError(err)
 		return
 	}
 	if len(stmts) == 0 {
-		c.send(&pgproto3.EmptyQueryResponse{})
+		c.t.send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
 	// Several statements share an implicit transaction, as in PostgreSQL:
@@ -39,32 +36,32 @@ func (c *conn) handleQuery(q string) {
 	several := len(stmts) > 1
 	for k, s := range stmts {
 		if several {
-			c.beginImplicit()
+			c.ex.beginImplicit()
 		}
 		if err := c.runSimple(s); err != nil {
-			c.sendError(sql.InQuery(q, k, sql.Located(s, err)))
+			c.t.sendError(sql.InQuery(q, k, sql.Located(s, err)))
 			break
 		}
 	}
-	c.endImplicit()
-	if c.sess.TxStatus() == exec.TxIdle {
-		c.closePortals()
+	c.ex.endImplicit()
+	if c.ex.sess.TxStatus() == exec.TxIdle {
+		c.ext.closePortals()
 	}
 }
 
 func (c *conn) runSimple(query string) error {
-	ctx, done := c.statementContext()
+	ctx, done := c.ex.statementContext()
 	defer done()
 	st := &statement{}
 	err := guard(func() (err error) {
-		st.prep, err = c.sess.Prepare(ctx, query, nil)
+		st.prep, err = c.ex.sess.Prepare(ctx, query, nil)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	c.sendNotices(st.prep.Notices)
+	c.t.sendNotices(st.prep.Notices)
 	p := &portal{stmt: st}
 	defer p.close()
-	return c.run(ctx, p, 0, true)
+	return c.ex.run(ctx, p, 0, true)
 }
