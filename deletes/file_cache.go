@@ -11,6 +11,7 @@ import (
 
 	lake "github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/lru"
+	"github.com/magmalake/magmalake/internal/progress"
 )
 
 // FileCache keeps the decoded columns of small data files that statements
@@ -96,7 +97,7 @@ func (r positionalReader) projectionKey(requested *iceberg.Schema) string {
 
 // replay hands the cached batches of key to fn, as a read would; false if
 // key is not cached.
-func (c *FileCache) replay(key string, prog *lake.Progress, fn batchFunc) (bool, error) {
+func (c *FileCache) replay(key string, prog *progress.Progress, fn batchFunc) (bool, error) {
 	if c == nil {
 		return false, nil
 	}

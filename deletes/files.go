@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"io"
 	"strings"
 	"sync"
@@ -77,7 +78,7 @@ func (s *fileSink) removeAll() {
 type countingWriter struct {
 	w    iceio.FileWriter
 	n    int64
-	prog *lake.Progress // the statement's progress line, if any
+	prog *progress.Progress // the statement's progress line, if any
 }
 
 // Close lets the Parquet writer close the file when it closes.
@@ -109,7 +110,7 @@ func (s *fileSink) parquetFileWith(ctx context.Context, path string, sc *arrow.S
 		return nil, 0, fmt.Errorf("create %s: %w", path, err)
 	}
 	// Page writes are small; buffering them saves a syscall each.
-	cw := &countingWriter{w: out, prog: lake.ProgressOf(ctx)}
+	cw := &countingWriter{w: out, prog: progress.Of(ctx)}
 	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, 1<<20), c: cw}
 	fw, err := newBatchWriter(sc, bw, props)
 	if err != nil {

@@ -3,6 +3,7 @@ package deletes
 import (
 	"context"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"iter"
 	"runtime"
 	"slices"
@@ -37,7 +38,7 @@ func writeSurvivors(ctx context.Context, head *table.Table, groups []optimizeGro
 	// The plan read the files already: the progress line counts these reads too.
 	for _, g := range groups {
 		for _, p := range g.plans {
-			rd.reads.plan(lake.ProgressOf(ctx), p.File.FilePath(), p.File.FileSizeBytes())
+			rd.reads.plan(progress.Of(ctx), p.File.FilePath(), p.File.FileSizeBytes())
 		}
 	}
 	defer rd.reads.end()

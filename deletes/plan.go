@@ -18,6 +18,7 @@ import (
 
 	lake "github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/parallel"
+	"github.com/magmalake/magmalake/internal/progress"
 )
 
 // PlanOptions tune planning. The zero value is usable.
@@ -212,7 +213,7 @@ func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts
 	if err != nil {
 		return nil, err
 	}
-	planReads(lake.ProgressOf(ctx), p.rd.reads, groups)
+	planReads(progress.Of(ctx), p.rd.reads, groups)
 	defer p.rd.reads.end() // delete files, and data files known without reading
 	results := make([]T, len(groups))
 	err = forEachParallel(ctx, len(groups), p.workers(), func(ctx context.Context, i int) error {
@@ -226,7 +227,7 @@ func eachFile[T any](ctx context.Context, tbl *table.Table, pred Predicate, opts
 
 // planReads counts in prog the files a plan may read: each data file of
 // groups and each position or equality delete file they name, once.
-func planReads(prog *lake.Progress, reads *fileReads, groups [][]table.FileScanTask) {
+func planReads(prog *progress.Progress, reads *fileReads, groups [][]table.FileScanTask) {
 	if prog == nil {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"io"
 	"sync"
 
@@ -47,14 +48,14 @@ type positionalReader struct {
 	reads *fileReads
 }
 
-// fileReads are a reader's planned reads by path (see lake.Progress).
+// fileReads are a reader's planned reads by path (see progress.Progress).
 type fileReads struct {
 	mu sync.Mutex
-	m  map[string]*lake.FileRead
+	m  map[string]*progress.FileRead
 }
 
 // plan counts a read of path (size bytes) in prog.
-func (r *fileReads) plan(prog *lake.Progress, path string, size int64) *lake.FileRead {
+func (r *fileReads) plan(prog *progress.Progress, path string, size int64) *progress.FileRead {
 	fr := prog.PlanRead(size)
 	if fr == nil {
 		return nil
@@ -62,14 +63,14 @@ func (r *fileReads) plan(prog *lake.Progress, path string, size int64) *lake.Fil
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[string]*lake.FileRead{}
+		r.m = map[string]*progress.FileRead{}
 	}
 	r.m[path] = fr
 	return fr
 }
 
 // of is path's planned read; nil (counting nothing) if there is none.
-func (r *fileReads) of(path string) *lake.FileRead {
+func (r *fileReads) of(path string) *progress.FileRead {
 	if r == nil {
 		return nil
 	}
@@ -99,7 +100,7 @@ type batchFunc func(batch arrow.RecordBatch, base int64) error
 type countingFile struct {
 	iceio.File
 	n  int64
-	fr *lake.FileRead // the statement's progress line's read of it, if planned
+	fr *progress.FileRead // the statement's progress line's read of it, if planned
 	// quiet: the file was read whole into memory at open and counted then.
 	quiet bool
 }
@@ -133,7 +134,7 @@ func (r positionalReader) read(ctx context.Context, path string, size int64, req
 		return r.readFile(ctx, path, size, requested, fn)
 	}
 	key := r.cacheKey(path, requested)
-	if ok, err := r.cache.replay(key, lake.ProgressOf(ctx), fn); ok {
+	if ok, err := r.cache.replay(key, progress.Of(ctx), fn); ok {
 		return 0, err
 	}
 	cf := &cachedFile{key: key}
@@ -213,7 +214,7 @@ func (r positionalReader) readOpen(ctx context.Context, f iceio.File, requested 
 			return err
 		}
 		n := rec.NumRows()
-		lake.ProgressOf(ctx).AddRows(n)
+		progress.Of(ctx).AddRows(n)
 		rec.Retain() // the projection may hand rec back as is
 		out, err := r.project(ctx, requested, pruned, rec)
 		rec.Release()

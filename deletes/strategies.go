@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"iter"
 	"slices"
 	"strings"
@@ -18,8 +19,6 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
-
-	lake "github.com/magmalake/magmalake/iceberg"
 )
 
 // rewriteFile is copy-on-write for one partially deleted file: read it whole
@@ -37,7 +36,7 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true,
 		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }, reads: &fileReads{}}
 	// The plan read the file already: the progress line counts this read too.
-	rd.reads.plan(lake.ProgressOf(ctx), plan.File.FilePath(), plan.File.FileSizeBytes())
+	rd.reads.plan(progress.Of(ctx), plan.File.FilePath(), plan.File.FileSizeBytes())
 	defer rd.reads.end()
 	count := plan.File.Count()
 	keep := plan.dropped().KeepMaskBytes(count)

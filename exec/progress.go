@@ -11,7 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/internal/progress"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -23,7 +23,7 @@ const progressDelay = time.Second
 // progress line, and NOTICEs over the wire.
 type ProgressReport struct {
 	Elapsed time.Duration
-	iceberg.ProgressCounts
+	progress.Counts
 	// Done is the last report of a statement that had reports: it ended.
 	Done bool
 }
@@ -70,7 +70,7 @@ func realTicks(delay, every time.Duration) (<-chan time.Time, func()) {
 // progressRun is one statement's progress: its counters and the goroutine
 // that reports them.
 type progressRun struct {
-	p     iceberg.Progress
+	p     progress.Progress
 	start time.Time
 	stop  chan struct{}
 	ended chan struct{}
@@ -121,7 +121,7 @@ func (r *progressRun) report(f func(ProgressReport), ticks <-chan time.Time, rel
 }
 
 func (r *progressRun) reading(done bool) ProgressReport {
-	return ProgressReport{Elapsed: time.Since(r.start), ProgressCounts: r.p.Counts(), Done: done}
+	return ProgressReport{Elapsed: time.Since(r.start), Counts: r.p.Counts(), Done: done}
 }
 
 // attach makes the layers below count into r.
@@ -129,7 +129,7 @@ func (r *progressRun) attach(ctx context.Context) context.Context {
 	if r == nil {
 		return ctx
 	}
-	return iceberg.WithProgress(ctx, &r.p)
+	return progress.With(ctx, &r.p)
 }
 
 // end stops the reports and waits for the last one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -84,7 +85,7 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *ice.Schema, batch
 	writeID := uuid.New()
 	var files []ice.DataFile
 	var werr error
-	watch := &writeWatch{prog: ProgressOf(ctx)}
+	watch := &writeWatch{prog: progress.Of(ctx)}
 	// Drain the whole iterator even after an error so the writer goroutines
 	// finish before cleanup looks for their files.
 	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, append(opts, table.WithWriteUUID(writeID))...) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"iter"
 	"slices"
 	"time"
@@ -82,7 +83,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	out, picks := outputSchema(full, opts.Columns)
-	prog := ProgressOf(ctx)
+	prog := progress.Of(ctx)
 	var expect *fileSet
 	if prog != nil {
 		expect = &fileSet{}
@@ -149,7 +150,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *ice.
 		stats = &ScanStats{}
 	}
 	*stats = ScanStats{}
-	prog := ProgressOf(ctx)
+	prog := progress.Of(ctx)
 	if opts.Tasks != nil {
 		if opts.Filter != nil || opts.Limit > 0 {
 			return nil, nil, errors.New("a scan of given tasks takes no filter or limit")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/magmalake/magmalake/internal/progress"
 	"io"
 	"sync"
 
@@ -20,7 +21,7 @@ import (
 type writeWatch struct {
 	mu   sync.Mutex
 	err  error
-	prog *Progress // counts the bytes written, for the progress line
+	prog *progress.Progress // counts the bytes written, for the progress line
 }
 
 func (w *writeWatch) note(err error) error {
