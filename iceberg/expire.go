@@ -31,7 +31,7 @@ type ExpireOutcome struct {
 // own statements cannot make it lose; a commit of another process makes it
 // start again.
 func (m *Maintenance) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
-	return m.expire(ctx, ident, olderThan, retainLast, &m.wh.commits.readers)
+	return m.expire(ctx, ident, olderThan, retainLast, &m.commits.readers)
 }
 
 // PurgeSnapshots expires every snapshot no branch or tag keeps, whatever
@@ -91,7 +91,7 @@ func isRequirementFailure(err error) bool {
 // Readers are asked after the head is read: one that reads the head later
 // reads a snapshot the expiry keeps (the current one).
 func (m *Maintenance) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (*table.Table, table.Metadata, error) {
-	release, err := m.wh.commits.HoldCommits(ctx, ident)
+	release, err := m.commits.HoldCommits(ctx, ident)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ package iceberg
 // and listing a snapshot's files (file_refs.go). It owns the cache of what
 // manifests name, which expiry and orphan removal share.
 type Maintenance struct {
-	wh   *Warehouse
-	refs *FileRefs // what manifests name, for expiry and orphan removal
+	wh      *Warehouse
+	commits *Commits  // whose turns it takes and whose readers and writers it spares
+	refs    *FileRefs // what manifests name, for expiry and orphan removal
 }

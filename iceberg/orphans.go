@@ -38,7 +38,7 @@ func (m *Maintenance) RemoveOrphanFiles(ctx context.Context, ident table.Identif
 	what := "remove orphan files of " + IdentKey(ident)
 	pinless := withoutReadSet(ctx)
 	cutoff := time.Now().Add(-olderThan)
-	if since, ok := m.wh.commits.writes.oldest(ident, writeHoldOf(ctx)); ok {
+	if since, ok := m.commits.writes.oldest(ident, writeHoldOf(ctx)); ok {
 		cutoff = minTime(cutoff, since.Add(-writeSlack))
 	}
 	if err := m.announceSweep(ctx, ident, cutoff); err != nil {
@@ -87,7 +87,7 @@ func (m *Maintenance) RemoveOrphanFiles(ctx context.Context, ident table.Identif
 // that began after the cutoff was chosen may have written: its files are
 // younger than it (give or take writeSlack), and none of them is an orphan.
 func (m *Maintenance) sparedWriters(ident table.Identifier, self uint64, cutoff time.Time, orphans []listedFile) []listedFile {
-	since, ok := m.wh.commits.writes.oldest(ident, self)
+	since, ok := m.commits.writes.oldest(ident, self)
 	if !ok || !since.Add(-writeSlack).Before(cutoff) {
 		return orphans
 	}

@@ -148,24 +148,24 @@ func checksLocally(cat catalog.Catalog) bool {
 // one is there already, dropping stale keys of any process.
 func (m *Maintenance) announceSweep(ctx context.Context, ident table.Identifier, cutoff time.Time) error {
 	ms := cutoff.UnixMilli()
-	release, err := m.wh.commits.HoldCommits(ctx, ident)
+	release, err := m.commits.HoldCommits(ctx, ident)
 	if err != nil {
 		return err
 	}
 	defer release()
-	own := sweepKeyPrefix + m.wh.commits.process + sweepKeySuffix
+	own := sweepKeyPrefix + m.commits.process + sweepKeySuffix
 	for attempt := 0; ; attempt++ {
 		tbl, err := m.wh.LoadTable(withoutReadSet(ctx), ident)
 		if err != nil {
 			return err
 		}
 		cutoffs := sweepCutoffs(tbl.Properties())
-		if cutoffs[m.wh.commits.process] >= ms {
+		if cutoffs[m.commits.process] >= ms {
 			return nil
 		}
 		var stale []string
 		for proc, at := range cutoffs {
-			if proc != m.wh.commits.process && time.Since(time.UnixMilli(at)) > sweepKeyStale {
+			if proc != m.commits.process && time.Since(time.UnixMilli(at)) > sweepKeyStale {
 				stale = append(stale, sweepKeyPrefix+proc+sweepKeySuffix)
 			}
 		}

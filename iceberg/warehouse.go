@@ -66,7 +66,7 @@ func newWarehouse(cat catalog.Catalog, name string, roots []location) *Warehouse
 	w.tables = Tables{wh: w, roots: roots}
 	w.views = Views{wh: w}
 	w.branches = Branches{wh: w}
-	w.maint = Maintenance{wh: w, refs: NewFileRefs(DefaultFileRefsBytes)}
+	w.maint = Maintenance{wh: w, commits: &w.commits, refs: NewFileRefs(DefaultFileRefsBytes)}
 	w.commits = Commits{wh: w, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes)}
 	return w
 }
