@@ -1,6 +1,7 @@
 package magmalake
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -83,6 +84,69 @@ func TestPackagesImportOnlyDownward(t *testing.T) {
 			}
 		}
 	}
+}
+
+// maxMethods is how many methods a type may have: past it a type does
+// more than one job.
+const maxMethods = 40
+
+// notYetSplit are the types still past maxMethods, until they are split.
+var notYetSplit = map[string]bool{"exec.Session": true}
+
+func TestTypesStaySmall(t *testing.T) {
+	for pkg := range moduleImports(t) {
+		for typ, n := range methodCounts(t, pkg) {
+			if n > maxMethods && !notYetSplit[pkg+"."+typ] {
+				t.Errorf("%s.%s has %d methods (at most %d): split it by job", name(pkg), typ, n, maxMethods)
+			}
+		}
+	}
+}
+
+// methodCounts counts the methods of each type in pkg's non-test files.
+func methodCounts(t *testing.T, pkg string) map[string]int {
+	t.Helper()
+	dir := filepath.FromSlash(pkg)
+	if pkg == "" {
+		dir = "."
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s (%v): the test reads the tree from the module root", pkg, err)
+	}
+	counts := map[string]int{}
+	fset := token.NewFileSet()
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatalf("parse %s: %v", p, err)
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) == 1 {
+				counts[receiverType(fn.Recv.List[0].Type)]++
+			}
+		}
+	}
+	return counts
+}
+
+// receiverType names a receiver's type without its pointer or type
+// parameters.
+func receiverType(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.StarExpr:
+		return receiverType(x.X)
+	case *ast.IndexExpr:
+		return receiverType(x.X)
+	case *ast.IndexListExpr:
+		return receiverType(x.X)
+	case *ast.Ident:
+		return x.Name
+	}
+	return "?"
 }
 
 // TestServerDoesNotLinkBenchmarks: the benchmarks have their own command.

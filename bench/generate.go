@@ -192,7 +192,7 @@ func generate(ctx context.Context, wh *iceberg.Warehouse, l Layout, sh shape) (*
 		return nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, "src_"+string(l))
-	tbl, err := wh.CreateTable(ctx, ident, sc, l.spec(), nil)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", l, err)
 	}
@@ -220,7 +220,7 @@ func (s *source) clone(ctx context.Context, wh *iceberg.Warehouse, name string, 
 		return nil, nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	if _, err := wh.CreateTable(ctx, ident, sc, s.layout.spec(), m.props()); err != nil {
+	if _, err := wh.Tables().CreateTable(ctx, ident, sc, s.layout.spec(), m.props()); err != nil {
 		return nil, nil, fmt.Errorf("clone %s: %w", name, err)
 	}
 	tbl, err := iceberg.Append(ctx, wh, ident, s.files, nil)

@@ -216,7 +216,7 @@ func (r *maintRunner) setSplitSize(ctx context.Context, res *MaintenanceResult, 
 	res.SplitTargetSize = r.cfg.SplitTargetSize
 	props := map[string]string{table.ReadSplitTargetSizeKey: strconv.FormatInt(r.cfg.SplitTargetSize, 10)}
 	for _, id := range ids {
-		if _, err := r.ws.wh.SetProperties(ctx, id, props); err != nil {
+		if _, err := r.ws.wh.Tables().SetProperties(ctx, id, props); err != nil {
 			return fmt.Errorf("set %s of %s: %w", table.ReadSplitTargetSizeKey, owQualified(id), err)
 		}
 	}

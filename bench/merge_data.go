@@ -148,7 +148,7 @@ func writeMergeSource(ctx context.Context, wh *iceberg.Warehouse, name string, m
 		return nil, nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	tbl, err := wh.CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge source %s: %w", name, err)
 	}
@@ -200,7 +200,7 @@ func dropClone(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifie
 		return err
 	}
 	loc := strings.TrimPrefix(tbl.Location(), "file://")
-	if err := wh.DropTable(ctx, ident, false); err != nil {
+	if err := wh.Tables().DropTable(ctx, ident, false); err != nil {
 		return fmt.Errorf("drop %s: %w", owQualified(ident), err)
 	}
 	if rel, err := filepath.Rel(root, loc); err != nil || strings.HasPrefix(rel, "..") {

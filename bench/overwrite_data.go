@@ -50,7 +50,7 @@ func owGenerate(ctx context.Context, wh *iceberg.Warehouse, name string, l Layou
 		return nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	tbl, err := wh.CreateTable(ctx, ident, sc, l.spec(), nil)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", name, err)
 	}
@@ -76,7 +76,7 @@ func (s *source) cloneWith(ctx context.Context, wh *iceberg.Warehouse, name stri
 		return nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	if _, err := wh.CreateTable(ctx, ident, sc, s.layout.spec(), props); err != nil {
+	if _, err := wh.Tables().CreateTable(ctx, ident, sc, s.layout.spec(), props); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", name, err)
 	}
 	if _, err := iceberg.Append(ctx, wh, ident, s.files, nil); err != nil {
@@ -93,7 +93,7 @@ func owCreateEmpty(ctx context.Context, wh *iceberg.Warehouse, name string, l La
 		return nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	if _, err := wh.CreateTable(ctx, ident, sc, l.spec(), map[string]string{"format-version": "2"}); err != nil {
+	if _, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), map[string]string{"format-version": "2"}); err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
 	return ident, nil
@@ -119,7 +119,7 @@ func writeStaging(ctx context.Context, wh *iceberg.Warehouse, name string, sh sh
 		return nil, err
 	}
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	tbl, err := wh.CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("staging %s: %w", name, err)
 	}

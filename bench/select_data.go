@@ -83,7 +83,7 @@ func dimBatches() iter.Seq2[arrow.RecordBatch, error] {
 // its data files.
 func writeDim(ctx context.Context, wh *iceberg.Warehouse) ([]ice.DataFile, error) {
 	ident := iceberg.Ident(iceberg.DefaultNamespace, dimTable)
-	tbl, err := wh.CreateTable(ctx, ident, dimIcebergSchema(), iceberg.TableSpec{}, nil)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, dimIcebergSchema(), iceberg.TableSpec{}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dimTable, err)
 	}

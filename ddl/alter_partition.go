@@ -33,7 +33,7 @@ func partitionActions(actions []sql.AlterAction) (bool, error) {
 // alterPartitioning runs ADD/DROP/REPLACE PARTITION FIELD: a new spec for
 // new files; files already written keep theirs.
 func alterPartitioning(ctx context.Context, p Port, ident table.Identifier, name string, actions []sql.AlterAction) (*stmt.Result, error) {
-	_, err := p.Warehouse().EvolveSpec(ctx, ident, func(tbl *table.Table, us *table.UpdateSpec) error {
+	_, err := p.Warehouse().Tables().EvolveSpec(ctx, ident, func(tbl *table.Table, us *table.UpdateSpec) error {
 		for _, a := range actions {
 			if err := stagePartition(tbl, us, name, a); err != nil {
 				return err

@@ -61,7 +61,7 @@ func alterSchema(ctx context.Context, p Port, x *sql.AlterTable) (*stmt.Result, 
 		return nil, err
 	}
 	var notices []stmt.Notice
-	_, err = p.Warehouse().EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
+	_, err = p.Warehouse().Tables().EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
 		ev := &schemaEvolution{tbl: tbl, us: us, name: x.Name.Table, next: tbl.Metadata().LastColumnID() + 1,
 			set: map[string]string{}, fields: map[string]ice.NestedField{}}
 		for _, f := range tbl.Schema().Fields() {
@@ -317,12 +317,12 @@ func anyRow(ctx context.Context, p Port, ident table.Identifier, cond string) (b
 
 // renameTable is ALTER TABLE ... RENAME TO and SET SCHEMA.
 func renameTable(ctx context.Context, p Port, from, to table.Identifier) (*stmt.Result, error) {
-	if ok, err := p.Warehouse().NamespaceExists(ctx, to[0]); err != nil {
+	if ok, err := p.Warehouse().Tables().NamespaceExists(ctx, to[0]); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", to[0])
 	}
-	err := p.Warehouse().RenameTable(ctx, from, to)
+	err := p.Warehouse().Tables().RenameTable(ctx, from, to)
 	if errors.Is(err, iceberg.ErrTableExists) {
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", to[len(to)-1])
 	}

@@ -29,7 +29,7 @@ func inBlock(ctx context.Context, p Port, b Block, st sql.Statement) (*stmt.Resu
 	switch x := st.(type) {
 	case *sql.CreateSchema:
 		return createInBlock(ctx, b, func(ctx context.Context) (*stmt.Result, error) { return createSchema(ctx, p, x) },
-			func(ctx context.Context) error { return wh.DropNamespace(ctx, x.Name) })
+			func(ctx context.Context) error { return wh.Tables().DropNamespace(ctx, x.Name) })
 	case *sql.CreateTable:
 		schema, err := p.CreationSchema(ctx, x.Name)
 		if err != nil {
@@ -40,11 +40,11 @@ func inBlock(ctx context.Context, p Port, b Block, st sql.Statement) (*stmt.Resu
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE of %q after its DROP in the same transaction block is not supported", x.Name.Table)
 		}
 		return createInBlock(ctx, b, func(ctx context.Context) (*stmt.Result, error) { return createTable(ctx, p, x) },
-			func(ctx context.Context) error { return wh.DropTable(ctx, ident, true) })
+			func(ctx context.Context) error { return wh.Tables().DropTable(ctx, ident, true) })
 	case *sql.DropTable:
 		return dropTableInBlock(ctx, p, b, x)
 	case *sql.DropSchema:
-		if ok, err := wh.NamespaceExists(ctx, x.Name); err != nil || !ok || b.HidesSchema(x.Name) {
+		if ok, err := wh.Tables().NamespaceExists(ctx, x.Name); err != nil || !ok || b.HidesSchema(x.Name) {
 			return dropSchema(ctx, p, x) // reports the missing schema (or its IF EXISTS notice) now
 		}
 		b.HideSchema(x.Name)
@@ -66,7 +66,7 @@ func inBlock(ctx context.Context, p Port, b Block, st sql.Statement) (*stmt.Resu
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
 		}
 		return createInBlock(ctx, b, func(ctx context.Context) (*stmt.Result, error) { return createView(ctx, p, x) },
-			func(ctx context.Context) error { return wh.DropView(ctx, ident) })
+			func(ctx context.Context) error { return wh.Views().DropView(ctx, ident) })
 	case *sql.DropView:
 		return dropView(ctx, p, x)
 	case *sql.AlterTable:

@@ -65,7 +65,7 @@ func ddlVerb(st sql.Statement) string {
 }
 
 func createSchema(ctx context.Context, p Port, x *sql.CreateSchema) (*stmt.Result, error) {
-	err := p.Warehouse().CreateNamespace(ctx, x.Name)
+	err := p.Warehouse().Tables().CreateNamespace(ctx, x.Name)
 	if errors.Is(err, iceberg.ErrNamespaceExists) {
 		if x.IfNotExists {
 			r := stmt.TagOnly("CREATE SCHEMA")
@@ -81,7 +81,7 @@ func createSchema(ctx context.Context, p Port, x *sql.CreateSchema) (*stmt.Resul
 }
 
 func dropSchema(ctx context.Context, p Port, x *sql.DropSchema) (*stmt.Result, error) {
-	ok, err := p.Warehouse().NamespaceExists(ctx, x.Name)
+	ok, err := p.Warehouse().Tables().NamespaceExists(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func dropSchema(ctx context.Context, p Port, x *sql.DropSchema) (*stmt.Result, e
 		}
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", x.Name)
 	}
-	tables, err := p.Warehouse().ListTables(ctx, x.Name)
+	tables, err := p.Warehouse().Tables().ListTables(ctx, x.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -104,12 +104,12 @@ func dropSchema(ctx context.Context, p Port, x *sql.DropSchema) (*stmt.Result, e
 	}
 	var notices []stmt.Notice
 	for _, t := range tables {
-		if err := p.Warehouse().DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
+		if err := p.Warehouse().Tables().DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
 			return nil, err
 		}
 		notices = append(notices, stmt.NewNotice(fmt.Sprintf("drop cascades to table %s.%s", x.Name, t)))
 	}
-	if err := p.Warehouse().DropNamespace(ctx, x.Name); err != nil {
+	if err := p.Warehouse().Tables().DropNamespace(ctx, x.Name); err != nil {
 		return nil, err
 	}
 	r := stmt.TagOnly("DROP SCHEMA")
@@ -142,7 +142,7 @@ func createTable(ctx context.Context, p Port, x *sql.CreateTable) (*stmt.Result,
 	for k, v := range x.Properties {
 		props[k] = v
 	}
-	_, err = p.Warehouse().CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
+	_, err = p.Warehouse().Tables().CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
 	switch {
 	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
 		r := stmt.TagOnly("CREATE TABLE")
@@ -254,7 +254,7 @@ func dropTable(ctx context.Context, p Port, x *sql.DropTable) (*stmt.Result, err
 		}
 		return nil, err
 	}
-	if err := p.Warehouse().DropTable(ctx, ident, x.Purge); err != nil {
+	if err := p.Warehouse().Tables().DropTable(ctx, ident, x.Purge); err != nil {
 		return nil, err
 	}
 	return stmt.TagOnly("DROP TABLE"), nil
@@ -301,12 +301,12 @@ func alterTable(ctx context.Context, p Port, x *sql.AlterTableProperties) (*stmt
 		if err := p.CheckProperties(x.Set); err != nil {
 			return nil, err
 		}
-		if _, err := p.Warehouse().SetProperties(ctx, rt.Ident, x.Set); err != nil {
+		if _, err := p.Warehouse().Tables().SetProperties(ctx, rt.Ident, x.Set); err != nil {
 			return nil, err
 		}
 	}
 	if len(x.Reset) > 0 {
-		if _, err := p.Warehouse().RemoveProperties(ctx, rt.Ident, x.Reset); err != nil {
+		if _, err := p.Warehouse().Tables().RemoveProperties(ctx, rt.Ident, x.Reset); err != nil {
 			return nil, err
 		}
 	}

@@ -50,11 +50,11 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 		types[i] = c.Type
 	}
 	maps.Copy(props, sql.ViewTypeProps(types, schema.Fields()))
-	err = p.Warehouse().CreateView(ctx, ident, schema, x.Definition, props)
+	err = p.Warehouse().Views().CreateView(ctx, ident, schema, x.Definition, props)
 	if err != nil && replaced != nil {
 		// The catalog has no atomic replace: put the old view back rather
 		// than lose it.
-		err = errors.Join(err, p.Warehouse().CreateView(ctx, ident, replaced.Schema, replaced.SQL, replaced.Properties))
+		err = errors.Join(err, p.Warehouse().Views().CreateView(ctx, ident, replaced.Schema, replaced.SQL, replaced.Properties))
 	}
 	switch {
 	case errors.Is(err, iceberg.ErrViewExists):
@@ -73,7 +73,7 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 // columns keep the old ones' names in order, as PostgreSQL requires; it
 // returns the dropped view (nil: there was none).
 func replaceableView(ctx context.Context, p Port, ident table.Identifier, schema *ice.Schema) (*iceberg.View, error) {
-	old, err := p.Warehouse().LoadView(ctx, ident)
+	old, err := p.Warehouse().Views().LoadView(ctx, ident)
 	if errors.Is(err, iceberg.ErrNoSuchView) {
 		return nil, nil
 	}
@@ -89,7 +89,7 @@ func replaceableView(ctx context.Context, p Port, ident table.Identifier, schema
 			return nil, pgerr.Errorf(pgerr.InvalidTableDefinition, "cannot change name of view column %q to %q", f.Name, news[i].Name)
 		}
 	}
-	return old, p.Warehouse().DropView(ctx, ident)
+	return old, p.Warehouse().Views().DropView(ctx, ident)
 }
 
 // viewSchema is the view's columns as an Iceberg schema; a type Iceberg
@@ -140,10 +140,10 @@ func dropView(ctx context.Context, p Port, x *sql.DropView) (*stmt.Result, error
 		b.HideView(v.Ident)
 		ident := v.Ident
 		wh := p.Warehouse()
-		b.AtCommit(func(ctx context.Context) error { return wh.DropView(ctx, ident) })
+		b.AtCommit(func(ctx context.Context) error { return wh.Views().DropView(ctx, ident) })
 		return stmt.TagOnly("DROP VIEW"), nil
 	}
-	if err := p.Warehouse().DropView(ctx, v.Ident); err != nil {
+	if err := p.Warehouse().Views().DropView(ctx, v.Ident); err != nil {
 		return nil, err
 	}
 	return stmt.TagOnly("DROP VIEW"), nil

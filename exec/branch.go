@@ -68,7 +68,7 @@ func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 
 // commitLoop is how the session's statements commit: to branch ("" is main).
 func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
-	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry)
+	loop := s.engine.wh.Commits().CommitLoop(s.engine.opts.Retry)
 	loop.Branch = branch
 	return loop
 }

@@ -75,7 +75,7 @@ func deleteWhileHeld(t *testing.T, eng *Engine, name string, targets []int) []in
 	t.Helper()
 	ctx := context.Background()
 	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
-	release, err := eng.Warehouse().HoldCommits(ctx, ident)
+	release, err := eng.Warehouse().Commits().HoldCommits(ctx, ident)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func deleteWhileHeld(t *testing.T, eng *Engine, name string, targets []int) []in
 		})
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for eng.Warehouse().CommitsWaiting(ident) < len(targets) && time.Now().Before(deadline) {
+	for eng.Warehouse().Commits().CommitsWaiting(ident) < len(targets) && time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
 	release()

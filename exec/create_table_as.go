@@ -70,5 +70,5 @@ func (s *Session) dropCreated(ctx context.Context, n sql.TableName) error {
 	if err != nil {
 		return err
 	}
-	return s.engine.wh.DropTable(ctx, iceberg.Ident(schema, n.Table), true)
+	return s.engine.wh.Tables().DropTable(ctx, iceberg.Ident(schema, n.Table), true)
 }

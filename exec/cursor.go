@@ -176,7 +176,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 		}
 		// The scan outlives this statement, whose context ends with it;
 		// each FETCH's context still cancels the reads it drives.
-		reads := s.engine.wh.Readers().NewReadSet()
+		reads := s.engine.wh.Commits().Readers().NewReadSet()
 		res, err := sel.execute(iceberg.WithReadSet(context.WithoutCancel(ctx), reads), s, args)
 		if err != nil {
 			reads.Release()

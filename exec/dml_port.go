@@ -82,7 +82,7 @@ func (s *Session) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq
 	}
 	// Its files are as old as this: a sweep of another server that began
 	// after it makes the commit fail rather than name a swept file.
-	since, err := s.engine.wh.WriteStart(ctx, rt.Table)
+	since, err := s.engine.wh.Commits().WriteStart(ctx, rt.Table)
 	if err != nil {
 		return 0, err
 	}

@@ -26,7 +26,7 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 	}
 	before := listFiles(t, dir)
 	ctx := context.Background()
-	release, err := eng.Warehouse().HoldCommits(ctx, iceberg.Ident(iceberg.DefaultNamespace, "lt"))
+	release, err := eng.Warehouse().Commits().HoldCommits(ctx, iceberg.Ident(iceberg.DefaultNamespace, "lt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 	}
 	// Without the limit a statement waits for the turn and commits.
 	mustQuery(t, s, "RESET lock_timeout")
-	release, err = eng.Warehouse().HoldCommits(ctx, iceberg.Ident(iceberg.DefaultNamespace, "lt"))
+	release, err = eng.Warehouse().Commits().HoldCommits(ctx, iceberg.Ident(iceberg.DefaultNamespace, "lt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 		_, err := s.query(ctx, "DELETE FROM lt WHERE id = 1")
 		done <- err
 	}()
-	for eng.Warehouse().CommitsWaiting(iceberg.Ident(iceberg.DefaultNamespace, "lt")) == 0 {
+	for eng.Warehouse().Commits().CommitsWaiting(iceberg.Ident(iceberg.DefaultNamespace, "lt")) == 0 {
 		select {
 		case err := <-done:
 			t.Fatalf("DELETE finished while the turn was held: %v", err)

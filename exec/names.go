@@ -41,7 +41,7 @@ func (s *Session) searchPath() []string {
 // currentSchema is the first schema of search_path that exists.
 func (s *Session) currentSchema(ctx context.Context) (string, error) {
 	for _, ns := range s.searchPath() {
-		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+		ok, err := s.engine.wh.Tables().NamespaceExists(ctx, ns)
 		if err != nil {
 			return "", err
 		}
@@ -76,7 +76,7 @@ type resolvedTable = engine.Table
 func (s *Session) queryEnv() *engine.Env {
 	return &engine.Env{Catalog: sessionCatalog{s}, Files: copyio.Files{Port: copyioPort{s}},
 		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
-			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Manifests()}}
+			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Commits().Manifests()}}
 }
 
 // sessionCatalog resolves names as the session does.

@@ -97,7 +97,7 @@ func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, e
 		}
 		return [][]string{{v}}, nil
 	case *sql.ShowSchemas:
-		names, err := s.engine.wh.ListNamespaces(ctx)
+		names, err := s.engine.wh.Tables().ListNamespaces(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -135,21 +135,21 @@ func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, err
 	schemas := []string{schema}
 	if schema == "" {
 		schemas = s.searchPath()
-	} else if ok, err := s.engine.wh.NamespaceExists(ctx, schema); err != nil {
+	} else if ok, err := s.engine.wh.Tables().NamespaceExists(ctx, schema); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
 	var rows [][]string
 	for _, ns := range schemas {
-		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+		ok, err := s.engine.wh.Tables().NamespaceExists(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		names, err := s.engine.wh.ListTables(ctx, ns)
+		names, err := s.engine.wh.Tables().ListTables(ctx, ns)
 		if err != nil {
 			return nil, err
 		}

@@ -24,8 +24,8 @@ type statementHolds struct {
 // every table it loads and to the maintenance it runs.
 func (s *Session) holdStatement(ctx context.Context, start time.Time) (context.Context, *statementHolds) {
 	wh := s.engine.wh
-	h := &statementHolds{reads: wh.Readers().NewReadSet()}
-	id, unhold := wh.Writes().Hold(nil, start)
+	h := &statementHolds{reads: wh.Commits().Readers().NewReadSet()}
+	id, unhold := wh.Commits().Writes().Hold(nil, start)
 	h.unhold = unhold
 	ctx = iceberg.WithWriteStart(iceberg.WithReadSet(ctx, h.reads), start)
 	return iceberg.WithWriteHold(ctx, id), h

@@ -167,8 +167,8 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 	// Pinned before the head is read too, so expiry waits for the pin or
 	// keeps the head; held until the block ends, as are the files its
 	// statements write, which orphan removal must not take meanwhile.
-	pin := s.engine.wh.Readers().Begin(ident)
-	_, unhold := s.engine.wh.Writes().Hold(ident, time.Now())
+	pin := s.engine.wh.Commits().Readers().Begin(ident)
+	_, unhold := s.engine.wh.Commits().Writes().Hold(ident, time.Now())
 	left := leave
 	leave = func() { pin.Release(); unhold(); left() }
 	head, err := s.engine.wh.LoadTable(ctx, ident)
@@ -180,7 +180,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	pin.Settle(head.CurrentSnapshot())
-	since, err := s.engine.wh.WriteStart(ctx, head)
+	since, err := s.engine.wh.Commits().WriteStart(ctx, head)
 	if err != nil {
 		leave()
 		return nil, err
@@ -261,7 +261,7 @@ func (tt *txTable) current(ctx context.Context, wh *iceberg.Warehouse) (*table.T
 	if tt.view != nil {
 		return tt.view, nil
 	}
-	staged, err := wh.StageView(ctx, tt.base, tt.net)
+	staged, err := wh.Commits().StageView(ctx, tt.base, tt.net)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 // deleteOptions are the engine options every DML statement runs with.
 func (s *Session) deleteOptions(dry bool) deletes.Options {
 	return deletes.Options{DryRun: dry,
-		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Manifests()}}
+		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Commits().Manifests()}}
 }
 
 // commitTarget is the session as the port a DML statement is planned

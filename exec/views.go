@@ -34,7 +34,7 @@ func (s *Session) findView(ctx context.Context, n sql.TableName) (*engine.Table,
 		if s.tx.active && s.tx.ddl.hides(viewKey(ident)) {
 			continue
 		}
-		v, err := s.engine.wh.LoadView(ctx, ident)
+		v, err := s.engine.wh.Views().LoadView(ctx, ident)
 		if errors.Is(err, iceberg.ErrNoSuchView) {
 			continue
 		}

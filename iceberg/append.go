@@ -131,7 +131,7 @@ func Append(ctx context.Context, w *Warehouse, ident table.Identifier, files []i
 	err := checkDistinctFiles(files)
 	var out *table.Table
 	if err == nil {
-		out, err = w.CommitLoop(RetryPolicy{}).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
+		out, err = w.Commits().CommitLoop(RetryPolicy{}).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
 			return FileChange{AddData: files, Props: props}, nil, nil
 		})
 	}

@@ -77,7 +77,7 @@ func TestPartitionTransformsRoundTrip(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := partCols()
 	ident := Ident("public", "parts")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), partSpec(), nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), partSpec(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestConcurrentAppendsAllLand(t *testing.T) {
 	w2 := openTest(t, dir) // a second server process on the same data dir
 	cols := allTypeCols()[:3]
 	ident := Ident("public", "conc")
-	if _, err := w1.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w1.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	const writers, appends, per = 2, 4, 3
@@ -215,7 +215,7 @@ func TestFailedWriteLeavesNoFiles(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ident := Ident("public", c.name)
-			tbl, err := w.CreateTable(ctx, ident, icebergSchema(c.cols), c.spec, nil)
+			tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(c.cols), c.spec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,7 +240,7 @@ func TestFailedAppendRemovesFiles(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()[:3]
 	ident := Ident("public", "t")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestSQLCommitReadsInIcebergGo(t *testing.T) {
 		ident := Ident(DefaultNamespace, "c_"+codec)
 		spec := TableSpec{Fields: []PartitionField{{Source: "p", Transform: ice.IdentityTransform{}}}}
 		props := map[string]string{propFormatVersion: "2", table.MetadataCompressionKey: codec}
-		if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), spec, props); err != nil {
+		if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), spec, props); err != nil {
 			t.Fatal(err)
 		}
 		first := appendRows(t, w, ident, cols, genRows(cols, 0, 10))

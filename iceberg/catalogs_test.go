@@ -26,7 +26,7 @@ func TestSQLCatalogOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.CreateNamespace(ctx, "sales"); err != nil {
+	if err := w.Tables().CreateNamespace(ctx, "sales"); err != nil {
 		t.Fatal(err)
 	}
 	w2, err := Open(ctx, cfg)
@@ -34,7 +34,7 @@ func TestSQLCatalogOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w2.Close()
-	names, err := w2.ListNamespaces(ctx)
+	names, err := w2.Tables().ListNamespaces(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

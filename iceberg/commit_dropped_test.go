@@ -18,7 +18,7 @@ func TestCommitChangeOnDroppedTable(t *testing.T) {
 	base := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
 	before := avroFiles(t, base)
 	change := FileChange{AddData: writeRows(t, base, 50, 55)}
-	if err := w.DropTable(ctx, ident, false); err != nil {
+	if err := w.Tables().DropTable(ctx, ident, false); err != nil {
 		t.Fatal(err)
 	}
 	_, err := CommitChange(ctx, w.Catalog(), base, change)

@@ -83,8 +83,8 @@ func TestGroupCommit(t *testing.T) {
 // the first leader sees them all. It returns each statement's error.
 func commitAllWaiting(t *testing.T, w *Warehouse, ident table.Identifier, plans []ChangeFunc) []error {
 	t.Helper()
-	loop := w.CommitLoop(RetryPolicy{})
-	turn := w.queue.turnOf(ident, table.MainBranch)
+	loop := w.Commits().CommitLoop(RetryPolicy{})
+	turn := w.commits.queue.turnOf(ident, table.MainBranch)
 	turn.turn <- struct{}{}
 	errs := make([]error, len(plans))
 	var wg sync.WaitGroup

@@ -113,8 +113,8 @@ func (c *liveFilesCache) get(ctx context.Context, tbl *table.Table) (map[string]
 // until release is called (or ctx ends first: an error). For tests that
 // need statements to queue up, and for work that must see no commit of
 // this process land meanwhile.
-func (w *Warehouse) HoldCommits(ctx context.Context, ident table.Identifier) (release func(), err error) {
-	turn := w.queue.turnOf(ident, table.MainBranch)
+func (c *Commits) HoldCommits(ctx context.Context, ident table.Identifier) (release func(), err error) {
+	turn := c.queue.turnOf(ident, table.MainBranch)
 	select {
 	case turn.turn <- struct{}{}:
 		return turn.release, nil
@@ -125,8 +125,8 @@ func (w *Warehouse) HoldCommits(ctx context.Context, ident table.Identifier) (re
 
 // CommitsWaiting is how many statements of this process wait for ident's
 // turn.
-func (w *Warehouse) CommitsWaiting(ident table.Identifier) int {
-	turn := w.queue.turnOf(ident, table.MainBranch)
+func (c *Commits) CommitsWaiting(ident table.Identifier) int {
+	turn := c.queue.turnOf(ident, table.MainBranch)
 	turn.mu.Lock()
 	defer turn.mu.Unlock()
 	return len(turn.waiting)

@@ -81,7 +81,7 @@ const (
 // DefaultRowGroupRows) and the page layout (DefaultPageBytes,
 // DefaultPageRows). Field IDs of the result come from the
 // catalog, not from sc: always read them from the returned table.
-func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc *ice.Schema,
+func (t *Tables) CreateTable(ctx context.Context, ident table.Identifier, sc *ice.Schema,
 	spec TableSpec, props map[string]string,
 ) (*table.Table, error) {
 	what := "create table " + IdentKey(ident)
@@ -90,10 +90,10 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 	}
 	// Before the catalog writes the first metadata file, which may already
 	// go to write.metadata.path.
-	if err := checkLocations(props, w.roots); err != nil {
+	if err := checkLocations(props, t.roots); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	opts, err := w.createLocation(ctx, ident, props)
+	opts, err := t.createLocation(ctx, ident, props)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -125,7 +125,7 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 		}
 	}
 	opts = append(opts, catalog.WithPartitionSpec(&pspec), catalog.WithProperties(tprops))
-	tbl, err := w.cat.CreateTable(ctx, ident, sc, opts...)
+	tbl, err := t.wh.cat.CreateTable(ctx, ident, sc, opts...)
 	if err != nil {
 		if ne := refusedName(err, "table", ident[len(ident)-1]); ne != nil {
 			return nil, ne
@@ -140,17 +140,17 @@ func (w *Warehouse) CreateTable(ctx context.Context, ident table.Identifier, sc 
 // (or under the schema's location), but with the names as path segments
 // that unescape to themselves, so that no name reaches another directory.
 // A REST catalog's server chooses.
-func (w *Warehouse) createLocation(ctx context.Context, ident table.Identifier, props map[string]string) ([]catalog.CreateTableOpt, error) {
-	if w.sqlWarehouse == "" || props["location"] != "" || len(ident) != 2 {
+func (t *Tables) createLocation(ctx context.Context, ident table.Identifier, props map[string]string) ([]catalog.CreateTableOpt, error) {
+	if t.wh.sqlWarehouse == "" || props["location"] != "" || len(ident) != 2 {
 		return nil, nil
 	}
-	nsProps, err := w.cat.LoadNamespaceProperties(ctx, namespaceIdent(ident[0]))
+	nsProps, err := t.wh.cat.LoadNamespaceProperties(ctx, namespaceIdent(ident[0]))
 	if err != nil {
 		return nil, mapCatalogErr("schema "+ident[0], err)
 	}
 	nsLoc := nsProps.Get("location", "")
-	loc := tableLocation(w.sqlWarehouse, nsLoc, ident[0], ident[1])
-	root := w.sqlWarehouse
+	loc := tableLocation(t.wh.sqlWarehouse, nsLoc, ident[0], ident[1])
+	root := t.wh.sqlWarehouse
 	if nsLoc != "" {
 		root = nsLoc
 	}

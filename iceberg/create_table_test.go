@@ -42,7 +42,7 @@ func writeIDs(t *testing.T, w *Warehouse, name string, props map[string]string, 
 	ctx := context.Background()
 	ident := Ident("public", name)
 	sc := ice.NewSchema(0, ice.NestedField{ID: 1, Name: "id", Type: ice.PrimitiveTypes.Int64, Required: true})
-	tbl, err := w.CreateTable(ctx, ident, sc, TableSpec{}, props)
+	tbl, err := w.Tables().CreateTable(ctx, ident, sc, TableSpec{}, props)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func checkEmptyStringBounds(t *testing.T, spec TableSpec, batches [][]row) {
 		{"s", ice.PrimitiveTypes.String, arrow.BinaryTypes.String, nil},
 	}
 	ident := Ident("public", "empties")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), spec, nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	ice "github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
@@ -31,24 +30,24 @@ type ExpireOutcome struct {
 // so no open cursor, block or running query loses a file. The commit takes this process's turn at the table, so its
 // own statements cannot make it lose; a commit of another process makes it
 // start again.
-func (w *Warehouse) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
-	return w.expire(ctx, ident, olderThan, retainLast, &w.readers)
+func (m *Maintenance) ExpireSnapshots(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int) (ExpireOutcome, error) {
+	return m.expire(ctx, ident, olderThan, retainLast, &m.commits.readers)
 }
 
 // PurgeSnapshots expires every snapshot no branch or tag keeps, whatever
 // this process's readers read (erasure: a reader of an older snapshot then
 // finds its files gone), and deletes the files only they referenced.
-func (w *Warehouse) PurgeSnapshots(ctx context.Context, ident table.Identifier) (ExpireOutcome, error) {
-	return w.expire(ctx, ident, 0, 1, nil)
+func (m *Maintenance) PurgeSnapshots(ctx context.Context, ident table.Identifier) (ExpireOutcome, error) {
+	return m.expire(ctx, ident, 0, 1, nil)
 }
 
 // expire commits the expiry and removes what it freed, keeping what
 // readers (nil: none) read.
-func (w *Warehouse) expire(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (ExpireOutcome, error) {
+func (m *Maintenance) expire(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (ExpireOutcome, error) {
 	what := "expire snapshots of " + IdentKey(ident)
 	wait := time.Millisecond
 	for attempt := 0; ; {
-		before, after, err := w.commitExpiry(ctx, ident, olderThan, retainLast, readers)
+		before, after, err := m.commitExpiry(ctx, ident, olderThan, retainLast, readers)
 		if errors.Is(err, errUnpinned) {
 			// A reader is between taking its pin and reading the head:
 			// a catalog load's time, outside the table's turn.
@@ -59,7 +58,7 @@ func (w *Warehouse) expire(ctx context.Context, ident table.Identifier, olderTha
 			continue
 		}
 		if err == nil {
-			out, err := w.removeExpired(ctx, before, after)
+			out, err := m.removeExpired(ctx, before, after)
 			if err != nil {
 				return out, fmt.Errorf("%s: %w", what, err)
 			}
@@ -91,13 +90,13 @@ func isRequirementFailure(err error) bool {
 // retention); the snapshots readers read are then taken out of that.
 // Readers are asked after the head is read: one that reads the head later
 // reads a snapshot the expiry keeps (the current one).
-func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (*table.Table, table.Metadata, error) {
-	release, err := w.HoldCommits(ctx, ident)
+func (m *Maintenance) commitExpiry(ctx context.Context, ident table.Identifier, olderThan time.Duration, retainLast int, readers *Readers) (*table.Table, table.Metadata, error) {
+	release, err := m.commits.HoldCommits(ctx, ident)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer release()
-	before, err := w.LoadTable(withoutReadSet(ctx), ident)
+	before, err := m.wh.LoadTable(withoutReadSet(ctx), ident)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +117,7 @@ func (w *Warehouse) commitExpiry(ctx context.Context, ident table.Identifier, ol
 		id := ref.SnapshotID
 		reqs = append(reqs, table.AssertRefSnapshotID(name, &id))
 	}
-	after, _, err := w.cat.CommitTable(ctx, ident, reqs, updates)
+	after, _, err := m.wh.cat.CommitTable(ctx, ident, reqs, updates)
 	return before, after, err
 }
 
@@ -159,13 +158,13 @@ func expiryUpdates(tbl *table.Table, olderThan time.Duration, retainLast int, ke
 
 // removeExpired deletes the files the snapshots of before that after no
 // longer has referenced, unless after's snapshots reference them too.
-func (w *Warehouse) removeExpired(ctx context.Context, before *table.Table, after table.Metadata) (ExpireOutcome, error) {
+func (m *Maintenance) removeExpired(ctx context.Context, before *table.Table, after table.Metadata) (ExpireOutcome, error) {
 	var out ExpireOutcome
 	fs, err := FS(ctx, before)
 	if err != nil {
 		return out, err
 	}
-	gone, n, err := expiredFiles(ctx, fs, before.Metadata(), after, w.refs)
+	gone, n, err := expiredFiles(ctx, fs, before.Metadata(), after, m.refs)
 	out.ExpiredSnapshots = n
 	if err != nil {
 		return out, err
@@ -284,34 +283,4 @@ func lineBase(meta table.Metadata, expired []table.Snapshot) (table.Snapshot, bo
 		at = s.ParentSnapshotID
 	}
 	return base, n == len(expired)
-}
-
-// ErrNotAncestor: a rollback's target is not in the current snapshot's
-// history.
-var ErrNotAncestor = errors.New("snapshot is not an ancestor of the current snapshot")
-
-// RollbackToSnapshot makes snapshotID, an ancestor of the current
-// snapshot, current again (metadata only; the later snapshots stay until
-// they expire). It returns the snapshot that was current.
-func (w *Warehouse) RollbackToSnapshot(ctx context.Context, ident table.Identifier, snapshotID int64) (int64, error) {
-	what := "roll back " + IdentKey(ident)
-	tbl, err := w.LoadTable(ctx, ident)
-	if err != nil {
-		return 0, err
-	}
-	var prev int64
-	if cur := tbl.CurrentSnapshot(); cur != nil {
-		prev = cur.SnapshotID
-	}
-	tx := tbl.NewTransaction()
-	if err := tx.RollbackToSnapshot(snapshotID); err != nil {
-		if errors.Is(err, ice.ErrInvalidArgument) {
-			return 0, fmt.Errorf("%s to %d: %w", what, snapshotID, ErrNotAncestor)
-		}
-		return 0, fmt.Errorf("%s: %w", what, err)
-	}
-	if _, err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
-	}
-	return prev, nil
 }

@@ -72,7 +72,7 @@ func expireDifferential(t *testing.T, v int) {
 		t.Fatal(err)
 	}
 	oldest := slices.MinFunc(tbl.Metadata().Snapshots(), func(a, b table.Snapshot) int { return int(a.SequenceNumber - b.SequenceNumber) })
-	if _, err := w.SetRef(ctx, ident, RefChange{Name: "t1", Tag: true, SnapshotID: &oldest.SnapshotID, Create: true}); err != nil {
+	if _, err := w.Branches().SetRef(ctx, ident, RefChange{Name: "t1", Tag: true, SnapshotID: &oldest.SnapshotID, Create: true}); err != nil {
 		t.Fatal(err)
 	}
 	for step := 28; step < 32; step++ {
@@ -87,7 +87,7 @@ func expireDifferential(t *testing.T, v int) {
 		t.Fatal(err)
 	}
 	compareExpiredFiles(t, tbl, expireAllBut(t, tbl, 1).Metadata(), false)
-	if err := w.DropRef(ctx, ident, "t1", true); err != nil {
+	if err := w.Branches().DropRef(ctx, ident, "t1", true); err != nil {
 		t.Fatal(err)
 	}
 	forkedExpiry(t, w, ident, m)
@@ -117,7 +117,7 @@ func forkedExpiry(t *testing.T, w *Warehouse, ident table.Identifier, m *planMod
 		return *tbl.CurrentSnapshot()
 	}
 	move := func(id int64) {
-		if _, err := w.SetRef(ctx, ident, RefChange{Name: table.MainBranch, SnapshotID: &id, Replace: true}); err != nil {
+		if _, err := w.Branches().SetRef(ctx, ident, RefChange{Name: table.MainBranch, SnapshotID: &id, Replace: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

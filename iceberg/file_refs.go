@@ -157,23 +157,23 @@ func walkReferences(ctx context.Context, fs iceio.IO, snaps []table.Snapshot, re
 
 // SnapshotFiles are the data and the delete files snap of tbl reads, by
 // path.
-func (w *Warehouse) SnapshotFiles(ctx context.Context, tbl *table.Table, snap table.Snapshot) (data, deletes map[string]bool, err error) {
+func (m *Maintenance) SnapshotFiles(ctx context.Context, tbl *table.Table, snap table.Snapshot) (data, deletes map[string]bool, err error) {
 	fs, err := FS(ctx, tbl)
 	if err != nil {
 		return nil, nil, err
 	}
-	manifests, err := w.refs.manifests(fs, snap)
+	manifests, err := m.refs.manifests(fs, snap)
 	if err != nil {
 		return nil, nil, fmt.Errorf("manifests of snapshot %d: %w", snap.SnapshotID, err)
 	}
 	data, deletes = map[string]bool{}, map[string]bool{}
-	for _, m := range manifests {
-		files, err := w.refs.liveFiles(fs, m)
+	for _, mf := range manifests {
+		files, err := m.refs.liveFiles(fs, mf)
 		if err != nil {
-			return nil, nil, fmt.Errorf("manifest %s: %w", m.FilePath(), err)
+			return nil, nil, fmt.Errorf("manifest %s: %w", mf.FilePath(), err)
 		}
 		into := data
-		if m.ManifestContent() == ice.ManifestContentDeletes {
+		if mf.ManifestContent() == ice.ManifestContentDeletes {
 			into = deletes
 		}
 		for _, f := range files {

@@ -24,7 +24,7 @@ func refsTable(t *testing.T, appends int) (*Warehouse, table.Identifier) {
 	w := openTest(t, t.TempDir())
 	ident := table.Identifier{"public", "t"}
 	cols := []testCol{{"id", ice.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, func(i int) any { return int64(i) }}}
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range appends {
@@ -80,7 +80,7 @@ type turnProbe struct {
 
 func (p *turnProbe) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	if p.armed {
-		turn := p.w.queue.turnOf(ident, table.MainBranch)
+		turn := p.w.commits.queue.turnOf(ident, table.MainBranch)
 		select {
 		case turn.turn <- struct{}{}:
 			<-turn.turn
@@ -109,14 +109,14 @@ func TestExpiryTakesTheCommitTurn(t *testing.T) {
 	probe.w = w
 	ident := table.Identifier{"public", "t"}
 	cols := []testCol{{"id", ice.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, func(i int) any { return int64(i) }}}
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 4 {
 		appendRows(t, w, ident, cols, genRows(cols, i*3, i*3+3))
 	}
 	probe.armed = true
-	out, err := w.ExpireSnapshots(ctx, ident, 0, 1)
+	out, err := w.Maintenance().ExpireSnapshots(ctx, ident, 0, 1)
 	probe.armed = false
 	if err != nil {
 		t.Fatal(err)

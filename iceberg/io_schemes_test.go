@@ -158,7 +158,7 @@ func TestS3TableReadsAreRanged(t *testing.T) {
 	w, proxy := s3Lake(t)
 	cols := allTypeCols()
 	ident := Ident("public", "ranged")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

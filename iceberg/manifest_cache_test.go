@@ -35,7 +35,7 @@ func testManifestCacheCommits(t *testing.T, v int) {
 	commit := func(change FileChange) {
 		t.Helper()
 		var err error
-		tbl, err = w.CommitLoop(RetryPolicy{}).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
+		tbl, err = w.Commits().CommitLoop(RetryPolicy{}).Commit(ctx, ident, func(context.Context, *table.Table) (FileChange, []string, error) {
 			return change, nil, nil
 		})
 		if err != nil {
@@ -78,7 +78,7 @@ func testManifestCacheCommits(t *testing.T, v int) {
 		}
 	}
 	assertSameRows(t, icebergGoRows(t, tbl), modelRows(cols, want))
-	if w.manifests.held.Used() == 0 {
+	if w.commits.manifests.held.Used() == 0 {
 		t.Fatal("the commits cached no manifest")
 	}
 }
@@ -93,7 +93,7 @@ func checkCachedManifests(t *testing.T, w *Warehouse, tbl *table.Table) {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		cached, ok := w.manifests.held.Peek(keyOf(mf))
+		cached, ok := w.commits.manifests.held.Peek(keyOf(mf))
 		if !ok {
 			continue
 		}

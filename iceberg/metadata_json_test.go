@@ -41,13 +41,13 @@ func TestMetadataJSONAsIcebergGo(t *testing.T) {
 				checkMetadataFile(t, tbl, true)
 				switch i {
 				case 4:
-					tbl, err := w.SetProperties(ctx, ident, map[string]string{"note": `<a & "b"> ` + "\u2028 \t é"})
+					tbl, err := w.Tables().SetProperties(ctx, ident, map[string]string{"note": `<a & "b"> ` + "\u2028 \t é"})
 					if err != nil {
 						t.Fatal(err)
 					}
 					checkMetadataFile(t, tbl, true)
 				case 8:
-					if _, err := w.ExpireSnapshots(ctx, ident, 0, 5); err != nil {
+					if _, err := w.Maintenance().ExpireSnapshots(ctx, ident, 0, 5); err != nil {
 						t.Fatal(err)
 					}
 					tbl, err := w.LoadTable(ctx, ident)
@@ -57,7 +57,7 @@ func TestMetadataJSONAsIcebergGo(t *testing.T) {
 					checkMetadataFile(t, tbl, false)
 				}
 			}
-			if _, err := w.RollbackToSnapshot(ctx, ident, first); err == nil {
+			if _, err := w.Branches().RollbackToSnapshot(ctx, ident, first); err == nil {
 				t.Fatal("rollback to an expired snapshot succeeded")
 			}
 			tbl, err := w.LoadTable(ctx, ident)
@@ -65,7 +65,7 @@ func TestMetadataJSONAsIcebergGo(t *testing.T) {
 				t.Fatal(err)
 			}
 			snaps := tbl.Metadata().Snapshots()
-			if _, err := w.RollbackToSnapshot(ctx, ident, snaps[len(snaps)-3].SnapshotID); err != nil {
+			if _, err := w.Branches().RollbackToSnapshot(ctx, ident, snaps[len(snaps)-3].SnapshotID); err != nil {
 				t.Fatal(err)
 			}
 			if tbl, err = w.LoadTable(ctx, ident); err != nil {
@@ -143,7 +143,7 @@ func TestMetadataJSONCacheFollowsTable(t *testing.T) {
 func TestMetadataJSONWithoutSnapshots(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	ident := createPCTable(t, w, "e", 2)
-	tbl, err := w.SetProperties(context.Background(), ident, map[string]string{"k": "v"})
+	tbl, err := w.Tables().SetProperties(context.Background(), ident, map[string]string{"k": "v"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestTimeTravel(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()[:4]
 	ident := Ident("public", "tt")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	first := genRows(cols, 0, 6)
@@ -68,7 +68,7 @@ func TestMetadataTables(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := partCols()
 	ident := Ident("public", "meta")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{Fields: partSpec().Fields[1:2]}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{Fields: partSpec().Fields[1:2]}, nil); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, cols, genRows(cols, 0, 7))
@@ -199,7 +199,7 @@ func TestNestedColumnsAsJSON(t *testing.T) {
 			ValueID: 9, ValueType: ice.PrimitiveTypes.Float64}},
 		ice.NestedField{ID: 10, Name: "fx", Type: ice.FixedTypeOf(3)},
 	)
-	tbl, err := w.CreateTable(ctx, Ident("public", "nested"), sc, TableSpec{}, nil)
+	tbl, err := w.Tables().CreateTable(ctx, Ident("public", "nested"), sc, TableSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestOrphanListingSkipsFilesRemovedMeanwhile(t *testing.T) {
 	w := openTest(t, dir)
 	ident := table.Identifier{"public", "t"}
 	cols := []testCol{{"id", ice.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, func(i int) any { return int64(i) }}}
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tbl := appendRows(t, w, ident, cols, genRows(cols, 0, 10))
@@ -75,7 +75,7 @@ func TestOrphanListingSkipsFilesRemovedMeanwhile(t *testing.T) {
 	if !v.done {
 		t.Fatal("the walk never removed the victim: the test checks nothing")
 	}
-	known, err := w.tableFiles(ctx, tbl)
+	known, err := w.maint.tableFiles(ctx, tbl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,17 +34,17 @@ const writeSlack = 2 * time.Second
 // heads' references (every snapshot's manifest lists, manifests, data and
 // delete files, statistics files and the metadata log). A file gone by the
 // time it is deleted is not an error.
-func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifier, olderThan time.Duration) (OrphanOutcome, error) {
+func (m *Maintenance) RemoveOrphanFiles(ctx context.Context, ident table.Identifier, olderThan time.Duration) (OrphanOutcome, error) {
 	what := "remove orphan files of " + IdentKey(ident)
 	pinless := withoutReadSet(ctx)
 	cutoff := time.Now().Add(-olderThan)
-	if since, ok := w.writes.oldest(ident, writeHoldOf(ctx)); ok {
+	if since, ok := m.commits.writes.oldest(ident, writeHoldOf(ctx)); ok {
 		cutoff = minTime(cutoff, since.Add(-writeSlack))
 	}
-	if err := w.announceSweep(ctx, ident, cutoff); err != nil {
+	if err := m.announceSweep(ctx, ident, cutoff); err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
-	before, err := w.LoadTable(pinless, ident)
+	before, err := m.wh.LoadTable(pinless, ident)
 	if err != nil {
 		return OrphanOutcome{}, err
 	}
@@ -56,11 +56,11 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
-	after, err := w.LoadTable(pinless, ident)
+	after, err := m.wh.LoadTable(pinless, ident)
 	if err != nil {
 		return OrphanOutcome{}, err
 	}
-	known, err := w.tableFiles(ctx, before, after)
+	known, err := m.tableFiles(ctx, before, after)
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -68,7 +68,7 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 	if err != nil {
 		return OrphanOutcome{}, fmt.Errorf("%s: %w", what, err)
 	}
-	orphans = w.sparedWriters(ident, writeHoldOf(ctx), cutoff, orphans)
+	orphans = m.sparedWriters(ident, writeHoldOf(ctx), cutoff, orphans)
 	var out OrphanOutcome
 	for _, f := range orphans {
 		removed, err := removeFile(fs, f.path)
@@ -86,8 +86,8 @@ func (w *Warehouse) RemoveOrphanFiles(ctx context.Context, ident table.Identifie
 // sparedWriters is orphans without the files a writer of this process
 // that began after the cutoff was chosen may have written: its files are
 // younger than it (give or take writeSlack), and none of them is an orphan.
-func (w *Warehouse) sparedWriters(ident table.Identifier, self uint64, cutoff time.Time, orphans []listedFile) []listedFile {
-	since, ok := w.writes.oldest(ident, self)
+func (m *Maintenance) sparedWriters(ident table.Identifier, self uint64, cutoff time.Time, orphans []listedFile) []listedFile {
+	since, ok := m.commits.writes.oldest(ident, self)
 	if !ok || !since.Add(-writeSlack).Before(cutoff) {
 		return orphans
 	}
@@ -118,7 +118,7 @@ func unreferenced(listed []listedFile, known map[string]bool) ([]listedFile, err
 
 // tableFiles is every file the metadata of any of tbls references, by
 // fileKey.
-func (w *Warehouse) tableFiles(ctx context.Context, tbls ...*table.Table) (map[string]bool, error) {
+func (m *Maintenance) tableFiles(ctx context.Context, tbls ...*table.Table) (map[string]bool, error) {
 	known := map[string]bool{}
 	for _, tbl := range tbls {
 		fs, err := FS(ctx, tbl)
@@ -128,7 +128,7 @@ func (w *Warehouse) tableFiles(ctx context.Context, tbls ...*table.Table) (map[s
 		md := tbl.Metadata()
 		// An expiry running meanwhile may have removed what a snapshot of
 		// either head named; it removes only what no kept snapshot does.
-		refs, err := expiredReferences(ctx, fs, md.Snapshots(), w.refs)
+		refs, err := expiredReferences(ctx, fs, md.Snapshots(), m.refs)
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func pgTable(t *testing.T, v int) (*table.Table, []row) {
 	w := openTest(t, t.TempDir())
 	cols := rgCols()
 	ident := Ident("public", "pg")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, pagedProps(v, pgGroupRows)); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, pagedProps(v, pgGroupRows)); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, cols, genRows(cols, 0, 120))
@@ -161,7 +161,7 @@ func TestPageReadsInOrderAndStop(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := rgCols()[:3]
 	ident := Ident("public", "many")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, pagedProps(2, pgGroupRows)); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, pagedProps(2, pgGroupRows)); err != nil {
 		t.Fatal(err)
 	}
 	tbl := appendRows(t, w, ident, cols, genRows(cols, 0, 1000))
@@ -220,11 +220,11 @@ func TestPageReadsEvolvedSchema(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	oldCols := []testCol{rgCols()[0], rgCols()[1]} // id, i (int)
 	ident := Ident("public", "evolved")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(oldCols), TableSpec{}, pagedProps(2, pgGroupRows)); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(oldCols), TableSpec{}, pagedProps(2, pgGroupRows)); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, oldCols, genRows(oldCols, 0, 200))
-	_, err := w.EvolveSchema(ctx, ident, false, func(_ *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
+	_, err := w.Tables().EvolveSchema(ctx, ident, false, func(_ *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
 		us.AddColumn([]string{"extra"}, ice.PrimitiveTypes.String, "", false, nil)
 		us.UpdateColumn([]string{"i"}, table.ColumnUpdate{FieldType: ice.Optional[ice.Type]{Valid: true, Val: ice.PrimitiveTypes.Int64}})
 		return nil, nil, nil

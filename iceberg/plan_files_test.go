@@ -87,7 +87,7 @@ func planDifferential(t *testing.T, v int, seed uint64) {
 	pruned := 0
 	for step := range 14 {
 		if step == 7 { // files from now on are partitioned by p and bucket(4, id) too
-			if _, err := w.EvolveSpec(ctx, ident, func(_ *table.Table, us *table.UpdateSpec) error {
+			if _, err := w.Tables().EvolveSpec(ctx, ident, func(_ *table.Table, us *table.UpdateSpec) error {
 				us.AddField("id", ice.BucketTransform{NumBuckets: 4}, "id_bucket")
 				return nil
 			}); err != nil {
@@ -371,7 +371,7 @@ func TestPlanFilesKeepsEmptyStringPartitions(t *testing.T) {
 	}
 	ident := Ident("public", "empties")
 	spec := TableSpec{Fields: []PartitionField{{Source: "s", Transform: ice.IdentityTransform{}}}}
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), spec, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), spec, nil); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, cols, []row{{"id": int64(1), "s": ""}})

@@ -37,7 +37,7 @@ func createPCTable(t *testing.T, w *Warehouse, name string, v int) table.Identif
 	ident := Ident(DefaultNamespace, name)
 	spec := TableSpec{Fields: []PartitionField{{Source: "p", Transform: ice.IdentityTransform{}}}}
 	props := map[string]string{propFormatVersion: fmt.Sprint(v)}
-	if _, err := w.CreateTable(context.Background(), ident, icebergSchema(pcCols()), spec, props); err != nil {
+	if _, err := w.Tables().CreateTable(context.Background(), ident, icebergSchema(pcCols()), spec, props); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 	return ident

@@ -33,7 +33,7 @@ func testManifestMerge(t *testing.T, v int, props map[string]string) {
 	w := openTest(t, t.TempDir())
 	ident := createPCTable(t, w, "m", v)
 	if props != nil {
-		if _, err := w.SetProperties(ctx, ident, props); err != nil {
+		if _, err := w.Tables().SetProperties(ctx, ident, props); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -224,7 +224,7 @@ func TestStageViewMergesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer merged.Discard()
-	view, err := w.StageView(ctx, tbl, change)
+	view, err := w.Commits().StageView(ctx, tbl, change)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,13 @@ import (
 // SetProperties sets table properties of ident. format-version is not a
 // property in Iceberg metadata: a higher value upgrades the table, the same
 // value is a no-op, a lower one fails with ErrFormatDowngrade.
-func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, props map[string]string) (*table.Table, error) {
+func (t *Tables) SetProperties(ctx context.Context, ident table.Identifier, props map[string]string) (*table.Table, error) {
 	what := "alter table " + IdentKey(ident)
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := t.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLocations(props, w.tableRoots(tbl)); err != nil {
+	if err := checkLocations(props, t.tableRoots(tbl)); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	rest := ice.Properties{}
@@ -40,8 +40,8 @@ func (w *Warehouse) SetProperties(ctx context.Context, ident table.Identifier, p
 // tableRoots are where an existing table's properties may place files: the
 // warehouse roots and the table's own location, which its catalog chose
 // (or which was checked when the table was created here).
-func (w *Warehouse) tableRoots(tbl *table.Table) []location {
-	roots := w.roots
+func (t *Tables) tableRoots(tbl *table.Table) []location {
+	roots := t.roots
 	if l, err := parseLocation(tbl.Location()); err == nil {
 		roots = append(slices.Clip(roots), l)
 	}
@@ -63,12 +63,12 @@ func stageFormatVersion(tx *table.Transaction, current int, v string) error {
 }
 
 // RemoveProperties removes table properties of ident; format-version cannot be removed.
-func (w *Warehouse) RemoveProperties(ctx context.Context, ident table.Identifier, keys []string) (*table.Table, error) {
+func (t *Tables) RemoveProperties(ctx context.Context, ident table.Identifier, keys []string) (*table.Table, error) {
 	what := "alter table " + IdentKey(ident)
 	if slices.Contains(keys, propFormatVersion) {
 		return nil, fmt.Errorf("%s: %w: %s cannot be reset", what, ErrInvalidProperty, propFormatVersion)
 	}
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := t.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return nil, err
 	}

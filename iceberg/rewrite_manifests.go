@@ -21,10 +21,10 @@ type RewriteManifestsOutcome struct {
 // commit.manifest.min-count-to-merge of them are merged (magmalake's
 // default is 4, other engines' 100), and every scan plan reads them all.
 // A commit that lands first makes it plan again.
-func (w *Warehouse) RewriteManifests(ctx context.Context, ident table.Identifier) (RewriteManifestsOutcome, error) {
+func (m *Maintenance) RewriteManifests(ctx context.Context, ident table.Identifier) (RewriteManifestsOutcome, error) {
 	what := "rewrite manifests of " + IdentKey(ident)
 	for attempt := 0; ; attempt++ {
-		tbl, err := w.LoadTable(ctx, ident)
+		tbl, err := m.wh.LoadTable(ctx, ident)
 		if err != nil {
 			return RewriteManifestsOutcome{}, err
 		}

@@ -87,7 +87,7 @@ func rgTable(t *testing.T, v int, extraProps ...string) (*table.Table, []row) {
 	for i := 0; i+1 < len(extraProps); i += 2 {
 		props[extraProps[i]] = extraProps[i+1]
 	}
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, props); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, props); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, cols, genRows(cols, 0, 120))

@@ -19,7 +19,7 @@ func TestAllTypesRoundTrip(t *testing.T) {
 			w := openTest(t, t.TempDir())
 			cols := allTypeCols()
 			ident := Ident("public", "all_types")
-			if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, map[string]string{"format-version": fv}); err != nil {
+			if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, map[string]string{"format-version": fv}); err != nil {
 				t.Fatal(err)
 			}
 			first, second := genRows(cols, 0, 25), genRows(cols, 25, 40)
@@ -48,7 +48,7 @@ func TestScanProjectionOrderAndFilter(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()
 	ident := Ident("public", "proj")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows := genRows(cols, 0, 30)
@@ -114,7 +114,7 @@ func TestScanEmptyTableAndCancel(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()[:3]
 	ident := Ident("public", "empty")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ const schemaAttempts = 8
 // another commit lands first the edit is staged again on the new head.
 // allowIncompatible lets optional columns become required (the caller
 // checked there is no NULL) and required ones be added to empty tables.
-func (w *Warehouse) EvolveSchema(ctx context.Context, ident table.Identifier, allowIncompatible bool, edit SchemaEdit) (*table.Table, error) {
-	return w.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
+func (t *Tables) EvolveSchema(ctx context.Context, ident table.Identifier, allowIncompatible bool, edit SchemaEdit) (*table.Table, error) {
+	return t.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
 		us := tx.UpdateSchema(true, allowIncompatible)
 		set, remove, err := edit(tbl, us)
 		if err != nil {
@@ -52,11 +52,11 @@ type errEdit struct{ error }
 // alterCommit stages a metadata change with stage on a transaction of
 // ident's head and commits it, staging again on the new head (up to
 // schemaAttempts times) when another commit lands first.
-func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, stage func(tbl *table.Table, tx *table.Transaction) error) (*table.Table, error) {
+func (t *Tables) alterCommit(ctx context.Context, ident table.Identifier, stage func(tbl *table.Table, tx *table.Transaction) error) (*table.Table, error) {
 	what := "alter table " + IdentKey(ident)
 	var lost error
 	for range schemaAttempts {
-		tbl, err := w.LoadTable(ctx, ident)
+		tbl, err := t.wh.LoadTable(ctx, ident)
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 			}
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		out, err := w.commitAlter(ctx, tbl, tx)
+		out, err := t.commitAlter(ctx, tbl, tx)
 		if err == nil {
 			return out, nil
 		}
@@ -84,7 +84,7 @@ func (w *Warehouse) alterCommit(ctx context.Context, ident table.Identifier, sta
 // catalog, with the defaults of the schemas it adds in the JSON form
 // (SpecSchema): iceberg-go's schema updates hold typed values, which it
 // would write as numbers (dates, times, timestamps) or lose (decimals).
-func (w *Warehouse) commitAlter(ctx context.Context, tbl *table.Table, tx *table.Transaction) (*table.Table, error) {
+func (t *Tables) commitAlter(ctx context.Context, tbl *table.Table, tx *table.Transaction) (*table.Table, error) {
 	tc, err := tx.TableCommit()
 	if err != nil {
 		return nil, err
@@ -106,11 +106,11 @@ func (w *Warehouse) commitAlter(ctx context.Context, tbl *table.Table, tx *table
 		}
 		updates[i] = table.NewAddSchemaUpdate(sc)
 	}
-	meta, loc, err := w.cat.CommitTable(ctx, tbl.Identifier(), tc.Requirements, updates)
+	meta, loc, err := t.wh.cat.CommitTable(ctx, tbl.Identifier(), tc.Requirements, updates)
 	if err != nil {
 		return nil, err
 	}
-	return table.New(tbl.Identifier(), meta, loc, tbl.FS, w.cat), nil
+	return table.New(tbl.Identifier(), meta, loc, tbl.FS, t.wh.cat), nil
 }
 
 // addedSchema is the schema an add-schema update adds to base (the update
@@ -130,11 +130,11 @@ func addedSchema(base table.Metadata, u table.Update) (*ice.Schema, error) {
 }
 
 // RenameTable moves a table to another name or namespace of its catalog.
-func (w *Warehouse) RenameTable(ctx context.Context, from, to table.Identifier) error {
+func (t *Tables) RenameTable(ctx context.Context, from, to table.Identifier) error {
 	if err := checkIdent("table", to); err != nil {
 		return err
 	}
-	_, err := w.cat.RenameTable(ctx, from, to)
+	_, err := t.wh.cat.RenameTable(ctx, from, to)
 	if ne := refusedName(err, "table", to[len(to)-1]); ne != nil {
 		return ne
 	}
@@ -146,8 +146,8 @@ type SpecEdit func(tbl *table.Table, us *table.UpdateSpec) error
 
 // EvolveSpec applies edit to ident's partition spec as one commit: the
 // new spec becomes the default for new files, old files keep theirs.
-func (w *Warehouse) EvolveSpec(ctx context.Context, ident table.Identifier, edit SpecEdit) (*table.Table, error) {
-	return w.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
+func (t *Tables) EvolveSpec(ctx context.Context, ident table.Identifier, edit SpecEdit) (*table.Table, error) {
+	return t.alterCommit(ctx, ident, func(tbl *table.Table, tx *table.Transaction) error {
 		us := tx.UpdateSpec(true)
 		if err := edit(tbl, us); err != nil {
 			return errEdit{err}

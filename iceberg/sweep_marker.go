@@ -98,8 +98,8 @@ func writeStartAfter(ctx context.Context, head *table.Table, self string) (time.
 
 // WriteStart is writeStartAfter for a writer of this warehouse (an INSERT,
 // a transaction block, a rewrite).
-func (w *Warehouse) WriteStart(ctx context.Context, head *table.Table) (time.Time, error) {
-	return writeStartAfter(ctx, head, w.process)
+func (c *Commits) WriteStart(ctx context.Context, head *table.Table) (time.Time, error) {
+	return writeStartAfter(ctx, head, c.process)
 }
 
 // sweepRequirement makes a commit fail as a conflict when the metadata it
@@ -146,26 +146,26 @@ func checksLocally(cat catalog.Catalog) bool {
 
 // announceSweep records cutoff under this process's key unless a later
 // one is there already, dropping stale keys of any process.
-func (w *Warehouse) announceSweep(ctx context.Context, ident table.Identifier, cutoff time.Time) error {
+func (m *Maintenance) announceSweep(ctx context.Context, ident table.Identifier, cutoff time.Time) error {
 	ms := cutoff.UnixMilli()
-	release, err := w.HoldCommits(ctx, ident)
+	release, err := m.commits.HoldCommits(ctx, ident)
 	if err != nil {
 		return err
 	}
 	defer release()
-	own := sweepKeyPrefix + w.process + sweepKeySuffix
+	own := sweepKeyPrefix + m.commits.process + sweepKeySuffix
 	for attempt := 0; ; attempt++ {
-		tbl, err := w.LoadTable(withoutReadSet(ctx), ident)
+		tbl, err := m.wh.LoadTable(withoutReadSet(ctx), ident)
 		if err != nil {
 			return err
 		}
 		cutoffs := sweepCutoffs(tbl.Properties())
-		if cutoffs[w.process] >= ms {
+		if cutoffs[m.commits.process] >= ms {
 			return nil
 		}
 		var stale []string
 		for proc, at := range cutoffs {
-			if proc != w.process && time.Since(time.UnixMilli(at)) > sweepKeyStale {
+			if proc != m.commits.process && time.Since(time.UnixMilli(at)) > sweepKeyStale {
 				stale = append(stale, sweepKeyPrefix+proc+sweepKeySuffix)
 			}
 		}
@@ -174,7 +174,7 @@ func (w *Warehouse) announceSweep(ctx context.Context, ident table.Identifier, c
 		if len(stale) > 0 {
 			ups = append(ups, table.NewRemovePropertiesUpdate(stale))
 		}
-		_, _, err = w.cat.CommitTable(ctx, ident, reqs, ups)
+		_, _, err = m.wh.cat.CommitTable(ctx, ident, reqs, ups)
 		if err == nil {
 			return nil
 		}

@@ -52,7 +52,7 @@ func TestLoadTableCache(t *testing.T) {
 		}
 	}
 
-	if err := b.DropTable(ctx, ident, true); err != nil {
+	if err := b.Tables().DropTable(ctx, ident, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.LoadTable(ctx, ident); err == nil {

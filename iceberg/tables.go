@@ -59,12 +59,21 @@ func (w *Warehouse) metadataLocation(ctx context.Context, ident table.Identifier
 	return loc, err == nil && loc != ""
 }
 
+// Tables are a warehouse's namespaces and tables as its catalog keeps
+// them: creating (create_table.go), altering (properties.go,
+// schema_update.go), renaming, listing and dropping them. It owns the
+// roots where table properties may place files.
+type Tables struct {
+	wh    *Warehouse
+	roots []location // where table properties may place files
+}
+
 // CreateNamespace creates namespace ns.
-func (w *Warehouse) CreateNamespace(ctx context.Context, ns string) error {
+func (t *Tables) CreateNamespace(ctx context.Context, ns string) error {
 	if err := CheckName("schema", ns); err != nil {
 		return err
 	}
-	err := w.cat.CreateNamespace(ctx, namespaceIdent(ns), nil)
+	err := t.wh.cat.CreateNamespace(ctx, namespaceIdent(ns), nil)
 	if ne := refusedName(err, "schema", ns); ne != nil {
 		return ne
 	}
@@ -72,14 +81,14 @@ func (w *Warehouse) CreateNamespace(ctx context.Context, ns string) error {
 }
 
 // DropNamespace drops the empty namespace ns.
-func (w *Warehouse) DropNamespace(ctx context.Context, ns string) error {
-	err := w.cat.DropNamespace(ctx, namespaceIdent(ns))
+func (t *Tables) DropNamespace(ctx context.Context, ns string) error {
+	err := t.wh.cat.DropNamespace(ctx, namespaceIdent(ns))
 	return mapCatalogErr("drop schema "+ns, err)
 }
 
 // NamespaceExists reports whether namespace ns exists.
-func (w *Warehouse) NamespaceExists(ctx context.Context, ns string) (bool, error) {
-	ok, err := w.cat.CheckNamespaceExists(ctx, namespaceIdent(ns))
+func (t *Tables) NamespaceExists(ctx context.Context, ns string) (bool, error) {
+	ok, err := t.wh.cat.CheckNamespaceExists(ctx, namespaceIdent(ns))
 	if err != nil {
 		return false, fmt.Errorf("check schema %s: %w", ns, err)
 	}
@@ -87,8 +96,8 @@ func (w *Warehouse) NamespaceExists(ctx context.Context, ns string) (bool, error
 }
 
 // ListNamespaces returns the top-level namespaces, sorted.
-func (w *Warehouse) ListNamespaces(ctx context.Context) ([]string, error) {
-	idents, err := w.cat.ListNamespaces(ctx, nil)
+func (t *Tables) ListNamespaces(ctx context.Context) ([]string, error) {
+	idents, err := t.wh.cat.ListNamespaces(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("list schemas: %w", err)
 	}
@@ -101,9 +110,9 @@ func (w *Warehouse) ListNamespaces(ctx context.Context) ([]string, error) {
 }
 
 // ListTables returns the names of the tables in namespace ns, sorted.
-func (w *Warehouse) ListTables(ctx context.Context, ns string) ([]string, error) {
+func (t *Tables) ListTables(ctx context.Context, ns string) ([]string, error) {
 	var out []string
-	for id, err := range w.cat.ListTables(ctx, namespaceIdent(ns)) {
+	for id, err := range t.wh.cat.ListTables(ctx, namespaceIdent(ns)) {
 		if err != nil {
 			return nil, mapCatalogErr("list tables in "+ns, err)
 		}
@@ -114,20 +123,20 @@ func (w *Warehouse) ListTables(ctx context.Context, ns string) ([]string, error)
 }
 
 // DropTable removes ident from the catalog; purge also deletes its files.
-func (w *Warehouse) DropTable(ctx context.Context, ident table.Identifier, purge bool) error {
+func (t *Tables) DropTable(ctx context.Context, ident table.Identifier, purge bool) error {
 	what := "drop table " + IdentKey(ident)
 	if !purge {
-		return mapCatalogErr(what, w.cat.DropTable(ctx, ident))
+		return mapCatalogErr(what, t.wh.cat.DropTable(ctx, ident))
 	}
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := t.wh.LoadTable(ctx, ident)
 	if err != nil {
 		// A table whose metadata is gone can still be dropped, just not purged.
 		if errors.Is(err, ErrCorruptMetadata) {
-			return mapCatalogErr(what, w.cat.DropTable(ctx, ident))
+			return mapCatalogErr(what, t.wh.cat.DropTable(ctx, ident))
 		}
 		return err
 	}
-	if err := w.cat.DropTable(ctx, ident); err != nil {
+	if err := t.wh.cat.DropTable(ctx, ident); err != nil {
 		return mapCatalogErr(what, err)
 	}
 	if err := tbl.PurgeFiles(ctx); err != nil {

@@ -22,7 +22,7 @@ func TestReopenFindsTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	ident := Ident("public", "kept")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	appendRows(t, w, ident, cols, rows)
@@ -31,11 +31,11 @@ func TestReopenFindsTables(t *testing.T) {
 	}
 
 	w2 := openTest(t, dir)
-	names, err := w2.ListTables(ctx, "public")
+	names, err := w2.Tables().ListTables(ctx, "public")
 	if err != nil || strings.Join(names, ",") != "kept" {
 		t.Fatalf("tables after reopen: %v %v", names, err)
 	}
-	nss, err := w2.ListNamespaces(ctx)
+	nss, err := w2.Tables().ListNamespaces(ctx)
 	if err != nil || strings.Join(nss, ",") != "public" {
 		t.Fatalf("namespaces: %v %v", nss, err)
 	}
@@ -60,34 +60,34 @@ func TestCatalogErrors(t *testing.T) {
 	if !errors.Is(err, ErrNoSuchTable) || !errors.Is(err, catalog.ErrNoSuchTable) || !strings.Contains(err.Error(), "public.nope") {
 		t.Fatalf("missing table: %v", err)
 	}
-	if _, err := w.CreateTable(ctx, Ident("nope", "t"), sc, TableSpec{}, nil); !errors.Is(err, ErrNoSuchNamespace) {
+	if _, err := w.Tables().CreateTable(ctx, Ident("nope", "t"), sc, TableSpec{}, nil); !errors.Is(err, ErrNoSuchNamespace) {
 		t.Fatalf("create in missing namespace: %v", err)
 	}
-	if err := w.CreateNamespace(ctx, "s1"); err != nil {
+	if err := w.Tables().CreateNamespace(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.CreateNamespace(ctx, "s1"); !errors.Is(err, ErrNamespaceExists) {
+	if err := w.Tables().CreateNamespace(ctx, "s1"); !errors.Is(err, ErrNamespaceExists) {
 		t.Fatalf("duplicate namespace: %v", err)
 	}
-	if _, err := w.CreateTable(ctx, Ident("s1", "t"), sc, TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, Ident("s1", "t"), sc, TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.CreateTable(ctx, Ident("s1", "t"), sc, TableSpec{}, nil); !errors.Is(err, ErrTableExists) {
+	if _, err := w.Tables().CreateTable(ctx, Ident("s1", "t"), sc, TableSpec{}, nil); !errors.Is(err, ErrTableExists) {
 		t.Fatalf("duplicate table: %v", err)
 	}
-	if err := w.DropNamespace(ctx, "s1"); !errors.Is(err, ErrNamespaceNotEmpty) {
+	if err := w.Tables().DropNamespace(ctx, "s1"); !errors.Is(err, ErrNamespaceNotEmpty) {
 		t.Fatalf("drop non-empty namespace: %v", err)
 	}
-	if err := w.DropTable(ctx, Ident("s1", "t"), false); err != nil {
+	if err := w.Tables().DropTable(ctx, Ident("s1", "t"), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.DropTable(ctx, Ident("s1", "t"), false); !errors.Is(err, ErrNoSuchTable) {
+	if err := w.Tables().DropTable(ctx, Ident("s1", "t"), false); !errors.Is(err, ErrNoSuchTable) {
 		t.Fatalf("drop missing table: %v", err)
 	}
-	if err := w.DropNamespace(ctx, "s1"); err != nil {
+	if err := w.Tables().DropNamespace(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.DropNamespace(ctx, "s1"); !errors.Is(err, ErrNoSuchNamespace) {
+	if err := w.Tables().DropNamespace(ctx, "s1"); !errors.Is(err, ErrNoSuchNamespace) {
 		t.Fatalf("drop missing namespace: %v", err)
 	}
 }
@@ -103,12 +103,12 @@ func TestInvalidTransforms(t *testing.T) {
 		{Source: "tm", Transform: ice.DayTransform{}},
 		{Source: "missing", Transform: ice.IdentityTransform{}},
 	} {
-		_, err := w.CreateTable(ctx, Ident("public", "bad"), sc, TableSpec{Fields: []PartitionField{pf}}, nil)
+		_, err := w.Tables().CreateTable(ctx, Ident("public", "bad"), sc, TableSpec{Fields: []PartitionField{pf}}, nil)
 		if !errors.Is(err, ErrInvalidTransform) {
 			t.Errorf("%s(%s): got %v, want ErrInvalidTransform", pf.Transform, pf.Source, err)
 		}
 	}
-	if names, _ := w.ListTables(ctx, "public"); len(names) != 0 {
+	if names, _ := w.Tables().ListTables(ctx, "public"); len(names) != 0 {
 		t.Fatalf("failed creates left tables %v", names)
 	}
 }
@@ -121,7 +121,7 @@ func TestCorruptMetadataIsolated(t *testing.T) {
 	for _, id := range []struct {
 		ident []string
 	}{{bad}, {good}} {
-		if _, err := w.CreateTable(ctx, id.ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+		if _, err := w.Tables().CreateTable(ctx, id.ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,12 +149,12 @@ func TestCorruptMetadataIsolated(t *testing.T) {
 	if _, err := w.LoadTable(ctx, bad); !errors.Is(err, ErrCorruptMetadata) || !strings.Contains(err.Error(), loc) {
 		t.Fatalf("missing metadata: %v", err)
 	}
-	names, err := w.ListTables(ctx, "public")
+	names, err := w.Tables().ListTables(ctx, "public")
 	if err != nil || len(names) != 2 {
 		t.Fatalf("list with a corrupt table: %v %v", names, err)
 	}
 	// A broken table can still be dropped.
-	if err := w.DropTable(ctx, bad, true); err != nil {
+	if err := w.Tables().DropTable(ctx, bad, true); err != nil {
 		t.Fatalf("drop corrupt table: %v", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestFormatVersionUpgrade(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()[:4]
 	ident := Ident("public", "fv")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, map[string]string{"write.delete.mode": "merge-on-read"})
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, map[string]string{"write.delete.mode": "merge-on-read"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,17 +172,17 @@ func TestFormatVersionUpgrade(t *testing.T) {
 		t.Fatalf("default version %d", v)
 	}
 	appendRows(t, w, ident, cols, genRows(cols, 0, 5))
-	tbl, err = w.SetProperties(ctx, ident, map[string]string{"format-version": "3", "k": "v"})
+	tbl, err = w.Tables().SetProperties(ctx, ident, map[string]string{"format-version": "3", "k": "v"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tbl.Metadata().Version() != 3 || tbl.Properties()["k"] != "v" {
 		t.Fatalf("after upgrade: v%d props %v", tbl.Metadata().Version(), tbl.Properties())
 	}
-	if _, err := w.SetProperties(ctx, ident, map[string]string{"format-version": "2"}); !errors.Is(err, ErrFormatDowngrade) {
+	if _, err := w.Tables().SetProperties(ctx, ident, map[string]string{"format-version": "2"}); !errors.Is(err, ErrFormatDowngrade) {
 		t.Fatalf("downgrade: %v", err)
 	}
-	if _, err := w.SetProperties(ctx, ident, map[string]string{"format-version": "9"}); !errors.Is(err, ErrInvalidProperty) {
+	if _, err := w.Tables().SetProperties(ctx, ident, map[string]string{"format-version": "9"}); !errors.Is(err, ErrInvalidProperty) {
 		t.Fatalf("bad version: %v", err)
 	}
 	// v3 appends after the upgrade work and keep the old rows.
@@ -190,14 +190,14 @@ func TestFormatVersionUpgrade(t *testing.T) {
 	_, got := scanAll(t, tbl, ScanOptions{})
 	assertSameRows(t, got, genRows(cols, 0, 9))
 
-	tbl, err = w.RemoveProperties(ctx, ident, []string{"k"})
+	tbl, err = w.Tables().RemoveProperties(ctx, ident, []string{"k"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := tbl.Properties()["k"]; ok || tbl.Properties()["write.delete.mode"] != "merge-on-read" {
 		t.Fatalf("after remove: %v", tbl.Properties())
 	}
-	if _, err := w.RemoveProperties(ctx, ident, []string{"format-version"}); !errors.Is(err, ErrInvalidProperty) {
+	if _, err := w.Tables().RemoveProperties(ctx, ident, []string{"format-version"}); !errors.Is(err, ErrInvalidProperty) {
 		t.Fatalf("reset format-version: %v", err)
 	}
 }
@@ -207,7 +207,7 @@ func TestDropPurgeRemovesFiles(t *testing.T) {
 	w := openTest(t, t.TempDir())
 	cols := allTypeCols()[:3]
 	ident := Ident("public", "purged")
-	if _, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
+	if _, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tbl := appendRows(t, w, ident, cols, genRows(cols, 0, 5))
@@ -215,7 +215,7 @@ func TestDropPurgeRemovesFiles(t *testing.T) {
 	if n := countFiles(t, dir, ""); n == 0 {
 		t.Fatal("no files written")
 	}
-	if err := w.DropTable(ctx, ident, true); err != nil {
+	if err := w.Tables().DropTable(ctx, ident, true); err != nil {
 		t.Fatal(err)
 	}
 	if n := countFiles(t, dir, ""); n != 0 {
@@ -285,7 +285,7 @@ func TestOpenExternalSQLCatalog(t *testing.T) {
 	defer w.Close()
 	cols := allTypeCols()[:3]
 	ident := Ident("public", "ext")
-	tbl, err := w.CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
+	tbl, err := w.Tables().CreateTable(ctx, ident, icebergSchema(cols), TableSpec{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

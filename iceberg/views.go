@@ -22,6 +22,12 @@ type viewCatalog interface {
 	ListViews(ctx context.Context, namespace table.Identifier) iter.Seq2[table.Identifier, error]
 }
 
+// Views are a warehouse's views, in the catalog's view store.
+type Views struct {
+	wh    *Warehouse
+	store viewCatalog // nil: the catalog stores no views (REST here)
+}
+
 // ErrViewsUnsupported reports a catalog without views.
 var ErrViewsUnsupported = errors.New("this catalog does not store views; use the embedded or a SQL catalog")
 
@@ -39,20 +45,20 @@ type View struct {
 	Properties ice.Properties
 }
 
-func (w *Warehouse) viewCatalog() (viewCatalog, error) {
-	if w.views == nil {
+func (v *Views) viewCatalog() (viewCatalog, error) {
+	if v.store == nil {
 		return nil, ErrViewsUnsupported
 	}
-	return w.views, nil
+	return v.store, nil
 }
 
 // CreateView stores a view; its schema is the query's columns.
-func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, schema *ice.Schema, query string, props ice.Properties) error {
-	vc, err := w.viewCatalog()
+func (v *Views) CreateView(ctx context.Context, ident table.Identifier, schema *ice.Schema, query string, props ice.Properties) error {
+	vc, err := v.viewCatalog()
 	if err != nil {
 		return err
 	}
-	if err := w.checkViewName(ident); err != nil {
+	if err := v.checkViewName(ident); err != nil {
 		return err
 	}
 	err = vc.CreateView(ctx, ident, schema, query, props)
@@ -66,11 +72,11 @@ func (w *Warehouse) CreateView(ctx context.Context, ident table.Identifier, sche
 // the SQL catalog (which takes no location for a view) would derive a
 // location that is not the view's own directory: a schema or view name
 // with a '%' escape in it, say "%2E%2E%2Fx".
-func (w *Warehouse) checkViewName(ident table.Identifier) error {
+func (v *Views) checkViewName(ident table.Identifier) error {
 	if err := checkIdent("view", ident); err != nil {
 		return err
 	}
-	if w.sqlWarehouse == "" {
+	if v.wh.sqlWarehouse == "" {
 		return nil
 	}
 	for i, part := range ident {
@@ -87,8 +93,8 @@ func (w *Warehouse) checkViewName(ident table.Identifier) error {
 }
 
 // LoadView reads a view; ErrNoSuchView when there is none.
-func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*View, error) {
-	vc, err := w.viewCatalog()
+func (v *Views) LoadView(ctx context.Context, ident table.Identifier) (*View, error) {
+	vc, err := v.viewCatalog()
 	if err != nil {
 		return nil, ErrNoSuchView
 	}
@@ -99,16 +105,16 @@ func (w *Warehouse) LoadView(ctx context.Context, ident table.Identifier) (*View
 	if err != nil {
 		return nil, fmt.Errorf("load view %s: %w", IdentKey(ident), err)
 	}
-	v := &View{Ident: ident, Schema: md.CurrentSchema(), Properties: md.Properties()}
+	view := &View{Ident: ident, Schema: md.CurrentSchema(), Properties: md.Properties()}
 	if ver := md.CurrentVersion(); ver != nil && len(ver.Representations) > 0 {
-		v.SQL = ver.Representations[0].Sql
+		view.SQL = ver.Representations[0].Sql
 	}
-	return v, nil
+	return view, nil
 }
 
 // DropView removes a view.
-func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error {
-	vc, err := w.viewCatalog()
+func (v *Views) DropView(ctx context.Context, ident table.Identifier) error {
+	vc, err := v.viewCatalog()
 	if err != nil {
 		return err
 	}
@@ -121,12 +127,12 @@ func (w *Warehouse) DropView(ctx context.Context, ident table.Identifier) error 
 
 // ListViews names the views of a namespace, sorted; none when the catalog
 // has no views.
-func (w *Warehouse) ListViews(ctx context.Context, ns string) ([]string, error) {
-	if w.views == nil {
+func (v *Views) ListViews(ctx context.Context, ns string) ([]string, error) {
+	if v.store == nil {
 		return nil, nil
 	}
 	var out []string
-	for id, err := range w.views.ListViews(ctx, namespaceIdent(ns)) {
+	for id, err := range v.store.ListViews(ctx, namespaceIdent(ns)) {
 		if err != nil {
 			return nil, mapCatalogErr("list views in "+ns, err)
 		}

@@ -14,7 +14,6 @@ import (
 	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	"github.com/apache/iceberg-go/table"
 	_ "modernc.org/sqlite" // registers sql.driver=sqlite (pure Go)
 )
 
@@ -38,26 +37,38 @@ type Config struct {
 	WrapCatalog func(catalog.Catalog) catalog.Catalog
 }
 
-// Warehouse is an open catalog plus the resources Open acquired for it.
+// Warehouse is an open catalog plus the resources Open acquired for it:
+// the composition root that hands out the parts that work on it, each of
+// one job (Tables, Views, Branches, Maintenance, Commits).
 type Warehouse struct {
 	cat    catalog.Catalog
 	closer catalog.Catalog // the catalog as opened, which Close releases
 	db     *dbsql.DB       // embedded catalog's database; nil for external catalogs
 	// commitDB is an external SQL catalog's database as sqlCommitCatalog
 	// uses it; nil for other catalogs.
-	commitDB  *dbsql.DB
-	name      string
-	roots     []location // where table properties may place files
-	queue     *CommitQueue
-	manifests *ManifestCache // entries of manifests its commits read
-	refs      *FileRefs      // what manifests name, for expiry and orphan removal
-	views     viewCatalog    // nil: the catalog stores no views (REST here)
-	readers   Readers        // the snapshots this process's statements read
-	writes    Writes         // this process's writers with files not yet committed
-	process   string         // names this warehouse's sweeps in tables' properties
+	commitDB *dbsql.DB
+	name     string
 	// sqlWarehouse is the warehouse a SQL catalog derives new tables'
-	// locations from ("" for a REST catalog, whose server chooses them).
+	// and views' locations from ("" for a REST catalog, whose server
+	// chooses them).
 	sqlWarehouse string
+
+	tables   Tables
+	views    Views
+	branches Branches
+	maint    Maintenance
+	commits  Commits
+}
+
+// newWarehouse is a Warehouse on cat with its parts wired to it.
+func newWarehouse(cat catalog.Catalog, name string, roots []location) *Warehouse {
+	w := &Warehouse{cat: cat, name: name}
+	w.tables = Tables{wh: w, roots: roots}
+	w.views = Views{wh: w}
+	w.branches = Branches{wh: w}
+	w.maint = Maintenance{wh: w, commits: &w.commits, refs: NewFileRefs(DefaultFileRefsBytes)}
+	w.commits = Commits{wh: w, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes)}
+	return w
 }
 
 // Open opens the catalog cfg describes and makes sure the default namespace exists.
@@ -85,7 +96,7 @@ func Open(ctx context.Context, cfg Config) (*Warehouse, error) {
 		w.cat = cfg.WrapCatalog(w.cat)
 	}
 	w.cat = pinning(w.cat)
-	w.process = newProcessID()
+	w.commits.process = newProcessID()
 	if err := w.ensureNamespace(ctx, DefaultNamespace); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open catalog %q: %w", name, err)
@@ -135,8 +146,10 @@ func openEmbedded(name string, cfg Config) (*Warehouse, error) {
 		db.Close()
 		return nil, fmt.Errorf("open catalog database %s: %w", filepath.Join(dir, "catalog.db"), err)
 	}
-	w := &Warehouse{cat: cat, db: db, name: name, roots: locationRoots(warehouse, cfg.AllowPaths), queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes), views: cat,
-		sqlWarehouse: props.Get("warehouse", "")}
+	w := newWarehouse(cat, name, locationRoots(warehouse, cfg.AllowPaths))
+	w.db = db
+	w.views.store = cat
+	w.sqlWarehouse = props.Get("warehouse", "")
 	w.closer = cat
 	w.cat = &sqlCommitCatalog{Catalog: newCachingCatalog(cat, w.metadataLocation), db: db, name: name, bind: questionMarks}
 	return w, nil
@@ -160,9 +173,10 @@ func openExternal(ctx context.Context, name string, cfg Config) (*Warehouse, err
 			name, props.Get("type", "?"), redactURI(props.Get("uri", "")), oneLine(err))
 	}
 	roots := locationRoots(externalWarehouse(props.Get("warehouse", "")), cfg.AllowPaths)
-	w := &Warehouse{cat: cat, closer: cat, name: name, roots: roots, queue: NewCommitQueue(), manifests: NewManifestCache(DefaultManifestCacheBytes), refs: NewFileRefs(DefaultFileRefsBytes)}
+	w := newWarehouse(cat, name, roots)
+	w.closer = cat
 	if vc, ok := cat.(viewCatalog); ok {
-		w.views = vc
+		w.views.store = vc
 	}
 	if err := w.commitThroughSQL(props); err != nil {
 		w.Close()
@@ -282,31 +296,23 @@ func oneLine(err error) string {
 // Catalog is the underlying iceberg-go catalog.
 func (w *Warehouse) Catalog() catalog.Catalog { return w.cat }
 
-// Manifests is the warehouse's cache of decoded manifests, for plans
-// (PlanRequest.Manifests) as for its commits.
-func (w *Warehouse) Manifests() *ManifestCache { return w.manifests }
+// Tables are the catalog's namespaces and tables: creating, altering,
+// renaming and dropping them.
+func (w *Warehouse) Tables() *Tables { return &w.tables }
 
-// CommitLoop is how this warehouse's statements commit: through its
-// catalog, in this process's per-table order.
-func (w *Warehouse) CommitLoop(policy RetryPolicy) CommitLoop {
-	return CommitLoop{Catalog: w.cat, Policy: policy, Queue: w.queue, Manifests: w.manifests, Self: w.process}
-}
+// Views are the catalog's views.
+func (w *Warehouse) Views() *Views { return &w.views }
 
-// StageView stages change on base to be read, not committed (a
-// transaction block's view of its changes so far): StageChange reading the
-// parent's manifests through the warehouse's cache, as its commits do, and
-// merging no manifests. Discard it once read.
-func (w *Warehouse) StageView(ctx context.Context, base *table.Table, change FileChange) (*StagedChange, error) {
-	return stage(ctx, base, change, w.manifests, true)
-}
+// Branches are tables' branches and tags, and rollback.
+func (w *Warehouse) Branches() *Branches { return &w.branches }
 
-// Readers are the snapshots this process's statements and blocks read,
-// which expiry keeps.
-func (w *Warehouse) Readers() *Readers { return &w.readers }
+// Maintenance expires snapshots, removes orphan files and rewrites
+// manifests.
+func (w *Warehouse) Maintenance() *Maintenance { return &w.maint }
 
-// Writes are this process's writers whose files are not committed yet,
-// which orphan removal leaves alone.
-func (w *Warehouse) Writes() *Writes { return &w.writes }
+// Commits is how this warehouse's statements commit and what its readers
+// and writers hold meanwhile.
+func (w *Warehouse) Commits() *Commits { return &w.commits }
 
 // Name is the catalog name.
 func (w *Warehouse) Name() string { return w.name }

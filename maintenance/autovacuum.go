@@ -175,12 +175,12 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	// could expire (and their files with them): expiry keeps the oldest
 	// one read and every newer one (iceberg.Readers).
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
-		r.Expire, err = a.wh.ExpireSnapshots(ctx, ident, age, keep)
+		r.Expire, err = a.wh.Maintenance().ExpireSnapshots(ctx, ident, age, keep)
 		r.Expire.Deleted = nil // the counts are the report
 		errs = append(errs, err)
 	}
 	if time.Since(a.swept[key]) >= orphanSweepEvery {
-		if r.Orphans, err = a.wh.RemoveOrphanFiles(ctx, ident, orphanRetention); err == nil {
+		if r.Orphans, err = a.wh.Maintenance().RemoveOrphanFiles(ctx, ident, orphanRetention); err == nil {
 			a.swept[key] = time.Now()
 		}
 		errs = append(errs, err)
@@ -206,9 +206,9 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	// The rewrite's files are unreferenced until it commits: orphan
 	// removal leaves them alone meanwhile, here and (through the table's
 	// properties) on other servers.
-	_, unhold := a.wh.Writes().Hold(ident, time.Now())
+	_, unhold := a.wh.Commits().Writes().Hold(ident, time.Now())
 	defer unhold()
-	since, err := a.wh.WriteStart(ctx, head)
+	since, err := a.wh.Commits().WriteStart(ctx, head)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 		a.Planned(ident)
 	}
 	ran, err := a.blocks.WhenIdle(ident, a.BlockWait, func() error {
-		_, err := a.wh.CommitLoop(autoVacuumRetry).Publish(ctx, head, change)
+		_, err := a.wh.Commits().CommitLoop(autoVacuumRetry).Publish(ctx, head, change)
 		return err
 	})
 	switch {

@@ -76,7 +76,7 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 	}
 	head := tbl.CurrentSnapshot()
 	if head != nil && snap.ParentSnapshotID != nil && *snap.ParentSnapshotID == head.SnapshotID {
-		if _, err := p.Warehouse().FastForwardTo(ctx, tbl, "main", id); err != nil {
+		if _, err := p.Warehouse().Branches().FastForwardTo(ctx, tbl, "main", id); err != nil {
 			return 0, err
 		}
 		return id, nil

@@ -31,7 +31,7 @@ func prepareExpire(ctx context.Context, p Port, st *sql.AlterExecute, params *sq
 		if err != nil {
 			return nil, err
 		}
-		out, err := p.Warehouse().ExpireSnapshots(ctx, rt.Ident, age, keep)
+		out, err := p.Warehouse().Maintenance().ExpireSnapshots(ctx, rt.Ident, age, keep)
 		if err != nil {
 			return nil, err
 		}

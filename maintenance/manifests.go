@@ -26,7 +26,7 @@ func prepareRewriteManifests(ctx context.Context, p Port, st *sql.AlterExecute) 
 		if err != nil {
 			return nil, err
 		}
-		out, err := p.Warehouse().RewriteManifests(ctx, rt.Ident)
+		out, err := p.Warehouse().Maintenance().RewriteManifests(ctx, rt.Ident)
 		if err != nil {
 			return nil, err
 		}

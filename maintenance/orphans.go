@@ -32,7 +32,7 @@ func prepareRemoveOrphans(ctx context.Context, p Port, st *sql.AlterExecute, par
 		if err != nil {
 			return nil, err
 		}
-		out, err := p.Warehouse().RemoveOrphanFiles(ctx, rt.Ident, age)
+		out, err := p.Warehouse().Maintenance().RemoveOrphanFiles(ctx, rt.Ident, age)
 		if err != nil {
 			return nil, err
 		}

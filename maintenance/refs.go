@@ -32,14 +32,14 @@ func AlterRef(ctx context.Context, p Port, x *sql.AlterRef) (*stmt.Result, error
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "the branch main is the table's own history; it cannot be created, replaced or dropped")
 	}
 	if x.Drop {
-		err = p.Warehouse().DropRef(ctx, rt.Ident, x.Name, x.Tag)
+		err = p.Warehouse().Branches().DropRef(ctx, rt.Ident, x.Name, x.Tag)
 		if errors.Is(err, iceberg.ErrNoSuchRef) && x.IfNotExists {
 			return skipped(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name)), nil
 		}
 		return refResult(err, kind, x)
 	}
 	rc := iceberg.RefChange{Name: x.Name, Tag: x.Tag, SnapshotID: x.SnapshotID, MaxRefAgeMs: x.RetainMs, Create: x.Create, Replace: x.Replace}
-	_, err = p.Warehouse().SetRef(ctx, rt.Ident, rc)
+	_, err = p.Warehouse().Branches().SetRef(ctx, rt.Ident, rc)
 	if errors.Is(err, iceberg.ErrRefExists) && x.IfNotExists {
 		return skipped(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name)), nil
 	}
@@ -106,7 +106,7 @@ func prepareFastForward(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.C
 		if err != nil {
 			return nil, err
 		}
-		from, target, err := p.Warehouse().FastForward(ctx, rt.Ident, branch, to)
+		from, target, err := p.Warehouse().Branches().FastForward(ctx, rt.Ident, branch, to)
 		switch {
 		case errors.Is(err, iceberg.ErrNoSuchRef):
 			return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
@@ -154,7 +154,7 @@ func prepareSetCurrent(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Co
 		if cur := rt.Table.CurrentSnapshot(); cur != nil {
 			prev = cur.SnapshotID
 		}
-		_, err = p.Warehouse().SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
+		_, err = p.Warehouse().Branches().SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
 		if errors.Is(err, iceberg.ErrNoSuchSnapshot) {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
 		}

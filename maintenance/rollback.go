@@ -28,7 +28,7 @@ func prepareRollback(ctx context.Context, p Port, st *sql.AlterExecute, params *
 		if err != nil {
 			return nil, err
 		}
-		prev, err := p.Warehouse().RollbackToSnapshot(ctx, rt.Ident, id)
+		prev, err := p.Warehouse().Branches().RollbackToSnapshot(ctx, rt.Ident, id)
 		if err != nil {
 			return nil, err
 		}

@@ -81,13 +81,13 @@ func vacuumTargets(ctx context.Context, p Port, names []sql.TableName) ([]table.
 
 // allTables lists every table of every schema of the catalog.
 func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, error) {
-	schemas, err := wh.ListNamespaces(ctx)
+	schemas, err := wh.Tables().ListNamespaces(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []table.Identifier
 	for _, ns := range schemas {
-		names, err := wh.ListTables(ctx, ns)
+		names, err := wh.Tables().ListTables(ctx, ns)
 		if err != nil {
 			if errors.Is(err, iceberg.ErrNoSuchNamespace) {
 				continue // dropped since the listing
@@ -146,7 +146,7 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open
 	// transactions and queries: expiry keeps the snapshots they read.
-	if out.exp, err = wh.ExpireSnapshots(ctx, ident, age, keep); err != nil {
+	if out.exp, err = wh.Maintenance().ExpireSnapshots(ctx, ident, age, keep); err != nil {
 		return out, err
 	}
 	out.exp.Deleted = nil
@@ -157,7 +157,7 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 // in out: younger ones may be a commit in flight (even for PURGE: an
 // erased row is in a committed file, not in those).
 func vacuumOrphans(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifier, out *vacuumOutcome) error {
-	orph, err := wh.RemoveOrphanFiles(ctx, ident, orphanRetention)
+	orph, err := wh.Maintenance().RemoveOrphanFiles(ctx, ident, orphanRetention)
 	out.exp.DeletedFiles += orph.DeletedFiles
 	out.exp.DeletedBytes += orph.DeletedBytes
 	return err

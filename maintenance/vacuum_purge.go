@@ -54,7 +54,7 @@ func purgeTable(ctx context.Context, p Port, ident table.Identifier, tags sql.Ta
 	if err := clearTags(ctx, wh, ident, blocking, tags, false); err != nil {
 		return out, err
 	}
-	if out.exp, err = wh.PurgeSnapshots(ctx, ident); err != nil {
+	if out.exp, err = wh.Maintenance().PurgeSnapshots(ctx, ident); err != nil {
 		return out, err
 	}
 	for _, path := range out.exp.Deleted {
@@ -107,7 +107,7 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 		if _, _, err := deletes.PrepareOptimize(ctx, head, opts, &plan); err != nil {
 			return nil, err
 		}
-		files, _, err := p.Warehouse().SnapshotFiles(ctx, tbl, *head.CurrentSnapshot())
+		files, _, err := p.Warehouse().Maintenance().SnapshotFiles(ctx, tbl, *head.CurrentSnapshot())
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +120,7 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 	var out []string
 	for _, name := range tags {
 		ref, _ := iceberg.FindRef(meta, name)
-		data, dels, err := p.Warehouse().SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
+		data, dels, err := p.Warehouse().Maintenance().SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
 		if err != nil {
 			return nil, err
 		}
@@ -150,13 +150,13 @@ func clearTags(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifie
 			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}
 	case how == sql.TagsDrop && before:
 		for _, name := range blocking {
-			if err := wh.DropRef(ctx, ident, name, true); err != nil {
+			if err := wh.Branches().DropRef(ctx, ident, name, true); err != nil {
 				return err
 			}
 		}
 	case how == sql.TagsMove && !before:
 		for _, name := range blocking {
-			if _, err := wh.SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
+			if _, err := wh.Branches().SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
 				return err
 			}
 		}

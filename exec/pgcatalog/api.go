@@ -133,7 +133,7 @@ func (c *Catalog) CurrentSchemas(ctx context.Context, implicit bool) ([]string, 
 	}
 	exists := map[string]bool{}
 	if c.env.Warehouse != nil {
-		names, err := c.env.Warehouse.ListNamespaces(ctx)
+		names, err := c.env.Warehouse.Tables().ListNamespaces(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("current_schemas: %w", err)
 		}

@@ -89,7 +89,7 @@ func loadSnapshot(ctx context.Context, env *Env) (*snapshot, error) {
 	if env.Warehouse == nil {
 		return s, nil
 	}
-	names, err := env.Warehouse.ListNamespaces(ctx)
+	names, err := env.Warehouse.Tables().ListNamespaces(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("catalog snapshot: %w", err)
 	}
@@ -112,7 +112,7 @@ func loadSnapshot(ctx context.Context, env *Env) (*snapshot, error) {
 }
 
 func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bool) error {
-	tables, err := s.env.Warehouse.ListTables(ctx, ns.name)
+	tables, err := s.env.Warehouse.Tables().ListTables(ctx, ns.name)
 	if err != nil {
 		return fmt.Errorf("catalog snapshot: %w", err)
 	}
@@ -148,12 +148,12 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 
 // loadViews adds the namespace's Iceberg views (relkind v).
 func (s *snapshot) loadViews(ctx context.Context, ns *nsInfo, used map[int64]bool) error {
-	views, err := s.env.Warehouse.ListViews(ctx, ns.name)
+	views, err := s.env.Warehouse.Views().ListViews(ctx, ns.name)
 	if err != nil {
 		return fmt.Errorf("catalog snapshot: %w", err)
 	}
 	for _, name := range views {
-		v, err := s.env.Warehouse.LoadView(ctx, iceberg.Ident(ns.name, name))
+		v, err := s.env.Warehouse.Views().LoadView(ctx, iceberg.Ident(ns.name, name))
 		if err != nil {
 			return fmt.Errorf("catalog snapshot: load view %s.%s: %w", ns.name, name, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	ice "github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -16,6 +17,12 @@ var (
 	ErrRefKind   = errors.New("the name is of the other kind (a branch, not a tag, or the reverse)")
 	ErrNotAhead  = errors.New("cannot fast-forward: the target does not descend from the branch's head")
 )
+
+// Branches are a warehouse's tables' branches and tags: creating, moving
+// (fast-forward included), dropping them, and rolling a table back.
+type Branches struct {
+	wh *Warehouse
+}
 
 // RefChange is a branch or tag to create, move or drop.
 type RefChange struct {
@@ -38,9 +45,9 @@ func refType(tag bool) table.RefType {
 
 // SetRef creates or moves a branch or tag as rc asks, returning the
 // snapshot it now names.
-func (w *Warehouse) SetRef(ctx context.Context, ident table.Identifier, rc RefChange) (int64, error) {
+func (b *Branches) SetRef(ctx context.Context, ident table.Identifier, rc RefChange) (int64, error) {
 	what := fmt.Sprintf("set %s of %s", rc.Name, IdentKey(ident))
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := b.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return 0, err
 	}
@@ -75,7 +82,7 @@ func (w *Warehouse) SetRef(ctx context.Context, ident table.Identifier, rc RefCh
 	if rc.MaxRefAgeMs != 0 || !exists {
 		keep.maxRefAge = rc.MaxRefAgeMs
 	}
-	if err := w.moveRef(ctx, ident, meta, rc.Name, refType(rc.Tag), was, target, keep); err != nil {
+	if err := b.moveRef(ctx, ident, meta, rc.Name, refType(rc.Tag), was, target, keep); err != nil {
 		return 0, fmt.Errorf("%s: %w", what, err)
 	}
 	return target, nil
@@ -103,17 +110,17 @@ func refRetention(ref table.SnapshotRef) retention {
 
 // moveRef points ref name at target, provided it still points at was
 // (nil: it does not exist) in the catalog.
-func (w *Warehouse) moveRef(ctx context.Context, ident table.Identifier, meta table.Metadata, name string, kind table.RefType, was *int64, target int64, keep retention) error {
+func (b *Branches) moveRef(ctx context.Context, ident table.Identifier, meta table.Metadata, name string, kind table.RefType, was *int64, target int64, keep retention) error {
 	reqs := []table.Requirement{table.AssertTableUUID(meta.TableUUID()), table.AssertRefSnapshotID(name, was)}
 	ups := []table.Update{table.NewSetSnapshotRefUpdate(name, target, kind, keep.maxRefAge, keep.maxSnapAge, keep.minKeep)}
-	_, _, err := w.cat.CommitTable(ctx, ident, reqs, ups)
+	_, _, err := b.wh.cat.CommitTable(ctx, ident, reqs, ups)
 	return err
 }
 
 // DropRef removes a branch or tag; main cannot be dropped.
-func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name string, tag bool) error {
+func (b *Branches) DropRef(ctx context.Context, ident table.Identifier, name string, tag bool) error {
 	what := fmt.Sprintf("drop %s of %s", name, IdentKey(ident))
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := b.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return err
 	}
@@ -126,7 +133,7 @@ func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name st
 	}
 	id := ref.SnapshotID
 	reqs := []table.Requirement{table.AssertTableUUID(tbl.Metadata().TableUUID()), table.AssertRefSnapshotID(name, &id)}
-	if _, _, err := w.cat.CommitTable(ctx, ident, reqs, []table.Update{table.NewRemoveSnapshotRefUpdate(name)}); err != nil {
+	if _, _, err := b.wh.cat.CommitTable(ctx, ident, reqs, []table.Update{table.NewRemoveSnapshotRefUpdate(name)}); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
@@ -134,9 +141,9 @@ func (w *Warehouse) DropRef(ctx context.Context, ident table.Identifier, name st
 
 // FastForward moves branch to the head of to when that head descends from
 // branch's head; it returns both heads.
-func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, branch, to string) (int64, int64, error) {
+func (b *Branches) FastForward(ctx context.Context, ident table.Identifier, branch, to string) (int64, int64, error) {
 	what := fmt.Sprintf("fast-forward %s of %s to %s", branch, IdentKey(ident), to)
-	tbl, err := w.LoadTable(ctx, ident)
+	tbl, err := b.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -144,7 +151,7 @@ func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, bra
 	if target == nil {
 		return 0, 0, fmt.Errorf("%s: %w", what, ErrNoSuchRef)
 	}
-	from, err := w.fastForwardTo(ctx, tbl, branch, target.SnapshotID)
+	from, err := b.fastForwardTo(ctx, tbl, branch, target.SnapshotID)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", what, err)
 	}
@@ -155,15 +162,15 @@ func (w *Warehouse) FastForward(ctx context.Context, ident table.Identifier, bra
 // descends from the branch's head, keeping the branch's retention; it
 // returns the head it moved from. The catalog refuses the move if the
 // branch moved since tbl was loaded.
-func (w *Warehouse) FastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
-	from, err := w.fastForwardTo(ctx, tbl, branch, id)
+func (b *Branches) FastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
+	from, err := b.fastForwardTo(ctx, tbl, branch, id)
 	if err != nil {
 		return 0, fmt.Errorf("fast-forward %s of %s to %d: %w", branch, IdentKey(tbl.Identifier()), id, err)
 	}
 	return from, nil
 }
 
-func (w *Warehouse) fastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
+func (b *Branches) fastForwardTo(ctx context.Context, tbl *table.Table, branch string, id int64) (int64, error) {
 	meta := tbl.Metadata()
 	ref, ok := FindRef(meta, branch)
 	if !ok || ref.SnapshotRefType != table.BranchRef {
@@ -173,7 +180,7 @@ func (w *Warehouse) fastForwardTo(ctx context.Context, tbl *table.Table, branch 
 		return 0, ErrNotAhead
 	}
 	was := ref.SnapshotID
-	if err := w.moveRef(ctx, tbl.Identifier(), meta, branch, table.BranchRef, &was, id, refRetention(ref)); err != nil {
+	if err := b.moveRef(ctx, tbl.Identifier(), meta, branch, table.BranchRef, &was, id, refRetention(ref)); err != nil {
 		return 0, err
 	}
 	return was, nil
@@ -201,4 +208,34 @@ func descends(meta table.Metadata, id, ancestor int64) bool {
 		snap = meta.SnapshotByID(*snap.ParentSnapshotID)
 	}
 	return false
+}
+
+// ErrNotAncestor: a rollback's target is not in the current snapshot's
+// history.
+var ErrNotAncestor = errors.New("snapshot is not an ancestor of the current snapshot")
+
+// RollbackToSnapshot makes snapshotID, an ancestor of the current
+// snapshot, current again (metadata only; the later snapshots stay until
+// they expire). It returns the snapshot that was current.
+func (b *Branches) RollbackToSnapshot(ctx context.Context, ident table.Identifier, snapshotID int64) (int64, error) {
+	what := "roll back " + IdentKey(ident)
+	tbl, err := b.wh.LoadTable(ctx, ident)
+	if err != nil {
+		return 0, err
+	}
+	var prev int64
+	if cur := tbl.CurrentSnapshot(); cur != nil {
+		prev = cur.SnapshotID
+	}
+	tx := tbl.NewTransaction()
+	if err := tx.RollbackToSnapshot(snapshotID); err != nil {
+		if errors.Is(err, ice.ErrInvalidArgument) {
+			return 0, fmt.Errorf("%s to %d: %w", what, snapshotID, ErrNotAncestor)
+		}
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return prev, nil
 }
