@@ -37,22 +37,23 @@ var allowedImports = map[string][]string{
 	"internal/parallel":   nil,
 	"internal/tracefile":  nil,
 	"internal/testenv":    nil,
-	"iceberg":             {"internal/lru", "internal/parallel"},
+	"internal/progress":   nil,
+	"iceberg":             {"internal/lru", "internal/parallel", "internal/progress"},
 	"sql":                 {"pgerr"},
-	"stmt":                {"pgerr", "sql"},
-	"deletes":             {"iceberg", "internal/lru", "internal/parallel"},
+	"stmt":                {"internal/progress", "pgerr", "sql"},
+	"deletes":             {"iceberg", "internal/lru", "internal/parallel", "internal/progress"},
 	"exec/pgcatalog":      {"iceberg", "pgerr", "sql"},
 	"exec/engine":         {"deletes", "iceberg", "pgerr", "sql", "stmt"},
 	"maintenance":         {"deletes", "exec/engine", "iceberg", "pgerr", "sql", "stmt"},
 	"copyio":              {"exec/engine", "iceberg", "pgerr", "sql", "stmt"},
 	"ddl":                 {"exec/engine", "iceberg", "pgerr", "sql", "stmt"},
 	"dml":                 {"deletes", "exec/engine", "iceberg", "pgerr", "sql", "stmt"},
-	"exec":                {"", "copyio", "ddl", "deletes", "dml", "exec/engine", "exec/pgcatalog", "iceberg", "maintenance", "pgerr", "sql", "stmt"},
-	"wire":                {"exec", "pgerr", "sql", "stmt"},
-	"repl":                {"exec", "pgerr", "sql", "stmt"},
-	"repl/remote":         {"exec", "pgerr", "sql", "stmt"},
-	"bench":               {"exec", "iceberg", "sql"},
-	"cmd/magmalake":       {"exec", "iceberg", "internal/cli", "maintenance", "repl", "repl/remote", "wire"},
+	"exec":                {"", "copyio", "ddl", "deletes", "dml", "exec/engine", "exec/pgcatalog", "iceberg", "internal/progress", "maintenance", "pgerr", "sql", "stmt"},
+	"wire":                {"pgerr", "sql", "stmt"},
+	"repl":                {"pgerr", "sql", "stmt"},
+	"repl/remote":         {"pgerr", "sql", "stmt"},
+	"bench":               {"exec", "iceberg", "sql", "stmt"},
+	"cmd/magmalake":       {"exec", "iceberg", "internal/cli", "maintenance", "repl", "repl/remote", "stmt", "wire"},
 	"cmd/magmalake-bench": {"bench", "internal/cli"},
 	"internal/pgtest":     {"internal/testenv"},
 	"internal/s3test":     {"internal/testenv"},
@@ -147,6 +148,20 @@ func receiverType(e ast.Expr) string {
 		return x.Name
 	}
 	return "?"
+}
+
+// TestClientsSeeOnlyTheSessionAPI: the wire protocol and the shell know the
+// session through the values in stmt alone; they link neither the session,
+// the planners, the engine nor the Iceberg layer.
+func TestClientsSeeOnlyTheSessionAPI(t *testing.T) {
+	graph := moduleImports(t)
+	for _, client := range []string{"wire", "repl", "repl/remote"} {
+		for _, dep := range reachable(graph, client) {
+			if !slices.Contains([]string{"stmt", "pgerr", "sql", "internal/progress", "wire"}, dep) {
+				t.Errorf("%s links %s", client, dep)
+			}
+		}
+	}
 }
 
 // TestServerDoesNotLinkBenchmarks: the benchmarks have their own command.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Config sizes and selects the benchmark. The zero value is the full run.
@@ -341,7 +342,7 @@ func medianResult(res Result, runs []Result) Result {
 
 // runOurs runs DELETE through a session, as a client's statement runs.
 func (r *runner) runOurs(ctx context.Context, ident table.Identifier, p predicate) (time.Duration, int64, uint64, error) {
-	s := r.eng.NewSession(exec.SessionInfo{User: "bench", Database: "bench"})
+	s := r.eng.NewSession(stmt.SessionInfo{User: "bench", Database: "bench"})
 	defer s.Close()
 	q := fmt.Sprintf("DELETE FROM %s.%s WHERE %s", ident[0], ident[1], p.sql)
 	hp := startHeapPeak()

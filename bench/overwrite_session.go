@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // owSession runs SQL as a client's statements run: Prepare, Execute, and
@@ -17,7 +18,7 @@ import (
 type owSession struct{ s *exec.Session }
 
 func newOwSession(eng *exec.Engine) owSession {
-	return owSession{s: eng.NewSession(exec.SessionInfo{User: "bench", Database: "bench"})}
+	return owSession{s: eng.NewSession(stmt.SessionInfo{User: "bench", Database: "bench"})}
 }
 
 func (b owSession) Close() { b.s.Close() }

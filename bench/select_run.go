@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // System names, in reports and pprof labels.
@@ -19,7 +20,7 @@ const (
 	sysDuckDB    = "duckdb"
 )
 
-var sessionInfo = exec.SessionInfo{User: "bench", Database: "bench"}
+var sessionInfo = stmt.SessionInfo{User: "bench", Database: "bench"}
 
 // SelectResult is one query on one table in the three systems: median wall
 // times over the timed runs (each after one untimed warm-up).

@@ -49,7 +49,7 @@ type Port interface {
 	Append(ctx context.Context, rt *engine.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error)
 }
 
-// Param is a bound parameter's value (exec.Param).
+// Param is a bound parameter's value (stmt.Param).
 type Param = any
 
 // Run is a prepared statement, run by the session executing it.

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/magmalake/magmalake/stmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,14 +63,14 @@ func TestAutocommitDeletesUnderContention(t *testing.T) {
 		t.Run(m.mode+"/v"+m.version, func(t *testing.T) {
 			dir := t.TempDir()
 			engines := []*Engine{testEngine(t, dir), testEngine(t, dir)}
-			s := engines[0].NewSession(SessionInfo{User: "tester", Database: "db"})
+			s := engines[0].NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 			t.Cleanup(s.Close)
 			createContentionTable(t, s, m.mode, m.version, rows)
 			returned := make([][]int, len(jobs))
 			errs := make([]error, len(jobs))
 			var wg sync.WaitGroup
 			for j, job := range jobs {
-				js := engines[j%len(engines)].NewSession(SessionInfo{User: "tester", Database: "db"})
+				js := engines[j%len(engines)].NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 				t.Cleanup(js.Close)
 				wg.Go(func() {
 					for i := range statements {

@@ -31,7 +31,7 @@ func copySession(t *testing.T) (*Session, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	return s, dir
 }

@@ -20,7 +20,7 @@ func prepareCopy(ctx context.Context, s *Session, st *sql.Copy, params *sql.Para
 	if err != nil {
 		return nil, nil, err
 	}
-	return planFunc(func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	return planFunc(func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		return run(ctx, copyioPort{s}, args)
 	}), nil, nil
 }

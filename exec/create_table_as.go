@@ -23,7 +23,7 @@ func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, 
 	if _, err := engine.Plan(ctx, s.queryEnv(), x.Query, params); err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		q, err := engine.Plan(ctx, s.queryEnv(), x.Query, params)
 		if err != nil {
 			return nil, err
@@ -48,7 +48,7 @@ func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, 
 
 // fillCreatedTable runs INSERT INTO t query; its tag is SELECT n, as
 // PostgreSQL answers CREATE TABLE AS.
-func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, params *sql.Params, args []Param) (*stmt.Result, error) {
+func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, params *sql.Params, args []stmt.Param) (*stmt.Result, error) {
 	ins := &sql.Insert{Table: x.Name, Query: x.Query}
 	run, _, err := dml.PrepareInsert(ctx, dmlPort{s}, ins, params)
 	if err == nil {

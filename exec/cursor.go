@@ -167,7 +167,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 	if err != nil {
 		return nil, nil, err
 	}
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		if !st.Hold && !s.tx.active {
 			return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
@@ -199,7 +199,7 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
 	if c, err := s.cursors().get(st.Name); err == nil && !st.Move {
 		cols = c.cols
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		c, err := s.cursors().get(st.Name)
 		if err != nil {
 			return nil, err
@@ -223,7 +223,7 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
 
 // prepareClose plans CLOSE name and CLOSE ALL.
 func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		cs := s.cursors()
 		if st.All {
 			cs.closeAll()

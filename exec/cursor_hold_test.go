@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // A held cursor over the block's own uncommitted change reads that change
@@ -48,7 +49,7 @@ func testHoldOverChange(t *testing.T, before int) {
 func TestHeldCursorClosedByFailedCommit(t *testing.T) {
 	s := testSession(t)
 	txFixture(t, s, "merge-on-read", "3", 9)
-	other := s.engine.NewSession(SessionInfo{User: "other"})
+	other := s.engine.NewSession(stmt.SessionInfo{User: "other"})
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
 	mustQuery(t, s, "DECLARE c CURSOR WITH HOLD FOR SELECT id FROM t")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // cursorTable creates t(id, v) over three data files and returns the model
@@ -184,7 +185,7 @@ func TestCursorTransactionLifetime(t *testing.T) {
 // Session end closes held cursors (and their scans) without error.
 func TestCursorSessionClose(t *testing.T) {
 	eng := testEngine(t, t.TempDir())
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	cursorTable(t, s)
 	mustQuery(t, s, "DECLARE h CURSOR WITH HOLD FOR SELECT id FROM t")
 	mustQuery(t, s, "FETCH 1 FROM h")

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // DateStyle's field order governs date/time input wherever text becomes a
@@ -119,7 +120,7 @@ func both(t *testing.T, s *Session, conn *pgx.Conn, q string) {
 
 // ours runs q with text parameters on magmalake as a pgOutcome.
 func ours(s *Session, q string, params ...string) pgOutcome {
-	args := make([]Param, len(params))
+	args := make([]stmt.Param, len(params))
 	for i, p := range params {
 		args[i] = p
 	}

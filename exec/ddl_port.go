@@ -18,7 +18,7 @@ import (
 // prepareDDL plans schema, table and view definition statements (package
 // ddl). They bind nothing, so all work happens at execution.
 func (s *Session) prepareDDL(st sql.Statement) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		return ddl.Run(ctx, ddlPort{s}, st)
 	}
 	return planFunc(run), nil, nil

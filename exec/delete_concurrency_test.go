@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // delConcWorker is one goroutine's series of deletes and what they reported.
@@ -96,7 +97,7 @@ func TestDeleteConcurrentSessionsOneEngine(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					e := newDelSQLEnv(t)
 					model := e.createModelTable(t, m.mode, m.version, 2, 21)
-					other := e.eng.NewSession(SessionInfo{User: "other", Database: "db"})
+					other := e.eng.NewSession(stmt.SessionInfo{User: "other", Database: "db"})
 					t.Cleanup(other.Close)
 					runConcurrentDeletes(t, e.s, other, e, model, c.predA, c.predB, c.delA, c.delB)
 				})
@@ -112,7 +113,7 @@ func TestDeleteConcurrentEnginesSharedDataDir(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					e := newDelSQLEnv(t)
 					model := e.createModelTable(t, m.mode, m.version, 2, 21)
-					other := testEngine(t, e.dir).NewSession(SessionInfo{User: "other", Database: "db"})
+					other := testEngine(t, e.dir).NewSession(stmt.SessionInfo{User: "other", Database: "db"})
 					t.Cleanup(other.Close)
 					runConcurrentDeletes(t, e.s, other, e, model, c.predA, c.predB, c.delA, c.delB)
 				})

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // delSQLModes are the four table layouts every SQL-level test runs on.
@@ -57,7 +58,7 @@ func newDelSQLEnv(t *testing.T) *delSQLEnv {
 	t.Helper()
 	dir := t.TempDir()
 	eng := testEngine(t, dir)
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	return &delSQLEnv{s: s, eng: eng, dir: dir}
 }
@@ -256,7 +257,7 @@ func TestDeletePreparedWithParameters(t *testing.T) {
 			if len(p.ParamTypes) != 2 {
 				t.Fatalf("param types %v", p.ParamTypes)
 			}
-			args := [][]Param{{int64(0), "s0"}, {"1", "s1"}, {int64(2), "zz"}, {int64(3), nil}, {int64(1), "s9"}, {"4", "s4"}, {int64(6), "s2"}, {int64(5), "s0"}}
+			args := [][]stmt.Param{{int64(0), "s0"}, {"1", "s1"}, {int64(2), "zz"}, {int64(3), nil}, {int64(1), "s9"}, {"4", "s4"}, {int64(6), "s2"}, {int64(5), "s0"}}
 			for _, a := range args {
 				grp, _ := strconv.ParseInt(fmt.Sprint(a[0]), 10, 64)
 				var removed []delSQLRow

@@ -30,7 +30,7 @@ func dmlPlan(run dml.Run, cols []stmt.Column, err error) (plan, []stmt.Column, e
 	if err != nil {
 		return nil, nil, err
 	}
-	execute := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	execute := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		return run(ctx, dmlPort{s}, args)
 	}
 	return planFunc(execute), cols, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // dropBeforeCommit is a catalog on which another server drops the table
@@ -100,14 +101,14 @@ func TestCommitBlockOnDroppedTable(t *testing.T) {
 			e := newDelSQLEnv(t)
 			e.createModelTable(t, m.mode, m.version, 2, 12)
 			files := e.files(t)
-			other := e.eng.NewSession(SessionInfo{User: "other", Database: "db"})
+			other := e.eng.NewSession(stmt.SessionInfo{User: "other", Database: "db"})
 			t.Cleanup(other.Close)
 			mustQuery(t, e.s, "BEGIN")
 			mustQuery(t, e.s, "DELETE FROM t WHERE grp = 1")
 			mustQuery(t, e.s, "INSERT INTO t VALUES (1000, 1, 'n', true)")
 			mustQuery(t, other, "DROP TABLE t")
 			mustFailDropped(t, e.s, "COMMIT")
-			if got := e.s.TxStatus(); got != TxIdle {
+			if got := e.s.TxStatus(); got != stmt.TxIdle {
 				t.Fatalf("after the failed COMMIT the session is %c, want idle", got)
 			}
 			if got := e.files(t); !slices.Equal(got, files) {

@@ -10,6 +10,7 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // EngineOptions tune execution; the zero value is ready to use.
@@ -76,7 +77,7 @@ func (e *Engine) Warehouse() *iceberg.Warehouse { return e.wh }
 // StartSession starts a session for one client connection. It fails, and
 // the connection must be refused, when the client's startup parameters
 // name an unknown parameter or an invalid value.
-func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
+func (e *Engine) StartSession(info stmt.SessionInfo) (*Session, error) {
 	settings, err := newSettings(info, e.opts.Settings)
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 // NewSession starts a session whose parameters the program chooses (the
 // shell, the demo loader, benchmarks); it panics on an invalid one, as
 // that is a bug. Client connections use StartSession.
-func (e *Engine) NewSession(info SessionInfo) *Session {
+func (e *Engine) NewSession(info stmt.SessionInfo) *Session {
 	s, err := e.StartSession(info)
 	if err != nil {
 		panic(fmt.Sprintf("new session: %v", err))
@@ -105,7 +106,7 @@ func (e *Engine) LoadDemo(ctx context.Context) error {
 	if !errors.Is(err, iceberg.ErrNoSuchTable) && !errors.Is(err, iceberg.ErrNoSuchNamespace) {
 		return fmt.Errorf("load demo: %w", err)
 	}
-	s := e.NewSession(SessionInfo{User: "magmalake", Database: "magmalake"})
+	s := e.NewSession(stmt.SessionInfo{User: "magmalake", Database: "magmalake"})
 	defer s.Close()
 	stmts, err := sql.Split(magmalake.DemoSQL)
 	if err != nil {

@@ -44,7 +44,7 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 		if err != nil {
 			return nil, explainColumns, err
 		}
-		run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+		run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 			ep, err := ex(ctx, dmlPort{s}, args)
 			if err != nil {
 				return nil, err
@@ -58,7 +58,7 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); err != nil {
 			return nil, nil, err
 		}
-		run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+		run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 			start := time.Now()
 			q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 			if err != nil {

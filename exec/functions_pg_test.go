@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // The string functions, aggregates and boolean contexts against PostgreSQL
@@ -117,7 +118,7 @@ func TestFunctionsMatchPostgres(t *testing.T) {
 // argument k a literal and 2k+2 a parameter ($1, with the literal as its
 // value; PostgreSQL gets the literal, which it resolves as it resolves an
 // untyped parameter).
-func fnQuery(rng *rand.Rand, fc fnCall, variant int) (q, pgq string, params []Param) {
+func fnQuery(rng *rand.Rand, fc fnCall, variant int) (q, pgq string, params []stmt.Param) {
 	args := make([]string, len(fc.args))
 	pgArgs := make([]string, len(fc.args))
 	for k, a := range fc.args {
@@ -133,7 +134,7 @@ func fnQuery(rng *rand.Rand, fc fnCall, variant int) (q, pgq string, params []Pa
 		args[k], pgArgs[k] = sqlQuote(lit), sqlQuote(lit)
 		if variant%2 == 0 {
 			args[k] = "$1"
-			params = []Param{lit}
+			params = []stmt.Param{lit}
 		}
 	}
 	call := fc.name + "(" + strings.Join(args, ", ") + ")"
@@ -147,7 +148,7 @@ func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") +
 
 // fnCompare runs q on magmalake and pgq on PostgreSQL and requires the same
 // rows, or the same SQLSTATE.
-func fnCompare(t *testing.T, s *Session, conn *pgx.Conn, q, pgq string, params []Param) {
+func fnCompare(t *testing.T, s *Session, conn *pgx.Conn, q, pgq string, params []stmt.Param) {
 	t.Helper()
 	want := pgExec(t, conn, pgq)
 	got, err := s.query(context.Background(), q, params...)

@@ -16,7 +16,7 @@ import (
 // testSession opens a fresh warehouse in a temp dir and a session on it.
 func testSession(t *testing.T) *Session {
 	t.Helper()
-	s := testEngine(t, t.TempDir()).NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := testEngine(t, t.TempDir()).NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	return s
 }
@@ -54,7 +54,7 @@ func testEngineOptions(t *testing.T, cfg iceberg.Config, opts EngineOptions) *En
 // testSessionOn opens a session on eng, closed when the test ends.
 func testSessionOn(t *testing.T, eng *Engine) *Session {
 	t.Helper()
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	return s
 }
@@ -66,7 +66,7 @@ type result struct {
 	tag  string
 }
 
-func (s *Session) query(ctx context.Context, q string, params ...Param) (*result, error) {
+func (s *Session) query(ctx context.Context, q string, params ...stmt.Param) (*result, error) {
 	p, err := s.Prepare(ctx, q, nil)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func resultOf(ctx context.Context, res *stmt.Result) (*result, error) {
 }
 
 // mustQuery runs q and fails the test on error.
-func mustQuery(t *testing.T, s *Session, q string, params ...Param) *result {
+func mustQuery(t *testing.T, s *Session, q string, params ...stmt.Param) *result {
 	t.Helper()
 	r, err := s.query(context.Background(), q, params...)
 	if err != nil {
@@ -124,7 +124,7 @@ func mustQuery(t *testing.T, s *Session, q string, params ...Param) *result {
 }
 
 // mustFail runs q and checks its SQLSTATE.
-func mustFail(t *testing.T, s *Session, code pgerr.Code, q string, params ...Param) {
+func mustFail(t *testing.T, s *Session, code pgerr.Code, q string, params ...stmt.Param) {
 	t.Helper()
 	_, err := s.query(context.Background(), q, params...)
 	var se *pgerr.Error

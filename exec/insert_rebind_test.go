@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"github.com/magmalake/magmalake/stmt"
 	"testing"
 )
 
@@ -19,13 +20,13 @@ func TestInsertBindsAgainAfterDDL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Execute(ctx, p, []Param{"1", "x"}); err != nil {
+	if _, err := s.Execute(ctx, p, []stmt.Param{"1", "x"}); err != nil {
 		t.Fatal(err)
 	}
 	mustQuery(t, s, "INSERT INTO rb VALUES (2, 'y')")
 	mustQuery(t, s, "DROP TABLE rb")
 	mustQuery(t, s, "CREATE TABLE rb (a bigint, b text)")
-	if _, err := s.Execute(ctx, p, []Param{"3", "z"}); err != nil {
+	if _, err := s.Execute(ctx, p, []stmt.Param{"3", "z"}); err != nil {
 		t.Fatalf("prepared INSERT after the table changed: %v", err)
 	}
 	mustQuery(t, s, "INSERT INTO rb VALUES (4, 'w')")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // lock_timeout bounds the wait for a table's commit turn: with the turn
@@ -35,7 +36,7 @@ func TestLockTimeoutOnCommitTurn(t *testing.T) {
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM lt WHERE id = 2")
 	mustFail(t, s, pgerr.LockNotAvailable, "COMMIT")
-	if st := s.TxStatus(); st != TxIdle {
+	if st := s.TxStatus(); st != stmt.TxIdle {
 		t.Fatalf("after the failed COMMIT the session is %c, want I", st)
 	}
 	if after := listFiles(t, dir); len(after) != len(before) {

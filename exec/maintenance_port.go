@@ -29,7 +29,7 @@ func maintenancePlan(run maintenance.Run, cols []stmt.Column, err error) (plan, 
 	if err != nil {
 		return nil, nil, err
 	}
-	execute := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	execute := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		return run(ctx, maintenancePort{s}, args)
 	}
 	return planFunc(execute), cols, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // catalogFixture creates the tables the catalog tests browse.
@@ -76,7 +77,7 @@ func TestCatalogOIDsStable(t *testing.T) {
 	q := "SELECT c.oid, c.oid::regclass::text, c.relnatts FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 's2' AND c.relname = 'u'"
 	before := mustQuery(t, s, q).rows
 	mustQuery(t, s, "INSERT INTO s2.u (a) VALUES (1)")
-	s2 := s.engine.NewSession(SessionInfo{User: "other", Database: "db"})
+	s2 := s.engine.NewSession(stmt.SessionInfo{User: "other", Database: "db"})
 	defer s2.Close()
 	after := mustQuery(t, s2, q).rows
 	if len(before) != 1 || before[0][0] != after[0][0] {

@@ -49,7 +49,7 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	case *sql.AlterExecute:
 		return maintenancePlan(maintenance.PrepareExecute(ctx, maintenancePort{s}, x, params))
 	case *sql.AlterRef:
-		return planFunc(func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+		return planFunc(func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 			return maintenance.AlterRef(ctx, maintenancePort{s}, x)
 		}), nil, nil
 	case *sql.Vacuum:
@@ -79,7 +79,7 @@ func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql
 		return nil, nil, err
 	}
 	cols := engine.ResultColumns(q.Columns())
-	run := func(ctx context.Context, s *Session, args []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
 		if err != nil {
 			return nil, err

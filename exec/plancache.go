@@ -1,6 +1,9 @@
 package exec
 
-import "github.com/magmalake/magmalake/sql"
+import (
+	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
+)
 
 // planCacheSize bounds a session's cached statements; clients repeat a few
 // texts (pgbench, ORMs, health checks), so a small map suffices.
@@ -26,7 +29,7 @@ type planCache struct {
 // table, its prepared form.
 type cachedStmt struct {
 	stmt     *sql.Select
-	prep     *Prepared      // nil: bind again (the statement reads a table)
+	prep     *stmt.Prepared // nil: bind again (the statement reads a table)
 	maxDepth int            // the expression depth limit it was parsed under
 	input    sql.InputStyle // the DateStyle prep's literals were read in
 }
@@ -46,7 +49,7 @@ func (c *planCache) get(query string, maxDepth int, input sql.InputStyle) (cache
 // put records query's parse when it is a plain SELECT, whose binding
 // leaves the parsed form untouched (prepared statements already re-bind it
 // on every execution). Other statements are not cached.
-func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth int, input sql.InputStyle) {
+func (c *planCache) put(query string, st sql.Statement, p *stmt.Prepared, maxDepth int, input sql.InputStyle) {
 	sel, ok := st.(*sql.Select)
 	if !ok || sel.Complex {
 		return
@@ -58,7 +61,7 @@ func (c *planCache) put(query string, st sql.Statement, p *Prepared, maxDepth in
 		clear(c.entries)
 	}
 	e := cachedStmt{stmt: sel, maxDepth: maxDepth, input: input}
-	if _, whole := p.plan.(*constSelect); whole {
+	if _, whole := formOf(p).plan.(*constSelect); whole {
 		e.prep = p
 	}
 	c.entries[query] = e

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // benchSession is testSession for benchmarks.
@@ -22,13 +23,13 @@ func benchSession(b *testing.B) *Session {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := eng.NewSession(SessionInfo{User: "bench", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "bench", Database: "db"})
 	b.Cleanup(s.Close)
 	return s
 }
 
 // drainBench runs one prepared statement to completion, as the wire layer does.
-func drainBench(b *testing.B, ctx context.Context, s *Session, p *Prepared) {
+func drainBench(b *testing.B, ctx context.Context, s *Session, p *stmt.Prepared) {
 	res, err := s.Execute(ctx, p, nil)
 	if err != nil {
 		b.Fatal(err)

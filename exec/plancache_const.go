@@ -27,7 +27,7 @@ func (s *Session) prepareConstSelect(ctx context.Context, st *sql.Select, params
 	return c, c.cols, true, nil
 }
 
-func (c *constSelect) execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error) {
+func (c *constSelect) execute(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error) {
 	rows, err := c.q.Run(ctx, params)
 	if err != nil {
 		return nil, err

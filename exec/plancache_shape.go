@@ -27,7 +27,7 @@ type shapeCache struct {
 // shapeEntry is one shape's prepared INSERT, or the failure to prepare it
 // (the statement then takes the usual path, which reports its error).
 type shapeEntry struct {
-	prep     *Prepared
+	prep     *stmt.Prepared
 	failed   bool
 	maxDepth int
 	input    sql.InputStyle
@@ -35,7 +35,7 @@ type shapeEntry struct {
 
 // prepareShaped prepares query through its shape; false when query has
 // none, or the shape does not prepare, or the block failed.
-func (s *Session) prepareShaped(ctx context.Context, query string) (*Prepared, bool) {
+func (s *Session) prepareShaped(ctx context.Context, query string) (*stmt.Prepared, bool) {
 	if !startsWithInsert(query) || s.tx.failed || sql.CheckUTF8(query) != nil {
 		return nil, false
 	}
@@ -57,13 +57,13 @@ func (s *Session) prepareShaped(ctx context.Context, query string) (*Prepared, b
 	if e.failed {
 		return nil, false
 	}
-	args := make([]Param, len(sh.Args))
+	args := make([]stmt.Param, len(sh.Args))
 	for i, a := range sh.Args {
 		args[i] = a
 	}
-	inner := e.prep.plan.(plan)
-	return &Prepared{Query: query, Columns: e.prep.Columns, logClass: e.prep.logClass,
-		plan: shapedPlan{query: query, inner: inner, args: args}}, true
+	form := formOf(e.prep)
+	form.plan = shapedPlan{query: query, inner: form.plan, args: args}
+	return &stmt.Prepared{Query: query, Columns: e.prep.Columns, Plan: form}, true
 }
 
 // mayChange is a preparation failure that a later statement may undo (the
@@ -94,14 +94,14 @@ func (c *shapeCache) put(key string, e *shapeEntry) {
 type shapedPlan struct {
 	query string
 	inner plan
-	args  []Param
+	args  []stmt.Param
 }
 
 // execute runs the shape. A value its column refuses (class 22, a NULL in
 // a NOT NULL column) fails before anything is written; the statement then
 // runs the usual way, so that the error is PostgreSQL's for the literal,
 // with its position in the text.
-func (p shapedPlan) execute(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+func (p shapedPlan) execute(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 	res, err := p.inner.execute(ctx, s, p.args)
 	if err == nil || !valueError(err) {
 		return res, err
@@ -110,7 +110,7 @@ func (p shapedPlan) execute(ctx context.Context, s *Session, _ []Param) (*stmt.R
 	if perr != nil {
 		return nil, perr
 	}
-	return full.plan.(plan).execute(ctx, s, nil)
+	return formOf(full).plan.execute(ctx, s, nil)
 }
 
 // valueError is an error about a value: data exceptions and integrity

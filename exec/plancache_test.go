@@ -8,6 +8,7 @@ import (
 
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // A constant SELECT gives what the general pipeline gives for the same
@@ -96,8 +97,8 @@ func TestConstSelectEvaluatesPerStatement(t *testing.T) {
 func TestPlanCacheFollowsCatalogAndSearchPath(t *testing.T) {
 	dir := t.TempDir()
 	eng := testEngine(t, dir)
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
-	other := eng.NewSession(SessionInfo{User: "tester", Database: "db"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
+	other := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db"})
 	t.Cleanup(s.Close)
 	t.Cleanup(other.Close)
 	mustQuery(t, other, "CREATE SCHEMA a")

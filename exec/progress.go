@@ -2,10 +2,7 @@ package exec
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,19 +16,10 @@ import (
 // report: quick statements never show one.
 const progressDelay = time.Second
 
-// ProgressReport is a running statement's work so far: the shell's
-// progress line, and NOTICEs over the wire.
-type ProgressReport struct {
-	Elapsed time.Duration
-	progress.Counts
-	// Done is the last report of a statement that had reports: it ended.
-	Done bool
-}
-
 // progressWatch is what WatchProgress registered.
 type progressWatch struct {
 	every time.Duration
-	f     func(ProgressReport)
+	f     func(stmt.ProgressReport)
 	// ticks starts a statement's clock: the first tick after the delay,
 	// then one per every; stop releases it. Tests drive it by hand.
 	ticks func(delay, every time.Duration) (<-chan time.Time, func())
@@ -41,7 +29,7 @@ type progressWatch struct {
 // every interval after that, while the setting magmalake.progress is on;
 // f runs on another goroutine, its last call (Done) before the statement's
 // Execute, last Rows.Next or COPY load returns.
-func (s *Session) WatchProgress(every time.Duration, f func(ProgressReport)) {
+func (s *Session) WatchProgress(every time.Duration, f func(stmt.ProgressReport)) {
 	s.progress = &progressWatch{every: every, f: f, ticks: realTicks}
 }
 
@@ -93,7 +81,7 @@ func (s *Session) startProgress() *progressRun {
 	return r
 }
 
-func (r *progressRun) report(f func(ProgressReport), ticks <-chan time.Time, release func()) {
+func (r *progressRun) report(f func(stmt.ProgressReport), ticks <-chan time.Time, release func()) {
 	defer close(r.ended)
 	defer release()
 	reported := false
@@ -120,8 +108,8 @@ func (r *progressRun) report(f func(ProgressReport), ticks <-chan time.Time, rel
 	}
 }
 
-func (r *progressRun) reading(done bool) ProgressReport {
-	return ProgressReport{Elapsed: time.Since(r.start), Counts: r.p.Counts(), Done: done}
+func (r *progressRun) reading(done bool) stmt.ProgressReport {
+	return stmt.ProgressReport{Elapsed: time.Since(r.start), Counts: r.p.Counts(), Done: done}
 }
 
 // attach makes the layers below count into r.
@@ -181,66 +169,4 @@ func (p *progressRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 func (p *progressRows) Close() error {
 	p.r.end()
 	return p.Rows.Close()
-}
-
-// String is the report as one line: files, rows, bytes read (of the
-// planned total) and written, the read rate and the time so far.
-func (r ProgressReport) String() string {
-	var b strings.Builder
-	if r.FilesPlanned > 0 {
-		fmt.Fprintf(&b, "%d/%d files, ", r.FilesDone, r.FilesPlanned)
-	}
-	fmt.Fprintf(&b, "%s rows, %s", groupDigits(r.Rows), sizeText(r.BytesRead))
-	if r.BytesPlanned > 0 {
-		fmt.Fprintf(&b, " of %s", sizeText(r.BytesPlanned))
-	}
-	fmt.Fprintf(&b, " read, %s written", sizeText(r.BytesWritten))
-	if secs := r.Elapsed.Seconds(); secs > 0 {
-		fmt.Fprintf(&b, ", %s/s", sizeText(int64(float64(r.BytesRead+r.BytesWritten)/secs)))
-	}
-	fmt.Fprintf(&b, ", %.1f s", r.Elapsed.Seconds())
-	return b.String()
-}
-
-// Fraction is how far the statement is, 0 to 1, from the bytes of the
-// planned reads read or found not needed (else the files done); -1 when
-// nothing was planned.
-func (r ProgressReport) Fraction() float64 {
-	switch {
-	case r.Done:
-		return 1
-	case r.BytesPlanned > 0:
-		return min(float64(r.BytesRead+r.BytesSkipped)/float64(r.BytesPlanned), 0.99)
-	case r.FilesPlanned > 0:
-		return min(float64(r.FilesDone)/float64(r.FilesPlanned), 0.99)
-	}
-	return -1
-}
-
-// sizeText is n bytes as B, kB, MB, GB or TB with one decimal above bytes.
-func sizeText(n int64) string {
-	if n < 1024 {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v, unit := float64(n)/1024, "kB"
-	for _, u := range []string{"MB", "GB", "TB"} {
-		if v < 1024 {
-			break
-		}
-		v, unit = v/1024, u
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + unit
-}
-
-// groupDigits writes n with thousands separators.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"github.com/magmalake/magmalake/stmt"
 	"io"
 	"strconv"
 	"sync"
@@ -24,11 +25,11 @@ func (m *manualTicks) ticks(_, _ time.Duration) (<-chan time.Time, func()) {
 // reportLog collects what WatchProgress delivers.
 type reportLog struct {
 	mu      sync.Mutex
-	reports []ProgressReport
-	got     chan ProgressReport
+	reports []stmt.ProgressReport
+	got     chan stmt.ProgressReport
 }
 
-func (l *reportLog) add(r ProgressReport) {
+func (l *reportLog) add(r stmt.ProgressReport) {
 	l.mu.Lock()
 	l.reports = append(l.reports, r)
 	l.mu.Unlock()
@@ -37,7 +38,7 @@ func (l *reportLog) add(r ProgressReport) {
 
 func watchManually(s *Session) (*manualTicks, *reportLog) {
 	m := &manualTicks{ch: make(chan time.Time, 1)}
-	log := &reportLog{got: make(chan ProgressReport, 16)}
+	log := &reportLog{got: make(chan stmt.ProgressReport, 16)}
 	s.WatchProgress(time.Second, log.add)
 	s.progress.ticks = m.ticks
 	return m, log
@@ -115,11 +116,11 @@ func TestProgressCountsWrites(t *testing.T) {
 	m, log := watchManually(s)
 	mustQuery(t, s, "SET magmalake.progress = on")
 	// A tick waiting in the channel makes the statement report at once.
-	run := func(q string) ProgressReport {
+	run := func(q string) stmt.ProgressReport {
 		t.Helper()
 		m.ch <- time.Now()
 		mustQuery(t, s, q)
-		var last ProgressReport
+		var last stmt.ProgressReport
 		for range len(log.got) {
 			last = <-log.got
 		}
@@ -146,7 +147,7 @@ func TestProgressCountsWrites(t *testing.T) {
 
 // TestProgressText: the line's figures and fraction.
 func TestProgressText(t *testing.T) {
-	r := ProgressReport{Elapsed: 2 * time.Second}
+	r := stmt.ProgressReport{Elapsed: 2 * time.Second}
 	r.FilesPlanned, r.FilesDone, r.Rows = 12, 3, 1234567
 	r.BytesRead, r.BytesPlanned, r.BytesWritten = 50<<20, 200<<20, 1536
 	if got, want := r.String(), "3/12 files, 1,234,567 rows, 50.0 MB of 200.0 MB read, 1.5 kB written, 25.0 MB/s, 2.0 s"; got != want {
@@ -178,11 +179,11 @@ func TestProgressReadsWithinPlanned(t *testing.T) {
 	}
 	m, log := watchManually(s)
 	mustQuery(t, s, "SET magmalake.progress = on")
-	run := func(q string) ProgressReport {
+	run := func(q string) stmt.ProgressReport {
 		t.Helper()
 		m.ch <- time.Now() // a tick waiting makes the statement report
 		mustQuery(t, s, q)
-		var last ProgressReport
+		var last stmt.ProgressReport
 		for range len(log.got) {
 			last = <-log.got
 		}
@@ -201,7 +202,7 @@ func TestProgressReadsWithinPlanned(t *testing.T) {
 		bytes, _ = strconv.ParseInt(r[1], 10, 64)
 		return n, bytes
 	}
-	want := func(q string, r ProgressReport, n, bytes int64) {
+	want := func(q string, r stmt.ProgressReport, n, bytes int64) {
 		t.Helper()
 		if r.FilesPlanned != n || r.BytesPlanned != bytes {
 			t.Errorf("%s: %d files of %d bytes planned, want %d of %d", q, r.FilesPlanned, r.BytesPlanned, n, bytes)

@@ -17,7 +17,7 @@ import (
 // Session holds per-connection state: settings, transaction, prepared plans.
 type Session struct {
 	engine   *Engine
-	info     SessionInfo
+	info     stmt.SessionInfo
 	settings *Settings
 	tx       txState
 	plans    planCache
@@ -26,15 +26,29 @@ type Session struct {
 	progress *progressWatch // WatchProgress's, nil: no reports
 }
 
+// prepared is the session's own form of a prepared statement
+// (stmt.Prepared.Plan): its plan, and what log_statement sees of it.
+type prepared struct {
+	plan     plan
+	logClass logClass
+}
+
+// formOf is the session's form of p: no plan when this session did not
+// prepare it.
+func formOf(p *stmt.Prepared) prepared {
+	f, _ := p.Plan.(prepared)
+	return f
+}
+
 // plan is a prepared statement's executable form.
 type plan interface {
-	execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error)
+	execute(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error)
 }
 
 // planFunc adapts a function to plan.
-type planFunc func(ctx context.Context, s *Session, params []Param) (*stmt.Result, error)
+type planFunc func(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error)
 
-func (f planFunc) execute(ctx context.Context, s *Session, params []Param) (*stmt.Result, error) {
+func (f planFunc) execute(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error) {
 	return f(ctx, s, params)
 }
 
@@ -53,7 +67,7 @@ func (s *Session) Split(query string) ([]string, error) {
 
 // Prepare parses and binds one statement. paramTypes are the client's
 // parameter OIDs (0 = infer).
-func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (p *Prepared, err error) {
+func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32) (p *stmt.Prepared, err error) {
 	defer recoverInternal(&err)
 	if len(paramTypes) == 0 {
 		if p, ok := s.prepareShaped(ctx, query); ok {
@@ -73,7 +87,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 // withTruncationNotices is p with PostgreSQL's NOTICEs for the identifiers
 // of query the parser truncated to 63 bytes (p itself may be cached and
 // shared, so a copy).
-func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
+func (s *Session) withTruncationNotices(p *stmt.Prepared, query string) *stmt.Prepared {
 	msgs := sql.TruncatedIdentifiers(query)
 	if len(msgs) == 0 {
 		return p
@@ -102,7 +116,7 @@ func (s *Session) visible(ns []stmt.Notice) []stmt.Notice {
 	return out
 }
 
-func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
+func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*stmt.Prepared, error) {
 	// The wire checks before this too; the shell's input arrives only here.
 	if err := sql.CheckUTF8(query); err != nil {
 		return nil, err
@@ -128,7 +142,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 		}
 		switch len(stmts) {
 		case 0:
-			return &Prepared{Query: query, plan: planFunc(emptyQuery)}, nil
+			return &stmt.Prepared{Query: query, Plan: prepared{plan: planFunc(emptyQuery)}}, nil
 		case 1:
 		default:
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
@@ -144,8 +158,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, Interactive: copiesIn(st), plan: pl,
-		logClass: logClassOf(st, s.named)}
+	p := &stmt.Prepared{Query: query, ParamTypes: params.OIDs(), Columns: cols, Interactive: copiesIn(st),
+		Plan: prepared{plan: pl, logClass: logClassOf(st, s.named)}}
 	if cacheable {
 		s.plans.put(query, st, p, maxDepth, input)
 	}
@@ -158,13 +172,13 @@ func copiesIn(st sql.Statement) bool {
 	return ok && c.From
 }
 
-func emptyQuery(context.Context, *Session, []Param) (*stmt.Result, error) {
+func emptyQuery(context.Context, *Session, []stmt.Param) (*stmt.Result, error) {
 	return &stmt.Result{Tag: ""}, nil
 }
 
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
-func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*stmt.Result, error) {
+func (s *Session) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	l := s.startLog(p)
 	pr := s.startProgress()
 	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
@@ -174,13 +188,13 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*st
 	return res, err
 }
 
-func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*stmt.Result, error) {
+func (s *Session) execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	if len(params) != len(p.ParamTypes) {
 		return nil, &pgerr.Error{Code: pgerr.ProtocolViolation,
 			Message: fmt.Sprintf("bind message supplies %d parameters, but prepared statement requires %d", len(params), len(p.ParamTypes))}
 	}
-	pl, ok := p.plan.(plan)
-	if !ok {
+	pl := formOf(p).plan
+	if pl == nil {
 		return nil, &pgerr.Error{Code: pgerr.InternalError, Message: "statement was not prepared by this session"}
 	}
 	start := time.Now()
@@ -225,7 +239,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*st
 
 // executeGuarded runs a plan, turning a panic (a bug) into XX000 for this
 // statement instead of ending the shell or the connection.
-func (s *Session) executeGuarded(ctx context.Context, pl plan, params []Param) (res *stmt.Result, err error) {
+func (s *Session) executeGuarded(ctx context.Context, pl plan, params []stmt.Param) (res *stmt.Result, err error) {
 	defer recoverInternal(&err)
 	return pl.execute(ctx, s, params)
 }

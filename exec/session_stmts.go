@@ -11,7 +11,7 @@ import (
 
 // prepareSetting plans SET, RESET, SET TRANSACTION and DISCARD.
 func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		switch x := st.(type) {
 		case *sql.Set:
 			return s.set(x)
@@ -166,7 +166,7 @@ func isolationLevel(v string) (string, error) {
 
 // prepareTransaction plans BEGIN, COMMIT, ROLLBACK and savepoints.
 func (s *Session) prepareTransaction(st sql.Statement) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		switch x := st.(type) {
 		case *sql.Begin:
 			return s.begin(x)

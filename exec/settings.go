@@ -104,7 +104,7 @@ type Settings struct {
 // startup_options.go), which become the session's defaults, as in
 // PostgreSQL: RESET returns to them. An unknown parameter or an invalid
 // value fails, to refuse the connection.
-func newSettings(info SessionInfo, serverDefaults map[string]string) (*Settings, error) {
+func newSettings(info stmt.SessionInfo, serverDefaults map[string]string) (*Settings, error) {
 	s := (&Settings{defs: settingDefs(), values: map[string]string{}}).withServerDefaults(serverDefaults)
 	s.values["session_authorization"] = info.User
 	list, err := startupSettings(info)

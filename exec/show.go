@@ -46,7 +46,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []st
 	for i, c := range cols {
 		columns[i] = stmt.Column{Name: c, Type: sql.Text}
 	}
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		rows, err := s.showRows(ctx, st)
 		if err != nil {
 			return nil, err

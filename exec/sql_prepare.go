@@ -16,10 +16,10 @@ import (
 // Execute with the protocol's prepared statements.
 
 // sqlPrepared is the session's named statements.
-type sqlPrepared map[string]*Prepared
+type sqlPrepared map[string]*stmt.Prepared
 
 func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		if _, ok := s.named[st.Name]; ok {
 			return nil, pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
 		}
@@ -50,7 +50,7 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []stmt.Column, erro
 	if p, ok := s.named[st.Name]; ok {
 		cols = p.Columns
 	}
-	run := func(ctx context.Context, s *Session, outer []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, outer []stmt.Param) (*stmt.Result, error) {
 		p, ok := s.named[st.Name]
 		if !ok {
 			return nil, pgerr.Errorf(pgerr.InvalidSQLStatementName, "prepared statement %q does not exist", st.Name)
@@ -64,8 +64,8 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []stmt.Column, erro
 		if err != nil {
 			return nil, err
 		}
-		plan, ok := p.plan.(plan)
-		if !ok {
+		plan := formOf(p).plan
+		if plan == nil {
 			return nil, pgerr.Errorf(pgerr.InternalError, "prepared statement %q has no plan", st.Name)
 		}
 		return plan.execute(ctx, s, args)
@@ -77,8 +77,8 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []stmt.Column, erro
 // outer statement's parameters) and hands each over as its text, which the
 // statement's parameter types then read as they read a client's text
 // parameters.
-func executeArgs(ctx context.Context, st *sql.ExecuteStmt, outer []Param) ([]Param, error) {
-	args := make([]Param, len(st.Args))
+func executeArgs(ctx context.Context, st *sql.ExecuteStmt, outer []stmt.Param) ([]stmt.Param, error) {
+	args := make([]stmt.Param, len(st.Args))
 	for i, node := range st.Args {
 		params := &sql.Params{Input: sql.InputStyleOf(ctx)} // DATE '...' arguments read in the session's DateStyle
 		e, err := sql.Bind(node, &sql.Scope{}, params)
@@ -98,7 +98,7 @@ func executeArgs(ctx context.Context, st *sql.ExecuteStmt, outer []Param) ([]Par
 }
 
 func (s *Session) prepareDeallocate(st *sql.Deallocate) (plan, []stmt.Column, error) {
-	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
+	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
 		if st.All {
 			s.named = nil
 			return stmt.TagOnly("DEALLOCATE ALL"), nil

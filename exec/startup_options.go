@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // A client sets parameters at connect two ways, as in PostgreSQL: as
@@ -32,7 +33,7 @@ var startupKeys = []string{"user", "database", "options", "replication"}
 // startupSettings lists the settings of a connection's startup parameters
 // in the order they apply: the switches of options, then the other
 // parameters by name (the packet's order is not kept; names differ).
-func startupSettings(info SessionInfo) ([]startupSetting, error) {
+func startupSettings(info stmt.SessionInfo) ([]startupSetting, error) {
 	if err := checkReplication(info.Options["replication"]); err != nil {
 		return nil, err
 	}

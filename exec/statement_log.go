@@ -52,7 +52,7 @@ func logClassOf(st sql.Statement, named sqlPrepared) logClass {
 		}
 	case *sql.ExecuteStmt:
 		if p, ok := named[x.Name]; ok {
-			return p.logClass
+			return formOf(p).logClass
 		}
 	case *sql.PrepareStmt:
 		if body, err := sql.Parse(x.Body); err == nil && len(body) == 1 {
@@ -91,12 +91,12 @@ type stmtLog struct {
 }
 
 // startLog begins following p; nil when the server keeps no log.
-func (s *Session) startLog(p *Prepared) *stmtLog {
+func (s *Session) startLog(p *stmt.Prepared) *stmtLog {
 	if s.engine.opts.Logger == nil {
 		return nil
 	}
-	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: p.logClass, start: time.Now(),
-		successes: s.logsSuccesses(p.logClass)}
+	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: formOf(p).logClass, start: time.Now(),
+		successes: s.logsSuccesses(formOf(p).logClass)}
 }
 
 // logsSuccesses reports whether a statement of class c that succeeds may be

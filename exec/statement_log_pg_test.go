@@ -16,6 +16,7 @@ import (
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // logScript runs on both servers at every log_statement level; every
@@ -191,7 +192,7 @@ func loggedSession(t *testing.T, w *testenv.LogBuffer, settings map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := eng.NewSession(SessionInfo{User: "tester", Database: "db", ApplicationName: "logtest"})
+	s := eng.NewSession(stmt.SessionInfo{User: "tester", Database: "db", ApplicationName: "logtest"})
 	t.Cleanup(s.Close)
 	return s
 }

@@ -1,6 +1,10 @@
 package exec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/magmalake/magmalake/stmt"
+)
 
 // TestSubquerySeesNewCommits: a query without FROM whose value comes from
 // a subquery over a table (or a metadata table) reads the table as it is
@@ -16,7 +20,7 @@ func TestSubquerySeesNewCommits(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE c (id int)")
 	mustQuery(t, s, "INSERT INTO c VALUES (1), (2)")
-	var prepared []*Prepared
+	var prepared []*stmt.Prepared
 	for _, q := range queries {
 		mustQuery(t, s, q)
 		p, err := s.Prepare(t.Context(), q, nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // txState is the session's transaction block: BEGIN ... COMMIT stages every
@@ -54,11 +55,11 @@ type txTable struct {
 func (t *txState) status() byte {
 	switch {
 	case t.failed:
-		return TxFailed
+		return stmt.TxFailed
 	case t.active:
-		return TxActive
+		return stmt.TxActive
 	}
-	return TxIdle
+	return stmt.TxIdle
 }
 
 // admit rejects statements a failed block may not run.

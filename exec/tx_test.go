@@ -9,6 +9,7 @@ import (
 
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // txModes are the table layouts every transaction test runs on.
@@ -82,7 +83,7 @@ func TestTransactionRollbackLeavesNoTrace(t *testing.T) {
 		t.Run(m.mode+"-v"+m.version, func(t *testing.T) {
 			s := testSession(t)
 			ids := txFixture(t, s, m.mode, m.version, 30)
-			other := s.engine.NewSession(SessionInfo{User: "other"})
+			other := s.engine.NewSession(stmt.SessionInfo{User: "other"})
 			before := fndSnapshotState(t, s, "public", "t")
 
 			mustQuery(t, s, "BEGIN")
@@ -103,11 +104,11 @@ func TestTransactionRollbackLeavesNoTrace(t *testing.T) {
 			if got := txIDs(t, other); !slices.Equal(got, ids) {
 				t.Fatalf("another session sees uncommitted changes: %v", got)
 			}
-			if s.TxStatus() != TxActive {
+			if s.TxStatus() != stmt.TxActive {
 				t.Fatalf("status %c inside the block", s.TxStatus())
 			}
 			mustQuery(t, s, "ROLLBACK")
-			if s.TxStatus() != TxIdle {
+			if s.TxStatus() != stmt.TxIdle {
 				t.Fatalf("status %c after ROLLBACK", s.TxStatus())
 			}
 			after := fndSnapshotState(t, s, "public", "t")
@@ -216,14 +217,14 @@ func TestTransactionConflicts(t *testing.T) {
 		t.Run(m.mode+"-v"+m.version, func(t *testing.T) {
 			s := testSession(t)
 			ids := txFixture(t, s, m.mode, m.version, 30)
-			other := s.engine.NewSession(SessionInfo{User: "other"})
+			other := s.engine.NewSession(stmt.SessionInfo{User: "other"})
 
 			// Overlapping: both delete id 5.
 			mustQuery(t, s, "BEGIN")
 			mustQuery(t, s, "DELETE FROM t WHERE id = 5")
 			mustQuery(t, other, "DELETE FROM t WHERE id IN (5, 6)")
 			mustFail(t, s, pgerr.SerializationFailure, "COMMIT")
-			if s.TxStatus() != TxIdle {
+			if s.TxStatus() != stmt.TxIdle {
 				t.Fatalf("status %c after a failed COMMIT", s.TxStatus())
 			}
 			want := without(ids, func(id int) bool { return id == 5 || id == 6 })
@@ -255,7 +256,7 @@ func TestTransactionStates(t *testing.T) {
 	mustQuery(t, s, "BEGIN")
 	mustQuery(t, s, "DELETE FROM t WHERE id = 1")
 	mustFail(t, s, pgerr.UndefinedTable, "SELECT * FROM missing")
-	if s.TxStatus() != TxFailed {
+	if s.TxStatus() != stmt.TxFailed {
 		t.Fatalf("status %c after an error in the block", s.TxStatus())
 	}
 	mustFail(t, s, pgerr.InFailedSQLTransaction, "SELECT 1")
@@ -315,7 +316,7 @@ func TestTransactionAbandonedSession(t *testing.T) {
 	s := testSession(t)
 	ids := txFixture(t, s, "copy-on-write", "2", 12)
 	before := fndSnapshotState(t, s, "public", "t")
-	victim := s.engine.NewSession(SessionInfo{User: "victim"})
+	victim := s.engine.NewSession(stmt.SessionInfo{User: "victim"})
 	mustQuery(t, victim, "BEGIN")
 	mustQuery(t, victim, "DELETE FROM t WHERE id < 6")
 	// No COMMIT, no Close: the process died here.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // completeKeywords are the words offered where no name is expected.
@@ -90,7 +90,7 @@ func (cat *catalog) tableNames(ctx context.Context, word string) []string {
 	if q := strings.TrimPrefix(word, `"`); q != word {
 		base, _, _ := strings.Cut(q, "$")
 		var out []string
-		for _, kind := range exec.MetadataTableKinds() {
+		for _, kind := range cat.metaKinds() {
 			out = append(out, `"`+base+"$"+kind+`"`)
 		}
 		return out
@@ -134,7 +134,7 @@ func (cat *catalog) catalogColumn(ctx context.Context, q string) []string {
 
 // catalogRows runs a completion query; a failure offers nothing.
 func (cat *catalog) catalogRows(ctx context.Context, q string) [][]string {
-	if cat.sess.TxStatus() != exec.TxIdle {
+	if cat.sess.TxStatus() != stmt.TxIdle {
 		return nil // a failing query would abort the user's block
 	}
 	rows, err := cat.queryText(ctx, q)

@@ -37,6 +37,7 @@ func TestComplete(t *testing.T) {
 		"DESCRIBE events": answer(rowsResult(one, "SHOW", []*string{str("event_id")}, []*string{str("user_id")})),
 	}}
 	sh := New(f, &strings.Builder{}, &strings.Builder{})
+	sh.MetadataKinds = exec.MetadataTableKinds()
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -62,16 +63,18 @@ func TestComplete(t *testing.T) {
 			t.Errorf("%q: head %q, completions %q, tail %q; want %q", tc.line, head, got, tail, tc.want)
 		}
 	}
-	f.tx = exec.TxActive
+	f.tx = stmt.TxActive
 	if _, got, _ := sh.Complete("SELECT * FROM ev", 16); len(got) != 0 {
 		t.Errorf("inside a block completion queried the catalog: %q", got)
 	}
 }
 
 // TestCompleteMetadataTables: after "t$ Tab offers every metadata table
-// the registry has, and nothing else.
+// the registry has (as the commands starting the shell name them), and
+// nothing else.
 func TestCompleteMetadataTables(t *testing.T) {
 	sh := New(&fakeSession{}, &strings.Builder{}, &strings.Builder{})
+	sh.MetadataKinds = exec.MetadataTableKinds()
 	_, got, _ := sh.Complete(`SELECT * FROM "events$`, len(`SELECT * FROM "events$`))
 	var want []string
 	for _, kind := range engine.MetaTableNames() {

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -82,15 +81,15 @@ type fakeSession struct {
 	tx       byte
 }
 
-func (f *fakeSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
+func (f *fakeSession) Prepare(ctx context.Context, query string, _ []uint32) (*stmt.Prepared, error) {
 	f.prepared = append(f.prepared, query)
 	if _, ok := f.answers[query]; !ok {
 		return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("fake cannot parse %q", query), Position: 1}
 	}
-	return &exec.Prepared{Query: query}, nil
+	return &stmt.Prepared{Query: query}, nil
 }
 
-func (f *fakeSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*stmt.Result, error) {
+func (f *fakeSession) Execute(ctx context.Context, p *stmt.Prepared, _ []stmt.Param) (*stmt.Result, error) {
 	res, err := f.answers[p.Query](ctx)
 	if err != nil {
 		return nil, err
@@ -106,7 +105,7 @@ func (f *fakeSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Pa
 
 func (f *fakeSession) TxStatus() byte {
 	if f.tx == 0 {
-		return exec.TxIdle
+		return stmt.TxIdle
 	}
 	return f.tx
 }
@@ -115,11 +114,11 @@ func (f *fakeSession) TxStatus() byte {
 // results into Arrow batches as magmalake's executor would produce them.
 type pgSession struct{ c *pgx.Conn }
 
-func (s *pgSession) Prepare(ctx context.Context, query string, _ []uint32) (*exec.Prepared, error) {
-	return &exec.Prepared{Query: query}, nil
+func (s *pgSession) Prepare(ctx context.Context, query string, _ []uint32) (*stmt.Prepared, error) {
+	return &stmt.Prepared{Query: query}, nil
 }
 
-func (s *pgSession) Execute(ctx context.Context, p *exec.Prepared, _ []exec.Param) (*stmt.Result, error) {
+func (s *pgSession) Execute(ctx context.Context, p *stmt.Prepared, _ []stmt.Param) (*stmt.Result, error) {
 	results, err := pgtest.Run(ctx, s.c, p.Query)
 	var e *pgconn.PgError
 	if errors.As(err, &e) {

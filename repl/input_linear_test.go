@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -101,13 +100,13 @@ func allocated(f func()) uint64 {
 // acceptSession runs every statement as an INSERT of one row.
 type acceptSession struct{ statements int }
 
-func (s *acceptSession) Prepare(_ context.Context, query string, _ []uint32) (*exec.Prepared, error) {
-	return &exec.Prepared{Query: query}, nil
+func (s *acceptSession) Prepare(_ context.Context, query string, _ []uint32) (*stmt.Prepared, error) {
+	return &stmt.Prepared{Query: query}, nil
 }
 
-func (s *acceptSession) Execute(context.Context, *exec.Prepared, []exec.Param) (*stmt.Result, error) {
+func (s *acceptSession) Execute(context.Context, *stmt.Prepared, []stmt.Param) (*stmt.Result, error) {
 	s.statements++
 	return &stmt.Result{Tag: "INSERT 0 1"}, nil
 }
 
-func (s *acceptSession) TxStatus() byte { return exec.TxIdle }
+func (s *acceptSession) TxStatus() byte { return stmt.TxIdle }

@@ -14,6 +14,8 @@ type catalog struct {
 	pr   *printer
 	// execute runs a statement and prints its result (Shell.execute).
 	execute func(ctx context.Context, stmt string, style resultStyle) error
+	// metaKinds are the metadata tables completion offers (Shell.MetadataKinds).
+	metaKinds func() []string
 }
 
 // metaCatalog runs \l, \du, \dt+ and \df; handled is false for

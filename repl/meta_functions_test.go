@@ -9,6 +9,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testserver"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // userFunctions gives PostgreSQL functions of every shape \df prints:
@@ -101,7 +102,7 @@ func TestDescribeFunctionsOnMagmalake(t *testing.T) {
 // user postgres (psql's owner column names the bootstrap superuser).
 func magmalakeSession(t *testing.T) *exec.Session {
 	t.Helper()
-	s := testserver.Engine(t, t.TempDir()).NewSession(exec.SessionInfo{User: "postgres", Database: "postgres"})
+	s := testserver.Engine(t, t.TempDir()).NewSession(stmt.SessionInfo{User: "postgres", Database: "postgres"})
 	t.Cleanup(s.Close)
 	return s
 }

@@ -2,22 +2,21 @@ package repl
 
 import (
 	"fmt"
+	"github.com/magmalake/magmalake/stmt"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/magmalake/magmalake/exec"
 )
 
 // progressEvery is how often the progress line is redrawn.
 const progressEvery = 250 * time.Millisecond
 
 // ProgressWatcher is a session that reports statements running past a
-// second (an embedded *exec.Session; a remote one sends NOTICEs instead).
+// second (the server's own session in this process; a remote one sends NOTICEs instead).
 type ProgressWatcher interface {
-	WatchProgress(every time.Duration, f func(exec.ProgressReport))
+	WatchProgress(every time.Duration, f func(stmt.ProgressReport))
 }
 
 // progressLine draws a statement's progress on one terminal line of the
@@ -40,7 +39,7 @@ func (sh *Shell) watchProgress() {
 	w.WatchProgress(progressEvery, line.show)
 }
 
-func (l *progressLine) show(r exec.ProgressReport) {
+func (l *progressLine) show(r stmt.ProgressReport) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if r.Done {
@@ -56,7 +55,7 @@ func (l *progressLine) show(r exec.ProgressReport) {
 
 // progressText is the bar and the report's figures, cut to width columns
 // (0: unknown, 80).
-func progressText(r exec.ProgressReport, width int) string {
+func progressText(r stmt.ProgressReport, width int) string {
 	if width <= 0 {
 		width = 80
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -19,24 +18,24 @@ import (
 // report before it returns) and runs until it is cancelled.
 type progressFake struct {
 	*fakeSession
-	f func(mexec.ProgressReport)
+	f func(stmt.ProgressReport)
 }
 
-func (p *progressFake) WatchProgress(_ time.Duration, f func(mexec.ProgressReport)) { p.f = f }
+func (p *progressFake) WatchProgress(_ time.Duration, f func(stmt.ProgressReport)) { p.f = f }
 
 func newProgressFake() *progressFake {
 	p := &progressFake{}
 	p.fakeSession = &fakeSession{answers: map[string]func(context.Context) (*stmt.Result, error){
 		"select 1": answer(rowsResult([]stmt.Column{{Name: "n", Type: sql.Int32}}, "SELECT 1", []*string{str("1")})),
 		"select long": func(ctx context.Context) (*stmt.Result, error) {
-			r := mexec.ProgressReport{Elapsed: 1500 * time.Millisecond}
+			r := stmt.ProgressReport{Elapsed: 1500 * time.Millisecond}
 			r.FilesPlanned, r.FilesDone, r.Rows = 4, 1, 500
 			r.BytesPlanned, r.BytesRead = 4000, 1000
 			done := make(chan struct{})
 			go func() { p.f(r); close(done) }()
 			<-done
 			<-ctx.Done()
-			p.f(mexec.ProgressReport{Done: true})
+			p.f(stmt.ProgressReport{Done: true})
 			return nil, ctx.Err()
 		},
 	}}

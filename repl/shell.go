@@ -13,14 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// Session is what the shell needs of an *exec.Session.
+// Session is what the shell needs of a session: the server's own, in this
+// process, or a remote one (repl/remote).
 type Session interface {
-	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
-	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error)
+	Prepare(ctx context.Context, query string, paramTypes []uint32) (*stmt.Prepared, error)
+	Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error)
 	TxStatus() byte
 }
 
@@ -53,6 +53,9 @@ type Shell struct {
 
 	// ConnInfo is \conninfo's answer: the user and the catalog.
 	ConnInfo string
+	// MetadataKinds are the metadata tables a table has ("t$files" ...),
+	// which completion offers after "t$; the shell's creator names them.
+	MetadataKinds []string
 
 	pending   inputBuffer // input read but not yet terminated by ';'
 	copy      *copyFeed   // a COPY FROM STDIN reading the next input lines
@@ -66,7 +69,7 @@ type Shell struct {
 func New(s Session, out, errOut io.Writer) *Shell {
 	pr := &printer{out: out, stdout: out, errOut: errOut}
 	sh := &Shell{sess: s, pr: pr, StopOnError: true, Now: time.Now, scriptDir: "."}
-	sh.cat = &catalog{sess: s, pr: pr, execute: sh.execute}
+	sh.cat = &catalog{sess: s, pr: pr, execute: sh.execute, metaKinds: func() []string { return sh.MetadataKinds }}
 	sh.copier = &copier{sess: s, pr: pr, startCopyIn: sh.startCopyIn}
 	sh.watchProgress()
 	return sh
@@ -218,9 +221,9 @@ func (sh *Shell) Prompt() string {
 	}
 	tx := ""
 	switch sh.sess.TxStatus() {
-	case exec.TxActive:
+	case stmt.TxActive:
 		tx = "*"
-	case exec.TxFailed:
+	case stmt.TxFailed:
 		tx = "!"
 	}
 	name, end := "magmalake", ">"

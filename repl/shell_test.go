@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -265,15 +264,15 @@ func TestPrompt(t *testing.T) {
 		tx      byte
 		want    string
 	}{
-		{"", exec.TxIdle, "magmalake=> "},
-		{"", exec.TxActive, "magmalake=*> "},
-		{"", exec.TxFailed, "magmalake=!> "},
-		{"select 1\n", exec.TxIdle, "magmalake-> "},
-		{"select 'a\n", exec.TxIdle, "magmalake'> "},
-		{"select \"a\n", exec.TxActive, "magmalake\"*> "},
-		{"select (1,\n", exec.TxIdle, "magmalake(> "},
-		{"select $$\n", exec.TxIdle, "magmalake$> "},
-		{"/* \n", exec.TxIdle, "magmalake*> "},
+		{"", stmt.TxIdle, "magmalake=> "},
+		{"", stmt.TxActive, "magmalake=*> "},
+		{"", stmt.TxFailed, "magmalake=!> "},
+		{"select 1\n", stmt.TxIdle, "magmalake-> "},
+		{"select 'a\n", stmt.TxIdle, "magmalake'> "},
+		{"select \"a\n", stmt.TxActive, "magmalake\"*> "},
+		{"select (1,\n", stmt.TxIdle, "magmalake(> "},
+		{"select $$\n", stmt.TxIdle, "magmalake$> "},
+		{"/* \n", stmt.TxIdle, "magmalake*> "},
 	}
 	for _, tt := range tests {
 		sh.pending.reset()

@@ -59,7 +59,7 @@ func allRows(n int) []int {
 
 // Eval computes e for every row of batch (whose columns follow the Scope e
 // was bound in) as an array of e.Type().ArrowType(). A nil batch evaluates
-// once, for SELECT without FROM. params are the $n values (exec.Param forms).
+// once, for SELECT without FROM. params are the $n values (stmt.Param forms).
 func Eval(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (arrow.Array, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

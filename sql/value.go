@@ -75,7 +75,7 @@ func DatumAt(arr arrow.Array, t Type, i int) any {
 func AppendValue(b array.Builder, t Type, v any) error { return InputStyle{}.AppendValue(b, t, v) }
 
 // AppendValue appends v to b, a builder of t.ArrowType(). v is a datum of t
-// or any exec.Param form (string text, time.Time, [16]byte, ...), converted
+// or any stmt.Param form (string text, time.Time, [16]byte, ...), converted
 // exactly as a parameter would be: INSERT ... VALUES and COPY use this.
 func (in InputStyle) AppendValue(b array.Builder, t Type, v any) error {
 	d, err := in.CoerceParam(v, t)
@@ -139,7 +139,7 @@ func appendDatum(b array.Builder, t Type, d any) error {
 	return nil
 }
 
-// CoerceParam converts a Go value (an exec.Param form or a datum) to a datum
+// CoerceParam converts a Go value (an stmt.Param form or a datum) to a datum
 // of t, reading text in the style in.
 func (in InputStyle) CoerceParam(v any, t Type) (any, error) {
 	switch x := v.(type) {

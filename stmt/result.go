@@ -1,4 +1,6 @@
-// Package stmt holds what executing a statement gives back to the client:
+// Package stmt holds what the session and its clients (wire, the shell)
+// exchange: what a client said at connect, a prepared statement and its
+// parameters (session.go), and what executing a statement gives back:
 // the result columns, rows, command tag, notices and COPY data. It sits
 // below the session and the packages that plan each statement family, so
 // that they and the wire protocol share one vocabulary without importing

@@ -8,6 +8,7 @@ import (
 
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // benchEngineServer serves a real engine over an empty warehouse, so the
@@ -25,7 +26,7 @@ func benchEngineServer(b *testing.B) string {
 		b.Fatal(err)
 	}
 	_, addr := testServer(b, func(c *Config) {
-		c.NewSession = func(info exec.SessionInfo) (Session, error) { return eng.NewSession(info), nil }
+		c.NewSession = func(info stmt.SessionInfo) (Session, error) { return eng.NewSession(info), nil }
 	})
 	return addr
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // conn is one client connection: the protocol state machine around a
@@ -31,7 +31,7 @@ type conn struct {
 
 	pid    uint32
 	secret [4]byte
-	info   exec.SessionInfo
+	info   stmt.SessionInfo
 
 	// ctx ends when the client disconnects or the server stops hard.
 	ctx       context.Context
@@ -127,7 +127,7 @@ type idleInTxTimer interface{ IdleInTransactionTimeout() time.Duration }
 // it is not in one or sets none.
 func (c *conn) idleInTxTimeout() time.Duration {
 	t, ok := c.ex.sess.(idleInTxTimer)
-	if !ok || c.ex.sess.TxStatus() == exec.TxIdle {
+	if !ok || c.ex.sess.TxStatus() == stmt.TxIdle {
 		return 0
 	}
 	return t.IdleInTransactionTimeout()

@@ -6,8 +6,8 @@ import (
 	"net"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Connection logging, PostgreSQL's log_connections and log_disconnections:
@@ -49,7 +49,7 @@ func (l connLog) received() {
 	l.log.Info("connection received", "host", h, "port", p)
 }
 
-func (l connLog) authorized(pid uint32, info exec.SessionInfo, isTLS bool) {
+func (l connLog) authorized(pid uint32, info stmt.SessionInfo, isTLS bool) {
 	if !l.connections {
 		return
 	}
@@ -57,7 +57,7 @@ func (l connLog) authorized(pid uint32, info exec.SessionInfo, isTLS bool) {
 		"application_name", info.ApplicationName, "ssl", isTLS)
 }
 
-func (l connLog) disconnection(pid uint32, info exec.SessionInfo) {
+func (l connLog) disconnection(pid uint32, info stmt.SessionInfo) {
 	if !l.disconnections {
 		return
 	}

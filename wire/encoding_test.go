@@ -13,6 +13,7 @@ import (
 	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // What PostgreSQL 15 answered for these query strings (the bytes reported are
@@ -119,7 +120,7 @@ func TestInvalidUTF8InCopy(t *testing.T) {
 	var mu sync.Mutex
 	var sessions []*fakeSession
 	_, addr := testServer(t, func(c *Config) {
-		c.NewSession = func(info exec.SessionInfo) (Session, error) {
+		c.NewSession = func(info stmt.SessionInfo) (Session, error) {
 			s, _ := newFakeSession(info)
 			mu.Lock()
 			sessions = append(sessions, s.(*fakeSession))
@@ -176,7 +177,7 @@ func TestInvalidUTF8InCopyLeavesTableUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, addr := testServer(t, func(c *Config) {
-		c.NewSession = func(info exec.SessionInfo) (Session, error) { return eng.NewSession(info), nil }
+		c.NewSession = func(info stmt.SessionInfo) (Session, error) { return eng.NewSession(info), nil }
 	})
 	c := dialRaw(t, addr)
 	c.startup(nil)

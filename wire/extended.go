@@ -5,9 +5,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // extendedProtocol is the extended query protocol's state: the prepared
@@ -66,7 +66,7 @@ func (e *extendedProtocol) parse(m *pgproto3.Parse) error {
 	}
 	st := &statement{empty: isEmptyQuery(m.Query)}
 	if st.empty {
-		st.prep = &exec.Prepared{Query: m.Query}
+		st.prep = &stmt.Prepared{Query: m.Query}
 	} else {
 		ctx, done := e.ex.statementContext()
 		defer done()
@@ -169,7 +169,7 @@ func (e *extendedProtocol) close(m *pgproto3.Close) error {
 func (e *extendedProtocol) sync() {
 	e.ignoreTillSync = false
 	e.ex.endImplicit()
-	if e.ex.sess.TxStatus() == exec.TxIdle {
+	if e.ex.sess.TxStatus() == stmt.TxIdle {
 		e.closePortals()
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -34,7 +33,7 @@ import (
 //	BEGIN | COMMIT | ROLLBACK | SET name = value | SHOW name | DROP TABLE IF EXISTS x
 //	COPY t FROM STDIN | COPY t TO STDOUT [CSV] | anything else: 42601; FROM missing: 42P01
 type fakeSession struct {
-	info exec.SessionInfo
+	info stmt.SessionInfo
 	mu   sync.Mutex
 	tx   byte
 	// copied holds the lines received by COPY FROM STDIN.
@@ -43,8 +42,8 @@ type fakeSession struct {
 
 const fakeRows = 10
 
-func newFakeSession(info exec.SessionInfo) (Session, error) {
-	return &fakeSession{info: info, tx: exec.TxIdle}, nil
+func newFakeSession(info stmt.SessionInfo) (Session, error) {
+	return &fakeSession{info: info, tx: stmt.TxIdle}, nil
 }
 
 func (s *fakeSession) ParameterStatus() map[string]string {
@@ -107,14 +106,14 @@ var fakeTypes = map[string]sql.Type{
 	"timestamptz": sql.TimestampTZ, "uuid": sql.UUID, "json": sql.JSON, "oid": sql.OID,
 }
 
-func (s *fakeSession) Prepare(ctx context.Context, q string, paramTypes []uint32) (*exec.Prepared, error) {
+func (s *fakeSession) Prepare(ctx context.Context, q string, paramTypes []uint32) (*stmt.Prepared, error) {
 	q = strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(q), ";")), " ")
-	p := &exec.Prepared{Query: q}
+	p := &stmt.Prepared{Query: q}
 	plan, cols, params, err := planFake(q)
 	if err != nil {
 		s.mu.Lock()
-		if s.tx == exec.TxActive {
-			s.tx = exec.TxFailed
+		if s.tx == stmt.TxActive {
+			s.tx = stmt.TxFailed
 		}
 		s.mu.Unlock()
 		return nil, err
@@ -172,10 +171,10 @@ func planFake(q string) (fakePlan, []stmt.Column, []uint32, error) {
 	return fakePlan{}, nil, nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("syntax error at or near %q (fake cannot parse %q)", strings.Fields(q + " x")[0], q), Position: 1}
 }
 
-func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
+func (s *fakeSession) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	q := p.Query
 	s.mu.Lock()
-	failed := s.tx == exec.TxFailed
+	failed := s.tx == stmt.TxFailed
 	s.mu.Unlock()
 	if failed && !strings.EqualFold(q, "rollback") && !strings.EqualFold(q, "commit") {
 		return nil, pgerr.Errorf(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
@@ -183,15 +182,15 @@ func (s *fakeSession) Execute(ctx context.Context, p *exec.Prepared, params []ex
 	res, err := s.execute(ctx, p, params)
 	if err != nil {
 		s.mu.Lock()
-		if s.tx == exec.TxActive {
-			s.tx = exec.TxFailed
+		if s.tx == stmt.TxActive {
+			s.tx = stmt.TxFailed
 		}
 		s.mu.Unlock()
 	}
 	return res, err
 }
 
-func (s *fakeSession) execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
+func (s *fakeSession) execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	q := p.Query
 	switch {
 	case reSelectInt.MatchString(q):
@@ -277,17 +276,17 @@ func (s *fakeSession) txCommand(q string) (*stmt.Result, error) {
 	defer s.mu.Unlock()
 	switch strings.ToUpper(q) {
 	case "BEGIN":
-		s.tx = exec.TxActive
+		s.tx = stmt.TxActive
 		return &stmt.Result{Tag: "BEGIN"}, nil
 	case "COMMIT":
 		tag := "COMMIT"
-		if s.tx == exec.TxFailed {
+		if s.tx == stmt.TxFailed {
 			tag = "ROLLBACK"
 		}
-		s.tx = exec.TxIdle
+		s.tx = stmt.TxIdle
 		return &stmt.Result{Tag: tag}, nil
 	case "ROLLBACK":
-		s.tx = exec.TxIdle
+		s.tx = stmt.TxIdle
 		return &stmt.Result{Tag: "ROLLBACK"}, nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "fake session cannot run %q", q)
@@ -318,7 +317,7 @@ func (s *fakeSession) load(ctx context.Context, r io.Reader) (int64, error) {
 	return n, ctx.Err()
 }
 
-func intArg(lit string, params []exec.Param) (int64, error) {
+func intArg(lit string, params []stmt.Param) (int64, error) {
 	if lit != "$1" {
 		return strconv.ParseInt(lit, 10, 64)
 	}
@@ -415,7 +414,7 @@ func allTypesRow() []any {
 		ts, ts, fakeUUID, `{"a": [1, 2]}`, int64(16385)}
 }
 
-// appendFakeValue appends an exec.Param-style value (as the wire decodes it)
+// appendFakeValue appends an stmt.Param-style value (as the wire decodes it)
 // to an Arrow builder of type t.
 func appendFakeValue(b array.Builder, t sql.Type, v any) {
 	if v == nil {

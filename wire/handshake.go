@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // Startup packet codes (the first int32 after the length).
@@ -35,7 +35,7 @@ type handshake struct {
 	// ctx is the connection's: it bounds the TLS handshake and tells a client
 	// that went away from one that sent a bad message.
 	ctx  context.Context
-	info exec.SessionInfo // the startup packet's, once it is valid
+	info stmt.SessionInfo // the startup packet's, once it is valid
 }
 
 // login checks the encryption and the startup parameters, then
@@ -154,12 +154,12 @@ func (h *handshake) startupParams(version uint32, b []byte) (map[string]string, 
 	return params, nil
 }
 
-func sessionInfo(params map[string]string) (exec.SessionInfo, error) {
+func sessionInfo(params map[string]string) (stmt.SessionInfo, error) {
 	user := params["user"]
 	if user == "" {
-		return exec.SessionInfo{}, pgerr.Errorf(pgerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet")
+		return stmt.SessionInfo{}, pgerr.Errorf(pgerr.InvalidAuthorizationSpecification, "no PostgreSQL user name specified in startup packet")
 	}
-	info := exec.SessionInfo{User: user, Database: params["database"], ApplicationName: params["application_name"], Options: map[string]string{}}
+	info := stmt.SessionInfo{User: user, Database: params["database"], ApplicationName: params["application_name"], Options: map[string]string{}}
 	if info.Database == "" {
 		info.Database = user
 	}

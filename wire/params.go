@@ -8,24 +8,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 const oidJSONB uint32 = 3802
 
-// decodeParams turns Bind's raw values into exec.Params: text values stay
+// decodeParams turns Bind's raw values into the session's parameters: text values stay
 // strings (the session coerces them as it would a quoted literal), binary
 // values are decoded by the parameter's type OID.
-func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]exec.Param, error) {
+func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]stmt.Param, error) {
 	if len(formats) > 1 && len(formats) != len(raw) {
 		return nil, protocolError("bind message has %d parameter formats but %d parameters", len(formats), len(raw))
 	}
 	if len(raw) != len(types) {
 		return nil, protocolError("bind message supplies %d parameters, but prepared statement requires %d", len(raw), len(types))
 	}
-	params := make([]exec.Param, len(raw))
+	params := make([]stmt.Param, len(raw))
 	for i, v := range raw {
 		if v == nil {
 			continue
@@ -60,7 +60,7 @@ func decodeParams(formats []int16, raw [][]byte, types []uint32) ([]exec.Param, 
 	return params, nil
 }
 
-func decodeBinary(oid uint32, v []byte) (exec.Param, error) {
+func decodeBinary(oid uint32, v []byte) (stmt.Param, error) {
 	be := binary.BigEndian
 	need := func(n int) error {
 		if len(v) != n {
@@ -143,7 +143,7 @@ func decodeBinary(oid uint32, v []byte) (exec.Param, error) {
 }
 
 // decodeNumericBinary renders numeric_send's format as a decimal string.
-func decodeNumericBinary(v []byte) (exec.Param, error) {
+func decodeNumericBinary(v []byte) (stmt.Param, error) {
 	be := binary.BigEndian
 	if len(v) < 8 {
 		return nil, fmt.Errorf("numeric too short")

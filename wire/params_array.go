@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // decodeArrayBinary reads array_send's format (one dimension, or none for
 // an empty array) into the array's text, which the session reads as a
 // text parameter would be.
-func decodeArrayBinary(v []byte) (exec.Param, error) {
+func decodeArrayBinary(v []byte) (stmt.Param, error) {
 	be := binary.BigEndian
 	if len(v) < 12 {
 		return nil, fmt.Errorf("array header too short")
@@ -58,7 +58,7 @@ func decodeArrayBinary(v []byte) (exec.Param, error) {
 }
 
 // paramText is a decoded binary parameter's text form.
-func paramText(p exec.Param) string {
+func paramText(p stmt.Param) string {
 	switch x := p.(type) {
 	case bool:
 		if x {

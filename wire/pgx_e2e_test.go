@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
@@ -265,7 +264,7 @@ func TestPgxCancelRequest(t *testing.T) {
 func TestPgxDisconnectCancelsStatement(t *testing.T) {
 	started := make(chan context.Context, 1)
 	_, addr := testServer(t, func(c *Config) {
-		c.NewSession = func(info exec.SessionInfo) (Session, error) {
+		c.NewSession = func(info stmt.SessionInfo) (Session, error) {
 			s, _ := newFakeSession(info)
 			return &ctxSpy{Session: s, started: started}, nil
 		}
@@ -287,7 +286,7 @@ type ctxSpy struct {
 	started chan context.Context
 }
 
-func (s *ctxSpy) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
+func (s *ctxSpy) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	select {
 	case s.started <- ctx:
 	default:

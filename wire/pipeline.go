@@ -2,8 +2,7 @@ package wire
 
 import (
 	"github.com/jackc/pgx/v5/pgproto3"
-
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // An extended-protocol pipeline is one implicit transaction up to Sync, as
@@ -19,7 +18,7 @@ import (
 
 // holds reports whether an Execute waits for the next message.
 func (e *extendedProtocol) holds(m *pgproto3.Execute) bool {
-	if e.ex.sess.TxStatus() != exec.TxIdle {
+	if e.ex.sess.TxStatus() != stmt.TxIdle {
 		return false
 	}
 	p, ok := e.portals[m.Portal]

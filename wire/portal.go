@@ -11,21 +11,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
 
 // statement is a parsed (named or unnamed) statement.
 type statement struct {
-	prep  *exec.Prepared
+	prep  *stmt.Prepared
 	empty bool // only whitespace/semicolons: EmptyQueryResponse
 }
 
 // portal is a bound statement and, once executed, its partly consumed result.
 type portal struct {
 	stmt        *statement
-	params      []exec.Param
+	params      []stmt.Param
 	formatCodes []int16 // Bind's result format codes, expanded when the columns are known
 
 	res       *stmt.Result

@@ -5,14 +5,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // progressWatcher is a session that reports long statements' progress
 // (with magmalake.progress on).
 type progressWatcher interface {
-	WatchProgress(every time.Duration, f func(exec.ProgressReport))
+	WatchProgress(every time.Duration, f func(stmt.ProgressReport))
 }
 
 func (c *conn) watchProgress() {
@@ -24,7 +24,7 @@ func (c *conn) watchProgress() {
 // progressNotice sends one report as a NOTICE at once, between the
 // messages the statement's goroutine flushes: psql prints NOTICEs as they
 // arrive. A failed write shows on the connection's next flush.
-func (t *transport) progressNotice(r exec.ProgressReport) {
+func (t *transport) progressNotice(r stmt.ProgressReport) {
 	if r.Done {
 		return
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -20,22 +19,22 @@ import (
 // while the statement runs, then a last Done report.
 type progressSession struct {
 	*fakeSession
-	f func(exec.ProgressReport)
+	f func(stmt.ProgressReport)
 }
 
-func (p *progressSession) WatchProgress(_ time.Duration, f func(exec.ProgressReport)) { p.f = f }
+func (p *progressSession) WatchProgress(_ time.Duration, f func(stmt.ProgressReport)) { p.f = f }
 
-func (p *progressSession) Execute(ctx context.Context, pr *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
+func (p *progressSession) Execute(ctx context.Context, pr *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { // the session's reporter goroutine
 		defer wg.Done()
 		for k := int64(1); k <= 2; k++ {
-			r := exec.ProgressReport{Elapsed: time.Duration(k) * time.Second}
+			r := stmt.ProgressReport{Elapsed: time.Duration(k) * time.Second}
 			r.FilesPlanned, r.FilesDone, r.Rows = 2, k, 1000*k
 			p.f(r)
 		}
-		p.f(exec.ProgressReport{Done: true})
+		p.f(stmt.ProgressReport{Done: true})
 	}()
 	wg.Wait()
 	return p.fakeSession.Execute(ctx, pr, params)
@@ -46,7 +45,7 @@ func (p *progressSession) Execute(ctx context.Context, pr *exec.Prepared, params
 // statement's own answer follows intact.
 func TestProgressNotices(t *testing.T) {
 	_, addr := testServer(t, func(c *Config) {
-		c.NewSession = func(info exec.SessionInfo) (Session, error) {
+		c.NewSession = func(info stmt.SessionInfo) (Session, error) {
 			s, _ := newFakeSession(info)
 			return &progressSession{fakeSession: s.(*fakeSession)}, nil
 		}

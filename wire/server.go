@@ -13,17 +13,16 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// Session is what the wire layer needs from a connection's executor session;
-// *exec.Session satisfies it.
+// Session is what the wire layer needs from a connection's session (the
+// engine's, exec.Session, satisfies it).
 type Session interface {
 	ParameterStatus() map[string]string
 	Split(query string) ([]string, error)
-	Prepare(ctx context.Context, query string, paramTypes []uint32) (*exec.Prepared, error)
-	Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error)
+	Prepare(ctx context.Context, query string, paramTypes []uint32) (*stmt.Prepared, error)
+	Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error)
 	TxStatus() byte
 	// BeginImplicit opens the implicit transaction a multi-statement Query
 	// or an extended-protocol pipeline runs in (nothing inside a block);
@@ -46,7 +45,7 @@ const (
 // Config configures a Server. NewSession is required; the rest have defaults.
 type Config struct {
 	Addr       string // for ListenAndServe, e.g. "127.0.0.1:5432"
-	NewSession func(exec.SessionInfo) (Session, error)
+	NewSession func(stmt.SessionInfo) (Session, error)
 	Auth       AuthMethod
 	// Users maps a user name to a plain password or a SCRAM verifier
 	// (SCRAM-SHA-256$<iter>:<salt>$<storedkey>:<serverkey>); see LoadUsers.
@@ -109,11 +108,12 @@ type Server struct {
 	wg        sync.WaitGroup
 }
 
-// EngineSessions is Config.NewSession for a server over eng: each
-// connection's session, refused when its startup parameters are.
-func EngineSessions(eng *exec.Engine) func(exec.SessionInfo) (Session, error) {
-	return func(info exec.SessionInfo) (Session, error) {
-		s, err := eng.StartSession(info)
+// Sessions is Config.NewSession from a function starting a session (an
+// engine's StartSession): each connection's, refused when its startup
+// parameters are.
+func Sessions[S Session](start func(stmt.SessionInfo) (S, error)) func(stmt.SessionInfo) (Session, error) {
+	return func(info stmt.SessionInfo) (Session, error) {
+		s, err := start(info)
 		if err != nil {
 			return nil, err
 		}

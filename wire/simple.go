@@ -3,8 +3,8 @@ package wire
 import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // handleQuery runs a simple Query: each statement in turn, the first error
@@ -44,7 +44,7 @@ func (c *conn) handleQuery(q string) {
 		}
 	}
 	c.ex.endImplicit()
-	if c.ex.sess.TxStatus() == exec.TxIdle {
+	if c.ex.sess.TxStatus() == stmt.TxIdle {
 		c.ext.closePortals()
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/repl"
+	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -49,10 +50,11 @@ func runRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 	}
 	// The shell draws a progress line for long statements when its
 	// error output is a terminal (SET magmalake.progress = off stops it).
-	sess := eng.NewSession(exec.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl",
+	sess := eng.NewSession(stmt.SessionInfo{User: osUser(), Database: "magmalake", ApplicationName: "magmalake repl",
 		Options: map[string]string{"magmalake.progress": "on"}})
 	defer sess.Close()
 	sh := repl.New(sess, std.Out, std.Err)
+	sh.MetadataKinds = exec.MetadataTableKinds()
 	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
 	return runShell(ctx, sh, cfg, std)
 }
@@ -117,7 +119,7 @@ func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 	}
 	srv, err := wire.NewServer(wire.Config{
 		Addr:                  cfg.Listen,
-		NewSession:            wire.EngineSessions(eng),
+		NewSession:            wire.Sessions(eng.StartSession),
 		Auth:                  cfg.Auth,
 		Users:                 users,
 		TLS:                   tlsCfg,

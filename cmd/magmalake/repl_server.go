@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterh/liner"
 
+	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
@@ -31,6 +32,7 @@ func runRemoteRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 		_ = sess.Close(cctx) // the server ends the session either way
 	}()
 	sh := repl.New(sess, std.Out, std.Err)
+	sh.MetadataKinds = exec.MetadataTableKinds() // this binary's server's, as a rule
 	sess.HandleNotices(sh.PrintNotice)
 	sh.ConnInfo = sess.ConnInfo()
 	return runShell(ctx, sh, cfg, std)

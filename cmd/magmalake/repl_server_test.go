@@ -23,7 +23,7 @@ import (
 // s3cret.
 func serveForRepl(t *testing.T, scram bool) string {
 	t.Helper()
-	cfg := wire.Config{NewSession: wire.EngineSessions(testserver.Engine(t, t.TempDir()))}
+	cfg := wire.Config{NewSession: wire.Sessions(testserver.Engine(t, t.TempDir()).StartSession)}
 	if scram {
 		cfg.Auth, cfg.Users = wire.AuthSCRAM, map[string]string{"tester": wire.ScramVerifier("s3cret")}
 	}

@@ -14,6 +14,7 @@ import (
 	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testenv"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -172,7 +173,7 @@ func TestPsqlDemo(t *testing.T) {
 func directCount(t *testing.T, eng *mexec.Engine, q string) string {
 	t.Helper()
 	ctx := context.Background()
-	sess := eng.NewSession(mexec.SessionInfo{User: "check", Database: "e2e"})
+	sess := eng.NewSession(stmt.SessionInfo{User: "check", Database: "e2e"})
 	defer sess.Close()
 	p, err := sess.Prepare(ctx, q, nil)
 	if err != nil {
@@ -202,7 +203,7 @@ func TestPgbench(t *testing.T) {
 		"SELECT id, name FROM bench WHERE id = :other;\n"+
 		"DELETE FROM bench WHERE id = :mine;\n"), 0o644)
 	ctx := context.Background()
-	sess := s.eng.NewSession(mexec.SessionInfo{User: testUser, Database: "e2e"})
+	sess := s.eng.NewSession(stmt.SessionInfo{User: testUser, Database: "e2e"})
 	defer sess.Close()
 	for _, q := range []string{"CREATE TABLE bench (id int, name text)",
 		"INSERT INTO bench SELECT 1, 'x'", // a first row so the table has a snapshot

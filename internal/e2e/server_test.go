@@ -52,7 +52,7 @@ func startServerWith(t testing.TB, auth wire.AuthMethod, edit func(*wire.Config)
 	dir := t.TempDir()
 	eng := testserver.Engine(t, dir)
 	cfg := wire.Config{
-		NewSession: wire.EngineSessions(eng),
+		NewSession: wire.Sessions(eng.StartSession),
 		Auth:       auth,
 	}
 	if auth != wire.AuthTrust {

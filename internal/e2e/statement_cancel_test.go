@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
@@ -131,7 +130,7 @@ type executeSpy struct {
 	started chan struct{}
 }
 
-func (s *executeSpy) Execute(ctx context.Context, p *mexec.Prepared, params []mexec.Param) (*stmt.Result, error) {
+func (s *executeSpy) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	if strings.Contains(p.Query, s.marker) {
 		s.started <- struct{}{}
 	}
@@ -146,7 +145,7 @@ func TestCancelRequestIs57014UserRequest(t *testing.T) {
 	started := make(chan struct{}, 1)
 	srv := startServerWith(t, wire.AuthTrust, func(cfg *wire.Config) {
 		next := cfg.NewSession
-		cfg.NewSession = func(info mexec.SessionInfo) (wire.Session, error) {
+		cfg.NewSession = func(info stmt.SessionInfo) (wire.Session, error) {
 			s, err := next(info)
 			return &executeSpy{Session: s, marker: "endless", started: started}, err
 		}

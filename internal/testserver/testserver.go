@@ -65,5 +65,5 @@ func Serve(t testing.TB, cfg wire.Config) string {
 // the server's host:port.
 func ServeEngine(t testing.TB, eng *exec.Engine) string {
 	t.Helper()
-	return Serve(t, wire.Config{NewSession: wire.EngineSessions(eng)})
+	return Serve(t, wire.Config{NewSession: wire.Sessions(eng.StartSession)})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
+	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -32,7 +33,7 @@ func serveLake(t *testing.T) *exec.Engine {
 func startServe(t *testing.T, eng *exec.Engine, auth wire.AuthMethod) remote.Settings {
 	t.Helper()
 	cfg := wire.Config{
-		NewSession: wire.EngineSessions(eng),
+		NewSession: wire.Sessions(eng.StartSession),
 		Auth:       auth,
 	}
 	if auth != wire.AuthTrust {
@@ -104,7 +105,7 @@ func TestServeMatchesEmbedded(t *testing.T) {
 		}
 		return output{strings.ReplaceAll(out.String(), dir, "DIR"), errOut.String()}
 	}
-	embedded := run(serveLake(t).NewSession(exec.SessionInfo{User: serveUser, Database: "magmalake"}), nil)
+	embedded := run(serveLake(t).NewSession(stmt.SessionInfo{User: serveUser, Database: "magmalake"}), nil)
 	rs := connect(t, startServe(t, serveLake(t), wire.AuthTrust))
 	got := run(rs, func(rs *remote.Session, sh *repl.Shell) { rs.HandleNotices(sh.PrintNotice) })
 	// \d names each lake's own table location.

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -39,11 +38,11 @@ func (s *Session) HandleNotices(f func(*pgerr.Error)) { s.notice = f }
 
 // Prepare only records the statement: it is sent, as psql sends it, when it
 // is executed.
-func (s *Session) Prepare(_ context.Context, query string, paramTypes []uint32) (*exec.Prepared, error) {
+func (s *Session) Prepare(_ context.Context, query string, paramTypes []uint32) (*stmt.Prepared, error) {
 	if len(paramTypes) > 0 {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "statement parameters are not supported over a server connection")
 	}
-	return &exec.Prepared{Query: query}, nil
+	return &stmt.Prepared{Query: query}, nil
 }
 
 // Verbatim tells the shell to send statements as typed, with their ';':
@@ -56,7 +55,7 @@ func (s *Session) Verbatim() {}
 // CopyIn or Rows then carry. Cancelling ctx sends a CancelRequest: the
 // statement ends with the server's "canceling statement due to user
 // request" and the session stays usable.
-func (s *Session) Execute(ctx context.Context, p *exec.Prepared, params []exec.Param) (*stmt.Result, error) {
+func (s *Session) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
 	if len(params) > 0 {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "statement parameters are not supported over a server connection")
 	}
@@ -73,7 +72,7 @@ func (s *Session) TxStatus() byte {
 	if st := s.conn.TxStatus(); st != 0 && !s.conn.IsClosed() {
 		return st
 	}
-	return exec.TxIdle
+	return stmt.TxIdle
 }
 
 // Database is the database connected to (psql's %/ in the prompt).
