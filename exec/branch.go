@@ -25,8 +25,8 @@ import (
 const branchSetting = "magmalake.branch"
 
 // branch is the branch this session's statements target; "" is main.
-func (s *Session) branch() string {
-	v, _ := s.settings.Get(branchSetting)
+func (s *Settings) branch() string {
+	v, _ := s.Get(branchSetting)
 	if iceberg.IsMain(v) {
 		return ""
 	}
@@ -77,9 +77,9 @@ func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
 // when the block touches its first table, and the same for every later one.
 func (s *Session) blockBranch() (string, error) {
 	if len(s.tx.tables) == 0 {
-		s.tx.branch = s.branch()
+		s.tx.branch = s.settings.branch()
 	}
-	if b := s.branch(); b != s.tx.branch {
+	if b := s.settings.branch(); b != s.tx.branch {
 		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
 	}
 	return s.tx.branch, nil

@@ -72,7 +72,7 @@ func (p copyioPort) RunQuery(ctx context.Context, q copyio.Query, args []any) (*
 	return q.(plan).execute(ctx, p.s, args)
 }
 
-func (p copyioPort) InputStyle() sql.InputStyle { return p.s.inputStyle() }
+func (p copyioPort) InputStyle() sql.InputStyle { return p.s.settings.inputStyle() }
 
 func (p copyioPort) BatchSize() int { return p.s.engine.opts.BatchSize }
 

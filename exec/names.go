@@ -75,7 +75,7 @@ type resolvedTable = engine.Table
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
 	return &engine.Env{Catalog: sessionCatalog{s}, Files: copyio.Files{Port: copyioPort{s}},
-		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
+		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.settings.workMem(),
 			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Manifests()}}
 }
 
@@ -103,7 +103,7 @@ func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedT
 // inside a block leaves the rows earlier INSERTs buffered where they are.
 // The table is as the session's branch sees it (branch.go).
 func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
-	return s.resolveTableOn(ctx, n, reads, s.branch())
+	return s.resolveTableOn(ctx, n, reads, s.settings.branch())
 }
 
 // resolveTableOn is resolveTableFor on branch ("" is main).

@@ -110,8 +110,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	// Client-given parameter types change binding: only untyped texts are cached.
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
-	maxDepth := s.maxDepth()
-	ctx = s.withCatalog(s.withInputStyle(ctx))
+	maxDepth := s.settings.maxDepth()
+	ctx = s.withCatalog(s.settings.withInputStyle(ctx))
 	input := sql.InputStyleOf(ctx)
 	if e, ok := s.plans.get(query, maxDepth, input); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
@@ -184,9 +184,9 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*st
 		return nil, &pgerr.Error{Code: pgerr.InternalError, Message: "statement was not prepared by this session"}
 	}
 	start := time.Now()
-	ctx = withStatementTime(s.withInputStyle(ctx), start)
-	ctx = s.withLockTimeout(s.withCatalog(ctx))
-	deadline := s.statementDeadline(start)
+	ctx = withStatementTime(s.settings.withInputStyle(ctx), start)
+	ctx = s.settings.withLockTimeout(s.withCatalog(ctx))
+	deadline := s.settings.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {
 		// Streamed rows read from scans started here: the deadline's

@@ -104,7 +104,7 @@ func (s *Session) startLog(p *Prepared) *stmtLog {
 // When not, its commits need not be followed.
 func (s *Session) logsSuccesses(c logClass) bool {
 	level, _ := s.settings.Get("log_statement")
-	_, timed := s.minDuration()
+	_, timed := s.settings.minDuration()
 	return timed || c.selectedBy(level)
 }
 
@@ -160,7 +160,7 @@ func (l *stmtLog) write(tag string, err error) {
 			return
 		}
 		level, _ := l.s.settings.Get("log_statement")
-		min, timed := l.s.minDuration()
+		min, timed := l.s.settings.minDuration()
 		if !l.class.selectedBy(level) && !(timed && d >= min) {
 			return
 		}

@@ -195,7 +195,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 // when the table is first named while the statement is prepared, before
 // Execute sets the statement's deadline.
 func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err error) {
-	if d := s.statementDeadline(time.Now()); !d.IsZero() {
+	if d := s.settings.statementDeadline(time.Now()); !d.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
@@ -214,7 +214,7 @@ func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err
 // until COMMIT (the returned table is nil then).
 func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
 	if !s.tx.active {
-		tbl, err := s.commitLoop(s.branch()).Commit(ctx, ident, plan)
+		tbl, err := s.commitLoop(s.settings.branch()).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
 	tt, err := s.txTable(ctx, ident)

@@ -35,7 +35,7 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 		return nil
 	}
 	defer recoverInternal(&err)
-	ctx = s.withLockTimeout(ctx)
+	ctx = s.settings.withLockTimeout(ctx)
 	if _, err = s.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
 		err = pgerr.Canceled(ctx.Err())
 	}
