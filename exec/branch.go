@@ -45,11 +45,11 @@ func checkBranchName(v string) (string, error) {
 // checkBranchChange refuses to move a transaction block that already read
 // or wrote a table to another branch: its pinned heads and staged changes
 // belong to the branch it started on.
-func (s *Session) checkBranchChange(name, value string) error {
-	if !strings.EqualFold(name, branchSetting) || !s.tx.active || len(s.tx.tables) == 0 {
+func (s *txBlock) checkBranchChange(name, value string) error {
+	if !strings.EqualFold(name, branchSetting) || !s.active || len(s.tables) == 0 {
 		return nil
 	}
-	if iceberg.IsMain(value) && s.tx.branch == "" || value == s.tx.branch {
+	if iceberg.IsMain(value) && s.branch == "" || value == s.branch {
 		return nil
 	}
 	return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET %s cannot run in a transaction block that has read or written a table", branchSetting)
@@ -67,7 +67,7 @@ func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 }
 
 // commitLoop is how the session's statements commit: to branch ("" is main).
-func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
+func (s *txBlock) commitLoop(branch string) iceberg.CommitLoop {
 	loop := s.engine.wh.CommitLoop(s.engine.opts.Retry)
 	loop.Branch = branch
 	return loop
@@ -75,14 +75,14 @@ func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
 
 // blockBranch is the branch the transaction block works on: the session's
 // when the block touches its first table, and the same for every later one.
-func (s *Session) blockBranch() (string, error) {
-	if len(s.tx.tables) == 0 {
-		s.tx.branch = s.settings.branch()
+func (s *txBlock) blockBranch() (string, error) {
+	if len(s.tables) == 0 {
+		s.branch = s.settings.branch()
 	}
-	if b := s.settings.branch(); b != s.tx.branch {
-		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
+	if b := s.settings.branch(); b != s.branch {
+		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.branch), branchSetting, branchLabel(b))
 	}
-	return s.tx.branch, nil
+	return s.branch, nil
 }
 
 func branchLabel(b string) string {

@@ -81,7 +81,7 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{engine: e, info: info, settings: settings}, nil
+	return &Session{engine: e, info: info, settings: settings, tx: &txBlock{engine: e, settings: settings}}, nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the

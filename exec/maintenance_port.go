@@ -76,9 +76,11 @@ func (p maintenancePort) Warehouse() *iceberg.Warehouse { return p.s.engine.wh }
 
 func (p maintenancePort) DeleteOptions() deletes.Options { return p.s.deleteOptions(false) }
 
-func (p maintenancePort) CommitTarget() deletes.CommitTarget { return p.s.commitTarget() }
+func (p maintenancePort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 
-func (p maintenancePort) CommitLoop(branch string) iceberg.CommitLoop { return p.s.commitLoop(branch) }
+func (p maintenancePort) CommitLoop(branch string) iceberg.CommitLoop {
+	return p.s.tx.commitLoop(branch)
+}
 
 func (p maintenancePort) Discard(tbl *table.Table, paths []string) { removeTableFiles(tbl, paths) }
 

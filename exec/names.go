@@ -240,9 +240,9 @@ func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*
 	if !s.tx.active || rt.Meta != "" || rt.Ref != "" {
 		return rt, nil
 	}
-	get := s.txEntry
+	get := s.tx.txEntry
 	if reads {
-		get = s.txTable
+		get = s.tx.txTable
 	}
 	tt, err := get(ctx, rt.Ident)
 	if err != nil {

@@ -19,7 +19,7 @@ type Session struct {
 	engine   *Engine
 	info     SessionInfo
 	settings *Settings
-	tx       txState
+	tx       *txBlock
 	plans    planCache
 	shapes   shapeCache
 	named    sqlPrepared    // PREPARE name ... AS

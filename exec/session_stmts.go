@@ -20,7 +20,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) 
 			if x.All {
 				name = branchSetting
 			}
-			if err := s.checkBranchChange(name, ""); err != nil {
+			if err := s.tx.checkBranchChange(name, ""); err != nil {
 				return nil, err
 			}
 			if x.All {
@@ -30,7 +30,7 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) 
 			s.settings.sessionSet(x.Name)
 			return changeResult("RESET", ch, err)
 		case *sql.SetTransaction:
-			return s.setTransaction(x)
+			return s.tx.setTransaction(x)
 		case *sql.Discard:
 			if !x.All {
 				return stmt.TagOnly("DISCARD " + strings.ToUpper(x.Target)), nil
@@ -63,7 +63,7 @@ func (s *Session) set(x *sql.Set) (*stmt.Result, error) {
 	if x.Default {
 		value = ""
 	}
-	if err := s.checkBranchChange(name, value); err != nil {
+	if err := s.tx.checkBranchChange(name, value); err != nil {
 		return nil, err
 	}
 	if x.Local && !s.tx.active {
@@ -115,7 +115,7 @@ func outsideBlock(what string) *stmt.Result {
 	return r
 }
 
-func (s *Session) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
+func (s *txBlock) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 	if x.Isolation != "" {
 		lvl, err := isolationLevel(x.Isolation)
 		if err != nil {
@@ -125,14 +125,14 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 		case x.Session:
 			s.settings.values["default_transaction_isolation"] = lvl
 			s.settings.sessionSet("default_transaction_isolation")
-			if !s.tx.active {
+			if !s.active {
 				s.settings.endIsolation()
 			}
-		case s.tx.active:
+		case s.active:
 			s.settings.setIsolation(lvl)
 		}
 	}
-	if !x.Session && !s.tx.active {
+	if !x.Session && !s.active {
 		return outsideBlock("SET TRANSACTION"), nil
 	}
 	if x.ReadOnly != nil {
@@ -145,7 +145,7 @@ func (s *Session) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 				return nil, err
 			}
 		} else {
-			s.tx.readOnly = *x.ReadOnly
+			s.readOnly = *x.ReadOnly
 		}
 	}
 	return stmt.TagOnly("SET"), nil
@@ -169,27 +169,27 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []stmt.Column, err
 	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
 		switch x := st.(type) {
 		case *sql.Begin:
-			return s.begin(x)
+			return s.tx.beginStmt(x)
 		case *sql.Commit:
-			return s.endStatement(ctx, "COMMIT")
+			return s.tx.endStatement(ctx, "COMMIT")
 		case *sql.Rollback:
 			if x.ToSavepoint != "" {
-				return s.rollbackToSavepoint(ctx, x.ToSavepoint)
+				return s.tx.rollbackToSavepoint(ctx, x.ToSavepoint)
 			}
-			return s.endStatement(ctx, "ROLLBACK")
+			return s.tx.endStatement(ctx, "ROLLBACK")
 		case *sql.Savepoint:
-			return s.savepoint(ctx, x.Name)
+			return s.tx.savepoint(ctx, x.Name)
 		case *sql.ReleaseSavepoint:
-			return s.releaseSavepoint(x.Name)
+			return s.tx.releaseSavepoint(x.Name)
 		}
 		return nil, notSupported("this statement is not supported")
 	}
 	return planFunc(run), nil, nil
 }
 
-func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
+func (s *txBlock) beginStmt(x *sql.Begin) (*stmt.Result, error) {
 	r := stmt.TagOnly("BEGIN")
-	if s.tx.active && !s.tx.implicit {
+	if s.active && !s.implicit {
 		r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
@@ -200,7 +200,7 @@ func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
 			return nil, err
 		}
 	}
-	if s.tx.implicit {
+	if s.implicit {
 		return s.beginInImplicit(x.ReadOnly, lvl), nil
 	}
 	def, _ := s.settings.Get("default_transaction_read_only")
@@ -208,7 +208,7 @@ func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
 	if x.ReadOnly != nil {
 		readOnly = *x.ReadOnly
 	}
-	s.tx.begin(readOnly)
+	s.begin(readOnly)
 	s.settings.beginBlock()
 	s.settings.setIsolation(lvl)
 	return r, nil
@@ -217,21 +217,21 @@ func (s *Session) begin(x *sql.Begin) (*stmt.Result, error) {
 // endTransaction ends a block: COMMIT publishes its changes (a failed block
 // rolls back instead, as PostgreSQL answers it), ROLLBACK drops them and the
 // files they wrote.
-func (s *Session) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
-	if !s.tx.active {
+func (s *txBlock) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
+	if !s.active {
 		r := stmt.TagOnly(verb)
 		r.Notices = []stmt.Notice{noTransactionWarning()}
 		return r, nil
 	}
-	if s.tx.failed || verb == "ROLLBACK" {
-		s.tx.rollback()
+	if s.failed || verb == "ROLLBACK" {
+		s.rollback()
 		r := stmt.TagOnly("ROLLBACK")
 		r.ParameterChanges = s.settings.rollbackBlock()
 		s.settings.endIsolation()
 		return r, nil
 	}
 	err := s.commitBlock(ctx)
-	ddl := s.tx.ddl
+	ddl := s.ddl
 	var changes []stmt.ParameterChange
 	if err != nil {
 		s.settings.rollbackBlock()
@@ -243,10 +243,10 @@ func (s *Session) endTransaction(ctx context.Context, verb string) (*stmt.Result
 		// The block did not (wholly) commit: its cursors, held ones too,
 		// go as they would on ROLLBACK, since they may read what it wrote,
 		// and what it created goes too.
-		s.tx.cursors.rollback()
+		s.cursors.rollback()
 		ddl.rollback()
 	}
-	s.tx.end() // commitBlock published or abandoned every table
+	s.end() // commitBlock published or abandoned every table
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,14 @@ type txState struct {
 	savepoints []savepoint
 }
 
+// txBlock runs the session's transaction block: it owns the block's state
+// and what running one needs, the warehouse and the settings a block scopes.
+type txBlock struct {
+	txState
+	engine   *Engine
+	settings *Settings
+}
+
 // txTable is one table a transaction block read or changed.
 type txTable struct {
 	ident table.Identifier
@@ -137,7 +145,7 @@ func (t *txState) sortedTables() []*txTable {
 // txTable returns the block's state for ident, pinning the table's current
 // head the first time the block touches it: later reads see that snapshot
 // plus the block's own changes, its pending INSERTs written first.
-func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
+func (s *txBlock) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
 	tt, err := s.txEntry(ctx, ident)
 	if err != nil {
 		return nil, err
@@ -150,12 +158,12 @@ func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable
 
 // txEntry is txTable without writing pending rows: for INSERTs, which add
 // to them and read nothing.
-func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
+func (s *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
 	branch, err := s.blockBranch()
 	if err != nil {
 		return nil, err
 	}
-	if tt, ok := s.tx.tables[iceberg.IdentKey(ident)]; ok {
+	if tt, ok := s.tables[iceberg.IdentKey(ident)]; ok {
 		return tt, nil
 	}
 	// Entered before the head is read: background maintenance either
@@ -186,7 +194,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave, since: since}
-	s.tx.tables[iceberg.IdentKey(ident)] = tt
+	s.tables[iceberg.IdentKey(ident)] = tt
 	return tt, nil
 }
 
@@ -194,7 +202,7 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 // commits a rewrite of it. The wait is bounded by statement_timeout even
 // when the table is first named while the statement is prepared, before
 // Execute sets the statement's deadline.
-func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err error) {
+func (s *txBlock) enterTable(ctx context.Context, key string) (leave func(), err error) {
 	if d := s.settings.statementDeadline(time.Now()); !d.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
@@ -212,8 +220,8 @@ func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err
 // writer got there first. Inside a block it plans against the block's view
 // and folds the change into the table's net change; nothing is committed
 // until COMMIT (the returned table is nil then).
-func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
-	if !s.tx.active {
+func (s *txBlock) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
+	if !s.active {
 		tbl, err := s.commitLoop(s.settings.branch()).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
@@ -295,9 +303,9 @@ func (s *Session) deleteOptions(dry bool) deletes.Options {
 // commitTarget is the session as the port a DML statement is planned
 // against: the statement hands its change to commitChange, which commits
 // it outside a block and stages it inside one.
-func (s *Session) commitTarget() deletes.CommitTarget { return sessionTarget{s} }
+func (s *txBlock) commitTarget() deletes.CommitTarget { return sessionTarget{s} }
 
-type sessionTarget struct{ s *Session }
+type sessionTarget struct{ s *txBlock }
 
 func (t sessionTarget) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	return t.s.engine.wh.Catalog().LoadTable(ctx, ident)

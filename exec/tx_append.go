@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -48,7 +49,7 @@ func (p *pendingRows) drop() {
 
 // bufferRows adds an INSERT's rows to its table's buffer inside a block;
 // *n counts them as seq yields them.
-func (s *Session) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
+func (s *txBlock) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
 	tt, err := s.txEntry(ctx, ident)
 	if err != nil {
 		return 0, droppedConcurrently(ident, err)
@@ -162,4 +163,52 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 		}
 	}
 	return out, nil
+}
+
+// appendRows writes the batches as data files and publishes them as one
+// append (buffered, inside a transaction block: tx_append.go); an empty
+// input changes nothing. Files of an append that did not land are removed.
+func (s *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	var n int64
+	counted := func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				n += b.NumRows()
+			}
+			if !yield(b, err) {
+				return
+			}
+		}
+	}
+	if s.active {
+		return s.bufferRows(ctx, rt.Ident, counted, &n)
+	}
+	// Its files are as old as this: a sweep of another server that began
+	// after it makes the commit fail rather than name a swept file.
+	since, err := s.engine.wh.WriteStart(ctx, rt.Table)
+	if err != nil {
+		return 0, err
+	}
+	ctx = iceberg.WithWriteStart(ctx, since)
+	files, err := iceberg.WriteDataFiles(ctx, rt.Table, counted)
+	if err != nil {
+		return 0, err
+	}
+	if len(files) == 0 || n == 0 {
+		return 0, nil
+	}
+	_, err = s.commitChange(ctx, rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
+		return iceberg.FileChange{AddData: files}, nil, nil
+	})
+	if err != nil {
+		if !errors.Is(err, iceberg.ErrCommitUnknown) {
+			paths := make([]string, len(files))
+			for i, f := range files {
+				paths[i] = f.FilePath()
+			}
+			removeTableFiles(rt.Table, paths)
+		}
+		return 0, err
+	}
+	return n, nil
 }

@@ -36,7 +36,7 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 	}
 	defer recoverInternal(&err)
 	ctx = s.settings.withLockTimeout(ctx)
-	if _, err = s.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
+	if _, err = s.tx.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
 		err = pgerr.Canceled(ctx.Err())
 	}
 	return toSQLError(err)
@@ -44,10 +44,10 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 
 // beginInImplicit is BEGIN inside an implicit block: the block becomes
 // explicit, with the statements already run in it, as in PostgreSQL.
-func (s *Session) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
-	s.tx.implicit = false
+func (s *txBlock) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
+	s.implicit = false
 	if readOnly != nil {
-		s.tx.readOnly = *readOnly
+		s.readOnly = *readOnly
 	}
 	if lvl != "" {
 		s.settings.setIsolation(lvl)
@@ -57,8 +57,8 @@ func (s *Session) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
 
 // endStatement is COMMIT or ROLLBACK as a statement. In an implicit block it
 // ends that block, with the warning PostgreSQL gives there.
-func (s *Session) endStatement(ctx context.Context, verb string) (*stmt.Result, error) {
-	implicit := s.tx.implicit
+func (s *txBlock) endStatement(ctx context.Context, verb string) (*stmt.Result, error) {
+	implicit := s.implicit
 	r, err := s.endTransaction(ctx, verb)
 	if err == nil && implicit {
 		r.Notices = append(r.Notices, noTransactionWarning())
