@@ -103,7 +103,7 @@ func splitRefName(name, meta string) (string, string) {
 
 // resolveRefSuffix reads n = t.branch_b or t.tag_v, Spark's names of
 // table t's branch b and tag v: ok when n has that form and t is a table.
-func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch string) (*resolvedTable, bool, error) {
+func (s *nameResolver) resolveRefSuffix(ctx context.Context, n sql.TableName, branch string) (*resolvedTable, bool, error) {
 	kind, ref, found := strings.Cut(n.Table, "_")
 	if !found || ref == "" || (kind != "branch" && kind != "tag") {
 		return nil, false, nil

@@ -59,7 +59,7 @@ func (p copyioPort) FailLoad(err error) error {
 }
 
 func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	return p.s.resolveTable(ctx, n)
+	return p.s.names.resolveTable(ctx, n)
 }
 
 func (p copyioPort) PrepareQuery(ctx context.Context, q *sql.Select, params *sql.Params) (copyio.Query, error) {

@@ -35,7 +35,7 @@ func dmlPlan(run dml.Run, cols []stmt.Column, err error) (plan, []stmt.Column, e
 }
 
 func (p dmlPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*engine.Table, error) {
-	return p.s.resolveTableFor(ctx, n, reads)
+	return p.s.names.resolveTableFor(ctx, n, reads)
 }
 
 func (p dmlPort) Writable(rt *engine.Table, verb string, n sql.TableName) error {

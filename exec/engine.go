@@ -81,7 +81,9 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{engine: e, info: info, settings: settings, tx: &txBlock{engine: e, settings: settings}}, nil
+	tx := &txBlock{engine: e, settings: settings}
+	return &Session{engine: e, info: info, settings: settings, tx: tx,
+		names: &nameResolver{engine: e, settings: settings, info: info, tx: tx}}, nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the

@@ -45,7 +45,7 @@ func (p maintenancePort) Allowed(what string) error {
 }
 
 func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	rt, err := p.s.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
+	rt, err := p.s.names.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*eng
 }
 
 func (p maintenancePort) WritableTable(ctx context.Context, n sql.TableName, verb string) (*engine.Table, error) {
-	rt, err := p.s.resolveTable(ctx, n)
+	rt, err := p.s.names.resolveTable(ctx, n)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,20 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
+// nameResolver finds what a statement's names denote: tables through
+// search_path, as the session's branch and its transaction block see them,
+// views, refs (t@b, t.branch_b), metadata tables (t$snapshots) and the
+// system catalogs. Every statement family's port resolves through it.
+type nameResolver struct {
+	engine   *Engine
+	settings *Settings
+	info     SessionInfo
+	tx       *txBlock
+}
+
 // searchPath lists the schemas unqualified names resolve through, in order;
 // "$user" stands for the session user's schema, as in PostgreSQL.
-func (s *Session) searchPath() []string {
+func (s *nameResolver) searchPath() []string {
 	v, _ := s.settings.Get("search_path")
 	var out []string
 	for _, part := range strings.Split(v, ",") {
@@ -39,7 +50,7 @@ func (s *Session) searchPath() []string {
 }
 
 // currentSchema is the first schema of search_path that exists.
-func (s *Session) currentSchema(ctx context.Context) (string, error) {
+func (s *nameResolver) currentSchema(ctx context.Context) (string, error) {
 	for _, ns := range s.searchPath() {
 		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
 		if err != nil {
@@ -53,7 +64,7 @@ func (s *Session) currentSchema(ctx context.Context) (string, error) {
 }
 
 // creationSchema is where CREATE puts an unqualified name.
-func (s *Session) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
+func (s *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
 	if n.Schema != "" {
 		return n.Schema, nil
 	}
@@ -83,10 +94,10 @@ func (s *Session) queryEnv() *engine.Env {
 type sessionCatalog struct{ s *Session }
 
 func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	if rt, ok, err := c.s.catalogRelation(ctx, n); ok {
+	if rt, ok, err := c.s.names.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
-	rt, err := c.s.resolveTable(ctx, n)
+	rt, err := c.s.names.resolveTable(ctx, n)
 	var v *viewNamed
 	if errors.As(err, &v) {
 		return v.view, nil // a query may read a view
@@ -95,19 +106,19 @@ func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*eng
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.
-func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+func (s *nameResolver) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
 	return s.resolveTableFor(ctx, n, true)
 }
 
 // resolveTableFor is resolveTable; reads false is an INSERT's target, which
 // inside a block leaves the rows earlier INSERTs buffered where they are.
 // The table is as the session's branch sees it (branch.go).
-func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
+func (s *nameResolver) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
 	return s.resolveTableOn(ctx, n, reads, s.settings.branch())
 }
 
 // resolveTableOn is resolveTableFor on branch ("" is main).
-func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
+func (s *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
 	if _, ok, err := s.catalogRelation(ctx, n); ok {
 		if err != nil {
 			return nil, err
@@ -134,7 +145,7 @@ func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads boo
 // resolveName finds table name (of n's schema, else through search_path).
 // A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
 // metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
-func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
+func (s *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
 		schemas = s.searchPath()
@@ -177,7 +188,7 @@ func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, 
 
 // notATable is the error for a name no table has: 42809 when a view has
 // it (which queries then read), 42P01 otherwise.
-func (s *Session) notATable(ctx context.Context, n sql.TableName, meta string) error {
+func (s *nameResolver) notATable(ctx context.Context, n sql.TableName, meta string) error {
 	if meta == "" {
 		if v, ok, err := s.findView(ctx, n); err != nil {
 			return err
@@ -192,7 +203,7 @@ func (s *Session) notATable(ctx context.Context, n sql.TableName, meta string) e
 // reads its pinned snapshot whatever the catalog says now, so it need not
 // ask (a block's thousands of INSERTs each asked twice). Metadata tables
 // show what is committed and are always loaded.
-func (s *Session) pinned(ident table.Identifier, meta string) *txTable {
+func (s *nameResolver) pinned(ident table.Identifier, meta string) *txTable {
 	if !s.tx.active || meta != "" || s.tx.ddl.hides(ident) {
 		return nil
 	}
@@ -236,7 +247,7 @@ func writeDefault(f ice.NestedField, t sql.Type) (*sql.Const, error) {
 
 // inBlock makes a transaction block read a table as it pinned it, with its
 // own changes applied (metadata tables show what is committed).
-func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
+func (s *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
 	if !s.tx.active || rt.Meta != "" || rt.Ref != "" {
 		return rt, nil
 	}

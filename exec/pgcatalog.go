@@ -14,11 +14,11 @@ import (
 // information_schema relations the engine reads, and what sql's catalog
 // functions and reg* casts look up. The warehouse is listed once per
 // statement, when something first needs it.
-func (s *Session) withCatalog(ctx context.Context) context.Context {
+func (s *nameResolver) withCatalog(ctx context.Context) context.Context {
 	return sql.WithCatalog(ctx, pgcatalog.New(s.catalogEnv()))
 }
 
-func (s *Session) catalogEnv() *pgcatalog.Env {
+func (s *nameResolver) catalogEnv() *pgcatalog.Env {
 	return &pgcatalog.Env{
 		Warehouse:  s.engine.wh,
 		User:       s.info.User,
@@ -36,7 +36,7 @@ func (s *Session) catalogEnv() *pgcatalog.Env {
 // catalogRelation resolves a pg_catalog or information_schema name: schema
 // qualified, or unqualified when pg_catalog, searched first as PostgreSQL
 // does, has it. ok is false for every other name.
-func (s *Session) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (s *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
 	switch n.Schema {
 	case "pg_catalog", "information_schema":
 		if !pgcatalog.IsRelation(n.Schema, n.Table) {

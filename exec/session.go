@@ -24,6 +24,7 @@ type Session struct {
 	shapes   shapeCache
 	named    sqlPrepared    // PREPARE name ... AS
 	progress *progressWatch // WatchProgress's, nil: no reports
+	names    *nameResolver
 }
 
 // plan is a prepared statement's executable form.
@@ -111,7 +112,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
 	maxDepth := s.settings.maxDepth()
-	ctx = s.withCatalog(s.settings.withInputStyle(ctx))
+	ctx = s.names.withCatalog(s.settings.withInputStyle(ctx))
 	input := sql.InputStyleOf(ctx)
 	if e, ok := s.plans.get(query, maxDepth, input); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
@@ -185,7 +186,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*st
 	}
 	start := time.Now()
 	ctx = withStatementTime(s.settings.withInputStyle(ctx), start)
-	ctx = s.settings.withLockTimeout(s.withCatalog(ctx))
+	ctx = s.settings.withLockTimeout(s.names.withCatalog(ctx))
 	deadline := s.settings.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {

@@ -134,7 +134,7 @@ func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string
 func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, error) {
 	schemas := []string{schema}
 	if schema == "" {
-		schemas = s.searchPath()
+		schemas = s.names.searchPath()
 	} else if ok, err := s.engine.wh.NamespaceExists(ctx, schema); err != nil {
 		return nil, err
 	} else if !ok {
@@ -163,7 +163,7 @@ func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, err
 
 // describeRows lists a table's columns as psql's \d does.
 func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
-	rt, err := s.resolveTable(ctx, n)
+	rt, err := s.names.resolveTable(ctx, n)
 	var vn *viewNamed
 	if errors.As(err, &vn) {
 		return s.describeView(ctx, vn.view)

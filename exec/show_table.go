@@ -22,7 +22,7 @@ func isShowTable(st sql.Statement) bool {
 // version among them) and SHOW CREATE TABLE (one row: the statement that
 // makes the table again, its location as a comment).
 func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+	rt, err := s.names.resolveTable(ctx, st.Table)
 	var vn *viewNamed
 	if errors.As(err, &vn) && st.Create {
 		ident := vn.view.Ident

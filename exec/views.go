@@ -24,7 +24,7 @@ func (e *viewNamed) Error() string { return e.err.Error() }
 func (e *viewNamed) Unwrap() error { return e.err }
 
 // findView looks n up among the views of its schema, or of search_path.
-func (s *Session) findView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (s *nameResolver) findView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
 		schemas = s.searchPath()
