@@ -52,7 +52,7 @@ func (p dmlPort) CheckWrite() error { return p.s.tx.checkWrite() }
 
 func (p dmlPort) Setting(name string) (string, error) { return p.s.settings.Get(name) }
 
-func (p dmlPort) DeleteOptions(dry bool) deletes.Options { return p.s.deleteOptions(dry) }
+func (p dmlPort) DeleteOptions(dry bool) deletes.Options { return p.s.engine.deleteOptions(dry) }
 
 func (p dmlPort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 

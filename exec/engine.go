@@ -120,3 +120,9 @@ func (e *Engine) LoadDemo(ctx context.Context) error {
 	}
 	return nil
 }
+
+// deleteOptions are the engine options every DML statement runs with.
+func (e *Engine) deleteOptions(dry bool) deletes.Options {
+	return deletes.Options{DryRun: dry,
+		Plan: deletes.PlanOptions{Cache: e.files, Manifests: e.wh.Manifests()}}
+}

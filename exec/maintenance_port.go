@@ -74,7 +74,7 @@ func (p maintenancePort) Setting(name string) (string, error) { return p.s.setti
 
 func (p maintenancePort) Warehouse() *iceberg.Warehouse { return p.s.engine.wh }
 
-func (p maintenancePort) DeleteOptions() deletes.Options { return p.s.deleteOptions(false) }
+func (p maintenancePort) DeleteOptions() deletes.Options { return p.s.engine.deleteOptions(false) }
 
 func (p maintenancePort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -84,23 +82,8 @@ func (s *Session) withTruncationNotices(p *Prepared, query string) *Prepared {
 	for _, m := range msgs {
 		cp.Notices = append(cp.Notices, stmt.Notice{Severity: "NOTICE", Code: pgerr.NameTooLong, Message: m})
 	}
-	cp.Notices = s.visible(cp.Notices)
+	cp.Notices = s.settings.visible(cp.Notices)
 	return &cp
-}
-
-// visible keeps the notices client_min_messages lets through, as
-// PostgreSQL does: a NOTICE at notice or below, a WARNING at warning or
-// below; other severities (INFO) always.
-func (s *Session) visible(ns []stmt.Notice) []stmt.Notice {
-	level, _ := s.settings.Get("client_min_messages")
-	min := slices.Index(messageLevels, level)
-	var out []stmt.Notice
-	for _, n := range ns {
-		if rank := slices.Index(messageLevels, strings.ToLower(n.Severity)); rank < 0 || rank >= min {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*Prepared, error) {
@@ -170,7 +153,7 @@ func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*st
 	pr := s.startProgress()
 	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
 	if err == nil {
-		res.Notices = s.visible(res.Notices)
+		res.Notices = s.settings.visible(res.Notices)
 	}
 	return res, err
 }

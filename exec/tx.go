@@ -294,12 +294,6 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 	}
 }
 
-// deleteOptions are the engine options every DML statement runs with.
-func (s *Session) deleteOptions(dry bool) deletes.Options {
-	return deletes.Options{DryRun: dry,
-		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Manifests()}}
-}
-
 // commitTarget is the session as the port a DML statement is planned
 // against: the statement hands its change to commitChange, which commits
 // it outside a block and stages it inside one.
