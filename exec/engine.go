@@ -83,7 +83,8 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 	}
 	tx := &txBlock{engine: e, settings: settings}
 	return &Session{engine: e, info: info, settings: settings, tx: tx,
-		names: &nameResolver{engine: e, settings: settings, info: info, tx: tx}}, nil
+		names: &nameResolver{engine: e, settings: settings, info: info, tx: tx},
+		log:   &statementLog{engine: e, settings: settings, info: info}}, nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the

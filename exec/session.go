@@ -23,6 +23,7 @@ type Session struct {
 	named    sqlPrepared    // PREPARE name ... AS
 	progress *progressWatch // WatchProgress's, nil: no reports
 	names    *nameResolver
+	log      *statementLog
 }
 
 // plan is a prepared statement's executable form.
@@ -63,7 +64,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	if err != nil {
 		s.tx.fail()
 		err = toSQLError(err)
-		s.logPrepareError(query, err)
+		s.log.logPrepareError(query, err)
 		return nil, err
 	}
 	return s.withTruncationNotices(p, query), nil
@@ -149,8 +150,8 @@ func emptyQuery(context.Context, *Session, []Param) (*stmt.Result, error) {
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
 func (s *Session) Execute(ctx context.Context, p *Prepared, params []Param) (*stmt.Result, error) {
-	l := s.startLog(p)
-	pr := s.startProgress()
+	l := s.log.startLog(p)
+	pr := s.progress.start(s.settings)
 	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
 	if err == nil {
 		res.Notices = s.settings.visible(res.Notices)

@@ -77,7 +77,7 @@ func (c logClass) selectedBy(level string) bool {
 
 // stmtLog follows one statement to its end.
 type stmtLog struct {
-	s     *Session
+	s     *statementLog
 	log   *slog.Logger
 	query string
 	class logClass
@@ -90,8 +90,17 @@ type stmtLog struct {
 	commits []iceberg.CommitReport
 }
 
+// statementLog writes the server log's lines for the session's statements
+// (log_statement, log_min_duration_statement, every error), as PostgreSQL
+// does.
+type statementLog struct {
+	engine   *Engine
+	settings *Settings
+	info     SessionInfo
+}
+
 // startLog begins following p; nil when the server keeps no log.
-func (s *Session) startLog(p *Prepared) *stmtLog {
+func (s *statementLog) startLog(p *Prepared) *stmtLog {
 	if s.engine.opts.Logger == nil {
 		return nil
 	}
@@ -102,7 +111,7 @@ func (s *Session) startLog(p *Prepared) *stmtLog {
 // logsSuccesses reports whether a statement of class c that succeeds may be
 // logged: log_statement selects it or log_min_duration_statement is on.
 // When not, its commits need not be followed.
-func (s *Session) logsSuccesses(c logClass) bool {
+func (s *statementLog) logsSuccesses(c logClass) bool {
 	level, _ := s.settings.Get("log_statement")
 	_, timed := s.settings.minDuration()
 	return timed || c.selectedBy(level)
@@ -110,7 +119,7 @@ func (s *Session) logsSuccesses(c logClass) bool {
 
 // logPrepareError logs a statement that failed before it ran (a syntax
 // error, an unknown table), as PostgreSQL logs every error.
-func (s *Session) logPrepareError(query string, err error) {
+func (s *statementLog) logPrepareError(query string, err error) {
 	if s.engine.opts.Logger != nil {
 		(&stmtLog{s: s, log: s.engine.opts.Logger, query: query, start: time.Now()}).write("", err)
 	}
