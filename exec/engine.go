@@ -82,9 +82,11 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 		return nil, err
 	}
 	tx := &txBlock{engine: e, settings: settings}
-	return &Session{engine: e, info: info, settings: settings, tx: tx,
-		names: &nameResolver{engine: e, settings: settings, info: info, tx: tx},
-		log:   &statementLog{engine: e, settings: settings, info: info}}, nil
+	names := &nameResolver{engine: e, settings: settings, info: info, tx: tx}
+	s := &Session{engine: e, info: info, settings: settings, tx: tx, names: names,
+		log: &statementLog{engine: e, settings: settings, info: info}}
+	s.show = &showReader{engine: e, settings: settings, info: info, tx: tx, names: names, env: s.queryEnv}
+	return s, nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the

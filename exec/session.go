@@ -24,6 +24,7 @@ type Session struct {
 	progress *progressWatch // WatchProgress's, nil: no reports
 	names    *nameResolver
 	log      *statementLog
+	show     *showReader
 }
 
 // plan is a prepared statement's executable form.

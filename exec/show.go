@@ -17,6 +17,18 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
+// showReader answers SHOW (a setting, ALL, TABLES, SCHEMAS), DESCRIBE and
+// SHOW TBLPROPERTIES / CREATE TABLE from the session's settings, block
+// and names.
+type showReader struct {
+	engine   *Engine
+	settings *Settings
+	info     SessionInfo
+	tx       *txBlock
+	names    *nameResolver
+	env      func() *engine.Env // the query engine's view of the session, for a view's columns
+}
+
 // prepareShow plans SHOW, SHOW TABLES, SHOW SCHEMAS and DESCRIBE.
 func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []stmt.Column, error) {
 	var cols []string
@@ -27,7 +39,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []st
 		cols = []string{showColumnName(x.Name)}
 		if strings.EqualFold(x.Name, "all") {
 			cols = []string{"name", "setting", "description"}
-		} else if _, err := s.showValue(x.Name); err != nil {
+		} else if _, err := s.show.showValue(x.Name); err != nil {
 			return nil, nil, err
 		}
 	case *sql.ShowTables:
@@ -47,7 +59,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []st
 		columns[i] = stmt.Column{Name: c, Type: sql.Text}
 	}
 	run := func(ctx context.Context, s *Session, _ []Param) (*stmt.Result, error) {
-		rows, err := s.showRows(ctx, st)
+		rows, err := s.show.showRows(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +80,7 @@ func showColumnName(name string) string {
 	return n
 }
 
-func (s *Session) showValue(name string) (string, error) {
+func (s *showReader) showValue(name string) (string, error) {
 	switch strings.ToLower(name) {
 	case "transaction_read_only":
 		if s.tx.readOnly {
@@ -81,7 +93,7 @@ func (s *Session) showValue(name string) (string, error) {
 	return s.settings.Get(name)
 }
 
-func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
+func (s *showReader) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
 	switch x := st.(type) {
 	case *sql.Show:
 		if strings.EqualFold(x.Name, "all") {
@@ -118,8 +130,8 @@ func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, e
 }
 
 // describeView lists a view's columns as its query gives them now.
-func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
-	cols, err := engine.ViewColumns(ctx, s.queryEnv(), v.View)
+func (s *showReader) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
+	cols, err := engine.ViewColumns(ctx, s.env(), v.View)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +143,7 @@ func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string
 }
 
 // tableRows lists tables of one schema, or of every schema on search_path.
-func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, error) {
+func (s *showReader) tableRows(ctx context.Context, schema string) ([][]string, error) {
 	schemas := []string{schema}
 	if schema == "" {
 		schemas = s.names.searchPath()
@@ -162,7 +174,7 @@ func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, err
 }
 
 // describeRows lists a table's columns as psql's \d does.
-func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
+func (s *showReader) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
 	rt, err := s.names.resolveTable(ctx, n)
 	var vn *viewNamed
 	if errors.As(err, &vn) {

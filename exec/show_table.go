@@ -21,7 +21,7 @@ func isShowTable(st sql.Statement) bool {
 // showTableRows answers SHOW TBLPROPERTIES (key, value rows, the format
 // version among them) and SHOW CREATE TABLE (one row: the statement that
 // makes the table again, its location as a comment).
-func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
+func (s *showReader) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
 	rt, err := s.names.resolveTable(ctx, st.Table)
 	var vn *viewNamed
 	if errors.As(err, &vn) && st.Create {
