@@ -153,11 +153,11 @@ func (c *sqlCursor) advance(ctx context.Context, count int64, keep func(arrow.Re
 }
 
 // openCursors returns the session's cursor set, creating it on first use.
-func (s *txBlock) openCursors() *cursorSet {
-	if s.cursors == nil {
-		s.cursors = &cursorSet{}
+func (b *txBlock) openCursors() *cursorSet {
+	if b.cursors == nil {
+		b.cursors = &cursorSet{}
 	}
-	return s.cursors
+	return b.cursors
 }
 
 // prepareDeclare plans DECLARE CURSOR: the query is planned now and run at

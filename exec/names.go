@@ -29,8 +29,8 @@ type nameResolver struct {
 
 // searchPath lists the schemas unqualified names resolve through, in order;
 // "$user" stands for the session user's schema, as in PostgreSQL.
-func (s *nameResolver) searchPath() []string {
-	v, _ := s.settings.Get("search_path")
+func (r *nameResolver) searchPath() []string {
+	v, _ := r.settings.Get("search_path")
 	var out []string
 	for _, part := range strings.Split(v, ",") {
 		p := strings.TrimSpace(part)
@@ -40,7 +40,7 @@ func (s *nameResolver) searchPath() []string {
 			p = strings.ToLower(p)
 		}
 		if p == "$user" {
-			p = s.info.User
+			p = r.info.User
 		}
 		if p != "" {
 			out = append(out, p)
@@ -50,9 +50,9 @@ func (s *nameResolver) searchPath() []string {
 }
 
 // currentSchema is the first schema of search_path that exists.
-func (s *nameResolver) currentSchema(ctx context.Context) (string, error) {
-	for _, ns := range s.searchPath() {
-		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+func (r *nameResolver) currentSchema(ctx context.Context) (string, error) {
+	for _, ns := range r.searchPath() {
+		ok, err := r.engine.wh.NamespaceExists(ctx, ns)
 		if err != nil {
 			return "", err
 		}
@@ -64,11 +64,11 @@ func (s *nameResolver) currentSchema(ctx context.Context) (string, error) {
 }
 
 // creationSchema is where CREATE puts an unqualified name.
-func (s *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
+func (r *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
 	if n.Schema != "" {
 		return n.Schema, nil
 	}
-	ns, err := s.currentSchema(ctx)
+	ns, err := r.currentSchema(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -106,20 +106,20 @@ func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*eng
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.
-func (s *nameResolver) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
-	return s.resolveTableFor(ctx, n, true)
+func (r *nameResolver) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	return r.resolveTableFor(ctx, n, true)
 }
 
 // resolveTableFor is resolveTable; reads false is an INSERT's target, which
 // inside a block leaves the rows earlier INSERTs buffered where they are.
 // The table is as the session's branch sees it (branch.go).
-func (s *nameResolver) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
-	return s.resolveTableOn(ctx, n, reads, s.settings.branch())
+func (r *nameResolver) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
+	return r.resolveTableOn(ctx, n, reads, r.settings.branch())
 }
 
 // resolveTableOn is resolveTableFor on branch ("" is main).
-func (s *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
-	if _, ok, err := s.catalogRelation(ctx, n); ok {
+func (r *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
+	if _, ok, err := r.catalogRelation(ctx, n); ok {
 		if err != nil {
 			return nil, err
 		}
@@ -132,10 +132,10 @@ func (s *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, read
 		name, meta = name[:i], name[i+1:]
 	}
 	name, ref := splitRefName(name, meta)
-	rt, err := s.resolveName(ctx, n, name, meta, ref, reads, branch)
+	rt, err := r.resolveName(ctx, n, name, meta, ref, reads, branch)
 	if err != nil && n.Schema != "" && meta == "" && ref == "" {
 		// t.branch_b / t.tag_v: Spark's spelling of a ref of table t.
-		if rt, ok, rerr := s.resolveRefSuffix(ctx, n, branch); ok {
+		if rt, ok, rerr := r.resolveRefSuffix(ctx, n, branch); ok {
 			return rt, rerr
 		}
 	}
@@ -145,23 +145,23 @@ func (s *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, read
 // resolveName finds table name (of n's schema, else through search_path).
 // A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
 // metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
-func (s *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
+func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
-		schemas = s.searchPath()
+		schemas = r.searchPath()
 	}
 	// A table the block already pinned resolves without the catalog, even
 	// behind a schema earlier in search_path ("$user") that would only
 	// answer "no such table" again.
 	for _, ns := range schemas {
-		if ident := iceberg.Ident(ns, name); ref == "" && s.pinned(ident, meta) != nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).base}, reads)
+		if ident := iceberg.Ident(ns, name); ref == "" && r.pinned(ident, meta) != nil {
+			return r.inBlock(ctx, &resolvedTable{Ident: ident, Table: r.pinned(ident, meta).base}, reads)
 		}
 	}
 	for _, ns := range schemas {
 		ident := iceberg.Ident(ns, name)
-		tbl, err := s.engine.wh.LoadTable(ctx, ident)
-		if err == nil && s.tx.active && s.tx.ddl.hides(ident) {
+		tbl, err := r.engine.wh.LoadTable(ctx, ident)
+		if err == nil && r.tx.active && r.tx.ddl.hides(ident) {
 			err = iceberg.ErrNoSuchTable // dropped earlier in this block
 		}
 		if err == nil && meta == "" && ref == "" {
@@ -173,24 +173,24 @@ func (s *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, m
 			}
 		}
 		if err == nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)
+			return r.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)
 		}
 		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
 			continue
 		}
 		if errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace) {
-			return nil, s.notATable(ctx, n, meta)
+			return nil, r.notATable(ctx, n, meta)
 		}
 		return nil, err
 	}
-	return nil, s.notATable(ctx, n, meta)
+	return nil, r.notATable(ctx, n, meta)
 }
 
 // notATable is the error for a name no table has: 42809 when a view has
 // it (which queries then read), 42P01 otherwise.
-func (s *nameResolver) notATable(ctx context.Context, n sql.TableName, meta string) error {
+func (r *nameResolver) notATable(ctx context.Context, n sql.TableName, meta string) error {
 	if meta == "" {
-		if v, ok, err := s.findView(ctx, n); err != nil {
+		if v, ok, err := r.findView(ctx, n); err != nil {
 			return err
 		} else if ok {
 			return isAView(n.Table, v)
@@ -203,11 +203,11 @@ func (s *nameResolver) notATable(ctx context.Context, n sql.TableName, meta stri
 // reads its pinned snapshot whatever the catalog says now, so it need not
 // ask (a block's thousands of INSERTs each asked twice). Metadata tables
 // show what is committed and are always loaded.
-func (s *nameResolver) pinned(ident table.Identifier, meta string) *txTable {
-	if !s.tx.active || meta != "" || s.tx.ddl.hides(ident) {
+func (r *nameResolver) pinned(ident table.Identifier, meta string) *txTable {
+	if !r.tx.active || meta != "" || r.tx.ddl.hides(ident) {
 		return nil
 	}
-	return s.tx.tables[iceberg.IdentKey(ident)]
+	return r.tx.tables[iceberg.IdentKey(ident)]
 }
 
 func undefinedTable(n sql.TableName) error {
@@ -247,19 +247,19 @@ func writeDefault(f ice.NestedField, t sql.Type) (*sql.Const, error) {
 
 // inBlock makes a transaction block read a table as it pinned it, with its
 // own changes applied (metadata tables show what is committed).
-func (s *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
-	if !s.tx.active || rt.Meta != "" || rt.Ref != "" {
+func (r *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
+	if !r.tx.active || rt.Meta != "" || rt.Ref != "" {
 		return rt, nil
 	}
-	get := s.tx.txEntry
+	get := r.tx.txEntry
 	if reads {
-		get = s.tx.txTable
+		get = r.tx.txTable
 	}
 	tt, err := get(ctx, rt.Ident)
 	if err != nil {
 		return nil, err
 	}
-	if rt.Table, err = tt.current(ctx, s.engine.wh); err != nil {
+	if rt.Table, err = tt.current(ctx, r.engine.wh); err != nil {
 		return nil, err
 	}
 	// The block pins its head until it ends; a cursor held past it reads

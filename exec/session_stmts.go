@@ -115,7 +115,7 @@ func outsideBlock(what string) *stmt.Result {
 	return r
 }
 
-func (s *txBlock) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
+func (b *txBlock) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 	if x.Isolation != "" {
 		lvl, err := isolationLevel(x.Isolation)
 		if err != nil {
@@ -123,16 +123,16 @@ func (s *txBlock) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 		}
 		switch {
 		case x.Session:
-			s.settings.values["default_transaction_isolation"] = lvl
-			s.settings.sessionSet("default_transaction_isolation")
-			if !s.active {
-				s.settings.endIsolation()
+			b.settings.values["default_transaction_isolation"] = lvl
+			b.settings.sessionSet("default_transaction_isolation")
+			if !b.active {
+				b.settings.endIsolation()
 			}
-		case s.active:
-			s.settings.setIsolation(lvl)
+		case b.active:
+			b.settings.setIsolation(lvl)
 		}
 	}
-	if !x.Session && !s.active {
+	if !x.Session && !b.active {
 		return outsideBlock("SET TRANSACTION"), nil
 	}
 	if x.ReadOnly != nil {
@@ -141,11 +141,11 @@ func (s *txBlock) setTransaction(x *sql.SetTransaction) (*stmt.Result, error) {
 			v = "on"
 		}
 		if x.Session {
-			if _, err := s.settings.Set("default_transaction_read_only", v); err != nil {
+			if _, err := b.settings.Set("default_transaction_read_only", v); err != nil {
 				return nil, err
 			}
 		} else {
-			s.readOnly = *x.ReadOnly
+			b.readOnly = *x.ReadOnly
 		}
 	}
 	return stmt.TagOnly("SET"), nil
@@ -187,9 +187,9 @@ func (s *Session) prepareTransaction(st sql.Statement) (plan, []stmt.Column, err
 	return planFunc(run), nil, nil
 }
 
-func (s *txBlock) beginStmt(x *sql.Begin) (*stmt.Result, error) {
+func (b *txBlock) beginStmt(x *sql.Begin) (*stmt.Result, error) {
 	r := stmt.TagOnly("BEGIN")
-	if s.active && !s.implicit {
+	if b.active && !b.implicit {
 		r.Notices = []stmt.Notice{{Severity: "WARNING", Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"}}
 		return r, nil
 	}
@@ -200,53 +200,53 @@ func (s *txBlock) beginStmt(x *sql.Begin) (*stmt.Result, error) {
 			return nil, err
 		}
 	}
-	if s.implicit {
-		return s.beginInImplicit(x.ReadOnly, lvl), nil
+	if b.implicit {
+		return b.beginInImplicit(x.ReadOnly, lvl), nil
 	}
-	def, _ := s.settings.Get("default_transaction_read_only")
+	def, _ := b.settings.Get("default_transaction_read_only")
 	readOnly := def == "on"
 	if x.ReadOnly != nil {
 		readOnly = *x.ReadOnly
 	}
-	s.begin(readOnly)
-	s.settings.beginBlock()
-	s.settings.setIsolation(lvl)
+	b.begin(readOnly)
+	b.settings.beginBlock()
+	b.settings.setIsolation(lvl)
 	return r, nil
 }
 
 // endTransaction ends a block: COMMIT publishes its changes (a failed block
 // rolls back instead, as PostgreSQL answers it), ROLLBACK drops them and the
 // files they wrote.
-func (s *txBlock) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
-	if !s.active {
+func (b *txBlock) endTransaction(ctx context.Context, verb string) (*stmt.Result, error) {
+	if !b.active {
 		r := stmt.TagOnly(verb)
 		r.Notices = []stmt.Notice{noTransactionWarning()}
 		return r, nil
 	}
-	if s.failed || verb == "ROLLBACK" {
-		s.rollback()
+	if b.failed || verb == "ROLLBACK" {
+		b.rollback()
 		r := stmt.TagOnly("ROLLBACK")
-		r.ParameterChanges = s.settings.rollbackBlock()
-		s.settings.endIsolation()
+		r.ParameterChanges = b.settings.rollbackBlock()
+		b.settings.endIsolation()
 		return r, nil
 	}
-	err := s.commitBlock(ctx)
-	ddl := s.ddl
+	err := b.commitBlock(ctx)
+	ddl := b.ddl
 	var changes []stmt.ParameterChange
 	if err != nil {
-		s.settings.rollbackBlock()
+		b.settings.rollbackBlock()
 	} else {
-		changes = s.settings.commitBlock()
+		changes = b.settings.commitBlock()
 	}
-	s.settings.endIsolation()
+	b.settings.endIsolation()
 	if err != nil {
 		// The block did not (wholly) commit: its cursors, held ones too,
 		// go as they would on ROLLBACK, since they may read what it wrote,
 		// and what it created goes too.
-		s.cursors.rollback()
+		b.cursors.rollback()
 		ddl.rollback()
 	}
-	s.end() // commitBlock published or abandoned every table
+	b.end() // commitBlock published or abandoned every table
 	if err != nil {
 		return nil, err
 	}

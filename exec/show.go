@@ -80,58 +80,58 @@ func showColumnName(name string) string {
 	return n
 }
 
-func (s *showReader) showValue(name string) (string, error) {
+func (sh *showReader) showValue(name string) (string, error) {
 	switch strings.ToLower(name) {
 	case "transaction_read_only":
-		if s.tx.readOnly {
+		if sh.tx.readOnly {
 			return "on", nil
 		}
 		return "off", nil
 	case "is_superuser":
 		return "on", nil
 	}
-	return s.settings.Get(name)
+	return sh.settings.Get(name)
 }
 
-func (s *showReader) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
+func (sh *showReader) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
 	switch x := st.(type) {
 	case *sql.Show:
 		if strings.EqualFold(x.Name, "all") {
 			var rows [][]string
-			for _, kv := range s.settings.All() {
+			for _, kv := range sh.settings.All() {
 				rows = append(rows, []string{kv[0], kv[1], ""})
 			}
 			return rows, nil
 		}
-		v, err := s.showValue(x.Name)
+		v, err := sh.showValue(x.Name)
 		if err != nil {
 			return nil, err
 		}
 		return [][]string{{v}}, nil
 	case *sql.ShowSchemas:
-		names, err := s.engine.wh.ListNamespaces(ctx)
+		names, err := sh.engine.wh.ListNamespaces(ctx)
 		if err != nil {
 			return nil, err
 		}
 		sort.Strings(names)
 		var rows [][]string
 		for _, n := range names {
-			rows = append(rows, []string{n, s.info.User})
+			rows = append(rows, []string{n, sh.info.User})
 		}
 		return rows, nil
 	case *sql.ShowTables:
-		return s.tableRows(ctx, x.Schema)
+		return sh.tableRows(ctx, x.Schema)
 	case *sql.Describe:
-		return s.describeRows(ctx, x.Table)
+		return sh.describeRows(ctx, x.Table)
 	case *sql.ShowTable:
-		return s.showTableRows(ctx, x)
+		return sh.showTableRows(ctx, x)
 	}
 	return nil, notSupported("this statement is not supported")
 }
 
 // describeView lists a view's columns as its query gives them now.
-func (s *showReader) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
-	cols, err := engine.ViewColumns(ctx, s.env(), v.View)
+func (sh *showReader) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
+	cols, err := engine.ViewColumns(ctx, sh.env(), v.View)
 	if err != nil {
 		return nil, err
 	}
@@ -143,42 +143,42 @@ func (s *showReader) describeView(ctx context.Context, v *engine.Table) ([][]str
 }
 
 // tableRows lists tables of one schema, or of every schema on search_path.
-func (s *showReader) tableRows(ctx context.Context, schema string) ([][]string, error) {
+func (sh *showReader) tableRows(ctx context.Context, schema string) ([][]string, error) {
 	schemas := []string{schema}
 	if schema == "" {
-		schemas = s.names.searchPath()
-	} else if ok, err := s.engine.wh.NamespaceExists(ctx, schema); err != nil {
+		schemas = sh.names.searchPath()
+	} else if ok, err := sh.engine.wh.NamespaceExists(ctx, schema); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
 	var rows [][]string
 	for _, ns := range schemas {
-		ok, err := s.engine.wh.NamespaceExists(ctx, ns)
+		ok, err := sh.engine.wh.NamespaceExists(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		names, err := s.engine.wh.ListTables(ctx, ns)
+		names, err := sh.engine.wh.ListTables(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			rows = append(rows, []string{ns, n, "table", s.info.User})
+			rows = append(rows, []string{ns, n, "table", sh.info.User})
 		}
 	}
 	return rows, nil
 }
 
 // describeRows lists a table's columns as psql's \d does.
-func (s *showReader) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
-	rt, err := s.names.resolveTable(ctx, n)
+func (sh *showReader) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
+	rt, err := sh.names.resolveTable(ctx, n)
 	var vn *viewNamed
 	if errors.As(err, &vn) {
-		return s.describeView(ctx, vn.view)
+		return sh.describeView(ctx, vn.view)
 	}
 	if err != nil {
 		return nil, err

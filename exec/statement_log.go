@@ -100,28 +100,28 @@ type statementLog struct {
 }
 
 // startLog begins following p; nil when the server keeps no log.
-func (s *statementLog) startLog(p *Prepared) *stmtLog {
-	if s.engine.opts.Logger == nil {
+func (sl *statementLog) startLog(p *Prepared) *stmtLog {
+	if sl.engine.opts.Logger == nil {
 		return nil
 	}
-	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: p.logClass, start: time.Now(),
-		successes: s.logsSuccesses(p.logClass)}
+	return &stmtLog{s: sl, log: sl.engine.opts.Logger, query: p.Query, class: p.logClass, start: time.Now(),
+		successes: sl.logsSuccesses(p.logClass)}
 }
 
 // logsSuccesses reports whether a statement of class c that succeeds may be
 // logged: log_statement selects it or log_min_duration_statement is on.
 // When not, its commits need not be followed.
-func (s *statementLog) logsSuccesses(c logClass) bool {
-	level, _ := s.settings.Get("log_statement")
-	_, timed := s.settings.minDuration()
+func (sl *statementLog) logsSuccesses(c logClass) bool {
+	level, _ := sl.settings.Get("log_statement")
+	_, timed := sl.settings.minDuration()
 	return timed || c.selectedBy(level)
 }
 
 // logPrepareError logs a statement that failed before it ran (a syntax
 // error, an unknown table), as PostgreSQL logs every error.
-func (s *statementLog) logPrepareError(query string, err error) {
-	if s.engine.opts.Logger != nil {
-		(&stmtLog{s: s, log: s.engine.opts.Logger, query: query, start: time.Now()}).write("", err)
+func (sl *statementLog) logPrepareError(query string, err error) {
+	if sl.engine.opts.Logger != nil {
+		(&stmtLog{s: sl, log: sl.engine.opts.Logger, query: query, start: time.Now()}).write("", err)
 	}
 }
 

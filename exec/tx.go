@@ -145,8 +145,8 @@ func (t *txState) sortedTables() []*txTable {
 // txTable returns the block's state for ident, pinning the table's current
 // head the first time the block touches it: later reads see that snapshot
 // plus the block's own changes, its pending INSERTs written first.
-func (s *txBlock) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
-	tt, err := s.txEntry(ctx, ident)
+func (b *txBlock) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	tt, err := b.txEntry(ctx, ident)
 	if err != nil {
 		return nil, err
 	}
@@ -158,28 +158,28 @@ func (s *txBlock) txTable(ctx context.Context, ident table.Identifier) (*txTable
 
 // txEntry is txTable without writing pending rows: for INSERTs, which add
 // to them and read nothing.
-func (s *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
-	branch, err := s.blockBranch()
+func (b *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	branch, err := b.blockBranch()
 	if err != nil {
 		return nil, err
 	}
-	if tt, ok := s.tables[iceberg.IdentKey(ident)]; ok {
+	if tt, ok := b.tables[iceberg.IdentKey(ident)]; ok {
 		return tt, nil
 	}
 	// Entered before the head is read: background maintenance either
 	// committed before (the head is its) or waits for the block to end.
-	leave, err := s.enterTable(ctx, iceberg.IdentKey(ident))
+	leave, err := b.enterTable(ctx, iceberg.IdentKey(ident))
 	if err != nil {
 		return nil, err
 	}
 	// Pinned before the head is read too, so expiry waits for the pin or
 	// keeps the head; held until the block ends, as are the files its
 	// statements write, which orphan removal must not take meanwhile.
-	pin := s.engine.wh.Readers().Begin(ident)
-	_, unhold := s.engine.wh.Writes().Hold(ident, time.Now())
+	pin := b.engine.wh.Readers().Begin(ident)
+	_, unhold := b.engine.wh.Writes().Hold(ident, time.Now())
 	left := leave
 	leave = func() { pin.Release(); unhold(); left() }
-	head, err := s.engine.wh.LoadTable(ctx, ident)
+	head, err := b.engine.wh.LoadTable(ctx, ident)
 	if err == nil {
 		head, err = onBranch(head, branch)
 	}
@@ -188,13 +188,13 @@ func (s *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	pin.Settle(head.CurrentSnapshot())
-	since, err := s.engine.wh.WriteStart(ctx, head)
+	since, err := b.engine.wh.WriteStart(ctx, head)
 	if err != nil {
 		leave()
 		return nil, err
 	}
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave, since: since}
-	s.tables[iceberg.IdentKey(ident)] = tt
+	b.tables[iceberg.IdentKey(ident)] = tt
 	return tt, nil
 }
 
@@ -202,13 +202,13 @@ func (s *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 // commits a rewrite of it. The wait is bounded by statement_timeout even
 // when the table is first named while the statement is prepared, before
 // Execute sets the statement's deadline.
-func (s *txBlock) enterTable(ctx context.Context, key string) (leave func(), err error) {
-	if d := s.settings.statementDeadline(time.Now()); !d.IsZero() {
+func (b *txBlock) enterTable(ctx context.Context, key string) (leave func(), err error) {
+	if d := b.settings.statementDeadline(time.Now()); !d.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 	}
-	leave, err = s.engine.uses.enter(ctx, key)
+	leave, err = b.engine.uses.enter(ctx, key)
 	if err != nil {
 		return nil, pgerr.Canceled(err)
 	}
@@ -220,16 +220,16 @@ func (s *txBlock) enterTable(ctx context.Context, key string) (leave func(), err
 // writer got there first. Inside a block it plans against the block's view
 // and folds the change into the table's net change; nothing is committed
 // until COMMIT (the returned table is nil then).
-func (s *txBlock) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
-	if !s.active {
-		tbl, err := s.commitLoop(s.settings.branch()).Commit(ctx, ident, plan)
+func (b *txBlock) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
+	if !b.active {
+		tbl, err := b.commitLoop(b.settings.branch()).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
-	tt, err := s.txTable(ctx, ident)
+	tt, err := b.txTable(ctx, ident)
 	if err != nil {
 		return nil, droppedConcurrently(ident, err)
 	}
-	view, err := tt.current(ctx, s.engine.wh)
+	view, err := tt.current(ctx, b.engine.wh)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 // commitTarget is the session as the port a DML statement is planned
 // against: the statement hands its change to commitChange, which commits
 // it outside a block and stages it inside one.
-func (s *txBlock) commitTarget() deletes.CommitTarget { return sessionTarget{s} }
+func (b *txBlock) commitTarget() deletes.CommitTarget { return sessionTarget{b} }
 
 type sessionTarget struct{ s *txBlock }
 

@@ -49,22 +49,22 @@ func (p *pendingRows) drop() {
 
 // bufferRows adds an INSERT's rows to its table's buffer inside a block;
 // *n counts them as seq yields them.
-func (s *txBlock) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
-	tt, err := s.txEntry(ctx, ident)
+func (b *txBlock) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
+	tt, err := b.txEntry(ctx, ident)
 	if err != nil {
 		return 0, droppedConcurrently(ident, err)
 	}
 	// A statement that fails leaves no row of its own in the buffer.
 	mark := len(tt.pending.batches)
-	for b, err := range seq {
+	for batch, err := range seq {
 		if err != nil {
 			tt.pending.truncate(mark)
 			return 0, err
 		}
-		if b.NumRows() > 0 {
-			tt.pending.add(b)
+		if batch.NumRows() > 0 {
+			tt.pending.add(batch)
 		}
-		b.Release()
+		batch.Release()
 	}
 	if tt.pending.bytes >= flushBytes {
 		if err := tt.flush(ctx); err != nil {
@@ -168,24 +168,24 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 // appendRows writes the batches as data files and publishes them as one
 // append (buffered, inside a transaction block: tx_append.go); an empty
 // input changes nothing. Files of an append that did not land are removed.
-func (s *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+func (b *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
 	var n int64
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
-		for b, err := range seq {
+		for batch, err := range seq {
 			if err == nil {
-				n += b.NumRows()
+				n += batch.NumRows()
 			}
-			if !yield(b, err) {
+			if !yield(batch, err) {
 				return
 			}
 		}
 	}
-	if s.active {
-		return s.bufferRows(ctx, rt.Ident, counted, &n)
+	if b.active {
+		return b.bufferRows(ctx, rt.Ident, counted, &n)
 	}
 	// Its files are as old as this: a sweep of another server that began
 	// after it makes the commit fail rather than name a swept file.
-	since, err := s.engine.wh.WriteStart(ctx, rt.Table)
+	since, err := b.engine.wh.WriteStart(ctx, rt.Table)
 	if err != nil {
 		return 0, err
 	}
@@ -197,7 +197,7 @@ func (s *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq
 	if len(files) == 0 || n == 0 {
 		return 0, nil
 	}
-	_, err = s.commitChange(ctx, rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
+	_, err = b.commitChange(ctx, rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
 		return iceberg.FileChange{AddData: files}, nil, nil
 	})
 	if err != nil {
