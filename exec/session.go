@@ -181,7 +181,7 @@ func (s *Session) execute(ctx context.Context, p *Prepared, params []Param) (*st
 	}
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
-	ctx, holds := s.holdStatement(ctx, start)
+	ctx, holds := s.engine.holdStatement(ctx, start)
 	res, err := s.executeGuarded(ctx, pl, params)
 	if err != nil {
 		holds.release()
