@@ -85,19 +85,19 @@ type resolvedTable = engine.Table
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
-	return &engine.Env{Catalog: sessionCatalog{s}, Files: copyio.Files{Port: copyioPort{s}},
+	return &engine.Env{Catalog: sessionCatalog{s.names}, Files: copyio.Files{Port: copyioPort{s}},
 		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.settings.workMem(),
 			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Manifests()}}
 }
 
 // sessionCatalog resolves names as the session does.
-type sessionCatalog struct{ s *Session }
+type sessionCatalog struct{ r *nameResolver }
 
 func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	if rt, ok, err := c.s.names.catalogRelation(ctx, n); ok {
+	if rt, ok, err := c.r.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
-	rt, err := c.s.names.resolveTable(ctx, n)
+	rt, err := c.r.resolveTable(ctx, n)
 	var v *viewNamed
 	if errors.As(err, &v) {
 		return v.view, nil // a query may read a view

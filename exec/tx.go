@@ -294,17 +294,17 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 	}
 }
 
-// commitTarget is the session as the port a DML statement is planned
+// commitTarget is the block as the port a DML statement is planned
 // against: the statement hands its change to commitChange, which commits
 // it outside a block and stages it inside one.
 func (b *txBlock) commitTarget() deletes.CommitTarget { return sessionTarget{b} }
 
-type sessionTarget struct{ s *txBlock }
+type sessionTarget struct{ b *txBlock }
 
 func (t sessionTarget) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
-	return t.s.engine.wh.Catalog().LoadTable(ctx, ident)
+	return t.b.engine.wh.Catalog().LoadTable(ctx, ident)
 }
 
 func (t sessionTarget) Commit(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
-	return t.s.commitChange(ctx, ident, plan)
+	return t.b.commitChange(ctx, ident, plan)
 }
