@@ -81,12 +81,7 @@ func (e *Engine) StartSession(info SessionInfo) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx := &txBlock{engine: e, settings: settings}
-	names := &nameResolver{engine: e, settings: settings, info: info, tx: tx}
-	s := &Session{engine: e, info: info, settings: settings, tx: tx, names: names,
-		log: &statementLog{engine: e, settings: settings, info: info}}
-	s.show = &showReader{engine: e, settings: settings, info: info, tx: tx, names: names, env: s.queryEnv}
-	return s, nil
+	return newSession(e, info, settings), nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the

@@ -12,19 +12,31 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// Session holds per-connection state: settings, transaction, prepared plans.
+// Session is one connection's statements: it prepares and executes them,
+// dispatching each to the part whose job it is. Its parts share the engine
+// and the settings.
 type Session struct {
 	engine   *Engine
 	info     SessionInfo
 	settings *Settings
-	tx       *txBlock
+	tx       *txBlock      // the transaction block, its cursors
+	names    *nameResolver // tables, views, refs, catalog relations
+	show     *showReader   // SHOW and DESCRIBE answers
+	log      *statementLog // the server log's statement lines
 	plans    planCache
 	shapes   shapeCache
 	named    sqlPrepared    // PREPARE name ... AS
 	progress *progressWatch // WatchProgress's, nil: no reports
-	names    *nameResolver
-	log      *statementLog
-	show     *showReader
+}
+
+// newSession wires a session's parts to the engine and its settings.
+func newSession(e *Engine, info SessionInfo, settings *Settings) *Session {
+	tx := &txBlock{engine: e, settings: settings}
+	names := &nameResolver{engine: e, settings: settings, info: info, tx: tx}
+	s := &Session{engine: e, info: info, settings: settings, tx: tx, names: names,
+		log: &statementLog{engine: e, settings: settings, info: info}}
+	s.show = &showReader{engine: e, settings: settings, info: info, tx: tx, names: names, env: s.queryEnv}
+	return s
 }
 
 // plan is a prepared statement's executable form.
