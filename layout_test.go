@@ -91,13 +91,10 @@ func TestPackagesImportOnlyDownward(t *testing.T) {
 // more than one job.
 const maxMethods = 40
 
-// notYetSplit are the types still past maxMethods, until they are split.
-var notYetSplit = map[string]bool{"exec.Session": true}
-
 func TestTypesStaySmall(t *testing.T) {
 	for pkg := range moduleImports(t) {
 		for typ, n := range methodCounts(t, pkg) {
-			if n > maxMethods && !notYetSplit[pkg+"."+typ] {
+			if n > maxMethods {
 				t.Errorf("%s.%s has %d methods (at most %d): split it by job", name(pkg), typ, n, maxMethods)
 			}
 		}

@@ -25,8 +25,8 @@ import (
 const branchSetting = "magmalake.branch"
 
 // branch is the branch this session's statements target; "" is main.
-func (s *Session) branch() string {
-	v, _ := s.settings.Get(branchSetting)
+func (s *Settings) branch() string {
+	v, _ := s.Get(branchSetting)
 	if iceberg.IsMain(v) {
 		return ""
 	}
@@ -45,11 +45,11 @@ func checkBranchName(v string) (string, error) {
 // checkBranchChange refuses to move a transaction block that already read
 // or wrote a table to another branch: its pinned heads and staged changes
 // belong to the branch it started on.
-func (s *Session) checkBranchChange(name, value string) error {
-	if !strings.EqualFold(name, branchSetting) || !s.tx.active || len(s.tx.tables) == 0 {
+func (b *txBlock) checkBranchChange(name, value string) error {
+	if !strings.EqualFold(name, branchSetting) || !b.active || len(b.tables) == 0 {
 		return nil
 	}
-	if iceberg.IsMain(value) && s.tx.branch == "" || value == s.tx.branch {
+	if iceberg.IsMain(value) && b.branch == "" || value == b.branch {
 		return nil
 	}
 	return pgerr.Errorf(pgerr.ActiveSQLTransaction, "SET %s cannot run in a transaction block that has read or written a table", branchSetting)
@@ -67,22 +67,22 @@ func onBranch(tbl *table.Table, branch string) (*table.Table, error) {
 }
 
 // commitLoop is how the session's statements commit: to branch ("" is main).
-func (s *Session) commitLoop(branch string) iceberg.CommitLoop {
-	loop := s.engine.wh.Commits().CommitLoop(s.engine.opts.Retry)
+func (b *txBlock) commitLoop(branch string) iceberg.CommitLoop {
+	loop := b.engine.wh.Commits().CommitLoop(b.engine.opts.Retry)
 	loop.Branch = branch
 	return loop
 }
 
 // blockBranch is the branch the transaction block works on: the session's
 // when the block touches its first table, and the same for every later one.
-func (s *Session) blockBranch() (string, error) {
-	if len(s.tx.tables) == 0 {
-		s.tx.branch = s.branch()
+func (b *txBlock) blockBranch() (string, error) {
+	if len(b.tables) == 0 {
+		b.branch = b.settings.branch()
 	}
-	if b := s.branch(); b != s.tx.branch {
-		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(s.tx.branch), branchSetting, branchLabel(b))
+	if now := b.settings.branch(); now != b.branch {
+		return "", pgerr.Errorf(pgerr.ActiveSQLTransaction, "this transaction block works on branch %q; %s is now %q", branchLabel(b.branch), branchSetting, branchLabel(now))
 	}
-	return s.tx.branch, nil
+	return b.branch, nil
 }
 
 func branchLabel(b string) string {
@@ -103,20 +103,20 @@ func splitRefName(name, meta string) (string, string) {
 
 // resolveRefSuffix reads n = t.branch_b or t.tag_v, Spark's names of
 // table t's branch b and tag v: ok when n has that form and t is a table.
-func (s *Session) resolveRefSuffix(ctx context.Context, n sql.TableName, branch string) (*resolvedTable, bool, error) {
+func (r *nameResolver) resolveRefSuffix(ctx context.Context, n sql.TableName, branch string) (*resolvedTable, bool, error) {
 	kind, ref, found := strings.Cut(n.Table, "_")
 	if !found || ref == "" || (kind != "branch" && kind != "tag") {
 		return nil, false, nil
 	}
-	rt, err := s.resolveName(ctx, sql.TableName{Table: n.Schema}, n.Schema, "", ref, true, branch)
+	rt, err := r.resolveName(ctx, sql.TableName{Table: n.Schema}, n.Schema, "", ref, true, branch)
 	if err != nil {
 		return nil, false, nil // the original "no such table" stands
 	}
-	r, ok := iceberg.FindRef(rt.Table.Metadata(), ref)
+	rf, ok := iceberg.FindRef(rt.Table.Metadata(), ref)
 	switch {
 	case !ok:
 		return nil, true, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no %s %q", n.Schema, kind, ref)
-	case (r.SnapshotRefType == table.TagRef) != (kind == "tag"):
+	case (rf.SnapshotRefType == table.TagRef) != (kind == "tag"):
 		return nil, true, pgerr.Errorf(pgerr.WrongObjectType, "%q of table %q is not a %s", ref, n.Schema, kind)
 	}
 	return rt, true, nil

@@ -59,7 +59,7 @@ func (p copyioPort) FailLoad(err error) error {
 }
 
 func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	return p.s.resolveTable(ctx, n)
+	return p.s.names.resolveTable(ctx, n)
 }
 
 func (p copyioPort) PrepareQuery(ctx context.Context, q *sql.Select, params *sql.Params) (copyio.Query, error) {
@@ -72,7 +72,7 @@ func (p copyioPort) RunQuery(ctx context.Context, q copyio.Query, args []any) (*
 	return q.(plan).execute(ctx, p.s, args)
 }
 
-func (p copyioPort) InputStyle() sql.InputStyle { return p.s.inputStyle() }
+func (p copyioPort) InputStyle() sql.InputStyle { return p.s.settings.inputStyle() }
 
 func (p copyioPort) BatchSize() int { return p.s.engine.opts.BatchSize }
 

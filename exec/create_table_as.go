@@ -66,7 +66,7 @@ func (s *Session) fillCreatedTable(ctx context.Context, x *sql.CreateTable, para
 }
 
 func (s *Session) dropCreated(ctx context.Context, n sql.TableName) error {
-	schema, err := s.creationSchema(ctx, n)
+	schema, err := s.names.creationSchema(ctx, n)
 	if err != nil {
 		return err
 	}

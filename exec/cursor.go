@@ -152,12 +152,12 @@ func (c *sqlCursor) advance(ctx context.Context, count int64, keep func(arrow.Re
 	return got, nil
 }
 
-// cursors returns the session's cursor set, creating it on first use.
-func (s *Session) cursors() *cursorSet {
-	if s.tx.cursors == nil {
-		s.tx.cursors = &cursorSet{}
+// openCursors returns the session's cursor set, creating it on first use.
+func (b *txBlock) openCursors() *cursorSet {
+	if b.cursors == nil {
+		b.cursors = &cursorSet{}
 	}
-	return s.tx.cursors
+	return b.cursors
 }
 
 // prepareDeclare plans DECLARE CURSOR: the query is planned now and run at
@@ -171,7 +171,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 		if !st.Hold && !s.tx.active {
 			return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 		}
-		if _, err := s.cursors().get(st.Name); err == nil {
+		if _, err := s.tx.openCursors().get(st.Name); err == nil {
 			return nil, pgerr.Errorf(pgerr.DuplicateCursor, "cursor %q already exists", st.Name)
 		}
 		// The scan outlives this statement, whose context ends with it;
@@ -183,7 +183,7 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 			return nil, err
 		}
 		c := &sqlCursor{cols: res.Columns, rows: res.Rows, hold: st.Hold, inBlock: s.tx.active, reads: reads}
-		if err := s.cursors().add(st.Name, c); err != nil {
+		if err := s.tx.openCursors().add(st.Name, c); err != nil {
 			c.close()
 			return nil, err
 		}
@@ -196,11 +196,11 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 // as it is now; an unknown cursor is reported when the statement runs.
 func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
 	var cols []stmt.Column
-	if c, err := s.cursors().get(st.Name); err == nil && !st.Move {
+	if c, err := s.tx.openCursors().get(st.Name); err == nil && !st.Move {
 		cols = c.cols
 	}
 	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
-		c, err := s.cursors().get(st.Name)
+		c, err := s.tx.openCursors().get(st.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -224,7 +224,7 @@ func (s *Session) prepareFetch(st *sql.Fetch) (plan, []stmt.Column, error) {
 // prepareClose plans CLOSE name and CLOSE ALL.
 func (s *Session) prepareClose(st *sql.CloseCursor) (plan, []stmt.Column, error) {
 	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
-		cs := s.cursors()
+		cs := s.tx.openCursors()
 		if st.All {
 			cs.closeAll()
 			return stmt.TagOnly("CLOSE CURSOR ALL"), nil // PostgreSQL's tag for CLOSE ALL

@@ -122,8 +122,8 @@ func dateStyleConflict(v string) error {
 }
 
 // inputStyle is how the session's date/time input reads text now.
-func (s *Session) inputStyle() sql.InputStyle {
-	v, _ := s.settings.Get("datestyle")
+func (s *Settings) inputStyle() sql.InputStyle {
+	v, _ := s.Get("datestyle")
 	switch splitDateStyle(v).order {
 	case "DMY":
 		return sql.InputStyle{DateOrder: sql.DateOrderDMY}
@@ -135,6 +135,6 @@ func (s *Session) inputStyle() sql.InputStyle {
 
 // withInputStyle records the session's input style for a statement's
 // binding and evaluation.
-func (s *Session) withInputStyle(ctx context.Context) context.Context {
+func (s *Settings) withInputStyle(ctx context.Context) context.Context {
 	return sql.WithInputStyle(ctx, s.inputStyle())
 }

@@ -32,17 +32,17 @@ var _ ddl.Port = ddlPort{}
 func (p ddlPort) Warehouse() *iceberg.Warehouse { return p.s.engine.wh }
 
 func (p ddlPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	return p.s.resolveTable(ctx, n)
+	return p.s.names.resolveTable(ctx, n)
 }
 
 func (p ddlPort) TableItself(rt *engine.Table, n sql.TableName) error { return tableItself(rt, n) }
 
 func (p ddlPort) CreationSchema(ctx context.Context, n sql.TableName) (string, error) {
-	return p.s.creationSchema(ctx, n)
+	return p.s.names.creationSchema(ctx, n)
 }
 
 func (p ddlPort) FindView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
-	return p.s.findView(ctx, n)
+	return p.s.names.findView(ctx, n)
 }
 
 func (p ddlPort) CheckWrite() error { return p.s.tx.checkWrite() }

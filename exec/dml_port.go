@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +10,6 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/dml"
 	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -37,7 +35,7 @@ func dmlPlan(run dml.Run, cols []stmt.Column, err error) (plan, []stmt.Column, e
 }
 
 func (p dmlPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*engine.Table, error) {
-	return p.s.resolveTableFor(ctx, n, reads)
+	return p.s.names.resolveTableFor(ctx, n, reads)
 }
 
 func (p dmlPort) Writable(rt *engine.Table, verb string, n sql.TableName) error {
@@ -54,58 +52,10 @@ func (p dmlPort) CheckWrite() error { return p.s.tx.checkWrite() }
 
 func (p dmlPort) Setting(name string) (string, error) { return p.s.settings.Get(name) }
 
-func (p dmlPort) DeleteOptions(dry bool) deletes.Options { return p.s.deleteOptions(dry) }
+func (p dmlPort) DeleteOptions(dry bool) deletes.Options { return p.s.engine.deleteOptions(dry) }
 
-func (p dmlPort) CommitTarget() deletes.CommitTarget { return p.s.commitTarget() }
+func (p dmlPort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 
 func (p dmlPort) Append(ctx context.Context, rt *engine.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
-	return p.s.appendRows(ctx, rt, rows)
-}
-
-// appendRows writes the batches as data files and publishes them as one
-// append (buffered, inside a transaction block: tx_append.go); an empty
-// input changes nothing. Files of an append that did not land are removed.
-func (s *Session) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
-	var n int64
-	counted := func(yield func(arrow.RecordBatch, error) bool) {
-		for b, err := range seq {
-			if err == nil {
-				n += b.NumRows()
-			}
-			if !yield(b, err) {
-				return
-			}
-		}
-	}
-	if s.tx.active {
-		return s.bufferRows(ctx, rt.Ident, counted, &n)
-	}
-	// Its files are as old as this: a sweep of another server that began
-	// after it makes the commit fail rather than name a swept file.
-	since, err := s.engine.wh.Commits().WriteStart(ctx, rt.Table)
-	if err != nil {
-		return 0, err
-	}
-	ctx = iceberg.WithWriteStart(ctx, since)
-	files, err := iceberg.WriteDataFiles(ctx, rt.Table, counted)
-	if err != nil {
-		return 0, err
-	}
-	if len(files) == 0 || n == 0 {
-		return 0, nil
-	}
-	_, err = s.commitChange(ctx, rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
-		return iceberg.FileChange{AddData: files}, nil, nil
-	})
-	if err != nil {
-		if !errors.Is(err, iceberg.ErrCommitUnknown) {
-			paths := make([]string, len(files))
-			for i, f := range files {
-				paths[i] = f.FilePath()
-			}
-			removeTableFiles(rt.Table, paths)
-		}
-		return 0, err
-	}
-	return n, nil
+	return p.s.tx.appendRows(ctx, rt, rows)
 }

@@ -82,7 +82,7 @@ func (e *Engine) StartSession(info stmt.SessionInfo) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{engine: e, info: info, settings: settings}, nil
+	return newSession(e, info, settings), nil
 }
 
 // NewSession starts a session whose parameters the program chooses (the
@@ -118,4 +118,10 @@ func (e *Engine) LoadDemo(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// deleteOptions are the engine options every DML statement runs with.
+func (e *Engine) deleteOptions(dry bool) deletes.Options {
+	return deletes.Options{DryRun: dry,
+		Plan: deletes.PlanOptions{Cache: e.files, Manifests: e.wh.Commits().Manifests()}}
 }

@@ -97,8 +97,8 @@ func checkMinDuration(v string) (string, error) {
 
 // minDuration is the session's log_min_duration_statement; off is false
 // when it is -1.
-func (s *Session) minDuration() (d time.Duration, on bool) {
-	v, _ := s.settings.Get("log_min_duration_statement")
+func (s *Settings) minDuration() (d time.Duration, on bool) {
+	v, _ := s.Get("log_min_duration_statement")
 	if v == "-1" {
 		return 0, false
 	}

@@ -45,7 +45,7 @@ func (p maintenancePort) Allowed(what string) error {
 }
 
 func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	rt, err := p.s.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
+	rt, err := p.s.names.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*eng
 }
 
 func (p maintenancePort) WritableTable(ctx context.Context, n sql.TableName, verb string) (*engine.Table, error) {
-	rt, err := p.s.resolveTable(ctx, n)
+	rt, err := p.s.names.resolveTable(ctx, n)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +74,13 @@ func (p maintenancePort) Setting(name string) (string, error) { return p.s.setti
 
 func (p maintenancePort) Warehouse() *iceberg.Warehouse { return p.s.engine.wh }
 
-func (p maintenancePort) DeleteOptions() deletes.Options { return p.s.deleteOptions(false) }
+func (p maintenancePort) DeleteOptions() deletes.Options { return p.s.engine.deleteOptions(false) }
 
-func (p maintenancePort) CommitTarget() deletes.CommitTarget { return p.s.commitTarget() }
+func (p maintenancePort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 
-func (p maintenancePort) CommitLoop(branch string) iceberg.CommitLoop { return p.s.commitLoop(branch) }
+func (p maintenancePort) CommitLoop(branch string) iceberg.CommitLoop {
+	return p.s.tx.commitLoop(branch)
+}
 
 func (p maintenancePort) Discard(tbl *table.Table, paths []string) { removeTableFiles(tbl, paths) }
 

@@ -14,12 +14,24 @@ import (
 	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
+
+// nameResolver finds what a statement's names denote: tables through
+// search_path, as the session's branch and its transaction block see them,
+// views, refs (t@b, t.branch_b), metadata tables (t$snapshots) and the
+// system catalogs. Every statement family's port resolves through it.
+type nameResolver struct {
+	engine   *Engine
+	settings *Settings
+	info     stmt.SessionInfo
+	tx       *txBlock
+}
 
 // searchPath lists the schemas unqualified names resolve through, in order;
 // "$user" stands for the session user's schema, as in PostgreSQL.
-func (s *Session) searchPath() []string {
-	v, _ := s.settings.Get("search_path")
+func (r *nameResolver) searchPath() []string {
+	v, _ := r.settings.Get("search_path")
 	var out []string
 	for _, part := range strings.Split(v, ",") {
 		p := strings.TrimSpace(part)
@@ -29,7 +41,7 @@ func (s *Session) searchPath() []string {
 			p = strings.ToLower(p)
 		}
 		if p == "$user" {
-			p = s.info.User
+			p = r.info.User
 		}
 		if p != "" {
 			out = append(out, p)
@@ -39,9 +51,9 @@ func (s *Session) searchPath() []string {
 }
 
 // currentSchema is the first schema of search_path that exists.
-func (s *Session) currentSchema(ctx context.Context) (string, error) {
-	for _, ns := range s.searchPath() {
-		ok, err := s.engine.wh.Tables().NamespaceExists(ctx, ns)
+func (r *nameResolver) currentSchema(ctx context.Context) (string, error) {
+	for _, ns := range r.searchPath() {
+		ok, err := r.engine.wh.Tables().NamespaceExists(ctx, ns)
 		if err != nil {
 			return "", err
 		}
@@ -53,11 +65,11 @@ func (s *Session) currentSchema(ctx context.Context) (string, error) {
 }
 
 // creationSchema is where CREATE puts an unqualified name.
-func (s *Session) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
+func (r *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (string, error) {
 	if n.Schema != "" {
 		return n.Schema, nil
 	}
-	ns, err := s.currentSchema(ctx)
+	ns, err := r.currentSchema(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -74,19 +86,19 @@ type resolvedTable = engine.Table
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
 func (s *Session) queryEnv() *engine.Env {
-	return &engine.Env{Catalog: sessionCatalog{s}, Files: copyio.Files{Port: copyioPort{s}},
-		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.workMem(),
+	return &engine.Env{Catalog: sessionCatalog{s.names}, Files: copyio.Files{Port: copyioPort{s}},
+		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.settings.workMem(),
 			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Commits().Manifests()}}
 }
 
 // sessionCatalog resolves names as the session does.
-type sessionCatalog struct{ s *Session }
+type sessionCatalog struct{ r *nameResolver }
 
 func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
-	if rt, ok, err := c.s.catalogRelation(ctx, n); ok {
+	if rt, ok, err := c.r.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
-	rt, err := c.s.resolveTable(ctx, n)
+	rt, err := c.r.resolveTable(ctx, n)
 	var v *viewNamed
 	if errors.As(err, &v) {
 		return v.view, nil // a query may read a view
@@ -95,20 +107,20 @@ func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*eng
 }
 
 // resolveTable finds a table by name, through search_path when unqualified.
-func (s *Session) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
-	return s.resolveTableFor(ctx, n, true)
+func (r *nameResolver) resolveTable(ctx context.Context, n sql.TableName) (*resolvedTable, error) {
+	return r.resolveTableFor(ctx, n, true)
 }
 
 // resolveTableFor is resolveTable; reads false is an INSERT's target, which
 // inside a block leaves the rows earlier INSERTs buffered where they are.
 // The table is as the session's branch sees it (branch.go).
-func (s *Session) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
-	return s.resolveTableOn(ctx, n, reads, s.branch())
+func (r *nameResolver) resolveTableFor(ctx context.Context, n sql.TableName, reads bool) (*resolvedTable, error) {
+	return r.resolveTableOn(ctx, n, reads, r.settings.branch())
 }
 
 // resolveTableOn is resolveTableFor on branch ("" is main).
-func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
-	if _, ok, err := s.catalogRelation(ctx, n); ok {
+func (r *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, reads bool, branch string) (*resolvedTable, error) {
+	if _, ok, err := r.catalogRelation(ctx, n); ok {
 		if err != nil {
 			return nil, err
 		}
@@ -121,10 +133,10 @@ func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads boo
 		name, meta = name[:i], name[i+1:]
 	}
 	name, ref := splitRefName(name, meta)
-	rt, err := s.resolveName(ctx, n, name, meta, ref, reads, branch)
+	rt, err := r.resolveName(ctx, n, name, meta, ref, reads, branch)
 	if err != nil && n.Schema != "" && meta == "" && ref == "" {
 		// t.branch_b / t.tag_v: Spark's spelling of a ref of table t.
-		if rt, ok, rerr := s.resolveRefSuffix(ctx, n, branch); ok {
+		if rt, ok, rerr := r.resolveRefSuffix(ctx, n, branch); ok {
 			return rt, rerr
 		}
 	}
@@ -134,23 +146,23 @@ func (s *Session) resolveTableOn(ctx context.Context, n sql.TableName, reads boo
 // resolveName finds table name (of n's schema, else through search_path).
 // A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
 // metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
-func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
+func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
-		schemas = s.searchPath()
+		schemas = r.searchPath()
 	}
 	// A table the block already pinned resolves without the catalog, even
 	// behind a schema earlier in search_path ("$user") that would only
 	// answer "no such table" again.
 	for _, ns := range schemas {
-		if ident := iceberg.Ident(ns, name); ref == "" && s.pinned(ident, meta) != nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: s.pinned(ident, meta).base}, reads)
+		if ident := iceberg.Ident(ns, name); ref == "" && r.pinned(ident, meta) != nil {
+			return r.inBlock(ctx, &resolvedTable{Ident: ident, Table: r.pinned(ident, meta).base}, reads)
 		}
 	}
 	for _, ns := range schemas {
 		ident := iceberg.Ident(ns, name)
-		tbl, err := s.engine.wh.LoadTable(ctx, ident)
-		if err == nil && s.tx.active && s.tx.ddl.hides(ident) {
+		tbl, err := r.engine.wh.LoadTable(ctx, ident)
+		if err == nil && r.tx.active && r.tx.ddl.hides(ident) {
 			err = iceberg.ErrNoSuchTable // dropped earlier in this block
 		}
 		if err == nil && meta == "" && ref == "" {
@@ -162,24 +174,24 @@ func (s *Session) resolveName(ctx context.Context, n sql.TableName, name, meta, 
 			}
 		}
 		if err == nil {
-			return s.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)
+			return r.inBlock(ctx, &resolvedTable{Ident: ident, Table: tbl, Meta: meta, Ref: ref}, reads)
 		}
 		if n.Schema == "" && (errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace)) {
 			continue
 		}
 		if errors.Is(err, iceberg.ErrNoSuchTable) || errors.Is(err, iceberg.ErrNoSuchNamespace) {
-			return nil, s.notATable(ctx, n, meta)
+			return nil, r.notATable(ctx, n, meta)
 		}
 		return nil, err
 	}
-	return nil, s.notATable(ctx, n, meta)
+	return nil, r.notATable(ctx, n, meta)
 }
 
 // notATable is the error for a name no table has: 42809 when a view has
 // it (which queries then read), 42P01 otherwise.
-func (s *Session) notATable(ctx context.Context, n sql.TableName, meta string) error {
+func (r *nameResolver) notATable(ctx context.Context, n sql.TableName, meta string) error {
 	if meta == "" {
-		if v, ok, err := s.findView(ctx, n); err != nil {
+		if v, ok, err := r.findView(ctx, n); err != nil {
 			return err
 		} else if ok {
 			return isAView(n.Table, v)
@@ -192,11 +204,11 @@ func (s *Session) notATable(ctx context.Context, n sql.TableName, meta string) e
 // reads its pinned snapshot whatever the catalog says now, so it need not
 // ask (a block's thousands of INSERTs each asked twice). Metadata tables
 // show what is committed and are always loaded.
-func (s *Session) pinned(ident table.Identifier, meta string) *txTable {
-	if !s.tx.active || meta != "" || s.tx.ddl.hides(ident) {
+func (r *nameResolver) pinned(ident table.Identifier, meta string) *txTable {
+	if !r.tx.active || meta != "" || r.tx.ddl.hides(ident) {
 		return nil
 	}
-	return s.tx.tables[iceberg.IdentKey(ident)]
+	return r.tx.tables[iceberg.IdentKey(ident)]
 }
 
 func undefinedTable(n sql.TableName) error {
@@ -236,19 +248,19 @@ func writeDefault(f ice.NestedField, t sql.Type) (*sql.Const, error) {
 
 // inBlock makes a transaction block read a table as it pinned it, with its
 // own changes applied (metadata tables show what is committed).
-func (s *Session) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
-	if !s.tx.active || rt.Meta != "" || rt.Ref != "" {
+func (r *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads bool) (*resolvedTable, error) {
+	if !r.tx.active || rt.Meta != "" || rt.Ref != "" {
 		return rt, nil
 	}
-	get := s.txEntry
+	get := r.tx.txEntry
 	if reads {
-		get = s.txTable
+		get = r.tx.txTable
 	}
 	tt, err := get(ctx, rt.Ident)
 	if err != nil {
 		return nil, err
 	}
-	if rt.Table, err = tt.current(ctx, s.engine.wh); err != nil {
+	if rt.Table, err = tt.current(ctx, r.engine.wh); err != nil {
 		return nil, err
 	}
 	// The block pins its head until it ends; a cursor held past it reads

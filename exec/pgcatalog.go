@@ -14,21 +14,21 @@ import (
 // information_schema relations the engine reads, and what sql's catalog
 // functions and reg* casts look up. The warehouse is listed once per
 // statement, when something first needs it.
-func (s *Session) withCatalog(ctx context.Context) context.Context {
-	return sql.WithCatalog(ctx, pgcatalog.New(s.catalogEnv()))
+func (r *nameResolver) withCatalog(ctx context.Context) context.Context {
+	return sql.WithCatalog(ctx, pgcatalog.New(r.catalogEnv()))
 }
 
-func (s *Session) catalogEnv() *pgcatalog.Env {
+func (r *nameResolver) catalogEnv() *pgcatalog.Env {
 	return &pgcatalog.Env{
-		Warehouse:  s.engine.wh,
-		User:       s.info.User,
-		Database:   s.info.Database,
-		SearchPath: s.searchPath(),
+		Warehouse:  r.engine.wh,
+		User:       r.info.User,
+		Database:   r.info.Database,
+		SearchPath: r.searchPath(),
 		Setting: func(name string) (string, bool) {
-			v, err := s.settings.Get(name)
+			v, err := r.settings.Get(name)
 			return v, err == nil
 		},
-		Settings: s.settings.All,
+		Settings: r.settings.All,
 		Version:  VersionString,
 	}
 }
@@ -36,7 +36,7 @@ func (s *Session) catalogEnv() *pgcatalog.Env {
 // catalogRelation resolves a pg_catalog or information_schema name: schema
 // qualified, or unqualified when pg_catalog, searched first as PostgreSQL
 // does, has it. ok is false for every other name.
-func (s *Session) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (r *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
 	switch n.Schema {
 	case "pg_catalog", "information_schema":
 		if !pgcatalog.IsRelation(n.Schema, n.Table) {
@@ -55,7 +55,7 @@ func (s *Session) catalogRelation(ctx context.Context, n sql.TableName) (*engine
 	}
 	cat, ok := sql.CatalogOf(ctx).(*pgcatalog.Catalog)
 	if !ok {
-		cat = pgcatalog.New(s.catalogEnv())
+		cat = pgcatalog.New(r.catalogEnv())
 	}
 	cols, err := relationColumns(schema, n.Table)
 	if err != nil {

@@ -44,8 +44,8 @@ func (s *Session) prepareShaped(ctx context.Context, query string) (*stmt.Prepar
 		return nil, false
 	}
 	key := sh.Text
-	maxDepth := s.maxDepth()
-	input := sql.InputStyleOf(s.withInputStyle(ctx))
+	maxDepth := s.settings.maxDepth()
+	input := sql.InputStyleOf(s.settings.withInputStyle(ctx))
 	e := s.shapes.entries[key]
 	if e == nil || e.maxDepth > maxDepth || e.input != input {
 		p, err := s.prepare(ctx, sh.Text, nil)

@@ -65,14 +65,13 @@ type progressRun struct {
 	once  sync.Once
 }
 
-// startProgress begins counting a statement's work when someone watches
+// start begins counting a statement's work when someone watches
 // and magmalake.progress is on; nil otherwise.
-func (s *Session) startProgress() *progressRun {
-	w := s.progress
+func (w *progressWatch) start(settings *Settings) *progressRun {
 	if w == nil {
 		return nil
 	}
-	if v, _ := s.settings.Get("magmalake.progress"); v != "on" {
+	if v, _ := settings.Get("magmalake.progress"); v != "on" {
 		return nil
 	}
 	r := &progressRun{start: time.Now(), stop: make(chan struct{}), ended: make(chan struct{})}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -14,16 +12,31 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// Session holds per-connection state: settings, transaction, prepared plans.
+// Session is one connection's statements: it prepares and executes them,
+// dispatching each to the part whose job it is. Its parts share the engine
+// and the settings.
 type Session struct {
 	engine   *Engine
 	info     stmt.SessionInfo
 	settings *Settings
-	tx       txState
+	tx       *txBlock      // the transaction block, its cursors
+	names    *nameResolver // tables, views, refs, catalog relations
+	show     *showReader   // SHOW and DESCRIBE answers
+	log      *statementLog // the server log's statement lines
 	plans    planCache
 	shapes   shapeCache
 	named    sqlPrepared    // PREPARE name ... AS
 	progress *progressWatch // WatchProgress's, nil: no reports
+}
+
+// newSession wires a session's parts to the engine and its settings.
+func newSession(e *Engine, info stmt.SessionInfo, settings *Settings) *Session {
+	tx := &txBlock{engine: e, settings: settings}
+	names := &nameResolver{engine: e, settings: settings, info: info, tx: tx}
+	s := &Session{engine: e, info: info, settings: settings, tx: tx, names: names,
+		log: &statementLog{engine: e, settings: settings, info: info}}
+	s.show = &showReader{engine: e, settings: settings, info: info, tx: tx, names: names, env: s.queryEnv}
+	return s
 }
 
 // prepared is the session's own form of a prepared statement
@@ -78,7 +91,7 @@ func (s *Session) Prepare(ctx context.Context, query string, paramTypes []uint32
 	if err != nil {
 		s.tx.fail()
 		err = toSQLError(err)
-		s.logPrepareError(query, err)
+		s.log.logPrepareError(query, err)
 		return nil, err
 	}
 	return s.withTruncationNotices(p, query), nil
@@ -97,23 +110,8 @@ func (s *Session) withTruncationNotices(p *stmt.Prepared, query string) *stmt.Pr
 	for _, m := range msgs {
 		cp.Notices = append(cp.Notices, stmt.Notice{Severity: "NOTICE", Code: pgerr.NameTooLong, Message: m})
 	}
-	cp.Notices = s.visible(cp.Notices)
+	cp.Notices = s.settings.visible(cp.Notices)
 	return &cp
-}
-
-// visible keeps the notices client_min_messages lets through, as
-// PostgreSQL does: a NOTICE at notice or below, a WARNING at warning or
-// below; other severities (INFO) always.
-func (s *Session) visible(ns []stmt.Notice) []stmt.Notice {
-	level, _ := s.settings.Get("client_min_messages")
-	min := slices.Index(messageLevels, level)
-	var out []stmt.Notice
-	for _, n := range ns {
-		if rank := slices.Index(messageLevels, strings.ToLower(n.Severity)); rank < 0 || rank >= min {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32) (*stmt.Prepared, error) {
@@ -124,8 +122,8 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []uint32
 	// Client-given parameter types change binding: only untyped texts are cached.
 	cacheable := len(paramTypes) == 0
 	var st sql.Statement
-	maxDepth := s.maxDepth()
-	ctx = s.withCatalog(s.withInputStyle(ctx))
+	maxDepth := s.settings.maxDepth()
+	ctx = s.names.withCatalog(s.settings.withInputStyle(ctx))
 	input := sql.InputStyleOf(ctx)
 	if e, ok := s.plans.get(query, maxDepth, input); ok && cacheable {
 		if err := s.tx.admit(e.stmt); err != nil {
@@ -179,11 +177,11 @@ func emptyQuery(context.Context, *Session, []stmt.Param) (*stmt.Result, error) {
 // Execute runs a prepared statement with bound parameters. Cancelling ctx
 // cancels the statement (SQLSTATE 57014) and removes what it wrote.
 func (s *Session) Execute(ctx context.Context, p *stmt.Prepared, params []stmt.Param) (*stmt.Result, error) {
-	l := s.startLog(p)
-	pr := s.startProgress()
+	l := s.log.startLog(p)
+	pr := s.progress.start(s.settings)
 	res, err := pr.follow(l.finish(s.execute(pr.attach(l.observe(ctx)), p, params)))
 	if err == nil {
-		res.Notices = s.visible(res.Notices)
+		res.Notices = s.settings.visible(res.Notices)
 	}
 	return res, err
 }
@@ -198,9 +196,9 @@ func (s *Session) execute(ctx context.Context, p *stmt.Prepared, params []stmt.P
 		return nil, &pgerr.Error{Code: pgerr.InternalError, Message: "statement was not prepared by this session"}
 	}
 	start := time.Now()
-	ctx = withStatementTime(s.withInputStyle(ctx), start)
-	ctx = s.withLockTimeout(s.withCatalog(ctx))
-	deadline := s.statementDeadline(start)
+	ctx = withStatementTime(s.settings.withInputStyle(ctx), start)
+	ctx = s.settings.withLockTimeout(s.names.withCatalog(ctx))
+	deadline := s.settings.statementDeadline(start)
 	cancel := context.CancelFunc(func() {})
 	if !deadline.IsZero() {
 		// Streamed rows read from scans started here: the deadline's
@@ -209,7 +207,7 @@ func (s *Session) execute(ctx context.Context, p *stmt.Prepared, params []stmt.P
 	}
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
-	ctx, holds := s.holdStatement(ctx, start)
+	ctx, holds := s.engine.holdStatement(ctx, start)
 	res, err := s.executeGuarded(ctx, pl, params)
 	if err != nil {
 		holds.release()

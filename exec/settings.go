@@ -391,3 +391,18 @@ func checkExtraFloatDigits(v string) (string, error) {
 	}
 	return strconv.Itoa(n), nil
 }
+
+// visible keeps the notices client_min_messages lets through, as
+// PostgreSQL does: a NOTICE at notice or below, a WARNING at warning or
+// below; other severities (INFO) always.
+func (s *Settings) visible(ns []stmt.Notice) []stmt.Notice {
+	level, _ := s.Get("client_min_messages")
+	min := slices.Index(messageLevels, level)
+	var out []stmt.Notice
+	for _, n := range ns {
+		if rank := slices.Index(messageLevels, strings.ToLower(n.Severity)); rank < 0 || rank >= min {
+			out = append(out, n)
+		}
+	}
+	return out
+}

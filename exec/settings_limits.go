@@ -57,11 +57,21 @@ func parseKB(v string) (int, bool) {
 }
 
 // maxDepth is the expression nesting the session's max_stack_depth allows.
-func (s *Session) maxDepth() int {
-	v, _ := s.settings.Get("max_stack_depth")
+func (s *Settings) maxDepth() int {
+	v, _ := s.Get("max_stack_depth")
 	kb, ok := parseKB(v)
 	if !ok {
 		kb = sql.DefaultMaxStackDepthKB
 	}
 	return sql.DepthForStackKB(kb)
+}
+
+// workMem is the session's work_mem in bytes (0: unbounded).
+func (s *Settings) workMem() int64 {
+	v, _ := s.Get("work_mem")
+	kb, ok := parseKB(v)
+	if !ok {
+		return 0
+	}
+	return int64(kb) * 1024
 }

@@ -17,6 +17,18 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
+// showReader answers SHOW (a setting, ALL, TABLES, SCHEMAS), DESCRIBE and
+// SHOW TBLPROPERTIES / CREATE TABLE from the session's settings, block
+// and names.
+type showReader struct {
+	engine   *Engine
+	settings *Settings
+	info     stmt.SessionInfo
+	tx       *txBlock
+	names    *nameResolver
+	env      func() *engine.Env // the query engine's view of the session, for a view's columns
+}
+
 // prepareShow plans SHOW, SHOW TABLES, SHOW SCHEMAS and DESCRIBE.
 func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []stmt.Column, error) {
 	var cols []string
@@ -27,7 +39,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []st
 		cols = []string{showColumnName(x.Name)}
 		if strings.EqualFold(x.Name, "all") {
 			cols = []string{"name", "setting", "description"}
-		} else if _, err := s.showValue(x.Name); err != nil {
+		} else if _, err := s.show.showValue(x.Name); err != nil {
 			return nil, nil, err
 		}
 	case *sql.ShowTables:
@@ -47,7 +59,7 @@ func (s *Session) prepareShow(ctx context.Context, st sql.Statement) (plan, []st
 		columns[i] = stmt.Column{Name: c, Type: sql.Text}
 	}
 	run := func(ctx context.Context, s *Session, _ []stmt.Param) (*stmt.Result, error) {
-		rows, err := s.showRows(ctx, st)
+		rows, err := s.show.showRows(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -68,58 +80,58 @@ func showColumnName(name string) string {
 	return n
 }
 
-func (s *Session) showValue(name string) (string, error) {
+func (sh *showReader) showValue(name string) (string, error) {
 	switch strings.ToLower(name) {
 	case "transaction_read_only":
-		if s.tx.readOnly {
+		if sh.tx.readOnly {
 			return "on", nil
 		}
 		return "off", nil
 	case "is_superuser":
 		return "on", nil
 	}
-	return s.settings.Get(name)
+	return sh.settings.Get(name)
 }
 
-func (s *Session) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
+func (sh *showReader) showRows(ctx context.Context, st sql.Statement) ([][]string, error) {
 	switch x := st.(type) {
 	case *sql.Show:
 		if strings.EqualFold(x.Name, "all") {
 			var rows [][]string
-			for _, kv := range s.settings.All() {
+			for _, kv := range sh.settings.All() {
 				rows = append(rows, []string{kv[0], kv[1], ""})
 			}
 			return rows, nil
 		}
-		v, err := s.showValue(x.Name)
+		v, err := sh.showValue(x.Name)
 		if err != nil {
 			return nil, err
 		}
 		return [][]string{{v}}, nil
 	case *sql.ShowSchemas:
-		names, err := s.engine.wh.Tables().ListNamespaces(ctx)
+		names, err := sh.engine.wh.Tables().ListNamespaces(ctx)
 		if err != nil {
 			return nil, err
 		}
 		sort.Strings(names)
 		var rows [][]string
 		for _, n := range names {
-			rows = append(rows, []string{n, s.info.User})
+			rows = append(rows, []string{n, sh.info.User})
 		}
 		return rows, nil
 	case *sql.ShowTables:
-		return s.tableRows(ctx, x.Schema)
+		return sh.tableRows(ctx, x.Schema)
 	case *sql.Describe:
-		return s.describeRows(ctx, x.Table)
+		return sh.describeRows(ctx, x.Table)
 	case *sql.ShowTable:
-		return s.showTableRows(ctx, x)
+		return sh.showTableRows(ctx, x)
 	}
 	return nil, notSupported("this statement is not supported")
 }
 
 // describeView lists a view's columns as its query gives them now.
-func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
-	cols, err := engine.ViewColumns(ctx, s.queryEnv(), v.View)
+func (sh *showReader) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
+	cols, err := engine.ViewColumns(ctx, sh.env(), v.View)
 	if err != nil {
 		return nil, err
 	}
@@ -131,42 +143,42 @@ func (s *Session) describeView(ctx context.Context, v *engine.Table) ([][]string
 }
 
 // tableRows lists tables of one schema, or of every schema on search_path.
-func (s *Session) tableRows(ctx context.Context, schema string) ([][]string, error) {
+func (sh *showReader) tableRows(ctx context.Context, schema string) ([][]string, error) {
 	schemas := []string{schema}
 	if schema == "" {
-		schemas = s.searchPath()
-	} else if ok, err := s.engine.wh.Tables().NamespaceExists(ctx, schema); err != nil {
+		schemas = sh.names.searchPath()
+	} else if ok, err := sh.engine.wh.Tables().NamespaceExists(ctx, schema); err != nil {
 		return nil, err
 	} else if !ok {
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
 	}
 	var rows [][]string
 	for _, ns := range schemas {
-		ok, err := s.engine.wh.Tables().NamespaceExists(ctx, ns)
+		ok, err := sh.engine.wh.Tables().NamespaceExists(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		names, err := s.engine.wh.Tables().ListTables(ctx, ns)
+		names, err := sh.engine.wh.Tables().ListTables(ctx, ns)
 		if err != nil {
 			return nil, err
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			rows = append(rows, []string{ns, n, "table", s.info.User})
+			rows = append(rows, []string{ns, n, "table", sh.info.User})
 		}
 	}
 	return rows, nil
 }
 
 // describeRows lists a table's columns as psql's \d does.
-func (s *Session) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
-	rt, err := s.resolveTable(ctx, n)
+func (sh *showReader) describeRows(ctx context.Context, n sql.TableName) ([][]string, error) {
+	rt, err := sh.names.resolveTable(ctx, n)
 	var vn *viewNamed
 	if errors.As(err, &vn) {
-		return s.describeView(ctx, vn.view)
+		return sh.describeView(ctx, vn.view)
 	}
 	if err != nil {
 		return nil, err

@@ -21,8 +21,8 @@ func isShowTable(st sql.Statement) bool {
 // showTableRows answers SHOW TBLPROPERTIES (key, value rows, the format
 // version among them) and SHOW CREATE TABLE (one row: the statement that
 // makes the table again, its location as a comment).
-func (s *Session) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
-	rt, err := s.resolveTable(ctx, st.Table)
+func (sh *showReader) showTableRows(ctx context.Context, st *sql.ShowTable) ([][]string, error) {
+	rt, err := sh.names.resolveTable(ctx, st.Table)
 	var vn *viewNamed
 	if errors.As(err, &vn) && st.Create {
 		ident := vn.view.Ident

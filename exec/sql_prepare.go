@@ -23,7 +23,7 @@ func (s *Session) preparePrepare(st *sql.PrepareStmt) (plan, []stmt.Column, erro
 		if _, ok := s.named[st.Name]; ok {
 			return nil, pgerr.Errorf(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", st.Name)
 		}
-		if err := preparable(st.Body, s.maxDepth()); err != nil {
+		if err := preparable(st.Body, s.settings.maxDepth()); err != nil {
 			return nil, err
 		}
 		oids := make([]uint32, len(st.Types))

@@ -22,8 +22,8 @@ type statementHolds struct {
 
 // holdStatement takes a statement's holds from start; ctx carries them to
 // every table it loads and to the maintenance it runs.
-func (s *Session) holdStatement(ctx context.Context, start time.Time) (context.Context, *statementHolds) {
-	wh := s.engine.wh
+func (e *Engine) holdStatement(ctx context.Context, start time.Time) (context.Context, *statementHolds) {
+	wh := e.wh
 	h := &statementHolds{reads: wh.Commits().Readers().NewReadSet()}
 	id, unhold := wh.Commits().Writes().Hold(nil, start)
 	h.unhold = unhold

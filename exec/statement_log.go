@@ -77,7 +77,7 @@ func (c logClass) selectedBy(level string) bool {
 
 // stmtLog follows one statement to its end.
 type stmtLog struct {
-	s     *Session
+	s     *statementLog
 	log   *slog.Logger
 	query string
 	class logClass
@@ -90,29 +90,38 @@ type stmtLog struct {
 	commits []iceberg.CommitReport
 }
 
+// statementLog writes the server log's lines for the session's statements
+// (log_statement, log_min_duration_statement, every error), as PostgreSQL
+// does.
+type statementLog struct {
+	engine   *Engine
+	settings *Settings
+	info     stmt.SessionInfo
+}
+
 // startLog begins following p; nil when the server keeps no log.
-func (s *Session) startLog(p *stmt.Prepared) *stmtLog {
-	if s.engine.opts.Logger == nil {
+func (sl *statementLog) startLog(p *stmt.Prepared) *stmtLog {
+	if sl.engine.opts.Logger == nil {
 		return nil
 	}
-	return &stmtLog{s: s, log: s.engine.opts.Logger, query: p.Query, class: formOf(p).logClass, start: time.Now(),
-		successes: s.logsSuccesses(formOf(p).logClass)}
+	return &stmtLog{s: sl, log: sl.engine.opts.Logger, query: p.Query, class: formOf(p).logClass, start: time.Now(),
+		successes: sl.logsSuccesses(formOf(p).logClass)}
 }
 
 // logsSuccesses reports whether a statement of class c that succeeds may be
 // logged: log_statement selects it or log_min_duration_statement is on.
 // When not, its commits need not be followed.
-func (s *Session) logsSuccesses(c logClass) bool {
-	level, _ := s.settings.Get("log_statement")
-	_, timed := s.minDuration()
+func (sl *statementLog) logsSuccesses(c logClass) bool {
+	level, _ := sl.settings.Get("log_statement")
+	_, timed := sl.settings.minDuration()
 	return timed || c.selectedBy(level)
 }
 
 // logPrepareError logs a statement that failed before it ran (a syntax
 // error, an unknown table), as PostgreSQL logs every error.
-func (s *Session) logPrepareError(query string, err error) {
-	if s.engine.opts.Logger != nil {
-		(&stmtLog{s: s, log: s.engine.opts.Logger, query: query, start: time.Now()}).write("", err)
+func (sl *statementLog) logPrepareError(query string, err error) {
+	if sl.engine.opts.Logger != nil {
+		(&stmtLog{s: sl, log: sl.engine.opts.Logger, query: query, start: time.Now()}).write("", err)
 	}
 }
 
@@ -160,7 +169,7 @@ func (l *stmtLog) write(tag string, err error) {
 			return
 		}
 		level, _ := l.s.settings.Get("log_statement")
-		min, timed := l.s.minDuration()
+		min, timed := l.s.settings.minDuration()
 		if !l.class.selectedBy(level) && !(timed && d >= min) {
 			return
 		}

@@ -61,7 +61,7 @@ func parseDuration(v string) (time.Duration, bool) {
 }
 
 // statementDeadline is when the statement starting now must end (zero: never).
-func (s *Session) statementDeadline(start time.Time) time.Time {
+func (s *Settings) statementDeadline(start time.Time) time.Time {
 	d := s.durationSetting("statement_timeout")
 	if d == 0 {
 		return time.Time{}
@@ -73,18 +73,18 @@ func (s *Session) statementDeadline(start time.Time) time.Time {
 // the wire ends a session left idle inside a transaction block this long
 // (25P03), as PostgreSQL does, so it cannot hold its block's staged files.
 func (s *Session) IdleInTransactionTimeout() time.Duration {
-	return s.durationSetting("idle_in_transaction_session_timeout")
+	return s.settings.durationSetting("idle_in_transaction_session_timeout")
 }
 
 // withLockTimeout bounds the statement's wait for a table's commit turn
 // behind this server's other commits by lock_timeout (55P03), PostgreSQL's
 // limit on waiting for a lock.
-func (s *Session) withLockTimeout(ctx context.Context) context.Context {
+func (s *Settings) withLockTimeout(ctx context.Context) context.Context {
 	return iceberg.WithLockTimeout(ctx, s.durationSetting("lock_timeout"))
 }
 
-func (s *Session) durationSetting(name string) time.Duration {
-	v, _ := s.settings.Get(name)
+func (s *Settings) durationSetting(name string) time.Duration {
+	v, _ := s.Get(name)
 	d, ok := parseDuration(v)
 	if !ok {
 		return 0

@@ -34,6 +34,14 @@ type txState struct {
 	savepoints []savepoint
 }
 
+// txBlock runs the session's transaction block: it owns the block's state
+// and what running one needs, the warehouse and the settings a block scopes.
+type txBlock struct {
+	txState
+	engine   *Engine
+	settings *Settings
+}
+
 // txTable is one table a transaction block read or changed.
 type txTable struct {
 	ident table.Identifier
@@ -138,8 +146,8 @@ func (t *txState) sortedTables() []*txTable {
 // txTable returns the block's state for ident, pinning the table's current
 // head the first time the block touches it: later reads see that snapshot
 // plus the block's own changes, its pending INSERTs written first.
-func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
-	tt, err := s.txEntry(ctx, ident)
+func (b *txBlock) txTable(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	tt, err := b.txEntry(ctx, ident)
 	if err != nil {
 		return nil, err
 	}
@@ -151,28 +159,28 @@ func (s *Session) txTable(ctx context.Context, ident table.Identifier) (*txTable
 
 // txEntry is txTable without writing pending rows: for INSERTs, which add
 // to them and read nothing.
-func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
-	branch, err := s.blockBranch()
+func (b *txBlock) txEntry(ctx context.Context, ident table.Identifier) (*txTable, error) {
+	branch, err := b.blockBranch()
 	if err != nil {
 		return nil, err
 	}
-	if tt, ok := s.tx.tables[iceberg.IdentKey(ident)]; ok {
+	if tt, ok := b.tables[iceberg.IdentKey(ident)]; ok {
 		return tt, nil
 	}
 	// Entered before the head is read: background maintenance either
 	// committed before (the head is its) or waits for the block to end.
-	leave, err := s.enterTable(ctx, iceberg.IdentKey(ident))
+	leave, err := b.enterTable(ctx, iceberg.IdentKey(ident))
 	if err != nil {
 		return nil, err
 	}
 	// Pinned before the head is read too, so expiry waits for the pin or
 	// keeps the head; held until the block ends, as are the files its
 	// statements write, which orphan removal must not take meanwhile.
-	pin := s.engine.wh.Commits().Readers().Begin(ident)
-	_, unhold := s.engine.wh.Commits().Writes().Hold(ident, time.Now())
+	pin := b.engine.wh.Commits().Readers().Begin(ident)
+	_, unhold := b.engine.wh.Commits().Writes().Hold(ident, time.Now())
 	left := leave
 	leave = func() { pin.Release(); unhold(); left() }
-	head, err := s.engine.wh.LoadTable(ctx, ident)
+	head, err := b.engine.wh.LoadTable(ctx, ident)
 	if err == nil {
 		head, err = onBranch(head, branch)
 	}
@@ -181,13 +189,13 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 		return nil, err
 	}
 	pin.Settle(head.CurrentSnapshot())
-	since, err := s.engine.wh.Commits().WriteStart(ctx, head)
+	since, err := b.engine.wh.Commits().WriteStart(ctx, head)
 	if err != nil {
 		leave()
 		return nil, err
 	}
 	tt := &txTable{ident: ident, base: head, view: head, leave: leave, since: since}
-	s.tx.tables[iceberg.IdentKey(ident)] = tt
+	b.tables[iceberg.IdentKey(ident)] = tt
 	return tt, nil
 }
 
@@ -195,13 +203,13 @@ func (s *Session) txEntry(ctx context.Context, ident table.Identifier) (*txTable
 // commits a rewrite of it. The wait is bounded by statement_timeout even
 // when the table is first named while the statement is prepared, before
 // Execute sets the statement's deadline.
-func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err error) {
-	if d := s.statementDeadline(time.Now()); !d.IsZero() {
+func (b *txBlock) enterTable(ctx context.Context, key string) (leave func(), err error) {
+	if d := b.settings.statementDeadline(time.Now()); !d.IsZero() {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 	}
-	leave, err = s.engine.uses.enter(ctx, key)
+	leave, err = b.engine.uses.enter(ctx, key)
 	if err != nil {
 		return nil, pgerr.Canceled(err)
 	}
@@ -213,16 +221,16 @@ func (s *Session) enterTable(ctx context.Context, key string) (leave func(), err
 // writer got there first. Inside a block it plans against the block's view
 // and folds the change into the table's net change; nothing is committed
 // until COMMIT (the returned table is nil then).
-func (s *Session) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
-	if !s.tx.active {
-		tbl, err := s.commitLoop(s.branch()).Commit(ctx, ident, plan)
+func (b *txBlock) commitChange(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
+	if !b.active {
+		tbl, err := b.commitLoop(b.settings.branch()).Commit(ctx, ident, plan)
 		return tbl, droppedConcurrently(ident, err)
 	}
-	tt, err := s.txTable(ctx, ident)
+	tt, err := b.txTable(ctx, ident)
 	if err != nil {
 		return nil, droppedConcurrently(ident, err)
 	}
-	view, err := tt.current(ctx, s.engine.wh)
+	view, err := tt.current(ctx, b.engine.wh)
 	if err != nil {
 		return nil, err
 	}
@@ -287,23 +295,17 @@ func removeTableFiles(tbl *table.Table, paths []string) {
 	}
 }
 
-// deleteOptions are the engine options every DML statement runs with.
-func (s *Session) deleteOptions(dry bool) deletes.Options {
-	return deletes.Options{DryRun: dry,
-		Plan: deletes.PlanOptions{Cache: s.engine.files, Manifests: s.engine.wh.Commits().Manifests()}}
-}
-
-// commitTarget is the session as the port a DML statement is planned
+// commitTarget is the block as the port a DML statement is planned
 // against: the statement hands its change to commitChange, which commits
 // it outside a block and stages it inside one.
-func (s *Session) commitTarget() deletes.CommitTarget { return sessionTarget{s} }
+func (b *txBlock) commitTarget() deletes.CommitTarget { return sessionTarget{b} }
 
-type sessionTarget struct{ s *Session }
+type sessionTarget struct{ b *txBlock }
 
 func (t sessionTarget) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
-	return t.s.engine.wh.Catalog().LoadTable(ctx, ident)
+	return t.b.engine.wh.Catalog().LoadTable(ctx, ident)
 }
 
 func (t sessionTarget) Commit(ctx context.Context, ident table.Identifier, plan iceberg.ChangeFunc) (*table.Table, error) {
-	return t.s.commitChange(ctx, ident, plan)
+	return t.b.commitChange(ctx, ident, plan)
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -48,22 +49,22 @@ func (p *pendingRows) drop() {
 
 // bufferRows adds an INSERT's rows to its table's buffer inside a block;
 // *n counts them as seq yields them.
-func (s *Session) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
-	tt, err := s.txEntry(ctx, ident)
+func (b *txBlock) bufferRows(ctx context.Context, ident table.Identifier, seq iter.Seq2[arrow.RecordBatch, error], n *int64) (int64, error) {
+	tt, err := b.txEntry(ctx, ident)
 	if err != nil {
 		return 0, droppedConcurrently(ident, err)
 	}
 	// A statement that fails leaves no row of its own in the buffer.
 	mark := len(tt.pending.batches)
-	for b, err := range seq {
+	for batch, err := range seq {
 		if err != nil {
 			tt.pending.truncate(mark)
 			return 0, err
 		}
-		if b.NumRows() > 0 {
-			tt.pending.add(b)
+		if batch.NumRows() > 0 {
+			tt.pending.add(batch)
 		}
-		b.Release()
+		batch.Release()
 	}
 	if tt.pending.bytes >= flushBytes {
 		if err := tt.flush(ctx); err != nil {
@@ -162,4 +163,52 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 		}
 	}
 	return out, nil
+}
+
+// appendRows writes the batches as data files and publishes them as one
+// append (buffered, inside a transaction block: tx_append.go); an empty
+// input changes nothing. Files of an append that did not land are removed.
+func (b *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+	var n int64
+	counted := func(yield func(arrow.RecordBatch, error) bool) {
+		for batch, err := range seq {
+			if err == nil {
+				n += batch.NumRows()
+			}
+			if !yield(batch, err) {
+				return
+			}
+		}
+	}
+	if b.active {
+		return b.bufferRows(ctx, rt.Ident, counted, &n)
+	}
+	// Its files are as old as this: a sweep of another server that began
+	// after it makes the commit fail rather than name a swept file.
+	since, err := b.engine.wh.Commits().WriteStart(ctx, rt.Table)
+	if err != nil {
+		return 0, err
+	}
+	ctx = iceberg.WithWriteStart(ctx, since)
+	files, err := iceberg.WriteDataFiles(ctx, rt.Table, counted)
+	if err != nil {
+		return 0, err
+	}
+	if len(files) == 0 || n == 0 {
+		return 0, nil
+	}
+	_, err = b.commitChange(ctx, rt.Ident, func(context.Context, *table.Table) (iceberg.FileChange, []string, error) {
+		return iceberg.FileChange{AddData: files}, nil, nil
+	})
+	if err != nil {
+		if !errors.Is(err, iceberg.ErrCommitUnknown) {
+			paths := make([]string, len(files))
+			for i, f := range files {
+				paths[i] = f.FilePath()
+			}
+			removeTableFiles(rt.Table, paths)
+		}
+		return 0, err
+	}
+	return n, nil
 }

@@ -35,8 +35,8 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 		return nil
 	}
 	defer recoverInternal(&err)
-	ctx = s.withLockTimeout(ctx)
-	if _, err = s.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
+	ctx = s.settings.withLockTimeout(ctx)
+	if _, err = s.tx.endTransaction(ctx, "COMMIT"); err != nil && ctx.Err() != nil {
 		err = pgerr.Canceled(ctx.Err())
 	}
 	return toSQLError(err)
@@ -44,22 +44,22 @@ func (s *Session) EndImplicit(ctx context.Context) (err error) {
 
 // beginInImplicit is BEGIN inside an implicit block: the block becomes
 // explicit, with the statements already run in it, as in PostgreSQL.
-func (s *Session) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
-	s.tx.implicit = false
+func (b *txBlock) beginInImplicit(readOnly *bool, lvl string) *stmt.Result {
+	b.implicit = false
 	if readOnly != nil {
-		s.tx.readOnly = *readOnly
+		b.readOnly = *readOnly
 	}
 	if lvl != "" {
-		s.settings.setIsolation(lvl)
+		b.settings.setIsolation(lvl)
 	}
 	return stmt.TagOnly("BEGIN")
 }
 
 // endStatement is COMMIT or ROLLBACK as a statement. In an implicit block it
 // ends that block, with the warning PostgreSQL gives there.
-func (s *Session) endStatement(ctx context.Context, verb string) (*stmt.Result, error) {
-	implicit := s.tx.implicit
-	r, err := s.endTransaction(ctx, verb)
+func (b *txBlock) endStatement(ctx context.Context, verb string) (*stmt.Result, error) {
+	implicit := b.implicit
+	r, err := b.endTransaction(ctx, verb)
 	if err == nil && implicit {
 		r.Notices = append(r.Notices, noTransactionWarning())
 	}

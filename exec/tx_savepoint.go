@@ -34,66 +34,66 @@ type tableMark struct {
 	orphans int
 }
 
-func (s *Session) savepoint(ctx context.Context, name string) (*stmt.Result, error) {
-	if !s.tx.inExplicitBlock() {
+func (b *txBlock) savepoint(ctx context.Context, name string) (*stmt.Result, error) {
+	if !b.inExplicitBlock() {
 		return nil, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "SAVEPOINT can only be used in transaction blocks")
 	}
 	// A savepoint marks files: buffered rows become files first.
-	if err := s.tx.flushAll(ctx); err != nil {
+	if err := b.flushAll(ctx); err != nil {
 		return nil, err
 	}
-	sp := savepoint{name: name, tables: map[string]tableMark{}, undo: len(s.tx.ddl.undo),
-		defers: len(s.tx.ddl.deferred), hidden: maps.Clone(s.tx.ddl.hidden), settings: s.settings.mark()}
-	for k, tt := range s.tx.tables {
+	sp := savepoint{name: name, tables: map[string]tableMark{}, undo: len(b.ddl.undo),
+		defers: len(b.ddl.deferred), hidden: maps.Clone(b.ddl.hidden), settings: b.settings.mark()}
+	for k, tt := range b.tables {
 		sp.tables[k] = tableMark{net: tt.net, written: len(tt.written), orphans: len(tt.orphans)}
 	}
-	s.tx.savepoints = append(s.tx.savepoints, sp)
+	b.savepoints = append(b.savepoints, sp)
 	return stmt.TagOnly("SAVEPOINT"), nil
 }
 
 // findSavepoint is the newest savepoint called name.
-func (s *Session) findSavepoint(verb, name string) (int, error) {
-	if !s.tx.inExplicitBlock() {
+func (b *txBlock) findSavepoint(verb, name string) (int, error) {
+	if !b.inExplicitBlock() {
 		return 0, pgerr.Errorf(pgerr.NoActiveSQLTransaction, "%s can only be used in transaction blocks", verb)
 	}
-	for i := len(s.tx.savepoints) - 1; i >= 0; i-- {
-		if s.tx.savepoints[i].name == name {
+	for i := len(b.savepoints) - 1; i >= 0; i-- {
+		if b.savepoints[i].name == name {
 			return i, nil
 		}
 	}
 	return 0, pgerr.Errorf(pgerr.InvalidSavepointSpecification, "savepoint %q does not exist", name)
 }
 
-func (s *Session) releaseSavepoint(name string) (*stmt.Result, error) {
-	i, err := s.findSavepoint("RELEASE SAVEPOINT", name)
+func (b *txBlock) releaseSavepoint(name string) (*stmt.Result, error) {
+	i, err := b.findSavepoint("RELEASE SAVEPOINT", name)
 	if err != nil {
 		return nil, err
 	}
-	s.tx.savepoints = s.tx.savepoints[:i]
+	b.savepoints = b.savepoints[:i]
 	return stmt.TagOnly("RELEASE"), nil
 }
 
-func (s *Session) rollbackToSavepoint(ctx context.Context, name string) (*stmt.Result, error) {
-	i, err := s.findSavepoint("ROLLBACK TO SAVEPOINT", name)
+func (b *txBlock) rollbackToSavepoint(ctx context.Context, name string) (*stmt.Result, error) {
+	i, err := b.findSavepoint("ROLLBACK TO SAVEPOINT", name)
 	if err != nil {
 		return nil, err
 	}
-	sp := s.tx.savepoints[i]
-	s.tx.savepoints = s.tx.savepoints[:i+1] // the savepoint itself stays
-	for k, tt := range s.tx.tables {
+	sp := b.savepoints[i]
+	b.savepoints = b.savepoints[:i+1] // the savepoint itself stays
+	for k, tt := range b.tables {
 		mark, ok := sp.tables[k]
 		if !ok { // first touched after the savepoint
 			tt.abandon()
 			tt.leave()
-			delete(s.tx.tables, k)
+			delete(b.tables, k)
 			continue
 		}
 		tt.rewind(mark)
 	}
-	s.tx.ddl.rewind(sp)
-	s.tx.failed = false
+	b.ddl.rewind(sp)
+	b.failed = false
 	r := stmt.TagOnly("ROLLBACK")
-	r.ParameterChanges = s.settings.rewind(sp.settings)
+	r.ParameterChanges = b.settings.rewind(sp.settings)
 	return r, nil
 }
 

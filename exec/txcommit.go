@@ -17,12 +17,12 @@ import (
 // Otherwise they are published one by one in a fixed order, and a failure
 // after some tables were published is reported as such (40003) rather than
 // hidden; the tables not yet published are left as they were.
-func (s *Session) commitBlock(ctx context.Context) error {
-	if err := s.tx.flushAll(ctx); err != nil {
+func (b *txBlock) commitBlock(ctx context.Context) error {
+	if err := b.flushAll(ctx); err != nil {
 		return err
 	}
 	var changed []*txTable
-	for _, tt := range s.tx.sortedTables() {
+	for _, tt := range b.sortedTables() {
 		if tt.net.IsEmpty() {
 			removeTableFiles(tt.base, tt.orphans)
 			continue
@@ -33,14 +33,14 @@ func (s *Session) commitBlock(ctx context.Context) error {
 	// sweep of another process since then makes the commit fail rather
 	// than name a removed file (see iceberg/sweep_marker.go).
 	ctx = iceberg.WithWriteStart(ctx, blockWriteStart(changed))
-	loop := s.commitLoop(s.tx.branch)
+	loop := b.commitLoop(b.branch)
 	if len(changed) > 1 && loop.Atomic() {
-		err := s.publishAll(ctx, loop, changed)
+		err := b.publishAll(ctx, loop, changed)
 		if !errors.Is(err, iceberg.ErrNotAtomic) {
 			return err
 		}
 	}
-	return s.publishEach(ctx, changed)
+	return b.publishEach(ctx, changed)
 }
 
 // blockWriteStart is when the earliest of the tables was first touched.
@@ -55,10 +55,10 @@ func blockWriteStart(tables []*txTable) time.Time {
 }
 
 // publishEach publishes the tables one after the other.
-func (s *Session) publishEach(ctx context.Context, tables []*txTable) error {
+func (b *txBlock) publishEach(ctx context.Context, tables []*txTable) error {
 	var done []string
 	for i, tt := range tables {
-		if err := s.publish(ctx, tt); err != nil {
+		if err := b.publish(ctx, tt); err != nil {
 			for _, rest := range tables[i:] {
 				rest.abandon()
 			}
@@ -78,7 +78,7 @@ func (s *Session) publishEach(ctx context.Context, tables []*txTable) error {
 // publishAll commits the tables in one catalog transaction. ErrNotAtomic
 // (the server does not offer it) leaves everything as it was, for
 // publishEach.
-func (s *Session) publishAll(ctx context.Context, loop iceberg.CommitLoop, tables []*txTable) error {
+func (b *txBlock) publishAll(ctx context.Context, loop iceberg.CommitLoop, tables []*txTable) error {
 	pubs := make([]iceberg.Publication, len(tables))
 	for i, tt := range tables {
 		tt.staged.Discard()
@@ -121,10 +121,10 @@ func blockCommitError(err error) error {
 // the table since the block first read it, the change is rebased onto the
 // new head as long as the two touched different rows (by data file and
 // position); otherwise 40001.
-func (s *Session) publish(ctx context.Context, tt *txTable) error {
+func (b *txBlock) publish(ctx context.Context, tt *txTable) error {
 	tt.staged.Discard()
 	tt.staged = nil
-	_, err := s.commitLoop(s.tx.branch).Publish(ctx, tt.base, tt.net)
+	_, err := b.commitLoop(b.branch).Publish(ctx, tt.base, tt.net)
 	if errors.Is(err, iceberg.ErrReplan) {
 		return &pgerr.Error{Code: pgerr.SerializationFailure,
 			Message: fmt.Sprintf("could not serialize access due to concurrent update of %s", iceberg.IdentKey(tt.ident)),

@@ -24,17 +24,17 @@ func (e *viewNamed) Error() string { return e.err.Error() }
 func (e *viewNamed) Unwrap() error { return e.err }
 
 // findView looks n up among the views of its schema, or of search_path.
-func (s *Session) findView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (r *nameResolver) findView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
-		schemas = s.searchPath()
+		schemas = r.searchPath()
 	}
 	for _, ns := range schemas {
 		ident := iceberg.Ident(ns, n.Table)
-		if s.tx.active && s.tx.ddl.hides(viewKey(ident)) {
+		if r.tx.active && r.tx.ddl.hides(viewKey(ident)) {
 			continue
 		}
-		v, err := s.engine.wh.Views().LoadView(ctx, ident)
+		v, err := r.engine.wh.Views().LoadView(ctx, ident)
 		if errors.Is(err, iceberg.ErrNoSuchView) {
 			continue
 		}
