@@ -17,8 +17,8 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -153,8 +153,8 @@ func (c Config) check() error {
 // workspace is a run's scratch directory with a warehouse and an engine on it.
 type workspace struct {
 	dir     string
-	wh      *iceberg.Warehouse
-	eng     *exec.Engine
+	wh      *lake.Warehouse
+	eng     *session.Engine
 	storage string            // Storage.Kind of the warehouse
 	remote  string            // the run's own warehouse prefix when not in dir
 	props   map[string]string // the file IO's properties, to remove remote
@@ -177,11 +177,11 @@ func openWorkspace(ctx context.Context, dir string, st Storage) (*workspace, err
 		return nil, err
 	}
 	ws := &workspace{dir: d, storage: st.Kind(), remote: remote, props: cfg.CatalogProps}
-	if ws.wh, err = iceberg.Open(ctx, cfg); err != nil {
+	if ws.wh, err = lake.Open(ctx, cfg); err != nil {
 		os.RemoveAll(d)
 		return nil, err
 	}
-	if ws.eng, err = exec.NewEngine(ctx, ws.wh, exec.EngineOptions{}); err != nil {
+	if ws.eng, err = session.NewEngine(ctx, ws.wh, session.EngineOptions{}); err != nil {
 		ws.close()
 		return nil, err
 	}
@@ -204,8 +204,8 @@ func (ws *workspace) close() error {
 // runner holds what all cases of a run share.
 type runner struct {
 	cfg     Config
-	wh      *iceberg.Warehouse
-	eng     *exec.Engine
+	wh      *lake.Warehouse
+	eng     *session.Engine
 	tmp     string
 	storage string // Storage.Kind, for the results
 	n       int    // tables created, for unique names

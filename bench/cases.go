@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 )
 
 // Layout is the generated table's partitioning.
@@ -52,7 +52,7 @@ const (
 type predicate struct {
 	name    string
 	sql     string                               // WHERE clause for our DELETE
-	filter  ice.BooleanExpression                // for iceberg-go's Transaction.Delete
+	filter  iceberg.BooleanExpression            // for iceberg-go's Transaction.Delete
 	columns []string                             // what the floor reads to decide
 	match   func(cols []arrow.Array, i int) bool // the floor's hand-written test
 	model   func(r row) bool                     // the same test on a generated row
@@ -68,7 +68,7 @@ func predicates(l Layout, sh shape) []predicate {
 		{
 			name:    caseScattered,
 			sql:     "k = 7",
-			filter:  ice.EqualTo(ice.Reference(colK), int32(7)),
+			filter:  iceberg.EqualTo(iceberg.Reference(colK), int32(7)),
 			columns: []string{colK},
 			match: func(c []arrow.Array, i int) bool {
 				a := c[0].(*array.Int32)
@@ -79,7 +79,7 @@ func predicates(l Layout, sh shape) []predicate {
 		{
 			name:    caseRange,
 			sql:     fmt.Sprintf("id >= %d AND id < %d", lo, hi),
-			filter:  ice.NewAnd(ice.GreaterThanEqual(ice.Reference(colID), lo), ice.LessThan(ice.Reference(colID), hi)),
+			filter:  iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference(colID), lo), iceberg.LessThan(iceberg.Reference(colID), hi)),
 			columns: []string{colID},
 			match: func(c []arrow.Array, i int) bool {
 				v := c[0].(*array.Int64).Value(i)
@@ -93,7 +93,7 @@ func predicates(l Layout, sh shape) []predicate {
 		out = append(out, predicate{
 			name:    casePartition,
 			sql:     fmt.Sprintf("grp = %d", g),
-			filter:  ice.EqualTo(ice.Reference(colGrp), g),
+			filter:  iceberg.EqualTo(iceberg.Reference(colGrp), g),
 			columns: []string{colGrp},
 			match: func(c []arrow.Array, i int) bool {
 				a := c[0].(*array.Int32)

@@ -181,11 +181,11 @@ func RunContention(ctx context.Context, cfg ContentionConfig, report func(Conten
 	if err != nil {
 		return nil, fmt.Errorf("bench contention: %w", err)
 	}
-	lake, err := openLake(ctx, cfg)
+	sharedLake, err := openLake(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("bench contention: %w", err)
 	}
-	defer lake.close()
+	defer sharedLake.close()
 	var results []ContentionResult
 	for _, sc := range cfg.Scenarios {
 		modes, run := cfg.DeleteModes, runDeletes
@@ -193,7 +193,7 @@ func RunContention(ctx context.Context, cfg ContentionConfig, report func(Conten
 			modes, run = cfg.SoakModes, runSoak
 		}
 		var err error
-		results, err = lake.runModes(ctx, sc, modes, run, results, report)
+		results, err = sharedLake.runModes(ctx, sc, modes, run, results, report)
 		if err != nil {
 			return results, err
 		}
@@ -201,11 +201,11 @@ func RunContention(ctx context.Context, cfg ContentionConfig, report func(Conten
 	return results, nil
 }
 
-type scenarioFunc func(context.Context, *lake, TableMode) (ContentionResult, error)
+type scenarioFunc func(context.Context, *sharedLake, TableMode) (ContentionResult, error)
 
 // runModes runs a scenario in each mode, one after the other or (with
 // ParallelModes) all at once, and reports the results in mode order.
-func (l *lake) runModes(ctx context.Context, sc string, modes []TableMode, run scenarioFunc,
+func (l *sharedLake) runModes(ctx context.Context, sc string, modes []TableMode, run scenarioFunc,
 	results []ContentionResult, report func(ContentionResult) error) ([]ContentionResult, error) {
 	if !l.cfg.ParallelModes {
 		for _, m := range modes {
@@ -239,7 +239,7 @@ func (l *lake) runModes(ctx context.Context, sc string, modes []TableMode, run s
 	return results, nil
 }
 
-func (l *lake) runMode(ctx context.Context, sc string, m TableMode, run scenarioFunc) (ContentionResult, error) {
+func (l *sharedLake) runMode(ctx context.Context, sc string, m TableMode, run scenarioFunc) (ContentionResult, error) {
 	l.cfg.Progress(fmt.Sprintf("contention %s %s: %d servers", sc, m, len(l.servers)))
 	res, err := run(ctx, l, m)
 	if err != nil {
@@ -249,7 +249,7 @@ func (l *lake) runMode(ctx context.Context, sc string, m TableMode, run scenario
 }
 
 // tableName is unique per run, so that a shared catalog's earlier runs do not collide.
-func (l *lake) tableName(scenario string, m TableMode) string {
+func (l *sharedLake) tableName(scenario string, m TableMode) string {
 	return fmt.Sprintf("contention_%s_%s_%s", scenario, strings.ReplaceAll(string(m), "-", "_"), l.runID)
 }
 

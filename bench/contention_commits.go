@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // CommitStats is what the snapshots a workload committed say about their
@@ -32,7 +32,7 @@ type CommitStats struct {
 }
 
 // commitStats reads the table's snapshots committed since start.
-func (l *lake) commitStats(ctx context.Context, name string, start time.Time) CommitStats {
+func (l *sharedLake) commitStats(ctx context.Context, name string, start time.Time) CommitStats {
 	var s CommitStats
 	if err := l.readCommitStats(ctx, name, start, &s); err != nil {
 		s.Err = err.Error()
@@ -43,7 +43,7 @@ func (l *lake) commitStats(ctx context.Context, name string, start time.Time) Co
 	return s
 }
 
-func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time, s *CommitStats) error {
+func (l *sharedLake) readCommitStats(ctx context.Context, name string, start time.Time, s *CommitStats) error {
 	tbl, done, err := l.loadTable(ctx, name)
 	if err != nil {
 		return err
@@ -57,8 +57,8 @@ func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time
 		if snap.TimestampMs < start.UnixMilli() || snap.Summary == nil {
 			continue
 		}
-		stmts, err1 := strconv.Atoi(snap.Summary.Properties[iceberg.SummaryStatements])
-		tries, err2 := strconv.Atoi(snap.Summary.Properties[iceberg.SummaryAttempts])
+		stmts, err1 := strconv.Atoi(snap.Summary.Properties[lake.SummaryStatements])
+		tries, err2 := strconv.Atoi(snap.Summary.Properties[lake.SummaryAttempts])
 		if err1 != nil || err2 != nil {
 			continue // not committed by magmalake's commit loop
 		}
@@ -77,7 +77,7 @@ func (l *lake) readCommitStats(ctx context.Context, name string, start time.Time
 // if it fails: maintenance running meanwhile may have expired a snapshot
 // (and removed its files) after the table was loaded. A file missing from
 // a snapshot the table still keeps stays missing.
-func (l *lake) checkSnapshots(ctx context.Context, name string) error {
+func (l *sharedLake) checkSnapshots(ctx context.Context, name string) error {
 	var err error
 	for range 3 {
 		tbl, done, lerr := l.loadTable(ctx, name)

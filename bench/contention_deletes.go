@@ -87,7 +87,7 @@ type deleteStmt struct {
 	o    outcome
 }
 
-func runDeletes(ctx context.Context, l *lake, m TableMode) (ContentionResult, error) {
+func runDeletes(ctx context.Context, l *sharedLake, m TableMode) (ContentionResult, error) {
 	cfg := l.cfg
 	name := l.tableName(ScenarioDeletes, m)
 	if err := l.createTable(ctx, name, "id bigint, ts timestamp, v bigint", m, deletesFill(name, cfg.Rows, cfg.Files)); err != nil {

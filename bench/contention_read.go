@@ -12,7 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // tableRead is one reading of a table: per id the values of the other
@@ -40,7 +40,7 @@ const nullValue = math.MinInt64
 // readEverywhere reads the table through every server and with iceberg-go's
 // own scan: several servers on one catalog must agree with each other and
 // with a reader that shares none of magmalake's code.
-func (l *lake) readEverywhere(ctx context.Context, name string, cols []string) []*tableRead {
+func (l *sharedLake) readEverywhere(ctx context.Context, name string, cols []string) []*tableRead {
 	var out []*tableRead
 	for i := range l.servers {
 		out = append(out, l.readServer(ctx, i, name, cols))
@@ -48,7 +48,7 @@ func (l *lake) readEverywhere(ctx context.Context, name string, cols []string) [
 	return append(out, l.readIceberg(ctx, name, cols))
 }
 
-func (l *lake) readServer(ctx context.Context, server int, name string, cols []string) *tableRead {
+func (l *sharedLake) readServer(ctx context.Context, server int, name string, cols []string) *tableRead {
 	t := newTableRead(fmt.Sprintf("server %d", server))
 	c, err := l.connect(ctx, server)
 	if err != nil {
@@ -92,7 +92,7 @@ func pgInts(vals []any) ([]int64, error) {
 }
 
 // readIceberg opens the catalog as the servers do and scans with iceberg-go.
-func (l *lake) readIceberg(ctx context.Context, name string, cols []string) *tableRead {
+func (l *sharedLake) readIceberg(ctx context.Context, name string, cols []string) *tableRead {
 	t := newTableRead("iceberg-go scan")
 	t.err = l.scanIceberg(ctx, name, cols, t)
 	return t
@@ -100,13 +100,13 @@ func (l *lake) readIceberg(ctx context.Context, name string, cols []string) *tab
 
 // loadTable opens the catalog as the servers do and loads the table; done
 // releases the catalog.
-func (l *lake) loadTable(ctx context.Context, name string) (tbl *table.Table, done func(), err error) {
+func (l *sharedLake) loadTable(ctx context.Context, name string) (tbl *table.Table, done func(), err error) {
 	props, _ := catalogPropMap(l.cfg.CatalogProps) // checked in withDefaults
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: l.dataDir, CatalogProps: props, WarehouseURI: l.cfg.Warehouse})
+	wh, err := lake.Open(ctx, lake.Config{DataDir: l.dataDir, CatalogProps: props, WarehouseURI: l.cfg.Warehouse})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open catalog: %w", err)
 	}
-	tbl, err = wh.LoadTable(ctx, iceberg.Ident(iceberg.DefaultNamespace, name))
+	tbl, err = wh.LoadTable(ctx, lake.Ident(lake.DefaultNamespace, name))
 	if err != nil {
 		wh.Close()
 		return nil, nil, fmt.Errorf("load %s: %w", name, err)
@@ -114,7 +114,7 @@ func (l *lake) loadTable(ctx context.Context, name string) (tbl *table.Table, do
 	return tbl, func() { wh.Close() }, nil
 }
 
-func (l *lake) scanIceberg(ctx context.Context, name string, cols []string, t *tableRead) error {
+func (l *sharedLake) scanIceberg(ctx context.Context, name string, cols []string, t *tableRead) error {
 	tbl, done, err := l.loadTable(ctx, name)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 )
 
 // lake is the run's shared catalog and warehouse and the servers on it.
-type lake struct {
+type sharedLake struct {
 	cfg     ContentionConfig
 	dataDir string
 	scratch bool // dataDir is ours to remove
@@ -37,8 +37,8 @@ type serveProc struct {
 }
 
 // openLake makes the data directory and starts cfg.Servers servers on it.
-func openLake(ctx context.Context, cfg ContentionConfig) (*lake, error) {
-	l := &lake{cfg: cfg, dataDir: cfg.DataDir, runID: newRunID()}
+func openLake(ctx context.Context, cfg ContentionConfig) (*sharedLake, error) {
+	l := &sharedLake{cfg: cfg, dataDir: cfg.DataDir, runID: newRunID()}
 	if l.dataDir == "" {
 		d, err := os.MkdirTemp(cfg.Dir, "magmalake-contention-")
 		if err != nil {
@@ -57,7 +57,7 @@ func openLake(ctx context.Context, cfg ContentionConfig) (*lake, error) {
 	return l, nil
 }
 
-func (l *lake) close() {
+func (l *sharedLake) close() {
 	for _, p := range l.servers {
 		p.stop()
 	}
@@ -160,7 +160,7 @@ func (p *serveProc) stop() {
 }
 
 // alive reports an exited server as an error with the end of its log.
-func (l *lake) alive() error {
+func (l *sharedLake) alive() error {
 	for i, p := range l.servers {
 		select {
 		case <-p.done:
@@ -188,7 +188,7 @@ func dial(ctx context.Context, addr string) (*pgx.Conn, error) {
 }
 
 // connectAll opens one connection per session, round-robin over the servers.
-func (l *lake) connectAll(ctx context.Context, sessions int) ([]*client, error) {
+func (l *sharedLake) connectAll(ctx context.Context, sessions int) ([]*client, error) {
 	var out []*client
 	for i := range sessions {
 		c, err := l.connect(ctx, i%len(l.servers))
@@ -201,7 +201,7 @@ func (l *lake) connectAll(ctx context.Context, sessions int) ([]*client, error) 
 	return out, nil
 }
 
-func (l *lake) connect(ctx context.Context, server int) (*client, error) {
+func (l *sharedLake) connect(ctx context.Context, server int) (*client, error) {
 	conn, err := dial(ctx, l.servers[server].addr)
 	if err != nil {
 		return nil, fmt.Errorf("server %d: %w", server, err)

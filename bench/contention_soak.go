@@ -67,7 +67,7 @@ type soakSession struct {
 	t          tallies
 }
 
-func runSoak(ctx context.Context, l *lake, m TableMode) (ContentionResult, error) {
+func runSoak(ctx context.Context, l *sharedLake, m TableMode) (ContentionResult, error) {
 	cfg := l.cfg
 	name := l.tableName(ScenarioSoak, m)
 	if err := l.createTable(ctx, name, "id bigint, v bigint", m, soakFill(name, cfg.Rows, cfg.Files)); err != nil {
@@ -138,7 +138,7 @@ func soakAll(ctx context.Context, sessions []*soakSession, deadline time.Time) e
 	return ctx.Err()
 }
 
-func soakResult(l *lake, m TableMode, sessions []*soakSession, elapsed time.Duration) ContentionResult {
+func soakResult(l *sharedLake, m TableMode, sessions []*soakSession, elapsed time.Duration) ContentionResult {
 	t := tallies{}
 	for _, s := range sessions {
 		t.merge(s.t)

@@ -7,7 +7,7 @@ import (
 
 // createTable creates a scenario's table through the first server and
 // fills it with one INSERT per data file.
-func (l *lake) createTable(ctx context.Context, name, columns string, m TableMode, fill []string) error {
+func (l *sharedLake) createTable(ctx context.Context, name, columns string, m TableMode, fill []string) error {
 	c, err := l.connect(ctx, 0)
 	if err != nil {
 		return err
@@ -29,7 +29,7 @@ func (l *lake) createTable(ctx context.Context, name, columns string, m TableMod
 // finishTable drops a table that passed its checks unless the run keeps
 // its tables; one that failed stays for a look, and so does the scratch
 // data directory holding it.
-func (l *lake) finishTable(ctx context.Context, name string, res ContentionResult) {
+func (l *sharedLake) finishTable(ctx context.Context, name string, res ContentionResult) {
 	if len(res.Failures()) > 0 {
 		l.keepData.Store(true)
 		l.cfg.Progress(fmt.Sprintf("contention: table %s kept for inspection", name))

@@ -22,7 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
@@ -70,9 +70,9 @@ func (fl *floor) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var toRead []ice.DataFile
+	var toRead []iceberg.DataFile
 	for _, t := range tasks {
-		if _, settled := t.Residual.(ice.AlwaysTrue); settled {
+		if _, settled := t.Residual.(iceberg.AlwaysTrue); settled {
 			fl.matched.Add(t.File.Count()) // a partition drop: metadata only
 			continue
 		}
@@ -82,7 +82,7 @@ func (fl *floor) run(ctx context.Context) error {
 }
 
 // file decides one data file, and for copy-on-write rewrites it.
-func (fl *floor) file(ctx context.Context, df ice.DataFile, i int) error {
+func (fl *floor) file(ctx context.Context, df iceberg.DataFile, i int) error {
 	var matched int64
 	err := fl.read(ctx, df.FilePath(), fl.pred.columns, func(b arrow.RecordBatch) error {
 		cols := b.Columns()
@@ -108,7 +108,7 @@ func (fl *floor) file(ctx context.Context, df ice.DataFile, i int) error {
 // row-group sizes, dictionaries only on the columns the source file kept
 // dictionary-encoded): a floor that re-encoded more than the engine would
 // not be a floor.
-func (fl *floor) rewrite(ctx context.Context, df ice.DataFile, out string) error {
+func (fl *floor) rewrite(ctx context.Context, df iceberg.DataFile, out string) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err

@@ -9,10 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -96,7 +96,7 @@ func (s shape) rowAt(i int64) row {
 }
 
 // tableSchema is the Iceberg schema of the generated table.
-func tableSchema() (*ice.Schema, error) {
+func tableSchema() (*iceberg.Schema, error) {
 	cols := []struct {
 		name string
 		t    sql.Type
@@ -104,15 +104,15 @@ func tableSchema() (*ice.Schema, error) {
 		{colID, sql.Int64}, {colK, sql.Int32}, {colGrp, sql.Int32}, {colAmount, sql.Float64},
 		{colPrice, sql.Numeric(12, 2)}, {colName, sql.Text}, {colTS, sql.Timestamp}, {colFlag, sql.Bool},
 	}
-	fields := make([]ice.NestedField, len(cols))
+	fields := make([]iceberg.NestedField, len(cols))
 	for i, c := range cols {
 		it, err := c.t.IcebergType()
 		if err != nil {
 			return nil, err
 		}
-		fields[i] = ice.NestedField{ID: i + 1, Name: c.name, Type: it, Required: c.name == colID}
+		fields[i] = iceberg.NestedField{ID: i + 1, Name: c.name, Type: it, Required: c.name == colID}
 	}
-	return ice.NewSchema(0, fields...), nil
+	return iceberg.NewSchema(0, fields...), nil
 }
 
 // arrowSchema is the executor-typed Arrow schema WriteDataFiles takes.
@@ -174,37 +174,37 @@ func (s shape) batch(lo, hi int64) arrow.RecordBatch {
 type source struct {
 	layout Layout
 	shape  shape
-	files  []ice.DataFile
+	files  []iceberg.DataFile
 }
 
-func (l Layout) spec() iceberg.TableSpec {
+func (l Layout) spec() lake.TableSpec {
 	if l == Partitioned {
-		return iceberg.TableSpec{Fields: []iceberg.PartitionField{{Source: colGrp, Transform: ice.IdentityTransform{}}}}
+		return lake.TableSpec{Fields: []lake.PartitionField{{Source: colGrp, Transform: iceberg.IdentityTransform{}}}}
 	}
-	return iceberg.TableSpec{}
+	return lake.TableSpec{}
 }
 
 // generate writes the table once, one data file per chunk (a chunk holds a
 // single grp value, so the partitioned fan-out also gives one file).
-func generate(ctx context.Context, wh *iceberg.Warehouse, l Layout, sh shape) (*source, error) {
+func generate(ctx context.Context, wh *lake.Warehouse, l Layout, sh shape) (*source, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, "src_"+string(l))
+	ident := lake.Ident(lake.DefaultNamespace, "src_"+string(l))
 	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", l, err)
 	}
 	src := &source{layout: l, shape: sh}
 	for f := range sh.files {
-		dfs, err := iceberg.WriteDataFiles(ctx, tbl, sh.fileBatches(f))
+		dfs, err := lake.WriteDataFiles(ctx, tbl, sh.fileBatches(f))
 		if err != nil {
 			return nil, fmt.Errorf("generate %s file %d: %w", l, f, err)
 		}
 		src.files = append(src.files, dfs...)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, src.files, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, src.files, nil); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", l, err)
 	}
 	return src, nil
@@ -214,16 +214,16 @@ func generate(ctx context.Context, wh *iceberg.Warehouse, l Layout, sh shape) (*
 // from the same, delete-free table (iceberg-go #2042 makes its copy-on-write
 // wrong on tables that already carry deletes). Deletes never modify or remove
 // a data file physically, so sharing the files is safe.
-func (s *source) clone(ctx context.Context, wh *iceberg.Warehouse, name string, m Mode) (*table.Table, table.Identifier, error) {
+func (s *source) clone(ctx context.Context, wh *lake.Warehouse, name string, m Mode) (*table.Table, table.Identifier, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	if _, err := wh.Tables().CreateTable(ctx, ident, sc, s.layout.spec(), m.props()); err != nil {
 		return nil, nil, fmt.Errorf("clone %s: %w", name, err)
 	}
-	tbl, err := iceberg.Append(ctx, wh, ident, s.files, nil)
+	tbl, err := lake.Append(ctx, wh, ident, s.files, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("clone %s: %w", name, err)
 	}

@@ -9,14 +9,14 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/compaction"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // rewriteWithIcebergGo is the baseline: iceberg-go's own compaction, as
 // its CLI's `compact` runs it — plan groups with compaction.Analyze, then
 // Table.RewriteDataFiles in one atomic replace snapshot — configured as
 // OPTIMIZE is (compactionConfig). It returns the number of groups planned.
-func rewriteWithIcebergGo(ctx context.Context, wh *iceberg.Warehouse, id table.Identifier, cfg MaintenanceConfig) (int, error) {
+func rewriteWithIcebergGo(ctx context.Context, wh *lake.Warehouse, id table.Identifier, cfg MaintenanceConfig) (int, error) {
 	tbl, err := wh.LoadTable(ctx, id)
 	if err != nil {
 		return 0, err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // maintQuery is one query the bench times on every state of a table.
@@ -66,7 +66,7 @@ func (r *maintRunner) measure(ctx context.Context, sess owSession, p maintPair, 
 	if err := r.rewrites(ctx, sess, p, res); err != nil {
 		return nil, err
 	}
-	fresh := iceberg.Ident(iceberg.DefaultNamespace, r.name("fresh"))
+	fresh := lake.Ident(lake.DefaultNamespace, r.name("fresh"))
 	if _, err := sess.run(ctx, fmt.Sprintf("CREATE TABLE %s WITH ('format-version' = '%d') AS SELECT * FROM %s",
 		owQualified(fresh), p.version, owQualified(p.ours))); err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -312,7 +312,7 @@ type mergeCase struct {
 	tgt      *source
 	ms       mergeSpec
 	srcIdent table.Identifier
-	srcFiles []ice.DataFile
+	srcFiles []iceberg.DataFile
 }
 
 // runMode repeats the case in mode m on fresh copies; the first mode's first

@@ -12,10 +12,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // mergedName marks every row the MERGE writes (updated or inserted), so a
@@ -142,21 +142,21 @@ func appendRow(b *array.RecordBuilder, r row) {
 
 // writeMergeSource writes the case's source as an unpartitioned table and
 // returns its identifier and data files.
-func writeMergeSource(ctx context.Context, wh *iceberg.Warehouse, name string, ms mergeSpec) (table.Identifier, []ice.DataFile, error) {
+func writeMergeSource(ctx context.Context, wh *lake.Warehouse, name string, ms mergeSpec) (table.Identifier, []iceberg.DataFile, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge source %s: %w", name, err)
 	}
-	dfs, err := iceberg.WriteDataFiles(ctx, tbl, ms.sourceBatches())
+	dfs, err := lake.WriteDataFiles(ctx, tbl, ms.sourceBatches())
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge source %s: %w", name, err)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, dfs, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, dfs, nil); err != nil {
 		return nil, nil, fmt.Errorf("merge source %s: %w", name, err)
 	}
 	return ident, dfs, nil
@@ -194,7 +194,7 @@ func (ms mergeSpec) mergeSQL(target, src table.Identifier) string {
 // dropClone forgets a clone and removes the files it wrote, which live
 // under its own location; the source's data files it shared live under the
 // source table's and stay.
-func dropClone(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifier, root string) error {
+func dropClone(ctx context.Context, wh *lake.Warehouse, ident table.Identifier, root string) error {
 	tbl, err := wh.LoadTable(ctx, ident)
 	if err != nil {
 		return err

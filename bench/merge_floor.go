@@ -19,7 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
@@ -52,9 +52,9 @@ type mergeFloor struct {
 
 	byGrp bool // ON compares grp too
 	rows  []arrow.RecordBatch
-	keys  map[int64]int32 // source id → grp
-	files []ice.DataFile  // candidate target files
-	pos   [][]int64       // matched positions per candidate, ascending
+	keys  map[int64]int32    // source id → grp
+	files []iceberg.DataFile // candidate target files
+	pos   [][]int64          // matched positions per candidate, ascending
 }
 
 // mergeFloorOutcome is what the floor found and wrote.
@@ -66,7 +66,7 @@ type mergeFloorOutcome struct {
 
 // measureMergeFloor runs the floor on tbl (a fresh clone) against the
 // source's data files.
-func measureMergeFloor(ctx context.Context, tbl *table.Table, ms mergeSpec, src []ice.DataFile, m Mode, tmp string) (mergeFloorOutcome, error) {
+func measureMergeFloor(ctx context.Context, tbl *table.Table, ms mergeSpec, src []iceberg.DataFile, m Mode, tmp string) (mergeFloorOutcome, error) {
 	var out mergeFloorOutcome
 	fs, err := tbl.FS(ctx)
 	if err != nil {
@@ -92,7 +92,7 @@ func measureMergeFloor(ctx context.Context, tbl *table.Table, ms mergeSpec, src 
 	return out, nil
 }
 
-func (fl *mergeFloor) run(ctx context.Context, src []ice.DataFile) (int64, error) {
+func (fl *mergeFloor) run(ctx context.Context, src []iceberg.DataFile) (int64, error) {
 	if err := fl.readSource(ctx, src); err != nil {
 		return 0, err
 	}
@@ -110,7 +110,7 @@ func (fl *mergeFloor) run(ctx context.Context, src []ice.DataFile) (int64, error
 }
 
 // readSource holds the source's rows and hashes their keys.
-func (fl *mergeFloor) readSource(ctx context.Context, src []ice.DataFile) error {
+func (fl *mergeFloor) readSource(ctx context.Context, src []iceberg.DataFile) error {
 	fl.keys = map[int64]int32{}
 	for _, df := range src {
 		err := fl.rd.read(ctx, df.FilePath(), nil, func(b arrow.RecordBatch) error {
@@ -149,13 +149,13 @@ func (fl *mergeFloor) plan(ctx context.Context) error {
 	if first {
 		return nil
 	}
-	filter := ice.NewAnd(ice.GreaterThanEqual(ice.Reference(colID), lo), ice.LessThanEqual(ice.Reference(colID), hi))
+	filter := iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference(colID), lo), iceberg.LessThanEqual(iceberg.Reference(colID), hi))
 	if fl.byGrp {
 		vals := make([]int32, 0, len(grps))
 		for g := range grps {
 			vals = append(vals, g)
 		}
-		filter = ice.NewAnd(filter, ice.IsIn(ice.Reference(colGrp), vals...))
+		filter = iceberg.NewAnd(filter, iceberg.IsIn(iceberg.Reference(colGrp), vals...))
 	}
 	tasks, err := fl.tbl.Scan(table.WithRowFilter(filter)).PlanFiles(ctx)
 	if err != nil {
@@ -296,7 +296,7 @@ func (fl *mergeFloor) writeDVs(ctx context.Context, hit []int) error {
 		return errors.New("the table's file system cannot write")
 	}
 	meta := fl.tbl.Metadata()
-	w := dv.NewDVWriter(wfs, func(id int32) *ice.PartitionSpec { return meta.PartitionSpecByID(int(id)) })
+	w := dv.NewDVWriter(wfs, func(id int32) *iceberg.PartitionSpec { return meta.PartitionSpecByID(int(id)) })
 	for _, i := range hit {
 		df := fl.files[i]
 		if err := w.Add(df.FilePath(), fl.pos[i], df.SpecID(), df.Partition()); err != nil {

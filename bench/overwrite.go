@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/session"
 )
 
 // `magmalake-bench overwrite` (issue 8) measures two row-level writes through
@@ -202,8 +202,8 @@ func RunOverwrite(ctx context.Context, cfg OverwriteConfig, report func(Overwrit
 // overwriteRunner holds what all cases of a run share.
 type overwriteRunner struct {
 	cfg OverwriteConfig
-	wh  *iceberg.Warehouse
-	eng *exec.Engine
+	wh  *lake.Warehouse
+	eng *session.Engine
 	n   int // tables created, for unique names
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // newRowName marks the rows an overwrite writes, so a read-back can count
@@ -44,25 +44,25 @@ func (s shape) partitionRows(g int32) int64 {
 
 // owGenerate writes the shape's rows as table name, one data file per
 // chunk, committed in one append.
-func owGenerate(ctx context.Context, wh *iceberg.Warehouse, name string, l Layout, sh shape) (*source, error) {
+func owGenerate(ctx context.Context, wh *lake.Warehouse, name string, l Layout, sh shape) (*source, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("generate %s: %w", name, err)
 	}
 	src := &source{layout: l, shape: sh}
 	for f := range sh.files {
-		dfs, err := iceberg.WriteDataFiles(ctx, tbl, sh.fileBatches(f))
+		dfs, err := lake.WriteDataFiles(ctx, tbl, sh.fileBatches(f))
 		if err != nil {
 			return nil, fmt.Errorf("generate %s file %d: %w", name, f, err)
 		}
 		src.files = append(src.files, dfs...)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, src.files, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, src.files, nil); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", name, err)
 	}
 	return src, nil
@@ -70,16 +70,16 @@ func owGenerate(ctx context.Context, wh *iceberg.Warehouse, name string, l Layou
 
 // cloneWith is clone with explicit table properties (UPDATE's mode lives in
 // write.update.mode, not in the delete modes' properties).
-func (s *source) cloneWith(ctx context.Context, wh *iceberg.Warehouse, name string, props map[string]string) (table.Identifier, error) {
+func (s *source) cloneWith(ctx context.Context, wh *lake.Warehouse, name string, props map[string]string) (table.Identifier, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	if _, err := wh.Tables().CreateTable(ctx, ident, sc, s.layout.spec(), props); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", name, err)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, s.files, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, s.files, nil); err != nil {
 		return nil, fmt.Errorf("clone %s: %w", name, err)
 	}
 	return ident, nil
@@ -87,12 +87,12 @@ func (s *source) cloneWith(ctx context.Context, wh *iceberg.Warehouse, name stri
 
 // owCreateEmpty creates a table of the generated schema and the layout's spec
 // with no data: the floor's INSERT target.
-func owCreateEmpty(ctx context.Context, wh *iceberg.Warehouse, name string, l Layout) (table.Identifier, error) {
+func owCreateEmpty(ctx context.Context, wh *lake.Warehouse, name string, l Layout) (table.Identifier, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	if _, err := wh.Tables().CreateTable(ctx, ident, sc, l.spec(), map[string]string{"format-version": "2"}); err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}
@@ -113,21 +113,21 @@ func owUpdateProps(m Mode) map[string]string {
 // writeStaging writes n new rows of partition g (ids from the shape's row
 // count up, name newRowName) as an unpartitioned table: the SELECT both the
 // overwrite and its floor read, so their source costs are identical.
-func writeStaging(ctx context.Context, wh *iceberg.Warehouse, name string, sh shape, g int32, n int64) (table.Identifier, error) {
+func writeStaging(ctx context.Context, wh *lake.Warehouse, name string, sh shape, g int32, n int64) (table.Identifier, error) {
 	sc, err := tableSchema()
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(iceberg.DefaultNamespace, name)
+	ident := lake.Ident(lake.DefaultNamespace, name)
 	tbl, err := wh.Tables().CreateTable(ctx, ident, sc, Unpartitioned.spec(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("staging %s: %w", name, err)
 	}
-	dfs, err := iceberg.WriteDataFiles(ctx, tbl, sh.stagingBatches(g, n))
+	dfs, err := lake.WriteDataFiles(ctx, tbl, sh.stagingBatches(g, n))
 	if err != nil {
 		return nil, fmt.Errorf("staging %s: %w", name, err)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, dfs, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, dfs, nil); err != nil {
 		return nil, fmt.Errorf("staging %s: %w", name, err)
 	}
 	return ident, nil

@@ -9,15 +9,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
 // owSession runs SQL as a client's statements run: Prepare, Execute, and
 // every result row drained.
-type owSession struct{ s *exec.Session }
+type owSession struct{ s *session.Session }
 
-func newOwSession(eng *exec.Engine) owSession {
+func newOwSession(eng *session.Engine) owSession {
 	return owSession{s: eng.NewSession(stmt.SessionInfo{User: "bench", Database: "bench"})}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// `magmalake-bench select` measures the query engine (exec/engine, through
+// `magmalake-bench select` measures the query engine (engine, through
 // SQL on an exec Session) beside PostgreSQL 15 and DuckDB on the same data:
 // the delete bench's 8-column table (Rows rows in Files data files written
 // by magmalake) and a 10,000-row dimension, loaded into PostgreSQL heap

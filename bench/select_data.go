@@ -13,9 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -56,11 +56,11 @@ func dimArrowSchema() *arrow.Schema {
 	}, nil)
 }
 
-func dimIcebergSchema() *ice.Schema {
-	return ice.NewSchema(0,
-		ice.NestedField{ID: 1, Name: "d_key", Type: ice.PrimitiveTypes.Int32, Required: true},
-		ice.NestedField{ID: 2, Name: "d_region", Type: ice.PrimitiveTypes.String},
-		ice.NestedField{ID: 3, Name: "d_weight", Type: ice.PrimitiveTypes.Int32},
+func dimIcebergSchema() *iceberg.Schema {
+	return iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "d_key", Type: iceberg.PrimitiveTypes.Int32, Required: true},
+		iceberg.NestedField{ID: 2, Name: "d_region", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "d_weight", Type: iceberg.PrimitiveTypes.Int32},
 	)
 }
 
@@ -81,17 +81,17 @@ func dimBatches() iter.Seq2[arrow.RecordBatch, error] {
 
 // writeDim creates the dimension table in magmalake's warehouse and returns
 // its data files.
-func writeDim(ctx context.Context, wh *iceberg.Warehouse) ([]ice.DataFile, error) {
-	ident := iceberg.Ident(iceberg.DefaultNamespace, dimTable)
-	tbl, err := wh.Tables().CreateTable(ctx, ident, dimIcebergSchema(), iceberg.TableSpec{}, nil)
+func writeDim(ctx context.Context, wh *lake.Warehouse) ([]iceberg.DataFile, error) {
+	ident := lake.Ident(lake.DefaultNamespace, dimTable)
+	tbl, err := wh.Tables().CreateTable(ctx, ident, dimIcebergSchema(), lake.TableSpec{}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", dimTable, err)
 	}
-	dfs, err := iceberg.WriteDataFiles(ctx, tbl, dimBatches())
+	dfs, err := lake.WriteDataFiles(ctx, tbl, dimBatches())
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dimTable, err)
 	}
-	if _, err := iceberg.Append(ctx, wh, ident, dfs, nil); err != nil {
+	if _, err := lake.Append(ctx, wh, ident, dfs, nil); err != nil {
 		return nil, fmt.Errorf("append %s: %w", dimTable, err)
 	}
 	return dfs, nil
@@ -165,7 +165,7 @@ func copyDim() string {
 }
 
 // localPaths are the data files' paths on disk, for DuckDB's read_parquet.
-func localPaths(files []ice.DataFile) []string {
+func localPaths(files []iceberg.DataFile) []string {
 	out := make([]string, len(files))
 	for i, f := range files {
 		out[i] = strings.TrimPrefix(f.FilePath(), "file://")

@@ -10,14 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/sql"
 )
 
 // mlRun is one query through a magmalake session as a client's runs:
 // Prepare, Execute, every row drained and printed as PostgreSQL text (the
 // wire layer's own formatting, so the answer compares with PostgreSQL's).
-func mlRun(ctx context.Context, s *exec.Session, q string) ([][]cell, error) {
+func mlRun(ctx context.Context, s *session.Session, q string) ([][]cell, error) {
 	prep, err := s.Prepare(ctx, q, nil)
 	if err != nil {
 		return nil, fmt.Errorf("magmalake: %s: %w", q, err)
@@ -57,7 +57,7 @@ func mlRun(ctx context.Context, s *exec.Session, q string) ([][]cell, error) {
 }
 
 // mlExplain is EXPLAIN ANALYZE's plan, one line per row.
-func mlExplain(ctx context.Context, s *exec.Session, q string) ([]string, error) {
+func mlExplain(ctx context.Context, s *session.Session, q string) ([]string, error) {
 	rows, err := mlRun(ctx, s, "EXPLAIN ANALYZE "+q)
 	if err != nil {
 		return nil, err

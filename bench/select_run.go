@@ -9,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -67,7 +67,7 @@ func ratio(a, b float64) float64 {
 // timeMagmalake runs the query once untimed, then Repeat times under the
 // heap sampler and pprof labels; it returns the last run's answer, or nil
 // with res.Error set.
-func (r *selectRunner) timeMagmalake(ctx context.Context, s *exec.Session, res *SelectResult) [][]cell {
+func (r *selectRunner) timeMagmalake(ctx context.Context, s *session.Session, res *SelectResult) [][]cell {
 	var rows [][]cell
 	var err error
 	labels := pprof.Labels("contender", sysMagmalake, "query", res.Query, "rows", fmt.Sprint(res.Rows))
@@ -144,7 +144,7 @@ func (r *selectRunner) timeDuckDB(ctx context.Context, results []SelectResult, a
 // table's data directory away and asks again. An answer without the files
 // can only have come from metadata. Object storage has no directory to
 // move, so there only EXPLAIN ANALYZE is reported.
-func (r *selectRunner) probeCount(ctx context.Context, s *exec.Session) error {
+func (r *selectRunner) probeCount(ctx context.Context, s *session.Session) error {
 	q := selectQueries(r.cfg.Rows)[0].text(factTable)
 	explain, err := mlExplain(ctx, s, q)
 	if err != nil {

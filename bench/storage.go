@@ -12,7 +12,7 @@ import (
 
 	iceio "github.com/apache/iceberg-go/io"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // Storage says where a bench keeps its tables' files: in the scratch
@@ -77,12 +77,12 @@ func (s Storage) Check() error {
 // config is the warehouse configuration of a run whose scratch directory
 // is dir: the catalog in dir, the files under a prefix named after dir
 // (so runs never share files) when the warehouse is elsewhere.
-func (s Storage) config(dir string) (iceberg.Config, string, error) {
+func (s Storage) config(dir string) (lake.Config, string, error) {
 	props, err := catalogPropMap(s.CatalogProps)
 	if err != nil {
-		return iceberg.Config{}, "", err
+		return lake.Config{}, "", err
 	}
-	cfg := iceberg.Config{DataDir: dir, CatalogProps: props}
+	cfg := lake.Config{DataDir: dir, CatalogProps: props}
 	if s.Warehouse == "" {
 		return cfg, "", nil
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 )
 
@@ -114,7 +114,7 @@ func checkReadable(path string, roots []string) (string, error) {
 
 // parquetRelation is read_parquet's files.
 type parquetRelation struct {
-	files *iceberg.ParquetFiles
+	files *lake.ParquetFiles
 	cols  []engine.Column
 	fn    string
 }
@@ -123,7 +123,7 @@ func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.F
 	for name := range call.Options {
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s has no option %q", call.Function, name)
 	}
-	files, err := iceberg.OpenParquetFiles(paths, batch)
+	files, err := lake.OpenParquetFiles(paths, batch)
 	if err != nil {
 		return nil, pgerr.Errorf(pgerr.BadCopyFileFormat, "%s: %v", call.Function, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -41,7 +41,7 @@ func alterPartitioning(ctx context.Context, p Port, ident table.Identifier, name
 		}
 		return nil
 	})
-	if errors.Is(err, iceberg.ErrSpecChange) {
+	if errors.Is(err, lake.ErrSpecChange) {
 		return nil, specError(err)
 	}
 	if err != nil {
@@ -113,8 +113,8 @@ func describeTransform(p sql.PartitionField) string {
 // specError gives iceberg-go's refusals of a spec change their SQLSTATE.
 func specError(err error) error {
 	msg := err.Error()
-	if i := strings.LastIndex(msg, iceberg.ErrSpecChange.Error()+": "); i >= 0 {
-		msg = msg[i+len(iceberg.ErrSpecChange.Error())+2:]
+	if i := strings.LastIndex(msg, lake.ErrSpecChange.Error()+": "); i >= 0 {
+		msg = msg[i+len(lake.ErrSpecChange.Error())+2:]
 	}
 	code := pgerr.InvalidParameterValue
 	switch {

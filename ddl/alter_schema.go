@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strconv"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -22,9 +22,9 @@ func checkRenameTarget(x *sql.AlterTable) error {
 	var err error
 	switch a := x.Actions[0]; a.Kind {
 	case sql.AlterRenameTable:
-		err = iceberg.CheckName("table", a.NewName)
+		err = lake.CheckName("table", a.NewName)
 	case sql.AlterSetSchema:
-		err = iceberg.CheckName("schema", a.NewName)
+		err = lake.CheckName("schema", a.NewName)
 	}
 	return err // the session gives it its SQLSTATE, as every statement's error
 }
@@ -46,9 +46,9 @@ func alterSchema(ctx context.Context, p Port, x *sql.AlterTable) (*stmt.Result, 
 	}
 	switch a := x.Actions[0]; a.Kind {
 	case sql.AlterRenameTable:
-		return renameTable(ctx, p, rt.Ident, iceberg.Ident(rt.Ident[0], a.NewName))
+		return renameTable(ctx, p, rt.Ident, lake.Ident(rt.Ident[0], a.NewName))
 	case sql.AlterSetSchema:
-		return renameTable(ctx, p, rt.Ident, iceberg.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
+		return renameTable(ctx, p, rt.Ident, lake.Ident(a.NewName, rt.Ident[len(rt.Ident)-1]))
 	}
 	if part, err := partitionActions(x.Actions); err != nil || part {
 		if err != nil {
@@ -63,7 +63,7 @@ func alterSchema(ctx context.Context, p Port, x *sql.AlterTable) (*stmt.Result, 
 	var notices []stmt.Notice
 	_, err = p.Warehouse().Tables().EvolveSchema(ctx, rt.Ident, allow, func(tbl *table.Table, us *table.UpdateSchema) (map[string]string, []string, error) {
 		ev := &schemaEvolution{tbl: tbl, us: us, name: x.Name.Table, next: tbl.Metadata().LastColumnID() + 1,
-			set: map[string]string{}, fields: map[string]ice.NestedField{}}
+			set: map[string]string{}, fields: map[string]iceberg.NestedField{}}
 		for _, f := range tbl.Schema().Fields() {
 			ev.fields[f.Name] = f
 		}
@@ -88,7 +88,7 @@ func alterSchema(ctx context.Context, p Port, x *sql.AlterTable) (*stmt.Result, 
 // ALTER TABLE commits leaves them out, as they could not be kept.
 func unreadableDefaultWarnings(tbl *table.Table) []stmt.Notice {
 	var out []stmt.Notice
-	for _, name := range iceberg.UnreadableDefaults(tbl.Schema()) {
+	for _, name := range lake.UnreadableDefaults(tbl.Schema()) {
 		out = append(out, stmt.Notice{Severity: "WARNING", Code: pgerr.Warning,
 			Message: fmt.Sprintf("the default of column %q cannot be read and is dropped", name)})
 	}
@@ -102,7 +102,7 @@ type schemaEvolution struct {
 	us      *table.UpdateSchema
 	name    string // the table, as the statement named it
 	next    int    // the field id the next added column gets
-	fields  map[string]ice.NestedField
+	fields  map[string]iceberg.NestedField
 	set     map[string]string
 	remove  []string
 	notices []stmt.Notice
@@ -134,12 +134,12 @@ func (ev *schemaEvolution) stage(ctx context.Context, a sql.AlterAction) error {
 	case sql.AlterColumnType:
 		return ev.retype(f, a.Column.Type)
 	case sql.AlterSetNotNull:
-		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: true}})
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: iceberg.Optional[bool]{Valid: true, Val: true}})
 	case sql.AlterDropNotNull:
 		if ev.identifier(f) {
 			return pgerr.Errorf(pgerr.InvalidTableDefinition, "column %q is in a primary key", f.Name)
 		}
-		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: ice.Optional[bool]{Valid: true, Val: false}})
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{Required: iceberg.Optional[bool]{Valid: true, Val: false}})
 	case sql.AlterSetDefault, sql.AlterDropDefault:
 		return ev.setDefault(ctx, f, a)
 	}
@@ -168,11 +168,11 @@ func (ev *schemaEvolution) add(ctx context.Context, a sql.AlterAction, exists bo
 	if sql.Narrowed(a.Column.Type) {
 		ev.set[sql.DeclaredTypePrefix+strconv.Itoa(id)] = a.Column.Type.String()
 	}
-	ev.fields[a.Name] = ice.NestedField{ID: id, Name: a.Name, Type: it, Required: a.Column.NotNull}
+	ev.fields[a.Name] = iceberg.NestedField{ID: id, Name: a.Name, Type: it, Required: a.Column.NotNull}
 	return nil
 }
 
-func (ev *schemaEvolution) drop(f ice.NestedField) error {
+func (ev *schemaEvolution) drop(f iceberg.NestedField) error {
 	for _, spec := range ev.tbl.Metadata().PartitionSpecs() {
 		for _, pf := range spec.Fields() {
 			if pf.SourceID() == f.ID {
@@ -194,7 +194,7 @@ func (ev *schemaEvolution) drop(f ice.NestedField) error {
 	return nil
 }
 
-func (ev *schemaEvolution) identifier(f ice.NestedField) bool {
+func (ev *schemaEvolution) identifier(f iceberg.NestedField) bool {
 	for _, id := range ev.tbl.Schema().IdentifierFieldIDs {
 		if id == f.ID {
 			return true
@@ -207,8 +207,8 @@ func (ev *schemaEvolution) identifier(f ice.NestedField) bool {
 // file: int to bigint, real to double precision, a wider decimal of the
 // same scale, and for varchar(n) and smallint (Iceberg strings and ints) a
 // wider declared type.
-func (ev *schemaEvolution) retype(f ice.NestedField, to sql.Type) error {
-	declared := sql.DeclaredTypes(ev.tbl.Properties(), []ice.NestedField{f})
+func (ev *schemaEvolution) retype(f iceberg.NestedField, to sql.Type) error {
+	declared := sql.DeclaredTypes(ev.tbl.Properties(), []iceberg.NestedField{f})
 	from := sql.TypeFromIceberg(f.Type)
 	if d, ok := declared[0]; ok {
 		from = d
@@ -228,7 +228,7 @@ func (ev *schemaEvolution) retype(f ice.NestedField, to sql.Type) error {
 			Hint:    "Iceberg changes a type only by widening it (integer to bigint, real to double precision, a decimal to more digits of the same scale, varchar(n) to a longer varchar or text); it never rewrites data files."}
 	}
 	if !it.Equals(f.Type) {
-		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{FieldType: ice.Optional[ice.Type]{Valid: true, Val: it}})
+		ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{FieldType: iceberg.Optional[iceberg.Type]{Valid: true, Val: it}})
 	}
 	key := sql.DeclaredTypePrefix + strconv.Itoa(f.ID)
 	if sql.Narrowed(to) {
@@ -323,7 +323,7 @@ func renameTable(ctx context.Context, p Port, from, to table.Identifier) (*stmt.
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", to[0])
 	}
 	err := p.Warehouse().Tables().RenameTable(ctx, from, to)
-	if errors.Is(err, iceberg.ErrTableExists) {
+	if errors.Is(err, lake.ErrTableExists) {
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", to[len(to)-1])
 	}
 	if err != nil {

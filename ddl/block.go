@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -35,7 +35,7 @@ func inBlock(ctx context.Context, p Port, b Block, st sql.Statement) (*stmt.Resu
 		if err != nil {
 			return nil, err
 		}
-		ident := iceberg.Ident(schema, x.Name.Table)
+		ident := lake.Ident(schema, x.Name.Table)
 		if b.HidesTable(ident) {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE TABLE of %q after its DROP in the same transaction block is not supported", x.Name.Table)
 		}
@@ -61,7 +61,7 @@ func inBlock(ctx context.Context, p Port, b Block, st sql.Statement) (*stmt.Resu
 		if err != nil {
 			return nil, err
 		}
-		ident := iceberg.Ident(ns, x.Name.Table)
+		ident := lake.Ident(ns, x.Name.Table)
 		if x.OrReplace {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "CREATE OR REPLACE VIEW inside a transaction block is not supported")
 		}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -23,7 +23,7 @@ import (
 
 // columnDefault is the literal DEFAULT stands for, fitted to the column's
 // declared type; nil for none (no DEFAULT, or DEFAULT NULL).
-func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Literal, error) {
+func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (iceberg.Literal, error) {
 	if c.Default == nil {
 		return nil, nil
 	}
@@ -51,7 +51,7 @@ func columnDefault(ctx context.Context, c sql.ColumnDef, version int) (ice.Liter
 	}
 	// As the table's metadata file will hold it: a value JSON or its
 	// readers cannot hold exactly is refused here, not lost there.
-	if _, err := iceberg.SpecDefault(lit.Type(), lit.Any()); err != nil {
+	if _, err := lake.SpecDefault(lit.Type(), lit.Any()); err != nil {
 		return nil, &pgerr.Error{Code: pgerr.FeatureNotSupported,
 			Message: fmt.Sprintf("the default of column %q cannot be stored in Iceberg table metadata", c.Name),
 			Detail:  err.Error(), Err: err}
@@ -104,12 +104,12 @@ func formatVersionOf(props map[string]string) int {
 
 // setDefault stages ALTER COLUMN c SET DEFAULT v | DROP DEFAULT: only what
 // later writes get (the write-default); rows already written keep theirs.
-func (ev *schemaEvolution) setDefault(ctx context.Context, f ice.NestedField, a sql.AlterAction) error {
+func (ev *schemaEvolution) setDefault(ctx context.Context, f iceberg.NestedField, a sql.AlterAction) error {
 	t := sql.TypeFromIceberg(f.Type)
-	if d, ok := sql.DeclaredTypes(ev.tbl.Properties(), []ice.NestedField{f})[0]; ok {
+	if d, ok := sql.DeclaredTypes(ev.tbl.Properties(), []iceberg.NestedField{f})[0]; ok {
 		t = d
 	}
-	var lit ice.Literal
+	var lit iceberg.Literal
 	if a.Kind == sql.AlterSetDefault {
 		var err error
 		if lit, err = columnDefault(ctx, sql.ColumnDef{Name: f.Name, Type: t, Default: a.Column.Default}, ev.tbl.Metadata().Version()); err != nil {
@@ -118,6 +118,6 @@ func (ev *schemaEvolution) setDefault(ctx context.Context, f ice.NestedField, a 
 	} else if ev.tbl.Metadata().Version() < 3 {
 		return nil // a format 2 column has no default to drop
 	}
-	ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{WriteDefault: ice.Optional[ice.Literal]{Valid: true, Val: lit}})
+	ev.us.UpdateColumn([]string{f.Name}, table.ColumnUpdate{WriteDefault: iceberg.Optional[iceberg.Literal]{Valid: true, Val: lit}})
 	return nil
 }

@@ -1,7 +1,7 @@
 package ddl
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -66,7 +66,7 @@ func ddlVerb(st sql.Statement) string {
 
 func createSchema(ctx context.Context, p Port, x *sql.CreateSchema) (*stmt.Result, error) {
 	err := p.Warehouse().Tables().CreateNamespace(ctx, x.Name)
-	if errors.Is(err, iceberg.ErrNamespaceExists) {
+	if errors.Is(err, lake.ErrNamespaceExists) {
 		if x.IfNotExists {
 			r := stmt.TagOnly("CREATE SCHEMA")
 			r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema %q already exists, skipping", x.Name)}}
@@ -104,7 +104,7 @@ func dropSchema(ctx context.Context, p Port, x *sql.DropSchema) (*stmt.Result, e
 	}
 	var notices []stmt.Notice
 	for _, t := range tables {
-		if err := p.Warehouse().Tables().DropTable(ctx, iceberg.Ident(x.Name, t), false); err != nil {
+		if err := p.Warehouse().Tables().DropTable(ctx, lake.Ident(x.Name, t), false); err != nil {
 			return nil, err
 		}
 		notices = append(notices, stmt.NewNotice(fmt.Sprintf("drop cascades to table %s.%s", x.Name, t)))
@@ -142,17 +142,17 @@ func createTable(ctx context.Context, p Port, x *sql.CreateTable) (*stmt.Result,
 	for k, v := range x.Properties {
 		props[k] = v
 	}
-	_, err = p.Warehouse().Tables().CreateTable(ctx, iceberg.Ident(schema, x.Name.Table), sc, spec, props)
+	_, err = p.Warehouse().Tables().CreateTable(ctx, lake.Ident(schema, x.Name.Table), sc, spec, props)
 	switch {
-	case errors.Is(err, iceberg.ErrTableExists) && x.IfNotExists:
+	case errors.Is(err, lake.ErrTableExists) && x.IfNotExists:
 		r := stmt.TagOnly("CREATE TABLE")
 		r.Notices = []stmt.Notice{{Severity: "NOTICE", Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation %q already exists, skipping", x.Name.Table)}}
 		return r, nil
-	case errors.Is(err, iceberg.ErrTableExists):
+	case errors.Is(err, lake.ErrTableExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
-	case errors.Is(err, iceberg.ErrNoSuchNamespace):
+	case errors.Is(err, lake.ErrNoSuchNamespace):
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", schema)
-	case errors.Is(err, iceberg.ErrInvalidTransform):
+	case errors.Is(err, lake.ErrInvalidTransform):
 		return nil, &pgerr.Error{Code: pgerr.DatatypeMismatch, Message: err.Error(), Err: err}
 	case err != nil:
 		return nil, err
@@ -162,12 +162,12 @@ func createTable(ctx context.Context, p Port, x *sql.CreateTable) (*stmt.Result,
 
 // icebergSchema maps column definitions to an Iceberg schema of format
 // version; the catalog assigns the final field ids.
-func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice.Schema, error) {
+func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*iceberg.Schema, error) {
 	if len(cols) == 0 {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "a table needs at least one column")
 	}
 	seen := map[string]bool{}
-	fields := make([]ice.NestedField, len(cols))
+	fields := make([]iceberg.NestedField, len(cols))
 	for i, c := range cols {
 		if seen[c.Name] {
 			return nil, pgerr.Errorf(pgerr.DuplicateColumn, "column %q specified more than once", c.Name)
@@ -177,7 +177,7 @@ func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice
 		if err != nil {
 			return nil, err
 		}
-		fields[i] = ice.NestedField{ID: i + 1, Name: c.Name, Type: t, Required: c.NotNull}
+		fields[i] = iceberg.NestedField{ID: i + 1, Name: c.Name, Type: t, Required: c.NotNull}
 		def, err := columnDefault(ctx, c, version)
 		if err != nil {
 			return nil, err
@@ -193,12 +193,12 @@ func icebergSchema(ctx context.Context, cols []sql.ColumnDef, version int) (*ice
 			fields[i].InitialDefault, fields[i].WriteDefault = copied, copied
 		}
 	}
-	return ice.NewSchema(0, fields...), nil
+	return iceberg.NewSchema(0, fields...), nil
 }
 
 // partitionSpec maps PARTITIONED BY entries to Iceberg transforms.
-func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (iceberg.TableSpec, error) {
-	var spec iceberg.TableSpec
+func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (lake.TableSpec, error) {
+	var spec lake.TableSpec
 	for _, p := range parts {
 		found := false
 		for _, c := range cols {
@@ -211,34 +211,34 @@ func partitionSpec(parts []sql.PartitionField, cols []sql.ColumnDef) (iceberg.Ta
 		if err != nil {
 			return spec, err
 		}
-		spec.Fields = append(spec.Fields, iceberg.PartitionField{Source: p.Column, Transform: t})
+		spec.Fields = append(spec.Fields, lake.PartitionField{Source: p.Column, Transform: t})
 	}
 	return spec, nil
 }
 
 // icebergTransform is the Iceberg transform of a PARTITIONED BY entry.
-func icebergTransform(p sql.PartitionField) (ice.Transform, error) {
+func icebergTransform(p sql.PartitionField) (iceberg.Transform, error) {
 	switch p.Transform {
 	case "identity":
-		return ice.IdentityTransform{}, nil
+		return iceberg.IdentityTransform{}, nil
 	case "year":
-		return ice.YearTransform{}, nil
+		return iceberg.YearTransform{}, nil
 	case "month":
-		return ice.MonthTransform{}, nil
+		return iceberg.MonthTransform{}, nil
 	case "day":
-		return ice.DayTransform{}, nil
+		return iceberg.DayTransform{}, nil
 	case "hour":
-		return ice.HourTransform{}, nil
+		return iceberg.HourTransform{}, nil
 	case "bucket":
 		if p.Param <= 0 {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "bucket count must be positive, got %d", p.Param)
 		}
-		return ice.BucketTransform{NumBuckets: p.Param}, nil
+		return iceberg.BucketTransform{NumBuckets: p.Param}, nil
 	case "truncate":
 		if p.Param <= 0 {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "truncate width must be positive, got %d", p.Param)
 		}
-		return ice.TruncateTransform{Width: p.Param}, nil
+		return iceberg.TruncateTransform{Width: p.Param}, nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "partition transform %q is not supported", p.Transform)
 }
@@ -282,14 +282,14 @@ func dropTarget(ctx context.Context, p Port, n sql.TableName) (table.Identifier,
 		}
 		return rt.Ident, nil
 	}
-	if !errors.Is(err, iceberg.ErrCorruptMetadata) {
+	if !errors.Is(err, lake.ErrCorruptMetadata) {
 		return nil, err
 	}
 	schema, serr := p.CreationSchema(ctx, n)
 	if serr != nil {
 		return nil, err
 	}
-	return iceberg.Ident(schema, n.Table), nil
+	return lake.Ident(schema, n.Table), nil
 }
 
 func alterTable(ctx context.Context, p Port, x *sql.AlterTableProperties) (*stmt.Result, error) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -19,7 +19,7 @@ import (
 // Port is what DDL needs of the session that runs it.
 type Port interface {
 	// Warehouse is the catalog and storage tables live in.
-	Warehouse() *iceberg.Warehouse
+	Warehouse() *lake.Warehouse
 	// ResolveTable finds a table by name, through search_path when
 	// unqualified, as the session sees it (its branch, its block).
 	ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error)

@@ -7,10 +7,10 @@ import (
 	"maps"
 	"slices"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -23,7 +23,7 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 	if err != nil {
 		return nil, err
 	}
-	ident := iceberg.Ident(ns, x.Name.Table)
+	ident := lake.Ident(ns, x.Name.Table)
 	cols, err := p.QueryColumns(ctx, x.Query)
 	if err != nil {
 		return nil, err
@@ -38,13 +38,13 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 		}
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
 	}
-	var replaced *iceberg.View
+	var replaced *lake.View
 	if x.OrReplace {
 		if replaced, err = replaceableView(ctx, p, ident, schema); err != nil {
 			return nil, err
 		}
 	}
-	props := ice.Properties{"magmalake.dialect": "postgresql"}
+	props := iceberg.Properties{"magmalake.dialect": "postgresql"}
 	types := make([]sql.Type, len(cols))
 	for i, c := range cols {
 		types[i] = c.Type
@@ -57,11 +57,11 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 		err = errors.Join(err, p.Warehouse().Views().CreateView(ctx, ident, replaced.Schema, replaced.SQL, replaced.Properties))
 	}
 	switch {
-	case errors.Is(err, iceberg.ErrViewExists):
+	case errors.Is(err, lake.ErrViewExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateTable, "relation %q already exists", x.Name.Table)
-	case errors.Is(err, iceberg.ErrViewsUnsupported):
+	case errors.Is(err, lake.ErrViewsUnsupported):
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%v", err)
-	case errors.Is(err, iceberg.ErrNoSuchNamespace):
+	case errors.Is(err, lake.ErrNoSuchNamespace):
 		return nil, pgerr.Errorf(pgerr.InvalidSchemaName, "schema %q does not exist", ns)
 	case err != nil:
 		return nil, err
@@ -72,9 +72,9 @@ func createView(ctx context.Context, p Port, x *sql.CreateView) (*stmt.Result, e
 // replaceableView drops the view CREATE OR REPLACE replaces, once the new
 // columns keep the old ones' names in order, as PostgreSQL requires; it
 // returns the dropped view (nil: there was none).
-func replaceableView(ctx context.Context, p Port, ident table.Identifier, schema *ice.Schema) (*iceberg.View, error) {
+func replaceableView(ctx context.Context, p Port, ident table.Identifier, schema *iceberg.Schema) (*lake.View, error) {
 	old, err := p.Warehouse().Views().LoadView(ctx, ident)
-	if errors.Is(err, iceberg.ErrNoSuchView) {
+	if errors.Is(err, lake.ErrNoSuchView) {
 		return nil, nil
 	}
 	if err != nil {
@@ -94,11 +94,11 @@ func replaceableView(ctx context.Context, p Port, ident table.Identifier, schema
 
 // viewSchema is the view's columns as an Iceberg schema; a type Iceberg
 // cannot hold (an unbounded numeric, an interval) is described as a string.
-func viewSchema(cols []stmt.Column, names []string) (*ice.Schema, error) {
+func viewSchema(cols []stmt.Column, names []string) (*iceberg.Schema, error) {
 	if len(names) > len(cols) {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
-	fields := make([]ice.NestedField, len(cols))
+	fields := make([]iceberg.NestedField, len(cols))
 	var seen []string
 	for i, c := range cols {
 		name := c.Name
@@ -111,11 +111,11 @@ func viewSchema(cols []stmt.Column, names []string) (*ice.Schema, error) {
 		seen = append(seen, name)
 		t, err := c.Type.IcebergType()
 		if err != nil {
-			t = ice.PrimitiveTypes.String
+			t = iceberg.PrimitiveTypes.String
 		}
-		fields[i] = ice.NestedField{ID: i + 1, Name: name, Type: t}
+		fields[i] = iceberg.NestedField{ID: i + 1, Name: name, Type: t}
 	}
-	return ice.NewSchema(0, fields...), nil
+	return iceberg.NewSchema(0, fields...), nil
 }
 
 // dropView removes a view; a table's name is 42809, as in PostgreSQL.

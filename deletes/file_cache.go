@@ -9,9 +9,9 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table/dv"
 
-	lake "github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/lru"
 	"github.com/magmalake/magmalake/internal/progress"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // FileCache keeps the decoded columns of small data files that statements

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	lake "github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // TruncateOutcome is what a truncate removed.

@@ -16,9 +16,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
 
-	lake "github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/parallel"
 	"github.com/magmalake/magmalake/internal/progress"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // PlanOptions tune planning. The zero value is usable.

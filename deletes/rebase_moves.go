@@ -9,7 +9,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table/dv"
 
-	lake "github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // A rewrite replaces data files by new ones holding the same live rows.

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	lake "github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // TestRewriteCarriesConcurrentDeletes: OPTIMIZE is planned, then other

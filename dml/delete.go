@@ -1,16 +1,16 @@
 package dml
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 
 	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -83,7 +83,7 @@ func (p *deletePlan) columns() []stmt.Column {
 // test over only the columns it reads.
 func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Predicate, error) {
 	if p.where == nil {
-		return deletes.Predicate{Filter: ice.AlwaysTrue{}, Exact: true}, nil
+		return deletes.Predicate{Filter: iceberg.AlwaysTrue{}, Exact: true}, nil
 	}
 	tr := sql.Translate(ctx, p.where, p.scope, params)
 	used := map[int]bool{}
@@ -100,7 +100,7 @@ func (p *deletePlan) predicate(ctx context.Context, params []Param) (deletes.Pre
 	}
 	matcher := sql.NewMatcher(sql.RemapColumns(p.where, remap), params)
 	match := func(ctx context.Context, batch arrow.RecordBatch) ([]bool, error) {
-		b, err := iceberg.ToExecutorTypes(batch)
+		b, err := lake.ToExecutorTypes(batch)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (p *deletePlan) result(ctx context.Context, out deletes.Outcome, args []Par
 	}
 	var rows []arrow.RecordBatch
 	for _, b := range out.Returned {
-		cb, err := iceberg.ToExecutorTypes(b)
+		cb, err := lake.ToExecutorTypes(b)
 		b.Release()
 		if err != nil {
 			engine.ReleaseAll(rows)

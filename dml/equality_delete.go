@@ -1,7 +1,7 @@
 package dml
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 
 	"context"
 	"fmt"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/sql"
 )
 

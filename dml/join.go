@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )

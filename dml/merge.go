@@ -7,11 +7,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -106,7 +106,7 @@ func (p *mergePlan) columns() []stmt.Column {
 type mergeOutcome struct {
 	deletes.MergeOutcome
 	inserted, updated, deleted int64
-	filter                     ice.BooleanExpression // what pruned the target's files
+	filter                     iceberg.BooleanExpression // what pruned the target's files
 }
 
 // rows is what the statement's tag counts.
@@ -131,7 +131,7 @@ func (s session) runMerge(ctx context.Context, p *mergePlan, args []Param, dry b
 	}
 	defer run.Close()
 	rows := &mergeRows{p: p, run: run}
-	pred := deletes.Predicate{Filter: ice.AlwaysTrue{}, Match: rows.match}
+	pred := deletes.Predicate{Filter: iceberg.AlwaysTrue{}, Match: rows.match}
 	if f := run.TargetFilter(); f != nil {
 		pred.Filter = sql.Translate(ctx, f, p.scope, args).Filter
 	}
@@ -180,7 +180,7 @@ type mergeRows struct {
 // every target column (the engine's), NULL placeholders where nothing
 // reads.
 func (m *mergeRows) widen(b arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cb, err := iceberg.ToExecutorTypes(b)
+	cb, err := lake.ToExecutorTypes(b)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
@@ -244,7 +244,7 @@ func overwriteResult(out deletes.OverwriteOutcome) *stmt.Result {
 func identityPartitioned(tbl *table.Table, id int) bool {
 	spec := tbl.Spec()
 	for _, f := range spec.FieldsBySourceID(id) {
-		if _, ok := f.Transform.(ice.IdentityTransform); ok {
+		if _, ok := f.Transform.(iceberg.IdentityTransform); ok {
 			return true
 		}
 	}

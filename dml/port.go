@@ -14,7 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )

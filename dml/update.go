@@ -1,7 +1,7 @@
 package dml
 
 import (
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 
 	"context"
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -155,7 +155,7 @@ func (s session) runUpdate(ctx context.Context, p *updatePlan, args []Param, dry
 // newRows evaluates the SET list over old rows (every table column, in
 // order), checking NOT NULL.
 func (p *updatePlan) newRows(ctx context.Context, old arrow.RecordBatch, args []Param) (arrow.RecordBatch, error) {
-	b, err := iceberg.ToExecutorTypes(old)
+	b, err := lake.ToExecutorTypes(old)
 	if err != nil {
 		return nil, err
 	}

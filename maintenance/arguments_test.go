@@ -9,8 +9,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -115,8 +115,8 @@ func (p *refusingPort) WritableTable(context.Context, sql.TableName, string) (*e
 
 func (p *refusingPort) Scope(*table.Table, string) *sql.Scope { return &sql.Scope{} }
 func (p *refusingPort) Setting(string) (string, error)        { return "", nil }
-func (p *refusingPort) Warehouse() *iceberg.Warehouse         { return nil }
+func (p *refusingPort) Warehouse() *lake.Warehouse            { return nil }
 func (p *refusingPort) DeleteOptions() deletes.Options        { return deletes.Options{} }
-func (p *refusingPort) CommitTarget() deletes.CommitTarget    { return iceberg.CommitLoop{} }
-func (p *refusingPort) CommitLoop(string) iceberg.CommitLoop  { return iceberg.CommitLoop{} }
+func (p *refusingPort) CommitTarget() deletes.CommitTarget    { return lake.CommitLoop{} }
+func (p *refusingPort) CommitLoop(string) lake.CommitLoop     { return lake.CommitLoop{} }
 func (p *refusingPort) Discard(*table.Table, []string)        {}

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 )
 
 // PropAutoVacuumEnabled = 'false' keeps background maintenance off a table
@@ -30,7 +30,7 @@ const autoVacuumBlockWait = time.Second
 
 // autoVacuumRetry bounds a maintenance commit: it gives way rather than
 // outwait the users' writers.
-var autoVacuumRetry = iceberg.RetryPolicy{MaxAttempts: 3, MaxWait: 10 * time.Second}
+var autoVacuumRetry = lake.RetryPolicy{MaxAttempts: 3, MaxWait: 10 * time.Second}
 
 // AutoVacuumOptions configure background maintenance (serve --auto-vacuum).
 type AutoVacuumOptions struct {
@@ -53,7 +53,7 @@ type AutoVacuumOptions struct {
 // (expiry runs before the rewrite), so a query still reading them is not
 // cut short.
 type AutoVacuum struct {
-	wh     *iceberg.Warehouse
+	wh     *lake.Warehouse
 	blocks Blocks
 	opts   AutoVacuumOptions
 	log    *slog.Logger
@@ -87,7 +87,7 @@ type Blocks interface {
 
 // NewAutoVacuum prepares background maintenance of wh's tables; log may be
 // nil.
-func NewAutoVacuum(wh *iceberg.Warehouse, blocks Blocks, log *slog.Logger, opts AutoVacuumOptions) *AutoVacuum {
+func NewAutoVacuum(wh *lake.Warehouse, blocks Blocks, log *slog.Logger, opts AutoVacuumOptions) *AutoVacuum {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultAutoVacuumBytes
 	}
@@ -117,8 +117,8 @@ type TableReport struct {
 	Skipped  string // why the table was left alone, or ""
 	GaveWay  string // why a rewrite was dropped, or ""
 	Optimize deletes.OptimizeOutcome
-	Expire   iceberg.ExpireOutcome
-	Orphans  iceberg.OrphanOutcome
+	Expire   lake.ExpireOutcome
+	Orphans  lake.OrphanOutcome
 	Err      error
 }
 
@@ -152,11 +152,11 @@ func (a *AutoVacuum) Pass(ctx context.Context) []TableReport {
 
 // table runs the steps due on one table: expiry, orphans, then the rewrite.
 func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *int64) TableReport {
-	key := iceberg.IdentKey(ident)
+	key := lake.IdentKey(ident)
 	r := TableReport{Table: key}
 	tbl, err := a.wh.LoadTable(ctx, ident)
 	switch {
-	case errors.Is(err, iceberg.ErrNoSuchTable):
+	case errors.Is(err, lake.ErrNoSuchTable):
 		r.Skipped = "dropped"
 		return r
 	case err != nil:
@@ -173,7 +173,7 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 	var errs []error
 	// Open blocks, cursors and queries read snapshots a short retention
 	// could expire (and their files with them): expiry keeps the oldest
-	// one read and every newer one (iceberg.Readers).
+	// one read and every newer one (lake.Readers).
 	if expirable(tbl.Metadata(), age, keep, time.Now()) {
 		r.Expire, err = a.wh.Maintenance().ExpireSnapshots(ctx, ident, age, keep)
 		r.Expire.Deleted = nil // the counts are the report
@@ -195,7 +195,7 @@ func (a *AutoVacuum) table(ctx context.Context, ident table.Identifier, budget *
 // optimize rewrites what passes the table's thresholds, within budget, and
 // commits it unless a user got there first.
 func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budget *int64, r *TableReport) error {
-	key := iceberg.IdentKey(ident)
+	key := lake.IdentKey(ident)
 	head, err := a.wh.LoadTable(ctx, ident)
 	if err != nil {
 		return err
@@ -212,7 +212,7 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	if err != nil {
 		return err
 	}
-	ctx = iceberg.WithWriteStart(ctx, since)
+	ctx = lake.WithWriteStart(ctx, since)
 	opts := deletes.OptimizeOptions{MaxRewriteBytes: *budget}
 	opts.SizeThreshold, opts.RatioThreshold = vacuumThresholds(head)
 	change, written, err := deletes.PrepareOptimize(ctx, head, opts, &r.Optimize)
@@ -237,11 +237,11 @@ func (a *AutoVacuum) optimize(ctx context.Context, ident table.Identifier, budge
 	case err == nil && ran:
 		*budget -= r.Optimize.RewrittenBytes
 		return nil
-	case errors.Is(err, iceberg.ErrCommitUnknown):
+	case errors.Is(err, lake.ErrCommitUnknown):
 		return err // it may have landed: its files stay
 	case !ran:
 		r.GaveWay = "a transaction block that touched the table stayed open"
-	case errors.Is(err, iceberg.ErrReplan) || errors.Is(err, iceberg.ErrConflict):
+	case errors.Is(err, lake.ErrReplan) || errors.Is(err, lake.ErrConflict):
 		r.GaveWay = "a concurrent commit changed the files it rewrote"
 		err = nil
 	}

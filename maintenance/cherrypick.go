@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -52,7 +52,7 @@ func prepareCherrypick(ctx context.Context, p Port, st *sql.AlterExecute, params
 func cherrypickRetrying(ctx context.Context, p Port, rt *engine.Table, id int64) (int64, error) {
 	for tries := 1; ; tries++ {
 		cur, err := cherrypick(ctx, p, rt, id)
-		if !iceberg.IsConflict(err) || tries == 5 {
+		if !lake.IsConflict(err) || tries == 5 {
 			return cur, err
 		}
 		if rt.Table, err = p.Warehouse().LoadTable(ctx, rt.Ident); err != nil {
@@ -69,10 +69,10 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 	switch {
 	case snap == nil:
 		return 0, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", name, id)
-	case iceberg.InHistory(meta, "main", id):
+	case lake.InHistory(meta, "main", id):
 		return 0, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "snapshot %d is already in the history of main", id)
-	case iceberg.PickedInto(meta, "main", id) != nil:
-		return 0, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "snapshot %d was already cherry-picked into main, as snapshot %d", id, iceberg.PickedInto(meta, "main", id).SnapshotID)
+	case lake.PickedInto(meta, "main", id) != nil:
+		return 0, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "snapshot %d was already cherry-picked into main, as snapshot %d", id, lake.PickedInto(meta, "main", id).SnapshotID)
 	}
 	head := tbl.CurrentSnapshot()
 	if head != nil && snap.ParentSnapshotID != nil && *snap.ParentSnapshotID == head.SnapshotID {
@@ -81,8 +81,8 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 		}
 		return id, nil
 	}
-	base, change, err := iceberg.SnapshotChange(ctx, tbl, id)
-	if errors.Is(err, iceberg.ErrNoParent) {
+	base, change, err := lake.SnapshotChange(ctx, tbl, id)
+	if errors.Is(err, lake.ErrNoParent) {
 		return 0, pgerr.Errorf(pgerr.FeatureNotSupported, "snapshot %d starts a history of its own; only a snapshot with a parent can be cherry-picked", id)
 	}
 	if err != nil {
@@ -91,7 +91,7 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 	// The branch's delete files rebase by position, as those of the
 	// statements that wrote them.
 	change.Rebase = deletes.Rebase
-	rebased, extra, err := change.Rebase(ctx, iceberg.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
+	rebased, extra, err := change.Rebase(ctx, lake.RebaseInput{Base: base, Head: tbl, Change: change}.KeepingOwnFiles())
 	if err != nil {
 		return 0, pickRefused(id, err)
 	}
@@ -105,10 +105,10 @@ func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64,
 
 // pickRefused says why a change main contradicts cannot be picked.
 func pickRefused(id int64, err error) error {
-	if !errors.Is(err, iceberg.ErrReplan) {
+	if !errors.Is(err, lake.ErrReplan) {
 		return err
 	}
 	return &pgerr.Error{Code: pgerr.ObjectNotInPrerequisiteState,
 		Message: "cannot cherry-pick snapshot " + strconv.FormatInt(id, 10) + ": main has changed what it changes",
-		Detail:  strings.TrimPrefix(err.Error(), iceberg.ErrReplan.Error()+": "), Err: err}
+		Detail:  strings.TrimPrefix(err.Error(), lake.ErrReplan.Error()+": "), Err: err}
 }

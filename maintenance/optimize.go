@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -51,7 +51,7 @@ func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *
 // WHERE, which must be a condition Iceberg can prune files by.
 func optimizeOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, deletes.OptimizeOptions, error) {
 	opts := deletes.OptimizeOptions{Options: p.DeleteOptions(), SizeThreshold: deletes.DefaultSizeThreshold,
-		RatioThreshold: deletes.DefaultRatioThreshold, Filter: ice.AlwaysTrue{}}
+		RatioThreshold: deletes.DefaultRatioThreshold, Filter: iceberg.AlwaysTrue{}}
 	rt, err := p.WritableTable(ctx, st.Table, "optimize")
 	if err != nil {
 		return nil, opts, err

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -72,7 +72,7 @@ func orphanOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sq
 // remove_orphan_files accepts (Trino's remove_orphan_files_min_retention):
 // a younger unreferenced file may be another server's commit in flight,
 // which removing would destroy. This server's own writers are protected
-// whatever it says (iceberg.Writes).
+// whatever it says (lake.Writes).
 const OrphanMinRetentionSetting = "magmalake.remove_orphan_files_min_retention"
 
 // CheckMinRetention validates the setting's value.

@@ -15,8 +15,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -39,7 +39,7 @@ type Port interface {
 	Setting(name string) (string, error)
 	// Warehouse is the engine's catalog, with its holds on files being
 	// written and snapshots being read.
-	Warehouse() *iceberg.Warehouse
+	Warehouse() *lake.Warehouse
 	// DeleteOptions are the delete engine's options for the session's
 	// statements: its file cache and manifest reader.
 	DeleteOptions() deletes.Options
@@ -48,7 +48,7 @@ type Port interface {
 	CommitTarget() deletes.CommitTarget
 	// CommitLoop commits a change to branch ("" is main) as the session's
 	// statements do.
-	CommitLoop(branch string) iceberg.CommitLoop
+	CommitLoop(branch string) lake.CommitLoop
 	// Discard deletes files a statement wrote and never published.
 	Discard(tbl *table.Table, paths []string)
 }

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/exec/engine"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -33,14 +33,14 @@ func AlterRef(ctx context.Context, p Port, x *sql.AlterRef) (*stmt.Result, error
 	}
 	if x.Drop {
 		err = p.Warehouse().Branches().DropRef(ctx, rt.Ident, x.Name, x.Tag)
-		if errors.Is(err, iceberg.ErrNoSuchRef) && x.IfNotExists {
+		if errors.Is(err, lake.ErrNoSuchRef) && x.IfNotExists {
 			return skipped(fmt.Sprintf("%s %q does not exist, skipping", kind, x.Name)), nil
 		}
 		return refResult(err, kind, x)
 	}
-	rc := iceberg.RefChange{Name: x.Name, Tag: x.Tag, SnapshotID: x.SnapshotID, MaxRefAgeMs: x.RetainMs, Create: x.Create, Replace: x.Replace}
+	rc := lake.RefChange{Name: x.Name, Tag: x.Tag, SnapshotID: x.SnapshotID, MaxRefAgeMs: x.RetainMs, Create: x.Create, Replace: x.Replace}
 	_, err = p.Warehouse().Branches().SetRef(ctx, rt.Ident, rc)
-	if errors.Is(err, iceberg.ErrRefExists) && x.IfNotExists {
+	if errors.Is(err, lake.ErrRefExists) && x.IfNotExists {
 		return skipped(fmt.Sprintf("%s %q already exists, skipping", kind, x.Name)), nil
 	}
 	return refResult(err, kind, x)
@@ -69,19 +69,19 @@ func refResult(err error, kind string, x *sql.AlterRef) (*stmt.Result, error) {
 	switch {
 	case err == nil:
 		return &stmt.Result{Tag: "ALTER TABLE"}, nil
-	case errors.Is(err, iceberg.ErrRefExists):
+	case errors.Is(err, lake.ErrRefExists):
 		return nil, pgerr.Errorf(pgerr.DuplicateObject, "%s %q of table %q already exists", kind, x.Name, x.Table.Table)
-	case errors.Is(err, iceberg.ErrNoSuchRef):
+	case errors.Is(err, lake.ErrNoSuchRef):
 		return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no %s %q", x.Table.Table, kind, x.Name)
-	case errors.Is(err, iceberg.ErrRefKind):
+	case errors.Is(err, lake.ErrRefKind):
 		other := "tag"
 		if x.Tag {
 			other = "branch"
 		}
 		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a %s of table %q, not a %s", x.Name, other, x.Table.Table, kind)
-	case errors.Is(err, iceberg.ErrNoSuchSnapshot) && x.SnapshotID == nil:
+	case errors.Is(err, lake.ErrNoSuchSnapshot) && x.SnapshotID == nil:
 		return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "table %q has no snapshot yet for a %s to name", x.Table.Table, kind)
-	case errors.Is(err, iceberg.ErrNoSuchSnapshot):
+	case errors.Is(err, lake.ErrNoSuchSnapshot):
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", x.Table.Table, *x.SnapshotID)
 	}
 	return nil, err
@@ -108,9 +108,9 @@ func prepareFastForward(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.C
 		}
 		from, target, err := p.Warehouse().Branches().FastForward(ctx, rt.Ident, branch, to)
 		switch {
-		case errors.Is(err, iceberg.ErrNoSuchRef):
+		case errors.Is(err, lake.ErrNoSuchRef):
 			return nil, pgerr.Errorf(pgerr.UndefinedObject, "table %q has no branch %q or %q", st.Table.Table, branch, to)
-		case errors.Is(err, iceberg.ErrNotAhead):
+		case errors.Is(err, lake.ErrNotAhead):
 			return nil, pgerr.Errorf(pgerr.ObjectNotInPrerequisiteState, "cannot fast-forward %s to %s: %s's head is not an ancestor of %s's", branch, to, branch, to)
 		case err != nil:
 			return nil, err
@@ -154,8 +154,8 @@ func prepareSetCurrent(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Co
 		if cur := rt.Table.CurrentSnapshot(); cur != nil {
 			prev = cur.SnapshotID
 		}
-		_, err = p.Warehouse().Branches().SetRef(ctx, rt.Ident, iceberg.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
-		if errors.Is(err, iceberg.ErrNoSuchSnapshot) {
+		_, err = p.Warehouse().Branches().SetRef(ctx, rt.Ident, lake.RefChange{Name: "main", SnapshotID: &id, Replace: true, Create: true})
+		if errors.Is(err, lake.ErrNoSuchSnapshot) {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "table %q has no snapshot %d", st.Table.Table, id)
 		}
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -43,13 +43,13 @@ func PrepareVacuum(ctx context.Context, p Port, st *sql.Vacuum) (Run, []stmt.Col
 			}
 			out, err := vacuum()
 			if err != nil {
-				if len(st.Tables) == 0 && errors.Is(err, iceberg.ErrNoSuchTable) {
+				if len(st.Tables) == 0 && errors.Is(err, lake.ErrNoSuchTable) {
 					continue // dropped since the listing
 				}
 				return nil, err
 			}
 			if st.Verbose {
-				notices = append(notices, out.verbose(iceberg.IdentKey(ident))...)
+				notices = append(notices, out.verbose(lake.IdentKey(ident))...)
 			}
 			total.add(out)
 		}
@@ -80,7 +80,7 @@ func vacuumTargets(ctx context.Context, p Port, names []sql.TableName) ([]table.
 }
 
 // allTables lists every table of every schema of the catalog.
-func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, error) {
+func allTables(ctx context.Context, wh *lake.Warehouse) ([]table.Identifier, error) {
 	schemas, err := wh.Tables().ListNamespaces(ctx)
 	if err != nil {
 		return nil, err
@@ -89,13 +89,13 @@ func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, 
 	for _, ns := range schemas {
 		names, err := wh.Tables().ListTables(ctx, ns)
 		if err != nil {
-			if errors.Is(err, iceberg.ErrNoSuchNamespace) {
+			if errors.Is(err, lake.ErrNoSuchNamespace) {
 				continue // dropped since the listing
 			}
 			return nil, err
 		}
 		for _, n := range names {
-			out = append(out, iceberg.Ident(ns, n))
+			out = append(out, lake.Ident(ns, n))
 		}
 	}
 	return out, nil
@@ -104,8 +104,8 @@ func allTables(ctx context.Context, wh *iceberg.Warehouse) ([]table.Identifier, 
 // vacuumOutcome is what VACUUM did to one table, or to all of them.
 type vacuumOutcome struct {
 	opt    deletes.OptimizeOutcome
-	exp    iceberg.ExpireOutcome // orphans removed counted in
-	erased int64                 // PURGE: deleted rows no file holds any more
+	exp    lake.ExpireOutcome // orphans removed counted in
+	erased int64              // PURGE: deleted rows no file holds any more
 }
 
 func (v *vacuumOutcome) add(o vacuumOutcome) {
@@ -156,7 +156,7 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 // vacuumOrphans removes the table's orphans older than a week, counted
 // in out: younger ones may be a commit in flight (even for PURGE: an
 // erased row is in a committed file, not in those).
-func vacuumOrphans(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifier, out *vacuumOutcome) error {
+func vacuumOrphans(ctx context.Context, wh *lake.Warehouse, ident table.Identifier, out *vacuumOutcome) error {
 	orph, err := wh.Maintenance().RemoveOrphanFiles(ctx, ident, orphanRetention)
 	out.exp.DeletedFiles += orph.DeletedFiles
 	out.exp.DeletedBytes += orph.DeletedBytes

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table/dv"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -97,7 +97,7 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 	meta := tbl.Metadata()
 	survive := map[string]bool{}
 	for _, b := range branches {
-		head, err := iceberg.BranchView(tbl, b)
+		head, err := lake.BranchView(tbl, b)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +119,7 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 	}
 	var out []string
 	for _, name := range tags {
-		ref, _ := iceberg.FindRef(meta, name)
+		ref, _ := lake.FindRef(meta, name)
 		data, dels, err := p.Warehouse().Maintenance().SnapshotFiles(ctx, tbl, *meta.SnapshotByID(ref.SnapshotID))
 		if err != nil {
 			return nil, err
@@ -138,14 +138,14 @@ func blockingTags(ctx context.Context, p Port, tbl *table.Table, branches, tags 
 // clearTags deals with the tags in the purge's way: refused, or dropped
 // before the rewrites (before is true), or moved to main's purged head
 // after them.
-func clearTags(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifier, blocking []string, how sql.TagAction, before bool) error {
+func clearTags(ctx context.Context, wh *lake.Warehouse, ident table.Identifier, blocking []string, how sql.TagAction, before bool) error {
 	if len(blocking) == 0 {
 		return nil
 	}
 	switch {
 	case how == sql.TagsRefuse:
 		return &pgerr.Error{Code: pgerr.ObjectNotInPrerequisiteState,
-			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", iceberg.IdentKey(ident), quotedList(blocking)),
+			Message: fmt.Sprintf("VACUUM (PURGE) cannot erase the deleted rows of %q: tag %s keeps files that hold them", lake.IdentKey(ident), quotedList(blocking)),
 			Detail:  "A tag names one snapshot for good: the files it references stay as long as it exists.",
 			Hint:    "Drop those tags, or move them to the purged current snapshot: VACUUM (PURGE, DROP_TAGS) or VACUUM (PURGE, MOVE_TAGS)."}
 	case how == sql.TagsDrop && before:
@@ -156,7 +156,7 @@ func clearTags(ctx context.Context, wh *iceberg.Warehouse, ident table.Identifie
 		}
 	case how == sql.TagsMove && !before:
 		for _, name := range blocking {
-			if _, err := wh.Branches().SetRef(ctx, ident, iceberg.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
+			if _, err := wh.Branches().SetRef(ctx, ident, lake.RefChange{Name: name, Tag: true, Replace: true}); err != nil {
 				return err
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/exec/engine"
+	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -37,7 +37,7 @@ func TestComplete(t *testing.T) {
 		"DESCRIBE events": answer(rowsResult(one, "SHOW", []*string{str("event_id")}, []*string{str("user_id")})),
 	}}
 	sh := New(f, &strings.Builder{}, &strings.Builder{})
-	sh.MetadataKinds = exec.MetadataTableKinds()
+	sh.MetadataKinds = session.MetadataTableKinds()
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -74,7 +74,7 @@ func TestComplete(t *testing.T) {
 // nothing else.
 func TestCompleteMetadataTables(t *testing.T) {
 	sh := New(&fakeSession{}, &strings.Builder{}, &strings.Builder{})
-	sh.MetadataKinds = exec.MetadataTableKinds()
+	sh.MetadataKinds = session.MetadataTableKinds()
 	_, got, _ := sh.Complete(`SELECT * FROM "events$`, len(`SELECT * FROM "events$`))
 	var want []string
 	for _, kind := range engine.MetaTableNames() {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/pgtest"
 	"github.com/magmalake/magmalake/internal/testserver"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -100,7 +100,7 @@ func TestDescribeFunctionsOnMagmalake(t *testing.T) {
 
 // magmalakeSession is a session of an engine on an empty warehouse, as
 // user postgres (psql's owner column names the bootstrap superuser).
-func magmalakeSession(t *testing.T) *exec.Session {
+func magmalakeSession(t *testing.T) *session.Session {
 	t.Helper()
 	s := testserver.Engine(t, t.TempDir()).NewSession(stmt.SessionInfo{User: "postgres", Database: "postgres"})
 	t.Cleanup(s.Close)
@@ -109,7 +109,7 @@ func magmalakeSession(t *testing.T) *exec.Session {
 
 // functionSignatures are magmalake's pg_proc rows as PostgreSQL names
 // them: name(pg_get_function_arguments) for each OID magmalake lists.
-func functionSignatures(t *testing.T, pg *pgHarness, sess *exec.Session) map[string]bool {
+func functionSignatures(t *testing.T, pg *pgHarness, sess *session.Session) map[string]bool {
 	t.Helper()
 	sh := New(sess, &strings.Builder{}, &strings.Builder{})
 	oids, err := sh.cat.queryText(context.Background(), "SELECT oid FROM pg_catalog.pg_proc")

@@ -3,7 +3,7 @@ package sql
 import (
 	"strconv"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 )
 
 // DeclaredTypePrefix starts the table properties that keep a column's SQL
@@ -18,7 +18,7 @@ func Narrowed(t Type) bool {
 
 // DeclaredTypes maps positions of fields to the declared types that props
 // record for them.
-func DeclaredTypes(props map[string]string, fields []ice.NestedField) map[int]Type {
+func DeclaredTypes(props map[string]string, fields []iceberg.NestedField) map[int]Type {
 	out := map[int]Type{}
 	for i, f := range fields {
 		name, ok := props[DeclaredTypePrefix+strconv.Itoa(f.ID)]
@@ -38,7 +38,7 @@ func DeclaredTypes(props map[string]string, fields []ice.NestedField) map[int]Ty
 // declared type, char(n) compares, pads and prints as PostgreSQL's and
 // smallint arithmetic is smallint's. A scan narrows a smallint column's
 // Iceberg ints itself (NarrowInts).
-func ColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
+func ColumnTypes(props map[string]string, fields []iceberg.NestedField) []Type {
 	out := make([]Type, len(fields))
 	for i, f := range fields {
 		out[i] = TypeFromIceberg(f.Type)
@@ -59,7 +59,7 @@ func ColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
 // is an unbounded numeric stored as a string, varchar(2) a string,
 // smallint an int): the catalog then describes the column as the view's
 // query types it.
-func ViewTypeProps(types []Type, fields []ice.NestedField) map[string]string {
+func ViewTypeProps(types []Type, fields []iceberg.NestedField) map[string]string {
 	props := map[string]string{}
 	for i, f := range fields {
 		if i < len(types) && TypeFromIceberg(f.Type) != types[i] {
@@ -71,7 +71,7 @@ func ViewTypeProps(types []Type, fields []ice.NestedField) map[string]string {
 
 // ViewColumnTypes are the SQL types of a view's fields: those props record
 // (ViewTypeProps), else their Iceberg types'.
-func ViewColumnTypes(props map[string]string, fields []ice.NestedField) []Type {
+func ViewColumnTypes(props map[string]string, fields []iceberg.NestedField) []Type {
 	out := make([]Type, len(fields))
 	for i, f := range fields {
 		out[i] = TypeFromIceberg(f.Type)

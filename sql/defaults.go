@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/google/uuid"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -37,7 +37,7 @@ func DefaultArray(ctx context.Context, n Syntax, col string, t Type) (arrow.Arra
 
 // DefaultLiteral is the Iceberg literal of row 0 of arr (DefaultArray's),
 // or nil for NULL: no default.
-func DefaultLiteral(arr arrow.Array, col string, t Type) (ice.Literal, error) {
+func DefaultLiteral(arr arrow.Array, col string, t Type) (iceberg.Literal, error) {
 	v := DatumAt(arr, t, 0)
 	if v == nil {
 		return nil, nil
@@ -57,21 +57,21 @@ func DefaultLiteral(arr arrow.Array, col string, t Type) (ice.Literal, error) {
 // literals say decimal(9, 2) for 1.50 and timestamp for a timestamptz
 // value, and adding a column whose default's type differs is refused.
 type typedLiteral struct {
-	ice.Literal
-	t ice.Type
+	iceberg.Literal
+	t iceberg.Type
 }
 
-func (l typedLiteral) Type() ice.Type { return l.t }
+func (l typedLiteral) Type() iceberg.Type { return l.t }
 
 // Any is the default as iceberg-go takes it. iceberg-go holds a timestamptz
 // value as a Timestamp, which it takes for a timestamp without time zone:
 // SET DEFAULT on a timestamptz column was refused ("value of type
 // timestamp does not match column type timestamptz"). A JSON number of
 // microseconds it takes for either, exactly; the schema committed holds
-// the spec's string (iceberg.SpecSchema).
+// the spec's string (lake.SpecSchema).
 func (l typedLiteral) Any() any {
 	v := l.Literal.Any()
-	if ts, ok := v.(ice.Timestamp); ok && l.t.Equals(ice.PrimitiveTypes.TimestampTz) {
+	if ts, ok := v.(iceberg.Timestamp); ok && l.t.Equals(iceberg.PrimitiveTypes.TimestampTz) {
 		return json.Number(strconv.FormatInt(int64(ts), 10))
 	}
 	return v
@@ -126,13 +126,13 @@ func DefaultConst(t Type, v any) (*Const, error) {
 		d = append([]byte(nil), x...)
 	case uuid.UUID:
 		d = [16]byte(x)
-	case ice.Date:
+	case iceberg.Date:
 		d = int64(x)
-	case ice.Time:
+	case iceberg.Time:
 		d = int64(x)
-	case ice.Timestamp:
+	case iceberg.Timestamp:
 		d = int64(x)
-	case ice.Decimal:
+	case iceberg.Decimal:
 		d = DecimalFromNum128(x.Val, x.Scale)
 	default:
 		return nil, fmt.Errorf("default value %v of type %T for a column of type %s", v, v, t)

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/magmalake/magmalake/internal/pgtest"
@@ -117,16 +117,16 @@ func (r icebergRow) Size() int          { return len(r) }
 func (r icebergRow) Get(pos int) any    { return r[pos] }
 func (r icebergRow) Set(pos int, v any) { r[pos] = v }
 
-func icebergSchema(t *testing.T, sc *Scope) *ice.Schema {
-	fields := make([]ice.NestedField, len(sc.Columns))
+func icebergSchema(t *testing.T, sc *Scope) *iceberg.Schema {
+	fields := make([]iceberg.NestedField, len(sc.Columns))
 	for k, c := range sc.Columns {
 		it, err := c.T.IcebergType()
 		if err != nil {
 			t.Fatal(err)
 		}
-		fields[k] = ice.NestedField{ID: c.FieldID, Name: c.Name, Type: it}
+		fields[k] = iceberg.NestedField{ID: c.FieldID, Name: c.Name, Type: it}
 	}
-	return ice.NewSchema(0, fields...)
+	return iceberg.NewSchema(0, fields...)
 }
 
 func icebergRows(sc *Scope, batch arrow.RecordBatch) []icebergRow {
@@ -142,12 +142,12 @@ func icebergRows(sc *Scope, batch arrow.RecordBatch) []icebergRow {
 			case KindInt32:
 				row[k] = int32(d.(int64))
 			case KindDate:
-				row[k] = ice.Date(d.(int64))
+				row[k] = iceberg.Date(d.(int64))
 			case KindTimestamp:
-				row[k] = ice.Timestamp(d.(int64))
+				row[k] = iceberg.Timestamp(d.(int64))
 			case KindNumeric:
 				n, _ := d.(Decimal).Num128(c.T.Precision, c.T.Scale)
-				row[k] = ice.Decimal{Val: n, Scale: c.T.Scale}
+				row[k] = iceberg.Decimal{Val: n, Scale: c.T.Scale}
 			default:
 				row[k] = d
 			}
@@ -175,7 +175,7 @@ func TestWhereMatchesPostgres(t *testing.T) {
 }
 
 // checkWhere compares Match and the Iceberg translation with PostgreSQL.
-func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, schema *ice.Schema, irows []icebergRow, w genExpr) {
+func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch, schema *iceberg.Schema, irows []icebergRow, w genExpr) {
 	t.Helper()
 	pgRows, pgCode := pgRun(t, conn, "SELECT id FROM t WHERE "+w.pg+" ORDER BY id")
 	e, err := bindAST(parseExprNode(t, w.my), sc, nil)
@@ -202,7 +202,7 @@ func checkWhere(t *testing.T, conn *pgx.Conn, sc *Scope, batch arrow.RecordBatch
 		}
 	}
 	tr := Translate(context.Background(), e, sc, nil)
-	eval, err := ice.ExpressionEvaluator(schema, tr.Filter, true)
+	eval, err := iceberg.ExpressionEvaluator(schema, tr.Filter, true)
 	if err != nil {
 		t.Errorf("WHERE %s: filter %s does not bind: %v", w.pg, tr.Filter, err)
 		return

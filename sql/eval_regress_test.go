@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
 )
@@ -15,10 +15,10 @@ import (
 // would be true for null rows: the translation guards it with not_null.
 func TestRegressTranslateLessThanExcludesNull(t *testing.T) {
 	sc := exprTestScope()
-	schema := ice.NewSchema(0, ice.NestedField{ID: 3, Name: "i", Type: ice.PrimitiveTypes.Int32})
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 3, Name: "i", Type: iceberg.PrimitiveTypes.Int32})
 	for _, where := range []string{"i < 5", "i <= 5", "i not between 6 and 9", "not (i >= 5)"} {
 		tr := Translate(context.Background(), mustBind(t, where, sc), sc, nil)
-		eval, err := ice.ExpressionEvaluator(schema, tr.Filter, true)
+		eval, err := iceberg.ExpressionEvaluator(schema, tr.Filter, true)
 		if err != nil {
 			t.Fatal(err)
 		}

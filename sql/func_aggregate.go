@@ -5,7 +5,7 @@ import (
 )
 
 // The aggregates: their binding here (bind_agg.go binds the calls), their
-// accumulators in the engine (exec/engine's aggregates, by entry name).
+// accumulators in the engine (engine's aggregates, by entry name).
 
 // aggRule is how a call of an aggregate binds.
 type aggRule struct {

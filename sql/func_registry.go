@@ -17,7 +17,7 @@ import (
 // through the registry, the evaluator computes bound calls through it, the
 // constant folder reads volatility and strictness from it, the engine finds
 // its aggregates, window and set-returning functions in it, and pg_proc
-// lists its signatures (exec/pgcatalog). Each family registers its entries
+// lists its signatures (pgcatalog). Each family registers its entries
 // in its own file (func_text.go's textFunctions, ...), next to their
 // implementations.
 

@@ -2,7 +2,7 @@ package sql
 
 // The window functions and the set-returning functions: their binding
 // here (window.go binds the calls), their computation in the engine
-// (exec/engine's window and set-returning functions, by entry name).
+// (engine's window and set-returning functions, by entry name).
 
 // windowRule is how a call of a window function binds.
 type windowRule struct {

@@ -263,7 +263,7 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 	return true, nil
 }
 
-// fileFunctions read files in FROM (exec/engine's FileReader); their
+// fileFunctions read files in FROM (engine's FileReader); their
 // columns come from the files, and they take named options.
 var fileFunctions = kwSet("read_csv read_csv_auto read_parquet parquet_scan")
 

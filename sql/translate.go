@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
 )
@@ -14,7 +14,7 @@ import (
 type Translation struct {
 	// Filter is implied by the WHERE: every row for which the WHERE is TRUE
 	// satisfies Filter under Iceberg's two-valued semantics. Pruning may use it.
-	Filter ice.BooleanExpression
+	Filter iceberg.BooleanExpression
 	// Exact: for every row, Filter is true exactly when the WHERE is TRUE, so
 	// a file whose rows all satisfy Filter can be dropped unread.
 	Exact bool
@@ -32,7 +32,7 @@ func Translate(ctx context.Context, e Expr, scope *Scope, params []any) Translat
 	if e, err := substituteParams(e, params, InputStyleOf(ctx)); err == nil {
 		return translateConjuncts(e)
 	}
-	return Translation{Filter: ice.AlwaysTrue{}, Residual: e}
+	return Translation{Filter: iceberg.AlwaysTrue{}, Residual: e}
 }
 
 func translateConjuncts(e Expr) Translation {
@@ -40,11 +40,11 @@ func translateConjuncts(e Expr) Translation {
 	if l, ok := e.(*Logic); ok && l.And {
 		conj = l.Args
 	}
-	var filter ice.BooleanExpression = ice.AlwaysTrue{}
+	var filter iceberg.BooleanExpression = iceberg.AlwaysTrue{}
 	var residual []Expr
 	for _, c := range conj {
 		f, exact := translateBool(c, true)
-		filter = ice.NewAnd(filter, f)
+		filter = iceberg.NewAnd(filter, f)
 		if !exact {
 			residual = append(residual, c)
 		}
@@ -57,7 +57,7 @@ func translateConjuncts(e Expr) Translation {
 	default:
 		t.Residual = &Logic{And: true, Args: residual}
 	}
-	if _, never := filter.(ice.AlwaysFalse); never {
+	if _, never := filter.(iceberg.AlwaysFalse); never {
 		// No row can match: nothing is left to check.
 		t.Exact, t.Residual = true, nil
 	}
@@ -66,8 +66,8 @@ func translateConjuncts(e Expr) Translation {
 
 // FilterJSON is the Iceberg REST JSON form of a filter, for EXPLAIN. The filter
 // is bound to schema first: unbound timestamp predicates cannot be marshalled.
-func FilterJSON(f ice.BooleanExpression, schema *ice.Schema) ([]byte, error) {
-	bound, err := ice.BindExpr(schema, f, true)
+func FilterJSON(f iceberg.BooleanExpression, schema *iceberg.Schema) ([]byte, error) {
+	bound, err := iceberg.BindExpr(schema, f, true)
 	if err != nil {
 		return nil, fmt.Errorf("bind filter %s: %w", f, err)
 	}
@@ -75,11 +75,11 @@ func FilterJSON(f ice.BooleanExpression, schema *ice.Schema) ([]byte, error) {
 }
 
 // untranslatable is the filter for a predicate Iceberg cannot express.
-func untranslatable() (ice.BooleanExpression, bool) { return ice.AlwaysTrue{}, false }
+func untranslatable() (iceberg.BooleanExpression, bool) { return iceberg.AlwaysTrue{}, false }
 
 // translateBool returns a filter implied by "e IS want" (want false: e is
 // FALSE, not NULL) and whether it is equivalent to it.
-func translateBool(e Expr, want bool) (ice.BooleanExpression, bool) {
+func translateBool(e Expr, want bool) (iceberg.BooleanExpression, bool) {
 	switch x := e.(type) {
 	case *Logic:
 		return translateLogic(x, want)
@@ -87,26 +87,26 @@ func translateBool(e Expr, want bool) (ice.BooleanExpression, bool) {
 		return translateBool(x.X, !want)
 	case *Const:
 		if x.Value == nil {
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		}
 		if x.Value.(bool) == want {
-			return ice.AlwaysTrue{}, true
+			return iceberg.AlwaysTrue{}, true
 		}
-		return ice.AlwaysFalse{}, true
+		return iceberg.AlwaysFalse{}, true
 	case *ColumnRef:
 		if !tableColumn(x) || x.T.Kind != KindBool {
 			return untranslatable()
 		}
-		return ice.EqualTo(ice.Reference(x.Name), want), true
+		return iceberg.EqualTo(iceberg.Reference(x.Name), want), true
 	case *IsNull:
 		col, ok := x.X.(*ColumnRef)
 		if !ok || !tableColumn(col) {
 			return untranslatable()
 		}
 		if want != x.Not {
-			return ice.IsNull(ice.Reference(col.Name)), true
+			return iceberg.IsNull(iceberg.Reference(col.Name)), true
 		}
-		return ice.NotNull(ice.Reference(col.Name)), true
+		return iceberg.NotNull(iceberg.Reference(col.Name)), true
 	case *IsBool:
 		return translateIsBool(x, want)
 	case *Compare:
@@ -121,10 +121,10 @@ func translateBool(e Expr, want bool) (ice.BooleanExpression, bool) {
 	return untranslatable()
 }
 
-func translateLogic(x *Logic, want bool) (ice.BooleanExpression, bool) {
+func translateLogic(x *Logic, want bool) (iceberg.BooleanExpression, bool) {
 	// AND is TRUE when all args are; it is FALSE when any is (De Morgan).
 	all := x.And == want
-	var out ice.BooleanExpression
+	var out iceberg.BooleanExpression
 	exact := true
 	for _, a := range x.Args {
 		f, ex := translateBool(a, want)
@@ -133,9 +133,9 @@ func translateLogic(x *Logic, want bool) (ice.BooleanExpression, bool) {
 		case out == nil:
 			out = f
 		case all:
-			out = ice.NewAnd(out, f)
+			out = iceberg.NewAnd(out, f)
 		default:
-			out = ice.NewOr(out, f)
+			out = iceberg.NewOr(out, f)
 		}
 	}
 	return out, exact
@@ -143,7 +143,7 @@ func translateLogic(x *Logic, want bool) (ice.BooleanExpression, bool) {
 
 // translateIsBool: X IS TRUE holds where X is TRUE; X IS NOT TRUE where the
 // exact filter for X is false (two-valued complement of an exact filter).
-func translateIsBool(x *IsBool, want bool) (ice.BooleanExpression, bool) {
+func translateIsBool(x *IsBool, want bool) (iceberg.BooleanExpression, bool) {
 	f, exact := translateBool(x.X, x.Value)
 	if want != x.Not {
 		return f, exact
@@ -172,13 +172,13 @@ func columnAndConst(l, r Expr, op CmpOp) (*ColumnRef, *Const, CmpOp, bool) {
 	return nil, nil, op, false
 }
 
-func translateCompare(x *Compare, want bool) (ice.BooleanExpression, bool) {
+func translateCompare(x *Compare, want bool) (iceberg.BooleanExpression, bool) {
 	col, k, op, ok := columnAndConst(x.L, x.R, x.Op)
 	if !ok {
 		return untranslatable()
 	}
 	if k.Value == nil {
-		return ice.AlwaysFalse{}, true // NULL comparisons are never TRUE nor FALSE
+		return iceberg.AlwaysFalse{}, true // NULL comparisons are never TRUE nor FALSE
 	}
 	if !want {
 		op = op.negate() // FALSE on a non-null column is the negated comparison
@@ -186,27 +186,27 @@ func translateCompare(x *Compare, want bool) (ice.BooleanExpression, bool) {
 	return comparePredicate(col, op, k)
 }
 
-func translateDistinct(x *Distinct, want bool) (ice.BooleanExpression, bool) {
+func translateDistinct(x *Distinct, want bool) (iceberg.BooleanExpression, bool) {
 	col, k, _, ok := columnAndConst(x.L, x.R, OpEQ)
 	if !ok {
 		return untranslatable()
 	}
 	same := want == x.Not // the filter asked for is "not distinct"
-	ref := ice.Reference(col.Name)
+	ref := iceberg.Reference(col.Name)
 	if k.Value == nil {
 		if same {
-			return ice.IsNull(ref), true
+			return iceberg.IsNull(ref), true
 		}
-		return ice.NotNull(ref), true
+		return iceberg.NotNull(ref), true
 	}
 	if same {
 		return comparePredicate(col, OpEQ, k)
 	}
 	f, exact := comparePredicate(col, OpNE, k)
-	return ice.NewOr(f, ice.IsNull(ref)), exact
+	return iceberg.NewOr(f, iceberg.IsNull(ref)), exact
 }
 
-func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
+func translateIn(x *InList, want bool) (iceberg.BooleanExpression, bool) {
 	col, ok := x.X.(*ColumnRef)
 	if !ok || !tableColumn(col) {
 		return untranslatable()
@@ -214,8 +214,8 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 	if len(x.List) > maxIcebergInItems {
 		return translateLargeIn(x, col, want)
 	}
-	ref := ice.Reference(col.Name)
-	var lits []ice.Literal
+	ref := iceberg.Reference(col.Name)
+	var lits []iceberg.Literal
 	hasNull, hasNaN := false, false
 	for _, it := range x.List {
 		k, ok := it.(*Const)
@@ -236,9 +236,9 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 			lits = append(lits, lit)
 		}
 	}
-	f := ice.SetPredicate(ice.OpIn, ref, lits)
+	f := iceberg.SetPredicate(iceberg.OpIn, ref, lits)
 	if hasNaN {
-		f = ice.NewOr(f, ice.IsNaN(ref))
+		f = iceberg.NewOr(f, iceberg.IsNaN(ref))
 	}
 	if want {
 		return f, true
@@ -246,9 +246,9 @@ func translateIn(x *InList, want bool) (ice.BooleanExpression, bool) {
 	// NOT IN is TRUE only for a non-null value equal to no item, and never
 	// when an item is NULL.
 	if hasNull {
-		return ice.AlwaysFalse{}, true
+		return iceberg.AlwaysFalse{}, true
 	}
-	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
+	return iceberg.NewAnd(f.Negate(), iceberg.NotNull(ref)), true
 }
 
 // maxIcebergInItems is the longest IN list handed to Iceberg as a set:
@@ -259,8 +259,8 @@ const maxIcebergInItems = 10000
 
 // translateLargeIn is a long IN list as min <= col <= max (inexact); NOT IN
 // keeps only what it must: no row when an item is NULL, else non-null rows.
-func translateLargeIn(x *InList, col *ColumnRef, want bool) (ice.BooleanExpression, bool) {
-	ref := ice.Reference(col.Name)
+func translateLargeIn(x *InList, col *ColumnRef, want bool) (iceberg.BooleanExpression, bool) {
+	ref := iceberg.Reference(col.Name)
 	var lo, hi *Const
 	hasNull := false
 	for k, it := range x.List {
@@ -286,52 +286,52 @@ func translateLargeIn(x *InList, col *ColumnRef, want bool) (ice.BooleanExpressi
 	}
 	if !want {
 		if hasNull {
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		}
-		return ice.NotNull(ref), false
+		return iceberg.NotNull(ref), false
 	}
 	if lo == nil {
-		return ice.AlwaysFalse{}, true
+		return iceberg.AlwaysFalse{}, true
 	}
 	low, _ := comparePredicate(col, OpGE, lo)
 	high, _ := comparePredicate(col, OpLE, hi)
-	return ice.NewAnd(low, high), false
+	return iceberg.NewAnd(low, high), false
 }
 
-func translateLike(x *Like, want bool) (ice.BooleanExpression, bool) {
+func translateLike(x *Like, want bool) (iceberg.BooleanExpression, bool) {
 	col, ok := x.X.(*ColumnRef)
 	k, ok2 := x.Pattern.(*Const)
 	if !ok || !ok2 || !tableColumn(col) || k.Value == nil {
 		return untranslatable()
 	}
-	ref := ice.Reference(col.Name)
+	ref := iceberg.Reference(col.Name)
 	p, err := compileLike(k.Value.(string), x.Escape, false)
 	// char(n) matches its padded value, stored without the blanks.
 	if err != nil || x.ILike || col.T.Bpchar || p.dangling() {
-		return ice.NotNull(ref), false
+		return iceberg.NotNull(ref), false
 	}
 	prefix, exactPrefix := p.likePrefix()
-	var f ice.BooleanExpression
+	var f iceberg.BooleanExpression
 	exact := true
 	switch {
 	case len(p.kind) == len([]rune(prefix)): // no wildcard: equality
-		f = ice.EqualTo(ref, prefix)
+		f = iceberg.EqualTo(ref, prefix)
 	case exactPrefix && prefix == "":
-		f = ice.NotNull(ref)
+		f = iceberg.NotNull(ref)
 	case exactPrefix:
-		f = ice.StartsWith(ref, prefix)
+		f = iceberg.StartsWith(ref, prefix)
 	case prefix != "":
-		f, exact = ice.StartsWith(ref, prefix), false
+		f, exact = iceberg.StartsWith(ref, prefix), false
 	default:
-		f, exact = ice.NotNull(ref), false
+		f, exact = iceberg.NotNull(ref), false
 	}
 	if want {
 		return f, exact
 	}
 	if !exact {
-		return ice.NotNull(ref), false
+		return iceberg.NotNull(ref), false
 	}
-	return ice.NewAnd(f.Negate(), ice.NotNull(ref)), true
+	return iceberg.NewAnd(f.Negate(), iceberg.NotNull(ref)), true
 }
 
 // substituteParams replaces parameters by constants of their bound types.

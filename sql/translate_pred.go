@@ -5,7 +5,7 @@ import (
 	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 	"github.com/google/uuid"
 )
 
@@ -76,24 +76,24 @@ func unitRange(t Type) (*big.Int, *big.Int) {
 }
 
 // unitLiteral is the Iceberg literal of integer k in the column's units.
-func unitLiteral(t Type, k *big.Int) ice.Literal {
+func unitLiteral(t Type, k *big.Int) iceberg.Literal {
 	switch t.Kind {
 	case KindInt16, KindInt32:
-		return ice.NewLiteral(int32(k.Int64()))
+		return iceberg.NewLiteral(int32(k.Int64()))
 	case KindNumeric:
-		return ice.NewLiteral(ice.Decimal{Val: decimal128.FromBigInt(k), Scale: t.Scale})
+		return iceberg.NewLiteral(iceberg.Decimal{Val: decimal128.FromBigInt(k), Scale: t.Scale})
 	case KindDate:
-		return ice.NewLiteral(ice.Date(k.Int64()))
+		return iceberg.NewLiteral(iceberg.Date(k.Int64()))
 	case KindTime:
-		return ice.NewLiteral(ice.Time(k.Int64()))
+		return iceberg.NewLiteral(iceberg.Time(k.Int64()))
 	case KindTimestamp, KindTimestampTZ:
-		return ice.NewLiteral(ice.Timestamp(k.Int64()))
+		return iceberg.NewLiteral(iceberg.Timestamp(k.Int64()))
 	}
-	return ice.NewLiteral(k.Int64())
+	return iceberg.NewLiteral(k.Int64())
 }
 
 // literalFor is the column literal equal to k, for = and IN.
-func literalFor(col *ColumnRef, k *Const) (ice.Literal, litResult) {
+func literalFor(col *ColumnRef, k *Const) (iceberg.Literal, litResult) {
 	t := col.T
 	switch {
 	case integralKind(t):
@@ -115,29 +115,29 @@ func literalFor(col *ColumnRef, k *Const) (ice.Literal, litResult) {
 			return nil, litNaN
 		}
 		if t.Kind == KindFloat64 {
-			return ice.NewLiteral(c), litExact
+			return iceberg.NewLiteral(c), litExact
 		}
 		if f := float32(c); float64(f) == c {
-			return ice.NewLiteral(f), litExact
+			return iceberg.NewLiteral(f), litExact
 		}
 		return nil, litNever
 	}
 	switch v := k.Value.(type) {
 	case string:
 		if t.IsString() {
-			return ice.NewLiteral(v), litExact
+			return iceberg.NewLiteral(v), litExact
 		}
 	case []byte:
 		if t.Kind == KindBytea {
-			return ice.NewLiteral(v), litExact
+			return iceberg.NewLiteral(v), litExact
 		}
 	case [16]byte:
 		if t.Kind == KindUUID {
-			return ice.NewLiteral(uuid.UUID(v)), litExact
+			return iceberg.NewLiteral(uuid.UUID(v)), litExact
 		}
 	case bool:
 		if t.Kind == KindBool {
-			return ice.NewLiteral(v), litExact
+			return iceberg.NewLiteral(v), litExact
 		}
 	}
 	return nil, litNone
@@ -147,40 +147,40 @@ func literalFor(col *ColumnRef, k *Const) (ice.Literal, litResult) {
 // values for which "column op k" is TRUE in PostgreSQL (k non-null).
 // Iceberg's row evaluator orders null below every value, so < and <= are
 // guarded with not_null to stay exact.
-func comparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, bool) {
+func comparePredicate(col *ColumnRef, op CmpOp, k *Const) (iceberg.BooleanExpression, bool) {
 	f, exact := rawComparePredicate(col, op, k)
 	if op != OpLT && op != OpLE {
 		return f, exact
 	}
 	switch f.(type) {
-	case ice.AlwaysFalse, ice.AlwaysTrue:
+	case iceberg.AlwaysFalse, iceberg.AlwaysTrue:
 		return f, exact
 	}
-	if up, ok := f.(ice.UnboundPredicate); ok && up.Op() == ice.OpNotNull {
+	if up, ok := f.(iceberg.UnboundPredicate); ok && up.Op() == iceberg.OpNotNull {
 		return f, exact
 	}
-	return ice.NewAnd(f, ice.NotNull(ice.Reference(col.Name))), exact
+	return iceberg.NewAnd(f, iceberg.NotNull(iceberg.Reference(col.Name))), exact
 }
 
-func rawComparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, bool) {
-	ref := ice.Reference(col.Name)
+func rawComparePredicate(col *ColumnRef, op CmpOp, k *Const) (iceberg.BooleanExpression, bool) {
+	ref := iceberg.Reference(col.Name)
 	if op == OpEQ || op == OpNE {
 		lit, res := literalFor(col, k)
-		var eq ice.BooleanExpression
+		var eq iceberg.BooleanExpression
 		switch res {
 		case litNone:
 			return untranslatable()
 		case litNever:
-			eq = ice.AlwaysFalse{}
+			eq = iceberg.AlwaysFalse{}
 		case litNaN:
-			eq = ice.IsNaN(ref)
+			eq = iceberg.IsNaN(ref)
 		default:
-			eq = ice.LiteralPredicate(ice.OpEQ, ref, lit)
+			eq = iceberg.LiteralPredicate(iceberg.OpEQ, ref, lit)
 		}
 		if op == OpEQ {
 			return eq, true
 		}
-		return ice.NewAnd(eq.Negate(), ice.NotNull(ref)), true
+		return iceberg.NewAnd(eq.Negate(), iceberg.NotNull(ref)), true
 	}
 	t := col.T
 	switch {
@@ -195,31 +195,31 @@ func rawComparePredicate(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpress
 		if res != litExact {
 			return untranslatable()
 		}
-		return ice.LiteralPredicate(iceOp(op), ref, lit), true
+		return iceberg.LiteralPredicate(iceOp(op), ref, lit), true
 	}
 	return untranslatable()
 }
 
-func iceOp(op CmpOp) ice.Operation {
-	return [...]ice.Operation{ice.OpEQ, ice.OpNEQ, ice.OpLT, ice.OpLTEQ, ice.OpGT, ice.OpGTEQ}[op]
+func iceOp(op CmpOp) iceberg.Operation {
+	return [...]iceberg.Operation{iceberg.OpEQ, iceberg.OpNEQ, iceberg.OpLT, iceberg.OpLTEQ, iceberg.OpGT, iceberg.OpGTEQ}[op]
 }
 
-func integralRange(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, bool) {
-	ref := ice.Reference(col.Name)
+func integralRange(col *ColumnRef, op CmpOp, k *Const) (iceberg.BooleanExpression, bool) {
+	ref := iceberg.Reference(col.Name)
 	r, f, ok := unitsRat(col.T, k)
 	if !ok {
 		switch {
 		case math.IsNaN(f), math.IsInf(f, 1):
 			// NaN and +Infinity are above every integer value.
 			if op == OpLT || op == OpLE {
-				return ice.NotNull(ref), true
+				return iceberg.NotNull(ref), true
 			}
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		case math.IsInf(f, -1):
 			if op == OpGT || op == OpGE {
-				return ice.NotNull(ref), true
+				return iceberg.NotNull(ref), true
 			}
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		}
 		return untranslatable()
 	}
@@ -242,78 +242,78 @@ func integralRange(col *ColumnRef, op CmpOp, k *Const) (ice.BooleanExpression, b
 	if upper {
 		switch {
 		case bound.Cmp(hi) >= 0:
-			return ice.NotNull(ref), true
+			return iceberg.NotNull(ref), true
 		case bound.Cmp(lo) < 0:
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		}
 		if op == OpLT && r.IsInt() {
-			return ice.LiteralPredicate(ice.OpLT, ref, unitLiteral(col.T, r.Num())), true
+			return iceberg.LiteralPredicate(iceberg.OpLT, ref, unitLiteral(col.T, r.Num())), true
 		}
-		return ice.LiteralPredicate(ice.OpLTEQ, ref, unitLiteral(col.T, bound)), true
+		return iceberg.LiteralPredicate(iceberg.OpLTEQ, ref, unitLiteral(col.T, bound)), true
 	}
 	switch {
 	case bound.Cmp(lo) <= 0:
-		return ice.NotNull(ref), true
+		return iceberg.NotNull(ref), true
 	case bound.Cmp(hi) > 0:
-		return ice.AlwaysFalse{}, true
+		return iceberg.AlwaysFalse{}, true
 	}
 	if op == OpGT && r.IsInt() {
-		return ice.LiteralPredicate(ice.OpGT, ref, unitLiteral(col.T, r.Num())), true
+		return iceberg.LiteralPredicate(iceberg.OpGT, ref, unitLiteral(col.T, r.Num())), true
 	}
-	return ice.LiteralPredicate(ice.OpGTEQ, ref, unitLiteral(col.T, bound)), true
+	return iceberg.LiteralPredicate(iceberg.OpGTEQ, ref, unitLiteral(col.T, bound)), true
 }
 
 // floatRange guards Iceberg's float ordering with NaN tests so that both
 // IEEE comparison and Iceberg's evaluator (which sorts NaN first) agree with
 // PostgreSQL, where NaN is above every number.
-func floatRange(col *ColumnRef, op CmpOp, c float64) (ice.BooleanExpression, bool) {
-	ref := ice.Reference(col.Name)
+func floatRange(col *ColumnRef, op CmpOp, c float64) (iceberg.BooleanExpression, bool) {
+	ref := iceberg.Reference(col.Name)
 	if math.IsNaN(c) {
 		switch op {
 		case OpLT:
-			return ice.NotNaN(ref), true
+			return iceberg.NotNaN(ref), true
 		case OpLE:
-			return ice.NotNull(ref), true
+			return iceberg.NotNull(ref), true
 		case OpGT:
-			return ice.AlwaysFalse{}, true
+			return iceberg.AlwaysFalse{}, true
 		}
-		return ice.IsNaN(ref), true
+		return iceberg.IsNaN(ref), true
 	}
-	var lit ice.Literal = ice.NewLiteral(c)
+	var lit iceberg.Literal = iceberg.NewLiteral(c)
 	iop := iceOp(op)
 	if col.T.Kind == KindFloat32 {
 		f := float32(c)
 		switch {
 		case float64(f) == c:
-			lit = ice.NewLiteral(f)
+			lit = iceberg.NewLiteral(f)
 		case op == OpLT || op == OpLE:
 			if float64(f) > c {
 				f = math.Nextafter32(f, float32(math.Inf(-1)))
 			}
-			lit, iop = ice.NewLiteral(f), ice.OpLTEQ
+			lit, iop = iceberg.NewLiteral(f), iceberg.OpLTEQ
 		default:
 			if float64(f) < c {
 				f = math.Nextafter32(f, float32(math.Inf(1)))
 			}
-			lit, iop = ice.NewLiteral(f), ice.OpGTEQ
+			lit, iop = iceberg.NewLiteral(f), iceberg.OpGTEQ
 		}
 	}
-	p := ice.LiteralPredicate(iop, ref, lit)
+	p := iceberg.LiteralPredicate(iop, ref, lit)
 	if op == OpLT || op == OpLE {
-		return ice.NewAnd(p, ice.NotNaN(ref)), true
+		return iceberg.NewAnd(p, iceberg.NotNaN(ref)), true
 	}
-	return ice.NewOr(p, ice.IsNaN(ref)), true
+	return iceberg.NewOr(p, iceberg.IsNaN(ref)), true
 }
 
 // boolRange orders false < true as PostgreSQL does.
-func boolRange(ref ice.UnboundTerm, op CmpOp, v bool) ice.BooleanExpression {
+func boolRange(ref iceberg.UnboundTerm, op CmpOp, v bool) iceberg.BooleanExpression {
 	switch {
 	case op == OpLT && v, op == OpLE && !v:
-		return ice.EqualTo(ref, false)
+		return iceberg.EqualTo(ref, false)
 	case op == OpGT && !v, op == OpGE && v:
-		return ice.EqualTo(ref, true)
+		return iceberg.EqualTo(ref, true)
 	case op == OpLE && v, op == OpGE && !v:
-		return ice.NotNull(ref)
+		return iceberg.NotNull(ref)
 	}
-	return ice.AlwaysFalse{}
+	return iceberg.AlwaysFalse{}
 }

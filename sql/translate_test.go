@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 )
 
 func TestTranslateFilters(t *testing.T) {
@@ -69,11 +69,11 @@ func TestTranslateParamsAndJSON(t *testing.T) {
 	if !tr.Exact {
 		t.Fatalf("not exact: %s", tr.Filter)
 	}
-	fields := []ice.NestedField{
-		{ID: 2, Name: "b", Type: ice.PrimitiveTypes.Int64},
-		{ID: 8, Name: "ts", Type: ice.PrimitiveTypes.Timestamp},
+	fields := []iceberg.NestedField{
+		{ID: 2, Name: "b", Type: iceberg.PrimitiveTypes.Int64},
+		{ID: 8, Name: "ts", Type: iceberg.PrimitiveTypes.Timestamp},
 	}
-	js, err := FilterJSON(tr.Filter, ice.NewSchema(0, fields...))
+	js, err := FilterJSON(tr.Filter, iceberg.NewSchema(0, fields...))
 	if err != nil {
 		t.Fatal(err)
 	}

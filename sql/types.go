@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
-	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
 )
@@ -423,18 +423,18 @@ func (t Type) ArrowType() arrow.DataType {
 }
 
 // IcebergType is the Iceberg column type a SQL column of type t is stored as.
-func (t Type) IcebergType() (ice.Type, error) {
+func (t Type) IcebergType() (iceberg.Type, error) {
 	switch t.Kind {
 	case KindBool:
-		return ice.PrimitiveTypes.Bool, nil
+		return iceberg.PrimitiveTypes.Bool, nil
 	case KindInt16, KindInt32:
-		return ice.PrimitiveTypes.Int32, nil
+		return iceberg.PrimitiveTypes.Int32, nil
 	case KindInt64:
-		return ice.PrimitiveTypes.Int64, nil
+		return iceberg.PrimitiveTypes.Int64, nil
 	case KindFloat32:
-		return ice.PrimitiveTypes.Float32, nil
+		return iceberg.PrimitiveTypes.Float32, nil
 	case KindFloat64:
-		return ice.PrimitiveTypes.Float64, nil
+		return iceberg.PrimitiveTypes.Float64, nil
 	case KindNumeric:
 		if t.Precision == 0 {
 			return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "numeric without precision cannot be stored in an Iceberg table; use numeric(p,s) with p <= 38")
@@ -442,53 +442,53 @@ func (t Type) IcebergType() (ice.Type, error) {
 		if t.Precision > 38 {
 			return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 38 for Iceberg decimal", t.Precision)
 		}
-		return ice.DecimalTypeOf(t.Precision, t.Scale), nil
+		return iceberg.DecimalTypeOf(t.Precision, t.Scale), nil
 	case KindText, KindVarchar:
-		return ice.PrimitiveTypes.String, nil
+		return iceberg.PrimitiveTypes.String, nil
 	case KindBytea:
-		return ice.PrimitiveTypes.Binary, nil
+		return iceberg.PrimitiveTypes.Binary, nil
 	case KindDate:
-		return ice.PrimitiveTypes.Date, nil
+		return iceberg.PrimitiveTypes.Date, nil
 	case KindTime:
-		return ice.PrimitiveTypes.Time, nil
+		return iceberg.PrimitiveTypes.Time, nil
 	case KindTimestamp:
-		return ice.PrimitiveTypes.Timestamp, nil
+		return iceberg.PrimitiveTypes.Timestamp, nil
 	case KindTimestampTZ:
-		return ice.PrimitiveTypes.TimestampTz, nil
+		return iceberg.PrimitiveTypes.TimestampTz, nil
 	case KindUUID:
-		return ice.PrimitiveTypes.UUID, nil
+		return iceberg.PrimitiveTypes.UUID, nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "type %s cannot be stored in an Iceberg table", t)
 }
 
 // TypeFromIceberg is the SQL type a column of Iceberg type it is read as.
-func TypeFromIceberg(it ice.Type) Type {
+func TypeFromIceberg(it iceberg.Type) Type {
 	switch v := it.(type) {
-	case ice.BooleanType:
+	case iceberg.BooleanType:
 		return Bool
-	case ice.Int32Type:
+	case iceberg.Int32Type:
 		return Int32
-	case ice.Int64Type:
+	case iceberg.Int64Type:
 		return Int64
-	case ice.Float32Type:
+	case iceberg.Float32Type:
 		return Float32
-	case ice.Float64Type:
+	case iceberg.Float64Type:
 		return Float64
-	case ice.DecimalType:
+	case iceberg.DecimalType:
 		return Numeric(v.Precision(), v.Scale())
-	case ice.StringType:
+	case iceberg.StringType:
 		return Text
-	case ice.BinaryType:
+	case iceberg.BinaryType:
 		return Bytea
-	case ice.DateType:
+	case iceberg.DateType:
 		return Date
-	case ice.TimeType:
+	case iceberg.TimeType:
 		return Time
-	case ice.TimestampType:
+	case iceberg.TimestampType:
 		return Timestamp
-	case ice.TimestampTzType:
+	case iceberg.TimestampTzType:
 		return TimestampTZ
-	case ice.UUIDType:
+	case iceberg.UUIDType:
 		return UUID
 	}
 	return JSON

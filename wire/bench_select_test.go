@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -16,12 +16,12 @@ import (
 func benchEngineServer(b *testing.B) string {
 	b.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: b.TempDir()})
+	wh, err := lake.Open(ctx, lake.Config{DataDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+	eng, err := session.NewEngine(ctx, wh, session.EngineOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -167,12 +167,12 @@ func TestInvalidUTF8InCopy(t *testing.T) {
 // Against the real engine: the failed COPY leaves the table as it was.
 func TestInvalidUTF8InCopyLeavesTableUnchanged(t *testing.T) {
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: t.TempDir()})
+	wh, err := lake.Open(ctx, lake.Config{DataDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+	eng, err := session.NewEngine(ctx, wh, session.EngineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // Session is what the wire layer needs from a connection's session (the
-// engine's, exec.Session, satisfies it).
+// engine's, session.Session, satisfies it).
 type Session interface {
 	ParameterStatus() map[string]string
 	Split(query string) ([]string, error)

@@ -17,11 +17,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/cli"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/repl"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -38,13 +38,13 @@ func runRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 	if cfg.Server != nil {
 		return runRemoteRepl(ctx, cfg, std)
 	}
-	wh, err := iceberg.Open(ctx, cfg.Catalog)
+	wh, err := lake.Open(ctx, cfg.Catalog)
 	if err != nil {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
 	// The shell reads the files its user can (read_csv, read_parquet).
-	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{FileReadRoots: []string{string(filepath.Separator)}})
+	eng, err := openEngine(ctx, wh, cfg.Demo, session.EngineOptions{FileReadRoots: []string{string(filepath.Separator)}})
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func runRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 		Options: map[string]string{"magmalake.progress": "on"}})
 	defer sess.Close()
 	sh := repl.New(sess, std.Out, std.Err)
-	sh.MetadataKinds = exec.MetadataTableKinds()
+	sh.MetadataKinds = session.MetadataTableKinds()
 	sh.ConnInfo = fmt.Sprintf("You are connected to database \"magmalake\" as user \"%s\" on the %s.", osUser(), describeCatalog(cfg.Catalog))
 	return runShell(ctx, sh, cfg, std)
 }
@@ -107,13 +107,13 @@ func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 			return err
 		}
 	}
-	wh, err := iceberg.Open(ctx, cfg.Catalog)
+	wh, err := lake.Open(ctx, cfg.Catalog)
 	if err != nil {
 		return fmt.Errorf("open catalog: %w", err)
 	}
 	defer wh.Close()
 	logger := serverLogger(cfg.LogFormat, std.Err)
-	eng, err := openEngine(ctx, wh, cfg.Demo, exec.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads})
+	eng, err := openEngine(ctx, wh, cfg.Demo, session.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads})
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 // startAutoVacuum runs background maintenance until the returned func is
 // called, which also waits for a pass in progress to stop (before the
 // catalog closes under it).
-func startAutoVacuum(ctx context.Context, eng *exec.Engine, cfg serveConfig) (stop func()) {
+func startAutoVacuum(ctx context.Context, eng *session.Engine, cfg serveConfig) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	av := eng.NewAutoVacuum(maintenance.AutoVacuumOptions{Interval: cfg.AutoVacuum, MaxBytes: cfg.AutoVacuumBytes})

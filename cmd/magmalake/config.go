@@ -9,18 +9,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
 	"github.com/magmalake/magmalake/internal/cli"
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/wire"
 )
 
 // catalogConfig is what repl and serve share: which catalog to open.
 type catalogConfig struct {
-	Catalog iceberg.Config
+	Catalog lake.Config
 	Demo    bool // create xmen.characters if missing
 }
 
@@ -90,7 +90,7 @@ func (c *catalogFlags) register(fs *flag.FlagSet, env cli.Getenv) {
 	fs.StringVar(&c.warehouse, "warehouse", env("MAGMALAKE_WAREHOUSE"), "warehouse location URI (env MAGMALAKE_WAREHOUSE)")
 	fs.BoolVar(&c.demo, "demo", false, "create the demo table xmen.characters if it is missing")
 	fs.Func("allow-path", "location prefix outside the warehouse that table properties may name, repeatable", func(s string) error {
-		if err := iceberg.CheckAllowPath(s); err != nil {
+		if err := lake.CheckAllowPath(s); err != nil {
 			return err
 		}
 		c.allow = append(c.allow, s)
@@ -119,7 +119,7 @@ func (c *catalogFlags) finish(env cli.Getenv) (catalogConfig, error) {
 		props = nil
 	}
 	return catalogConfig{
-		Catalog: iceberg.Config{DataDir: c.data, CatalogName: c.catalog, CatalogProps: props, WarehouseURI: c.warehouse, AllowPaths: c.allow},
+		Catalog: lake.Config{DataDir: c.data, CatalogName: c.catalog, CatalogProps: props, WarehouseURI: c.warehouse, AllowPaths: c.allow},
 		Demo:    c.demo,
 	}, nil
 }
@@ -309,7 +309,7 @@ func addSetting(m map[string]string, kv string) error {
 	if !ok {
 		return fmt.Errorf("want name=value, got %q", kv)
 	}
-	n, v, err := exec.CheckServerSetting(name, value)
+	n, v, err := session.CheckServerSetting(name, value)
 	if err != nil {
 		return err
 	}

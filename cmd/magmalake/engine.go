@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/session"
 )
 
 // describeCatalog names the catalog for \conninfo: its type and URI (no
 // credentials), or the embedded catalog's directory.
-func describeCatalog(c iceberg.Config) string {
+func describeCatalog(c lake.Config) string {
 	if uri := c.CatalogProps["uri"]; uri != "" || c.CatalogProps["type"] != "" {
 		kind := c.CatalogProps["type"]
 		if kind == "" {
@@ -35,8 +35,8 @@ func redactURI(uri string) string {
 
 // openEngine starts the executor on wh and, with demo, makes sure the demo
 // table exists.
-func openEngine(ctx context.Context, wh *iceberg.Warehouse, demo bool, opts exec.EngineOptions) (*exec.Engine, error) {
-	eng, err := exec.NewEngine(ctx, wh, opts)
+func openEngine(ctx context.Context, wh *lake.Warehouse, demo bool, opts session.EngineOptions) (*session.Engine, error) {
+	eng, err := session.NewEngine(ctx, wh, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}

@@ -11,10 +11,10 @@ import (
 
 	"github.com/peterh/liner"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/cli"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
+	"github.com/magmalake/magmalake/session"
 )
 
 // closeTimeout bounds saying goodbye to the server.
@@ -32,7 +32,7 @@ func runRemoteRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 		_ = sess.Close(cctx) // the server ends the session either way
 	}()
 	sh := repl.New(sess, std.Out, std.Err)
-	sh.MetadataKinds = exec.MetadataTableKinds() // this binary's server's, as a rule
+	sh.MetadataKinds = session.MetadataTableKinds() // this binary's server's, as a rule
 	sess.HandleNotices(sh.PrintNotice)
 	sh.ConnInfo = sess.ConnInfo()
 	return runShell(ctx, sh, cfg, std)

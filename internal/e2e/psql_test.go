@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testenv"
+	mexec "github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"

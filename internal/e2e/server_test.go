@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	mexec "github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/pgerr"
+	mexec "github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/wire"
 )
 

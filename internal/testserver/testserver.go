@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/magmalake/magmalake/exec"
-	"github.com/magmalake/magmalake/iceberg"
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/wire"
 )
 
@@ -22,15 +22,15 @@ const shutdownWait = 10 * time.Second
 // Engine opens a fresh warehouse in dir (its catalog.db and warehouse/)
 // and an engine with default options on it; the warehouse is closed when
 // the test ends, after any server Serve started later has shut down.
-func Engine(t testing.TB, dir string) *exec.Engine {
+func Engine(t testing.TB, dir string) *session.Engine {
 	t.Helper()
 	ctx := context.Background()
-	wh, err := iceberg.Open(ctx, iceberg.Config{DataDir: dir})
+	wh, err := lake.Open(ctx, lake.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wh.Close() })
-	eng, err := exec.NewEngine(ctx, wh, exec.EngineOptions{})
+	eng, err := session.NewEngine(ctx, wh, session.EngineOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func Serve(t testing.TB, cfg wire.Config) string {
 
 // ServeEngine serves eng with trust authentication (as Serve) and returns
 // the server's host:port.
-func ServeEngine(t testing.TB, eng *exec.Engine) string {
+func ServeEngine(t testing.TB, eng *session.Engine) string {
 	t.Helper()
 	return Serve(t, wire.Config{NewSession: wire.Sessions(eng.StartSession)})
 }

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/exec"
 	"github.com/magmalake/magmalake/internal/testserver"
 	"github.com/magmalake/magmalake/repl"
 	"github.com/magmalake/magmalake/repl/remote"
+	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/stmt"
 	"github.com/magmalake/magmalake/wire"
 )
@@ -22,7 +22,7 @@ const (
 )
 
 // serveLake is a fresh warehouse with its engine.
-func serveLake(t *testing.T) *exec.Engine {
+func serveLake(t *testing.T) *session.Engine {
 	t.Helper()
 	return testserver.Engine(t, t.TempDir())
 }
@@ -30,7 +30,7 @@ func serveLake(t *testing.T) *exec.Engine {
 // startServe serves eng on 127.0.0.1:0 the way `magmalake serve` does
 // (wire over exec), with trust or SCRAM for serveUser, and returns the
 // settings that reach it.
-func startServe(t *testing.T, eng *exec.Engine, auth wire.AuthMethod) remote.Settings {
+func startServe(t *testing.T, eng *session.Engine, auth wire.AuthMethod) remote.Settings {
 	t.Helper()
 	cfg := wire.Config{
 		NewSession: wire.Sessions(eng.StartSession),

@@ -1,0 +1,610 @@
+package engine
+
+import (
+	"context"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// joinSource joins two sources: a hash join on the equalities of its
+// condition (NULL keys never match), a nested loop when there are none. Its
+// rows are the left columns followed by the right ones.
+type joinSource struct {
+	left, right source
+	kind        joinKind
+	cond        sql.Expr   // the whole condition over sc; nil: every pair
+	lkeys       []sql.Expr // equi-join keys over the left scope
+	rkeys       []sql.Expr // and over the right scope
+	domains     []sql.Type
+	residual    sql.Expr // what the keys leave to check, over sc
+	// lfilter and rfilter are WHERE conjuncts that read only one side, over
+	// that side's scope (pushIntoJoins): that side's rows are filtered
+	// before they are joined (and its scan pruned by them), so a selective
+	// WHERE on the build side shrinks the hash table and the joined rows.
+	// WHERE still checks them on the joined rows.
+	lfilter, rfilter sql.Expr
+	// skip marks the columns no one reads of the joined rows (set when a
+	// projection picks the others): they are NULL-typed placeholders.
+	skip []bool
+	sc   *sql.Scope
+	env  *Env
+}
+
+// setCondition splits cond into hash keys and a residual.
+func (j *joinSource) setCondition(cond sql.Expr) {
+	j.cond, j.lkeys, j.rkeys, j.domains, j.residual = cond, nil, nil, nil, nil
+	nl := len(j.left.scope().Columns)
+	conj := []sql.Expr{cond}
+	if l, ok := cond.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	var rest []sql.Expr
+	for _, c := range conj {
+		if l, r, dom, ok := equiKey(c, nl); ok {
+			j.lkeys, j.rkeys, j.domains = append(j.lkeys, l), append(j.rkeys, r), append(j.domains, dom)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(rest) > 0 {
+		j.residual = andOf(rest)
+	}
+}
+
+// equiKey recognises l = r with l reading only left columns and r only
+// right ones (either way round); r comes back renumbered for the right side.
+func equiKey(e sql.Expr, nl int) (l, r sql.Expr, dom sql.Type, ok bool) {
+	c, isCmp := e.(*sql.Compare)
+	if !isCmp || c.Op != sql.OpEQ {
+		return nil, nil, sql.Type{}, false
+	}
+	side := func(x sql.Expr) int { // 1 left, 2 right, 3 both, 0 none
+		cols := map[int]bool{}
+		sql.CollectColumns(x, cols)
+		s := 0
+		for i := range cols {
+			if i < nl {
+				s |= 1
+			} else {
+				s |= 2
+			}
+		}
+		return s
+	}
+	a, b := c.L, c.R
+	switch {
+	case side(a) == 1 && side(b) == 2:
+	case side(a) == 2 && side(b) == 1:
+		a, b = b, a
+	default:
+		return nil, nil, sql.Type{}, false
+	}
+	if hasSubquery(a) || hasSubquery(b) {
+		return nil, nil, sql.Type{}, false
+	}
+	shift := map[int]int{}
+	cols := map[int]bool{}
+	sql.CollectColumns(b, cols)
+	for i := range cols {
+		shift[i] = i - nl
+	}
+	return a, sql.RemapColumns(b, shift), c.Domain, true
+}
+
+func hasSubquery(e sql.Expr) bool {
+	if _, ok := e.(*sql.Subquery); ok {
+		return true
+	}
+	for _, c := range sql.Children(e) {
+		if c != nil && hasSubquery(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *joinSource) scope() *sql.Scope { return j.sc }
+
+// project keeps cols of the join, pruning each side to what cols and the
+// condition read.
+func (j *joinSource) project(cols []int) source {
+	nl := len(j.left.scope().Columns)
+	need := map[int]bool{}
+	for _, c := range cols {
+		need[c] = true
+	}
+	if j.cond != nil {
+		sql.CollectColumns(j.cond, need)
+	}
+	if j.lfilter != nil {
+		sql.CollectColumns(j.lfilter, need)
+	}
+	if j.rfilter != nil {
+		rneed := map[int]bool{}
+		sql.CollectColumns(j.rfilter, rneed)
+		for i := range rneed {
+			need[i+nl] = true
+		}
+	}
+	var lcols, rcols []int
+	remap := map[int]int{}
+	for i := range j.sc.Columns {
+		if !need[i] {
+			continue
+		}
+		if i < nl {
+			remap[i] = len(lcols)
+			lcols = append(lcols, i)
+		} else {
+			rcols = append(rcols, i-nl)
+		}
+	}
+	for k, i := range rcols {
+		remap[i+nl] = len(lcols) + k
+	}
+	pj := &joinSource{left: j.left.project(lcols), right: j.right.project(rcols), kind: j.kind, env: j.env}
+	pj.sc = concatScopes(pj.left.scope(), pj.right.scope())
+	if j.cond != nil {
+		pj.setCondition(sql.RemapColumns(j.cond, remap))
+	}
+	if j.lfilter != nil {
+		pj.lfilter = sql.RemapColumns(j.lfilter, remap)
+	}
+	if j.rfilter != nil {
+		shift := map[int]int{}
+		for k, i := range rcols {
+			shift[i] = k
+		}
+		pj.rfilter = sql.RemapColumns(j.rfilter, shift)
+	}
+	out := make([]int, len(cols))
+	identity := len(cols) == len(pj.sc.Columns)
+	for i, c := range cols {
+		out[i] = remap[c]
+		identity = identity && out[i] == i
+	}
+	if identity {
+		return pj
+	}
+	// Columns read only by the hash keys or a side's filter are read by
+	// the sides but not wanted of the joined rows: assemble leaves them
+	// out (the pick drops them).
+	wanted := map[int]bool{}
+	for _, i := range out {
+		wanted[i] = true
+	}
+	if pj.residual != nil {
+		sql.CollectColumns(pj.residual, wanted)
+	}
+	pj.skip = make([]bool, len(pj.sc.Columns))
+	for i := range pj.skip {
+		pj.skip[i] = !wanted[i]
+	}
+	return newPicked(pj, out)
+}
+
+func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	run := &joinRun{j: j, params: params, mem: newMemBudget(j.env.Options.WorkMem), size: j.env.batchSize()}
+	run.probeIsLeft = j.kind != joinRight
+	if j.kind == joinInner {
+		l, r := estimateRows(j.left), estimateRows(j.right)
+		run.probeIsLeft = !(l >= 0 && r >= 0 && l < r)
+	}
+	run.keepProbe = j.kind != joinInner
+	run.keepBuild = j.kind == joinFull
+	if err := run.build(ctx); err != nil {
+		return nil, err
+	}
+	seq, err := j.sideBatches(ctx, run.probeIsLeft, params)
+	if err != nil {
+		run.release()
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		defer run.release()
+		run.yield = yield
+		for b, err := range seq {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			ok, err := run.probe(ctx, b)
+			b.Release()
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !ok {
+				return
+			}
+		}
+		if run.keepBuild {
+			if _, err := run.unmatchedBuild(ctx); err != nil {
+				yield(nil, err)
+			}
+		}
+	}, nil
+}
+
+// sideBatches streams one side's rows (left or right) with its pushed-down
+// WHERE conjuncts applied; a table scan also prunes files and row groups by
+// them.
+func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	src, filter := j.right, j.rfilter
+	if left {
+		src, filter = j.left, j.lfilter
+	}
+	if filter == nil {
+		return src.batches(ctx, nil, params)
+	}
+	var prune iceberg.BooleanExpression
+	if _, ok := src.(*tableSource); ok {
+		prune = sql.Translate(ctx, filter, src.scope(), params).Filter
+	}
+	seq, err := src.batches(ctx, prune, params)
+	if err != nil {
+		return nil, err
+	}
+	m := sql.NewMatcher(filter, params)
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for b, err := range seq {
+			if err == nil {
+				var mask []bool
+				if mask, err = m.Match(ctx, b); err == nil {
+					var f arrow.RecordBatch
+					f, err = filterBatch(b, mask)
+					b.Release()
+					b = f
+				} else {
+					b.Release()
+				}
+			}
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if b.NumRows() == 0 {
+				b.Release()
+				continue
+			}
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}, nil
+}
+
+// estimateRows is a source's row count from table metadata, -1 if unknown.
+func estimateRows(s source) int64 {
+	switch x := s.(type) {
+	case *tableSource:
+		n, _, ok := x.recordCount()
+		if !ok {
+			return -1
+		}
+		return n
+	case *picked:
+		return estimateRows(x.src)
+	case *rescoped:
+		return estimateRows(x.src)
+	}
+	return -1
+}
+
+// joinRun is one execution of a join: the build side held in memory as one
+// batch, the probe side streamed past it. Matches are index vectors (probe
+// row, build row) and the joined rows are taken column by column from both
+// sides (takeArray), not assembled value by value.
+type joinRun struct {
+	j           *joinSource
+	params      []any
+	mem         *memBudget
+	size        int
+	probeIsLeft bool
+	keepProbe   bool              // emit unmatched probe rows (null-extended)
+	keepBuild   bool              // emit unmatched build rows at the end
+	rows        arrow.RecordBatch // the build side's rows; nil when it has none
+	table       *joinTable        // nil: nested loop
+	matched     []bool            // build rows that found a partner
+	residual    *sql.Matcher
+	probeTypes  []arrow.DataType // the probe side's column types, once seen
+	yield       func(arrow.RecordBatch, error) bool
+}
+
+func (r *joinRun) keys() (probe, build []sql.Expr) {
+	if r.probeIsLeft {
+		return r.j.lkeys, r.j.rkeys
+	}
+	return r.j.rkeys, r.j.lkeys
+}
+
+// build reads the build side whole, into one batch, and hashes it on its
+// keys.
+func (r *joinRun) build(ctx context.Context) error {
+	seq, err := r.j.sideBatches(ctx, !r.probeIsLeft, r.params)
+	if err != nil {
+		return err
+	}
+	var parts []arrow.RecordBatch
+	for b, err := range seq {
+		if err == nil {
+			err = canceled(ctx)
+		}
+		if err == nil {
+			err = r.mem.charge(BatchBytes(b), "hash join")
+		}
+		if err != nil {
+			if b != nil {
+				b.Release()
+			}
+			ReleaseAll(parts)
+			return err
+		}
+		if b.NumRows() == 0 {
+			b.Release()
+			continue
+		}
+		parts = append(parts, b)
+	}
+	switch len(parts) {
+	case 0:
+	case 1:
+		r.rows = parts[0]
+	default:
+		// One batch: a build row is one index, and a join column one take.
+		r.rows, err = ConcatBatches(parts)
+		ReleaseAll(parts)
+		if err != nil {
+			return err
+		}
+	}
+	if r.rows != nil {
+		r.matched = make([]bool, r.rows.NumRows())
+	}
+	pkeys, bkeys := r.keys()
+	if len(bkeys) == 0 {
+		return nil
+	}
+	kind := joinKeyKindOf(pkeys, bkeys, r.j.domains)
+	if r.rows == nil {
+		r.table = newJoinTable(kind, joinKeys{})
+		return nil
+	}
+	if r.table, err = r.index(ctx, bkeys, kind); err != nil {
+		r.release()
+		return err
+	}
+	return nil
+}
+
+// probe joins one probe batch with the build side; false means the
+// consumer stopped.
+func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, pgerr.Canceled(err)
+	}
+	if r.probeTypes == nil {
+		for _, c := range b.Columns() {
+			r.probeTypes = append(r.probeTypes, c.DataType())
+		}
+	}
+	n := int(b.NumRows())
+	matched := make([]bool, n)
+	var pIdx, bIdx []int32
+	flush := func() (bool, error) {
+		ok, err := r.emit(ctx, b, pIdx, bIdx, matched)
+		pIdx, bIdx = pIdx[:0], bIdx[:0]
+		return ok, err
+	}
+	nb := 0
+	if r.rows != nil {
+		nb = int(r.rows.NumRows())
+	}
+	switch {
+	case r.table != nil && nb > 0:
+		pkeys, _ := r.keys()
+		keys, err := r.batchKeys(ctx, b, pkeys, r.table.kind)
+		if err != nil {
+			return false, err
+		}
+		for i := 0; i < n; i++ {
+			if keys.null != nil && keys.null[i] {
+				continue
+			}
+			for h := r.table.head(keys, i); h >= 0; h = r.table.next[h] {
+				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, h)
+			}
+			if len(pIdx) >= r.size {
+				if ok, err := flush(); !ok || err != nil {
+					return ok, err
+				}
+			}
+		}
+	case r.table == nil:
+		for i := 0; i < n; i++ {
+			for row := 0; row < nb; row++ {
+				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, int32(row))
+				if len(pIdx) >= r.size {
+					if ok, err := flush(); !ok || err != nil {
+						return ok, err
+					}
+				}
+			}
+		}
+	}
+	if len(pIdx) > 0 {
+		if ok, err := flush(); !ok || err != nil {
+			return ok, err
+		}
+	}
+	if !r.keepProbe {
+		return true, nil
+	}
+	for i, m := range matched {
+		if !m {
+			pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, -1)
+		}
+	}
+	if len(pIdx) == 0 {
+		return true, nil
+	}
+	out, err := r.assemble(b, pIdx, bIdx)
+	if err != nil {
+		return false, err
+	}
+	return r.yield(out, nil), nil
+}
+
+// emit assembles candidate pairs (probe row pIdx[k] with build row
+// bIdx[k]), keeps those the residual condition accepts, records who matched
+// and passes the rows on.
+func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pIdx, bIdx []int32, matched []bool) (bool, error) {
+	// Every batch of candidate pairs: a probe row may meet millions of
+	// build rows, and a residual that rejects them all yields nothing
+	// the consumer could stop at.
+	if err := canceled(ctx); err != nil {
+		return false, err
+	}
+	out, err := r.assemble(probe, pIdx, bIdx)
+	if err != nil {
+		return false, err
+	}
+	if r.j.residual != nil {
+		if r.residual == nil {
+			r.residual = sql.NewMatcher(r.j.residual, r.params)
+		}
+		mask, err := r.residual.Match(ctx, out)
+		if err != nil {
+			out.Release()
+			return false, err
+		}
+		f, err := filterBatch(out, mask)
+		out.Release()
+		if err != nil {
+			return false, err
+		}
+		out = f
+		for k, p := range pIdx {
+			if mask[k] {
+				matched[p] = true
+				r.matched[bIdx[k]] = true
+			}
+		}
+	} else {
+		for k, p := range pIdx {
+			matched[p] = true
+			r.matched[bIdx[k]] = true
+		}
+	}
+	if out.NumRows() == 0 {
+		out.Release()
+		return true, nil
+	}
+	return r.yield(out, nil), nil
+}
+
+// unmatchedBuild emits the build rows no probe row matched (FULL JOIN).
+func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
+	var bIdx []int32
+	for row, ok := range r.matched {
+		if !ok {
+			bIdx = append(bIdx, int32(row))
+		}
+	}
+	for start := 0; start < len(bIdx); start += r.size {
+		if err := ctx.Err(); err != nil {
+			return false, pgerr.Canceled(err)
+		}
+		part := bIdx[start:min(start+r.size, len(bIdx))]
+		pIdx := make([]int32, len(part))
+		for k := range pIdx {
+			pIdx[k] = -1
+		}
+		out, err := r.assemble(nil, pIdx, part)
+		if err != nil {
+			return false, err
+		}
+		if !r.yield(out, nil) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// assemble builds the joined rows in the join's column order: probe row
+// pIdx[k] beside build row bIdx[k], an index below zero (or a missing side)
+// giving NULLs.
+func (r *joinRun) assemble(probe arrow.RecordBatch, pIdx, bIdx []int32) (arrow.RecordBatch, error) {
+	nl := len(r.j.left.scope().Columns)
+	cols := r.j.sc.Columns
+	arrs := make([]arrow.Array, len(cols))
+	fields := make([]arrow.Field, len(cols))
+	release := func() {
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
+		}
+	}
+	for c := range cols {
+		side := c
+		if c >= nl {
+			side = c - nl
+		}
+		onProbe := (c < nl) == r.probeIsLeft
+		idx, from := bIdx, r.rows
+		if onProbe {
+			idx, from = pIdx, probe
+		}
+		var err error
+		switch {
+		case r.j.skip != nil && r.j.skip[c]:
+			arrs[c] = array.NewNull(len(idx))
+		case from == nil:
+			arrs[c], err = nullArray(r.columnType(onProbe, side, cols[c].T), len(idx))
+		default:
+			arrs[c], err = takeArray(memory.DefaultAllocator, from.Column(side), idx)
+		}
+		if err != nil {
+			release()
+			return nil, err
+		}
+		fields[c] = arrow.Field{Name: cols[c].Name, Type: arrs[c].DataType(), Nullable: true}
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(pIdx)))
+	release()
+	return out, nil
+}
+
+// nullArray is n NULLs of type dt.
+func nullArray(dt arrow.DataType, n int) (arrow.Array, error) {
+	b := array.NewBuilder(memory.DefaultAllocator, dt)
+	defer b.Release()
+	b.AppendNulls(n)
+	return b.NewArray(), nil
+}
+
+// columnType is the Arrow type of a side's column as its batches carry it.
+func (r *joinRun) columnType(onProbe bool, col int, t sql.Type) arrow.DataType {
+	if onProbe && r.probeTypes != nil {
+		return r.probeTypes[col]
+	}
+	if !onProbe && r.rows != nil {
+		return r.rows.Column(col).DataType()
+	}
+	return t.ArrowType()
+}
+
+func (r *joinRun) release() {
+	if r.rows != nil {
+		r.rows.Release()
+		r.rows = nil
+	}
+}

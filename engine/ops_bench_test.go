@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Operator micro-benchmarks over in-memory relations shaped like bench
+// select's tables (bench/generate.go), so a profile shows the engine's own
+// work without Parquet decoding: go test ./engine -run XXX -bench Ops.
+
+// benchCatalog serves fixed relations as virtual tables.
+type benchCatalog map[string]*Virtual
+
+func (c benchCatalog) ResolveTable(_ context.Context, name sql.TableName) (*Table, error) {
+	v, ok := c[name.Table]
+	if !ok {
+		return nil, fmt.Errorf("no relation %s", name.Table)
+	}
+	return &Table{Virtual: v}, nil
+}
+
+func benchMix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// benchFact is n rows of k (in [0, 100)), grp (10 values), amount (a
+// double, NULL in 1 of 50), price (numeric(12,2)) and name (100,000
+// values, NULL in 1 of 20), in one batch.
+func benchFact(n int) *Virtual {
+	cols := []Column{{"k", sql.Int32}, {"grp", sql.Int32}, {"amount", sql.Float64},
+		{"price", sql.Numeric(12, 2)}, {"name", sql.Text}}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	for i := range n {
+		h := benchMix(uint64(i))
+		b.Field(0).(*array.Int32Builder).Append(int32(h % 100))
+		b.Field(1).(*array.Int32Builder).Append(int32(i * 10 / n))
+		if (h>>44)%50 != 0 {
+			b.Field(2).(*array.Float64Builder).Append(float64((h>>20)%1_000_000) / 7)
+		} else {
+			b.Field(2).AppendNull()
+		}
+		b.Field(3).(*array.Decimal128Builder).Append(decimal128.FromI64(int64((h >> 8) % 10_000_000)))
+		if (h>>50)%20 != 0 {
+			b.Field(4).(*array.StringBuilder).Append(fmt.Sprintf("name-%05d", (h>>24)%100_000))
+		} else {
+			b.Field(4).AppendNull()
+		}
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	return &Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
+		rec.Retain()
+		return rec, nil
+	}}
+}
+
+// benchDim is bench select's dimension: 10,000 keys, 8 regions, weights in [0, 100).
+func benchDim() *Virtual {
+	cols := []Column{{"d_key", sql.Int32}, {"d_region", sql.Text}, {"d_weight", sql.Int32}}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	for i := range 10_000 {
+		h := benchMix(uint64(i) + 1<<40)
+		b.Field(0).(*array.Int32Builder).Append(int32(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("region-%d", h%8))
+		b.Field(2).(*array.Int32Builder).Append(int32((h >> 8) % 100))
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	return &Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
+		rec.Retain()
+		return rec, nil
+	}}
+}
+
+// runBench plans and drains q once per iteration.
+func runBench(b *testing.B, cat Catalog, q string) {
+	stmts, err := sql.Parse(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	env := &Env{Catalog: cat}
+	b.ReportAllocs()
+	for b.Loop() {
+		pq, err := Plan(ctx, env, stmts[0].(*sql.Select), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows, err := pq.Run(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			_, err := rows.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		rows.Close()
+	}
+}
+
+func BenchmarkOps(b *testing.B) {
+	cat := benchCatalog{"fact": benchFact(1_000_000), "dim": benchDim()}
+	for _, c := range []struct{ name, q string }{
+		{"join-dim", "SELECT d.d_region, count(*) AS n, sum(f.price) AS total, avg(f.amount) AS avg_amount " +
+			"FROM fact f JOIN dim d ON f.k = d.d_key WHERE d.d_weight < 50 GROUP BY d.d_region ORDER BY d.d_region"},
+		{"group-high-card", "SELECT name, count(*) AS n, sum(price) AS total FROM fact GROUP BY name ORDER BY n DESC, name LIMIT 10"},
+		{"group-low-card", "SELECT grp, count(*) AS n, sum(price) AS total, avg(amount) AS avg_amount, count(DISTINCT name) AS names " +
+			"FROM fact GROUP BY grp ORDER BY grp"},
+	} {
+		b.Run(c.name, func(b *testing.B) { runBench(b, cat, c.q) })
+	}
+}
+
+// BenchmarkGroupIDs is the grouper alone: 1M text keys in 100,000 groups
+// (bench select's GROUP BY name), in batches of 25,000 rows.
+func BenchmarkGroupIDs(b *testing.B) {
+	bld := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := range 1_000_000 {
+		bld.Append(fmt.Sprintf("name-%05d", benchMix(uint64(i))%100_000))
+	}
+	col := bld.NewArray()
+	bld.Release()
+	defer col.Release()
+	for b.Loop() {
+		g := newGrouper([]sql.Type{sql.Text}, nil, 1)
+		for lo := 0; lo < col.Len(); lo += 25_000 {
+			part := array.NewSlice(col, int64(lo), int64(lo+25_000))
+			if _, err := g.groupIDs([]arrow.Array{part}, part.Len()); err != nil {
+				b.Fatal(err)
+			}
+			part.Release()
+		}
+	}
+}

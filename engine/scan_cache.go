@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"iter"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/sql"
+)
+
+// A correlated subquery runs once per distinct outer value; its table
+// scans read the same files every time, so a statement keeps what they
+// read (up to work_mem) and serves later runs from memory.
+
+type scanCacheKey struct{}
+
+type scanCache struct {
+	mu    sync.Mutex // DML evaluates subqueries on several files at once
+	mem   *memBudget
+	scans map[*tableSource][]arrow.RecordBatch
+	full  bool // work_mem reached: scan as usual from now on
+}
+
+func withScanCache(ctx context.Context, workMem int64) context.Context {
+	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(workMem), scans: map[*tableSource][]arrow.RecordBatch{}})
+}
+
+// cachedBatches serves a reused scan from the statement's cache, reading
+// it first if needed; ok is false when the cache cannot serve it.
+func (t *tableSource) cachedBatches(ctx context.Context, filter iceberg.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], bool, error) {
+	c, _ := ctx.Value(scanCacheKey{}).(*scanCache)
+	if c == nil || !t.reuse {
+		return nil, false, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return nil, false, nil
+	}
+	if held, ok := c.scans[t]; ok {
+		return replay(held), true, nil
+	}
+	seq, err := t.scan(ctx, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var held []arrow.RecordBatch
+	for b, err := range seq {
+		if err != nil {
+			ReleaseAll(held)
+			return nil, false, err
+		}
+		if c.mem.charge(BatchBytes(b), "subquery scan") != nil {
+			b.Release()
+			ReleaseAll(held)
+			c.full = true
+			return nil, false, nil
+		}
+		held = append(held, b)
+	}
+	c.scans[t] = held
+	return replay(held), true, nil
+}
+
+// replay yields held batches, each retained for the consumer.
+func replay(held []arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, b := range held {
+			b.Retain()
+			if !yield(b, nil) {
+				return
+			}
+		}
+	}
+}
+
+// markReuse flags the table scans under src as read again per outer value.
+func markReuse(src source) {
+	switch s := src.(type) {
+	case *tableSource:
+		s.reuse = true
+	case *picked:
+		markReuse(s.src)
+	case *rescoped:
+		markReuse(s.src)
+	case *mergedSource:
+		markReuse(s.src)
+	case *joinSource:
+		markReuse(s.left)
+		markReuse(s.right)
+	case *derivedSource:
+		markReuse(s.q.src)
+	case *setSource:
+		markSetReuse(s.root)
+	}
+}
+
+func markSetReuse(n *setNode) {
+	if n.leaf != nil {
+		markReuse(n.leaf.src)
+		return
+	}
+	markSetReuse(n.left)
+	markSetReuse(n.right)
+}
+
+// statementContext carries a statement's values (sql's, and its scan
+// cache) to the context of a later call on its rows.
+func statementContext(stmt, next context.Context) context.Context {
+	next = sql.StatementContext(stmt, next)
+	if c, ok := stmt.Value(scanCacheKey{}).(*scanCache); ok {
+		next = context.WithValue(next, scanCacheKey{}, c)
+	}
+	return next
+}
+
+// WithStatement prepares ctx for one statement's evaluation of
+// expressions that hold subqueries (DML's WHERE and SET): their results and
+// the scans of correlated ones are kept for the statement.
+func WithStatement(ctx context.Context, env *Env) context.Context {
+	return withScanCache(sql.WithSubqueryCache(ctx), env.Options.WorkMem)
+}
+
+// SubqueryPlanner plans the subqueries of a statement that is not a query
+// (DML's WHERE, SET and RETURNING) with this engine, with the statement's
+// WITH queries (nil: none) in scope.
+func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params, with *sql.With) (sql.SubqueryPlanner, error) {
+	p := &planner{ctx: ctx, env: env, params: params}
+	if with != nil {
+		if err := p.pushWith(with); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}

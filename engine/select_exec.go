@@ -1,0 +1,642 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+
+	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
+)
+
+// runSelect executes a bound query. Without grouping, DISTINCT or ORDER BY
+// it streams; otherwise it materialises what it must.
+func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Rows, error) {
+	limit, offset, err := q.bounds(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := q.pruneFilter(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1}
+	stop := func() {}
+	if n, ok := q.metadataCount(); ok {
+		// count(*) of a table no delete file applies to: its snapshot says.
+		in.metaCount = n
+		in.next = func() (arrow.RecordBatch, error, bool) { return nil, nil, false }
+	} else {
+		seq, err := q.src.batches(ctx, filter, params)
+		if err != nil {
+			return nil, err
+		}
+		in.next, stop = iter.Pull2(seq)
+	}
+	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) == 0 {
+		lim := &limiter{limit: limit, offset: offset}
+		stmtCtx := ctx
+		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
+			if lim.done() {
+				return nil, io.EOF
+			}
+			b, err := in.nextProjected(statementContext(stmtCtx, ctx))
+			if err != nil {
+				return nil, err
+			}
+			return lim.apply(b), nil
+		}}, nil
+	}
+	defer stop()
+	if limit >= 0 && len(q.order) > 0 && q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 {
+		in.topN = limit + offset
+	}
+	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) > 0 && in.topN == 0 {
+		return q.runSorted(ctx, env, in, &limiter{limit: limit, offset: offset})
+	}
+	if limit >= 0 && len(q.order) > 0 && len(q.distinctOn) == 0 {
+		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted
+		// (DISTINCT ON needs them all, sorted).
+		in.cut = limit + offset
+	}
+	out, err := q.materialise(ctx, env, in)
+	if err != nil {
+		return nil, err
+	}
+	lim := &limiter{limit: limit, offset: offset}
+	var kept []arrow.RecordBatch
+	for _, b := range out {
+		if !lim.done() {
+			kept = append(kept, lim.apply(b))
+			continue
+		}
+		b.Release()
+	}
+	return NewBatchRows("SELECT", kept), nil
+}
+
+// pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
+func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (iceberg.BooleanExpression, error) {
+	if q.where == nil {
+		return nil, nil
+	}
+	if _, ok := q.src.(*tableSource); !ok {
+		return nil, nil
+	}
+	return sql.Translate(ctx, q.where, q.input, params).Filter, nil
+}
+
+// materialise runs grouping, DISTINCT and ORDER BY over the whole input.
+func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) ([]arrow.RecordBatch, error) {
+	var rows []arrow.RecordBatch
+	var err error
+	switch {
+	case q.win != nil:
+		rows, err = in.windowed(ctx)
+	case q.agg != nil:
+		rows, err = in.aggregate(ctx)
+	case in.topN > 0:
+		rows, err = in.drainTop(ctx, env.batchSize())
+	default:
+		rows, err = in.drain(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if q.distinct {
+		if rows, err = distinctRows(ctx, in.mem, rows, q.visible); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case len(q.order) > 0 && in.cut >= 0 && in.topN == 0:
+		// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
+		if rows, err = topRows(ctx, rows, q.order, in.cut, env.batchSize()); err != nil {
+			return nil, err
+		}
+	case len(q.order) > 0:
+		if rows, err = sortBatches(ctx, rows, q.order, env.batchSize()); err != nil {
+			return nil, err
+		}
+	}
+	if len(q.distinctOn) > 0 {
+		// After the sort: the first row of each key in ORDER BY's order.
+		if rows, err = distinctOnRows(ctx, in.mem, rows, q.distinctOn); err != nil {
+			return nil, err
+		}
+	}
+	for i, b := range rows {
+		rows[i] = visibleColumns(b, q.visible)
+	}
+	return rows, nil
+}
+
+// pipeline pulls input batches, applies WHERE and computes outputs.
+type pipeline struct {
+	q      *selectQuery
+	params []any
+	next   func() (arrow.RecordBatch, error, bool)
+	where  *sql.Matcher // WHERE compiled once for all batches
+	mem    *memBudget   // what materialising operators may hold
+	batch  int          // rows per batch the statement builds (Options.BatchSize)
+	// metaCount is the row count the table's metadata gives, for a
+	// count(*) that reads no rows; -1 otherwise.
+	metaCount int64
+	// topN, when positive, is how many rows of ORDER BY ... LIMIT are
+	// wanted: the sort keeps only those while it reads.
+	topN int64
+	// cut, when not negative, is how many rows of ORDER BY ... LIMIT are
+	// wanted of what the query materialised (groups, window rows).
+	cut int64
+}
+
+// nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
+func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, pgerr.Canceled(err)
+		}
+		b, err, ok := p.next()
+		if !ok {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p.q.where == nil {
+			return b, nil
+		}
+		if p.where == nil {
+			p.where = sql.NewMatcher(p.q.where, p.params)
+		}
+		mask, err := p.where.Match(ctx, b)
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		f, err := filterBatch(b, mask)
+		b.Release()
+		if err != nil {
+			return nil, err
+		}
+		if f.NumRows() > 0 {
+			return f, nil
+		}
+		f.Release()
+	}
+}
+
+// nextProjected is the next batch of output rows (visible and hidden columns).
+func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error) {
+	b, err := p.nextFiltered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return Project(ctx, p.q.outputs, p.q.names, b, p.params)
+}
+
+// windowed computes the window functions over the filtered (or grouped)
+// rows, then the outputs.
+func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
+	var base []arrow.RecordBatch
+	if p.q.agg != nil {
+		g, err := p.aggregateRows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		base = []arrow.RecordBatch{g}
+	} else if p.q.winTop != 0 {
+		var err error
+		if base, err = p.windowTopRows(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		for {
+			b, err := p.nextFiltered(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err == nil {
+				if err = p.mem.charge(BatchBytes(b), "window function"); err != nil {
+					b.Release()
+				}
+			}
+			if err != nil {
+				ReleaseAll(base)
+				return nil, err
+			}
+			base = append(base, b)
+		}
+	}
+	ext, err := windowRows(ctx, base, p.q.win, p.params, p.mem)
+	ReleaseAll(base)
+	if err != nil {
+		return nil, err
+	}
+	defer ReleaseAll(ext)
+	out := make([]arrow.RecordBatch, 0, len(ext))
+	for _, b := range ext {
+		r, err := Project(ctx, p.q.outputs, p.q.names, b, p.params)
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// windowTopRows reads the input keeping only the first winTop rows of each
+// window partition (window_top.go).
+func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, error) {
+	t := newWindowTop(max(p.q.winTop, 0), p.q.win.Calls[0], p.mem, p.batch)
+	var schema *arrow.Schema
+	for {
+		b, err := p.nextFiltered(ctx)
+		if err == io.EOF {
+			return t.rows(ctx, schema, p.batch)
+		}
+		if err != nil {
+			t.release()
+			return nil, err
+		}
+		if p.q.winTop < 0 {
+			b.Release()
+			continue
+		}
+		schema = b.Schema()
+		if err := t.add(ctx, b, p.params); err != nil {
+			t.release()
+			return nil, err
+		}
+	}
+}
+
+// drainTop reads the input keeping only the first topN rows in ORDER BY
+// order: whenever twice that many are held, they are sorted and cut back,
+// so memory stays bounded by the LIMIT, not the table.
+func (p *pipeline) drainTop(ctx context.Context, batchSize int) ([]arrow.RecordBatch, error) {
+	t := &topN{p: p, batchSize: batchSize}
+	for {
+		b, err := p.nextProjected(ctx)
+		if err == io.EOF {
+			return t.held, nil
+		}
+		if err == nil {
+			err = t.add(ctx, b)
+		}
+		if err != nil {
+			ReleaseAll(t.held)
+			return nil, err
+		}
+	}
+}
+
+// topN holds the best rows of an ORDER BY ... LIMIT seen so far.
+type topN struct {
+	p         *pipeline
+	batchSize int
+	held      []arrow.RecordBatch
+	n         int64         // rows held
+	charged   int64         // work_mem the held rows take
+	bound     []arrow.Array // the last kept row's keys, once rows were cut
+}
+
+// add takes a batch's rows that can still make the cut; past twice the
+// LIMIT, or past work_mem, the rows are sorted and cut back to the LIMIT.
+func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
+	var err error
+	if t.bound != nil {
+		// Only rows that sort before the current last kept row can
+		// still make the cut.
+		if b, err = t.p.beforeBound(b, t.bound); err != nil {
+			return err
+		}
+	}
+	t.held = append(t.held, b)
+	t.n += b.NumRows()
+	size := BatchBytes(b)
+	overBudget := t.p.mem.charge(size, "ORDER BY ... LIMIT") != nil
+	t.charged += size
+	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
+		return nil
+	}
+	sorted, err := sortBatches(ctx, t.held, t.p.q.order, t.batchSize)
+	if err != nil {
+		t.held = nil
+		return err
+	}
+	t.held, t.n = cutRows(sorted, t.p.topN)
+	// The kept rows count against work_mem: a large LIMIT is a large sort.
+	t.p.mem.release(t.charged)
+	t.charged = 0
+	for _, h := range t.held {
+		t.charged += BatchBytes(h)
+	}
+	if err := t.p.mem.charge(t.charged, "ORDER BY ... LIMIT"); err != nil {
+		return err
+	}
+	if t.n == t.p.topN {
+		t.bound = t.p.lastKeys(t.held)
+	}
+	return nil
+}
+
+// lastKeys are the ORDER BY key columns of the last held row.
+func (p *pipeline) lastKeys(held []arrow.RecordBatch) []arrow.Array {
+	last := held[len(held)-1]
+	r := last.NumRows() - 1
+	keys := make([]arrow.Array, len(p.q.order))
+	for k, o := range p.q.order {
+		keys[k] = array.NewSlice(last.Column(o.col), r, r+1)
+	}
+	return keys
+}
+
+// beforeBound keeps the rows of b that sort strictly before bound.
+func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.RecordBatch, error) {
+	specs := make([]sortSpec, len(p.q.order))
+	keys := make([]arrow.Array, len(p.q.order))
+	for k, o := range p.q.order {
+		specs[k], keys[k] = o.spec, b.Column(o.col)
+	}
+	mask := make([]bool, b.NumRows())
+	for r := range mask {
+		mask[r] = compareKeyRows(keys, r, bound, 0, specs) < 0
+	}
+	f, err := filterBatch(b, mask)
+	b.Release()
+	return f, err
+}
+
+// cutRows keeps the first n rows of batches.
+func cutRows(batches []arrow.RecordBatch, n int64) ([]arrow.RecordBatch, int64) {
+	var out []arrow.RecordBatch
+	var kept int64
+	for _, b := range batches {
+		switch {
+		case kept >= n:
+			b.Release()
+		case kept+b.NumRows() <= n:
+			out = append(out, b)
+			kept += b.NumRows()
+		default:
+			// A copy, not a slice: a slice would keep (and count as)
+			// the whole batch's buffers.
+			refs := make([]rowRef, n-kept)
+			for i := range refs {
+				refs[i] = rowRef{row: int32(i)}
+			}
+			part, err := gatherChunk(memory.DefaultAllocator, b.Schema(), []arrow.RecordBatch{b}, refs)
+			if err != nil {
+				part = b.NewSlice(0, n-kept)
+			}
+			out = append(out, part)
+			b.Release()
+			kept = n
+		}
+	}
+	return out, kept
+}
+
+func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for {
+		b, err := p.nextProjected(ctx)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err == nil {
+			if err = p.mem.charge(BatchBytes(b), p.q.materialiser()); err != nil {
+				b.Release()
+			}
+		}
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, b)
+	}
+}
+
+// Project evaluates exprs over b into a batch named after names (hidden
+// sort columns get placeholder names).
+func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.RecordBatch, params []any) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(exprs))
+	fields := make([]arrow.Field, len(exprs))
+	for i, e := range exprs {
+		arr, err := evalColumn(ctx, e, b, params)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, err
+		}
+		cols[i] = arr
+		name := "?sort?"
+		if i < len(names) {
+			name = names[i]
+		}
+		fields[i] = arrow.Field{Name: name, Type: arr.DataType(), Nullable: true}
+	}
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return rb, nil
+}
+
+// evalColumn computes one output column. A plain column reference already
+// in its output type is passed through as is: SELECT * and column lists
+// cost no per-value work.
+func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []any) (arrow.Array, error) {
+	if c, ok := e.(*sql.ColumnRef); ok && b != nil && c.Index < int(b.NumCols()) {
+		if arr := b.Column(c.Index); arrow.TypeEqual(arr.DataType(), c.T.ArrowType()) {
+			arr.Retain()
+			return arr, nil
+		}
+	}
+	return sql.Eval(ctx, e, b, params)
+}
+
+// filterBatch keeps the rows whose mask entry is true.
+func filterBatch(b arrow.RecordBatch, mask []bool) (arrow.RecordBatch, error) {
+	idx := make([]int32, 0, len(mask))
+	for i, m := range mask {
+		if m {
+			idx = append(idx, int32(i))
+		}
+	}
+	if len(idx) == len(mask) {
+		b.Retain()
+		return b, nil
+	}
+	return takeBatch(memory.DefaultAllocator, b, idx)
+}
+
+// visibleColumns drops hidden sort columns.
+func visibleColumns(b arrow.RecordBatch, n int) arrow.RecordBatch {
+	if int(b.NumCols()) == n {
+		return b
+	}
+	fields := b.Schema().Fields()[:n]
+	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), b.Columns()[:n], b.NumRows())
+	b.Release()
+	return rb
+}
+
+// distinctRows keeps the first row of each distinct value of the first n
+// columns; it releases batches.
+func distinctRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, n int) ([]arrow.RecordBatch, error) {
+	cols := make([]int, n)
+	for i := range cols {
+		cols[i] = i
+	}
+	return distinctOnRows(ctx, mem, batches, cols)
+}
+
+// distinctOnRows keeps the first row of each distinct value of cols; it
+// releases batches. The distinct values' keys count against work_mem
+// beside the rows.
+func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, cols []int) ([]arrow.RecordBatch, error) {
+	seen := map[string]struct{}{}
+	var key []byte
+	out := make([]arrow.RecordBatch, 0, len(batches))
+	fail := func(i int, err error) ([]arrow.RecordBatch, error) {
+		ReleaseAll(out)
+		ReleaseAll(batches[i:])
+		return nil, err
+	}
+	check := cancelCheck{ctx: ctx}
+	for i, b := range batches {
+		mask := make([]bool, b.NumRows())
+		for r := range mask {
+			if err := check.step(1); err != nil {
+				return fail(i, err)
+			}
+			key = key[:0]
+			for _, c := range cols {
+				key = appendKey(key, b.Column(c), r)
+			}
+			if _, dup := seen[string(key)]; dup {
+				continue
+			}
+			if err := mem.charge(int64(len(key))+mapEntryBytes, "DISTINCT"); err != nil {
+				return fail(i, err)
+			}
+			seen[string(key)] = struct{}{}
+			mask[r] = true
+		}
+		f, err := filterBatch(b, mask)
+		b.Release()
+		if err != nil {
+			return fail(i+1, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// sortBatches orders rows by the keys; it releases batches.
+func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
+	if len(batches) == 0 {
+		return nil, nil
+	}
+	cols := make([][]arrow.Array, len(batches))
+	specs := make([]sortSpec, len(keys))
+	for i, k := range keys {
+		specs[i] = k.spec
+	}
+	for b, rb := range batches {
+		for _, k := range keys {
+			cols[b] = append(cols[b], rb.Column(k.col))
+		}
+	}
+	defer ReleaseAll(batches)
+	refs, err := sortRows(ctx, cols, specs)
+	if err != nil {
+		return nil, err
+	}
+	return gatherRows(ctx, memory.DefaultAllocator, batches[0].Schema(), batches, refs, batchSize)
+}
+
+// limiter applies OFFSET then LIMIT across a stream of batches.
+type limiter struct {
+	limit, offset int64 // limit < 0: none
+	emitted       int64
+}
+
+func (l *limiter) done() bool { return l.limit >= 0 && l.emitted >= l.limit }
+
+func (l *limiter) apply(b arrow.RecordBatch) arrow.RecordBatch {
+	n := b.NumRows()
+	start := min(l.offset, n)
+	l.offset -= start
+	end := n
+	if l.limit >= 0 {
+		end = min(n, start+l.limit-l.emitted)
+	}
+	l.emitted += end - start
+	if start == 0 && end == n {
+		return b
+	}
+	s := b.NewSlice(start, end)
+	b.Release()
+	return s
+}
+
+// bounds evaluates LIMIT and OFFSET (-1: no limit).
+func (q *selectQuery) bounds(ctx context.Context, params []any) (limit, offset int64, err error) {
+	limit = -1
+	if q.limit != nil {
+		v, null, err := evalCount(ctx, q.limit, params, "LIMIT")
+		if err != nil {
+			return 0, 0, err
+		}
+		if !null {
+			limit = v
+		}
+	}
+	if q.offset != nil {
+		v, _, err := evalCount(ctx, q.offset, params, "OFFSET")
+		if err != nil {
+			return 0, 0, err
+		}
+		offset = v
+	}
+	return limit, offset, nil
+}
+
+func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int64, bool, error) {
+	arr, err := sql.Eval(ctx, &sql.Cast{X: e, T: sql.Int64}, nil, params)
+	if err != nil {
+		return 0, false, err
+	}
+	defer arr.Release()
+	if arr.IsNull(0) {
+		return 0, true, nil
+	}
+	v := arr.(*array.Int64).Value(0)
+	if v < 0 {
+		return 0, false, pgerr.Errorf(pgerr.InvalidRowCountInLimitClause, "%s must not be negative", what)
+	}
+	return v, false, nil
+}
+
+// materialiser names the operator that holds a query's rows, for errors.
+func (q *selectQuery) materialiser() string {
+	switch {
+	case len(q.order) > 0:
+		return "ORDER BY"
+	case q.distinct:
+		return "DISTINCT"
+	}
+	return "the query"
+}

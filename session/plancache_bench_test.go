@@ -1,0 +1,85 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/stmt"
+)
+
+// benchSession is testSession for benchmarks.
+func benchSession(b *testing.B) *Session {
+	b.Helper()
+	ctx := context.Background()
+	wh, err := lake.Open(ctx, lake.Config{DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { wh.Close() })
+	eng, err := NewEngine(ctx, wh, EngineOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := eng.NewSession(stmt.SessionInfo{User: "bench", Database: "db"})
+	b.Cleanup(s.Close)
+	return s
+}
+
+// drainBench runs one prepared statement to completion, as the wire layer does.
+func drainBench(b *testing.B, ctx context.Context, s *Session, p *stmt.Prepared) {
+	res, err := s.Execute(ctx, p, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Rows == nil {
+		return
+	}
+	for {
+		if _, err := res.Rows.Next(ctx); err != nil {
+			if !errors.Is(err, io.EOF) {
+				b.Fatal(err)
+			}
+			break
+		}
+	}
+	_ = res.Rows.Tag()
+	res.Rows.Close()
+}
+
+// BenchmarkSimpleSelect1 is the simple protocol's path: split, prepare and
+// execute the same text every time.
+func BenchmarkSimpleSelect1(b *testing.B) {
+	ctx := context.Background()
+	s := benchSession(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		stmts, err := s.Split("SELECT 1;")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range stmts {
+			p, err := s.Prepare(ctx, q, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			drainBench(b, ctx, s, p)
+		}
+	}
+}
+
+// BenchmarkPreparedSelect1 executes one prepared statement repeatedly.
+func BenchmarkPreparedSelect1(b *testing.B) {
+	ctx := context.Background()
+	s := benchSession(b)
+	p, err := s.Prepare(ctx, "SELECT 1", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		drainBench(b, ctx, s, p)
+	}
+}
