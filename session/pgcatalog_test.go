@@ -58,7 +58,7 @@ func TestTracedCatalogQueries(t *testing.T) {
 // getTypeInfo) and SQLAlchemy's inspector sent to PostgreSQL 15, verbatim.
 func TestCapturedClientQueries(t *testing.T) {
 	s := catalogFixture(t)
-	b, err := os.ReadFile("pgcatalog/testdata/client-queries.sql")
+	b, err := os.ReadFile("../pgcatalog/testdata/client-queries.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
