@@ -1,5 +1,5 @@
 // Package bench is `magmalake-bench delete`: it measures magmalake's DELETE
-// (through a real exec Session) against iceberg-go's Transaction.Delete for
+// (through a real session.Session) against iceberg-go's Transaction.Delete for
 // the same predicate on identical copies of a generated table, and against
 // the physical floor done by hand with arrow-go's Parquet reader.
 package bench

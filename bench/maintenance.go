@@ -11,7 +11,7 @@ import (
 )
 
 // `magmalake-bench maintenance` (issue 14) measures table maintenance:
-// OPTIMIZE (ALTER TABLE t EXECUTE optimize, through a real exec Session)
+// OPTIMIZE (ALTER TABLE t EXECUTE optimize, through a real session.Session)
 // beside iceberg-go's own compaction (compaction.Analyze planning, then
 // Table.RewriteDataFiles) on an identical copy of the table, and what the
 // table costs to read before OPTIMIZE, after it, and freshly written with

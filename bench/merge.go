@@ -14,8 +14,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// `magmalake-bench merge` (issue 13) measures MERGE through a real exec
-// Session: an upsert of a source of SourceRows rows, half of them updating
+// `magmalake-bench merge` (issue 13) measures MERGE through a real
+// session.Session: an upsert of a source of SourceRows rows, half of them updating
 // existing rows and half inserting new ones, into a copy of a generated
 // table (the delete bench's 8 columns, one data file per identity(grp)
 // partition, or the same files unpartitioned) in copy-on-write and

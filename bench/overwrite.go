@@ -11,7 +11,7 @@ import (
 )
 
 // `magmalake-bench overwrite` (issue 8) measures two row-level writes through
-// a real exec Session on a table partitioned by identity(grp), one data file
+// a real session.Session on a table partitioned by identity(grp), one data file
 // per partition:
 //
 //   - dynamic-overwrite: INSERT OVERWRITE of one partition under

@@ -9,7 +9,7 @@ import (
 )
 
 // `magmalake-bench select` measures the query engine (engine, through
-// SQL on an exec Session) beside PostgreSQL 15 and DuckDB on the same data:
+// SQL on a session.Session) beside PostgreSQL 15 and DuckDB on the same data:
 // the delete bench's 8-column table (Rows rows in Files data files written
 // by magmalake) and a 10,000-row dimension, loaded into PostgreSQL heap
 // tables with COPY and read by DuckDB with read_parquet over magmalake's own

@@ -11,7 +11,7 @@ import (
 // debtBarWidth is the bar of one data file: its rows, live then dead.
 const debtBarWidth = 40
 
-// debtQuery reads the per-file delete debt of a table (exec's
+// debtQuery reads the per-file delete debt of a table (the session's
 // "t$delete_debt"), the file names shortened to their base.
 func debtQuery(table string) string {
 	name := table

@@ -14,7 +14,7 @@ import (
 )
 
 // progressFake is a session whose "select long" reports progress the way
-// an exec session does (from another goroutine while it runs, a Done
+// a session does (from another goroutine while it runs, a Done
 // report before it returns) and runs until it is cancelled.
 type progressFake struct {
 	*fakeSession

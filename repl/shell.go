@@ -1,6 +1,6 @@
 // Package repl is magmalake's interactive SQL shell: psql's look and feel
-// (prompts, aligned tables, error carets, backslash commands) over an
-// exec session in the same process, or over a server (repl/remote).
+// (prompts, aligned tables, error carets, backslash commands) over a
+// session in the same process, or over a server (repl/remote).
 package repl
 
 import (

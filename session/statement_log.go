@@ -104,8 +104,9 @@ func (sl *statementLog) startLog(p *stmt.Prepared) *stmtLog {
 	if sl.engine.opts.Logger == nil {
 		return nil
 	}
-	return &stmtLog{s: sl, log: sl.engine.opts.Logger, query: p.Query, class: formOf(p).logClass, start: time.Now(),
-		successes: sl.logsSuccesses(formOf(p).logClass)}
+	class := formOf(p).logClass
+	return &stmtLog{s: sl, log: sl.engine.opts.Logger, query: p.Query, class: class, start: time.Now(),
+		successes: sl.logsSuccesses(class)}
 }
 
 // logsSuccesses reports whether a statement of class c that succeeds may be

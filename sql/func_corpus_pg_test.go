@@ -68,7 +68,7 @@ func corpusOurs(expr string) string {
 	t := e.Type()
 	if t.Reg != RegNone {
 		// The wire prints reg* values by name, through a cast to text
-		// (exec's regNames), as PostgreSQL's output functions do.
+		// (the session's regNames), as PostgreSQL's output functions do.
 		e = &Cast{X: e, T: Text}
 	}
 	arr, err := Eval(context.Background(), e, nil, nil)

@@ -15,7 +15,7 @@ import (
 )
 
 // progressSession is the fake whose statements report progress the way an
-// exec session with magmalake.progress on does: from another goroutine,
+// session with magmalake.progress on does: from another goroutine,
 // while the statement runs, then a last Done report.
 type progressSession struct {
 	*fakeSession

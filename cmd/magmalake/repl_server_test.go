@@ -18,7 +18,7 @@ import (
 	"github.com/magmalake/magmalake/wire"
 )
 
-// serveForRepl runs a magmalake server (wire over exec, as serve does) on
+// serveForRepl runs a magmalake server (wire over the session, as serve does) on
 // 127.0.0.1:0 and returns its port; with scram, user tester's password is
 // s3cret.
 func serveForRepl(t *testing.T, scram bool) string {

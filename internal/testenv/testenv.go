@@ -9,7 +9,7 @@
 // MAGMALAKE_REQUIRE_TOOLS=1) it fails, so a broken install cannot turn the
 // end-to-end tests into silent passes.
 //
-// Tests above exec and wire start servers with internal/testserver, and
+// Tests above session and wire start servers with internal/testserver, and
 // PostgreSQL with internal/pgtest.
 package testenv
 

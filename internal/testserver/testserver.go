@@ -1,7 +1,7 @@
 // Package testserver runs the real engine, and the wire server over it the
 // way `magmalake serve` does, for the tests of the packages above both (the
 // command, the shell, its remote session, the catalog's client tests, the
-// end-to-end tests, the benchmarks). Tests inside exec, iceberg or wire
+// end-to-end tests, the benchmarks). Tests inside session, lake or wire
 // cannot import it: it imports them.
 package testserver
 

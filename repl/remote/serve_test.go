@@ -28,7 +28,7 @@ func serveLake(t *testing.T) *session.Engine {
 }
 
 // startServe serves eng on 127.0.0.1:0 the way `magmalake serve` does
-// (wire over exec), with trust or SCRAM for serveUser, and returns the
+// (wire over the session), with trust or SCRAM for serveUser, and returns the
 // settings that reach it.
 func startServe(t *testing.T, eng *session.Engine, auth wire.AuthMethod) remote.Settings {
 	t.Helper()
@@ -87,7 +87,7 @@ select id, name from s.t order by id;
 `
 
 // TestServeMatchesEmbedded: the same script through the embedded shell and
-// through the remote shell on a magmalake server (wire and exec in
+// through the remote shell on a magmalake server (wire and the session in
 // process, as magmalake serve runs them) prints the same, stdout and
 // stderr.
 func TestServeMatchesEmbedded(t *testing.T) {
