@@ -43,7 +43,7 @@ type csvRelation struct {
 	paths  []string
 	o      csvOptions
 	f      copyFormat
-	cols   []engine.Column
+	cols   []sql.Column
 	in     sql.InputStyle
 	batch  int
 	sample int // data rows the types were inferred from
@@ -208,7 +208,7 @@ func (r *csvRelation) sniff(ctx context.Context) error {
 	}
 	names := csvColumnNames(rows, width, header)
 	for i := range width {
-		r.cols = append(r.cols, engine.Column{Name: names[i], Type: types[i]})
+		r.cols = append(r.cols, sql.Column{Name: names[i], Type: types[i]})
 	}
 	return nil
 }
@@ -329,7 +329,7 @@ func csvColumnNames(rows [][]copyField, width int, header bool) []string {
 	return names
 }
 
-func (r *csvRelation) Columns() []engine.Column { return r.cols }
+func (r *csvRelation) Columns() []sql.Column { return r.cols }
 
 func (r *csvRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error) {
 	fields := make([]arrow.Field, len(cols))
@@ -423,7 +423,7 @@ func appendCSVValue(b array.Builder, t sql.Type, f copyField, in sql.InputStyle)
 
 // valueError is a value that does not fit its inferred column type: past
 // the sample the hint says how to widen the inference.
-func (r *csvRelation) valueError(path string, line int64, col engine.Column, err error) error {
+func (r *csvRelation) valueError(path string, line int64, col sql.Column, err error) error {
 	out := r.lineError(path, line, col.Name, err)
 	var se *pgerr.Error
 	if errors.As(out, &se) && r.o.sample >= 0 && !r.o.allVarchar {

@@ -15,6 +15,7 @@ import (
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql"
 )
 
 // Files opens the files of read_csv and read_parquet for the session
@@ -115,7 +116,7 @@ func checkReadable(path string, roots []string) (string, error) {
 // parquetRelation is read_parquet's files.
 type parquetRelation struct {
 	files *lake.ParquetFiles
-	cols  []engine.Column
+	cols  []sql.Column
 	fn    string
 }
 
@@ -129,12 +130,12 @@ func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.F
 	}
 	rel := &parquetRelation{files: files, fn: call.Function}
 	for _, f := range files.Schema().Fields() {
-		rel.cols = append(rel.cols, engine.Column{Name: f.Name, Type: engine.TypeFromArrow(f.Type)})
+		rel.cols = append(rel.cols, sql.Column{Name: f.Name, Type: sql.TypeFromArrow(f.Type)})
 	}
 	return rel, nil
 }
 
-func (r *parquetRelation) Columns() []engine.Column { return r.cols }
+func (r *parquetRelation) Columns() []sql.Column { return r.cols }
 
 func (r *parquetRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error) {
 	seq := r.files.Batches(ctx, cols)

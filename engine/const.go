@@ -17,7 +17,7 @@ import (
 // and shared.
 type ConstQuery struct {
 	q    *selectQuery
-	cols []Column
+	cols []sql.Column
 	// literal is the evaluated row when every output is a *sql.Const and
 	// there is no LIMIT/OFFSET; built on first execution.
 	literal  arrow.RecordBatch
@@ -61,7 +61,7 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 }
 
 // Columns describe the row.
-func (c *ConstQuery) Columns() []Column { return c.cols }
+func (c *ConstQuery) Columns() []sql.Column { return c.cols }
 
 // Run evaluates the row (after LIMIT/OFFSET).
 func (c *ConstQuery) Run(ctx context.Context, params []any) (stmt.Rows, error) {

@@ -40,7 +40,7 @@ type View struct {
 
 // Virtual is a small relation read whole: its columns and its rows now.
 type Virtual struct {
-	Columns []Column
+	Columns []sql.Column
 	// System counts the last columns that are system columns (tableoid):
 	// read by qualified name only, never by *.
 	System int
@@ -81,10 +81,4 @@ func (e *Env) batchSize() int {
 		return 4096
 	}
 	return e.Options.BatchSize
-}
-
-// Column is one output column of a query.
-type Column struct {
-	Name string
-	Type sql.Type
 }

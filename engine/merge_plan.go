@@ -403,13 +403,13 @@ func withMergeAction(n sql.Syntax) sql.Syntax {
 }
 
 // Columns describe the RETURNING rows; nil without RETURNING.
-func (m *MergePlan) Columns() []Column {
+func (m *MergePlan) Columns() []sql.Column {
 	if m.returning == nil {
 		return nil
 	}
-	cols := make([]Column, len(m.returning))
+	cols := make([]sql.Column, len(m.returning))
 	for i, e := range m.returning {
-		cols[i] = Column{Name: m.names[i], Type: e.Type()}
+		cols[i] = sql.Column{Name: m.names[i], Type: e.Type()}
 	}
 	return cols
 }

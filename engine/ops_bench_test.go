@@ -40,7 +40,7 @@ func benchMix(x uint64) uint64 {
 // double, NULL in 1 of 50), price (numeric(12,2)) and name (100,000
 // values, NULL in 1 of 20), in one batch.
 func benchFact(n int) *Virtual {
-	cols := []Column{{"k", sql.Int32}, {"grp", sql.Int32}, {"amount", sql.Float64},
+	cols := []sql.Column{{"k", sql.Int32}, {"grp", sql.Int32}, {"amount", sql.Float64},
 		{"price", sql.Numeric(12, 2)}, {"name", sql.Text}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
@@ -73,7 +73,7 @@ func benchFact(n int) *Virtual {
 
 // benchDim is bench select's dimension: 10,000 keys, 8 regions, weights in [0, 100).
 func benchDim() *Virtual {
-	cols := []Column{{"d_key", sql.Int32}, {"d_region", sql.Text}, {"d_weight", sql.Int32}}
+	cols := []sql.Column{{"d_key", sql.Int32}, {"d_region", sql.Text}, {"d_weight", sql.Int32}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}

@@ -46,7 +46,7 @@ func regNames(q *selectQuery) {
 }
 
 // Columns describe the query's rows.
-func (q *Query) Columns() []Column { return q.root.columns() }
+func (q *Query) Columns() []sql.Column { return q.root.columns() }
 
 // Run executes the query with the statement's parameter values.
 func (q *Query) Run(ctx context.Context, params []any) (stmt.Rows, error) {

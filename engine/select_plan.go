@@ -38,14 +38,14 @@ type selectQuery struct {
 	offset   sql.Expr
 }
 
-func (q *selectQuery) columns() []Column {
-	cols := make([]Column, q.visible)
+func (q *selectQuery) columns() []sql.Column {
+	cols := make([]sql.Column, q.visible)
 	for i := range cols {
 		t := q.outputs[i].Type()
 		if t.Kind == sql.KindUnknown {
 			t = sql.Text
 		}
-		cols[i] = Column{Name: q.names[i], Type: t}
+		cols[i] = sql.Column{Name: q.names[i], Type: t}
 	}
 	return cols
 }

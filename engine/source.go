@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/metatable"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -174,11 +175,11 @@ type metaSource struct {
 // openMetaSource reads metadata table rt ("t$snapshots") as the registry
 // (meta_tables.go) produces it.
 func openMetaSource(ctx context.Context, rt *Table, qual string) (source, error) {
-	mt, err := FindMetaTable(rt.Ident, rt.Meta)
+	mt, err := metatable.Find(rt.Ident, rt.Meta)
 	if err != nil {
 		return nil, err
 	}
-	cols, data, err := mt.read(ctx, rt.Table)
+	cols, data, err := mt.Read(ctx, rt.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -247,43 +248,6 @@ func (noSource) batches(context.Context, iceberg.BooleanExpression, []any) (iter
 	}, nil
 }
 
-// typeFromArrow maps the executor Arrow types back to SQL types.
-func typeFromArrow(dt arrow.DataType) sql.Type {
-	switch t := dt.(type) {
-	case *arrow.BooleanType:
-		return sql.Bool
-	case *arrow.Int16Type:
-		return sql.Int16
-	case *arrow.Int32Type:
-		return sql.Int32
-	case *arrow.Int64Type:
-		return sql.Int64
-	case *arrow.Uint32Type:
-		return sql.OID
-	case *arrow.Float32Type:
-		return sql.Float32
-	case *arrow.Float64Type:
-		return sql.Float64
-	case *arrow.Decimal128Type:
-		return sql.Numeric(int(t.Precision), int(t.Scale))
-	case *arrow.BinaryType:
-		return sql.Bytea
-	case *arrow.Date32Type:
-		return sql.Date
-	case *arrow.Time64Type:
-		return sql.Time
-	case *arrow.TimestampType:
-		if t.TimeZone != "" {
-			return sql.TimestampTZ
-		}
-		return sql.Timestamp
-	}
-	if dt.ID() == arrow.EXTENSION {
-		return sql.UUID
-	}
-	return sql.Text
-}
-
 // metadataCount is the answer of SELECT count(*) [, count(*) ...] FROM t
 // from t's snapshot summary, when no WHERE, grouping or delete file makes
 // the rows differ from the files' record counts.
@@ -321,25 +285,11 @@ func (t *tableSource) recordCount() (n int64, deletes, ok bool) {
 }
 
 // MetaColumns are the columns of metadata table rt ("t$files") as a query
-// sees them: DESCRIBE shows these, not the base table's. Those the
-// registry lists need no rows read (t$delete_debt plans every delete).
-func MetaColumns(ctx context.Context, rt *Table) ([]Column, error) {
-	mt, err := FindMetaTable(rt.Ident, rt.Meta)
+// sees them.
+func MetaColumns(ctx context.Context, rt *Table) ([]sql.Column, error) {
+	mt, err := metatable.Find(rt.Ident, rt.Meta)
 	if err != nil {
 		return nil, err
 	}
-	if mt.Columns != nil {
-		return slices.Clone(mt.Columns), nil
-	}
-	src, err := openMetaSource(ctx, rt, rt.Meta)
-	if err != nil {
-		return nil, err
-	}
-	var out []Column
-	for _, c := range src.scope().Columns {
-		if !c.Hidden {
-			out = append(out, Column{Name: c.Name, Type: c.T})
-		}
-	}
-	return out, nil
+	return mt.ColumnsOf(ctx, rt.Table)
 }

@@ -30,7 +30,7 @@ type FileCall struct {
 // FileRelation is the rows of the files one call named: columns known when
 // the statement is planned, rows read when it runs.
 type FileRelation interface {
-	Columns() []Column
+	Columns() []sql.Column
 	// Batches streams the given columns, in that order, typed as Columns
 	// says. With no columns the batches still carry the row counts.
 	Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error)
@@ -138,7 +138,3 @@ func (f *fileSource) project(cols []int) source {
 func (f *fileSource) batches(ctx context.Context, _ iceberg.BooleanExpression, _ []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return f.rel.Batches(ctx, f.cols)
 }
-
-// TypeFromArrow is the SQL type of a column of the executor's Arrow type
-// dt (a scan's or a file reader's contract types).
-func TypeFromArrow(dt arrow.DataType) sql.Type { return typeFromArrow(dt) }

@@ -54,7 +54,7 @@ func (p *planner) viewSource(v *View, qual string) (source, error) {
 
 // ViewColumns are the columns a view's query gives now, under the view's
 // column names.
-func ViewColumns(ctx context.Context, env *Env, v *View) ([]Column, error) {
+func ViewColumns(ctx context.Context, env *Env, v *View) ([]sql.Column, error) {
 	p := &planner{ctx: ctx, env: env, params: &sql.Params{}}
 	p.params.Subqueries = p
 	src, err := p.viewSource(v, "")
@@ -62,10 +62,10 @@ func ViewColumns(ctx context.Context, env *Env, v *View) ([]Column, error) {
 		return nil, err
 	}
 	sc := src.scope()
-	cols := make([]Column, 0, len(sc.Columns))
+	cols := make([]sql.Column, 0, len(sc.Columns))
 	for _, c := range sc.Columns {
 		if !c.Hidden && !c.System {
-			cols = append(cols, Column{Name: c.Name, Type: c.T})
+			cols = append(cols, sql.Column{Name: c.Name, Type: c.T})
 		}
 	}
 	return cols, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/magmalake/magmalake/copyio"
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/metatable"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -145,7 +146,7 @@ func (r *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, read
 
 // resolveName finds table name (of n's schema, else through search_path).
 // A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
-// metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
+// metadata table (t$meta) is one of the registry's (metatable.Find).
 func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
@@ -169,7 +170,7 @@ func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, m
 			tbl, err = onBranch(tbl, branch)
 		}
 		if err == nil && meta != "" {
-			if _, err := engine.FindMetaTable(ident, meta); err != nil {
+			if _, err := metatable.Find(ident, meta); err != nil {
 				return nil, err // the table exists, the kind does not
 			}
 		}
@@ -270,6 +271,6 @@ func (r *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads boo
 }
 
 // MetadataTableKinds are the names after "$" a table's metadata tables
-// take ("t$snapshots"), sorted: the registry's (engine.MetaTableNames),
+// take ("t$snapshots"), sorted: the registry's (metatable.Names),
 // for the shell's completion.
-func MetadataTableKinds() []string { return engine.MetaTableNames() }
+func MetadataTableKinds() []string { return metatable.Names() }

@@ -75,14 +75,14 @@ func (r *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*e
 }
 
 // relationColumns is a relation's row description without its rows.
-func relationColumns(schema, name string) ([]engine.Column, error) {
+func relationColumns(schema, name string) ([]sql.Column, error) {
 	cs, err := pgcatalog.RelationColumns(schema, name)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]engine.Column, len(cs))
+	out := make([]sql.Column, len(cs))
 	for i, c := range cs {
-		out[i] = engine.Column{Name: c.Name, Type: c.Type}
+		out[i] = sql.Column{Name: c.Name, Type: c.Type}
 	}
 	return out, nil
 }
