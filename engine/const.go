@@ -41,18 +41,18 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 	if _, srf := q.src.(*picked); srf {
 		return nil, false, nil
 	}
-	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
+	if q.Where != nil || q.Agg != nil || q.Having != nil || q.Distinct || len(q.Order) > 0 || len(q.Outputs) != q.Visible {
 		return nil, false, nil
 	}
 	// A subquery reads a table, pinned when it was planned: the general
 	// path binds it again for every execution.
-	for _, e := range append([]sql.Expr{q.limit, q.offset}, q.outputs...) {
+	for _, e := range append([]sql.Expr{q.Limit, q.Offset}, q.Outputs...) {
 		if e != nil && hasSubquery(e) {
 			return nil, false, nil
 		}
 	}
-	c = &ConstQuery{q: q, cols: q.columns(), literals: q.limit == nil && q.offset == nil}
-	for _, e := range q.outputs {
+	c = &ConstQuery{q: q, cols: q.columns(), literals: q.Limit == nil && q.Offset == nil}
+	for _, e := range q.Outputs {
 		if _, isConst := e.(*sql.Const); !isConst {
 			c.literals = false
 		}
@@ -69,7 +69,7 @@ func (c *ConstQuery) Run(ctx context.Context, params []any) (stmt.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.q.limit != nil || c.q.offset != nil {
+	if c.q.Limit != nil || c.q.Offset != nil {
 		limit, offset, err := c.q.bounds(ctx, params)
 		if err != nil {
 			b.Release()
@@ -99,7 +99,7 @@ func (c *ConstQuery) row(ctx context.Context, params []any) (arrow.RecordBatch, 
 	}
 	in := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 	defer in.Release()
-	b, err := Project(ctx, c.q.outputs, c.q.names, in, params)
+	b, err := Project(ctx, c.q.Outputs, c.q.Names, in, params)
 	if err != nil {
 		return nil, err
 	}

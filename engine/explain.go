@@ -60,24 +60,24 @@ func describeQuery(ctx context.Context, q *selectQuery, params []any) *ExplainNo
 	if c, ok := q.metadataCount(); ok {
 		n.Prop("Metadata Count", c, fmt.Sprintf("  Count: %d rows from the snapshot summary (no data file read)", c))
 	}
-	if q.agg != nil {
-		n.Prop("Aggregate", ExplainObject{{Key: "Group Keys", Value: len(q.agg.GroupBy)}, {Key: "Aggregates", Value: len(q.agg.Calls)}},
-			fmt.Sprintf("  Aggregate: %d group key(s), %d aggregate(s)", len(q.agg.GroupBy), len(q.agg.Calls)))
+	if q.Agg != nil {
+		n.Prop("Aggregate", ExplainObject{{Key: "Group Keys", Value: len(q.Agg.GroupBy)}, {Key: "Aggregates", Value: len(q.Agg.Calls)}},
+			fmt.Sprintf("  Aggregate: %d group key(s), %d aggregate(s)", len(q.Agg.GroupBy), len(q.Agg.Calls)))
 	}
-	if q.winTop != 0 {
-		n.Prop("Window Top Rows", max(q.winTop, 0),
-			fmt.Sprintf("  Window: only the first %d rows of each partition are kept (a heap per partition)", max(q.winTop, 0)))
+	if q.WinTop != 0 {
+		n.Prop("Window Top Rows", max(q.WinTop, 0),
+			fmt.Sprintf("  Window: only the first %d rows of each partition are kept (a heap per partition)", max(q.WinTop, 0)))
 	}
-	if q.where != nil {
+	if q.Where != nil {
 		if _, scan := q.src.(*tableSource); !scan {
-			n.Prop("Filter", q.where.String(), "  Filter: "+q.where.String())
+			n.Prop("Filter", q.Where.String(), "  Filter: "+q.Where.String())
 		}
 	}
-	if q.distinct {
+	if q.Distinct {
 		n.Prop("Distinct", true, "  Distinct")
 	}
-	if len(q.order) > 0 {
-		n.Prop("Sort Key Count", len(q.order), fmt.Sprintf("  Sort: %d key(s)", len(q.order)))
+	if len(q.Order) > 0 {
+		n.Prop("Sort Key Count", len(q.Order), fmt.Sprintf("  Sort: %d key(s)", len(q.Order)))
 	}
 	return n
 }
@@ -109,7 +109,7 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 		var where sql.Expr
 		var scope *sql.Scope
 		if q != nil && q.src == src {
-			where, scope = q.where, q.input
+			where, scope = q.Where, q.Input
 		}
 		n.Props = append(n.Props, FilterProps(ctx, where, scope, s.rt.Table.Schema(), params)...)
 		return n

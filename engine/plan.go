@@ -38,9 +38,9 @@ func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Q
 // the names they stand for, as PostgreSQL's output functions do; the client
 // sees them as text.
 func regNames(q *selectQuery) {
-	for i, e := range q.outputs {
+	for i, e := range q.Outputs {
 		if e.Type().Reg != sql.RegNone {
-			q.outputs[i] = &sql.Cast{X: e, T: sql.Text}
+			q.Outputs[i] = &sql.Cast{X: e, T: sql.Text}
 		}
 	}
 }

@@ -19,33 +19,33 @@ type orderKey struct {
 // selectQuery is a bound SELECT over one source.
 type selectQuery struct {
 	src        source
-	input      *sql.Scope
-	where      sql.Expr
-	distinctOn []int   // output columns of SELECT DISTINCT ON
-	sets       [][]int // grouping sets as GROUP BY key indexes; nil: one, all keys
-	agg        *sql.AggContext
-	win        *sql.WindowContext // window calls, computed after grouping
-	// winTop, when above zero, is how many rows of each window partition
+	Input      *sql.Scope
+	Where      sql.Expr
+	DistinctOn []int   // output columns of SELECT DISTINCT ON
+	Sets       [][]int // grouping sets as GROUP BY key indexes; nil: one, all keys
+	Agg        *sql.AggContext
+	Win        *sql.WindowContext // window calls, computed after grouping
+	// WinTop, when above zero, is how many rows of each window partition
 	// the query reading this one keeps (window_top.go); -1: none.
-	winTop   int64
-	having   sql.Expr
-	outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
-	visible  int
-	names    []string
-	order    []orderKey
-	distinct bool
-	limit    sql.Expr
-	offset   sql.Expr
+	WinTop   int64
+	Having   sql.Expr
+	Outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
+	Visible  int
+	Names    []string
+	Order    []orderKey
+	Distinct bool
+	Limit    sql.Expr
+	Offset   sql.Expr
 }
 
 func (q *selectQuery) columns() []sql.Column {
-	cols := make([]sql.Column, q.visible)
+	cols := make([]sql.Column, q.Visible)
 	for i := range cols {
-		t := q.outputs[i].Type()
+		t := q.Outputs[i].Type()
 		if t.Kind == sql.KindUnknown {
 			t = sql.Text
 		}
-		cols[i] = sql.Column{Name: q.names[i], Type: t}
+		cols[i] = sql.Column{Name: q.Names[i], Type: t}
 	}
 	return cols
 }
@@ -60,7 +60,7 @@ func (p *planner) bindQuery(st *sql.Select, src source, outer *sql.Outer, untype
 	if err != nil {
 		return nil, err
 	}
-	pushIntoJoins(src, q.where)
+	pushIntoJoins(src, q.Where)
 	used := q.inputColumns(full.Named)
 	if len(used) == len(full.Columns) {
 		q.src = src
@@ -93,7 +93,7 @@ func withOuter(sc *sql.Scope, outer *sql.Outer) *sql.Scope {
 // bindSelect binds every clause of st over the input scope.
 // Untyped leaves untyped literal outputs for a set operation to resolve.
 func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bool) (*selectQuery, error) {
-	q := &selectQuery{input: input, distinct: st.Distinct}
+	q := &selectQuery{Input: input, Distinct: st.Distinct}
 	items, names, err := ExpandItems(st.Items, input)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		if sql.HasAggregate(st.Where) {
 			return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed in WHERE")
 		}
-		if q.where, err = sql.BindCondition(st.Where, input, params, "WHERE"); err != nil {
+		if q.Where, err = sql.BindCondition(st.Where, input, params, "WHERE"); err != nil {
 			return nil, err
 		}
 	}
@@ -112,27 +112,27 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindUntyped(n, input, params) }
 	}
 	if grouped {
-		if q.agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
+		if q.Agg, err = bindGroupBy(st.GroupBy, items, names, input, params); err != nil {
 			return nil, err
 		}
-		q.sets = st.GroupingSets
-		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindAggregate(n, input, q.agg, params) }
+		q.Sets = st.GroupingSets
+		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindAggregate(n, input, q.Agg, params) }
 	}
 	if hasWindow(items, st.OrderBy) {
-		q.win = sql.NewWindowContext(windowBase, st.Windows)
-		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindWindowed(n, input, q.agg, q.win, params) }
+		q.Win = sql.NewWindowContext(windowBase, st.Windows)
+		bindOut = func(n sql.Syntax) (sql.Expr, error) { return sql.BindWindowed(n, input, q.Agg, q.Win, params) }
 	}
 	for _, it := range items {
 		e, err := bindOut(it)
 		if err != nil {
 			return nil, err
 		}
-		q.outputs = append(q.outputs, e)
+		q.Outputs = append(q.Outputs, e)
 	}
-	q.names, q.visible = names, len(items)
+	q.Names, q.Visible = names, len(items)
 	if st.Having != nil {
 		// HAVING makes the query grouped, so q.agg is set.
-		if q.having, err = sql.BindAggregateCondition(st.Having, input, q.agg, params, "HAVING"); err != nil {
+		if q.Having, err = sql.BindAggregateCondition(st.Having, input, q.Agg, params, "HAVING"); err != nil {
 			return nil, err
 		}
 	}
@@ -143,10 +143,10 @@ func bindSelect(st *sql.Select, input *sql.Scope, params *sql.Params, untyped bo
 		return nil, err
 	}
 	q.placeWindows()
-	if q.limit, err = bindCount(st.Limit, "LIMIT", params); err != nil {
+	if q.Limit, err = bindCount(st.Limit, "LIMIT", params); err != nil {
 		return nil, err
 	}
-	if q.offset, err = bindCount(st.Offset, "OFFSET", params); err != nil {
+	if q.Offset, err = bindCount(st.Offset, "OFFSET", params); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -159,23 +159,23 @@ const windowBase = 1 << 24
 // placeWindows renumbers the window columns to follow the layout the
 // outputs read (the input, or the groups).
 func (q *selectQuery) placeWindows() {
-	if q.win == nil {
+	if q.Win == nil {
 		return
 	}
-	layout := len(q.input.Columns)
-	if q.agg != nil {
-		layout = len(q.agg.GroupBy) + len(q.agg.Calls)
+	layout := len(q.Input.Columns)
+	if q.Agg != nil {
+		layout = len(q.Agg.GroupBy) + len(q.Agg.Calls)
 	}
-	m := make(map[int]int, layout+len(q.win.Calls))
+	m := make(map[int]int, layout+len(q.Win.Calls))
 	for i := 0; i < layout; i++ {
 		m[i] = i
 	}
-	for k := range q.win.Calls {
+	for k := range q.Win.Calls {
 		m[windowBase+k] = layout + k
 	}
-	q.win.Base = layout
-	for i, e := range q.outputs {
-		q.outputs[i] = sql.RemapColumns(e, m)
+	q.Win.Base = layout
+	for i, e := range q.Outputs {
+		q.Outputs[i] = sql.RemapColumns(e, m)
 	}
 }
 
@@ -300,14 +300,14 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) 
 		}
 		// ORDER BY prefers output names over input columns.
 		same := func(i, j int) bool {
-			return q.outputs[i].String() == q.outputs[j].String() && q.outputs[i].Type() == q.outputs[j].Type()
+			return q.Outputs[i].String() == q.Outputs[j].String() && q.Outputs[i].Type() == q.Outputs[j].Type()
 		}
-		idx, ok, err := outputRef(it.Expr, q.names, nil, same)
+		idx, ok, err := outputRef(it.Expr, q.Names, nil, same)
 		if err != nil {
 			return err
 		}
 		if ok {
-			q.order = append(q.order, orderKey{col: idx, spec: spec})
+			q.Order = append(q.Order, orderKey{col: idx, spec: spec})
 			continue
 		}
 		e, err := bindOut(it.Expr)
@@ -316,20 +316,20 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) 
 		}
 		col := q.findOutput(e)
 		if col < 0 {
-			if q.distinct {
+			if q.Distinct {
 				return pgerr.Errorf(pgerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 			}
-			q.outputs = append(q.outputs, e)
-			col = len(q.outputs) - 1
+			q.Outputs = append(q.Outputs, e)
+			col = len(q.Outputs) - 1
 		}
-		q.order = append(q.order, orderKey{col: col, spec: spec})
+		q.Order = append(q.Order, orderKey{col: col, spec: spec})
 	}
 	return nil
 }
 
 func (q *selectQuery) findOutput(e sql.Expr) int {
 	s := e.String()
-	for i, o := range q.outputs {
+	for i, o := range q.Outputs {
 		if o.String() == s && o.Type() == e.Type() {
 			return i
 		}
@@ -365,18 +365,18 @@ func (q *selectQuery) inputColumns(named map[int]bool) []int {
 		seen = map[int]bool{}
 	}
 	var roots []sql.Expr
-	if q.where != nil {
-		roots = append(roots, q.where)
+	if q.Where != nil {
+		roots = append(roots, q.Where)
 	}
-	if q.agg != nil {
-		roots = append(roots, q.agg.GroupBy...)
-		for _, c := range q.agg.Calls {
+	if q.Agg != nil {
+		roots = append(roots, q.Agg.GroupBy...)
+		for _, c := range q.Agg.Calls {
 			roots = append(roots, c.Inputs()...)
 		}
 	} else {
-		roots = append(roots, q.outputs...)
-		if q.win != nil {
-			for _, c := range q.win.Calls {
+		roots = append(roots, q.Outputs...)
+		if q.Win != nil {
+			for _, c := range q.Win.Calls {
 				roots = append(roots, windowExprs(c)...)
 			}
 		}
@@ -385,7 +385,7 @@ func (q *selectQuery) inputColumns(named map[int]bool) []int {
 		sql.CollectColumns(r, seen)
 	}
 	var out []int
-	for i := range q.input.Columns {
+	for i := range q.Input.Columns {
 		if seen[i] {
 			out = append(out, i)
 		}
@@ -395,7 +395,7 @@ func (q *selectQuery) inputColumns(named map[int]bool) []int {
 
 // describe is a one-line summary used in errors.
 func (q *selectQuery) describe() string {
-	return fmt.Sprintf("SELECT %s", strings.Join(q.names, ", "))
+	return fmt.Sprintf("SELECT %s", strings.Join(q.Names, ", "))
 }
 
 func checkPosition(k int64, n int) (int, bool, error) {
@@ -421,9 +421,9 @@ func windowExprs(c *sql.WindowCall) []sql.Expr {
 func (q *selectQuery) bindDistinctOn(keys []sql.Syntax, bindOut func(sql.Syntax) (sql.Expr, error)) error {
 	for _, k := range keys {
 		same := func(i, j int) bool {
-			return q.outputs[i].String() == q.outputs[j].String() && q.outputs[i].Type() == q.outputs[j].Type()
+			return q.Outputs[i].String() == q.Outputs[j].String() && q.Outputs[i].Type() == q.Outputs[j].Type()
 		}
-		idx, ok, err := outputRef(k, q.names, nil, same)
+		idx, ok, err := outputRef(k, q.Names, nil, same)
 		if err != nil {
 			return err
 		}
@@ -433,18 +433,18 @@ func (q *selectQuery) bindDistinctOn(keys []sql.Syntax, bindOut func(sql.Syntax)
 				return err
 			}
 			if idx = q.findOutput(e); idx < 0 {
-				q.outputs = append(q.outputs, e)
-				idx = len(q.outputs) - 1
+				q.Outputs = append(q.Outputs, e)
+				idx = len(q.Outputs) - 1
 			}
 		}
-		q.distinctOn = append(q.distinctOn, idx)
+		q.DistinctOn = append(q.DistinctOn, idx)
 	}
 	in := map[int]bool{}
-	for _, c := range q.distinctOn {
+	for _, c := range q.DistinctOn {
 		in[c] = true
 	}
-	for i := 0; i < len(q.order) && i < len(q.distinctOn); i++ {
-		if !in[q.order[i].col] {
+	for i := 0; i < len(q.Order) && i < len(q.DistinctOn); i++ {
+		if !in[q.Order[i].col] {
 			return pgerr.Errorf(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}

@@ -71,24 +71,24 @@ func (p *planner) unifyBranches(leaves []*selectQuery, ops []sql.SetOp) error {
 	if len(ops) > 0 {
 		what = setOpName(ops[0])
 	}
-	for c := 0; c < leaves[0].visible; c++ {
+	for c := 0; c < leaves[0].Visible; c++ {
 		col := make([]sql.Expr, len(leaves))
 		for i, q := range leaves {
-			col[i] = q.outputs[c]
+			col[i] = q.Outputs[c]
 		}
 		t, err := sql.CommonType(col, what)
 		if err != nil {
 			return err
 		}
 		for _, q := range leaves {
-			if q.outputs[c].Type() == t {
+			if q.Outputs[c].Type() == t {
 				continue
 			}
-			e, err := sql.CoerceTo(q.outputs[c], t, p.params)
+			e, err := sql.CoerceTo(q.Outputs[c], t, p.params)
 			if err != nil {
 				return err
 			}
-			q.outputs[c] = e
+			q.Outputs[c] = e
 		}
 	}
 	return nil

@@ -423,7 +423,7 @@ func restoreTypes(schema *arrow.Schema, b arrow.RecordBatch) arrow.RecordBatch {
 // and returns it sorted: from memory when it fitted in work_mem, else
 // streamed from the merge of its spilled runs.
 func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim *limiter) (stmt.Rows, error) {
-	s := &spillSort{keys: q.order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
+	s := &spillSort{keys: q.Order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
 	for {
 		b, err := in.nextProjected(ctx)
 		if err == io.EOF {
@@ -448,7 +448,7 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 				b.Release()
 				continue
 			}
-			kept = append(kept, visibleColumns(lim.apply(b), q.visible))
+			kept = append(kept, visibleColumns(lim.apply(b), q.Visible))
 		}
 		return NewBatchRows("SELECT", kept), nil
 	}
@@ -466,6 +466,6 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 		if err != nil {
 			return nil, err
 		}
-		return visibleColumns(lim.apply(b), q.visible), nil
+		return visibleColumns(lim.apply(b), q.Visible), nil
 	}}, nil
 }

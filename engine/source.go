@@ -253,10 +253,10 @@ func (noSource) batches(context.Context, iceberg.BooleanExpression, []any) (iter
 // the rows differ from the files' record counts.
 func (q *selectQuery) metadataCount() (int64, bool) {
 	ts, ok := q.src.(*tableSource)
-	if !ok || q.where != nil || q.agg == nil || len(q.agg.GroupBy) > 0 || len(q.agg.Calls) == 0 {
+	if !ok || q.Where != nil || q.Agg == nil || len(q.Agg.GroupBy) > 0 || len(q.Agg.Calls) == 0 {
 		return 0, false
 	}
-	for _, c := range q.agg.Calls {
+	for _, c := range q.Agg.Calls {
 		if c.Name != "count" || c.Arg != nil || c.Distinct || c.Filter != nil {
 			return 0, false
 		}

@@ -30,13 +30,13 @@ type keyedSubPlan struct {
 // keyedPlan recognises the form; ok is false for any other subquery.
 func keyedPlan(sp *subPlan) (*keyedSubPlan, bool) {
 	q := sp.q
-	if q.agg != nil || q.win != nil || q.distinct || q.distinctOn != nil || len(q.order) > 0 ||
-		q.offset != nil || q.having != nil || q.sets != nil || q.where == nil || q.visible != len(q.outputs) {
+	if q.Agg != nil || q.Win != nil || q.Distinct || q.DistinctOn != nil || len(q.Order) > 0 ||
+		q.Offset != nil || q.Having != nil || q.Sets != nil || q.Where == nil || q.Visible != len(q.Outputs) {
 		return nil, false
 	}
 	perKey := int64(-1)
-	if q.limit != nil {
-		c, ok := q.limit.(*sql.Const)
+	if q.Limit != nil {
+		c, ok := q.Limit.(*sql.Const)
 		if !ok || c.Value == nil {
 			return nil, false
 		}
@@ -44,8 +44,8 @@ func keyedPlan(sp *subPlan) (*keyedSubPlan, bool) {
 			return nil, false
 		}
 	}
-	conj := []sql.Expr{q.where}
-	if l, ok := q.where.(*sql.Logic); ok && l.And {
+	conj := []sql.Expr{q.Where}
+	if l, ok := q.Where.(*sql.Logic); ok && l.And {
 		conj = l.Args
 	}
 	for i, c := range conj {
@@ -54,14 +54,14 @@ func keyedPlan(sp *subPlan) (*keyedSubPlan, bool) {
 			continue
 		}
 		rest := append(append([]sql.Expr(nil), conj[:i]...), conj[i+1:]...)
-		if readsOuter(append(rest, q.outputs...)...) {
+		if readsOuter(append(rest, q.Outputs...)...) {
 			return nil, false
 		}
 		build := *q
-		build.where, build.limit = andAll(rest), nil
-		build.outputs = append(append([]sql.Expr(nil), q.outputs...), k.inner)
-		build.names = append(append([]string(nil), q.names...), "__key")
-		build.visible = len(build.outputs)
+		build.Where, build.Limit = andAll(rest), nil
+		build.Outputs = append(append([]sql.Expr(nil), q.Outputs...), k.inner)
+		build.Names = append(append([]string(nil), q.Names...), "__key")
+		build.Visible = len(build.Outputs)
 		return &keyedSubPlan{subPlan: sp, build: &build, slot: k.outer.Slot, keyT: k.inner.Type(), outerT: k.outer.Type(),
 			domain: k.domain, perKey: perKey}, true
 	}
@@ -135,8 +135,8 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 		return nil, err
 	}
 	defer rows.Close()
-	types := make([]sql.Type, len(k.build.outputs))
-	for i, e := range k.build.outputs {
+	types := make([]sql.Type, len(k.build.Outputs))
+	for i, e := range k.build.Outputs {
 		types[i] = e.Type()
 	}
 	out := map[string][][]any{}

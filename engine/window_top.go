@@ -26,11 +26,11 @@ import (
 // rows whose row_number() (the derived table's only window call) is at
 // most a constant.
 func limitWindow(q *selectQuery) {
-	if q.where == nil {
+	if q.Where == nil {
 		return
 	}
-	conj := []sql.Expr{q.where}
-	if l, ok := q.where.(*sql.Logic); ok && l.And {
+	conj := []sql.Expr{q.Where}
+	if l, ok := q.Where.(*sql.Logic); ok && l.And {
 		conj = l.Args
 	}
 	for _, c := range conj {
@@ -42,10 +42,10 @@ func limitWindow(q *selectQuery) {
 		if !ok || !windowTopApplies(d.q, dcol) {
 			continue
 		}
-		if d.q.winTop == 0 || n < d.q.winTop {
-			d.q.winTop = max(n, 0)
+		if d.q.WinTop == 0 || n < d.q.WinTop {
+			d.q.WinTop = max(n, 0)
 			if n <= 0 {
-				d.q.winTop = -1 // no row can pass
+				d.q.WinTop = -1 // no row can pass
 			}
 		}
 	}
@@ -107,13 +107,13 @@ func derivedColumn(src source, col int) (*derivedSource, int, bool) {
 // and nothing after the window (grouping, DISTINCT, LIMIT) would see the
 // rows the heap leaves out.
 func windowTopApplies(q *selectQuery, col int) bool {
-	if q.win == nil || len(q.win.Calls) != 1 || q.agg != nil || q.distinct || len(q.distinctOn) > 0 ||
-		q.limit != nil || q.offset != nil || col >= q.visible {
+	if q.Win == nil || len(q.Win.Calls) != 1 || q.Agg != nil || q.Distinct || len(q.DistinctOn) > 0 ||
+		q.Limit != nil || q.Offset != nil || col >= q.Visible {
 		return false
 	}
-	call := q.win.Calls[0]
-	ref, ok := q.outputs[col].(*sql.ColumnRef)
-	if !ok || ref.Index != q.win.Base || call.Name != "row_number" {
+	call := q.Win.Calls[0]
+	ref, ok := q.Outputs[col].(*sql.ColumnRef)
+	if !ok || ref.Index != q.Win.Base || call.Name != "row_number" {
 		return false
 	}
 	for _, e := range append(append([]sql.Expr(nil), call.Partition...), orderExprs(call.Order)...) {
