@@ -104,10 +104,10 @@ func TestSortStopsWhenCancelled(t *testing.T) {
 	col := oneColumnBatch(t, sql.Int64, 100000, func(i int) any { return int64((i * 7919) % 100003) })
 	defer col.Release()
 	keys := [][]arrow.Array{{col.Column(0)}}
-	if _, err := sortRows(&lookingContext{Context: context.Background(), left: 2}, keys, []sortSpec{{}}); !isCanceled(err) {
+	if _, err := sortRows(&lookingContext{Context: context.Background(), left: 2}, keys, []SortSpec{{}}); !isCanceled(err) {
 		t.Fatalf("sortRows: %v", err)
 	}
-	refs, err := sortRows(context.Background(), keys, []sortSpec{{}})
+	refs, err := sortRows(context.Background(), keys, []SortSpec{{}})
 	if err != nil || len(refs) != 100000 {
 		t.Fatalf("sortRows: %d rows, %v", len(refs), err)
 	}

@@ -51,7 +51,7 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 			return nil, false, nil
 		}
 	}
-	c = &ConstQuery{q: q, cols: q.columns(), literals: q.Limit == nil && q.Offset == nil}
+	c = &ConstQuery{q: q, cols: q.Columns(), literals: q.Limit == nil && q.Offset == nil}
 	for _, e := range q.Outputs {
 		if _, isConst := e.(*sql.Const); !isConst {
 			c.literals = false

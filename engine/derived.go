@@ -23,7 +23,7 @@ type derivedSource struct {
 
 func newDerived(q *selectQuery, env *Env, qual string) *derivedSource {
 	sc := &sql.Scope{}
-	for _, c := range q.columns() {
+	for _, c := range q.Columns() {
 		sc.Columns = append(sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type})
 	}
 	return &derivedSource{q: q, env: env, sc: sc}

@@ -40,8 +40,8 @@ func benchMix(x uint64) uint64 {
 // double, NULL in 1 of 50), price (numeric(12,2)) and name (100,000
 // values, NULL in 1 of 20), in one batch.
 func benchFact(n int) *Virtual {
-	cols := []sql.Column{{"k", sql.Int32}, {"grp", sql.Int32}, {"amount", sql.Float64},
-		{"price", sql.Numeric(12, 2)}, {"name", sql.Text}}
+	cols := []sql.Column{{Name: "k", Type: sql.Int32}, {Name: "grp", Type: sql.Int32}, {Name: "amount", Type: sql.Float64},
+		{Name: "price", Type: sql.Numeric(12, 2)}, {Name: "name", Type: sql.Text}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
@@ -73,7 +73,7 @@ func benchFact(n int) *Virtual {
 
 // benchDim is bench select's dimension: 10,000 keys, 8 regions, weights in [0, 100).
 func benchDim() *Virtual {
-	cols := []sql.Column{{"d_key", sql.Int32}, {"d_region", sql.Text}, {"d_weight", sql.Int32}}
+	cols := []sql.Column{{Name: "d_key", Type: sql.Int32}, {Name: "d_region", Type: sql.Text}, {Name: "d_weight", Type: sql.Int32}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}

@@ -46,7 +46,7 @@ func regNames(q *selectQuery) {
 }
 
 // Columns describe the query's rows.
-func (q *Query) Columns() []sql.Column { return q.root.columns() }
+func (q *Query) Columns() []sql.Column { return q.root.Columns() }
 
 // Run executes the query with the statement's parameter values.
 func (q *Query) Run(ctx context.Context, params []any) (stmt.Rows, error) {
@@ -180,7 +180,7 @@ type subPlan struct {
 }
 
 func (s *subPlan) Columns() []sql.Type {
-	cols := s.q.columns()
+	cols := s.q.Columns()
 	out := make([]sql.Type, len(cols))
 	for i, c := range cols {
 		out[i] = c.Type

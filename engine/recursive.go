@@ -50,7 +50,7 @@ func (p *planner) recursiveCTE(c *cte, qual string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := sq.columns()
+	cols := sq.Columns()
 	if len(c.cols) > len(cols) {
 		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "WITH query %q has %d columns available but %d columns specified", c.name, len(cols), len(c.cols))
 	}
@@ -95,7 +95,7 @@ func splitRecursive(c *cte) (start, step *sql.Query, op sql.SetOp, err error) {
 // matchRecursiveTypes requires the recursive term's columns to have the
 // non-recursive term's types, as PostgreSQL does.
 func matchRecursiveTypes(name string, start, step *selectQuery) error {
-	sc, rc := start.columns(), step.columns()
+	sc, rc := start.Columns(), step.Columns()
 	if len(sc) != len(rc) {
 		return pgerr.Errorf(pgerr.SyntaxError, "each UNION query must have the same number of columns")
 	}

@@ -355,17 +355,17 @@ func (p *pipeline) lastKeys(held []arrow.RecordBatch) []arrow.Array {
 	r := last.NumRows() - 1
 	keys := make([]arrow.Array, len(p.q.Order))
 	for k, o := range p.q.Order {
-		keys[k] = array.NewSlice(last.Column(o.col), r, r+1)
+		keys[k] = array.NewSlice(last.Column(o.Col), r, r+1)
 	}
 	return keys
 }
 
 // beforeBound keeps the rows of b that sort strictly before bound.
 func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.RecordBatch, error) {
-	specs := make([]sortSpec, len(p.q.Order))
+	specs := make([]SortSpec, len(p.q.Order))
 	keys := make([]arrow.Array, len(p.q.Order))
 	for k, o := range p.q.Order {
-		specs[k], keys[k] = o.spec, b.Column(o.col)
+		specs[k], keys[k] = o.Spec, b.Column(o.Col)
 	}
 	mask := make([]bool, b.NumRows())
 	for r := range mask {
@@ -545,18 +545,18 @@ func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordB
 }
 
 // sortBatches orders rows by the keys; it releases batches.
-func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
+func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []OrderKey, batchSize int) ([]arrow.RecordBatch, error) {
 	if len(batches) == 0 {
 		return nil, nil
 	}
 	cols := make([][]arrow.Array, len(batches))
-	specs := make([]sortSpec, len(keys))
+	specs := make([]SortSpec, len(keys))
 	for i, k := range keys {
-		specs[i] = k.spec
+		specs[i] = k.Spec
 	}
 	for b, rb := range batches {
 		for _, k := range keys {
-			cols[b] = append(cols[b], rb.Column(k.col))
+			cols[b] = append(cols[b], rb.Column(k.Col))
 		}
 	}
 	defer ReleaseAll(batches)

@@ -9,11 +9,11 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// orderKey is one ORDER BY key: a column of the extended output (visible
+// OrderKey is one ORDER BY key: a column of the extended output (visible
 // outputs followed by hidden sort expressions).
-type orderKey struct {
-	col  int
-	spec sortSpec
+type OrderKey struct {
+	Col  int
+	Spec SortSpec
 }
 
 // selectQuery is a bound SELECT over one source.
@@ -32,13 +32,13 @@ type selectQuery struct {
 	Outputs  []sql.Expr // visible columns, then hidden ORDER BY keys
 	Visible  int
 	Names    []string
-	Order    []orderKey
+	Order    []OrderKey
 	Distinct bool
 	Limit    sql.Expr
 	Offset   sql.Expr
 }
 
-func (q *selectQuery) columns() []sql.Column {
+func (q *selectQuery) Columns() []sql.Column {
 	cols := make([]sql.Column, q.Visible)
 	for i := range cols {
 		t := q.Outputs[i].Type()
@@ -294,7 +294,7 @@ func outputRef(n sql.Syntax, names []string, input *sql.Scope, same func(i, j in
 
 func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) (sql.Expr, error)) error {
 	for _, it := range items {
-		spec := sortSpec{Desc: it.Desc, NullsFirst: it.Desc}
+		spec := SortSpec{Desc: it.Desc, NullsFirst: it.Desc}
 		if it.NullsFirst != nil {
 			spec.NullsFirst = *it.NullsFirst
 		}
@@ -307,7 +307,7 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) 
 			return err
 		}
 		if ok {
-			q.Order = append(q.Order, orderKey{col: idx, spec: spec})
+			q.Order = append(q.Order, OrderKey{Col: idx, Spec: spec})
 			continue
 		}
 		e, err := bindOut(it.Expr)
@@ -322,7 +322,7 @@ func (q *selectQuery) bindOrder(items []sql.OrderItem, bindOut func(sql.Syntax) 
 			q.Outputs = append(q.Outputs, e)
 			col = len(q.Outputs) - 1
 		}
-		q.Order = append(q.Order, orderKey{col: col, spec: spec})
+		q.Order = append(q.Order, OrderKey{Col: col, Spec: spec})
 	}
 	return nil
 }
@@ -444,7 +444,7 @@ func (q *selectQuery) bindDistinctOn(keys []sql.Syntax, bindOut func(sql.Syntax)
 		in[c] = true
 	}
 	for i := 0; i < len(q.Order) && i < len(q.DistinctOn); i++ {
-		if !in[q.Order[i].col] {
+		if !in[q.Order[i].Col] {
 			return pgerr.Errorf(pgerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
 		}
 	}

@@ -37,7 +37,7 @@ func (p *planner) setOperation(set *sql.SetOperation, outer *sql.Outer) (source,
 		if i > 0 {
 			op := b.Op
 			ops = append(ops, op)
-			if len(q.columns()) != len(leaves[0].columns()) {
+			if len(q.Columns()) != len(leaves[0].Columns()) {
 				return nil, pgerr.Errorf(pgerr.SyntaxError, "each %s query must have the same number of columns", setOpName(op))
 			}
 		}
@@ -48,7 +48,7 @@ func (p *planner) setOperation(set *sql.SetOperation, outer *sql.Outer) (source,
 	}
 	root := setTree(leaves, ops)
 	sc := &sql.Scope{}
-	for _, c := range leaves[0].columns() {
+	for _, c := range leaves[0].Columns() {
 		sc.Columns = append(sc.Columns, sql.ScopeColumn{Name: c.Name, T: c.Type})
 	}
 	return &setSource{root: root, sc: sc, env: p.env}, nil

@@ -33,7 +33,7 @@ const mergeFanIn = 64
 // spillSort collects a statement's rows for ORDER BY, spilling sorted runs
 // past work_mem.
 type spillSort struct {
-	keys      []orderKey
+	keys      []OrderKey
 	batchSize int
 	mem       *memBudget
 	tempRoot  string // where the statement's directory goes; "": os.TempDir()
@@ -114,10 +114,10 @@ func (s *spillSort) spill(ctx context.Context) error {
 	return nil
 }
 
-func (s *spillSort) specs() []sortSpec {
-	out := make([]sortSpec, len(s.keys))
+func (s *spillSort) specs() []SortSpec {
+	out := make([]SortSpec, len(s.keys))
 	for i, k := range s.keys {
-		out[i] = k.spec
+		out[i] = k.Spec
 	}
 	return out
 }
@@ -126,7 +126,7 @@ func (s *spillSort) keyColumns(batches []arrow.RecordBatch) [][]arrow.Array {
 	cols := make([][]arrow.Array, len(batches))
 	for b, rb := range batches {
 		for _, k := range s.keys {
-			cols[b] = append(cols[b], rb.Column(k.col))
+			cols[b] = append(cols[b], rb.Column(k.Col))
 		}
 	}
 	return cols
@@ -262,14 +262,14 @@ type runCursor struct {
 // runMerge merges sorted runs into batches of the whole order.
 type runMerge struct {
 	schema    *arrow.Schema
-	keys      []orderKey
-	specs     []sortSpec
+	keys      []OrderKey
+	specs     []SortSpec
 	batchSize int
 	live      cursorHeap
 	all       []*runCursor
 }
 
-func openMerge(paths []string, schema *arrow.Schema, keys []orderKey, specs []sortSpec, batchSize int) (*runMerge, error) {
+func openMerge(paths []string, schema *arrow.Schema, keys []OrderKey, specs []SortSpec, batchSize int) (*runMerge, error) {
 	m := &runMerge{schema: schema, keys: keys, specs: specs, batchSize: batchSize}
 	m.live.specs = specs
 	for i, p := range paths {
@@ -313,7 +313,7 @@ func (m *runMerge) load(c *runCursor) (bool, error) {
 		}
 		c.b, c.row, c.src = b, 0, -1
 		for _, k := range m.keys {
-			c.keys = append(c.keys, b.Column(k.col))
+			c.keys = append(c.keys, b.Column(k.Col))
 		}
 		return true, nil
 	}
@@ -379,7 +379,7 @@ func (m *runMerge) close() {
 // cursorHeap orders the live cursors by their current row, then run order.
 type cursorHeap struct {
 	cs    []*runCursor
-	specs []sortSpec
+	specs []SortSpec
 }
 
 func (h *cursorHeap) Len() int { return len(h.cs) }

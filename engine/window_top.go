@@ -141,7 +141,7 @@ const compactBatches = 32
 type windowTop struct {
 	n     int64
 	call  *sql.WindowCall
-	specs []sortSpec
+	specs []SortSpec
 	held  []arrow.RecordBatch
 	order [][]arrow.Array // per held batch: its ORDER BY keys
 	parts map[string]*partHeap
@@ -166,7 +166,7 @@ type partHeap struct {
 func newWindowTop(n int64, call *sql.WindowCall, mem *memBudget, batch int) *windowTop {
 	t := &windowTop{n: n, call: call, parts: map[string]*partHeap{}, mem: mem, batch: batch}
 	for _, o := range call.Order {
-		t.specs = append(t.specs, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
+		t.specs = append(t.specs, SortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	return t
 }
