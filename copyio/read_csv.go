@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -49,7 +49,7 @@ type csvRelation struct {
 	sample int // data rows the types were inferred from
 }
 
-func parseCSVOptions(call engine.FileCall) (csvOptions, error) {
+func parseCSVOptions(call plan.FileCall) (csvOptions, error) {
 	o := csvOptions{quote: '"', sample: defaultCSVSample, compression: "auto"}
 	escapeSet := false
 	for name, v := range call.Options {
@@ -127,7 +127,7 @@ func intOption(fn, name string, v any) (int, error) {
 
 // openCSVFiles sniffs the first file: its delimiter, whether it starts
 // with a header, and each column's type over the sample.
-func openCSVFiles(ctx context.Context, call engine.FileCall, paths []string, in sql.InputStyle, batch int) (engine.FileRelation, error) {
+func openCSVFiles(ctx context.Context, call plan.FileCall, paths []string, in sql.InputStyle, batch int) (plan.FileRelation, error) {
 	o, err := parseCSVOptions(call)
 	if err != nil {
 		return nil, err

@@ -12,9 +12,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -22,9 +22,9 @@ import (
 // behind a port, within the directories it may read.
 type Files struct{ Port Port }
 
-var _ engine.FileReader = Files{}
+var _ plan.FileReader = Files{}
 
-func (f Files) OpenFiles(ctx context.Context, call engine.FileCall) (engine.FileRelation, error) {
+func (f Files) OpenFiles(ctx context.Context, call plan.FileCall) (plan.FileRelation, error) {
 	paths, err := readablePaths(f.Port.FileReadRoots(), call.Function, call.Path)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ type parquetRelation struct {
 	fn    string
 }
 
-func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.FileRelation, error) {
+func openParquetFiles(call plan.FileCall, paths []string, batch int) (plan.FileRelation, error) {
 	for name := range call.Options {
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s has no option %q", call.Function, name)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -47,7 +48,7 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 	// A subquery reads a table, pinned when it was planned: the general
 	// path binds it again for every execution.
 	for _, e := range append([]sql.Expr{q.Limit, q.Offset}, q.Outputs...) {
-		if e != nil && hasSubquery(e) {
+		if e != nil && plan.HasSubquery(e) {
 			return nil, false, nil
 		}
 	}

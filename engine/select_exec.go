@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -362,7 +363,7 @@ func (p *pipeline) lastKeys(held []arrow.RecordBatch) []arrow.Array {
 
 // beforeBound keeps the rows of b that sort strictly before bound.
 func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.RecordBatch, error) {
-	specs := make([]SortSpec, len(p.q.Order))
+	specs := make([]plan.SortSpec, len(p.q.Order))
 	keys := make([]arrow.Array, len(p.q.Order))
 	for k, o := range p.q.Order {
 		specs[k], keys[k] = o.Spec, b.Column(o.Col)
@@ -545,12 +546,12 @@ func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordB
 }
 
 // sortBatches orders rows by the keys; it releases batches.
-func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []OrderKey, batchSize int) ([]arrow.RecordBatch, error) {
+func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []plan.OrderKey, batchSize int) ([]arrow.RecordBatch, error) {
 	if len(batches) == 0 {
 		return nil, nil
 	}
 	cols := make([][]arrow.Array, len(batches))
-	specs := make([]SortSpec, len(keys))
+	specs := make([]plan.SortSpec, len(keys))
 	for i, k := range keys {
 		specs[i] = k.Spec
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -33,7 +34,7 @@ const mergeFanIn = 64
 // spillSort collects a statement's rows for ORDER BY, spilling sorted runs
 // past work_mem.
 type spillSort struct {
-	keys      []OrderKey
+	keys      []plan.OrderKey
 	batchSize int
 	mem       *memBudget
 	tempRoot  string // where the statement's directory goes; "": os.TempDir()
@@ -114,8 +115,8 @@ func (s *spillSort) spill(ctx context.Context) error {
 	return nil
 }
 
-func (s *spillSort) specs() []SortSpec {
-	out := make([]SortSpec, len(s.keys))
+func (s *spillSort) specs() []plan.SortSpec {
+	out := make([]plan.SortSpec, len(s.keys))
 	for i, k := range s.keys {
 		out[i] = k.Spec
 	}
@@ -262,14 +263,14 @@ type runCursor struct {
 // runMerge merges sorted runs into batches of the whole order.
 type runMerge struct {
 	schema    *arrow.Schema
-	keys      []OrderKey
-	specs     []SortSpec
+	keys      []plan.OrderKey
+	specs     []plan.SortSpec
 	batchSize int
 	live      cursorHeap
 	all       []*runCursor
 }
 
-func openMerge(paths []string, schema *arrow.Schema, keys []OrderKey, specs []SortSpec, batchSize int) (*runMerge, error) {
+func openMerge(paths []string, schema *arrow.Schema, keys []plan.OrderKey, specs []plan.SortSpec, batchSize int) (*runMerge, error) {
 	m := &runMerge{schema: schema, keys: keys, specs: specs, batchSize: batchSize}
 	m.live.specs = specs
 	for i, p := range paths {
@@ -379,7 +380,7 @@ func (m *runMerge) close() {
 // cursorHeap orders the live cursors by their current row, then run order.
 type cursorHeap struct {
 	cs    []*runCursor
-	specs []SortSpec
+	specs []plan.SortSpec
 }
 
 func (h *cursorHeap) Len() int { return len(h.cs) }

@@ -14,6 +14,7 @@ import (
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/metatable"
 	"github.com/magmalake/magmalake/pgerr"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -82,7 +83,7 @@ func (r *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (str
 
 // resolvedTable is a table name looked up in the catalog. Meta names a
 // metadata table ("snapshots" for "t$snapshots").
-type resolvedTable = engine.Table
+type resolvedTable = logical.Table
 
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
@@ -95,7 +96,7 @@ func (s *Session) queryEnv() *engine.Env {
 // sessionCatalog resolves names as the session does.
 type sessionCatalog struct{ r *nameResolver }
 
-func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*logical.Table, error) {
 	if rt, ok, err := c.r.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
