@@ -1,5 +1,5 @@
-// Package engine is the query engine: it binds a query over its sources
-// (Iceberg tables, metadata tables, derived tables, VALUES, joins, set
+// Package engine is the query engine: it compiles a logical plan (package
+// plan: Iceberg tables, metadata tables, derived tables, joins, set
 // operations) into a tree of operators over Arrow batches and runs it. It is
 // the one place relational work happens, for SELECT and for the read side of
 // DML; sessions, transactions and settings stay in the caller.

@@ -36,7 +36,7 @@ type cte struct {
 	name  string
 	cols  []string
 	body  *sql.Query
-	depth int // its WITH list's index in planner.ctes
+	depth int // its WITH list's index in Builder.ctes
 	index int // its place in that list: its body sees the ones before
 	// recursive marks a WITH RECURSIVE list's query, which sees itself;
 	// work is set while its recursive term is planned.

@@ -10,10 +10,10 @@ import (
 // srfNames are the set-returning functions a select list may call.
 var srfNames = map[string]bool{"generate_series": true, "unnest": true, "_pg_expandarray": true}
 
-// selectListSRFs puts the set-returning call of st's select list in an
-// srfSource over src, whose scope binds the call to its hidden column. Calls written the same way are
-// one call (PostgreSQL runs them in lockstep, which for identical calls is
-// the same rows); different ones are refused.
+// selectListSRFs puts the set-returning calls of st's select list in an
+// SRF node over src, whose scope binds each call to its hidden column.
+// Calls written the same way are one call (PostgreSQL runs them in
+// lockstep, which for identical calls is the same rows).
 func (p *Builder) selectListSRFs(st *sql.Select, src Node, outer *sql.Outer) (Node, error) {
 	if !st.Parsed() {
 		return src, nil

@@ -2,7 +2,7 @@ package plan
 
 import "github.com/magmalake/magmalake/sql"
 
-// pushIntoJoins copies each conjunct of WHERE that relates the two sides of
+// PushDown copies each conjunct of WHERE that relates the two sides of
 // an inner join into that join's condition, so that FROM a, b WHERE a.k =
 // b.k hashes on the key instead of filtering a cross product, and each
 // conjunct that reads one side only into that side's filter, so the side is
@@ -24,7 +24,7 @@ func PushDown(src Node, where sql.Expr) {
 	}
 }
 
-// placeConjunct attaches c (over s's scope) to the lowest join whose two
+// PlaceConjunct attaches c (over s's scope) to the lowest join whose two
 // sides it both reads (an inner join), or as a filter on the side it reads
 // when rows that c rejects there cannot reach the output otherwise: either
 // side of an inner join, the preserved side of a LEFT or RIGHT join. A NULL
