@@ -14,6 +14,7 @@ import (
 
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -272,14 +273,14 @@ func copySelect(ctx context.Context, p Port, st *sql.Copy) (*sql.Select, error) 
 		if !slices.Contains(cols, name) {
 			return nil, pgerr.Errorf(pgerr.UndefinedColumn, "column %q of relation %q does not exist", name, st.Table.Table)
 		}
-		q.Items = append(q.Items, sql.SelectItem{Expr: engine.ColumnRefNode(sql.ScopeColumn{Name: name})})
+		q.Items = append(q.Items, sql.SelectItem{Expr: plan.ColumnRefNode(sql.ScopeColumn{Name: name})})
 	}
 	return q, nil
 }
 
 // copyableColumns are the columns COPY rt (cols) TO may name: a metadata
 // table's own ("t$snapshots" (operation)), else the table's.
-func copyableColumns(ctx context.Context, rt *engine.Table) ([]string, error) {
+func copyableColumns(ctx context.Context, rt *plan.Table) ([]string, error) {
 	var names []string
 	if rt.Meta != "" {
 		cols, err := engine.MetaColumns(ctx, rt)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -27,7 +27,7 @@ type Port interface {
 	FailLoad(err error) error
 	// ResolveTable finds a table by name, through search_path when
 	// unqualified.
-	ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error)
+	ResolveTable(ctx context.Context, n sql.TableName) (*plan.Table, error)
 	// PrepareQuery plans a SELECT as the session plans one; RunQuery runs
 	// it on the session executing the statement.
 	PrepareQuery(ctx context.Context, q *sql.Select, params *sql.Params) (Query, error)

@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -43,13 +43,13 @@ type csvRelation struct {
 	paths  []string
 	o      csvOptions
 	f      copyFormat
-	cols   []engine.Column
+	cols   []sql.Column
 	in     sql.InputStyle
 	batch  int
 	sample int // data rows the types were inferred from
 }
 
-func parseCSVOptions(call engine.FileCall) (csvOptions, error) {
+func parseCSVOptions(call plan.FileCall) (csvOptions, error) {
 	o := csvOptions{quote: '"', sample: defaultCSVSample, compression: "auto"}
 	escapeSet := false
 	for name, v := range call.Options {
@@ -127,7 +127,7 @@ func intOption(fn, name string, v any) (int, error) {
 
 // openCSVFiles sniffs the first file: its delimiter, whether it starts
 // with a header, and each column's type over the sample.
-func openCSVFiles(ctx context.Context, call engine.FileCall, paths []string, in sql.InputStyle, batch int) (engine.FileRelation, error) {
+func openCSVFiles(ctx context.Context, call plan.FileCall, paths []string, in sql.InputStyle, batch int) (plan.FileRelation, error) {
 	o, err := parseCSVOptions(call)
 	if err != nil {
 		return nil, err
@@ -208,7 +208,7 @@ func (r *csvRelation) sniff(ctx context.Context) error {
 	}
 	names := csvColumnNames(rows, width, header)
 	for i := range width {
-		r.cols = append(r.cols, engine.Column{Name: names[i], Type: types[i]})
+		r.cols = append(r.cols, sql.Column{Name: names[i], Type: types[i]})
 	}
 	return nil
 }
@@ -329,7 +329,7 @@ func csvColumnNames(rows [][]copyField, width int, header bool) []string {
 	return names
 }
 
-func (r *csvRelation) Columns() []engine.Column { return r.cols }
+func (r *csvRelation) Columns() []sql.Column { return r.cols }
 
 func (r *csvRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error) {
 	fields := make([]arrow.Field, len(cols))
@@ -423,7 +423,7 @@ func appendCSVValue(b array.Builder, t sql.Type, f copyField, in sql.InputStyle)
 
 // valueError is a value that does not fit its inferred column type: past
 // the sample the hint says how to widen the inference.
-func (r *csvRelation) valueError(path string, line int64, col engine.Column, err error) error {
+func (r *csvRelation) valueError(path string, line int64, col sql.Column, err error) error {
 	out := r.lineError(path, line, col.Name, err)
 	var se *pgerr.Error
 	if errors.As(out, &se) && r.o.sample >= 0 && !r.o.allVarchar {

@@ -12,18 +12,19 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
+	"github.com/magmalake/magmalake/sql"
 )
 
 // Files opens the files of read_csv and read_parquet for the session
 // behind a port, within the directories it may read.
 type Files struct{ Port Port }
 
-var _ engine.FileReader = Files{}
+var _ plan.FileReader = Files{}
 
-func (f Files) OpenFiles(ctx context.Context, call engine.FileCall) (engine.FileRelation, error) {
+func (f Files) OpenFiles(ctx context.Context, call plan.FileCall) (plan.FileRelation, error) {
 	paths, err := readablePaths(f.Port.FileReadRoots(), call.Function, call.Path)
 	if err != nil {
 		return nil, err
@@ -115,11 +116,11 @@ func checkReadable(path string, roots []string) (string, error) {
 // parquetRelation is read_parquet's files.
 type parquetRelation struct {
 	files *lake.ParquetFiles
-	cols  []engine.Column
+	cols  []sql.Column
 	fn    string
 }
 
-func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.FileRelation, error) {
+func openParquetFiles(call plan.FileCall, paths []string, batch int) (plan.FileRelation, error) {
 	for name := range call.Options {
 		return nil, pgerr.Errorf(pgerr.InvalidParameterValue, "%s has no option %q", call.Function, name)
 	}
@@ -129,12 +130,12 @@ func openParquetFiles(call engine.FileCall, paths []string, batch int) (engine.F
 	}
 	rel := &parquetRelation{files: files, fn: call.Function}
 	for _, f := range files.Schema().Fields() {
-		rel.cols = append(rel.cols, engine.Column{Name: f.Name, Type: engine.TypeFromArrow(f.Type)})
+		rel.cols = append(rel.cols, sql.Column{Name: f.Name, Type: sql.TypeFromArrow(f.Type)})
 	}
 	return rel, nil
 }
 
-func (r *parquetRelation) Columns() []engine.Column { return r.cols }
+func (r *parquetRelation) Columns() []sql.Column { return r.cols }
 
 func (r *parquetRelation) Batches(ctx context.Context, cols []int) (iter.Seq2[arrow.RecordBatch, error], error) {
 	seq := r.files.Batches(ctx, cols)

@@ -1,7 +1,6 @@
 package ddl
 
 import (
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -9,7 +8,7 @@ import (
 // TableOfQuery is the CREATE TABLE of CREATE TABLE x AS query whose
 // output columns are cols: the query's names (or the statement's column
 // names) and the types the values are stored as.
-func TableOfQuery(x *sql.CreateTable, cols []engine.Column) (*sql.CreateTable, error) {
+func TableOfQuery(x *sql.CreateTable, cols []sql.Column) (*sql.CreateTable, error) {
 	if len(x.ColumnNames) > len(cols) {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "too many column names were specified")
 	}

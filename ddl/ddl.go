@@ -8,9 +8,9 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -261,7 +261,7 @@ func dropTable(ctx context.Context, p Port, x *sql.DropTable) (*stmt.Result, err
 }
 
 // propertiesTarget resolves the table ALTER TABLE SET/RESET changes.
-func propertiesTarget(ctx context.Context, p Port, n sql.TableName) (*engine.Table, error) {
+func propertiesTarget(ctx context.Context, p Port, n sql.TableName) (*plan.Table, error) {
 	rt, err := p.ResolveTable(ctx, n)
 	if err != nil {
 		return nil, err

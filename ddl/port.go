@@ -10,8 +10,8 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -22,14 +22,14 @@ type Port interface {
 	Warehouse() *lake.Warehouse
 	// ResolveTable finds a table by name, through search_path when
 	// unqualified, as the session sees it (its branch, its block).
-	ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error)
+	ResolveTable(ctx context.Context, n sql.TableName) (*plan.Table, error)
 	// TableItself refuses a resolved name that does not name the table
 	// itself (a metadata table, a branch or tag).
-	TableItself(rt *engine.Table, n sql.TableName) error
+	TableItself(rt *plan.Table, n sql.TableName) error
 	// CreationSchema is the schema CREATE puts n in.
 	CreationSchema(ctx context.Context, n sql.TableName) (string, error)
 	// FindView looks n up among the views of its schema, or of search_path.
-	FindView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error)
+	FindView(ctx context.Context, n sql.TableName) (*plan.Table, bool, error)
 	// CheckWrite refuses a write in a read-only transaction.
 	CheckWrite() error
 	// Block is the open transaction block's DDL staging; nil outside one.

@@ -2,6 +2,7 @@ package dml
 
 import (
 	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 
 	"context"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 
 // deletePlan is a bound DELETE.
 type deletePlan struct {
-	rt        *engine.Table
+	rt        *plan.Table
 	scope     *sql.Scope // every table column
 	where     sql.Expr   // over scope; nil: no WHERE
 	returning []sql.Expr // over scope

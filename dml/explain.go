@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -62,8 +63,8 @@ func (s session) prepareExplainDML(ctx context.Context, x *sql.Explain, params *
 			})
 	case *sql.Truncate:
 		explain, err = explainPlanned(ctx, s,
-			func(ctx context.Context, s session) (*engine.Table, error) { return s.truncateTarget(ctx, st) },
-			func(ctx context.Context, s session, rt *engine.Table, _ []Param) (*engine.ExplainPlan, error) {
+			func(ctx context.Context, s session) (*plan.Table, error) { return s.truncateTarget(ctx, st) },
+			func(ctx context.Context, s session, rt *plan.Table, _ []Param) (*engine.ExplainPlan, error) {
 				return s.explainTruncate(ctx, rt, x.Analyze)
 			})
 	default:
@@ -340,7 +341,7 @@ func (s session) explainOverwrite(ctx context.Context, p *overwritePlan, args []
 	return ep, nil
 }
 
-func (s session) explainTruncate(ctx context.Context, rt *engine.Table, analyze bool) (*engine.ExplainPlan, error) {
+func (s session) explainTruncate(ctx context.Context, rt *plan.Table, analyze bool) (*engine.ExplainPlan, error) {
 	start := time.Now()
 	out, err := deletes.Truncate(ctx, s.CommitTarget(), rt.Ident, s.DeleteOptions(!analyze))
 	if err != nil {

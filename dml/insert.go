@@ -2,6 +2,7 @@ package dml
 
 import (
 	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 
 	"context"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 // insertTarget is the table an INSERT writes and, per table column, which
 // input column feeds it (-1: none, the column gets NULL).
 type insertTarget struct {
-	rt      *engine.Table
+	rt      *plan.Table
 	scope   *sql.Scope // the table's columns
 	feeds   []int
 	require []bool
@@ -112,7 +113,7 @@ func (m *targetMemo) target(ctx context.Context, s session, st *sql.Insert) (*in
 }
 
 // buildTarget maps st's columns onto rt's.
-func (s session) buildTarget(rt *engine.Table, st *sql.Insert) (*insertTarget, error) {
+func (s session) buildTarget(rt *plan.Table, st *sql.Insert) (*insertTarget, error) {
 	if err := s.Writable(rt, "change", st.Table); err != nil {
 		return nil, err
 	}

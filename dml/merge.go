@@ -13,6 +13,7 @@ import (
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -22,7 +23,7 @@ import (
 type mergePlan struct {
 	verb     string       // MERGE, or DELETE and UPDATE run as a MERGE (join.go)
 	mode     deletes.Mode // "": write.merge.mode
-	rt       *engine.Table
+	rt       *plan.Table
 	scope    *sql.Scope // every target column
 	plan     *engine.MergePlan
 	require  []bool           // NOT NULL columns

@@ -15,6 +15,7 @@ import (
 
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -25,10 +26,10 @@ type Port interface {
 	// unqualified, as the session sees it (its branch, its block). reads
 	// false is an INSERT's target, which inside a block leaves the rows
 	// earlier INSERTs buffered where they are.
-	ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*engine.Table, error)
+	ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*plan.Table, error)
 	// Writable refuses a statement that would verb ("delete from") a
 	// metadata table or a table named with a ref.
-	Writable(rt *engine.Table, verb string, n sql.TableName) error
+	Writable(rt *plan.Table, verb string, n sql.TableName) error
 	// Scope lays out every column of the table's current schema.
 	Scope(tbl *table.Table, qualifier string) *sql.Scope
 	// QueryEnv is what the query engine needs of the session (subqueries,
@@ -46,7 +47,7 @@ type Port interface {
 	// Append publishes the batches as one append to rt, written and
 	// committed now or kept with the open block, and returns the rows it
 	// took; an empty input changes nothing.
-	Append(ctx context.Context, rt *engine.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error)
+	Append(ctx context.Context, rt *plan.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error)
 }
 
 // Param is a bound parameter's value (stmt.Param).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -27,7 +28,7 @@ func bindReturning(ctx context.Context, s session, items []sql.SelectItem, scope
 	if err != nil {
 		return nil, err
 	}
-	nodes, names, err := engine.ExpandItems(items, scope)
+	nodes, names, err := plan.ExpandItems(items, scope)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -34,7 +34,7 @@ func (s session) prepareTruncate(ctx context.Context, st *sql.Truncate) (Run, []
 	return runOn(run), nil, nil
 }
 
-func (s session) truncateTarget(ctx context.Context, st *sql.Truncate) (*engine.Table, error) {
+func (s session) truncateTarget(ctx context.Context, st *sql.Truncate) (*plan.Table, error) {
 	rt, err := s.ResolveTable(ctx, st.Table, true)
 	if err != nil {
 		return nil, err

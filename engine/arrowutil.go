@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+
 	"github.com/magmalake/magmalake/sql"
 
 	"github.com/apache/arrow-go/v18/arrow"

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -57,14 +58,14 @@ func TestJoinBuildStopsBetweenChunks(t *testing.T) {
 	for _, c := range cases {
 		rows := oneColumnBatch(t, c.typ, n, c.val)
 		for _, looks := range []int{0, 3, n/size - 1} {
-			r := &joinRun{j: &joinSource{domains: []sql.Type{c.typ}}, mem: newMemBudget(0), size: size, rows: rows}
+			r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(0), size: size, rows: rows}
 			ctx := &lookingContext{Context: context.Background(), left: looks}
 			tbl, err := r.index(ctx, []sql.Expr{&sql.ColumnRef{Index: 0, T: c.typ}}, c.kind)
 			if !isCanceled(err) || tbl != nil {
 				t.Errorf("%s as kind %d, cancelled after %d looks: %v", c.typ, c.kind, looks, err)
 			}
 		}
-		r := &joinRun{j: &joinSource{domains: []sql.Type{c.typ}}, mem: newMemBudget(0), size: size, rows: rows}
+		r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(0), size: size, rows: rows}
 		tbl, err := r.index(context.Background(), []sql.Expr{&sql.ColumnRef{Index: 0, T: c.typ}}, c.kind)
 		if err != nil {
 			t.Fatalf("%s as kind %d: %v", c.typ, c.kind, err)
@@ -104,10 +105,10 @@ func TestSortStopsWhenCancelled(t *testing.T) {
 	col := oneColumnBatch(t, sql.Int64, 100000, func(i int) any { return int64((i * 7919) % 100003) })
 	defer col.Release()
 	keys := [][]arrow.Array{{col.Column(0)}}
-	if _, err := sortRows(&lookingContext{Context: context.Background(), left: 2}, keys, []sortSpec{{}}); !isCanceled(err) {
+	if _, err := sortRows(&lookingContext{Context: context.Background(), left: 2}, keys, []plan.SortSpec{{}}); !isCanceled(err) {
 		t.Fatalf("sortRows: %v", err)
 	}
-	refs, err := sortRows(context.Background(), keys, []sortSpec{{}})
+	refs, err := sortRows(context.Background(), keys, []plan.SortSpec{{}})
 	if err != nil || len(refs) != 100000 {
 		t.Fatalf("sortRows: %d rows, %v", len(refs), err)
 	}

@@ -5,8 +5,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"github.com/magmalake/magmalake/sql"
 	"math"
+
+	"github.com/magmalake/magmalake/sql"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"

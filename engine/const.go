@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -17,7 +18,7 @@ import (
 // and shared.
 type ConstQuery struct {
 	q    *selectQuery
-	cols []Column
+	cols []sql.Column
 	// literal is the evaluated row when every output is a *sql.Const and
 	// there is no LIMIT/OFFSET; built on first execution.
 	literal  arrow.RecordBatch
@@ -41,18 +42,18 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 	if _, srf := q.src.(*picked); srf {
 		return nil, false, nil
 	}
-	if q.where != nil || q.agg != nil || q.having != nil || q.distinct || len(q.order) > 0 || len(q.outputs) != q.visible {
+	if q.Where != nil || q.Agg != nil || q.Having != nil || q.Distinct || len(q.Order) > 0 || len(q.Outputs) != q.Visible {
 		return nil, false, nil
 	}
 	// A subquery reads a table, pinned when it was planned: the general
 	// path binds it again for every execution.
-	for _, e := range append([]sql.Expr{q.limit, q.offset}, q.outputs...) {
-		if e != nil && hasSubquery(e) {
+	for _, e := range append([]sql.Expr{q.Limit, q.Offset}, q.Outputs...) {
+		if e != nil && plan.HasSubquery(e) {
 			return nil, false, nil
 		}
 	}
-	c = &ConstQuery{q: q, cols: q.columns(), literals: q.limit == nil && q.offset == nil}
-	for _, e := range q.outputs {
+	c = &ConstQuery{q: q, cols: q.Columns(), literals: q.Limit == nil && q.Offset == nil}
+	for _, e := range q.Outputs {
 		if _, isConst := e.(*sql.Const); !isConst {
 			c.literals = false
 		}
@@ -61,7 +62,7 @@ func PlanConst(ctx context.Context, env *Env, st *sql.Select, params *sql.Params
 }
 
 // Columns describe the row.
-func (c *ConstQuery) Columns() []Column { return c.cols }
+func (c *ConstQuery) Columns() []sql.Column { return c.cols }
 
 // Run evaluates the row (after LIMIT/OFFSET).
 func (c *ConstQuery) Run(ctx context.Context, params []any) (stmt.Rows, error) {
@@ -69,7 +70,7 @@ func (c *ConstQuery) Run(ctx context.Context, params []any) (stmt.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.q.limit != nil || c.q.offset != nil {
+	if c.q.Limit != nil || c.q.Offset != nil {
 		limit, offset, err := c.q.bounds(ctx, params)
 		if err != nil {
 			b.Release()
@@ -99,7 +100,7 @@ func (c *ConstQuery) row(ctx context.Context, params []any) (arrow.RecordBatch, 
 	}
 	in := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 	defer in.Release()
-	b, err := Project(ctx, c.q.outputs, c.q.names, in, params)
+	b, err := Project(ctx, c.q.Outputs, c.q.Names, in, params)
 	if err != nil {
 		return nil, err
 	}

@@ -23,15 +23,13 @@ type derivedSource struct {
 
 func newDerived(q *selectQuery, env *Env, qual string) *derivedSource {
 	sc := &sql.Scope{}
-	for _, c := range q.columns() {
+	for _, c := range q.Columns() {
 		sc.Columns = append(sc.Columns, sql.ScopeColumn{Table: qual, Name: c.Name, T: c.Type})
 	}
 	return &derivedSource{q: q, env: env, sc: sc}
 }
 
 func (d *derivedSource) scope() *sql.Scope { return d.sc }
-
-func (d *derivedSource) project(cols []int) source { return newPicked(d, cols) }
 
 func (d *derivedSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	rows, err := d.q.run(ctx, d.env, params)
@@ -81,14 +79,6 @@ func newPicked(src source, cols []int) *picked {
 
 func (p *picked) scope() *sql.Scope { return p.sc }
 
-func (p *picked) project(cols []int) source {
-	m := make([]int, len(cols))
-	for i, c := range cols {
-		m[i] = p.cols[c]
-	}
-	return newPicked(p.src, m)
-}
-
 func (p *picked) batches(ctx context.Context, filter iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	seq, err := p.src.batches(ctx, filter, params)
 	if err != nil {
@@ -134,14 +124,6 @@ type rescoped struct {
 }
 
 func (r *rescoped) scope() *sql.Scope { return r.sc }
-
-func (r *rescoped) project(cols []int) source {
-	sc := &sql.Scope{Aliased: r.sc.Aliased}
-	for _, c := range cols {
-		sc.Columns = append(sc.Columns, r.sc.Columns[c])
-	}
-	return &rescoped{src: r.src.project(cols), sc: sc}
-}
 
 func (r *rescoped) batches(ctx context.Context, filter iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return r.src.batches(ctx, filter, params)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -60,24 +61,24 @@ func describeQuery(ctx context.Context, q *selectQuery, params []any) *ExplainNo
 	if c, ok := q.metadataCount(); ok {
 		n.Prop("Metadata Count", c, fmt.Sprintf("  Count: %d rows from the snapshot summary (no data file read)", c))
 	}
-	if q.agg != nil {
-		n.Prop("Aggregate", ExplainObject{{Key: "Group Keys", Value: len(q.agg.GroupBy)}, {Key: "Aggregates", Value: len(q.agg.Calls)}},
-			fmt.Sprintf("  Aggregate: %d group key(s), %d aggregate(s)", len(q.agg.GroupBy), len(q.agg.Calls)))
+	if q.Agg != nil {
+		n.Prop("Aggregate", ExplainObject{{Key: "Group Keys", Value: len(q.Agg.GroupBy)}, {Key: "Aggregates", Value: len(q.Agg.Calls)}},
+			fmt.Sprintf("  Aggregate: %d group key(s), %d aggregate(s)", len(q.Agg.GroupBy), len(q.Agg.Calls)))
 	}
-	if q.winTop != 0 {
-		n.Prop("Window Top Rows", max(q.winTop, 0),
-			fmt.Sprintf("  Window: only the first %d rows of each partition are kept (a heap per partition)", max(q.winTop, 0)))
+	if q.WinTop != 0 {
+		n.Prop("Window Top Rows", max(q.WinTop, 0),
+			fmt.Sprintf("  Window: only the first %d rows of each partition are kept (a heap per partition)", max(q.WinTop, 0)))
 	}
-	if q.where != nil {
+	if q.Where != nil {
 		if _, scan := q.src.(*tableSource); !scan {
-			n.Prop("Filter", q.where.String(), "  Filter: "+q.where.String())
+			n.Prop("Filter", q.Where.String(), "  Filter: "+q.Where.String())
 		}
 	}
-	if q.distinct {
+	if q.Distinct {
 		n.Prop("Distinct", true, "  Distinct")
 	}
-	if len(q.order) > 0 {
-		n.Prop("Sort Key Count", len(q.order), fmt.Sprintf("  Sort: %d key(s)", len(q.order)))
+	if len(q.Order) > 0 {
+		n.Prop("Sort Key Count", len(q.Order), fmt.Sprintf("  Sort: %d key(s)", len(q.Order)))
 	}
 	return n
 }
@@ -93,7 +94,7 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 	switch s := src.(type) {
 	case *tableSource:
 		n := node("Scan", "Scan on "+strings.Join(s.rt.Ident, "."))
-		RelationProps(n, s.rt.Ident, qualifierOf(s.sc))
+		RelationProps(n, s.rt.Ident, plan.QualifierOf(s.sc))
 		cols, names := "all", s.cols
 		if s.cols != nil {
 			cols = strings.Join(s.cols, ", ")
@@ -109,7 +110,7 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 		var where sql.Expr
 		var scope *sql.Scope
 		if q != nil && q.src == src {
-			where, scope = q.where, q.input
+			where, scope = q.Where, q.Input
 		}
 		n.Props = append(n.Props, FilterProps(ctx, where, scope, s.rt.Table.Schema(), params)...)
 		return n
@@ -124,8 +125,8 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 	case *rescoped:
 		return describeSource(ctx, nil, s.src, params)
 	case *derivedSource:
-		n := node("Subquery Scan", "Subquery Scan on "+qualifierOf(s.sc))
-		n.Prop("Alias", qualifierOf(s.sc), "")
+		n := node("Subquery Scan", "Subquery Scan on "+plan.QualifierOf(s.sc))
+		n.Prop("Alias", plan.QualifierOf(s.sc), "")
 		n.Child(describeQuery(ctx, s.q, params))
 		return n
 	case *setSource:
@@ -152,23 +153,23 @@ func RelationProps(n *ExplainNode, ident []string, alias string) {
 
 func describeJoin(ctx context.Context, j *joinSource, params []any) *ExplainNode {
 	kind := "Nested Loop"
-	if len(j.lkeys) > 0 {
+	if len(j.LKeys) > 0 {
 		kind = "Hash Join"
 	}
-	n := node(kind, fmt.Sprintf("%s (%s)", kind, j.kind))
-	n.Prop("Join Type", j.kind.String(), "")
-	if len(j.lkeys) > 0 {
+	n := node(kind, fmt.Sprintf("%s (%s)", kind, j.Kind))
+	n.Prop("Join Type", j.Kind.String(), "")
+	if len(j.LKeys) > 0 {
 		keys := hashKeyText(j)
 		n.Prop("Hash Keys", keys, "  Hash keys: "+strings.Join(keys, ", "))
 	}
-	if j.residual != nil {
-		n.Prop("Join Filter", j.residual.String(), "  Join filter: "+j.residual.String())
+	if j.Residual != nil {
+		n.Prop("Join Filter", j.Residual.String(), "  Join filter: "+j.Residual.String())
 	}
-	if j.lfilter != nil {
-		n.Prop("Left Filter", j.lfilter.String(), "  Left filter: "+j.lfilter.String())
+	if j.LFilter != nil {
+		n.Prop("Left Filter", j.LFilter.String(), "  Left filter: "+j.LFilter.String())
 	}
-	if j.rfilter != nil {
-		n.Prop("Right Filter", j.rfilter.String(), "  Right filter: "+j.rfilter.String())
+	if j.RFilter != nil {
+		n.Prop("Right Filter", j.RFilter.String(), "  Right filter: "+j.RFilter.String())
 	}
 	n.Props = append(n.Props, ExplainProp{Key: "Outer", Plan: describeSource(ctx, nil, j.left, params)},
 		ExplainProp{Key: "Inner", Plan: describeSource(ctx, nil, j.right, params)})
@@ -178,8 +179,8 @@ func describeJoin(ctx context.Context, j *joinSource, params []any) *ExplainNode
 // hashKeyText spells a hash join's key pairs, "l = r".
 func hashKeyText(j *joinSource) []string {
 	var keys []string
-	for i := range j.lkeys {
-		keys = append(keys, j.lkeys[i].String()+" = "+j.rkeys[i].String())
+	for i := range j.LKeys {
+		keys = append(keys, j.LKeys[i].String()+" = "+j.RKeys[i].String())
 	}
 	return keys
 }

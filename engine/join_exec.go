@@ -10,195 +10,29 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
-// joinSource joins two sources: a hash join on the equalities of its
-// condition (NULL keys never match), a nested loop when there are none. Its
-// rows are the left columns followed by the right ones.
+// joinSource runs a plan.Join: a hash join on the join's equi-join keys
+// (NULL keys never match), a nested loop when there are none.
 type joinSource struct {
+	*plan.Join
 	left, right source
-	kind        joinKind
-	cond        sql.Expr   // the whole condition over sc; nil: every pair
-	lkeys       []sql.Expr // equi-join keys over the left scope
-	rkeys       []sql.Expr // and over the right scope
-	domains     []sql.Type
-	residual    sql.Expr // what the keys leave to check, over sc
-	// lfilter and rfilter are WHERE conjuncts that read only one side, over
-	// that side's scope (pushIntoJoins): that side's rows are filtered
-	// before they are joined (and its scan pruned by them), so a selective
-	// WHERE on the build side shrinks the hash table and the joined rows.
-	// WHERE still checks them on the joined rows.
-	lfilter, rfilter sql.Expr
-	// skip marks the columns no one reads of the joined rows (set when a
-	// projection picks the others): they are NULL-typed placeholders.
-	skip []bool
-	sc   *sql.Scope
-	env  *Env
+	env         *Env
 }
 
-// setCondition splits cond into hash keys and a residual.
-func (j *joinSource) setCondition(cond sql.Expr) {
-	j.cond, j.lkeys, j.rkeys, j.domains, j.residual = cond, nil, nil, nil, nil
-	nl := len(j.left.scope().Columns)
-	conj := []sql.Expr{cond}
-	if l, ok := cond.(*sql.Logic); ok && l.And {
-		conj = l.Args
-	}
-	var rest []sql.Expr
-	for _, c := range conj {
-		if l, r, dom, ok := equiKey(c, nl); ok {
-			j.lkeys, j.rkeys, j.domains = append(j.lkeys, l), append(j.rkeys, r), append(j.domains, dom)
-			continue
-		}
-		rest = append(rest, c)
-	}
-	if len(rest) > 0 {
-		j.residual = andOf(rest)
-	}
-}
-
-// equiKey recognises l = r with l reading only left columns and r only
-// right ones (either way round); r comes back renumbered for the right side.
-func equiKey(e sql.Expr, nl int) (l, r sql.Expr, dom sql.Type, ok bool) {
-	c, isCmp := e.(*sql.Compare)
-	if !isCmp || c.Op != sql.OpEQ {
-		return nil, nil, sql.Type{}, false
-	}
-	side := func(x sql.Expr) int { // 1 left, 2 right, 3 both, 0 none
-		cols := map[int]bool{}
-		sql.CollectColumns(x, cols)
-		s := 0
-		for i := range cols {
-			if i < nl {
-				s |= 1
-			} else {
-				s |= 2
-			}
-		}
-		return s
-	}
-	a, b := c.L, c.R
-	switch {
-	case side(a) == 1 && side(b) == 2:
-	case side(a) == 2 && side(b) == 1:
-		a, b = b, a
-	default:
-		return nil, nil, sql.Type{}, false
-	}
-	if hasSubquery(a) || hasSubquery(b) {
-		return nil, nil, sql.Type{}, false
-	}
-	shift := map[int]int{}
-	cols := map[int]bool{}
-	sql.CollectColumns(b, cols)
-	for i := range cols {
-		shift[i] = i - nl
-	}
-	return a, sql.RemapColumns(b, shift), c.Domain, true
-}
-
-func hasSubquery(e sql.Expr) bool {
-	if _, ok := e.(*sql.Subquery); ok {
-		return true
-	}
-	for _, c := range sql.Children(e) {
-		if c != nil && hasSubquery(c) {
-			return true
-		}
-	}
-	return false
-}
-
-func (j *joinSource) scope() *sql.Scope { return j.sc }
-
-// project keeps cols of the join, pruning each side to what cols and the
-// condition read.
-func (j *joinSource) project(cols []int) source {
-	nl := len(j.left.scope().Columns)
-	need := map[int]bool{}
-	for _, c := range cols {
-		need[c] = true
-	}
-	if j.cond != nil {
-		sql.CollectColumns(j.cond, need)
-	}
-	if j.lfilter != nil {
-		sql.CollectColumns(j.lfilter, need)
-	}
-	if j.rfilter != nil {
-		rneed := map[int]bool{}
-		sql.CollectColumns(j.rfilter, rneed)
-		for i := range rneed {
-			need[i+nl] = true
-		}
-	}
-	var lcols, rcols []int
-	remap := map[int]int{}
-	for i := range j.sc.Columns {
-		if !need[i] {
-			continue
-		}
-		if i < nl {
-			remap[i] = len(lcols)
-			lcols = append(lcols, i)
-		} else {
-			rcols = append(rcols, i-nl)
-		}
-	}
-	for k, i := range rcols {
-		remap[i+nl] = len(lcols) + k
-	}
-	pj := &joinSource{left: j.left.project(lcols), right: j.right.project(rcols), kind: j.kind, env: j.env}
-	pj.sc = concatScopes(pj.left.scope(), pj.right.scope())
-	if j.cond != nil {
-		pj.setCondition(sql.RemapColumns(j.cond, remap))
-	}
-	if j.lfilter != nil {
-		pj.lfilter = sql.RemapColumns(j.lfilter, remap)
-	}
-	if j.rfilter != nil {
-		shift := map[int]int{}
-		for k, i := range rcols {
-			shift[i] = k
-		}
-		pj.rfilter = sql.RemapColumns(j.rfilter, shift)
-	}
-	out := make([]int, len(cols))
-	identity := len(cols) == len(pj.sc.Columns)
-	for i, c := range cols {
-		out[i] = remap[c]
-		identity = identity && out[i] == i
-	}
-	if identity {
-		return pj
-	}
-	// Columns read only by the hash keys or a side's filter are read by
-	// the sides but not wanted of the joined rows: assemble leaves them
-	// out (the pick drops them).
-	wanted := map[int]bool{}
-	for _, i := range out {
-		wanted[i] = true
-	}
-	if pj.residual != nil {
-		sql.CollectColumns(pj.residual, wanted)
-	}
-	pj.skip = make([]bool, len(pj.sc.Columns))
-	for i := range pj.skip {
-		pj.skip[i] = !wanted[i]
-	}
-	return newPicked(pj, out)
-}
+func (j *joinSource) scope() *sql.Scope { return j.Sc }
 
 func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	run := &joinRun{j: j, params: params, mem: newMemBudget(j.env.Options.WorkMem), size: j.env.batchSize()}
-	run.probeIsLeft = j.kind != joinRight
-	if j.kind == joinInner {
+	run.probeIsLeft = j.Kind != plan.JoinRight
+	if j.Kind == plan.JoinInner {
 		l, r := estimateRows(j.left), estimateRows(j.right)
 		run.probeIsLeft = !(l >= 0 && r >= 0 && l < r)
 	}
-	run.keepProbe = j.kind != joinInner
-	run.keepBuild = j.kind == joinFull
+	run.keepProbe = j.Kind != plan.JoinInner
+	run.keepBuild = j.Kind == plan.JoinFull
 	if err := run.build(ctx); err != nil {
 		return nil, err
 	}
@@ -237,9 +71,9 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 // WHERE conjuncts applied; a table scan also prunes files and row groups by
 // them.
 func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	src, filter := j.right, j.rfilter
+	src, filter := j.right, j.RFilter
 	if left {
-		src, filter = j.left, j.lfilter
+		src, filter = j.left, j.LFilter
 	}
 	if filter == nil {
 		return src.batches(ctx, nil, params)
@@ -320,9 +154,9 @@ type joinRun struct {
 
 func (r *joinRun) keys() (probe, build []sql.Expr) {
 	if r.probeIsLeft {
-		return r.j.lkeys, r.j.rkeys
+		return r.j.LKeys, r.j.RKeys
 	}
-	return r.j.rkeys, r.j.lkeys
+	return r.j.RKeys, r.j.LKeys
 }
 
 // build reads the build side whole, into one batch, and hashes it on its
@@ -372,7 +206,7 @@ func (r *joinRun) build(ctx context.Context) error {
 	if len(bkeys) == 0 {
 		return nil
 	}
-	kind := joinKeyKindOf(pkeys, bkeys, r.j.domains)
+	kind := joinKeyKindOf(pkeys, bkeys, r.j.Domains)
 	if r.rows == nil {
 		r.table = newJoinTable(kind, joinKeys{})
 		return nil
@@ -476,9 +310,9 @@ func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pIdx, bIdx 
 	if err != nil {
 		return false, err
 	}
-	if r.j.residual != nil {
+	if r.j.Residual != nil {
 		if r.residual == nil {
-			r.residual = sql.NewMatcher(r.j.residual, r.params)
+			r.residual = sql.NewMatcher(r.j.Residual, r.params)
 		}
 		mask, err := r.residual.Match(ctx, out)
 		if err != nil {
@@ -543,7 +377,7 @@ func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
 // giving NULLs.
 func (r *joinRun) assemble(probe arrow.RecordBatch, pIdx, bIdx []int32) (arrow.RecordBatch, error) {
 	nl := len(r.j.left.scope().Columns)
-	cols := r.j.sc.Columns
+	cols := r.j.Sc.Columns
 	arrs := make([]arrow.Array, len(cols))
 	fields := make([]arrow.Field, len(cols))
 	release := func() {
@@ -565,7 +399,7 @@ func (r *joinRun) assemble(probe arrow.RecordBatch, pIdx, bIdx []int32) (arrow.R
 		}
 		var err error
 		switch {
-		case r.j.skip != nil && r.j.skip[c]:
+		case r.j.Skip != nil && r.j.Skip[c]:
 			arrs[c] = array.NewNull(len(idx))
 		case from == nil:
 			arrs[c], err = nullArray(r.columnType(onProbe, side, cols[c].T), len(idx))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -21,7 +22,7 @@ func (r *joinRun) index(ctx context.Context, bkeys []sql.Expr, kind joinKeyKind)
 		// The layout of integer keys depends on their range: a first
 		// pass reads it. Keys that call random() are kept from it: a
 		// second evaluation would give others, outside that range.
-		volatile := slices.ContainsFunc(bkeys, hasVolatile)
+		volatile := slices.ContainsFunc(bkeys, plan.HasVolatile)
 		if volatile {
 			if err := r.mem.charge(9*int64(n), "hash join"); err != nil {
 				return nil, err

@@ -233,7 +233,7 @@ func (r *joinRun) keyStrings(ctx context.Context, b arrow.RecordBatch, keys []sq
 		if err != nil {
 			return nil, nil, err
 		}
-		t, dom := e.Type(), r.j.domains[k]
+		t, dom := e.Type(), r.j.Domains[k]
 		for i := 0; i < n; i++ {
 			if null[i] {
 				continue

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -119,7 +120,7 @@ func TestTakeArray(t *testing.T) {
 
 // modelJoinRows joins l and r on match; kind decides which unmatched rows
 // are kept with NULLs.
-func modelJoinRows(l, r []row, kind joinKind, match func(a, b row) bool) []row {
+func modelJoinRows(l, r []row, kind plan.JoinKind, match func(a, b row) bool) []row {
 	var out []row
 	rMatched := make([]bool, len(r))
 	for _, a := range l {
@@ -131,11 +132,11 @@ func modelJoinRows(l, r []row, kind joinKind, match func(a, b row) bool) []row {
 			matched, rMatched[j] = true, true
 			out = append(out, append(append(row{}, a...), b...))
 		}
-		if !matched && (kind == joinLeft || kind == joinFull) {
+		if !matched && (kind == plan.JoinLeft || kind == plan.JoinFull) {
 			out = append(out, append(append(row{}, a...), nullRow(len(r[0]))...))
 		}
 	}
-	if kind == joinRight || kind == joinFull {
+	if kind == plan.JoinRight || kind == plan.JoinFull {
 		for j, b := range r {
 			if !rMatched[j] {
 				out = append(out, append(nullRow(len(l[0])), b...))
@@ -145,7 +146,7 @@ func modelJoinRows(l, r []row, kind joinKind, match func(a, b row) bool) []row {
 	return out
 }
 
-func modelJoinOn(l, r []row, kind joinKind, match func(a, b row) bool) []string {
+func modelJoinOn(l, r []row, kind plan.JoinKind, match func(a, b row) bool) []string {
 	var out []string
 	for _, x := range modelJoinRows(l, r, kind, match) {
 		out = append(out, x.String())
@@ -161,7 +162,7 @@ func TestJoinKeyKinds(t *testing.T) {
 	seed := uint64(rand.Int64())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 19))
-	words := map[joinKind]string{joinInner: "JOIN", joinLeft: "LEFT JOIN", joinRight: "RIGHT JOIN", joinFull: "FULL JOIN"}
+	words := map[plan.JoinKind]string{plan.JoinInner: "JOIN", plan.JoinLeft: "LEFT JOIN", plan.JoinRight: "RIGHT JOIN", plan.JoinFull: "FULL JOIN"}
 	keyEq := func(a, b row) bool { return eq(a[0], b[0]) }
 	conds := []struct {
 		on    string
@@ -182,7 +183,7 @@ func TestJoinKeyKinds(t *testing.T) {
 	for round := 0; round < 30; round++ {
 		l := genRows(rng, 1+rng.IntN(40), 2, 6)
 		r := genRows(rng, 1+rng.IntN(40), 2, 6)
-		kind := joinKind(rng.IntN(4))
+		kind := plan.JoinKind(rng.IntN(4))
 		c := conds[round%len(conds)]
 		q := fmt.Sprintf("SELECT * FROM "+valuesSQL(l, "k", "v")+" %s "+valuesSQL(r, "k", "v")+" ON %s", "a", words[kind], "b", c.on)
 		want := modelJoinOn(l, r, kind, c.match)
@@ -215,7 +216,7 @@ func TestJoinWhereConjuncts(t *testing.T) {
 	seed := uint64(rand.Int64())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 23))
-	words := map[joinKind]string{joinInner: "JOIN", joinLeft: "LEFT JOIN", joinRight: "RIGHT JOIN", joinFull: "FULL JOIN"}
+	words := map[plan.JoinKind]string{plan.JoinInner: "JOIN", plan.JoinLeft: "LEFT JOIN", plan.JoinRight: "RIGHT JOIN", plan.JoinFull: "FULL JOIN"}
 	wheres := []struct {
 		sql  string
 		keep func(x row) bool // x: a.k, a.v, b.k, b.v
@@ -230,7 +231,7 @@ func TestJoinWhereConjuncts(t *testing.T) {
 	for round := 0; round < 48; round++ {
 		l := genRows(rng, 1+rng.IntN(40), 2, 6)
 		r := genRows(rng, 1+rng.IntN(40), 2, 6)
-		kind := joinKind(round % 4)
+		kind := plan.JoinKind(round % 4)
 		w := wheres[(round/4)%len(wheres)]
 		q := fmt.Sprintf("SELECT * FROM "+valuesSQL(l, "k", "v")+" %s "+valuesSQL(r, "k", "v")+" ON a.k = b.k WHERE %s", "a", words[kind], "b", w.sql)
 		var want []string

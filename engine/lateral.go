@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 
-	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -19,67 +19,14 @@ import (
 type lateralSource struct {
 	left  source
 	right *selectQuery
-	refs  []sql.Expr // the left values the subquery reads, over left's scope
-	kind  joinKind   // inner or left
-	cond  sql.Expr   // ON, over sc; nil: every pair
+	refs  []sql.Expr    // the left values the subquery reads, over left's scope
+	kind  plan.JoinKind // inner or left
+	cond  sql.Expr      // ON, over sc; nil: every pair
 	sc    *sql.Scope
 	env   *Env
 }
 
-// lateral plans JOIN LATERAL (subquery) and , LATERAL (subquery).
-func (p *planner) lateral(j *sql.FromJoin, ts *sql.FromTable, outer *sql.Outer) (source, error) {
-	left, err := p.fromItem(j.Left(), outer)
-	if err != nil {
-		return nil, err
-	}
-	kind := joinKindOf(j)
-	if kind == joinRight || kind == joinFull {
-		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
-	}
-	alias, cols := splitAlias(ts.Alias())
-	if alias == "" {
-		return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery in FROM must have an alias")
-	}
-	lsc := withOuter(left.scope(), outer)
-	inner := sql.NewOuter(func(cn sql.Syntax) (sql.Expr, error) { return sql.Bind(cn, lsc, p.params) })
-	body, _ := ts.Query()
-	st, err := body.Select()
-	if err != nil {
-		return nil, err
-	}
-	q, err := p.query(st, inner)
-	if err != nil {
-		return nil, err
-	}
-	if len(inner.Refs) == 0 {
-		// It reads nothing of the left side (a function in FROM is
-		// LATERAL by default): an ordinary join, which may hash.
-		ts.NotLateral()
-		return p.join(j, outer)
-	}
-	markReuse(q.src)
-	var right source = newDerived(q, p.env, alias)
-	if len(cols) > 0 {
-		if right, err = renameColumns(right, cols); err != nil {
-			return nil, err
-		}
-	}
-	ls := &lateralSource{left: left, right: q, refs: inner.Refs, kind: kind, env: p.env}
-	ls.sc = concatScopes(left.scope(), right.scope())
-	if j.On() != nil {
-		if ls.cond, err = sql.BindCondition(j.On(), withOuter(ls.sc, outer), p.params, "JOIN/ON"); err != nil {
-			return nil, err
-		}
-	}
-	if len(j.Using()) > 0 || j.Natural() {
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "USING and NATURAL with LATERAL are not supported yet")
-	}
-	return ls, nil
-}
-
 func (l *lateralSource) scope() *sql.Scope { return l.sc }
-
-func (l *lateralSource) project(cols []int) source { return newPicked(l, cols) }
 
 func (l *lateralSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	seq, err := l.left.batches(ctx, nil, params)
@@ -181,7 +128,7 @@ func (r *lateralRun) joinBatch(ctx context.Context, b arrow.RecordBatch) (bool, 
 				return ok, err
 			}
 		}
-		if l.kind == joinLeft && l.cond == nil && len(rows) == 0 {
+		if l.kind == plan.JoinLeft && l.cond == nil && len(rows) == 0 {
 			if ok, err := out.add(ctx, i, nil); !ok || err != nil {
 				return ok, err
 			}
@@ -190,7 +137,7 @@ func (r *lateralRun) joinBatch(ctx context.Context, b arrow.RecordBatch) (bool, 
 	if ok, err := out.flush(ctx); !ok || err != nil {
 		return ok, err
 	}
-	if l.kind != joinLeft || r.match == nil {
+	if l.kind != plan.JoinLeft || r.match == nil {
 		return true, nil
 	}
 	// A LEFT join keeps the left rows ON rejected for every subquery row,

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -58,32 +59,34 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	if params == nil {
 		params = &sql.Params{}
 	}
-	p := &planner{ctx: ctx, env: env, params: params}
+	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
 	prev := params.Subqueries
-	params.Subqueries = p
+	params.Subqueries = b
 	defer func() { params.Subqueries = prev }()
 	if st.With != nil {
-		if err := p.pushWith(st.With); err != nil {
+		if err := b.PushWith(st.With); err != nil {
 			return nil, err
 		}
-		defer p.popWith()
+		defer b.PopWith()
 	}
-	src, err := p.queryFrom(st.Source, nil)
+	src, err := b.Source(st.Source)
 	if err != nil {
 		return nil, err
 	}
-	if err := distinctNames(target, src.scope(), st.AnyMatch); err != nil {
+	if err := distinctNames(target, src.Scope(), st.AnyMatch); err != nil {
 		return nil, err
 	}
 	m := &MergePlan{env: env, target: target, table: table}
-	joined := concatScopes(target, src.scope())
+	lj := plan.NewJoin(&plan.Given{Sc: target}, src, plan.JoinInner)
+	joined := lj.Sc
 	on, err := bindMergeOn(st.On, joined, params)
 	if err != nil {
 		return nil, err
 	}
+	lj.SetCondition(on)
+	// The source is compiled once its plan is final (placeConjuncts).
+	m.join = &joinSource{Join: lj, left: &scopeOnly{sc: target}, env: env}
 	m.anyMatch = st.AnyMatch
-	m.join = &joinSource{left: &scopeOnly{sc: target}, right: src, kind: joinInner, sc: joined, env: env}
-	m.join.setCondition(on)
 	for _, cl := range st.Clauses {
 		bc, err := m.bindClause(cl, joined, params)
 		if err != nil {
@@ -100,6 +103,9 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 		}
 	}
 	m.skipUnread()
+	c := newCompiler(env)
+	m.join.right = c.source(lj.Right)
+	c.subqueries(b.Subqueries())
 	return m, nil
 }
 
@@ -110,7 +116,7 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 func (m *MergePlan) TargetColumns() []int {
 	nt := len(m.target.Columns)
 	used := map[int]bool{}
-	sql.CollectColumns(m.join.cond, used)
+	sql.CollectColumns(m.join.Cond, used)
 	for _, cl := range m.clauses {
 		if cl.condE != nil {
 			sql.CollectColumns(cl.condE, used)
@@ -136,12 +142,12 @@ func (m *MergePlan) TargetColumns() []int {
 // skipUnread makes the joined rows carry NULL placeholders for the target
 // columns nothing reads: their batches come without them.
 func (m *MergePlan) skipUnread() {
-	m.join.skip = make([]bool, len(m.join.sc.Columns))
+	m.join.Skip = make([]bool, len(m.join.Sc.Columns))
 	for i := range m.target.Columns {
-		m.join.skip[i] = true
+		m.join.Skip[i] = true
 	}
 	for _, i := range m.TargetColumns() {
-		m.join.skip[i] = false
+		m.join.Skip[i] = false
 	}
 }
 
@@ -157,7 +163,7 @@ func bindMergeOn(n sql.Syntax, joined *sql.Scope, params *sql.Params) (sql.Expr,
 	if err != nil {
 		return nil, err
 	}
-	if hasVolatile(on) {
+	if plan.HasVolatile(on) {
 		return nil, ErrVolatileMerge
 	}
 	return on, nil
@@ -175,7 +181,7 @@ func (m *MergePlan) placeConjuncts(on sql.Expr) {
 		conj = l.Args
 	}
 	for _, c := range conj {
-		if hasSubquery(c) {
+		if plan.HasSubquery(c) {
 			continue
 		}
 		cols := map[int]bool{}
@@ -193,8 +199,8 @@ func (m *MergePlan) placeConjuncts(on sql.Expr) {
 				shift[i] = i - nt
 			}
 			rc := sql.RemapColumns(c, shift)
-			if !placeConjunct(m.join.right, rc) {
-				m.join.rfilter = andAfter(m.join.rfilter, rc)
+			if !plan.PlaceConjunct(m.join.Right, rc) {
+				m.join.RFilter = plan.AndAfter(m.join.RFilter, rc)
 			}
 		}
 	}
@@ -204,7 +210,7 @@ func (m *MergePlan) placeConjuncts(on sql.Expr) {
 // PostgreSQL does (in its words for MERGE, and for DELETE ... USING and
 // UPDATE ... FROM, which run as one: dml).
 func distinctNames(target, src *sql.Scope, dml bool) error {
-	q := qualifierOf(target)
+	q := plan.QualifierOf(target)
 	for _, c := range src.Columns {
 		if c.Table != q || q == "" {
 			continue
@@ -233,7 +239,7 @@ func (m *MergePlan) bindClause(cl sql.MergeClause, joined *sql.Scope, params *sq
 		if err := m.sideOnly(cl.When, e, joined); err != nil {
 			return bc, err
 		}
-		if hasVolatile(e) {
+		if plan.HasVolatile(e) {
 			return bc, ErrVolatileMerge
 		}
 		bc.condE = e
@@ -378,7 +384,7 @@ func (m *MergePlan) targetColumn(name string) int {
 func (m *MergePlan) bindReturning(items []sql.SelectItem, joined *sql.Scope, params *sql.Params) error {
 	sc := &sql.Scope{Aliased: joined.Aliased, Columns: append(append([]sql.ScopeColumn(nil), joined.Columns...),
 		sql.ScopeColumn{Table: mergeActionQualifier, Name: "merge_action", T: sql.Text, Hidden: true})}
-	nodes, names, err := ExpandItems(items, joined)
+	nodes, names, err := plan.ExpandItems(items, joined)
 	if err != nil {
 		return err
 	}
@@ -403,13 +409,13 @@ func withMergeAction(n sql.Syntax) sql.Syntax {
 }
 
 // Columns describe the RETURNING rows; nil without RETURNING.
-func (m *MergePlan) Columns() []Column {
+func (m *MergePlan) Columns() []sql.Column {
 	if m.returning == nil {
 		return nil
 	}
-	cols := make([]Column, len(m.returning))
+	cols := make([]sql.Column, len(m.returning))
 	for i, e := range m.returning {
-		cols[i] = Column{Name: m.names[i], Type: e.Type()}
+		cols[i] = sql.Column{Name: m.names[i], Type: e.Type()}
 	}
 	return cols
 }
@@ -420,8 +426,6 @@ type scopeOnly struct{ sc *sql.Scope }
 
 func (s *scopeOnly) scope() *sql.Scope { return s.sc }
 
-func (s *scopeOnly) project([]int) source { return s }
-
 func (s *scopeOnly) batches(context.Context, iceberg.BooleanExpression, []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return nil, fmt.Errorf("the MERGE target is read by the delete engine")
 }
@@ -431,13 +435,13 @@ func (s *scopeOnly) batches(context.Context, iceberg.BooleanExpression, []any) (
 func (m *MergePlan) Explain(ctx context.Context, params []any) []ExplainProp {
 	j := m.join
 	n := node("Nested Loop", "Nested Loop (every target row against every source row)")
-	if len(j.lkeys) > 0 {
+	if len(j.LKeys) > 0 {
 		n = node("Hash Join", "Hash Join (source hashed, target rows probe it)")
 		keys := hashKeyText(j)
 		n.Prop("Hash Keys", keys, "  Hash keys: "+strings.Join(keys, ", "))
 	}
-	if j.residual != nil {
-		n.Prop("Join Filter", j.residual.String(), "  Join filter: "+j.residual.String())
+	if j.Residual != nil {
+		n.Prop("Join Filter", j.Residual.String(), "  Join filter: "+j.Residual.String())
 	}
 	n.Props = append(n.Props, ExplainProp{Key: "Source", Text: "  Source:", Plan: describeSource(ctx, nil, j.right, params)})
 	props := []ExplainProp{{Plan: n}}

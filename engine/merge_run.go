@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -45,8 +46,8 @@ func (m *MergePlan) Run(ctx context.Context, params []any) (*MergeRun, error) {
 	if err := jr.build(ctx); err != nil {
 		return nil, err
 	}
-	if m.join.residual != nil {
-		jr.residual = sql.NewMatcher(m.join.residual, params)
+	if m.join.Residual != nil {
+		jr.residual = sql.NewMatcher(m.join.Residual, params)
 	}
 	r := &MergeRun{m: m, join: jr, params: params, conds: make([]*sql.Matcher, len(m.clauses))}
 	for i, cl := range m.clauses {
@@ -341,7 +342,7 @@ func (r *MergeRun) firstClause(ctx context.Context, rows arrow.RecordBatch, when
 func (r *MergeRun) cardinalityError(tb arrow.RecordBatch, row int) error {
 	nt := len(r.m.target.Columns)
 	used := map[int]bool{}
-	sql.CollectColumns(r.m.join.cond, used)
+	sql.CollectColumns(r.m.join.Cond, used)
 	var names, values []string
 	for i := 0; i < nt; i++ {
 		if !used[i] {
@@ -610,19 +611,19 @@ func (r *MergeRun) TargetFilter() sql.Expr {
 	}
 	jr := r.join
 	conj := append([]sql.Expr(nil), r.m.targetOnly...)
-	for k, lk := range jr.j.lkeys {
+	for k, lk := range jr.j.LKeys {
 		col, ok := lk.(*sql.ColumnRef)
 		if !ok || !prunableKind(col.T.Kind) {
 			continue
 		}
-		if f := r.keyFilter(col, jr.j.rkeys[k], jr.j.domains[k]); f != nil {
+		if f := r.keyFilter(col, jr.j.RKeys[k], jr.j.Domains[k]); f != nil {
 			conj = append(conj, f)
 		}
 	}
 	if len(conj) == 0 {
 		return nil
 	}
-	return andOf(conj)
+	return plan.AndOf(conj)
 }
 
 // prunableKind: types whose Iceberg bounds order as the SQL values do.
@@ -679,7 +680,7 @@ func (r *MergeRun) keyFilter(col *sql.ColumnRef, key sql.Expr, dom sql.Type) sql
 		}
 		return in
 	}
-	return andOf([]sql.Expr{
+	return plan.AndOf([]sql.Expr{
 		&sql.Compare{Op: sql.OpGE, L: col, R: &sql.Const{Value: lo, T: t}, Domain: dom},
 		&sql.Compare{Op: sql.OpLE, L: col, R: &sql.Const{Value: hi, T: t}, Domain: dom},
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -124,7 +125,7 @@ func nullRow(n int) row { return make(row, n) }
 
 // modelJoin joins l and r on l[0] = r[0] (and l[1] < r[1] when residual):
 // kind decides which unmatched rows are kept with NULLs.
-func modelJoin(l, r []row, kind joinKind, residual bool) []string {
+func modelJoin(l, r []row, kind plan.JoinKind, residual bool) []string {
 	var out []string
 	rMatched := make([]bool, len(r))
 	for _, a := range l {
@@ -136,11 +137,11 @@ func modelJoin(l, r []row, kind joinKind, residual bool) []string {
 			matched, rMatched[j] = true, true
 			out = append(out, append(append(row{}, a...), b...).String())
 		}
-		if !matched && (kind == joinLeft || kind == joinFull) {
+		if !matched && (kind == plan.JoinLeft || kind == plan.JoinFull) {
 			out = append(out, append(append(row{}, a...), nullRow(len(r[0]))...).String())
 		}
 	}
-	if kind == joinRight || kind == joinFull {
+	if kind == plan.JoinRight || kind == plan.JoinFull {
 		for j, b := range r {
 			if !rMatched[j] {
 				out = append(out, append(nullRow(len(l[0])), b...).String())
@@ -154,11 +155,11 @@ func TestJoinAgainstModel(t *testing.T) {
 	seed := uint64(rand.Int64())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
-	words := map[joinKind]string{joinInner: "JOIN", joinLeft: "LEFT JOIN", joinRight: "RIGHT JOIN", joinFull: "FULL JOIN"}
+	words := map[plan.JoinKind]string{plan.JoinInner: "JOIN", plan.JoinLeft: "LEFT JOIN", plan.JoinRight: "RIGHT JOIN", plan.JoinFull: "FULL JOIN"}
 	for round := 0; round < 40; round++ {
 		l := genRows(rng, 1+rng.IntN(30), 2, 8)
 		r := genRows(rng, 1+rng.IntN(30), 2, 8)
-		kind := joinKind(rng.IntN(4))
+		kind := plan.JoinKind(rng.IntN(4))
 		residual := rng.IntN(2) == 0
 		on := "a.k = b.k"
 		if residual {

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -19,14 +20,14 @@ import (
 // work without Parquet decoding: go test ./engine -run XXX -bench Ops.
 
 // benchCatalog serves fixed relations as virtual tables.
-type benchCatalog map[string]*Virtual
+type benchCatalog map[string]*plan.Virtual
 
-func (c benchCatalog) ResolveTable(_ context.Context, name sql.TableName) (*Table, error) {
+func (c benchCatalog) ResolveTable(_ context.Context, name sql.TableName) (*plan.Table, error) {
 	v, ok := c[name.Table]
 	if !ok {
 		return nil, fmt.Errorf("no relation %s", name.Table)
 	}
-	return &Table{Virtual: v}, nil
+	return &plan.Table{Virtual: v}, nil
 }
 
 func benchMix(x uint64) uint64 {
@@ -39,9 +40,9 @@ func benchMix(x uint64) uint64 {
 // benchFact is n rows of k (in [0, 100)), grp (10 values), amount (a
 // double, NULL in 1 of 50), price (numeric(12,2)) and name (100,000
 // values, NULL in 1 of 20), in one batch.
-func benchFact(n int) *Virtual {
-	cols := []Column{{"k", sql.Int32}, {"grp", sql.Int32}, {"amount", sql.Float64},
-		{"price", sql.Numeric(12, 2)}, {"name", sql.Text}}
+func benchFact(n int) *plan.Virtual {
+	cols := []sql.Column{{Name: "k", Type: sql.Int32}, {Name: "grp", Type: sql.Int32}, {Name: "amount", Type: sql.Float64},
+		{Name: "price", Type: sql.Numeric(12, 2)}, {Name: "name", Type: sql.Text}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
@@ -65,15 +66,15 @@ func benchFact(n int) *Virtual {
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
-	return &Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
+	return &plan.Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
 		rec.Retain()
 		return rec, nil
 	}}
 }
 
 // benchDim is bench select's dimension: 10,000 keys, 8 regions, weights in [0, 100).
-func benchDim() *Virtual {
-	cols := []Column{{"d_key", sql.Int32}, {"d_region", sql.Text}, {"d_weight", sql.Int32}}
+func benchDim() *plan.Virtual {
+	cols := []sql.Column{{Name: "d_key", Type: sql.Int32}, {Name: "d_region", Type: sql.Text}, {Name: "d_weight", Type: sql.Int32}}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
@@ -87,14 +88,14 @@ func benchDim() *Virtual {
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
-	return &Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
+	return &plan.Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
 		rec.Retain()
 		return rec, nil
 	}}
 }
 
 // runBench plans and drains q once per iteration.
-func runBench(b *testing.B, cat Catalog, q string) {
+func runBench(b *testing.B, cat plan.Catalog, q string) {
 	stmts, err := sql.Parse(q)
 	if err != nil {
 		b.Fatal(err)

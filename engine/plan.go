@@ -6,7 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -17,160 +17,25 @@ type Query struct {
 	env  *Env
 }
 
-// Plan binds a query over the catalog's relations as they are now.
+// Plan binds a query over the catalog's relations as they are now and
+// compiles its logical plan into operators.
 func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Query, error) {
-	if params == nil {
-		params = &sql.Params{}
-	}
-	p := &planner{ctx: ctx, env: env, params: params}
-	prev := params.Subqueries
-	params.Subqueries = p
-	defer func() { params.Subqueries = prev }()
-	q, err := p.query(st, nil)
+	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
+	lq, err := b.Select(st)
 	if err != nil {
 		return nil, err
 	}
-	regNames(q)
-	return &Query{root: q, env: env}, nil
-}
-
-// regNames prints the query's regclass, regtype and regnamespace outputs as
-// the names they stand for, as PostgreSQL's output functions do; the client
-// sees them as text.
-func regNames(q *selectQuery) {
-	for i, e := range q.outputs {
-		if e.Type().Reg != sql.RegNone {
-			q.outputs[i] = &sql.Cast{X: e, T: sql.Text}
-		}
-	}
+	c := newCompiler(env)
+	c.subqueries(b.Subqueries())
+	return &Query{root: c.query(lq), env: env}, nil
 }
 
 // Columns describe the query's rows.
-func (q *Query) Columns() []Column { return q.root.columns() }
+func (q *Query) Columns() []sql.Column { return q.root.Columns() }
 
 // Run executes the query with the statement's parameter values.
 func (q *Query) Run(ctx context.Context, params []any) (stmt.Rows, error) {
 	return q.root.run(WithStatement(ctx, q.env), q.env, params)
-}
-
-// planner binds one statement's queries; it plans the subqueries its
-// expressions hold (sql.SubqueryPlanner) with the CTEs in scope.
-type planner struct {
-	ctx    context.Context
-	env    *Env
-	params *sql.Params
-	ctes   []map[string]*cte // WITH lists in scope, innermost last
-	views  int               // views being expanded, outermost first
-	// untyped asks the next query level bound to leave untyped literal
-	// outputs untyped: it is a set operation's branch.
-	untyped bool
-}
-
-// cte is a WITH query, planned anew (inlined) at each reference.
-type cte struct {
-	name  string
-	cols  []string
-	body  *sql.Query
-	depth int // its WITH list's index in planner.ctes
-	index int // its place in that list: its body sees the ones before
-	// recursive marks a WITH RECURSIVE list's query, which sees itself;
-	// work is set while its recursive term is planned.
-	recursive bool
-	work      *workTable
-}
-
-// query binds a query at any level; outer is the enclosing query's scope
-// for a subquery, nil otherwise.
-func (p *planner) query(st *sql.Select, outer *sql.Outer) (*selectQuery, error) {
-	untyped := p.untyped
-	p.untyped = false
-	if with := st.With(); with != nil {
-		if err := p.pushWith(with); err != nil {
-			return nil, err
-		}
-		defer p.popWith()
-	}
-	src, err := p.queryFrom(st, outer)
-	if err != nil {
-		return nil, err
-	}
-	if src, err = p.selectListSRFs(st, src, outer); err != nil {
-		return nil, err
-	}
-	if st.SetOperation() != nil || st.OtherForm() {
-		st = &sql.Select{Items: []sql.SelectItem{{Star: true}}, OrderBy: st.OrderBy, Limit: st.Limit, Offset: st.Offset}
-	}
-	return p.bindQuery(st, src, outer, untyped)
-}
-
-// queryFrom is the source a query level reads: its FROM clause, or the set
-// operation it is.
-func (p *planner) queryFrom(st *sql.Select, outer *sql.Outer) (source, error) {
-	switch {
-	case st.SetOperation() != nil:
-		return p.setOperation(st.SetOperation(), outer)
-	case st.OtherForm():
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this form of query is not supported")
-	case st.From != nil && !st.Complex:
-		if c := p.lookupCTE(st.From.Name); c != nil {
-			return p.cteRef(c, st.From)
-		}
-		return p.openTable(st.From)
-	case st.FromClause() != nil:
-		return p.fromItem(st.FromClause(), outer)
-	}
-	return noSource{}, nil
-}
-
-func (p *planner) pushWith(w *sql.With) error {
-	level := map[string]*cte{}
-	p.ctes = append(p.ctes, level)
-	for _, c := range w.CTEs {
-		name := c.Name
-		if _, dup := level[name]; dup {
-			return pgerr.Errorf(pgerr.DuplicateAlias, "WITH query name %q specified more than once", name)
-		}
-		d := &cte{name: name, body: c.Body, depth: len(p.ctes) - 1, index: len(level), recursive: w.Recursive}
-		d.cols = append(d.cols, c.Columns...)
-		// A WITH query sees the ones before it in the same list.
-		level[name] = d
-	}
-	return nil
-}
-
-func (p *planner) popWith() { p.ctes = p.ctes[:len(p.ctes)-1] }
-
-// lookupCTE finds the WITH query an unqualified name means, innermost first.
-func (p *planner) lookupCTE(n sql.TableName) *cte {
-	if n.Schema != "" {
-		return nil
-	}
-	for i := len(p.ctes) - 1; i >= 0; i-- {
-		if c, ok := p.ctes[i][n.Table]; ok {
-			return c
-		}
-	}
-	return nil
-}
-
-// PlanSubquery plans a subquery of an expression (sql.SubqueryPlanner).
-func (p *planner) PlanSubquery(node *sql.Query, outer *sql.Outer) (sql.SubPlan, error) {
-	st, err := node.Select()
-	if err != nil {
-		return nil, err
-	}
-	q, err := p.query(st, outer)
-	if err != nil {
-		return nil, err
-	}
-	sp := &subPlan{q: q, env: p.env}
-	if len(outer.Refs) > 0 {
-		if k, ok := keyedPlan(sp); ok {
-			return k, nil
-		}
-		markReuse(q.src)
-	}
-	return sp, nil
 }
 
 // subPlan runs a subquery for the expression evaluator.
@@ -180,7 +45,7 @@ type subPlan struct {
 }
 
 func (s *subPlan) Columns() []sql.Type {
-	cols := s.q.columns()
+	cols := s.q.Columns()
 	out := make([]sql.Type, len(cols))
 	for i, c := range cols {
 		out[i] = c.Type

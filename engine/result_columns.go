@@ -3,12 +3,13 @@ package engine
 import (
 	"time"
 
+	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
 
 // ResultColumns is the row description of the engine's columns, as the
 // session and the statement packages answer it.
-func ResultColumns(in []Column) []stmt.Column {
+func ResultColumns(in []sql.Column) []stmt.Column {
 	out := make([]stmt.Column, len(in))
 	for i, c := range in {
 		out[i] = stmt.Column{Name: c.Name, Type: c.Type}

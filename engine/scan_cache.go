@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -77,36 +78,6 @@ func replay(held []arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
 	}
 }
 
-// markReuse flags the table scans under src as read again per outer value.
-func markReuse(src source) {
-	switch s := src.(type) {
-	case *tableSource:
-		s.reuse = true
-	case *picked:
-		markReuse(s.src)
-	case *rescoped:
-		markReuse(s.src)
-	case *mergedSource:
-		markReuse(s.src)
-	case *joinSource:
-		markReuse(s.left)
-		markReuse(s.right)
-	case *derivedSource:
-		markReuse(s.q.src)
-	case *setSource:
-		markSetReuse(s.root)
-	}
-}
-
-func markSetReuse(n *setNode) {
-	if n.leaf != nil {
-		markReuse(n.leaf.src)
-		return
-	}
-	markSetReuse(n.left)
-	markSetReuse(n.right)
-}
-
 // statementContext carries a statement's values (sql's, and its scan
 // cache) to the context of a later call on its rows.
 func statementContext(stmt, next context.Context) context.Context {
@@ -128,11 +99,28 @@ func WithStatement(ctx context.Context, env *Env) context.Context {
 // (DML's WHERE, SET and RETURNING) with this engine, with the statement's
 // WITH queries (nil: none) in scope.
 func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params, with *sql.With) (sql.SubqueryPlanner, error) {
-	p := &planner{ctx: ctx, env: env, params: params}
+	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
 	if with != nil {
-		if err := p.pushWith(with); err != nil {
+		if err := b.PushWith(with); err != nil {
 			return nil, err
 		}
 	}
-	return p, nil
+	return &subqueryCompiler{b: b, c: newCompiler(env)}, nil
+}
+
+// subqueryCompiler plans each subquery with the builder and compiles it
+// (and those nested in it) at once: the statement has no query to compile
+// them with.
+type subqueryCompiler struct {
+	b *plan.Builder
+	c *compiler
+}
+
+func (s *subqueryCompiler) PlanSubquery(q *sql.Query, outer *sql.Outer) (sql.SubPlan, error) {
+	sp, err := s.b.PlanSubquery(q, outer)
+	if err != nil {
+		return nil, err
+	}
+	s.c.subqueries(s.b.Subqueries())
+	return sp, nil
 }

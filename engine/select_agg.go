@@ -278,7 +278,7 @@ func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
 		return nil, err
 	}
 	defer grouped.Release()
-	out, err := Project(ctx, p.q.outputs, p.q.names, grouped, p.params)
+	out, err := Project(ctx, p.q.Outputs, p.q.Names, grouped, p.params)
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +295,7 @@ type groupState struct {
 }
 
 func (p *pipeline) newGroupState(set []int) (*groupState, error) {
-	agg := p.q.agg
+	agg := p.q.Agg
 	types := make([]sql.Type, len(agg.GroupBy))
 	for i, e := range agg.GroupBy {
 		types[i] = e.Type()
@@ -335,10 +335,10 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 // groupingSets are the query's grouping sets: GROUP BY's keys as one set
 // unless ROLLUP, CUBE or GROUPING SETS said otherwise.
 func (p *pipeline) groupingSets() [][]int {
-	if p.q.sets != nil {
-		return p.q.sets
+	if p.q.Sets != nil {
+		return p.q.Sets
 	}
-	all := make([]int, len(p.q.agg.GroupBy))
+	all := make([]int, len(p.q.Agg.GroupBy))
 	for i := range all {
 		all[i] = i
 	}
@@ -380,8 +380,8 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 	if err != nil {
 		return nil, err
 	}
-	if p.q.having != nil {
-		mask, err := sql.Match(ctx, p.q.having, grouped, p.params)
+	if p.q.Having != nil {
+		mask, err := sql.Match(ctx, p.q.Having, grouped, p.params)
 		if err != nil {
 			grouped.Release()
 			return nil, err
@@ -407,7 +407,7 @@ func (p *pipeline) groupedRows(ctx context.Context, states []*groupState) (arrow
 				st.g.keys[k].AppendNull()
 			}
 		}
-		b, err := groupedBatch(ctx, p.q.agg, st.g, st.accs)
+		b, err := groupedBatch(ctx, p.q.Agg, st.g, st.accs)
 		if err != nil {
 			ReleaseAll(parts)
 			return nil, err
@@ -450,7 +450,7 @@ func ConcatBatches(parts []arrow.RecordBatch) (arrow.RecordBatch, error) {
 
 // fold adds one input batch to every grouping set's groups.
 func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*groupState) error {
-	agg := p.q.agg
+	agg := p.q.Agg
 	keys := make([]arrow.Array, len(agg.GroupBy))
 	args := make([]arrow.Array, len(agg.Calls))
 	rows := make([][]int32, len(agg.Calls))

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -39,7 +40,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 		}
 		in.next, stop = iter.Pull2(seq)
 	}
-	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) == 0 {
+	if q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 && len(q.Order) == 0 {
 		lim := &limiter{limit: limit, offset: offset}
 		stmtCtx := ctx
 		return &streamRows{verb: "SELECT", stop: stop, next: func(ctx context.Context) (arrow.RecordBatch, error) {
@@ -54,13 +55,13 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 		}}, nil
 	}
 	defer stop()
-	if limit >= 0 && len(q.order) > 0 && q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 {
+	if limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 {
 		in.topN = limit + offset
 	}
-	if q.agg == nil && q.win == nil && !q.distinct && len(q.distinctOn) == 0 && len(q.order) > 0 && in.topN == 0 {
+	if q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 && len(q.Order) > 0 && in.topN == 0 {
 		return q.runSorted(ctx, env, in, &limiter{limit: limit, offset: offset})
 	}
-	if limit >= 0 && len(q.order) > 0 && len(q.distinctOn) == 0 {
+	if limit >= 0 && len(q.Order) > 0 && len(q.DistinctOn) == 0 {
 		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted
 		// (DISTINCT ON needs them all, sorted).
 		in.cut = limit + offset
@@ -83,13 +84,13 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 
 // pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
 func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (iceberg.BooleanExpression, error) {
-	if q.where == nil {
+	if q.Where == nil {
 		return nil, nil
 	}
 	if _, ok := q.src.(*tableSource); !ok {
 		return nil, nil
 	}
-	return sql.Translate(ctx, q.where, q.input, params).Filter, nil
+	return sql.Translate(ctx, q.Where, q.Input, params).Filter, nil
 }
 
 // materialise runs grouping, DISTINCT and ORDER BY over the whole input.
@@ -97,9 +98,9 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 	var rows []arrow.RecordBatch
 	var err error
 	switch {
-	case q.win != nil:
+	case q.Win != nil:
 		rows, err = in.windowed(ctx)
-	case q.agg != nil:
+	case q.Agg != nil:
 		rows, err = in.aggregate(ctx)
 	case in.topN > 0:
 		rows, err = in.drainTop(ctx, env.batchSize())
@@ -109,30 +110,30 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 	if err != nil {
 		return nil, err
 	}
-	if q.distinct {
-		if rows, err = distinctRows(ctx, in.mem, rows, q.visible); err != nil {
+	if q.Distinct {
+		if rows, err = distinctRows(ctx, in.mem, rows, q.Visible); err != nil {
 			return nil, err
 		}
 	}
 	switch {
-	case len(q.order) > 0 && in.cut >= 0 && in.topN == 0:
+	case len(q.Order) > 0 && in.cut >= 0 && in.topN == 0:
 		// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
-		if rows, err = topRows(ctx, rows, q.order, in.cut, env.batchSize()); err != nil {
+		if rows, err = topRows(ctx, rows, q.Order, in.cut, env.batchSize()); err != nil {
 			return nil, err
 		}
-	case len(q.order) > 0:
-		if rows, err = sortBatches(ctx, rows, q.order, env.batchSize()); err != nil {
+	case len(q.Order) > 0:
+		if rows, err = sortBatches(ctx, rows, q.Order, env.batchSize()); err != nil {
 			return nil, err
 		}
 	}
-	if len(q.distinctOn) > 0 {
+	if len(q.DistinctOn) > 0 {
 		// After the sort: the first row of each key in ORDER BY's order.
-		if rows, err = distinctOnRows(ctx, in.mem, rows, q.distinctOn); err != nil {
+		if rows, err = distinctOnRows(ctx, in.mem, rows, q.DistinctOn); err != nil {
 			return nil, err
 		}
 	}
 	for i, b := range rows {
-		rows[i] = visibleColumns(b, q.visible)
+		rows[i] = visibleColumns(b, q.Visible)
 	}
 	return rows, nil
 }
@@ -169,11 +170,11 @@ func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) 
 		if err != nil {
 			return nil, err
 		}
-		if p.q.where == nil {
+		if p.q.Where == nil {
 			return b, nil
 		}
 		if p.where == nil {
-			p.where = sql.NewMatcher(p.q.where, p.params)
+			p.where = sql.NewMatcher(p.q.Where, p.params)
 		}
 		mask, err := p.where.Match(ctx, b)
 		if err != nil {
@@ -199,20 +200,20 @@ func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error)
 		return nil, err
 	}
 	defer b.Release()
-	return Project(ctx, p.q.outputs, p.q.names, b, p.params)
+	return Project(ctx, p.q.Outputs, p.q.Names, b, p.params)
 }
 
 // windowed computes the window functions over the filtered (or grouped)
 // rows, then the outputs.
 func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 	var base []arrow.RecordBatch
-	if p.q.agg != nil {
+	if p.q.Agg != nil {
 		g, err := p.aggregateRows(ctx)
 		if err != nil {
 			return nil, err
 		}
 		base = []arrow.RecordBatch{g}
-	} else if p.q.winTop != 0 {
+	} else if p.q.WinTop != 0 {
 		var err error
 		if base, err = p.windowTopRows(ctx); err != nil {
 			return nil, err
@@ -235,7 +236,7 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 			base = append(base, b)
 		}
 	}
-	ext, err := windowRows(ctx, base, p.q.win, p.params, p.mem)
+	ext, err := windowRows(ctx, base, p.q.Win, p.params, p.mem)
 	ReleaseAll(base)
 	if err != nil {
 		return nil, err
@@ -243,7 +244,7 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 	defer ReleaseAll(ext)
 	out := make([]arrow.RecordBatch, 0, len(ext))
 	for _, b := range ext {
-		r, err := Project(ctx, p.q.outputs, p.q.names, b, p.params)
+		r, err := Project(ctx, p.q.Outputs, p.q.Names, b, p.params)
 		if err != nil {
 			ReleaseAll(out)
 			return nil, err
@@ -256,7 +257,7 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 // windowTopRows reads the input keeping only the first winTop rows of each
 // window partition (window_top.go).
 func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, error) {
-	t := newWindowTop(max(p.q.winTop, 0), p.q.win.Calls[0], p.mem, p.batch)
+	t := newWindowTop(max(p.q.WinTop, 0), p.q.Win.Calls[0], p.mem, p.batch)
 	var schema *arrow.Schema
 	for {
 		b, err := p.nextFiltered(ctx)
@@ -267,7 +268,7 @@ func (p *pipeline) windowTopRows(ctx context.Context) ([]arrow.RecordBatch, erro
 			t.release()
 			return nil, err
 		}
-		if p.q.winTop < 0 {
+		if p.q.WinTop < 0 {
 			b.Release()
 			continue
 		}
@@ -328,7 +329,7 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil
 	}
-	sorted, err := sortBatches(ctx, t.held, t.p.q.order, t.batchSize)
+	sorted, err := sortBatches(ctx, t.held, t.p.q.Order, t.batchSize)
 	if err != nil {
 		t.held = nil
 		return err
@@ -353,19 +354,19 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 func (p *pipeline) lastKeys(held []arrow.RecordBatch) []arrow.Array {
 	last := held[len(held)-1]
 	r := last.NumRows() - 1
-	keys := make([]arrow.Array, len(p.q.order))
-	for k, o := range p.q.order {
-		keys[k] = array.NewSlice(last.Column(o.col), r, r+1)
+	keys := make([]arrow.Array, len(p.q.Order))
+	for k, o := range p.q.Order {
+		keys[k] = array.NewSlice(last.Column(o.Col), r, r+1)
 	}
 	return keys
 }
 
 // beforeBound keeps the rows of b that sort strictly before bound.
 func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.RecordBatch, error) {
-	specs := make([]sortSpec, len(p.q.order))
-	keys := make([]arrow.Array, len(p.q.order))
-	for k, o := range p.q.order {
-		specs[k], keys[k] = o.spec, b.Column(o.col)
+	specs := make([]plan.SortSpec, len(p.q.Order))
+	keys := make([]arrow.Array, len(p.q.Order))
+	for k, o := range p.q.Order {
+		specs[k], keys[k] = o.Spec, b.Column(o.Col)
 	}
 	mask := make([]bool, b.NumRows())
 	for r := range mask {
@@ -545,18 +546,18 @@ func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordB
 }
 
 // sortBatches orders rows by the keys; it releases batches.
-func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, batchSize int) ([]arrow.RecordBatch, error) {
+func sortBatches(ctx context.Context, batches []arrow.RecordBatch, keys []plan.OrderKey, batchSize int) ([]arrow.RecordBatch, error) {
 	if len(batches) == 0 {
 		return nil, nil
 	}
 	cols := make([][]arrow.Array, len(batches))
-	specs := make([]sortSpec, len(keys))
+	specs := make([]plan.SortSpec, len(keys))
 	for i, k := range keys {
-		specs[i] = k.spec
+		specs[i] = k.Spec
 	}
 	for b, rb := range batches {
 		for _, k := range keys {
-			cols[b] = append(cols[b], rb.Column(k.col))
+			cols[b] = append(cols[b], rb.Column(k.Col))
 		}
 	}
 	defer ReleaseAll(batches)
@@ -595,8 +596,8 @@ func (l *limiter) apply(b arrow.RecordBatch) arrow.RecordBatch {
 // bounds evaluates LIMIT and OFFSET (-1: no limit).
 func (q *selectQuery) bounds(ctx context.Context, params []any) (limit, offset int64, err error) {
 	limit = -1
-	if q.limit != nil {
-		v, null, err := evalCount(ctx, q.limit, params, "LIMIT")
+	if q.Limit != nil {
+		v, null, err := evalCount(ctx, q.Limit, params, "LIMIT")
 		if err != nil {
 			return 0, 0, err
 		}
@@ -604,8 +605,8 @@ func (q *selectQuery) bounds(ctx context.Context, params []any) (limit, offset i
 			limit = v
 		}
 	}
-	if q.offset != nil {
-		v, _, err := evalCount(ctx, q.offset, params, "OFFSET")
+	if q.Offset != nil {
+		v, _, err := evalCount(ctx, q.Offset, params, "OFFSET")
 		if err != nil {
 			return 0, 0, err
 		}
@@ -633,9 +634,9 @@ func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int6
 // materialiser names the operator that holds a query's rows, for errors.
 func (q *selectQuery) materialiser() string {
 	switch {
-	case len(q.order) > 0:
+	case len(q.Order) > 0:
 		return "ORDER BY"
-	case q.distinct:
+	case q.Distinct:
 		return "DISTINCT"
 	}
 	return "the query"

@@ -14,47 +14,6 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// setReturning recognises a set-returning function in FROM, which the
-// front end hands over as (SELECT f(...) AS col) AS alias.
-func (p *planner) setReturning(st *sql.Select, alias string, outer *sql.Outer) (source, bool, error) {
-	if !st.Parsed() || st.HasFrom() || len(st.Items) != 1 || st.Items[0].Star || st.Where != nil {
-		return nil, false, nil
-	}
-	call := st.Items[0].Expr
-	name, _, ok := sql.CallOf(call)
-	if !ok {
-		return nil, false, nil
-	}
-	if fileFunctions[name] {
-		src, err := p.fromFiles(call, alias)
-		return src, true, err
-	}
-	switch name {
-	case "generate_series":
-		src, err := p.series(call, alias, st.Items[0].Alias, outer)
-		return src, true, err
-	case "unnest":
-		src, err := p.fromSRF(call, alias, st.Items[0].Alias, outer)
-		return src, true, err
-	}
-	return nil, false, nil
-}
-
-// fromSRF is a set-returning function in FROM other than generate_series:
-// its values over one empty row, in a column named for the alias.
-func (p *planner) fromSRF(call sql.Syntax, alias, col string, outer *sql.Outer) (source, error) {
-	c, err := p.bindSRF(call, &sql.Scope{Outer: outer})
-	if err != nil {
-		return nil, err
-	}
-	if col == "" {
-		col = alias
-	}
-	src := p.newSRFSource(noSource{}, []srfCall{c}, map[sql.Syntax]int{call: 0})
-	sc := &sql.Scope{Columns: []sql.ScopeColumn{{Table: alias, Name: col, T: c.t}}}
-	return &rescoped{src: src, sc: sc}, nil
-}
-
 // seriesSource is generate_series(start, stop [, step]) over integers or
 // numerics, streamed batch by batch: no row limit, no memory to hold.
 type seriesSource struct {
@@ -64,57 +23,7 @@ type seriesSource struct {
 	env  *Env
 }
 
-func (p *planner) series(call sql.Syntax, alias, col string, outer *sql.Outer) (source, error) {
-	_, callArgs, _ := sql.CallOf(call)
-	if len(callArgs) < 2 || len(callArgs) > 3 {
-		return nil, pgerr.Errorf(pgerr.UndefinedFunction, "function generate_series with %d arguments does not exist", len(callArgs))
-	}
-	var args []sql.Expr
-	for _, a := range callArgs {
-		e, err := sql.BindUntyped(a, &sql.Scope{Outer: outer}, p.params)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, e)
-	}
-	if timeSeries(args) {
-		return p.fromSRF(call, alias, col, outer)
-	}
-	t, err := sql.CommonType(args, "generate_series")
-	if err != nil {
-		return nil, err
-	}
-	switch t.Kind {
-	case sql.KindInt16:
-		t = sql.Int32
-	case sql.KindInt32, sql.KindInt64:
-	case sql.KindNumeric:
-		t = sql.Type{Kind: sql.KindNumeric}
-	case sql.KindText:
-		t = sql.Int32 // untyped literals: generate_series(integer, integer)
-	default:
-		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "generate_series over %s is not supported yet", t)
-	}
-	for i, a := range args {
-		if args[i], err = sql.CoerceTo(a, t, p.params); err != nil {
-			return nil, err
-		}
-	}
-	if col == "" {
-		col = alias
-	}
-	sc := &sql.Scope{Columns: []sql.ScopeColumn{{Table: alias, Name: col, T: t}}}
-	return &seriesSource{args: args, t: t, sc: sc, env: p.env}, nil
-}
-
 func (s *seriesSource) scope() *sql.Scope { return s.sc }
-
-func (s *seriesSource) project(cols []int) source {
-	if len(cols) == 1 {
-		return s
-	}
-	return newPicked(s, cols)
-}
 
 func (s *seriesSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	vals := make([]any, 3)

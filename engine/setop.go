@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 
-	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -18,104 +17,6 @@ type setNode struct {
 	left, right *setNode
 }
 
-// setOperation plans UNION / INTERSECT / EXCEPT [ALL] over the branches of
-// list; INTERSECT binds tighter than UNION and EXCEPT, as in PostgreSQL.
-func (p *planner) setOperation(set *sql.SetOperation, outer *sql.Outer) (source, error) {
-	var leaves []*selectQuery
-	var ops []sql.SetOp
-	for i, b := range set.Branches() {
-		st, err := b.Query.Select()
-		if err != nil {
-			return nil, err
-		}
-		p.untyped = true
-		q, err := p.query(st, outer)
-		p.untyped = false
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			op := b.Op
-			ops = append(ops, op)
-			if len(q.columns()) != len(leaves[0].columns()) {
-				return nil, pgerr.Errorf(pgerr.SyntaxError, "each %s query must have the same number of columns", setOpName(op))
-			}
-		}
-		leaves = append(leaves, q)
-	}
-	if err := p.unifyBranches(leaves, ops); err != nil {
-		return nil, err
-	}
-	root := setTree(leaves, ops)
-	sc := &sql.Scope{}
-	for _, c := range leaves[0].columns() {
-		sc.Columns = append(sc.Columns, sql.ScopeColumn{Name: c.Name, T: c.Type})
-	}
-	return &setSource{root: root, sc: sc, env: p.env}, nil
-}
-
-func setOpName(op sql.SetOp) string {
-	switch op {
-	case sql.SetIntersect, sql.SetIntersectAll:
-		return "INTERSECT"
-	case sql.SetExcept, sql.SetExceptAll:
-		return "EXCEPT"
-	}
-	return "UNION"
-}
-
-// unifyBranches gives each output column the type PostgreSQL resolves
-// across the branches, converting the branches that differ.
-func (p *planner) unifyBranches(leaves []*selectQuery, ops []sql.SetOp) error {
-	what := "UNION"
-	if len(ops) > 0 {
-		what = setOpName(ops[0])
-	}
-	for c := 0; c < leaves[0].visible; c++ {
-		col := make([]sql.Expr, len(leaves))
-		for i, q := range leaves {
-			col[i] = q.outputs[c]
-		}
-		t, err := sql.CommonType(col, what)
-		if err != nil {
-			return err
-		}
-		for _, q := range leaves {
-			if q.outputs[c].Type() == t {
-				continue
-			}
-			e, err := sql.CoerceTo(q.outputs[c], t, p.params)
-			if err != nil {
-				return err
-			}
-			q.outputs[c] = e
-		}
-	}
-	return nil
-}
-
-// setTree folds the branches: INTERSECT first, then UNION and EXCEPT from
-// left to right.
-func setTree(leaves []*selectQuery, ops []sql.SetOp) *setNode {
-	nodes := []*setNode{{leaf: leaves[0]}}
-	var rest []sql.SetOp
-	for i, op := range ops {
-		n := &setNode{leaf: leaves[i+1]}
-		if op == sql.SetIntersect || op == sql.SetIntersectAll {
-			last := nodes[len(nodes)-1]
-			nodes[len(nodes)-1] = &setNode{op: op, left: last, right: n}
-			continue
-		}
-		nodes = append(nodes, n)
-		rest = append(rest, op)
-	}
-	root := nodes[0]
-	for i, op := range rest {
-		root = &setNode{op: op, left: root, right: nodes[i+1]}
-	}
-	return root
-}
-
 // setSource streams a set operation's rows.
 type setSource struct {
 	root *setNode
@@ -124,8 +25,6 @@ type setSource struct {
 }
 
 func (s *setSource) scope() *sql.Scope { return s.sc }
-
-func (s *setSource) project(cols []int) source { return newPicked(s, cols) }
 
 func (s *setSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return s.node(ctx, s.root, params, newMemBudget(s.env.Options.WorkMem))

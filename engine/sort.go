@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/magmalake/magmalake/plan"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -14,16 +16,9 @@ type rowRef struct {
 	batch, row int32
 }
 
-// sortSpec is one ORDER BY key. PostgreSQL puts NULLs last ascending and
-// first descending unless told otherwise.
-type sortSpec struct {
-	Desc       bool
-	NullsFirst bool
-}
-
 // sortRows orders all rows of the given key columns (keys[b][k] is key k of
 // batch b) stably by the specs.
-func sortRows(ctx context.Context, keys [][]arrow.Array, specs []sortSpec) (refs []rowRef, err error) {
+func sortRows(ctx context.Context, keys [][]arrow.Array, specs []plan.SortSpec) (refs []rowRef, err error) {
 	for b, cols := range keys {
 		n := 0
 		if len(cols) > 0 {
@@ -42,7 +37,7 @@ func sortRows(ctx context.Context, keys [][]arrow.Array, specs []sortSpec) (refs
 	return refs, nil
 }
 
-func nullOrder(s sortSpec) int {
+func nullOrder(s plan.SortSpec) int {
 	if s.NullsFirst {
 		return -1
 	}
@@ -92,7 +87,7 @@ func ReleaseAll(batches []arrow.RecordBatch) {
 }
 
 // compareKeyRows orders row i of key columns a against row j of b.
-func compareKeyRows(a []arrow.Array, i int, b []arrow.Array, j int, specs []sortSpec) int {
+func compareKeyRows(a []arrow.Array, i int, b []arrow.Array, j int, specs []plan.SortSpec) int {
 	for k, s := range specs {
 		an, bn := a[k].IsNull(i), b[k].IsNull(j)
 		var c int

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/stmt"
 )
 
@@ -33,7 +34,7 @@ const mergeFanIn = 64
 // spillSort collects a statement's rows for ORDER BY, spilling sorted runs
 // past work_mem.
 type spillSort struct {
-	keys      []orderKey
+	keys      []plan.OrderKey
 	batchSize int
 	mem       *memBudget
 	tempRoot  string // where the statement's directory goes; "": os.TempDir()
@@ -114,10 +115,10 @@ func (s *spillSort) spill(ctx context.Context) error {
 	return nil
 }
 
-func (s *spillSort) specs() []sortSpec {
-	out := make([]sortSpec, len(s.keys))
+func (s *spillSort) specs() []plan.SortSpec {
+	out := make([]plan.SortSpec, len(s.keys))
 	for i, k := range s.keys {
-		out[i] = k.spec
+		out[i] = k.Spec
 	}
 	return out
 }
@@ -126,7 +127,7 @@ func (s *spillSort) keyColumns(batches []arrow.RecordBatch) [][]arrow.Array {
 	cols := make([][]arrow.Array, len(batches))
 	for b, rb := range batches {
 		for _, k := range s.keys {
-			cols[b] = append(cols[b], rb.Column(k.col))
+			cols[b] = append(cols[b], rb.Column(k.Col))
 		}
 	}
 	return cols
@@ -262,14 +263,14 @@ type runCursor struct {
 // runMerge merges sorted runs into batches of the whole order.
 type runMerge struct {
 	schema    *arrow.Schema
-	keys      []orderKey
-	specs     []sortSpec
+	keys      []plan.OrderKey
+	specs     []plan.SortSpec
 	batchSize int
 	live      cursorHeap
 	all       []*runCursor
 }
 
-func openMerge(paths []string, schema *arrow.Schema, keys []orderKey, specs []sortSpec, batchSize int) (*runMerge, error) {
+func openMerge(paths []string, schema *arrow.Schema, keys []plan.OrderKey, specs []plan.SortSpec, batchSize int) (*runMerge, error) {
 	m := &runMerge{schema: schema, keys: keys, specs: specs, batchSize: batchSize}
 	m.live.specs = specs
 	for i, p := range paths {
@@ -313,7 +314,7 @@ func (m *runMerge) load(c *runCursor) (bool, error) {
 		}
 		c.b, c.row, c.src = b, 0, -1
 		for _, k := range m.keys {
-			c.keys = append(c.keys, b.Column(k.col))
+			c.keys = append(c.keys, b.Column(k.Col))
 		}
 		return true, nil
 	}
@@ -379,7 +380,7 @@ func (m *runMerge) close() {
 // cursorHeap orders the live cursors by their current row, then run order.
 type cursorHeap struct {
 	cs    []*runCursor
-	specs []sortSpec
+	specs []plan.SortSpec
 }
 
 func (h *cursorHeap) Len() int { return len(h.cs) }
@@ -423,7 +424,7 @@ func restoreTypes(schema *arrow.Schema, b arrow.RecordBatch) arrow.RecordBatch {
 // and returns it sorted: from memory when it fitted in work_mem, else
 // streamed from the merge of its spilled runs.
 func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim *limiter) (stmt.Rows, error) {
-	s := &spillSort{keys: q.order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
+	s := &spillSort{keys: q.Order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
 	for {
 		b, err := in.nextProjected(ctx)
 		if err == io.EOF {
@@ -448,7 +449,7 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 				b.Release()
 				continue
 			}
-			kept = append(kept, visibleColumns(lim.apply(b), q.visible))
+			kept = append(kept, visibleColumns(lim.apply(b), q.Visible))
 		}
 		return NewBatchRows("SELECT", kept), nil
 	}
@@ -466,6 +467,6 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 		if err != nil {
 			return nil, err
 		}
-		return visibleColumns(lim.apply(b), q.visible), nil
+		return visibleColumns(lim.apply(b), q.Visible), nil
 	}}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/magmalake/magmalake/plan"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -14,18 +16,18 @@ import (
 // releases batches. It keeps a heap of n rows while it reads, so ORDER BY
 // ... LIMIT over many groups (GROUP BY name: 100,000 of them) compares each
 // row with the current n-th instead of sorting them all.
-func topRows(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, n int64, batchSize int) (_ []arrow.RecordBatch, err error) {
+func topRows(ctx context.Context, batches []arrow.RecordBatch, keys []plan.OrderKey, n int64, batchSize int) (_ []arrow.RecordBatch, err error) {
 	defer ReleaseAll(batches)
 	if len(batches) == 0 || n <= 0 {
 		return nil, nil
 	}
-	h := &rowHeap{specs: make([]sortSpec, len(keys)), cols: make([][]arrow.Array, len(batches))}
+	h := &rowHeap{specs: make([]plan.SortSpec, len(keys)), cols: make([][]arrow.Array, len(batches))}
 	for i, k := range keys {
-		h.specs[i] = k.spec
+		h.specs[i] = k.Spec
 	}
 	for b, rb := range batches {
 		for _, k := range keys {
-			h.cols[b] = append(h.cols[b], rb.Column(k.col))
+			h.cols[b] = append(h.cols[b], rb.Column(k.Col))
 		}
 	}
 	check := cancelCheck{ctx: ctx}
@@ -59,7 +61,7 @@ func topRows(ctx context.Context, batches []arrow.RecordBatch, keys []orderKey, 
 
 // rowHeap holds row references with the last in order on top.
 type rowHeap struct {
-	specs []sortSpec
+	specs []plan.SortSpec
 	cols  [][]arrow.Array // key columns by batch
 	refs  []rowRef
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -87,9 +88,9 @@ func (in *windowInput) arrays(ctx context.Context, e sql.Expr, params []any) ([]
 type windowKeys struct {
 	in        *windowInput
 	part      [][]arrow.Array // [batch][key]
-	partSpec  []sortSpec
+	partSpec  []plan.SortSpec
 	order     [][]arrow.Array
-	orderSpec []sortSpec
+	orderSpec []plan.SortSpec
 	spec      []sql.WindowOrder
 }
 
@@ -97,10 +98,10 @@ func (in *windowInput) keys(ctx context.Context, call *sql.WindowCall, params []
 	k := &windowKeys{in: in, spec: call.Order, part: make([][]arrow.Array, len(in.batches)),
 		order: make([][]arrow.Array, len(in.batches))}
 	for range call.Partition {
-		k.partSpec = append(k.partSpec, sortSpec{})
+		k.partSpec = append(k.partSpec, plan.SortSpec{})
 	}
 	for _, o := range call.Order {
-		k.orderSpec = append(k.orderSpec, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
+		k.orderSpec = append(k.orderSpec, plan.SortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	for b := range in.batches {
 		for _, e := range call.Partition {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -22,116 +23,6 @@ import (
 // numbers them), so it holds partitions × N rows instead of the table,
 // and the window numbers exactly the rows it would have numbered 1..N.
 
-// limitWindow marks the derived table q reads when q's WHERE keeps only
-// rows whose row_number() (the derived table's only window call) is at
-// most a constant.
-func limitWindow(q *selectQuery) {
-	if q.where == nil {
-		return
-	}
-	conj := []sql.Expr{q.where}
-	if l, ok := q.where.(*sql.Logic); ok && l.And {
-		conj = l.Args
-	}
-	for _, c := range conj {
-		col, n, ok := rowLimit(c)
-		if !ok {
-			continue
-		}
-		d, dcol, ok := derivedColumn(q.src, col)
-		if !ok || !windowTopApplies(d.q, dcol) {
-			continue
-		}
-		if d.q.winTop == 0 || n < d.q.winTop {
-			d.q.winTop = max(n, 0)
-			if n <= 0 {
-				d.q.winTop = -1 // no row can pass
-			}
-		}
-	}
-}
-
-// rowLimit reads "col <= n", "col < n", "col = n" (either way round) with
-// an integer constant n: rows passing have col at most n.
-func rowLimit(e sql.Expr) (col int, n int64, ok bool) {
-	c, isCmp := e.(*sql.Compare)
-	if !isCmp {
-		return 0, 0, false
-	}
-	op, l, r := c.Op, c.L, c.R
-	if _, isRef := r.(*sql.ColumnRef); isRef {
-		l, r = r, l
-		switch op {
-		case sql.OpGE:
-			op = sql.OpLE
-		case sql.OpGT:
-			op = sql.OpLT
-		}
-	}
-	ref, isRef := l.(*sql.ColumnRef)
-	k, isConst := r.(*sql.Const)
-	if !isRef || !isConst {
-		return 0, 0, false
-	}
-	v, isInt := k.Value.(int64)
-	if !isInt {
-		return 0, 0, false
-	}
-	switch op {
-	case sql.OpLE, sql.OpEQ:
-		return ref.Index, v, true
-	case sql.OpLT:
-		return ref.Index, v - 1, true
-	}
-	return 0, 0, false
-}
-
-// derivedColumn finds the derived table under src's column wrappers and
-// the derived table's column that src's column col is.
-func derivedColumn(src source, col int) (*derivedSource, int, bool) {
-	for {
-		switch s := src.(type) {
-		case *picked:
-			col, src = s.cols[col], s.src
-		case *rescoped:
-			src = s.src
-		case *derivedSource:
-			return s, col, true
-		default:
-			return nil, 0, false
-		}
-	}
-}
-
-// windowTopApplies: column col of q is its only window call, row_number(),
-// and nothing after the window (grouping, DISTINCT, LIMIT) would see the
-// rows the heap leaves out.
-func windowTopApplies(q *selectQuery, col int) bool {
-	if q.win == nil || len(q.win.Calls) != 1 || q.agg != nil || q.distinct || len(q.distinctOn) > 0 ||
-		q.limit != nil || q.offset != nil || col >= q.visible {
-		return false
-	}
-	call := q.win.Calls[0]
-	ref, ok := q.outputs[col].(*sql.ColumnRef)
-	if !ok || ref.Index != q.win.Base || call.Name != "row_number" {
-		return false
-	}
-	for _, e := range append(append([]sql.Expr(nil), call.Partition...), orderExprs(call.Order)...) {
-		if hasVolatile(e) || hasSubquery(e) {
-			return false
-		}
-	}
-	return true
-}
-
-func orderExprs(o []sql.WindowOrder) []sql.Expr {
-	out := make([]sql.Expr, len(o))
-	for i, w := range o {
-		out[i] = w.Expr
-	}
-	return out
-}
-
 // compactBatches is how many batches' worth of rows beyond the kept ones
 // the held batches may hold before they are compacted (a scan's batch may
 // be a whole row group, many times the statement's batch size).
@@ -141,7 +32,7 @@ const compactBatches = 32
 type windowTop struct {
 	n     int64
 	call  *sql.WindowCall
-	specs []sortSpec
+	specs []plan.SortSpec
 	held  []arrow.RecordBatch
 	order [][]arrow.Array // per held batch: its ORDER BY keys
 	parts map[string]*partHeap
@@ -166,7 +57,7 @@ type partHeap struct {
 func newWindowTop(n int64, call *sql.WindowCall, mem *memBudget, batch int) *windowTop {
 	t := &windowTop{n: n, call: call, parts: map[string]*partHeap{}, mem: mem, batch: batch}
 	for _, o := range call.Order {
-		t.specs = append(t.specs, sortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
+		t.specs = append(t.specs, plan.SortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	return t
 }
@@ -199,7 +90,7 @@ func (t *windowTop) add(ctx context.Context, b arrow.RecordBatch, params []any) 
 		return err
 	}
 	defer releaseArrays(part)
-	order, err := evalAll(ctx, orderExprs(t.call.Order), b, params)
+	order, err := evalAll(ctx, plan.OrderExprs(t.call.Order), b, params)
 	if err != nil {
 		return err
 	}
@@ -290,7 +181,7 @@ func (t *windowTop) compact(ctx context.Context, params []any, schema *arrow.Sch
 	}
 	var keys [][]arrow.Array
 	for _, b := range fresh {
-		ks, err := evalAll(ctx, orderExprs(t.call.Order), b, params)
+		ks, err := evalAll(ctx, plan.OrderExprs(t.call.Order), b, params)
 		if err != nil {
 			ReleaseAll(fresh)
 			for _, k := range keys {

@@ -9,9 +9,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -103,12 +103,12 @@ type refusingPort struct {
 
 func (p *refusingPort) Allowed(string) error { p.asked++; return p.err }
 
-func (p *refusingPort) TableItself(context.Context, sql.TableName) (*engine.Table, error) {
+func (p *refusingPort) TableItself(context.Context, sql.TableName) (*plan.Table, error) {
 	p.resolved++
 	return nil, errors.New("no catalog")
 }
 
-func (p *refusingPort) WritableTable(context.Context, sql.TableName, string) (*engine.Table, error) {
+func (p *refusingPort) WritableTable(context.Context, sql.TableName, string) (*plan.Table, error) {
 	p.resolved++
 	return nil, errors.New("no catalog")
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -49,7 +49,7 @@ func prepareCherrypick(ctx context.Context, p Port, st *sql.AlterExecute, params
 // cherrypickRetrying is cherrypick again on a fresh head while a
 // concurrent commit to main makes it lose at the catalog (moving main to
 // the snapshot needs main where it was; the commit loop rebases the rest).
-func cherrypickRetrying(ctx context.Context, p Port, rt *engine.Table, id int64) (int64, error) {
+func cherrypickRetrying(ctx context.Context, p Port, rt *plan.Table, id int64) (int64, error) {
 	for tries := 1; ; tries++ {
 		cur, err := cherrypick(ctx, p, rt, id)
 		if !lake.IsConflict(err) || tries == 5 {
@@ -62,7 +62,7 @@ func cherrypickRetrying(ctx context.Context, p Port, rt *engine.Table, id int64)
 }
 
 // cherrypick applies snapshot id to main and returns main's new head.
-func cherrypick(ctx context.Context, p Port, rt *engine.Table, id int64) (int64, error) {
+func cherrypick(ctx context.Context, p Port, rt *plan.Table, id int64) (int64, error) {
 	tbl, name := rt.Table, rt.Ident[len(rt.Ident)-1]
 	meta := tbl.Metadata()
 	snap := meta.SnapshotByID(id)

@@ -39,11 +39,11 @@ func PrepareExecute(ctx context.Context, p Port, st *sql.AlterExecute, params *s
 
 // datumResult is a one-row result.
 func datumResult(tag string, cols []stmt.Column, row []any) (*stmt.Result, error) {
-	ecols := make([]engine.Column, len(cols))
+	ecols := make([]sql.Column, len(cols))
 	for i, c := range cols {
-		ecols[i] = engine.Column{Name: c.Name, Type: c.Type}
+		ecols[i] = sql.Column{Name: c.Name, Type: c.Type}
 	}
-	b, err := engine.DatumBatch(ecols, [][]any{row})
+	b, err := sql.DatumBatch(ecols, [][]any{row})
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -40,7 +40,7 @@ func prepareExpire(ctx context.Context, p Port, st *sql.AlterExecute, params *sq
 	return run, expireColumns, nil
 }
 
-func expireOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, time.Duration, int, error) {
+func expireOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*plan.Table, time.Duration, int, error) {
 	rt, err := p.TableItself(ctx, st.Table)
 	if err != nil {
 		return nil, 0, 0, err

@@ -3,8 +3,8 @@ package maintenance
 import (
 	"context"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -35,7 +35,7 @@ func prepareRewriteManifests(ctx context.Context, p Port, st *sql.AlterExecute) 
 	return run, rewriteManifestsColumns, nil
 }
 
-func rewriteManifestsTarget(ctx context.Context, p Port, st *sql.AlterExecute) (*engine.Table, error) {
+func rewriteManifestsTarget(ctx context.Context, p Port, st *sql.AlterExecute) (*plan.Table, error) {
 	rt, err := p.TableItself(ctx, st.Table)
 	if err != nil {
 		return nil, err

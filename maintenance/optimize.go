@@ -8,8 +8,8 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -49,7 +49,7 @@ func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *
 // optimizeOptions resolves the table and reads the procedure's arguments
 // (file_size_threshold => '128MB', delete_ratio_threshold => 0.1) and its
 // WHERE, which must be a condition Iceberg can prune files by.
-func optimizeOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, deletes.OptimizeOptions, error) {
+func optimizeOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*plan.Table, deletes.OptimizeOptions, error) {
 	opts := deletes.OptimizeOptions{Options: p.DeleteOptions(), SizeThreshold: deletes.DefaultSizeThreshold,
 		RatioThreshold: deletes.DefaultRatioThreshold, Filter: iceberg.AlwaysTrue{}}
 	rt, err := p.WritableTable(ctx, st.Table, "optimize")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -41,7 +41,7 @@ func prepareRemoveOrphans(ctx context.Context, p Port, st *sql.AlterExecute, par
 	return run, orphanColumns, nil
 }
 
-func orphanOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, time.Duration, error) {
+func orphanOptions(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*plan.Table, time.Duration, error) {
 	rt, err := p.TableItself(ctx, st.Table)
 	if err != nil {
 		return nil, 0, err

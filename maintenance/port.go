@@ -15,8 +15,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -28,10 +28,10 @@ type Port interface {
 	Allowed(what string) error
 	// TableItself resolves n to the table itself, not to the session's
 	// branch, refusing a metadata table ("t$files") or a ref ("t@b").
-	TableItself(ctx context.Context, n sql.TableName) (*engine.Table, error)
+	TableItself(ctx context.Context, n sql.TableName) (*plan.Table, error)
 	// WritableTable resolves n as the session's statements see it (on its
 	// branch), refusing a name that statement verb cannot change.
-	WritableTable(ctx context.Context, n sql.TableName, verb string) (*engine.Table, error)
+	WritableTable(ctx context.Context, n sql.TableName, verb string) (*plan.Table, error)
 	// Scope lays out tbl's columns, named by qualifier, for binding a
 	// condition on them.
 	Scope(tbl *table.Table, qualifier string) *sql.Scope

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -166,7 +166,7 @@ func prepareSetCurrent(st *sql.AlterExecute, params *sql.Params) (Run, []stmt.Co
 	return run, rollbackColumns, nil
 }
 
-func setCurrentTarget(ctx context.Context, rt *engine.Table, st *sql.AlterExecute, params *sql.Params, args []any) (int64, error) {
+func setCurrentTarget(ctx context.Context, rt *plan.Table, st *sql.AlterExecute, params *sql.Params, args []any) (int64, error) {
 	if n, ok := st.Args["ref"]; ok && len(st.Args) == 1 {
 		name, err := sql.ConstText(ctx, n, params, args)
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -40,7 +40,7 @@ func prepareRollback(ctx context.Context, p Port, st *sql.AlterExecute, params *
 // snapshotIDOption reads the one argument, snapshot_id => id, of a
 // procedure such as rollback_to_snapshot; the id is 0 at planning when a
 // parameter gives it.
-func snapshotIDOption(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*engine.Table, int64, error) {
+func snapshotIDOption(ctx context.Context, p Port, st *sql.AlterExecute, params *sql.Params, args []any) (*plan.Table, int64, error) {
 	rt, err := p.TableItself(ctx, st.Table)
 	if err != nil {
 		return nil, 0, err

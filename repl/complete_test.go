@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magmalake/magmalake/engine"
+	"github.com/magmalake/magmalake/metatable"
 	"github.com/magmalake/magmalake/session"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -77,7 +77,7 @@ func TestCompleteMetadataTables(t *testing.T) {
 	sh.MetadataKinds = session.MetadataTableKinds()
 	_, got, _ := sh.Complete(`SELECT * FROM "events$`, len(`SELECT * FROM "events$`))
 	var want []string
-	for _, kind := range engine.MetaTableNames() {
+	for _, kind := range metatable.Names() {
 		want = append(want, `"events$`+kind+`"`)
 	}
 	if !slices.Equal(got, want) || len(want) == 0 {

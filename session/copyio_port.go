@@ -8,7 +8,7 @@ import (
 
 	"github.com/magmalake/magmalake/copyio"
 	"github.com/magmalake/magmalake/dml"
-	"github.com/magmalake/magmalake/engine"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -58,7 +58,7 @@ func (p copyioPort) FailLoad(err error) error {
 	return toSQLError(err)
 }
 
-func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*logical.Table, error) {
 	return p.s.names.resolveTable(ctx, n)
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/ddl"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -31,17 +31,17 @@ var _ ddl.Port = ddlPort{}
 
 func (p ddlPort) Warehouse() *lake.Warehouse { return p.s.engine.wh }
 
-func (p ddlPort) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+func (p ddlPort) ResolveTable(ctx context.Context, n sql.TableName) (*logical.Table, error) {
 	return p.s.names.resolveTable(ctx, n)
 }
 
-func (p ddlPort) TableItself(rt *engine.Table, n sql.TableName) error { return tableItself(rt, n) }
+func (p ddlPort) TableItself(rt *logical.Table, n sql.TableName) error { return tableItself(rt, n) }
 
 func (p ddlPort) CreationSchema(ctx context.Context, n sql.TableName) (string, error) {
 	return p.s.names.creationSchema(ctx, n)
 }
 
-func (p ddlPort) FindView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (p ddlPort) FindView(ctx context.Context, n sql.TableName) (*logical.Table, bool, error) {
 	return p.s.names.findView(ctx, n)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/magmalake/magmalake/deletes"
 	"github.com/magmalake/magmalake/dml"
 	"github.com/magmalake/magmalake/engine"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -34,11 +35,11 @@ func dmlPlan(run dml.Run, cols []stmt.Column, err error) (plan, []stmt.Column, e
 	return planFunc(execute), cols, nil
 }
 
-func (p dmlPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*engine.Table, error) {
+func (p dmlPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*logical.Table, error) {
 	return p.s.names.resolveTableFor(ctx, n, reads)
 }
 
-func (p dmlPort) Writable(rt *engine.Table, verb string, n sql.TableName) error {
+func (p dmlPort) Writable(rt *logical.Table, verb string, n sql.TableName) error {
 	return writableTable(rt, verb, n)
 }
 
@@ -56,6 +57,6 @@ func (p dmlPort) DeleteOptions(dry bool) deletes.Options { return p.s.engine.del
 
 func (p dmlPort) CommitTarget() deletes.CommitTarget { return p.s.tx.commitTarget() }
 
-func (p dmlPort) Append(ctx context.Context, rt *engine.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+func (p dmlPort) Append(ctx context.Context, rt *logical.Table, rows iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
 	return p.s.tx.appendRows(ctx, rt, rows)
 }

@@ -7,10 +7,10 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/deletes"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -44,7 +44,7 @@ func (p maintenancePort) Allowed(what string) error {
 	return p.s.tx.checkWrite()
 }
 
-func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*logical.Table, error) {
 	rt, err := p.s.names.resolveTableOn(ctx, n, true, "") // the table itself, not the session's branch
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*eng
 	return rt, nil
 }
 
-func (p maintenancePort) WritableTable(ctx context.Context, n sql.TableName, verb string) (*engine.Table, error) {
+func (p maintenancePort) WritableTable(ctx context.Context, n sql.TableName, verb string) (*logical.Table, error) {
 	rt, err := p.s.names.resolveTable(ctx, n)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,9 @@ import (
 	"github.com/magmalake/magmalake/copyio"
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/metatable"
 	"github.com/magmalake/magmalake/pgerr"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
 )
@@ -81,7 +83,7 @@ func (r *nameResolver) creationSchema(ctx context.Context, n sql.TableName) (str
 
 // resolvedTable is a table name looked up in the catalog. Meta names a
 // metadata table ("snapshots" for "t$snapshots").
-type resolvedTable = engine.Table
+type resolvedTable = logical.Table
 
 // queryEnv is what the query engine needs of this session: its catalog
 // (through search_path) and its limits.
@@ -94,7 +96,7 @@ func (s *Session) queryEnv() *engine.Env {
 // sessionCatalog resolves names as the session does.
 type sessionCatalog struct{ r *nameResolver }
 
-func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*engine.Table, error) {
+func (c sessionCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*logical.Table, error) {
 	if rt, ok, err := c.r.catalogRelation(ctx, n); ok {
 		return rt, err
 	}
@@ -145,7 +147,7 @@ func (r *nameResolver) resolveTableOn(ctx context.Context, n sql.TableName, read
 
 // resolveName finds table name (of n's schema, else through search_path).
 // A ref (t@b) reads what the ref names now, like FOR VERSION AS OF; a
-// metadata table (t$meta) is one of the registry's (engine.FindMetaTable).
+// metadata table (t$meta) is one of the registry's (metatable.Find).
 func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, meta, ref string, reads bool, branch string) (*resolvedTable, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
@@ -169,7 +171,7 @@ func (r *nameResolver) resolveName(ctx context.Context, n sql.TableName, name, m
 			tbl, err = onBranch(tbl, branch)
 		}
 		if err == nil && meta != "" {
-			if _, err := engine.FindMetaTable(ident, meta); err != nil {
+			if _, err := metatable.Find(ident, meta); err != nil {
 				return nil, err // the table exists, the kind does not
 			}
 		}
@@ -270,6 +272,6 @@ func (r *nameResolver) inBlock(ctx context.Context, rt *resolvedTable, reads boo
 }
 
 // MetadataTableKinds are the names after "$" a table's metadata tables
-// take ("t$snapshots"), sorted: the registry's (engine.MetaTableNames),
+// take ("t$snapshots"), sorted: the registry's (metatable.Names),
 // for the shell's completion.
-func MetadataTableKinds() []string { return engine.MetaTableNames() }
+func MetadataTableKinds() []string { return metatable.Names() }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgcatalog"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -36,7 +36,7 @@ func (r *nameResolver) catalogEnv() *pgcatalog.Env {
 // catalogRelation resolves a pg_catalog or information_schema name: schema
 // qualified, or unqualified when pg_catalog, searched first as PostgreSQL
 // does, has it. ok is false for every other name.
-func (r *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (r *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*logical.Table, bool, error) {
 	switch n.Schema {
 	case "pg_catalog", "information_schema":
 		if !pgcatalog.IsRelation(n.Schema, n.Table) {
@@ -67,22 +67,22 @@ func (r *nameResolver) catalogRelation(ctx context.Context, n sql.TableName) (*e
 			system = 1
 		}
 	}
-	v := &engine.Virtual{Columns: cols, System: system, Rows: func(ctx context.Context) (arrow.RecordBatch, error) {
+	v := &logical.Virtual{Columns: cols, System: system, Rows: func(ctx context.Context) (arrow.RecordBatch, error) {
 		_, batch, err := cat.Relation(ctx, schema, n.Table)
 		return batch, err
 	}}
-	return &engine.Table{Virtual: v}, true, nil
+	return &logical.Table{Virtual: v}, true, nil
 }
 
 // relationColumns is a relation's row description without its rows.
-func relationColumns(schema, name string) ([]engine.Column, error) {
+func relationColumns(schema, name string) ([]sql.Column, error) {
 	cs, err := pgcatalog.RelationColumns(schema, name)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]engine.Column, len(cs))
+	out := make([]sql.Column, len(cs))
 	for i, c := range cs {
-		out[i] = engine.Column{Name: c.Name, Type: c.Type}
+		out[i] = sql.Column{Name: c.Name, Type: c.Type}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/magmalake/magmalake/engine"
+	logical "github.com/magmalake/magmalake/plan"
 
 	"context"
 	"errors"
@@ -130,8 +131,8 @@ func (sh *showReader) showRows(ctx context.Context, st sql.Statement) ([][]strin
 }
 
 // describeView lists a view's columns as its query gives them now.
-func (sh *showReader) describeView(ctx context.Context, v *engine.Table) ([][]string, error) {
-	cols, err := engine.ViewColumns(ctx, sh.env(), v.View)
+func (sh *showReader) describeView(ctx context.Context, v *logical.Table) ([][]string, error) {
+	cols, err := logical.ViewColumns(ctx, sh.env().PlanEnv(), v.View)
 	if err != nil {
 		return nil, err
 	}

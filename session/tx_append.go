@@ -10,6 +10,7 @@ import (
 
 	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
+	logical "github.com/magmalake/magmalake/plan"
 )
 
 // INSERTs inside a block are buffered per table instead of each writing a
@@ -168,7 +169,7 @@ func coalesce(in []arrow.RecordBatch) ([]arrow.RecordBatch, error) {
 // appendRows writes the batches as data files and publishes them as one
 // append (buffered, inside a transaction block: tx_append.go); an empty
 // input changes nothing. Files of an append that did not land are removed.
-func (b *txBlock) appendRows(ctx context.Context, rt *engine.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
+func (b *txBlock) appendRows(ctx context.Context, rt *logical.Table, seq iter.Seq2[arrow.RecordBatch, error]) (int64, error) {
 	var n int64
 	counted := func(yield func(arrow.RecordBatch, error) bool) {
 		for batch, err := range seq {

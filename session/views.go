@@ -7,9 +7,9 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
+	logical "github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
@@ -17,14 +17,14 @@ import (
 // 42809 for statements that need a table, the view for queries.
 type viewNamed struct {
 	err  *pgerr.Error
-	view *engine.Table
+	view *logical.Table
 }
 
 func (e *viewNamed) Error() string { return e.err.Error() }
 func (e *viewNamed) Unwrap() error { return e.err }
 
 // findView looks n up among the views of its schema, or of search_path.
-func (r *nameResolver) findView(ctx context.Context, n sql.TableName) (*engine.Table, bool, error) {
+func (r *nameResolver) findView(ctx context.Context, n sql.TableName) (*logical.Table, bool, error) {
 	schemas := []string{n.Schema}
 	if n.Schema == "" {
 		schemas = r.searchPath()
@@ -45,7 +45,7 @@ func (r *nameResolver) findView(ctx context.Context, n sql.TableName) (*engine.T
 		for _, f := range v.Schema.Fields() {
 			names = append(names, f.Name)
 		}
-		return &engine.Table{Ident: ident, View: &engine.View{SQL: v.SQL, Columns: names}}, true, nil
+		return &logical.Table{Ident: ident, View: &logical.View{SQL: v.SQL, Columns: names}}, true, nil
 	}
 	return nil, false, nil
 }
@@ -56,7 +56,7 @@ func viewKey(ident table.Identifier) table.Identifier {
 }
 
 // isAView is the error for a view where a table is needed.
-func isAView(name string, v *engine.Table) error {
+func isAView(name string, v *logical.Table) error {
 	return &viewNamed{view: v, err: &pgerr.Error{Code: pgerr.WrongObjectType,
 		Message: fmt.Sprintf("%q is a view", name),
 		Hint:    "Views are read-only: write to the tables the view reads; DROP VIEW removes it."}}

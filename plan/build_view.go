@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"context"
@@ -13,7 +13,7 @@ const maxViewDepth = 32
 // viewSource plans a view's query where the view is named, as a derived
 // table: it sees none of the naming query's WITH lists, and its names
 // resolve through the session's search_path as they do now.
-func (p *planner) viewSource(v *View, qual string) (source, error) {
+func (p *Builder) viewSource(v *View, qual string) (Node, error) {
 	if p.views >= maxViewDepth {
 		return nil, pgerr.Errorf(pgerr.StatementTooComplex, "views nested more than %d deep", maxViewDepth)
 	}
@@ -32,13 +32,13 @@ func (p *planner) viewSource(v *View, qual string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	var src source = newDerived(q, p.env, qual)
+	var src Node = NewDerived(q, qual)
 	if len(v.Columns) == 0 {
 		return src, nil
 	}
 	// The view's columns are those it was created with, as PostgreSQL
 	// fixes them: a table's later columns do not appear through SELECT *.
-	n := len(src.scope().Columns)
+	n := len(src.Scope().Columns)
 	switch {
 	case n < len(v.Columns):
 		return nil, pgerr.Errorf(pgerr.UndefinedColumn, "view %q has %d columns but its query now gives %d: a column it reads was dropped", qual, len(v.Columns), n)
@@ -47,25 +47,25 @@ func (p *planner) viewSource(v *View, qual string) (source, error) {
 		for i := range keep {
 			keep[i] = i
 		}
-		src = newPicked(src, keep)
+		src = NewPick(src, keep)
 	}
 	return renameColumns(src, v.Columns)
 }
 
 // ViewColumns are the columns a view's query gives now, under the view's
 // column names.
-func ViewColumns(ctx context.Context, env *Env, v *View) ([]Column, error) {
-	p := &planner{ctx: ctx, env: env, params: &sql.Params{}}
+func ViewColumns(ctx context.Context, env Env, v *View) ([]sql.Column, error) {
+	p := NewBuilder(ctx, env, nil)
 	p.params.Subqueries = p
 	src, err := p.viewSource(v, "")
 	if err != nil {
 		return nil, err
 	}
-	sc := src.scope()
-	cols := make([]Column, 0, len(sc.Columns))
+	sc := src.Scope()
+	cols := make([]sql.Column, 0, len(sc.Columns))
 	for _, c := range sc.Columns {
 		if !c.Hidden && !c.System {
-			cols = append(cols, Column{Name: c.Name, Type: c.T})
+			cols = append(cols, sql.Column{Name: c.Name, Type: c.T})
 		}
 	}
 	return cols, nil

@@ -1,4 +1,4 @@
-package engine
+package metatable
 
 import (
 	"errors"
@@ -11,21 +11,21 @@ import (
 
 // TestMetaTableRegistry: the registry's names are sorted and distinct,
 // each finds its own entry with a producer, and an unknown kind is
-// ErrNoSuchMetadataTable naming the table and every kind there is.
+// ErrUnknown naming the table and every kind there is.
 func TestMetaTableRegistry(t *testing.T) {
-	names := MetaTableNames()
+	names := Names()
 	if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
 		t.Fatalf("names not sorted and distinct: %v", names)
 	}
 	ident := table.Identifier{"public", "t"}
 	for _, n := range names {
-		mt, err := FindMetaTable(ident, n)
+		mt, err := Find(ident, n)
 		if err != nil || mt.Name != n || mt.read == nil {
 			t.Fatalf("%s: %+v, %v", n, mt, err)
 		}
 	}
-	_, err := FindMetaTable(ident, "nope")
-	if !errors.Is(err, ErrNoSuchMetadataTable) || !strings.Contains(err.Error(), "public.t$nope") ||
+	_, err := Find(ident, "nope")
+	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), "public.t$nope") ||
 		!strings.Contains(err.Error(), strings.Join(names, " ")) {
 		t.Fatalf("unknown kind: %v", err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 
 // fromItem plans one item of a FROM clause: a join tree, a table, a WITH
 // query, a derived table or a set-returning function.
-func (p *planner) fromItem(n sql.FromItem, outer *sql.Outer) (source, error) {
+func (p *Builder) fromItem(n sql.FromItem, outer *sql.Outer) (Node, error) {
 	switch x := n.(type) {
 	case *sql.FromJoin:
 		return p.join(x, outer)
@@ -19,9 +19,9 @@ func (p *planner) fromItem(n sql.FromItem, outer *sql.Outer) (source, error) {
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported in FROM", n.Construct())
 }
 
-func (p *planner) tableSource(ts *sql.FromTable, outer *sql.Outer) (source, error) {
+func (p *Builder) tableSource(ts *sql.FromTable, outer *sql.Outer) (Node, error) {
 	alias, cols := splitAlias(ts.Alias())
-	var src source
+	var src Node
 	var err error
 	if name, ok := ts.Relation(); ok {
 		src, err = p.namedRelation(name, alias)
@@ -49,7 +49,7 @@ func splitAlias(a string) (string, []string) {
 }
 
 // namedRelation is a table or a WITH query named in FROM.
-func (p *planner) namedRelation(name sql.TableName, alias string) (source, error) {
+func (p *Builder) namedRelation(name sql.TableName, alias string) (Node, error) {
 	ref := &sql.TableRef{Name: name, Alias: alias}
 	if c := p.lookupCTE(ref.Name); c != nil {
 		return p.cteRef(c, ref)
@@ -58,7 +58,7 @@ func (p *planner) namedRelation(name sql.TableName, alias string) (source, error
 }
 
 // cteRef is a WITH query named in FROM.
-func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
+func (p *Builder) cteRef(c *cte, ref *sql.TableRef) (Node, error) {
 	if ref.SnapshotID != nil || ref.AsOfTimestamp != nil || ref.Ref != "" {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "time travel applies to tables, not to the WITH query %q", c.name)
 	}
@@ -68,17 +68,17 @@ func (p *planner) cteRef(c *cte, ref *sql.TableRef) (source, error) {
 	}
 	if c.work != nil {
 		sc := &sql.Scope{}
-		for _, col := range c.work.sc.Columns {
+		for _, col := range c.work.Sc.Columns {
 			sc.Columns = append(sc.Columns, sql.ScopeColumn{Table: qual, Name: col.Name, T: col.T})
 		}
-		return &workSource{work: c.work, sc: sc}, nil
+		return &WorkRef{Work: c.work, Sc: sc}, nil
 	}
 	return p.cteSource(c, qual)
 }
 
 // cteSource plans a WITH query's body where it is referenced, seeing the
 // WITH lists that were in scope where it was defined.
-func (p *planner) cteSource(c *cte, qual string) (source, error) {
+func (p *Builder) cteSource(c *cte, qual string) (Node, error) {
 	saved := p.ctes
 	visible := map[string]*cte{}
 	for name, d := range p.ctes[c.depth] {
@@ -99,7 +99,7 @@ func (p *planner) cteSource(c *cte, qual string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := newDerived(q, p.env, qual)
+	src := NewDerived(q, qual)
 	if len(c.cols) > 0 {
 		return renameColumns(src, c.cols)
 	}
@@ -107,7 +107,7 @@ func (p *planner) cteSource(c *cte, qual string) (source, error) {
 }
 
 // derived plans a subquery in FROM.
-func (p *planner) derived(n *sql.Query, alias string, outer *sql.Outer) (source, error) {
+func (p *Builder) derived(n *sql.Query, alias string, outer *sql.Outer) (Node, error) {
 	st, err := n.Select()
 	if err != nil {
 		return nil, err
@@ -119,16 +119,16 @@ func (p *planner) derived(n *sql.Query, alias string, outer *sql.Outer) (source,
 	if err != nil {
 		return nil, err
 	}
-	return newDerived(q, p.env, alias), nil
+	return NewDerived(q, alias), nil
 }
 
 // renameColumns applies an alias's column list: the first len(names)
 // columns take the names, the rest keep theirs.
-func renameColumns(src source, names []string) (source, error) {
-	sc := src.scope()
+func renameColumns(src Node, names []string) (Node, error) {
+	sc := src.Scope()
 	if len(names) > len(sc.Columns) {
 		return nil, pgerr.Errorf(pgerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified",
-			qualifierOf(sc), len(sc.Columns), len(names))
+			QualifierOf(sc), len(sc.Columns), len(names))
 	}
 	out := &sql.Scope{Aliased: sc.Aliased}
 	for i, c := range sc.Columns {
@@ -137,10 +137,11 @@ func renameColumns(src source, names []string) (source, error) {
 		}
 		out.Columns = append(out.Columns, c)
 	}
-	return &rescoped{src: src, sc: out}, nil
+	return &Rename{Input: src, Sc: out}, nil
 }
 
-func qualifierOf(sc *sql.Scope) string {
+// QualifierOf is the table name the columns of sc are qualified by.
+func QualifierOf(sc *sql.Scope) string {
 	for _, c := range sc.Columns {
 		if c.Table != "" {
 			return c.Table

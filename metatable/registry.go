@@ -1,4 +1,4 @@
-package engine
+package metatable
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/magmalake/magmalake/lake"
@@ -17,20 +15,20 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// ErrNoSuchMetadataTable is a "t$kind" whose kind no metadata table has.
-var ErrNoSuchMetadataTable = errors.New("unknown metadata table")
+// ErrUnknown is a "t$kind" whose kind no metadata table has.
+var ErrUnknown = errors.New("unknown metadata table")
 
-// MetaTable is one of the metadata tables every Iceberg table has, named
+// Table is one of the metadata tables every Iceberg table has, named
 // "t$<Name>": its columns and how its rows are produced.
-type MetaTable struct {
+type Table struct {
 	Name string
 	// Columns are the columns every table's copy has: set for the tables
 	// computed here (DESCRIBE takes them from here). Nil where they follow
 	// the table (iceberg-go types a partition by the table's specs, the
 	// change feed carries the table's columns): they come with the rows.
-	Columns []Column
+	Columns []sql.Column
 	// read produces tbl's rows, with their columns.
-	read func(ctx context.Context, tbl *table.Table) ([]Column, []arrow.RecordBatch, error)
+	read func(ctx context.Context, tbl *table.Table) ([]sql.Column, []arrow.RecordBatch, error)
 }
 
 // metaTables is the one list of metadata tables, sorted by name: name
@@ -38,7 +36,7 @@ type MetaTable struct {
 // completion all consult it. Some are read through iceberg-go's
 // inspection, the others computed here (delete debt, properties) or by
 // the lake package (the change feed).
-var metaTables = []MetaTable{
+var metaTables = []Table{
 	changesTable(),
 	inspected("data_files", table.InspectTable.DataFiles),
 	computed("delete_debt", debtColumns, debtRows),
@@ -54,8 +52,8 @@ var metaTables = []MetaTable{
 	inspected("snapshots", table.InspectTable.Snapshots),
 }
 
-// MetaTableNames are the names after "$" the metadata tables take, sorted.
-func MetaTableNames() []string {
+// Names are the names after "$" the metadata tables take, sorted.
+func Names() []string {
 	names := make([]string, len(metaTables))
 	for i, m := range metaTables {
 		names[i] = m.Name
@@ -63,30 +61,30 @@ func MetaTableNames() []string {
 	return names
 }
 
-// FindMetaTable is metadata table kind of table ident ("snapshots" of
+// Find is metadata table kind of table ident ("snapshots" of
 // ident$snapshots). None of that name is 42P01, as any relation that does
 // not exist (DROP TABLE IF EXISTS skips it), wrapping
-// ErrNoSuchMetadataTable and naming the kinds there are.
-func FindMetaTable(ident table.Identifier, kind string) (*MetaTable, error) {
-	i := slices.IndexFunc(metaTables, func(m MetaTable) bool { return m.Name == kind })
+// ErrUnknown and naming the kinds there are.
+func Find(ident table.Identifier, kind string) (*Table, error) {
+	i := slices.IndexFunc(metaTables, func(m Table) bool { return m.Name == kind })
 	if i < 0 {
-		return nil, &pgerr.Error{Code: pgerr.UndefinedTable, Err: ErrNoSuchMetadataTable,
-			Message: fmt.Sprintf("read %s$%s: %v (known: %v)", strings.Join(ident, "."), kind, ErrNoSuchMetadataTable, MetaTableNames())}
+		return nil, &pgerr.Error{Code: pgerr.UndefinedTable, Err: ErrUnknown,
+			Message: fmt.Sprintf("read %s$%s: %v (known: %v)", strings.Join(ident, "."), kind, ErrUnknown, Names())}
 	}
 	return &metaTables[i], nil
 }
 
 // inspected is a metadata table iceberg-go's inspection reads; its columns
 // are what the lake package makes of the inspection's.
-func inspected(name string, read lake.Inspection) MetaTable {
-	return MetaTable{Name: name, read: func(ctx context.Context, tbl *table.Table) ([]Column, []arrow.RecordBatch, error) {
+func inspected(name string, read lake.Inspection) Table {
+	return Table{Name: name, read: func(ctx context.Context, tbl *table.Table) ([]sql.Column, []arrow.RecordBatch, error) {
 		schema, data, err := lake.Inspect(ctx, tbl, name, read)
 		if err != nil {
 			return nil, nil, err
 		}
-		cols := make([]Column, schema.NumFields())
+		cols := make([]sql.Column, schema.NumFields())
 		for i, f := range schema.Fields() {
-			cols[i] = Column{Name: f.Name, Type: typeFromArrow(f.Type)}
+			cols[i] = sql.Column{Name: f.Name, Type: sql.TypeFromArrow(f.Type)}
 		}
 		return cols, data, nil
 	}}
@@ -94,13 +92,13 @@ func inspected(name string, read lake.Inspection) MetaTable {
 
 // computed is a metadata table of columns cols whose rows of datums rows
 // computes.
-func computed(name string, cols []Column, rows func(context.Context, *table.Table) ([][]any, error)) MetaTable {
-	return MetaTable{Name: name, Columns: cols, read: func(ctx context.Context, tbl *table.Table) ([]Column, []arrow.RecordBatch, error) {
+func computed(name string, cols []sql.Column, rows func(context.Context, *table.Table) ([][]any, error)) Table {
+	return Table{Name: name, Columns: cols, read: func(ctx context.Context, tbl *table.Table) ([]sql.Column, []arrow.RecordBatch, error) {
 		rs, err := rows(ctx, tbl)
 		if err != nil {
 			return nil, nil, err
 		}
-		b, err := DatumBatch(cols, rs)
+		b, err := sql.DatumBatch(cols, rs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -108,7 +106,7 @@ func computed(name string, cols []Column, rows func(context.Context, *table.Tabl
 	}}
 }
 
-var propertyColumns = []Column{{"key", sql.Text}, {"value", sql.Text}}
+var propertyColumns = []sql.Column{{Name: "key", Type: sql.Text}, {Name: "value", Type: sql.Text}}
 
 // propertyRows are the table's properties, format-version among them.
 func propertyRows(_ context.Context, tbl *table.Table) ([][]any, error) {
@@ -119,22 +117,21 @@ func propertyRows(_ context.Context, tbl *table.Table) ([][]any, error) {
 	return rows, nil
 }
 
-// DatumBatch builds one batch of rows of datums.
-func DatumBatch(cols []Column, rows [][]any) (arrow.RecordBatch, error) {
-	fields := make([]arrow.Field, len(cols))
-	arrs := make([]arrow.Array, len(cols))
-	defer releaseArrays(arrs)
-	for c, col := range cols {
-		fields[c] = arrow.Field{Name: col.Name, Type: col.Type.ArrowType(), Nullable: true}
-		b := array.NewBuilder(memory.DefaultAllocator, col.Type.ArrowType())
-		for _, r := range rows {
-			if err := sql.AppendDatum(b, col.Type, r[c]); err != nil {
-				b.Release()
-				return nil, fmt.Errorf("column %s: %w", col.Name, err)
-			}
-		}
-		arrs[c] = b.NewArray()
+// Read produces tbl's rows of this metadata table, with their columns.
+func (m *Table) Read(ctx context.Context, tbl *table.Table) ([]sql.Column, []arrow.RecordBatch, error) {
+	return m.read(ctx, tbl)
+}
+
+// ColumnsOf are the columns of this metadata table of tbl as a query sees
+// them: DESCRIBE shows these, not the base table's. Those the registry
+// lists need no rows read (t$delete_debt plans every delete).
+func (m *Table) ColumnsOf(ctx context.Context, tbl *table.Table) ([]sql.Column, error) {
+	if m.Columns != nil {
+		return slices.Clone(m.Columns), nil
+	}
+	cols, data, err := m.read(ctx, tbl)
+	for _, b := range data {
 		b.Release()
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(rows))), nil
+	return cols, err
 }

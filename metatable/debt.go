@@ -1,4 +1,4 @@
-package engine
+package metatable
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 // defaultTargetFileSize is write.target-file-size-bytes' default (Java's).
 const defaultTargetFileSize = 512 << 20
 
-var debtColumns = []Column{
-	{"file_path", sql.Text}, {"partition", sql.Text}, {"spec_id", sql.Int32},
-	{"file_size_in_bytes", sql.Int64}, {"record_count", sql.Int64}, {"deleted_rows", sql.Int64},
-	{"live_rows", sql.Int64}, {"dead_ratio", sql.Float64}, {"dead_bytes", sql.Int64},
-	{"delete_files", sql.Int32}, {"bounds", sql.Text},
+var debtColumns = []sql.Column{
+	{Name: "file_path", Type: sql.Text}, {Name: "partition", Type: sql.Text}, {Name: "spec_id", Type: sql.Int32},
+	{Name: "file_size_in_bytes", Type: sql.Int64}, {Name: "record_count", Type: sql.Int64}, {Name: "deleted_rows", Type: sql.Int64},
+	{Name: "live_rows", Type: sql.Int64}, {Name: "dead_ratio", Type: sql.Float64}, {Name: "dead_bytes", Type: sql.Int64},
+	{Name: "delete_files", Type: sql.Int32}, {Name: "bounds", Type: sql.Text},
 }
 
 // debtRows: per live data file its rows, the rows its deletes remove and
@@ -57,11 +57,11 @@ func debtRows(ctx context.Context, tbl *table.Table) ([][]any, error) {
 	return rows, nil
 }
 
-var debtSummaryColumns = []Column{
-	{"data_files", sql.Int64}, {"record_count", sql.Int64}, {"live_rows", sql.Int64}, {"deleted_rows", sql.Int64},
-	{"dead_bytes", sql.Int64}, {"delete_files", sql.Int64}, {"small_files", sql.Int64},
-	{"target_file_size_bytes", sql.Int64}, {"snapshots", sql.Int64},
-	{"old_snapshot_files", sql.Int64}, {"old_snapshot_bytes", sql.Int64},
+var debtSummaryColumns = []sql.Column{
+	{Name: "data_files", Type: sql.Int64}, {Name: "record_count", Type: sql.Int64}, {Name: "live_rows", Type: sql.Int64}, {Name: "deleted_rows", Type: sql.Int64},
+	{Name: "dead_bytes", Type: sql.Int64}, {Name: "delete_files", Type: sql.Int64}, {Name: "small_files", Type: sql.Int64},
+	{Name: "target_file_size_bytes", Type: sql.Int64}, {Name: "snapshots", Type: sql.Int64},
+	{Name: "old_snapshot_files", Type: sql.Int64}, {Name: "old_snapshot_bytes", Type: sql.Int64},
 }
 
 // debtSummaryRows totals the debt of a table: its files and rows, dead

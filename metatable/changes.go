@@ -1,4 +1,4 @@
-package engine
+package metatable
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 
 // changesTable is the change feed, "t$changes" (lake.Changes): the
 // table's columns with their declared types, then the feed's own.
-func changesTable() MetaTable {
-	return MetaTable{Name: "changes", read: changesRows}
+func changesTable() Table {
+	return Table{Name: "changes", read: changesRows}
 }
 
-func changesRows(ctx context.Context, tbl *table.Table) ([]Column, []arrow.RecordBatch, error) {
+func changesRows(ctx context.Context, tbl *table.Table) ([]sql.Column, []arrow.RecordBatch, error) {
 	schema, data, err := lake.Changes(ctx, tbl)
 	if err != nil {
 		return nil, nil, err
 	}
 	fields := tbl.Schema().Fields()
 	types := sql.ColumnTypes(tbl.Properties(), fields)
-	cols := make([]Column, schema.NumFields())
+	cols := make([]sql.Column, schema.NumFields())
 	for i, f := range schema.Fields() {
-		t := typeFromArrow(f.Type)
+		t := sql.TypeFromArrow(f.Type)
 		if i < len(types) {
 			t = types[i]
 		}
-		cols[i] = Column{Name: f.Name, Type: t}
+		cols[i] = sql.Column{Name: f.Name, Type: t}
 	}
 	return cols, data, nil
 }

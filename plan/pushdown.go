@@ -1,0 +1,160 @@
+package plan
+
+import "github.com/magmalake/magmalake/sql"
+
+// PushDown copies each conjunct of WHERE that relates the two sides of
+// an inner join into that join's condition, so that FROM a, b WHERE a.k =
+// b.k hashes on the key instead of filtering a cross product, and each
+// conjunct that reads one side only into that side's filter, so the side is
+// filtered before it is joined (the build side of a hash join then holds
+// only rows that can survive WHERE). WHERE keeps the conjuncts: checking
+// them twice changes nothing for the rows they let through.
+func PushDown(src Node, where sql.Expr) {
+	if where == nil {
+		return
+	}
+	conj := []sql.Expr{where}
+	if l, ok := where.(*sql.Logic); ok && l.And {
+		conj = l.Args
+	}
+	for _, c := range conj {
+		if !HasSubquery(c) && !HasVolatile(c) {
+			PlaceConjunct(src, c)
+		}
+	}
+}
+
+// PlaceConjunct attaches c (over s's scope) to the lowest join whose two
+// sides it both reads (an inner join), or as a filter on the side it reads
+// when rows that c rejects there cannot reach the output otherwise: either
+// side of an inner join, the preserved side of a LEFT or RIGHT join. A NULL
+// extended row of the other side may pass a conjunct that rejected every
+// row it stands for (x IS NULL), so that side is never filtered.
+func PlaceConjunct(s Node, c sql.Expr) bool {
+	js, ok := s.(*Join)
+	if !ok {
+		return false
+	}
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	nl := len(js.Left.Scope().Columns)
+	left, right := false, false
+	for i := range cols {
+		if i < nl {
+			left = true
+		} else {
+			right = true
+		}
+	}
+	switch {
+	case left && right:
+		if js.Kind != JoinInner {
+			return false
+		}
+		if js.Cond == nil {
+			js.SetCondition(c)
+		} else {
+			js.SetCondition(AndOf([]sql.Expr{js.Cond, c}))
+		}
+		return true
+	case left:
+		if js.Kind == JoinRight || js.Kind == JoinFull {
+			return false
+		}
+		if !PlaceConjunct(js.Left, c) {
+			js.LFilter = AndAfter(js.LFilter, c)
+		}
+		return true
+	case right:
+		if js.Kind == JoinLeft || js.Kind == JoinFull {
+			return false
+		}
+		shift := map[int]int{}
+		for i := range cols {
+			shift[i] = i - nl
+		}
+		rc := sql.RemapColumns(c, shift)
+		if !PlaceConjunct(js.Right, rc) {
+			js.RFilter = AndAfter(js.RFilter, rc)
+		}
+		return true
+	}
+	return false
+}
+
+// andAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
+// order, so one that guards another (x <> 0 AND 1/x > 1) still runs first.
+func AndAfter(prev, c sql.Expr) sql.Expr {
+	if prev == nil {
+		return c
+	}
+	return AndOf([]sql.Expr{prev, c})
+}
+
+// hasVolatile reports a call whose value changes from one evaluation to the
+// next: such a conjunct must be evaluated once per row, by WHERE alone.
+func HasVolatile(e sql.Expr) bool {
+	if f, ok := e.(*sql.Func); ok {
+		switch f.Name {
+		case "random", "setseed", "clock_timestamp", "timeofday", "gen_random_uuid", "nextval":
+			return true
+		}
+	}
+	for _, c := range sql.Children(e) {
+		if c != nil && HasVolatile(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func HasSubquery(e sql.Expr) bool {
+	if _, ok := e.(*sql.Subquery); ok {
+		return true
+	}
+	for _, c := range sql.Children(e) {
+		if c != nil && HasSubquery(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Conjuncts are the top-level conjuncts of e: e itself unless it is an AND.
+func Conjuncts(e sql.Expr) []sql.Expr {
+	if l, ok := e.(*sql.Logic); ok && l.And {
+		return l.Args
+	}
+	return []sql.Expr{e}
+}
+
+// markReread flags the table scans under n as read again per outer value
+// (a correlated subquery's, a LATERAL subquery's).
+func markReread(n Node) {
+	switch s := n.(type) {
+	case *Scan:
+		s.Reread = true
+	case *Pick:
+		markReread(s.Input)
+	case *Rename:
+		markReread(s.Input)
+	case *Using:
+		markReread(s.Input)
+	case *Join:
+		markReread(s.Left)
+		markReread(s.Right)
+	case *Derived:
+		markReread(s.Query.From)
+	case *SetOp:
+		markSetReread(s.Root)
+	}
+}
+
+func markSetReread(t *SetTree) {
+	if t.Leaf != nil {
+		markReread(t.Leaf.From)
+		return
+	}
+	markSetReread(t.Left)
+	markSetReread(t.Right)
+}
