@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/sql"
@@ -140,12 +142,37 @@ func NewPick(src Node, cols []int) *Pick {
 
 func (p *Pick) Scope() *sql.Scope { return p.Sc }
 
+// Project pushes the projection into the input: it gives only the columns
+// picked, and a pick of a pick is one pick.
 func (p *Pick) Project(cols []int) Node {
-	m := make([]int, len(cols))
+	want := make([]int, len(cols))
 	for i, c := range cols {
-		m[i] = p.Cols[c]
+		want[i] = p.Cols[c]
 	}
-	return NewPick(p.Input, m)
+	need := slices.Clone(want)
+	slices.Sort(need)
+	need = slices.Compact(need)
+	in := p.Input.Project(need)
+	at := make(map[int]int, len(need))
+	for k, c := range need {
+		at[c] = k
+	}
+	out := make([]int, len(want))
+	identity := len(want) == len(in.Scope().Columns)
+	for i, c := range want {
+		out[i] = at[c]
+		identity = identity && out[i] == i
+	}
+	if identity {
+		return in
+	}
+	if inner, ok := in.(*Pick); ok {
+		for i, c := range out {
+			out[i] = inner.Cols[c]
+		}
+		return NewPick(inner.Input, out)
+	}
+	return NewPick(in, out)
 }
 
 // Rename is its input seen under other column names (an alias's column
