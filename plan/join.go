@@ -52,7 +52,7 @@ func (j *Join) SetCondition(cond sql.Expr) {
 	j.Cond, j.LKeys, j.RKeys, j.Domains, j.Residual = cond, nil, nil, nil, nil
 	nl := len(j.Left.Scope().Columns)
 	var rest []sql.Expr
-	for _, c := range Conjuncts(cond) {
+	for _, c := range factored(cond) {
 		if l, r, dom, ok := equiKey(c, nl); ok {
 			j.LKeys, j.RKeys, j.Domains = append(j.LKeys, l), append(j.RKeys, r), append(j.Domains, dom)
 			continue

@@ -64,6 +64,7 @@ func ReorderJoins(n Node) Node {
 	for i := range r.leaves {
 		r.leaves[i].node = ReorderJoins(r.leaves[i].node)
 	}
+	r.restrictLeaves()
 	r.estimate()
 	var best *joinTree
 	if len(r.leaves) <= maxExhaustive {
@@ -104,7 +105,7 @@ func (r *region) flatten(n Node, offset int) bool {
 		if part.e == nil {
 			continue
 		}
-		for _, c := range Conjuncts(part.e) {
+		for _, c := range factored(part.e) {
 			if HasSubquery(c) || HasVolatile(c) {
 				return false
 			}
@@ -112,6 +113,42 @@ func (r *region) flatten(n Node, offset int) bool {
 		}
 	}
 	return true
+}
+
+// restrictLeaves adds, for each OR of ANDs over several relations, what it
+// implies about each of them alone (orRestriction), unless already there.
+func (r *region) restrictLeaves() {
+	for _, c := range r.conds {
+		if bits.OnesCount64(c.mask) < 2 {
+			continue
+		}
+		for i, l := range r.leaves {
+			if c.mask&(1<<i) == 0 {
+				continue
+			}
+			implied := orRestriction(c.e, func(cols map[int]bool) bool {
+				for col := range cols {
+					if col < l.offset || col >= l.offset+l.width {
+						return false
+					}
+				}
+				return true
+			})
+			if implied != nil && !r.has(implied) {
+				r.conds = append(r.conds, r.cond(implied))
+			}
+		}
+	}
+}
+
+// has reports a condition of the region with e's text and type.
+func (r *region) has(e sql.Expr) bool {
+	for _, c := range r.conds {
+		if c.e.String() == e.String() && c.e.Type() == e.Type() {
+			return true
+		}
+	}
+	return false
 }
 
 // cond classifies a conjunct over the region's columns.

@@ -18,8 +18,10 @@ func PushDown(src Node, where sql.Expr) {
 		conj = l.Args
 	}
 	for _, c := range conj {
-		if !HasSubquery(c) && !HasVolatile(c) {
-			PlaceConjunct(src, c)
+		for _, f := range factorOr(c) {
+			if !HasSubquery(f) && !HasVolatile(f) {
+				PlaceConjunct(src, f)
+			}
 		}
 	}
 }
@@ -56,6 +58,7 @@ func PlaceConjunct(s Node, c sql.Expr) bool {
 		} else {
 			js.SetCondition(AndOf([]sql.Expr{js.Cond, c}))
 		}
+		js.restrictSides(c, nl)
 		return true
 	case left:
 		if js.Kind == JoinRight || js.Kind == JoinFull {
@@ -82,7 +85,7 @@ func PlaceConjunct(s Node, c sql.Expr) bool {
 	return false
 }
 
-// andAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
+// AndAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
 // order, so one that guards another (x <> 0 AND 1/x > 1) still runs first.
 func AndAfter(prev, c sql.Expr) sql.Expr {
 	if prev == nil {
@@ -91,7 +94,7 @@ func AndAfter(prev, c sql.Expr) sql.Expr {
 	return AndOf([]sql.Expr{prev, c})
 }
 
-// hasVolatile reports a call whose value changes from one evaluation to the
+// HasVolatile reports a call whose value changes from one evaluation to the
 // next: such a conjunct must be evaluated once per row, by WHERE alone.
 func HasVolatile(e sql.Expr) bool {
 	if f, ok := e.(*sql.Func); ok {
@@ -108,6 +111,7 @@ func HasVolatile(e sql.Expr) bool {
 	return false
 }
 
+// HasSubquery reports a subquery in e.
 func HasSubquery(e sql.Expr) bool {
 	if _, ok := e.(*sql.Subquery); ok {
 		return true
@@ -157,4 +161,34 @@ func markSetReread(t *SetTree) {
 	}
 	markSetReread(t.Left)
 	markSetReread(t.Right)
+}
+
+// restrictSides filters each side of an inner join by what condition c
+// (an OR of ANDs over both sides) implies about that side alone.
+func (js *Join) restrictSides(c sql.Expr, nl int) {
+	left := orRestriction(c, func(cols map[int]bool) bool {
+		for i := range cols {
+			if i >= nl {
+				return false
+			}
+		}
+		return true
+	})
+	if left != nil && !PlaceConjunct(js.Left, left) {
+		js.LFilter = AndAfter(js.LFilter, left)
+	}
+	right := orRestriction(c, func(cols map[int]bool) bool {
+		for i := range cols {
+			if i < nl {
+				return false
+			}
+		}
+		return true
+	})
+	if right != nil {
+		rc := shiftColumns(right, nl)
+		if !PlaceConjunct(js.Right, rc) {
+			js.RFilter = AndAfter(js.RFilter, rc)
+		}
+	}
 }
