@@ -74,6 +74,8 @@ func (c *compiler) source(n plan.Node) source {
 		return &recursiveSource{start: c.query(x.Start), step: c.query(x.Step), distinct: x.Distinct, work: c.workTable(x.Work), sc: x.Sc, env: c.env}
 	case *plan.WorkRef:
 		return &workSource{work: c.workTable(x.Work), sc: x.Sc}
+	case *plan.Filter:
+		return &filterSource{src: c.source(x.Input), cond: x.Cond}
 	case *plan.Given:
 		return &scopeOnly{sc: x.Sc}
 	}

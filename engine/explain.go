@@ -124,6 +124,10 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 		return describeSource(ctx, nil, s.src, params)
 	case *rescoped:
 		return describeSource(ctx, nil, s.src, params)
+	case *filterSource:
+		n := describeSource(ctx, nil, s.src, params)
+		n.Prop("Filter", s.cond.String(), "  Filter: "+s.cond.String())
+		return n
 	case *derivedSource:
 		n := node("Subquery Scan", "Subquery Scan on "+plan.QualifierOf(s.sc))
 		n.Prop("Alias", plan.QualifierOf(s.sc), "")

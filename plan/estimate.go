@@ -41,6 +41,8 @@ func EstimateRows(n Node) float64 {
 		return estimateJoin(x)
 	case *Lateral:
 		return EstimateRows(x.Left)
+	case *Filter:
+		return max(EstimateRows(x.Input)*Selectivity(x.Cond), 1)
 	case *SetOp:
 		return estimateSet(x.Root)
 	}

@@ -114,6 +114,14 @@ func shiftColumns(e sql.Expr, nl int) sql.Expr {
 
 func (j *Join) Scope() *sql.Scope { return j.Sc }
 
+// BuildLeft reports whether the left side, after its filter, is estimated
+// smaller than the right: an inner join holds that side in its hash table.
+func (j *Join) BuildLeft() bool {
+	l := EstimateRows(j.Left) * Selectivity(j.LFilter)
+	r := EstimateRows(j.Right) * Selectivity(j.RFilter)
+	return l < r
+}
+
 // Project keeps cols of the join, pruning each side to what cols and the
 // condition read.
 func (j *Join) Project(cols []int) Node {
@@ -211,7 +219,10 @@ func ConcatScopes(l, r *sql.Scope) *sql.Scope {
 type Using struct {
 	Input  Node
 	Merged []sql.Expr // over Input's scope
-	Sc     *sql.Scope
+	// Same is, per merged column, the column of Input it equals on every
+	// row (-1: none), through which a condition on it reaches the join.
+	Same []int
+	Sc   *sql.Scope
 }
 
 func (u *Using) Scope() *sql.Scope { return u.Sc }

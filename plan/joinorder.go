@@ -49,6 +49,10 @@ type regionCond struct {
 // order: a Pick over a reordered tree restores it, so expressions bound
 // over n stay valid.
 func ReorderJoins(n Node) Node {
+	if u, ok := n.(*Using); ok {
+		u.Input = ReorderJoins(u.Input)
+		return u
+	}
 	j, ok := n.(*Join)
 	if !ok {
 		return n

@@ -33,6 +33,14 @@ func PushDown(src Node, where sql.Expr) {
 // extended row of the other side may pass a conjunct that rejected every
 // row it stands for (x IS NULL), so that side is never filtered.
 func PlaceConjunct(s Node, c sql.Expr) bool {
+	switch x := s.(type) {
+	case *Using:
+		return x.place(c)
+	case *Lateral:
+		return x.place(c)
+	case *Derived:
+		return x.place(c)
+	}
 	js, ok := s.(*Join)
 	if !ok {
 		return false
@@ -144,6 +152,8 @@ func markReread(n Node) {
 		markReread(s.Input)
 	case *Using:
 		markReread(s.Input)
+	case *Filter:
+		markReread(s.Input)
 	case *Join:
 		markReread(s.Left)
 		markReread(s.Right)
@@ -191,4 +201,66 @@ func (js *Join) restrictSides(c sql.Expr, nl int) {
 			js.RFilter = AndAfter(js.RFilter, rc)
 		}
 	}
+}
+
+// place puts c (over the USING join's scope) into the join below, its
+// merged columns read as the join column each equals.
+func (u *Using) place(c sql.Expr) bool {
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	n := len(u.Merged)
+	m := make(map[int]int, len(cols))
+	for i := range cols {
+		switch {
+		case i >= n:
+			m[i] = i - n
+		case u.Same[i] >= 0:
+			m[i] = u.Same[i]
+		default:
+			return false
+		}
+	}
+	return PlaceConjunct(u.Input, sql.RemapColumns(c, m))
+}
+
+// place filters a LATERAL join's left side by c when c reads it alone:
+// the subquery then runs only for the rows that can pass.
+func (l *Lateral) place(c sql.Expr) bool {
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	nl := len(l.Left.Scope().Columns)
+	for i := range cols {
+		if i >= nl {
+			return false
+		}
+	}
+	if !PlaceConjunct(l.Left, c) {
+		l.Left = withFilter(l.Left, c)
+	}
+	return true
+}
+
+// place adds c (over a derived table's columns) to the derived query's
+// WHERE, read through its outputs, when each column c reads is an input
+// column passed through and nothing between its WHERE and its outputs
+// (grouping, windows, DISTINCT ON, LIMIT) could see the rows it drops.
+func (d *Derived) place(c sql.Expr) bool {
+	q := d.Query
+	if q.Agg != nil || q.Win != nil || len(q.DistinctOn) > 0 || q.Limit != nil || q.Offset != nil || q.Having != nil {
+		return false
+	}
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	m := make(map[int]int, len(cols))
+	for i := range cols {
+		ref, ok := q.Outputs[i].(*sql.ColumnRef)
+		if !ok || ref.T != d.Sc.Columns[i].T {
+			return false
+		}
+		m[i] = ref.Index
+	}
+	inner := sql.RemapColumns(c, m)
+	q.Where = AndAfter(q.Where, inner)
+	PlaceConjunct(q.From, inner)
+	return true
 }
