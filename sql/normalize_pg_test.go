@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 func TestNormalizeCatalogForms(t *testing.T) {
@@ -34,7 +33,7 @@ func TestNormalizeCatalogForms(t *testing.T) {
 		got := exprShape(e)
 		switch c.want {
 		case "regexp", "not-regexp":
-			r, ok := e.(*ast.PatternRegexpExpr)
+			r, ok := e.(*parse.Regexp)
 			if !ok || r.Not != (c.want == "not-regexp") {
 				t.Errorf("ParseExpr(%q) = %T, want %s", c.in, e, c.want)
 			}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // AliasColumnSep separates a derived table's alias from its column names in
@@ -497,12 +497,12 @@ func nestedNulls(in []token) []token {
 
 // orderKey unwraps a nested ORDER BY key's NULLS FIRST|LAST marker:
 // nullsFirst is nil when the key has none.
-func orderKey(n ast.ExprNode) (key ast.ExprNode, nullsFirst *bool) {
-	call, ok := n.(*ast.FuncCallExpr)
-	if !ok || len(call.Args) != 1 || (call.FnName.L != "__nulls_first" && call.FnName.L != "__nulls_last") {
+func orderKey(n parse.Expr) (key parse.Expr, nullsFirst *bool) {
+	call, ok := n.(*parse.FuncCall)
+	if !ok || len(call.Args) != 1 || (call.Name != "__nulls_first" && call.Name != "__nulls_last") {
 		return n, nil
 	}
-	first := call.FnName.L == "__nulls_first"
+	first := call.Name == "__nulls_first"
 	return call.Args[0], &first
 }
 

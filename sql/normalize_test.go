@@ -6,56 +6,55 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
-// shape renders a tidb expression tree as an S-expression built only from
-// tidb's own node fields, so expectations are written independently of the
-// normaliser: calls as name(args), operators as (op a b), columns by their
-// original-case names, literals as Go values.
-func exprShape(e ast.ExprNode) string {
+// shape renders a parsed expression tree as an S-expression built only from
+// the tree's own node fields, so expectations are written independently of
+// the normaliser: calls as name(args), operators as (op a b), columns by
+// their original-case names, literals as Go values.
+func exprShape(e parse.Expr) string {
 	switch n := e.(type) {
-	case *ast.FuncCallExpr:
-		return n.FnName.L + "(" + exprShapes(n.Args) + ")"
-	case *ast.AggregateFuncExpr:
-		return "agg:" + n.F + "(" + exprShapes(n.Args) + ")"
-	case *ast.BinaryOperationExpr:
+	case *parse.FuncCall:
+		return n.Name + "(" + exprShapes(n.Args) + ")"
+	case *parse.AggregateCall:
+		return "agg:" + n.Name + "(" + exprShapes(n.Args) + ")"
+	case *parse.Binary:
 		return "(" + n.Op.String() + " " + exprShape(n.L) + " " + exprShape(n.R) + ")"
-	case *ast.UnaryOperationExpr:
-		return "(" + n.Op.String() + " " + exprShape(n.V) + ")"
-	case *ast.ParenthesesExpr:
-		return "[" + exprShape(n.Expr) + "]"
-	case *ast.ColumnNameExpr:
+	case *parse.Unary:
+		return "(" + n.Op.String() + " " + exprShape(n.X) + ")"
+	case *parse.Paren:
+		return "[" + exprShape(n.X) + "]"
+	case *parse.ColumnRef:
 		parts := []string{}
-		for _, s := range []string{n.Name.Schema.O, n.Name.Table.O, n.Name.Name.O} {
+		for _, s := range []string{n.Schema, n.Table, n.Name} {
 			if s != "" {
 				parts = append(parts, s)
 			}
 		}
 		return "col:" + strings.Join(parts, ".")
-	case *ast.IsTruthExpr:
-		return fmt.Sprintf("(is-%s not=%v %s)", map[int64]string{1: "true", 0: "false"}[n.True], n.Not, exprShape(n.Expr))
-	case *ast.IsNullExpr:
-		return fmt.Sprintf("(isnull not=%v %s)", n.Not, exprShape(n.Expr))
-	case *ast.PatternLikeOrIlikeExpr:
-		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, exprShape(n.Expr), exprShape(n.Pattern), n.Escape)
-	case *ast.PatternInExpr:
-		return fmt.Sprintf("(in not=%v %s %s)", n.Not, exprShape(n.Expr), exprShapes(n.List))
-	case *ast.BetweenExpr:
-		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, exprShape(n.Expr), exprShape(n.Left), exprShape(n.Right))
-	case *ast.PositionExpr:
+	case *parse.IsTruth:
+		return fmt.Sprintf("(is-%s not=%v %s)", map[bool]string{true: "true", false: "false"}[n.True], n.Not, exprShape(n.X))
+	case *parse.IsNull:
+		return fmt.Sprintf("(isnull not=%v %s)", n.Not, exprShape(n.X))
+	case *parse.Like:
+		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, exprShape(n.X), exprShape(n.Pattern), n.Escape)
+	case *parse.In:
+		return fmt.Sprintf("(in not=%v %s %s)", n.Not, exprShape(n.X), exprShapes(n.List))
+	case *parse.Between:
+		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, exprShape(n.X), exprShape(n.Lo), exprShape(n.Hi))
+	case *parse.Position:
 		return fmt.Sprintf("pos:%d", n.N)
-	case ast.ValueExpr:
-		return fmt.Sprintf("%#v", n.GetValue())
+	case *parse.Const:
+		return fmt.Sprintf("%#v", n.Value)
 	case nil:
 		return "nil"
 	}
 	return fmt.Sprintf("%T", e)
 }
 
-func exprShapes(es []ast.ExprNode) string {
+func exprShapes(es []parse.Expr) string {
 	s := make([]string, len(es))
 	for i, e := range es {
 		s[i] = exprShape(e)
@@ -93,7 +92,7 @@ func TestNormalizeContract(t *testing.T) {
 		{`f(a)::text`, `__cast(f(col:a), "text")`},
 		{`a * b::int`, `(mul col:a __cast(col:b, "int"))`},
 		{`$1::bigint`, `__cast(__param(1), "bigint")`},
-		{`CASE WHEN a THEN 1 END::text`, `__cast(*ast.CaseExpr, "text")`},
+		{`CASE WHEN a THEN 1 END::text`, `__cast(*parse.Case, "text")`},
 		// typed literals
 		{`date '2024-01-01'`, `__cast("2024-01-01", "date")`},
 		{`timestamp '2024-01-01 10:00'`, `__cast("2024-01-01 10:00", "timestamp")`},

@@ -6,6 +6,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // dmlParser parses the statements that change rows (INSERT, UPDATE,
@@ -142,11 +143,12 @@ func (p dmlParser) valuesRows(in []token, stop token) ([][]Syntax, error) {
 	}
 	// DEFAULT stays: binding it for its column (BindAssigned) gives the
 	// column's default.
-	rows := make([][]Syntax, len(is.Lists))
-	for i, row := range is.Lists {
-		rows[i] = syntaxList(row)
+	rows := parse.RowsOf(is)
+	out := make([][]Syntax, len(rows))
+	for i, row := range rows {
+		out[i] = syntaxList(row)
 	}
-	return rows, nil
+	return out, nil
 }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
@@ -282,7 +284,7 @@ func (p dmlParser) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if c.peek().is("default") && end == c.i+1 {
 		// Binding it for its column (BindAssigned) gives the default.
 		c.i = end
-		return Assignment{Column: col, Value: syntaxOf(&ast.DefaultExpr{})}, nil
+		return Assignment{Column: col, Value: syntaxOf(&parse.Default{})}, nil
 	}
 	v, err := c.exprUntil(end)
 	if err != nil {

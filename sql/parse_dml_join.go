@@ -1,6 +1,6 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
+import "github.com/magmalake/magmalake/sql/parse"
 
 // DELETE ... USING and UPDATE ... FROM are joins of the target with other
 // relations. They become subqueries of the single-table statements, which
@@ -208,7 +208,7 @@ func (p dmlParser) withDML(c *cursor) (Statement, bool, error) {
 	return st, true, nil
 }
 
-func withClauseOf(q *Select) *ast.WithClause {
+func withClauseOf(q *Select) *parse.With {
 	if q.raw != nil {
 		return q.raw.With
 	}

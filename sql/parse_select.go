@@ -1,10 +1,10 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // selectParser parses queries: SELECT, set operations, WITH and VALUES, through
@@ -61,27 +61,31 @@ func (p selectParser) selectStmt(toks []token, stop token) (*Select, error) {
 	if len(stmts) != 1 {
 		return nil, syntaxErrorAt(p.query, toks[0])
 	}
-	return p.buildSelect(stmts[0], &cl, toks[0])
+	q := parse.QueryOf(stmts[0])
+	if _, other := q.(*parse.OtherQuery); other {
+		return nil, unsupportedAt(p.query, toks[0], "this form of query is not supported")
+	}
+	return buildSelect(q, &cl), nil
 }
 
-func (p selectParser) buildSelect(node ast.StmtNode, cl *selectClauses, first token) (*Select, error) {
+// buildSelect is the Select of a parsed query, with the clauses the front
+// end parsed itself.
+func buildSelect(q parse.Query, cl *selectClauses) *Select {
 	s := &Select{Limit: cl.limit, Offset: cl.offset}
-	switch n := node.(type) {
-	case *ast.SetOprStmt:
+	switch n := q.(type) {
+	case *parse.SetOp:
 		s.Complex, s.rawSetOpr = true, n
 		s.OrderBy = orderItems(n.OrderBy, cl)
 		s.limitFrom(n.Limit)
-		return s, nil
-	case *ast.SelectStmt:
+		return s
+	case *parse.Select:
 		s.raw = n
 		s.limitFrom(n.Limit)
-	default:
-		return nil, unsupportedAt(p.query, first, "this form of query is not supported")
 	}
 	sel := s.raw
-	if sel.Kind != ast.SelectStmtKindSelect {
+	if sel.Kind != parse.SelectPlain {
 		s.Complex = true
-		return s, nil
+		return s
 	}
 	s.Distinct = sel.Distinct && len(cl.distinctOn) == 0
 	s.DistinctOn = cl.distinctOn
@@ -90,32 +94,25 @@ func (p selectParser) buildSelect(node ast.StmtNode, cl *selectClauses, first to
 	if keys, ok := distinctOnItem(sel); ok {
 		s.Distinct, s.DistinctOn, s.Items = false, syntaxList(keys), s.Items[1:]
 	}
-	s.Windows = windowSpecs(sel.WindowSpecs)
+	s.Windows = windowSpecs(sel.Windows)
 	s.Where = syntaxOf(sel.Where)
-	if sel.GroupBy != nil {
-		for _, it := range sel.GroupBy.Items {
-			s.GroupBy = append(s.GroupBy, syntaxOf(it.Expr))
-		}
+	for _, g := range sel.GroupBy {
+		s.GroupBy = append(s.GroupBy, syntaxOf(g))
 	}
-	if sel.Having != nil {
-		s.Having = syntaxOf(sel.Having.Expr)
-	}
+	s.Having = syntaxOf(sel.Having)
 	s.OrderBy = orderItems(sel.OrderBy, cl)
 	s.From, s.Complex = simpleFrom(sel)
 	if s.From != nil {
 		s.From.SnapshotID, s.From.AsOfTimestamp, s.From.Ref = cl.snapshotID, cl.asOf, cl.ref
 	}
-	return s, nil
+	return s
 }
 
 // orderItems are a query level's ORDER BY keys with the NULLS FIRST|LAST
 // the front end stripped for tidb.
-func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
-	if ob == nil {
-		return nil
-	}
+func orderItems(ob []parse.OrderItem, cl *selectClauses) []OrderItem {
 	var out []OrderItem
-	for k, it := range ob.Items {
+	for k, it := range ob {
 		key, nulls := orderKey(it.Expr)
 		oi := OrderItem{Expr: syntaxOf(key), Desc: it.Desc, NullsFirst: nulls}
 		if nf, ok := cl.nulls[k]; ok {
@@ -128,7 +125,7 @@ func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
 
 // limitFrom takes the LIMIT tidb parsed itself (in a nested query) when
 // the front end stripped none.
-func (s *Select) limitFrom(l *ast.Limit) {
+func (s *Select) limitFrom(l *parse.Limit) {
 	if l == nil || s.Limit != nil || s.Offset != nil {
 		return
 	}
@@ -137,55 +134,38 @@ func (s *Select) limitFrom(l *ast.Limit) {
 
 // selectFromAST is the Select of a query nested in another: a derived
 // table, a subquery, a CTE's body or a set operation's branch.
-func selectFromAST(n ast.Node) (*Select, error) {
+func selectFromAST(n parse.Node) (*Select, error) {
 	switch x := n.(type) {
-	case *ast.SubqueryExpr:
+	case *parse.Subquery:
 		return selectFromAST(x.Query)
-	case *ast.SelectStmt, *ast.SetOprStmt:
-		return selectParser{&parseCtx{}}.buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
-	case *ast.SetOprSelectList:
-		return &Select{Complex: true, rawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
-			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
+	case *parse.Select, *parse.SetOp:
+		return buildSelect(x.(parse.Query), &selectClauses{}), nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported as a query", constructName(n))
 }
 
-func limitCount(l *ast.Limit) Syntax {
-	if l == nil {
-		return nil
-	}
-	return syntaxOf(l.Count)
-}
-
-func limitOffset(l *ast.Limit) Syntax {
-	if l == nil {
-		return nil
-	}
-	return syntaxOf(l.Offset)
-}
-
 // simpleFrom extracts the single table of sel's FROM; complex is true for
 // joins, derived tables and CTEs.
-func simpleFrom(sel *ast.SelectStmt) (ref *TableRef, complex bool) {
+func simpleFrom(sel *parse.Select) (ref *TableRef, complex bool) {
 	if sel.With != nil {
 		return nil, true
 	}
-	if sel.From == nil || sel.From.TableRefs == nil {
+	if sel.From == nil {
 		return nil, false
 	}
-	j := sel.From.TableRefs
+	j := sel.From
 	if j.Right != nil {
 		return nil, true
 	}
-	ts, ok := j.Left.(*ast.TableSource)
+	ts, ok := j.Left.(*parse.TableSource)
 	if !ok {
 		return nil, true
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok || strings.Contains(ts.AsName.O, AliasColumnSep) {
+	tn, ok := ts.Source.(*parse.TableName)
+	if !ok || strings.Contains(ts.Alias, AliasColumnSep) {
 		return nil, true // an alias naming columns renames them in the engine
 	}
-	return &TableRef{Name: TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: ts.AsName.O}, false
+	return &TableRef{Name: TableName{Schema: tn.Schema, Table: tn.Name}, Alias: ts.Alias}, false
 }
 
 // eachTopLevel calls f for each token of toks at parenthesis depth 0 with its
@@ -317,8 +297,7 @@ func (p selectParser) limitClause(c *cursor, end int, cl *selectClauses) error {
 
 // oneLiteral is the literal 1 (FETCH FIRST ROW ONLY).
 func oneLiteral() Syntax {
-	e, _ := parseExpr("1")
-	return syntaxOf(e)
+	return syntaxOf(&parse.Const{Value: int64(1)})
 }
 
 // stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
@@ -406,12 +385,12 @@ func nestedDistinctOn(toks []token) []token {
 
 // distinctOnItem is the keys of a DISTINCT ON marker item, if fields
 // starts with one.
-func distinctOnItem(sel *ast.SelectStmt) ([]ast.ExprNode, bool) {
-	if !sel.Distinct || sel.Fields == nil || len(sel.Fields.Fields) < 2 {
+func distinctOnItem(sel *parse.Select) ([]parse.Expr, bool) {
+	if !sel.Distinct || len(sel.Fields) < 2 {
 		return nil, false
 	}
-	call, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !ok || call.FnName.L != distinctOnMarker {
+	call, ok := sel.Fields[0].Expr.(*parse.FuncCall)
+	if !ok || call.Name != distinctOnMarker {
 		return nil, false
 	}
 	return call.Args, true

@@ -14,6 +14,7 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value-expression driver for the tidb parser
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // parseCtx holds what parsing one query needs: the original text (for error
@@ -143,7 +144,16 @@ func (p *parseCtx) exprSyntax(in []token, stop token) (Syntax, error) {
 	return syntaxOf(e), err
 }
 
-func (p *parseCtx) expr(in []token, stop token) (ast.ExprNode, error) {
+func (p *parseCtx) expr(in []token, stop token) (parse.Expr, error) {
+	e, err := p.exprTiDB(in, stop)
+	if err != nil {
+		return nil, err
+	}
+	return parse.ExprOf(e), nil
+}
+
+// exprTiDB is expr as tidb parsed it.
+func (p *parseCtx) exprTiDB(in []token, stop token) (ast.ExprNode, error) {
 	if len(in) == 0 {
 		return nil, syntaxErrorAt(p.query, stop)
 	}
@@ -189,7 +199,7 @@ func (p *parseCtx) items(in []token, stop token) ([]SelectItem, error) {
 	if !ok || sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil {
 		return nil, syntaxErrorAt(p.query, in[0])
 	}
-	return selectItems(sel.Fields), nil
+	return selectItems(parse.QueryOf(sel).(*parse.Select).Fields), nil
 }
 
 func singleSelect(stmts []ast.StmtNode) (*ast.SelectStmt, bool) {
@@ -200,17 +210,17 @@ func singleSelect(stmts []ast.StmtNode) (*ast.SelectStmt, bool) {
 	return sel, ok
 }
 
-func selectItems(fl *ast.FieldList) []SelectItem {
-	if fl == nil {
+func selectItems(fields []parse.Field) []SelectItem {
+	if fields == nil {
 		return nil
 	}
-	items := make([]SelectItem, 0, len(fl.Fields))
-	for _, f := range fl.Fields {
-		if f.WildCard != nil {
-			items = append(items, SelectItem{Star: true, StarQualifier: f.WildCard.Table.O})
+	items := make([]SelectItem, 0, len(fields))
+	for _, f := range fields {
+		if f.Star {
+			items = append(items, SelectItem{Star: true, StarQualifier: f.StarOf})
 			continue
 		}
-		items = append(items, SelectItem{Expr: syntaxOf(f.Expr), Alias: f.AsName.O})
+		items = append(items, SelectItem{Expr: syntaxOf(f.Expr), Alias: f.Alias})
 	}
 	return items
 }
@@ -231,7 +241,16 @@ func firstTopLevelComma(in []token, stop token) token {
 }
 
 // parseExpr parses one standalone PostgreSQL expression.
-func parseExpr(text string) (ast.ExprNode, error) {
+func parseExpr(text string) (parse.Expr, error) {
+	e, err := parseExprTiDB(text)
+	if err != nil {
+		return nil, err
+	}
+	return parse.ExprOf(e), nil
+}
+
+// parseExprTiDB is parseExpr as tidb parsed it.
+func parseExprTiDB(text string) (ast.ExprNode, error) {
 	toks, err := lexAll(text)
 	if err != nil {
 		return nil, err
@@ -243,7 +262,7 @@ func parseExpr(text string) (ast.ExprNode, error) {
 	}
 	p := newParseCtx(text, DepthForStackKB(DefaultMaxStackDepthKB))
 	defer p.release()
-	e, err := p.expr(toks, token{kind: tkEOF, pos: len(text), end: len(text)})
+	e, err := p.exprTiDB(toks, token{kind: tkEOF, pos: len(text), end: len(text)})
 	if err != nil {
 		return nil, fmtErr("parse expression", err)
 	}
