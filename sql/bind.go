@@ -115,7 +115,7 @@ type binder struct {
 	windows  *WindowContext
 	inWindow bool   // binding a window call's arguments
 	clause   string // the clause being bound, for errors ("WHERE")
-	depth    int    // recursion depth, bounded by maxTreeDepth
+	depth    int    // recursion depth, bounded by parse.MaxTreeDepth
 	// columns counts the column references bound in this scope, so a
 	// caller can tell whether a subexpression names one (simplification
 	// may drop it afterwards).
@@ -201,8 +201,8 @@ func (b *binder) finish(e Expr) (Expr, error) {
 }
 
 func (b *binder) bind(node parse.Expr) (Expr, error) {
-	if b.depth++; b.depth > maxTreeDepth {
-		return nil, tooDeep(maxTreeDepth)
+	if b.depth++; b.depth > parse.MaxTreeDepth {
+		return nil, parse.TooDeep(parse.MaxTreeDepth)
 	}
 	defer func() { b.depth-- }()
 	e, err := b.bindNode(node)

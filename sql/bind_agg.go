@@ -83,14 +83,10 @@ func (b aggBinder) ungroupedColumn(cn *parse.ColumnRef) error {
 	return pgerr.Errorf(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 }
 
-// distinctPrefix marks agg(DISTINCT ...) of the aggregates tidb parses as
-// plain calls: the normaliser renames the call.
-const distinctPrefix = "__distinct_"
-
 // callAggregate is the aggregate a plain call names, and whether the
 // normaliser marked it DISTINCT.
 func callAggregate(name string) (agg string, distinct, ok bool) {
-	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
+	if rest, marked := strings.CutPrefix(name, parse.DistinctPrefix); marked {
 		name, distinct = rest, true
 	}
 	f := functions[name]

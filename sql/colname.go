@@ -70,7 +70,7 @@ func funcColumnName(x *parse.FuncCall) string {
 		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}
-	return strings.TrimPrefix(x.Name, distinctPrefix)
+	return strings.TrimPrefix(x.Name, parse.DistinctPrefix)
 }
 
 // castColumnName is the inner column's name when the cast wraps one, else

@@ -11,7 +11,7 @@ import (
 // The binder and the evaluator refuse trees deeper than any max_stack_depth
 // allows however the tree was built, not only through the parser's count.
 func TestTreeDepthBackstops(t *testing.T) {
-	const deep = maxTreeDepth + 10
+	const deep = parse.MaxTreeDepth + 10
 	var node parse.Expr = &parse.Const{Value: int64(1)}
 	for range deep {
 		node = &parse.Unary{Op: parse.OpMinus, X: node}

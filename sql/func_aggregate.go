@@ -69,20 +69,6 @@ func aggregateRule(name string) *aggRule {
 	return &unknownAggregate
 }
 
-// tidbAggregate reports an aggregate tidb's grammar parses itself, taking
-// no argument beyond the aggregated one: given a marker argument
-// (__agg_order, __agg_filter) the normaliser makes it a plain call.
-func tidbAggregate(name string) bool {
-	f := functions[name]
-	return f != nil && f.agg != nil && f.agg.tidb
-}
-
-// plainAggregate reports an aggregate tidb parses as a plain call.
-func plainAggregate(name string) bool {
-	f := functions[name]
-	return f != nil && f.Kind == AggregateFunc && (f.agg == nil || !f.agg.tidb)
-}
-
 // noAggregateForm is 42883 for an aggregate over a type it has no form of.
 func noAggregateForm(name string, t Type) error {
 	return signatureError(pgerr.UndefinedFunction, hintNoFunction, &callSig{name, "does not exist", []Type{t}})

@@ -31,9 +31,9 @@ type selectClauses struct {
 }
 
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
-func (p selectParser) selectStmt(toks []token, stop token) (*Select, error) {
+func (p selectParser) selectStmt(toks []parse.Token, stop parse.Token) (*Select, error) {
 	var cl selectClauses
-	rest, err := p.stripTimeTravel(topLevelQuery(toks), stop, &cl)
+	rest, err := p.stripTimeTravel(parse.TopLevelQuery(toks), stop, &cl)
 	if err != nil {
 		return nil, err
 	}
@@ -50,20 +50,16 @@ func (p selectParser) selectStmt(toks []token, stop token) (*Select, error) {
 		return nil, err
 	}
 	rest = nestedDistinctOn(rest)
-	norm, err := normalizeStop(p.query, rest, stop)
+	qs, err := p.tp.Queries(rest, stop)
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := p.tidb(norm, stop)
-	if err != nil {
-		return nil, err
+	if len(qs) != 1 {
+		return nil, parse.SyntaxErrorAt(p.query, toks[0])
 	}
-	if len(stmts) != 1 {
-		return nil, syntaxErrorAt(p.query, toks[0])
-	}
-	q := parse.QueryOf(stmts[0])
+	q := qs[0]
 	if _, other := q.(*parse.OtherQuery); other {
-		return nil, unsupportedAt(p.query, toks[0], "this form of query is not supported")
+		return nil, parse.UnsupportedAt(p.query, toks[0], "this form of query is not supported")
 	}
 	return buildSelect(q, &cl), nil
 }
@@ -113,8 +109,7 @@ func buildSelect(q parse.Query, cl *selectClauses) *Select {
 func orderItems(ob []parse.OrderItem, cl *selectClauses) []OrderItem {
 	var out []OrderItem
 	for k, it := range ob {
-		key, nulls := orderKey(it.Expr)
-		oi := OrderItem{Expr: syntaxOf(key), Desc: it.Desc, NullsFirst: nulls}
+		oi := OrderItem{Expr: syntaxOf(it.Expr), Desc: it.Desc, NullsFirst: it.NullsFirst}
 		if nf, ok := cl.nulls[k]; ok {
 			oi.NullsFirst = &nf
 		}
@@ -170,14 +165,14 @@ func simpleFrom(sel *parse.Select) (ref *TableRef, complex bool) {
 
 // eachTopLevel calls f for each token of toks at parenthesis depth 0 with its
 // index; f returns how many tokens to skip (0 to go on normally).
-func eachTopLevel(toks []token, f func(k int) int) {
+func eachTopLevel(toks []parse.Token, f func(k int) int) {
 	depth := 0
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
 		switch {
-		case t.isPunct("(") || t.isPunct("["):
+		case t.IsPunct("(") || t.IsPunct("["):
 			depth++
-		case t.isPunct(")") || t.isPunct("]"):
+		case t.IsPunct(")") || t.IsPunct("]"):
 			depth--
 		case depth == 0:
 			k += f(k)
@@ -187,8 +182,8 @@ func eachTopLevel(toks []token, f func(k int) int) {
 
 // stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n|'ref' and
 // [FOR] TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
-func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
-	var out []token
+func (p selectParser) stripTimeTravel(toks []parse.Token, stop parse.Token, cl *selectClauses) ([]parse.Token, error) {
+	var out []parse.Token
 	var err error
 	last := 0
 	eachTopLevel(toks, func(k int) int {
@@ -196,20 +191,20 @@ func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClause
 			return 0
 		}
 		j := k
-		if toks[j].is("for") {
+		if toks[j].Is("for") {
 			j++
 		}
-		if j+2 >= len(toks) || !toks[j+1].is("as") || !toks[j+2].is("of") {
+		if j+2 >= len(toks) || !toks[j+1].Is("as") || !toks[j+2].Is("of") {
 			return 0
 		}
-		kind := toks[j].val
-		if toks[j].kind != tkIdent || (kind != "version" && kind != "system_version" && kind != "timestamp" && kind != "system_time") {
+		kind := toks[j].Val
+		if toks[j].Kind != parse.TokIdent || (kind != "version" && kind != "system_version" && kind != "timestamp" && kind != "system_time") {
 			return 0
 		}
 		c := &cursor{p: p.parseCtx, toks: toks, i: j + 3, stop: stop}
 		if kind == "version" || kind == "system_version" {
-			if t := c.peek(); t.kind == tkString {
-				cl.ref = t.val // a branch or a tag, by name
+			if t := c.peek(); t.Kind == parse.TokString {
+				cl.ref = t.Val // a branch or a tag, by name
 				c.i++
 			} else {
 				var v int64
@@ -218,8 +213,8 @@ func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClause
 				}
 			}
 		} else {
-			end := c.until(func(t token) bool {
-				return t.isPunct(",") || anyWord("where", "group", "order", "limit", "offset", "having", "union",
+			end := c.until(func(t parse.Token) bool {
+				return t.IsPunct(",") || anyWord("where", "group", "order", "limit", "offset", "having", "union",
 					"intersect", "except", "fetch", "window", "as", "join", "left", "right", "inner", "cross",
 					"full", "natural", "on")(t)
 			})
@@ -237,10 +232,10 @@ func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClause
 
 // stripLimit removes the top-level LIMIT / OFFSET / FETCH clauses (tidb wants
 // LIMIT before OFFSET and literal counts) and parses their expressions.
-func (p selectParser) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripLimit(toks []parse.Token, stop parse.Token, cl *selectClauses) ([]parse.Token, error) {
 	start := -1
 	eachTopLevel(toks, func(k int) int {
-		if start < 0 && (toks[k].is("limit") || toks[k].is("offset") || toks[k].is("fetch")) {
+		if start < 0 && (toks[k].Is("limit") || toks[k].Is("offset") || toks[k].Is("fetch")) {
 			start = k
 		}
 		return 0
@@ -255,7 +250,7 @@ func (p selectParser) stripLimit(toks []token, stop token, cl *selectClauses) ([
 			return nil, err
 		}
 	}
-	return append(append([]token(nil), toks[:start]...), toks[end:]...), nil
+	return append(append([]parse.Token(nil), toks[:start]...), toks[end:]...), nil
 }
 
 func (p selectParser) limitClause(c *cursor, end int, cl *selectClauses) error {
@@ -279,7 +274,7 @@ func (p selectParser) limitClause(c *cursor, end int, cl *selectClauses) error {
 		if !c.word("first", "next") {
 			return c.errHere()
 		}
-		if !c.peek().is("row") && !c.peek().is("rows") {
+		if !c.peek().Is("row") && !c.peek().Is("rows") {
 			if cl.limit, err = c.exprUntil(stopAt("row", "rows")); err != nil {
 				return err
 			}
@@ -301,24 +296,24 @@ func oneLiteral() Syntax {
 }
 
 // stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
-func (p selectParser) stripNulls(toks []token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripNulls(toks []parse.Token, cl *selectClauses) ([]parse.Token, error) {
 	inOrder, item := false, 0
-	var out []token
+	var out []parse.Token
 	last := 0
 	eachTopLevel(toks, func(k int) int {
 		t := toks[k]
 		switch {
-		case t.is("order") && k+1 < len(toks) && toks[k+1].is("by"):
+		case t.Is("order") && k+1 < len(toks) && toks[k+1].Is("by"):
 			inOrder, item = true, 0
-		case inOrder && t.isPunct(","):
+		case inOrder && t.IsPunct(","):
 			item++
-		case inOrder && (t.is("union") || t.is("intersect") || t.is("except") || t.is("for")):
+		case inOrder && (t.Is("union") || t.Is("intersect") || t.Is("except") || t.Is("for")):
 			inOrder = false
-		case inOrder && t.is("nulls") && k+1 < len(toks) && (toks[k+1].is("first") || toks[k+1].is("last")):
+		case inOrder && t.Is("nulls") && k+1 < len(toks) && (toks[k+1].Is("first") || toks[k+1].Is("last")):
 			if cl.nulls == nil {
 				cl.nulls = map[int]bool{}
 			}
-			cl.nulls[item] = toks[k+1].is("first")
+			cl.nulls[item] = toks[k+1].Is("first")
 			out = append(out, toks[last:k]...)
 			last = k + 2
 			return 1
@@ -330,10 +325,10 @@ func (p selectParser) stripNulls(toks []token, cl *selectClauses) ([]token, erro
 
 // stripDistinctOn removes ON (exprs) after the query's own SELECT DISTINCT
 // (tidb has no DISTINCT ON) and parses the expressions.
-func (p selectParser) stripDistinctOn(toks []token, cl *selectClauses) ([]token, error) {
+func (p selectParser) stripDistinctOn(toks []parse.Token, cl *selectClauses) ([]parse.Token, error) {
 	k := -1
 	eachTopLevel(toks, func(i int) int {
-		if k < 0 && i+2 < len(toks) && toks[i].is("distinct") && toks[i+1].is("on") && toks[i+2].isPunct("(") {
+		if k < 0 && i+2 < len(toks) && toks[i].Is("distinct") && toks[i+1].Is("on") && toks[i+2].IsPunct("(") {
 			k = i
 		}
 		return 0
@@ -341,13 +336,13 @@ func (p selectParser) stripDistinctOn(toks []token, cl *selectClauses) ([]token,
 	if k < 0 {
 		return toks, nil
 	}
-	e := matchParenTok(toks, k+2)
+	e := parse.MatchParen(toks, k+2)
 	if e < 0 {
-		return nil, syntaxErrorAt(p.query, toks[k+2])
+		return nil, parse.SyntaxErrorAt(p.query, toks[k+2])
 	}
-	for _, item := range splitTopLevel(toks[k+3 : e]) {
+	for _, item := range parse.SplitTopLevel(toks[k+3 : e]) {
 		if len(item) == 0 {
-			return nil, syntaxErrorAt(p.query, toks[e])
+			return nil, parse.SyntaxErrorAt(p.query, toks[e])
 		}
 		x, err := p.exprSyntax(item, toks[e])
 		if err != nil {
@@ -355,7 +350,7 @@ func (p selectParser) stripDistinctOn(toks []token, cl *selectClauses) ([]token,
 		}
 		cl.distinctOn = append(cl.distinctOn, x)
 	}
-	return append(append([]token(nil), toks[:k+1]...), toks[e+1:]...), nil
+	return append(append([]parse.Token(nil), toks[:k+1]...), toks[e+1:]...), nil
 }
 
 // distinctOnMarker is the select item that carries a nested query's
@@ -365,15 +360,15 @@ const distinctOnMarker = "__distinct_on"
 // nestedDistinctOn rewrites DISTINCT ON (keys) in subqueries, derived
 // tables and WITH queries (the statement's own was stripped) into the
 // marker item, which buildSelect turns back into Select.DistinctOn.
-func nestedDistinctOn(toks []token) []token {
-	var out []token
+func nestedDistinctOn(toks []parse.Token) []parse.Token {
+	var out []parse.Token
 	for k := 0; k < len(toks); k++ {
-		if k+2 < len(toks) && toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
-			if e := matchParenTok(toks, k+2); e > 0 {
+		if k+2 < len(toks) && toks[k].Is("distinct") && toks[k+1].Is("on") && toks[k+2].IsPunct("(") {
+			if e := parse.MatchParen(toks, k+2); e > 0 {
 				at := toks[k+1]
-				out = append(out, toks[k], token{kind: tkIdent, val: distinctOnMarker, pos: at.pos, end: at.end})
+				out = append(out, toks[k], parse.Token{Kind: parse.TokIdent, Val: distinctOnMarker, Pos: at.Pos, End: at.End})
 				out = append(out, toks[k+2:e+1]...)
-				out = append(out, token{kind: tkPunct, val: ",", pos: at.pos, end: at.end})
+				out = append(out, parse.Token{Kind: parse.TokPunct, Val: ",", Pos: at.Pos, End: at.End})
 				k = e
 				continue
 			}

@@ -177,14 +177,13 @@ func (b aggBinder) bindWindowSpec(call *WindowCall, s *parse.WindowSpec) error {
 	}
 	if s.OrderBy != nil {
 		for _, it := range s.OrderBy {
-			key, nulls := orderKey(it.Expr)
-			e, err := b.bindTyped(key)
+			e, err := b.bindTyped(it.Expr)
 			if err != nil {
 				return err
 			}
 			o := WindowOrder{Expr: e, Desc: it.Desc, NullsFirst: it.Desc}
-			if nulls != nil {
-				o.NullsFirst = *nulls
+			if it.NullsFirst != nil {
+				o.NullsFirst = *it.NullsFirst
 			}
 			call.Order = append(call.Order, o)
 		}

@@ -1,5 +1,7 @@
-// Package parse is the only package that knows TiDB's parser. It turns
-// PostgreSQL text into magmalake's own syntax tree: expressions (Expr) and
-// queries (Query), plain syntax with no types and no binding. Package sql
-// binds the tree and builds its statements from it.
+// Package parse is the only package that knows TiDB's parser. It lexes
+// PostgreSQL text (Lex, Split), rewrites it into the dialect TiDB parses
+// (the normaliser), has TiDB parse it (Parser), and converts TiDB's tree
+// into magmalake's own: expressions (Expr) and queries (Query), plain
+// syntax with no types and no binding. Package sql builds its statements
+// from the tokens and trees this package gives, and binds them.
 package parse

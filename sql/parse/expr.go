@@ -125,10 +125,11 @@ type WindowSpec struct {
 	Frame       *Frame // nil: the default frame
 }
 
-// OrderItem is one ORDER BY key.
+// OrderItem is one ORDER BY key; NullsFirst nil means the default.
 type OrderItem struct {
-	Expr Expr
-	Desc bool
+	Expr       Expr
+	Desc       bool
+	NullsFirst *bool
 }
 
 // FrameMode is ROWS, RANGE or GROUPS.

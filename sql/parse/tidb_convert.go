@@ -9,25 +9,6 @@ import (
 // The one place that reads TiDB's tree: each TiDB node becomes the node of
 // this package's tree that says the same.
 
-// NaturalMarker is the ON condition that carries NATURAL through TiDB,
-// which has no NATURAL FULL JOIN: ON __natural().
-const NaturalMarker = "__natural"
-
-// ExprOf converts a TiDB expression; nil stays nil.
-func ExprOf(n ast.ExprNode) Expr { return convExpr(n) }
-
-// QueryOf converts a TiDB query (SELECT, set operation, or a nested form).
-func QueryOf(n ast.Node) Query { return convQuery(n) }
-
-// RowsOf converts the VALUES rows of a TiDB INSERT.
-func RowsOf(is *ast.InsertStmt) [][]Expr {
-	rows := make([][]Expr, len(is.Lists))
-	for i, row := range is.Lists {
-		rows[i] = convExprs(row)
-	}
-	return rows
-}
-
 func convExprs(ns []ast.ExprNode) []Expr {
 	if ns == nil {
 		return nil
@@ -198,7 +179,8 @@ func convOrder(ob *ast.OrderByClause) []OrderItem {
 	}
 	out := make([]OrderItem, len(ob.Items))
 	for i, it := range ob.Items {
-		out[i] = OrderItem{Expr: convExpr(it.Expr), Desc: it.Desc}
+		key, nullsFirst := orderKey(convExpr(it.Expr))
+		out[i] = OrderItem{Expr: key, Desc: it.Desc, NullsFirst: nullsFirst}
 	}
 	return out
 }
@@ -331,7 +313,7 @@ func convJoin(j *ast.Join) *Join {
 		out.Kind = JoinRight
 	}
 	if j.On != nil {
-		if call, ok := j.On.Expr.(*ast.FuncCallExpr); ok && call.FnName.L == NaturalMarker {
+		if call, ok := j.On.Expr.(*ast.FuncCallExpr); ok && call.FnName.L == naturalMarker {
 			out.Natural = true
 		} else {
 			out.On = convExpr(j.On.Expr)
@@ -363,4 +345,15 @@ func convSource(n ast.ResultSetNode) Source {
 		return convJoin(x)
 	}
 	return &OtherSource{What: tidbWhat(n)}
+}
+
+// orderKey unwraps a nested ORDER BY key's NULLS FIRST|LAST marker:
+// nullsFirst is nil when the key has none.
+func orderKey(n Expr) (key Expr, nullsFirst *bool) {
+	call, ok := n.(*FuncCall)
+	if !ok || len(call.Args) != 1 || (call.Name != "__nulls_first" && call.Name != "__nulls_last") {
+		return n, nil
+	}
+	first := call.Name == "__nulls_first"
+	return call.Args[0], &first
 }

@@ -21,5 +21,5 @@ func InternalExpr(text string) (Expr, error) {
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		return nil, fmt.Errorf("parse %q: not one expression", text)
 	}
-	return ExprOf(sel.Fields.Fields[0].Expr), nil
+	return convExpr(sel.Fields.Fields[0].Expr), nil
 }

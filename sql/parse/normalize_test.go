@@ -1,66 +1,12 @@
-package sql
+package parse
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
-	"github.com/magmalake/magmalake/sql/parse"
 )
-
-// shape renders a parsed expression tree as an S-expression built only from
-// the tree's own node fields, so expectations are written independently of
-// the normaliser: calls as name(args), operators as (op a b), columns by
-// their original-case names, literals as Go values.
-func exprShape(e parse.Expr) string {
-	switch n := e.(type) {
-	case *parse.FuncCall:
-		return n.Name + "(" + exprShapes(n.Args) + ")"
-	case *parse.AggregateCall:
-		return "agg:" + n.Name + "(" + exprShapes(n.Args) + ")"
-	case *parse.Binary:
-		return "(" + n.Op.String() + " " + exprShape(n.L) + " " + exprShape(n.R) + ")"
-	case *parse.Unary:
-		return "(" + n.Op.String() + " " + exprShape(n.X) + ")"
-	case *parse.Paren:
-		return "[" + exprShape(n.X) + "]"
-	case *parse.ColumnRef:
-		parts := []string{}
-		for _, s := range []string{n.Schema, n.Table, n.Name} {
-			if s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return "col:" + strings.Join(parts, ".")
-	case *parse.IsTruth:
-		return fmt.Sprintf("(is-%s not=%v %s)", map[bool]string{true: "true", false: "false"}[n.True], n.Not, exprShape(n.X))
-	case *parse.IsNull:
-		return fmt.Sprintf("(isnull not=%v %s)", n.Not, exprShape(n.X))
-	case *parse.Like:
-		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, exprShape(n.X), exprShape(n.Pattern), n.Escape)
-	case *parse.In:
-		return fmt.Sprintf("(in not=%v %s %s)", n.Not, exprShape(n.X), exprShapes(n.List))
-	case *parse.Between:
-		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, exprShape(n.X), exprShape(n.Lo), exprShape(n.Hi))
-	case *parse.Position:
-		return fmt.Sprintf("pos:%d", n.N)
-	case *parse.Const:
-		return fmt.Sprintf("%#v", n.Value)
-	case nil:
-		return "nil"
-	}
-	return fmt.Sprintf("%T", e)
-}
-
-func exprShapes(es []parse.Expr) string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = exprShape(e)
-	}
-	return strings.Join(s, ", ")
-}
 
 func TestNormalizeContract(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -141,7 +87,7 @@ func TestNormalizeContract(t *testing.T) {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
 		}
-		if got := exprShape(e); got != c.want {
+		if got := Shape(e); got != c.want {
 			t.Errorf("ParseExpr(%q)\n got  %s\n want %s", c.in, got, c.want)
 		}
 	}

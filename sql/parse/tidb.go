@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"errors"
@@ -14,18 +14,27 @@ import (
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // value-expression driver for the tidb parser
 
 	"github.com/magmalake/magmalake/pgerr"
-	"github.com/magmalake/magmalake/sql/parse"
 )
 
-// parseCtx holds what parsing one query needs: the original text (for error
-// positions), the nesting limit and a tidb parser configured for normalised
-// PostgreSQL. It dispatches each statement to the parser of its family
-// (selectParser, dmlParser, ddlParser, sessionParser), which embed it, and
-// holds the tidb-facing steps they share (tidb, expr, items).
-type parseCtx struct {
+// Names is what the normaliser must know of the names package sql
+// defines: type names (a word before a string is a typed literal) and
+// aggregates (TiDB's grammar parses some itself, the others as plain calls).
+type Names interface {
+	IsTypeName(name string) bool
+	// Aggregate reports an aggregate function, and whether TiDB's grammar
+	// parses its calls itself.
+	Aggregate(name string) (aggregate, tidbGrammar bool)
+}
+
+// Parser parses the expressions and queries of one query text through
+// TiDB: the original text (for error positions), the nesting limit, the
+// names the normaliser needs and a TiDB parser configured for normalised
+// PostgreSQL.
+type Parser struct {
 	query    string
 	tp       *parser.Parser
 	maxDepth int // expression nesting allowed (see checkDepth)
+	names    Names
 }
 
 // tidbParsers recycles tidb parsers: building one allocates tens of
@@ -37,12 +46,13 @@ var tidbParsers = sync.Pool{New: func() any {
 	return tp
 }}
 
-func newParseCtx(query string, maxDepth int) *parseCtx {
-	return &parseCtx{query: query, tp: tidbParsers.Get().(*parser.Parser), maxDepth: maxDepth}
+// NewParser is a parser of query's parts; Release it when done.
+func NewParser(query string, maxDepth int, names Names) *Parser {
+	return &Parser{query: query, tp: tidbParsers.Get().(*parser.Parser), maxDepth: maxDepth, names: names}
 }
 
-// release returns the parser to the pool; p must not parse again.
-func (p *parseCtx) release() {
+// Release returns the TiDB parser to the pool; p must not parse again.
+func (p *Parser) Release() {
 	tidbParsers.Put(p.tp)
 	p.tp = nil
 }
@@ -63,7 +73,7 @@ func renderTidb(toks []ntok) rendered {
 			b.WriteByte(' ')
 		}
 		r.starts[k] = b.Len()
-		if t.kind == tkIdent && strings.HasPrefix(t.text, "_") {
+		if t.Kind == TokIdent && strings.HasPrefix(t.text, "_") {
 			// Quoted: tidb's lexer looks up every bare word starting with
 			// '_' as a MySQL charset introducer (_utf8'...'), building an
 			// error with a stack trace for each miss; the internal calls
@@ -83,12 +93,12 @@ func tidbGlued(prev, cur ntok) bool {
 	if prev.text == "." || cur.text == "." {
 		return true
 	}
-	return cur.text == "(" && (prev.kind == tkQIdent || prev.kind == tkIdent && !operandStopWords[prev.text])
+	return cur.text == "(" && (prev.Kind == TokQIdent || prev.Kind == TokIdent && !operandStopWords[prev.text])
 }
 
 // tidb parses normalised tokens, mapping a syntax error back to the
 // original text; stop is the original token after toks.
-func (p *parseCtx) tidb(toks []ntok, stop token) ([]ast.StmtNode, error) {
+func (p *Parser) tidb(toks []ntok, stop Token) ([]ast.StmtNode, error) {
 	toks = balanceChains(toks)
 	if err := checkDepth(toks, p.maxDepth); err != nil {
 		return nil, err
@@ -104,7 +114,7 @@ func (p *parseCtx) tidb(toks []ntok, stop token) ([]ast.StmtNode, error) {
 
 // mapTidbError turns a tidb error into PostgreSQL's 42601 at the original
 // token. tidb reports the unparsed rest of its input after `near "`.
-func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
+func (p *Parser) mapTidbError(r rendered, stop Token, err error) error {
 	msg := err.Error()
 	idx := strings.Index(msg, `near "`)
 	if idx < 0 {
@@ -128,78 +138,115 @@ func (p *parseCtx) mapTidbError(r rendered, stop token, err error) error {
 	}
 	var e *pgerr.Error
 	if off >= len(r.text) || len(r.toks) == 0 {
-		e = syntaxErrorAt(p.query, stop)
+		e = SyntaxErrorAt(p.query, stop)
 	} else {
 		k := sort.SearchInts(r.starts, off+1) - 1
-		e = syntaxErrorAt(p.query, r.toks[max(k, 0)].src)
+		e = SyntaxErrorAt(p.query, r.toks[max(k, 0)].src)
 	}
 	e.Err = err
 	return e
 }
 
-// expr parses in (tokens of one expression) as a standalone expression.
-// exprSyntax is expr as Syntax.
-func (p *parseCtx) exprSyntax(in []token, stop token) (Syntax, error) {
-	e, err := p.expr(in, stop)
-	return syntaxOf(e), err
-}
-
-func (p *parseCtx) expr(in []token, stop token) (parse.Expr, error) {
+// Expr parses in (the tokens of one expression, followed by stop) as a
+// standalone expression.
+func (p *Parser) Expr(in []Token, stop Token) (Expr, error) {
 	e, err := p.exprTiDB(in, stop)
 	if err != nil {
 		return nil, err
 	}
-	return parse.ExprOf(e), nil
+	return convExpr(e), nil
 }
 
-// exprTiDB is expr as tidb parsed it.
-func (p *parseCtx) exprTiDB(in []token, stop token) (ast.ExprNode, error) {
+func (p *Parser) exprTiDB(in []Token, stop Token) (ast.ExprNode, error) {
 	if len(in) == 0 {
-		return nil, syntaxErrorAt(p.query, stop)
+		return nil, SyntaxErrorAt(p.query, stop)
 	}
-	norm, err := normalizeStop(p.query, in, stop)
+	norm, err := p.normalize(in, stop)
 	if err != nil {
 		return nil, err
 	}
 	first := in[0]
-	toks := append([]ntok{{text: "select", kind: tkIdent, src: first}, {text: "(", kind: tkPunct, src: first}}, norm...)
-	toks = append(toks, ntok{text: ")", kind: tkPunct, src: stop})
+	toks := append([]ntok{{text: "select", Kind: TokIdent, src: first}, {text: "(", Kind: TokPunct, src: first}}, norm...)
+	toks = append(toks, ntok{text: ")", Kind: TokPunct, src: stop})
 	stmts, err := p.tidb(toks, stop)
 	if err != nil {
 		return nil, err
 	}
 	sel, ok := singleSelect(stmts)
 	if !ok || len(sel.Fields.Fields) != 1 {
-		return nil, syntaxErrorAt(p.query, first)
+		return nil, SyntaxErrorAt(p.query, first)
 	}
 	switch e := sel.Fields.Fields[0].Expr.(type) {
 	case *ast.RowExpr:
-		return nil, syntaxErrorAt(p.query, firstTopLevelComma(in, stop))
+		return nil, SyntaxErrorAt(p.query, firstTopLevelComma(in, stop))
 	case *ast.ParenthesesExpr:
 		return e.Expr, nil
 	}
-	return nil, syntaxErrorAt(p.query, first)
+	return nil, SyntaxErrorAt(p.query, first)
 }
 
-// items parses a select list (RETURNING ...).
-func (p *parseCtx) items(in []token, stop token) ([]SelectItem, error) {
+// Items parses a select list (RETURNING ...).
+func (p *Parser) Items(in []Token, stop Token) ([]Field, error) {
 	if len(in) == 0 {
-		return nil, syntaxErrorAt(p.query, stop)
+		return nil, SyntaxErrorAt(p.query, stop)
 	}
-	norm, err := normalizeStop(p.query, in, stop)
+	norm, err := p.normalize(in, stop)
 	if err != nil {
 		return nil, err
 	}
-	toks := append([]ntok{{text: "select", kind: tkIdent, src: in[0]}}, norm...)
+	toks := append([]ntok{{text: "select", Kind: TokIdent, src: in[0]}}, norm...)
 	stmts, err := p.tidb(toks, stop)
 	if err != nil {
 		return nil, err
 	}
 	sel, ok := singleSelect(stmts)
 	if !ok || sel.From != nil || sel.Where != nil || sel.GroupBy != nil || sel.OrderBy != nil || sel.Limit != nil {
-		return nil, syntaxErrorAt(p.query, in[0])
+		return nil, SyntaxErrorAt(p.query, in[0])
 	}
-	return selectItems(parse.QueryOf(sel).(*parse.Select).Fields), nil
+	return convSelect(sel).Fields, nil
+}
+
+// Queries parses in (a query's tokens, followed by stop) into its
+// statements: a query is one *Select or *SetOp; an *OtherQuery stands for
+// a statement of another kind.
+func (p *Parser) Queries(in []Token, stop Token) ([]Query, error) {
+	norm, err := p.normalize(in, stop)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := p.tidb(norm, stop)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Query, len(stmts))
+	for i, st := range stmts {
+		out[i] = convQuery(st)
+	}
+	return out, nil
+}
+
+// Values parses "VALUES (...), (...)" (in, followed by stop) into its
+// rows; DEFAULT stays a *Default.
+func (p *Parser) Values(in []Token, stop Token) ([][]Expr, error) {
+	norm, err := p.normalize(in, stop)
+	if err != nil {
+		return nil, err
+	}
+	head := []ntok{{text: "insert", Kind: TokIdent, src: in[0]}, {text: "into", Kind: TokIdent, src: in[0]},
+		{text: "t", Kind: TokIdent, src: in[0]}}
+	stmts, err := p.tidb(append(head, norm...), stop)
+	if err != nil {
+		return nil, err
+	}
+	is, ok := stmts[0].(*ast.InsertStmt)
+	if len(stmts) != 1 || !ok || is.Lists == nil {
+		return nil, SyntaxErrorAt(p.query, in[0])
+	}
+	rows := make([][]Expr, len(is.Lists))
+	for i, row := range is.Lists {
+		rows[i] = convExprs(row)
+	}
+	return rows, nil
 }
 
 func singleSelect(stmts []ast.StmtNode) (*ast.SelectStmt, bool) {
@@ -210,59 +257,44 @@ func singleSelect(stmts []ast.StmtNode) (*ast.SelectStmt, bool) {
 	return sel, ok
 }
 
-func selectItems(fields []parse.Field) []SelectItem {
-	if fields == nil {
-		return nil
-	}
-	items := make([]SelectItem, 0, len(fields))
-	for _, f := range fields {
-		if f.Star {
-			items = append(items, SelectItem{Star: true, StarQualifier: f.StarOf})
-			continue
-		}
-		items = append(items, SelectItem{Expr: syntaxOf(f.Expr), Alias: f.Alias})
-	}
-	return items
-}
-
-func firstTopLevelComma(in []token, stop token) token {
+func firstTopLevelComma(in []Token, stop Token) Token {
 	depth := 0
 	for _, t := range in {
 		switch {
-		case t.isPunct("("):
+		case t.IsPunct("("):
 			depth++
-		case t.isPunct(")"):
+		case t.IsPunct(")"):
 			depth--
-		case depth == 0 && t.isPunct(","):
+		case depth == 0 && t.IsPunct(","):
 			return t
 		}
 	}
 	return stop
 }
 
-// parseExpr parses one standalone PostgreSQL expression.
-func parseExpr(text string) (parse.Expr, error) {
-	e, err := parseExprTiDB(text)
+// ParseExpr parses one standalone PostgreSQL expression.
+func ParseExpr(text string, names Names) (Expr, error) {
+	e, err := parseExprTiDB(text, names)
 	if err != nil {
 		return nil, err
 	}
-	return parse.ExprOf(e), nil
+	return convExpr(e), nil
 }
 
-// parseExprTiDB is parseExpr as tidb parsed it.
-func parseExprTiDB(text string) (ast.ExprNode, error) {
-	toks, err := lexAll(text)
+// parseExprTiDB is ParseExpr as tidb parsed it.
+func parseExprTiDB(text string, names Names) (ast.ExprNode, error) {
+	toks, err := Lex(text)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range toks {
-		if t.isPunct(";") {
-			return nil, syntaxErrorAt(text, t)
+		if t.IsPunct(";") {
+			return nil, SyntaxErrorAt(text, t)
 		}
 	}
-	p := newParseCtx(text, DepthForStackKB(DefaultMaxStackDepthKB))
-	defer p.release()
-	e, err := p.exprTiDB(toks, token{kind: tkEOF, pos: len(text), end: len(text)})
+	p := NewParser(text, DepthForStackKB(DefaultMaxStackDepthKB), names)
+	defer p.Release()
+	e, err := p.exprTiDB(toks, Token{Kind: TokEOF, Pos: len(text), End: len(text)})
 	if err != nil {
 		return nil, fmtErr("parse expression", err)
 	}
@@ -277,4 +309,9 @@ func fmtErr(what string, err error) error {
 		return err
 	}
 	return &pgerr.Error{Code: pgerr.InternalError, Message: what + ": " + err.Error(), Err: err}
+}
+
+// normalize is normalizeStop with p's names.
+func (p *Parser) normalize(in []Token, stop Token) ([]ntok, error) {
+	return normalizeStop(p.query, in, stop, p.names)
 }
