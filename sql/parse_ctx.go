@@ -62,12 +62,9 @@ func (registryNames) IsTypeName(name string) bool {
 	return err == nil
 }
 
-func (registryNames) Aggregate(name string) (aggregate, tidbGrammar bool) {
+func (registryNames) IsAggregate(name string) bool {
 	f := functions[name]
-	if f == nil {
-		return false, false
-	}
-	return f.Kind == AggregateFunc, f.agg != nil && f.agg.tidb
+	return f != nil && f.Kind == AggregateFunc
 }
 
 // parseExpr parses one standalone PostgreSQL expression.

@@ -11,8 +11,8 @@ var (
 		float8 float numeric decimal text name varchar character char bpchar bytea date time
 		timestamp timestamptz uuid json jsonb oid regrole regclass regtype regnamespace regproc
 		regprocedure int2vector oidvector record interval`)
-	testTidbAggregates  = Words(`count sum avg min max stddev_samp stddev_pop var_samp var_pop`)
-	testPlainAggregates = Words(`stddev variance bool_and bool_or every string_agg array_agg`)
+	testAggregates = Words(`count sum avg min max stddev_samp stddev_pop var_samp var_pop stddev
+		variance bool_and bool_or every string_agg array_agg`)
 )
 
 func (testNames) IsTypeName(name string) bool {
@@ -21,8 +21,6 @@ func (testNames) IsTypeName(name string) bool {
 	return testTypeNames[strings.TrimSuffix(base, "[]")]
 }
 
-func (testNames) Aggregate(name string) (aggregate, tidbGrammar bool) {
-	return testTidbAggregates[name] || testPlainAggregates[name], testTidbAggregates[name]
-}
+func (testNames) IsAggregate(name string) bool { return testAggregates[name] }
 
 func parseExpr(text string) (Expr, error) { return ParseExpr(text, testNames{}) }

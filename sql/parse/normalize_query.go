@@ -542,16 +542,19 @@ func fromItemEnd(in []Token, k int) int {
 // plain calls: the normaliser renames the call.
 const DistinctPrefix = "__distinct_"
 
+// grammarAggregates are the aggregates TiDB's grammar parses itself whose
+// reading magmalake takes (TiDB would read stddev and variance as the
+// population forms, where PostgreSQL means the sample forms).
+var grammarAggregates = Words(`count sum avg min max stddev_samp stddev_pop var_samp var_pop`)
+
 // tidbAggregate reports an aggregate TiDB's grammar parses itself, taking
 // no argument beyond the aggregated one: given a marker argument
 // (__agg_order, __agg_filter) the normaliser makes it a plain call.
 func tidbAggregate(names Names, name string) bool {
-	_, tidb := names.Aggregate(name)
-	return tidb
+	return grammarAggregates[name] && names.IsAggregate(name)
 }
 
 // plainAggregate reports an aggregate TiDB parses as a plain call.
 func plainAggregate(names Names, name string) bool {
-	agg, tidb := names.Aggregate(name)
-	return agg && !tidb
+	return !grammarAggregates[name] && names.IsAggregate(name)
 }

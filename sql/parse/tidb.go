@@ -18,12 +18,10 @@ import (
 
 // Names is what the normaliser must know of the names package sql
 // defines: type names (a word before a string is a typed literal) and
-// aggregates (TiDB's grammar parses some itself, the others as plain calls).
+// aggregates (TiDB parses those its grammar lacks as plain calls).
 type Names interface {
 	IsTypeName(name string) bool
-	// Aggregate reports an aggregate function, and whether TiDB's grammar
-	// parses its calls itself.
-	Aggregate(name string) (aggregate, tidbGrammar bool)
+	IsAggregate(name string) bool
 }
 
 // Parser parses the expressions and queries of one query text through
