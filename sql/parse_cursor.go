@@ -12,7 +12,7 @@ type cursor struct {
 	p    *parseCtx
 	toks []parse.Token
 	i    int
-	stop parse.Token // the token after the statement (';' or tkEOF)
+	stop parse.Token // the token after the statement (";" or TokEOF)
 }
 
 func (c *cursor) at(j int) parse.Token {

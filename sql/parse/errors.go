@@ -6,8 +6,8 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 )
 
-// syntaxErrorAt is PostgreSQL's "syntax error at or near" for token t, or
-// "at end of input" for a tkEOF token.
+// SyntaxErrorAt is PostgreSQL's "syntax error at or near" for token t, or
+// "at end of input" for a TokEOF token.
 func SyntaxErrorAt(query string, t Token) *pgerr.Error {
 	e := &pgerr.Error{Code: pgerr.SyntaxError, Position: CharPos(query, t.Pos)}
 	if t.Kind == TokEOF {
@@ -18,7 +18,7 @@ func SyntaxErrorAt(query string, t Token) *pgerr.Error {
 	return e
 }
 
-// unsupportedAt is a 0A000 error positioned at t.
+// UnsupportedAt is a 0A000 error positioned at t.
 func UnsupportedAt(query string, t Token, format string, args ...any) *pgerr.Error {
 	e := pgerr.Errorf(pgerr.FeatureNotSupported, format, args...)
 	if t.Kind != TokEOF || t.Pos > 0 {

@@ -59,7 +59,7 @@ type lexer struct {
 	truncated []string
 }
 
-// lexAll tokenises the whole of src. The slice never includes tkEOF.
+// Lex tokenises the whole of src. The slice never includes TokEOF.
 func Lex(src string) ([]Token, error) { return lexLimited(src, 0) }
 
 // lexLimited lexes src, refusing with 54001 as soon as the expression
@@ -224,7 +224,7 @@ func (lx *lexer) errAt(off int, format string, args ...any) *pgerr.Error {
 	return e
 }
 
-// pgCharPos converts a byte offset to PostgreSQL's 1-based character position.
+// CharPos converts a byte offset to PostgreSQL's 1-based character position.
 func CharPos(src string, off int) int {
 	if off > len(src) {
 		off = len(src)

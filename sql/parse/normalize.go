@@ -6,10 +6,10 @@
 // The contract with the expression binder (binder code relies on exactly this):
 //
 //   - Unquoted identifiers are folded to lower case; quoted identifiers keep
-//     their case. Use the original-case form CIStr.O of tidb names. Unquoted
+//     their case; the converted tree keeps names as written. Unquoted
 //     words that TiDB reserves but PostgreSQL does not (key, index, div, mod,
 //     read, ...) are passed as quoted identifiers.
-//   - $n → __param(n): a FuncCallExpr, FnName.L "__param", one integer literal.
+//   - $n → __param(n): a FuncCall named "__param", one integer literal.
 //   - a numeric literal with an exponent, or longer than tidb's decimal holds
 //     (it panics past 81 digits) → __numeric('digits'), read exactly.
 //   - expr::type, CAST(expr AS type) and typed literals (date '2024-01-01',
@@ -28,12 +28,12 @@
 //     → 0A000.
 //   - x ILIKE p [ESCAPE e] → __ilike(x, p[, e]); x NOT ILIKE p → NOT
 //     __ilike(x, p); ~~ / !~~ → LIKE / NOT LIKE; ~~* / !~~* → ILIKE as above.
-//   - || is tidb's concat (FuncCallExpr "concat") via PIPES_AS_CONCAT; a
+//   - || is tidb's concat (a FuncCall "concat") via PIPES_AS_CONCAT; a
 //     call of the function concat(...) → __concat(...). LIKE ... ESCAPE is
 //     tidb-native.
 //   - Where a rewrite needs parentheses to stay valid for TiDB (NOT after a
-//     comparison operator, say), the result is wrapped in a ParenthesesExpr;
-//     binders should look through ParenthesesExpr.
+//     comparison operator, say), the result is wrapped in a Paren; binders
+//     should look through Paren.
 //   - x ~ p → x REGEXP p, x !~ p → x NOT REGEXP p (normalize_pg.go);
 //     x ~* p → __iregex(x, p), x !~* p → NOT __iregex(x, p).
 //   - EXTRACT(field FROM x) → __extract('field', x).
@@ -69,7 +69,7 @@ type castFrame struct {
 type normalizer struct {
 	query  string
 	in     []Token
-	stop   Token // the token after in (a tkEOF at the end of the query)
+	stop   Token // the token after in (a TokEOF at the end of the query)
 	i      int
 	out    []ntok
 	frames []castFrame

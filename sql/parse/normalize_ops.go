@@ -243,7 +243,7 @@ func sourceText(query string, toks []Token) string {
 	return b.String()
 }
 
-// matchParenTok returns the index of the ')' closing the '(' at in[j], or -1.
+// MatchParen returns the index of the ')' closing the '(' at in[j], or -1.
 func MatchParen(in []Token, j int) int {
 	depth := 0
 	for k := j; k < len(in); k++ {
@@ -406,6 +406,7 @@ func parenthesize(ops []ntok, src Token) []ntok {
 	return append(res, ntok{text: ")", Kind: TokPunct, src: src})
 }
 
+// Words is the set of the space-separated words.
 func Words(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {

@@ -103,7 +103,7 @@ func valuesSelect(at Token, rows [][]Token) []Token {
 	return out
 }
 
-// splitTopLevel splits tokens at the commas outside parentheses.
+// SplitTopLevel splits tokens at the commas outside parentheses.
 func SplitTopLevel(toks []Token) [][]Token {
 	var out [][]Token
 	depth, start := 0, 0
@@ -239,7 +239,7 @@ func isName(t Token) bool {
 	return (t.Kind == TokIdent && !fromClauseEnd[t.Val] && !IsReserved(t.Val)) || t.Kind == TokQIdent
 }
 
-// topLevelQuery rewrites a statement that is a VALUES list or TABLE name
+// TopLevelQuery rewrites a statement that is a VALUES list or TABLE name
 // into the SELECT it stands for.
 func TopLevelQuery(in []Token) []Token {
 	if len(in) == 0 {

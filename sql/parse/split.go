@@ -21,7 +21,7 @@ func Split(query string) ([]string, error) {
 }
 
 // stmtSpan is one statement's tokens within the full query, plus the token
-// that ends it (the ';', or a tkEOF at the end of the query), which is where
+// that ends it (the ';', or a TokEOF at the end of the query), which is where
 // "end of statement" syntax errors point.
 type Span struct {
 	Toks []Token
@@ -32,6 +32,8 @@ func (s Span) text(query string) string {
 	return strings.TrimSpace(query[s.Toks[0].Pos:s.Toks[len(s.Toks)-1].End])
 }
 
+// SplitTokens lexes query (refusing expressions nested past maxDepth, 0: no
+// limit) and cuts its tokens into statements.
 func SplitTokens(query string, maxDepth int) ([]Span, error) {
 	toks, err := lexLimited(query, maxDepth)
 	if err != nil {
