@@ -147,8 +147,8 @@ func Bind(s Syntax, scope *Scope, params *Params) (Expr, error) {
 	return bindAST(nodeOf(s), scope, params)
 }
 
-// bindAST binds a normalised tidb expression (see the front end's
-// contract: __param, __cast, __true, __false, __ilike).
+// bindAST binds a parsed expression (see sql/parse's normaliser contract:
+// __param, __cast, __true, __false, __ilike).
 func bindAST(node parse.Expr, scope *Scope, params *Params) (Expr, error) {
 	return bindTop(node, scope, params, nil, (*binder).finish)
 }

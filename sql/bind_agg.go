@@ -96,7 +96,7 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	case f.Alias != "":
 		return f.Alias, distinct, true
 	}
-	return name, distinct, true // tidb's own ones when a marker argument made them plain calls
+	return name, distinct, true // the grammar's own ones when a marker argument made them plain calls
 }
 
 // isAggregateCall reports whether n is an aggregate function call.

@@ -7,7 +7,7 @@ import (
 )
 
 // ColumnName is the name PostgreSQL's FigureColname gives an unaliased
-// select-list item, read from the normalised tidb tree: a column's own name,
+// select-list item, read from the parsed tree: a column's own name,
 // a function's name, the inner column (or the type's internal name) for a
 // cast, "case" or the ELSE result's name for CASE, "?column?" otherwise.
 func ColumnName(s Syntax) string { return columnNameOf(nodeOf(s)) }
@@ -29,9 +29,6 @@ func columnNameOf(n parse.Expr) string {
 	case *parse.Subquery:
 		if sel, ok := x.Query.(*parse.Select); ok && len(sel.Fields) > 0 {
 			f := sel.Fields[0]
-			if _, marked := distinctOnItem(sel); marked {
-				f = sel.Fields[1]
-			}
 			if f.Alias != "" {
 				return f.Alias
 			}
@@ -67,7 +64,7 @@ func funcColumnName(x *parse.FuncCall) string {
 	case "__json_get", "__json_get_text":
 		return "?column?"
 	case "__any", "__all", "__param", "__ilike", "__iregex", "__numeric", "concat":
-		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
+		// concat is how the parser spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}
 	return strings.TrimPrefix(x.Name, parse.DistinctPrefix)

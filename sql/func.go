@@ -163,7 +163,7 @@ func nullifOperand(l, r Expr) Expr {
 	return l
 }
 
-// bindTrim handles tidb's trim(x), trim(x, chars) and trim(x, chars, direction).
+// bindTrim handles the parser's trim(x), trim(x, chars) and trim(x, chars, direction).
 func (b callBinder) bindTrim(n *parse.FuncCall) (Expr, error) {
 	name := "btrim"
 	args := make([]Expr, 0, 2)
@@ -249,7 +249,7 @@ func isIntegerKind(t Type) bool {
 	return false
 }
 
-// bindLongNumber binds a numeric literal the normaliser kept away from tidb.
+// bindLongNumber binds a numeric literal the normaliser kept away from TiDB.
 func bindLongNumber(n *parse.FuncCall) (Expr, error) {
 	s, ok := "", len(n.Args) == 1
 	if ok {

@@ -37,7 +37,7 @@ func regexFunctions() []Function {
 	}
 }
 
-// bindRegexOp binds x ~ p and x !~ p (tidb's REGEXP); ~* and !~* arrive
+// bindRegexOp binds x ~ p and x !~ p (the parser's Regexp); ~* and !~* arrive
 // as the function __iregex from the normaliser.
 func (b callBinder) bindRegexOp(n *parse.Regexp) (Expr, error) {
 	x, err := b.bind(n.X)

@@ -159,44 +159,8 @@ func (c *cursor) integer() (int64, error) {
 }
 
 // until returns the index of the first depth-0 token from c.i satisfying
-// stop, or len(c.toks). The FROM of IS [NOT] DISTINCT FROM never stops.
-func (c *cursor) until(stop func(parse.Token) bool) int {
-	depth := 0
-	for k := c.i; k < len(c.toks); k++ {
-		t := c.toks[k]
-		if depth == 0 && stop(t) && !(t.Is("from") && k > 0 && c.toks[k-1].Is("distinct")) {
-			return k
-		}
-		depth += nesting(t)
-	}
-	return len(c.toks)
-}
-
-// nesting is how t changes the depth a top-level stop word is looked for
-// at: parentheses and brackets, and CASE ... END, whose WHEN, THEN and ELSE
-// are no clause's (UPDATE SET g = CASE WHEN ...; MERGE ... WHEN MATCHED AND
-// CASE WHEN ... THEN).
-func nesting(t parse.Token) int {
-	switch {
-	case t.IsPunct("(") || t.IsPunct("[") || t.Is("case"):
-		return 1
-	case t.IsPunct(")") || t.IsPunct("]") || t.Is("end"):
-		return -1
-	}
-	return 0
-}
-
-// anyWord returns a stop predicate for the given unquoted words.
-func anyWord(ws ...string) func(parse.Token) bool {
-	return func(t parse.Token) bool {
-		for _, w := range ws {
-			if t.Is(w) {
-				return true
-			}
-		}
-		return false
-	}
-}
+// stop, or len(c.toks) (parse.Until).
+func (c *cursor) until(stop func(parse.Token) bool) int { return parse.Until(c.toks, c.i, stop) }
 
 // exprUntil parses the expression from c.i up to (not including) index end.
 func (c *cursor) exprUntil(end int) (Syntax, error) {

@@ -43,7 +43,7 @@ func (p dmlParser) insertStmt(c *cursor) (Statement, error) {
 		}
 	}
 	if !ins.Overwrite && c.words("replace", "where") {
-		end := c.until(anyWord("values", "select", "with"))
+		end := c.until(parse.AnyWord("values", "select", "with"))
 		if ins.ReplaceWhere, err = c.exprUntil(end); err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func (p dmlParser) insertBody(c *cursor, ins *Insert) error {
 	return err
 }
 
-// valuesRows parses "VALUES (...), (...)" through tidb's INSERT grammar.
+// valuesRows parses "VALUES (...), (...)" into its rows.
 func (p dmlParser) valuesRows(in []parse.Token, stop parse.Token) ([][]Syntax, error) {
 	// DEFAULT stays: binding it for its column (BindAssigned) gives the
 	// column's default.
@@ -157,7 +157,7 @@ func (c *cursor) tableAlias(clauseWords ...string) (string, error) {
 		return c.ident()
 	}
 	t := c.peek()
-	if t.Kind == parse.TokQIdent || (t.Kind == parse.TokIdent && !parse.IsReserved(t.Val) && !anyWord(clauseWords...)(t)) {
+	if t.Kind == parse.TokQIdent || (t.Kind == parse.TokIdent && !parse.IsReserved(t.Val) && !parse.AnyWord(clauseWords...)(t)) {
 		return c.ident()
 	}
 	return "", nil
@@ -207,7 +207,7 @@ func (p dmlParser) optWhere(c *cursor) (Syntax, error) {
 	if c.words("current", "of") {
 		return nil, parse.UnsupportedAt(p.query, c.at(c.i-2), "WHERE CURRENT OF is not supported")
 	}
-	return c.exprUntil(c.until(anyWord("returning")))
+	return c.exprUntil(c.until(parse.AnyWord("returning")))
 }
 
 // updateStmt parses UPDATE t [[AS] alias] SET c = v, ... [WHERE] [RETURNING].
@@ -267,7 +267,7 @@ func (p dmlParser) assignment(c *cursor, ends ...string) (Assignment, error) {
 	if err := c.expectPunct("="); err != nil {
 		return Assignment{}, err
 	}
-	end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || anyWord(ends...)(t) })
+	end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || parse.AnyWord(ends...)(t) })
 	if c.peek().Is("default") && end == c.i+1 {
 		// Binding it for its column (BindAssigned) gives the default.
 		c.i = end

@@ -22,7 +22,7 @@ func (c *cursor) joinSources(word string) []parse.Token {
 	if !c.word(word) {
 		return nil
 	}
-	end := c.until(anyWord("where", "returning"))
+	end := c.until(parse.AnyWord("where", "returning"))
 	from := c.toks[c.i:end]
 	c.i = end
 	return from
@@ -33,7 +33,7 @@ func (c *cursor) joinWhere() []parse.Token {
 	if !c.word("where") {
 		return nil
 	}
-	end := c.until(anyWord("returning"))
+	end := c.until(parse.AnyWord("returning"))
 	where := c.toks[c.i:end]
 	c.i = end
 	return where
@@ -147,7 +147,7 @@ func qualifiedColumn(t []parse.Token) bool {
 }
 
 // withDML parses WITH ... DELETE | UPDATE | INSERT: the WITH list is read
-// through a query it heads (tidb parses WITH only there), and the DML
+// through a query it heads (the parser reads WITH only there), and the DML
 // statement keeps it for the queries it runs. ok is false when the WITH
 // heads a query.
 func (p dmlParser) withDML(c *cursor) (Statement, bool, error) {

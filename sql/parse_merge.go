@@ -33,13 +33,13 @@ func (p dmlParser) mergeStmt(c *cursor) (Statement, error) {
 	}
 	on := c.mergeOn()
 	if on < 0 {
-		return nil, parse.SyntaxErrorAt(p.query, c.at(c.until(anyWord("when"))))
+		return nil, parse.SyntaxErrorAt(p.query, c.at(c.until(parse.AnyWord("when"))))
 	}
 	if m.Source, err = p.mergeSource(c.toks[c.i:on], c.at(on), using); err != nil {
 		return nil, err
 	}
 	c.i = on + 1
-	end := c.until(anyWord("when"))
+	end := c.until(parse.AnyWord("when"))
 	if m.On, err = c.exprUntil(end); err != nil {
 		return nil, err
 	}
@@ -85,8 +85,8 @@ func (c *cursor) mergeOn() int {
 	for k := c.i; k < len(c.toks); k++ {
 		t := c.toks[k]
 		switch {
-		case nesting(t) != 0:
-			depth += nesting(t)
+		case parse.Nesting(t) != 0:
+			depth += parse.Nesting(t)
 		case depth == 0 && t.Is("when"):
 			return on
 		case depth == 0 && t.Is("on"):
@@ -130,7 +130,7 @@ func (p dmlParser) mergeClause(c *cursor) (MergeClause, error) {
 		return cl, c.errHere()
 	}
 	if c.word("and") {
-		end := c.until(anyWord("then"))
+		end := c.until(parse.AnyWord("then"))
 		var err error
 		if cl.Cond, err = c.exprUntil(end); err != nil {
 			return cl, err
@@ -207,7 +207,7 @@ func (p dmlParser) mergeInsert(c *cursor, cl *MergeClause) error {
 	if !c.peek().Is("values") {
 		return c.errHere()
 	}
-	end := c.until(anyWord("when", "returning"))
+	end := c.until(parse.AnyWord("when", "returning"))
 	rows, err := p.valuesRows(c.toks[c.i:end], c.at(end))
 	if err != nil {
 		return err

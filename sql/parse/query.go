@@ -22,14 +22,32 @@ type Select struct {
 	Kind     SelectKind
 	With     *With
 	Distinct bool
-	Fields   []Field
-	From     *Join // nil: no FROM
-	Where    Expr
-	GroupBy  []Expr // nil: no GROUP BY
-	Having   Expr
-	Windows  []WindowSpec
-	OrderBy  []OrderItem
-	Limit    *Limit
+	// DistinctOn are DISTINCT ON's keys (Distinct is set too); nil when
+	// none is written.
+	DistinctOn []Expr
+	Fields     []Field
+	From       *Join // nil: no FROM
+	Where      Expr
+	GroupBy    []Expr // nil: no GROUP BY
+	// GroupingSets are ROLLUP / CUBE / GROUPING SETS as indexes into
+	// GroupBy; nil for a plain GROUP BY. Only a statement's own SELECT
+	// has them.
+	GroupingSets [][]int
+	Having       Expr
+	Windows      []WindowSpec
+	OrderBy      []OrderItem
+	Limit        *Limit
+	// TimeTravel is FOR VERSION|TIMESTAMP AS OF; only a statement's own
+	// SELECT has it.
+	TimeTravel *TimeTravel
+}
+
+// TimeTravel is the snapshot a query reads: by id, by name (a branch or a
+// tag), or as of a timestamp.
+type TimeTravel struct {
+	SnapshotID *int64
+	Ref        string
+	Timestamp  Expr
 }
 
 // Field is one select-list item: an expression with its alias, or * / t.*.

@@ -278,6 +278,7 @@ func convSelect(sel *ast.SelectStmt) *Select {
 			s.Fields = append(s.Fields, Field{Expr: convExpr(f.Expr), Alias: f.AsName.O})
 		}
 	}
+	s.decodeDistinctOn()
 	if sel.From != nil {
 		s.From = convJoin(sel.From.TableRefs)
 	}
@@ -356,4 +357,20 @@ func orderKey(n Expr) (key Expr, nullsFirst *bool) {
 	}
 	first := call.Name == "__nulls_first"
 	return call.Args[0], &first
+}
+
+// decodeDistinctOn turns the marker item that carries a nested query's
+// DISTINCT ON keys through TiDB (nestedDistinctOn) into DistinctOn.
+func (s *Select) decodeDistinctOn() {
+	if !s.Distinct || len(s.Fields) < 2 {
+		return
+	}
+	call, ok := s.Fields[0].Expr.(*FuncCall)
+	if !ok || call.Name != distinctOnMarker {
+		return
+	}
+	s.DistinctOn, s.Fields = call.Args, s.Fields[1:]
+	if s.DistinctOn == nil {
+		s.DistinctOn = []Expr{}
+	}
 }

@@ -1,37 +1,36 @@
-package sql
+package parse
 
 import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
-	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // stripGroupingSets rewrites a GROUP BY with ROLLUP, CUBE or GROUPING SETS
-// (which tidb lacks) into a plain GROUP BY of every key it names, and
+// (which TiDB lacks) into a plain GROUP BY of every key it names, and
 // records the grouping sets as key indexes in cl.
-func (p selectParser) stripGroupingSets(toks []parse.Token, cl *selectClauses) ([]parse.Token, error) {
+func (p *Parser) stripGroupingSets(toks []Token, cl *selectClauses) ([]Token, error) {
 	start, end := groupByClause(toks)
 	if start < 0 || !hasGroupingConstruct(toks[start:end]) {
 		return toks, nil
 	}
 	g := &groupingParse{index: map[string]int{}}
 	sets := [][]int{{}}
-	for _, el := range parse.SplitTopLevel(toks[start:end]) {
+	for _, el := range SplitTopLevel(toks[start:end]) {
 		list, err := g.element(el)
 		if err != nil {
-			return nil, parse.SyntaxErrorAt(p.query, toks[start])
+			return nil, SyntaxErrorAt(p.query, toks[start])
 		}
 		sets = crossSets(sets, list)
 	}
 	cl.groupingSets = sets
-	out := append([]parse.Token(nil), toks[:start]...)
+	out := append([]Token(nil), toks[:start]...)
 	if len(g.keys) == 0 {
 		out = out[:len(out)-2] // no key at all: drop GROUP BY itself
 	}
 	for i, k := range g.keys {
 		if i > 0 {
-			out = append(out, parse.Token{Kind: parse.TokPunct, Val: ",", Pos: k[0].Pos, End: k[0].Pos})
+			out = append(out, Token{Kind: TokPunct, Val: ",", Pos: k[0].Pos, End: k[0].Pos})
 		}
 		out = append(out, k...)
 	}
@@ -39,13 +38,13 @@ func (p selectParser) stripGroupingSets(toks []parse.Token, cl *selectClauses) (
 }
 
 // groupByClause is the span of the top-level GROUP BY list, or -1.
-func groupByClause(toks []parse.Token) (int, int) {
+func groupByClause(toks []Token) (int, int) {
 	start, end := -1, len(toks)
 	eachTopLevel(toks, func(k int) int {
 		switch {
 		case start < 0 && toks[k].Is("group") && k+1 < len(toks) && toks[k+1].Is("by"):
 			start = k + 2
-		case start >= 0 && end == len(toks) && k >= start && anyWord("having", "order", "limit", "offset", "fetch",
+		case start >= 0 && end == len(toks) && k >= start && AnyWord("having", "order", "limit", "offset", "fetch",
 			"window", "union", "intersect", "except", "for")(toks[k]):
 			end = k
 		}
@@ -54,7 +53,7 @@ func groupByClause(toks []parse.Token) (int, int) {
 	return start, end
 }
 
-func hasGroupingConstruct(toks []parse.Token) bool {
+func hasGroupingConstruct(toks []Token) bool {
 	found := false
 	eachTopLevel(toks, func(k int) int {
 		if k+1 < len(toks) && (toks[k].Is("rollup") || toks[k].Is("cube")) && toks[k+1].IsPunct("(") ||
@@ -75,11 +74,11 @@ func hasGroupingConstruct(toks []parse.Token) bool {
 
 // groupingParse collects the distinct keys of a GROUP BY, by their text.
 type groupingParse struct {
-	keys  [][]parse.Token
+	keys  [][]Token
 	index map[string]int
 }
 
-func (g *groupingParse) key(toks []parse.Token) int {
+func (g *groupingParse) key(toks []Token) int {
 	var sb strings.Builder
 	for _, t := range toks {
 		sb.WriteString(t.Val)
@@ -95,7 +94,7 @@ func (g *groupingParse) key(toks []parse.Token) int {
 }
 
 // element is one GROUP BY element's grouping sets.
-func (g *groupingParse) element(el []parse.Token) ([][]int, error) {
+func (g *groupingParse) element(el []Token) ([][]int, error) {
 	switch {
 	case len(el) == 0:
 		return nil, errBadGrouping
@@ -110,7 +109,7 @@ func (g *groupingParse) element(el []parse.Token) ([][]int, error) {
 		return cubeSets(units), nil
 	case len(el) >= 3 && el[0].Is("grouping") && el[1].Is("sets") && el[2].IsPunct("("):
 		var out [][]int
-		for _, sub := range parse.SplitTopLevel(inner(el, 2)) {
+		for _, sub := range SplitTopLevel(inner(el, 2)) {
 			list, err := g.element(sub)
 			if err != nil {
 				return nil, err
@@ -129,8 +128,8 @@ func (g *groupingParse) element(el []parse.Token) ([][]int, error) {
 var errBadGrouping = pgerr.Errorf(pgerr.SyntaxError, "syntax error in GROUP BY")
 
 // inner is the tokens inside the parentheses opening at el[k].
-func inner(el []parse.Token, k int) []parse.Token {
-	e := parse.MatchParen(el, k)
+func inner(el []Token, k int) []Token {
+	e := MatchParen(el, k)
 	if e < 0 {
 		return nil
 	}
@@ -139,16 +138,16 @@ func inner(el []parse.Token, k int) []parse.Token {
 
 // units reads a comma list whose items are keys or parenthesised key
 // lists ("(a, b)" is one unit; "()" an empty one).
-func (g *groupingParse) units(toks []parse.Token) ([][]int, error) {
+func (g *groupingParse) units(toks []Token) ([][]int, error) {
 	var out [][]int
-	for _, it := range parse.SplitTopLevel(toks) {
+	for _, it := range SplitTopLevel(toks) {
 		if len(it) == 0 {
 			return nil, errBadGrouping
 		}
-		if it[0].IsPunct("(") && parse.MatchParen(it, 0) == len(it)-1 {
+		if it[0].IsPunct("(") && MatchParen(it, 0) == len(it)-1 {
 			var unit []int
 			if len(it) > 2 {
-				for _, k := range parse.SplitTopLevel(it[1 : len(it)-1]) {
+				for _, k := range SplitTopLevel(it[1 : len(it)-1]) {
 					unit = append(unit, g.key(k))
 				}
 			}
