@@ -3,10 +3,8 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // ArrayCompare is x op ANY|ALL (array) where the array arrives as a value:
@@ -31,21 +29,21 @@ func (a *ArrayCompare) String() string {
 }
 
 // quantifiedArray recognises the right operand __any(...) / __all(...).
-func quantifiedArray(n ast.ExprNode) (*ast.FuncCallExpr, bool, bool) {
-	call, ok := n.(*ast.FuncCallExpr)
-	if !ok || len(call.Args) != 1 || (call.FnName.L != "__any" && call.FnName.L != "__all") {
+func quantifiedArray(n parse.Expr) (*parse.FuncCall, bool, bool) {
+	call, ok := n.(*parse.FuncCall)
+	if !ok || len(call.Args) != 1 || (call.Name != "__any" && call.Name != "__all") {
 		return nil, false, false
 	}
-	return call, call.FnName.L == "__all", true
+	return call, call.Name == "__all", true
 }
 
 // bindArrayQuantified binds x op ANY|ALL (array).
-func (b opBinder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast.FuncCallExpr, all bool) (Expr, error) {
-	if op != opcode.EQ && op != opcode.NE && op != opcode.LT && op != opcode.LE && op != opcode.GT && op != opcode.GE {
+func (b opBinder) bindArrayQuantified(op parse.Op, left parse.Expr, call *parse.FuncCall, all bool) (Expr, error) {
+	if !op.IsComparison() {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s with ANY/ALL is not supported", op)
 	}
 	cmp := cmpOpOf(op)
-	if arr, ok := call.Args[0].(*ast.FuncCallExpr); ok && arr.FnName.L == "__array" {
+	if arr, ok := call.Args[0].(*parse.FuncCall); ok && arr.Name == "__array" {
 		return b.quantifiedList(cmp, left, arr.Args, all)
 	}
 	x, err := b.bind(left)
@@ -53,7 +51,7 @@ func (b opBinder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast
 		return nil, err
 	}
 	elem, arrNode := Unknown, call.Args[0]
-	if c, ok := arrNode.(*ast.FuncCallExpr); ok && c.FnName.L == "__cast" && len(c.Args) == 2 {
+	if c, ok := arrNode.(*parse.FuncCall); ok && c.Name == "__cast" && len(c.Args) == 2 {
 		if name, ok := literalString(c.Args[1]); ok && strings.HasSuffix(name, "[]") {
 			if elem, err = ParseTypeName(strings.TrimSuffix(name, "[]")); err != nil {
 				return nil, err
@@ -99,7 +97,7 @@ func (b opBinder) bindArrayQuantified(op opcode.Op, left ast.ExprNode, call *ast
 // is IN and <> ALL is NOT IN. The array is typed first, as PostgreSQL
 // types ARRAY[...] before it finds the operator: 1 = ANY(ARRAY['1']) is
 // integer = text, which does not exist.
-func (b opBinder) quantifiedList(op CmpOp, left ast.ExprNode, items []ast.ExprNode, all bool) (Expr, error) {
+func (b opBinder) quantifiedList(op CmpOp, left parse.Expr, items []parse.Expr, all bool) (Expr, error) {
 	if len(items) == 0 {
 		return nil, pgerr.Errorf(pgerr.IndeterminateDatatype, "cannot determine type of empty array")
 	}

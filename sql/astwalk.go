@@ -1,35 +1,36 @@
 package sql
 
-import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-)
-
-// aggFinder reports whether an expression tree holds an aggregate call.
-type aggFinder struct{ found bool }
-
-func (f *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	// A subquery's aggregates belong to the subquery, not to this level.
-	if _, sub := n.(*ast.SubqueryExpr); sub {
-		return n, true
-	}
-	if isAggregateCall(n) {
-		f.found = true
-		return n, true
-	}
-	return n, false
-}
-
-func (f *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+import "github.com/magmalake/magmalake/sql/parse"
 
 // HasAggregate reports whether ss hold an aggregate call of this query level.
 func HasAggregate(ss ...Syntax) bool { return hasAggregate(nodeList(ss)...) }
 
-func hasAggregate(nodes ...ast.ExprNode) bool {
-	f := &aggFinder{}
+// hasAggregate reports whether an expression tree holds an aggregate call;
+// a subquery's aggregates belong to the subquery, not to this level.
+func hasAggregate(nodes ...parse.Expr) bool {
+	found := false
 	for _, n := range nodes {
-		if n != nil {
-			n.Accept(f)
-		}
+		parse.Inspect(n, func(x parse.Node) bool {
+			if _, sub := x.(*parse.Subquery); sub {
+				return false
+			}
+			if isAggregateCall(x) {
+				found = true
+				return false
+			}
+			return true
+		})
 	}
-	return f.found
+	return found
+}
+
+// walkExprNodes calls f on n and its descendants, not entering subqueries;
+// f returns false to skip a node's children.
+func walkExprNodes(n parse.Node, f func(parse.Node) bool) {
+	parse.Inspect(n, func(x parse.Node) bool {
+		if _, sub := x.(*parse.Subquery); sub {
+			return false
+		}
+		return f(x)
+	})
 }

@@ -6,11 +6,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // ScopeColumn is one input column an expression can name.
@@ -118,7 +115,7 @@ type binder struct {
 	windows  *WindowContext
 	inWindow bool   // binding a window call's arguments
 	clause   string // the clause being bound, for errors ("WHERE")
-	depth    int    // recursion depth, bounded by maxTreeDepth
+	depth    int    // recursion depth, bounded by parse.MaxTreeDepth
 	// columns counts the column references bound in this scope, so a
 	// caller can tell whether a subexpression names one (simplification
 	// may drop it afterwards).
@@ -150,15 +147,15 @@ func Bind(s Syntax, scope *Scope, params *Params) (Expr, error) {
 	return bindAST(nodeOf(s), scope, params)
 }
 
-// bindAST binds a normalised tidb expression (see the front end's
-// contract: __param, __cast, __true, __false, __ilike).
-func bindAST(node ast.ExprNode, scope *Scope, params *Params) (Expr, error) {
+// bindAST binds a parsed expression (see sql/parse's normaliser contract:
+// __param, __cast, __true, __false, __ilike).
+func bindAST(node parse.Expr, scope *Scope, params *Params) (Expr, error) {
 	return bindTop(node, scope, params, nil, (*binder).finish)
 }
 
 // bindTop binds a whole expression and lets last settle what its context
 // leaves untyped.
-func bindTop(node ast.ExprNode, scope *Scope, params *Params, agg *AggContext, last func(*binder, Expr) (Expr, error)) (Expr, error) {
+func bindTop(node parse.Expr, scope *Scope, params *Params, agg *AggContext, last func(*binder, Expr) (Expr, error)) (Expr, error) {
 	if params == nil {
 		params = &Params{}
 	}
@@ -177,7 +174,7 @@ func BindCondition(s Syntax, scope *Scope, params *Params, clause string) (Expr,
 	return bindConditionAST(nodeOf(s), scope, params, clause)
 }
 
-func bindConditionAST(node ast.ExprNode, scope *Scope, params *Params, clause string) (Expr, error) {
+func bindConditionAST(node parse.Expr, scope *Scope, params *Params, clause string) (Expr, error) {
 	if params == nil {
 		params = &Params{}
 	}
@@ -203,9 +200,9 @@ func (b *binder) finish(e Expr) (Expr, error) {
 	return e, nil
 }
 
-func (b *binder) bind(node ast.ExprNode) (Expr, error) {
-	if b.depth++; b.depth > maxTreeDepth {
-		return nil, tooDeep(maxTreeDepth)
+func (b *binder) bind(node parse.Expr) (Expr, error) {
+	if b.depth++; b.depth > parse.MaxTreeDepth {
+		return nil, parse.TooDeep(parse.MaxTreeDepth)
 	}
 	defer func() { b.depth-- }()
 	e, err := b.bindNode(node)
@@ -219,7 +216,7 @@ func (b *binder) bind(node ast.ExprNode) (Expr, error) {
 // bind folds what it binds.
 func (b *binder) folded(e Expr) Expr { return fold(e, b.params.Input) }
 
-func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
+func (b *binder) bindNode(node parse.Expr) (Expr, error) {
 	if col, ok := b.computed(node); ok {
 		for i, c := range b.scope.Columns {
 			if c.Name == col {
@@ -236,18 +233,18 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 		return e, err
 	}
 	switch n := node.(type) {
-	case *test_driver.ValueExpr:
-		return bindLiteral(n.GetValue())
-	case *ast.ColumnNameExpr:
-		return b.bindColumn(n.Name)
-	case *ast.ParenthesesExpr:
-		return b.bind(n.Expr)
-	case *ast.UnaryOperationExpr:
+	case *parse.Const:
+		return bindLiteral(n.Value)
+	case *parse.ColumnRef:
+		return b.bindColumn(n)
+	case *parse.Paren:
+		return b.bind(n.X)
+	case *parse.Unary:
 		return b.bindUnary(n)
-	case *ast.BinaryOperationExpr:
+	case *parse.Binary:
 		return b.bindBinary(n)
-	case *ast.IsNullExpr:
-		x, err := b.bind(n.Expr)
+	case *parse.IsNull:
+		x, err := b.bind(n.X)
 		if err != nil {
 			return nil, err
 		}
@@ -257,37 +254,37 @@ func (b *binder) bindNode(node ast.ExprNode) (Expr, error) {
 			}
 		}
 		return &IsNull{X: x, Not: n.Not}, nil
-	case *ast.IsTruthExpr:
-		x, err := b.bindBool(n.Expr, "IS TRUE")
+	case *parse.IsTruth:
+		x, err := b.bindBool(n.X, "IS TRUE")
 		if err != nil {
 			return nil, err
 		}
-		return &IsBool{X: x, Value: n.True != 0, Not: n.Not}, nil
-	case *ast.PatternInExpr:
+		return &IsBool{X: x, Value: n.True, Not: n.Not}, nil
+	case *parse.In:
 		return b.ops().bindIn(n)
-	case *ast.BetweenExpr:
+	case *parse.Between:
 		return b.ops().bindBetween(n)
-	case *ast.PatternLikeOrIlikeExpr:
+	case *parse.Like:
 		esc := ""
 		if n.Escape != 0 {
 			esc = string(rune(n.Escape))
 		}
-		return b.ops().bindLike(n.Expr, n.Pattern, esc, !n.IsLike, n.Not)
-	case *ast.CaseExpr:
+		return b.ops().bindLike(n.X, n.Pattern, esc, n.ILike, n.Not)
+	case *parse.Case:
 		return b.ops().bindCase(n)
-	case *ast.FuncCallExpr:
+	case *parse.FuncCall:
 		return b.calls().bindFuncCall(n)
-	case *ast.AggregateFuncExpr:
+	case *parse.AggregateCall:
 		return b.aggs().bindAggregate(n)
-	case *ast.WindowFuncExpr:
+	case *parse.WindowCall:
 		return b.aggs().bindWindow(n)
-	case *ast.PatternRegexpExpr:
+	case *parse.Regexp:
 		return b.calls().bindRegexOp(n)
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported", nodeText(node))
 }
 
-func nodeText(n ast.Node) string { return constructName(n) }
+func nodeText(n parse.Node) string { return constructName(n) }
 
 // bindLiteral types a constant as PostgreSQL's parser does: integers are int4
 // when they fit, else int8, else numeric; decimals and exponent forms are
@@ -304,10 +301,10 @@ func bindLiteral(v any) (Expr, error) {
 		}
 		d, _ := ParseDecimal(strconv.FormatUint(x, 10))
 		return &Const{Value: d, T: Numeric(0, 0)}, nil
-	case *test_driver.MyDecimal:
-		d, ok := ParseDecimal(x.String())
+	case parse.Decimal:
+		d, ok := ParseDecimal(string(x))
 		if !ok {
-			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", x.String())
+			return nil, pgerr.Errorf(pgerr.InvalidTextRepresentation, "invalid numeric literal %s", string(x))
 		}
 		return &Const{Value: d, T: Numeric(0, d.Scale)}, nil
 	case float64:
@@ -331,11 +328,11 @@ func intConst(v int64) *Const {
 	return &Const{Value: v, T: Int64}
 }
 
-func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
+func (b *binder) bindColumn(cn *parse.ColumnRef) (Expr, error) {
 	if b.agg != nil && !b.inAgg {
 		return nil, b.aggs().ungroupedColumn(cn)
 	}
-	name, table := cn.Name.O, cn.Table.O
+	name, table := cn.Name, cn.Table
 	found := -1
 	for i, c := range b.scope.Columns {
 		if c.Name != name || (table != "" && c.Table != table) || (table == "" && c.Hidden) {
@@ -368,24 +365,24 @@ func (b *binder) bindColumn(cn *ast.ColumnName) (Expr, error) {
 	return &ColumnRef{Index: found, Table: c.Table, Name: c.Name, T: c.T, FieldID: c.FieldID}, nil
 }
 
-func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
+func (b *binder) bindUnary(n *parse.Unary) (Expr, error) {
 	switch n.Op {
-	case opcode.Not, opcode.Not2:
-		x, err := b.bindBool(n.V, "NOT")
+	case parse.OpNot, parse.OpNot2:
+		x, err := b.bindBool(n.X, "NOT")
 		if err != nil {
 			return nil, err
 		}
 		return &Not{X: x}, nil
-	case opcode.Minus, opcode.Plus:
-		x, err := b.bind(n.V)
+	case parse.OpMinus, parse.OpPlus:
+		x, err := b.bind(n.X)
 		if err != nil {
 			return nil, err
 		}
 		op := "-"
-		if n.Op == opcode.Plus {
+		if n.Op == parse.OpPlus {
 			op = "+"
 		}
-		return b.bindNegate(op, x, signedLiteral(n.V))
+		return b.bindNegate(op, x, signedLiteral(n.X))
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
 }
@@ -393,14 +390,14 @@ func (b *binder) bindUnary(n *ast.UnaryOperationExpr) (Expr, error) {
 // signedLiteral reports a numeric literal, in parentheses or after minus
 // signs: PostgreSQL's grammar folds the minus into such a literal's text,
 // whose value then decides its type (-2147483648 is integer).
-func signedLiteral(n ast.ExprNode) bool {
+func signedLiteral(n parse.Expr) bool {
 	switch x := n.(type) {
-	case ast.ValueExpr:
+	case *parse.Const:
 		return true
-	case *ast.ParenthesesExpr:
-		return signedLiteral(x.Expr)
-	case *ast.UnaryOperationExpr:
-		return x.Op == opcode.Minus && signedLiteral(x.V)
+	case *parse.Paren:
+		return signedLiteral(x.X)
+	case *parse.Unary:
+		return x.Op == parse.OpMinus && signedLiteral(x.X)
 	}
 	return false
 }
@@ -449,7 +446,7 @@ func (b *binder) bindNegate(op string, x Expr, literal bool) (Expr, error) {
 }
 
 // bindBool binds an operand that must be boolean (AND, OR, NOT, WHEN, IS TRUE).
-func (b *binder) bindBool(node ast.ExprNode, ctxName string) (Expr, error) {
+func (b *binder) bindBool(node parse.Expr, ctxName string) (Expr, error) {
 	x, err := b.bind(node)
 	if err != nil {
 		return nil, err
@@ -467,14 +464,14 @@ func (b *binder) requireBool(x Expr, ctxName string) (Expr, error) {
 	return x, nil
 }
 
-func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
+func (b *binder) bindBinary(n *parse.Binary) (Expr, error) {
 	if call, all, ok := quantifiedArray(n.R); ok {
 		return b.ops().bindArrayQuantified(n.Op, n.L, call, all)
 	}
 	switch n.Op {
-	case opcode.LogicAnd, opcode.LogicOr:
+	case parse.OpAnd, parse.OpOr:
 		name := "AND"
-		if n.Op == opcode.LogicOr {
+		if n.Op == parse.OpOr {
 			name = "OR"
 		}
 		l, err := b.bindBool(n.L, name)
@@ -485,7 +482,7 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newLogic(n.Op == opcode.LogicAnd, l, r), nil
+		return newLogic(n.Op == parse.OpAnd, l, r), nil
 	}
 	if lr, rr := rowOf(n.L), rowOf(n.R); lr != nil && rr != nil {
 		return b.composites().bindRowCompare(n.Op, lr, rr)
@@ -499,16 +496,16 @@ func (b *binder) bindBinary(n *ast.BinaryOperationExpr) (Expr, error) {
 		return nil, err
 	}
 	switch n.Op {
-	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+	case parse.OpEQ, parse.OpNE, parse.OpLT, parse.OpLE, parse.OpGT, parse.OpGE:
 		return b.ops().bindCompare(cmpOpOf(n.Op), l, r)
-	case opcode.NullEQ:
+	case parse.OpNullEQ:
 		c, err := b.ops().bindCompare(OpEQ, l, r)
 		if err != nil {
 			return nil, err
 		}
 		cmp := c.(*Compare)
 		return &Distinct{L: cmp.L, R: cmp.R, Not: true, Domain: cmp.Domain}, nil
-	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.Mod:
+	case parse.OpPlus, parse.OpMinus, parse.OpMul, parse.OpDiv, parse.OpMod:
 		return b.ops().bindArith(arithOpOf(n.Op), l, r)
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "operator %s is not supported", n.Op)
@@ -533,31 +530,31 @@ func newLogic(and bool, args ...Expr) Expr {
 	return &Logic{And: and, Args: flat}
 }
 
-func cmpOpOf(op opcode.Op) CmpOp {
+func cmpOpOf(op parse.Op) CmpOp {
 	switch op {
-	case opcode.NE:
+	case parse.OpNE:
 		return OpNE
-	case opcode.LT:
+	case parse.OpLT:
 		return OpLT
-	case opcode.LE:
+	case parse.OpLE:
 		return OpLE
-	case opcode.GT:
+	case parse.OpGT:
 		return OpGT
-	case opcode.GE:
+	case parse.OpGE:
 		return OpGE
 	}
 	return OpEQ
 }
 
-func arithOpOf(op opcode.Op) string {
+func arithOpOf(op parse.Op) string {
 	switch op {
-	case opcode.Minus:
+	case parse.OpMinus:
 		return "-"
-	case opcode.Mul:
+	case parse.OpMul:
 		return "*"
-	case opcode.Div:
+	case parse.OpDiv:
 		return "/"
-	case opcode.Mod:
+	case parse.OpMod:
 		return "%"
 	}
 	return "+"
@@ -619,7 +616,7 @@ func BindCoalesce(args ...Expr) (Expr, error) {
 }
 
 // computed is the scope's column for a call its source computed.
-func (b *binder) computed(node ast.ExprNode) (string, bool) {
+func (b *binder) computed(node parse.Expr) (string, bool) {
 	if len(b.scope.Computed) == 0 {
 		return "", false
 	}
@@ -629,20 +626,3 @@ func (b *binder) computed(node ast.ExprNode) (string, bool) {
 
 // IsUnknownExpr reports an untyped literal or parameter.
 func IsUnknownExpr(e Expr) bool { return isUnknown(e) }
-
-// walkExprNodes calls f on n and its descendants, not entering subqueries;
-// f returns false to skip a node's children.
-func walkExprNodes(n ast.Node, f func(ast.Node) bool) {
-	n.Accept(&nodeWalker{f: f})
-}
-
-type nodeWalker struct{ f func(ast.Node) bool }
-
-func (w *nodeWalker) Enter(n ast.Node) (ast.Node, bool) {
-	if _, sub := n.(*ast.SubqueryExpr); sub {
-		return n, true
-	}
-	return n, !w.f(n)
-}
-
-func (w *nodeWalker) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -3,10 +3,8 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // AggContext describes a grouped query. The executor groups the input by
@@ -52,12 +50,12 @@ func BindAggregateCondition(s Syntax, input *Scope, agg *AggContext, params *Par
 }
 
 // matchGroup returns a reference to the GROUP BY expression node equals.
-func (b aggBinder) matchGroup(node ast.ExprNode) Expr {
+func (b aggBinder) matchGroup(node parse.Expr) Expr {
 	if len(b.agg.GroupBy) == 0 {
 		return nil
 	}
 	switch node.(type) {
-	case *test_driver.ValueExpr:
+	case *parse.Const:
 		return nil
 	}
 	if isAggregateCall(node) {
@@ -77,22 +75,18 @@ func (b aggBinder) matchGroup(node ast.ExprNode) Expr {
 	return nil
 }
 
-func (b aggBinder) ungroupedColumn(cn *ast.ColumnName) error {
-	name := cn.Name.O
-	if cn.Table.O != "" {
-		name = cn.Table.O + "." + name
+func (b aggBinder) ungroupedColumn(cn *parse.ColumnRef) error {
+	name := cn.Name
+	if cn.Table != "" {
+		name = cn.Table + "." + name
 	}
 	return pgerr.Errorf(pgerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", name)
 }
 
-// distinctPrefix marks agg(DISTINCT ...) of the aggregates tidb parses as
-// plain calls: the normaliser renames the call.
-const distinctPrefix = "__distinct_"
-
 // callAggregate is the aggregate a plain call names, and whether the
 // normaliser marked it DISTINCT.
 func callAggregate(name string) (agg string, distinct, ok bool) {
-	if rest, marked := strings.CutPrefix(name, distinctPrefix); marked {
+	if rest, marked := strings.CutPrefix(name, parse.DistinctPrefix); marked {
 		name, distinct = rest, true
 	}
 	f := functions[name]
@@ -102,26 +96,26 @@ func callAggregate(name string) (agg string, distinct, ok bool) {
 	case f.Alias != "":
 		return f.Alias, distinct, true
 	}
-	return name, distinct, true // tidb's own ones when a marker argument made them plain calls
+	return name, distinct, true // the grammar's own ones when a marker argument made them plain calls
 }
 
 // isAggregateCall reports whether n is an aggregate function call.
-func isAggregateCall(n ast.Node) bool {
+func isAggregateCall(n parse.Node) bool {
 	switch x := n.(type) {
-	case *ast.AggregateFuncExpr:
+	case *parse.AggregateCall:
 		return true
-	case *ast.FuncCallExpr:
-		_, _, ok := callAggregate(x.FnName.L)
+	case *parse.FuncCall:
+		_, _, ok := callAggregate(x.Name)
 		return ok
 	}
 	return false
 }
 
-func (b aggBinder) bindAggregate(n *ast.AggregateFuncExpr) (Expr, error) {
-	return b.bindAggregateCall(n.F, n.Args, n.Distinct)
+func (b aggBinder) bindAggregate(n *parse.AggregateCall) (Expr, error) {
+	return b.bindAggregateCall(n.Name, n.Args, n.Distinct)
 }
 
-func (b aggBinder) bindAggregateCall(name string, argNodes []ast.ExprNode, distinct bool) (Expr, error) {
+func (b aggBinder) bindAggregateCall(name string, argNodes []parse.Expr, distinct bool) (Expr, error) {
 	if b.agg == nil {
 		return nil, pgerr.Errorf(pgerr.GroupingError, "aggregate functions are not allowed here")
 	}
@@ -204,7 +198,7 @@ func (b aggBinder) aggRef(call *AggCall) Expr {
 // aggMarkers splits the normaliser's marker arguments off an aggregate's
 // arguments: __agg_order (ORDER BY) and __agg_filter (FILTER), in that
 // order at the end when present.
-func aggMarkers(args []ast.ExprNode) (rest []ast.ExprNode, order, filter *ast.FuncCallExpr) {
+func aggMarkers(args []parse.Expr) (rest []parse.Expr, order, filter *parse.FuncCall) {
 	if f, ok := aggMarker(args, "__agg_filter"); ok {
 		filter, args = f, args[:len(args)-1]
 	}
@@ -215,17 +209,17 @@ func aggMarkers(args []ast.ExprNode) (rest []ast.ExprNode, order, filter *ast.Fu
 }
 
 // aggMarker is args' last argument when it is the marker call name.
-func aggMarker(args []ast.ExprNode, name string) (*ast.FuncCallExpr, bool) {
+func aggMarker(args []parse.Expr, name string) (*parse.FuncCall, bool) {
 	if len(args) == 0 {
 		return nil, false
 	}
-	c, ok := args[len(args)-1].(*ast.FuncCallExpr)
-	return c, ok && c.FnName.L == name
+	c, ok := args[len(args)-1].(*parse.FuncCall)
+	return c, ok && c.Name == name
 }
 
 // bindAggFilter binds __agg_filter(cond), the normaliser's form of
 // FILTER (WHERE cond): a boolean over the input rows.
-func (b aggBinder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindAggFilter(args []parse.Expr) (Expr, error) {
 	if len(args) != 1 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "FILTER takes one condition")
 	}
@@ -234,7 +228,7 @@ func (b aggBinder) bindAggFilter(args []ast.ExprNode) (Expr, error) {
 
 // bindAggOrder binds __agg_order(key, 'asc'|'desc', 'first'|'last'|”, ...),
 // the normaliser's form of ORDER BY inside a call.
-func (b aggBinder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
+func (b aggBinder) bindAggOrder(args []parse.Expr) ([]AggOrder, error) {
 	var out []AggOrder
 	for i := 0; i+2 < len(args); i += 3 {
 		key, err := b.bind(args[i])
@@ -259,7 +253,7 @@ func (b aggBinder) bindAggOrder(args []ast.ExprNode) ([]AggOrder, error) {
 
 // bindGrouping binds GROUPING(a, b, ...): each argument must be one of the
 // query's GROUP BY expressions, as PostgreSQL requires.
-func (b aggBinder) bindGrouping(args []ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindGrouping(args []parse.Expr) (Expr, error) {
 	notKey := pgerr.Errorf(pgerr.GroupingError, "arguments to GROUPING must be grouping expressions of the associated query level")
 	if b.agg == nil || len(b.agg.GroupBy) == 0 {
 		return nil, notKey

@@ -1,21 +1,20 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // ARRAY[...], ARRAY(subquery) and subscripts, bound by compositeBinder.
 
 // bindArrayNode binds the normaliser's array forms; ok is false for others.
-func (b compositeBinder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) {
-	switch n.FnName.L {
+func (b compositeBinder) bindArrayNode(n *parse.FuncCall) (Expr, bool, error) {
+	switch n.Name {
 	case "__array":
 		e, err := b.bindArrayConstructor(n.Args)
 		return e, true, err
 	case "__array_sub":
-		sq, ok := n.Args[0].(*ast.SubqueryExpr)
+		sq, ok := n.Args[0].(*parse.Subquery)
 		if len(n.Args) != 1 || !ok {
 			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "ARRAY() needs a subquery")
 		}
@@ -31,7 +30,7 @@ func (b compositeBinder) bindArrayNode(n *ast.FuncCallExpr) (Expr, bool, error) 
 	return nil, false, nil
 }
 
-func (b compositeBinder) bindArrayConstructor(items []ast.ExprNode) (Expr, error) {
+func (b compositeBinder) bindArrayConstructor(items []parse.Expr) (Expr, error) {
 	if len(items) == 0 {
 		// ARRAY[] only has a type under a cast, which reads '{}' again.
 		return &Const{Value: "{}", T: ArrayOf(Text)}, nil
@@ -45,7 +44,7 @@ func (b compositeBinder) bindArrayConstructor(items []ast.ExprNode) (Expr, error
 
 // bindArrayItems binds ARRAY[...]'s elements, converted to their common
 // type (untyped ones alone are text).
-func (b compositeBinder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
+func (b compositeBinder) bindArrayItems(items []parse.Expr) ([]Expr, error) {
 	args := make([]Expr, len(items))
 	for i, it := range items {
 		var err error
@@ -66,7 +65,7 @@ func (b compositeBinder) bindArrayItems(items []ast.ExprNode) ([]Expr, error) {
 	return args, nil
 }
 
-func (b compositeBinder) bindSubscript(items []ast.ExprNode) (Expr, error) {
+func (b compositeBinder) bindSubscript(items []parse.Expr) (Expr, error) {
 	if len(items) != 2 {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "array slices are not supported")
 	}

@@ -3,10 +3,8 @@ package sql
 import (
 	"fmt"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // BindAssigned binds a value stored into column col (INSERT's values, SET's
@@ -17,16 +15,16 @@ func BindAssigned(s Syntax, scope *Scope, col ScopeColumn, params *Params) (Expr
 	return bindAssignedAST(nodeOf(s), scope, col, params)
 }
 
-func bindAssignedAST(n ast.ExprNode, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
+func bindAssignedAST(n parse.Expr, scope *Scope, col ScopeColumn, params *Params) (Expr, error) {
 	if scope == nil {
 		scope = &Scope{}
 	}
-	if d, ok := n.(*ast.DefaultExpr); ok && d.Name == nil {
+	if d, ok := n.(*parse.Default); ok && d.Column == nil {
 		return col.DefaultValue() // VALUES (..., DEFAULT)
 	}
 	if isUntyped(n) {
 		t := assignedType(col.T)
-		cast := &ast.FuncCallExpr{FnName: ast.NewCIStr("__cast"), Args: []ast.ExprNode{n, ast.NewValueExpr(t.String(), "", "")}}
+		cast := parse.Call("__cast", n, &parse.Const{Value: t.String()})
 		return bindAST(cast, &Scope{}, params)
 	}
 	e, err := bindAST(n, scope, params)
@@ -49,15 +47,15 @@ func assignedType(t Type) Type {
 
 // isUntyped tells whether n is a string literal, NULL or a parameter: what
 // takes its type from where it is stored.
-func isUntyped(n ast.ExprNode) bool {
+func isUntyped(n parse.Expr) bool {
 	switch x := n.(type) {
-	case *test_driver.ValueExpr:
-		_, isString := x.GetValue().(string)
-		return isString || x.GetValue() == nil
-	case *ast.FuncCallExpr:
-		return x.FnName.L == "__param"
-	case *ast.ParenthesesExpr:
-		return isUntyped(x.Expr)
+	case *parse.Const:
+		_, isString := x.Value.(string)
+		return isString || x.Value == nil
+	case *parse.FuncCall:
+		return x.Name == "__param"
+	case *parse.Paren:
+		return isUntyped(x.X)
 	}
 	return false
 }

@@ -1,16 +1,15 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // Casts and parameters: the normaliser writes x::t as __cast(x, 't') and $n
 // as __param(n); opBinder binds both.
 
 // bindParam binds __param(n), the normaliser's form of $n.
-func (b opBinder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
+func (b opBinder) bindParam(n *parse.FuncCall) (Expr, error) {
 	if len(n.Args) != 1 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "__param takes one argument")
 	}
@@ -25,7 +24,7 @@ func (b opBinder) bindParam(n *ast.FuncCallExpr) (Expr, error) {
 }
 
 // bindCast binds __cast(x, 't'), the normaliser's form of x::t.
-func (b opBinder) bindCast(n *ast.FuncCallExpr) (Expr, error) {
+func (b opBinder) bindCast(n *parse.FuncCall) (Expr, error) {
 	if len(n.Args) != 2 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "__cast takes two arguments")
 	}

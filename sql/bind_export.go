@@ -2,12 +2,9 @@ package sql
 
 import (
 	"context"
-	"strconv"
-
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // BindUntyped binds like Bind but leaves an untyped literal or parameter
@@ -44,15 +41,14 @@ func CompareDatums(t Type, a, b any) int { return compareDatums(t, a, b) }
 // that share a name (SELECT * FROM (SELECT a.k, b.k ...) s, a UNION's first
 // branch with k twice) has no name that tells them apart.
 func ColumnIndexNode(i int) Syntax {
-	e, _ := parseExpr("__colidx(" + strconv.Itoa(i) + ")")
-	return syntaxOf(e)
+	return syntaxOf(parse.Call("__colidx", &parse.Const{Value: int64(i)}))
 }
 
-func (b *binder) bindColumnIndex(n *ast.FuncCallExpr) (Expr, error) {
+func (b *binder) bindColumnIndex(n *parse.FuncCall) (Expr, error) {
 	i := -1
 	if len(n.Args) == 1 {
-		if v, ok := n.Args[0].(*test_driver.ValueExpr); ok {
-			if x, ok := v.GetValue().(int64); ok {
+		if v, ok := n.Args[0].(*parse.Const); ok {
+			if x, ok := v.Value.(int64); ok {
 				i = int(x)
 			}
 		}

@@ -1,9 +1,8 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // isUnknown reports an untyped string literal, NULL or parameter.
@@ -305,14 +304,14 @@ func (b opBinder) bindArrayConcat(l, r Expr) (Expr, error) {
 	return e, err
 }
 
-func (b opBinder) bindIn(n *ast.PatternInExpr) (Expr, error) {
+func (b opBinder) bindIn(n *parse.In) (Expr, error) {
 	if n.Sel != nil {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "IN (subquery) is not supported")
 	}
-	if row := rowOf(n.Expr); row != nil {
+	if row := rowOf(n.X); row != nil {
 		return b.composites().bindRowIn(row, n)
 	}
-	x, err := b.bind(n.Expr)
+	x, err := b.bind(n.X)
 	if err != nil {
 		return nil, err
 	}
@@ -369,16 +368,16 @@ func (b opBinder) bindIn(n *ast.PatternInExpr) (Expr, error) {
 
 // bindBetween rewrites as PostgreSQL's parser does: x >= lo AND x <= hi,
 // NOT BETWEEN as x < lo OR x > hi.
-func (b opBinder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
-	x, err := b.bind(n.Expr)
+func (b opBinder) bindBetween(n *parse.Between) (Expr, error) {
+	x, err := b.bind(n.X)
 	if err != nil {
 		return nil, err
 	}
-	lo, err := b.bind(n.Left)
+	lo, err := b.bind(n.Lo)
 	if err != nil {
 		return nil, err
 	}
-	hi, err := b.bind(n.Right)
+	hi, err := b.bind(n.Hi)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +396,7 @@ func (b opBinder) bindBetween(n *ast.BetweenExpr) (Expr, error) {
 	return newLogic(!n.Not, b.folded(c1), b.folded(c2)), nil
 }
 
-func (b opBinder) bindLike(xn, pn ast.ExprNode, escape string, ilike, not bool) (Expr, error) {
+func (b opBinder) bindLike(xn, pn parse.Expr, escape string, ilike, not bool) (Expr, error) {
 	x, err := b.bind(xn)
 	if err != nil {
 		return nil, err
@@ -492,7 +491,7 @@ func (b *binder) coerceAll(es []Expr, t Type) error {
 	return nil
 }
 
-func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
+func (b opBinder) bindCase(n *parse.Case) (Expr, error) {
 	var operand Expr
 	var err error
 	if n.Value != nil {
@@ -509,11 +508,11 @@ func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		}
 	}
 	c := &Case{}
-	results := make([]Expr, 0, len(n.WhenClauses)+1)
-	for _, w := range n.WhenClauses {
+	results := make([]Expr, 0, len(n.Whens)+1)
+	for _, w := range n.Whens {
 		var cond Expr
 		if operand != nil {
-			v, err := b.bind(w.Expr)
+			v, err := b.bind(w.Cond)
 			if err != nil {
 				return nil, err
 			}
@@ -521,7 +520,7 @@ func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
 				return nil, err
 			}
 			cond = b.folded(cond)
-		} else if cond, err = b.bindBool(w.Expr, "CASE/WHEN"); err != nil {
+		} else if cond, err = b.bindBool(w.Cond, "CASE/WHEN"); err != nil {
 			return nil, err
 		}
 		r, err := b.bind(w.Result)
@@ -531,14 +530,14 @@ func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
 		c.Whens = append(c.Whens, When{Cond: cond})
 		results = append(results, r)
 	}
-	if n.ElseClause != nil {
-		e, err := b.bind(n.ElseClause)
+	if n.Else != nil {
+		e, err := b.bind(n.Else)
 		if err != nil {
 			return nil, err
 		}
 		results = append(results, e)
 	}
-	if c.T, err = b.commonType(elseFirst(results, n.ElseClause != nil), "CASE"); err != nil {
+	if c.T, err = b.commonType(elseFirst(results, n.Else != nil), "CASE"); err != nil {
 		return nil, err
 	}
 	if err := b.coerceAll(results, c.T); err != nil {
@@ -547,7 +546,7 @@ func (b opBinder) bindCase(n *ast.CaseExpr) (Expr, error) {
 	for i := range c.Whens {
 		c.Whens[i].Result = results[i]
 	}
-	if n.ElseClause != nil {
+	if n.Else != nil {
 		c.Else = results[len(results)-1]
 	}
 	return c, nil

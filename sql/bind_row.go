@@ -1,10 +1,8 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // Row values compare element by element, as PostgreSQL does: (a, b) = (1, 2)
@@ -15,15 +13,15 @@ import (
 // deletes) sees ordinary comparisons.
 
 // rowOf returns the elements of a row constructor, nil for any other node.
-func rowOf(n ast.ExprNode) []ast.ExprNode {
+func rowOf(n parse.Expr) []parse.Expr {
 	for {
-		p, ok := n.(*ast.ParenthesesExpr)
+		p, ok := n.(*parse.Paren)
 		if !ok {
 			break
 		}
-		n = p.Expr
+		n = p.X
 	}
-	if r, ok := n.(*ast.RowExpr); ok {
+	if r, ok := n.(*parse.Row); ok {
 		return r.Values
 	}
 	return nil
@@ -31,8 +29,8 @@ func rowOf(n ast.ExprNode) []ast.ExprNode {
 
 // bindRowCompare binds l op r for row constructors l and r; only = and <>
 // are supported (ordering comparisons of rows are lexicographic and rare).
-func (b compositeBinder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr, error) {
-	if op != opcode.EQ && op != opcode.NE {
+func (b compositeBinder) bindRowCompare(op parse.Op, l, r []parse.Expr) (Expr, error) {
+	if op != parse.OpEQ && op != parse.OpNE {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "row comparison with %s is not supported; only = and <>", op)
 	}
 	if len(l) != len(r) {
@@ -57,11 +55,11 @@ func (b compositeBinder) bindRowCompare(op opcode.Op, l, r []ast.ExprNode) (Expr
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	return b.folded(newLogic(op == opcode.EQ, parts...)), nil
+	return b.folded(newLogic(op == parse.OpEQ, parts...)), nil
 }
 
 // bindRowIn binds (a, b) [NOT] IN ((..), (..)).
-func (b compositeBinder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr, error) {
+func (b compositeBinder) bindRowIn(x []parse.Expr, n *parse.In) (Expr, error) {
 	alts := make([]Expr, len(n.List))
 	for i, it := range n.List {
 		row := rowOf(it)
@@ -69,7 +67,7 @@ func (b compositeBinder) bindRowIn(x []ast.ExprNode, n *ast.PatternInExpr) (Expr
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "IN list of a row value must hold row values of %d entries", len(x))
 		}
 		var err error
-		if alts[i], err = b.bindRowCompare(opcode.EQ, x, row); err != nil {
+		if alts[i], err = b.bindRowCompare(parse.OpEQ, x, row); err != nil {
 			return nil, err
 		}
 	}

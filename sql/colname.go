@@ -3,50 +3,47 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // ColumnName is the name PostgreSQL's FigureColname gives an unaliased
-// select-list item, read from the normalised tidb tree: a column's own name,
+// select-list item, read from the parsed tree: a column's own name,
 // a function's name, the inner column (or the type's internal name) for a
 // cast, "case" or the ELSE result's name for CASE, "?column?" otherwise.
 func ColumnName(s Syntax) string { return columnNameOf(nodeOf(s)) }
 
-func columnNameOf(n ast.ExprNode) string {
+func columnNameOf(n parse.Expr) string {
 	switch x := n.(type) {
-	case *ast.ColumnNameExpr:
-		return x.Name.Name.O
-	case *ast.ParenthesesExpr:
-		return columnNameOf(x.Expr)
-	case *ast.AggregateFuncExpr:
-		return strings.ToLower(x.F)
-	case *ast.WindowFuncExpr:
+	case *parse.ColumnRef:
+		return x.Name
+	case *parse.Paren:
+		return columnNameOf(x.X)
+	case *parse.AggregateCall:
 		return strings.ToLower(x.Name)
-	case *ast.FuncCallExpr:
+	case *parse.WindowCall:
+		return strings.ToLower(x.Name)
+	case *parse.FuncCall:
 		return funcColumnName(x)
-	case *ast.CaseExpr:
+	case *parse.Case:
 		return caseColumnName(x)
-	case *ast.SubqueryExpr:
-		if sel, ok := x.Query.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) > 0 {
-			f := sel.Fields.Fields[0]
-			if _, marked := distinctOnItem(sel); marked {
-				f = sel.Fields.Fields[1]
-			}
-			if f.AsName.O != "" {
-				return f.AsName.O
+	case *parse.Subquery:
+		if sel, ok := x.Query.(*parse.Select); ok && len(sel.Fields) > 0 {
+			f := sel.Fields[0]
+			if f.Alias != "" {
+				return f.Alias
 			}
 			if f.Expr != nil {
 				return columnNameOf(f.Expr)
 			}
 		}
-	case *ast.ExistsSubqueryExpr:
+	case *parse.Exists:
 		return "exists"
 	}
 	return "?column?"
 }
 
-func funcColumnName(x *ast.FuncCallExpr) string {
-	switch x.FnName.L {
+func funcColumnName(x *parse.FuncCall) string {
+	switch x.Name {
 	case "__cast":
 		return castColumnName(x)
 	case "__true", "__false":
@@ -67,15 +64,15 @@ func funcColumnName(x *ast.FuncCallExpr) string {
 	case "__json_get", "__json_get_text":
 		return "?column?"
 	case "__any", "__all", "__param", "__ilike", "__iregex", "__numeric", "concat":
-		// concat is how tidb spells ||, which PostgreSQL leaves unnamed.
+		// concat is how the parser spells ||, which PostgreSQL leaves unnamed.
 		return "?column?"
 	}
-	return strings.TrimPrefix(x.FnName.L, distinctPrefix)
+	return strings.TrimPrefix(x.Name, parse.DistinctPrefix)
 }
 
 // castColumnName is the inner column's name when the cast wraps one, else
 // the internal name of the target type (int4, float8, timestamptz, ...).
-func castColumnName(x *ast.FuncCallExpr) string {
+func castColumnName(x *parse.FuncCall) string {
 	if len(x.Args) != 2 {
 		return "?column?"
 	}
@@ -155,15 +152,15 @@ func internalTypeName(written string) string {
 // caseColumnName names CASE after its ELSE result when that has a name of
 // its own (a column, a function), else "case"; a cast takes the name of
 // what it casts.
-func caseColumnName(x *ast.CaseExpr) string {
-	e := x.ElseClause
+func caseColumnName(x *parse.Case) string {
+	e := x.Else
 	for e != nil {
 		switch y := e.(type) {
-		case *ast.ParenthesesExpr:
-			e = y.Expr
+		case *parse.Paren:
+			e = y.X
 			continue
-		case *ast.FuncCallExpr:
-			if y.FnName.L == "__cast" && len(y.Args) == 2 {
+		case *parse.FuncCall:
+			if y.Name == "__cast" && len(y.Args) == 2 {
 				e = y.Args[0]
 				continue
 			}
@@ -181,14 +178,14 @@ func caseColumnName(x *ast.CaseExpr) string {
 
 // weakColumnName reports a node whose column name is only a default
 // (FigureColname strength 1): a cast, CASE, or TRUE/FALSE.
-func weakColumnName(n ast.ExprNode) bool {
+func weakColumnName(n parse.Expr) bool {
 	switch x := n.(type) {
-	case *ast.ParenthesesExpr:
-		return weakColumnName(x.Expr)
-	case *ast.CaseExpr:
+	case *parse.Paren:
+		return weakColumnName(x.X)
+	case *parse.Case:
 		return true
-	case *ast.FuncCallExpr:
-		switch x.FnName.L {
+	case *parse.FuncCall:
+		switch x.Name {
 		case "__cast", "__true", "__false":
 			return true
 		}

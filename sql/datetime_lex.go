@@ -38,6 +38,8 @@ const (
 func dtAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func dtAlnum(c byte) bool { return isDigit(c) || dtAlpha(c) }
 
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 func dtSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }

@@ -4,21 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // The binder and the evaluator refuse trees deeper than any max_stack_depth
 // allows however the tree was built, not only through the parser's count.
 func TestTreeDepthBackstops(t *testing.T) {
-	const deep = maxTreeDepth + 10
-	var node ast.ExprNode = &test_driver.ValueExpr{}
-	node.(*test_driver.ValueExpr).SetValue(int64(1))
+	const deep = parse.MaxTreeDepth + 10
+	var node parse.Expr = &parse.Const{Value: int64(1)}
 	for range deep {
-		node = &ast.UnaryOperationExpr{Op: opcode.Minus, V: node}
+		node = &parse.Unary{Op: parse.OpMinus, X: node}
 	}
 	if _, err := bindAST(node, &Scope{}, &Params{}); !isCode(err, pgerr.StatementTooComplex) {
 		t.Fatalf("Bind: %v", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 type stmtTimeKey struct{}
@@ -31,7 +32,7 @@ type evaluator struct {
 	bound  map[int]any // parameter values coerced to their bound types
 	now    int64       // statement time, µs since the epoch
 	input  InputStyle  // how parameters and casts read text (the session's DateStyle)
-	depth  int         // recursion depth, bounded by maxTreeDepth
+	depth  int         // recursion depth, bounded by parse.MaxTreeDepth
 	// subqueries holds subquery results when the statement keeps none.
 	subqueries *subqueryCache
 	catalog    Catalog // the session's, for catalog functions and reg* casts
@@ -156,8 +157,8 @@ func (ev *evaluator) eval(e Expr, sel []int) ([]any, error) {
 	if err := ev.ctx.Err(); err != nil {
 		return nil, err
 	}
-	if ev.depth++; ev.depth > maxTreeDepth {
-		return nil, tooDeep(maxTreeDepth)
+	if ev.depth++; ev.depth > parse.MaxTreeDepth {
+		return nil, parse.TooDeep(parse.MaxTreeDepth)
 	}
 	defer func() { ev.depth-- }()
 	if len(sel) == 0 {

@@ -6,25 +6,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/pingcap/tidb/pkg/parser"
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/mysql"
-	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // parseExprNode parses one expression written in the normalised form
 // (__param(n), __cast(x, 'T'), ...) as the front end would hand it over.
-func parseExprNode(t testing.TB, s string) ast.ExprNode {
+func parseExprNode(t testing.TB, s string) parse.Expr {
 	t.Helper()
-	p := parser.New()
-	p.SetSQLMode(mysql.ModeANSIQuotes | mysql.ModeNoBackslashEscapes | mysql.ModePipesAsConcat)
-	st, err := p.ParseOneStmt("SELECT "+s, "", "")
+	e, err := parse.InternalExpr(s)
 	if err != nil {
-		t.Fatalf("parse %q: %v", s, err)
+		t.Fatal(err)
 	}
-	return st.(*ast.SelectStmt).Fields.Fields[0].Expr
+	return e
 }
 
 // exprTestScope is the table the tests bind against; field ids start at 1.

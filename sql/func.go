@@ -3,18 +3,16 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // bindFuncCall binds the front end's internal forms (__param, __cast, __true,
 // __false, __ilike, ...), SQL syntax that looks like a call (trim, GROUPING)
 // and calls of the registry's functions (func_registry.go).
-func (b callBinder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
-	name := n.FnName.L
-	if n.Schema.L != "" {
+func (b callBinder) bindFuncCall(n *parse.FuncCall) (Expr, error) {
+	name := n.Name
+	if n.Schema != "" {
 		return b.qualifiedCall(n)
 	}
 	switch name {
@@ -81,14 +79,14 @@ func (b callBinder) bindFuncCall(n *ast.FuncCallExpr) (Expr, error) {
 // pg_catalog.f is f (the normaliser passes most such calls on unqualified)
 // and f in any other schema does not exist. pg_catalog.coalesce and its
 // kind are syntax, no functions, in PostgreSQL.
-func (b callBinder) qualifiedCall(n *ast.FuncCallExpr) (Expr, error) {
-	name := n.FnName.L
+func (b callBinder) qualifiedCall(n *parse.FuncCall) (Expr, error) {
+	name := n.Name
 	switch name {
 	case "coalesce", "nullif", "greatest", "least":
 	default:
-		if n.Schema.L == "pg_catalog" {
+		if n.Schema == "pg_catalog" {
 			plain := *n
-			plain.Schema.L, plain.Schema.O = "", ""
+			plain.Schema, plain.WrittenSchema = "", ""
 			return b.bindFuncCall(&plain)
 		}
 	}
@@ -99,12 +97,12 @@ func (b callBinder) qualifiedCall(n *ast.FuncCallExpr) (Expr, error) {
 			return nil, err
 		}
 	}
-	return nil, noFunction(n.Schema.O+"."+n.FnName.O, args)
+	return nil, noFunction(n.WrittenSchema+"."+n.WrittenName, args)
 }
 
 // notAggregate is 42809 for ORDER BY or FILTER (the normaliser's marker
 // arguments) given to a function that is no aggregate.
-func notAggregate(name string, args []ast.ExprNode) error {
+func notAggregate(name string, args []parse.Expr) error {
 	_, order, filter := aggMarkers(args)
 	switch {
 	case order != nil:
@@ -116,33 +114,33 @@ func notAggregate(name string, args []ast.ExprNode) error {
 }
 
 // untypedLiteral reports a quoted string or NULL literal.
-func untypedLiteral(n ast.ExprNode) bool {
-	v, ok := n.(*test_driver.ValueExpr)
+func untypedLiteral(n parse.Expr) bool {
+	v, ok := n.(*parse.Const)
 	if !ok {
 		return false
 	}
-	switch v.GetValue().(type) {
+	switch v.Value.(type) {
 	case nil, string:
 		return true
 	}
 	return false
 }
 
-func literalString(n ast.ExprNode) (string, bool) {
-	v, ok := n.(*test_driver.ValueExpr)
+func literalString(n parse.Expr) (string, bool) {
+	v, ok := n.(*parse.Const)
 	if !ok {
 		return "", false
 	}
-	s, ok := v.GetValue().(string)
+	s, ok := v.Value.(string)
 	return s, ok
 }
 
-func literalInt(n ast.ExprNode) (int64, bool) {
-	v, ok := n.(*test_driver.ValueExpr)
+func literalInt(n parse.Expr) (int64, bool) {
+	v, ok := n.(*parse.Const)
 	if !ok {
 		return 0, false
 	}
-	switch x := v.GetValue().(type) {
+	switch x := v.Value.(type) {
 	case int64:
 		return x, true
 	case uint64:
@@ -165,16 +163,16 @@ func nullifOperand(l, r Expr) Expr {
 	return l
 }
 
-// bindTrim handles tidb's trim(x), trim(x, chars) and trim(x, chars, direction).
-func (b callBinder) bindTrim(n *ast.FuncCallExpr) (Expr, error) {
+// bindTrim handles the parser's trim(x), trim(x, chars) and trim(x, chars, direction).
+func (b callBinder) bindTrim(n *parse.FuncCall) (Expr, error) {
 	name := "btrim"
 	args := make([]Expr, 0, 2)
 	for i, a := range n.Args {
-		if d, ok := a.(*ast.TrimDirectionExpr); ok {
-			switch d.Direction {
-			case ast.TrimLeading:
+		if d, ok := a.(*parse.TrimDirection); ok {
+			switch d.Dir {
+			case parse.TrimLeading:
 				name = "ltrim"
-			case ast.TrimTrailing:
+			case parse.TrimTrailing:
 				name = "rtrim"
 			}
 			continue
@@ -251,8 +249,8 @@ func isIntegerKind(t Type) bool {
 	return false
 }
 
-// bindLongNumber binds a numeric literal the normaliser kept away from tidb.
-func bindLongNumber(n *ast.FuncCallExpr) (Expr, error) {
+// bindLongNumber binds a numeric literal the normaliser kept away from TiDB.
+func bindLongNumber(n *parse.FuncCall) (Expr, error) {
 	s, ok := "", len(n.Args) == 1
 	if ok {
 		s, ok = literalString(n.Args[0])

@@ -9,9 +9,6 @@ import (
 
 // aggRule is how a call of an aggregate binds.
 type aggRule struct {
-	// tidb: tidb's grammar parses the call itself; the others reach the
-	// binder as plain calls.
-	tidb bool
 	// delimiter: a second argument, text (string_agg's).
 	delimiter bool
 	// unknownAs is the type an untyped argument is read as.
@@ -25,23 +22,23 @@ func aggregateFunctions() []Function {
 	numbers := sigs("bigint | integer | smallint | real | double precision | numeric")
 	ordered := sigs("anyarray | bigint | integer | smallint | oid | real | double precision | date | time without time zone | " +
 		"timestamp without time zone | timestamp with time zone | interval | text | numeric | character")
-	tidb := func(result func(string, Expr) (Type, error)) *aggRule {
-		return &aggRule{tidb: true, unknownAs: Text, result: result}
+	textual := func(result func(string, Expr) (Type, error)) *aggRule {
+		return &aggRule{unknownAs: Text, result: result}
 	}
 	return []Function{
 		{Name: "count", Kind: AggregateFunc, Windowed: true, Signatures: sigs(`"any" | `),
-			agg: tidb(func(string, Expr) (Type, error) { return Int64, nil })},
-		{Name: "sum", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(sumType)},
-		{Name: "avg", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(averageType)},
-		{Name: "min", Kind: AggregateFunc, Windowed: true, Signatures: ordered, agg: tidb(extremeType)},
-		{Name: "max", Kind: AggregateFunc, Windowed: true, Signatures: ordered, agg: tidb(extremeType)},
-		{Name: "stddev_samp", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(averageType)},
-		{Name: "stddev_pop", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(averageType)},
-		{Name: "var_samp", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(averageType)},
-		{Name: "var_pop", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: tidb(averageType)},
-		// tidb would read stddev and variance as the population forms,
-		// where PostgreSQL means the sample forms: the normaliser sends
-		// them as plain calls.
+			agg: textual(func(string, Expr) (Type, error) { return Int64, nil })},
+		{Name: "sum", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(sumType)},
+		{Name: "avg", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(averageType)},
+		{Name: "min", Kind: AggregateFunc, Windowed: true, Signatures: ordered, agg: textual(extremeType)},
+		{Name: "max", Kind: AggregateFunc, Windowed: true, Signatures: ordered, agg: textual(extremeType)},
+		{Name: "stddev_samp", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(averageType)},
+		{Name: "stddev_pop", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(averageType)},
+		{Name: "var_samp", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(averageType)},
+		{Name: "var_pop", Kind: AggregateFunc, Windowed: true, Signatures: numbers, agg: textual(averageType)},
+		// The grammar would read stddev and variance as the population
+		// forms, where PostgreSQL means the sample forms: the normaliser
+		// sends them as plain calls.
 		{Name: "stddev", Kind: AggregateFunc, Alias: "stddev_samp", Windowed: true, Signatures: numbers},
 		{Name: "variance", Kind: AggregateFunc, Alias: "var_samp", Windowed: true, Signatures: numbers},
 		{Name: "bool_and", Kind: AggregateFunc, Windowed: true, Signatures: sigs("boolean"), agg: &aggRule{unknownAs: Bool, result: boolType}},
@@ -53,7 +50,7 @@ func aggregateFunctions() []Function {
 	}
 }
 
-// unknownAggregate binds an aggregate tidb parses that magmalake does not
+// unknownAggregate binds an aggregate the grammar parses that magmalake does not
 // have (bit_and, group_concat, ...): as one of one argument, which then
 // does not exist.
 var unknownAggregate = aggRule{unknownAs: Text, result: func(name string, _ Expr) (Type, error) {
@@ -67,20 +64,6 @@ func aggregateRule(name string) *aggRule {
 		return f.agg
 	}
 	return &unknownAggregate
-}
-
-// tidbAggregate reports an aggregate tidb's grammar parses itself, taking
-// no argument beyond the aggregated one: given a marker argument
-// (__agg_order, __agg_filter) the normaliser makes it a plain call.
-func tidbAggregate(name string) bool {
-	f := functions[name]
-	return f != nil && f.agg != nil && f.agg.tidb
-}
-
-// plainAggregate reports an aggregate tidb parses as a plain call.
-func plainAggregate(name string) bool {
-	f := functions[name]
-	return f != nil && f.Kind == AggregateFunc && (f.agg == nil || !f.agg.tidb)
 }
 
 // noAggregateForm is 42883 for an aggregate over a type it has no form of.

@@ -3,9 +3,8 @@ package sql
 import (
 	"unicode/utf8"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // The basic scalar functions: pg_typeof, case mapping, lengths, trimming,
@@ -62,7 +61,7 @@ func textOnly(ret Type, min, max int) bindFunc {
 // bindTypeofLiteral binds pg_typeof of a quoted literal or NULL that
 // nothing gives a type to: the binder reads it as text, PostgreSQL's
 // pg_typeof says unknown.
-func bindTypeofLiteral(_ callBinder, n *ast.FuncCallExpr) (Expr, bool, error) {
+func bindTypeofLiteral(_ callBinder, n *parse.FuncCall) (Expr, bool, error) {
 	if len(n.Args) != 1 || !untypedLiteral(n.Args[0]) {
 		return nil, false, nil
 	}

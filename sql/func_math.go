@@ -38,7 +38,7 @@ func mathFunctions() []Function {
 			row: mathRow(func(a []any) (any, error) { f := a[0].(float64); return checkFloat(f/radiansPerDegree, f, false) }, nil)},
 		{Name: "radians", Strict: true, Signatures: sigs("double precision"), bind: float("radians", 1),
 			row: mathRow(func(a []any) (any, error) { f := a[0].(float64); return checkFloat(f*radiansPerDegree, f, false) }, nil)},
-		// tidb's grammar reads mod(a, b) as a % b, bound as the operator:
+		// The parser reads mod(a, b) as a % b, bound as the operator:
 		// no call of mod reaches the registry.
 		{Name: "mod", Strict: true, Signatures: sigs("smallint,smallint | integer,integer | bigint,bigint | numeric,numeric")},
 		{Name: "pi", Strict: true, Signatures: sigs(""), bind: float("pi", 0), row: valueOf(func([]any) any { return math.Pi })},

@@ -4,9 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // The POSIX regular expression operators (~ ~* !~ !~*) and functions
@@ -38,10 +37,10 @@ func regexFunctions() []Function {
 	}
 }
 
-// bindRegexOp binds x ~ p and x !~ p (tidb's REGEXP); ~* and !~* arrive
+// bindRegexOp binds x ~ p and x !~ p (the parser's Regexp); ~* and !~* arrive
 // as the function __iregex from the normaliser.
-func (b callBinder) bindRegexOp(n *ast.PatternRegexpExpr) (Expr, error) {
-	x, err := b.bind(n.Expr)
+func (b callBinder) bindRegexOp(n *parse.Regexp) (Expr, error) {
+	x, err := b.bind(n.X)
 	if err != nil {
 		return nil, err
 	}
@@ -121,24 +120,24 @@ func argsFit(kinds string, args []Expr) bool {
 
 // bindRegexpMatchSubscript binds (regexp_match(s, p [, flags]))[i] as one
 // text-valued call; ok is false for any other subscript.
-func (b callBinder) bindRegexpMatchSubscript(n *ast.FuncCallExpr) (Expr, bool, error) {
+func (b callBinder) bindRegexpMatchSubscript(n *parse.FuncCall) (Expr, bool, error) {
 	if len(n.Args) != 2 {
 		return nil, false, nil
 	}
 	inner := n.Args[0]
 	for {
-		p, ok := inner.(*ast.ParenthesesExpr)
+		p, ok := inner.(*parse.Paren)
 		if !ok {
 			break
 		}
-		inner = p.Expr
+		inner = p.X
 	}
-	call, ok := inner.(*ast.FuncCallExpr)
-	if !ok || call.FnName.L != "regexp_match" || len(call.Args) < 2 || len(call.Args) > 3 {
+	call, ok := inner.(*parse.FuncCall)
+	if !ok || call.Name != "regexp_match" || len(call.Args) < 2 || len(call.Args) > 3 {
 		return nil, false, nil
 	}
 	args := make([]Expr, 0, 4)
-	for _, a := range append(append([]ast.ExprNode(nil), call.Args...), n.Args[1]) {
+	for _, a := range append(append([]parse.Expr(nil), call.Args...), n.Args[1]) {
 		e, err := b.bind(a)
 		if err != nil {
 			return nil, true, err

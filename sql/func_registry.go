@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // The function registry: every function magmalake runs (scalar, aggregate,
@@ -78,7 +77,7 @@ type Function struct {
 
 	// bindCall binds from the call's syntax, before its arguments are
 	// bound; ok is false to bind the call as usual.
-	bindCall func(b callBinder, n *ast.FuncCallExpr) (e Expr, ok bool, err error)
+	bindCall func(b callBinder, n *parse.FuncCall) (e Expr, ok bool, err error)
 	// bind resolves a call of a scalar function over its bound arguments:
 	// the overload, the conversion of the arguments and the result type.
 	// Nil for an entry no call names (an internal form the binder builds).

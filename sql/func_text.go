@@ -13,7 +13,7 @@ import (
 
 func textFunctions() []Function {
 	return []Function{
-		// concat is tidb's spelling of ||; the normaliser spells the
+		// concat is the parser's spelling of ||; the normaliser spells the
 		// function __concat, which binds to the concat this entry computes.
 		{Name: "concat", Signatures: sigs(`"any"`), bind: func(b callBinder, _ string, args []Expr) (Expr, error) { return b.bindPipes(args) },
 			row: perRow(variadicText)},
@@ -42,7 +42,7 @@ func textFunctions() []Function {
 		{Name: "lpad", Strict: true, Signatures: sigs("text,integer,text | text,integer"), bind: textSig("tit?", Text), row: perRow(padText)},
 		{Name: "rpad", Strict: true, Signatures: sigs("text,integer,text | text,integer"), bind: textSig("tit?", Text), row: perRow(padText)},
 		{Name: "strpos", Strict: true, Signatures: sigs("text,text"), bind: textSig("tt", Int32), row: valueOf(strpos)},
-		// position(a IN b) is strpos(b, a); tidb hands over (a, b).
+		// position(a IN b) is strpos(b, a); the parser hands over (a, b).
 		{Name: "position", Alias: "strpos", bind: bindPosition},
 		{Name: "split_part", Strict: true, Signatures: sigs("text,text,integer"), bind: textSig("tti", Text),
 			row: perRow(func(_ *Func, a []any) (any, error) { return splitPart(a[0].(string), a[1].(string), a[2].(int64)) })},

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // Parse parses a simple-query string into its statements. Syntax errors are
@@ -17,7 +18,7 @@ func Parse(query string) ([]Statement, error) {
 // ParseLimited is Parse allowing expressions maxDepth deep (DepthForStackKB
 // of the session's max_stack_depth).
 func ParseLimited(query string, maxDepth int) ([]Statement, error) {
-	spans, err := splitTokens(query, maxDepth)
+	spans, err := parse.SplitTokens(query, maxDepth)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +26,7 @@ func ParseLimited(query string, maxDepth int) ([]Statement, error) {
 	defer p.release()
 	stmts := make([]Statement, 0, len(spans))
 	for _, s := range spans {
-		st, err := p.statement(s.toks, s.stop)
+		st, err := p.statement(s.Toks, s.Stop)
 		if err != nil {
 			return nil, err
 		}
@@ -54,40 +55,40 @@ func ParseOne(query string) (Statement, error) {
 type textSetter interface{ setText(string) }
 
 // statement parses one statement's tokens.
-func (p *parseCtx) statement(toks []token, stop token) (Statement, error) {
+func (p *parseCtx) statement(toks []parse.Token, stop parse.Token) (Statement, error) {
 	c := &cursor{p: p, toks: toks, stop: stop}
 	st, err := p.dispatch(c)
 	if err != nil {
 		return nil, err
 	}
-	st.(textSetter).setText(strings.TrimSpace(p.query[toks[0].pos:toks[len(toks)-1].end]))
+	st.(textSetter).setText(strings.TrimSpace(p.query[toks[0].Pos:toks[len(toks)-1].End]))
 	return st, nil
 }
 
 func (p *parseCtx) dispatch(c *cursor) (Statement, error) {
 	first := c.peek()
-	if first.isPunct("(") {
+	if first.IsPunct("(") {
 		return p.selects().selectStmt(c.toks, c.stop)
 	}
-	if first.is("with") {
+	if first.Is("with") {
 		if st, ok, err := p.dml().withDML(c); ok {
 			return st, err
 		}
 	}
-	switch first.val {
+	switch first.Val {
 	case "select", "with", "values", "table":
-		if first.kind == tkIdent {
+		if first.Kind == parse.TokIdent {
 			return p.selects().selectStmt(c.toks, c.stop)
 		}
 	}
-	if first.kind != tkIdent {
+	if first.Kind != parse.TokIdent {
 		return nil, c.errHere()
 	}
-	if f := p.handler(first.val); f != nil {
+	if f := p.handler(first.Val); f != nil {
 		return f(c)
 	}
-	if unsupportedCommands[first.val] {
-		return nil, unsupportedAt(p.query, first, "%s is not supported", strings.ToUpper(first.val))
+	if unsupportedCommands[first.Val] {
+		return nil, parse.UnsupportedAt(p.query, first, "%s is not supported", strings.ToUpper(first.Val))
 	}
 	return nil, c.errHere()
 }
@@ -124,6 +125,6 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 }
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
-var unsupportedCommands = kwSet(`grant revoke analyze analyse lock comment do call cluster checkpoint
+var unsupportedCommands = parse.Words(`grant revoke analyze analyse lock comment do call cluster checkpoint
 	reindex refresh security import fetch move close declare load notify listen
 	unlisten reassign revoke import`)

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // copyStmt parses COPY t [(cols)] FROM STDIN [options] and
@@ -14,10 +15,10 @@ func (p sessionParser) copyStmt(c *cursor) (Statement, error) {
 	c.i++
 	cp := &Copy{}
 	var err error
-	if c.peek().isPunct("(") {
-		k := matchParenTok(c.toks, c.i)
+	if c.peek().IsPunct("(") {
+		k := parse.MatchParen(c.toks, c.i)
 		if k < 0 {
-			return nil, syntaxErrorAt(p.query, c.stop)
+			return nil, parse.SyntaxErrorAt(p.query, c.stop)
 		}
 		if cp.Query, err = p.selects().selectStmt(c.toks[c.i+1:k], c.toks[k]); err != nil {
 			return nil, err
@@ -27,7 +28,7 @@ func (p sessionParser) copyStmt(c *cursor) (Statement, error) {
 		if cp.Table, err = c.tableName(); err != nil {
 			return nil, err
 		}
-		if c.peek().isPunct("(") {
+		if c.peek().IsPunct("(") {
 			if cp.Columns, err = c.identList(); err != nil {
 				return nil, err
 			}
@@ -49,7 +50,7 @@ func (p sessionParser) copyDirection(c *cursor, cp *Copy) error {
 	case c.word("from"):
 		cp.From = true
 		if cp.Query != nil {
-			return syntaxErrorAt(p.query, c.at(c.i-1))
+			return parse.SyntaxErrorAt(p.query, c.at(c.i-1))
 		}
 		if !c.word("stdin") {
 			return p.copyFileError(c)
@@ -66,8 +67,8 @@ func (p sessionParser) copyDirection(c *cursor, cp *Copy) error {
 
 func (p sessionParser) copyFileError(c *cursor) error {
 	t := c.peek()
-	if t.kind == tkString || t.is("program") {
-		return unsupportedAt(p.query, t, "COPY to or from a file or program is not supported; use STDIN or STDOUT")
+	if t.Kind == parse.TokString || t.Is("program") {
+		return parse.UnsupportedAt(p.query, t, "COPY to or from a file or program is not supported; use STDIN or STDOUT")
 	}
 	return c.errHere()
 }
@@ -103,7 +104,7 @@ func (p sessionParser) copyOption(c *cursor, cp *Copy, given map[string]bool) er
 		return err
 	}
 	val := ""
-	if !c.peek().isPunct(",") && !c.peek().isPunct(")") {
+	if !c.peek().IsPunct(",") && !c.peek().IsPunct(")") {
 		if val, err = p.settingValue(c); err != nil {
 			return err
 		}
@@ -113,7 +114,7 @@ func (p sessionParser) copyOption(c *cursor, cp *Copy, given map[string]bool) er
 	case "format":
 		cp.Format = strings.ToLower(val)
 		if cp.Format != "text" && cp.Format != "csv" && cp.Format != "binary" {
-			return &pgerr.Error{Code: pgerr.InvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
+			return &pgerr.Error{Code: pgerr.InvalidParameterValue, Message: "COPY format \"" + val + "\" not recognized", Position: parse.CharPos(p.query, nameTok.Pos)}
 		}
 	case "header":
 		cp.Header = val == "" || isTrueWord(val)
@@ -127,7 +128,7 @@ func (p sessionParser) copyOption(c *cursor, cp *Copy, given map[string]bool) er
 		cp.Escape = val
 	case "encoding", "freeze", "force_quote", "force_not_null", "force_null":
 	default:
-		return &pgerr.Error{Code: pgerr.SyntaxError, Message: "option \"" + name + "\" not recognized", Position: pgCharPos(p.query, nameTok.pos)}
+		return &pgerr.Error{Code: pgerr.SyntaxError, Message: "option \"" + name + "\" not recognized", Position: parse.CharPos(p.query, nameTok.Pos)}
 	}
 	return nil
 }
@@ -143,7 +144,7 @@ func isTrueWord(v string) bool {
 // legacyCopyOption reads one option of the pre-9.0 syntax.
 func (p sessionParser) legacyCopyOption(c *cursor, cp *Copy, given map[string]bool) error {
 	var err error
-	given[c.peek().val] = true
+	given[c.peek().Val] = true
 	switch {
 	case c.word("binary"):
 		cp.Format = "binary"

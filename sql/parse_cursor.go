@@ -3,26 +3,28 @@ package sql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // cursor walks one statement's tokens for the hand-written parsers.
 type cursor struct {
 	p    *parseCtx
-	toks []token
+	toks []parse.Token
 	i    int
-	stop token // the token after the statement (';' or tkEOF)
+	stop parse.Token // the token after the statement (";" or TokEOF)
 }
 
-func (c *cursor) at(j int) token {
+func (c *cursor) at(j int) parse.Token {
 	if j < len(c.toks) {
 		return c.toks[j]
 	}
 	return c.stop
 }
 
-func (c *cursor) peek() token { return c.at(c.i) }
+func (c *cursor) peek() parse.Token { return c.at(c.i) }
 
-func (c *cursor) peekN(k int) token { return c.at(c.i + k) }
+func (c *cursor) peekN(k int) parse.Token { return c.at(c.i + k) }
 
 func (c *cursor) atEnd() bool { return c.i >= len(c.toks) }
 
@@ -30,7 +32,7 @@ func (c *cursor) atEnd() bool { return c.i >= len(c.toks) }
 func (c *cursor) word(ws ...string) bool {
 	t := c.peek()
 	for _, w := range ws {
-		if t.is(w) {
+		if t.Is(w) {
 			c.i++
 			return true
 		}
@@ -41,7 +43,7 @@ func (c *cursor) word(ws ...string) bool {
 // words consumes the sequence ws if it is next, all or nothing.
 func (c *cursor) words(ws ...string) bool {
 	for k, w := range ws {
-		if !c.peekN(k).is(w) {
+		if !c.peekN(k).Is(w) {
 			return false
 		}
 	}
@@ -50,14 +52,14 @@ func (c *cursor) words(ws ...string) bool {
 }
 
 func (c *cursor) punct(p string) bool {
-	if c.peek().isPunct(p) {
+	if c.peek().IsPunct(p) {
 		c.i++
 		return true
 	}
 	return false
 }
 
-func (c *cursor) errHere() error { return syntaxErrorAt(c.p.query, c.peek()) }
+func (c *cursor) errHere() error { return parse.SyntaxErrorAt(c.p.query, c.peek()) }
 
 func (c *cursor) expect(w string) error {
 	if !c.word(w) {
@@ -85,9 +87,9 @@ func (c *cursor) done() error {
 // PostgreSQL does not reserve.
 func (c *cursor) ident() (string, error) {
 	t := c.peek()
-	if t.kind == tkQIdent && t.str != strUnicode || t.kind == tkIdent && !pgReserved[t.val] {
+	if t.Kind == parse.TokQIdent && t.Str != parse.StrUnicode || t.Kind == parse.TokIdent && !parse.IsReserved(t.Val) {
 		c.i++
-		return t.val, nil
+		return t.Val, nil
 	}
 	return "", c.errHere()
 }
@@ -105,8 +107,8 @@ func (c *cursor) tableName() (TableName, error) {
 	if err != nil {
 		return TableName{}, err
 	}
-	if c.peek().isPunct(".") {
-		return TableName{}, unsupportedAt(c.p.query, c.peek(), "cross-database references are not implemented")
+	if c.peek().IsPunct(".") {
+		return TableName{}, parse.UnsupportedAt(c.p.query, c.peek(), "cross-database references are not implemented")
 	}
 	return TableName{Schema: first, Table: second}, nil
 }
@@ -135,20 +137,20 @@ func (c *cursor) identList() ([]string, error) {
 // str reads a string constant.
 func (c *cursor) str() (string, error) {
 	t := c.peek()
-	if t.kind != tkString || t.str == strBit || t.str == strHex || t.str == strUnicode {
+	if t.Kind != parse.TokString || t.Str == parse.StrBit || t.Str == parse.StrHex || t.Str == parse.StrUnicode {
 		return "", c.errHere()
 	}
 	c.i++
-	return t.val, nil
+	return t.Val, nil
 }
 
 // integer reads an integer constant.
 func (c *cursor) integer() (int64, error) {
 	t := c.peek()
-	if t.kind != tkNumber {
+	if t.Kind != parse.TokNumber {
 		return 0, c.errHere()
 	}
-	v, err := strconv.ParseInt(t.val, 10, 64)
+	v, err := strconv.ParseInt(t.Val, 10, 64)
 	if err != nil {
 		return 0, c.errHere()
 	}
@@ -157,44 +159,8 @@ func (c *cursor) integer() (int64, error) {
 }
 
 // until returns the index of the first depth-0 token from c.i satisfying
-// stop, or len(c.toks). The FROM of IS [NOT] DISTINCT FROM never stops.
-func (c *cursor) until(stop func(token) bool) int {
-	depth := 0
-	for k := c.i; k < len(c.toks); k++ {
-		t := c.toks[k]
-		if depth == 0 && stop(t) && !(t.is("from") && k > 0 && c.toks[k-1].is("distinct")) {
-			return k
-		}
-		depth += nesting(t)
-	}
-	return len(c.toks)
-}
-
-// nesting is how t changes the depth a top-level stop word is looked for
-// at: parentheses and brackets, and CASE ... END, whose WHEN, THEN and ELSE
-// are no clause's (UPDATE SET g = CASE WHEN ...; MERGE ... WHEN MATCHED AND
-// CASE WHEN ... THEN).
-func nesting(t token) int {
-	switch {
-	case t.isPunct("(") || t.isPunct("[") || t.is("case"):
-		return 1
-	case t.isPunct(")") || t.isPunct("]") || t.is("end"):
-		return -1
-	}
-	return 0
-}
-
-// anyWord returns a stop predicate for the given unquoted words.
-func anyWord(ws ...string) func(token) bool {
-	return func(t token) bool {
-		for _, w := range ws {
-			if t.is(w) {
-				return true
-			}
-		}
-		return false
-	}
-}
+// stop, or len(c.toks) (parse.Until).
+func (c *cursor) until(stop func(parse.Token) bool) int { return parse.Until(c.toks, c.i, stop) }
 
 // exprUntil parses the expression from c.i up to (not including) index end.
 func (c *cursor) exprUntil(end int) (Syntax, error) {
@@ -210,28 +176,17 @@ func (c *cursor) exprUntil(end int) (Syntax, error) {
 func (c *cursor) upperWords(from, to int) string {
 	var ws []string
 	for k := from; k < to && k < len(c.toks); k++ {
-		ws = append(ws, strings.ToUpper(c.p.query[c.toks[k].pos:c.toks[k].end]))
+		ws = append(ws, strings.ToUpper(c.p.query[c.toks[k].Pos:c.toks[k].End]))
 	}
 	return strings.Join(ws, " ")
 }
 
-// pgReserved are PostgreSQL's reserved key words (and the type/function-name
-// ones), which cannot be unquoted names.
-var pgReserved = kwSet(`all analyse analyze and any array as asc asymmetric both case cast check collate
-	column constraint create current_catalog current_date current_role current_time current_timestamp
-	current_user default deferrable desc distinct do else end except false fetch for foreign from grant
-	group having in initially intersect into lateral leading limit localtime localtimestamp not null
-	offset on only or order placing primary references returning select session_user some symmetric
-	table then to trailing true union unique user using variadic when where window with
-	authorization binary collation concurrently cross freeze full ilike inner is isnull join left like
-	natural notnull outer overlaps right similar tablesample verbose`)
-
 // signedNumber consumes "-1.5" or "+3" written as a sign and a number token.
 func (c *cursor) signedNumber() (string, bool) {
 	t := c.peek()
-	if t.kind != tkOp || (t.val != "-" && t.val != "+") || c.peekN(1).kind != tkNumber {
+	if t.Kind != parse.TokOp || (t.Val != "-" && t.Val != "+") || c.peekN(1).Kind != parse.TokNumber {
 		return "", false
 	}
 	c.i += 2
-	return strings.TrimPrefix(t.val, "+") + c.at(c.i-1).val, true
+	return strings.TrimPrefix(t.Val, "+") + c.at(c.i-1).Val, true
 }

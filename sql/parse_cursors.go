@@ -1,6 +1,10 @@
 package sql
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/magmalake/magmalake/sql/parse"
+)
 
 // cursorHandler returns the parser for the cursor statements.
 func (p sessionParser) cursorHandler(w string) func(*cursor) (Statement, error) {
@@ -26,10 +30,10 @@ func (p sessionParser) declareStmt(c *cursor) (Statement, error) {
 	}
 	for !c.word("cursor") {
 		switch t := c.peek(); {
-		case t.is("binary"):
-			return nil, unsupportedAt(p.query, t, "binary cursors are not supported")
-		case t.is("scroll"):
-			return nil, unsupportedAt(p.query, t, "scrollable cursors are not supported")
+		case t.Is("binary"):
+			return nil, parse.UnsupportedAt(p.query, t, "binary cursors are not supported")
+		case t.Is("scroll"):
+			return nil, parse.UnsupportedAt(p.query, t, "scrollable cursors are not supported")
 		case c.words("no", "scroll"), c.word("asensitive", "insensitive"):
 		default:
 			return nil, c.errHere()
@@ -56,7 +60,7 @@ func (p sessionParser) declareStmt(c *cursor) (Statement, error) {
 // fetchStmt parses FETCH/MOVE [direction] [FROM|IN] name for the forward
 // directions NEXT, FORWARD [n|ALL], n and ALL.
 func (p sessionParser) fetchStmt(c *cursor) (Statement, error) {
-	f := &Fetch{Move: c.peek().is("move"), Count: 1}
+	f := &Fetch{Move: c.peek().Is("move"), Count: 1}
 	c.i++
 	if err := p.fetchDirection(c, f); err != nil {
 		return nil, err
@@ -73,12 +77,12 @@ func (p sessionParser) fetchStmt(c *cursor) (Statement, error) {
 func (p sessionParser) fetchDirection(c *cursor, f *Fetch) error {
 	t := c.peek()
 	switch {
-	case t.is("prior") || t.is("first") || t.is("last") || t.is("absolute") || t.is("relative") || t.is("backward"):
-		return unsupportedAt(p.query, t, "FETCH %s is not supported: cursors are forward-only", strings.ToUpper(t.val))
+	case t.Is("prior") || t.Is("first") || t.Is("last") || t.Is("absolute") || t.Is("relative") || t.Is("backward"):
+		return parse.UnsupportedAt(p.query, t, "FETCH %s is not supported: cursors are forward-only", strings.ToUpper(t.Val))
 	case c.word("next"):
 		return nil
 	case c.word("forward"):
-		if c.peek().is("from") || c.peek().is("in") || c.peek().kind != tkNumber && !c.peek().is("all") && !c.peek().isPunct("-") {
+		if c.peek().Is("from") || c.peek().Is("in") || c.peek().Kind != parse.TokNumber && !c.peek().Is("all") && !c.peek().IsPunct("-") {
 			return nil
 		}
 	}
@@ -86,11 +90,11 @@ func (p sessionParser) fetchDirection(c *cursor, f *Fetch) error {
 		f.Count = -1
 		return nil
 	}
-	if c.peek().isPunct("-") {
-		return unsupportedAt(p.query, c.peek(), "backward FETCH is not supported: cursors are forward-only")
+	if c.peek().IsPunct("-") {
+		return parse.UnsupportedAt(p.query, c.peek(), "backward FETCH is not supported: cursors are forward-only")
 	}
 	c.punct("+")
-	if c.peek().kind != tkNumber {
+	if c.peek().Kind != parse.TokNumber {
 		return nil
 	}
 	n, err := c.integer()
@@ -98,7 +102,7 @@ func (p sessionParser) fetchDirection(c *cursor, f *Fetch) error {
 		return err
 	}
 	if n == 0 {
-		return unsupportedAt(p.query, c.at(c.i-1), "FETCH of the current row is not supported")
+		return parse.UnsupportedAt(p.query, c.at(c.i-1), "FETCH of the current row is not supported")
 	}
 	f.Count = n
 	return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // ddlParser parses the statements that define and alter tables, views
@@ -23,8 +24,8 @@ func (p ddlParser) createStmt(c *cursor) (Statement, error) {
 		if cs.Name, err = c.ident(); err != nil {
 			return nil, err
 		}
-		if c.peek().is("authorization") {
-			return nil, unsupportedAt(p.query, c.peek(), "CREATE SCHEMA ... AUTHORIZATION is not supported")
+		if c.peek().Is("authorization") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "CREATE SCHEMA ... AUTHORIZATION is not supported")
 		}
 		return cs, c.done()
 	case c.word("table"):
@@ -46,10 +47,10 @@ func (p ddlParser) unsupportedObject(c *cursor, verb string) error {
 	for c.word("or", "replace", "temp", "temporary", "unlogged", "global", "local", "unique", "materialized",
 		"foreign", "recursive", "default", "trusted", "procedural", "constraint") {
 	}
-	if c.peek().kind != tkIdent {
+	if c.peek().Kind != parse.TokIdent {
 		return c.errHere()
 	}
-	return unsupportedAt(p.query, c.at(start), "%s %s is not supported", verb, c.upperWords(start, c.i+1))
+	return parse.UnsupportedAt(p.query, c.at(start), "%s %s is not supported", verb, c.upperWords(start, c.i+1))
 }
 
 func (p ddlParser) createTable(c *cursor) (Statement, error) {
@@ -58,10 +59,10 @@ func (p ddlParser) createTable(c *cursor) (Statement, error) {
 	if ct.Name, err = c.tableName(); err != nil {
 		return nil, err
 	}
-	if c.peek().is("as") || c.peek().isPunct("(") && columnNameList(c) {
+	if c.peek().Is("as") || c.peek().IsPunct("(") && columnNameList(c) {
 		return p.createTableAs(c, ct)
 	}
-	if c.peek().is("partitioned") || c.peek().is("with") || c.peek().is("using") || c.peek().is("tblproperties") {
+	if c.peek().Is("partitioned") || c.peek().Is("with") || c.peek().Is("using") || c.peek().Is("tblproperties") {
 		return p.createTableAs(c, ct)
 	}
 	if err := c.expectPunct("("); err != nil {
@@ -94,7 +95,7 @@ func (p ddlParser) createTable(c *cursor) (Statement, error) {
 
 // createTableTail reads PARTITIONED BY, USING, WITH and TBLPROPERTIES in any order.
 func (p ddlParser) createTableTail(c *cursor, ct *CreateTable) error {
-	for !c.atEnd() && !(ct.Query == nil && c.peek().is("as") && len(ct.Columns) == 0) {
+	for !c.atEnd() && !(ct.Query == nil && c.peek().Is("as") && len(ct.Columns) == 0) {
 		var err error
 		switch {
 		case c.words("partitioned", "by"):
@@ -127,8 +128,8 @@ var columnConstraints = map[string]string{
 }
 
 func (p ddlParser) columnDef(c *cursor) (ColumnDef, error) {
-	if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
-		return ColumnDef{}, unsupportedAt(p.query, c.peek(), "table constraint %s is not supported", kw)
+	if kw, ok := columnConstraints[c.peek().Val]; ok && c.peek().Kind == parse.TokIdent {
+		return ColumnDef{}, parse.UnsupportedAt(p.query, c.peek(), "table constraint %s is not supported", kw)
 	}
 	name, err := c.ident()
 	if err != nil {
@@ -138,7 +139,7 @@ func (p ddlParser) columnDef(c *cursor) (ColumnDef, error) {
 	if err != nil {
 		return ColumnDef{}, err
 	}
-	for !c.atEnd() && !c.peek().isPunct(",") && !c.peek().isPunct(")") {
+	for !c.atEnd() && !c.peek().IsPunct(",") && !c.peek().IsPunct(")") {
 		switch {
 		case c.words("not", "null"):
 			col.NotNull = true
@@ -149,8 +150,8 @@ func (p ddlParser) columnDef(c *cursor) (ColumnDef, error) {
 				return ColumnDef{}, err
 			}
 		default:
-			if kw, ok := columnConstraints[c.peek().val]; ok && c.peek().kind == tkIdent {
-				return ColumnDef{}, unsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
+			if kw, ok := columnConstraints[c.peek().Val]; ok && c.peek().Kind == parse.TokIdent {
+				return ColumnDef{}, parse.UnsupportedAt(p.query, c.peek(), "column constraint %s is not supported", kw)
 			}
 			return ColumnDef{}, c.errHere()
 		}
@@ -161,9 +162,9 @@ func (p ddlParser) columnDef(c *cursor) (ColumnDef, error) {
 // defaultExpr reads DEFAULT's expression: up to the next constraint, or
 // the end of the column's definition.
 func (p ddlParser) defaultExpr(c *cursor) (Syntax, error) {
-	end := c.until(func(t token) bool {
-		_, constraint := columnConstraints[t.val]
-		return t.isPunct(",") || t.isPunct(")") || t.is("not") || t.is("null") && c.at(c.i).val != "null" || constraint && t.kind == tkIdent
+	end := c.until(func(t parse.Token) bool {
+		_, constraint := columnConstraints[t.Val]
+		return t.IsPunct(",") || t.IsPunct(")") || t.Is("not") || t.Is("null") && c.at(c.i).Val != "null" || constraint && t.Kind == parse.TokIdent
 	})
 	if end == c.i {
 		return nil, c.errHere()
@@ -174,11 +175,10 @@ func (p ddlParser) defaultExpr(c *cursor) (Syntax, error) {
 // columnType reads a column's type name.
 func (p ddlParser) columnType(c *cursor, name string) (ColumnDef, error) {
 	typTok := c.peek()
-	if typTok.kind == tkIdent && serialTypes[typTok.val] {
-		return ColumnDef{}, unsupportedAt(p.query, typTok, "type %s is not supported: there are no sequences to number its rows", typTok.val)
+	if typTok.Kind == parse.TokIdent && serialTypes[typTok.Val] {
+		return ColumnDef{}, parse.UnsupportedAt(p.query, typTok, "type %s is not supported: there are no sequences to number its rows", typTok.Val)
 	}
-	n := &normalizer{query: p.query, in: c.toks, stop: c.stop}
-	text, next, err := n.typeName(c.i)
+	text, next, err := parse.TypeNameAt(p.query, c.toks, c.i, c.stop)
 	if err != nil {
 		return ColumnDef{}, err
 	}
@@ -189,7 +189,7 @@ func (p ddlParser) columnType(c *cursor, name string) (ColumnDef, error) {
 	if err != nil {
 		var e *pgerr.Error
 		if errors.As(err, &e) {
-			e.Position = pgCharPos(p.query, typTok.pos)
+			e.Position = parse.CharPos(p.query, typTok.Pos)
 		}
 		return ColumnDef{}, err
 	}
@@ -241,11 +241,11 @@ func (p ddlParser) partitionField(c *cursor) (PartitionField, error) {
 	}
 	tr, ok := transformNames[strings.ToLower(name)]
 	if !ok {
-		return PartitionField{}, unsupportedAt(p.query, nameTok, "partition transform %s is not supported", name)
+		return PartitionField{}, parse.UnsupportedAt(p.query, nameTok, "partition transform %s is not supported", name)
 	}
 	f := PartitionField{Transform: tr}
 	for k := 0; ; k++ {
-		if c.peek().kind == tkNumber {
+		if c.peek().Kind == parse.TokNumber {
 			v, err := c.integer()
 			if err != nil {
 				return PartitionField{}, err
@@ -263,7 +263,7 @@ func (p ddlParser) partitionField(c *cursor) (PartitionField, error) {
 	}
 	needsParam := tr == "bucket" || tr == "truncate"
 	if f.Column == "" || needsParam != (f.Param > 0) {
-		return PartitionField{}, &pgerr.Error{Code: pgerr.InvalidParameterValue, Position: pgCharPos(p.query, nameTok.pos),
+		return PartitionField{}, &pgerr.Error{Code: pgerr.InvalidParameterValue, Position: parse.CharPos(p.query, nameTok.Pos),
 			Message: "invalid arguments for partition transform " + name}
 	}
 	return f, nil
@@ -299,17 +299,17 @@ func (p ddlParser) properties(c *cursor) (map[string]string, error) {
 
 // propertyKey reads 'key' or a dotted word key (write.delete.mode).
 func (p ddlParser) propertyKey(c *cursor) (string, error) {
-	if c.peek().kind == tkString {
+	if c.peek().Kind == parse.TokString {
 		return c.str()
 	}
 	var parts []string
 	for {
 		t := c.peek()
-		if t.kind != tkIdent && t.kind != tkQIdent {
+		if t.Kind != parse.TokIdent && t.Kind != parse.TokQIdent {
 			return "", c.errHere()
 		}
 		c.i++
-		parts = append(parts, t.val)
+		parts = append(parts, t.Val)
 		if !c.punct(".") {
 			return strings.Join(parts, "."), nil
 		}
@@ -318,13 +318,13 @@ func (p ddlParser) propertyKey(c *cursor) (string, error) {
 
 func (p ddlParser) propertyValue(c *cursor) (string, error) {
 	t := c.peek()
-	switch t.kind {
-	case tkString:
+	switch t.Kind {
+	case parse.TokString:
 		return c.str()
-	case tkNumber, tkIdent, tkQIdent:
+	case parse.TokNumber, parse.TokIdent, parse.TokQIdent:
 		c.i++
-		return t.val, nil
-	case tkOp:
+		return t.Val, nil
+	case parse.TokOp:
 		if v, ok := c.signedNumber(); ok {
 			return v, nil
 		}
@@ -363,8 +363,8 @@ func (p ddlParser) dropStmt(c *cursor) (Statement, error) {
 		if ds.Name, err = c.ident(); err != nil {
 			return nil, err
 		}
-		if c.peek().isPunct(",") {
-			return nil, unsupportedAt(p.query, c.peek(), "DROP SCHEMA of several schemas is not supported")
+		if c.peek().IsPunct(",") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "DROP SCHEMA of several schemas is not supported")
 		}
 		ds.Cascade = c.word("cascade")
 		if !ds.Cascade {
@@ -377,8 +377,8 @@ func (p ddlParser) dropStmt(c *cursor) (Statement, error) {
 		if dv.Name, err = c.tableName(); err != nil {
 			return nil, err
 		}
-		if c.peek().isPunct(",") {
-			return nil, unsupportedAt(p.query, c.peek(), "DROP VIEW of several views is not supported")
+		if c.peek().IsPunct(",") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "DROP VIEW of several views is not supported")
 		}
 		c.word("restrict", "cascade")
 		return dv, c.done()
@@ -388,12 +388,12 @@ func (p ddlParser) dropStmt(c *cursor) (Statement, error) {
 		if dt.Name, err = c.tableName(); err != nil {
 			return nil, err
 		}
-		if c.peek().isPunct(",") {
-			return nil, unsupportedAt(p.query, c.peek(), "DROP TABLE of several tables is not supported")
+		if c.peek().IsPunct(",") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "DROP TABLE of several tables is not supported")
 		}
 		dt.Purge = c.word("purge")
-		if c.peek().is("cascade") {
-			return nil, unsupportedAt(p.query, c.peek(), "DROP TABLE ... CASCADE is not supported")
+		if c.peek().Is("cascade") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "DROP TABLE ... CASCADE is not supported")
 		}
 		c.word("restrict")
 		return dt, c.done()
@@ -425,7 +425,7 @@ func (p ddlParser) alterStmt(c *cursor) (Statement, error) {
 	switch {
 	case c.word("set"):
 		c.word("tblproperties")
-		if !c.peek().isPunct("(") {
+		if !c.peek().IsPunct("(") {
 			return nil, p.unsupportedAlter(c, c.i-1)
 		}
 		at.Set, err = p.properties(c)
@@ -454,7 +454,7 @@ func (p ddlParser) alterRef(c *cursor, name TableName) (Statement, bool, error) 
 		r.Create = true
 	case c.word("replace"):
 		r.Replace = true
-	case c.peek().is("drop") && (c.peekN(1).is("branch") || c.peekN(1).is("tag")):
+	case c.peek().Is("drop") && (c.peekN(1).Is("branch") || c.peekN(1).Is("tag")):
 		c.i++
 		r.Drop = true
 	default:
@@ -490,7 +490,7 @@ func (p ddlParser) alterRef(c *cursor, name TableName) (Statement, bool, error) 
 		if err != nil {
 			return nil, true, err
 		}
-		unit := map[string]int64{"days": 86400000, "day": 86400000, "hours": 3600000, "hour": 3600000, "minutes": 60000, "minute": 60000}[c.peek().val]
+		unit := map[string]int64{"days": 86400000, "day": 86400000, "hours": 3600000, "hour": 3600000, "minutes": 60000, "minute": 60000}[c.peek().Val]
 		if unit == 0 || n <= 0 {
 			return nil, true, c.errHere()
 		}
@@ -504,10 +504,10 @@ func (p ddlParser) alterRef(c *cursor, name TableName) (Statement, bool, error) 
 // the table's name rather than its properties.
 func schemaAction(c *cursor) bool {
 	switch t := c.peek(); {
-	case t.is("add"), t.is("drop"), t.is("rename"), t.is("alter"), t.is("replace"):
+	case t.Is("add"), t.Is("drop"), t.Is("rename"), t.Is("alter"), t.Is("replace"):
 		return true
-	case t.is("set"):
-		return c.peekN(1).is("schema")
+	case t.Is("set"):
+		return c.peekN(1).Is("schema")
 	}
 	return false
 }
@@ -564,12 +564,12 @@ func (p ddlParser) alterSchema(c *cursor, name TableName, ifExists bool) (Statem
 // alterAction parses one ADD, DROP or ALTER COLUMN action.
 func (p ddlParser) alterAction(c *cursor) (AlterAction, error) {
 	start := c.i
-	if c.peekN(1).is("partition") && c.peekN(2).is("field") {
+	if c.peekN(1).Is("partition") && c.peekN(2).Is("field") {
 		return p.partitionAction(c)
 	}
 	switch {
 	case c.word("add"):
-		if c.peek().is("constraint") || c.peek().is("primary") || c.peek().is("unique") || c.peek().is("check") || c.peek().is("foreign") {
+		if c.peek().Is("constraint") || c.peek().Is("primary") || c.peek().Is("unique") || c.peek().Is("check") || c.peek().Is("foreign") {
 			return AlterAction{}, p.unsupportedAlter(c, start)
 		}
 		c.word("column")
@@ -579,7 +579,7 @@ func (p ddlParser) alterAction(c *cursor) (AlterAction, error) {
 		a.Name = a.Column.Name
 		return a, err
 	case c.word("drop"):
-		if !c.word("column") && (c.peek().is("constraint") || c.peek().is("partition")) {
+		if !c.word("column") && (c.peek().Is("constraint") || c.peek().Is("partition")) {
 			return AlterAction{}, p.unsupportedAlter(c, start)
 		}
 		a := AlterAction{Kind: AlterDropColumn, IfExists: c.words("if", "exists")}
@@ -618,7 +618,7 @@ func (p ddlParser) alterAction(c *cursor) (AlterAction, error) {
 // PARTITION FIELD f|name and REPLACE PARTITION FIELD f|name WITH f [AS
 // name]: partition evolution.
 func (p ddlParser) partitionAction(c *cursor) (AlterAction, error) {
-	verb := c.peek().val
+	verb := c.peek().Val
 	c.i += 3
 	var a AlterAction
 	var err error
@@ -628,7 +628,7 @@ func (p ddlParser) partitionAction(c *cursor) (AlterAction, error) {
 			kind = AlterReplacePartitionField
 		}
 		a.Kind = kind
-		if c.peekN(1).isPunct("(") {
+		if c.peekN(1).IsPunct("(") {
 			a.Old, err = p.partitionField(c)
 		} else {
 			a.Name, err = c.ident()
@@ -658,8 +658,8 @@ func (p ddlParser) alterType(c *cursor, col string, start int) (AlterAction, err
 	if err != nil {
 		return AlterAction{}, err
 	}
-	if c.peek().is("using") || c.peek().is("collate") {
-		return AlterAction{}, unsupportedAt(p.query, c.peek(), "ALTER COLUMN ... TYPE ... %s is not supported", strings.ToUpper(c.peek().val))
+	if c.peek().Is("using") || c.peek().Is("collate") {
+		return AlterAction{}, parse.UnsupportedAt(p.query, c.peek(), "ALTER COLUMN ... TYPE ... %s is not supported", strings.ToUpper(c.peek().Val))
 	}
 	return AlterAction{Kind: AlterColumnType, Name: col, Column: def}, nil
 }
@@ -679,15 +679,15 @@ func (p ddlParser) vacuumStmt(c *cursor) (Statement, error) {
 				v.Verbose = true
 			case c.word("drop_tags"), c.word("move_tags"):
 				if v.Tags != TagsRefuse {
-					return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: "VACUUM options DROP_TAGS and MOVE_TAGS cannot be used together", Position: pgCharPos(p.query, at.pos)}
+					return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: "VACUUM options DROP_TAGS and MOVE_TAGS cannot be used together", Position: parse.CharPos(p.query, at.Pos)}
 				}
 				v.Tags = TagsDrop
-				if at.is("move_tags") {
+				if at.Is("move_tags") {
 					v.Tags = TagsMove
 				}
 			case c.punct(","):
 			default:
-				return nil, unsupportedAt(p.query, c.peek(), "VACUUM option %s is not supported", strings.ToUpper(c.peek().val))
+				return nil, parse.UnsupportedAt(p.query, c.peek(), "VACUUM option %s is not supported", strings.ToUpper(c.peek().Val))
 			}
 		}
 	}
@@ -719,15 +719,15 @@ func (p ddlParser) alterExecute(c *cursor, name TableName) (Statement, error) {
 	if c.punct("(") {
 		for !c.punct(")") {
 			// Argument names may be reserved words (fast_forward's to).
-			arg := c.peek().val
-			if t := c.peek(); t.kind != tkIdent && t.kind != tkQIdent {
+			arg := c.peek().Val
+			if t := c.peek(); t.Kind != parse.TokIdent && t.Kind != parse.TokQIdent {
 				return nil, c.errHere()
 			}
 			c.i++
 			if !c.punct("=>") {
 				return nil, c.errHere()
 			}
-			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || t.IsPunct(")") })
 			if ex.Args[arg], err = c.exprUntil(end); err != nil {
 				return nil, err
 			}
@@ -747,10 +747,10 @@ func (p ddlParser) unsupportedAlter(c *cursor, from int) error {
 		return c.errHere()
 	}
 	to := from + 1
-	if to < len(c.toks) && c.toks[to].kind == tkIdent && !c.toks[to].isPunct("(") {
+	if to < len(c.toks) && c.toks[to].Kind == parse.TokIdent && !c.toks[to].IsPunct("(") {
 		to++
 	}
-	return unsupportedAt(p.query, c.at(from), "ALTER TABLE ... %s is not supported", c.upperWords(from, to))
+	return parse.UnsupportedAt(p.query, c.at(from), "ALTER TABLE ... %s is not supported", c.upperWords(from, to))
 }
 
 // describeStmt parses DESCRIBE t / DESC t.
@@ -769,13 +769,13 @@ func (p ddlParser) describeStmt(c *cursor) (Statement, error) {
 func columnNameList(c *cursor) bool {
 	for k := c.i + 1; k < len(c.toks); k += 2 {
 		name, next := c.toks[k], c.at(k+1)
-		if name.kind != tkIdent && name.kind != tkQIdent {
+		if name.Kind != parse.TokIdent && name.Kind != parse.TokQIdent {
 			return false
 		}
-		if next.isPunct(")") {
+		if next.IsPunct(")") {
 			return true
 		}
-		if !next.isPunct(",") {
+		if !next.IsPunct(",") {
 			return false
 		}
 	}
@@ -785,7 +785,7 @@ func columnNameList(c *cursor) bool {
 // createTableAs parses CREATE TABLE t [(names)] [PARTITIONED BY ...]
 // [WITH (...)] AS query [WITH [NO] DATA].
 func (p ddlParser) createTableAs(c *cursor, ct *CreateTable) (Statement, error) {
-	if c.peek().isPunct("(") {
+	if c.peek().IsPunct("(") {
 		var err error
 		if ct.ColumnNames, err = c.identList(); err != nil {
 			return nil, err
@@ -799,9 +799,9 @@ func (p ddlParser) createTableAs(c *cursor, ct *CreateTable) (Statement, error) 
 	}
 	end := len(c.toks)
 	switch n := len(c.toks); {
-	case n-c.i > 3 && c.toks[n-3].is("with") && c.toks[n-2].is("no") && c.toks[n-1].is("data"):
+	case n-c.i > 3 && c.toks[n-3].Is("with") && c.toks[n-2].Is("no") && c.toks[n-1].Is("data"):
 		end, ct.NoData = n-3, true
-	case n-c.i > 2 && c.toks[n-2].is("with") && c.toks[n-1].is("data"):
+	case n-c.i > 2 && c.toks[n-2].Is("with") && c.toks[n-1].Is("data"):
 		end = n - 2
 	}
 	q, err := p.selects().selectStmt(c.toks[c.i:end], c.at(end))
@@ -821,20 +821,20 @@ func (p ddlParser) createView(c *cursor, replace bool) (Statement, error) {
 	if cv.Name, err = c.tableName(); err != nil {
 		return nil, err
 	}
-	if c.peek().isPunct("(") {
+	if c.peek().IsPunct("(") {
 		if cv.Columns, err = c.identList(); err != nil {
 			return nil, err
 		}
 	}
-	if c.peek().is("with") {
-		return nil, unsupportedAt(p.query, c.peek(), "CREATE VIEW ... WITH options are not supported")
+	if c.peek().Is("with") {
+		return nil, parse.UnsupportedAt(p.query, c.peek(), "CREATE VIEW ... WITH options are not supported")
 	}
 	if err := c.expect("as"); err != nil {
 		return nil, err
 	}
 	end := len(c.toks)
-	if end-c.i > 3 && c.toks[end-1].is("option") && c.toks[end-2].is("check") {
-		return nil, unsupportedAt(p.query, c.toks[end-2], "WITH CHECK OPTION is not supported")
+	if end-c.i > 3 && c.toks[end-1].Is("option") && c.toks[end-2].Is("check") {
+		return nil, parse.UnsupportedAt(p.query, c.toks[end-2], "WITH CHECK OPTION is not supported")
 	}
 	if c.i >= end {
 		return nil, c.errHere()
@@ -842,7 +842,7 @@ func (p ddlParser) createView(c *cursor, replace bool) (Statement, error) {
 	if cv.Query, err = p.selects().selectStmt(c.toks[c.i:end], c.at(end)); err != nil {
 		return nil, err
 	}
-	cv.Definition = p.query[c.toks[c.i].pos:c.toks[end-1].end]
+	cv.Definition = p.query[c.toks[c.i].Pos:c.toks[end-1].End]
 	c.i = end
 	return cv, nil
 }
@@ -853,7 +853,7 @@ func (p ddlParser) createView(c *cursor, replace bool) (Statement, error) {
 // to copy. A later option overrides an earlier one, as in PostgreSQL.
 func (p ddlParser) likeClause(c *cursor, ct *CreateTable) error {
 	if ct.Like != nil {
-		return unsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
+		return parse.UnsupportedAt(p.query, c.at(c.i-1), "more than one LIKE in CREATE TABLE is not supported")
 	}
 	src, err := c.tableName()
 	if err != nil {
@@ -865,10 +865,10 @@ func (p ddlParser) likeClause(c *cursor, ct *CreateTable) error {
 		if !including && !c.word("excluding") {
 			break
 		}
-		if c.peek().kind != tkIdent { // ALL, DEFAULTS, CONSTRAINTS, ...
+		if c.peek().Kind != parse.TokIdent { // ALL, DEFAULTS, CONSTRAINTS, ...
 			return c.errHere()
 		}
-		if c.peek().is("defaults") || c.peek().is("all") {
+		if c.peek().Is("defaults") || c.peek().Is("all") {
 			ct.LikeDefaults = including
 		}
 		c.i++

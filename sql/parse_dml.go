@@ -3,9 +3,8 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // dmlParser parses the statements that change rows (INSERT, UPDATE,
@@ -38,13 +37,13 @@ func (p dmlParser) insertStmt(c *cursor) (Statement, error) {
 			return nil, err
 		}
 	}
-	if c.peek().isPunct("(") && !c.peekN(1).is("select") && !c.peekN(1).is("with") && !c.peekN(1).is("values") {
+	if c.peek().IsPunct("(") && !c.peekN(1).Is("select") && !c.peekN(1).Is("with") && !c.peekN(1).Is("values") {
 		if ins.Columns, err = c.identList(); err != nil {
 			return nil, err
 		}
 	}
 	if !ins.Overwrite && c.words("replace", "where") {
-		end := c.until(anyWord("values", "select", "with"))
+		end := c.until(parse.AnyWord("values", "select", "with"))
 		if ins.ReplaceWhere, err = c.exprUntil(end); err != nil {
 			return nil, err
 		}
@@ -68,7 +67,7 @@ func (p dmlParser) partitionSpec(c *cursor) ([]PartitionValue, error) {
 		}
 		pv := PartitionValue{Column: col}
 		if c.punct("=") {
-			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || t.IsPunct(")") })
 			if pv.Value, err = c.exprUntil(end); err != nil {
 				return nil, err
 			}
@@ -85,7 +84,7 @@ func (p dmlParser) partitionSpec(c *cursor) ([]PartitionValue, error) {
 
 // insertBody reads VALUES rows or a query, then RETURNING.
 func (p dmlParser) insertBody(c *cursor, ins *Insert) error {
-	if c.peek().is("default") && c.peekN(1).is("values") {
+	if c.peek().Is("default") && c.peekN(1).Is("values") {
 		if len(ins.Columns) > 0 {
 			return c.errHere()
 		}
@@ -96,22 +95,22 @@ func (p dmlParser) insertBody(c *cursor, ins *Insert) error {
 		ins.Returning, err = p.returning(c)
 		return err
 	}
-	end := c.until(func(t token) bool { return t.is("returning") || t.is("on") })
-	for end+1 < len(c.toks) && c.toks[end].is("on") && !c.toks[end+1].is("conflict") {
+	end := c.until(func(t parse.Token) bool { return t.Is("returning") || t.Is("on") })
+	for end+1 < len(c.toks) && c.toks[end].Is("on") && !c.toks[end+1].Is("conflict") {
 		// A join's ON inside INSERT ... SELECT, not ON CONFLICT.
 		from := c.i
 		c.i = end + 1
-		end = c.until(func(t token) bool { return t.is("returning") || t.is("on") })
+		end = c.until(func(t parse.Token) bool { return t.Is("returning") || t.Is("on") })
 		c.i = from
 	}
-	if end < len(c.toks) && c.toks[end].is("on") {
-		return unsupportedAt(p.query, c.toks[end], "INSERT ... ON CONFLICT is not supported")
+	if end < len(c.toks) && c.toks[end].Is("on") {
+		return parse.UnsupportedAt(p.query, c.toks[end], "INSERT ... ON CONFLICT is not supported")
 	}
 	if c.i == end {
 		return c.errHere()
 	}
 	var err error
-	if c.peek().is("values") {
+	if c.peek().Is("values") {
 		ins.Rows, err = p.valuesRows(c.toks[c.i:end], c.at(end))
 	} else {
 		ins.Query, err = p.selects().selectStmt(c.toks[c.i:end], c.at(end))
@@ -124,29 +123,19 @@ func (p dmlParser) insertBody(c *cursor, ins *Insert) error {
 	return err
 }
 
-// valuesRows parses "VALUES (...), (...)" through tidb's INSERT grammar.
-func (p dmlParser) valuesRows(in []token, stop token) ([][]Syntax, error) {
-	norm, err := normalizeStop(p.query, in, stop)
-	if err != nil {
-		return nil, err
-	}
-	head := []ntok{{text: "insert", kind: tkIdent, src: in[0]}, {text: "into", kind: tkIdent, src: in[0]},
-		{text: "t", kind: tkIdent, src: in[0]}}
-	stmts, err := p.tidb(append(head, norm...), stop)
-	if err != nil {
-		return nil, err
-	}
-	is, ok := stmts[0].(*ast.InsertStmt)
-	if len(stmts) != 1 || !ok || is.Lists == nil {
-		return nil, syntaxErrorAt(p.query, in[0])
-	}
+// valuesRows parses "VALUES (...), (...)" into its rows.
+func (p dmlParser) valuesRows(in []parse.Token, stop parse.Token) ([][]Syntax, error) {
 	// DEFAULT stays: binding it for its column (BindAssigned) gives the
 	// column's default.
-	rows := make([][]Syntax, len(is.Lists))
-	for i, row := range is.Lists {
-		rows[i] = syntaxList(row)
+	rows, err := p.tp.Values(in, stop)
+	if err != nil {
+		return nil, err
 	}
-	return rows, nil
+	out := make([][]Syntax, len(rows))
+	for i, row := range rows {
+		out[i] = syntaxList(row)
+	}
+	return out, nil
 }
 
 // returning parses an optional trailing RETURNING list; it must end the statement.
@@ -168,7 +157,7 @@ func (c *cursor) tableAlias(clauseWords ...string) (string, error) {
 		return c.ident()
 	}
 	t := c.peek()
-	if t.kind == tkQIdent || (t.kind == tkIdent && !pgReserved[t.val] && !anyWord(clauseWords...)(t)) {
+	if t.Kind == parse.TokQIdent || (t.Kind == parse.TokIdent && !parse.IsReserved(t.Val) && !parse.AnyWord(clauseWords...)(t)) {
 		return c.ident()
 	}
 	return "", nil
@@ -189,10 +178,10 @@ func (p dmlParser) deleteStmt(c *cursor) (Statement, error) {
 	if d.Alias, err = c.tableAlias("where", "returning", "using"); err != nil {
 		return nil, err
 	}
-	if at := c.peek(); at.is("using") {
+	if at := c.peek(); at.Is("using") {
 		sources := c.joinSources("using")
 		if len(sources) == 0 {
-			return nil, syntaxErrorAt(p.query, c.peek())
+			return nil, parse.SyntaxErrorAt(p.query, c.peek())
 		}
 		where := c.joinWhere()
 		if d.Join, err = p.dmlJoin(sources, where, at, c.at(c.i)); err != nil {
@@ -216,9 +205,9 @@ func (p dmlParser) optWhere(c *cursor) (Syntax, error) {
 		return nil, nil
 	}
 	if c.words("current", "of") {
-		return nil, unsupportedAt(p.query, c.at(c.i-2), "WHERE CURRENT OF is not supported")
+		return nil, parse.UnsupportedAt(p.query, c.at(c.i-2), "WHERE CURRENT OF is not supported")
 	}
-	return c.exprUntil(c.until(anyWord("returning")))
+	return c.exprUntil(c.until(parse.AnyWord("returning")))
 }
 
 // updateStmt parses UPDATE t [[AS] alias] SET c = v, ... [WHERE] [RETURNING].
@@ -249,7 +238,7 @@ func (p dmlParser) updateStmt(c *cursor) (Statement, error) {
 			break
 		}
 	}
-	if at := c.peek(); at.is("from") {
+	if at := c.peek(); at.Is("from") {
 		if err := p.updateFrom(c, u, values, at); err != nil {
 			return nil, err
 		}
@@ -265,24 +254,24 @@ func (p dmlParser) updateStmt(c *cursor) (Statement, error) {
 // assignment reads col = value, the value running to a comma or one of the
 // words that end the list.
 func (p dmlParser) assignment(c *cursor, ends ...string) (Assignment, error) {
-	if c.peek().isPunct("(") {
-		return Assignment{}, unsupportedAt(p.query, c.peek(), "multiple-column UPDATE SET is not supported")
+	if c.peek().IsPunct("(") {
+		return Assignment{}, parse.UnsupportedAt(p.query, c.peek(), "multiple-column UPDATE SET is not supported")
 	}
 	col, err := c.ident()
 	if err != nil {
 		return Assignment{}, err
 	}
-	if c.peek().isPunct(".") || c.peek().isPunct("[") {
-		return Assignment{}, unsupportedAt(p.query, c.peek(), "assignment to a field or element is not supported")
+	if c.peek().IsPunct(".") || c.peek().IsPunct("[") {
+		return Assignment{}, parse.UnsupportedAt(p.query, c.peek(), "assignment to a field or element is not supported")
 	}
 	if err := c.expectPunct("="); err != nil {
 		return Assignment{}, err
 	}
-	end := c.until(func(t token) bool { return t.isPunct(",") || anyWord(ends...)(t) })
-	if c.peek().is("default") && end == c.i+1 {
+	end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || parse.AnyWord(ends...)(t) })
+	if c.peek().Is("default") && end == c.i+1 {
 		// Binding it for its column (BindAssigned) gives the default.
 		c.i = end
-		return Assignment{Column: col, Value: syntaxOf(&ast.DefaultExpr{})}, nil
+		return Assignment{Column: col, Value: syntaxOf(&parse.Default{})}, nil
 	}
 	v, err := c.exprUntil(end)
 	if err != nil {
@@ -300,8 +289,8 @@ func (p dmlParser) truncateStmt(c *cursor) (Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.peek().isPunct(",") {
-		return nil, unsupportedAt(p.query, c.peek(), "TRUNCATE of several tables is not supported")
+	if c.peek().IsPunct(",") {
+		return nil, parse.UnsupportedAt(p.query, c.peek(), "TRUNCATE of several tables is not supported")
 	}
 	if c.word("continue", "restart") {
 		if err := c.expect("identity"); err != nil {
@@ -309,8 +298,8 @@ func (p dmlParser) truncateStmt(c *cursor) (Statement, error) {
 		}
 	}
 	c.word("restrict")
-	if c.peek().is("cascade") {
-		return nil, unsupportedAt(p.query, c.peek(), "TRUNCATE ... CASCADE is not supported")
+	if c.peek().Is("cascade") {
+		return nil, parse.UnsupportedAt(p.query, c.peek(), "TRUNCATE ... CASCADE is not supported")
 	}
 	if err := c.done(); err != nil {
 		return nil, err
@@ -330,9 +319,9 @@ func (p dmlParser) explainStmt(c *cursor) (Statement, error) {
 			t := c.peek()
 			c.i++
 			switch {
-			case t.is("analyze") || t.is("analyse"):
-				ex.Analyze = !(c.word("false", "off") || c.peek().kind == tkNumber && c.peek().val == "0")
-			case t.is("format"):
+			case t.Is("analyze") || t.Is("analyse"):
+				ex.Analyze = !(c.word("false", "off") || c.peek().Kind == parse.TokNumber && c.peek().Val == "0")
+			case t.Is("format"):
 				if err := p.explainFormat(c, ex); err != nil {
 					return nil, err
 				}
@@ -361,14 +350,14 @@ func (p dmlParser) explainFormat(c *cursor, ex *Explain) error {
 	}
 	v := c.peek()
 	c.i++
-	switch f := strings.ToLower(v.val); f {
+	switch f := strings.ToLower(v.Val); f {
 	case "text", "json":
 		ex.Format = f
 		return nil
 	case "yaml", "xml":
 		return pgerr.Errorf(pgerr.FeatureNotSupported, "EXPLAIN (FORMAT %s) is not supported; use FORMAT JSON or TEXT", strings.ToUpper(f))
 	default:
-		return pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v.val)
+		return pgerr.Errorf(pgerr.InvalidParameterValue, "unrecognized value for EXPLAIN option \"format\": \"%s\"", v.Val)
 	}
 }
 
@@ -381,7 +370,7 @@ func targetName(t TableName, alias string) string {
 }
 
 // dmlJoin is the join form of a USING or FROM list and its WHERE.
-func (p dmlParser) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, error) {
+func (p dmlParser) dmlJoin(sources, where []parse.Token, at, stop parse.Token) (*DMLJoin, error) {
 	src, err := p.mergeSource(sources, stop, at)
 	if err != nil {
 		return nil, err
@@ -397,10 +386,10 @@ func (p dmlParser) dmlJoin(sources, where []token, at, stop token) (*DMLJoin, er
 
 // updateFrom rewrites UPDATE t SET ... FROM s WHERE c: each value reads one
 // joined row of s, and the target rows are those some row of s joins.
-func (p dmlParser) updateFrom(c *cursor, u *Update, values [][2]int, at token) error {
+func (p dmlParser) updateFrom(c *cursor, u *Update, values [][2]int, at parse.Token) error {
 	sources := c.joinSources("from")
 	if len(sources) == 0 {
-		return syntaxErrorAt(p.query, c.peek())
+		return parse.SyntaxErrorAt(p.query, c.peek())
 	}
 	where := c.joinWhere()
 	var err error
@@ -415,7 +404,7 @@ func (p dmlParser) updateFrom(c *cursor, u *Update, values [][2]int, at token) e
 		valToks := c.toks[span[0]:span[1]]
 		// valToks is "col = value": keep the value.
 		eq := 0
-		for eq < len(valToks) && !valToks[eq].isPunct("=") && !(valToks[eq].kind == tkOp && valToks[eq].val == "=") {
+		for eq < len(valToks) && !valToks[eq].IsPunct("=") && !(valToks[eq].Kind == parse.TokOp && valToks[eq].Val == "=") {
 			eq++
 		}
 		v, err := p.exprSyntax(joinValue(valToks[eq+1:], sources, where, at), c.at(c.i))

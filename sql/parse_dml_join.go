@@ -1,6 +1,6 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
+import "github.com/magmalake/magmalake/sql/parse"
 
 // DELETE ... USING and UPDATE ... FROM are joins of the target with other
 // relations. They become subqueries of the single-table statements, which
@@ -18,56 +18,56 @@ import "github.com/pingcap/tidb/pkg/parser/ast"
 
 // joinSources reads the FROM list of UPDATE ... FROM or the USING list of
 // DELETE ... USING, up to WHERE or RETURNING; nil when the word is absent.
-func (c *cursor) joinSources(word string) []token {
+func (c *cursor) joinSources(word string) []parse.Token {
 	if !c.word(word) {
 		return nil
 	}
-	end := c.until(anyWord("where", "returning"))
+	end := c.until(parse.AnyWord("where", "returning"))
 	from := c.toks[c.i:end]
 	c.i = end
 	return from
 }
 
 // joinWhere reads the statement's WHERE (tokens, up to RETURNING).
-func (c *cursor) joinWhere() []token {
+func (c *cursor) joinWhere() []parse.Token {
 	if !c.word("where") {
 		return nil
 	}
-	end := c.until(anyWord("returning"))
+	end := c.until(parse.AnyWord("returning"))
 	where := c.toks[c.i:end]
 	c.i = end
 	return where
 }
 
 // semiJoin is the tokens of the test a target row must pass.
-func (p dmlParser) semiJoin(sources, where []token, target string, at token) []token {
+func (p dmlParser) semiJoin(sources, where []parse.Token, target string, at parse.Token) []parse.Token {
 	conj := splitConjuncts(where)
 	for i, cj := range conj {
 		tcol, scol, ok := keyEquality(cj, target)
 		if !ok {
 			continue
 		}
-		rest := append(append([][]token(nil), conj[:i]...), conj[i+1:]...)
-		out := append(append([]token(nil), tcol...), word(at, "in"), punct(at, "("), word(at, "select"))
+		rest := append(append([][]parse.Token(nil), conj[:i]...), conj[i+1:]...)
+		out := append(append([]parse.Token(nil), tcol...), word(at, "in"), punct(at, "("), word(at, "select"))
 		out = append(out, scol...)
 		return append(append(out, subqueryBody(sources, joinAnd(rest, at), at)...), punct(at, ")"))
 	}
-	out := []token{word(at, "exists"), punct(at, "("), word(at, "select"), {kind: tkNumber, val: "1", pos: at.pos, end: at.end}}
+	out := []parse.Token{word(at, "exists"), punct(at, "("), word(at, "select"), {Kind: parse.TokNumber, Val: "1", Pos: at.Pos, End: at.End}}
 	return append(append(out, subqueryBody(sources, where, at)...), punct(at, ")"))
 }
 
 // joinValue is (SELECT e FROM sources WHERE where LIMIT 1): an assignment
 // reads one joined source row.
-func joinValue(e, sources, where []token, at token) []token {
-	out := append([]token{punct(at, "("), word(at, "select")}, e...)
+func joinValue(e, sources, where []parse.Token, at parse.Token) []parse.Token {
+	out := append([]parse.Token{punct(at, "("), word(at, "select")}, e...)
 	out = append(out, subqueryBody(sources, where, at)...)
-	out = append(out, word(at, "limit"), token{kind: tkNumber, val: "1", pos: at.pos, end: at.end})
+	out = append(out, word(at, "limit"), parse.Token{Kind: parse.TokNumber, Val: "1", Pos: at.Pos, End: at.End})
 	return append(out, punct(at, ")"))
 }
 
 // subqueryBody is FROM sources [WHERE where].
-func subqueryBody(sources, where []token, at token) []token {
-	out := append([]token{word(at, "from")}, sources...)
+func subqueryBody(sources, where []parse.Token, at parse.Token) []parse.Token {
+	out := append([]parse.Token{word(at, "from")}, sources...)
 	if len(where) > 0 {
 		out = append(append(out, word(at, "where"), punct(at, "(")), where...)
 		out = append(out, punct(at, ")"))
@@ -75,28 +75,32 @@ func subqueryBody(sources, where []token, at token) []token {
 	return out
 }
 
-func word(at token, w string) token  { return token{kind: tkIdent, val: w, pos: at.pos, end: at.end} }
-func punct(at token, v string) token { return token{kind: tkPunct, val: v, pos: at.pos, end: at.end} }
+func word(at parse.Token, w string) parse.Token {
+	return parse.Token{Kind: parse.TokIdent, Val: w, Pos: at.Pos, End: at.End}
+}
+func punct(at parse.Token, v string) parse.Token {
+	return parse.Token{Kind: parse.TokPunct, Val: v, Pos: at.Pos, End: at.End}
+}
 
 // splitConjuncts splits a condition at its top-level ANDs (not BETWEEN's).
-func splitConjuncts(toks []token) [][]token {
-	var out [][]token
+func splitConjuncts(toks []parse.Token) [][]parse.Token {
+	var out [][]parse.Token
 	depth, start, between := 0, 0, 0
 	for k, t := range toks {
 		switch {
-		case t.isPunct("(") || t.isPunct("["):
+		case t.IsPunct("(") || t.IsPunct("["):
 			depth++
-		case t.isPunct(")") || t.isPunct("]"):
+		case t.IsPunct(")") || t.IsPunct("]"):
 			depth--
-		case depth == 0 && t.is("between"):
+		case depth == 0 && t.Is("between"):
 			between++
-		case depth == 0 && t.is("and") && between > 0:
+		case depth == 0 && t.Is("and") && between > 0:
 			between--
-		case depth == 0 && t.is("and"):
+		case depth == 0 && t.Is("and"):
 			out = append(out, toks[start:k])
 			start = k + 1
-		case depth == 0 && t.is("or"):
-			return [][]token{toks} // an OR at the top: one conjunct
+		case depth == 0 && t.Is("or"):
+			return [][]parse.Token{toks} // an OR at the top: one conjunct
 		}
 	}
 	if start < len(toks) {
@@ -105,8 +109,8 @@ func splitConjuncts(toks []token) [][]token {
 	return out
 }
 
-func joinAnd(conj [][]token, at token) []token {
-	var out []token
+func joinAnd(conj [][]parse.Token, at parse.Token) []parse.Token {
+	var out []parse.Token
 	for i, c := range conj {
 		if i > 0 {
 			out = append(out, word(at, "and"))
@@ -118,8 +122,8 @@ func joinAnd(conj [][]token, at token) []token {
 
 // keyEquality recognises target.a = src.b (either way round), each side a
 // qualified column: tcol is the target's side.
-func keyEquality(cj []token, target string) (tcol, scol []token, ok bool) {
-	if len(cj) != 7 || !cj[3].isPunct("=") && !(cj[3].kind == tkOp && cj[3].val == "=") {
+func keyEquality(cj []parse.Token, target string) (tcol, scol []parse.Token, ok bool) {
+	if len(cj) != 7 || !cj[3].IsPunct("=") && !(cj[3].Kind == parse.TokOp && cj[3].Val == "=") {
 		return nil, nil, false
 	}
 	l, r := cj[:3], cj[4:]
@@ -127,68 +131,70 @@ func keyEquality(cj []token, target string) (tcol, scol []token, ok bool) {
 		return nil, nil, false
 	}
 	switch {
-	case l[0].val == target && r[0].val != target:
+	case l[0].Val == target && r[0].Val != target:
 		return l, r, true
-	case r[0].val == target && l[0].val != target:
+	case r[0].Val == target && l[0].Val != target:
 		return r, l, true
 	}
 	return nil, nil, false
 }
 
-func qualifiedColumn(t []token) bool {
-	name := func(x token) bool { return x.kind == tkIdent && !pgReserved[x.val] || x.kind == tkQIdent }
-	return len(t) == 3 && name(t[0]) && t[1].isPunct(".") && name(t[2])
+func qualifiedColumn(t []parse.Token) bool {
+	name := func(x parse.Token) bool {
+		return x.Kind == parse.TokIdent && !parse.IsReserved(x.Val) || x.Kind == parse.TokQIdent
+	}
+	return len(t) == 3 && name(t[0]) && t[1].IsPunct(".") && name(t[2])
 }
 
 // withDML parses WITH ... DELETE | UPDATE | INSERT: the WITH list is read
-// through a query it heads (tidb parses WITH only there), and the DML
+// through a query it heads (the parser reads WITH only there), and the DML
 // statement keeps it for the queries it runs. ok is false when the WITH
 // heads a query.
 func (p dmlParser) withDML(c *cursor) (Statement, bool, error) {
 	k := c.i + 1
-	if c.at(k).is("recursive") {
+	if c.at(k).Is("recursive") {
 		k++
 	}
 	for {
 		// name [(cols)] AS [NOT] [MATERIALIZED] (query)
 		k++
-		if c.at(k).isPunct("(") {
-			if k = matchParenTok(c.toks, k); k < 0 {
+		if c.at(k).IsPunct("(") {
+			if k = parse.MatchParen(c.toks, k); k < 0 {
 				return nil, false, nil
 			}
 			k++
 		}
-		if !c.at(k).is("as") {
+		if !c.at(k).Is("as") {
 			return nil, false, nil
 		}
 		k++
-		for c.at(k).is("not") || c.at(k).is("materialized") {
+		for c.at(k).Is("not") || c.at(k).Is("materialized") {
 			k++
 		}
-		if !c.at(k).isPunct("(") {
+		if !c.at(k).IsPunct("(") {
 			return nil, false, nil
 		}
-		if k = matchParenTok(c.toks, k); k < 0 {
+		if k = parse.MatchParen(c.toks, k); k < 0 {
 			return nil, false, nil
 		}
 		k++
-		if !c.at(k).isPunct(",") {
+		if !c.at(k).IsPunct(",") {
 			break
 		}
 		k++ // to the next query's name
 	}
 	verb := c.at(k)
-	if !verb.is("delete") && !verb.is("update") && !verb.is("insert") && !verb.is("merge") {
+	if !verb.Is("delete") && !verb.Is("update") && !verb.Is("insert") && !verb.Is("merge") {
 		return nil, false, nil
 	}
-	head := append(append([]token(nil), c.toks[c.i:k]...), word(verb, "select"), token{kind: tkNumber, val: "1", pos: verb.pos, end: verb.end})
+	head := append(append([]parse.Token(nil), c.toks[c.i:k]...), word(verb, "select"), parse.Token{Kind: parse.TokNumber, Val: "1", Pos: verb.Pos, End: verb.End})
 	q, err := p.selects().selectStmt(head, verb)
 	if err != nil {
 		return nil, true, err
 	}
 	with := withClauseOf(q)
 	dml := &cursor{p: p.parseCtx, toks: c.toks[k:], stop: c.stop}
-	st, err := p.handler(verb.val)(dml)
+	st, err := p.handler(verb.Val)(dml)
 	if err != nil {
 		return nil, true, err
 	}
@@ -201,14 +207,14 @@ func (p dmlParser) withDML(c *cursor) (Statement, bool, error) {
 		x.With = withOf(with)
 	case *Insert:
 		if x.Query == nil || x.Query.raw == nil || x.Query.raw.With != nil {
-			return nil, true, unsupportedAt(p.query, verb, "WITH before INSERT ... VALUES is not supported")
+			return nil, true, parse.UnsupportedAt(p.query, verb, "WITH before INSERT ... VALUES is not supported")
 		}
 		x.Query.raw.With, x.Query.Complex = with, true
 	}
 	return st, true, nil
 }
 
-func withClauseOf(q *Select) *ast.WithClause {
+func withClauseOf(q *Select) *parse.With {
 	if q.raw != nil {
 		return q.raw.With
 	}

@@ -3,7 +3,7 @@ package sql
 import (
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // TestJoinDMLRewrites checks the single-table forms DELETE ... USING and
@@ -11,9 +11,9 @@ import (
 // uncorrelated IN, anything else a correlated EXISTS, and each assigned
 // value a one-row subquery.
 func TestJoinDMLRewrites(t *testing.T) {
-	isIn := func(e ast.ExprNode) bool { in, ok := e.(*ast.PatternInExpr); return ok && in.Sel != nil }
-	isExists := func(e ast.ExprNode) bool { _, ok := e.(*ast.ExistsSubqueryExpr); return ok }
-	for q, want := range map[string]func(ast.ExprNode) bool{
+	isIn := func(e parse.Expr) bool { in, ok := e.(*parse.In); return ok && in.Sel != nil }
+	isExists := func(e parse.Expr) bool { _, ok := e.(*parse.Exists); return ok }
+	for q, want := range map[string]func(parse.Expr) bool{
 		"DELETE FROM t USING s WHERE t.id = s.id AND s.x > 1":                     isIn,
 		"DELETE FROM t AS a USING s WHERE s.k = a.k":                              isIn,
 		"DELETE FROM t USING s WHERE t.id = s.id OR s.x > 1":                      isExists,
@@ -26,14 +26,14 @@ func TestJoinDMLRewrites(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		var where ast.ExprNode
+		var where parse.Expr
 		switch x := st[0].(type) {
 		case *Delete:
 			where = nodeOf(x.Where)
 		case *Update:
 			where = nodeOf(x.Where)
 			for _, a := range x.Set {
-				if _, ok := nodeOf(a.Value).(*ast.SubqueryExpr); !ok {
+				if _, ok := nodeOf(a.Value).(*parse.Subquery); !ok {
 					t.Errorf("%s: SET %s is %T, want a subquery", q, a.Column, nodeOf(a.Value))
 				}
 			}

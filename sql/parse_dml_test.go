@@ -1,7 +1,10 @@
 package sql
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 func itemShapes(items []SelectItem) []string {
@@ -203,6 +206,12 @@ func TestParseMultiple(t *testing.T) {
 	}
 }
 
-func syntaxShape(s Syntax) string { return exprShape(nodeOf(s)) }
+func syntaxShape(s Syntax) string { return parse.Shape(nodeOf(s)) }
 
-func syntaxShapes(ss []Syntax) string { return exprShapes(nodeList(ss)) }
+func syntaxShapes(ss []Syntax) string {
+	s := make([]string, len(ss))
+	for i, x := range ss {
+		s[i] = syntaxShape(x)
+	}
+	return strings.Join(s, ", ")
+}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // mergeStmt parses
@@ -32,17 +33,17 @@ func (p dmlParser) mergeStmt(c *cursor) (Statement, error) {
 	}
 	on := c.mergeOn()
 	if on < 0 {
-		return nil, syntaxErrorAt(p.query, c.at(c.until(anyWord("when"))))
+		return nil, parse.SyntaxErrorAt(p.query, c.at(c.until(parse.AnyWord("when"))))
 	}
 	if m.Source, err = p.mergeSource(c.toks[c.i:on], c.at(on), using); err != nil {
 		return nil, err
 	}
 	c.i = on + 1
-	end := c.until(anyWord("when"))
+	end := c.until(parse.AnyWord("when"))
 	if m.On, err = c.exprUntil(end); err != nil {
 		return nil, err
 	}
-	for c.peek().is("when") {
+	for c.peek().Is("when") {
 		cl, err := p.mergeClause(c)
 		if err != nil {
 			return nil, err
@@ -84,11 +85,11 @@ func (c *cursor) mergeOn() int {
 	for k := c.i; k < len(c.toks); k++ {
 		t := c.toks[k]
 		switch {
-		case nesting(t) != 0:
-			depth += nesting(t)
-		case depth == 0 && t.is("when"):
+		case parse.Nesting(t) != 0:
+			depth += parse.Nesting(t)
+		case depth == 0 && t.Is("when"):
 			return on
-		case depth == 0 && t.is("on"):
+		case depth == 0 && t.Is("on"):
 			on = k
 		}
 	}
@@ -96,17 +97,17 @@ func (c *cursor) mergeOn() int {
 }
 
 // mergeSource is SELECT * FROM <source>.
-func (p dmlParser) mergeSource(src []token, stop, at token) (*Select, error) {
+func (p dmlParser) mergeSource(src []parse.Token, stop, at parse.Token) (*Select, error) {
 	if len(src) == 0 {
-		return nil, syntaxErrorAt(p.query, stop)
+		return nil, parse.SyntaxErrorAt(p.query, stop)
 	}
-	head := []token{word(at, "select"), punct(at, "*"), word(at, "from")}
+	head := []parse.Token{word(at, "select"), punct(at, "*"), word(at, "from")}
 	q, err := p.selects().selectStmt(append(head, src...), stop)
 	if err != nil {
 		return nil, err
 	}
 	if q.raw == nil || q.raw.From == nil {
-		return nil, syntaxErrorAt(p.query, src[0])
+		return nil, parse.SyntaxErrorAt(p.query, src[0])
 	}
 	return q, nil
 }
@@ -129,7 +130,7 @@ func (p dmlParser) mergeClause(c *cursor) (MergeClause, error) {
 		return cl, c.errHere()
 	}
 	if c.word("and") {
-		end := c.until(anyWord("then"))
+		end := c.until(parse.AnyWord("then"))
 		var err error
 		if cl.Cond, err = c.exprUntil(end); err != nil {
 			return cl, err
@@ -160,9 +161,9 @@ func (p dmlParser) mergeClause(c *cursor) (MergeClause, error) {
 	inserts := cl.Action == MergeInsert
 	if cl.When == MergeNotMatched && (cl.Action == MergeUpdate || cl.Action == MergeDelete) ||
 		cl.When != MergeNotMatched && inserts {
-		return cl, syntaxErrorAt(p.query, act)
+		return cl, parse.SyntaxErrorAt(p.query, act)
 	}
-	if !c.atEnd() && !c.peek().is("when") && !c.peek().is("returning") {
+	if !c.atEnd() && !c.peek().Is("when") && !c.peek().Is("returning") {
 		return cl, c.errHere()
 	}
 	return cl, nil
@@ -188,31 +189,31 @@ func (p dmlParser) mergeUpdate(c *cursor, cl *MergeClause) error {
 // mergeInsert reads [(cols)] VALUES (...) | DEFAULT VALUES of an INSERT
 // action.
 func (p dmlParser) mergeInsert(c *cursor, cl *MergeClause) error {
-	if c.peek().isPunct("(") {
+	if c.peek().IsPunct("(") {
 		var err error
 		if cl.Columns, err = c.identList(); err != nil {
 			return err
 		}
 	}
-	if c.peek().is("overriding") {
-		return unsupportedAt(p.query, c.peek(), "OVERRIDING is not supported")
+	if c.peek().Is("overriding") {
+		return parse.UnsupportedAt(p.query, c.peek(), "OVERRIDING is not supported")
 	}
 	if c.words("default", "values") {
 		if len(cl.Columns) > 0 {
-			return syntaxErrorAt(p.query, c.at(c.i-2))
+			return parse.SyntaxErrorAt(p.query, c.at(c.i-2))
 		}
 		return nil
 	}
-	if !c.peek().is("values") {
+	if !c.peek().Is("values") {
 		return c.errHere()
 	}
-	end := c.until(anyWord("when", "returning"))
+	end := c.until(parse.AnyWord("when", "returning"))
 	rows, err := p.valuesRows(c.toks[c.i:end], c.at(end))
 	if err != nil {
 		return err
 	}
 	if len(rows) != 1 {
-		return syntaxErrorAt(p.query, c.at(c.i))
+		return parse.SyntaxErrorAt(p.query, c.at(c.i))
 	}
 	cl.Values = rows[0]
 	if cl.Values == nil {

@@ -1,135 +1,77 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
-// selectParser parses queries: SELECT, set operations, WITH and VALUES, through
-// the tidb parser, into *Select.
+// selectParser parses queries: SELECT, set operations, WITH and VALUES,
+// from sql/parse's tree, into *Select.
 type selectParser struct{ *parseCtx }
 
 func (p *parseCtx) selects() selectParser { return selectParser{p} }
 
-// selectClauses are the parts of a SELECT that tidb cannot parse in
-// PostgreSQL form; selectStmt strips them from the token stream and parses
-// them itself.
-type selectClauses struct {
-	snapshotID *int64
-	ref        string // VERSION AS OF 'branch or tag'
-
-	asOf       Syntax
-	nulls      map[int]bool // ORDER BY item index → NULLS FIRST
-	limit      Syntax
-	offset     Syntax
-	distinctOn []Syntax
-	// groupingSets are GROUP BY's grouping sets as key indexes (nil: a
-	// plain GROUP BY).
-	groupingSets [][]int
-}
-
 // selectStmt parses a query (SELECT, WITH, VALUES, or a parenthesised one).
-func (p selectParser) selectStmt(toks []token, stop token) (*Select, error) {
-	var cl selectClauses
-	rest, err := p.stripTimeTravel(topLevelQuery(toks), stop, &cl)
+func (p selectParser) selectStmt(toks []parse.Token, stop parse.Token) (*Select, error) {
+	q, err := p.tp.Select(toks, stop)
 	if err != nil {
 		return nil, err
 	}
-	if rest, err = p.stripLimit(rest, stop, &cl); err != nil {
-		return nil, err
-	}
-	if rest, err = p.stripNulls(rest, &cl); err != nil {
-		return nil, err
-	}
-	if rest, err = p.stripDistinctOn(rest, &cl); err != nil {
-		return nil, err
-	}
-	if rest, err = p.stripGroupingSets(rest, &cl); err != nil {
-		return nil, err
-	}
-	rest = nestedDistinctOn(rest)
-	norm, err := normalizeStop(p.query, rest, stop)
-	if err != nil {
-		return nil, err
-	}
-	stmts, err := p.tidb(norm, stop)
-	if err != nil {
-		return nil, err
-	}
-	if len(stmts) != 1 {
-		return nil, syntaxErrorAt(p.query, toks[0])
-	}
-	return p.buildSelect(stmts[0], &cl, toks[0])
+	return buildSelect(q), nil
 }
 
-func (p selectParser) buildSelect(node ast.StmtNode, cl *selectClauses, first token) (*Select, error) {
-	s := &Select{Limit: cl.limit, Offset: cl.offset}
-	switch n := node.(type) {
-	case *ast.SetOprStmt:
+// buildSelect is the Select of a parsed query.
+func buildSelect(q parse.Query) *Select {
+	s := &Select{}
+	switch n := q.(type) {
+	case *parse.SetOp:
 		s.Complex, s.rawSetOpr = true, n
-		s.OrderBy = orderItems(n.OrderBy, cl)
+		s.OrderBy = orderItems(n.OrderBy)
 		s.limitFrom(n.Limit)
-		return s, nil
-	case *ast.SelectStmt:
+		return s
+	case *parse.Select:
 		s.raw = n
 		s.limitFrom(n.Limit)
-	default:
-		return nil, unsupportedAt(p.query, first, "this form of query is not supported")
 	}
 	sel := s.raw
-	if sel.Kind != ast.SelectStmtKindSelect {
+	if sel.Kind != parse.SelectPlain {
 		s.Complex = true
-		return s, nil
+		return s
 	}
-	s.Distinct = sel.Distinct && len(cl.distinctOn) == 0
-	s.DistinctOn = cl.distinctOn
-	s.GroupingSets = cl.groupingSets
+	s.Distinct = sel.Distinct && sel.DistinctOn == nil
+	if len(sel.DistinctOn) > 0 {
+		s.DistinctOn = syntaxList(sel.DistinctOn)
+	}
+	s.GroupingSets = sel.GroupingSets
 	s.Items = selectItems(sel.Fields)
-	if keys, ok := distinctOnItem(sel); ok {
-		s.Distinct, s.DistinctOn, s.Items = false, syntaxList(keys), s.Items[1:]
-	}
-	s.Windows = windowSpecs(sel.WindowSpecs)
+	s.Windows = windowSpecs(sel.Windows)
 	s.Where = syntaxOf(sel.Where)
-	if sel.GroupBy != nil {
-		for _, it := range sel.GroupBy.Items {
-			s.GroupBy = append(s.GroupBy, syntaxOf(it.Expr))
-		}
+	for _, g := range sel.GroupBy {
+		s.GroupBy = append(s.GroupBy, syntaxOf(g))
 	}
-	if sel.Having != nil {
-		s.Having = syntaxOf(sel.Having.Expr)
-	}
-	s.OrderBy = orderItems(sel.OrderBy, cl)
+	s.Having = syntaxOf(sel.Having)
+	s.OrderBy = orderItems(sel.OrderBy)
 	s.From, s.Complex = simpleFrom(sel)
-	if s.From != nil {
-		s.From.SnapshotID, s.From.AsOfTimestamp, s.From.Ref = cl.snapshotID, cl.asOf, cl.ref
+	if tt := sel.TimeTravel; s.From != nil && tt != nil {
+		s.From.SnapshotID, s.From.AsOfTimestamp, s.From.Ref = tt.SnapshotID, syntaxOf(tt.Timestamp), tt.Ref
 	}
-	return s, nil
+	return s
 }
 
-// orderItems are a query level's ORDER BY keys with the NULLS FIRST|LAST
-// the front end stripped for tidb.
-func orderItems(ob *ast.OrderByClause, cl *selectClauses) []OrderItem {
-	if ob == nil {
-		return nil
-	}
+// orderItems are a query level's ORDER BY keys.
+func orderItems(ob []parse.OrderItem) []OrderItem {
 	var out []OrderItem
-	for k, it := range ob.Items {
-		key, nulls := orderKey(it.Expr)
-		oi := OrderItem{Expr: syntaxOf(key), Desc: it.Desc, NullsFirst: nulls}
-		if nf, ok := cl.nulls[k]; ok {
-			oi.NullsFirst = &nf
-		}
-		out = append(out, oi)
+	for _, it := range ob {
+		out = append(out, OrderItem{Expr: syntaxOf(it.Expr), Desc: it.Desc, NullsFirst: it.NullsFirst})
 	}
 	return out
 }
 
-// limitFrom takes the LIMIT tidb parsed itself (in a nested query) when
-// the front end stripped none.
-func (s *Select) limitFrom(l *ast.Limit) {
-	if l == nil || s.Limit != nil || s.Offset != nil {
+// limitFrom takes the query's LIMIT and OFFSET.
+func (s *Select) limitFrom(l *parse.Limit) {
+	if l == nil {
 		return
 	}
 	s.Limit, s.Offset = syntaxOf(l.Count), syntaxOf(l.Offset)
@@ -137,282 +79,36 @@ func (s *Select) limitFrom(l *ast.Limit) {
 
 // selectFromAST is the Select of a query nested in another: a derived
 // table, a subquery, a CTE's body or a set operation's branch.
-func selectFromAST(n ast.Node) (*Select, error) {
+func selectFromAST(n parse.Node) (*Select, error) {
 	switch x := n.(type) {
-	case *ast.SubqueryExpr:
+	case *parse.Subquery:
 		return selectFromAST(x.Query)
-	case *ast.SelectStmt, *ast.SetOprStmt:
-		return selectParser{&parseCtx{}}.buildSelect(x.(ast.StmtNode), &selectClauses{}, token{})
-	case *ast.SetOprSelectList:
-		return &Select{Complex: true, rawSetOpr: &ast.SetOprStmt{SelectList: x, With: x.With}, OrderBy: orderItems(x.OrderBy, &selectClauses{}),
-			Limit: limitCount(x.Limit), Offset: limitOffset(x.Limit)}, nil
+	case *parse.Select, *parse.SetOp:
+		return buildSelect(x.(parse.Query)), nil
 	}
 	return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "%s is not supported as a query", constructName(n))
 }
 
-func limitCount(l *ast.Limit) Syntax {
-	if l == nil {
-		return nil
-	}
-	return syntaxOf(l.Count)
-}
-
-func limitOffset(l *ast.Limit) Syntax {
-	if l == nil {
-		return nil
-	}
-	return syntaxOf(l.Offset)
-}
-
 // simpleFrom extracts the single table of sel's FROM; complex is true for
 // joins, derived tables and CTEs.
-func simpleFrom(sel *ast.SelectStmt) (ref *TableRef, complex bool) {
+func simpleFrom(sel *parse.Select) (ref *TableRef, complex bool) {
 	if sel.With != nil {
 		return nil, true
 	}
-	if sel.From == nil || sel.From.TableRefs == nil {
+	if sel.From == nil {
 		return nil, false
 	}
-	j := sel.From.TableRefs
+	j := sel.From
 	if j.Right != nil {
 		return nil, true
 	}
-	ts, ok := j.Left.(*ast.TableSource)
+	ts, ok := j.Left.(*parse.TableSource)
 	if !ok {
 		return nil, true
 	}
-	tn, ok := ts.Source.(*ast.TableName)
-	if !ok || strings.Contains(ts.AsName.O, AliasColumnSep) {
+	tn, ok := ts.Source.(*parse.TableName)
+	if !ok || strings.Contains(ts.Alias, AliasColumnSep) {
 		return nil, true // an alias naming columns renames them in the engine
 	}
-	return &TableRef{Name: TableName{Schema: tn.Schema.O, Table: tn.Name.O}, Alias: ts.AsName.O}, false
-}
-
-// eachTopLevel calls f for each token of toks at parenthesis depth 0 with its
-// index; f returns how many tokens to skip (0 to go on normally).
-func eachTopLevel(toks []token, f func(k int) int) {
-	depth := 0
-	for k := 0; k < len(toks); k++ {
-		t := toks[k]
-		switch {
-		case t.isPunct("(") || t.isPunct("["):
-			depth++
-		case t.isPunct(")") || t.isPunct("]"):
-			depth--
-		case depth == 0:
-			k += f(k)
-		}
-	}
-}
-
-// stripTimeTravel removes [FOR] VERSION|SYSTEM_VERSION AS OF n|'ref' and
-// [FOR] TIMESTAMP|SYSTEM_TIME AS OF expr, recording them in cl.
-func (p selectParser) stripTimeTravel(toks []token, stop token, cl *selectClauses) ([]token, error) {
-	var out []token
-	var err error
-	last := 0
-	eachTopLevel(toks, func(k int) int {
-		if err != nil {
-			return 0
-		}
-		j := k
-		if toks[j].is("for") {
-			j++
-		}
-		if j+2 >= len(toks) || !toks[j+1].is("as") || !toks[j+2].is("of") {
-			return 0
-		}
-		kind := toks[j].val
-		if toks[j].kind != tkIdent || (kind != "version" && kind != "system_version" && kind != "timestamp" && kind != "system_time") {
-			return 0
-		}
-		c := &cursor{p: p.parseCtx, toks: toks, i: j + 3, stop: stop}
-		if kind == "version" || kind == "system_version" {
-			if t := c.peek(); t.kind == tkString {
-				cl.ref = t.val // a branch or a tag, by name
-				c.i++
-			} else {
-				var v int64
-				if v, err = c.integer(); err == nil {
-					cl.snapshotID = &v
-				}
-			}
-		} else {
-			end := c.until(func(t token) bool {
-				return t.isPunct(",") || anyWord("where", "group", "order", "limit", "offset", "having", "union",
-					"intersect", "except", "fetch", "window", "as", "join", "left", "right", "inner", "cross",
-					"full", "natural", "on")(t)
-			})
-			cl.asOf, err = c.exprUntil(end)
-		}
-		out = append(out, toks[last:k]...)
-		last = c.i
-		return c.i - k - 1
-	})
-	if err != nil {
-		return nil, err
-	}
-	return append(out, toks[last:]...), nil
-}
-
-// stripLimit removes the top-level LIMIT / OFFSET / FETCH clauses (tidb wants
-// LIMIT before OFFSET and literal counts) and parses their expressions.
-func (p selectParser) stripLimit(toks []token, stop token, cl *selectClauses) ([]token, error) {
-	start := -1
-	eachTopLevel(toks, func(k int) int {
-		if start < 0 && (toks[k].is("limit") || toks[k].is("offset") || toks[k].is("fetch")) {
-			start = k
-		}
-		return 0
-	})
-	if start < 0 {
-		return toks, nil
-	}
-	c := &cursor{p: p.parseCtx, toks: toks, i: start, stop: stop}
-	end := c.until(anyWord("for")) // FOR UPDATE stays
-	for c.i < end {
-		if err := p.limitClause(c, end, cl); err != nil {
-			return nil, err
-		}
-	}
-	return append(append([]token(nil), toks[:start]...), toks[end:]...), nil
-}
-
-func (p selectParser) limitClause(c *cursor, end int, cl *selectClauses) error {
-	var err error
-	stopAt := func(ws ...string) int {
-		k := c.until(anyWord(ws...))
-		return min(k, end)
-	}
-	switch {
-	case c.word("limit"):
-		if c.word("all") {
-			return nil
-		}
-		cl.limit, err = c.exprUntil(stopAt("offset", "fetch"))
-	case c.word("offset"):
-		cl.offset, err = c.exprUntil(stopAt("limit", "fetch", "row", "rows"))
-		if err == nil {
-			c.word("row", "rows")
-		}
-	case c.word("fetch"):
-		if !c.word("first", "next") {
-			return c.errHere()
-		}
-		if !c.peek().is("row") && !c.peek().is("rows") {
-			if cl.limit, err = c.exprUntil(stopAt("row", "rows")); err != nil {
-				return err
-			}
-		} else {
-			cl.limit = oneLiteral()
-		}
-		if !c.word("row", "rows") || !c.word("only") {
-			return c.errHere()
-		}
-	default:
-		return c.errHere()
-	}
-	return err
-}
-
-// oneLiteral is the literal 1 (FETCH FIRST ROW ONLY).
-func oneLiteral() Syntax {
-	e, _ := parseExpr("1")
-	return syntaxOf(e)
-}
-
-// stripNulls removes NULLS FIRST|LAST from top-level ORDER BY items.
-func (p selectParser) stripNulls(toks []token, cl *selectClauses) ([]token, error) {
-	inOrder, item := false, 0
-	var out []token
-	last := 0
-	eachTopLevel(toks, func(k int) int {
-		t := toks[k]
-		switch {
-		case t.is("order") && k+1 < len(toks) && toks[k+1].is("by"):
-			inOrder, item = true, 0
-		case inOrder && t.isPunct(","):
-			item++
-		case inOrder && (t.is("union") || t.is("intersect") || t.is("except") || t.is("for")):
-			inOrder = false
-		case inOrder && t.is("nulls") && k+1 < len(toks) && (toks[k+1].is("first") || toks[k+1].is("last")):
-			if cl.nulls == nil {
-				cl.nulls = map[int]bool{}
-			}
-			cl.nulls[item] = toks[k+1].is("first")
-			out = append(out, toks[last:k]...)
-			last = k + 2
-			return 1
-		}
-		return 0
-	})
-	return append(out, toks[last:]...), nil
-}
-
-// stripDistinctOn removes ON (exprs) after the query's own SELECT DISTINCT
-// (tidb has no DISTINCT ON) and parses the expressions.
-func (p selectParser) stripDistinctOn(toks []token, cl *selectClauses) ([]token, error) {
-	k := -1
-	eachTopLevel(toks, func(i int) int {
-		if k < 0 && i+2 < len(toks) && toks[i].is("distinct") && toks[i+1].is("on") && toks[i+2].isPunct("(") {
-			k = i
-		}
-		return 0
-	})
-	if k < 0 {
-		return toks, nil
-	}
-	e := matchParenTok(toks, k+2)
-	if e < 0 {
-		return nil, syntaxErrorAt(p.query, toks[k+2])
-	}
-	for _, item := range splitTopLevel(toks[k+3 : e]) {
-		if len(item) == 0 {
-			return nil, syntaxErrorAt(p.query, toks[e])
-		}
-		x, err := p.exprSyntax(item, toks[e])
-		if err != nil {
-			return nil, err
-		}
-		cl.distinctOn = append(cl.distinctOn, x)
-	}
-	return append(append([]token(nil), toks[:k+1]...), toks[e+1:]...), nil
-}
-
-// distinctOnMarker is the select item that carries a nested query's
-// DISTINCT ON keys through tidb: SELECT DISTINCT __distinct_on(keys), ...
-const distinctOnMarker = "__distinct_on"
-
-// nestedDistinctOn rewrites DISTINCT ON (keys) in subqueries, derived
-// tables and WITH queries (the statement's own was stripped) into the
-// marker item, which buildSelect turns back into Select.DistinctOn.
-func nestedDistinctOn(toks []token) []token {
-	var out []token
-	for k := 0; k < len(toks); k++ {
-		if k+2 < len(toks) && toks[k].is("distinct") && toks[k+1].is("on") && toks[k+2].isPunct("(") {
-			if e := matchParenTok(toks, k+2); e > 0 {
-				at := toks[k+1]
-				out = append(out, toks[k], token{kind: tkIdent, val: distinctOnMarker, pos: at.pos, end: at.end})
-				out = append(out, toks[k+2:e+1]...)
-				out = append(out, token{kind: tkPunct, val: ",", pos: at.pos, end: at.end})
-				k = e
-				continue
-			}
-		}
-		out = append(out, toks[k])
-	}
-	return out
-}
-
-// distinctOnItem is the keys of a DISTINCT ON marker item, if fields
-// starts with one.
-func distinctOnItem(sel *ast.SelectStmt) ([]ast.ExprNode, bool) {
-	if !sel.Distinct || sel.Fields == nil || len(sel.Fields.Fields) < 2 {
-		return nil, false
-	}
-	call, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !ok || call.FnName.L != distinctOnMarker {
-		return nil, false
-	}
-	return call.Args, true
+	return &TableRef{Name: TableName{Schema: tn.Schema, Table: tn.Name}, Alias: ts.Alias}, false
 }

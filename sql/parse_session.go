@@ -2,6 +2,8 @@ package sql
 
 import (
 	"strings"
+
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // sessionParser parses the statements about the session rather than the
@@ -53,8 +55,8 @@ func (p sessionParser) setStmt(c *cursor) (Statement, error) {
 		st := &SetTransaction{Session: true}
 		return st, p.transactionModes(c, &st.ReadOnly, &st.Isolation, true)
 	case c.word("transaction"):
-		if c.peek().is("snapshot") {
-			return nil, unsupportedAt(p.query, c.peek(), "SET TRANSACTION SNAPSHOT is not supported")
+		if c.peek().Is("snapshot") {
+			return nil, parse.UnsupportedAt(p.query, c.peek(), "SET TRANSACTION SNAPSHOT is not supported")
 		}
 		st := &SetTransaction{}
 		return st, p.transactionModes(c, &st.ReadOnly, &st.Isolation, true)
@@ -64,8 +66,8 @@ func (p sessionParser) setStmt(c *cursor) (Statement, error) {
 		return p.setValue(c, &Set{Name: "client_encoding", Local: local}, false)
 	case c.word("schema"):
 		return p.setValue(c, &Set{Name: "search_path", Local: local}, false)
-	case c.peek().is("role") || c.peek().is("authorization") || c.peek().is("constraints"):
-		return nil, unsupportedAt(p.query, c.peek(), "SET %s is not supported", strings.ToUpper(c.peek().val))
+	case c.peek().Is("role") || c.peek().Is("authorization") || c.peek().Is("constraints"):
+		return nil, parse.UnsupportedAt(p.query, c.peek(), "SET %s is not supported", strings.ToUpper(c.peek().Val))
 	}
 	name, err := p.settingName(c)
 	if err != nil {
@@ -82,11 +84,11 @@ func (p sessionParser) settingName(c *cursor) (string, error) {
 	var parts []string
 	for {
 		t := c.peek()
-		if t.kind != tkIdent && t.kind != tkQIdent {
+		if t.Kind != parse.TokIdent && t.Kind != parse.TokQIdent {
 			return "", c.errHere()
 		}
 		c.i++
-		parts = append(parts, strings.ToLower(t.val))
+		parts = append(parts, strings.ToLower(t.Val))
 		if !c.punct(".") {
 			return strings.Join(parts, "."), nil
 		}
@@ -120,17 +122,17 @@ func (p sessionParser) setValue(c *cursor, s *Set, timeZone bool) (Statement, er
 
 func (p sessionParser) settingValue(c *cursor) (string, error) {
 	t := c.peek()
-	switch t.kind {
-	case tkString:
+	switch t.Kind {
+	case parse.TokString:
 		return c.str()
-	case tkNumber, tkIdent, tkQIdent:
+	case parse.TokNumber, parse.TokIdent, parse.TokQIdent:
 		c.i++
-		if t.kind == tkIdent && c.peek().isPunct(".") {
+		if t.Kind == parse.TokIdent && c.peek().IsPunct(".") {
 			c.i--
 			return p.settingName(c)
 		}
-		return t.val, nil
-	case tkOp:
+		return t.Val, nil
+	case parse.TokOp:
 		if v, ok := c.signedNumber(); ok {
 			return v, nil
 		}
@@ -200,7 +202,7 @@ func (p sessionParser) showStmt(c *cursor) (Statement, error) {
 	case c.word("schemas", "databases"):
 		return &ShowSchemas{}, c.done()
 	case c.word("tblproperties"), c.words("create", "table"):
-		st := &ShowTable{Create: c.at(c.i - 1).is("table")}
+		st := &ShowTable{Create: c.at(c.i - 1).Is("table")}
 		var err error
 		if st.Table, err = c.tableName(); err != nil {
 			return nil, err
@@ -230,8 +232,8 @@ func (p sessionParser) resetStmt(c *cursor) (Statement, error) {
 		return &Reset{Name: "timezone"}, c.done()
 	case c.words("transaction", "isolation", "level"):
 		return &Reset{Name: "transaction_isolation"}, c.done()
-	case c.peek().is("role") || c.peek().is("session"):
-		return nil, unsupportedAt(p.query, c.peek(), "RESET %s is not supported", strings.ToUpper(c.peek().val))
+	case c.peek().Is("role") || c.peek().Is("session"):
+		return nil, parse.UnsupportedAt(p.query, c.peek(), "RESET %s is not supported", strings.ToUpper(c.peek().Val))
 	}
 	name, err := p.settingName(c)
 	if err != nil {
@@ -242,7 +244,7 @@ func (p sessionParser) resetStmt(c *cursor) (Statement, error) {
 
 // beginStmt parses BEGIN [WORK|TRANSACTION] [modes] and START TRANSACTION [modes].
 func (p sessionParser) beginStmt(c *cursor) (Statement, error) {
-	start := c.peek().is("start")
+	start := c.peek().Is("start")
 	c.i++
 	if start {
 		if err := c.expect("transaction"); err != nil {
@@ -272,8 +274,8 @@ func (p sessionParser) chain(c *cursor) error {
 	if c.word("no") {
 		return c.expect("chain")
 	}
-	if c.peek().is("chain") {
-		return unsupportedAt(p.query, c.peek(), "AND CHAIN is not supported")
+	if c.peek().Is("chain") {
+		return parse.UnsupportedAt(p.query, c.peek(), "AND CHAIN is not supported")
 	}
 	return c.errHere()
 }
@@ -321,7 +323,7 @@ func (p sessionParser) discardStmt(c *cursor) (Statement, error) {
 	if !c.word("all", "plans", "sequences", "temp", "temporary") {
 		return nil, c.errHere()
 	}
-	target := t.val
+	target := t.Val
 	if target == "temporary" {
 		target = "temp"
 	}
@@ -360,9 +362,9 @@ func (p sessionParser) prepareStmt(c *cursor) (Statement, error) {
 		return nil, err
 	}
 	if c.atEnd() {
-		return nil, syntaxErrorAt(p.query, c.stop)
+		return nil, parse.SyntaxErrorAt(p.query, c.stop)
 	}
-	st.Body = strings.TrimSpace(p.query[c.peek().pos:c.toks[len(c.toks)-1].end])
+	st.Body = strings.TrimSpace(p.query[c.peek().Pos:c.toks[len(c.toks)-1].End])
 	return st, nil
 }
 
@@ -370,11 +372,11 @@ func (p sessionParser) prepareStmt(c *cursor) (Statement, error) {
 func (c *cursor) typeList() ([]Type, error) {
 	var types []Type
 	for {
-		end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+		end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || t.IsPunct(")") })
 		if end == c.i || end >= len(c.toks) {
 			return nil, c.errHere()
 		}
-		t, err := ParseTypeName(strings.ToLower(c.p.query[c.peek().pos:c.toks[end-1].end]))
+		t, err := ParseTypeName(strings.ToLower(c.p.query[c.peek().Pos:c.toks[end-1].End]))
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +399,7 @@ func (p sessionParser) executeStmt(c *cursor) (Statement, error) {
 	st := &ExecuteStmt{Name: name}
 	if c.punct("(") {
 		for {
-			end := c.until(func(t token) bool { return t.isPunct(",") || t.isPunct(")") })
+			end := c.until(func(t parse.Token) bool { return t.IsPunct(",") || t.IsPunct(")") })
 			if end >= len(c.toks) {
 				return nil, c.errHere()
 			}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // typmodError reports a value that read as its type but does not fit the
@@ -59,7 +60,7 @@ func Located(stmt string, err error) error {
 	if !errors.As(err, &se) || se.Position != 0 || se.Ref == nil {
 		return err
 	}
-	toks, lexErr := lexAll(stmt)
+	toks, lexErr := parse.Lex(stmt)
 	if lexErr != nil || !analyzed(toks) {
 		return err
 	}
@@ -68,24 +69,24 @@ func Located(stmt string, err error) error {
 		return err
 	}
 	out := *se
-	out.Position = pgCharPos(stmt, toks[k].pos)
+	out.Position = parse.CharPos(stmt, toks[k].Pos)
 	return &out
 }
 
 // analyzed reports statements PostgreSQL runs through parse analysis, which
 // positions undefined names.
-func analyzed(toks []token) bool {
+func analyzed(toks []parse.Token) bool {
 	if len(toks) == 0 {
 		return false
 	}
-	switch toks[0].val {
+	switch toks[0].Val {
 	case "select", "with", "values", "table", "insert", "update", "delete", "explain", "merge":
-		return toks[0].kind == tkIdent
+		return toks[0].Kind == parse.TokIdent
 	case "copy":
-		return len(toks) > 1 && toks[1].isPunct("(")
+		return len(toks) > 1 && toks[1].IsPunct("(")
 	case "create":
 		for _, t := range toks {
-			if t.is("as") {
+			if t.Is("as") {
 				return true
 			}
 		}
@@ -96,10 +97,10 @@ func analyzed(toks []token) bool {
 // findRef is the index of the first token where ref is written as a name:
 // a relation not used as a qualifier, a column not qualified by something
 // else, not called as a function and not an alias.
-func findRef(toks []token, ref *pgerr.NameRef) int {
+func findRef(toks []parse.Token, ref *pgerr.NameRef) int {
 	if ref.Literal {
 		for i, t := range toks {
-			if t.kind == tkString && t.val == ref.Parts[0] {
+			if t.Kind == parse.TokString && t.Val == ref.Parts[0] {
 				return i
 			}
 		}
@@ -111,10 +112,10 @@ func findRef(toks []token, ref *pgerr.NameRef) int {
 			continue
 		}
 		after := i + 2*n - 1
-		if i > 0 && (toks[i-1].isPunct(".") || toks[i-1].is("as")) {
+		if i > 0 && (toks[i-1].IsPunct(".") || toks[i-1].Is("as")) {
 			continue
 		}
-		if after < len(toks) && (toks[after].isPunct(".") || (ref.Column && toks[after].isPunct("("))) {
+		if after < len(toks) && (toks[after].IsPunct(".") || (ref.Column && toks[after].IsPunct("("))) {
 			continue
 		}
 		return i
@@ -123,13 +124,13 @@ func findRef(toks []token, ref *pgerr.NameRef) int {
 }
 
 // matchesAt reports parts written as a dotted name from toks[i].
-func matchesAt(toks []token, i int, parts []string) bool {
+func matchesAt(toks []parse.Token, i int, parts []string) bool {
 	for j, part := range parts {
 		k := i + 2*j
-		if k >= len(toks) || (toks[k].kind != tkIdent && toks[k].kind != tkQIdent) || toks[k].val != part {
+		if k >= len(toks) || (toks[k].Kind != parse.TokIdent && toks[k].Kind != parse.TokQIdent) || toks[k].Val != part {
 			return false
 		}
-		if j > 0 && !toks[k-1].isPunct(".") {
+		if j > 0 && !toks[k-1].IsPunct(".") {
 			return false
 		}
 	}
@@ -144,11 +145,11 @@ func InQuery(query string, k int, err error) error {
 	if !errors.As(err, &se) || se.Position == 0 {
 		return err
 	}
-	spans, splitErr := splitTokens(query, 0)
-	if splitErr != nil || k >= len(spans) || spans[k].toks[0].pos == 0 {
+	spans, splitErr := parse.SplitTokens(query, 0)
+	if splitErr != nil || k >= len(spans) || spans[k].Toks[0].Pos == 0 {
 		return err
 	}
 	out := *se
-	out.Position += utf8.RuneCountInString(query[:spans[k].toks[0].pos])
+	out.Position += utf8.RuneCountInString(query[:spans[k].Toks[0].Pos])
 	return &out
 }

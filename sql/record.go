@@ -3,9 +3,8 @@ package sql
 import (
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // Records (anonymous composites such as _pg_expandarray's (x, n)) are
@@ -118,7 +117,7 @@ func recordTexts(s string) ([]*string, error) {
 }
 
 // bindField binds (x).name.
-func (b *binder) bindField(n *ast.FuncCallExpr) (Expr, error) {
+func (b *binder) bindField(n *parse.FuncCall) (Expr, error) {
 	if len(n.Args) != 2 {
 		return nil, pgerr.Errorf(pgerr.SyntaxError, "field selection needs a value and a name")
 	}

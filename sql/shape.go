@@ -3,6 +3,8 @@ package sql
 import (
 	"strconv"
 	"strings"
+
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // InsertShape is a one-table INSERT ... VALUES of plain literals with its
@@ -29,12 +31,12 @@ type InsertShape struct {
 // else (expressions, typed literals such as date '...', bit strings,
 // parameters, RETURNING) is not shaped, and ok is false.
 func ShapeInsert(query string) (InsertShape, bool) {
-	toks, err := lexAll(query)
-	if err != nil || len(toks) < 6 || !toks[0].is("insert") || !toks[1].is("into") {
+	toks, err := parse.Lex(query)
+	if err != nil || len(toks) < 6 || !toks[0].Is("insert") || !toks[1].Is("into") {
 		return InsertShape{}, false
 	}
 	i, ok := shapeTarget(toks, 2)
-	if !ok || i >= len(toks) || !toks[i].is("values") {
+	if !ok || i >= len(toks) || !toks[i].Is("values") {
 		return InsertShape{}, false
 	}
 	var sh InsertShape
@@ -43,7 +45,7 @@ func ShapeInsert(query string) (InsertShape, bool) {
 	last := 0 // query[last:] is not copied yet
 	i++
 	for {
-		if i >= len(toks) || !toks[i].isPunct("(") {
+		if i >= len(toks) || !toks[i].IsPunct("(") {
 			return InsertShape{}, false
 		}
 		i++
@@ -59,23 +61,23 @@ func ShapeInsert(query string) (InsertShape, bool) {
 				last = lit.end
 			}
 			i = next
-			if i < len(toks) && toks[i].isPunct(",") {
+			if i < len(toks) && toks[i].IsPunct(",") {
 				i++
 				continue
 			}
-			if i < len(toks) && toks[i].isPunct(")") {
+			if i < len(toks) && toks[i].IsPunct(")") {
 				i++
 				break
 			}
 			return InsertShape{}, false
 		}
-		if i < len(toks) && toks[i].isPunct(",") {
+		if i < len(toks) && toks[i].IsPunct(",") {
 			i++
 			continue
 		}
 		break
 	}
-	if i < len(toks) && toks[i].isPunct(";") {
+	if i < len(toks) && toks[i].IsPunct(";") {
 		i++
 	}
 	if i != len(toks) || len(sh.Args) == 0 {
@@ -88,28 +90,30 @@ func ShapeInsert(query string) (InsertShape, bool) {
 
 // shapeTarget reads name[.name] [(col, ...)] from toks[i:] and returns
 // the index after it.
-func shapeTarget(toks []token, i int) (int, bool) {
-	name := func(i int) bool { return i < len(toks) && (toks[i].kind == tkIdent || toks[i].kind == tkQIdent) }
+func shapeTarget(toks []parse.Token, i int) (int, bool) {
+	name := func(i int) bool {
+		return i < len(toks) && (toks[i].Kind == parse.TokIdent || toks[i].Kind == parse.TokQIdent)
+	}
 	if !name(i) {
 		return 0, false
 	}
 	i++
-	if i < len(toks) && toks[i].isPunct(".") {
+	if i < len(toks) && toks[i].IsPunct(".") {
 		if !name(i + 1) {
 			return 0, false
 		}
 		i += 2
 	}
-	if i < len(toks) && toks[i].isPunct("(") {
+	if i < len(toks) && toks[i].IsPunct("(") {
 		for i++; ; i++ {
 			if !name(i) {
 				return 0, false
 			}
 			i++
-			if i < len(toks) && toks[i].isPunct(")") {
+			if i < len(toks) && toks[i].IsPunct(")") {
 				return i + 1, true
 			}
-			if i >= len(toks) || !toks[i].isPunct(",") {
+			if i >= len(toks) || !toks[i].IsPunct(",") {
 				return 0, false
 			}
 		}
@@ -127,40 +131,40 @@ type shapeLiteral struct {
 
 // shapeValue reads one VALUES item from toks[i:]: a literal or keyword
 // value, then any ::type casts (type names of plain words only).
-func shapeValue(toks []token, i int) (int, shapeLiteral, bool) {
+func shapeValue(toks []parse.Token, i int) (int, shapeLiteral, bool) {
 	var lit shapeLiteral
 	if i >= len(toks) {
 		return 0, lit, false
 	}
 	t := toks[i]
 	switch {
-	case t.kind == tkString && (t.str == strStd || t.str == strEscape || t.str == strDollar):
-		lit = shapeLiteral{pos: t.pos, end: t.end, text: t.val}
+	case t.Kind == parse.TokString && (t.Str == parse.StrStd || t.Str == parse.StrEscape || t.Str == parse.StrDollar):
+		lit = shapeLiteral{pos: t.Pos, end: t.End, text: t.Val}
 		i++
-	case t.kind == tkNumber:
-		lit = numberLiteral(t.pos, t.end, t.val)
+	case t.Kind == parse.TokNumber:
+		lit = numberLiteral(t.Pos, t.End, t.Val)
 		i++
-	case t.kind == tkOp && (t.val == "-" || t.val == "+") && i+1 < len(toks) && toks[i+1].kind == tkNumber:
+	case t.Kind == parse.TokOp && (t.Val == "-" || t.Val == "+") && i+1 < len(toks) && toks[i+1].Kind == parse.TokNumber:
 		// A signed number is one constant to PostgreSQL's grammar (typed
 		// by its signed value), as it is here.
 		sign := ""
-		if t.val == "-" {
+		if t.Val == "-" {
 			sign = "-"
 		}
 		n := toks[i+1]
-		lit = numberLiteral(t.pos, n.end, sign+n.val)
+		lit = numberLiteral(t.Pos, n.End, sign+n.Val)
 		i += 2
-	case t.is("null") || t.is("true") || t.is("false") || t.is("default"):
+	case t.Is("null") || t.Is("true") || t.Is("false") || t.Is("default"):
 		i++
 	default:
 		return 0, lit, false
 	}
-	for i < len(toks) && toks[i].isPunct("::") {
+	for i < len(toks) && toks[i].IsPunct("::") {
 		i++
-		if i >= len(toks) || toks[i].kind != tkIdent {
+		if i >= len(toks) || toks[i].Kind != parse.TokIdent {
 			return 0, lit, false
 		}
-		for i < len(toks) && toks[i].kind == tkIdent {
+		for i < len(toks) && toks[i].Kind == parse.TokIdent {
 			i++
 		}
 	}

@@ -1,6 +1,6 @@
 package sql
 
-import "github.com/pingcap/tidb/pkg/parser/ast"
+import "github.com/magmalake/magmalake/sql/parse"
 
 // Statement is one parsed SQL statement. Expressions inside are Syntax,
 // bound by the binder.
@@ -79,8 +79,8 @@ type Select struct {
 	Windows      []WindowSpec // the WINDOW clause
 	// raw is the SELECT as parsed (any form: SELECT, TABLE, VALUES);
 	// rawSetOpr the set operation. Neither for a Select the planner made.
-	raw       *ast.SelectStmt
-	rawSetOpr *ast.SetOprStmt
+	raw       *parse.Select
+	rawSetOpr *parse.SetOp
 }
 
 // PartitionValue is one "col = value" of INSERT OVERWRITE ... PARTITION (...);

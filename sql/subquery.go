@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // SubqueryKind is how an expression uses a subquery's rows.
@@ -48,8 +47,9 @@ type Outer struct {
 }
 
 // ref binds an outer name to its slot, reusing a slot for the same expression.
-func (o *Outer) ref(cn *ast.ColumnName) (Expr, error) {
-	e, err := o.resolve(syntaxOf(&ast.ColumnNameExpr{Name: cn}))
+func (o *Outer) ref(cn *parse.ColumnRef) (Expr, error) {
+	ref := *cn // a node of its own, as the outer query binds it
+	e, err := o.resolve(syntaxOf(&ref))
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +110,13 @@ func (ev *evaluator) outerRef(x *OuterRef) (any, error) {
 
 // bindSubqueryNode binds the subquery forms of an expression; ok is false
 // for other nodes.
-func (b compositeBinder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error) {
+func (b compositeBinder) bindSubqueryNode(node parse.Expr) (Expr, bool, error) {
 	switch n := node.(type) {
-	case *ast.SubqueryExpr:
+	case *parse.Subquery:
 		e, err := b.bindSubquery(SubScalar, n, nil, OpEQ)
 		return e, true, err
-	case *ast.ExistsSubqueryExpr:
-		sq, ok := n.Sel.(*ast.SubqueryExpr)
+	case *parse.Exists:
+		sq, ok := n.Sel.(*parse.Subquery)
 		if !ok {
 			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "EXISTS needs a subquery")
 		}
@@ -125,8 +125,8 @@ func (b compositeBinder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error)
 			e = &Not{X: e}
 		}
 		return e, true, err
-	case *ast.CompareSubqueryExpr:
-		sq, ok := n.R.(*ast.SubqueryExpr)
+	case *parse.CompareSubquery:
+		sq, ok := n.R.(*parse.Subquery)
 		if !ok {
 			return nil, true, pgerr.Errorf(pgerr.FeatureNotSupported, "ANY/ALL over an array is not supported here")
 		}
@@ -136,15 +136,15 @@ func (b compositeBinder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error)
 		}
 		e, err := b.bindSubquery(kind, sq, n.L, cmpOpOf(n.Op))
 		return e, true, err
-	case *ast.PatternInExpr:
+	case *parse.In:
 		if n.Sel == nil {
 			return nil, false, nil
 		}
-		sq, ok := n.Sel.(*ast.SubqueryExpr)
+		sq, ok := n.Sel.(*parse.Subquery)
 		if !ok {
 			return nil, true, pgerr.Errorf(pgerr.SyntaxError, "IN needs a subquery or a list")
 		}
-		e, err := b.bindSubquery(SubAny, sq, n.Expr, OpEQ)
+		e, err := b.bindSubquery(SubAny, sq, n.X, OpEQ)
 		if err == nil && n.Not {
 			e = &Not{X: e}
 		}
@@ -153,7 +153,7 @@ func (b compositeBinder) bindSubqueryNode(node ast.ExprNode) (Expr, bool, error)
 	return nil, false, nil
 }
 
-func (b compositeBinder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, left ast.ExprNode, op CmpOp) (Expr, error) {
+func (b compositeBinder) bindSubquery(kind SubqueryKind, sq *parse.Subquery, left parse.Expr, op CmpOp) (Expr, error) {
 	if b.params.Subqueries == nil {
 		return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "subqueries are not supported here")
 	}
@@ -201,7 +201,7 @@ func (b compositeBinder) bindSubquery(kind SubqueryKind, sq *ast.SubqueryExpr, l
 // bindRowSubquery binds (a, b) IN (SELECT x, y ...) and (a, b) op
 // ANY|ALL (...): each element is compared with its column as a op x
 // would be.
-func (b compositeBinder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []ast.ExprNode, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
+func (b compositeBinder) bindRowSubquery(kind SubqueryKind, op CmpOp, row []parse.Expr, plan SubPlan, outer *Outer, cols []Type) (Expr, error) {
 	if len(cols) != len(row) {
 		if len(cols) > len(row) {
 			return nil, pgerr.Errorf(pgerr.SyntaxError, "subquery has too many columns")

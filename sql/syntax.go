@@ -1,25 +1,25 @@
 package sql
 
 import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
-	"github.com/pingcap/tidb/pkg/parser/test_driver"
+	"strings"
+
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // Syntax is an expression as parsed, not yet bound; nil is none. Only the
 // parser makes one and only the binder reads it: the rest of the server
 // asks this package the questions it has about one (the functions below),
 // so the parser's representation stays this package's business.
-type Syntax interface{ exprNode() ast.ExprNode }
+type Syntax interface{ exprNode() parse.Expr }
 
 // exprSyntax holds a parsed expression. A comparable value: two Syntax
 // values are equal when they hold the same parsed node.
-type exprSyntax struct{ n ast.ExprNode }
+type exprSyntax struct{ n parse.Expr }
 
-func (s exprSyntax) exprNode() ast.ExprNode { return s.n }
+func (s exprSyntax) exprNode() parse.Expr { return s.n }
 
 // syntaxOf wraps a parsed expression; nil stays nil.
-func syntaxOf(n ast.ExprNode) Syntax {
+func syntaxOf(n parse.Expr) Syntax {
 	if n == nil {
 		return nil
 	}
@@ -27,14 +27,14 @@ func syntaxOf(n ast.ExprNode) Syntax {
 }
 
 // nodeOf is the parsed expression s holds; nil for nil.
-func nodeOf(s Syntax) ast.ExprNode {
+func nodeOf(s Syntax) parse.Expr {
 	if s == nil {
 		return nil
 	}
 	return s.exprNode()
 }
 
-func syntaxList(ns []ast.ExprNode) []Syntax {
+func syntaxList(ns []parse.Expr) []Syntax {
 	if ns == nil {
 		return nil
 	}
@@ -45,11 +45,11 @@ func syntaxList(ns []ast.ExprNode) []Syntax {
 	return out
 }
 
-func nodeList(ss []Syntax) []ast.ExprNode {
+func nodeList(ss []Syntax) []parse.Expr {
 	if ss == nil {
 		return nil
 	}
-	out := make([]ast.ExprNode, len(ss))
+	out := make([]parse.Expr, len(ss))
 	for i, s := range ss {
 		out[i] = nodeOf(s)
 	}
@@ -60,14 +60,14 @@ func nodeList(ss []Syntax) []ast.ExprNode {
 // column by (ORDER BY 2), if it is one.
 func OutputPosition(s Syntax) (int64, bool) {
 	n := nodeOf(s)
-	if p, ok := n.(*ast.PositionExpr); ok {
+	if p, ok := n.(*parse.Position); ok {
 		if p.P == nil {
 			return int64(p.N), true
 		}
 		n = p.P
 	}
-	if v, ok := n.(*test_driver.ValueExpr); ok {
-		switch x := v.GetValue().(type) {
+	if v, ok := n.(*parse.Const); ok {
+		switch x := v.Value.(type) {
 		case int64:
 			return x, true
 		case uint64:
@@ -81,75 +81,58 @@ func OutputPosition(s Syntax) (int64, bool) {
 // ORDER BY / GROUP BY key may use to name an output column).
 func BareColumnName(s Syntax) (string, bool) {
 	n := nodeOf(s)
-	if p, ok := n.(*ast.PositionExpr); ok && p.P != nil {
+	if p, ok := n.(*parse.Position); ok && p.P != nil {
 		n = p.P
 	}
-	c, ok := n.(*ast.ColumnNameExpr)
-	if !ok || c.Name.Table.O != "" {
+	c, ok := n.(*parse.ColumnRef)
+	if !ok || c.Table != "" {
 		return "", false
 	}
-	return c.Name.Name.O, true
+	return c.Name, true
 }
 
 // ColumnRefSyntax is a reference to column name of table ("": unqualified).
 func ColumnRefSyntax(table, name string) Syntax {
-	n := &ast.ColumnNameExpr{Name: &ast.ColumnName{}}
-	n.Name.Name = ast.NewCIStr(name)
-	if table != "" {
-		n.Name.Table = ast.NewCIStr(table)
-	}
-	return syntaxOf(n)
+	return syntaxOf(&parse.ColumnRef{Table: table, Name: name})
 }
 
 // HasWindow reports whether any of ss calls a window function outside
 // subqueries.
 func HasWindow(ss ...Syntax) bool {
-	f := &windowFinder{}
+	found := false
 	for _, s := range ss {
-		nodeOf(s).Accept(f)
+		parse.Inspect(nodeOf(s), func(n parse.Node) bool {
+			switch n.(type) {
+			case *parse.WindowCall:
+				found = true
+				return false
+			case *parse.Subquery:
+				return false
+			}
+			return true
+		})
 	}
-	return f.found
+	return found
 }
-
-type windowFinder struct{ found bool }
-
-func (f *windowFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch n.(type) {
-	case *ast.WindowFuncExpr:
-		f.found = true
-		return n, true
-	case *ast.SubqueryExpr:
-		return n, true
-	}
-	return n, false
-}
-
-func (f *windowFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // HasSubquery reports a subquery anywhere in s.
 func HasSubquery(s Syntax) bool {
-	f := &subqueryFinder{}
-	nodeOf(s).Accept(f)
-	return f.found
+	found := false
+	parse.Inspect(nodeOf(s), func(n parse.Node) bool {
+		if _, ok := n.(*parse.Subquery); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
-
-type subqueryFinder struct{ found bool }
-
-func (f *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if _, ok := n.(*ast.SubqueryExpr); ok {
-		f.found = true
-	}
-	return n, f.found
-}
-
-func (f *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // HasParameter reports a parameter ($n) in s, outside subqueries.
 func HasParameter(s Syntax) bool {
 	found := false
-	walkExprNodes(nodeOf(s), func(x ast.Node) bool {
+	walkExprNodes(nodeOf(s), func(x parse.Node) bool {
 		// The front end spells $n as __param(n).
-		if f, ok := x.(*ast.FuncCallExpr); ok && f.FnName.L == "__param" {
+		if f, ok := x.(*parse.FuncCall); ok && f.Name == "__param" {
 			found = true
 		}
 		return !found
@@ -160,19 +143,19 @@ func HasParameter(s Syntax) bool {
 // CallOf is the function name (lower case) and arguments of a plain
 // function call.
 func CallOf(s Syntax) (name string, args []Syntax, ok bool) {
-	call, ok := nodeOf(s).(*ast.FuncCallExpr)
+	call, ok := nodeOf(s).(*parse.FuncCall)
 	if !ok {
 		return "", nil, false
 	}
-	return call.FnName.L, syntaxList(call.Args), true
+	return call.Name, syntaxList(call.Args), true
 }
 
 // CallsNamed lists the calls of s to the functions names holds, outside
 // subqueries and not inside another such call, in the order written.
 func CallsNamed(s Syntax, names map[string]bool) []Syntax {
 	var out []Syntax
-	walkExprNodes(nodeOf(s), func(n ast.Node) bool {
-		if c, ok := n.(*ast.FuncCallExpr); ok && names[c.FnName.L] {
+	walkExprNodes(nodeOf(s), func(n parse.Node) bool {
+		if c, ok := n.(*parse.FuncCall); ok && names[c.Name] {
 			out = append(out, syntaxOf(c))
 			return false
 		}
@@ -184,43 +167,36 @@ func CallsNamed(s Syntax, names map[string]bool) []Syntax {
 // NamedArgument recognises name = value (and name => value, which the front
 // end spells the same) in a call's argument list; name is lower case.
 func NamedArgument(s Syntax) (string, Syntax, bool) {
-	b, ok := nodeOf(s).(*ast.BinaryOperationExpr)
-	if !ok || b.Op != opcode.EQ {
+	b, ok := nodeOf(s).(*parse.Binary)
+	if !ok || b.Op != parse.OpEQ {
 		return "", nil, false
 	}
-	col, ok := b.L.(*ast.ColumnNameExpr)
-	if !ok || col.Name.Table.L != "" {
+	col, ok := b.L.(*parse.ColumnRef)
+	if !ok || col.Table != "" {
 		return "", nil, false
 	}
-	return col.Name.Name.L, syntaxOf(b.R), true
+	return strings.ToLower(col.Name), syntaxOf(b.R), true
 }
 
 // ReplaceCalls is s with each call of the function name with no arguments
 // replaced by a reference to column col of table.
 func ReplaceCalls(s Syntax, name, table, col string) Syntax {
-	out, _ := nodeOf(s).Accept(&callReplacer{name: name, table: table, col: col})
-	return syntaxOf(out.(ast.ExprNode))
-}
-
-type callReplacer struct{ name, table, col string }
-
-func (*callReplacer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
-
-func (r *callReplacer) Leave(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == r.name && len(f.Args) == 0 {
-		return nodeOf(ColumnRefSyntax(r.table, r.col)), true
-	}
-	return n, true
+	return syntaxOf(parse.Rewrite(nodeOf(s), func(e parse.Expr) parse.Expr {
+		if f, ok := e.(*parse.FuncCall); ok && f.Name == name && len(f.Args) == 0 {
+			return nodeOf(ColumnRefSyntax(table, col))
+		}
+		return e
+	}))
 }
 
 // ColumnMatches is the condition "column = value", or "column IS NULL" when
 // value is the literal NULL (a partition value selecting the null partition).
 func ColumnMatches(column string, value Syntax) Syntax {
-	ref := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: ast.NewCIStr(column)}}
+	ref := &parse.ColumnRef{Name: column}
 	if isNullLiteral(nodeOf(value)) {
-		return syntaxOf(&ast.IsNullExpr{Expr: ref})
+		return syntaxOf(&parse.IsNull{X: ref})
 	}
-	return syntaxOf(&ast.BinaryOperationExpr{Op: opcode.EQ, L: ref, R: nodeOf(value)})
+	return syntaxOf(&parse.Binary{Op: parse.OpEQ, L: ref, R: nodeOf(value)})
 }
 
 // AndSyntax is "a AND b"; a nil a is b.
@@ -228,15 +204,15 @@ func AndSyntax(a, b Syntax) Syntax {
 	if a == nil {
 		return b
 	}
-	return syntaxOf(&ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: nodeOf(a), R: nodeOf(b)})
+	return syntaxOf(&parse.Binary{Op: parse.OpAnd, L: nodeOf(a), R: nodeOf(b)})
 }
 
-func isNullLiteral(n ast.ExprNode) bool {
+func isNullLiteral(n parse.Expr) bool {
 	switch x := n.(type) {
-	case *test_driver.ValueExpr:
-		return x.GetValue() == nil
-	case *ast.ParenthesesExpr:
-		return isNullLiteral(x.Expr)
+	case *parse.Const:
+		return x.Value == nil
+	case *parse.Paren:
+		return isNullLiteral(x.X)
 	}
 	return false
 }

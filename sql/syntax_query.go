@@ -1,13 +1,11 @@
 package sql
 
-import (
-	"github.com/pingcap/tidb/pkg/parser/ast"
-)
+import "github.com/magmalake/magmalake/sql/parse"
 
 // Query is a query nested in a statement, as parsed: a derived table, a
 // subquery, a WITH query's body or a set operation's branch. Select reads
 // it when the planner gets to it.
-type Query struct{ n ast.Node }
+type Query struct{ n parse.Node }
 
 // Select is the query's Select.
 func (q *Query) Select() (*Select, error) { return selectFromAST(q.n) }
@@ -15,39 +13,29 @@ func (q *Query) Select() (*Select, error) { return selectFromAST(q.n) }
 // References reports whether the query names table (unqualified) as a
 // relation anywhere in it.
 func (q *Query) References(table string) bool {
-	f := &tableNameFinder{name: table}
-	q.n.Accept(f)
-	return f.found
+	found := false
+	parse.Inspect(q.n, func(n parse.Node) bool {
+		if tn, ok := n.(*parse.TableName); ok && tn.Schema == "" && tn.Name == table {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
-
-type tableNameFinder struct {
-	name  string
-	found bool
-}
-
-func (f *tableNameFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if tn, ok := n.(*ast.TableName); ok && tn.Schema.O == "" && tn.Name.O == f.name {
-		f.found = true
-	}
-	return n, f.found
-}
-
-func (f *tableNameFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // RecursiveTerms splits a recursive WITH query's body written as
 // start UNION [ALL] step (no ORDER BY or LIMIT of its own); ok is false
 // for any other form.
 func (q *Query) RecursiveTerms() (start, step *Query, op SetOp, ok bool) {
-	set, isSet := q.n.(*ast.SetOprStmt)
-	if !isSet || set.SelectList == nil || len(set.SelectList.Selects) != 2 || set.OrderBy != nil || set.Limit != nil {
+	set, isSet := q.n.(*parse.SetOp)
+	if !isSet || set.Nested || len(set.Branches) != 2 || set.OrderBy != nil || set.Limit != nil {
 		return nil, nil, 0, false
 	}
-	first, second := set.SelectList.Selects[0], set.SelectList.Selects[1]
-	o := setOprOf(second)
-	if o == nil || (*o != ast.Union && *o != ast.UnionAll) {
+	first, second := set.Branches[0], set.Branches[1]
+	if second.Op != parse.SetOpUnion && second.Op != parse.SetOpUnionAll {
 		return nil, nil, 0, false
 	}
-	return &Query{first}, &Query{second}, setOpOf(*o), true
+	return &Query{first.Query}, &Query{second.Query}, setOpOf(second.Op), true
 }
 
 // SetOp is a set operator.
@@ -63,35 +51,25 @@ const (
 	SetExceptAll
 )
 
-func setOpOf(t ast.SetOprType) SetOp {
+func setOpOf(t parse.SetOpKind) SetOp {
 	switch t {
-	case ast.UnionAll:
+	case parse.SetOpUnionAll:
 		return SetUnionAll
-	case ast.Intersect:
+	case parse.SetOpIntersect:
 		return SetIntersect
-	case ast.IntersectAll:
+	case parse.SetOpIntersectAll:
 		return SetIntersectAll
-	case ast.Except:
+	case parse.SetOpExcept:
 		return SetExcept
-	case ast.ExceptAll:
+	case parse.SetOpExceptAll:
 		return SetExceptAll
 	}
 	return SetUnion
 }
 
-func setOprOf(n ast.Node) *ast.SetOprType {
-	switch x := n.(type) {
-	case *ast.SelectStmt:
-		return x.AfterSetOperator
-	case *ast.SetOprSelectList:
-		return x.AfterSetOperator
-	}
-	return nil
-}
-
 // SetOperation is UNION / INTERSECT / EXCEPT [ALL] over branches, as
 // written (INTERSECT binding tighter is the planner's business).
-type SetOperation struct{ list *ast.SetOprSelectList }
+type SetOperation struct{ set *parse.SetOp }
 
 // SetBranch is one branch of a set operation and the operator before it
 // (SetUnion for the first, or when none is written).
@@ -102,12 +80,9 @@ type SetBranch struct {
 
 // Branches are the operation's branches in order.
 func (s *SetOperation) Branches() []SetBranch {
-	out := make([]SetBranch, len(s.list.Selects))
-	for i, n := range s.list.Selects {
-		out[i] = SetBranch{Query: &Query{n}}
-		if o := setOprOf(n); o != nil {
-			out[i].Op = setOpOf(*o)
-		}
+	out := make([]SetBranch, len(s.set.Branches))
+	for i, b := range s.set.Branches {
+		out[i] = SetBranch{Query: &Query{b.Query}, Op: setOpOf(b.Op)}
 	}
 	return out
 }
@@ -116,7 +91,7 @@ func (s *SetOperation) Branches() []SetBranch {
 type With struct {
 	Recursive bool
 	CTEs      []CTE
-	w         *ast.WithClause
+	w         *parse.With
 }
 
 // CTE is one WITH query: its name, its column names (none: the body's),
@@ -128,23 +103,19 @@ type CTE struct {
 }
 
 // withOf is w as a With; nil for nil.
-func withOf(w *ast.WithClause) *With {
+func withOf(w *parse.With) *With {
 	if w == nil {
 		return nil
 	}
-	out := &With{Recursive: w.IsRecursive, w: w}
+	out := &With{Recursive: w.Recursive, w: w}
 	for _, c := range w.CTEs {
-		d := CTE{Name: c.Name.O, Body: &Query{c.Query.Query}}
-		for _, col := range c.ColNameList {
-			d.Columns = append(d.Columns, col.O)
-		}
-		out.CTEs = append(out.CTEs, d)
+		out.CTEs = append(out.CTEs, CTE{Name: c.Name, Columns: c.Columns, Body: &Query{c.Query}})
 	}
 	return out
 }
 
 // clause is the parsed WITH clause; nil for nil.
-func (w *With) clause() *ast.WithClause {
+func (w *With) clause() *parse.With {
 	if w == nil {
 		return nil
 	}
@@ -160,14 +131,14 @@ type FromItem interface {
 }
 
 // fromItemOf is n as a FromItem; a join without a right side is its left.
-func fromItemOf(n ast.ResultSetNode) FromItem {
+func fromItemOf(n parse.From) FromItem {
 	switch x := n.(type) {
-	case *ast.Join:
+	case *parse.Join:
 		if x.Right == nil {
 			return fromItemOf(x.Left)
 		}
 		return &FromJoin{x}
-	case *ast.TableSource:
+	case *parse.TableSource:
 		return &FromTable{x}
 	}
 	return &FromOther{n}
@@ -185,7 +156,7 @@ const (
 )
 
 // FromJoin is left JOIN right.
-type FromJoin struct{ j *ast.Join }
+type FromJoin struct{ j *parse.Join }
 
 func (*FromJoin) fromItem() {}
 
@@ -200,7 +171,7 @@ func (j *FromJoin) Right() FromItem { return fromItemOf(j.j.Right) }
 
 // LateralRight is the right side when it is a LATERAL item.
 func (j *FromJoin) LateralRight() (*FromTable, bool) {
-	ts, ok := j.j.Right.(*ast.TableSource)
+	ts, ok := j.j.Right.(*parse.TableSource)
 	if !ok || !ts.Lateral {
 		return nil, false
 	}
@@ -209,54 +180,39 @@ func (j *FromJoin) LateralRight() (*FromTable, bool) {
 
 // Kind is the join's kind.
 func (j *FromJoin) Kind() JoinKind {
-	switch {
-	case j.j.StraightJoin:
+	switch j.j.Kind {
+	case parse.JoinFull:
 		return JoinFull
-	case j.j.Tp == ast.LeftJoin:
+	case parse.JoinLeft:
 		return JoinLeft
-	case j.j.Tp == ast.RightJoin:
+	case parse.JoinRight:
 		return JoinRight
 	}
 	return JoinInner
 }
 
 // Natural reports NATURAL.
-func (j *FromJoin) Natural() bool { return j.j.NaturalJoin || j.naturalMarker() }
-
-// naturalMarker reports the front end's spelling of NATURAL FULL JOIN.
-func (j *FromJoin) naturalMarker() bool {
-	if j.j.On == nil {
-		return false
-	}
-	call, ok := j.j.On.Expr.(*ast.FuncCallExpr)
-	return ok && call.FnName.L == NaturalMarker
-}
+func (j *FromJoin) Natural() bool { return j.j.Natural }
 
 // On is the ON condition; nil for none.
-func (j *FromJoin) On() Syntax {
-	if j.j.On == nil || j.naturalMarker() {
-		return nil
-	}
-	return syntaxOf(j.j.On.Expr)
-}
+func (j *FromJoin) On() Syntax { return syntaxOf(j.j.On) }
 
 // Using are the column names of USING (...); nil for none.
 func (j *FromJoin) Using() []string {
-	var names []string
-	for _, u := range j.j.Using {
-		names = append(names, u.Name.O)
+	if len(j.j.Using) == 0 {
+		return nil
 	}
-	return names
+	return append([]string(nil), j.j.Using...)
 }
 
 // FromTable is a relation or a subquery in FROM, with its alias.
-type FromTable struct{ ts *ast.TableSource }
+type FromTable struct{ ts *parse.TableSource }
 
 func (*FromTable) fromItem() {}
 
 // Alias is the alias as the front end folded it: the name, then the
 // column names, joined by AliasColumnSep.
-func (t *FromTable) Alias() string { return t.ts.AsName.O }
+func (t *FromTable) Alias() string { return t.ts.Alias }
 
 // Lateral reports LATERAL (and a function in FROM, LATERAL by default).
 func (t *FromTable) Lateral() bool { return t.ts.Lateral }
@@ -267,18 +223,18 @@ func (t *FromTable) NotLateral() { t.ts.Lateral = false }
 
 // Relation is the table (or view, or WITH query) the item names.
 func (t *FromTable) Relation() (TableName, bool) {
-	tn, ok := t.ts.Source.(*ast.TableName)
+	tn, ok := t.ts.Source.(*parse.TableName)
 	if !ok {
 		return TableName{}, false
 	}
-	return TableName{Schema: tn.Schema.O, Table: tn.Name.O}, true
+	return TableName{Schema: tn.Schema, Table: tn.Name}, true
 }
 
 // Query is the item's subquery; ok is false when it is something else,
 // which Query.Select then refuses.
 func (t *FromTable) Query() (q *Query, ok bool) {
 	switch t.ts.Source.(type) {
-	case *ast.SelectStmt, *ast.SetOprStmt:
+	case *parse.Select, *parse.SetOp:
 		ok = true
 	}
 	return &Query{t.ts.Source}, ok
@@ -288,7 +244,7 @@ func (t *FromTable) Query() (q *Query, ok bool) {
 func (t *FromTable) Construct() string { return constructName(t.ts.Source) }
 
 // FromOther is a FROM item of a form the planner does not take.
-type FromOther struct{ n ast.ResultSetNode }
+type FromOther struct{ n parse.From }
 
 func (*FromOther) fromItem() {}
 
@@ -298,13 +254,13 @@ func (o *FromOther) Construct() string { return constructName(o.n) }
 // WindowSpec is a named window of a WINDOW clause.
 type WindowSpec struct {
 	Name string
-	spec *ast.WindowSpec
+	spec *parse.WindowSpec
 }
 
-func windowSpecs(specs []ast.WindowSpec) []WindowSpec {
+func windowSpecs(specs []parse.WindowSpec) []WindowSpec {
 	var out []WindowSpec
 	for i := range specs {
-		out = append(out, WindowSpec{Name: specs[i].Name.O, spec: &specs[i]})
+		out = append(out, WindowSpec{Name: specs[i].Name, spec: &specs[i]})
 	}
 	return out
 }
@@ -314,17 +270,17 @@ func windowSpecs(specs []ast.WindowSpec) []WindowSpec {
 func (s *Select) Parsed() bool { return s.raw != nil }
 
 // OtherForm reports TABLE t or VALUES written as a query.
-func (s *Select) OtherForm() bool { return s.raw != nil && s.raw.Kind != ast.SelectStmtKindSelect }
+func (s *Select) OtherForm() bool { return s.raw != nil && s.raw.Kind != parse.SelectPlain }
 
 // HasFrom reports a parsed SELECT with a FROM clause.
 func (s *Select) HasFrom() bool { return s.raw != nil && s.raw.From != nil }
 
 // FromClause is a parsed SELECT's FROM clause as a tree; nil for none.
 func (s *Select) FromClause() FromItem {
-	if s.raw == nil || s.raw.From == nil || s.raw.From.TableRefs == nil {
+	if s.raw == nil || s.raw.From == nil {
 		return nil
 	}
-	return fromItemOf(s.raw.From.TableRefs)
+	return fromItemOf(s.raw.From)
 }
 
 // SetOperation is the set operation the query is; nil for any other.
@@ -332,17 +288,14 @@ func (s *Select) SetOperation() *SetOperation {
 	if s.rawSetOpr == nil {
 		return nil
 	}
-	return &SetOperation{s.rawSetOpr.SelectList}
+	return &SetOperation{s.rawSetOpr}
 }
 
 // With is the query's WITH clause; nil for none.
 func (s *Select) With() *With {
 	switch {
 	case s.rawSetOpr != nil:
-		if s.rawSetOpr.With != nil {
-			return withOf(s.rawSetOpr.With)
-		}
-		return withOf(s.rawSetOpr.SelectList.With)
+		return withOf(s.rawSetOpr.With)
 	case s.raw != nil:
 		return withOf(s.raw.With)
 	}

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql/parse"
 )
 
 // WindowContext collects a query level's window function calls while its
@@ -15,14 +14,14 @@ import (
 // columns, then one column per call from Base on.
 type WindowContext struct {
 	Base  int
-	named map[string]*ast.WindowSpec // the query's WINDOW clause
+	named map[string]*parse.WindowSpec // the query's WINDOW clause
 	Calls []*WindowCall
 }
 
 // NewWindowContext starts collecting the window calls of a query level
 // whose WINDOW clause is windows, numbering them from base.
 func NewWindowContext(base int, windows []WindowSpec) *WindowContext {
-	named := map[string]*ast.WindowSpec{}
+	named := map[string]*parse.WindowSpec{}
 	for _, w := range windows {
 		named[w.Name] = w.spec
 	}
@@ -96,7 +95,7 @@ func BindWindowed(s Syntax, input *Scope, agg *AggContext, win *WindowContext, p
 	return b.finish(e)
 }
 
-func (b aggBinder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
+func (b aggBinder) bindWindow(n *parse.WindowCall) (Expr, error) {
 	if b.windows == nil {
 		where := "here"
 		if b.clause != "" {
@@ -134,10 +133,10 @@ func (b aggBinder) bindWindow(n *ast.WindowFuncExpr) (Expr, error) {
 }
 
 // windowSpec resolves OVER w and OVER (w ...) against the WINDOW clause.
-func (b aggBinder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
-	ref := s.Ref.O
+func (b aggBinder) windowSpec(s *parse.WindowSpec) (*parse.WindowSpec, error) {
+	ref := s.Ref
 	if s.OnlyAlias {
-		ref = s.Name.O
+		ref = s.Name
 	}
 	if ref == "" {
 		return s, nil
@@ -166,10 +165,10 @@ func (b aggBinder) windowSpec(s *ast.WindowSpec) (*ast.WindowSpec, error) {
 	return &merged, nil
 }
 
-func (b aggBinder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
+func (b aggBinder) bindWindowSpec(call *WindowCall, s *parse.WindowSpec) error {
 	if s.PartitionBy != nil {
-		for _, it := range s.PartitionBy.Items {
-			e, err := b.bindTyped(it.Expr)
+		for _, it := range s.PartitionBy {
+			e, err := b.bindTyped(it)
 			if err != nil {
 				return err
 			}
@@ -177,15 +176,14 @@ func (b aggBinder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 		}
 	}
 	if s.OrderBy != nil {
-		for _, it := range s.OrderBy.Items {
-			key, nulls := orderKey(it.Expr)
-			e, err := b.bindTyped(key)
+		for _, it := range s.OrderBy {
+			e, err := b.bindTyped(it.Expr)
 			if err != nil {
 				return err
 			}
 			o := WindowOrder{Expr: e, Desc: it.Desc, NullsFirst: it.Desc}
-			if nulls != nil {
-				o.NullsFirst = *nulls
+			if it.NullsFirst != nil {
+				o.NullsFirst = *it.NullsFirst
 			}
 			call.Order = append(call.Order, o)
 		}
@@ -194,12 +192,12 @@ func (b aggBinder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 	if s.Frame == nil {
 		return nil
 	}
-	call.Mode = [...]FrameMode{ast.Rows: FrameRows, ast.Ranges: FrameRange, ast.Groups: FrameGroups}[s.Frame.Type]
+	call.Mode = [...]FrameMode{parse.FrameRows: FrameRows, parse.FrameRange: FrameRange, parse.FrameGroups: FrameGroups}[s.Frame.Mode]
 	var err error
-	if call.Start, err = b.frameBound(&s.Frame.Extent.Start, true); err != nil {
+	if call.Start, err = b.frameBound(&s.Frame.Start, true); err != nil {
 		return err
 	}
-	if call.End, err = b.frameBound(&s.Frame.Extent.End, false); err != nil {
+	if call.End, err = b.frameBound(&s.Frame.End, false); err != nil {
 		return err
 	}
 	switch {
@@ -219,7 +217,7 @@ func (b aggBinder) bindWindowSpec(call *WindowCall, s *ast.WindowSpec) error {
 }
 
 // bindTyped binds an expression and resolves an untyped one to text.
-func (b aggBinder) bindTyped(n ast.ExprNode) (Expr, error) {
+func (b aggBinder) bindTyped(n parse.Expr) (Expr, error) {
 	e, err := b.bind(n)
 	if err != nil {
 		return nil, err
@@ -230,27 +228,27 @@ func (b aggBinder) bindTyped(n ast.ExprNode) (Expr, error) {
 	return e, nil
 }
 
-func (b aggBinder) frameBound(fb *ast.FrameBound, start bool) (FrameBound, error) {
+func (b aggBinder) frameBound(fb *parse.FrameBound, start bool) (FrameBound, error) {
 	switch {
-	case fb.Type == ast.CurrentRow:
+	case fb.Kind == parse.BoundCurrentRow:
 		return FrameBound{Kind: BoundCurrentRow}, nil
-	case fb.UnBounded && fb.Type == ast.Preceding:
+	case fb.Unbounded && fb.Kind == parse.BoundPreceding:
 		return FrameBound{Kind: BoundUnboundedPreceding}, nil
-	case fb.UnBounded:
+	case fb.Unbounded:
 		return FrameBound{Kind: BoundUnboundedFollowing}, nil
 	}
-	off, err := b.bindTyped(fb.Expr)
+	off, err := b.bindTyped(fb.Offset)
 	if err != nil {
 		return FrameBound{}, err
 	}
 	kind := BoundPreceding
-	if fb.Type == ast.Following {
+	if fb.Kind == parse.BoundFollowing {
 		kind = BoundFollowing
 	}
 	return FrameBound{Kind: kind, Offset: off}, nil
 }
 
-func (b aggBinder) bindWindowArgs(call *WindowCall, nodes []ast.ExprNode) error {
+func (b aggBinder) bindWindowArgs(call *WindowCall, nodes []parse.Expr) error {
 	if call.Agg {
 		return b.bindWindowAggregate(call, nodes)
 	}
@@ -299,7 +297,7 @@ func (b callBinder) intArgs(args []Expr, k int) error {
 	return nil
 }
 
-func (b aggBinder) bindWindowAggregate(call *WindowCall, nodes []ast.ExprNode) error {
+func (b aggBinder) bindWindowAggregate(call *WindowCall, nodes []parse.Expr) error {
 	name := call.Name
 	if f := functions[name]; f.Alias != "" {
 		name = f.Alias

@@ -6,10 +6,10 @@
 // The contract with the expression binder (binder code relies on exactly this):
 //
 //   - Unquoted identifiers are folded to lower case; quoted identifiers keep
-//     their case. Use the original-case form CIStr.O of tidb names. Unquoted
+//     their case; the converted tree keeps names as written. Unquoted
 //     words that TiDB reserves but PostgreSQL does not (key, index, div, mod,
 //     read, ...) are passed as quoted identifiers.
-//   - $n → __param(n): a FuncCallExpr, FnName.L "__param", one integer literal.
+//   - $n → __param(n): a FuncCall named "__param", one integer literal.
 //   - a numeric literal with an exponent, or longer than tidb's decimal holds
 //     (it panics past 81 digits) → __numeric('digits'), read exactly.
 //   - expr::type, CAST(expr AS type) and typed literals (date '2024-01-01',
@@ -28,19 +28,19 @@
 //     → 0A000.
 //   - x ILIKE p [ESCAPE e] → __ilike(x, p[, e]); x NOT ILIKE p → NOT
 //     __ilike(x, p); ~~ / !~~ → LIKE / NOT LIKE; ~~* / !~~* → ILIKE as above.
-//   - || is tidb's concat (FuncCallExpr "concat") via PIPES_AS_CONCAT; a
+//   - || is tidb's concat (a FuncCall "concat") via PIPES_AS_CONCAT; a
 //     call of the function concat(...) → __concat(...). LIKE ... ESCAPE is
 //     tidb-native.
 //   - Where a rewrite needs parentheses to stay valid for TiDB (NOT after a
-//     comparison operator, say), the result is wrapped in a ParenthesesExpr;
-//     binders should look through ParenthesesExpr.
+//     comparison operator, say), the result is wrapped in a Paren; binders
+//     should look through Paren.
 //   - x ~ p → x REGEXP p, x !~ p → x NOT REGEXP p (normalize_pg.go);
 //     x ~* p → __iregex(x, p), x !~* p → NOT __iregex(x, p).
 //   - EXTRACT(field FROM x) → __extract('field', x).
 //   - Not supported (0A000, naming the construct): SIMILAR TO, array constructors and subscripts,
 //     and the operators ^ # @ & & ?.
 //   - j -> k → __json_get(j, k); j ->> k → __json_get_text(j, k).
-package sql
+package parse
 
 import (
 	"strings"
@@ -50,8 +50,8 @@ import (
 // for, used to position errors.
 type ntok struct {
 	text string
-	kind tokKind
-	src  token
+	Kind TokKind
+	src  Token
 }
 
 // castFrame records an open parenthesis (or bracket); cast marks the one of
@@ -68,18 +68,19 @@ type castFrame struct {
 // normalizer rewrites one statement's (or one expression's) tokens.
 type normalizer struct {
 	query  string
-	in     []token
-	stop   token // the token after in (a tkEOF at the end of the query)
+	in     []Token
+	stop   Token // the token after in (a TokEOF at the end of the query)
 	i      int
 	out    []ntok
 	frames []castFrame
 	top    castFrame // the statement level, a query
+	names  Names
 }
 
 // normalizeStop rewrites in (tokens of query, followed by stop) into
 // TiDB-acceptable tokens.
-func normalizeStop(query string, in []token, stop token) ([]ntok, error) {
-	n := &normalizer{query: query, in: pgPrepass(in), stop: stop, top: castFrame{query: true}}
+func normalizeStop(query string, in []Token, stop Token, names Names) ([]ntok, error) {
+	n := &normalizer{query: query, in: pgPrepass(in, names), stop: stop, top: castFrame{query: true}, names: names}
 	n.out = make([]ntok, 0, len(n.in)+len(n.in)/8+8)
 	for n.i < len(n.in) {
 		if err := n.step(); err != nil {
@@ -89,15 +90,15 @@ func normalizeStop(query string, in []token, stop token) ([]ntok, error) {
 	return n.out, nil
 }
 
-func (n *normalizer) peek(k int) token {
+func (n *normalizer) peek(k int) Token {
 	if n.i+k < len(n.in) {
 		return n.in[n.i+k]
 	}
-	return token{kind: tkEOF, pos: -1}
+	return Token{Kind: TokEOF, Pos: -1}
 }
 
-func (n *normalizer) emit(text string, kind tokKind, src token) {
-	n.out = append(n.out, ntok{text: text, kind: kind, src: src})
+func (n *normalizer) emit(text string, kind TokKind, src Token) {
+	n.out = append(n.out, ntok{text: text, Kind: kind, src: src})
 }
 
 // maxTidbNumberLen is the longest number token handed to tidb's lexer, whose
@@ -108,36 +109,36 @@ const maxTidbNumberLen = 60
 
 func (n *normalizer) step() error {
 	t := n.in[n.i]
-	switch t.kind {
-	case tkIdent:
+	switch t.Kind {
+	case TokIdent:
 		return n.word(t)
-	case tkQIdent:
-		if t.str == strUnicode {
-			return unsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
+	case TokQIdent:
+		if t.Str == StrUnicode {
+			return UnsupportedAt(n.query, t, "U&\"\" identifiers are not supported")
 		}
 		if ok, err := n.typedLiteral(t); ok || err != nil {
 			return err // "timestamp" '2024-01-01': a quoted type name's literal
 		}
-		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
-	case tkString:
-		if n.i > 0 && n.in[n.i-1].kind == tkString {
+		n.emit(pgQuoteIdent(t.Val), TokQIdent, t)
+	case TokString:
+		if n.i > 0 && n.in[n.i-1].Kind == TokString {
 			// only newline-separated constants continue each other (the lexer joined those)
-			return syntaxErrorAt(n.query, t)
+			return SyntaxErrorAt(n.query, t)
 		}
 		if err := n.stringConst(t); err != nil {
 			return err
 		}
-	case tkParam:
-		n.emitCall("__param", t, ntok{text: t.val, kind: tkNumber, src: t})
-	case tkNumber:
-		if len(t.val) > maxTidbNumberLen || strings.ContainsAny(t.val, "eE") {
-			n.emitCall("__numeric", t, ntok{text: pgQuoteString(t.val), kind: tkString, src: t})
+	case TokParam:
+		n.emitCall("__param", t, ntok{text: t.Val, Kind: TokNumber, src: t})
+	case TokNumber:
+		if len(t.Val) > maxTidbNumberLen || strings.ContainsAny(t.Val, "eE") {
+			n.emitCall("__numeric", t, ntok{text: pgQuoteString(t.Val), Kind: TokString, src: t})
 			break
 		}
-		n.emit(t.val, tkNumber, t)
-	case tkPunct:
+		n.emit(t.Val, TokNumber, t)
+	case TokPunct:
 		return n.punct(t)
-	case tkOp:
+	case TokOp:
 		return n.operator(t)
 	}
 	n.i++
@@ -146,26 +147,26 @@ func (n *normalizer) step() error {
 
 // emitCall appends name(args) standing for src; args are already
 // comma-separated tokens.
-func (n *normalizer) emitCall(name string, src token, args ...ntok) {
-	n.emit(name, tkIdent, src)
-	n.emit("(", tkPunct, src)
+func (n *normalizer) emitCall(name string, src Token, args ...ntok) {
+	n.emit(name, TokIdent, src)
+	n.emit("(", TokPunct, src)
 	n.out = append(n.out, args...)
-	n.emit(")", tkPunct, src)
+	n.emit(")", TokPunct, src)
 }
 
-func (n *normalizer) stringConst(t token) error {
-	switch t.str {
-	case strUnicode:
-		return unsupportedAt(n.query, t, "U&'' string constants are not supported")
-	case strBit, strHex:
-		return unsupportedAt(n.query, t, "bit string constants are not supported")
+func (n *normalizer) stringConst(t Token) error {
+	switch t.Str {
+	case StrUnicode:
+		return UnsupportedAt(n.query, t, "U&'' string constants are not supported")
+	case StrBit, StrHex:
+		return UnsupportedAt(n.query, t, "bit string constants are not supported")
 	}
-	n.emit(pgQuoteString(t.val), tkString, t)
+	n.emit(pgQuoteString(t.Val), TokString, t)
 	return nil
 }
 
-func (n *normalizer) punct(t token) error {
-	switch t.val {
+func (n *normalizer) punct(t Token) error {
+	switch t.Val {
 	case "(":
 		n.frames = append(n.frames, castFrame{query: n.subqueryAt(n.i + 1)})
 	case ")":
@@ -181,54 +182,54 @@ func (n *normalizer) punct(t token) error {
 	case "::":
 		return n.doubleColon(t)
 	case ":":
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
-	n.emit(t.val, tkPunct, t)
+	n.emit(t.Val, TokPunct, t)
 	n.i++
 	return nil
 }
 
-func (n *normalizer) operator(t token) error {
-	switch t.val {
+func (n *normalizer) operator(t Token) error {
+	switch t.Val {
 	case "~~":
-		n.emit("like", tkIdent, t)
+		n.emit("like", TokIdent, t)
 	case "!~~":
-		n.emit("not", tkIdent, t)
-		n.emit("like", tkIdent, t)
+		n.emit("not", TokIdent, t)
+		n.emit("like", TokIdent, t)
 	case "~~*":
 		return n.ilike(t, false)
 	case "!~~*":
 		return n.ilike(t, true)
 	case "~":
-		n.emit("regexp", tkIdent, t)
+		n.emit("regexp", TokIdent, t)
 	case "!~":
-		n.emit("not", tkIdent, t)
-		n.emit("regexp", tkIdent, t)
+		n.emit("not", TokIdent, t)
+		n.emit("regexp", TokIdent, t)
 	case "~*", "!~*":
-		return n.iregex(t, t.val == "!~*")
+		return n.iregex(t, t.Val == "!~*")
 	case "->", "->>":
 		return n.jsonGet(t)
 	case "+", "-", "*", "/", "%", "<", ">", "=", "<=", ">=", "<>", "!=", "||", "<<", ">>", "|", "&":
-		n.emit(t.val, tkOp, t)
+		n.emit(t.Val, TokOp, t)
 	default:
-		return unsupportedAt(n.query, t, "operator %s is not supported", t.val)
+		return UnsupportedAt(n.query, t, "operator %s is not supported", t.Val)
 	}
 	n.i++
 	return nil
 }
 
 // word handles an unquoted identifier or keyword.
-func (n *normalizer) word(t token) error {
+func (n *normalizer) word(t Token) error {
 	next := n.peek(1)
-	switch t.val {
+	switch t.Val {
 	case "true", "false":
-		n.emitCall("__"+t.val, t)
+		n.emitCall("__"+t.Val, t)
 		n.i++
 		return nil
 	case "cast":
-		if next.isPunct("(") {
-			n.emit("__cast", tkIdent, t)
-			n.emit("(", tkPunct, next)
+		if next.IsPunct("(") {
+			n.emit("__cast", TokIdent, t)
+			n.emit("(", TokPunct, next)
 			n.frames = append(n.frames, castFrame{cast: true})
 			n.i += 2
 			return nil
@@ -238,23 +239,23 @@ func (n *normalizer) word(t token) error {
 			return n.castAs(t)
 		}
 	case "is":
-		return n.is(t)
+		return n.isClause(t)
 	case "isnull", "notnull":
-		if t.val == "notnull" {
-			n.emit("is", tkIdent, t)
-			n.emit("not", tkIdent, t)
+		if t.Val == "notnull" {
+			n.emit("is", TokIdent, t)
+			n.emit("not", TokIdent, t)
 		} else {
-			n.emit("is", tkIdent, t)
+			n.emit("is", TokIdent, t)
 		}
-		n.emit("null", tkIdent, t)
+		n.emit("null", TokIdent, t)
 		n.i++
 		return nil
 	case "concat":
 		// || reaches tidb as concat(...) too (PIPES_AS_CONCAT), but
 		// PostgreSQL's concat() skips NULL arguments where || is NULL: the
 		// function keeps a name of its own.
-		if t.kind == tkIdent && next.isPunct("(") {
-			n.emit("__concat", tkIdent, t)
+		if t.Kind == TokIdent && next.IsPunct("(") {
+			n.emit("__concat", TokIdent, t)
 			n.i++
 			return nil
 		}
@@ -263,15 +264,15 @@ func (n *normalizer) word(t token) error {
 		// PostgreSQL's are the sample forms and it has no std(): passed
 		// as plain function calls, bound by name. cardinality is a tidb
 		// keyword that cannot start a call.
-		if t.kind == tkIdent && next.isPunct("(") {
-			n.emit(pgQuoteIdent(t.val), tkQIdent, t)
+		if t.Kind == TokIdent && next.IsPunct("(") {
+			n.emit(pgQuoteIdent(t.Val), TokQIdent, t)
 			n.i++
 			return nil
 		}
 	case "ilike":
 		return n.ilike(t, false)
 	case "not":
-		if next.is("ilike") {
+		if next.Is("ilike") {
 			n.i++
 			return n.ilike(t, true)
 		}
@@ -279,22 +280,22 @@ func (n *normalizer) word(t token) error {
 		// SQL's parameterless function keywords PostgreSQL reserves (tidb
 		// knows current_user and current_role itself); a name after AS or
 		// a dot stays one.
-		if prev := n.prevText(); t.kind == tkIdent && !next.isPunct("(") && prev != "as" && prev != "." {
-			n.emitCall(t.val, t)
+		if prev := n.prevText(); t.Kind == TokIdent && !next.IsPunct("(") && prev != "as" && prev != "." {
+			n.emitCall(t.Val, t)
 			n.i++
 			return nil
 		}
 	case "similar":
-		return unsupportedAt(n.query, t, "SIMILAR TO is not supported")
+		return UnsupportedAt(n.query, t, "SIMILAR TO is not supported")
 	case "nextval", "currval", "setval", "lastval":
 		// tidb's grammar has its own NEXTVAL(sequence): a string argument
 		// would be a syntax error.
-		if t.kind == tkIdent && next.isPunct("(") {
-			return unsupportedAt(n.query, t, "sequence function %s() is not supported: there are no sequences", t.val)
+		if t.Kind == TokIdent && next.IsPunct("(") {
+			return UnsupportedAt(n.query, t, "sequence function %s() is not supported: there are no sequences", t.Val)
 		}
 	case "within":
-		if next.is("group") {
-			return unsupportedAt(n.query, t, "WITHIN GROUP (ordered-set aggregates) is not supported")
+		if next.Is("group") {
+			return UnsupportedAt(n.query, t, "WITHIN GROUP (ordered-set aggregates) is not supported")
 		}
 	case "over":
 		if err := n.windowedCall(t); err != nil {
@@ -305,11 +306,11 @@ func (n *normalizer) word(t token) error {
 			return err
 		}
 	case "array":
-		if next.isPunct("[") || next.isPunct("(") {
+		if next.IsPunct("[") || next.IsPunct("(") {
 			return n.arrayConstructor(t, next)
 		}
 	case "any", "some", "all":
-		if next.isPunct("(") && !n.subqueryAt(n.i+2) && n.afterOperator() {
+		if next.IsPunct("(") && !n.subqueryAt(n.i+2) && n.afterOperator() {
 			return n.arrayQuantifier(t)
 		}
 	}
@@ -327,25 +328,25 @@ func (n *normalizer) word(t token) error {
 
 // emitWord passes a word on, quoting it when TiDB reserves it but PostgreSQL
 // would take it as a plain identifier here.
-func (n *normalizer) emitWord(t, next token) {
-	afterAs := len(n.out) > 0 && n.out[len(n.out)-1].kind == tkIdent && n.out[len(n.out)-1].text == "as"
-	if t.val == "groups" && frameStart(next) {
-		n.emit(t.val, tkIdent, t) // a window frame's unit, as ROWS and RANGE
+func (n *normalizer) emitWord(t, next Token) {
+	afterAs := len(n.out) > 0 && n.out[len(n.out)-1].Kind == TokIdent && n.out[len(n.out)-1].text == "as"
+	if t.Val == "groups" && frameStart(next) {
+		n.emit(t.Val, TokIdent, t) // a window frame's unit, as ROWS and RANGE
 		return
 	}
-	if t.val == "by" && !n.afterByKeyword() {
-		n.emit(pgQuoteIdent(t.val), tkQIdent, t) // a column: BY is reserved in TiDB only
+	if t.Val == "by" && !n.afterByKeyword() {
+		n.emit(pgQuoteIdent(t.Val), TokQIdent, t) // a column: BY is reserved in TiDB only
 		return
 	}
-	if t.val == "partition" && !next.is("by") {
-		n.emit(pgQuoteIdent(t.val), tkQIdent, t) // a column (t$files, t$delete_debt), not PARTITION BY
+	if t.Val == "partition" && !next.Is("by") {
+		n.emit(pgQuoteIdent(t.Val), TokQIdent, t) // a column (t$files, t$delete_debt), not PARTITION BY
 		return
 	}
-	if tidbReserved[t.val] && (!tidbPassthrough[t.val] || afterAs && t.val != "select") && !next.isPunct("(") {
-		n.emit(pgQuoteIdent(t.val), tkQIdent, t)
+	if tidbReserved[t.Val] && (!tidbPassthrough[t.Val] || afterAs && t.Val != "select") && !next.IsPunct("(") {
+		n.emit(pgQuoteIdent(t.Val), TokQIdent, t)
 		return
 	}
-	n.emit(t.val, tkIdent, t)
+	n.emit(t.Val, TokIdent, t)
 }
 
 // byKeywords are the words PostgreSQL's grammar puts BY after.
@@ -358,53 +359,53 @@ func (n *normalizer) afterByKeyword() bool {
 		return false
 	}
 	last := n.out[len(n.out)-1]
-	return last.kind == tkIdent && byKeywords[last.text]
+	return last.Kind == TokIdent && byKeywords[last.text]
 }
 
 // subqueryAt reports whether in[k] starts a subquery.
 func (n *normalizer) subqueryAt(k int) bool {
-	return k < len(n.in) && (n.in[k].is("select") || n.in[k].is("with") || n.in[k].is("values"))
+	return k < len(n.in) && (n.in[k].Is("select") || n.in[k].Is("with") || n.in[k].Is("values"))
 }
 
 // afterOperator reports whether the last output token is a binary operator.
 func (n *normalizer) afterOperator() bool {
-	return len(n.out) > 0 && n.out[len(n.out)-1].kind == tkOp
+	return len(n.out) > 0 && n.out[len(n.out)-1].Kind == TokOp
 }
 
 // is handles IS [NOT] DISTINCT FROM / UNKNOWN / TRUE / FALSE / NULL.
-func (n *normalizer) is(t token) error {
+func (n *normalizer) isClause(t Token) error {
 	j := n.i + 1
-	neg := j < len(n.in) && n.in[j].is("not")
+	neg := j < len(n.in) && n.in[j].Is("not")
 	if neg {
 		j++
 	}
 	if j >= len(n.in) {
-		n.emit("is", tkIdent, t)
+		n.emit("is", TokIdent, t)
 		n.i++
 		return nil
 	}
 	next := n.in[j]
 	switch {
-	case next.is("distinct") && j+1 < len(n.in) && n.in[j+1].is("from"):
+	case next.Is("distinct") && j+1 < len(n.in) && n.in[j+1].Is("from"):
 		return n.distinctFrom(t, neg, j+2)
-	case next.is("unknown"):
-		n.emit("is", tkIdent, t)
+	case next.Is("unknown"):
+		n.emit("is", TokIdent, t)
 		if neg {
-			n.emit("not", tkIdent, n.in[n.i+1])
+			n.emit("not", TokIdent, n.in[n.i+1])
 		}
-		n.emit("null", tkIdent, next)
+		n.emit("null", TokIdent, next)
 		n.i = j + 1
 		return nil
-	case next.is("true") || next.is("false"):
-		n.emit("is", tkIdent, t)
+	case next.Is("true") || next.Is("false"):
+		n.emit("is", TokIdent, t)
 		if neg {
-			n.emit("not", tkIdent, n.in[n.i+1])
+			n.emit("not", TokIdent, n.in[n.i+1])
 		}
-		n.emit(next.val, tkIdent, next)
+		n.emit(next.Val, TokIdent, next)
 		n.i = j + 1
 		return nil
 	}
-	n.emit("is", tkIdent, t)
+	n.emit("is", TokIdent, t)
 	n.i++
 	return nil
 }
@@ -416,25 +417,25 @@ func pgQuoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "'
 // frameStart reports whether next can follow a window frame's unit
 // (GROUPS BETWEEN ..., GROUPS UNBOUNDED PRECEDING, GROUPS 2 PRECEDING,
 // GROUPS CURRENT ROW): groups is otherwise an ordinary name.
-func frameStart(next token) bool {
-	return next.is("between") || next.is("unbounded") || next.is("current") || next.kind == tkNumber || next.kind == tkParam
+func frameStart(next Token) bool {
+	return next.Is("between") || next.Is("unbounded") || next.Is("current") || next.Kind == TokNumber || next.Kind == TokParam
 }
 
 // windowedCall refuses, as 0A000, the aggregate calls before OVER that tidb
 // cannot parse as window functions (it would call them a syntax error): the
 // aggregates it parses as plain calls (array_agg, string_agg, bool_and,
 // ...) and calls with ORDER BY or DISTINCT inside.
-func (n *normalizer) windowedCall(over token) error {
+func (n *normalizer) windowedCall(over Token) error {
 	end := len(n.out) - 1
-	if end < 1 || n.out[end].kind != tkPunct || n.out[end].text != ")" {
+	if end < 1 || n.out[end].Kind != TokPunct || n.out[end].text != ")" {
 		return nil
 	}
 	open, depth := -1, 0
 	for j := end; j >= 0 && open < 0; j-- {
 		switch {
-		case n.out[j].kind == tkPunct && n.out[j].text == ")":
+		case n.out[j].Kind == TokPunct && n.out[j].text == ")":
 			depth++
-		case n.out[j].kind == tkPunct && n.out[j].text == "(":
+		case n.out[j].Kind == TokPunct && n.out[j].text == "(":
 			if depth--; depth == 0 {
 				open = j
 			}
@@ -443,25 +444,25 @@ func (n *normalizer) windowedCall(over token) error {
 	if open < 1 {
 		return nil
 	}
-	name := n.out[open-1].src.val
+	name := n.out[open-1].src.Val
 	depth = 0
 	for _, a := range n.out[open+1 : end] {
 		switch {
-		case a.kind == tkPunct && a.text == "(":
+		case a.Kind == TokPunct && a.text == "(":
 			depth++
-		case a.kind == tkPunct && a.text == ")":
+		case a.Kind == TokPunct && a.text == ")":
 			depth--
-		case depth == 0 && a.kind == tkIdent && a.text == "__agg_order":
+		case depth == 0 && a.Kind == TokIdent && a.text == "__agg_order":
 			// The windowed call's own ORDER BY, not one of an aggregate
 			// among its arguments (lag(string_agg(x, ',' ORDER BY x)) OVER).
-			return unsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
+			return UnsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
 		}
 	}
 	switch {
-	case strings.HasPrefix(name, distinctPrefix):
-		return unsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
-	case plainAggregate(name):
-		return unsupportedAt(n.query, over, "%s as a window function is not supported", name)
+	case strings.HasPrefix(name, DistinctPrefix):
+		return UnsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
+	case plainAggregate(n.names, name):
+		return UnsupportedAt(n.query, over, "%s as a window function is not supported", name)
 	}
 	return nil
 }

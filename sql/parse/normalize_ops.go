@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"strings"
@@ -7,36 +7,36 @@ import (
 )
 
 // at returns in[j], or the statement's stop token past the end.
-func (n *normalizer) at(j int) token {
+func (n *normalizer) at(j int) Token {
 	if j < len(n.in) {
 		return n.in[j]
 	}
 	return n.stopTok()
 }
 
-func (n *normalizer) stopTok() token {
-	if n.stop.kind == tkEOF && n.stop.pos == 0 && len(n.in) > 0 {
-		end := n.in[len(n.in)-1].end
-		return token{kind: tkEOF, pos: end, end: end}
+func (n *normalizer) stopTok() Token {
+	if n.stop.Kind == TokEOF && n.stop.Pos == 0 && len(n.in) > 0 {
+		end := n.in[len(n.in)-1].End
+		return Token{Kind: TokEOF, Pos: end, End: end}
 	}
 	return n.stop
 }
 
 // sub normalises in[j:k] on its own, with in[k] as its stop token.
 func (n *normalizer) sub(j, k int) ([]ntok, error) {
-	return normalizeStop(n.query, n.in[j:k], n.at(k))
+	return normalizeStop(n.query, n.in[j:k], n.at(k), n.names)
 }
 
 // distinctFrom rewrites "left IS [NOT] DISTINCT FROM right"; j indexes the
 // first token of right.
-func (n *normalizer) distinctFrom(t token, notDistinct bool, j int) error {
+func (n *normalizer) distinctFrom(t Token, notDistinct bool, j int) error {
 	ls := operandStart(n.out, true)
 	if ls == len(n.out) {
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
 	k := operandEnd(n.in, j, false)
 	if k == j {
-		return syntaxErrorAt(n.query, n.at(j))
+		return SyntaxErrorAt(n.query, n.at(j))
 	}
 	right, err := n.sub(j, k)
 	if err != nil {
@@ -47,73 +47,73 @@ func (n *normalizer) distinctFrom(t token, notDistinct bool, j int) error {
 	wrap := !notDistinct && needsWrap(n.out[:ls])
 	n.out = n.out[:ls]
 	if wrap {
-		n.emit("(", tkPunct, t)
+		n.emit("(", TokPunct, t)
 	}
 	if !notDistinct {
-		n.emit("not", tkIdent, t)
+		n.emit("not", TokIdent, t)
 	}
-	n.emit("(", tkPunct, t)
+	n.emit("(", TokPunct, t)
 	n.out = append(n.out, left...)
-	n.emit("<=>", tkOp, t)
+	n.emit("<=>", TokOp, t)
 	n.out = append(n.out, right...)
-	n.emit(")", tkPunct, t)
+	n.emit(")", TokPunct, t)
 	if wrap {
-		n.emit(")", tkPunct, t)
+		n.emit(")", TokPunct, t)
 	}
 	n.i = k
 	return nil
 }
 
 // ilike rewrites "left [NOT] ILIKE right [ESCAPE e]"; n.i is the ILIKE token.
-func (n *normalizer) ilike(t token, neg bool) error {
+func (n *normalizer) ilike(t Token, neg bool) error {
 	ls := operandStart(n.out, true)
 	if ls == len(n.out) {
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
 	j := n.i + 1
 	k := operandEnd(n.in, j, true)
 	if k == j {
-		return syntaxErrorAt(n.query, n.at(j))
+		return SyntaxErrorAt(n.query, n.at(j))
 	}
 	right, err := n.sub(j, k)
 	if err != nil {
 		return err
 	}
-	args := append(append([]ntok(nil), n.out[ls:]...), ntok{text: ",", kind: tkPunct, src: t})
+	args := append(append([]ntok(nil), n.out[ls:]...), ntok{text: ",", Kind: TokPunct, src: t})
 	args = append(args, right...)
-	if n.at(k).is("escape") {
+	if n.at(k).Is("escape") {
 		k2 := operandEnd(n.in, k+1, true)
 		if k2 == k+1 {
-			return syntaxErrorAt(n.query, n.at(k+1))
+			return SyntaxErrorAt(n.query, n.at(k+1))
 		}
 		esc, err := n.sub(k+1, k2)
 		if err != nil {
 			return err
 		}
-		args = append(append(args, ntok{text: ",", kind: tkPunct, src: t}), esc...)
+		args = append(append(args, ntok{text: ",", Kind: TokPunct, src: t}), esc...)
 		k = k2
 	}
 	wrap := neg && needsWrap(n.out[:ls])
 	n.out = n.out[:ls]
 	if wrap {
-		n.emit("(", tkPunct, t)
+		n.emit("(", TokPunct, t)
 	}
 	if neg {
-		n.emit("not", tkIdent, t)
+		n.emit("not", TokIdent, t)
 	}
 	n.emitCall("__ilike", t, args...)
 	if wrap {
-		n.emit(")", tkPunct, t)
+		n.emit(")", TokPunct, t)
 	}
 	n.i = k
 	return nil
 }
 
 // doubleColon rewrites "primary::type" to __cast(primary, 'type').
-func (n *normalizer) doubleColon(t token) error {
+func (n *normalizer) doubleColon(t Token) error {
 	s := primaryStart(n.out)
 	if s == len(n.out) {
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
 	typ, next, err := n.typeName(n.i + 1)
 	if err != nil {
@@ -121,29 +121,29 @@ func (n *normalizer) doubleColon(t token) error {
 	}
 	inner := append([]ntok(nil), n.out[s:]...)
 	n.out = n.out[:s]
-	n.emitCall("__cast", t, append(inner, ntok{text: ",", kind: tkPunct, src: t}, ntok{text: pgQuoteString(typ), kind: tkString, src: t})...)
+	n.emitCall("__cast", t, append(inner, ntok{text: ",", Kind: TokPunct, src: t}, ntok{text: pgQuoteString(typ), Kind: TokString, src: t})...)
 	n.i = next
 	return nil
 }
 
 // castAs handles the AS of CAST(expr AS type).
-func (n *normalizer) castAs(t token) error {
+func (n *normalizer) castAs(t Token) error {
 	typ, next, err := n.typeName(n.i + 1)
 	if err != nil {
 		return err
 	}
-	if !n.at(next).isPunct(")") {
-		return syntaxErrorAt(n.query, n.at(next))
+	if !n.at(next).IsPunct(")") {
+		return SyntaxErrorAt(n.query, n.at(next))
 	}
-	n.emit(",", tkPunct, t)
-	n.emit(pgQuoteString(typ), tkString, n.in[n.i+1])
+	n.emit(",", TokPunct, t)
+	n.emit(pgQuoteString(typ), TokString, n.in[n.i+1])
 	n.i = next
 	return nil
 }
 
 // typedLiteral rewrites "type 'string'" to __cast('string', 'type').
-func (n *normalizer) typedLiteral(t token) (bool, error) {
-	if _, err := ParseTypeName(t.val); err != nil && t.val != "interval" {
+func (n *normalizer) typedLiteral(t Token) (bool, error) {
+	if !n.names.IsTypeName(t.Val) && t.Val != "interval" {
 		return false, nil
 	}
 	typ, next, err := n.typeName(n.i)
@@ -151,19 +151,19 @@ func (n *normalizer) typedLiteral(t token) (bool, error) {
 		return false, nil
 	}
 	lit := n.at(next)
-	if lit.kind != tkString || lit.str == strBit || lit.str == strHex || lit.str == strUnicode {
+	if lit.Kind != TokString || lit.Str == StrBit || lit.Str == StrHex || lit.Str == StrUnicode {
 		return false, nil
 	}
 	end := next + 1
 	if typ == "interval" {
 		// interval '7' day: the fields follow the literal.
 		for isIntervalField(n.at(end)) {
-			typ += " " + n.at(end).val
+			typ += " " + n.at(end).Val
 			end++
 		}
 	}
-	n.emitCall("__cast", t, ntok{text: pgQuoteString(lit.val), kind: tkString, src: lit},
-		ntok{text: ",", kind: tkPunct, src: t}, ntok{text: pgQuoteString(typ), kind: tkString, src: t})
+	n.emitCall("__cast", t, ntok{text: pgQuoteString(lit.Val), Kind: TokString, src: lit},
+		ntok{text: ",", Kind: TokPunct, src: t}, ntok{text: pgQuoteString(typ), Kind: TokString, src: t})
 	n.i = end
 	return true, nil
 }
@@ -175,28 +175,28 @@ func (n *normalizer) typedLiteral(t token) (bool, error) {
 func (n *normalizer) typeName(j int) (string, int, error) {
 	start := j
 	w := n.at(j)
-	if w.kind != tkIdent && w.kind != tkQIdent || w.kind == tkIdent && pgReserved[w.val] {
-		return "", j, syntaxErrorAt(n.query, w)
+	if w.Kind != TokIdent && w.Kind != TokQIdent || w.Kind == TokIdent && IsReserved(w.Val) {
+		return "", j, SyntaxErrorAt(n.query, w)
 	}
 	j++
-	if n.at(j).isPunct(".") && (n.at(j+1).kind == tkIdent || n.at(j+1).kind == tkQIdent) {
+	if n.at(j).IsPunct(".") && (n.at(j+1).Kind == TokIdent || n.at(j+1).Kind == TokQIdent) {
 		j += 2
 	}
-	base := n.in[j-1].val
+	base := n.in[j-1].Val
 	switch {
-	case base == "double" && n.at(j).is("precision"),
-		(base == "character" || base == "char" || base == "bit") && n.at(j).is("varying"):
+	case base == "double" && n.at(j).Is("precision"),
+		(base == "character" || base == "char" || base == "bit") && n.at(j).Is("varying"):
 		j++
 	}
-	if n.at(j).isPunct("(") {
-		k := matchParenTok(n.in, j)
+	if n.at(j).IsPunct("(") {
+		k := MatchParen(n.in, j)
 		if k < 0 {
-			return "", j, syntaxErrorAt(n.query, n.stopTok())
+			return "", j, SyntaxErrorAt(n.query, n.stopTok())
 		}
 		j = k + 1
 	}
-	if (base == "timestamp" || base == "time") && (n.at(j).is("with") || n.at(j).is("without")) &&
-		n.at(j+1).is("time") && n.at(j+2).is("zone") {
+	if (base == "timestamp" || base == "time") && (n.at(j).Is("with") || n.at(j).Is("without")) &&
+		n.at(j+1).Is("time") && n.at(j+2).Is("zone") {
 		j += 3
 	}
 	if base == "interval" {
@@ -204,23 +204,23 @@ func (n *normalizer) typeName(j int) (string, int, error) {
 			j++
 		}
 	}
-	for n.at(j).isPunct("[") {
+	for n.at(j).IsPunct("[") {
 		k := j + 1
-		if n.at(k).kind == tkNumber {
+		if n.at(k).Kind == TokNumber {
 			k++
 		}
-		if !n.at(k).isPunct("]") {
-			return "", j, syntaxErrorAt(n.query, n.at(k))
+		if !n.at(k).IsPunct("]") {
+			return "", j, SyntaxErrorAt(n.query, n.at(k))
 		}
 		j = k + 1
 	}
 	return sourceText(n.query, n.in[start:j]), j, nil
 }
 
-func isIntervalField(t token) bool {
-	switch t.val {
+func isIntervalField(t Token) bool {
+	switch t.Val {
 	case "year", "month", "day", "hour", "minute", "second", "to":
-		return t.kind == tkIdent
+		return t.Kind == TokIdent
 	}
 	return false
 }
@@ -228,29 +228,29 @@ func isIntervalField(t token) bool {
 // sourceText is toks as written, lower-cased but for quoted identifiers
 // (a quoted type name is exact in case), with any gap between tokens
 // collapsed to one space.
-func sourceText(query string, toks []token) string {
+func sourceText(query string, toks []Token) string {
 	var b strings.Builder
 	for k, t := range toks {
-		if k > 0 && t.pos > toks[k-1].end {
+		if k > 0 && t.Pos > toks[k-1].End {
 			b.WriteByte(' ')
 		}
-		if t.kind == tkQIdent {
-			b.WriteString(query[t.pos:t.end])
+		if t.Kind == TokQIdent {
+			b.WriteString(query[t.Pos:t.End])
 			continue
 		}
-		b.WriteString(strings.ToLower(query[t.pos:t.end]))
+		b.WriteString(strings.ToLower(query[t.Pos:t.End]))
 	}
 	return b.String()
 }
 
-// matchParenTok returns the index of the ')' closing the '(' at in[j], or -1.
-func matchParenTok(in []token, j int) int {
+// MatchParen returns the index of the ')' closing the '(' at in[j], or -1.
+func MatchParen(in []Token, j int) int {
 	depth := 0
 	for k := j; k < len(in); k++ {
 		switch {
-		case in[k].isPunct("("):
+		case in[k].IsPunct("("):
 			depth++
-		case in[k].isPunct(")"):
+		case in[k].IsPunct(")"):
 			depth--
 			if depth == 0 {
 				return k
@@ -282,20 +282,20 @@ func primaryStart(out []ntok) int {
 			}
 		}
 		return k
-	case t.kind == tkIdent && t.text == "end":
+	case t.Kind == TokIdent && t.text == "end":
 		if k := matchBack(out, j, "case", "end"); k >= 0 {
 			return k
 		}
 		return len(out)
-	case t.kind == tkIdent && operandStopWords[t.text]:
+	case t.Kind == TokIdent && operandStopWords[t.text]:
 		return len(out)
-	case t.kind == tkIdent || t.kind == tkQIdent:
+	case t.Kind == TokIdent || t.Kind == TokQIdent:
 		k := j
 		for k >= 2 && out[k-1].text == "." {
 			k -= 2
 		}
 		return k
-	case t.kind == tkString || t.kind == tkNumber:
+	case t.Kind == TokString || t.Kind == TokNumber:
 		return j
 	}
 	return len(out)
@@ -319,7 +319,7 @@ func matchBack(out []ntok, j int, open, close string) int {
 }
 
 func isFuncName(t ntok) bool {
-	return t.kind == tkQIdent || (t.kind == tkIdent && !operandStopWords[t.text] && t.text != "case")
+	return t.Kind == TokQIdent || (t.Kind == TokIdent && !operandStopWords[t.text] && t.text != "case")
 }
 
 // operandStart returns where the operand ending out begins for an operator
@@ -331,9 +331,9 @@ func operandStart(out []ntok, stopCmp bool) int {
 	for k := len(out) - 1; k >= 0; k-- {
 		t := out[k]
 		switch {
-		case t.text == ")" || (t.kind == tkIdent && t.text == "end"):
+		case t.text == ")" || (t.Kind == TokIdent && t.text == "end"):
 			depth++
-		case t.text == "(" || (t.kind == tkIdent && t.text == "case"):
+		case t.text == "(" || (t.Kind == TokIdent && t.text == "case"):
 			if depth == 0 {
 				return k + 1
 			}
@@ -341,9 +341,9 @@ func operandStart(out []ntok, stopCmp bool) int {
 		case depth > 0:
 		case t.text == ",":
 			return k + 1
-		case t.kind == tkIdent && operandStopWords[t.text]:
+		case t.Kind == TokIdent && operandStopWords[t.text]:
 			return k + 1
-		case t.kind == tkOp && stopCmp && pgCmpOps[t.text]:
+		case t.Kind == TokOp && stopCmp && pgCmpOps[t.text]:
 			return k + 1
 		}
 	}
@@ -351,31 +351,31 @@ func operandStart(out []ntok, stopCmp bool) int {
 }
 
 // operandEnd returns the index just past the operand starting at in[j].
-func operandEnd(in []token, j int, stopCmp bool) int {
-	return scanOperand(in, j, func(t token) bool {
-		return t.kind == tkOp && (pgLikeOps[t.val] || (stopCmp && pgCmpOps[t.val]))
+func operandEnd(in []Token, j int, stopCmp bool) int {
+	return scanOperand(in, j, func(t Token) bool {
+		return t.Kind == TokOp && (pgLikeOps[t.Val] || (stopCmp && pgCmpOps[t.Val]))
 	})
 }
 
 // scanOperand returns the index just past the operand starting at in[j]:
 // it ends at a closing parenthesis, a comma, a clause word or, after its
 // first token (a sign), an operator stop accepts.
-func scanOperand(in []token, j int, stop func(token) bool) int {
+func scanOperand(in []Token, j int, stop func(Token) bool) int {
 	depth := 0
 	for k := j; k < len(in); k++ {
 		t := in[k]
 		switch {
-		case t.isPunct("(") || t.isPunct("[") || t.is("case"):
+		case t.IsPunct("(") || t.IsPunct("[") || t.Is("case"):
 			depth++
-		case t.isPunct(")") || t.isPunct("]") || t.is("end"):
+		case t.IsPunct(")") || t.IsPunct("]") || t.Is("end"):
 			if depth == 0 {
 				return k
 			}
 			depth--
 		case depth > 0:
-		case t.isPunct(",") || t.isPunct(";"):
+		case t.IsPunct(",") || t.IsPunct(";"):
 			return k
-		case t.kind == tkIdent && operandStopWords[t.val] && k > j:
+		case t.Kind == TokIdent && operandStopWords[t.Val] && k > j:
 			return k
 		case k > j && stop(t):
 			return k
@@ -394,19 +394,20 @@ func needsWrap(prefix []ntok) bool {
 	if last.text == "(" || last.text == "," {
 		return false
 	}
-	return !(last.kind == tkIdent && notContextWords[last.text])
+	return !(last.Kind == TokIdent && notContextWords[last.text])
 }
 
 // parenthesize wraps ops in parentheses unless they are a single primary.
-func parenthesize(ops []ntok, src token) []ntok {
+func parenthesize(ops []ntok, src Token) []ntok {
 	if primaryStart(ops) == 0 {
 		return ops
 	}
-	res := append([]ntok{{text: "(", kind: tkPunct, src: src}}, ops...)
-	return append(res, ntok{text: ")", kind: tkPunct, src: src})
+	res := append([]ntok{{text: "(", Kind: TokPunct, src: src}}, ops...)
+	return append(res, ntok{text: ")", Kind: TokPunct, src: src})
 }
 
-func kwSet(words string) map[string]bool {
+// Words is the set of the space-separated words.
+func Words(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
 		m[w] = true
@@ -415,17 +416,17 @@ func kwSet(words string) map[string]bool {
 }
 
 var (
-	pgCmpOps  = kwSet("= < > <= >= <> != <=>")
-	pgLikeOps = kwSet("~~ !~~ ~~* !~~*")
+	pgCmpOps  = Words("= < > <= >= <> != <=>")
+	pgLikeOps = Words("~~ !~~ ~~* !~~*")
 	// operandStopWords end an operand of ILIKE / IS DISTINCT FROM.
-	operandStopWords = kwSet(`and or not where select when then else on having set by returning values
+	operandStopWords = Words(`and or not where select when then else on having set by returning values
 		from is like ilike similar between in escape distinct all any some as using limit offset order group
 		union intersect except into for fetch window over isnull notnull`)
 	// notContextWords may directly precede a NOT-expression in TiDB.
-	notContextWords = kwSet("and or not where select when then else on having returning distinct")
+	notContextWords = Words("and or not where select when then else on having returning distinct")
 	// tidbPassthrough are TiDB-reserved words our rewritten SQL uses as
 	// syntax; the other reserved words are identifiers in PostgreSQL.
-	tidbPassthrough = kwSet(`all and as asc between by case collate cross current_date current_time
+	tidbPassthrough = Words(`all and as asc between by case collate cross current_date current_time
 		current_timestamp current_user current_role default delete desc distinct else except exists false
 		fetch for from group having in inner insert intersect interval into is join lateral left like limit
 		localtime localtimestamp natural not null of on or order outer over partition range rows recursive
@@ -440,3 +441,11 @@ var (
 		return m
 	}()
 )
+
+// TypeNameAt reads the type name starting at toks[i] (of query, followed by
+// stop) as the normaliser writes it: lower case, whitespace collapsed; next
+// is the index after it.
+func TypeNameAt(query string, toks []Token, i int, stop Token) (text string, next int, err error) {
+	n := &normalizer{query: query, in: toks, stop: stop}
+	return n.typeName(i)
+}

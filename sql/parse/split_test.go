@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"errors"
@@ -82,13 +82,13 @@ func TestLexDecodesStrings(t *testing.T) {
 		{"'a'\n  'b'", "ab"},
 	}
 	for _, c := range cases {
-		toks, err := lexAll(c.in)
-		if err != nil || len(toks) != 1 || toks[0].kind != tkString {
+		toks, err := Lex(c.in)
+		if err != nil || len(toks) != 1 || toks[0].Kind != TokString {
 			t.Errorf("lex %q: %v %+v", c.in, err, toks)
 			continue
 		}
-		if toks[0].val != c.want {
-			t.Errorf("lex %q = %q, want %q", c.in, toks[0].val, c.want)
+		if toks[0].Val != c.want {
+			t.Errorf("lex %q = %q, want %q", c.in, toks[0].Val, c.want)
 		}
 	}
 }
@@ -109,14 +109,14 @@ func TestLexOperators(t *testing.T) {
 		{"Foo\"Bar\"", []string{"foo", "Bar"}},
 	}
 	for _, c := range cases {
-		toks, err := lexAll(c.in)
+		toks, err := Lex(c.in)
 		if err != nil {
 			t.Errorf("lex %q: %v", c.in, err)
 			continue
 		}
 		var got []string
 		for _, tk := range toks {
-			got = append(got, tk.val)
+			got = append(got, tk.Val)
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("lex %q = %q, want %q", c.in, got, c.want)

@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"strings"
@@ -7,30 +7,30 @@ import (
 )
 
 // stripGroupingSets rewrites a GROUP BY with ROLLUP, CUBE or GROUPING SETS
-// (which tidb lacks) into a plain GROUP BY of every key it names, and
+// (which TiDB lacks) into a plain GROUP BY of every key it names, and
 // records the grouping sets as key indexes in cl.
-func (p selectParser) stripGroupingSets(toks []token, cl *selectClauses) ([]token, error) {
+func (p *Parser) stripGroupingSets(toks []Token, cl *selectClauses) ([]Token, error) {
 	start, end := groupByClause(toks)
 	if start < 0 || !hasGroupingConstruct(toks[start:end]) {
 		return toks, nil
 	}
 	g := &groupingParse{index: map[string]int{}}
 	sets := [][]int{{}}
-	for _, el := range splitTopLevel(toks[start:end]) {
+	for _, el := range SplitTopLevel(toks[start:end]) {
 		list, err := g.element(el)
 		if err != nil {
-			return nil, syntaxErrorAt(p.query, toks[start])
+			return nil, SyntaxErrorAt(p.query, toks[start])
 		}
 		sets = crossSets(sets, list)
 	}
 	cl.groupingSets = sets
-	out := append([]token(nil), toks[:start]...)
+	out := append([]Token(nil), toks[:start]...)
 	if len(g.keys) == 0 {
 		out = out[:len(out)-2] // no key at all: drop GROUP BY itself
 	}
 	for i, k := range g.keys {
 		if i > 0 {
-			out = append(out, token{kind: tkPunct, val: ",", pos: k[0].pos, end: k[0].pos})
+			out = append(out, Token{Kind: TokPunct, Val: ",", Pos: k[0].Pos, End: k[0].Pos})
 		}
 		out = append(out, k...)
 	}
@@ -38,13 +38,13 @@ func (p selectParser) stripGroupingSets(toks []token, cl *selectClauses) ([]toke
 }
 
 // groupByClause is the span of the top-level GROUP BY list, or -1.
-func groupByClause(toks []token) (int, int) {
+func groupByClause(toks []Token) (int, int) {
 	start, end := -1, len(toks)
 	eachTopLevel(toks, func(k int) int {
 		switch {
-		case start < 0 && toks[k].is("group") && k+1 < len(toks) && toks[k+1].is("by"):
+		case start < 0 && toks[k].Is("group") && k+1 < len(toks) && toks[k+1].Is("by"):
 			start = k + 2
-		case start >= 0 && end == len(toks) && k >= start && anyWord("having", "order", "limit", "offset", "fetch",
+		case start >= 0 && end == len(toks) && k >= start && AnyWord("having", "order", "limit", "offset", "fetch",
 			"window", "union", "intersect", "except", "for")(toks[k]):
 			end = k
 		}
@@ -53,11 +53,11 @@ func groupByClause(toks []token) (int, int) {
 	return start, end
 }
 
-func hasGroupingConstruct(toks []token) bool {
+func hasGroupingConstruct(toks []Token) bool {
 	found := false
 	eachTopLevel(toks, func(k int) int {
-		if k+1 < len(toks) && (toks[k].is("rollup") || toks[k].is("cube")) && toks[k+1].isPunct("(") ||
-			k+2 < len(toks) && toks[k].is("grouping") && toks[k+1].is("sets") && toks[k+2].isPunct("(") {
+		if k+1 < len(toks) && (toks[k].Is("rollup") || toks[k].Is("cube")) && toks[k+1].IsPunct("(") ||
+			k+2 < len(toks) && toks[k].Is("grouping") && toks[k+1].Is("sets") && toks[k+2].IsPunct("(") {
 			found = true
 		}
 		return 0
@@ -65,7 +65,7 @@ func hasGroupingConstruct(toks []token) bool {
 	// An empty grouping set "()" stands where an element starts, not
 	// after a function name.
 	for k := 0; k+1 < len(toks); k++ {
-		if toks[k].isPunct("(") && toks[k+1].isPunct(")") && (k == 0 || toks[k-1].isPunct(",")) {
+		if toks[k].IsPunct("(") && toks[k+1].IsPunct(")") && (k == 0 || toks[k-1].IsPunct(",")) {
 			found = true
 		}
 	}
@@ -74,14 +74,14 @@ func hasGroupingConstruct(toks []token) bool {
 
 // groupingParse collects the distinct keys of a GROUP BY, by their text.
 type groupingParse struct {
-	keys  [][]token
+	keys  [][]Token
 	index map[string]int
 }
 
-func (g *groupingParse) key(toks []token) int {
+func (g *groupingParse) key(toks []Token) int {
 	var sb strings.Builder
 	for _, t := range toks {
-		sb.WriteString(t.val)
+		sb.WriteString(t.Val)
 		sb.WriteByte(' ')
 	}
 	k := sb.String()
@@ -94,22 +94,22 @@ func (g *groupingParse) key(toks []token) int {
 }
 
 // element is one GROUP BY element's grouping sets.
-func (g *groupingParse) element(el []token) ([][]int, error) {
+func (g *groupingParse) element(el []Token) ([][]int, error) {
 	switch {
 	case len(el) == 0:
 		return nil, errBadGrouping
-	case len(el) >= 2 && (el[0].is("rollup") || el[0].is("cube")) && el[1].isPunct("("):
+	case len(el) >= 2 && (el[0].Is("rollup") || el[0].Is("cube")) && el[1].IsPunct("("):
 		units, err := g.units(inner(el, 1))
 		if err != nil {
 			return nil, err
 		}
-		if el[0].is("rollup") {
+		if el[0].Is("rollup") {
 			return rollupSets(units), nil
 		}
 		return cubeSets(units), nil
-	case len(el) >= 3 && el[0].is("grouping") && el[1].is("sets") && el[2].isPunct("("):
+	case len(el) >= 3 && el[0].Is("grouping") && el[1].Is("sets") && el[2].IsPunct("("):
 		var out [][]int
-		for _, sub := range splitTopLevel(inner(el, 2)) {
+		for _, sub := range SplitTopLevel(inner(el, 2)) {
 			list, err := g.element(sub)
 			if err != nil {
 				return nil, err
@@ -128,8 +128,8 @@ func (g *groupingParse) element(el []token) ([][]int, error) {
 var errBadGrouping = pgerr.Errorf(pgerr.SyntaxError, "syntax error in GROUP BY")
 
 // inner is the tokens inside the parentheses opening at el[k].
-func inner(el []token, k int) []token {
-	e := matchParenTok(el, k)
+func inner(el []Token, k int) []Token {
+	e := MatchParen(el, k)
 	if e < 0 {
 		return nil
 	}
@@ -138,16 +138,16 @@ func inner(el []token, k int) []token {
 
 // units reads a comma list whose items are keys or parenthesised key
 // lists ("(a, b)" is one unit; "()" an empty one).
-func (g *groupingParse) units(toks []token) ([][]int, error) {
+func (g *groupingParse) units(toks []Token) ([][]int, error) {
 	var out [][]int
-	for _, it := range splitTopLevel(toks) {
+	for _, it := range SplitTopLevel(toks) {
 		if len(it) == 0 {
 			return nil, errBadGrouping
 		}
-		if it[0].isPunct("(") && matchParenTok(it, 0) == len(it)-1 {
+		if it[0].IsPunct("(") && MatchParen(it, 0) == len(it)-1 {
 			var unit []int
 			if len(it) > 2 {
-				for _, k := range splitTopLevel(it[1 : len(it)-1]) {
+				for _, k := range SplitTopLevel(it[1 : len(it)-1]) {
 					unit = append(unit, g.key(k))
 				}
 			}

@@ -1,67 +1,12 @@
-package sql
+package parse
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/pingcap/tidb/pkg/parser/ast"
-
 	"github.com/magmalake/magmalake/pgerr"
 )
-
-// shape renders a tidb expression tree as an S-expression built only from
-// tidb's own node fields, so expectations are written independently of the
-// normaliser: calls as name(args), operators as (op a b), columns by their
-// original-case names, literals as Go values.
-func exprShape(e ast.ExprNode) string {
-	switch n := e.(type) {
-	case *ast.FuncCallExpr:
-		return n.FnName.L + "(" + exprShapes(n.Args) + ")"
-	case *ast.AggregateFuncExpr:
-		return "agg:" + n.F + "(" + exprShapes(n.Args) + ")"
-	case *ast.BinaryOperationExpr:
-		return "(" + n.Op.String() + " " + exprShape(n.L) + " " + exprShape(n.R) + ")"
-	case *ast.UnaryOperationExpr:
-		return "(" + n.Op.String() + " " + exprShape(n.V) + ")"
-	case *ast.ParenthesesExpr:
-		return "[" + exprShape(n.Expr) + "]"
-	case *ast.ColumnNameExpr:
-		parts := []string{}
-		for _, s := range []string{n.Name.Schema.O, n.Name.Table.O, n.Name.Name.O} {
-			if s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return "col:" + strings.Join(parts, ".")
-	case *ast.IsTruthExpr:
-		return fmt.Sprintf("(is-%s not=%v %s)", map[int64]string{1: "true", 0: "false"}[n.True], n.Not, exprShape(n.Expr))
-	case *ast.IsNullExpr:
-		return fmt.Sprintf("(isnull not=%v %s)", n.Not, exprShape(n.Expr))
-	case *ast.PatternLikeOrIlikeExpr:
-		return fmt.Sprintf("(like not=%v %s %s esc=%c)", n.Not, exprShape(n.Expr), exprShape(n.Pattern), n.Escape)
-	case *ast.PatternInExpr:
-		return fmt.Sprintf("(in not=%v %s %s)", n.Not, exprShape(n.Expr), exprShapes(n.List))
-	case *ast.BetweenExpr:
-		return fmt.Sprintf("(between not=%v %s %s %s)", n.Not, exprShape(n.Expr), exprShape(n.Left), exprShape(n.Right))
-	case *ast.PositionExpr:
-		return fmt.Sprintf("pos:%d", n.N)
-	case ast.ValueExpr:
-		return fmt.Sprintf("%#v", n.GetValue())
-	case nil:
-		return "nil"
-	}
-	return fmt.Sprintf("%T", e)
-}
-
-func exprShapes(es []ast.ExprNode) string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = exprShape(e)
-	}
-	return strings.Join(s, ", ")
-}
 
 func TestNormalizeContract(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -93,7 +38,7 @@ func TestNormalizeContract(t *testing.T) {
 		{`f(a)::text`, `__cast(f(col:a), "text")`},
 		{`a * b::int`, `(mul col:a __cast(col:b, "int"))`},
 		{`$1::bigint`, `__cast(__param(1), "bigint")`},
-		{`CASE WHEN a THEN 1 END::text`, `__cast(*ast.CaseExpr, "text")`},
+		{`CASE WHEN a THEN 1 END::text`, `__cast(*parse.Case, "text")`},
 		// typed literals
 		{`date '2024-01-01'`, `__cast("2024-01-01", "date")`},
 		{`timestamp '2024-01-01 10:00'`, `__cast("2024-01-01 10:00", "timestamp")`},
@@ -142,7 +87,7 @@ func TestNormalizeContract(t *testing.T) {
 			t.Errorf("ParseExpr(%q): %v", c.in, err)
 			continue
 		}
-		if got := exprShape(e); got != c.want {
+		if got := Shape(e); got != c.want {
 			t.Errorf("ParseExpr(%q)\n got  %s\n want %s", c.in, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import "strings"
 
@@ -9,7 +9,7 @@ func Split(query string) ([]string, error) {
 	if st, ok := plainStatement(query); ok {
 		return []string{st}, nil
 	}
-	spans, err := splitTokens(query, 0)
+	spans, err := SplitTokens(query, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -21,35 +21,37 @@ func Split(query string) ([]string, error) {
 }
 
 // stmtSpan is one statement's tokens within the full query, plus the token
-// that ends it (the ';', or a tkEOF at the end of the query), which is where
+// that ends it (the ';', or a TokEOF at the end of the query), which is where
 // "end of statement" syntax errors point.
-type stmtSpan struct {
-	toks []token
-	stop token
+type Span struct {
+	Toks []Token
+	Stop Token
 }
 
-func (s stmtSpan) text(query string) string {
-	return strings.TrimSpace(query[s.toks[0].pos:s.toks[len(s.toks)-1].end])
+func (s Span) text(query string) string {
+	return strings.TrimSpace(query[s.Toks[0].Pos:s.Toks[len(s.Toks)-1].End])
 }
 
-func splitTokens(query string, maxDepth int) ([]stmtSpan, error) {
+// SplitTokens lexes query (refusing expressions nested past maxDepth, 0: no
+// limit) and cuts its tokens into statements.
+func SplitTokens(query string, maxDepth int) ([]Span, error) {
 	toks, err := lexLimited(query, maxDepth)
 	if err != nil {
 		return nil, err
 	}
-	var spans []stmtSpan
+	var spans []Span
 	begin := 0
 	for i, t := range toks {
-		if !t.isPunct(";") {
+		if !t.IsPunct(";") {
 			continue
 		}
 		if i > begin {
-			spans = append(spans, stmtSpan{toks: toks[begin:i], stop: t})
+			spans = append(spans, Span{Toks: toks[begin:i], Stop: t})
 		}
 		begin = i + 1
 	}
 	if begin < len(toks) {
-		spans = append(spans, stmtSpan{toks: toks[begin:], stop: token{kind: tkEOF, pos: len(query), end: len(query)}})
+		spans = append(spans, Span{Toks: toks[begin:], Stop: Token{Kind: TokEOF, Pos: len(query), End: len(query)}})
 	}
 	return spans, nil
 }

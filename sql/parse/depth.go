@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"strconv"
@@ -33,10 +33,10 @@ const MaxStackDepthKBLimit = 16384
 // and refuses a 5,000-term one at the default.
 func DepthForStackKB(kb int) int { return 2 * kb }
 
-// maxTreeDepth backs the token count up where trees are walked: the binder
+// MaxTreeDepth backs the token count up where trees are walked: the binder
 // and the evaluator refuse deeper trees however they were built (the largest
 // max_stack_depth's nesting, so it never refuses what the parser let through).
-const maxTreeDepth = 2 * MaxStackDepthKBLimit // DepthForStackKB(MaxStackDepthKBLimit)
+const MaxTreeDepth = 2 * MaxStackDepthKBLimit // DepthForStackKB(MaxStackDepthKBLimit)
 
 // chainGroup is how many operands one balanced group holds.
 const chainGroup = 16
@@ -56,30 +56,30 @@ var depthOperator = map[string]bool{
 	"between": true, "similar": true, "escape": true, "collate": true,
 }
 
-func isBoundary(t ntok) bool { return boundaryToken(t.kind, t.text) }
+func isBoundary(t ntok) bool { return boundaryToken(t.Kind, t.text) }
 
-func boundaryToken(kind tokKind, text string) bool {
+func boundaryToken(kind TokKind, text string) bool {
 	switch kind {
-	case tkPunct:
+	case TokPunct:
 		return text == "," || text == ";"
-	case tkIdent:
+	case TokIdent:
 		return depthBoundary[strings.ToLower(text)]
 	}
 	return false
 }
 
-func isOpen(t ntok) bool  { return openToken(t.kind, t.text) }
-func isClose(t ntok) bool { return closeToken(t.kind, t.text) }
+func isOpen(t ntok) bool  { return openToken(t.Kind, t.text) }
+func isClose(t ntok) bool { return closeToken(t.Kind, t.text) }
 
-func openToken(kind tokKind, text string) bool {
-	return kind == tkPunct && (text == "(" || text == "[")
+func openToken(kind TokKind, text string) bool {
+	return kind == TokPunct && (text == "(" || text == "[")
 }
 
-func closeToken(kind tokKind, text string) bool {
-	return kind == tkPunct && (text == ")" || text == "]")
+func closeToken(kind TokKind, text string) bool {
+	return kind == TokPunct && (text == ")" || text == "]")
 }
 
-func isWord(t ntok, w string) bool { return t.kind == tkIdent && strings.EqualFold(t.text, w) }
+func isWord(t ntok, w string) bool { return t.Kind == TokIdent && strings.EqualFold(t.text, w) }
 
 // depthCounter measures expression nesting token by token: each open
 // parenthesis and each operator since the last boundary at its level count
@@ -102,10 +102,10 @@ func newDepthCounter(limit int, chains bool) *depthCounter {
 }
 
 // add counts one token; false once the limit is passed.
-func (c *depthCounter) add(kind tokKind, text string) bool {
+func (c *depthCounter) add(kind TokKind, text string) bool {
 	lv := &c.levels[len(c.levels)-1]
 	word := ""
-	if kind == tkIdent {
+	if kind == TokIdent {
 		word = strings.ToLower(text)
 	}
 	switch {
@@ -128,7 +128,7 @@ func (c *depthCounter) add(kind tokKind, text string) bool {
 		// their chains become balanced trees of these operands.
 		c.depth -= lv.ops
 		lv.ops = 0
-	case kind == tkOp || kind == tkPunct && text == "::" || depthOperator[word]:
+	case kind == TokOp || kind == TokPunct && text == "::" || depthOperator[word]:
 		if word == "between" {
 			lv.between++
 		}
@@ -142,8 +142,8 @@ func (c *depthCounter) op(lv *depthLevel) {
 	c.depth++
 }
 
-// tooDeep is PostgreSQL's answer to an expression past max_stack_depth.
-func tooDeep(limit int) *pgerr.Error {
+// TooDeep is PostgreSQL's answer to an expression past max_stack_depth.
+func TooDeep(limit int) *pgerr.Error {
 	return &pgerr.Error{Code: pgerr.StatementTooComplex, Message: "stack depth limit exceeded",
 		Hint: "Increase the configuration parameter \"max_stack_depth\" (currently " +
 			strconv.Itoa(limit/2) + "kB), after ensuring the platform's stack depth limit is adequate."}
@@ -153,8 +153,8 @@ func tooDeep(limit int) *pgerr.Error {
 func checkDepth(toks []ntok, limit int) error {
 	c := newDepthCounter(limit, true)
 	for _, t := range toks {
-		if !c.add(t.kind, t.text) {
-			return tooDeep(limit)
+		if !c.add(t.Kind, t.text) {
+			return TooDeep(limit)
 		}
 	}
 	return nil
@@ -255,8 +255,8 @@ func splitAt(region []ntok, cuts []int) [][]ntok {
 // groupOperands joins operands with op in parenthesised groups of
 // chainGroup, regrouping the groups until few enough remain.
 func groupOperands(operands [][]ntok, op ntok) []ntok {
-	open := ntok{text: "(", kind: tkPunct, src: op.src}
-	closer := ntok{text: ")", kind: tkPunct, src: op.src}
+	open := ntok{text: "(", Kind: TokPunct, src: op.src}
+	closer := ntok{text: ")", Kind: TokPunct, src: op.src}
 	for len(operands) > chainGroup {
 		var next [][]ntok
 		for k := 0; k < len(operands); k += chainGroup {

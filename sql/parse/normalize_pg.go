@@ -1,4 +1,4 @@
-package sql
+package parse
 
 // PostgreSQL forms catalog clients send (psql, pgjdbc, SQLAlchemy) that TiDB
 // cannot parse, rewritten to internal calls Bind knows:
@@ -16,23 +16,23 @@ package sql
 import "strings"
 
 // pgPrepass drops COLLATE clauses and unwraps OPERATOR(schema.op).
-func pgPrepass(in []token) []token {
-	out := make([]token, 0, len(in))
+func pgPrepass(in []Token, names Names) []Token {
+	out := make([]Token, 0, len(in))
 	for k := 0; k < len(in); k++ {
 		t := in[k]
-		if t.is("collate") && k+1 < len(in) && (in[k+1].kind == tkIdent || in[k+1].kind == tkQIdent) {
+		if t.Is("collate") && k+1 < len(in) && (in[k+1].Kind == TokIdent || in[k+1].Kind == TokQIdent) {
 			k++
-			for k+2 < len(in) && in[k+1].isPunct(".") && (in[k+2].kind == tkIdent || in[k+2].kind == tkQIdent) {
+			for k+2 < len(in) && in[k+1].IsPunct(".") && (in[k+2].Kind == TokIdent || in[k+2].Kind == TokQIdent) {
 				k += 2
 			}
 			continue
 		}
-		if t.is("operator") && k+1 < len(in) && in[k+1].isPunct("(") {
+		if t.Is("operator") && k+1 < len(in) && in[k+1].IsPunct("(") {
 			j := k + 2
-			for j+1 < len(in) && (in[j].kind == tkIdent || in[j].kind == tkQIdent) && in[j+1].isPunct(".") {
+			for j+1 < len(in) && (in[j].Kind == TokIdent || in[j].Kind == TokQIdent) && in[j+1].IsPunct(".") {
 				j += 2
 			}
-			if j+1 < len(in) && in[j].kind == tkOp && in[j+1].isPunct(")") {
+			if j+1 < len(in) && in[j].Kind == TokOp && in[j+1].IsPunct(")") {
 				out = append(out, in[j])
 				k = j + 1
 				continue
@@ -44,7 +44,7 @@ func pgPrepass(in []token) []token {
 		}
 		out = append(out, t)
 	}
-	return queryPrepass(out)
+	return queryPrepass(out, names)
 }
 
 // catalogQualifiedCall reports pg_catalog . name ( at in[k]: PostgreSQL's
@@ -53,15 +53,15 @@ func pgPrepass(in []token) []token {
 // max(DISTINCT x), rank() OVER ...). COALESCE, NULLIF, GREATEST and LEAST
 // are syntax, no functions of pg_catalog: qualified, they stay calls the
 // binder refuses as PostgreSQL does.
-func catalogQualifiedCall(in []token, k int) bool {
-	if k+3 >= len(in) || !in[k].is("pg_catalog") || !in[k+1].isPunct(".") || !in[k+3].isPunct("(") ||
-		in[k+2].kind != tkIdent && in[k+2].kind != tkQIdent {
+func catalogQualifiedCall(in []Token, k int) bool {
+	if k+3 >= len(in) || !in[k].Is("pg_catalog") || !in[k+1].IsPunct(".") || !in[k+3].IsPunct("(") ||
+		in[k+2].Kind != TokIdent && in[k+2].Kind != TokQIdent {
 		return false
 	}
-	if k > 0 && in[k-1].isPunct(".") {
+	if k > 0 && in[k-1].IsPunct(".") {
 		return false // db.pg_catalog.f
 	}
-	switch in[k+2].val {
+	switch in[k+2].Val {
 	case "coalesce", "nullif", "greatest", "least":
 		return false
 	}
@@ -77,79 +77,79 @@ func (n *normalizer) cur() *castFrame {
 }
 
 // closeFrame handles ')' and ']'.
-func (n *normalizer) closeFrame(t token, bracket bool) error {
+func (n *normalizer) closeFrame(t Token, bracket bool) error {
 	k := len(n.frames)
 	if k == 0 {
 		if bracket {
-			return syntaxErrorAt(n.query, t)
+			return SyntaxErrorAt(n.query, t)
 		}
-		n.emit(")", tkPunct, t)
+		n.emit(")", TokPunct, t)
 		n.i++
 		return nil
 	}
 	f := n.frames[k-1]
 	if f.bracket != bracket {
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
 	n.frames = n.frames[:k-1]
-	n.emit(")", tkPunct, t)
+	n.emit(")", TokPunct, t)
 	for _, c := range f.closer {
-		n.emit(c, tkPunct, t)
+		n.emit(c, TokPunct, t)
 	}
 	n.i++
 	return nil
 }
 
 // subscript rewrites primary[i] to __subscript(primary, i).
-func (n *normalizer) subscript(t token) error {
+func (n *normalizer) subscript(t Token) error {
 	s := primaryStart(n.out)
 	if s == len(n.out) {
-		return syntaxErrorAt(n.query, t)
+		return SyntaxErrorAt(n.query, t)
 	}
 	inner := append([]ntok(nil), n.out[s:]...)
 	n.out = n.out[:s]
-	n.emit("__subscript", tkIdent, t)
-	n.emit("(", tkPunct, t)
+	n.emit("__subscript", TokIdent, t)
+	n.emit("(", TokPunct, t)
 	n.out = append(n.out, inner...)
-	n.emit(",", tkPunct, t)
+	n.emit(",", TokPunct, t)
 	n.frames = append(n.frames, castFrame{bracket: true})
 	n.i++
 	return nil
 }
 
 // arrayConstructor rewrites ARRAY[...] and ARRAY(subquery).
-func (n *normalizer) arrayConstructor(t, next token) error {
-	if next.isPunct("[") {
-		n.emit("__array", tkIdent, t)
-		n.emit("(", tkPunct, next)
+func (n *normalizer) arrayConstructor(t, next Token) error {
+	if next.IsPunct("[") {
+		n.emit("__array", TokIdent, t)
+		n.emit("(", TokPunct, next)
 		n.frames = append(n.frames, castFrame{bracket: true})
 		n.i += 2
 		return nil
 	}
-	n.emit("__array_sub", tkIdent, t)
-	n.emit("(", tkPunct, next)
-	n.emit("(", tkPunct, next)
+	n.emit("__array_sub", TokIdent, t)
+	n.emit("(", TokPunct, next)
+	n.emit("(", TokPunct, next)
 	n.frames = append(n.frames, castFrame{query: true, closer: []string{")"}})
 	n.i += 2
 	return nil
 }
 
 // arrayQuantifier rewrites op ANY|SOME|ALL (array) to op __any(array).
-func (n *normalizer) arrayQuantifier(t token) error {
+func (n *normalizer) arrayQuantifier(t Token) error {
 	name := "__any"
-	if t.val == "all" {
+	if t.Val == "all" {
 		name = "__all"
 	}
-	n.emit(name, tkIdent, t)
+	n.emit(name, TokIdent, t)
 	n.i++
 	return nil
 }
 
 // fieldSelect rewrites (x).f to __field((x), 'f').
-func (n *normalizer) fieldSelect(t token) (bool, error) {
+func (n *normalizer) fieldSelect(t Token) (bool, error) {
 	last := len(n.out) - 1
 	next := n.peek(1)
-	if last < 0 || n.out[last].text != ")" || (next.kind != tkIdent && next.kind != tkQIdent) {
+	if last < 0 || n.out[last].text != ")" || (next.Kind != TokIdent && next.Kind != TokQIdent) {
 		return false, nil
 	}
 	s := matchBack(n.out, last, "(", ")")
@@ -158,23 +158,23 @@ func (n *normalizer) fieldSelect(t token) (bool, error) {
 	}
 	group := append([]ntok(nil), n.out[s:]...)
 	n.out = n.out[:s]
-	n.emit("__field", tkIdent, t)
-	n.emit("(", tkPunct, t)
+	n.emit("__field", TokIdent, t)
+	n.emit("(", TokPunct, t)
 	n.out = append(n.out, group...)
-	n.emit(",", tkPunct, t)
-	n.emit(pgQuoteString(next.val), tkString, next)
-	n.emit(")", tkPunct, t)
+	n.emit(",", TokPunct, t)
+	n.emit(pgQuoteString(next.Val), TokString, next)
+	n.emit(")", TokPunct, t)
 	n.i += 2
 	return true, nil
 }
 
 // trackFrom follows whether the current query level is in its FROM clause.
-func (n *normalizer) trackFrom(t token) {
+func (n *normalizer) trackFrom(t Token) {
 	f := n.cur()
 	if !f.query {
 		return
 	}
-	switch t.val {
+	switch t.Val {
 	case "from":
 		f.from = true
 	case "where", "group", "order", "having", "limit", "offset", "fetch", "union", "intersect", "except", "window", "for":
@@ -183,34 +183,34 @@ func (n *normalizer) trackFrom(t token) {
 }
 
 // fromClauseEnd are words that cannot be a FROM item's alias.
-var fromClauseEnd = kwSet(`where join left right inner outer cross natural full on using order group having limit
+var fromClauseEnd = Words(`where join left right inner outer cross natural full on using order group having limit
 	offset fetch union intersect except window for straight_join`)
 
 // fromFunction rewrites a function call in table position of a FROM clause
 // into a derived table with one column.
-func (n *normalizer) fromFunction(t token) (bool, error) {
-	if !n.cur().from || n.i == 0 || t.kind != tkIdent {
+func (n *normalizer) fromFunction(t Token) (bool, error) {
+	if !n.cur().from || n.i == 0 || t.Kind != TokIdent {
 		return false, nil
 	}
 	prev := n.in[n.i-1]
-	if !prev.is("from") && !prev.is("join") && !prev.is(FullJoinWord) && !prev.isPunct(",") {
+	if !prev.Is("from") && !prev.Is("join") && !prev.Is(fullJoinWord) && !prev.IsPunct(",") {
 		return false, nil
 	}
-	if t.val == "lateral" || t.val == "only" || t.val == "select" || t.val == "values" {
+	if t.Val == "lateral" || t.Val == "only" || t.Val == "select" || t.Val == "values" {
 		return false, nil
 	}
 	j := n.i
-	for n.at(j+1).isPunct(".") && (n.at(j+2).kind == tkIdent || n.at(j+2).kind == tkQIdent) {
+	for n.at(j+1).IsPunct(".") && (n.at(j+2).Kind == TokIdent || n.at(j+2).Kind == TokQIdent) {
 		j += 2
 	}
-	if !n.at(j + 1).isPunct("(") {
+	if !n.at(j + 1).IsPunct("(") {
 		return false, nil
 	}
-	e := matchParenTok(n.in, j+1)
+	e := MatchParen(n.in, j+1)
 	if e < 0 {
 		return false, nil
 	}
-	fname := n.in[j].val
+	fname := n.in[j].Val
 	files := fileFunctions[fname]
 	if files {
 		namedArguments(n.in[j+2 : e])
@@ -220,16 +220,16 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 		return true, err
 	}
 	k := e + 1
-	if n.at(k).is("as") {
+	if n.at(k).Is("as") {
 		k++
 	}
 	alias, col := "", ""
-	if a := n.at(k); (a.kind == tkIdent && !fromClauseEnd[a.val]) || a.kind == tkQIdent {
-		alias = a.val
+	if a := n.at(k); (a.Kind == TokIdent && !fromClauseEnd[a.Val]) || a.Kind == TokQIdent {
+		alias = a.Val
 		k++
-		if n.at(k).isPunct("(") && (n.at(k+1).kind == tkIdent || n.at(k+1).kind == tkQIdent) {
-			col = n.at(k + 1).val
-			if c := matchParenTok(n.in, k); c > 0 {
+		if n.at(k).IsPunct("(") && (n.at(k+1).Kind == TokIdent || n.at(k+1).Kind == TokQIdent) {
+			col = n.at(k + 1).Val
+			if c := MatchParen(n.in, k); c > 0 {
 				if files {
 					// A file's columns are many: keep every name, as a
 					// derived table's alias list is kept.
@@ -249,41 +249,41 @@ func (n *normalizer) fromFunction(t token) (bool, error) {
 	if n.impliedLateral(n.i - 1) {
 		// A function after the first FROM item may read the items before
 		// it, as PostgreSQL's functions in FROM always may.
-		n.emit("lateral", tkIdent, t)
+		n.emit("lateral", TokIdent, t)
 	}
-	n.emit("(", tkPunct, t)
-	n.emit("select", tkIdent, t)
+	n.emit("(", TokPunct, t)
+	n.emit("select", TokIdent, t)
 	n.out = append(n.out, call...)
-	n.emit("as", tkIdent, t)
-	n.emit(pgQuoteIdent(col), tkQIdent, t)
-	n.emit(")", tkPunct, t)
-	n.emit("as", tkIdent, t)
-	n.emit(pgQuoteIdent(alias), tkQIdent, t)
+	n.emit("as", TokIdent, t)
+	n.emit(pgQuoteIdent(col), TokQIdent, t)
+	n.emit(")", TokPunct, t)
+	n.emit("as", TokIdent, t)
+	n.emit(pgQuoteIdent(alias), TokQIdent, t)
 	n.i = k
 	return true, nil
 }
 
 // fileFunctions read files in FROM (engine's FileReader); their
 // columns come from the files, and they take named options.
-var fileFunctions = kwSet("read_csv read_csv_auto read_parquet parquet_scan")
+var fileFunctions = Words("read_csv read_csv_auto read_parquet parquet_scan")
 
 // namedArguments turns PostgreSQL's name => value into DuckDB's
 // name = value, which the parser takes.
-func namedArguments(args []token) {
+func namedArguments(args []Token) {
 	for i := range args {
-		if args[i].kind == tkOp && args[i].val == "=>" {
-			args[i].val = "="
+		if args[i].Kind == TokOp && args[i].Val == "=>" {
+			args[i].Val = "="
 		}
 	}
 }
 
 // foldColumnAliases is alias AliasColumnSep a AliasColumnSep b for the
 // names of a column alias list; other tokens (commas) are skipped.
-func foldColumnAliases(alias string, list []token) string {
+func foldColumnAliases(alias string, list []Token) string {
 	names := []string{alias}
 	for _, t := range list {
-		if t.kind == tkIdent || t.kind == tkQIdent {
-			names = append(names, t.val)
+		if t.Kind == TokIdent || t.Kind == TokQIdent {
+			names = append(names, t.Val)
 		}
 	}
 	return strings.Join(names, AliasColumnSep)
@@ -294,15 +294,15 @@ func foldColumnAliases(alias string, list []token) string {
 // lateral reference.
 func (n *normalizer) impliedLateral(k int) bool {
 	prev := n.in[k]
-	if prev.isPunct(",") {
+	if prev.IsPunct(",") {
 		return true
 	}
-	if !prev.is("join") {
+	if !prev.Is("join") {
 		return false
 	}
 	j := k - 1
-	if j >= 0 && n.in[j].is("outer") {
+	if j >= 0 && n.in[j].Is("outer") {
 		j--
 	}
-	return j < 0 || !(n.in[j].is("right") || n.in[j].is("full"))
+	return j < 0 || !(n.in[j].Is("right") || n.in[j].Is("full"))
 }

@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,7 @@ import (
 
 // splitByLexer is Split without the plain-statement shortcut.
 func splitByLexer(query string) ([]string, error) {
-	spans, err := splitTokens(query, 0)
+	spans, err := SplitTokens(query, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package sql
+package parse
 
 import (
 	"strings"
@@ -8,46 +8,47 @@ import (
 )
 
 // tokKind classifies a PostgreSQL lexical token.
-type tokKind uint8
+type TokKind uint8
 
 const (
-	tkEOF    tokKind = iota
-	tkIdent          // unquoted word; val is lower-cased
-	tkQIdent         // "quoted identifier"; val is unescaped, case kept
-	tkString         // any string constant; val is the decoded content
-	tkNumber         // integer or decimal constant
-	tkParam          // $n; val is n
-	tkOp             // operator (PostgreSQL operator-character run)
-	tkPunct          // ( ) [ ] , ; . : ::
+	TokEOF    TokKind = iota
+	TokIdent          // unquoted word; val is lower-cased
+	TokQIdent         // "quoted identifier"; val is unescaped, case kept
+	TokString         // any string constant; val is the decoded content
+	TokNumber         // integer or decimal constant
+	TokParam          // $n; val is n
+	TokOp             // operator (PostgreSQL operator-character run)
+	TokPunct          // ( ) [ ] , ; . : ::
 )
 
 // strKind tells which spelling a string constant had.
-type strKind uint8
+type StrKind uint8
 
 const (
-	strStd     strKind = iota // 'x'
-	strEscape                 // E'x'
-	strDollar                 // $$x$$ / $tag$x$tag$
-	strUnicode                // U&'x'
-	strBit                    // B'0101'
-	strHex                    // X'1F'
+	StrStd     StrKind = iota // 'x'
+	StrEscape                 // E'x'
+	StrDollar                 // $$x$$ / $tag$x$tag$
+	StrUnicode                // U&'x'
+	StrBit                    // B'0101'
+	StrHex                    // X'1F'
 )
 
-// token is one lexical token; pos/end are byte offsets into the full query.
-type token struct {
-	kind tokKind
-	str  strKind
-	val  string
-	pos  int
-	end  int
+// Token is one lexical token; Pos and End are byte offsets into the full
+// query.
+type Token struct {
+	Kind TokKind
+	Str  StrKind
+	Val  string
+	Pos  int
+	End  int
 }
 
-// is reports whether t is the unquoted word w (w lower case).
-func (t token) is(w string) bool { return t.kind == tkIdent && t.val == w }
+// Is reports whether t is the unquoted word w (w lower case).
+func (t Token) Is(w string) bool { return t.Kind == TokIdent && t.Val == w }
 
-// isPunct reports whether t is the punctuation or operator p.
-func (t token) isPunct(p string) bool {
-	return (t.kind == tkPunct || t.kind == tkOp) && t.val == p
+// IsPunct reports whether t is the punctuation or operator p.
+func (t Token) IsPunct(p string) bool {
+	return (t.Kind == TokPunct || t.Kind == TokOp) && t.Val == p
 }
 
 // lexer turns PostgreSQL text into tokens, dropping whitespace and comments.
@@ -58,14 +59,14 @@ type lexer struct {
 	truncated []string
 }
 
-// lexAll tokenises the whole of src. The slice never includes tkEOF.
-func lexAll(src string) ([]token, error) { return lexLimited(src, 0) }
+// Lex tokenises the whole of src. The slice never includes TokEOF.
+func Lex(src string) ([]Token, error) { return lexLimited(src, 0) }
 
 // lexLimited lexes src, refusing with 54001 as soon as the expression
 // nesting passes maxDepth (0: no limit), before a hostile query's millions
 // of tokens are all built. AND/OR are not counted: chains of them are
 // balanced later.
-func lexLimited(src string, maxDepth int) ([]token, error) {
+func lexLimited(src string, maxDepth int) ([]Token, error) {
 	lx := &lexer{src: src}
 	var depth *depthCounter
 	if maxDepth > 0 {
@@ -74,45 +75,45 @@ func lexLimited(src string, maxDepth int) ([]token, error) {
 	// About one token per three bytes of SQL, to start: growing a slice
 	// of millions of tokens from nothing dominated lexing huge IN lists. Capped,
 	// as a long string literal is one token.
-	toks := make([]token, 0, min(len(src)/3+1, 1<<16))
+	toks := make([]Token, 0, min(len(src)/3+1, 1<<16))
 	for {
 		t, err := lx.next()
 		if err != nil {
 			return nil, err
 		}
-		if t.kind == tkEOF {
+		if t.Kind == TokEOF {
 			return toks, nil
 		}
-		if depth != nil && !depth.add(t.kind, t.val) {
-			return nil, tooDeep(maxDepth)
+		if depth != nil && !depth.add(t.Kind, t.Val) {
+			return nil, TooDeep(maxDepth)
 		}
 		toks = append(toks, t)
 	}
 }
 
-func (lx *lexer) next() (token, error) {
+func (lx *lexer) next() (Token, error) {
 	if err := lx.skipSpace(); err != nil {
-		return token{}, err
+		return Token{}, err
 	}
 	if lx.i >= len(lx.src) {
-		return token{kind: tkEOF, pos: len(lx.src), end: len(lx.src)}, nil
+		return Token{Kind: TokEOF, Pos: len(lx.src), End: len(lx.src)}, nil
 	}
 	start := lx.i
 	c := lx.src[start]
 	switch {
 	case c == '\'':
-		return lx.quoted(start, start, strStd)
+		return lx.quoted(start, start, StrStd)
 	case (c == 'e' || c == 'E') && lx.peekAt(start+1) == '\'':
-		return lx.quoted(start, start+1, strEscape)
+		return lx.quoted(start, start+1, StrEscape)
 	case (c == 'b' || c == 'B') && lx.peekAt(start+1) == '\'':
-		return lx.quoted(start, start+1, strBit)
+		return lx.quoted(start, start+1, StrBit)
 	case (c == 'x' || c == 'X') && lx.peekAt(start+1) == '\'':
-		return lx.quoted(start, start+1, strHex)
+		return lx.quoted(start, start+1, StrHex)
 	case (c == 'u' || c == 'U') && lx.peekAt(start+1) == '&' && lx.peekAt(start+2) == '\'':
-		return lx.quoted(start, start+2, strUnicode)
+		return lx.quoted(start, start+2, StrUnicode)
 	case (c == 'u' || c == 'U') && lx.peekAt(start+1) == '&' && lx.peekAt(start+2) == '"':
 		t, err := lx.quotedIdent(start, start+2)
-		t.str = strUnicode
+		t.Str = StrUnicode
 		return t, err
 	case c == '"':
 		t, err := lx.quotedIdent(start, start)
@@ -125,16 +126,16 @@ func (lx *lexer) next() (token, error) {
 		return lx.number(start), nil
 	case c == ':' && lx.peekAt(start+1) == ':':
 		lx.i += 2
-		return token{kind: tkPunct, val: "::", pos: start, end: lx.i}, nil
+		return Token{Kind: TokPunct, Val: "::", Pos: start, End: lx.i}, nil
 	case strings.IndexByte("()[],;.:", c) >= 0:
 		lx.i++
-		return token{kind: tkPunct, val: string(c), pos: start, end: lx.i}, nil
+		return Token{Kind: TokPunct, Val: string(c), Pos: start, End: lx.i}, nil
 	case isOpChar(c):
 		return lx.operator(start), nil
 	}
 	_, size := utf8.DecodeRuneInString(lx.src[start:])
 	lx.i += size
-	return token{}, lx.errAt(start, "syntax error at or near \"%s\"", lx.src[start:lx.i])
+	return Token{}, lx.errAt(start, "syntax error at or near \"%s\"", lx.src[start:lx.i])
 }
 
 // maxIdentBytes is PostgreSQL's longest identifier (NAMEDATALEN - 1).
@@ -144,13 +145,13 @@ const maxIdentBytes = 63
 // character boundary, as PostgreSQL's lexer does, noting it. The
 // "$files" of a metadata table's name is kept: the table's own name is
 // what is truncated.
-func (lx *lexer) clipIdent(t token) token {
-	if (t.kind != tkIdent && t.kind != tkQIdent) || len(t.val) <= maxIdentBytes {
+func (lx *lexer) clipIdent(t Token) Token {
+	if (t.Kind != TokIdent && t.Kind != TokQIdent) || len(t.Val) <= maxIdentBytes {
 		return t
 	}
-	base, suffix := t.val, ""
-	if i := strings.IndexByte(t.val, '$'); i > 0 {
-		base, suffix = t.val[:i], t.val[i:]
+	base, suffix := t.Val, ""
+	if i := strings.IndexByte(t.Val, '$'); i > 0 {
+		base, suffix = t.Val[:i], t.Val[i:]
 	}
 	if len(base) <= maxIdentBytes {
 		return t
@@ -160,8 +161,8 @@ func (lx *lexer) clipIdent(t token) token {
 		cut--
 	}
 	clipped := base[:cut] + suffix
-	lx.truncated = append(lx.truncated, `identifier "`+t.val+`" will be truncated to "`+clipped+`"`)
-	t.val = clipped
+	lx.truncated = append(lx.truncated, `identifier "`+t.Val+`" will be truncated to "`+clipped+`"`)
+	t.Val = clipped
 	return t
 }
 
@@ -174,7 +175,7 @@ func TruncatedIdentifiers(query string) []string {
 	lx := &lexer{src: query}
 	for {
 		t, err := lx.next()
-		if err != nil || t.kind == tkEOF {
+		if err != nil || t.Kind == TokEOF {
 			return lx.truncated
 		}
 	}
@@ -219,12 +220,12 @@ func (lx *lexer) peekAt(i int) byte {
 // errAt builds a 42601 error positioned at byte offset off.
 func (lx *lexer) errAt(off int, format string, args ...any) *pgerr.Error {
 	e := pgerr.Errorf(pgerr.SyntaxError, format, args...)
-	e.Position = pgCharPos(lx.src, off)
+	e.Position = CharPos(lx.src, off)
 	return e
 }
 
-// pgCharPos converts a byte offset to PostgreSQL's 1-based character position.
-func pgCharPos(src string, off int) int {
+// CharPos converts a byte offset to PostgreSQL's 1-based character position.
+func CharPos(src string, off int) int {
 	if off > len(src) {
 		off = len(src)
 	}
@@ -277,7 +278,7 @@ func (lx *lexer) blockComment() error {
 // quoted lexes a single-quoted constant whose opening quote is at q. Adjacent
 // constants separated by whitespace containing a newline are one constant, as
 // the SQL standard (and PostgreSQL) say.
-func (lx *lexer) quoted(start, q int, kind strKind) (token, error) {
+func (lx *lexer) quoted(start, q int, kind StrKind) (Token, error) {
 	var b strings.Builder
 	lx.i = q + 1
 	// Copy runs without quotes or backslashes whole: byte by byte, a 100 MB
@@ -295,7 +296,7 @@ func (lx *lexer) quoted(start, q int, kind strKind) (token, error) {
 			lx.i += run
 		}
 		if lx.i >= len(lx.src) {
-			return token{}, lx.errAt(start, "unterminated quoted string at or near \"%s\"", lx.src[start:])
+			return Token{}, lx.errAt(start, "unterminated quoted string at or near \"%s\"", lx.src[start:])
 		}
 		c := lx.src[lx.i]
 		switch {
@@ -305,11 +306,11 @@ func (lx *lexer) quoted(start, q int, kind strKind) (token, error) {
 		case c == '\'':
 			lx.i++
 			if !lx.continuation() {
-				return token{kind: tkString, str: kind, val: b.String(), pos: start, end: lx.i}, nil
+				return Token{Kind: TokString, Str: kind, Val: b.String(), Pos: start, End: lx.i}, nil
 			}
-		case c == '\\' && kind == strEscape:
+		case c == '\\' && kind == StrEscape:
 			if err := lx.escape(&b, start); err != nil {
-				return token{}, err
+				return Token{}, err
 			}
 		default:
 			b.WriteByte(c)
@@ -334,12 +335,12 @@ func (lx *lexer) continuation() bool {
 }
 
 // quotedIdent lexes "ident" with "" doubling; q is the opening quote.
-func (lx *lexer) quotedIdent(start, q int) (token, error) {
+func (lx *lexer) quotedIdent(start, q int) (Token, error) {
 	var b strings.Builder
 	lx.i = q + 1
 	for {
 		if lx.i >= len(lx.src) {
-			return token{}, lx.errAt(start, "unterminated quoted identifier at or near \"%s\"", lx.src[start:])
+			return Token{}, lx.errAt(start, "unterminated quoted identifier at or near \"%s\"", lx.src[start:])
 		}
 		c := lx.src[lx.i]
 		if c == '"' && lx.peekAt(lx.i+1) == '"' {
@@ -350,9 +351,9 @@ func (lx *lexer) quotedIdent(start, q int) (token, error) {
 		if c == '"' {
 			lx.i++
 			if b.Len() == 0 {
-				return token{}, lx.errAt(start, "zero-length delimited identifier at or near \"%s\"", lx.src[start:lx.i])
+				return Token{}, lx.errAt(start, "zero-length delimited identifier at or near \"%s\"", lx.src[start:lx.i])
 			}
-			return token{kind: tkQIdent, val: b.String(), pos: start, end: lx.i}, nil
+			return Token{Kind: TokQIdent, Val: b.String(), Pos: start, End: lx.i}, nil
 		}
 		b.WriteByte(c)
 		lx.i++
@@ -360,40 +361,40 @@ func (lx *lexer) quotedIdent(start, q int) (token, error) {
 }
 
 // dollar lexes $n parameters and $tag$...$tag$ strings.
-func (lx *lexer) dollar(start int) (token, error) {
+func (lx *lexer) dollar(start int) (Token, error) {
 	j := start + 1
 	if isDigit(lx.peekAt(j)) {
 		for isDigit(lx.peekAt(j)) {
 			j++
 		}
 		lx.i = j
-		return token{kind: tkParam, val: lx.src[start+1 : j], pos: start, end: j}, nil
+		return Token{Kind: TokParam, Val: lx.src[start+1 : j], Pos: start, End: j}, nil
 	}
 	for j < len(lx.src) && lx.src[j] != '$' && isIdentChar(lx.src[j]) && lx.src[j] != '$' {
 		j++
 	}
 	if j >= len(lx.src) || lx.src[j] != '$' || (j > start+1 && isDigit(lx.src[start+1])) {
 		lx.i = start + 1
-		return token{}, lx.errAt(start, "syntax error at or near \"$\"")
+		return Token{}, lx.errAt(start, "syntax error at or near \"$\"")
 	}
 	delim := lx.src[start : j+1]
 	body := j + 1
 	k := strings.Index(lx.src[body:], delim)
 	if k < 0 {
 		lx.i = len(lx.src)
-		return token{}, lx.errAt(start, "unterminated dollar-quoted string at or near \"%s\"", lx.src[start:])
+		return Token{}, lx.errAt(start, "unterminated dollar-quoted string at or near \"%s\"", lx.src[start:])
 	}
 	lx.i = body + k + len(delim)
-	return token{kind: tkString, str: strDollar, val: lx.src[body : body+k], pos: start, end: lx.i}, nil
+	return Token{Kind: TokString, Str: StrDollar, Val: lx.src[body : body+k], Pos: start, End: lx.i}, nil
 }
 
-func (lx *lexer) word(start int) token {
+func (lx *lexer) word(start int) Token {
 	j := start
 	for j < len(lx.src) && isIdentChar(lx.src[j]) {
 		j++
 	}
 	lx.i = j
-	return token{kind: tkIdent, val: foldIdent(lx.src[start:j]), pos: start, end: j}
+	return Token{Kind: TokIdent, Val: foldIdent(lx.src[start:j]), Pos: start, End: j}
 }
 
 // foldIdent lower-cases ASCII letters only, as PostgreSQL does for
@@ -408,7 +409,7 @@ func foldIdent(s string) string {
 	return string(b)
 }
 
-func (lx *lexer) number(start int) token {
+func (lx *lexer) number(start int) Token {
 	j := start
 	for isDigit(lx.peekAt(j)) {
 		j++
@@ -432,13 +433,13 @@ func (lx *lexer) number(start int) token {
 		}
 	}
 	lx.i = j
-	return token{kind: tkNumber, val: lx.src[start:j], pos: start, end: j}
+	return Token{Kind: TokNumber, Val: lx.src[start:j], Pos: start, End: j}
 }
 
 // operator lexes a run of operator characters by PostgreSQL's rules: a run
 // stops before a comment start, and a multi-character operator may end in +
 // or - only if it contains one of ~ ! @ # % ^ & | ` ?.
-func (lx *lexer) operator(start int) token {
+func (lx *lexer) operator(start int) Token {
 	j := start
 	for j < len(lx.src) && isOpChar(lx.src[j]) {
 		if j > start && ((lx.src[j] == '-' && lx.peekAt(j+1) == '-') || (lx.src[j] == '/' && lx.peekAt(j+1) == '*')) {
@@ -453,7 +454,7 @@ func (lx *lexer) operator(start int) token {
 		}
 	}
 	lx.i = start + len(op)
-	return token{kind: tkOp, val: op, pos: start, end: lx.i}
+	return Token{Kind: TokOp, Val: op, Pos: start, End: lx.i}
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -522,7 +523,7 @@ func (lx *lexer) codePoint(b *strings.Builder, start, max, base int, asByte bool
 	case asByte:
 		b.WriteByte(byte(v))
 	case n < max || !utf8.ValidRune(rune(v)) || v == 0:
-		return &pgerr.Error{Code: pgerr.InvalidEscapeSequence, Message: "invalid Unicode escape value", Position: pgCharPos(lx.src, start)}
+		return &pgerr.Error{Code: pgerr.InvalidEscapeSequence, Message: "invalid Unicode escape value", Position: CharPos(lx.src, start)}
 	default:
 		b.WriteRune(rune(v))
 	}
@@ -540,3 +541,18 @@ func digitVal(c byte) int {
 	}
 	return -1
 }
+
+// pgReserved are PostgreSQL's reserved key words (and the type/function-name
+// ones), which cannot be unquoted names.
+var pgReserved = Words(`all analyse analyze and any array as asc asymmetric both case cast check collate
+	column constraint create current_catalog current_date current_role current_time current_timestamp
+	current_user default deferrable desc distinct do else end except false fetch for foreign from grant
+	group having in initially intersect into lateral leading limit localtime localtimestamp not null
+	offset on only or order placing primary references returning select session_user some symmetric
+	table then to trailing true union unique user using variadic when where window with
+	authorization binary collation concurrently cross freeze full ilike inner is isnull join left like
+	natural notnull outer overlaps right similar tablesample verbose`)
+
+// IsReserved reports a PostgreSQL reserved key word (or a type/function-name
+// one), which cannot be an unquoted name.
+func IsReserved(w string) bool { return pgReserved[w] }
