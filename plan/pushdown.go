@@ -40,6 +40,14 @@ func PlaceConjunct(s Node, c sql.Expr) bool {
 		return x.place(c)
 	case *Derived:
 		return x.place(c)
+	case *Rename:
+		return PlaceConjunct(x.Input, c)
+	case *Pick:
+		m := map[int]int{}
+		for i, col := range x.Cols {
+			m[i] = col
+		}
+		return PlaceConjunct(x.Input, sql.RemapColumns(c, m))
 	}
 	js, ok := s.(*Join)
 	if !ok {
@@ -251,15 +259,16 @@ func (d *Derived) place(c sql.Expr) bool {
 	}
 	cols := map[int]bool{}
 	sql.CollectColumns(c, cols)
-	m := make(map[int]int, len(cols))
 	for i := range cols {
 		ref, ok := q.Outputs[i].(*sql.ColumnRef)
 		if !ok || ref.T != d.Sc.Columns[i].T {
 			return false
 		}
-		m[i] = ref.Index
 	}
-	inner := sql.RemapColumns(c, m)
+	inner := sql.MapColumns(c, func(x *sql.ColumnRef) sql.Expr {
+		ref := *q.Outputs[x.Index].(*sql.ColumnRef)
+		return &ref
+	})
 	q.Where = AndAfter(q.Where, inner)
 	PlaceConjunct(q.From, inner)
 	return true
