@@ -77,7 +77,6 @@ func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (
 	return filteredBatches(ctx, j.right, j.RFilter, params)
 }
 
-
 // joinRun is one execution of a join: the build side held in memory as one
 // batch, the probe side streamed past it. Matches are index vectors (probe
 // row, build row) and the joined rows are taken column by column from both
