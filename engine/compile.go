@@ -29,7 +29,11 @@ func (c *compiler) subqueries(subs []*plan.Subquery) {
 		}
 		sp := &subPlan{q: c.query(s.Query), env: c.env}
 		if s.Keyed != nil {
-			s.Exec = &keyedSubPlan{subPlan: sp, Keyed: s.Keyed, build: c.query(s.Keyed.Build)}
+			k := &keyedSubPlan{subPlan: sp, Keyed: s.Keyed, build: c.query(s.Keyed.Build)}
+			if s.Keyed.Empty != nil {
+				k.empty = c.query(s.Keyed.Empty)
+			}
+			s.Exec = k
 			continue
 		}
 		s.Exec = sp
