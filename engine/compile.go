@@ -29,7 +29,11 @@ func (c *compiler) subqueries(subs []*plan.Subquery) {
 		}
 		sp := &subPlan{q: c.query(s.Query), env: c.env}
 		if s.Keyed != nil {
-			s.Exec = &keyedSubPlan{subPlan: sp, Keyed: s.Keyed, build: c.query(s.Keyed.Build)}
+			k := &keyedSubPlan{subPlan: sp, Keyed: s.Keyed, build: c.query(s.Keyed.Build)}
+			if s.Keyed.Empty != nil {
+				k.empty = c.query(s.Keyed.Empty)
+			}
+			s.Exec = k
 			continue
 		}
 		s.Exec = sp
@@ -74,6 +78,8 @@ func (c *compiler) source(n plan.Node) source {
 		return &recursiveSource{start: c.query(x.Start), step: c.query(x.Step), distinct: x.Distinct, work: c.workTable(x.Work), sc: x.Sc, env: c.env}
 	case *plan.WorkRef:
 		return &workSource{work: c.workTable(x.Work), sc: x.Sc}
+	case *plan.Filter:
+		return &filterSource{src: c.source(x.Input), cond: x.Cond}
 	case *plan.Given:
 		return &scopeOnly{sc: x.Sc}
 	}

@@ -124,6 +124,19 @@ func describeSource(ctx context.Context, q *selectQuery, src source, params []an
 		return describeSource(ctx, nil, s.src, params)
 	case *rescoped:
 		return describeSource(ctx, nil, s.src, params)
+	case *lateralSource:
+		n := node("Nested Loop", fmt.Sprintf("Nested Loop (%s, Lateral)", s.kind))
+		n.Prop("Join Type", s.kind.String(), "")
+		if s.cond != nil {
+			n.Prop("Join Filter", s.cond.String(), "  Join filter: "+s.cond.String())
+		}
+		n.Props = append(n.Props, ExplainProp{Key: "Outer", Plan: describeSource(ctx, nil, s.left, params)},
+			ExplainProp{Key: "Inner", Plan: describeQuery(ctx, s.right, params)})
+		return n
+	case *filterSource:
+		n := describeSource(ctx, nil, s.src, params)
+		n.Prop("Filter", s.cond.String(), "  Filter: "+s.cond.String())
+		return n
 	case *derivedSource:
 		n := node("Subquery Scan", "Subquery Scan on "+plan.QualifierOf(s.sc))
 		n.Prop("Alias", plan.QualifierOf(s.sc), "")

@@ -28,8 +28,8 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 	run := &joinRun{j: j, params: params, mem: newMemBudget(j.env.Options.WorkMem), size: j.env.batchSize()}
 	run.probeIsLeft = j.Kind != plan.JoinRight
 	if j.Kind == plan.JoinInner {
-		l, r := estimateRows(j.left), estimateRows(j.right)
-		run.probeIsLeft = !(l >= 0 && r >= 0 && l < r)
+		// The side estimated smaller is held in the hash table.
+		run.probeIsLeft = !j.BuildLeft()
 	}
 	run.keepProbe = j.Kind != plan.JoinInner
 	run.keepBuild = j.Kind == plan.JoinFull
@@ -71,65 +71,10 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 // WHERE conjuncts applied; a table scan also prunes files and row groups by
 // them.
 func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	src, filter := j.right, j.RFilter
 	if left {
-		src, filter = j.left, j.LFilter
+		return filteredBatches(ctx, j.left, j.LFilter, params)
 	}
-	if filter == nil {
-		return src.batches(ctx, nil, params)
-	}
-	var prune iceberg.BooleanExpression
-	if _, ok := src.(*tableSource); ok {
-		prune = sql.Translate(ctx, filter, src.scope(), params).Filter
-	}
-	seq, err := src.batches(ctx, prune, params)
-	if err != nil {
-		return nil, err
-	}
-	m := sql.NewMatcher(filter, params)
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		for b, err := range seq {
-			if err == nil {
-				var mask []bool
-				if mask, err = m.Match(ctx, b); err == nil {
-					var f arrow.RecordBatch
-					f, err = filterBatch(b, mask)
-					b.Release()
-					b = f
-				} else {
-					b.Release()
-				}
-			}
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if b.NumRows() == 0 {
-				b.Release()
-				continue
-			}
-			if !yield(b, nil) {
-				return
-			}
-		}
-	}, nil
-}
-
-// estimateRows is a source's row count from table metadata, -1 if unknown.
-func estimateRows(s source) int64 {
-	switch x := s.(type) {
-	case *tableSource:
-		n, _, ok := x.recordCount()
-		if !ok {
-			return -1
-		}
-		return n
-	case *picked:
-		return estimateRows(x.src)
-	case *rescoped:
-		return estimateRows(x.src)
-	}
-	return -1
+	return filteredBatches(ctx, j.right, j.RFilter, params)
 }
 
 // joinRun is one execution of a join: the build side held in memory as one

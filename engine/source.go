@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"iter"
-	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -111,19 +110,7 @@ func (q *selectQuery) metadataCount() (int64, bool) {
 // table without one) and whether delete files apply; ok is false when the
 // summary does not say.
 func (t *tableSource) recordCount() (n int64, deletes, ok bool) {
-	snap := t.rt.Table.CurrentSnapshot()
-	if t.snapshotID != nil {
-		snap = t.rt.Table.Metadata().SnapshotByID(*t.snapshotID)
-	}
-	if snap == nil {
-		return 0, false, true
-	}
-	if snap.Summary == nil {
-		return 0, false, false
-	}
-	props := snap.Summary.Properties
-	n, err := strconv.ParseInt(props[lake.SummaryTotalRecords], 10, 64)
-	return n, props[lake.SummaryTotalDeleteFiles] != "0", err == nil
+	return lake.SnapshotRecords(t.rt.Table, t.snapshotID)
 }
 
 // MetaColumns are the columns of metadata table rt ("t$files") as a query

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/magmalake/magmalake/plan"
@@ -16,10 +18,15 @@ type keyedSubPlan struct {
 	*subPlan
 	*plan.Keyed
 	build *selectQuery // Keyed.Build, compiled
+	empty *selectQuery // Keyed.Empty, compiled; nil: none
 
 	once sync.Once
 	rows map[string][][]any
 	err  error
+
+	emptyOnce sync.Once
+	emptyRows [][]any
+	emptyErr  error
 }
 
 func (k *keyedSubPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
@@ -27,11 +34,40 @@ func (k *keyedSubPlan) Run(ctx context.Context, params []any, outer []any) ([][]
 	if k.err != nil {
 		return nil, k.err
 	}
-	v := outer[k.Slot]
-	if v == nil {
-		return nil, nil // NULL = anything is never true
+	key, ok := k.outerKey(outer)
+	if rows, found := k.rows[key]; ok && found {
+		return rows, nil
 	}
-	return k.rows[sql.DomainKey(v, k.OuterT, k.Domain)], nil
+	// No row has the key (a NULL key equals nothing).
+	if k.empty == nil {
+		return nil, nil
+	}
+	k.emptyOnce.Do(func() {
+		k.emptyRows, k.emptyErr = (&subPlan{q: k.empty, env: k.env}).rows(ctx, params, nil, newMemBudget(k.env.Options.WorkMem))
+	})
+	return k.emptyRows, k.emptyErr
+}
+
+// outerKey is the key an enclosing row looks up; ok is false when a value
+// is NULL.
+func (k *keyedSubPlan) outerKey(outer []any) (string, bool) {
+	var b strings.Builder
+	for i, slot := range k.Slots {
+		v := outer[slot]
+		if v == nil {
+			return "", false
+		}
+		writeKeyPart(&b, sql.DomainKey(v, k.OuterTs[i], k.Domains[i]))
+	}
+	return b.String(), true
+}
+
+// writeKeyPart appends one value of a composite key, length first so no
+// two keys run together.
+func writeKeyPart(b *strings.Builder, part string) {
+	b.WriteString(strconv.Itoa(len(part)))
+	b.WriteByte(':')
+	b.WriteString(part)
 }
 
 // load runs the subquery once and groups its rows by key; rows with a
@@ -47,7 +83,7 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 		types[i] = e.Type()
 	}
 	out := map[string][][]any{}
-	keyAt := len(types) - 1
+	keyAt := len(types) - len(k.Slots)
 	mem := newMemBudget(k.env.Options.WorkMem)
 	for {
 		b, err := rows.Next(ctx)
@@ -58,10 +94,10 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 			return nil, err
 		}
 		for _, row := range appendDatumRows(nil, b, types) {
-			if row[keyAt] == nil {
+			key, ok := k.rowKey(row[keyAt:])
+			if !ok {
 				continue
 			}
-			key := sql.DomainKey(row[keyAt], k.KeyT, k.Domain)
 			held, ok := out[key]
 			if k.PerKey >= 0 && int64(len(held)) >= k.PerKey {
 				continue
@@ -76,4 +112,17 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 			out[key] = append(held, row[:keyAt])
 		}
 	}
+}
+
+// rowKey is the key of a build row's key values; ok is false when one is
+// NULL.
+func (k *keyedSubPlan) rowKey(vals []any) (string, bool) {
+	var b strings.Builder
+	for i, v := range vals {
+		if v == nil {
+			return "", false
+		}
+		writeKeyPart(&b, sql.DomainKey(v, k.KeyTs[i], k.Domains[i]))
+	}
+	return b.String(), true
 }

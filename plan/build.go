@@ -166,7 +166,7 @@ func (p *Builder) PlanSubquery(node *sql.Query, outer *sql.Outer) (sql.SubPlan, 
 	}
 	sub := &Subquery{Query: q, Correlated: len(outer.Refs) > 0}
 	if sub.Correlated {
-		if k, ok := keyedForm(q); ok {
+		if k, ok := keyedForm(q, node.ExistsOnly()); ok {
 			sub.Keyed = k
 		} else {
 			markReread(q.From)

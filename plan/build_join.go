@@ -84,6 +84,7 @@ func (p *Builder) usingJoin(js *Join, names []string) (Node, error) {
 	ls, rs := js.Left.Scope(), js.Right.Scope()
 	nl := len(ls.Columns)
 	var conds, merged []sql.Expr
+	var same []int
 	var mergedCols []sql.ScopeColumn
 	hidden := map[int]bool{}
 	for _, name := range names {
@@ -116,6 +117,7 @@ func (p *Builder) usingJoin(js *Join, names []string) (Node, error) {
 			return nil, err
 		}
 		merged = append(merged, m)
+		same = append(same, sameColumn(js.Kind, m.Type(), lref, rref))
 		mergedCols = append(mergedCols, sql.ScopeColumn{Name: name, T: m.Type()})
 		hidden[li], hidden[nl+ri] = true, true
 	}
@@ -127,7 +129,25 @@ func (p *Builder) usingJoin(js *Join, names []string) (Node, error) {
 		c.Hidden = c.Hidden || hidden[i]
 		sc.Columns = append(sc.Columns, c)
 	}
-	return &Using{Input: js, Merged: merged, Sc: sc}, nil
+	return &Using{Input: js, Merged: merged, Same: same, Sc: sc}, nil
+}
+
+// sameColumn is the column of the join a merged USING column equals on
+// every row: the left one of an inner or left join (a left row without a
+// match has NULL on the right), the right one of a right join; -1 for a
+// full join, or when the merged type is another (the column is converted).
+func sameColumn(kind JoinKind, merged sql.Type, l, r *sql.ColumnRef) int {
+	c := l
+	switch kind {
+	case JoinFull:
+		return -1
+	case JoinRight:
+		c = r
+	}
+	if c.T != merged {
+		return -1
+	}
+	return c.Index
 }
 
 func columnRef(sc *sql.Scope, i int) *sql.ColumnRef {

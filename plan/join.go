@@ -52,7 +52,7 @@ func (j *Join) SetCondition(cond sql.Expr) {
 	j.Cond, j.LKeys, j.RKeys, j.Domains, j.Residual = cond, nil, nil, nil, nil
 	nl := len(j.Left.Scope().Columns)
 	var rest []sql.Expr
-	for _, c := range Conjuncts(cond) {
+	for _, c := range factored(cond) {
 		if l, r, dom, ok := equiKey(c, nl); ok {
 			j.LKeys, j.RKeys, j.Domains = append(j.LKeys, l), append(j.RKeys, r), append(j.Domains, dom)
 			continue
@@ -113,6 +113,14 @@ func shiftColumns(e sql.Expr, nl int) sql.Expr {
 }
 
 func (j *Join) Scope() *sql.Scope { return j.Sc }
+
+// BuildLeft reports whether the left side, after its filter, is estimated
+// smaller than the right: an inner join holds that side in its hash table.
+func (j *Join) BuildLeft() bool {
+	l := EstimateRows(j.Left) * Selectivity(j.LFilter)
+	r := EstimateRows(j.Right) * Selectivity(j.RFilter)
+	return l < r
+}
 
 // Project keeps cols of the join, pruning each side to what cols and the
 // condition read.
@@ -211,7 +219,10 @@ func ConcatScopes(l, r *sql.Scope) *sql.Scope {
 type Using struct {
 	Input  Node
 	Merged []sql.Expr // over Input's scope
-	Sc     *sql.Scope
+	// Same is, per merged column, the column of Input it equals on every
+	// row (-1: none), through which a condition on it reaches the join.
+	Same []int
+	Sc   *sql.Scope
 }
 
 func (u *Using) Scope() *sql.Scope { return u.Sc }

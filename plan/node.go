@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/magmalake/magmalake/sql"
@@ -140,12 +143,37 @@ func NewPick(src Node, cols []int) *Pick {
 
 func (p *Pick) Scope() *sql.Scope { return p.Sc }
 
+// Project pushes the projection into the input: it gives only the columns
+// picked, and a pick of a pick is one pick.
 func (p *Pick) Project(cols []int) Node {
-	m := make([]int, len(cols))
+	want := make([]int, len(cols))
 	for i, c := range cols {
-		m[i] = p.Cols[c]
+		want[i] = p.Cols[c]
 	}
-	return NewPick(p.Input, m)
+	need := slices.Clone(want)
+	slices.Sort(need)
+	need = slices.Compact(need)
+	in := p.Input.Project(need)
+	at := make(map[int]int, len(need))
+	for k, c := range need {
+		at[c] = k
+	}
+	out := make([]int, len(want))
+	identity := len(want) == len(in.Scope().Columns)
+	for i, c := range want {
+		out[i] = at[c]
+		identity = identity && out[i] == i
+	}
+	if identity {
+		return in
+	}
+	if inner, ok := in.(*Pick); ok {
+		for i, c := range out {
+			out[i] = inner.Cols[c]
+		}
+		return NewPick(inner.Input, out)
+	}
+	return NewPick(in, out)
 }
 
 // Rename is its input seen under other column names (an alias's column
@@ -174,3 +202,40 @@ type Given struct {
 func (g *Given) Scope() *sql.Scope { return g.Sc }
 
 func (g *Given) Project([]int) Node { return g }
+
+// Filter keeps the rows of its input Cond is true for: a condition pushed
+// below where the query states it (a LATERAL join's left side).
+type Filter struct {
+	Input Node
+	Cond  sql.Expr // over Input's scope
+}
+
+func (f *Filter) Scope() *sql.Scope { return f.Input.Scope() }
+
+// Project keeps cols and, underneath, what the condition reads.
+func (f *Filter) Project(cols []int) Node {
+	need := map[int]bool{}
+	for _, c := range cols {
+		need[c] = true
+	}
+	sql.CollectColumns(f.Cond, need)
+	keep := slices.Sorted(maps.Keys(need))
+	at := make(map[int]int, len(keep))
+	for k, c := range keep {
+		at[c] = k
+	}
+	pf := &Filter{Input: f.Input.Project(keep), Cond: sql.RemapColumns(f.Cond, at)}
+	out := make([]int, len(cols))
+	for i, c := range cols {
+		out[i] = at[c]
+	}
+	return NewPick(pf, out)
+}
+
+// withFilter is n filtered by c as well.
+func withFilter(n Node, c sql.Expr) Node {
+	if f, ok := n.(*Filter); ok {
+		return &Filter{Input: f.Input, Cond: AndAfter(f.Cond, c)}
+	}
+	return &Filter{Input: n, Cond: c}
+}

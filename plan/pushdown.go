@@ -18,8 +18,10 @@ func PushDown(src Node, where sql.Expr) {
 		conj = l.Args
 	}
 	for _, c := range conj {
-		if !HasSubquery(c) && !HasVolatile(c) {
-			PlaceConjunct(src, c)
+		for _, f := range factorOr(c) {
+			if !HasSubquery(f) && !HasVolatile(f) {
+				PlaceConjunct(src, f)
+			}
 		}
 	}
 }
@@ -31,6 +33,22 @@ func PushDown(src Node, where sql.Expr) {
 // extended row of the other side may pass a conjunct that rejected every
 // row it stands for (x IS NULL), so that side is never filtered.
 func PlaceConjunct(s Node, c sql.Expr) bool {
+	switch x := s.(type) {
+	case *Using:
+		return x.place(c)
+	case *Lateral:
+		return x.place(c)
+	case *Derived:
+		return x.place(c)
+	case *Rename:
+		return PlaceConjunct(x.Input, c)
+	case *Pick:
+		m := map[int]int{}
+		for i, col := range x.Cols {
+			m[i] = col
+		}
+		return PlaceConjunct(x.Input, sql.RemapColumns(c, m))
+	}
 	js, ok := s.(*Join)
 	if !ok {
 		return false
@@ -56,6 +74,7 @@ func PlaceConjunct(s Node, c sql.Expr) bool {
 		} else {
 			js.SetCondition(AndOf([]sql.Expr{js.Cond, c}))
 		}
+		js.restrictSides(c, nl)
 		return true
 	case left:
 		if js.Kind == JoinRight || js.Kind == JoinFull {
@@ -82,7 +101,7 @@ func PlaceConjunct(s Node, c sql.Expr) bool {
 	return false
 }
 
-// andAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
+// AndAfter is prev AND c (c alone when prev is nil): conjuncts keep WHERE's
 // order, so one that guards another (x <> 0 AND 1/x > 1) still runs first.
 func AndAfter(prev, c sql.Expr) sql.Expr {
 	if prev == nil {
@@ -91,7 +110,7 @@ func AndAfter(prev, c sql.Expr) sql.Expr {
 	return AndOf([]sql.Expr{prev, c})
 }
 
-// hasVolatile reports a call whose value changes from one evaluation to the
+// HasVolatile reports a call whose value changes from one evaluation to the
 // next: such a conjunct must be evaluated once per row, by WHERE alone.
 func HasVolatile(e sql.Expr) bool {
 	if f, ok := e.(*sql.Func); ok {
@@ -108,6 +127,7 @@ func HasVolatile(e sql.Expr) bool {
 	return false
 }
 
+// HasSubquery reports a subquery in e.
 func HasSubquery(e sql.Expr) bool {
 	if _, ok := e.(*sql.Subquery); ok {
 		return true
@@ -140,6 +160,8 @@ func markReread(n Node) {
 		markReread(s.Input)
 	case *Using:
 		markReread(s.Input)
+	case *Filter:
+		markReread(s.Input)
 	case *Join:
 		markReread(s.Left)
 		markReread(s.Right)
@@ -157,4 +179,97 @@ func markSetReread(t *SetTree) {
 	}
 	markSetReread(t.Left)
 	markSetReread(t.Right)
+}
+
+// restrictSides filters each side of an inner join by what condition c
+// (an OR of ANDs over both sides) implies about that side alone.
+func (js *Join) restrictSides(c sql.Expr, nl int) {
+	left := orRestriction(c, func(cols map[int]bool) bool {
+		for i := range cols {
+			if i >= nl {
+				return false
+			}
+		}
+		return true
+	})
+	if left != nil && !PlaceConjunct(js.Left, left) {
+		js.LFilter = AndAfter(js.LFilter, left)
+	}
+	right := orRestriction(c, func(cols map[int]bool) bool {
+		for i := range cols {
+			if i < nl {
+				return false
+			}
+		}
+		return true
+	})
+	if right != nil {
+		rc := shiftColumns(right, nl)
+		if !PlaceConjunct(js.Right, rc) {
+			js.RFilter = AndAfter(js.RFilter, rc)
+		}
+	}
+}
+
+// place puts c (over the USING join's scope) into the join below, its
+// merged columns read as the join column each equals.
+func (u *Using) place(c sql.Expr) bool {
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	n := len(u.Merged)
+	m := make(map[int]int, len(cols))
+	for i := range cols {
+		switch {
+		case i >= n:
+			m[i] = i - n
+		case u.Same[i] >= 0:
+			m[i] = u.Same[i]
+		default:
+			return false
+		}
+	}
+	return PlaceConjunct(u.Input, sql.RemapColumns(c, m))
+}
+
+// place filters a LATERAL join's left side by c when c reads it alone:
+// the subquery then runs only for the rows that can pass.
+func (l *Lateral) place(c sql.Expr) bool {
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	nl := len(l.Left.Scope().Columns)
+	for i := range cols {
+		if i >= nl {
+			return false
+		}
+	}
+	if !PlaceConjunct(l.Left, c) {
+		l.Left = withFilter(l.Left, c)
+	}
+	return true
+}
+
+// place adds c (over a derived table's columns) to the derived query's
+// WHERE, read through its outputs, when each column c reads is an input
+// column passed through and nothing between its WHERE and its outputs
+// (grouping, windows, DISTINCT ON, LIMIT) could see the rows it drops.
+func (d *Derived) place(c sql.Expr) bool {
+	q := d.Query
+	if q.Agg != nil || q.Win != nil || len(q.DistinctOn) > 0 || q.Limit != nil || q.Offset != nil || q.Having != nil {
+		return false
+	}
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	for i := range cols {
+		ref, ok := q.Outputs[i].(*sql.ColumnRef)
+		if !ok || ref.T != d.Sc.Columns[i].T {
+			return false
+		}
+	}
+	inner := sql.MapColumns(c, func(x *sql.ColumnRef) sql.Expr {
+		ref := *q.Outputs[x.Index].(*sql.ColumnRef)
+		return &ref
+	})
+	q.Where = AndAfter(q.Where, inner)
+	PlaceConjunct(q.From, inner)
+	return true
 }

@@ -57,6 +57,10 @@ func TestQuotedTypeNamesLikePostgres(t *testing.T) {
 		`SELECT 1::"double precision"`,
 		`SELECT "integer" '5'`,
 		`SELECT 1::"nosuch"`,
+		// A quoted name ending in "]" that is no array type: an error, not a crash.
+		`SELECT 1::"]"`,
+		`SELECT '1'::"int]"`,
+		`SELECT 1 in "]"`,
 		`CREATE TABLE qtt (a "int4", b "varchar"(3), c "numeric"(5,2), d "timestamp", e "bool", f "int2", g "bpchar"(2))`,
 		`SELECT column_name, data_type, character_maximum_length, numeric_precision FROM information_schema.columns WHERE table_name = 'qtt' ORDER BY ordinal_position`,
 		`CREATE TABLE qtt2 (a "integer")`,

@@ -159,7 +159,7 @@ func (b compositeBinder) bindSubquery(kind SubqueryKind, sq *parse.Subquery, lef
 	}
 	row := rowOf(left)
 	outer := &Outer{resolve: func(cn Syntax) (Expr, error) { return b.bind(nodeOf(cn)) }}
-	plan, err := b.params.Subqueries.PlanSubquery(&Query{sq.Query}, outer)
+	plan, err := b.params.Subqueries.PlanSubquery(&Query{n: sq.Query, exists: kind == SubExists}, outer)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,14 @@ import "github.com/magmalake/magmalake/sql/parse"
 // Query is a query nested in a statement, as parsed: a derived table, a
 // subquery, a WITH query's body or a set operation's branch. Select reads
 // it when the planner gets to it.
-type Query struct{ n parse.Node }
+type Query struct {
+	n parse.Node
+	// exists: the query is EXISTS's, whose rows matter only by existing.
+	exists bool
+}
+
+// ExistsOnly reports a subquery of EXISTS: what its rows hold is never read.
+func (q *Query) ExistsOnly() bool { return q.exists }
 
 // Select is the query's Select.
 func (q *Query) Select() (*Select, error) { return selectFromAST(q.n) }
@@ -35,7 +42,7 @@ func (q *Query) RecursiveTerms() (start, step *Query, op SetOp, ok bool) {
 	if second.Op != parse.SetOpUnion && second.Op != parse.SetOpUnionAll {
 		return nil, nil, 0, false
 	}
-	return &Query{first.Query}, &Query{second.Query}, setOpOf(second.Op), true
+	return &Query{n: first.Query}, &Query{n: second.Query}, setOpOf(second.Op), true
 }
 
 // SetOp is a set operator.
@@ -82,7 +89,7 @@ type SetBranch struct {
 func (s *SetOperation) Branches() []SetBranch {
 	out := make([]SetBranch, len(s.set.Branches))
 	for i, b := range s.set.Branches {
-		out[i] = SetBranch{Query: &Query{b.Query}, Op: setOpOf(b.Op)}
+		out[i] = SetBranch{Query: &Query{n: b.Query}, Op: setOpOf(b.Op)}
 	}
 	return out
 }
@@ -109,7 +116,7 @@ func withOf(w *parse.With) *With {
 	}
 	out := &With{Recursive: w.Recursive, w: w}
 	for _, c := range w.CTEs {
-		out.CTEs = append(out.CTEs, CTE{Name: c.Name, Columns: c.Columns, Body: &Query{c.Query}})
+		out.CTEs = append(out.CTEs, CTE{Name: c.Name, Columns: c.Columns, Body: &Query{n: c.Query}})
 	}
 	return out
 }
@@ -237,7 +244,7 @@ func (t *FromTable) Query() (q *Query, ok bool) {
 	case *parse.Select, *parse.SetOp:
 		ok = true
 	}
-	return &Query{t.ts.Source}, ok
+	return &Query{n: t.ts.Source}, ok
 }
 
 // Construct names the item's source (a table, a subquery...), for messages.

@@ -20,7 +20,7 @@ func ParseTypeName(name string) (Type, error) {
 	}
 	n := strings.Join(strings.Fields(strings.ToLower(strings.TrimSpace(name))), " ")
 	n = strings.TrimPrefix(n, "pg_catalog.")
-	if strings.HasSuffix(n, "]") {
+	if strings.HasSuffix(n, "]") && strings.Contains(n, "[") {
 		return parseArrayTypeName(name, n)
 	}
 	if n == "interval" || strings.HasPrefix(n, "interval ") || strings.HasPrefix(n, "interval(") {

@@ -29,7 +29,7 @@ func TestParseTypeName(t *testing.T) {
 		in   string
 		code pgerr.Code
 	}{
-		{"nosuch", pgerr.UndefinedObject}, {"text[x]", pgerr.SyntaxError}, {"nosuch[]", pgerr.UndefinedObject},
+		{"nosuch", pgerr.UndefinedObject}, {"text[x]", pgerr.SyntaxError}, {"nosuch[]", pgerr.UndefinedObject}, {"]", pgerr.UndefinedObject}, {"int]", pgerr.UndefinedObject},
 		{"numeric(0)", pgerr.InvalidParameterValue}, {"numeric(5,6)", pgerr.InvalidParameterValue},
 	}
 	for _, c := range errs {

@@ -68,103 +68,111 @@ func CollectColumns(e Expr, seen map[int]bool) {
 // RemapColumns returns e with every column reference renumbered through m;
 // nodes are copied, never shared with the input tree.
 func RemapColumns(e Expr, m map[int]int) Expr {
-	switch x := e.(type) {
-	case *ColumnRef:
+	return MapColumns(e, func(x *ColumnRef) Expr {
 		c := *x
 		c.Index = m[x.Index]
 		return &c
+	})
+}
+
+// MapColumns returns e with every column reference replaced by what f
+// makes of it; nodes are copied, never shared with the input tree.
+func MapColumns(e Expr, f func(*ColumnRef) Expr) Expr {
+	switch x := e.(type) {
+	case *ColumnRef:
+		return f(x)
 	case *UnaryOp:
 		c := *x
-		c.X = RemapColumns(x.X, m)
+		c.X = MapColumns(x.X, f)
 		return &c
 	case *BinaryOp:
 		c := *x
-		c.L, c.R = RemapColumns(x.L, m), RemapColumns(x.R, m)
+		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
 		return &c
 	case *Compare:
 		c := *x
-		c.L, c.R = RemapColumns(x.L, m), RemapColumns(x.R, m)
+		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
 		return &c
 	case *Logic:
 		c := *x
-		c.Args = remapAll(x.Args, m)
+		c.Args = mapAll(x.Args, f)
 		return &c
 	case *Not:
-		return &Not{X: RemapColumns(x.X, m)}
+		return &Not{X: MapColumns(x.X, f)}
 	case *IsNull:
 		c := *x
-		c.X = RemapColumns(x.X, m)
+		c.X = MapColumns(x.X, f)
 		return &c
 	case *IsBool:
 		c := *x
-		c.X = RemapColumns(x.X, m)
+		c.X = MapColumns(x.X, f)
 		return &c
 	case *Distinct:
 		c := *x
-		c.L, c.R = RemapColumns(x.L, m), RemapColumns(x.R, m)
+		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
 		return &c
 	case *InList:
 		c := *x
-		c.X = RemapColumns(x.X, m)
-		c.List = remapAll(x.List, m)
+		c.X = MapColumns(x.X, f)
+		c.List = mapAll(x.List, f)
 		return &c
 	case *Like:
 		c := *x
-		c.X, c.Pattern = RemapColumns(x.X, m), RemapColumns(x.Pattern, m)
+		c.X, c.Pattern = MapColumns(x.X, f), MapColumns(x.Pattern, f)
 		return &c
 	case *Case:
 		c := *x
 		c.Whens = make([]When, len(x.Whens))
 		for i, w := range x.Whens {
-			c.Whens[i] = When{Cond: RemapColumns(w.Cond, m), Result: RemapColumns(w.Result, m)}
+			c.Whens[i] = When{Cond: MapColumns(w.Cond, f), Result: MapColumns(w.Result, f)}
 		}
 		if x.Else != nil {
-			c.Else = RemapColumns(x.Else, m)
+			c.Else = MapColumns(x.Else, f)
 		}
 		return &c
 	case *Cast:
 		c := *x
-		c.X = RemapColumns(x.X, m)
+		c.X = MapColumns(x.X, f)
 		return &c
 	case *Func:
 		c := *x
-		c.Args = remapAll(x.Args, m)
+		c.Args = mapAll(x.Args, f)
 		return &c
 	case *AggCall:
 		c := *x
 		if x.Arg != nil {
-			c.Arg = RemapColumns(x.Arg, m)
+			c.Arg = MapColumns(x.Arg, f)
 		}
 		if x.Sep != nil {
-			c.Sep = RemapColumns(x.Sep, m)
+			c.Sep = MapColumns(x.Sep, f)
 		}
 		c.OrderBy = make([]AggOrder, len(x.OrderBy))
 		for i, o := range x.OrderBy {
-			c.OrderBy[i] = AggOrder{Key: RemapColumns(o.Key, m), Desc: o.Desc, NullsFirst: o.NullsFirst}
+			c.OrderBy[i] = AggOrder{Key: MapColumns(o.Key, f), Desc: o.Desc, NullsFirst: o.NullsFirst}
 		}
 		return &c
 	case *ArrayCompare:
 		c := *x
-		c.X, c.Arr = RemapColumns(x.X, m), RemapColumns(x.Arr, m)
+		c.X, c.Arr = MapColumns(x.X, f), MapColumns(x.Arr, f)
 		return &c
 	case *Subquery:
 		c := *x
-		c.Refs = remapAll(x.Refs, m)
+		c.Refs = mapAll(x.Refs, f)
 		if x.Test != nil {
-			c.Test = RemapColumns(x.Test, m)
+			c.Test = MapColumns(x.Test, f)
 		}
 		if x.Row != nil {
-			c.Row = remapAll(x.Row, m)
+			c.Row = mapAll(x.Row, f)
 		}
 		return &c
 	}
 	return e
 }
 
-func remapAll(es []Expr, m map[int]int) []Expr {
+func mapAll(es []Expr, f func(*ColumnRef) Expr) []Expr {
 	out := make([]Expr, len(es))
 	for i, e := range es {
-		out[i] = RemapColumns(e, m)
+		out[i] = MapColumns(e, f)
 	}
 	return out
 }

@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// unknownRows is the guess for a relation nothing tells the size of (a
+// file read, a series): large enough that it is not taken for a small
+// dimension table.
+const unknownRows = 1000
+
+// EstimateRows is the rows n is expected to give: a table's from its
+// snapshot summary, the others derived from their inputs with the
+// selectivities below. It orders joins; it is never used for correctness.
+func EstimateRows(n Node) float64 {
+	switch x := n.(type) {
+	case *Scan:
+		rows, _, ok := lake.SnapshotRecords(x.Table.Table, x.SnapshotID)
+		if !ok {
+			return unknownRows
+		}
+		return float64(rows)
+	case *Rows:
+		var rows int64
+		for _, b := range x.Data {
+			rows += b.NumRows()
+		}
+		return float64(rows)
+	case OneRow:
+		return 1
+	case *Pick:
+		return EstimateRows(x.Input)
+	case *Rename:
+		return EstimateRows(x.Input)
+	case *Using:
+		return EstimateRows(x.Input)
+	case *Derived:
+		return estimateQuery(x.Query)
+	case *Join:
+		return estimateJoin(x)
+	case *Lateral:
+		return EstimateRows(x.Left)
+	case *Filter:
+		return max(EstimateRows(x.Input)*Selectivity(x.Cond), 1)
+	case *SetOp:
+		return estimateSet(x.Root)
+	}
+	return unknownRows
+}
+
+// estimateQuery is a query level's rows: its input's, filtered, grouped
+// and limited.
+func estimateQuery(q *Query) float64 {
+	rows := EstimateRows(q.From) * Selectivity(q.Where)
+	if q.Agg != nil {
+		if len(q.Agg.GroupBy) == 0 {
+			return 1
+		}
+		rows = max(rows/10, 1)
+	}
+	if c, ok := q.Limit.(*sql.Const); ok {
+		if n, ok := c.Value.(int64); ok && float64(n) < rows {
+			rows = float64(n)
+		}
+	}
+	return rows
+}
+
+func estimateSet(t *SetTree) float64 {
+	if t.Leaf != nil {
+		return estimateQuery(t.Leaf)
+	}
+	return estimateSet(t.Left) + estimateSet(t.Right)
+}
+
+// estimateJoin is a join's rows: each equi-join key taken to be unique on
+// the side whose table is smaller (a key joined to a foreign key), the
+// other conditions as filters.
+func estimateJoin(j *Join) float64 {
+	l, r := EstimateRows(j.Left), EstimateRows(j.Right)
+	rows := l * r
+	if len(j.LKeys) > 0 {
+		rows /= max(min(l, r), 1)
+	}
+	rows *= Selectivity(j.Residual) * Selectivity(j.LFilter) * Selectivity(j.RFilter)
+	switch j.Kind {
+	case JoinLeft:
+		rows = max(rows, l)
+	case JoinRight:
+		rows = max(rows, r)
+	case JoinFull:
+		rows = max(rows, l+r)
+	}
+	return rows
+}
+
+// Selectivity is the fraction of rows cond lets through (nil: all), from
+// the shape of each conjunct alone: PostgreSQL's default guesses where it
+// has no statistics.
+func Selectivity(cond sql.Expr) float64 {
+	if cond == nil {
+		return 1
+	}
+	s := 1.0
+	for _, c := range Conjuncts(cond) {
+		s *= conjunctSelectivity(c)
+	}
+	return s
+}
+
+func conjunctSelectivity(e sql.Expr) float64 {
+	switch x := e.(type) {
+	case *sql.Compare:
+		if x.Op == sql.OpEQ {
+			return 0.005
+		}
+		if x.Op == sql.OpNE {
+			return 0.995
+		}
+		return 1.0 / 3
+	case *sql.Logic:
+		if x.And {
+			return Selectivity(x)
+		}
+		miss := 1.0
+		for _, a := range x.Args {
+			miss *= 1 - conjunctSelectivity(a)
+		}
+		return 1 - miss
+	case *sql.Not:
+		return 1 - conjunctSelectivity(x.X)
+	case *sql.IsNull:
+		if x.Not {
+			return 0.995
+		}
+		return 0.005
+	case *sql.InList:
+		s := min(0.005*float64(len(x.List)), 0.5)
+		if x.Not {
+			return 1 - s
+		}
+		return s
+	case *sql.Like:
+		if x.Not {
+			return 0.95
+		}
+		return 0.05
+	case *sql.Const:
+		if b, ok := x.Value.(bool); ok && b {
+			return 1
+		}
+	}
+	return 1.0 / 3
+}

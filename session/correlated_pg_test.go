@@ -1,0 +1,84 @@
+package session
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// TestCorrelatedSubqueriesMatchPostgres: subqueries correlated by one or
+// two equalities — scalar aggregates (count over no rows is 0, sum is
+// NULL), EXISTS and NOT EXISTS, IN and NOT IN, with filters of their own,
+// in WHERE and in the select list, NULL keys on either side — give
+// PostgreSQL's rows (issue 52: TPC-H Q2, Q17 and Q20 ran such a subquery
+// once per outer key).
+func TestCorrelatedSubqueriesMatchPostgres(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	rng := rand.New(rand.NewSource(17))
+	for _, tb := range []struct {
+		name string
+		rows int
+	}{{"co", 40}, {"ci", 70}} {
+		ddl := fmt.Sprintf("CREATE TABLE %s (id int, k int, k2 bigint, v numeric(8,2), s text)", tb.name)
+		mustPG(t, conn, "DROP TABLE IF EXISTS "+tb.name)
+		mustPG(t, conn, ddl)
+		mustQuery(t, s, ddl)
+		var rows []string
+		for i := 0; i < tb.rows; i++ {
+			k, k2 := fmt.Sprint(rng.Intn(15)), fmt.Sprint(rng.Intn(3))
+			if rng.Intn(10) == 0 {
+				k = "NULL"
+			}
+			if rng.Intn(12) == 0 {
+				k2 = "NULL"
+			}
+			rows = append(rows, fmt.Sprintf("(%d, %s, %s, %d.%02d, '%c')", i, k, k2, rng.Intn(100), rng.Intn(100), 'a'+rune(rng.Intn(3))))
+		}
+		ins := "INSERT INTO " + tb.name + " VALUES " + strings.Join(rows, ", ")
+		mustPG(t, conn, ins)
+		mustQuery(t, s, ins)
+	}
+	corr := func() string {
+		c := []string{"i.k = o.k", "o.k = i.k + 1", "i.k = o.k AND i.k2 = o.k2", "i.k2 = o.k2 AND o.k = i.k"}[rng.Intn(4)]
+		if rng.Intn(2) == 0 {
+			c += fmt.Sprintf(" AND i.v > %d", rng.Intn(80))
+		}
+		if rng.Intn(3) == 0 {
+			c += " AND i.s <> 'b'"
+		}
+		return c
+	}
+	aggs := []string{"avg(i.v)", "sum(i.v)", "count(*)", "count(i.v)", "min(i.s)", "max(i.v) - min(i.v)", "0.2 * avg(i.v)"}
+	for n := 0; n < 90; n++ {
+		var q string
+		agg := aggs[rng.Intn(len(aggs))]
+		switch rng.Intn(6) {
+		case 0:
+			q = fmt.Sprintf("SELECT o.id, (SELECT %s FROM ci i WHERE %s) FROM co o ORDER BY 1", agg, corr())
+		case 1:
+			cmp := []string{"<", ">=", "="}[rng.Intn(3)]
+			col := "o.v"
+			if strings.HasPrefix(agg, "count") {
+				col = "o.k"
+			} else if strings.HasPrefix(agg, "min(i.s)") {
+				col = "o.s"
+			}
+			q = fmt.Sprintf("SELECT o.id FROM co o WHERE %s %s (SELECT %s FROM ci i WHERE %s) ORDER BY 1", col, cmp, agg, corr())
+		case 2:
+			q = fmt.Sprintf("SELECT o.id FROM co o WHERE %sEXISTS (SELECT * FROM ci i WHERE %s) ORDER BY 1",
+				[]string{"", "NOT "}[rng.Intn(2)], corr())
+		case 3:
+			q = fmt.Sprintf("SELECT o.id FROM co o WHERE o.id %sIN (SELECT i.id FROM ci i WHERE %s) ORDER BY 1",
+				[]string{"", "NOT "}[rng.Intn(2)], corr())
+		case 4:
+			q = fmt.Sprintf("SELECT o.k, count(*) FROM co o WHERE EXISTS (SELECT 1 FROM ci i WHERE %s) AND o.v < (SELECT %s FROM ci i WHERE %s) GROUP BY o.k ORDER BY 1",
+				corr(), []string{"avg(i.v)", "max(i.v)"}[rng.Intn(2)], corr())
+		default:
+			q = fmt.Sprintf("SELECT o.id, (SELECT i.s FROM ci i WHERE %s ORDER BY i.id LIMIT 1), (SELECT %s FROM ci i WHERE %s) FROM co o ORDER BY 1",
+				corr(), agg, corr())
+		}
+		compareStatement(t, s, conn, q)
+	}
+}
