@@ -15,13 +15,19 @@ import (
 type Query struct {
 	root *selectQuery
 	env  *Env
+	deps *Deps
 }
 
-// Plan binds a query over the catalog's relations as they are now.
+// Plan binds a query over the catalog's relations as they are now,
+// recording what it read of them (Query.Current).
 func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Query, error) {
 	if params == nil {
 		params = &sql.Params{}
 	}
+	env.Binds.add()
+	deps := NewDeps(env)
+	env = env.Recording(deps)
+	defer deps.Seal()
 	p := &planner{ctx: ctx, env: env, params: params}
 	prev := params.Subqueries
 	params.Subqueries = p
@@ -31,7 +37,14 @@ func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Q
 		return nil, err
 	}
 	regNames(q)
-	return &Query{root: q, env: env}, nil
+	return &Query{root: q, env: env, deps: deps}, nil
+}
+
+// Current reports whether the relations the query was bound over are
+// still what binding read (Deps.Current): then it may run again as it is,
+// reading the tables' data as it is now.
+func (q *Query) Current(ctx context.Context) (bool, error) {
+	return q.deps.Current(ctx)
 }
 
 // regNames prints the query's regclass, regtype and regnamespace outputs as

@@ -22,6 +22,11 @@ type keyedSubPlan struct {
 	domain sql.Type
 	perKey int64 // the subquery's LIMIT, per key; -1: none
 
+	own keyedRows // the rows when run outside a statement (keyedRowsOf)
+}
+
+// keyedRows are one statement's rows of a keyed subquery, loaded on first use.
+type keyedRows struct {
 	once sync.Once
 	rows map[string][][]any
 	err  error
@@ -116,15 +121,16 @@ func andAll(es []sql.Expr) sql.Expr {
 }
 
 func (k *keyedSubPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
-	k.once.Do(func() { k.rows, k.err = k.load(ctx, params) })
-	if k.err != nil {
-		return nil, k.err
+	r := keyedRowsOf(ctx, k)
+	r.once.Do(func() { r.rows, r.err = k.load(ctx, params) })
+	if r.err != nil {
+		return nil, r.err
 	}
 	v := outer[k.slot]
 	if v == nil {
 		return nil, nil // NULL = anything is never true
 	}
-	return k.rows[sql.DomainKey(v, k.outerT, k.domain)], nil
+	return r.rows[sql.DomainKey(v, k.outerT, k.domain)], nil
 }
 
 // load runs the subquery once and groups its rows by key; rows with a

@@ -83,3 +83,47 @@ func BenchmarkPreparedSelect1(b *testing.B) {
 		drainBench(b, ctx, s, p)
 	}
 }
+
+// benchTable makes a small table for the table benchmarks.
+func benchTable(b *testing.B, ctx context.Context, s *Session) {
+	b.Helper()
+	for _, q := range []string{"CREATE TABLE bt (id INT, name TEXT)", "INSERT INTO bt VALUES (1, 'a'), (2, 'b'), (3, 'c')"} {
+		p, err := s.Prepare(ctx, q, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		drainBench(b, ctx, s, p)
+	}
+}
+
+// BenchmarkPlanCacheSimpleTable is the simple protocol's path for a query
+// over a table: prepare and execute the same text every time.
+func BenchmarkPlanCacheSimpleTable(b *testing.B) {
+	ctx := context.Background()
+	s := benchSession(b)
+	benchTable(b, ctx, s)
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := s.Prepare(ctx, "SELECT id, name FROM bt WHERE id > 1", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		drainBench(b, ctx, s, p)
+	}
+}
+
+// BenchmarkPlanCachePreparedTable executes one prepared query over a table
+// repeatedly, nothing changing in between.
+func BenchmarkPlanCachePreparedTable(b *testing.B) {
+	ctx := context.Background()
+	s := benchSession(b)
+	benchTable(b, ctx, s)
+	p, err := s.Prepare(ctx, "SELECT id, name FROM bt WHERE id > 1", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		drainBench(b, ctx, s, p)
+	}
+}

@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/magmalake/magmalake/lake"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// Deps are what a plan's binding read of the catalog: every name it
+// resolved and what that name denoted then (a table's metadata, a view's
+// text). A plan bound over them stays good while each name still denotes
+// the same: Current resolves them again, which costs the catalog's lookups
+// but none of the binding. Binding reads a table's schema, properties and
+// refs, all of which live in its metadata file, so a plan is kept only
+// while the name leads to the same file (and, in a transaction block, the
+// same staged snapshot); a commit anywhere gives a new file, and the plan
+// is bound again over it.
+type Deps struct {
+	// generation is the session's Env.Generation when binding began;
+	// generationOf reads it again.
+	generation   uint64
+	generationOf func() uint64
+	mu           sync.Mutex
+	reads        []depRead
+	sealed       bool
+	// volatile: binding read rows a relation computes when it is read
+	// (pg_catalog, information_schema); such a plan is never kept.
+	volatile bool
+}
+
+// depRead is one resolution: how to make it again and what it gave.
+type depRead struct {
+	again  func(ctx context.Context) (*Table, error)
+	got    tableStamp
+	failed bool
+}
+
+// tableStamp is what binding took from a resolved name.
+type tableStamp struct {
+	ident     string
+	meta, ref string
+	tbl       *table.Table
+	loc       string
+	snapshot  int64 // the current snapshot's id; -1: none
+	schema    int
+	view      *View
+}
+
+func stampOf(rt *Table) tableStamp {
+	st := tableStamp{ident: lake.IdentKey(rt.Ident), meta: rt.Meta, ref: rt.Ref, tbl: rt.Table, view: rt.View, snapshot: -1}
+	if rt.Table != nil {
+		st.loc = rt.Table.MetadataLocation()
+		if s := rt.Table.CurrentSnapshot(); s != nil {
+			st.snapshot = s.SnapshotID
+		}
+		st.schema = rt.Table.Metadata().CurrentSchema().ID
+	}
+	return st
+}
+
+// same: the two resolutions denote the same relation at the same metadata.
+// The catalog usually hands out one *table.Table per metadata file; another
+// object for the same file (an external catalog's load, a branch's view)
+// is the same when it shows the same snapshot and schema.
+func (a tableStamp) same(b tableStamp) bool {
+	if a.ident != b.ident || a.meta != b.meta || a.ref != b.ref || !sameView(a.view, b.view) {
+		return false
+	}
+	if a.tbl == b.tbl {
+		return true
+	}
+	return a.tbl != nil && b.tbl != nil && a.loc != "" && a.loc == b.loc &&
+		a.snapshot == b.snapshot && a.schema == b.schema
+}
+
+func sameView(a, b *View) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.SQL == b.SQL && slices.Equal(a.Columns, b.Columns)
+}
+
+// NewDeps starts recording a binding against env.
+func NewDeps(env *Env) *Deps {
+	d := &Deps{generationOf: env.Generation}
+	if d.generationOf != nil {
+		d.generation = d.generationOf()
+	}
+	return d
+}
+
+// Record notes one resolution binding made: rt (or the error) and how to
+// resolve the name again. Nothing is recorded once the plan is sealed
+// (resolutions while it runs are not binding's).
+func (d *Deps) Record(rt *Table, err error, again func(ctx context.Context) (*Table, error)) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sealed {
+		return
+	}
+	if rt != nil && rt.Virtual != nil {
+		d.volatile = true
+		return
+	}
+	r := depRead{again: again, failed: err != nil}
+	if err == nil && rt != nil {
+		r.got = stampOf(rt)
+	}
+	d.reads = append(d.reads, r)
+}
+
+// Seal ends recording: the plan is bound.
+func (d *Deps) Seal() {
+	d.mu.Lock()
+	d.sealed = true
+	d.mu.Unlock()
+}
+
+// Current is false once the session changed something binding may have
+// read (Env.Generation); else it resolves every name again (in ctx: as the statement executing
+// now sees them, pinning what it loads) and reports whether each still
+// denotes what binding read. An error of the catalog is returned; a name
+// that no longer resolves is merely not current (binding again reports it).
+func (d *Deps) Current(ctx context.Context) (bool, error) {
+	if d.volatile || (d.generationOf != nil && d.generationOf() != d.generation) {
+		return false, nil
+	}
+	for _, r := range d.reads {
+		rt, err := r.again(ctx)
+		if r.failed || err != nil || rt == nil {
+			if r.failed && err != nil {
+				continue
+			}
+			return false, nil
+		}
+		if rt.Virtual != nil || !r.got.same(stampOf(rt)) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// recordingCatalog resolves through a catalog, recording each resolution.
+type recordingCatalog struct {
+	inner Catalog
+	deps  *Deps
+}
+
+func (c recordingCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*Table, error) {
+	rt, err := c.inner.ResolveTable(ctx, n)
+	inner := c.inner
+	c.deps.Record(rt, err, func(ctx context.Context) (*Table, error) { return inner.ResolveTable(ctx, n) })
+	return rt, err
+}
+
+// Recording is env with its catalog's resolutions recorded in deps.
+func (e *Env) Recording(deps *Deps) *Env {
+	r := *e
+	r.Catalog = recordingCatalog{inner: e.Catalog, deps: deps}
+	return &r
+}
+
+// BindCount counts the statements bound against an Env (Plan and
+// SubqueryPlanner): the session's tests prove with it that a plan is
+// bound once and then reused.
+type BindCount struct{ n atomic.Int64 }
+
+// Load is the bindings counted so far.
+func (c *BindCount) Load() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.n.Load()
+}
+
+func (c *BindCount) add() {
+	if c != nil {
+		c.n.Add(1)
+	}
+}

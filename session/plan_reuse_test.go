@@ -1,0 +1,243 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/stmt"
+)
+
+// bindsOf runs f and returns how many statements the session bound meanwhile.
+func bindsOf(s *Session, f func()) int64 {
+	before := s.binds.Load()
+	f()
+	return s.binds.Load() - before
+}
+
+// prepareT prepares q or fails the test.
+func prepareT(t *testing.T, s *Session, q string) *stmt.Prepared {
+	t.Helper()
+	p, err := s.Prepare(t.Context(), q, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return p
+}
+
+// executeT executes p and renders its result, or fails the test.
+func executeT(t *testing.T, s *Session, p *stmt.Prepared, params ...stmt.Param) *result {
+	t.Helper()
+	r, err := executeR(s, p, params...)
+	if err != nil {
+		t.Fatalf("%s: %v", p.Query, err)
+	}
+	return r
+}
+
+func executeR(s *Session, p *stmt.Prepared, params ...stmt.Param) (*result, error) {
+	res, err := s.Execute(context.Background(), p, params)
+	if err != nil {
+		return nil, err
+	}
+	return resultOf(context.Background(), res)
+}
+
+// A simple query over a table is bound once, not at Prepare and again at
+// Execute.
+func TestPlanOnceSimpleQuery(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE po (id int, name text)")
+	mustQuery(t, s, "INSERT INTO po VALUES (1, 'a'), (2, 'b')")
+	for _, q := range []string{
+		"SELECT name FROM po WHERE id = 2",
+		"SELECT count(*) FROM po",
+		"SELECT name FROM po WHERE id IN (SELECT max(id) FROM po)",
+		"EXPLAIN SELECT name FROM po",
+	} {
+		var r *result
+		if n := bindsOf(s, func() { r = mustQuery(t, s, q) }); n != 1 {
+			t.Errorf("%s: bound %d times, want 1", q, n)
+		}
+		if len(r.rows) == 0 {
+			t.Errorf("%s: no rows", q)
+		}
+	}
+}
+
+// A prepared query executed again with nothing changed runs the plan
+// Prepare bound; a commit of another session (or another server on the
+// same warehouse) is seen, by binding again.
+func TestPlanReusedWhileCurrent(t *testing.T) {
+	dir := t.TempDir()
+	eng := testEngine(t, dir)
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	server2 := testSessionOn(t, testEngine(t, dir))
+	mustQuery(t, s, "CREATE TABLE pr (id int)")
+	mustQuery(t, s, "INSERT INTO pr VALUES (1)")
+	p := prepareT(t, s, "SELECT count(*) FROM pr WHERE id > $1")
+	for range 3 {
+		var got string
+		if n := bindsOf(s, func() { got = executeT(t, s, p, "0").text() }); n != 0 {
+			t.Errorf("unchanged: bound %d times, want 0", n)
+		}
+		if got != "1\n" {
+			t.Fatalf("count %q, want 1", got)
+		}
+	}
+	for i, w := range []*Session{other, server2} {
+		mustQuery(t, w, "INSERT INTO pr VALUES (2)")
+		var got string
+		if n := bindsOf(s, func() { got = executeT(t, s, p, "0").text() }); n != 1 {
+			t.Errorf("after a commit elsewhere: bound %d times, want 1", n)
+		}
+		if want := []string{"2\n", "3\n"}[i]; got != want {
+			t.Errorf("after a commit elsewhere: count %q, want %q", got, want)
+		}
+	}
+}
+
+// A table another session altered binds again: a SELECT * whose columns
+// changed fails as PostgreSQL's does (0A000), a query of the old columns
+// reads on.
+func TestPlanRebindsAfterAlter(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE pa (id int)")
+	mustQuery(t, s, "INSERT INTO pa VALUES (1)")
+	star := prepareT(t, s, "SELECT * FROM pa")
+	ids := prepareT(t, s, "SELECT id FROM pa")
+	executeT(t, s, star)
+	mustQuery(t, other, "ALTER TABLE pa ADD COLUMN note text")
+	_, err := executeR(s, star)
+	var se *pgerr.Error
+	if !errors.As(err, &se) || se.Code != pgerr.FeatureNotSupported {
+		t.Fatalf("SELECT * after ADD COLUMN: %v, want 0A000", err)
+	}
+	var got string
+	if n := bindsOf(s, func() { got = executeT(t, s, ids).text() }); n != 1 {
+		t.Errorf("after ADD COLUMN: bound %d times, want 1", n)
+	}
+	if got != "1\n" {
+		t.Errorf("after ADD COLUMN: %q, want 1", got)
+	}
+}
+
+// SET search_path binds a prepared query again, over the table the name
+// now finds.
+func TestPlanRebindsAfterSearchPath(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE SCHEMA sa")
+	mustQuery(t, s, "CREATE SCHEMA sb")
+	mustQuery(t, s, "CREATE TABLE sa.sp (v text)")
+	mustQuery(t, s, "CREATE TABLE sb.sp (v text)")
+	mustQuery(t, s, "INSERT INTO sa.sp VALUES ('a')")
+	mustQuery(t, s, "INSERT INTO sb.sp VALUES ('b')")
+	mustQuery(t, s, "SET search_path = sa")
+	p := prepareT(t, s, "SELECT v FROM sp")
+	if got := executeT(t, s, p).text(); got != "a\n" {
+		t.Fatalf("%q, want a", got)
+	}
+	mustQuery(t, s, "SET search_path = sb")
+	var got string
+	if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 1 {
+		t.Errorf("after SET search_path: bound %d times, want 1", n)
+	}
+	if got != "b\n" {
+		t.Errorf("after SET search_path: %q, want b", got)
+	}
+}
+
+// SET DateStyle binds again; the statement's literals keep the reading
+// they had at Prepare, as PostgreSQL's prepared statements do, while a
+// text cast at run time reads in the new order.
+func TestPlanRebindsAfterDateStyle(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE pd (d date, s text)")
+	mustQuery(t, s, "INSERT INTO pd VALUES ('2020-03-04', '03/04/2020')")
+	p := prepareT(t, s, "SELECT s::date = d FROM pd")
+	if got := executeT(t, s, p).text(); got != "t\n" {
+		t.Fatalf("MDY: %q, want t", got)
+	}
+	mustQuery(t, s, "SET DateStyle = 'ISO, DMY'")
+	var got string
+	if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 1 {
+		t.Errorf("after SET DateStyle: bound %d times, want 1", n)
+	}
+	if got != "f\n" {
+		t.Errorf("after SET DateStyle: %q, want f (03/04 read as the 3rd of April)", got)
+	}
+}
+
+// Inside a transaction block a prepared query sees the rows the block
+// inserted since it last ran.
+func TestPlanSeesBlockWrites(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE pb (id int)")
+	mustQuery(t, s, "INSERT INTO pb VALUES (1)")
+	p := prepareT(t, s, "SELECT count(*) FROM pb")
+	mustQuery(t, s, "BEGIN")
+	if got := executeT(t, s, p).text(); got != "1\n" {
+		t.Fatalf("%q, want 1", got)
+	}
+	mustQuery(t, s, "INSERT INTO pb VALUES (2), (3)")
+	if got := executeT(t, s, p).text(); got != "3\n" {
+		t.Errorf("after the block's INSERT: %q, want 3", got)
+	}
+	var got string
+	if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 0 || got != "3\n" {
+		t.Errorf("again: %q bound %d times, want 3 and 0", got, n)
+	}
+	mustQuery(t, s, "ROLLBACK")
+	if got := executeT(t, s, p).text(); got != "1\n" {
+		t.Errorf("after ROLLBACK: %q, want 1", got)
+	}
+}
+
+// A correlated subquery of the keyed form (one equality with the outer
+// row) keeps its rows for one execution only: a plan run again with
+// another parameter reads them again.
+func TestPlanKeyedSubqueryPerExecution(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE kt (k int)")
+	mustQuery(t, s, "CREATE TABLE ku (k int, b int)")
+	mustQuery(t, s, "INSERT INTO kt VALUES (1), (2)")
+	mustQuery(t, s, "INSERT INTO ku VALUES (1, 10), (2, 20)")
+	p := prepareT(t, s, "SELECT k, (SELECT b FROM ku WHERE ku.k = kt.k AND ku.b > $1) FROM kt ORDER BY k")
+	for _, c := range []struct{ arg, want string }{{"0", "1|10\n2|20\n"}, {"15", "1|NULL\n2|20\n"}, {"5", "1|10\n2|20\n"}} {
+		if got := executeT(t, s, p, c.arg).text(); got != c.want {
+			t.Errorf("$1 = %s: %q, want %q", c.arg, got, c.want)
+		}
+	}
+}
+
+// A prepared query run while an earlier run's rows are still open (a
+// suspended portal) gives every row to both runs: the second binds a plan
+// of its own, since a plan holds run state (a recursive query's working
+// table).
+func TestPlanOverlappingRuns(t *testing.T) {
+	ctx := context.Background()
+	s := testSession(t)
+	p := prepareT(t, s, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT n FROM r")
+	first, err := s.Execute(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for range 2 {
+		b, err := first.Rows.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, int64(b.NumRows()))
+	}
+	second := executeT(t, s, p).text()
+	rest, err := resultOf(ctx, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := got[0] + got[1] + int64(len(rest.rows)); n != 5 || second != "1\n2\n3\n4\n5\n" {
+		t.Errorf("overlapping runs: the first read %d rows (%v then %v), the second %q; want 5 each", n, got, rest.rows, second)
+	}
+}
