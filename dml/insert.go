@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -448,10 +449,29 @@ func (s session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertT
 	for i, c := range t.scope.Columns {
 		names[i] = c.Name
 	}
+	var kept sync.Mutex // guards probe, which serves the first execution while current
 	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
-		sq, err := engine.Plan(ctx, s.QueryEnv(), q, params)
-		if err != nil {
-			return nil, nil, err
+		var err error
+		kept.Lock()
+		sq := probe
+		probe = nil
+		kept.Unlock()
+		if sq != nil {
+			ok, err := sq.Current(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				sq = nil
+			}
+		}
+		if sq == nil {
+			if sq, err = engine.Plan(ctx, s.QueryEnv(), q, params); err != nil {
+				return nil, nil, err
+			}
+			if !sameTypes(cols, sq.Columns()) {
+				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
+			}
 		}
 		rows, err := sq.Run(ctx, args)
 		if err != nil {
@@ -499,4 +519,18 @@ func (t *insertTarget) checkBatchNotNull(b arrow.RecordBatch, firstRow int) erro
 		}
 	}
 	return nil
+}
+
+// sameTypes: the query bound again gives the columns the statement's casts
+// were bound for.
+func sameTypes(a, b []engine.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
 }

@@ -58,6 +58,7 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	if params == nil {
 		params = &sql.Params{}
 	}
+	env.Binds.add()
 	p := &planner{ctx: ctx, env: env, params: params}
 	prev := params.Subqueries
 	params.Subqueries = p

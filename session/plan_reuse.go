@@ -23,6 +23,9 @@ type queryPlan struct {
 	st     *sql.Select
 	params *sql.Params
 	cols   []stmt.Column
+	// anyColumns lets a query bound again change its columns: no row
+	// description was sent for them (CREATE TABLE AS).
+	anyColumns bool
 
 	mu   sync.Mutex
 	q    *engine.Query // nil: bind at the next execution
@@ -58,7 +61,9 @@ func (p *queryPlan) query(ctx context.Context, s *Session) (q *engine.Query, don
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := sameColumns(p.cols, engine.ResultColumns(q.Columns())); err != nil {
+	if cols := engine.ResultColumns(q.Columns()); p.anyColumns {
+		p.cols = cols
+	} else if err := sameColumns(p.cols, cols); err != nil {
 		return nil, nil, err
 	}
 	if p.busy > 0 {

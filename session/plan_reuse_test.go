@@ -241,3 +241,64 @@ func TestPlanOverlappingRuns(t *testing.T) {
 		t.Errorf("overlapping runs: the first read %d rows (%v then %v), the second %q; want 5 each", n, got, rest.rows, second)
 	}
 }
+
+// Each statement that binds a query, sent as a simple query, is bound at
+// Prepare and run by its Execute without binding again; CREATE TABLE AS
+// binds its query once more, as the INSERT into the table it created.
+func TestPlanOnceStatements(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE ds (id int, v text)")
+	mustQuery(t, s, "CREATE TABLE dd (id int, v text)")
+	mustQuery(t, s, "INSERT INTO ds VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+	for _, c := range []struct {
+		q, tag string
+		binds  int64
+	}{
+		{"INSERT INTO dd SELECT id, v FROM ds WHERE id < 3", "INSERT 0 2", 0},
+		{"UPDATE dd SET v = 'x' WHERE id IN (SELECT id FROM ds WHERE v = 'a')", "UPDATE 1", 0},
+		{"UPDATE dd SET v = ds.v FROM ds WHERE dd.id = ds.id AND ds.id = 2", "UPDATE 1", 0},
+		{"DELETE FROM dd WHERE id = (SELECT min(id) FROM ds)", "DELETE 1", 0},
+		{"MERGE INTO dd USING ds ON dd.id = ds.id WHEN NOT MATCHED THEN INSERT VALUES (ds.id, ds.v)", "MERGE 2", 0},
+		{"DELETE FROM dd USING ds WHERE dd.id = ds.id AND ds.v = 'c'", "DELETE 1", 0},
+		{"EXPLAIN DELETE FROM dd WHERE id = 1", "", 0},
+		{"CREATE TABLE dc AS SELECT id FROM ds", "SELECT 3", 1},
+		{"DECLARE cur CURSOR WITH HOLD FOR SELECT id FROM ds", "DECLARE CURSOR", 0},
+	} {
+		p := prepareT(t, s, c.q)
+		var r *result
+		if n := bindsOf(s, func() { r = executeT(t, s, p) }); n != c.binds {
+			t.Errorf("%s: Execute bound %d times after Prepare, want %d", c.q, n, c.binds)
+		}
+		if c.tag != "" && r.tag != c.tag {
+			t.Errorf("%s: %q, want %q", c.q, r.tag, c.tag)
+		}
+	}
+	if got := mustQuery(t, s, "SELECT id, v FROM dd ORDER BY id").text(); got != "1|a\n2|b\n" {
+		t.Errorf("dd: %q", got)
+	}
+}
+
+// A statement prepared before another session's commit and executed
+// after it reads the table as committed: the kept plan is not current,
+// and the statement binds again.
+func TestPlanStatementsSeeCommitsSincePrepare(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE cs (id int)")
+	mustQuery(t, s, "CREATE TABLE cd (id int)")
+	mustQuery(t, s, "INSERT INTO cs VALUES (1)")
+	ins := prepareT(t, s, "INSERT INTO cd SELECT id FROM cs")
+	del := prepareT(t, s, "DELETE FROM cs WHERE id IN (SELECT id FROM cd)")
+	mustQuery(t, other, "INSERT INTO cs VALUES (2)")
+	if r := executeT(t, s, ins); r.tag != "INSERT 0 2" {
+		t.Errorf("INSERT ... SELECT after another session's INSERT: %q, want INSERT 0 2", r.tag)
+	}
+	if r := executeT(t, s, del); r.tag != "DELETE 2" {
+		t.Errorf("DELETE after the INSERT: %q, want DELETE 2", r.tag)
+	}
+	mustQuery(t, other, "ALTER TABLE cs ADD COLUMN note text")
+	mustQuery(t, other, "INSERT INTO cs VALUES (3, 'n')")
+	if r := executeT(t, s, ins); r.tag != "INSERT 0 1" {
+		t.Errorf("INSERT ... SELECT after ADD COLUMN: %q, want INSERT 0 1", r.tag)
+	}
+}
