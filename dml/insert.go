@@ -429,21 +429,9 @@ func (s session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertT
 		return nil, err
 	}
 	cols := probe.Columns()
-	if err := t.checkWidth(len(cols), t.width()); err != nil {
+	shape, err := t.selectShape(cols)
+	if err != nil {
 		return nil, err
-	}
-	shape := make([]sql.Expr, len(t.feeds))
-	for c, f := range t.feeds {
-		col := t.scope.Columns[c]
-		if f < 0 || f >= len(cols) {
-			if shape[c], err = col.DefaultValue(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
-			return nil, err
-		}
 	}
 	names := make([]string, len(t.scope.Columns))
 	for i, c := range t.scope.Columns {
@@ -469,8 +457,13 @@ func (s session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertT
 			if sq, err = engine.Plan(ctx, s.QueryEnv(), q, params); err != nil {
 				return nil, nil, err
 			}
-			if !sameTypes(cols, sq.Columns()) {
-				return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
+		}
+		shape := shape
+		if now := sq.Columns(); !sameTypes(cols, now) {
+			// The query's tables changed their columns since Prepare:
+			// cast what it gives now, as PostgreSQL replans.
+			if shape, err = t.selectShape(now); err != nil {
+				return nil, nil, err
 			}
 		}
 		rows, err := sq.Run(ctx, args)
@@ -519,6 +512,29 @@ func (t *insertTarget) checkBatchNotNull(b arrow.RecordBatch, firstRow int) erro
 		}
 	}
 	return nil
+}
+
+// selectShape casts a query's columns (cols) to the target's, positionally;
+// the columns it does not feed take their defaults.
+func (t *insertTarget) selectShape(cols []engine.Column) ([]sql.Expr, error) {
+	if err := t.checkWidth(len(cols), t.width()); err != nil {
+		return nil, err
+	}
+	shape := make([]sql.Expr, len(t.feeds))
+	var err error
+	for c, f := range t.feeds {
+		col := t.scope.Columns[c]
+		if f < 0 || f >= len(cols) {
+			if shape[c], err = col.DefaultValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
+			return nil, err
+		}
+	}
+	return shape, nil
 }
 
 // sameTypes: the query bound again gives the columns the statement's casts

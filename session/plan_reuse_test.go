@@ -302,3 +302,23 @@ func TestPlanStatementsSeeCommitsSincePrepare(t *testing.T) {
 		t.Errorf("INSERT ... SELECT after ADD COLUMN: %q, want INSERT 0 1", r.tag)
 	}
 }
+
+// A prepared INSERT ... SELECT whose source column changed type since
+// Prepare casts the values as they come now, as PostgreSQL replans it.
+func TestInsertSelectRebindsSourceType(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE ts (v int)")
+	mustQuery(t, s, "CREATE TABLE td (v bigint)")
+	mustQuery(t, s, "INSERT INTO ts VALUES (1)")
+	p := prepareT(t, s, "INSERT INTO td SELECT v FROM ts")
+	executeT(t, s, p)
+	mustQuery(t, other, "ALTER TABLE ts ALTER COLUMN v TYPE bigint")
+	mustQuery(t, other, "INSERT INTO ts VALUES (5000000000)")
+	if r, err := executeR(s, p); err != nil || r.tag != "INSERT 0 2" {
+		t.Fatalf("after the source's type changed: %v %v, want INSERT 0 2", r, err)
+	}
+	if got := mustQuery(t, s, "SELECT v FROM td ORDER BY v").text(); got != "1\n1\n5000000000\n" {
+		t.Errorf("td: %q", got)
+	}
+}
