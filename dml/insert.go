@@ -199,7 +199,7 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 	if err != nil {
 		return nil, nil, err
 	}
-	source, err := s.insertSource(ctx, st, target, params)
+	source, deps, err := s.boundSource(ctx, st, target, params)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,10 +217,16 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 			if ret != nil {
 				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 			}
-			if source, err = s.insertSource(ctx, st, target, params); err != nil {
+			if source, deps, err = s.boundSource(ctx, st, target, params); err != nil {
 				return nil, err
 			}
 			bound = target.key
+		} else if stale, err := valuesStale(ctx, st, deps); err != nil {
+			return nil, err
+		} else if stale {
+			if source, deps, err = s.boundSource(ctx, st, target, params); err != nil {
+				return nil, err
+			}
 		}
 		seq, done, err := source(ctx, args)
 		if err != nil {
@@ -243,6 +249,32 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 		return ret.result(ctx, "INSERT", tag, kept, args)
 	}
 	return runOn(run), ret.columns(), nil
+}
+
+// boundSource is insertSource recording what binding read: the tables of
+// the subqueries among VALUES, which hold plans over the tables as they
+// were (an INSERT ... SELECT's query checks itself, insertFromSelect). The
+// subqueries are planned by a planner that records, not by one an earlier
+// binding left in params (params itself is shared: binding infers the
+// statement's parameter types in it).
+func (s session) boundSource(ctx context.Context, st *sql.Insert, target *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), *engine.Deps, error) {
+	deps := engine.NewDeps(s.QueryEnv())
+	if params != nil {
+		params.Subqueries = nil
+	}
+	src, err := session{recordingPort{Port: s.Port, deps: deps}}.insertSource(ctx, st, target, params)
+	deps.Seal()
+	return src, deps, err
+}
+
+// valuesStale: st's VALUES hold subqueries whose tables changed since
+// they were bound (or the session changed what binding reads).
+func valuesStale(ctx context.Context, st *sql.Insert, deps *engine.Deps) (bool, error) {
+	if st.Query != nil || !deps.Reads() {
+		return false, nil
+	}
+	ok, err := deps.Current(ctx)
+	return !ok, err
 }
 
 // insertSource binds the rows st inserts (its VALUES or its query) to target.

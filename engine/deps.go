@@ -118,6 +118,13 @@ func (d *Deps) Record(rt *Table, err error, again func(ctx context.Context) (*Ta
 	d.reads = append(d.reads, r)
 }
 
+// Reads: binding resolved some name (or read a computed relation).
+func (d *Deps) Reads() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.reads) > 0 || d.volatile
+}
+
 // Seal ends recording: the plan is bound.
 func (d *Deps) Seal() {
 	d.mu.Lock()

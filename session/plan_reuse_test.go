@@ -322,3 +322,21 @@ func TestInsertSelectRebindsSourceType(t *testing.T) {
 		t.Errorf("td: %q", got)
 	}
 }
+
+// A prepared INSERT whose VALUES hold a subquery reads the subquery's
+// table as it is at each execution, also after it changed twice.
+func TestInsertValuesSubqueryFresh(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE va (n bigint)")
+	mustQuery(t, s, "CREATE TABLE vb (id int)")
+	p := prepareT(t, s, "INSERT INTO va VALUES ((SELECT count(*) FROM vb))")
+	executeT(t, s, p)
+	for _, v := range []string{"1", "2"} {
+		mustQuery(t, other, "INSERT INTO vb VALUES ("+v+")")
+		executeT(t, s, p)
+	}
+	if got := mustQuery(t, s, "SELECT n FROM va ORDER BY n").text(); got != "0\n1\n2\n" {
+		t.Errorf("counts inserted: %q, want 0, 1, 2", got)
+	}
+}
