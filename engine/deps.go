@@ -173,7 +173,21 @@ func (c recordingCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*T
 func (e *Env) Recording(deps *Deps) *Env {
 	r := *e
 	r.Catalog = recordingCatalog{inner: e.Catalog, deps: deps}
+	r.recorders = append(slices.Clip(e.recorders), deps)
 	return &r
+}
+
+// bindsOnTime marks the plans bound against e as never current: binding
+// read the clock (FOR TIMESTAMP AS OF an expression), so the same names
+// may mean another snapshot later.
+func (e *Env) bindsOnTime() {
+	for _, d := range e.recorders {
+		d.mu.Lock()
+		if !d.sealed {
+			d.volatile = true
+		}
+		d.mu.Unlock()
+	}
 }
 
 // BindCount counts the statements bound against an Env (Plan and

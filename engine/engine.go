@@ -81,6 +81,8 @@ type Env struct {
 	// transaction block, its writes. A plan is reused only at the
 	// generation it was bound at (Deps).
 	Generation func() uint64
+	// recorders are the Deps binding against the Env records in (Recording).
+	recorders []*Deps
 }
 
 func (e *Env) batchSize() int {

@@ -340,3 +340,20 @@ func TestInsertValuesSubqueryFresh(t *testing.T) {
 		t.Errorf("counts inserted: %q, want 0, 1, 2", got)
 	}
 }
+
+// FOR TIMESTAMP AS OF an expression picks its snapshot by the clock when
+// bound (now() - interval '1 minute' means another snapshot a minute
+// later, with no commit in between), so its plan is bound at every
+// execution.
+func TestPlanAsOfTimestampBindsEachTime(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE at1 (id int)")
+	mustQuery(t, s, "INSERT INTO at1 VALUES (1)")
+	p := prepareT(t, s, "SELECT count(*) FROM at1 FOR TIMESTAMP AS OF now() + interval '1 hour'")
+	for range 2 {
+		var got string
+		if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 1 || got != "1\n" {
+			t.Errorf("AS OF now(): %q bound %d times, want 1 and 1", got, n)
+		}
+	}
+}
