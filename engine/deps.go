@@ -30,7 +30,8 @@ type Deps struct {
 	reads        []depRead
 	sealed       bool
 	// volatile: binding read rows a relation computes when it is read
-	// (pg_catalog, information_schema); such a plan is never kept.
+	// (pg_catalog, information_schema), or the clock (FOR TIMESTAMP AS
+	// OF); such a plan is never current.
 	volatile bool
 }
 
@@ -64,17 +65,18 @@ func stampOf(rt *Table) tableStamp {
 	return st
 }
 
-// same: the two resolutions denote the same relation at the same metadata.
-// The catalog usually hands out one *table.Table per metadata file; another
-// object for the same file (an external catalog's load, a branch's view)
-// is the same when it shows the same snapshot and schema.
-func (a tableStamp) same(b tableStamp) bool {
-	if a.ident != b.ident || a.meta != b.meta || a.ref != b.ref || !sameView(a.view, b.view) {
+// denotes: rt is the relation the stamp was taken of, at the same
+// metadata. The catalog usually hands out one *table.Table per metadata
+// file; another object for the same file (an external catalog's load, a
+// branch's view) is the same when it shows the same snapshot and schema.
+func (a tableStamp) denotes(rt *Table) bool {
+	if rt.Virtual != nil || a.meta != rt.Meta || a.ref != rt.Ref || a.ident != lake.IdentKey(rt.Ident) || !sameView(a.view, rt.View) {
 		return false
 	}
-	if a.tbl == b.tbl {
+	if a.tbl == rt.Table {
 		return true
 	}
+	b := stampOf(rt)
 	return a.tbl != nil && b.tbl != nil && a.loc != "" && a.loc == b.loc &&
 		a.snapshot == b.snapshot && a.schema == b.schema
 }
@@ -133,10 +135,11 @@ func (d *Deps) Seal() {
 }
 
 // Current is false once the session changed something binding may have
-// read (Env.Generation); else it resolves every name again (in ctx: as the statement executing
-// now sees them, pinning what it loads) and reports whether each still
-// denotes what binding read. An error of the catalog is returned; a name
-// that no longer resolves is merely not current (binding again reports it).
+// read (Env.Generation); else it resolves every name again (in ctx: as the
+// statement executing now sees them, pinning what it loads, flushing what
+// its block buffered) and reports whether each still denotes what binding
+// read. A name that no longer resolves, or whose lookup fails, is not
+// current: binding again reports the error.
 func (d *Deps) Current(ctx context.Context) (bool, error) {
 	if d.volatile || (d.generationOf != nil && d.generationOf() != d.generation) {
 		return false, nil
@@ -149,7 +152,7 @@ func (d *Deps) Current(ctx context.Context) (bool, error) {
 			}
 			return false, nil
 		}
-		if rt.Virtual != nil || !r.got.same(stampOf(rt)) {
+		if !r.got.denotes(rt) {
 			return false, nil
 		}
 	}

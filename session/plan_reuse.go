@@ -15,8 +15,8 @@ import (
 // transaction statement of this session ran), and every name it resolved
 // still denotes the same table metadata and view text (engine.Deps, which
 // sees other sessions' and servers' commits). Otherwise it binds again,
-// once. The tables' data is read when the plan runs, so the rows are
-// always the current ones.
+// once. A commit anywhere gives its table a new metadata file, so a plan
+// that is current reads the snapshot a new binding would.
 
 // queryPlan is a SELECT bound at Prepare, kept between its executions.
 type queryPlan struct {
@@ -28,7 +28,7 @@ type queryPlan struct {
 	anyColumns bool
 
 	mu   sync.Mutex
-	q    *engine.Query // nil: bind at the next execution
+	q    *engine.Query // the plan last bound
 	busy int           // runs of q whose rows are still open
 }
 
