@@ -64,8 +64,8 @@ type recordingPort struct {
 
 func (p recordingPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*engine.Table, error) {
 	rt, err := p.Port.ResolveTable(ctx, n, reads)
-	inner := p.Port
-	p.deps.Record(rt, err, func(ctx context.Context) (*engine.Table, error) { return inner.ResolveTable(ctx, n, reads) })
+	inner, again := p.Port, engine.ResolvedName(n, rt)
+	p.deps.Record(rt, err, func(ctx context.Context) (*engine.Table, error) { return inner.ResolveTable(ctx, again, reads) })
 	return rt, err
 }
 

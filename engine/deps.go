@@ -167,9 +167,21 @@ type recordingCatalog struct {
 
 func (c recordingCatalog) ResolveTable(ctx context.Context, n sql.TableName) (*Table, error) {
 	rt, err := c.inner.ResolveTable(ctx, n)
-	inner := c.inner
-	c.deps.Record(rt, err, func(ctx context.Context) (*Table, error) { return inner.ResolveTable(ctx, n) })
+	inner, again := c.inner, ResolvedName(n, rt)
+	c.deps.Record(rt, err, func(ctx context.Context) (*Table, error) { return inner.ResolveTable(ctx, again) })
 	return rt, err
+}
+
+// ResolvedName is n qualified with the schema it resolved in (rt): a plan
+// checks the table it was bound over, not search_path again, as
+// PostgreSQL's plan cache does (a SET search_path moves the session's
+// generation; a table created later earlier in the path goes unnoticed),
+// which spares a lookup per schema before it.
+func ResolvedName(n sql.TableName, rt *Table) sql.TableName {
+	if n.Schema == "" && rt != nil && rt.Virtual == nil && len(rt.Ident) == 2 {
+		n.Schema = rt.Ident[0]
+	}
+	return n
 }
 
 // Recording is env with its catalog's resolutions recorded in deps.

@@ -110,21 +110,29 @@ func (r *planRows) Close() error {
 	return r.Rows.Close()
 }
 
-// readOnly marks plans that change nothing a kept plan depends on: running
-// them leaves planGen as it is.
-type readOnly interface{ readsOnly() }
+// keepsPlans is a plan whose run changes nothing a kept plan was bound
+// over; running it leaves planGen as it is. Every other statement moves
+// planGen on: it may have changed a setting binding reads, the
+// transaction block and its staged writes, or the catalog.
+type keepsPlans interface{ keepsPlans(s *Session) bool }
 
-func (*queryPlan) readsOnly()   {}
-func (*constSelect) readsOnly() {}
+func (*queryPlan) keepsPlans(*Session) bool   { return true }
+func (*constSelect) keepsPlans(*Session) bool { return true }
 
 // afterExecute moves planGen on after a statement that may have changed
-// what plans were bound over: settings, the transaction block and its
-// staged writes, the catalog.
+// what plans were bound over.
 func (s *Session) afterExecute(pl plan) {
-	if _, ok := pl.(readOnly); !ok {
+	if k, ok := pl.(keepsPlans); !ok || !k.keepsPlans(s) {
 		s.planGen++
 	}
 }
+
+// bindingSettings are the settings binding reads: names resolve through
+// search_path on magmalake.branch, and a plan's operators take work_mem
+// when bound. A prepared statement's literals keep the DateStyle they were
+// read in at PREPARE, as in PostgreSQL, so SET DateStyle (like any other
+// setting) leaves kept plans be.
+var bindingSettings = map[string]bool{"search_path": true, "work_mem": true, branchSetting: true}
 
 // generation is planGen, for engine.Env.Generation.
 func (s *Session) generation() uint64 { return s.planGen }

@@ -149,24 +149,49 @@ func TestPlanRebindsAfterSearchPath(t *testing.T) {
 	}
 }
 
-// SET DateStyle binds again; the statement's literals keep the reading
-// they had at Prepare, as PostgreSQL's prepared statements do, while a
-// text cast at run time reads in the new order.
-func TestPlanRebindsAfterDateStyle(t *testing.T) {
+// SET DateStyle keeps the plan, as PostgreSQL's plan cache does: the
+// statement's literals keep the reading they had at Prepare, while a text
+// cast at run time reads in the new order (plan_reuse_pg_test.go compares
+// with PostgreSQL).
+func TestPlanKeptAfterDateStyle(t *testing.T) {
 	s := testSession(t)
 	mustQuery(t, s, "CREATE TABLE pd (d date, s text)")
 	mustQuery(t, s, "INSERT INTO pd VALUES ('2020-03-04', '03/04/2020')")
-	p := prepareT(t, s, "SELECT s::date = d FROM pd")
-	if got := executeT(t, s, p).text(); got != "t\n" {
-		t.Fatalf("MDY: %q, want t", got)
+	p := prepareT(t, s, "SELECT s::date = d, d = '03/04/2020' FROM pd")
+	if got := executeT(t, s, p).text(); got != "t|t\n" {
+		t.Fatalf("MDY: %q, want t|t", got)
 	}
 	mustQuery(t, s, "SET DateStyle = 'ISO, DMY'")
 	var got string
-	if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 1 {
-		t.Errorf("after SET DateStyle: bound %d times, want 1", n)
+	if n := bindsOf(s, func() { got = executeT(t, s, p).text() }); n != 0 {
+		t.Errorf("after SET DateStyle: bound %d times, want 0", n)
 	}
-	if got != "f\n" {
-		t.Errorf("after SET DateStyle: %q, want f (03/04 read as the 3rd of April)", got)
+	if got != "f|t\n" {
+		t.Errorf("after SET DateStyle: %q, want f|t (the text 03/04 read as the 3rd of April, the literal as at Prepare)", got)
+	}
+}
+
+// SET of a setting binding reads (work_mem) binds again; SQL-level
+// EXECUTE of a query keeps the plan like the protocol's Execute.
+func TestPlanGenerationSettings(t *testing.T) {
+	s := testSession(t)
+	mustQuery(t, s, "CREATE TABLE pw (id int)")
+	mustQuery(t, s, "PREPARE pw_q AS SELECT count(*) FROM pw")
+	for _, c := range []struct {
+		q     string
+		binds int64
+	}{
+		{"EXECUTE pw_q", 1}, // PREPARE moved the generation on
+		{"EXECUTE pw_q", 0},
+		{"SET application_name = 'x'", 0},
+		{"EXECUTE pw_q", 0},
+		{"SET work_mem = '64MB'", 0},
+		{"EXECUTE pw_q", 1},
+		{"EXECUTE pw_q", 0},
+	} {
+		if n := bindsOf(s, func() { mustQuery(t, s, c.q) }); n != c.binds {
+			t.Errorf("%s: bound %d times, want %d", c.q, n, c.binds)
+		}
 	}
 }
 
