@@ -382,3 +382,23 @@ func TestPlanAsOfTimestampBindsEachTime(t *testing.T) {
 		}
 	}
 }
+
+// A prepared COPY t TO STDOUT executed after another session added a
+// column copies the table's columns as they are then: COPY has no row
+// description a changed plan would contradict.
+func TestCopyToRebindsOverChangedTable(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE ct (id int)")
+	mustQuery(t, s, "INSERT INTO ct VALUES (1)")
+	p := prepareT(t, s, "COPY ct TO STDOUT")
+	mustQuery(t, other, "ALTER TABLE ct ADD COLUMN note text")
+	mustQuery(t, other, "INSERT INTO ct VALUES (2, 'n')")
+	r, err := executeR(s, p)
+	if err != nil {
+		t.Fatalf("COPY after ADD COLUMN: %v", err)
+	}
+	if len(r.cols) != 2 || len(r.rows) != 2 {
+		t.Errorf("COPY after ADD COLUMN: columns %v, rows %v; want 2 columns, 2 rows", r.cols, r.rows)
+	}
+}
