@@ -30,8 +30,8 @@ type Deps struct {
 	reads        []depRead
 	sealed       bool
 	// volatile: binding read rows a relation computes when it is read
-	// (pg_catalog, information_schema), or the clock (FOR TIMESTAMP AS
-	// OF); such a plan is never current.
+	// (pg_catalog, information_schema), the clock (FOR TIMESTAMP AS OF)
+	// or files (read_csv); such a plan is never current.
 	volatile bool
 }
 
@@ -192,10 +192,12 @@ func (e *Env) Recording(deps *Deps) *Env {
 	return &r
 }
 
-// bindsOnTime marks the plans bound against e as never current: binding
-// read the clock (FOR TIMESTAMP AS OF an expression), so the same names
-// may mean another snapshot later.
-func (e *Env) bindsOnTime() {
+// bindsOutside marks the plans bound against e as never current: binding
+// read what may change without the catalog knowing: the clock (FOR
+// TIMESTAMP AS OF an expression: the same names may mean another snapshot
+// later), or files (read_csv: a pattern may match more files, a file may
+// have other columns).
+func (e *Env) bindsOutside() {
 	for _, d := range e.recorders {
 		d.mu.Lock()
 		if !d.sealed {

@@ -67,7 +67,7 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 		ts.snapshotID = &id
 	}
 	if from.AsOfTimestamp != nil {
-		p.env.bindsOnTime()
+		p.env.bindsOutside()
 		ms, err := asOfMillis(ctx, from.AsOfTimestamp)
 		if err != nil {
 			return nil, err

@@ -55,6 +55,7 @@ func (p *planner) fromFiles(call sql.Syntax, alias string) (source, error) {
 	if p.env.Files == nil {
 		return nil, pgerr.Errorf(pgerr.InsufficientPrivilege, "permission denied to read files with %s", fc.Function)
 	}
+	p.env.bindsOutside()
 	rel, err := p.env.Files.OpenFiles(p.ctx, fc)
 	if err != nil {
 		return nil, err

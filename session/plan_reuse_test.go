@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -400,5 +401,22 @@ func TestCopyToRebindsOverChangedTable(t *testing.T) {
 	}
 	if len(r.cols) != 2 || len(r.rows) != 2 {
 		t.Errorf("COPY after ADD COLUMN: columns %v, rows %v; want 2 columns, 2 rows", r.cols, r.rows)
+	}
+}
+
+// A prepared query over read_csv reads the files a pattern matches at each
+// execution: the files are nothing the catalog knows of, so the plan is
+// bound every time.
+func TestPlanFilesBindEachTime(t *testing.T) {
+	dir := t.TempDir()
+	s := fileSession(t, dir)
+	writeFile(t, filepath.Join(dir, "a.csv"), "id\n1\n")
+	p := prepareT(t, s, "SELECT count(*) FROM read_csv('"+filepath.Join(dir, "*.csv")+"')")
+	if got := executeT(t, s, p).text(); got != "1\n" {
+		t.Fatalf("one file: %q, want 1", got)
+	}
+	writeFile(t, filepath.Join(dir, "b.csv"), "id\n2\n")
+	if got := executeT(t, s, p).text(); got != "2\n" {
+		t.Errorf("after a second file matched: %q, want 2", got)
 	}
 }
