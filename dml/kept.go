@@ -12,8 +12,9 @@ import (
 // that execution runs it while what binding read is current
 // (engine.Deps: the names it resolved, the session's generation), so a
 // statement sent as a simple query is bound once, not at Prepare and again
-// at Execute. Later executions bind again: each one writes, which moves
-// the session's generation and changes the table anyway.
+// at Execute. Later executions bind again: a plan serves one run (a run
+// may leave state in it), and the statements re-executed most, INSERTs,
+// keep their own (targetMemo).
 type kept[P any] struct {
 	build func(context.Context, session) (P, error)
 	mu    sync.Mutex

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,10 +18,12 @@ import (
 // text). A plan bound over them stays good while each name still denotes
 // the same: Current resolves them again, which costs the catalog's lookups
 // but none of the binding. Binding reads a table's schema, properties and
-// refs, all of which live in its metadata file, so a plan is kept only
-// while the name leads to the same file (and, in a transaction block, the
-// same staged snapshot); a commit anywhere gives a new file, and the plan
-// is bound again over it.
+// format version, not its snapshot: a table that only gained snapshots
+// since (a commit anywhere, a transaction block's staged write) is read
+// at its new one by the plan as it is, bind once and read current data,
+// as PostgreSQL's plan cache does. A plan that reads a table at a given
+// snapshot (a ref, FOR VERSION AS OF) is kept only while the table's
+// metadata is the same.
 type Deps struct {
 	// generation is the session's Env.Generation when binding began;
 	// generationOf reads it again.
@@ -33,6 +36,9 @@ type Deps struct {
 	// (pg_catalog, information_schema), the clock (FOR TIMESTAMP AS OF)
 	// or files (read_csv); such a plan is never current.
 	volatile bool
+	// pinned: the plan reads some table at a snapshot binding chose (a
+	// ref, FOR VERSION AS OF), so no table moves to a newer one.
+	pinned bool
 }
 
 // depRead is one resolution: how to make it again and what it gave.
@@ -40,6 +46,9 @@ type depRead struct {
 	again  func(ctx context.Context) (*Table, error)
 	got    tableStamp
 	failed bool
+	// rt is the relation handed to binding, which the plan reads through:
+	// Current moves it to the table's newer snapshot.
+	rt *Table
 }
 
 // tableStamp is what binding took from a resolved name.
@@ -113,7 +122,7 @@ func (d *Deps) Record(rt *Table, err error, again func(ctx context.Context) (*Ta
 		d.volatile = true
 		return
 	}
-	r := depRead{again: again, failed: err != nil}
+	r := depRead{again: again, failed: err != nil, rt: rt}
 	if err == nil && rt != nil {
 		r.got = stampOf(rt)
 	}
@@ -144,7 +153,8 @@ func (d *Deps) Current(ctx context.Context) (bool, error) {
 	if d.volatile || (d.generationOf != nil && d.generationOf() != d.generation) {
 		return false, nil
 	}
-	for _, r := range d.reads {
+	var moved []moveTo
+	for i, r := range d.reads {
 		rt, err := r.again(ctx)
 		if r.failed || err != nil || rt == nil {
 			if r.failed && err != nil {
@@ -152,11 +162,40 @@ func (d *Deps) Current(ctx context.Context) (bool, error) {
 			}
 			return false, nil
 		}
-		if !r.got.denotes(rt) {
+		if r.got.denotes(rt) {
+			continue
+		}
+		if d.pinned || !r.got.sameShape(r.rt, rt) {
 			return false, nil
 		}
+		moved = append(moved, moveTo{i, rt})
+	}
+	for _, m := range moved {
+		d.reads[m.read].rt.Table = m.rt.Table
+		d.reads[m.read].got = stampOf(m.rt)
 	}
 	return true, nil
+}
+
+// moveTo is a read whose table only gained snapshots: the plan reads rt's.
+type moveTo struct {
+	read int
+	rt   *Table
+}
+
+// sameShape: now is the relation binding read (was), at other metadata
+// that binding would read alike: the same schema, properties (declared
+// types, modes) and format version (lineage columns). Metadata tables are
+// read whole when bound, and views are bound from their text, so neither
+// moves.
+func (a tableStamp) sameShape(was, now *Table) bool {
+	if was == nil || was.Table == nil || now.Table == nil || now.Virtual != nil || now.View != nil || a.view != nil ||
+		a.meta != "" || now.Meta != "" || a.ref != "" || now.Ref != "" || a.ident != lake.IdentKey(now.Ident) {
+		return false
+	}
+	wm, nm := was.Table.Metadata(), now.Table.Metadata()
+	return wm.CurrentSchema().ID == nm.CurrentSchema().ID && wm.Version() == nm.Version() &&
+		maps.Equal(was.Table.Properties(), now.Table.Properties())
 }
 
 // recordingCatalog resolves through a catalog, recording each resolution.
@@ -202,6 +241,19 @@ func (e *Env) bindsOutside() {
 		d.mu.Lock()
 		if !d.sealed {
 			d.volatile = true
+		}
+		d.mu.Unlock()
+	}
+}
+
+// bindsPinned notes that binding chose the snapshot a table is read at
+// (a ref, FOR VERSION AS OF): the plans bound against e keep reading it,
+// so none moves to a table's newer snapshot (Deps.Current).
+func (e *Env) bindsPinned() {
+	for _, d := range e.recorders {
+		d.mu.Lock()
+		if !d.sealed {
+			d.pinned = true
 		}
 		d.mu.Unlock()
 	}

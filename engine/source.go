@@ -76,6 +76,9 @@ func (p *planner) openTable(from *sql.TableRef) (source, error) {
 			return nil, err
 		}
 	}
+	if ts.snapshotID != nil {
+		p.env.bindsPinned()
+	}
 	sc := lake.SchemaForSnapshot(rt.Table, ts.snapshotID)
 	ts.sc = &sql.Scope{}
 	if from.Alias != "" {

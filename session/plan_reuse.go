@@ -113,7 +113,7 @@ func (r *planRows) Close() error {
 // keepsPlans is a plan whose run changes nothing a kept plan was bound
 // over; running it leaves planGen as it is. Every other statement moves
 // planGen on: it may have changed a setting binding reads, the
-// transaction block and its staged writes, or the catalog.
+// transaction block, or the catalog.
 type keepsPlans interface{ keepsPlans(s *Session) bool }
 
 func (*queryPlan) keepsPlans(*Session) bool   { return true }

@@ -69,7 +69,8 @@ func TestPlanOnceSimpleQuery(t *testing.T) {
 
 // A prepared query executed again with nothing changed runs the plan
 // Prepare bound; a commit of another session (or another server on the
-// same warehouse) is seen, by binding again.
+// same warehouse) is seen by the same plan, moved to the table's new
+// snapshot: bind once, read current data.
 func TestPlanReusedWhileCurrent(t *testing.T) {
 	dir := t.TempDir()
 	eng := testEngine(t, dir)
@@ -90,8 +91,8 @@ func TestPlanReusedWhileCurrent(t *testing.T) {
 	for i, w := range []*Session{other, server2} {
 		mustQuery(t, w, "INSERT INTO pr VALUES (2)")
 		var got string
-		if n := bindsOf(s, func() { got = executeT(t, s, p, "0").text() }); n != 1 {
-			t.Errorf("after a commit elsewhere: bound %d times, want 1", n)
+		if n := bindsOf(s, func() { got = executeT(t, s, p, "0").text() }); n != 0 {
+			t.Errorf("after a commit elsewhere: bound %d times, want 0 (the plan reads the new snapshot)", n)
 		}
 		if want := []string{"2\n", "3\n"}[i]; got != want {
 			t.Errorf("after a commit elsewhere: count %q, want %q", got, want)
@@ -418,5 +419,33 @@ func TestPlanFilesBindEachTime(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "b.csv"), "id\n2\n")
 	if got := executeT(t, s, p).text(); got != "2\n" {
 		t.Errorf("after a second file matched: %q, want 2", got)
+	}
+}
+
+// A query that reads a branch (FOR VERSION AS OF 'b', or t@b) reads the
+// branch's head as it is at each execution: the snapshot binding chose
+// does not stay when another session commits to the branch.
+func TestPlanBranchReadsItsHead(t *testing.T) {
+	eng := testEngine(t, t.TempDir())
+	s, other := testSessionOn(t, eng), testSessionOn(t, eng)
+	mustQuery(t, s, "CREATE TABLE bh (id int)")
+	mustQuery(t, s, "INSERT INTO bh VALUES (1)")
+	mustQuery(t, s, "ALTER TABLE bh CREATE BRANCH audit")
+	ps := []*stmt.Prepared{
+		prepareT(t, s, "SELECT count(*) FROM bh FOR VERSION AS OF 'audit'"),
+		prepareT(t, s, `SELECT count(*) FROM "bh@audit"`),
+	}
+	for _, p := range ps {
+		executeT(t, s, p)
+	}
+	mustQuery(t, other, "SET magmalake.branch = 'audit'")
+	mustQuery(t, other, "INSERT INTO bh VALUES (2)")
+	for _, p := range ps {
+		if got := executeT(t, s, p).text(); got != "2\n" {
+			t.Errorf("%s after a commit to the branch: %q, want 2", p.Query, got)
+		}
+	}
+	if got := mustQuery(t, s, "SELECT count(*) FROM bh").text(); got != "1\n" {
+		t.Errorf("main: %q, want 1", got)
 	}
 }
