@@ -120,7 +120,9 @@ func (s session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.
 			return pl, cols, err
 		}
 	}
-	p, err := s.planDelete(ctx, st, params)
+	k, p, err := keep(ctx, s, func(ctx context.Context, s session) (*deletePlan, error) {
+		return s.planDelete(ctx, st, params)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,7 +131,7 @@ func (s session) prepareDelete(ctx context.Context, st *sql.Delete, params *sql.
 		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
-		p, err := s.planDelete(ctx, st, params)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}

@@ -93,11 +93,12 @@ type explainFunc func(ctx context.Context, s session, args []Param) (*engine.Exp
 // explains.
 func explainPlanned[P any](ctx context.Context, s session, plan func(context.Context, session) (P, error),
 	explain func(context.Context, session, P, []Param) (*engine.ExplainPlan, error)) (explainFunc, error) {
-	if _, err := plan(ctx, s); err != nil {
+	k, _, err := keep(ctx, s, plan)
+	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, s session, args []Param) (*engine.ExplainPlan, error) {
-		p, err := plan(ctx, s)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +243,8 @@ func (s session) explainUpdate(ctx context.Context, p *updatePlan, args []Param,
 // USING or UPDATE ... FROM run as one; ok is false when the latter needs
 // its semi-join form (volatile conditions).
 func (s session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build func(context.Context, session) (*mergePlan, error)) (Explain, bool, error) {
-	if _, err := build(ctx, s); err != nil {
+	k, _, err := keep(ctx, s, build)
+	if err != nil {
 		return nil, !errors.Is(err, engine.ErrVolatileMerge), err
 	}
 	run := func(ctx context.Context, port Port, args []Param) (*engine.ExplainPlan, error) {
@@ -252,7 +254,7 @@ func (s session) prepareExplainJoin(ctx context.Context, x *sql.Explain, build f
 				return nil, err
 			}
 		}
-		p, err := build(ctx, s)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -199,7 +200,7 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 	if err != nil {
 		return nil, nil, err
 	}
-	source, err := s.insertSource(ctx, st, target, params)
+	source, deps, err := s.boundSource(ctx, st, target, params)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,10 +218,16 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 			if ret != nil {
 				return nil, pgerr.Errorf(pgerr.FeatureNotSupported, "cached plan must not change result type")
 			}
-			if source, err = s.insertSource(ctx, st, target, params); err != nil {
+			if source, deps, err = s.boundSource(ctx, st, target, params); err != nil {
 				return nil, err
 			}
 			bound = target.key
+		} else if stale, err := valuesStale(ctx, st, deps); err != nil {
+			return nil, err
+		} else if stale {
+			if source, deps, err = s.boundSource(ctx, st, target, params); err != nil {
+				return nil, err
+			}
 		}
 		seq, done, err := source(ctx, args)
 		if err != nil {
@@ -243,6 +250,32 @@ func (s session) prepareInsert(ctx context.Context, st *sql.Insert, params *sql.
 		return ret.result(ctx, "INSERT", tag, kept, args)
 	}
 	return runOn(run), ret.columns(), nil
+}
+
+// boundSource is insertSource recording what binding read: the tables of
+// the subqueries among VALUES, which hold plans over the tables as they
+// were (an INSERT ... SELECT's query checks itself, insertFromSelect). The
+// subqueries are planned by a planner that records, not by one an earlier
+// binding left in params (params itself is shared: binding infers the
+// statement's parameter types in it).
+func (s session) boundSource(ctx context.Context, st *sql.Insert, target *insertTarget, params *sql.Params) (func(context.Context, []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error), *engine.Deps, error) {
+	deps := engine.NewDeps(s.QueryEnv())
+	if params != nil {
+		params.Subqueries = nil
+	}
+	src, err := session{recordingPort{Port: s.Port, deps: deps}}.insertSource(ctx, st, target, params)
+	deps.Seal()
+	return src, deps, err
+}
+
+// valuesStale: st's VALUES hold subqueries whose tables changed since
+// they were bound (or the session changed what binding reads).
+func valuesStale(ctx context.Context, st *sql.Insert, deps *engine.Deps) (bool, error) {
+	if st.Query != nil || !deps.Reads() {
+		return false, nil
+	}
+	ok, err := deps.Current(ctx)
+	return !ok, err
 }
 
 // insertSource binds the rows st inserts (its VALUES or its query) to target.
@@ -429,30 +462,42 @@ func (s session) insertFromSelect(ctx context.Context, q *sql.Select, t *insertT
 		return nil, err
 	}
 	cols := probe.Columns()
-	if err := t.checkWidth(len(cols), t.width()); err != nil {
+	shape, err := t.selectShape(cols)
+	if err != nil {
 		return nil, err
-	}
-	shape := make([]sql.Expr, len(t.feeds))
-	for c, f := range t.feeds {
-		col := t.scope.Columns[c]
-		if f < 0 || f >= len(cols) {
-			if shape[c], err = col.DefaultValue(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
-			return nil, err
-		}
 	}
 	names := make([]string, len(t.scope.Columns))
 	for i, c := range t.scope.Columns {
 		names[i] = c.Name
 	}
+	var kept sync.Mutex // guards probe, which serves the first execution while current
 	return func(ctx context.Context, args []Param) (iter.Seq2[arrow.RecordBatch, error], func(), error) {
-		sq, err := engine.Plan(ctx, s.QueryEnv(), q, params)
-		if err != nil {
-			return nil, nil, err
+		var err error
+		kept.Lock()
+		sq := probe
+		probe = nil
+		kept.Unlock()
+		if sq != nil {
+			ok, err := sq.Current(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				sq = nil
+			}
+		}
+		if sq == nil {
+			if sq, err = engine.Plan(ctx, s.QueryEnv(), q, params); err != nil {
+				return nil, nil, err
+			}
+		}
+		shape := shape
+		if now := sq.Columns(); !sameTypes(cols, now) {
+			// The query's tables changed their columns since Prepare:
+			// cast what it gives now, as PostgreSQL replans.
+			if shape, err = t.selectShape(now); err != nil {
+				return nil, nil, err
+			}
 		}
 		rows, err := sq.Run(ctx, args)
 		if err != nil {
@@ -500,4 +545,41 @@ func (t *insertTarget) checkBatchNotNull(b arrow.RecordBatch, firstRow int) erro
 		}
 	}
 	return nil
+}
+
+// selectShape casts a query's columns (cols) to the target's, positionally;
+// the columns it does not feed take their defaults.
+func (t *insertTarget) selectShape(cols []sql.Column) ([]sql.Expr, error) {
+	if err := t.checkWidth(len(cols), t.width()); err != nil {
+		return nil, err
+	}
+	shape := make([]sql.Expr, len(t.feeds))
+	var err error
+	for c, f := range t.feeds {
+		col := t.scope.Columns[c]
+		if f < 0 || f >= len(cols) {
+			if shape[c], err = col.DefaultValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if shape[c], err = sql.AssignCast(&sql.ColumnRef{Index: f, Name: cols[f].Name, T: cols[f].Type}, col); err != nil {
+			return nil, err
+		}
+	}
+	return shape, nil
+}
+
+// sameTypes: the query bound again gives the columns the statement's casts
+// were bound for.
+func sameTypes(a, b []sql.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
 }

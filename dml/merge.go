@@ -70,10 +70,11 @@ func (s session) prepareMerge(ctx context.Context, st *sql.Merge, params *sql.Pa
 	})
 }
 
-// prepareMergePlan plans now for the row description and again at each
-// execution, against the tables as they are then.
+// prepareMergePlan plans now for the row description and for the first
+// execution while that plan is current (kept), and again at later ones,
+// against the tables as they are then.
 func (s session) prepareMergePlan(ctx context.Context, build func(context.Context, session) (*mergePlan, error)) (Run, []stmt.Column, error) {
-	p, err := build(ctx, s)
+	k, p, err := keep(ctx, s, build)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,7 +83,7 @@ func (s session) prepareMergePlan(ctx context.Context, build func(context.Contex
 		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
-		p, err := build(ctx, s)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}

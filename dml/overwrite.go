@@ -138,14 +138,17 @@ func (p *overwritePlan) dynamic(s session) bool {
 }
 
 func (s session) prepareOverwrite(ctx context.Context, st *sql.Insert, params *sql.Params) (Run, []stmt.Column, error) {
-	if _, err := s.planOverwrite(ctx, st, params); err != nil {
+	k, _, err := keep(ctx, s, func(ctx context.Context, s session) (*overwritePlan, error) {
+		return s.planOverwrite(ctx, st, params)
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	run := func(ctx context.Context, s session, args []Param) (*stmt.Result, error) {
 		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
-		p, err := s.planOverwrite(ctx, st, params)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}

@@ -77,20 +77,20 @@ func PrepareInsert(ctx context.Context, p Port, st *sql.Insert, params *sql.Para
 	return session{p}.prepareInsert(ctx, st, params)
 }
 
-// PrepareDelete plans a DELETE now for its row description and again at
-// each execution.
+// PrepareDelete plans a DELETE now for its row description and its
+// first execution (kept), and again at later executions.
 func PrepareDelete(ctx context.Context, p Port, st *sql.Delete, params *sql.Params) (Run, []stmt.Column, error) {
 	return session{p}.prepareDelete(ctx, st, params)
 }
 
-// PrepareUpdate plans an UPDATE now for its row description and again at
-// each execution.
+// PrepareUpdate plans an UPDATE now for its row description and its
+// first execution (kept), and again at later executions.
 func PrepareUpdate(ctx context.Context, p Port, st *sql.Update, params *sql.Params) (Run, []stmt.Column, error) {
 	return session{p}.prepareUpdate(ctx, st, params)
 }
 
-// PrepareMerge plans a MERGE now for its row description and again at
-// each execution.
+// PrepareMerge plans a MERGE now for its row description and its
+// first execution (kept), and again at later executions.
 func PrepareMerge(ctx context.Context, p Port, st *sql.Merge, params *sql.Params) (Run, []stmt.Column, error) {
 	return session{p}.prepareMerge(ctx, st, params)
 }

@@ -112,7 +112,9 @@ func (s session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.
 			return pl, cols, err
 		}
 	}
-	p, err := s.planUpdate(ctx, st, params)
+	k, p, err := keep(ctx, s, func(ctx context.Context, s session) (*updatePlan, error) {
+		return s.planUpdate(ctx, st, params)
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +123,7 @@ func (s session) prepareUpdate(ctx context.Context, st *sql.Update, params *sql.
 		if err := s.CheckWrite(); err != nil {
 			return nil, err
 		}
-		p, err := s.planUpdate(ctx, st, params)
+		p, err := k.take(ctx, s)
 		if err != nil {
 			return nil, err
 		}

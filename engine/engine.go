@@ -31,6 +31,13 @@ type Env struct {
 	Options Options
 	// Files opens read_csv/read_parquet's files; nil refuses them.
 	Files plan.FileReader
+	// Binds, when set, counts the statements bound against the Env.
+	Binds *BindCount
+	// Generation, when set, moves on whenever the session changes what
+	// binding may read besides the catalog's names: its settings, its
+	// transaction block, its writes. A plan is reused only at the
+	// generation it was bound at (Deps).
+	Generation func() uint64
 }
 
 // PlanEnv is what the plan builder reads of the environment.

@@ -59,6 +59,7 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	if params == nil {
 		params = &sql.Params{}
 	}
+	env.Binds.add()
 	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
 	prev := params.Subqueries
 	params.Subqueries = b

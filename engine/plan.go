@@ -15,19 +15,32 @@ import (
 type Query struct {
 	root *selectQuery
 	env  *Env
+	deps *Deps
 }
 
 // Plan binds a query over the catalog's relations as they are now and
 // compiles its logical plan into operators.
 func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Query, error) {
+	env.Binds.add()
+	deps := NewDeps(env)
+	env = env.Recording(deps)
+	defer deps.Seal()
 	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
 	lq, err := b.Select(st)
 	if err != nil {
 		return nil, err
 	}
+	deps.notePlan(lq, b.Subqueries())
 	c := newCompiler(env)
 	c.subqueries(b.Subqueries())
-	return &Query{root: c.query(lq), env: env}, nil
+	return &Query{root: c.query(lq), env: env, deps: deps}, nil
+}
+
+// Current reports whether the relations the query was bound over are
+// still what binding read (Deps.Current): then it may run again as it is,
+// reading the tables' data as it is now.
+func (q *Query) Current(ctx context.Context) (bool, error) {
+	return q.deps.Current(ctx)
 }
 
 // Columns describe the query's rows.

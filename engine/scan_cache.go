@@ -23,10 +23,31 @@ type scanCache struct {
 	mem   *memBudget
 	scans map[*tableSource][]arrow.RecordBatch
 	full  bool // work_mem reached: scan as usual from now on
+	// keyed are the rows of the statement's keyed subqueries: a plan
+	// runs again for later executions, each reading its own.
+	keyed map[*keyedSubPlan]*keyedRows
 }
 
 func withScanCache(ctx context.Context, workMem int64) context.Context {
-	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(workMem), scans: map[*tableSource][]arrow.RecordBatch{}})
+	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(workMem), scans: map[*tableSource][]arrow.RecordBatch{},
+		keyed: map[*keyedSubPlan]*keyedRows{}})
+}
+
+// keyedRowsOf is k's rows for the statement of ctx; the plan's own when
+// ctx carries no statement.
+func keyedRowsOf(ctx context.Context, k *keyedSubPlan) *keyedRows {
+	c, _ := ctx.Value(scanCacheKey{}).(*scanCache)
+	if c == nil {
+		return &k.own
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.keyed[k]
+	if !ok {
+		r = &keyedRows{}
+		c.keyed[k] = r
+	}
+	return r
 }
 
 // cachedBatches serves a reused scan from the statement's cache, reading
@@ -99,6 +120,7 @@ func WithStatement(ctx context.Context, env *Env) context.Context {
 // (DML's WHERE, SET and RETURNING) with this engine, with the statement's
 // WITH queries (nil: none) in scope.
 func SubqueryPlanner(ctx context.Context, env *Env, params *sql.Params, with *sql.With) (sql.SubqueryPlanner, error) {
+	env.Binds.add()
 	b := plan.NewBuilder(ctx, env.PlanEnv(), params)
 	if with != nil {
 		if err := b.PushWith(with); err != nil {

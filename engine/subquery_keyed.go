@@ -20,6 +20,12 @@ type keyedSubPlan struct {
 	build *selectQuery // Keyed.Build, compiled
 	empty *selectQuery // Keyed.Empty, compiled; nil: none
 
+	own keyedRows // the rows when run outside a statement (keyedRowsOf)
+}
+
+// keyedRows are one statement's rows of a keyed subquery, loaded on first
+// use, and what it gives for a key no row has.
+type keyedRows struct {
 	once sync.Once
 	rows map[string][][]any
 	err  error
@@ -30,22 +36,23 @@ type keyedSubPlan struct {
 }
 
 func (k *keyedSubPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
-	k.once.Do(func() { k.rows, k.err = k.load(ctx, params) })
-	if k.err != nil {
-		return nil, k.err
+	r := keyedRowsOf(ctx, k)
+	r.once.Do(func() { r.rows, r.err = k.load(ctx, params) })
+	if r.err != nil {
+		return nil, r.err
 	}
 	key, ok := k.outerKey(outer)
-	if rows, found := k.rows[key]; ok && found {
+	if rows, found := r.rows[key]; ok && found {
 		return rows, nil
 	}
 	// No row has the key (a NULL key equals nothing).
 	if k.empty == nil {
 		return nil, nil
 	}
-	k.emptyOnce.Do(func() {
-		k.emptyRows, k.emptyErr = (&subPlan{q: k.empty, env: k.env}).rows(ctx, params, nil, newMemBudget(k.env.Options.WorkMem))
+	r.emptyOnce.Do(func() {
+		r.emptyRows, r.emptyErr = (&subPlan{q: k.empty, env: k.env}).rows(ctx, params, nil, newMemBudget(k.env.Options.WorkMem))
 	})
-	return k.emptyRows, k.emptyErr
+	return r.emptyRows, r.emptyErr
 }
 
 // outerKey is the key an enclosing row looks up; ok is false when a value

@@ -58,6 +58,7 @@ func (p *Builder) openTable(from *sql.TableRef) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		ts.AsOf = true
 		if ts.SnapshotID, err = lake.SnapshotAsOf(rt.Table, ms); err != nil {
 			return nil, err
 		}

@@ -25,6 +25,9 @@ type Scan struct {
 	// Columns are the table columns read, by name; nil: every column.
 	Columns    []string
 	SnapshotID *int64
+	// AsOf: the snapshot is the one FOR TIMESTAMP AS OF an expression
+	// chose when the statement was bound.
+	AsOf bool
 	// Reread marks a scan read again per outer value of a correlated
 	// subquery or LATERAL: worth keeping its batches for the statement.
 	Reread bool

@@ -64,6 +64,11 @@ func (p copyioPort) ResolveTable(ctx context.Context, n sql.TableName) (*logical
 
 func (p copyioPort) PrepareQuery(ctx context.Context, q *sql.Select, params *sql.Params) (copyio.Query, error) {
 	sel, _, err := p.s.prepareSelect(ctx, q, params)
+	if qp, ok := sel.(*queryPlan); ok {
+		// COPY sends no row description at Prepare: bound again over a
+		// table that changed, it copies the columns the table has then.
+		qp.anyColumns = true
+	}
 	return sel, err
 }
 

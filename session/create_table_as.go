@@ -8,7 +8,6 @@ import (
 
 	"github.com/magmalake/magmalake/ddl"
 	"github.com/magmalake/magmalake/dml"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -16,18 +15,23 @@ import (
 
 // prepareCreateTableAs plans CREATE TABLE t AS query: the table takes the
 // query's column names and types, then INSERT INTO t query fills it. The
-// query is bound now for its parameters; the table is created when the
+// query is bound now for its parameters and columns; the table is created when the
 // statement runs, and dropped again if filling it fails outside a
 // transaction block (inside one, the block's rollback undoes both).
 func (s *Session) prepareCreateTableAs(ctx context.Context, x *sql.CreateTable, params *sql.Params) (plan, []stmt.Column, error) {
-	if _, err := engine.Plan(ctx, s.queryEnv(), x.Query, params); err != nil {
+	p, err := s.planQuery(ctx, x.Query, params)
+	if err != nil {
 		return nil, nil, err
 	}
+	p.anyColumns = true // no row description was given for them
 	run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
-		q, err := engine.Plan(ctx, s.queryEnv(), x.Query, params)
+		// The query's columns as it reads now; the INSERT binds it to fill
+		// the table.
+		q, done, err := p.query(ctx, s)
 		if err != nil {
 			return nil, err
 		}
+		done()
 		ct, err := ddl.TableOfQuery(x, q.Columns())
 		if err != nil {
 			return nil, err

@@ -29,11 +29,20 @@ func dmlPlan(run dml.Run, cols []stmt.Column, err error) (plan, []stmt.Column, e
 	if err != nil {
 		return nil, nil, err
 	}
-	execute := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
-		return run(ctx, dmlPort{s}, args)
-	}
-	return planFunc(execute), cols, nil
+	return dmlRun(run), cols, nil
 }
+
+// dmlRun is a prepared INSERT, DELETE, UPDATE, MERGE or TRUNCATE.
+type dmlRun dml.Run
+
+func (r dmlRun) execute(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
+	return r(ctx, dmlPort{s}, args)
+}
+
+// keepsPlans: a write changes a table's data, which kept plans read as it
+// is when they run (engine.Deps moves them to the new snapshot), not what
+// they were bound over.
+func (dmlRun) keepsPlans(*Session) bool { return true }
 
 func (p dmlPort) ResolveTable(ctx context.Context, n sql.TableName, reads bool) (*logical.Table, error) {
 	return p.s.names.resolveTableFor(ctx, n, reads)

@@ -55,15 +55,17 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 	}
 	switch st := x.Stmt.(type) {
 	case *sql.Select:
-		if _, err := engine.Plan(ctx, s.queryEnv(), st, params); err != nil {
+		p, err := s.planQuery(ctx, st, params)
+		if err != nil {
 			return nil, nil, err
 		}
 		run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
 			start := time.Now()
-			q, err := engine.Plan(ctx, s.queryEnv(), st, params)
+			q, done, err := p.query(ctx, s)
 			if err != nil {
 				return nil, err
 			}
+			defer done()
 			planning := engine.ElapsedMs(start)
 			ep, err := q.Explain(ctx, args, x.Analyze)
 			if err != nil {

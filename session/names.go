@@ -90,7 +90,8 @@ type resolvedTable = logical.Table
 func (s *Session) queryEnv() *engine.Env {
 	return &engine.Env{Catalog: sessionCatalog{s.names}, Files: copyio.Files{Port: copyioPort{s}},
 		Options: engine.Options{BatchSize: s.engine.opts.BatchSize, WorkMem: s.settings.workMem(),
-			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Commits().Manifests()}}
+			TempDir: s.engine.opts.TempDir, Manifests: s.engine.wh.Commits().Manifests()},
+		Binds: &s.binds, Generation: s.generation}
 }
 
 // sessionCatalog resolves names as the session does.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/magmalake/magmalake/dml"
-	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/maintenance"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
@@ -68,32 +67,17 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 	return nil, nil, pgerr.Errorf(pgerr.FeatureNotSupported, "this statement is not supported")
 }
 
-// prepareSelect binds the query now for its row description; execution
-// binds again against the tables as they are then.
+// prepareSelect binds the query now, for its row description and for its
+// executions while nothing it was bound over changes (queryPlan).
 func (s *Session) prepareSelect(ctx context.Context, st *sql.Select, params *sql.Params) (plan, []stmt.Column, error) {
 	if pl, cols, ok, err := s.prepareConstSelect(ctx, st, params); ok {
 		return pl, cols, err
 	}
-	q, err := engine.Plan(ctx, s.queryEnv(), st, params)
+	p, err := s.planQuery(ctx, st, params)
 	if err != nil {
 		return nil, nil, err
 	}
-	cols := engine.ResultColumns(q.Columns())
-	run := func(ctx context.Context, s *Session, args []stmt.Param) (*stmt.Result, error) {
-		q, err := engine.Plan(ctx, s.queryEnv(), st, params)
-		if err != nil {
-			return nil, err
-		}
-		if err := sameColumns(cols, engine.ResultColumns(q.Columns())); err != nil {
-			return nil, err
-		}
-		rows, err := q.Run(ctx, args)
-		if err != nil {
-			return nil, err
-		}
-		return &stmt.Result{Columns: cols, Rows: rows}, nil
-	}
-	return planFunc(run), cols, nil
+	return p, p.cols, nil
 }
 
 // sameColumns refuses to run a prepared query whose table changed shape.

@@ -15,12 +15,12 @@ const planCacheSize = 128
 //
 // It holds nothing that can go stale: parsing depends on the text alone
 // (and on max_stack_depth, which is why an entry is only used under a limit
-// at least as large as the one it was parsed under), a
-// SELECT over a table is bound again against the catalog on every Prepare
-// (and every Execute, as before), and only plans over no table at all are
-// reused whole, since binding them reads neither catalog nor settings. So
-// neither DDL (from any session or process sharing the warehouse) nor SET
-// needs to invalidate it.
+// at least as large as the one it was parsed under), a SELECT over a table
+// is bound again against the catalog on every Prepare (its executions reuse
+// that plan while it is current, plan_reuse.go), and only plans over no
+// table at all are reused whole, since binding them reads neither catalog
+// nor settings. So neither DDL (from any session or process sharing the
+// warehouse) nor SET needs to invalidate it.
 type planCache struct {
 	entries map[string]cachedStmt
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/magmalake/magmalake/engine"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 	"github.com/magmalake/magmalake/stmt"
@@ -27,6 +28,11 @@ type Session struct {
 	shapes   shapeCache
 	named    sqlPrepared    // PREPARE name ... AS
 	progress *progressWatch // WatchProgress's, nil: no reports
+	// planGen moves on with every statement that may change what a kept
+	// plan was bound over (plan_reuse.go).
+	planGen uint64
+	// binds counts the statements bound for this session (engine.Env.Binds).
+	binds engine.BindCount
 }
 
 // newSession wires a session's parts to the engine and its settings.
@@ -209,6 +215,7 @@ func (s *Session) execute(ctx context.Context, p *stmt.Prepared, params []stmt.P
 	s.tx.autoReadOnly = ro == "on"
 	ctx, holds := s.engine.holdStatement(ctx, start)
 	res, err := s.executeGuarded(ctx, pl, params)
+	s.afterExecute(pl)
 	if err != nil {
 		holds.release()
 		if cerr := ctx.Err(); cerr != nil {

@@ -43,7 +43,29 @@ func (s *Session) prepareSetting(st sql.Statement) (plan, []stmt.Column, error) 
 		}
 		return nil, notSupported("this statement is not supported")
 	}
-	return planFunc(run), nil, nil
+	return settingPlan{st: st, run: run}, nil, nil
+}
+
+// settingPlan is a prepared SET, RESET, SET TRANSACTION or DISCARD.
+type settingPlan struct {
+	st  sql.Statement
+	run planFunc
+}
+
+func (p settingPlan) execute(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error) {
+	return p.run(ctx, s, params)
+}
+
+// keepsPlans: a SET or RESET of one setting binding does not read
+// (bindingSettings) leaves kept plans be.
+func (p settingPlan) keepsPlans(*Session) bool {
+	switch x := p.st.(type) {
+	case *sql.Set:
+		return !bindingSettings[strings.ToLower(x.Name)]
+	case *sql.Reset:
+		return !x.All && !bindingSettings[strings.ToLower(x.Name)]
+	}
+	return false
 }
 
 func changeResult(tag string, ch *stmt.ParameterChange, err error) (*stmt.Result, error) {

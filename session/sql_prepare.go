@@ -70,7 +70,27 @@ func (s *Session) prepareExecute(st *sql.ExecuteStmt) (plan, []stmt.Column, erro
 		}
 		return plan.execute(ctx, s, args)
 	}
-	return planFunc(run), cols, nil
+	return executePlan{name: st.Name, run: run}, cols, nil
+}
+
+// executePlan is a prepared EXECUTE name.
+type executePlan struct {
+	name string
+	run  planFunc
+}
+
+func (p executePlan) execute(ctx context.Context, s *Session, params []stmt.Param) (*stmt.Result, error) {
+	return p.run(ctx, s, params)
+}
+
+// keepsPlans as the statement it executes does.
+func (p executePlan) keepsPlans(s *Session) bool {
+	named, ok := s.named[p.name]
+	if !ok {
+		return false
+	}
+	k, ok := formOf(named).plan.(keepsPlans)
+	return ok && k.keepsPlans(s)
 }
 
 // executeArgs evaluates EXECUTE's arguments (constant expressions, or the

@@ -84,6 +84,8 @@ func innerRows(r stmt.Rows) stmt.Rows {
 			r = w.Rows
 		case *progressRows:
 			r = w.Rows
+		case *planRows:
+			r = w.Rows
 		default:
 			return r
 		}
