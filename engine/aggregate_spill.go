@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
-	"os"
-	"path/filepath"
-	"strconv"
+	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -25,10 +21,9 @@ import (
 // input the in-memory groups are complete and are emitted; then each
 // partition is aggregated the same way on its own, with a hash of another
 // seed should it overflow again. Every group's rows end up in one place,
-// so any aggregate (DISTINCT, ordered, FILTER) spills alike.
-
-// spillPartitions is the fan-out of one spill.
-const spillPartitions = 16
+// so DISTINCT and FILTER aggregates spill alike; an ordered aggregate
+// (string_agg ... ORDER BY) keeps every row of a group it holds, which
+// work_mem still bounds.
 
 // maxSpillDepth bounds the re-partitioning of partitions that overflow
 // again; past it the aggregation fails with 53200 as before.
@@ -36,12 +31,8 @@ const maxSpillDepth = 5
 
 // aggSpill is one level of an aggregation's spilled rows.
 type aggSpill struct {
-	dir    string
-	seed   maphash.Seed
-	schema *arrow.Schema
-	files  [spillPartitions]*os.File
-	writes [spillPartitions]*ipc.Writer
-	paths  []string // the partitions written, in order
+	*partitionFiles
+	seed maphash.Seed
 }
 
 // spillable reports whether the aggregation can spill: one grouping set
@@ -164,64 +155,11 @@ func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []
 }
 
 func newAggSpill(root string, schema *arrow.Schema) (*aggSpill, error) {
-	dir, err := os.MkdirTemp(root, "magmalake-agg-")
+	pf, err := newPartitionFiles(root, "magmalake-agg-", schema)
 	if err != nil {
-		return nil, spillError(err)
+		return nil, err
 	}
-	return &aggSpill{dir: dir, seed: maphash.MakeSeed(), schema: schema}, nil
-}
-
-// write appends rows of b to partition i.
-func (s *aggSpill) write(i int, b arrow.RecordBatch, rows []int32) error {
-	if s.writes[i] == nil {
-		path := filepath.Join(s.dir, "part-"+strconv.Itoa(i))
-		f, err := os.Create(path)
-		if err != nil {
-			return spillError(err)
-		}
-		s.files[i], s.writes[i] = f, ipc.NewWriter(f, ipc.WithSchema(s.schema))
-		s.paths = append(s.paths, path)
-	}
-	part, err := takeBatch(memory.DefaultAllocator, b, rows)
-	if err != nil {
-		return err
-	}
-	defer part.Release()
-	if !part.Schema().Equal(s.schema) {
-		// Batches of other files may name or type a column alike but
-		// not equally; the spill file has one schema.
-		retyped := array.NewRecordBatch(s.schema, part.Columns(), part.NumRows())
-		defer retyped.Release()
-		part = retyped
-	}
-	if err := s.writes[i].Write(part); err != nil {
-		return spillError(err)
-	}
-	return nil
-}
-
-// finish closes the partition files for reading.
-func (s *aggSpill) finish() error {
-	var first error
-	for i := range s.writes {
-		if s.writes[i] == nil {
-			continue
-		}
-		if err := s.writes[i].Close(); err != nil && first == nil {
-			first = spillError(err)
-		}
-		if err := s.files[i].Close(); err != nil && first == nil {
-			first = spillError(err)
-		}
-		s.writes[i], s.files[i] = nil, nil
-	}
-	return first
-}
-
-// remove deletes the spill's files.
-func (s *aggSpill) remove() {
-	s.finish()
-	os.RemoveAll(s.dir)
+	return &aggSpill{partitionFiles: pf, seed: maphash.MakeSeed()}, nil
 }
 
 // spilledGroups aggregates each partition of sp on its own (spilling
@@ -232,8 +170,11 @@ func (p *pipeline) spilledGroups(ctx context.Context, sp *aggSpill, depth int) (
 		return nil, err
 	}
 	var out []arrow.RecordBatch
-	for _, path := range sp.paths {
-		parts, err := p.aggregateFile(ctx, path, sp.schema, depth)
+	for i := range sp.paths {
+		if sp.paths[i] == "" {
+			continue
+		}
+		parts, err := p.aggregatePartition(ctx, sp.read(ctx, i), depth)
 		if err != nil {
 			ReleaseAll(out)
 			return nil, err
@@ -243,21 +184,11 @@ func (p *pipeline) spilledGroups(ctx context.Context, sp *aggSpill, depth int) (
 	return out, nil
 }
 
-// aggregateFile aggregates the rows of one partition file.
-func (p *pipeline) aggregateFile(ctx context.Context, path string, schema *arrow.Schema, depth int) ([]arrow.RecordBatch, error) {
+// aggregatePartition aggregates the rows of one partition.
+func (p *pipeline) aggregatePartition(ctx context.Context, rows iter.Seq2[arrow.RecordBatch, error], depth int) ([]arrow.RecordBatch, error) {
 	if depth > maxSpillDepth {
 		return nil, pgerr.Errorf(pgerr.OutOfMemory, "out of memory: GROUP BY needs more than work_mem even after spilling its rows %d times", maxSpillDepth)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, spillError(err)
-	}
-	defer f.Close()
-	rd, err := ipc.NewReader(f)
-	if err != nil {
-		return nil, spillError(err)
-	}
-	defer rd.Release()
 	used := p.mem.used
 	defer func() { p.mem.used = used }()
 	states, err := p.groupStates()
@@ -270,19 +201,14 @@ func (p *pipeline) aggregateFile(ctx context.Context, path string, schema *arrow
 			fold.sp.remove()
 		}
 	}()
-	for rd.Next() {
-		if err := ctx.Err(); err != nil {
-			return nil, pgerr.Canceled(err)
+	for b, err := range rows {
+		if err == nil {
+			err = p.foldOrSpill(ctx, b, states, &fold)
+			b.Release()
 		}
-		b := restoreTypes(schema, rd.RecordBatch())
-		err := p.foldOrSpill(ctx, b, states, &fold)
-		b.Release()
 		if err != nil {
 			return nil, err
 		}
-	}
-	if err := rd.Err(); err != nil {
-		return nil, spillError(err)
 	}
 	grouped, err := p.groupedRows(ctx, states)
 	if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -34,6 +35,9 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 	run.keepProbe = j.Kind != plan.JoinInner
 	run.keepBuild = j.Kind == plan.JoinFull
 	if err := run.build(ctx); err != nil {
+		if run.isBuildFull(err) {
+			return j.graceBatches(ctx, run)
+		}
 		return nil, err
 	}
 	seq, err := j.sideBatches(ctx, run.probeIsLeft, params)
@@ -111,13 +115,22 @@ func (r *joinRun) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return r.buildFrom(ctx, seq)
+}
+
+// buildFrom builds from the given rows of the build side; past work_mem
+// the error is a buildFull.
+func (r *joinRun) buildFrom(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error]) error {
+	var err error
 	var parts []arrow.RecordBatch
 	for b, err := range seq {
 		if err == nil {
 			err = canceled(ctx)
 		}
 		if err == nil {
-			err = r.mem.charge(BatchBytes(b), "hash join")
+			if err = r.mem.charge(BatchBytes(b), "hash join"); err != nil {
+				err = buildFull{err}
+			}
 		}
 		if err != nil {
 			if b != nil {
@@ -158,6 +171,10 @@ func (r *joinRun) build(ctx context.Context) error {
 	}
 	if r.table, err = r.index(ctx, bkeys, kind); err != nil {
 		r.release()
+		var pe *pgerr.Error
+		if errors.As(err, &pe) && pe.Code == pgerr.OutOfMemory {
+			err = buildFull{err}
+		}
 		return err
 	}
 	return nil
