@@ -11,7 +11,8 @@ import (
 // BY, DISTINCT, GROUP BY, hash joins, windows, set operations, WITH
 // RECURSIVE, array_agg and string_agg, a subquery's rows, LATERAL). ORDER
 // BY spills sorted runs to disk past it (sort_spill.go), GROUP BY the rows
-// of the groups it cannot hold (aggregate_spill.go); for the others
+// of the groups it cannot hold (aggregate_spill.go), a hash join both
+// sides by key (join_spill.go); for the others
 // work_mem is a hard bound: past it the statement fails with PostgreSQL's
 // 53200 rather than growing until the OOM killer ends every session.
 type memBudget struct {
@@ -30,7 +31,7 @@ func (m *memBudget) charge(n int64, op string) error {
 		return nil
 	}
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY and GROUP BY to disk.",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY and hash joins to disk (a part that still does not fit fails).",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 
