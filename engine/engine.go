@@ -17,7 +17,7 @@ type Options struct {
 	// WorkMem bounds what one materialising operator may hold, in bytes
 	// (0: unbounded).
 	WorkMem int64
-	// TempDir is where ORDER BY spills its sorted runs past WorkMem
+	// TempDir is where ORDER BY and GROUP BY spill past WorkMem
 	// ("": os.TempDir(), i.e. $TMPDIR or /tmp).
 	TempDir string
 	// Manifests keeps decoded manifests across scans (the warehouse's);

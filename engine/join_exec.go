@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -31,9 +32,12 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 		// The side estimated smaller is held in the hash table.
 		run.probeIsLeft = !j.BuildLeft()
 	}
-	run.keepProbe = j.Kind != plan.JoinInner
+	run.keepProbe = j.Kind != plan.JoinInner && j.Kind != plan.JoinSemi
 	run.keepBuild = j.Kind == plan.JoinFull
 	if err := run.build(ctx); err != nil {
+		if run.isBuildFull(err) {
+			return j.graceBatches(ctx, run)
+		}
 		return nil, err
 	}
 	seq, err := j.sideBatches(ctx, run.probeIsLeft, params)
@@ -111,13 +115,22 @@ func (r *joinRun) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return r.buildFrom(ctx, seq)
+}
+
+// buildFrom builds from the given rows of the build side; past work_mem
+// the error is a buildFull.
+func (r *joinRun) buildFrom(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error]) error {
+	var err error
 	var parts []arrow.RecordBatch
 	for b, err := range seq {
 		if err == nil {
 			err = canceled(ctx)
 		}
 		if err == nil {
-			err = r.mem.charge(BatchBytes(b), "hash join")
+			if err = r.mem.charge(BatchBytes(b), "hash join"); err != nil {
+				err = buildFull{err}
+			}
 		}
 		if err != nil {
 			if b != nil {
@@ -158,6 +171,10 @@ func (r *joinRun) build(ctx context.Context) error {
 	}
 	if r.table, err = r.index(ctx, bkeys, kind); err != nil {
 		r.release()
+		var pe *pgerr.Error
+		if errors.As(err, &pe) && pe.Code == pgerr.OutOfMemory {
+			err = buildFull{err}
+		}
 		return err
 	}
 	return nil
@@ -199,6 +216,9 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 			}
 			for h := r.table.head(keys, i); h >= 0; h = r.table.next[h] {
 				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, h)
+				if r.j.Residual == nil && r.existence() {
+					break // one match settles a semi or anti join's row
+				}
 			}
 			if len(pIdx) >= r.size {
 				if ok, err := flush(); !ok || err != nil {
@@ -223,11 +243,13 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 			return ok, err
 		}
 	}
-	if !r.keepProbe {
+	if !r.keepProbe && r.j.Kind != plan.JoinSemi {
 		return true, nil
 	}
+	// Unmatched rows null-extended (outer and anti joins), or a semi
+	// join's matched rows once.
 	for i, m := range matched {
-		if !m {
+		if m == (r.j.Kind == plan.JoinSemi) {
 			pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, -1)
 		}
 	}
@@ -282,11 +304,18 @@ func (r *joinRun) emit(ctx context.Context, probe arrow.RecordBatch, pIdx, bIdx 
 			r.matched[bIdx[k]] = true
 		}
 	}
-	if out.NumRows() == 0 {
+	if out.NumRows() == 0 || r.existence() {
+		// A semi or anti join emits its probe rows once it has seen them all.
 		out.Release()
 		return true, nil
 	}
 	return r.yield(out, nil), nil
+}
+
+// existence: the join keeps left rows by whether a match exists (a semi or
+// anti join), not the matched pairs.
+func (r *joinRun) existence() bool {
+	return r.j.Kind == plan.JoinSemi || r.j.Kind == plan.JoinAnti
 }
 
 // unmatchedBuild emits the build rows no probe row matched (FULL JOIN).

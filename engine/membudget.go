@@ -10,7 +10,9 @@ import (
 // memBudget bounds what an operator that keeps rows or values holds (ORDER
 // BY, DISTINCT, GROUP BY, hash joins, windows, set operations, WITH
 // RECURSIVE, array_agg and string_agg, a subquery's rows, LATERAL). ORDER
-// BY spills sorted runs to disk past it (sort_spill.go); for the others
+// BY spills sorted runs to disk past it (sort_spill.go), GROUP BY the rows
+// of the groups it cannot hold (aggregate_spill.go), a hash join both
+// sides by key (join_spill.go); for the others
 // work_mem is a hard bound: past it the statement fails with PostgreSQL's
 // 53200 rather than growing until the OOM killer ends every session.
 type memBudget struct {
@@ -29,7 +31,7 @@ func (m *memBudget) charge(n int64, op string) error {
 		return nil
 	}
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills only an ORDER BY without LIMIT to disk.",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY and hash joins to disk (a part that still does not fit fails).",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 

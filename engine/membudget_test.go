@@ -40,14 +40,15 @@ func runWithWorkMem(q string, limit int64) error {
 
 // TestWorkMemHashTables: a hash join's build side and a GROUP BY's groups
 // count against work_mem; past it the statement fails with 53200 naming
-// the operator, and within it the same query runs.
+// the operator (a GROUP BY of grouping sets: one of a single set spills,
+// aggregate_spill_test.go), and within it the same query runs.
 func TestWorkMemHashTables(t *testing.T) {
 	rel := "(SELECT CAST(g * 3 AS bigint) AS k, 'name-' || CAST(g AS text) AS s FROM generate_series(1, 5000) AS x(g)) AS %s"
 	for _, c := range []struct{ q, op string }{
 		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k", "hash join"},
 		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.s = b.s", "hash join"},
-		{"SELECT s, count(*) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY s", "GROUP BY"},
-		{"SELECT k, sum(k) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY k", "GROUP BY"},
+		{"SELECT s, count(*) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY ROLLUP (s)", "GROUP BY"},
+		{"SELECT k, sum(k) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY CUBE (k)", "GROUP BY"},
 	} {
 		err := runWithWorkMem(c.q, 16<<10)
 		var se *pgerr.Error

@@ -31,7 +31,16 @@ type grouper struct {
 	idBuf    []int32
 	mem      *memBudget
 	perGroup int64 // accumulator state per group, estimated
+	// frozen: the groups are all there will be (the aggregation spills
+	// the rows of any other); a key of no group gets id -1.
+	frozen bool
 }
+
+// groupsFull is work_mem running out for a new group: an aggregation
+// that can spill partitions its remaining input instead (aggregate_spill.go).
+type groupsFull struct{ error }
+
+func (e groupsFull) Unwrap() error { return e.error }
 
 // groupOverhead is a group's map entry and accumulator state beyond its key,
 // estimated per aggregate (big.Int sums, counts, slices of states).
@@ -53,9 +62,12 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 	if id, ok := g.ids[string(g.buf)]; ok {
 		return id, nil
 	}
+	if g.frozen {
+		return -1, nil
+	}
 	// A new group holds its key twice (map and key column) and its state.
 	if err := g.mem.charge(2*int64(len(g.buf))+g.perGroup, "GROUP BY"); err != nil {
-		return 0, err
+		return 0, groupsFull{err}
 	}
 	id := g.n
 	g.n++
@@ -71,8 +83,11 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 // newGroup creates the group of row's single key, charging encoded bytes
 // of key (appendKey's size, so either path costs a group alike).
 func (g *grouper) newGroup(col arrow.Array, row int, encoded int) (int32, error) {
+	if g.frozen {
+		return -1, nil
+	}
 	if err := g.mem.charge(2*int64(encoded)+g.perGroup, "GROUP BY"); err != nil {
-		return 0, err
+		return 0, groupsFull{err}
 	}
 	id := int32(g.n)
 	g.n++
@@ -141,7 +156,9 @@ func (g *grouper) singleKeyIDs(col arrow.Array, ids []int32) (bool, error) {
 				if id, err = g.newGroup(col, r, 5+len(v)); err != nil {
 					return true, err
 				}
-				g.strIDs[strings.Clone(v)] = id // v points into the batch
+				if id >= 0 {
+					g.strIDs[strings.Clone(v)] = id // v points into the batch
+				}
 			}
 			ids[r] = id
 		}
@@ -188,8 +205,8 @@ func valueGroup[K comparable](g *grouper, m map[K]int32, k K, col arrow.Array, r
 		return id, nil
 	}
 	id, err := g.newGroup(col, r, size)
-	if err != nil {
-		return 0, err
+	if err != nil || id < 0 {
+		return id, err
 	}
 	m[k] = id
 	return id, nil
@@ -348,13 +365,9 @@ func (p *pipeline) groupingSets() [][]int {
 // aggregateRows groups the filtered input: one row per group that HAVING
 // keeps, in the post-aggregation layout (group keys, then aggregates).
 func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error) {
-	var states []*groupState
-	for _, set := range p.groupingSets() {
-		st, err := p.newGroupState(set)
-		if err != nil {
-			return nil, err
-		}
-		states = append(states, st)
+	states, err := p.groupStates()
+	if err != nil {
+		return nil, err
 	}
 	if p.metaCount >= 0 {
 		for _, a := range states[0].accs {
@@ -362,6 +375,13 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 		}
 		states[0].g.n = 1
 	}
+	used := p.mem.used
+	var fold aggFold
+	defer func() {
+		if fold.sp != nil {
+			fold.sp.remove()
+		}
+	}()
 	for p.metaCount < 0 {
 		b, err := p.nextFiltered(ctx)
 		if err == io.EOF {
@@ -370,7 +390,7 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 		if err != nil {
 			return nil, err
 		}
-		err = p.fold(ctx, b, states)
+		err = p.foldOrSpill(ctx, b, states, &fold)
 		b.Release()
 		if err != nil {
 			return nil, err
@@ -380,20 +400,47 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 	if err != nil {
 		return nil, err
 	}
-	if p.q.Having != nil {
-		mask, err := sql.Match(ctx, p.q.Having, grouped, p.params)
-		if err != nil {
-			grouped.Release()
-			return nil, err
-		}
-		f, err := filterBatch(grouped, mask)
-		grouped.Release()
-		if err != nil {
-			return nil, err
-		}
-		grouped = f
+	if grouped, err = p.having(ctx, grouped); err != nil || fold.sp == nil {
+		return grouped, err
 	}
-	return grouped, nil
+	// The in-memory groups are out: their memory serves the partitions.
+	p.mem.used = used
+	parts, err := p.spilledGroups(ctx, fold.sp, 1)
+	if err != nil {
+		grouped.Release()
+		return nil, err
+	}
+	parts = append([]arrow.RecordBatch{grouped}, parts...)
+	defer ReleaseAll(parts)
+	return ConcatBatches(parts)
+}
+
+// groupStates starts the groups of every grouping set.
+func (p *pipeline) groupStates() ([]*groupState, error) {
+	var states []*groupState
+	for _, set := range p.groupingSets() {
+		st, err := p.newGroupState(set)
+		if err != nil {
+			return nil, err
+		}
+		states = append(states, st)
+	}
+	return states, nil
+}
+
+// having keeps the groups HAVING is true for.
+func (p *pipeline) having(ctx context.Context, grouped arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if p.q.Having == nil {
+		return grouped, nil
+	}
+	mask, err := sql.Match(ctx, p.q.Having, grouped, p.params)
+	if err != nil {
+		grouped.Release()
+		return nil, err
+	}
+	f, err := filterBatch(grouped, mask)
+	grouped.Release()
+	return f, err
 }
 
 // groupedRows is every grouping set's groups in one batch, set by set.

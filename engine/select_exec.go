@@ -27,7 +27,8 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1}
+	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
+		tempDir: env.Options.TempDir}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
 		// count(*) of a table no delete file applies to: its snapshot says.
@@ -146,6 +147,8 @@ type pipeline struct {
 	where  *sql.Matcher // WHERE compiled once for all batches
 	mem    *memBudget   // what materialising operators may hold
 	batch  int          // rows per batch the statement builds (Options.BatchSize)
+	// tempDir is where GROUP BY spills past work_mem ("": os.TempDir()).
+	tempDir string
 	// metaCount is the row count the table's metadata gives, for a
 	// count(*) that reads no rows; -1 otherwise.
 	metaCount int64

@@ -20,6 +20,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 	used := q.inputColumns(full.Named)
 	if len(used) == len(full.Columns) {
 		q.From = src
+		decorrelate(q)
 		limitWindow(q)
 		return q, nil
 	}
@@ -32,6 +33,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 		return nil, err
 	}
 	q.From = src.Project(used)
+	decorrelate(q)
 	limitWindow(q)
 	return q, nil
 }

@@ -85,6 +85,8 @@ func estimateJoin(j *Join) float64 {
 	}
 	rows *= Selectivity(j.Residual) * Selectivity(j.LFilter) * Selectivity(j.RFilter)
 	switch j.Kind {
+	case JoinSemi, JoinAnti:
+		return max(l/2, 1)
 	case JoinLeft:
 		rows = max(rows, l)
 	case JoinRight:

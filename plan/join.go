@@ -12,10 +12,15 @@ const (
 	JoinLeft
 	JoinRight
 	JoinFull
+	// JoinSemi keeps each left row that some right row matches, once;
+	// JoinAnti each left row no right row matches (EXISTS, NOT EXISTS).
+	// Their rows are null-extended on the right, which a Pick drops.
+	JoinSemi
+	JoinAnti
 )
 
 func (k JoinKind) String() string {
-	return [...]string{"Inner", "Left", "Right", "Full"}[k]
+	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti"}[k]
 }
 
 // Join joins two relations; its rows are the left columns followed by the

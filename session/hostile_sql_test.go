@@ -212,9 +212,10 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
 
-// work_mem bounds what DISTINCT, GROUP BY, count(DISTINCT), windows and a
-// top-N hold: past it 53200, and the session goes on. An ORDER BY without
-// LIMIT spills sorted runs to the temp directory instead, and removes them.
+// work_mem bounds what DISTINCT, count(DISTINCT), windows and a top-N
+// hold: past it 53200, and the session goes on. An ORDER BY without LIMIT
+// spills sorted runs to the temp directory instead, and a GROUP BY the rows
+// of the groups it cannot hold, and they remove them.
 func TestWorkMemBoundsMaterialising(t *testing.T) {
 	ctx := context.Background()
 	wh, err := lake.Open(ctx, lake.Config{DataDir: t.TempDir()})
@@ -234,10 +235,11 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 		rows = append(rows, fmt.Sprintf("(%d, '%s')", i, strings.Repeat("x", 40)+fmt.Sprint(i)))
 	}
 	mustQuery(t, s, "INSERT INTO w VALUES "+strings.Join(rows, ", "))
-	sorted := []string{"SELECT id, v FROM w ORDER BY v", "SELECT v, id FROM w ORDER BY v DESC OFFSET 10"}
+	sorted := []string{"SELECT id, v FROM w ORDER BY v", "SELECT v, id FROM w ORDER BY v DESC OFFSET 10",
+		"SELECT v, count(*) FROM w GROUP BY v ORDER BY v"}
 	bounded := []string{
 		"SELECT DISTINCT v FROM w",
-		"SELECT v, count(*) FROM w GROUP BY v",
+		"SELECT v, count(*) FROM w GROUP BY ROLLUP (v)",
 		"SELECT count(DISTINCT v) FROM w",
 		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id",
 	}

@@ -124,7 +124,7 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		{"hash join", "SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y"},
-		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY x"},
+		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
 		{"DISTINCT", "SELECT DISTINCT x FROM " + m + " x"},
 		{"UNION", "SELECT x FROM " + m + " x UNION SELECT 1"},
 		{"INTERSECT/EXCEPT", "SELECT 1 EXCEPT SELECT x FROM " + m + " x"},
@@ -144,6 +144,10 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") {
 			t.Errorf("%s: %v, want 53200 naming %s", c.q, err, c.op)
 		}
+	}
+	// A GROUP BY of one grouping set spills the groups it cannot hold.
+	if got := mustQuery(t, s, "SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM "+m+" x GROUP BY 1) g").text(); got != "400000|1000000\n" {
+		t.Fatalf("GROUP BY spilled under 1MB: %q", got)
 	}
 	mustQuery(t, s, "RESET work_mem")
 	if got := mustQuery(t, s, "SELECT count(*) FROM generate_series(1, 10) a(x) WHERE x IN (SELECT y FROM "+m+" b(y))").text(); got != "10\n" {

@@ -78,101 +78,110 @@ func RemapColumns(e Expr, m map[int]int) Expr {
 // MapColumns returns e with every column reference replaced by what f
 // makes of it; nodes are copied, never shared with the input tree.
 func MapColumns(e Expr, f func(*ColumnRef) Expr) Expr {
+	return MapRefs(e, f, func(o *OuterRef) Expr { return o })
+}
+
+// MapRefs returns e with every column reference replaced by what col makes
+// of it and every outer reference by what outer makes of it (a subquery's
+// correlation turned into a join condition).
+func MapRefs(e Expr, col func(*ColumnRef) Expr, outer func(*OuterRef) Expr) Expr {
 	switch x := e.(type) {
+	case *OuterRef:
+		return outer(x)
 	case *ColumnRef:
-		return f(x)
+		return col(x)
 	case *UnaryOp:
 		c := *x
-		c.X = MapColumns(x.X, f)
+		c.X = MapRefs(x.X, col, outer)
 		return &c
 	case *BinaryOp:
 		c := *x
-		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
+		c.L, c.R = MapRefs(x.L, col, outer), MapRefs(x.R, col, outer)
 		return &c
 	case *Compare:
 		c := *x
-		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
+		c.L, c.R = MapRefs(x.L, col, outer), MapRefs(x.R, col, outer)
 		return &c
 	case *Logic:
 		c := *x
-		c.Args = mapAll(x.Args, f)
+		c.Args = mapAll(x.Args, col, outer)
 		return &c
 	case *Not:
-		return &Not{X: MapColumns(x.X, f)}
+		return &Not{X: MapRefs(x.X, col, outer)}
 	case *IsNull:
 		c := *x
-		c.X = MapColumns(x.X, f)
+		c.X = MapRefs(x.X, col, outer)
 		return &c
 	case *IsBool:
 		c := *x
-		c.X = MapColumns(x.X, f)
+		c.X = MapRefs(x.X, col, outer)
 		return &c
 	case *Distinct:
 		c := *x
-		c.L, c.R = MapColumns(x.L, f), MapColumns(x.R, f)
+		c.L, c.R = MapRefs(x.L, col, outer), MapRefs(x.R, col, outer)
 		return &c
 	case *InList:
 		c := *x
-		c.X = MapColumns(x.X, f)
-		c.List = mapAll(x.List, f)
+		c.X = MapRefs(x.X, col, outer)
+		c.List = mapAll(x.List, col, outer)
 		return &c
 	case *Like:
 		c := *x
-		c.X, c.Pattern = MapColumns(x.X, f), MapColumns(x.Pattern, f)
+		c.X, c.Pattern = MapRefs(x.X, col, outer), MapRefs(x.Pattern, col, outer)
 		return &c
 	case *Case:
 		c := *x
 		c.Whens = make([]When, len(x.Whens))
 		for i, w := range x.Whens {
-			c.Whens[i] = When{Cond: MapColumns(w.Cond, f), Result: MapColumns(w.Result, f)}
+			c.Whens[i] = When{Cond: MapRefs(w.Cond, col, outer), Result: MapRefs(w.Result, col, outer)}
 		}
 		if x.Else != nil {
-			c.Else = MapColumns(x.Else, f)
+			c.Else = MapRefs(x.Else, col, outer)
 		}
 		return &c
 	case *Cast:
 		c := *x
-		c.X = MapColumns(x.X, f)
+		c.X = MapRefs(x.X, col, outer)
 		return &c
 	case *Func:
 		c := *x
-		c.Args = mapAll(x.Args, f)
+		c.Args = mapAll(x.Args, col, outer)
 		return &c
 	case *AggCall:
 		c := *x
 		if x.Arg != nil {
-			c.Arg = MapColumns(x.Arg, f)
+			c.Arg = MapRefs(x.Arg, col, outer)
 		}
 		if x.Sep != nil {
-			c.Sep = MapColumns(x.Sep, f)
+			c.Sep = MapRefs(x.Sep, col, outer)
 		}
 		c.OrderBy = make([]AggOrder, len(x.OrderBy))
 		for i, o := range x.OrderBy {
-			c.OrderBy[i] = AggOrder{Key: MapColumns(o.Key, f), Desc: o.Desc, NullsFirst: o.NullsFirst}
+			c.OrderBy[i] = AggOrder{Key: MapRefs(o.Key, col, outer), Desc: o.Desc, NullsFirst: o.NullsFirst}
 		}
 		return &c
 	case *ArrayCompare:
 		c := *x
-		c.X, c.Arr = MapColumns(x.X, f), MapColumns(x.Arr, f)
+		c.X, c.Arr = MapRefs(x.X, col, outer), MapRefs(x.Arr, col, outer)
 		return &c
 	case *Subquery:
 		c := *x
-		c.Refs = mapAll(x.Refs, f)
+		c.Refs = mapAll(x.Refs, col, outer)
 		if x.Test != nil {
-			c.Test = MapColumns(x.Test, f)
+			c.Test = MapRefs(x.Test, col, outer)
 		}
 		if x.Row != nil {
-			c.Row = mapAll(x.Row, f)
+			c.Row = mapAll(x.Row, col, outer)
 		}
 		return &c
 	}
 	return e
 }
 
-func mapAll(es []Expr, f func(*ColumnRef) Expr) []Expr {
+func mapAll(es []Expr, col func(*ColumnRef) Expr, outer func(*OuterRef) Expr) []Expr {
 	out := make([]Expr, len(es))
 	for i, e := range es {
-		out[i] = MapColumns(e, f)
+		out[i] = MapRefs(e, col, outer)
 	}
 	return out
 }

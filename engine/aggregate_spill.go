@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
+
+// A GROUP BY with more groups than work_mem holds spills, as PostgreSQL's
+// hash aggregation does: once a new group does not fit, the groups so far
+// are all the in-memory table will hold. Rows of those groups go on being
+// folded; the rows of any other group are written, by a hash of their
+// key, to one of spillPartitions temporary files (Arrow IPC, in one
+// directory per aggregation under the temp directory). At the end of the
+// input the in-memory groups are complete and are emitted; then each
+// partition is aggregated the same way on its own, with a hash of another
+// seed should it overflow again. Every group's rows end up in one place,
+// so DISTINCT and FILTER aggregates spill alike; an ordered aggregate
+// (string_agg ... ORDER BY) keeps every row of a group it holds, which
+// work_mem still bounds.
+
+// maxSpillDepth bounds the re-partitioning of partitions that overflow
+// again; past it the aggregation fails with 53200 as before.
+const maxSpillDepth = 5
+
+// aggSpill is one level of an aggregation's spilled rows.
+type aggSpill struct {
+	*partitionFiles
+	seed maphash.Seed
+}
+
+// spillable reports whether the aggregation can spill: one grouping set
+// with keys (ROLLUP and CUBE keep every set's groups; without keys there is
+// one group).
+func (p *pipeline) spillable() bool {
+	return p.q.Sets == nil && len(p.q.Agg.GroupBy) > 0 && p.metaCount < 0
+}
+
+// aggFold is one aggregation's progress through its input: the spill,
+// once there is one, and what a row added to work_mem lately.
+type aggFold struct {
+	sp     *aggSpill
+	perRow int64
+}
+
+// foldChunk is how many rows are folded at a time near work_mem, so that
+// the groups freeze before a batch's growth overruns it.
+const foldChunk = 64
+
+// foldOrSpill folds b into the groups. Once work_mem would not hold the
+// next rows' growth (new groups, DISTINCT values), or holds no new group,
+// the groups are frozen and the rows of any other group spill.
+func (p *pipeline) foldOrSpill(ctx context.Context, b arrow.RecordBatch, states []*groupState, f *aggFold) error {
+	if !p.spillable() || p.mem.limit <= 0 {
+		return p.fold(ctx, b, states)
+	}
+	n, off := int(b.NumRows()), 0
+	for off < n && f.sp == nil {
+		size := n - off
+		if f.perRow == 0 || !p.mem.fits(2*f.perRow*int64(size)) {
+			size = min(size, foldChunk)
+		}
+		if f.perRow > 0 && !p.mem.fits(2*f.perRow*int64(size)) {
+			break
+		}
+		part := b.NewSlice(int64(off), int64(off+size))
+		before := p.mem.used
+		err := p.fold(ctx, part, states)
+		part.Release()
+		f.perRow = max(1, (p.mem.used-before)/int64(size))
+		if err != nil {
+			if !errors.As(err, new(groupsFull)) {
+				return err
+			}
+			// The rows reached no accumulator (groups are found first):
+			// they are split below like the others.
+			break
+		}
+		off += size
+	}
+	if off == n {
+		return nil
+	}
+	if f.sp == nil {
+		s, err := newAggSpill(p.tempDir, b.Schema())
+		if err != nil {
+			return err
+		}
+		f.sp = s
+		states[0].g.frozen = true
+	}
+	rest := b.NewSlice(int64(off), int64(n))
+	defer rest.Release()
+	return p.splitFold(ctx, rest, states, f.sp)
+}
+
+// splitFold folds the rows of b whose groups are held and spills the
+// others to their partitions.
+func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []*groupState, sp *aggSpill) error {
+	keys := make([]arrow.Array, len(p.q.Agg.GroupBy))
+	defer func() {
+		for _, k := range keys {
+			if k != nil {
+				k.Release()
+			}
+		}
+	}()
+	for i, e := range p.q.Agg.GroupBy {
+		var err error
+		if keys[i], err = evalColumn(ctx, e, b, p.params); err != nil {
+			return err
+		}
+	}
+	ids, err := states[0].g.groupIDs(keys, int(b.NumRows()))
+	if err != nil {
+		return err
+	}
+	var held []int32
+	var parts [spillPartitions][]int32
+	var buf []byte
+	for r, id := range ids {
+		if id >= 0 {
+			held = append(held, int32(r))
+			continue
+		}
+		buf = buf[:0]
+		for _, k := range keys {
+			buf = appendKey(buf, k, r)
+		}
+		h := maphash.Bytes(sp.seed, buf) % spillPartitions
+		parts[h] = append(parts[h], int32(r))
+	}
+	for i, rows := range parts {
+		if len(rows) > 0 {
+			if err := sp.write(i, b, rows); err != nil {
+				return err
+			}
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	kb, err := takeBatch(memory.DefaultAllocator, b, held)
+	if err != nil {
+		return err
+	}
+	defer kb.Release()
+	return p.fold(ctx, kb, states)
+}
+
+func newAggSpill(root string, schema *arrow.Schema) (*aggSpill, error) {
+	pf, err := newPartitionFiles(root, "magmalake-agg-", schema)
+	if err != nil {
+		return nil, err
+	}
+	return &aggSpill{partitionFiles: pf, seed: maphash.MakeSeed()}, nil
+}
+
+// spilledGroups aggregates each partition of sp on its own (spilling
+// again, a level deeper, when one overflows), returning its groups that
+// HAVING keeps.
+func (p *pipeline) spilledGroups(ctx context.Context, sp *aggSpill, depth int) ([]arrow.RecordBatch, error) {
+	if err := sp.finish(); err != nil {
+		return nil, err
+	}
+	var out []arrow.RecordBatch
+	for i := range sp.paths {
+		if sp.paths[i] == "" {
+			continue
+		}
+		parts, err := p.aggregatePartition(ctx, sp.read(ctx, i), depth)
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, parts...)
+	}
+	return out, nil
+}
+
+// aggregatePartition aggregates the rows of one partition.
+func (p *pipeline) aggregatePartition(ctx context.Context, rows iter.Seq2[arrow.RecordBatch, error], depth int) ([]arrow.RecordBatch, error) {
+	if depth > maxSpillDepth {
+		return nil, pgerr.Errorf(pgerr.OutOfMemory, "out of memory: GROUP BY needs more than work_mem even after spilling its rows %d times", maxSpillDepth)
+	}
+	used := p.mem.used
+	defer func() { p.mem.used = used }()
+	states, err := p.groupStates()
+	if err != nil {
+		return nil, err
+	}
+	var fold aggFold
+	defer func() {
+		if fold.sp != nil {
+			fold.sp.remove()
+		}
+	}()
+	for b, err := range rows {
+		if err == nil {
+			err = p.foldOrSpill(ctx, b, states, &fold)
+			b.Release()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	grouped, err := p.groupedRows(ctx, states)
+	if err != nil {
+		return nil, err
+	}
+	if grouped, err = p.having(ctx, grouped); err != nil {
+		return nil, err
+	}
+	out := []arrow.RecordBatch{grouped}
+	if fold.sp != nil {
+		p.mem.used = used
+		more, err := p.spilledGroups(ctx, fold.sp, depth+1)
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, nil
+}

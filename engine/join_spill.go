@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"iter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/magmalake/magmalake/sql"
+)
+
+// A hash join whose build side does not fit in work_mem runs as a grace
+// hash join: both sides are written, by a hash of their join key, to
+// spillPartitions temporary files each, and each pair of partitions is
+// then joined in memory on its own; rows of one key always meet in one
+// pair. A row whose key is NULL matches nothing: it goes to the first
+// partition when its side keeps unmatched rows (outer joins), else
+// nowhere. The build side is read again from its start (a scan of the
+// same snapshot); a pair whose build side still does not fit fails with
+// 53200.
+
+// buildFull is work_mem running out while a hash join reads or indexes
+// its build side.
+type buildFull struct{ error }
+
+func (e buildFull) Unwrap() error { return e.error }
+
+// graceBatches runs the join partition by partition (run is the join run
+// that found its build side too big; its settings carry over).
+func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[arrow.RecordBatch, error], error) {
+	pkeys, bkeys := run.keys()
+	kind := joinKeyKindOf(pkeys, bkeys, j.Domains)
+	seed := maphash.MakeSeed()
+	build, err := j.partitionSide(ctx, run, !run.probeIsLeft, bkeys, kind, seed, run.keepBuild)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := j.partitionSide(ctx, run, run.probeIsLeft, pkeys, kind, seed, run.keepProbe)
+	if err != nil {
+		build.remove()
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		defer build.remove()
+		defer probe.remove()
+		for i := range spillPartitions {
+			if build.paths[i] == "" && (probe.paths[i] == "" || !run.keepProbe) {
+				continue
+			}
+			if !j.joinPartition(ctx, run, build.read(ctx, i), probe.read(ctx, i), yield) {
+				return
+			}
+		}
+	}, nil
+}
+
+// joinPartition joins one pair of partitions; false when the consumer
+// stopped or it failed (the error went to yield).
+func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error],
+	yield func(arrow.RecordBatch, error) bool) bool {
+	run := &joinRun{j: j, params: proto.params, mem: newMemBudget(j.env.Options.WorkMem), size: proto.size,
+		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, yield: yield}
+	defer run.release()
+	if err := run.buildFrom(ctx, build); err != nil {
+		yield(nil, err)
+		return false
+	}
+	for b, err := range probe {
+		if err != nil {
+			yield(nil, err)
+			return false
+		}
+		ok, err := run.probe(ctx, b)
+		b.Release()
+		if err != nil {
+			yield(nil, err)
+			return false
+		}
+		if !ok {
+			return false
+		}
+	}
+	if run.keepBuild {
+		ok, err := run.unmatchedBuild(ctx)
+		if err != nil {
+			yield(nil, err)
+			return false
+		}
+		return ok
+	}
+	return true
+}
+
+// partitionSide writes one side's rows to partitions by their key's hash.
+func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool, keys []sql.Expr, kind joinKeyKind,
+	seed maphash.Seed, keepNulls bool) (*partitionFiles, error) {
+	seq, err := j.sideBatches(ctx, left, run.params)
+	if err != nil {
+		return nil, err
+	}
+	var out *partitionFiles
+	fail := func(err error) (*partitionFiles, error) {
+		if out != nil {
+			out.remove()
+		}
+		return nil, err
+	}
+	for b, err := range seq {
+		if err == nil {
+			err = canceled(ctx)
+		}
+		if err != nil {
+			if b != nil {
+				b.Release()
+			}
+			return fail(err)
+		}
+		if out == nil {
+			if out, err = newPartitionFiles(j.env.Options.TempDir, "magmalake-join-", b.Schema()); err != nil {
+				b.Release()
+				return fail(err)
+			}
+		}
+		err = run.writePartitions(ctx, out, b, keys, kind, seed, keepNulls)
+		b.Release()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	if out == nil {
+		// An empty side: no partition has rows.
+		return &partitionFiles{}, nil
+	}
+	if err := out.finish(); err != nil {
+		return fail(err)
+	}
+	return out, nil
+}
+
+// writePartitions sends each row of b to the partition of its key.
+func (r *joinRun) writePartitions(ctx context.Context, out *partitionFiles, b arrow.RecordBatch, keys []sql.Expr, kind joinKeyKind,
+	seed maphash.Seed, keepNulls bool) error {
+	k, err := r.batchKeys(ctx, b, keys, kind)
+	if err != nil {
+		return err
+	}
+	var parts [spillPartitions][]int32
+	var buf [16]byte
+	for i := range int(b.NumRows()) {
+		if k.null != nil && k.null[i] {
+			if keepNulls {
+				parts[0] = append(parts[0], int32(i))
+			}
+			continue
+		}
+		var h uint64
+		switch {
+		case k.strs != nil:
+			h = maphash.String(seed, k.strs[i])
+		case k.ints2 != nil:
+			binary.LittleEndian.PutUint64(buf[:8], uint64(k.ints[i]))
+			binary.LittleEndian.PutUint64(buf[8:], uint64(k.ints2[i]))
+			h = maphash.Bytes(seed, buf[:])
+		default:
+			binary.LittleEndian.PutUint64(buf[:8], uint64(k.ints[i]))
+			h = maphash.Bytes(seed, buf[:8])
+		}
+		p := h % spillPartitions
+		parts[p] = append(parts[p], int32(i))
+	}
+	for p, rows := range parts {
+		if len(rows) > 0 {
+			if err := out.write(p, b, rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isBuildFull reports a build side past work_mem that partitioning can
+// split: the join has keys.
+func (r *joinRun) isBuildFull(err error) bool {
+	_, bkeys := r.keys()
+	return len(bkeys) > 0 && errors.As(err, new(buildFull))
+}
