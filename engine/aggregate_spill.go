@@ -195,19 +195,29 @@ func (p *pipeline) aggregatePartition(ctx context.Context, rows iter.Seq2[arrow.
 	if err != nil {
 		return nil, err
 	}
+	return p.aggregateFrom(ctx, rows, states, depth+1)
+}
+
+// aggregateFrom folds rows (none: nil) into states and returns their groups
+// that HAVING keeps, then those of the partitions it spilled (aggregated
+// at depth), each part one batch.
+func (p *pipeline) aggregateFrom(ctx context.Context, rows iter.Seq2[arrow.RecordBatch, error], states []*groupState, depth int) ([]arrow.RecordBatch, error) {
+	used := p.mem.used
 	var fold aggFold
 	defer func() {
 		if fold.sp != nil {
 			fold.sp.remove()
 		}
 	}()
-	for b, err := range rows {
-		if err == nil {
-			err = p.foldOrSpill(ctx, b, states, &fold)
-			b.Release()
-		}
-		if err != nil {
-			return nil, err
+	if rows != nil {
+		for b, err := range rows {
+			if err == nil {
+				err = p.foldOrSpill(ctx, b, states, &fold)
+				b.Release()
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	grouped, err := p.groupedRows(ctx, states)
@@ -218,14 +228,15 @@ func (p *pipeline) aggregatePartition(ctx context.Context, rows iter.Seq2[arrow.
 		return nil, err
 	}
 	out := []arrow.RecordBatch{grouped}
-	if fold.sp != nil {
-		p.mem.used = used
-		more, err := p.spilledGroups(ctx, fold.sp, depth+1)
-		if err != nil {
-			ReleaseAll(out)
-			return nil, err
-		}
-		out = append(out, more...)
+	if fold.sp == nil {
+		return out, nil
 	}
-	return out, nil
+	// The in-memory groups are out: their memory serves the partitions.
+	p.mem.used = used
+	more, err := p.spilledGroups(ctx, fold.sp, depth)
+	if err != nil {
+		ReleaseAll(out)
+		return nil, err
+	}
+	return append(out, more...), nil
 }

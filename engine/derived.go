@@ -68,15 +68,6 @@ type picked struct {
 	sc   *sql.Scope
 }
 
-func newPicked(src source, cols []int) *picked {
-	full := src.scope()
-	sc := &sql.Scope{Aliased: full.Aliased}
-	for _, c := range cols {
-		sc.Columns = append(sc.Columns, full.Columns[c])
-	}
-	return &picked{src: src, cols: cols, sc: sc}
-}
-
 func (p *picked) scope() *sql.Scope { return p.sc }
 
 func (p *picked) batches(ctx context.Context, filter iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {

@@ -57,14 +57,7 @@ type subPlan struct {
 	env *Env
 }
 
-func (s *subPlan) Columns() []sql.Type {
-	cols := s.q.Columns()
-	out := make([]sql.Type, len(cols))
-	for i, c := range cols {
-		out[i] = c.Type
-	}
-	return out
-}
+func (s *subPlan) Columns() []sql.Type { return s.q.ColumnTypes() }
 
 // Run is the subquery's rows for one outer row; they must fit work_mem.
 func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {

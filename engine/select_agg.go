@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"io"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -375,44 +376,31 @@ func (p *pipeline) aggregateRows(ctx context.Context) (arrow.RecordBatch, error)
 		}
 		states[0].g.n = 1
 	}
-	used := p.mem.used
-	var fold aggFold
-	defer func() {
-		if fold.sp != nil {
-			fold.sp.remove()
-		}
-	}()
-	for p.metaCount < 0 {
-		b, err := p.nextFiltered(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		err = p.foldOrSpill(ctx, b, states, &fold)
-		b.Release()
-		if err != nil {
-			return nil, err
-		}
+	input := p.filteredInput(ctx)
+	if p.metaCount >= 0 {
+		input = nil // the snapshot's count stands for the rows
 	}
-	grouped, err := p.groupedRows(ctx, states)
+	parts, err := p.aggregateFrom(ctx, input, states, 1)
 	if err != nil {
 		return nil, err
 	}
-	if grouped, err = p.having(ctx, grouped); err != nil || fold.sp == nil {
-		return grouped, err
+	if len(parts) == 1 {
+		return parts[0], nil
 	}
-	// The in-memory groups are out: their memory serves the partitions.
-	p.mem.used = used
-	parts, err := p.spilledGroups(ctx, fold.sp, 1)
-	if err != nil {
-		grouped.Release()
-		return nil, err
-	}
-	parts = append([]arrow.RecordBatch{grouped}, parts...)
 	defer ReleaseAll(parts)
 	return ConcatBatches(parts)
+}
+
+// filteredInput is the input batches with WHERE applied.
+func (p *pipeline) filteredInput(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for {
+			b, err := p.nextFiltered(ctx)
+			if err == io.EOF || !yield(b, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // groupStates starts the groups of every grouping set.

@@ -46,6 +46,16 @@ type SortSpec struct {
 	NullsFirst bool
 }
 
+// ColumnTypes are the types of Columns, in order.
+func (q *Query) ColumnTypes() []sql.Type {
+	cols := q.Columns()
+	out := make([]sql.Type, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type
+	}
+	return out
+}
+
 func (q *Query) Columns() []sql.Column {
 	cols := make([]sql.Column, q.Visible)
 	for i := range cols {

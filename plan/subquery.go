@@ -24,14 +24,7 @@ type Subquery struct {
 }
 
 // Columns are the types of the subquery's output columns.
-func (s *Subquery) Columns() []sql.Type {
-	cols := s.Query.Columns()
-	out := make([]sql.Type, len(cols))
-	for i, c := range cols {
-		out[i] = c.Type
-	}
-	return out
-}
+func (s *Subquery) Columns() []sql.Type { return s.Query.ColumnTypes() }
 
 // Run is the subquery's rows for one row of the enclosing query.
 func (s *Subquery) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
