@@ -74,7 +74,7 @@ func ReorderJoins(n Node) Node {
 	if len(r.leaves) <= maxExhaustive {
 		best = r.exhaustive()
 	} else {
-		best = r.greedy()
+		best = r.greedyOrFrom()
 	}
 	top, cols := r.build(best, true)
 	perm := make([]int, len(cols))
@@ -274,8 +274,11 @@ func (r *region) leafTrees() []*joinTree {
 func (r *region) exhaustive() *joinTree {
 	n := len(r.leaves)
 	best := make([]*joinTree, 1<<n)
+	// conn marks the sets a condition connects throughout: their trees
+	// hold no cross product.
+	conn := make([]bool, 1<<n)
 	for i, t := range r.leafTrees() {
-		best[1<<i] = t
+		best[1<<i], conn[1<<i] = t, true
 	}
 	for set := uint64(1); set < 1<<n; set++ {
 		if bits.OnesCount64(set) < 2 {
@@ -283,17 +286,18 @@ func (r *region) exhaustive() *joinTree {
 		}
 		rows := r.rows(set)
 		for pass := 0; pass < 2 && best[set] == nil; pass++ {
-			// First only splits a condition connects; a cross product
-			// only where there is none.
+			// First only joins of connected sets a condition connects;
+			// a cross product only where the set has no such split.
 			for a := (set - 1) & set; a > 0; a = (a - 1) & set {
 				b := set &^ a
-				if a < b || best[a] == nil || best[b] == nil || pass == 0 && !r.connected(a, b) {
+				if a < b || best[a] == nil || best[b] == nil || pass == 0 && !(conn[a] && conn[b] && r.connected(a, b)) {
 					continue
 				}
 				if t := r.join(best[a], best[b], rows); best[set] == nil || t.cost < best[set].cost {
 					best[set] = t
 				}
 			}
+			conn[set] = pass == 0 && best[set] != nil
 		}
 	}
 	return best[1<<n-1]
@@ -319,6 +323,38 @@ func (r *region) greedy() *joinTree {
 		trees = append(trees[:bj], trees[bj+1:]...)
 	}
 	return trees[0]
+}
+
+// greedyOrFrom is the greedy order, or FROM's when that is cheaper and
+// has no cross product: the heuristic never does worse than the query.
+func (r *region) greedyOrFrom() *joinTree {
+	g, from := r.greedy(), r.leftDeep()
+	if from.cost < g.cost && r.crossProducts(from) == 0 {
+		return from
+	}
+	return g
+}
+
+// leftDeep is the FROM order's tree, relation by relation.
+func (r *region) leftDeep() *joinTree {
+	trees := r.leafTrees()
+	t := trees[0]
+	for _, next := range trees[1:] {
+		t = r.join(t, next, r.rows(t.set|next.set))
+	}
+	return t
+}
+
+// crossProducts counts the joins of t whose sides no condition connects.
+func (r *region) crossProducts(t *joinTree) int {
+	if t.left == nil {
+		return 0
+	}
+	n := r.crossProducts(t.left) + r.crossProducts(t.right)
+	if !r.connected(t.left.set, t.right.set) {
+		n++
+	}
+	return n
 }
 
 // build makes the join tree t: each condition at the lowest join that
