@@ -168,6 +168,7 @@ func (p *Builder) PlanSubquery(node *sql.Query, outer *sql.Outer) (sql.SubPlan, 
 	if sub.Correlated {
 		if k, ok := keyedForm(q, node.ExistsOnly()); ok {
 			sub.Keyed = k
+			stripOuter(q.From)
 		} else {
 			markReread(q.From)
 		}

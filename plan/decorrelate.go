@@ -72,6 +72,7 @@ func existsJoin(from Node, c sql.Expr) (*Join, bool) {
 	if len(on) == 0 {
 		return nil, false
 	}
+	stripOuter(q.From)
 	j := NewJoin(from, q.From, kind)
 	j.SetCondition(AndOf(on))
 	if len(local) > 0 {

@@ -234,6 +234,9 @@ func (u *Using) place(c sql.Expr) bool {
 // place filters a LATERAL join's left side by c when c reads it alone:
 // the subquery then runs only for the rows that can pass.
 func (l *Lateral) place(c sql.Expr) bool {
+	if readsOuter(c) {
+		return false
+	}
 	cols := map[int]bool{}
 	sql.CollectColumns(c, cols)
 	nl := len(l.Left.Scope().Columns)
@@ -253,6 +256,10 @@ func (l *Lateral) place(c sql.Expr) bool {
 // column passed through and nothing between its WHERE and its outputs
 // (grouping, windows, DISTINCT ON, LIMIT) could see the rows it drops.
 func (d *Derived) place(c sql.Expr) bool {
+	if readsOuter(c) {
+		// Correlation stays in joins, where stripOuter finds it.
+		return false
+	}
 	q := d.Query
 	if q.Agg != nil || q.Win != nil || len(q.DistinctOn) > 0 || q.Limit != nil || q.Offset != nil || q.Having != nil {
 		return false
@@ -272,4 +279,46 @@ func (d *Derived) place(c sql.Expr) bool {
 	q.Where = AndAfter(q.Where, inner)
 	PlaceConjunct(q.From, inner)
 	return true
+}
+
+// stripOuter takes out of the joins under n every conjunct that reads the
+// enclosing query's row (a copy of its WHERE's correlation, which PushDown
+// placed there): a subquery that runs once, keyed or as a join, has no
+// enclosing row to read, and its WHERE's correlation is dealt with apart.
+func stripOuter(n Node) {
+	switch x := n.(type) {
+	case *Join:
+		stripOuter(x.Left)
+		stripOuter(x.Right)
+		x.LFilter, x.RFilter = withoutOuter(x.LFilter), withoutOuter(x.RFilter)
+		if x.Cond != nil {
+			if cond := withoutOuter(x.Cond); cond != x.Cond {
+				x.SetCondition(cond)
+			}
+		}
+	case *Pick:
+		stripOuter(x.Input)
+	case *Rename:
+		stripOuter(x.Input)
+	case *Using:
+		stripOuter(x.Input)
+	}
+}
+
+// withoutOuter is e's conjuncts that read no enclosing row (nil: none; e
+// itself when it has none to drop).
+func withoutOuter(e sql.Expr) sql.Expr {
+	if e == nil || !readsOuter(e) {
+		return e
+	}
+	var kept []sql.Expr
+	for _, c := range Conjuncts(e) {
+		if !readsOuter(c) {
+			kept = append(kept, c)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return AndOf(kept)
 }
