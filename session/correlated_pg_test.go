@@ -54,7 +54,7 @@ func TestCorrelatedSubqueriesMatchPostgres(t *testing.T) {
 	for n := 0; n < 90; n++ {
 		var q string
 		agg := aggs[rng.Intn(len(aggs))]
-		switch rng.Intn(8) {
+		switch rng.Intn(10) {
 		case 0:
 			q = fmt.Sprintf("SELECT o.id, (SELECT %s FROM ci i WHERE %s) FROM co o ORDER BY 1", agg, corr())
 		case 1:
@@ -80,6 +80,15 @@ func TestCorrelatedSubqueriesMatchPostgres(t *testing.T) {
 			extra := []string{"i.id <> o.id", "i.v > o.v", "i.k2 IS DISTINCT FROM o.k2", "i.s <> o.s OR i.v < 10"}[rng.Intn(4)]
 			q = fmt.Sprintf("SELECT o.id FROM co o WHERE o.v > %d AND %sEXISTS (SELECT 1 FROM ci i WHERE %s AND %s) ORDER BY 1",
 				rng.Intn(50), []string{"", "NOT "}[rng.Intn(2)], corr(), extra)
+		case 8:
+			// A join inside the subquery: its correlation was pushed into
+			// that join (TPC-H Q2).
+			q = fmt.Sprintf(`SELECT o.id FROM co o WHERE o.v >= (SELECT min(i.v) FROM ci i, co x WHERE x.id = i.id AND i.k = o.k AND x.s <> 'c')
+				OR %sEXISTS (SELECT 1 FROM ci i JOIN co x ON x.k2 = i.k2 WHERE i.k = o.k AND x.id <> o.id AND i.v < %d) ORDER BY 1`,
+				[]string{"", "NOT "}[rng.Intn(2)], rng.Intn(100))
+		case 9:
+			q = fmt.Sprintf(`SELECT o.id FROM co o WHERE %sEXISTS (SELECT 1 FROM ci i JOIN co x ON x.k2 = i.k2 WHERE i.k = o.k AND x.id <> o.id AND i.v < %d) ORDER BY 1`,
+				[]string{"", "NOT "}[rng.Intn(2)], rng.Intn(100))
 		case 7:
 			q = fmt.Sprintf(`SELECT o.id, o.k FROM co o, ci p WHERE p.id = o.id
 				AND EXISTS (SELECT 1 FROM ci i WHERE i.k = o.k AND i.id <> o.id)
