@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -247,9 +248,19 @@ func retailPrice(partkey int64) int64 {
 	return 90000 + (partkey/10)%20001 + 100*(partkey%1000)
 }
 
-// partSupplier is the i-th (0-3) supplier of a part (clause 4.2.3, PS_SUPPKEY).
-func partSupplier(partkey, i, suppliers int64) int64 {
-	return (partkey+i*(suppliers/4+(partkey-1)/suppliers))%suppliers + 1
+// partSuppliers are a part's four suppliers (clause 4.2.3, PS_SUPPKEY).
+// Below about 80 suppliers (scale 0.008) the specification's formula can
+// name a supplier twice for one part; the next unused one stands in then.
+func partSuppliers(partkey, suppliers int64) [4]int64 {
+	var out [4]int64
+	for i := range out {
+		s := (partkey+int64(i)*(suppliers/4+(partkey-1)/suppliers))%suppliers + 1
+		for slices.Contains(out[:i], s) {
+			s = s%suppliers + 1
+		}
+		out[i] = s
+	}
+	return out
 }
 
 func (g *tpchGen) parts(r *rand.Rand, w *bufio.Writer) error {
@@ -294,9 +305,9 @@ func partName(r *rand.Rand) string {
 
 func (g *tpchGen) partsupps(r *rand.Rand, w *bufio.Writer) error {
 	for key := int64(1); key <= g.sizes.parts; key++ {
-		for i := range int64(4) {
+		for _, supp := range partSuppliers(key, g.sizes.suppliers) {
 			g.int(key)
-			g.int(partSupplier(key, i, g.sizes.suppliers))
+			g.int(supp)
 			g.int(between(r, 1, 9999))
 			g.money(between(r, 100, 100_000))
 			g.str(g.text(r, 49, 198))
@@ -367,7 +378,7 @@ func (g *tpchGen) ordersAndLines(r *rand.Rand, files map[string]string) error {
 func (g *tpchGen) orderLines(r *rand.Rand, lines []tpchLine) []tpchLine {
 	for range between(r, 1, 7) {
 		l := tpchLine{part: between(r, 1, g.sizes.parts), qty: between(r, 1, 50), disc: between(r, 0, 10), tax: between(r, 0, 8)}
-		l.supp = partSupplier(l.part, between(r, 0, 3), g.sizes.suppliers)
+		l.supp = partSuppliers(l.part, g.sizes.suppliers)[r.IntN(4)]
 		l.ext = l.qty * retailPrice(l.part)
 		l.ship = int(between(r, 1, 121))
 		l.commit = int(between(r, 30, 90))

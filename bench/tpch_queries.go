@@ -28,7 +28,7 @@ func tpchQueries(sf float64) ([]tpchQuery, error) {
 	flush := func() {
 		if cur != nil {
 			cur.sql = strings.TrimSpace(strings.Join(body, "\n"))
-			cur.sql = strings.ReplaceAll(cur.sql, "{fraction}", strconv.FormatFloat(0.0001/sf, 'g', -1, 64))
+			cur.sql = strings.ReplaceAll(cur.sql, "{fraction}", strconv.FormatFloat(0.0001/sf, 'g', 6, 64))
 			out = append(out, *cur)
 		}
 	}
