@@ -120,7 +120,7 @@ func RunTPCH(ctx context.Context, cfg TPCHConfig) (rep *TPCHReport, err error) {
 			err = errors.Join(err, fmt.Errorf("bench tpch: clean up: %w", rerr))
 		}
 	}()
-	r := &tpchRunner{cfg: cfg, dir: dir, report: &TPCHReport{SF: cfg.SF, WorkMem: cfg.WorkMem, TimeoutS: cfg.Timeout.Seconds()}}
+	r := &tpchRunner{cfg: cfg, dir: dir, report: &TPCHReport{SF: cfg.SF, TimeoutS: cfg.Timeout.Seconds()}}
 	defer r.close()
 	if err := r.prepare(ctx); err != nil {
 		return r.report, fmt.Errorf("bench tpch: %w", err)

@@ -127,6 +127,10 @@ func (r *tpchRunner) loadMagmalake(ctx context.Context, files map[string]string)
 	if r.mlConn, err = openSQLConn(ctx, dialML, statementTimeout(r.cfg.Timeout)); err != nil {
 		return fmt.Errorf("magmalake: %w", err)
 	}
+	// The report shows the work_mem the server runs with, --work-mem's or its default.
+	if wm, err := r.mlConn.query(ctx, "SHOW work_mem"); err == nil && len(wm) == 1 {
+		r.report.WorkMem = wm[0][0].text
+	}
 	r.cfg.Progress("magmalake: CREATE TABLE and COPY FROM STDIN")
 	t0 := time.Now()
 	rows, err := loadTables(ctx, r.mlConn, files, r.cfg.Progress)

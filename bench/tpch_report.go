@@ -10,7 +10,7 @@ import (
 // TPCHReport is a whole `bench tpch` run.
 type TPCHReport struct {
 	SF       float64          `json:"sf"`
-	WorkMem  string           `json:"work_mem,omitempty"` // magmalake's, when set
+	WorkMem  string           `json:"work_mem"` // magmalake's, as SHOW work_mem says
 	TimeoutS float64          `json:"timeout_s"`
 	Rows     map[string]int64 `json:"rows"` // per table
 	// Seconds to generate the data and to load it into each system
@@ -29,7 +29,7 @@ type TPCHReport struct {
 
 // NotOK lists magmalake's queries that failed or answered wrongly.
 func (rep *TPCHReport) NotOK() []string {
-	var out []string
+	out := []string{} // [] in JSON when all is well
 	for _, r := range rep.Results {
 		switch r.Status {
 		case statusOK, statusUnchecked:
@@ -116,7 +116,7 @@ func (rep *TPCHReport) Lines() []string {
 	out = append(out, fmt.Sprintf("geometric mean over the %d queries every system finished: cpu/pg %s, cpu/duck %s, wall/pg %s, wall/duck %s",
 		n, ratioCell(g.CPUVsPostgres), ratioCell(g.CPUVsDuckDB), ratioCell(g.WallVsPostgres), ratioCell(g.WallVsDuckDB)))
 	out = append(out, fmt.Sprintf("magmalake server peak RSS: load %d MiB, queries %d MiB; work_mem %s; PostgreSQL %s; DuckDB %s",
-		rep.LoadPeakRSS>>20, rep.PeakRSSBytes>>20, orDefault(rep.WorkMem), rep.PostgresVersion, rep.DuckDBVersion))
+		rep.LoadPeakRSS>>20, rep.PeakRSSBytes>>20, rep.WorkMem, rep.PostgresVersion, rep.DuckDBVersion))
 	for _, r := range rep.Results {
 		for _, s := range []struct {
 			sys string
@@ -154,13 +154,6 @@ func ratioCell(v float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", v)
-}
-
-func orDefault(s string) string {
-	if s == "" {
-		return "default"
-	}
-	return s
 }
 
 // JSON is the report as one JSON object, each query's ratios and the
