@@ -154,6 +154,9 @@ func (r *tpchRunner) close() {
 	if r.ml != nil {
 		r.ml.stop()
 	}
+	if r.pgConn != nil {
+		r.pgConn.close()
+	}
 	if r.pg != nil {
 		r.pg.stop()
 	}
