@@ -86,17 +86,23 @@ func serveArgs(cfg ContentionConfig, dataDir, addr string) []string {
 
 // startServe starts a server and waits until it accepts a login.
 func startServe(ctx context.Context, cfg ContentionConfig, dataDir string) (*serveProc, error) {
+	return launchServe(ctx, cfg.Binary, func(addr string) []string { return serveArgs(cfg, dataDir, addr) })
+}
+
+// launchServe runs binary with the arguments args gives for a free
+// loopback address and waits until the server accepts a login.
+func launchServe(ctx context.Context, binary string, args func(addr string) []string) (*serveProc, error) {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	cmd := osexec.Command(cfg.Binary, serveArgs(cfg, dataDir, addr)...)
+	cmd := osexec.Command(binary, args(addr)...)
 	// The AWS SDK must never try the EC2 metadata address from a bench.
 	cmd.Env = append(os.Environ(), "AWS_EC2_METADATA_DISABLED=true")
 	p := &serveProc{cmd: cmd, addr: addr, log: &tailBuffer{max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", cfg.Binary, err)
+		return nil, fmt.Errorf("start %s: %w", binary, err)
 	}
 	go func() {
 		p.err = cmd.Wait()

@@ -15,10 +15,28 @@ function text(v) {
   return String(v);
 }
 
-async function timed(conn, sql) {
+// timed runs sql; a query still running after timeoutMs (when set) is
+// interrupted and fails with timedOut set.
+async function timed(conn, sql, timeoutMs) {
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const reader = await conn.runAndReadAll(sql);
+  let timer;
+  const state = { fired: false };
+  if (timeoutMs > 0) {
+    timer = setTimeout(() => {
+      state.fired = true;
+      conn.interrupt();
+    }, timeoutMs);
+  }
+  let reader;
+  try {
+    reader = await conn.runAndReadAll(sql);
+  } catch (e) {
+    if (state.fired) e.timedOut = true;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const cpu = process.cpuUsage(cpu0); // every DuckDB thread: they are this process's
   return { ms, cpuMs: (cpu.user + cpu.system) / 1000, reader };
@@ -26,19 +44,21 @@ async function timed(conn, sql) {
 
 // enoughRuns is select_run.go's rule: at least repeat runs and, for fast
 // queries, a second of them (at most 200); a slow one stops after three
-// once they took 30 s.
-function enoughRuns(runs, repeat) {
+// once they took 30 s. An exact request (bench tpch) runs repeat times.
+function enoughRuns(runs, repeat, exact) {
+  if (exact) return runs.length >= repeat;
   const spent = runs.reduce((a, b) => a + b, 0);
   if (runs.length >= repeat) return spent >= 1000 || runs.length >= Math.max(repeat, 200);
   return runs.length >= Math.min(3, repeat) && spent >= 30000;
 }
 
-async function runQuery(conn, q, warmup, repeat) {
+async function runQuery(conn, q, req) {
+  const { warmup, repeat, exact } = req;
   const out = { name: q.name, ms: [], cpu_ms: [] };
   try {
     let last;
-    for (let i = 0; i < warmup || !enoughRuns(out.ms, repeat); i++) {
-      const r = await timed(conn, q.sql);
+    for (let i = 0; i < warmup || !enoughRuns(out.ms, repeat, exact); i++) {
+      const r = await timed(conn, q.sql, req.timeout_ms || 0);
       if (i >= warmup) {
         out.ms.push(r.ms);
         out.cpu_ms.push(r.cpuMs);
@@ -48,6 +68,7 @@ async function runQuery(conn, q, warmup, repeat) {
     out.rows = last.getRows().map((row) => row.map(text));
   } catch (e) {
     out.error = String(e && e.message ? e.message : e);
+    if (e && e.timedOut) out.timeout = true;
   }
   return out;
 }
@@ -59,7 +80,7 @@ async function main() {
   for (const s of req.setup) await conn.run(s);
   const version = (await conn.runAndReadAll('SELECT version()')).getRows()[0][0];
   const results = [];
-  for (const q of req.queries) results.push(await runQuery(conn, q, req.warmup, req.repeat));
+  for (const q of req.queries) results.push(await runQuery(conn, q, req));
   process.stdout.write(JSON.stringify({ version, results }) + '\n');
 }
 

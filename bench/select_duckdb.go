@@ -27,6 +27,11 @@ type duckdbRequest struct {
 	Queries []duckdbQuery `json:"queries"`
 	Warmup  int           `json:"warmup"`
 	Repeat  int           `json:"repeat"`
+	// Exact runs each query Repeat times, no more (select's rule repeats
+	// fast queries for a second).
+	Exact bool `json:"exact,omitempty"`
+	// TimeoutMs interrupts a run that takes longer (0: never).
+	TimeoutMs int64 `json:"timeout_ms,omitempty"`
 }
 
 type duckdbResult struct {
@@ -35,6 +40,8 @@ type duckdbResult struct {
 	CPUMs []float64   `json:"cpu_ms"`
 	Rows  [][]*string `json:"rows"`
 	Error string      `json:"error"`
+	// Timeout says the error is the request's timeout.
+	Timeout bool `json:"timeout"`
 }
 
 type duckdbReply struct {

@@ -19,10 +19,11 @@ import (
 // pgServer is a throwaway PostgreSQL cluster on a socket in its own
 // directory, so it collides with no other server on the machine.
 type pgServer struct {
-	bin  string // directory of initdb, pg_ctl
-	dir  string // cluster and socket directory
-	asPG bool   // run the tools as user postgres (initdb refuses root)
-	conn *pgx.Conn
+	bin      string   // directory of initdb, pg_ctl
+	dir      string   // cluster and socket directory
+	asPG     bool     // run the tools as user postgres (initdb refuses root)
+	settings []string // the server's -c name=value settings
+	conn     *pgx.Conn
 }
 
 // pgSettings are PostgreSQL 15's defaults but for memory and durability:
@@ -37,13 +38,18 @@ var pgSettings = []string{
 }
 
 // startPostgres creates a cluster under parent (empty: the temp directory)
-// and connects to it.
+// with pgSettings and connects to it.
 func startPostgres(ctx context.Context, bin, parent string) (*pgServer, error) {
+	return startPostgresWith(ctx, bin, parent, pgSettings)
+}
+
+// startPostgresWith is startPostgres with the server's settings.
+func startPostgresWith(ctx context.Context, bin, parent string, settings []string) (*pgServer, error) {
 	dir, err := os.MkdirTemp(parent, "magmalake-bench-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	pg := &pgServer{bin: bin, dir: dir, asPG: os.Geteuid() == 0}
+	pg := &pgServer{bin: bin, dir: dir, asPG: os.Geteuid() == 0, settings: settings}
 	if err := pg.own(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -52,13 +58,29 @@ func startPostgres(ctx context.Context, bin, parent string) (*pgServer, error) {
 		pg.stop()
 		return nil, err
 	}
-	conn, err := pgx.Connect(ctx, fmt.Sprintf("host=%s port=5432 user=postgres dbname=postgres", dir))
-	if err != nil {
+	if err := pg.connect(ctx); err != nil {
 		pg.stop()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, err
+	}
+	return pg, nil
+}
+
+// dsn is the connection string of the cluster's socket.
+func (pg *pgServer) dsn() string {
+	return fmt.Sprintf("host=%s port=5432 user=postgres dbname=postgres", pg.dir)
+}
+
+// connect (again) to the cluster.
+func (pg *pgServer) connect(ctx context.Context) error {
+	if pg.conn != nil {
+		pg.conn.Close(ctx)
+	}
+	conn, err := pgx.Connect(ctx, pg.dsn())
+	if err != nil {
+		return fmt.Errorf("postgres: connect: %w", err)
 	}
 	pg.conn = conn
-	return pg, nil
+	return nil
 }
 
 // own gives the directory to user postgres when we are root.
@@ -84,7 +106,7 @@ func (pg *pgServer) start(ctx context.Context) error {
 		return err
 	}
 	opts := "-k " + pg.dir
-	for _, s := range pgSettings {
+	for _, s := range pg.settings {
 		opts += " -c " + s
 	}
 	return pg.tool(ctx, "pg_ctl", "-D", data, "-w", "-l", filepath.Join(pg.dir, "log"), "-o", opts, "start")

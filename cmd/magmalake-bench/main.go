@@ -20,6 +20,7 @@ benchmarks:
   merge        times MERGE beside its floor and DuckDB
   maintenance  times OPTIMIZE beside iceberg-go's RewriteDataFiles
   contention   races writers on several magmalake servers of one lake
+  tpch         runs the 22 TPC-H queries beside PostgreSQL and DuckDB
 
 "magmalake-bench <benchmark> -h" lists a benchmark's flags.
 `
@@ -44,6 +45,7 @@ func run(ctx context.Context, args []string, env cli.Getenv, std cli.Stdio) int 
 			"merge":       cli.Parsed(parseBenchMerge, runBenchMerge),
 			"maintenance": cli.Parsed(parseBenchMaintenance, runBenchMaintenance),
 			"contention":  cli.Parsed(parseBenchContention, runBenchContention),
+			"tpch":        cli.Parsed(parseBenchTPCH, runBenchTPCH),
 		},
 	}.Run(ctx, args, env, std)
 }
