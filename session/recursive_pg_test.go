@@ -61,6 +61,12 @@ func TestNestedDistinctOnMatchesPostgres(t *testing.T) {
 		"SELECT count(*) FROM (SELECT DISTINCT ON (k) * FROM dons) d",
 		"SELECT v FROM dons WHERE n IN (SELECT DISTINCT ON (k) n FROM dons ORDER BY k, n) ORDER BY v",
 		"SELECT * FROM (SELECT DISTINCT ON (k) k, n FROM dons ORDER BY k, n) a UNION ALL SELECT 0, 0 ORDER BY 1, 2",
+		// A set operation's branches keep their own DISTINCT ON.
+		"SELECT DISTINCT ON (k) k, n FROM dons UNION ALL SELECT 0, 0 ORDER BY 1, 2",
+		"SELECT 0, 0 UNION ALL SELECT DISTINCT ON (k) k, n FROM dons ORDER BY 1, 2",
+		"SELECT DISTINCT ON (k) * FROM dons UNION ALL SELECT 9, 'q', 9 ORDER BY 1, 2, 3",
+		"SELECT DISTINCT ON (k) k, v FROM dons INTERSECT SELECT DISTINCT ON (v) k, v FROM dons ORDER BY 1, 2",
+		"SELECT DISTINCT ON (k) k FROM dons EXCEPT SELECT 1 ORDER BY 1",
 	} {
 		t.Run(strconv.Itoa(i), func(t *testing.T) { compareStatement(t, s, conn, q) })
 	}

@@ -252,6 +252,11 @@ func (p *Parser) stripNulls(toks []Token, cl *selectClauses) ([]Token, error) {
 // stripDistinctOn removes ON (exprs) after the query's own SELECT DISTINCT
 // (tidb has no DISTINCT ON) and parses the expressions.
 func (p *Parser) stripDistinctOn(toks []Token, cl *selectClauses) ([]Token, error) {
+	if setOperation(toks) {
+		// Each branch keeps its own, through nestedDistinctOn's marker:
+		// stripped here, the keys would go to the whole set operation.
+		return toks, nil
+	}
 	k := -1
 	eachTopLevel(toks, func(i int) int {
 		if k < 0 && i+2 < len(toks) && toks[i].Is("distinct") && toks[i+1].Is("on") && toks[i+2].IsPunct("(") {
@@ -277,6 +282,17 @@ func (p *Parser) stripDistinctOn(toks []Token, cl *selectClauses) ([]Token, erro
 		cl.distinctOn = append(cl.distinctOn, x)
 	}
 	return append(append([]Token(nil), toks[:k+1]...), toks[e+1:]...), nil
+}
+
+// setOperation reports a UNION, INTERSECT or EXCEPT at the top level of
+// toks.
+func setOperation(toks []Token) bool {
+	found := false
+	eachTopLevel(toks, func(i int) int {
+		found = found || toks[i].Is("union") || toks[i].Is("intersect") || toks[i].Is("except")
+		return 0
+	})
+	return found
 }
 
 // distinctOnMarker is the select item that carries a nested query's
