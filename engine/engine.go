@@ -41,7 +41,9 @@ type Env struct {
 }
 
 // PlanEnv is what the plan builder reads of the environment.
-func (e *Env) PlanEnv() plan.Env { return plan.Env{Catalog: e.Catalog, Files: e.Files} }
+func (e *Env) PlanEnv() plan.Env {
+	return plan.Env{Catalog: e.Catalog, Files: e.Files, Manifests: e.Options.Manifests}
+}
 
 func (e *Env) batchSize() int {
 	if e.Options.BatchSize <= 0 {

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 
+	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -12,6 +13,9 @@ import (
 type Env struct {
 	Catalog Catalog
 	Files   FileReader
+	// Manifests caches the manifests the join order reads column bounds
+	// from (nil: read them).
+	Manifests *lake.ManifestCache
 }
 
 // Builder binds one statement's queries into logical plans; it plans the
@@ -23,9 +27,11 @@ type Builder struct {
 	params *sql.Params
 	// subs are the subqueries planned so far, in the order planned, for
 	// the engine to compile (Subqueries).
-	subs  []*Subquery
-	ctes  []map[string]*cte // WITH lists in scope, innermost last
-	views int               // views being expanded, outermost first
+	subs []*Subquery
+	// ranges memoises the column bounds of each scan's table (columnRanges).
+	ranges map[*Scan]map[int][2]int64
+	ctes   []map[string]*cte // WITH lists in scope, innermost last
+	views  int               // views being expanded, outermost first
 	// untyped asks the next query level bound to leave untyped literal
 	// outputs untyped: it is a set operation's branch.
 	untyped bool
@@ -186,4 +192,22 @@ func regNames(q *Query) {
 			q.Outputs[i] = &sql.Cast{X: e, T: sql.Text}
 		}
 	}
+}
+
+// columnRanges are the integer column bounds of the table s reads, as its
+// files record them; none when they cannot be read (the join order then
+// guesses from row counts alone).
+func (p *Builder) columnRanges(s *Scan) map[int][2]int64 {
+	if r, ok := p.ranges[s]; ok {
+		return r
+	}
+	r, err := lake.ColumnRanges(p.ctx, s.Table.Table, s.SnapshotID, p.env.Manifests)
+	if err != nil {
+		r = nil
+	}
+	if p.ranges == nil {
+		p.ranges = map[*Scan]map[int][2]int64{}
+	}
+	p.ranges[s] = r
+	return r
 }

@@ -26,6 +26,8 @@ const maxRelations = 64
 type region struct {
 	leaves []regionLeaf
 	conds  []regionCond
+	// ranges gives a scan's integer column bounds (nil: none known).
+	ranges func(*Scan) map[int][2]int64
 }
 
 type regionLeaf struct {
@@ -48,9 +50,9 @@ type regionCond struct {
 // outer join) in the order of least estimated work. n's columns keep their
 // order: a Pick over a reordered tree restores it, so expressions bound
 // over n stay valid.
-func ReorderJoins(n Node) Node {
+func ReorderJoins(n Node, ranges func(*Scan) map[int][2]int64) Node {
 	if u, ok := n.(*Using); ok {
-		u.Input = ReorderJoins(u.Input)
+		u.Input = ReorderJoins(u.Input, ranges)
 		return u
 	}
 	j, ok := n.(*Join)
@@ -58,15 +60,15 @@ func ReorderJoins(n Node) Node {
 		return n
 	}
 	if j.Kind != JoinInner {
-		j.Left, j.Right = ReorderJoins(j.Left), ReorderJoins(j.Right)
+		j.Left, j.Right = ReorderJoins(j.Left, ranges), ReorderJoins(j.Right, ranges)
 		return j
 	}
-	r := &region{}
+	r := &region{ranges: ranges}
 	if !r.flatten(j, 0) || len(r.leaves) < 3 || len(r.leaves) > maxRelations {
 		return n
 	}
 	for i := range r.leaves {
-		r.leaves[i].node = ReorderJoins(r.leaves[i].node)
+		r.leaves[i].node = ReorderJoins(r.leaves[i].node, ranges)
 	}
 	r.restrictLeaves()
 	r.estimate()
@@ -211,8 +213,8 @@ func (r *region) estimate() {
 
 // rows estimates the join of the relations in set: their sizes times the
 // selectivity of the conditions within it. An equi-join key counts once
-// per pair of relations (a composite key is one key), taken to be unique
-// on the smaller relation's side.
+// per pair of relations (a composite key is one key), its selectivity one
+// over its distinct values (keyDistinct).
 func (r *region) rows(set uint64) float64 {
 	rows := 1.0
 	for i, l := range r.leaves {
@@ -233,10 +235,42 @@ func (r *region) rows(set uint64) float64 {
 			continue
 		}
 		keyed[c.mask] = true
-		a, b := bits.TrailingZeros64(c.mask), 63-bits.LeadingZeros64(c.mask)
-		rows /= min(r.leaves[a].base, r.leaves[b].base)
+		rows /= r.keyDistinct(c.e.(*sql.Compare))
 	}
 	return max(rows, 1)
+}
+
+// keyDistinct is the number of distinct values an equi-join key is taken
+// to have: the larger side's distinct values, each side's counted as its
+// relation's rows or, for an integer column, the span its files' bounds
+// allow if smaller (c_nationkey = s_nationkey: 25 values, not a key of
+// either table); at most the smaller relation's rows (a key joined to a
+// foreign key).
+func (r *region) keyDistinct(eq *sql.Compare) float64 {
+	l, lbase := r.distinct(eq.L)
+	rt, rbase := r.distinct(eq.R)
+	return max(min(max(l, rt), min(lbase, rbase)), 1)
+}
+
+// distinct estimates e's distinct values over its relation, and the
+// relation's rows before its filters.
+func (r *region) distinct(e sql.Expr) (float64, float64) {
+	m := r.maskOf(e)
+	leaf := r.leaves[bits.TrailingZeros64(m)]
+	n := leaf.base
+	ref, ok := e.(*sql.ColumnRef)
+	if !ok || r.ranges == nil {
+		return n, leaf.base
+	}
+	scan, ok := leaf.node.(*Scan)
+	col := ref.Index - leaf.offset
+	if !ok || col < 0 || col >= len(scan.Sc.Columns) || scan.Sc.Columns[col].FieldID == 0 {
+		return n, leaf.base
+	}
+	if span, ok := r.ranges(scan)[scan.Sc.Columns[col].FieldID]; ok {
+		n = min(n, float64(span[1]-span[0])+1)
+	}
+	return n, leaf.base
 }
 
 // connected reports a condition between a and b.
