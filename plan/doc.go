@@ -7,9 +7,12 @@
 // derived tables, set operations, set-returning functions ...); the
 // subqueries of expressions are planned the same way (Subquery). As each
 // level is bound, the rewrite rules reshape it: WHERE's conjuncts are
-// pushed into joins and onto their sides (PushDown), only the columns the
-// level reads are kept down to the scans (Node.Project), a window's
-// row_number() limit becomes a per-partition top-N (window_top.go), and a
-// subquery correlated by one equality takes its keyed form (Keyed). The
-// engine compiles the finished tree into operators.
+// pushed into joins, onto their sides and into derived tables (PushDown),
+// an OR of ANDs gives up what its branches share (or_factor.go), inner
+// joins are put in the order of least estimated work (joinorder.go), only
+// the columns the level reads are kept down to the scans (Node.Project),
+// correlated EXISTS become semi and anti joins (decorrelate.go), a
+// window's row_number() limit becomes a per-partition top-N
+// (window_top.go), and a subquery correlated by equalities takes its keyed
+// form (Keyed). The engine compiles the finished tree into operators.
 package plan
