@@ -44,6 +44,8 @@ type regionCond struct {
 	e    sql.Expr
 	mask uint64
 	key  bool
+	// sel is the condition's selectivity, set by estimate.
+	sel float64
 }
 
 // ReorderJoins puts each tree of inner joins in n (n itself, or inside an
@@ -209,6 +211,14 @@ func (r *region) estimate() {
 		}
 		l.rows = max(l.rows, 1)
 	}
+	for i := range r.conds {
+		c := &r.conds[i]
+		if c.key {
+			c.sel = 1 / r.keyDistinct(c.e.(*sql.Compare))
+		} else {
+			c.sel = conjunctSelectivity(c.e)
+		}
+	}
 }
 
 // rows estimates the join of the relations in set: their sizes times the
@@ -228,14 +238,14 @@ func (r *region) rows(set uint64) float64 {
 			continue
 		}
 		if !c.key {
-			rows *= conjunctSelectivity(c.e)
+			rows *= c.sel
 			continue
 		}
 		if keyed[c.mask] {
 			continue
 		}
 		keyed[c.mask] = true
-		rows /= r.keyDistinct(c.e.(*sql.Compare))
+		rows *= c.sel
 	}
 	return max(rows, 1)
 }
