@@ -16,21 +16,31 @@ func decorrelate(q *Query) {
 		return
 	}
 	var kept []sql.Expr
+	var first *Join
 	for _, c := range Conjuncts(q.Where) {
 		if j, ok := existsJoin(q.From, c); ok {
 			q.From = NewPick(j, identity(len(q.From.Scope().Columns)))
+			if first == nil {
+				first = j
+			}
 			continue
 		}
 		kept = append(kept, c)
 	}
-	if len(kept) == len(Conjuncts(q.Where)) {
+	if first == nil {
 		return
 	}
 	q.Where = nil
 	if len(kept) > 0 {
 		q.Where = AndOf(kept)
-		// What WHERE keeps filters the joins' left sides first.
-		PushDown(q.From, q.Where)
+	}
+	// What WHERE keeps filters the first join's left side (the query's
+	// FROM, over whose columns it is bound) before it probes: a scan
+	// there is pruned by it. WHERE still checks it.
+	for _, c := range kept {
+		if !HasSubquery(c) && !HasVolatile(c) {
+			first.LFilter = AndAfter(first.LFilter, c)
+		}
 	}
 }
 
