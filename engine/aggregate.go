@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/big"
-	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -307,33 +306,6 @@ func (e *exactSums) int64Sum(g int) (int64, bool) {
 	return 0, false
 }
 
-// appendScaled appends v·10^-scale as PostgreSQL prints a numeric at that
-// display scale (sql.Decimal's String): "-0.05", "12.00", "7".
-func appendScaled(b []byte, v int64, scale int) []byte {
-	neg := v < 0
-	u := uint64(v)
-	if neg {
-		u = -u
-		b = append(b, '-')
-	}
-	var digits [20]byte
-	d := strconv.AppendUint(digits[:0], u, 10)
-	if scale <= 0 {
-		return append(b, d...)
-	}
-	if len(d) <= scale {
-		var padded [48]byte
-		p := padded[:0]
-		for range scale - len(d) + 1 {
-			p = append(p, '0')
-		}
-		d = append(p, d...)
-	}
-	b = append(b, d[:len(d)-scale]...)
-	b = append(b, '.')
-	return append(b, d[len(d)-scale:]...)
-}
-
 // decimal is group g's sum as a numeric value.
 func (e *exactSums) decimal(g int) sql.Decimal {
 	return sql.Decimal{Coef: e.total(g), Scale: e.scales[g]}
@@ -437,7 +409,7 @@ func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error)
 		if v, ok := s.exact.int64Sum(g); ok && nb != nil && !s.avg {
 			// The common case, a sum that fits 64 bits, printed as
 			// sql.Decimal prints it without a big.Int per group.
-			text = appendScaled(text[:0], v, s.exact.scales[g])
+			text = sql.AppendScaled(text[:0], v, s.exact.scales[g])
 			nb.Builder.(*array.StringBuilder).BinaryBuilder.Append(text)
 			continue
 		}

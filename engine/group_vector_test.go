@@ -187,8 +187,8 @@ func TestAppendScaled(t *testing.T) {
 	for _, v := range vals {
 		for _, scale := range []int{0, 1, 2, 3, 7, 19, 21, 40} {
 			want := sql.Decimal{Coef: big.NewInt(v), Scale: scale}.String()
-			if got := string(appendScaled(nil, v, scale)); got != want {
-				t.Fatalf("appendScaled(%d, %d) = %q, want %q", v, scale, got, want)
+			if got := string(sql.AppendScaled(nil, v, scale)); got != want {
+				t.Fatalf("AppendScaled(%d, %d) = %q, want %q", v, scale, got, want)
 			}
 		}
 	}

@@ -159,3 +159,45 @@ func BenchmarkGroupIDs(b *testing.B) {
 		}
 	}
 }
+
+// benchLineitem is n rows shaped like TPC-H's lineitem for Q1: quantity,
+// extendedprice, discount and tax as numeric(15,2), returnflag and
+// linestatus as one-letter text, shipdate as a date; in one batch.
+func benchLineitem(n int) *plan.Virtual {
+	cols := []sql.Column{{Name: "l_quantity", Type: sql.Numeric(15, 2)}, {Name: "l_extendedprice", Type: sql.Numeric(15, 2)},
+		{Name: "l_discount", Type: sql.Numeric(15, 2)}, {Name: "l_tax", Type: sql.Numeric(15, 2)},
+		{Name: "l_returnflag", Type: sql.Text}, {Name: "l_linestatus", Type: sql.Text}, {Name: "l_shipdate", Type: sql.Date}}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: c.Type.ArrowType(), Nullable: true}
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	for i := range n {
+		h := benchMix(uint64(i))
+		qty := int64(h%50+1) * 100
+		b.Field(0).(*array.Decimal128Builder).Append(decimal128.FromI64(qty))
+		b.Field(1).(*array.Decimal128Builder).Append(decimal128.FromI64(qty * int64((h>>8)%100_000+90_000) / 100))
+		b.Field(2).(*array.Decimal128Builder).Append(decimal128.FromI64(int64((h >> 20) % 11)))
+		b.Field(3).(*array.Decimal128Builder).Append(decimal128.FromI64(int64((h >> 24) % 9)))
+		b.Field(4).(*array.StringBuilder).Append(string("ANR"[(h>>28)%3]))
+		b.Field(5).(*array.StringBuilder).Append(string("OF"[(h>>30)%2]))
+		b.Field(6).(*array.Date32Builder).Append(arrow.Date32(8036 + int32((h>>32)%2526)))
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	return &plan.Virtual{Columns: cols, Rows: func(context.Context) (arrow.RecordBatch, error) {
+		rec.Retain()
+		return rec, nil
+	}}
+}
+
+// BenchmarkTPCHQ1 is TPC-H's Q1 over 1M lineitem-shaped rows: decimal
+// arithmetic inside aggregates, grouped by two text keys.
+func BenchmarkTPCHQ1(b *testing.B) {
+	cat := benchCatalog{"lineitem": benchLineitem(1_000_000)}
+	runBench(b, cat, `SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
+	sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,
+	avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, avg(l_discount) AS avg_disc, count(*) AS count_order
+	FROM lineitem WHERE l_shipdate <= date '1998-12-01' - interval '90' day
+	GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus`)
+}

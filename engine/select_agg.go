@@ -583,6 +583,13 @@ func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.Recor
 	if c.Arg == nil {
 		return nil, nil
 	}
+	if (c.Name == "sum" || c.Name == "avg") && !c.Distinct {
+		// Their accumulators add decimal128 columns as 128-bit integers:
+		// an arithmetic argument stays scaled integers, never text.
+		if arr, ok := sql.EvalScaled(ctx, c.Arg, b); ok {
+			return arr, nil
+		}
+	}
 	return evalColumn(ctx, c.Arg, b, p.params)
 }
 

@@ -65,6 +65,9 @@ func Eval(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if vec, ok := evalScaledBatch(ctx, e, batch); ok {
+		return vec.numericText(), nil
+	}
 	ev := newEvaluator(ctx, batch, params)
 	vals, err := ev.eval(e, allRows(ev.n))
 	if err != nil {
