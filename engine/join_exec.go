@@ -28,12 +28,19 @@ func (j *joinSource) scope() *sql.Scope { return j.Sc }
 func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	run := &joinRun{j: j, params: params, mem: newMemBudget(j.env.Options.WorkMem), size: j.env.batchSize()}
 	run.probeIsLeft = j.Kind != plan.JoinRight
-	if j.Kind == plan.JoinInner {
-		// The side estimated smaller is held in the hash table.
+	existence := j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti
+	if j.Kind == plan.JoinInner || existence {
+		// The side estimated smaller is held in the hash table. A semi
+		// or anti join that holds its left side marks the rows the right
+		// side's rows find, and emits them (or the others) at the end:
+		// TPC-H Q4 holds a quarter's orders, not the lineitems.
 		run.probeIsLeft = !j.BuildLeft()
 	}
-	run.keepProbe = j.Kind != plan.JoinInner && j.Kind != plan.JoinSemi
-	run.keepBuild = j.Kind == plan.JoinFull
+	// Outer joins keep their unmatched probe rows, an anti join probing
+	// with its left side too.
+	run.keepProbe = j.Kind != plan.JoinInner && j.Kind != plan.JoinSemi && (j.Kind != plan.JoinAnti || run.probeIsLeft)
+	run.keepBuild = j.Kind == plan.JoinFull || existence && !run.probeIsLeft
+	run.wantMatched = j.Kind == plan.JoinSemi
 	if err := run.build(ctx); err != nil {
 		if run.isBuildFull(err) {
 			return j.graceBatches(ctx, run)
@@ -64,7 +71,7 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 			}
 		}
 		if run.keepBuild {
-			if _, err := run.unmatchedBuild(ctx); err != nil {
+			if _, err := run.finalBuild(ctx); err != nil {
 				yield(nil, err)
 			}
 		}
@@ -92,7 +99,8 @@ type joinRun struct {
 	size        int
 	probeIsLeft bool
 	keepProbe   bool              // emit unmatched probe rows (null-extended)
-	keepBuild   bool              // emit unmatched build rows at the end
+	keepBuild   bool              // emit build rows at the end: unmatched ones, or
+	wantMatched bool              // matched ones (a semi join holding its left side)
 	rows        arrow.RecordBatch // the build side's rows; nil when it has none
 	table       *joinTable        // nil: nested loop
 	matched     []bool            // build rows that found a partner
@@ -215,8 +223,11 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 				continue
 			}
 			for h := r.table.head(keys, i); h >= 0; h = r.table.next[h] {
+				if !r.probeIsLeft && r.existence() && r.matched[h] {
+					continue // that left row's fate is settled
+				}
 				pIdx, bIdx = append(pIdx, int32(i)), append(bIdx, h)
-				if r.j.Residual == nil && r.existence() {
+				if r.j.Residual == nil && r.existence() && r.probeIsLeft {
 					break // one match settles a semi or anti join's row
 				}
 			}
@@ -243,7 +254,7 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 			return ok, err
 		}
 	}
-	if !r.keepProbe && r.j.Kind != plan.JoinSemi {
+	if !r.keepProbe && (r.j.Kind != plan.JoinSemi || !r.probeIsLeft) {
 		return true, nil
 	}
 	// Unmatched rows null-extended (outer and anti joins), or a semi
@@ -318,11 +329,13 @@ func (r *joinRun) existence() bool {
 	return r.j.Kind == plan.JoinSemi || r.j.Kind == plan.JoinAnti
 }
 
-// unmatchedBuild emits the build rows no probe row matched (FULL JOIN).
-func (r *joinRun) unmatchedBuild(ctx context.Context) (bool, error) {
+// finalBuild emits the build rows no probe row matched (FULL JOIN, or an
+// anti join holding its left side), or those one did (a semi join holding
+// its left side).
+func (r *joinRun) finalBuild(ctx context.Context) (bool, error) {
 	var bIdx []int32
 	for row, ok := range r.matched {
-		if !ok {
+		if ok == r.wantMatched {
 			bIdx = append(bIdx, int32(row))
 		}
 	}

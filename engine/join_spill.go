@@ -61,7 +61,7 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error],
 	yield func(arrow.RecordBatch, error) bool) bool {
 	run := &joinRun{j: j, params: proto.params, mem: newMemBudget(j.env.Options.WorkMem), size: proto.size,
-		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, yield: yield}
+		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, wantMatched: proto.wantMatched, yield: yield}
 	defer run.release()
 	if err := run.buildFrom(ctx, build); err != nil {
 		yield(nil, err)
@@ -83,7 +83,7 @@ func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, p
 		}
 	}
 	if run.keepBuild {
-		ok, err := run.unmatchedBuild(ctx)
+		ok, err := run.finalBuild(ctx)
 		if err != nil {
 			yield(nil, err)
 			return false

@@ -166,6 +166,9 @@ func (p *Builder) PlanSubquery(node *sql.Query, outer *sql.Outer) (sql.SubPlan, 
 	if err != nil {
 		return nil, err
 	}
+	if node.ExistsOnly() {
+		st = existsTargets(st)
+	}
 	q, err := p.query(st, outer)
 	if err != nil {
 		return nil, err

@@ -45,8 +45,33 @@ func EstimateRows(n Node) float64 {
 		return max(EstimateRows(x.Input)*Selectivity(x.Cond), 1)
 	case *SetOp:
 		return estimateSet(x.Root)
+	case *Series:
+		return estimateSeries(x)
 	}
 	return unknownRows
+}
+
+// estimateSeries counts an integer generate_series with constant bounds
+// and step; any other is unknownRows.
+func estimateSeries(s *Series) float64 {
+	var v [3]int64
+	v[2] = 1
+	if len(s.Args) < 2 || len(s.Args) > 3 {
+		return unknownRows
+	}
+	for i, a := range s.Args {
+		c, ok := a.(*sql.Const)
+		if !ok {
+			return unknownRows
+		}
+		if v[i], ok = c.Value.(int64); !ok {
+			return unknownRows
+		}
+	}
+	if v[2] == 0 {
+		return unknownRows
+	}
+	return max(float64((v[1]-v[0])/v[2]+1), 1)
 }
 
 // estimateQuery is a query level's rows: its input's, filtered, grouped

@@ -80,7 +80,9 @@ func keyedForm(q *Query, exists bool) (*Keyed, bool) {
 		k.Empty = &empty
 	case exists:
 		build.Outputs = inner
-		k.PerKey = 1
+		if perKey != 0 { // LIMIT 0 keeps no row: EXISTS is false for every key
+			k.PerKey = 1
+		}
 	default:
 		build.Outputs = append(append([]sql.Expr(nil), q.Outputs...), inner...)
 	}

@@ -106,3 +106,41 @@ func TestCorrelatedSubqueriesMatchPostgres(t *testing.T) {
 		t.Fatalf("EXISTS and NOT EXISTS are not joins:\n%s", plan)
 	}
 }
+
+// TestExistsReadsOnlyWhatItTests: EXISTS (SELECT * ...) with a key
+// correlation runs as a semi join whose scan reads the columns the
+// subquery's WHERE needs, not the select list's (PostgreSQL drops an
+// EXISTS subquery's select list); a select list that could fail still
+// fails as in PostgreSQL.
+func TestExistsReadsOnlyWhatItTests(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"CREATE TABLE ew (k int, wide text, other text)",
+		"CREATE TABLE eo (k int, v int)",
+		"INSERT INTO ew VALUES (1, 'a', 'b'), (2, NULL, 'c'), (NULL, 'x', 'y')",
+		"INSERT INTO eo VALUES (1, 10), (2, 20), (3, 30), (NULL, 40)",
+	} {
+		mustPG(t, conn, q)
+		mustQuery(t, s, q)
+	}
+	plan := strings.Join(flatRows(mustQuery(t, s, `EXPLAIN SELECT v FROM eo WHERE EXISTS (SELECT * FROM ew WHERE ew.k = eo.k)`)), "\n")
+	if !strings.Contains(plan, "Hash Join (Semi)") {
+		t.Fatalf("a keyed EXISTS is not a semi join:\n%s", plan)
+	}
+	if _, after, _ := strings.Cut(plan, "Scan on public.ew\n"); !strings.HasPrefix(strings.TrimSpace(after), "Columns: k\n") {
+		t.Fatalf("EXISTS (SELECT * ...) reads columns it never tests:\n%s", plan)
+	}
+	for _, q := range []string{
+		"SELECT v FROM eo WHERE EXISTS (SELECT * FROM ew WHERE ew.k = eo.k) ORDER BY v",
+		"SELECT v FROM eo WHERE NOT EXISTS (SELECT 1 FROM ew WHERE ew.k = eo.k) ORDER BY v",
+		"SELECT v FROM eo WHERE EXISTS (SELECT DISTINCT * FROM ew WHERE ew.k = eo.k AND ew.wide IS NOT NULL) ORDER BY v",
+		"SELECT v FROM eo WHERE EXISTS (SELECT nosuch FROM ew WHERE ew.k = eo.k)",
+		"SELECT v FROM eo WHERE EXISTS (SELECT zz.* FROM ew WHERE ew.k = eo.k)",
+		"SELECT v FROM eo WHERE EXISTS (SELECT * WHERE eo.k = 1)",
+		"SELECT v FROM eo WHERE EXISTS (SELECT 1/0 FROM ew WHERE ew.k = eo.k) ORDER BY v",
+		"SELECT v FROM eo WHERE EXISTS (SELECT * FROM ew WHERE ew.k = eo.k LIMIT 0) ORDER BY v",
+	} {
+		compareStatement(t, s, conn, q)
+	}
+}

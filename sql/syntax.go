@@ -199,6 +199,13 @@ func ColumnMatches(column string, value Syntax) Syntax {
 	return syntaxOf(&parse.Binary{Op: parse.OpEQ, L: ref, R: nodeOf(value)})
 }
 
+// IsLiteral reports a constant written as a literal (1, 'x', NULL, -2.5),
+// an expression that cannot fail and reads nothing.
+func IsLiteral(s Syntax) bool { return signedLiteral(nodeOf(s)) }
+
+// OneSyntax is the literal 1.
+func OneSyntax() Syntax { return syntaxOf(&parse.Const{Value: int64(1)}) }
+
 // AndSyntax is "a AND b"; a nil a is b.
 func AndSyntax(a, b Syntax) Syntax {
 	if a == nil {
