@@ -15,11 +15,12 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 	if err != nil {
 		return nil, err
 	}
-	PushDown(src, q.Where)
+	placed := PushDown(src, q.Where)
 	src = ReorderJoins(src, p.columnRanges)
 	used := q.inputColumns(full.Named)
 	if len(used) == len(full.Columns) {
 		q.From = src
+		q.Where = withoutPlaced(q.Where, placed)
 		decorrelate(q)
 		limitWindow(q)
 		return q, nil
@@ -33,6 +34,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 		return nil, err
 	}
 	q.From = src.Project(used)
+	q.Where = withoutPlaced(q.Where, placed)
 	decorrelate(q)
 	limitWindow(q)
 	return q, nil

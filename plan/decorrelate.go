@@ -18,8 +18,17 @@ func decorrelate(q *Query) {
 	}
 	var kept []sql.Expr
 	var first *Join
+	sunk := false
 	for _, c := range Conjuncts(q.Where) {
-		if j, ok := existsJoin(q.From, c); ok {
+		if sinkIn(q.From, c) {
+			sunk = true
+			continue
+		}
+		j, ok := existsJoin(q.From, c)
+		if !ok {
+			j, ok = inJoin(q.From, c)
+		}
+		if ok {
 			q.From = NewPick(j, identity(len(q.From.Scope().Columns)))
 			if first == nil {
 				first = j
@@ -28,7 +37,7 @@ func decorrelate(q *Query) {
 		}
 		kept = append(kept, c)
 	}
-	if first == nil {
+	if first == nil && !sunk {
 		return
 	}
 	q.Where = nil
@@ -39,7 +48,7 @@ func decorrelate(q *Query) {
 	// FROM, over whose columns it is bound) before it probes: a scan
 	// there is pruned by it. WHERE still checks it.
 	for _, c := range kept {
-		if !HasSubquery(c) && !HasVolatile(c) {
+		if first != nil && !HasSubquery(c) && !HasVolatile(c) {
 			first.LFilter = AndAfter(first.LFilter, c)
 		}
 	}
@@ -90,6 +99,115 @@ func existsJoin(from Node, c sql.Expr) (*Join, bool) {
 		j.RFilter = AndOf(local)
 	}
 	return j, true
+}
+
+// inJoin is the semi join x IN (SELECT y ...) stands for as a WHERE
+// conjunct over from, the subquery not correlated: from's rows that find
+// their x among the subquery's rows, the subquery run once as a relation
+// (TPC-H Q18's orders IN (lineitem grouped by order), Q20's suppliers). A
+// conjunct that is NULL (no match, a NULL among the values) drops the row
+// as false does, so the join is exact; NOT IN is not (a NULL value makes
+// every row NULL) and stays as it is.
+func inJoin(from Node, c sql.Expr) (*Join, bool) {
+	sub, ok := c.(*sql.Subquery)
+	if !ok || sub.Kind != sql.SubAny || sub.Op != sql.OpEQ {
+		return nil, false
+	}
+	sp, ok := sub.Plan.(*Subquery)
+	if !ok || sp.Correlated {
+		return nil, false
+	}
+	tests, domains := sub.Row, sub.RowDomains
+	if tests == nil {
+		tests, domains = []sql.Expr{sub.Test}, []sql.Type{sub.Domain}
+	}
+	cols := sp.Query.Columns()
+	if len(tests) != len(cols) || len(domains) != len(cols) {
+		return nil, false
+	}
+	nl := len(from.Scope().Columns)
+	on := make([]sql.Expr, len(tests))
+	for i, t := range tests {
+		if HasSubquery(t) || HasVolatile(t) {
+			return nil, false
+		}
+		r := &sql.ColumnRef{Index: nl + i, Name: cols[i].Name, T: cols[i].Type}
+		on[i] = &sql.Compare{Op: sql.OpEQ, L: t, R: r, Domain: domains[i]}
+	}
+	j := NewJoin(from, NewDerived(sp.Query, ""), JoinSemi)
+	j.SetCondition(AndOf(on))
+	return j, true
+}
+
+// sinkIn puts the semi join x IN (SELECT ...) stands for (see inJoin)
+// below from's joins, over the lowest inner-join side that holds every
+// column x reads, when that side is estimated to have more rows than the
+// subquery gives: the few rows that pass then reach the joins above
+// (TPC-H Q18: orders IN (a few large orders) before joining lineitem, not
+// after). It reports whether it did; from itself is inJoin's place.
+func sinkIn(from Node, c sql.Expr) bool {
+	sub, ok := c.(*sql.Subquery)
+	if !ok || sub.Kind != sql.SubAny {
+		return false
+	}
+	sp, ok := sub.Plan.(*Subquery)
+	if !ok || sp.Correlated {
+		return false
+	}
+	cols := map[int]bool{}
+	sql.CollectColumns(c, cols)
+	var parent *Join
+	var onLeft bool
+	remap := map[int]int{}
+	for i := range cols {
+		remap[i] = i
+	}
+	for n := from; ; {
+		switch x := n.(type) {
+		case *Pick:
+			for i, to := range remap {
+				remap[i] = x.Cols[to]
+			}
+			n = x.Input
+			continue
+		case *Join:
+			if x.Kind != JoinInner {
+				break
+			}
+			nl := len(x.Left.Scope().Columns)
+			left, right := false, false
+			for _, to := range remap {
+				left, right = left || to < nl, right || to >= nl
+			}
+			if left == right {
+				break
+			}
+			parent, onLeft = x, left
+			if right {
+				for i, to := range remap {
+					remap[i] = to - nl
+				}
+				n = x.Right
+				continue
+			}
+			n = x.Left
+			continue
+		}
+		if parent == nil || EstimateRows(n) <= estimateQuery(sp.Query) {
+			return false
+		}
+		j, ok := inJoin(n, sql.RemapColumns(c, remap))
+		if !ok {
+			return false
+		}
+		sunk := NewPick(j, identity(len(n.Scope().Columns)))
+		if onLeft {
+			parent.Left = sunk
+		} else {
+			parent.Right = sunk
+		}
+		return true
+	}
 }
 
 // refsPlain: the enclosing values a subquery reads are expressions of the

@@ -7,23 +7,59 @@ import "github.com/magmalake/magmalake/sql"
 // b.k hashes on the key instead of filtering a cross product, and each
 // conjunct that reads one side only into that side's filter, so the side is
 // filtered before it is joined (the build side of a hash join then holds
-// only rows that can survive WHERE). WHERE keeps the conjuncts: checking
-// them twice changes nothing for the rows they let through.
-func PushDown(src Node, where sql.Expr) {
+// only rows that can survive WHERE). placed reports the conjuncts now
+// enforced below, which WHERE need not check again over the joined rows
+// (where the general evaluator would compare column with column per row).
+func PushDown(src Node, where sql.Expr) (placed []bool) {
 	if where == nil {
-		return
+		return nil
 	}
-	conj := []sql.Expr{where}
-	if l, ok := where.(*sql.Logic); ok && l.And {
-		conj = l.Args
-	}
-	for _, c := range conj {
-		for _, f := range factorOr(c) {
-			if !HasSubquery(f) && !HasVolatile(f) {
-				PlaceConjunct(src, f)
+	conj := whereConjuncts(where)
+	placed = make([]bool, len(conj))
+	for i, c := range conj {
+		parts := factorOr(c)
+		for _, f := range parts {
+			if !HasSubquery(f) && !HasVolatile(f) && PlaceConjunct(src, f) {
+				// A conjunct a join or a side's filter now enforces need
+				// not be evaluated again over the joined rows. One that
+				// reads the enclosing row stays: a subquery run once
+				// (keyed, or as a join) takes its correlation from WHERE.
+				placed[i] = len(parts) == 1 && !readsOuter(c)
 			}
 		}
 	}
+	return placed
+}
+
+// whereConjuncts are WHERE's top-level AND arguments, as PushDown numbers them.
+func whereConjuncts(where sql.Expr) []sql.Expr {
+	if l, ok := where.(*sql.Logic); ok && l.And {
+		return l.Args
+	}
+	return []sql.Expr{where}
+}
+
+// withoutPlaced is where without the conjuncts PushDown placed (placed
+// numbers where's conjuncts, from a binding of the same WHERE); nil when
+// none is left.
+func withoutPlaced(where sql.Expr, placed []bool) sql.Expr {
+	conj := whereConjuncts(where)
+	if where == nil || len(conj) != len(placed) {
+		return where
+	}
+	var kept []sql.Expr
+	for i, c := range conj {
+		if !placed[i] {
+			kept = append(kept, c)
+		}
+	}
+	switch {
+	case len(kept) == len(conj):
+		return where
+	case len(kept) == 0:
+		return nil
+	}
+	return AndOf(kept)
 }
 
 // PlaceConjunct attaches c (over s's scope) to the lowest join whose two

@@ -144,3 +144,44 @@ func TestExistsReadsOnlyWhatItTests(t *testing.T) {
 		compareStatement(t, s, conn, q)
 	}
 }
+
+// TestInSubqueryAsSemiJoin: x IN (SELECT ...) as a WHERE conjunct runs as
+// a semi join (issue 52: TPC-H Q18 and Q20) and answers as PostgreSQL
+// does with NULLs and duplicates among the values, NULL tests, a grouped
+// subquery, a row operand and mixed types; IN under OR and NOT IN keep
+// their own path and answer as PostgreSQL too.
+func TestInSubqueryAsSemiJoin(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	for _, q := range []string{
+		"CREATE TABLE io (id int, k int, b bigint, v numeric(6,2))",
+		"CREATE TABLE ii (k int, b bigint, n numeric(6,2), q int)",
+		"INSERT INTO io VALUES (1, 1, 10, 1.50), (2, 2, 20, 2.00), (3, NULL, 30, NULL), (4, 4, NULL, 4.00), (5, 5, 50, 5.50), (6, 1, 10, 1.50)",
+		"INSERT INTO ii VALUES (1, 10, 1.5, 100), (1, 10, 1.5, 250), (2, NULL, 2, 10), (NULL, 30, NULL, 5), (5, 50, 5.50, 400), (7, 70, 7, 1)",
+	} {
+		mustPG(t, conn, q)
+		mustQuery(t, s, q)
+	}
+	plan := strings.Join(flatRows(mustQuery(t, s, "EXPLAIN SELECT id FROM io WHERE k IN (SELECT k FROM ii GROUP BY k HAVING sum(q) > 300)")), "\n")
+	if !strings.Contains(plan, "Hash Join (Semi)") {
+		t.Fatalf("IN (subquery) is not a semi join:\n%s", plan)
+	}
+	for _, q := range []string{
+		"SELECT id FROM io WHERE k IN (SELECT k FROM ii) ORDER BY id",
+		"SELECT id FROM io WHERE k IN (SELECT k FROM ii GROUP BY k HAVING sum(q) > 300) ORDER BY id",
+		"SELECT id FROM io WHERE b IN (SELECT b FROM ii WHERE q > 5) AND id > 1 ORDER BY id",
+		"SELECT id FROM io WHERE k IN (SELECT n FROM ii) ORDER BY id",
+		"SELECT id FROM io WHERE v IN (SELECT k FROM ii) ORDER BY id",
+		"SELECT id FROM io WHERE (k, b) IN (SELECT k, b FROM ii) ORDER BY id",
+		"SELECT id FROM io WHERE k + 1 IN (SELECT k FROM ii) ORDER BY id",
+		"SELECT id FROM io WHERE k IN (SELECT k FROM ii) OR id = 3 ORDER BY id",
+		"SELECT id FROM io WHERE k NOT IN (SELECT k FROM ii WHERE k IS NOT NULL) ORDER BY id",
+		"SELECT id FROM io WHERE k NOT IN (SELECT k FROM ii) ORDER BY id",
+		"SELECT id, (k IN (SELECT k FROM ii)) FROM io ORDER BY id",
+		"SELECT count(*) FROM io WHERE k IN (SELECT k FROM ii WHERE false)",
+		"SELECT id FROM io WHERE k IN (SELECT k FROM ii UNION SELECT 4) ORDER BY id",
+		"SELECT id FROM io WHERE k IN (SELECT k FROM ii ORDER BY q LIMIT 2) ORDER BY id",
+	} {
+		compareStatement(t, s, conn, q)
+	}
+}
