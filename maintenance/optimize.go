@@ -39,6 +39,9 @@ func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *
 		if err != nil {
 			return nil, err
 		}
+		if err := refreshStatistics(ctx, p.Warehouse(), rt.Ident, out.SnapshotID); err != nil {
+			return nil, err
+		}
 		row := []any{int64(out.RewrittenFiles), int64(out.AddedFiles), int64(out.RemovedDeleteFiles),
 			out.RewrittenRows, out.RewrittenBytes, out.AddedBytes}
 		return datumResult("ALTER TABLE", optimizeColumns, row)

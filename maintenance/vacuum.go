@@ -144,6 +144,9 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 	if out.opt, err = deletes.Optimize(ctx, p.CommitTarget(), ident, opts); err != nil {
 		return out, err
 	}
+	if err := refreshStatistics(ctx, wh, ident, out.opt.SnapshotID); err != nil {
+		return out, err
+	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open
 	// transactions and queries: expiry keeps the snapshots they read.
 	if out.exp, err = wh.Maintenance().ExpireSnapshots(ctx, ident, age, keep); err != nil {

@@ -1,0 +1,70 @@
+package lake
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/puffin"
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+
+	"github.com/magmalake/magmalake/internal/theta"
+)
+
+// writeStatisticsFile writes the sketches of cols, computed from snap, as
+// one Puffin file in the table's metadata directory, named as Iceberg's
+// Java writers name theirs (<snapshot id>-<uuid>.stats), and returns its
+// entry for the table's metadata.
+func writeStatisticsFile(ctx context.Context, tbl *table.Table, snap table.Snapshot, cols []sketchedColumn, sketches []*theta.Sketch) (table.StatisticsFile, error) {
+	var buf bytes.Buffer
+	w, err := puffin.NewWriter(&buf)
+	if err != nil {
+		return table.StatisticsFile{}, err
+	}
+	if err := w.SetCreatedBy("magmalake"); err != nil {
+		return table.StatisticsFile{}, err
+	}
+	var blobs []table.BlobMetadata
+	for i, c := range cols {
+		data, err := sketches[i].Compact().MarshalBinary()
+		if err != nil {
+			return table.StatisticsFile{}, err
+		}
+		bm := table.BlobMetadata{
+			Type: table.BlobTypeApacheDatasketchesThetaV1, SnapshotID: snap.SnapshotID,
+			SequenceNumber: snap.SequenceNumber, Fields: []int32{int32(c.field.ID)},
+			Properties: map[string]string{ndvProperty: formatNDV(ndvOf(sketches[i]))},
+		}
+		if _, err := w.AddBlob(puffin.BlobMetadataInput{Type: puffin.BlobType(bm.Type), SnapshotID: bm.SnapshotID,
+			SequenceNumber: bm.SequenceNumber, Fields: bm.Fields, Properties: bm.Properties}, data); err != nil {
+			return table.StatisticsFile{}, err
+		}
+		blobs = append(blobs, bm)
+	}
+	beforeFooter := int64(buf.Len())
+	if err := w.Finish(); err != nil {
+		return table.StatisticsFile{}, err
+	}
+	provider, err := table.LoadLocationProvider(tbl.Location(), tbl.Properties())
+	if err != nil {
+		return table.StatisticsFile{}, err
+	}
+	path := provider.NewMetadataLocation(fmt.Sprintf("%d-%s.stats", snap.SnapshotID, uuid.New()))
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return table.StatisticsFile{}, err
+	}
+	wfs, ok := fs.(iceio.WriteFileIO)
+	if !ok {
+		return table.StatisticsFile{}, fmt.Errorf("the file system of %s cannot write", IdentKey(tbl.Identifier()))
+	}
+	if err := writeBytes(wfs, path, buf.Bytes()); err != nil {
+		return table.StatisticsFile{}, err
+	}
+	return table.StatisticsFile{
+		SnapshotID: snap.SnapshotID, StatisticsPath: path, FileSizeInBytes: int64(buf.Len()),
+		FileFooterSizeInBytes: int64(buf.Len()) - beforeFooter, BlobMetadata: blobs,
+	}, nil
+}
