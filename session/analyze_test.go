@@ -166,7 +166,10 @@ func distinctLiterals(t *testing.T, s *Session, c string) []iceberg.Literal {
 	var lit func(string) iceberg.Literal
 	switch c {
 	case "id":
-		lit = func(v string) iceberg.Literal { n, _ := strconv.ParseInt(v, 10, 32); return iceberg.NewLiteral(int32(n)) }
+		lit = func(v string) iceberg.Literal {
+			n, _ := strconv.ParseInt(v, 10, 32)
+			return iceberg.NewLiteral(int32(n))
+		}
 	case "n":
 		lit = func(v string) iceberg.Literal { n, _ := strconv.ParseInt(v, 10, 64); return iceberg.NewLiteral(n) }
 	case "s":
