@@ -18,8 +18,6 @@ import (
 type AnalyzeOptions struct {
 	// Ref is the branch or tag whose snapshot is analyzed; "" is main.
 	Ref string
-	// SnapshotID, when set, is the snapshot analyzed instead.
-	SnapshotID int64
 	// Columns are the columns sketched, by name; nil is every column.
 	// Columns of a type that cannot be sketched are passed over: nested
 	// ones, and those whose values Scan does not return as they are stored
@@ -72,7 +70,8 @@ func (m *Maintenance) Analyze(ctx context.Context, ident table.Identifier, opts 
 	if err != nil {
 		return out, wrapWhat(what, err)
 	}
-	sf, err := writeStatisticsFile(ctx, tbl, *snap, cols, sketches)
+	kept := keptBlobs(ctx, tbl, snap.SnapshotID, cols)
+	sf, err := writeStatisticsFile(ctx, tbl, *snap, cols, sketches, kept)
 	if err != nil {
 		return out, wrapWhat(what, err)
 	}
@@ -93,15 +92,9 @@ func wrapWhat(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// analyzedSnapshot is the snapshot opts names (by id, by ref, else
-// main's); nil for a table (or branch) without one.
+// analyzedSnapshot is the snapshot opts names (by ref, else main's); nil
+// for a table (or branch) without one.
 func analyzedSnapshot(tbl *table.Table, opts AnalyzeOptions) (*table.Snapshot, error) {
-	if opts.SnapshotID != 0 {
-		if s := tbl.Metadata().SnapshotByID(opts.SnapshotID); s != nil {
-			return s, nil
-		}
-		return nil, fmt.Errorf("%w: %w: snapshot %d", ErrConflict, errSnapshotGone, opts.SnapshotID)
-	}
 	if opts.Ref == "" {
 		return tbl.CurrentSnapshot(), nil
 	}

@@ -17,7 +17,7 @@ import (
 // one Puffin file in the table's metadata directory, named as Iceberg's
 // Java writers name theirs (<snapshot id>-<uuid>.stats), and returns its
 // entry for the table's metadata.
-func writeStatisticsFile(ctx context.Context, tbl *table.Table, snap table.Snapshot, cols []sketchedColumn, sketches []*theta.Sketch) (table.StatisticsFile, error) {
+func writeStatisticsFile(ctx context.Context, tbl *table.Table, snap table.Snapshot, cols []sketchedColumn, sketches []*theta.Sketch, kept []keptBlob) (table.StatisticsFile, error) {
 	var buf bytes.Buffer
 	w, err := puffin.NewWriter(&buf)
 	if err != nil {
@@ -43,6 +43,13 @@ func writeStatisticsFile(ctx context.Context, tbl *table.Table, snap table.Snaps
 		}
 		blobs = append(blobs, bm)
 	}
+	for _, k := range kept {
+		if _, err := w.AddBlob(puffin.BlobMetadataInput{Type: puffin.BlobType(k.meta.Type), SnapshotID: k.meta.SnapshotID,
+			SequenceNumber: k.meta.SequenceNumber, Fields: k.meta.Fields, Properties: k.meta.Properties}, k.data); err != nil {
+			return table.StatisticsFile{}, err
+		}
+		blobs = append(blobs, k.meta)
+	}
 	beforeFooter := int64(buf.Len())
 	if err := w.Finish(); err != nil {
 		return table.StatisticsFile{}, err
@@ -67,4 +74,57 @@ func writeStatisticsFile(ctx context.Context, tbl *table.Table, snap table.Snaps
 		SnapshotID: snap.SnapshotID, StatisticsPath: path, FileSizeInBytes: int64(buf.Len()),
 		FileFooterSizeInBytes: int64(buf.Len()) - beforeFooter, BlobMetadata: blobs,
 	}, nil
+}
+
+// keptBlob is a blob of a snapshot's statistics that an ANALYZE of some of
+// its columns keeps: the other columns' sketches, as they were computed.
+type keptBlob struct {
+	meta table.BlobMetadata
+	data []byte
+}
+
+// keptBlobs are the theta blobs of the statistics snapshot snapID of tbl
+// has, for the columns not among cols: ANALYZE t (a) leaves b's statistics
+// as they were, as PostgreSQL's does. Statistics are informational: a
+// file that cannot be read keeps nothing.
+func keptBlobs(ctx context.Context, tbl *table.Table, snapID int64, cols []sketchedColumn) []keptBlob {
+	var sf *table.StatisticsFile
+	for e := range tbl.Metadata().Statistics() {
+		if e.SnapshotID == snapID {
+			sf = &e
+		}
+	}
+	if sf == nil {
+		return nil
+	}
+	analyzed := map[int32]bool{}
+	for _, c := range cols {
+		analyzed[int32(c.field.ID)] = true
+	}
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return nil
+	}
+	f, err := fs.Open(sf.StatisticsPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r, err := puffin.NewReader(f)
+	if err != nil {
+		return nil
+	}
+	var out []keptBlob
+	for _, b := range r.Blobs() {
+		if string(b.Type) != string(table.BlobTypeApacheDatasketchesThetaV1) || len(b.Fields) != 1 || analyzed[b.Fields[0]] {
+			continue
+		}
+		data, err := r.ReadBlobByMetadata(b)
+		if err != nil {
+			return nil
+		}
+		out = append(out, keptBlob{meta: table.BlobMetadata{Type: table.BlobTypeApacheDatasketchesThetaV1, SnapshotID: b.SnapshotID,
+			SequenceNumber: b.SequenceNumber, Fields: b.Fields, Properties: b.Properties}, data: data})
+	}
+	return out
 }

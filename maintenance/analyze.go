@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
@@ -132,24 +133,36 @@ func analyzeNotices(verbose bool, name string, out lake.AnalyzeOutcome) []stmt.N
 }
 
 // refreshStatistics keeps an analyzed table's statistics on the snapshot
-// a rewrite committed (snapID; 0: none): its parent's carried over when
-// the parent had them (no data read), else computed from the new snapshot
-// (a full read, paid only by tables someone analyzed). A table never
-// analyzed is left so.
+// a rewrite committed (snapID; 0: none) when its parent had them: the
+// same sketches, as the rows did not change (lake.CarryStatistics), in a
+// metadata-only commit. When the parent had none they are not computed
+// here: a sketch of the new snapshot cannot be made from the files the
+// rewrite wrote (the others are not in them, and a sketch cannot take
+// rows out), so it would cost a read of the whole table; the planner and
+// pg_stats use the nearest analyzed ancestor's until the next ANALYZE.
+// The rewrite has committed, so a cancel of its statement no longer
+// applies: the commit runs apart from it, bounded in time.
 func refreshStatistics(ctx context.Context, wh *lake.Warehouse, ident table.Identifier, snapID int64) error {
 	if snapID == 0 {
 		return nil
 	}
-	c, err := wh.Maintenance().CarryStatistics(ctx, ident, snapID)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statisticsCarryTimeout)
+	defer cancel()
+	_, err := wh.Maintenance().CarryStatistics(ctx, ident, snapID)
 	if errors.Is(err, lake.ErrConflict) {
-		return nil
-	}
-	if err != nil || c.Carried || !c.Analyzed {
-		return err
-	}
-	_, err = wh.Maintenance().Analyze(ctx, ident, lake.AnalyzeOptions{SnapshotID: snapID})
-	if errors.Is(err, lake.ErrConflict) {
-		return nil // the snapshot was expired meanwhile: nothing to keep fresh
+		return nil // the snapshot was expired meanwhile: nothing to keep
 	}
 	return err
+}
+
+// statisticsCarryTimeout bounds the metadata commit that carries
+// statistics to a rewrite's snapshot.
+const statisticsCarryTimeout = 10 * time.Second
+
+// statisticsWarning is the warning of a rewrite that committed but could
+// not keep the table's statistics on its snapshot (the next ANALYZE
+// computes them).
+func statisticsWarning(err error) stmt.Notice {
+	return stmt.Notice{Severity: "WARNING", Code: pgerr.Warning,
+		Message: fmt.Sprintf("the table's statistics were not kept on the rewritten snapshot (run ANALYZE): %v", err)}
 }

@@ -220,6 +220,22 @@ func TestAnalyzeNamesColumnsAndRefs(t *testing.T) {
 	if !ok || len(sf.BlobMetadata) != 1 || sf.BlobMetadata[0].Properties["ndv"] != "5" {
 		t.Fatalf("ANALYZE ra (b): %+v", sf)
 	}
+	// Another column's ANALYZE keeps b's sketch, as PostgreSQL keeps b's
+	// statistics.
+	mustQuery(t, s, "ANALYZE ra (a)")
+	tbl = loadTable(t, s, "ra")
+	sf, _ = statisticsOf(tbl, tbl.CurrentSnapshot().SnapshotID)
+	ndvs := map[int32]string{}
+	for _, bm := range sf.BlobMetadata {
+		ndvs[bm.Fields[0]] = bm.Properties["ndv"]
+	}
+	if len(ndvs) != 2 || ndvs[1] != "31" || ndvs[2] != "5" {
+		t.Fatalf("ANALYZE ra (a) after ANALYZE ra (b): ndv by field %v, want 1: 31, 2: 5", ndvs)
+	}
+	r := readStatistics(t, tbl, sf)
+	if len(r.Blobs()) != 2 {
+		t.Fatalf("the file holds %d blobs, want 2", len(r.Blobs()))
+	}
 	mustQuery(t, s, `ANALYZE "ra@br"`)
 	tbl = loadTable(t, s, "ra")
 	ref, _ := lake.FindRef(tbl.Metadata(), "br")
