@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"maps"
 	"strings"
 	"time"
 
@@ -151,6 +152,7 @@ func expiryUpdates(tbl *table.Table, olderThan time.Duration, retainLast int, ke
 		}
 	}
 	if len(gone) > 0 {
+		updates = append(updates, removeStatisticsUpdates(tbl.Metadata(), gone)...)
 		updates = append(updates, table.NewRemoveSnapshotsUpdate(gone, false))
 	}
 	return updates, nil
@@ -169,6 +171,10 @@ func (m *Maintenance) removeExpired(ctx context.Context, before *table.Table, af
 	if err != nil {
 		return out, err
 	}
+	if gone == nil {
+		gone = map[string]int64{}
+	}
+	maps.Copy(gone, expiredStatistics(before.Metadata(), after))
 	for path, size := range gone {
 		removed, err := removeFile(fs, path)
 		if err != nil {

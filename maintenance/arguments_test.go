@@ -108,6 +108,11 @@ func (p *refusingPort) TableItself(context.Context, sql.TableName) (*plan.Table,
 	return nil, errors.New("no catalog")
 }
 
+func (p *refusingPort) ReadTable(context.Context, sql.TableName) (*plan.Table, error) {
+	p.resolved++
+	return nil, errors.New("no catalog")
+}
+
 func (p *refusingPort) WritableTable(context.Context, sql.TableName, string) (*plan.Table, error) {
 	p.resolved++
 	return nil, errors.New("no catalog")

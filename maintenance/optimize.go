@@ -41,7 +41,16 @@ func prepareOptimize(ctx context.Context, p Port, st *sql.AlterExecute, params *
 		}
 		row := []any{int64(out.RewrittenFiles), int64(out.AddedFiles), int64(out.RemovedDeleteFiles),
 			out.RewrittenRows, out.RewrittenBytes, out.AddedBytes}
-		return datumResult("ALTER TABLE", optimizeColumns, row)
+		res, err := datumResult("ALTER TABLE", optimizeColumns, row)
+		if err != nil {
+			return nil, err
+		}
+		// The rewrite has committed: a failure to keep its statistics is a
+		// warning, not the statement's failure.
+		if err := refreshStatistics(ctx, p.Warehouse(), rt.Ident, out.SnapshotID); err != nil {
+			res.Notices = append(res.Notices, statisticsWarning(err))
+		}
+		return res, nil
 	}
 	return run, optimizeColumns, nil
 }

@@ -29,6 +29,10 @@ type Port interface {
 	// TableItself resolves n to the table itself, not to the session's
 	// branch, refusing a metadata table ("t$files") or a ref ("t@b").
 	TableItself(ctx context.Context, n sql.TableName) (*plan.Table, error)
+	// ReadTable resolves n to the table itself or to a ref of it ("t@b"),
+	// refusing a metadata table; a view or a catalog relation comes back
+	// without a Table.
+	ReadTable(ctx context.Context, n sql.TableName) (*plan.Table, error)
 	// WritableTable resolves n as the session's statements see it (on its
 	// branch), refusing a name that statement verb cannot change.
 	WritableTable(ctx context.Context, n sql.TableName, verb string) (*plan.Table, error)

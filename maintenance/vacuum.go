@@ -48,6 +48,7 @@ func PrepareVacuum(ctx context.Context, p Port, st *sql.Vacuum) (Run, []stmt.Col
 				}
 				return nil, err
 			}
+			notices = append(notices, out.warnings...)
 			if st.Verbose {
 				notices = append(notices, out.verbose(lake.IdentKey(ident))...)
 			}
@@ -106,6 +107,9 @@ type vacuumOutcome struct {
 	opt    deletes.OptimizeOutcome
 	exp    lake.ExpireOutcome // orphans removed counted in
 	erased int64              // PURGE: deleted rows no file holds any more
+	// warnings are what went wrong after a commit, which the statement
+	// reports without failing (statistics not kept).
+	warnings []stmt.Notice
 }
 
 func (v *vacuumOutcome) add(o vacuumOutcome) {
@@ -143,6 +147,9 @@ func vacuumTable(ctx context.Context, p Port, ident table.Identifier) (vacuumOut
 	var out vacuumOutcome
 	if out.opt, err = deletes.Optimize(ctx, p.CommitTarget(), ident, opts); err != nil {
 		return out, err
+	}
+	if err := refreshStatistics(ctx, wh, ident, out.opt.SnapshotID); err != nil {
+		out.warnings = append(out.warnings, statisticsWarning(err))
 	}
 	// Like PostgreSQL's, VACUUM does not break other sessions' open
 	// transactions and queries: expiry keeps the snapshots they read.

@@ -82,7 +82,10 @@ func (c *Catalog) Relation(ctx context.Context, schema, name string) ([]Column, 
 		return nil, nil, err
 	}
 	cols := relColumns(d)
-	rows := d.rows(snap)
+	rows, err := d.rowsOf(ctx, snap)
+	if err != nil {
+		return nil, nil, fmt.Errorf("catalog relation %s.%s: %w", d.schema, d.name, err)
+	}
 	if d.oid != 0 {
 		for i, r := range rows {
 			rows[i] = append(r[:len(r):len(r)], d.oid)

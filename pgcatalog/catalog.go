@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/magmalake/magmalake/lake"
 	"github.com/magmalake/magmalake/sql"
 )
@@ -64,7 +66,9 @@ type tableInfo struct {
 	cols        []column
 	partitioned bool
 	createdMs   int64
-	sizeBytes   int64 // the current snapshot's files, for pg_table_size
+	sizeBytes   int64        // the current snapshot's files, for pg_table_size
+	tuples      int64        // the current snapshot's live rows, for pg_class.reltuples
+	tbl         *table.Table // the Iceberg table (nil for a view), for pg_stats
 	// view holds an Iceberg view's definition; empty for tables.
 	view string
 }
@@ -126,6 +130,8 @@ func (s *snapshot) loadTables(ctx context.Context, ns *nsInfo, used map[int64]bo
 		if cur := tbl.CurrentSnapshot(); cur != nil && cur.Summary != nil {
 			ti.sizeBytes, _ = strconv.ParseInt(cur.Summary.Properties["total-files-size"], 10, 64)
 		}
+		ti.tuples, _ = lake.LiveRecords(tbl, nil)
+		ti.tbl = tbl
 		for e := range tbl.Metadata().PreviousFiles() {
 			ti.createdMs = e.TimestampMs
 			break

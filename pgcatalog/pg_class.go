@@ -68,12 +68,12 @@ func namespaceRows(s *snapshot) [][]any {
 func classRows(s *snapshot) [][]any {
 	var out [][]any
 	for _, t := range s.tables {
-		kind, am := "r", oidHeapAM
+		kind, am, tuples := "r", oidHeapAM, float64(t.tuples)
 		if t.view != "" {
-			kind, am = "v", int64(0)
+			kind, am, tuples = "v", int64(0), -1
 		}
 		out = append(out, []any{t.oid, t.name, t.ns.oid, int64(0), int64(0),
-			oidSuperuser, am, t.oid, int64(0), int64(0), float64(-1),
+			oidSuperuser, am, t.oid, int64(0), int64(0), tuples,
 			int64(0), int64(0), false, false, "p",
 			kind, int64(len(t.cols)), int64(0), t.view != "", false,
 			false, false, false, true,

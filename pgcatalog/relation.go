@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"context"
 	"strings"
 
 	"github.com/magmalake/magmalake/sql"
@@ -23,6 +24,9 @@ type relDef struct {
 	oid    int64 // PostgreSQL's OID for it, for 'pg_class'::regclass
 	cols   []colInfo
 	rows   func(s *snapshot) [][]any
+	// load, when set, is the row source instead of rows: one that reads
+	// table files (pg_stats reads manifests), under the statement's ctx.
+	load func(ctx context.Context, s *snapshot) ([][]any, error)
 }
 
 // spec parses "name type, name type, ..." into columns; array and
@@ -80,9 +84,16 @@ func (m relSet) add(schema, name string, oid int64, cols string, rows func(s *sn
 	m[schema+"."+name] = &relDef{schema: schema, name: name, oid: oid, cols: spec(cols), rows: rows}
 }
 
+// addLoaded adds a relation whose rows load reads under the statement's
+// context.
+func (m relSet) addLoaded(schema, name string, oid int64, cols string, load func(ctx context.Context, s *snapshot) ([][]any, error)) {
+	m[schema+"."+name] = &relDef{schema: schema, name: name, oid: oid, cols: spec(cols), load: load}
+}
+
 func buildRelations() relSet {
 	m := relSet{}
 	addPgCatalog(m)
+	addPgStats(m)
 	addPgCatalogEmpty(m)
 	addPgLanguage(m)
 	addInformationSchema(m)
@@ -105,4 +116,12 @@ func findRelation(schema, name string) *relDef {
 // (schema "" tries pg_catalog).
 func IsCatalogRelation(schema, name string) bool {
 	return findRelation(schema, name) != nil
+}
+
+// rowsOf is d's rows now.
+func (d *relDef) rowsOf(ctx context.Context, s *snapshot) ([][]any, error) {
+	if d.load != nil {
+		return d.load(ctx, s)
+	}
+	return d.rows(s), nil
 }

@@ -28,8 +28,9 @@ type Builder struct {
 	// subs are the subqueries planned so far, in the order planned, for
 	// the engine to compile (Subqueries).
 	subs []*Subquery
-	// ranges memoises the column bounds of each scan's table (columnRanges).
-	ranges map[*Scan]map[int][2]int64
+	// counts memoises what each scan's table tells of its columns
+	// (columnCounts).
+	counts map[*Scan]ColumnCounts
 	ctes   []map[string]*cte // WITH lists in scope, innermost last
 	views  int               // views being expanded, outermost first
 	// untyped asks the next query level bound to leave untyped literal
@@ -197,20 +198,24 @@ func regNames(q *Query) {
 	}
 }
 
-// columnRanges are the integer column bounds of the table s reads, as its
-// files record them; none when they cannot be read (the join order then
-// guesses from row counts alone).
-func (p *Builder) columnRanges(s *Scan) map[int][2]int64 {
-	if r, ok := p.ranges[s]; ok {
-		return r
+// columnCounts are what the table s reads tells of its columns'
+// distinct values: the integer bounds its files record, and the distinct
+// counts of the statistics ANALYZE committed for the snapshot read (or
+// its nearest analyzed ancestor), read from the table's metadata. Bounds
+// that cannot be read are left out (the join order then guesses from row
+// counts alone).
+func (p *Builder) columnCounts(s *Scan) ColumnCounts {
+	if c, ok := p.counts[s]; ok {
+		return c
 	}
 	r, err := lake.ColumnRanges(p.ctx, s.Table.Table, s.SnapshotID, p.env.Manifests)
 	if err != nil {
 		r = nil
 	}
-	if p.ranges == nil {
-		p.ranges = map[*Scan]map[int][2]int64{}
+	c := ColumnCounts{Ranges: r, NDV: lake.ColumnNDVs(s.Table.Table, s.SnapshotID)}
+	if p.counts == nil {
+		p.counts = map[*Scan]ColumnCounts{}
 	}
-	p.ranges[s] = r
-	return r
+	p.counts[s] = c
+	return c
 }

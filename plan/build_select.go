@@ -16,7 +16,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 		return nil, err
 	}
 	placed := PushDown(src, q.Where)
-	src = ReorderJoins(src, p.columnRanges)
+	src = ReorderJoins(src, p.columnCounts)
 	used := q.inputColumns(full.Named)
 	if len(used) == len(full.Columns) {
 		q.From = src

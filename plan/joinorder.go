@@ -26,8 +26,17 @@ const maxRelations = 64
 type region struct {
 	leaves []regionLeaf
 	conds  []regionCond
-	// ranges gives a scan's integer column bounds (nil: none known).
-	ranges func(*Scan) map[int][2]int64
+	// counts gives what a scan's table tells of its columns' distinct
+	// values (nil: nothing known).
+	counts func(*Scan) ColumnCounts
+}
+
+// ColumnCounts is what a table tells of its columns' distinct values, by
+// field id: the integer bounds its files record (a column holds at most
+// hi-lo+1 values) and the distinct counts ANALYZE's sketches estimated.
+type ColumnCounts struct {
+	Ranges map[int][2]int64
+	NDV    map[int]int64
 }
 
 type regionLeaf struct {
@@ -52,9 +61,9 @@ type regionCond struct {
 // outer join) in the order of least estimated work. n's columns keep their
 // order: a Pick over a reordered tree restores it, so expressions bound
 // over n stay valid.
-func ReorderJoins(n Node, ranges func(*Scan) map[int][2]int64) Node {
+func ReorderJoins(n Node, counts func(*Scan) ColumnCounts) Node {
 	if u, ok := n.(*Using); ok {
-		u.Input = ReorderJoins(u.Input, ranges)
+		u.Input = ReorderJoins(u.Input, counts)
 		return u
 	}
 	j, ok := n.(*Join)
@@ -62,15 +71,15 @@ func ReorderJoins(n Node, ranges func(*Scan) map[int][2]int64) Node {
 		return n
 	}
 	if j.Kind != JoinInner {
-		j.Left, j.Right = ReorderJoins(j.Left, ranges), ReorderJoins(j.Right, ranges)
+		j.Left, j.Right = ReorderJoins(j.Left, counts), ReorderJoins(j.Right, counts)
 		return j
 	}
-	r := &region{ranges: ranges}
+	r := &region{counts: counts}
 	if !r.flatten(j, 0) || len(r.leaves) < 3 || len(r.leaves) > maxRelations {
 		return n
 	}
 	for i := range r.leaves {
-		r.leaves[i].node = ReorderJoins(r.leaves[i].node, ranges)
+		r.leaves[i].node = ReorderJoins(r.leaves[i].node, counts)
 	}
 	r.restrictLeaves()
 	r.estimate()
@@ -269,7 +278,7 @@ func (r *region) distinct(e sql.Expr) (float64, float64) {
 	leaf := r.leaves[bits.TrailingZeros64(m)]
 	n := leaf.base
 	ref, ok := e.(*sql.ColumnRef)
-	if !ok || r.ranges == nil {
+	if !ok || r.counts == nil {
 		return n, leaf.base
 	}
 	scan, ok := leaf.node.(*Scan)
@@ -277,8 +286,12 @@ func (r *region) distinct(e sql.Expr) (float64, float64) {
 	if !ok || col < 0 || col >= len(scan.Sc.Columns) || scan.Sc.Columns[col].FieldID == 0 {
 		return n, leaf.base
 	}
-	if span, ok := r.ranges(scan)[scan.Sc.Columns[col].FieldID]; ok {
+	counts, id := r.counts(scan), scan.Sc.Columns[col].FieldID
+	if span, ok := counts.Ranges[id]; ok {
 		n = min(n, float64(span[1]-span[0])+1)
+	}
+	if d, ok := counts.NDV[id]; ok && d > 0 {
+		n = min(n, float64(d))
 	}
 	return n, leaf.base
 }

@@ -307,3 +307,45 @@ func TestJoinOrderReadsColumnBounds(t *testing.T) {
 		t.Fatalf("count = %s, want 100000", got)
 	}
 }
+
+// TestJoinOrderReadsSketchedDistinctCounts: the same join as
+// TestJoinOrderReadsColumnBounds, but the small domain's values are far
+// apart (0, 1000000, ... 4000000): the files' bounds allow four million
+// values, so the nk join is taken for a key join and put first. Once
+// ANALYZE sketched the columns, their distinct counts (5) put it last.
+func TestJoinOrderReadsSketchedDistinctCounts(t *testing.T) {
+	s := testSession(t)
+	fill := func(table string, n int, row func(i int) string) {
+		rows := make([]string, n)
+		for i := range rows {
+			rows[i] = row(i)
+		}
+		mustQuery(t, s, "INSERT INTO "+table+" VALUES "+strings.Join(rows, ", "))
+	}
+	mustQuery(t, s, "CREATE TABLE jc (ck int, nk int)")
+	mustQuery(t, s, "CREATE TABLE js (sk int, nk int)")
+	mustQuery(t, s, "CREATE TABLE jo (ok int, ck int)")
+	fill("jc", 1000, func(i int) string { return fmt.Sprintf("(%d, %d)", i+1, i%5*1000000) })
+	fill("js", 100, func(i int) string { return fmt.Sprintf("(%d, %d)", i+1, i%5*1000000) })
+	fill("jo", 5000, func(i int) string { return fmt.Sprintf("(%d, %d)", i+1, i%1000+1) })
+	q := "SELECT count(*) FROM jc, jo, js WHERE jc.ck = jo.ck AND jc.nk = js.nk"
+	topJoin := func() (string, []string) {
+		plan := flatRows(mustQuery(t, s, "EXPLAIN "+q))
+		for _, line := range plan {
+			if strings.Contains(line, "Hash keys:") {
+				return line, plan
+			}
+		}
+		return "", plan
+	}
+	if top, plan := topJoin(); strings.Contains(top, "nk") {
+		t.Fatalf("before ANALYZE the top join is already the nk join: the bounds do not mislead\n%s", strings.Join(plan, "\n"))
+	}
+	mustQuery(t, s, "ANALYZE jc, js, jo")
+	if top, plan := topJoin(); !strings.Contains(top, "nk") {
+		t.Fatalf("after ANALYZE the top join is not the nk join:\n%s", strings.Join(plan, "\n"))
+	}
+	if got := mustQuery(t, s, q).rows[0][0]; got != "100000" {
+		t.Fatalf("count = %s, want 100000", got)
+	}
+}

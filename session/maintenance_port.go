@@ -55,6 +55,23 @@ func (p maintenancePort) TableItself(ctx context.Context, n sql.TableName) (*log
 	return rt, nil
 }
 
+func (p maintenancePort) ReadTable(ctx context.Context, n sql.TableName) (*logical.Table, error) {
+	if _, ok, err := p.s.names.catalogRelation(ctx, n); ok || err != nil {
+		return &logical.Table{}, err
+	}
+	rt, err := p.s.names.resolveTableOn(ctx, n, true, "") // main, not the session's branch
+	if err != nil {
+		if _, ok, ferr := p.s.names.findView(ctx, n); ferr == nil && ok {
+			return &logical.Table{}, nil
+		}
+		return nil, err
+	}
+	if rt.Meta != "" {
+		return nil, pgerr.Errorf(pgerr.WrongObjectType, "%q is a metadata table", n.Table)
+	}
+	return rt, nil
+}
+
 func (p maintenancePort) WritableTable(ctx context.Context, n sql.TableName, verb string) (*logical.Table, error) {
 	rt, err := p.s.names.resolveTable(ctx, n)
 	if err != nil {

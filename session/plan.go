@@ -53,6 +53,8 @@ func (s *Session) planStatement(ctx context.Context, st sql.Statement, params *s
 		}), nil, nil
 	case *sql.Vacuum:
 		return maintenancePlan(maintenance.PrepareVacuum(ctx, maintenancePort{s}, x))
+	case *sql.Analyze:
+		return maintenancePlan(maintenance.PrepareAnalyze(ctx, maintenancePort{s}, x))
 	case *sql.Truncate:
 		return dmlPlan(dml.PrepareTruncate(ctx, dmlPort{s}, x))
 	case *sql.Copy:

@@ -106,6 +106,8 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 		return p.dml().mergeStmt
 	case "vacuum":
 		return p.ddl().vacuumStmt
+	case "analyze", "analyse":
+		return p.ddl().analyzeStmt
 	case "truncate":
 		return p.dml().truncateStmt
 	case "explain":
@@ -125,6 +127,6 @@ func (p *parseCtx) handler(w string) func(*cursor) (Statement, error) {
 }
 
 // unsupportedCommands are PostgreSQL commands magmalake answers with 0A000.
-var unsupportedCommands = parse.Words(`grant revoke analyze analyse lock comment do call cluster checkpoint
+var unsupportedCommands = parse.Words(`grant revoke lock comment do call cluster checkpoint
 	reindex refresh security import fetch move close declare load notify listen
 	unlisten reassign revoke import`)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -706,6 +707,80 @@ func (p ddlParser) vacuumStmt(c *cursor) (Statement, error) {
 		v.Tables = append(v.Tables, t)
 	}
 	return v, c.done()
+}
+
+// analyzeStmt parses ANALYZE [(VERBOSE [bool], SKIP_LOCKED [bool], ...)]
+// [VERBOSE] [t [(col, ...)] [, ...]], PostgreSQL 15's forms; without a
+// table it is every table. SKIP_LOCKED is accepted and changes nothing:
+// ANALYZE takes no lock another statement waits on.
+func (p ddlParser) analyzeStmt(c *cursor) (Statement, error) {
+	c.i++
+	a := &Analyze{}
+	if c.punct("(") {
+		for {
+			opt := c.peek()
+			if opt.Kind != parse.TokIdent {
+				return nil, c.errHere()
+			}
+			c.i++
+			on, err := p.optionBool(c, opt)
+			if err != nil {
+				return nil, err
+			}
+			switch opt.Val {
+			case "verbose":
+				a.Verbose = on
+			case "skip_locked":
+			default:
+				return nil, &pgerr.Error{Code: pgerr.SyntaxError, Message: fmt.Sprintf("unrecognized ANALYZE option %q", opt.Val), Position: parse.CharPos(p.query, opt.Pos)}
+			}
+			if c.punct(")") {
+				break
+			}
+			if !c.punct(",") {
+				return nil, c.errHere()
+			}
+		}
+	} else {
+		a.Verbose = c.word("verbose")
+	}
+	for !c.atEnd() {
+		if len(a.Tables) > 0 && !c.punct(",") {
+			return nil, c.errHere()
+		}
+		t, err := c.tableName()
+		if err != nil {
+			return nil, err
+		}
+		target := AnalyzeTarget{Table: t}
+		if c.peek().IsPunct("(") {
+			if target.Columns, err = c.identList(); err != nil {
+				return nil, err
+			}
+		}
+		a.Tables = append(a.Tables, target)
+	}
+	return a, c.done()
+}
+
+// optionBool reads the optional Boolean value of a parenthesized option
+// (VERBOSE, VERBOSE true, VERBOSE off, VERBOSE 0): none is true.
+func (ddlParser) optionBool(c *cursor, opt parse.Token) (bool, error) {
+	v := c.peek()
+	if v.IsPunct(",") || v.IsPunct(")") {
+		return true, nil
+	}
+	if c.atEnd() || v.Kind == parse.TokPunct || v.Kind == parse.TokOp {
+		return false, c.errHere()
+	}
+	c.i++
+	switch strings.ToLower(v.Val) {
+	case "true", "on", "1":
+		return true, nil
+	case "false", "off", "0":
+		return false, nil
+	}
+	return false, pgerr.Errorf(pgerr.SyntaxError, "%s requires a Boolean value", opt.Val)
 }
 
 // alterExecute parses ALTER TABLE t EXECUTE procedure [(name => value,

@@ -60,6 +60,11 @@ func TestSyntaxErrorPositionsMatchPostgres(t *testing.T) {
 		"COPY t FROM",
 		"SET x =",
 		"SHOW",
+		"ANALYZE a b",
+		"ANALYZE (FULL) t",
+		"ANALYZE (VERBOSE maybe) t",
+		"ANALYZE t (a,",
+		"ANALYZE (VERBOSE",
 	}
 	for _, q := range cases {
 		want := pgtest.ExecErr(t, conn, q)

@@ -67,6 +67,11 @@ func TestParseDDL(t *testing.T) {
 		{"VACUUM (PURGE, DROP_TAGS) t", &Vacuum{Tables: []TableName{{"", "t"}}, Purge: true, Tags: TagsDrop}},
 		{"VACUUM (move_tags, PURGE) t", &Vacuum{Tables: []TableName{{"", "t"}}, Purge: true, Tags: TagsMove}},
 		{"VACUUM a, s.b", &Vacuum{Tables: []TableName{{Table: "a"}, {"s", "b"}}}},
+		{"ANALYZE", &Analyze{}},
+		{"analyse verbose", &Analyze{Verbose: true}},
+		{"ANALYZE (VERBOSE, SKIP_LOCKED) s.t (a, \"B\"), u", &Analyze{Verbose: true, Tables: []AnalyzeTarget{
+			{Table: TableName{"s", "t"}, Columns: []string{"a", "B"}}, {Table: TableName{Table: "u"}}}}},
+		{"ANALYZE (verbose off, skip_locked true) t", &Analyze{Tables: []AnalyzeTarget{{Table: TableName{Table: "t"}}}}},
 		{"desc t", &Describe{Table: TableName{Table: "t"}}},
 		{"SHOW TABLES", &ShowTables{}},
 		{"show tables from s", &ShowTables{Schema: "s"}},
@@ -234,6 +239,7 @@ func TestParseSyntaxErrors(t *testing.T) {
 		{"COMMIT AND", 11},
 		{"SELECT 1; SELECT 2; SELEC 3", 21},
 		{"VACUUM a b", 10}, // PostgreSQL: syntax error at or near "b", position 10
+		{"ANALYZE a b", 11},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.q)

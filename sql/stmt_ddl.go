@@ -185,6 +185,21 @@ type Vacuum struct {
 	Tags TagAction
 }
 
+// Analyze is ANALYZE [VERBOSE] [t [(col, ...)] [, ...]]; no table is every
+// table.
+type Analyze struct {
+	stmtText
+	Tables  []AnalyzeTarget
+	Verbose bool
+}
+
+// AnalyzeTarget is a table ANALYZE names, with the columns it names (nil:
+// every column).
+type AnalyzeTarget struct {
+	Table   TableName
+	Columns []string
+}
+
 // TagAction is VACUUM (PURGE)'s treatment of tags in its way.
 type TagAction int
 
