@@ -27,7 +27,7 @@ type setSource struct {
 func (s *setSource) scope() *sql.Scope { return s.sc }
 
 func (s *setSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	return s.node(ctx, s.root, params, newMemBudget(s.env.Options.WorkMem))
+	return s.node(ctx, s.root, params, budgetFor(ctx, s, s.env.Options.WorkMem))
 }
 
 func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *memBudget) (iter.Seq2[arrow.RecordBatch, error], error) {
