@@ -270,8 +270,12 @@ func hashProps(n *ExplainNode, st *opStats, batches string) {
 		text += fmt.Sprintf("  Disk Usage: %dkB", kB(st.disk))
 	}
 	n.Props = append(n.Props, ExplainProp{Key: batches, Value: 1 + st.batches, Text: text},
-		ExplainProp{Key: "Peak Memory Usage", Value: kB(st.peakMem)},
-		ExplainProp{Key: "Disk Usage", Value: kB(st.disk)})
+		ExplainProp{Key: "Peak Memory Usage", Value: kB(st.peakMem)})
+	if st.disk > 0 || batches == "HashAgg Batches" {
+		// PostgreSQL's HashAggregate always has it, its Hash node never
+		// (it does not say what a hash join spilled).
+		n.Props = append(n.Props, ExplainProp{Key: "Disk Usage", Value: kB(st.disk)})
+	}
 }
 
 // memoryProps are what another operator held and spilled, when anything.
