@@ -543,8 +543,14 @@ func (x *explainer) set(n *setNode) *ExplainNode {
 	name := map[sql.SetOp]string{sql.SetUnion: "Union", sql.SetUnionAll: "Append", sql.SetIntersect: "Intersect",
 		sql.SetIntersectAll: "Intersect All", sql.SetExcept: "Except", sql.SetExceptAll: "Except All"}[n.op]
 	out := node(name, name)
-	out.Child(x.set(n.left))
-	out.Child(x.set(n.right))
+	x.actual(out, x.an.found(n))
+	l, r := x.set(n.left), x.set(n.right)
+	if l.Estimated && r.Estimated {
+		// The plan's estimate of a set operation: its sides' rows.
+		estimate(out, l.PlanRows+r.PlanRows)
+	}
+	out.Child(l)
+	out.Child(r)
 	return out
 }
 

@@ -210,6 +210,20 @@ func (p *pipeline) enter(s stage) func(rows int64) {
 	}
 }
 
+// holds notes that stage s holds rows (charged to work_mem by the
+// operator that made them) while it works.
+func (l *levelStats) holds(s stage, rows []arrow.RecordBatch) {
+	if l == nil {
+		return
+	}
+	var n int64
+	for _, b := range rows {
+		n += BatchBytes(b)
+	}
+	st := l.of(s)
+	st.peakMem = max(st.peakMem, n)
+}
+
 // materialisingStage is the operator the rows a level holds before
 // DISTINCT or ORDER BY count for.
 func (q *selectQuery) materialisingStage() stage {
@@ -258,7 +272,7 @@ func (r *analysedRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // attribute makes st the operator the budget's charges count for, from
 // zero.
 func (m *memBudget) attribute(st *opStats) {
-	if m != nil {
+	if m != nil && m.stats != st {
 		m.stats, m.tracked = st, 0
 	}
 }

@@ -115,9 +115,9 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 	case q.Agg != nil:
 		rows, err = in.aggregate(ctx)
 	case in.topN > 0:
-		done := in.enter(stageSort)
+		// Part of the sort below, which counts it.
+		in.mem.attribute(in.an.of(stageSort))
 		rows, err = in.drainTop(ctx, env.batchSize())
-		done(countRows(rows))
 	default:
 		// The rows are held for DISTINCT, else for the sort.
 		in.mem.attribute(in.an.of(q.materialisingStage()))
@@ -133,9 +133,10 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 		}
 		done(countRows(rows))
 	}
-	if len(q.Order) > 0 && in.topN == 0 {
+	if len(q.Order) > 0 {
 		done := in.enter(stageSort)
-		if in.cut >= 0 {
+		in.an.holds(stageSort, rows)
+		if in.cut >= 0 && in.topN == 0 {
 			// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
 			rows, err = topRows(ctx, rows, q.Order, in.cut, env.batchSize())
 		} else {

@@ -96,7 +96,7 @@ func TestExplainAnalyzePerOperator(t *testing.T) {
 	wantActual(t, "hash join", hj, countOf(t, s, "SELECT count(*) FROM ea JOIN eb ON ea.id = eb.id WHERE ea.g < 20 AND eb.w > 3"), 1)
 	wantActual(t, "join's ea side", nodeOf(t, hj, "Scan", "ea"), countOf(t, s, "SELECT count(*) FROM ea WHERE g < 20"), 1)
 	wantActual(t, "join's eb side", nodeOf(t, hj, "Scan", "eb"), countOf(t, s, "SELECT count(*) FROM eb WHERE w > 3"), 1)
-	if planNum(hj, "Peak Memory Usage") <= 0 || planNum(hj, "Disk Usage") != 0 || planNum(hj, "Hash Batches") != 1 {
+	if planNum(hj, "Peak Memory Usage") <= 0 || hj["Disk Usage"] != nil || planNum(hj, "Hash Batches") != 1 {
 		t.Errorf("hash join memory: %v", hj)
 	}
 	if hj["Hash Cond"] != "(ea.id = eb.id)" || hj["Join Type"] != "Inner" {
