@@ -321,10 +321,9 @@ func (x *explainer) filter(n *ExplainNode, cond sql.Expr, scope *sql.Scope, scan
 // opened: a wrapper that changes no row count shows as what it wraps).
 func (x *explainer) source(src, key source) *ExplainNode {
 	n := x.sourceNode(src, key)
-	if x.nodes != nil && !n.Estimated {
-		if pn, ok := x.nodes[key]; ok {
-			estimate(n, plan.EstimateRows(pn))
-		}
+	if pn, ok := x.nodes[key]; ok {
+		// The node's own estimate (a Filter's, over what it filters).
+		estimate(n, plan.EstimateRows(pn))
 	}
 	return n
 }
