@@ -250,7 +250,7 @@ type analysedRows struct {
 	stmt.Rows
 	st      *opStats
 	startup time.Duration
-	first   bool
+	started bool // the first batch (or the end) came
 }
 
 func (r *analysedRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
@@ -259,8 +259,8 @@ func (r *analysedRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 	spent := time.Since(start)
 	r.st.total += spent
 	r.startup += spent
-	if !r.first && (b != nil || err != nil) {
-		r.first = true
+	if !r.started && (b != nil || err != nil) {
+		r.started = true
 		r.st.startup += r.startup
 	}
 	if b != nil {
