@@ -169,11 +169,13 @@ func (p *pipeline) spilledGroups(ctx context.Context, sp *aggSpill, depth int) (
 	if err := sp.finish(); err != nil {
 		return nil, err
 	}
+	p.mem.spilledFiles(sp.paths[:]...)
 	var out []arrow.RecordBatch
 	for i := range sp.paths {
 		if sp.paths[i] == "" {
 			continue
 		}
+		p.mem.spilledBatch()
 		parts, err := p.aggregatePartition(ctx, sp.read(ctx, i), depth)
 		if err != nil {
 			ReleaseAll(out)
@@ -190,7 +192,7 @@ func (p *pipeline) aggregatePartition(ctx context.Context, rows iter.Seq2[arrow.
 		return nil, pgerr.Errorf(pgerr.OutOfMemory, "out of memory: GROUP BY needs more than work_mem even after spilling its rows %d times", maxSpillDepth)
 	}
 	used := p.mem.used
-	defer func() { p.mem.used = used }()
+	defer func() { p.mem.resetTo(used) }()
 	states, err := p.groupStates()
 	if err != nil {
 		return nil, err
@@ -232,7 +234,7 @@ func (p *pipeline) aggregateFrom(ctx context.Context, rows iter.Seq2[arrow.Recor
 		return out, nil
 	}
 	// The in-memory groups are out: their memory serves the partitions.
-	p.mem.used = used
+	p.mem.resetTo(used)
 	more, err := p.spilledGroups(ctx, fold.sp, depth)
 	if err != nil {
 		ReleaseAll(out)

@@ -14,10 +14,12 @@ type compiler struct {
 	// work maps a recursive query's working table to the one its
 	// Recursive operator and the WorkRefs of its step share.
 	work map[*plan.WorkTable]*workTable
+	// nodes are the plan nodes the operators run, for EXPLAIN's estimates.
+	nodes map[source]plan.Node
 }
 
 func newCompiler(env *Env) *compiler {
-	return &compiler{env: env, work: map[*plan.WorkTable]*workTable{}}
+	return &compiler{env: env, work: map[*plan.WorkTable]*workTable{}, nodes: map[source]plan.Node{}}
 }
 
 // subqueries compiles the expression subqueries a builder planned, each
@@ -47,6 +49,12 @@ func (c *compiler) query(q *plan.Query) *selectQuery {
 
 // source compiles a relation.
 func (c *compiler) source(n plan.Node) source {
+	s := c.operator(n)
+	c.nodes[s] = n
+	return s
+}
+
+func (c *compiler) operator(n plan.Node) source {
 	switch x := n.(type) {
 	case *plan.Scan:
 		return &tableSource{rt: x.Table, sc: x.Sc, cols: x.Columns, snapshotID: x.SnapshotID, reuse: x.Reread, manifests: c.env.Options.Manifests}

@@ -3,8 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ExplainPlan is what EXPLAIN shows: a tree of nodes with properties,
@@ -18,10 +21,79 @@ type ExplainPlan struct {
 }
 
 // ExplainNode is one operator: its text line and its properties and
-// children, in text order.
+// children, in text order, with its estimated rows and (EXPLAIN ANALYZE)
+// what it did.
 type ExplainNode struct {
 	Text  string
 	Props []ExplainProp
+	// PlanRows is the rows the plan expects of the operator, shown when
+	// Estimated: "(rows=N)" and "Plan Rows".
+	PlanRows  float64
+	Estimated bool
+	// Actual, when set, is what the operator did; Loops 0: it never ran.
+	Actual *ExplainActual
+}
+
+// ExplainActual is what an operator did under EXPLAIN ANALYZE, summed over
+// its loops (shown, as PostgreSQL does, per loop).
+type ExplainActual struct {
+	Rows, Loops    int64
+	Startup, Total time.Duration
+}
+
+// perLoop is v averaged over the loops.
+func (a *ExplainActual) perLoop(v float64) float64 {
+	if a.Loops == 0 {
+		return 0
+	}
+	return v / float64(a.Loops)
+}
+
+// header is the node's text line: its name, "(rows=N)" as PostgreSQL's
+// "(cost=... rows=N width=W)" without the cost and width we do not
+// model, and "(actual time=a..b rows=N loops=L)".
+func (n *ExplainNode) header() string {
+	h := n.Text
+	if n.Estimated {
+		h += fmt.Sprintf("  (rows=%.0f)", n.PlanRows)
+	}
+	switch a := n.Actual; {
+	case a == nil:
+	case a.Loops == 0:
+		h += " (never executed)"
+	default:
+		h += fmt.Sprintf(" (actual time=%.3f..%.3f rows=%.0f loops=%d)", a.perLoop(ms(a.Startup)), a.perLoop(ms(a.Total)),
+			a.perLoop(float64(a.Rows)), a.Loops)
+	}
+	return h
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// numbers are the estimate and actual keys of the node's JSON object, in
+// PostgreSQL's order.
+func (n *ExplainNode) numbers() []ExplainProp {
+	var out []ExplainProp
+	if n.Estimated {
+		out = append(out, ExplainProp{Key: "Plan Rows", Value: int64(math.Round(n.PlanRows))})
+	}
+	if a := n.Actual; a != nil {
+		out = append(out, ExplainProp{Key: "Actual Startup Time", Value: a.perLoop(ms(a.Startup))},
+			ExplainProp{Key: "Actual Total Time", Value: a.perLoop(ms(a.Total))},
+			ExplainProp{Key: "Actual Rows", Value: int64(math.Round(a.perLoop(float64(a.Rows))))},
+			ExplainProp{Key: "Actual Loops", Value: a.Loops})
+	}
+	return out
+}
+
+// headerKey reports whether key names the operator; PostgreSQL puts its
+// numbers after those.
+func headerKey(key string) bool {
+	switch key {
+	case "Node Type", "Subplan Name", "Strategy", "Join Type", "Relation Name", "Schema", "Alias", "Function Name", "Operation":
+		return true
+	}
+	return false
 }
 
 // ExplainProp is a property of a node, or a child node (Plan set). Key is
@@ -50,26 +122,35 @@ func (n *ExplainNode) Child(c *ExplainNode) {
 	n.Props = append(n.Props, ExplainProp{Plan: c})
 }
 
-// Lines renders the plan as EXPLAIN's text rows.
+// Lines renders the plan as EXPLAIN's text rows, laid out as
+// PostgreSQL's: a child's line starts with "->  ", its properties under
+// its name.
 func (p *ExplainPlan) Lines() []string {
-	lines := p.Root.lines(nil, "")
+	lines := p.Root.lines(nil, "", "")
 	for _, pr := range p.Props {
 		lines = appendText(lines, "", pr.Text)
 	}
 	return lines
 }
 
-func (n *ExplainNode) lines(out []string, ind string) []string {
-	out = append(out, ind+n.Text)
+// lines renders n at indentation ind (its properties' lines carry their
+// own two spaces), its line prefixed by arrow.
+func (n *ExplainNode) lines(out []string, ind, arrow string) []string {
+	out = append(out, ind[:len(ind)-len(arrow)]+arrow+n.header())
+	// The properties, then the children in their order.
+	for _, pr := range n.Props {
+		if pr.Plan == nil {
+			out = appendText(out, ind, pr.Text)
+		}
+	}
 	for _, pr := range n.Props {
 		switch {
 		case pr.Plan != nil && pr.Text != "":
+			// A label ("SubPlan 1") and the child under it.
 			out = appendText(out, ind, pr.Text)
-			out = pr.Plan.lines(out, ind+"    ")
+			out = pr.Plan.lines(out, ind+"        ", "->  ")
 		case pr.Plan != nil:
-			out = pr.Plan.lines(out, ind+"  ")
-		default:
-			out = appendText(out, ind, pr.Text)
+			out = pr.Plan.lines(out, ind+"      ", "->  ")
 		}
 	}
 	return out
@@ -113,7 +194,16 @@ func (n *ExplainNode) writeJSON(b *bytes.Buffer, ind, relationship string) {
 		b.WriteString("\n" + ind + "  ")
 	}
 	var plans []ExplainProp
+	numbers := n.numbers()
 	for i, pr := range n.Props {
+		if numbers != nil && pr.Plan == nil && pr.Key != "" && !headerKey(pr.Key) {
+			for _, num := range numbers {
+				sep()
+				writeKey(b, num.Key)
+				writeValue(b, num.Value, ind+"  ")
+			}
+			numbers = nil
+		}
 		switch {
 		case pr.Plan != nil:
 			plans = append(plans, pr)
@@ -128,6 +218,11 @@ func (n *ExplainNode) writeJSON(b *bytes.Buffer, ind, relationship string) {
 			writeKey(b, "Parent Relationship")
 			writeValue(b, relationship, ind+"  ")
 		}
+	}
+	for _, num := range numbers {
+		sep()
+		writeKey(b, num.Key)
+		writeValue(b, num.Value, ind+"  ")
 	}
 	if len(plans) > 0 {
 		sep()

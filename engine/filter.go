@@ -27,13 +27,13 @@ func (f *filterSource) batches(ctx context.Context, _ iceberg.BooleanExpression,
 // table's scan skips the files and row groups the filter rules out.
 func filteredBatches(ctx context.Context, src source, filter sql.Expr, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	if filter == nil {
-		return src.batches(ctx, nil, params)
+		return open(ctx, src, nil, params)
 	}
 	var prune iceberg.BooleanExpression
 	if _, ok := src.(*tableSource); ok {
 		prune = sql.Translate(ctx, filter, src.scope(), params).Filter
 	}
-	seq, err := src.batches(ctx, prune, params)
+	seq, err := open(ctx, src, prune, params)
 	if err != nil {
 		return nil, err
 	}

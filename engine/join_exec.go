@@ -26,7 +26,7 @@ type joinSource struct {
 func (j *joinSource) scope() *sql.Scope { return j.Sc }
 
 func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	run := &joinRun{j: j, params: params, mem: newMemBudget(j.env.Options.WorkMem), size: j.env.batchSize()}
+	run := &joinRun{j: j, params: params, mem: budgetFor(ctx, j, j.env.Options.WorkMem), size: j.env.batchSize()}
 	run.probeIsLeft = j.Kind != plan.JoinRight
 	existence := j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti
 	if j.Kind == plan.JoinInner || existence {
@@ -82,10 +82,16 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 // WHERE conjuncts applied; a table scan also prunes files and row groups by
 // them.
 func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	src, filter := j.right, j.RFilter
 	if left {
-		return filteredBatches(ctx, j.left, j.LFilter, params)
+		src, filter = j.left, j.LFilter
 	}
-	return filteredBatches(ctx, j.right, j.RFilter, params)
+	seq, err := filteredBatches(ctx, src, filter, params)
+	if err != nil || filter == nil {
+		return seq, err
+	}
+	// EXPLAIN ANALYZE shows the side's rows after the filter too.
+	return analysisOf(ctx).stats(sideKey{j, left}).counted(seq, 0), nil
 }
 
 // joinRun is one execution of a join: the build side held in memory as one

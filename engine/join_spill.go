@@ -60,9 +60,10 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 // stopped or it failed (the error went to yield).
 func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error],
 	yield func(arrow.RecordBatch, error) bool) bool {
-	run := &joinRun{j: j, params: proto.params, mem: newMemBudget(j.env.Options.WorkMem), size: proto.size,
+	run := &joinRun{j: j, params: proto.params, mem: budgetFor(ctx, j, j.env.Options.WorkMem), size: proto.size,
 		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, wantMatched: proto.wantMatched, yield: yield}
 	defer run.release()
+	proto.mem.spilledBatch()
 	if err := run.buildFrom(ctx, build); err != nil {
 		yield(nil, err)
 		return false
@@ -136,6 +137,7 @@ func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool,
 	if err := out.finish(); err != nil {
 		return fail(err)
 	}
+	run.mem.spilledFiles(out.paths[:]...)
 	return out, nil
 }
 

@@ -29,13 +29,13 @@ type lateralSource struct {
 func (l *lateralSource) scope() *sql.Scope { return l.sc }
 
 func (l *lateralSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	seq, err := l.left.batches(ctx, nil, params)
+	seq, err := open(ctx, l.left, nil, params)
 	if err != nil {
 		return nil, err
 	}
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		run := &lateralRun{l: l, sub: &subPlan{q: l.right, env: l.env}, params: params, size: l.env.batchSize(),
-			runs: map[string][][]any{}, cache: newMemBudget(l.env.Options.WorkMem), yield: yield}
+			runs: map[string][][]any{}, cache: budgetFor(ctx, l, l.env.Options.WorkMem), yield: yield}
 		if l.cond != nil {
 			run.match = sql.NewMatcher(l.cond, params)
 		}
@@ -86,7 +86,7 @@ func (r *lateralRun) subRows(ctx context.Context, vals []any) ([][]any, error) {
 	size := sql.RowsBytes(rows) + int64(len(key)) + mapEntryBytes
 	if !r.cache.fits(size) {
 		r.runs = map[string][][]any{}
-		r.cache = newMemBudget(r.l.env.Options.WorkMem)
+		r.cache = budgetFor(ctx, r.l, r.l.env.Options.WorkMem)
 	}
 	if r.cache.fits(size) {
 		r.cache.hold(size)

@@ -19,11 +19,19 @@ type memBudget struct {
 	limit int64 // bytes; 0: unbounded
 	used  int64
 	what  string // the operator charged last, for the message
+	// stats, under EXPLAIN ANALYZE, is the operator the charges count
+	// for (attribute), tracked what they hold since.
+	stats   *opStats
+	tracked int64
 }
 
 // charge adds n bytes held by op ("ORDER BY", "GROUP BY", ...).
 func (m *memBudget) charge(n int64, op string) error {
-	if m == nil || m.limit <= 0 {
+	if m == nil {
+		return nil
+	}
+	m.track(n)
+	if m.limit <= 0 {
 		return nil
 	}
 	m.used += n
@@ -54,6 +62,7 @@ func newMemBudget(limit int64) *memBudget { return &memBudget{limit: limit} }
 func (m *memBudget) release(n int64) {
 	if m != nil {
 		m.used = max(0, m.used-n)
+		m.track(-n)
 	}
 }
 
@@ -62,10 +71,18 @@ func (m *memBudget) release(n int64) {
 func (m *memBudget) hold(n int64) {
 	if m != nil {
 		m.used += n
+		m.track(n)
 	}
 }
 
 // fits reports whether n more bytes stay within work_mem.
 func (m *memBudget) fits(n int64) bool {
 	return m == nil || m.limit <= 0 || m.used+n <= m.limit
+}
+
+// resetTo goes back to holding used bytes, when what was charged since is
+// let go of all at once (a spilled partition's groups).
+func (m *memBudget) resetTo(used int64) {
+	m.track(used - m.used)
+	m.used = used
 }

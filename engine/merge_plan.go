@@ -32,6 +32,7 @@ type MergePlan struct {
 	// returning is bound over the joined scope plus merge_action().
 	returning []sql.Expr
 	names     []string
+	nodes     map[source]plan.Node // the source's plan nodes, for EXPLAIN's estimates
 }
 
 // mergeClause is one bound WHEN clause.
@@ -106,6 +107,7 @@ func PlanMerge(ctx context.Context, env *Env, st *sql.Merge, target *sql.Scope, 
 	m.skipUnread()
 	c := newCompiler(env)
 	m.join.right = c.source(lj.Right)
+	m.nodes = c.nodes
 	c.subqueries(b.Subqueries())
 	return m, nil
 }
@@ -438,13 +440,13 @@ func (m *MergePlan) Explain(ctx context.Context, params []any) []ExplainProp {
 	n := node("Nested Loop", "Nested Loop (every target row against every source row)")
 	if len(j.LKeys) > 0 {
 		n = node("Hash Join", "Hash Join (source hashed, target rows probe it)")
-		keys := hashKeyText(j)
-		n.Prop("Hash Keys", keys, "  Hash keys: "+strings.Join(keys, ", "))
+		cond := hashCond(j)
+		n.Prop("Hash Cond", cond, "  Hash Cond: "+cond)
 	}
 	if j.Residual != nil {
-		n.Prop("Join Filter", j.Residual.String(), "  Join filter: "+j.Residual.String())
+		n.Prop("Join Filter", j.Residual.String(), "  Join Filter: "+j.Residual.String())
 	}
-	n.Props = append(n.Props, ExplainProp{Key: "Source", Text: "  Source:", Plan: describeSource(ctx, nil, j.right, params)})
+	n.Props = append(n.Props, ExplainProp{Key: "Source", Text: "  Source:", Plan: describeSource(ctx, j.right, params, m.nodes)})
 	props := []ExplainProp{{Plan: n}}
 	var clauses []string
 	for _, cl := range m.clauses {

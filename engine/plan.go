@@ -16,6 +16,8 @@ type Query struct {
 	root *selectQuery
 	env  *Env
 	deps *Deps
+	// nodes are the plan node each source runs, for EXPLAIN's estimates.
+	nodes map[source]plan.Node
 }
 
 // Plan binds a query over the catalog's relations as they are now and
@@ -33,7 +35,7 @@ func Plan(ctx context.Context, env *Env, st *sql.Select, params *sql.Params) (*Q
 	deps.notePlan(lq, b.Subqueries())
 	c := newCompiler(env)
 	c.subqueries(b.Subqueries())
-	return &Query{root: c.query(lq), env: env, deps: deps}, nil
+	return &Query{root: c.query(lq), env: env, deps: deps, nodes: c.nodes}, nil
 }
 
 // Current reports whether the relations the query was bound over are

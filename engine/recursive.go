@@ -38,7 +38,7 @@ func (r *recursiveSource) scope() *sql.Scope { return r.sc }
 
 func (r *recursiveSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		mem := newMemBudget(r.env.Options.WorkMem)
+		mem := budgetFor(ctx, r, r.env.Options.WorkMem)
 		seen := newRowCounter(ctx, mem, "WITH RECURSIVE")
 		defer func() { releaseAll(r.work.rows); r.work.rows = nil }()
 		round := r.start

@@ -106,6 +106,9 @@ func statementContext(stmt, next context.Context) context.Context {
 	if c, ok := stmt.Value(scanCacheKey{}).(*scanCache); ok {
 		next = context.WithValue(next, scanCacheKey{}, c)
 	}
+	if a := analysisOf(stmt); a != nil {
+		next = withAnalysis(next, a)
+	}
 	return next
 }
 

@@ -291,7 +291,7 @@ func canonicalFloatBits(f float64) uint64 {
 
 // aggregate groups the filtered input and returns the output rows.
 func (p *pipeline) aggregate(ctx context.Context) ([]arrow.RecordBatch, error) {
-	grouped, err := p.aggregateRows(ctx)
+	grouped, err := p.countedAggregateRows(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -660,4 +660,14 @@ func groupedBatch(ctx context.Context, agg *sql.AggContext, g *grouper, accs []a
 		c.Release()
 	}
 	return rb, nil
+}
+
+// countedAggregateRows is aggregateRows, counted under EXPLAIN ANALYZE.
+func (p *pipeline) countedAggregateRows(ctx context.Context) (arrow.RecordBatch, error) {
+	done := p.enter(stageAgg)
+	grouped, err := p.aggregateRows(ctx)
+	if err == nil {
+		done(grouped.NumRows())
+	}
+	return grouped, err
 }

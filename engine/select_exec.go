@@ -16,9 +16,18 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// runSelect executes a bound query. Without grouping, DISTINCT or ORDER BY
-// it streams; otherwise it materialises what it must.
+// run executes a bound query, counted under EXPLAIN ANALYZE.
 func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Rows, error) {
+	if l := analysisOf(ctx).level(q); l != nil {
+		return l.run(func() (stmt.Rows, error) { return q.execute(ctx, env, params, l) })
+	}
+	return q.execute(ctx, env, params, nil)
+}
+
+// execute runs the query (an: its counters, nil unless analysed). Without
+// grouping, DISTINCT or ORDER BY it streams; otherwise it materialises
+// what it must.
+func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *levelStats) (stmt.Rows, error) {
 	limit, offset, err := q.bounds(ctx, params)
 	if err != nil {
 		return nil, err
@@ -28,14 +37,14 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 		return nil, err
 	}
 	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
-		tempDir: env.Options.TempDir}
+		tempDir: env.Options.TempDir, an: an}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
 		// count(*) of a table no delete file applies to: its snapshot says.
 		in.metaCount = n
 		in.next = func() (arrow.RecordBatch, error, bool) { return nil, nil, false }
 	} else {
-		seq, err := q.src.batches(ctx, filter, params)
+		seq, err := open(ctx, q.src, filter, params)
 		if err != nil {
 			return nil, err
 		}
@@ -100,38 +109,51 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 	var err error
 	switch {
 	case q.Win != nil:
+		done := in.enter(stageWindow)
 		rows, err = in.windowed(ctx)
+		done(countRows(rows))
 	case q.Agg != nil:
 		rows, err = in.aggregate(ctx)
 	case in.topN > 0:
+		// Part of the sort below, which counts it.
+		in.mem.attribute(in.an.of(stageSort))
 		rows, err = in.drainTop(ctx, env.batchSize())
 	default:
+		// The rows are held for DISTINCT, else for the sort.
+		in.mem.attribute(in.an.of(q.materialisingStage()))
 		rows, err = in.drain(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if q.Distinct {
+		done := in.enter(stageDistinct)
 		if rows, err = distinctRows(ctx, in.mem, rows, q.Visible); err != nil {
 			return nil, err
 		}
+		done(countRows(rows))
 	}
-	switch {
-	case len(q.Order) > 0 && in.cut >= 0 && in.topN == 0:
-		// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
-		if rows, err = topRows(ctx, rows, q.Order, in.cut, env.batchSize()); err != nil {
+	if len(q.Order) > 0 {
+		done := in.enter(stageSort)
+		in.an.holds(stageSort, rows)
+		if in.cut >= 0 && in.topN == 0 {
+			// Grouped or windowed rows: select the LIMIT's rows, sorting only those.
+			rows, err = topRows(ctx, rows, q.Order, in.cut, env.batchSize())
+		} else {
+			rows, err = sortBatches(ctx, rows, q.Order, env.batchSize())
+		}
+		if err != nil {
 			return nil, err
 		}
-	case len(q.Order) > 0:
-		if rows, err = sortBatches(ctx, rows, q.Order, env.batchSize()); err != nil {
-			return nil, err
-		}
+		done(countRows(rows))
 	}
 	if len(q.DistinctOn) > 0 {
 		// After the sort: the first row of each key in ORDER BY's order.
+		done := in.enter(stageDistinctOn)
 		if rows, err = distinctOnRows(ctx, in.mem, rows, q.DistinctOn); err != nil {
 			return nil, err
 		}
+		done(countRows(rows))
 	}
 	for i, b := range rows {
 		rows[i] = visibleColumns(b, q.Visible)
@@ -158,6 +180,8 @@ type pipeline struct {
 	// cut, when not negative, is how many rows of ORDER BY ... LIMIT are
 	// wanted of what the query materialised (groups, window rows).
 	cut int64
+	// an counts for EXPLAIN ANALYZE; nil otherwise.
+	an *levelStats
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
@@ -190,6 +214,9 @@ func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) 
 			return nil, err
 		}
 		if f.NumRows() > 0 {
+			if p.an != nil {
+				p.an.filtered += f.NumRows()
+			}
 			return f, nil
 		}
 		f.Release()
@@ -211,10 +238,11 @@ func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error)
 func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 	var base []arrow.RecordBatch
 	if p.q.Agg != nil {
-		g, err := p.aggregateRows(ctx)
+		g, err := p.countedAggregateRows(ctx)
 		if err != nil {
 			return nil, err
 		}
+		p.mem.attribute(p.an.of(stageWindow))
 		base = []arrow.RecordBatch{g}
 	} else if p.q.WinTop != 0 {
 		var err error

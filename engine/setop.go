@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"iter"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -27,10 +28,25 @@ type setSource struct {
 func (s *setSource) scope() *sql.Scope { return s.sc }
 
 func (s *setSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	return s.node(ctx, s.root, params, newMemBudget(s.env.Options.WorkMem))
+	return s.node(ctx, s.root, params, budgetFor(ctx, s, s.env.Options.WorkMem))
 }
 
+// node streams n's rows, counted under n when the statement is analysed
+// (a leaf counts as its query).
 func (s *setSource) node(ctx context.Context, n *setNode, params []any, mem *memBudget) (iter.Seq2[arrow.RecordBatch, error], error) {
+	st := analysisOf(ctx).stats(n)
+	if st == nil || n.leaf != nil {
+		return s.rows(ctx, n, params, mem)
+	}
+	start := time.Now()
+	seq, err := s.rows(ctx, n, params, mem)
+	if err != nil {
+		return nil, err
+	}
+	return st.counted(seq, time.Since(start)), nil
+}
+
+func (s *setSource) rows(ctx context.Context, n *setNode, params []any, mem *memBudget) (iter.Seq2[arrow.RecordBatch, error], error) {
 	if n.leaf != nil {
 		rows, err := n.leaf.run(ctx, s.env, params)
 		if err != nil {

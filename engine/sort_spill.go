@@ -111,6 +111,7 @@ func (s *spillSort) spill(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.mem.spilledFiles(path)
 	s.runs = append(s.runs, path)
 	return nil
 }
@@ -424,13 +425,16 @@ func restoreTypes(schema *arrow.Schema, b arrow.RecordBatch) arrow.RecordBatch {
 // and returns it sorted: from memory when it fitted in work_mem, else
 // streamed from the merge of its spilled runs.
 func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim *limiter) (stmt.Rows, error) {
+	done := in.enter(stageSort)
 	s := &spillSort{keys: q.Order, batchSize: env.batchSize(), mem: in.mem, tempRoot: env.Options.TempDir}
+	var n int64
 	for {
 		b, err := in.nextProjected(ctx)
 		if err == io.EOF {
 			break
 		}
 		if err == nil {
+			n += b.NumRows()
 			err = s.add(ctx, b)
 		}
 		if err != nil {
@@ -443,6 +447,7 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 		if err != nil {
 			return nil, err
 		}
+		done(n)
 		var kept []arrow.RecordBatch
 		for _, b := range rows {
 			if lim.done() {
@@ -458,6 +463,7 @@ func (q *selectQuery) runSorted(ctx context.Context, env *Env, in *pipeline, lim
 		s.release()
 		return nil, err
 	}
+	done(n)
 	stmtCtx := ctx
 	return &streamRows{verb: "SELECT", stop: func() { m.close(); s.release() }, next: func(ctx context.Context) (arrow.RecordBatch, error) {
 		if lim.done() {

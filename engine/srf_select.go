@@ -33,7 +33,7 @@ type srfSource struct {
 func (s *srfSource) scope() *sql.Scope { return s.sc }
 
 func (s *srfSource) batches(ctx context.Context, filter iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	in, err := s.input.batches(ctx, filter, params)
+	in, err := open(ctx, s.input, filter, params)
 	if err != nil {
 		return nil, err
 	}

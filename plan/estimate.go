@@ -77,19 +77,37 @@ func estimateSeries(s *Series) float64 {
 // estimateQuery is a query level's rows: its input's, filtered, grouped
 // and limited.
 func estimateQuery(q *Query) float64 {
-	rows := EstimateRows(q.From) * Selectivity(q.Where)
+	return EstimateLevel(q).Out
+}
+
+// LevelEstimate is the rows each step of a query level is expected to
+// give (EXPLAIN shows them per operator).
+type LevelEstimate struct {
+	Input    float64 // the FROM's
+	Filtered float64 // what WHERE keeps
+	Grouped  float64 // the groups (Filtered without GROUP BY or aggregates)
+	Out      float64 // what LIMIT keeps of them
+}
+
+// EstimateLevel is q's estimate, step by step.
+func EstimateLevel(q *Query) LevelEstimate {
+	var e LevelEstimate
+	e.Input = EstimateRows(q.From)
+	e.Filtered = e.Input * Selectivity(q.Where)
+	e.Grouped = e.Filtered
 	if q.Agg != nil {
-		if len(q.Agg.GroupBy) == 0 {
-			return 1
+		e.Grouped = 1
+		if len(q.Agg.GroupBy) > 0 {
+			e.Grouped = max(e.Filtered/10, 1)
 		}
-		rows = max(rows/10, 1)
 	}
+	e.Out = e.Grouped
 	if c, ok := q.Limit.(*sql.Const); ok {
-		if n, ok := c.Value.(int64); ok && float64(n) < rows {
-			rows = float64(n)
+		if n, ok := c.Value.(int64); ok && float64(n) < e.Out {
+			e.Out = float64(n)
 		}
 	}
-	return rows
+	return e
 }
 
 func estimateSet(t *SetTree) float64 {

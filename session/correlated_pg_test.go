@@ -102,7 +102,7 @@ func TestCorrelatedSubqueriesMatchPostgres(t *testing.T) {
 	// The Q21 shape runs as a semi and an anti join, not a subquery per row.
 	plan := strings.Join(flatRows(mustQuery(t, s, `EXPLAIN SELECT o.id FROM co o WHERE EXISTS (SELECT 1 FROM ci i WHERE i.k = o.k AND i.id <> o.id)
 		AND NOT EXISTS (SELECT 1 FROM ci i WHERE i.k = o.k AND i.id <> o.id AND i.v > o.v)`)), "\n")
-	if !strings.Contains(plan, "Hash Join (Semi)") || !strings.Contains(plan, "Hash Join (Anti)") {
+	if !strings.Contains(plan, "Hash Semi Join") || !strings.Contains(plan, "Hash Anti Join") {
 		t.Fatalf("EXISTS and NOT EXISTS are not joins:\n%s", plan)
 	}
 }

@@ -84,7 +84,7 @@ func TestDMLJoinReturningMatchesPostgres(t *testing.T) {
 				compareStatement(t, s, conn, q)
 			}
 			plan := mustQuery(t, s, "EXPLAIN DELETE FROM jt AS t USING js a, js b WHERE t.id = a.id AND a.w = b.w + 1 AND t.g > 1").text()
-			for _, want := range []string{"Delete on public.jt", "Hash keys: t.id = a.id", "Hash keys: a.w = b.w + 1", `"term":"g"`} {
+			for _, want := range []string{"Delete on public.jt", "Hash Cond: (t.id = a.id)", "Hash Cond: (a.w = b.w + 1)", `"term":"g"`} {
 				if !strings.Contains(plan, want) {
 					t.Fatalf("EXPLAIN lacks %q:\n%s", want, plan)
 				}

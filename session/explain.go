@@ -4,6 +4,7 @@ import (
 	"github.com/magmalake/magmalake/engine"
 
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -72,7 +73,8 @@ func (s *Session) prepareExplainPlan(ctx context.Context, x *sql.Explain, params
 				return nil, err
 			}
 			if x.Analyze {
-				ep.Props = append([]engine.ExplainProp{{Key: "Planning Time", Value: planning}}, ep.Props...)
+				ep.Props = append([]engine.ExplainProp{{Key: "Planning Time", Value: planning,
+					Text: fmt.Sprintf("Planning Time: %.3f ms", planning)}}, ep.Props...)
 			}
 			return explainResult(x, ep), nil
 		}

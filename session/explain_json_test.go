@@ -63,7 +63,7 @@ func TestExplainJSON(t *testing.T) {
 	}{
 		{"SELECT * FROM a WHERE id > 2", []string{"Scan"}, []string{"a"}},
 		{"SELECT a.v, b.w FROM a JOIN b ON a.id = b.id", []string{"Hash Join", "Scan", "Scan"}, []string{"a", "b"}},
-		{"SELECT v, count(*) FROM (SELECT * FROM a WHERE id < 5) s GROUP BY v", []string{"Subquery Scan", "Scan"}, []string{"a"}},
+		{"SELECT v, count(*) FROM (SELECT * FROM a WHERE id < 5) s GROUP BY v", []string{"Aggregate", "Subquery Scan", "Scan"}, []string{"a"}},
 		{"SELECT id FROM a UNION ALL SELECT id FROM b", []string{"Append", "Scan", "Scan"}, []string{"a", "b"}},
 	}
 	for _, c := range cases {

@@ -294,7 +294,7 @@ func TestJoinOrderReadsColumnBounds(t *testing.T) {
 	plan := flatRows(mustQuery(t, s, "EXPLAIN "+q))
 	top := ""
 	for _, line := range plan {
-		if strings.Contains(line, "Hash keys:") {
+		if strings.Contains(line, "Hash Cond:") {
 			top = line
 			break
 		}
