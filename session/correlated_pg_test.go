@@ -125,10 +125,10 @@ func TestExistsReadsOnlyWhatItTests(t *testing.T) {
 		mustQuery(t, s, q)
 	}
 	plan := strings.Join(flatRows(mustQuery(t, s, `EXPLAIN SELECT v FROM eo WHERE EXISTS (SELECT * FROM ew WHERE ew.k = eo.k)`)), "\n")
-	if !strings.Contains(plan, "Hash Join (Semi)") {
+	if !strings.Contains(plan, "Hash Semi Join") {
 		t.Fatalf("a keyed EXISTS is not a semi join:\n%s", plan)
 	}
-	if _, after, _ := strings.Cut(plan, "Scan on public.ew\n"); !strings.HasPrefix(strings.TrimSpace(after), "Columns: k\n") {
+	if _, after, _ := strings.Cut(plan, "Scan on public.ew"); len(strings.Split(after, "\n")) < 2 || strings.TrimSpace(strings.Split(after, "\n")[1]) != "Columns: k" {
 		t.Fatalf("EXISTS (SELECT * ...) reads columns it never tests:\n%s", plan)
 	}
 	for _, q := range []string{
@@ -163,7 +163,7 @@ func TestInSubqueryAsSemiJoin(t *testing.T) {
 		mustQuery(t, s, q)
 	}
 	plan := strings.Join(flatRows(mustQuery(t, s, "EXPLAIN SELECT id FROM io WHERE k IN (SELECT k FROM ii GROUP BY k HAVING sum(q) > 300)")), "\n")
-	if !strings.Contains(plan, "Hash Join (Semi)") {
+	if !strings.Contains(plan, "Hash Semi Join") {
 		t.Fatalf("IN (subquery) is not a semi join:\n%s", plan)
 	}
 	for _, q := range []string{

@@ -332,7 +332,7 @@ func TestJoinOrderReadsSketchedDistinctCounts(t *testing.T) {
 	topJoin := func() (string, []string) {
 		plan := flatRows(mustQuery(t, s, "EXPLAIN "+q))
 		for _, line := range plan {
-			if strings.Contains(line, "Hash keys:") {
+			if strings.Contains(line, "Hash Cond:") {
 				return line, plan
 			}
 		}
