@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,13 @@ func fastShapeExpr(rng *rand.Rand, depth int) string {
 	}
 	switch k {
 	case 0, 1:
+		if rng.Intn(4) == 0 {
+			// Two columns: one kind (ints of any width, strings with
+			// varchar) or a pair the general path converts.
+			pair := pick("b i", "i b", "id b", "s v", "v s", "n n", "d d", "ts ts", "d ts", "f r", "b n", "s s")
+			l, r, _ := strings.Cut(pair, " ")
+			return l + " " + pick(ops...) + " " + r
+		}
 		if rng.Intn(3) == 0 {
 			return one() + " " + pick(ops...) + " " + col
 		}
@@ -158,6 +166,7 @@ func TestMatchFastShapes(t *testing.T) {
 		"b = 7", "7 < b", "i >= 3 AND i < 100", "f > 2.5", "r < 1", "n = 2.5", "s = 'ab'", "v <> 'a'",
 		"d >= '2024-01-01'", "ts < '2024-01-01 10:00:00'", "bo = __true()", "b IS NULL", "s IS NOT NULL",
 		"i IN (1, 2, 3)", "s NOT IN ('a', 'b')", "b BETWEEN 1 AND 10", "NOT (b = 1 OR f IS NULL)", "bo",
+		"b < i", "id >= b", "s = v", "n <> n", "d <= d", "ts > ts",
 	} {
 		e := mustBind(t, src, sc)
 		ev := newEvaluator(context.Background(), buildBatch(t, sc, [][]any{fastRow(rand.New(rand.NewSource(1)))}), nil)

@@ -148,6 +148,8 @@ func scaledColumn(col arrow.Array) (scaledVec, bool) {
 			}
 			out.v[i] = int64(lo)
 		}
+	case *NumericArray:
+		return scaledNumericText(a)
 	default:
 		return scaledVec{}, false
 	}
@@ -161,6 +163,86 @@ func scaledColumn(col arrow.Array) (scaledVec, bool) {
 		}
 	}
 	return out, true
+}
+
+// scaledNumericText reads unconstrained numeric values (text, each at its
+// own display scale: sum() and avg() results) at the largest scale among
+// them.
+func scaledNumericText(a *NumericArray) (scaledVec, bool) {
+	n := a.Len()
+	out := scaledVec{v: make([]int64, n)}
+	scales := make([]int8, n)
+	for i := range n {
+		if a.IsNull(i) {
+			continue
+		}
+		v, s, ok := ParseScaled(a.Text(i))
+		if !ok {
+			return scaledVec{}, false
+		}
+		out.v[i], scales[i] = v, int8(s)
+		out.scale = max(out.scale, s)
+	}
+	for i, s := range scales {
+		if int(s) == out.scale || out.v[i] == 0 {
+			continue
+		}
+		p, ok := mulChecked(out.v[i], pow10Int64(out.scale-int(s)))
+		if !ok {
+			return scaledVec{}, false
+		}
+		out.v[i] = p
+	}
+	if a.NullN() > 0 {
+		out.valid = make([]bool, n)
+		for i := range out.valid {
+			out.valid[i] = a.IsValid(i)
+		}
+	}
+	return out, true
+}
+
+// ParseScaled reads a numeric's canonical text ("-12.50") as an integer
+// at its display scale (-1250, 2); false for text of another form (NaN,
+// an exponent) or past 18 digits.
+func ParseScaled(s string) (v int64, scale int, ok bool) {
+	i, neg := 0, false
+	if s != "" && s[0] == '-' {
+		i, neg = 1, true
+	}
+	var u uint64
+	digits, point := 0, -1
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' && point < 0:
+			point = digits
+			continue
+		case c < '0' || c > '9' || digits == 18:
+			return 0, 0, false
+		}
+		u = u*10 + uint64(c-'0')
+		digits++
+	}
+	if digits == 0 {
+		return 0, 0, false
+	}
+	if point >= 0 {
+		scale = digits - point
+	}
+	if neg {
+		return -int64(u), scale, true
+	}
+	return int64(u), scale, true
+}
+
+// pow10Int64 is 10^n for n in [0, 18].
+func pow10Int64(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
 }
 
 // scaledConst repeats a constant n times.
@@ -245,10 +327,7 @@ func rescaleVec(v *scaledVec, s int) bool {
 	if s-v.scale > 18 {
 		return false
 	}
-	f := int64(1)
-	for range s - v.scale {
-		f *= 10
-	}
+	f := pow10Int64(s - v.scale)
 	for i, x := range v.v {
 		p, ok := mulChecked(x, f)
 		if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -127,6 +128,101 @@ func TestAppendScaled(t *testing.T) {
 		want := Decimal{Coef: big.NewInt(v), Scale: scale}.String()
 		if got := string(AppendScaled(nil, v, scale)); got != want {
 			t.Fatalf("AppendScaled(%d, %d) = %q, want %q", v, scale, got, want)
+		}
+	}
+}
+
+// TestNumericTextKernels: unconstrained numeric values (text at their own
+// scales, as sum() gives them) read by the kernels — compared with a
+// constant, and inside + - * — answer as the general evaluator does,
+// including values past 18 digits and NULL, which the kernels hand back
+// to it.
+func TestNumericTextKernels(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewSource(18))
+	sc := &Scope{Columns: []ScopeColumn{{Table: "t", Name: "x", T: Numeric(0, 0), FieldID: 1}, {Table: "t", Name: "a", T: Numeric(15, 2), FieldID: 2}}}
+	vals := []string{"0", "-0.5", "12.50", "300", "300.000", "299.99", "-7", "1234567890123456.78", "123456789012345678901", "0.000001", ""}
+	rows := make([][]any, 400)
+	for i := range rows {
+		v := vals[rng.Intn(len(vals))]
+		if v == "" || rng.Intn(5) == 0 {
+			v = fmt.Sprintf("%d.%0*d", rng.Intn(2000)-1000, rng.Intn(4)+1, rng.Intn(10))
+		}
+		var x any = v
+		if rng.Intn(9) == 0 {
+			x = nil
+		}
+		rows[i] = []any{x, fmt.Sprintf("%d.%02d", rng.Intn(1000), rng.Intn(100))}
+	}
+	batch := buildBatch(t, sc, rows)
+	defer batch.Release()
+	for _, src := range []string{"x > 300", "x = 300", "x <= -0.5", "x <> 12.5", "300 < x", "x >= 0.0000005", "x < 99999999999999999999"} {
+		e := mustBind(t, src, sc)
+		ev := newEvaluator(ctx, batch, nil)
+		got, ok := ev.matchFast(e)
+		want, err := newEvaluator(ctx, batch, nil).matchGeneral(e)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if !ok && src != "x < 99999999999999999999" {
+			t.Fatalf("%s: no fast path", src)
+		}
+		if ok && fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: fast %v\ngeneral %v", src, got, want)
+		}
+	}
+	for _, src := range []string{"(x * 2)", "(0.5 * x)", "(x + a)", "(a - x)", "(x * a)"} {
+		e := mustBind(t, src, sc)
+		want, err := newEvaluator(ctx, batch, nil).eval(e, allRows(int(batch.NumRows())))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		// The batch holds values past 64 bits: the kernel declines it;
+		// without them it must answer.
+		if _, ok := EvalScaled(ctx, e, batch); ok {
+			t.Fatalf("%s: the kernel took a batch with values past 64 bits", src)
+		}
+		var keep []int
+		for i, r := range rows {
+			if s, _ := r[0].(string); s != "123456789012345678901" && s != "1234567890123456.78" {
+				keep = append(keep, i)
+			}
+		}
+		sub := make([][]any, len(keep))
+		for k, i := range keep {
+			sub[k] = rows[i]
+		}
+		small := buildBatch(t, sc, sub)
+		arr, ok := EvalScaled(ctx, e, small)
+		if !ok {
+			t.Fatalf("%s: the kernel declined values that fit", src)
+		}
+		dec := arr.(*array.Decimal128)
+		scale := int(dec.DataType().(interface{ GetScale() int32 }).GetScale())
+		for k, i := range keep {
+			w := want[i]
+			if w == nil {
+				if dec.IsValid(k) {
+					t.Fatalf("%s row %d: want NULL", src, k)
+				}
+				continue
+			}
+			got := DecimalFromNum128(dec.Value(k), scale)
+			if got.Cmp(w.(Decimal)) != 0 {
+				t.Fatalf("%s row %d (%v): kernel %s, general %s", src, k, rows[i][0], got, w)
+			}
+		}
+		small.Release()
+		arr.Release()
+	}
+	for _, s := range vals[:10] {
+		v, scale, ok := ParseScaled(s)
+		d, dok := ParseDecimal(s)
+		if ok != (dok && d.Coef.IsInt64() && len(strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "")) <= 18) {
+			t.Fatalf("ParseScaled(%q) ok=%v", s, ok)
+		}
+		if ok && (v != d.Coef.Int64() || scale != d.Scale) {
+			t.Fatalf("ParseScaled(%q) = %d, %d; ParseDecimal %s", s, v, scale, d)
 		}
 	}
 }
