@@ -21,7 +21,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 	if len(used) == len(full.Columns) {
 		q.From = src
 		q.Where = withoutPlaced(q.Where, placed)
-		decorrelate(q)
+		p.decorrelate(q)
 		limitWindow(q)
 		return q, nil
 	}
@@ -35,7 +35,7 @@ func (p *Builder) bindQuery(st *sql.Select, src Node, outer *sql.Outer, untyped 
 	}
 	q.From = src.Project(used)
 	q.Where = withoutPlaced(q.Where, placed)
-	decorrelate(q)
+	p.decorrelate(q)
 	limitWindow(q)
 	return q, nil
 }

@@ -11,8 +11,9 @@ import "github.com/magmalake/magmalake/sql"
 // probes row by row through the evaluator; as a join, the side estimated
 // smaller is hashed and probed column-wise (TPC-H Q4: 2.7x faster).
 
-// decorrelate rewrites q's EXISTS and NOT EXISTS conjuncts into joins.
-func decorrelate(q *Query) {
+// decorrelate rewrites q's EXISTS, NOT EXISTS, IN and keyed scalar
+// subquery conjuncts into joins.
+func (p *Builder) decorrelate(q *Query) {
 	if q.Where == nil {
 		return
 	}
@@ -22,6 +23,10 @@ func decorrelate(q *Query) {
 	for _, c := range Conjuncts(q.Where) {
 		if sinkIn(q.From, c) {
 			sunk = true
+			continue
+		}
+		if from, ok := p.scalarJoin(q.From, c); ok {
+			q.From, sunk = from, true
 			continue
 		}
 		j, ok := existsJoin(q.From, c)

@@ -185,3 +185,49 @@ func TestInSubqueryAsSemiJoin(t *testing.T) {
 		compareStatement(t, s, conn, q)
 	}
 }
+
+// TestScalarSubqueryAsGroupedJoin: x op (SELECT agg ... WHERE inner.k =
+// outer.k) in WHERE runs as a LEFT JOIN of the subquery grouped by its
+// keys (TPC-H Q2, Q17, Q20), so under a small work_mem it spills instead
+// of holding every key's value, and gives PostgreSQL's rows: count over no
+// rows is 0, sum NULL, NULL keys match nothing.
+func TestScalarSubqueryAsGroupedJoin(t *testing.T) {
+	conn := connectTestPostgres(t)
+	s := testSession(t)
+	rng := rand.New(rand.NewSource(20))
+	mk := func(name string, n, keys int) {
+		ddl := fmt.Sprintf("CREATE TABLE %s (id int, k int, k2 int, v numeric(8,2))", name)
+		mustPG(t, conn, ddl)
+		mustQuery(t, s, ddl)
+		for lo := 0; lo < n; lo += 2000 {
+			var rows []string
+			for i := lo; i < min(lo+2000, n); i++ {
+				k := fmt.Sprint(rng.Intn(keys))
+				if rng.Intn(40) == 0 {
+					k = "NULL"
+				}
+				rows = append(rows, fmt.Sprintf("(%d, %s, %d, %d.%02d)", i, k, rng.Intn(3), rng.Intn(1000), rng.Intn(100)))
+			}
+			ins := "INSERT INTO " + name + " VALUES " + strings.Join(rows, ", ")
+			mustPG(t, conn, ins)
+			mustQuery(t, s, ins)
+		}
+	}
+	mk("so", 3000, 4000)
+	mk("si", 12000, 4000)
+	q := "SELECT count(*), sum(o.v) FROM so o WHERE o.v > (SELECT 0.5 * sum(i.v) / count(*) FROM si i WHERE i.k = o.k AND i.k2 = o.k2)"
+	plan := strings.Join(flatRows(mustQuery(t, s, "EXPLAIN "+q)), "\n")
+	if !strings.Contains(plan, "Hash Left Join") {
+		t.Fatalf("the keyed scalar subquery is not a grouped join:\n%s", plan)
+	}
+	mustQuery(t, s, "SET work_mem = '64kB'")
+	for _, q := range []string{
+		q,
+		"SELECT count(*) FROM so o WHERE o.k2 < (SELECT count(*) FROM si i WHERE i.k = o.k)",
+		"SELECT count(*) FROM so o WHERE (SELECT max(i.v) FROM si i WHERE i.k = o.k) >= o.v",
+		"SELECT count(*) FROM so o WHERE o.v = (SELECT min(i.v) FROM si i WHERE i.k = o.k AND i.v > 500)",
+		"SELECT count(*) FROM so o WHERE 2 > (SELECT count(*) FROM si i WHERE i.k = o.k AND i.k2 = o.k2)",
+	} {
+		compareStatement(t, s, conn, q)
+	}
+}
