@@ -32,6 +32,11 @@ func newDerived(q *selectQuery, env *Env, qual string) *derivedSource {
 func (d *derivedSource) scope() *sql.Scope { return d.sc }
 
 func (d *derivedSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	if d.q.Shared {
+		if seq, ok, err := d.sharedBatches(ctx, params); ok || err != nil {
+			return seq, err
+		}
+	}
 	rows, err := d.q.run(ctx, d.env, params)
 	if err != nil {
 		return nil, err

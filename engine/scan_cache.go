@@ -26,11 +26,13 @@ type scanCache struct {
 	// keyed are the rows of the statement's keyed subqueries: a plan
 	// runs again for later executions, each reading its own.
 	keyed map[*keyedSubPlan]*keyedRows
+	// ctes are the rows of the statement's shared WITH queries.
+	ctes map[*plan.Query]*cteRows
 }
 
 func withScanCache(ctx context.Context, workMem int64) context.Context {
 	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(workMem), scans: map[*tableSource][]arrow.RecordBatch{},
-		keyed: map[*keyedSubPlan]*keyedRows{}})
+		keyed: map[*keyedSubPlan]*keyedRows{}, ctes: map[*plan.Query]*cteRows{}})
 }
 
 // keyedRowsOf is k's rows for the statement of ctx; the plan's own when

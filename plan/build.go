@@ -49,6 +49,12 @@ type cte struct {
 	// work is set while its recursive term is planned.
 	recursive bool
 	work      *WorkTable
+	// refs counts the references to it in its statement; one read more
+	// than once is bound once (shared) and materialised once per
+	// statement, as PostgreSQL does: each reference sees the same rows,
+	// random() and all.
+	refs   int
+	shared *Query
 }
 
 // NewBuilder binds with the statement's parameters (nil: none).
@@ -97,6 +103,9 @@ func (p *Builder) query(st *sql.Select, outer *sql.Outer) (*Query, error) {
 			return nil, err
 		}
 		defer p.popWith()
+		for _, c := range p.ctes[len(p.ctes)-1] {
+			c.refs = st.References(c.name)
+		}
 	}
 	src, err := p.queryFrom(st, outer)
 	if err != nil {

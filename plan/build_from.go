@@ -91,13 +91,18 @@ func (p *Builder) cteSource(c *cte, qual string) (Node, error) {
 	if c.recursive && c.body.References(c.name) {
 		return p.recursiveCTE(c, qual)
 	}
-	st, err := c.body.Select()
-	if err != nil {
-		return nil, err
-	}
-	q, err := p.query(st, nil)
-	if err != nil {
-		return nil, err
+	q := c.shared
+	if q == nil {
+		st, err := c.body.Select()
+		if err != nil {
+			return nil, err
+		}
+		if q, err = p.query(st, nil); err != nil {
+			return nil, err
+		}
+		if c.refs > 1 {
+			q.Shared, c.shared = true, q
+		}
 	}
 	src := NewDerived(q, qual)
 	if len(c.cols) > 0 {

@@ -297,7 +297,7 @@ func (d *Derived) place(c sql.Expr) bool {
 		return false
 	}
 	q := d.Query
-	if q.Agg != nil || q.Win != nil || len(q.DistinctOn) > 0 || q.Limit != nil || q.Offset != nil || q.Having != nil {
+	if q.Shared || q.Agg != nil || q.Win != nil || len(q.DistinctOn) > 0 || q.Limit != nil || q.Offset != nil || q.Having != nil {
 		return false
 	}
 	cols := map[int]bool{}

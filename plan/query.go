@@ -12,6 +12,9 @@ import (
 // Input), its WHERE, grouping, window calls, HAVING, outputs, ORDER BY,
 // DISTINCT and LIMIT, its expressions over Input.
 type Query struct {
+	// Shared marks a WITH query read by several references: one Query,
+	// run once per statement, into which no reference pushes filters.
+	Shared     bool
 	From       Node
 	Input      *sql.Scope
 	Where      sql.Expr

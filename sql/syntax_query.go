@@ -299,6 +299,29 @@ func (s *Select) SetOperation() *SetOperation {
 }
 
 // With is the query's WITH clause; nil for none.
+// References counts the places the select (its WITH queries and
+// subqueries included) names table (unqualified) as a relation; a name an
+// inner WITH shadows counts too.
+func (s *Select) References(table string) int {
+	var root parse.Node
+	switch {
+	case s.rawSetOpr != nil:
+		root = s.rawSetOpr
+	case s.raw != nil:
+		root = s.raw
+	default:
+		return 0
+	}
+	n := 0
+	parse.Inspect(root, func(x parse.Node) bool {
+		if tn, ok := x.(*parse.TableName); ok && tn.Schema == "" && tn.Name == table {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
 func (s *Select) With() *With {
 	switch {
 	case s.rawSetOpr != nil:
