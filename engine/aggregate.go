@@ -406,12 +406,21 @@ func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error)
 			b.AppendNull()
 			continue
 		}
-		if v, ok := s.exact.int64Sum(g); ok && nb != nil && !s.avg {
+		if v, ok := s.exact.int64Sum(g); ok && nb != nil {
 			// The common case, a sum that fits 64 bits, printed as
-			// sql.Decimal prints it without a big.Int per group.
-			text = sql.AppendScaled(text[:0], v, s.exact.scales[g])
-			nb.Builder.(*array.StringBuilder).BinaryBuilder.Append(text)
-			continue
+			// sql.Decimal prints it without a big.Int per group; an
+			// average divides it by the count on machine integers too.
+			scale := s.exact.scales[g]
+			if s.avg {
+				if v, scale, ok = sql.DivByCount(v, scale, s.counts[g]); !ok {
+					v, scale = 0, -1
+				}
+			}
+			if scale >= 0 {
+				text = sql.AppendScaled(text[:0], v, scale)
+				nb.Builder.(*array.StringBuilder).BinaryBuilder.Append(text)
+				continue
+			}
 		}
 		v := s.exact.decimal(g)
 		if s.avg {

@@ -226,3 +226,31 @@ func TestNumericTextKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestDivByCount: avg's integer division gives Div's quotient and scale
+// (PostgreSQL's select_div_scale, rounding half away from zero), or
+// declines.
+func TestDivByCount(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	taken := 0
+	for n := 0; n < 50000; n++ {
+		v := rng.Int63() >> uint(rng.Intn(63))
+		if rng.Intn(2) == 0 {
+			v = -v
+		}
+		scale := rng.Intn(8)
+		count := rng.Int63()>>uint(rng.Intn(63)) + 1
+		q, qs, ok := DivByCount(v, scale, count)
+		if !ok {
+			continue
+		}
+		taken++
+		want := Decimal{Coef: big.NewInt(v), Scale: scale}.Div(DecimalFromInt(count))
+		if got := (Decimal{Coef: big.NewInt(q), Scale: qs}); got.String() != want.String() {
+			t.Fatalf("%d·10^-%d / %d: %s, Div %s", v, scale, count, got, want)
+		}
+	}
+	if taken < 10000 {
+		t.Fatalf("only %d of 50000 divisions took the integer path", taken)
+	}
+}

@@ -3,6 +3,8 @@ package sql
 import (
 	"math"
 	"math/big"
+	"math/bits"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -208,6 +210,57 @@ func (d Decimal) Div(o Decimal) Decimal {
 	return ratToDecimal(q, scale)
 }
 
+// DivByCount is v·10^-scale divided by the count n (> 0) as Div would
+// give it (avg's final step), on machine integers: the quotient at its
+// scale; false when a step would pass 64 bits (Div then serves).
+func DivByCount(v int64, scale int, n int64) (q int64, qscale int, ok bool) {
+	if n <= 0 {
+		return 0, 0, false
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	wa, fa := 0, 0 // nbaseWeight of zero
+	if u != 0 {
+		wa, fa = digitsWeight(strconv.FormatUint(u, 10), scale)
+	}
+	wb, fb := digitsWeight(strconv.FormatInt(n, 10), 0)
+	w := wa - wb
+	if fa <= fb {
+		w--
+	}
+	qscale = min(max(scale, 16-4*w, 0), 1000)
+	k := qscale - scale
+	if k < 0 || k > 19 {
+		return 0, 0, false
+	}
+	hi, lo := bits.Mul64(u, uint64(pow10Int64Small(k)))
+	if hi >= uint64(n) {
+		return 0, 0, false
+	}
+	quo, rem := bits.Div64(hi, lo, uint64(n))
+	if 2*rem >= uint64(n) { // half away from zero
+		quo++
+	}
+	if quo > math.MaxInt64 {
+		return 0, 0, false
+	}
+	if v < 0 {
+		return -int64(quo), qscale, true
+	}
+	return int64(quo), qscale, true
+}
+
+// pow10Int64Small is 10^k for k in [0, 19] (10^19 as its uint64 bits).
+func pow10Int64Small(k int) uint64 {
+	p := uint64(1)
+	for range k {
+		p *= 10
+	}
+	return p
+}
+
 // divWeight estimates the base-10000 weight of the quotient as PostgreSQL does.
 func divWeight(a, b Decimal) int {
 	wa, fa := nbaseWeight(a)
@@ -225,10 +278,16 @@ func nbaseWeight(d Decimal) (int, int) {
 	if a.Sign() == 0 {
 		return 0, 0
 	}
+	return digitsWeight(a.String(), d.Scale)
+}
+
+// digitsWeight is nbaseWeight of the non-zero |value| written as digits at
+// scale.
+func digitsWeight(digits string, scale int) (int, int) {
 	// Align the decimal point to a multiple of 4 digits as NBASE does.
-	pad := (4 - d.Scale%4) % 4
-	digits := a.String() + strings.Repeat("0", pad)
-	intLen := len(digits) - (d.Scale + pad)
+	pad := (4 - scale%4) % 4
+	digits += strings.Repeat("0", pad)
+	intLen := len(digits) - (scale + pad)
 	// Prepend zeros so the integer part is a multiple of 4 long.
 	for intLen%4 != 0 {
 		digits, intLen = "0"+digits, intLen+1
