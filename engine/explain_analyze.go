@@ -266,6 +266,9 @@ func (r *analysedRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // zero.
 func (m *memBudget) attribute(st *opStats) {
 	if m != nil && m.stats != st {
+		if m.stats != nil {
+			m.stats.held = m.tracked // for switchTo
+		}
 		m.stats, m.tracked = st, 0
 	}
 }
@@ -289,15 +292,20 @@ func (m *memBudget) switchTo(st *opStats) *opStats {
 	return prev
 }
 
-// streamStage counts the rows next streams for stage s, its work_mem
-// charges counting for s while it runs; the stage is done at its end (or
-// when c closes, should the consumer stop first).
-func (p *pipeline) streamStage(s stage, next pullFunc, c *pullChain) pullFunc {
+// streamStage counts the rows the stream open starts streams for stage
+// s, its work_mem charges (open's too) counting for s while it runs; the
+// stage is done at its end (or when c closes, should the consumer stop
+// first).
+func (p *pipeline) streamStage(s stage, open func() (pullFunc, error), c *pullChain) (pullFunc, error) {
 	if p.an == nil {
-		return next
+		return open()
 	}
 	st := p.an.of(s)
 	done := p.enter(s)
+	next, err := open()
+	if err != nil {
+		return nil, err
+	}
 	var rows int64
 	finished := false
 	finish := func() {
@@ -318,7 +326,7 @@ func (p *pipeline) streamStage(s stage, next pullFunc, c *pullChain) pullFunc {
 			finish()
 		}
 		return b, err
-	}
+	}, nil
 }
 
 // track follows what the attributed operator holds (n < 0: lets go).

@@ -10,19 +10,19 @@ import (
 	"github.com/magmalake/magmalake/stmt"
 )
 
-// A query with DISTINCT or DISTINCT ON streams its rows through its
-// operators rather than holding them: DISTINCT is a hash table of the
-// values seen that spills past work_mem (setop_spill.go), ORDER BY the
-// external sort (sort_spill.go), and DISTINCT ON, over rows sorted by its
-// keys first, keeps the first row of each run of equal keys, holding one
-// key.
+// A query with DISTINCT or DISTINCT ON, or windows computed a partition
+// at a time (window_spill.go), streams its rows through its operators
+// rather than holding them: DISTINCT is a hash table of the values seen
+// that spills past work_mem (setop_spill.go), ORDER BY the external sort
+// (sort_spill.go), and DISTINCT ON, over rows sorted by its keys first,
+// keeps the first row of each run of equal keys, holding one key.
 
-// runDistinct runs a query with DISTINCT or DISTINCT ON over in; it owns
-// stopInput, which ends in's source.
-func (q *selectQuery) runDistinct(ctx context.Context, env *Env, in *pipeline, lim *limiter, stopInput func()) (stmt.Rows, error) {
+// runStreamed runs such a query over in; it owns stopInput, which ends
+// in's source.
+func (q *selectQuery) runStreamed(ctx context.Context, env *Env, in *pipeline, lim *limiter, stopInput func()) (stmt.Rows, error) {
 	c := &pullChain{}
 	c.onClose(stopInput)
-	src, err := q.distinctInput(ctx, in, c)
+	src, err := q.streamedInput(ctx, env, in, c)
 	if err != nil {
 		c.close()
 		return nil, err
@@ -34,7 +34,7 @@ func (q *selectQuery) runDistinct(ctx context.Context, env *Env, in *pipeline, l
 		}
 		d := hashDistinct("DISTINCT", keys, in.mem, env.Options.TempDir, src)
 		c.onClose(d.close)
-		src = in.streamStage(stageDistinct, d.next, c)
+		src, _ = in.streamStage(stageDistinct, func() (pullFunc, error) { return d.next, nil }, c)
 	}
 	if keys := q.distinctSortKeys(); len(keys) > 0 {
 		if src, err = in.sortedPull(ctx, env, keys, src, c); err != nil {
@@ -43,7 +43,8 @@ func (q *selectQuery) runDistinct(ctx context.Context, env *Env, in *pipeline, l
 		}
 	}
 	if len(q.DistinctOn) > 0 {
-		src = in.streamStage(stageDistinctOn, firstOfEachKey(q.DistinctOn, src), c)
+		first := firstOfEachKey(q.DistinctOn, src)
+		src, _ = in.streamStage(stageDistinctOn, func() (pullFunc, error) { return first, nil }, c)
 	}
 	stmtCtx := ctx
 	return &streamRows{verb: "SELECT", stop: c.close, next: func(ctx context.Context) (arrow.RecordBatch, error) {
@@ -71,12 +72,14 @@ func (c *pullChain) close() {
 	c.closers = nil
 }
 
-// distinctInput is the rows DISTINCT reads: the grouped or windowed rows,
+// streamedInput is the rows DISTINCT reads: the grouped or windowed rows,
 // else the projected input as it comes.
-func (q *selectQuery) distinctInput(ctx context.Context, in *pipeline, c *pullChain) (pullFunc, error) {
+func (q *selectQuery) streamedInput(ctx context.Context, env *Env, in *pipeline, c *pullChain) (pullFunc, error) {
 	var rows []arrow.RecordBatch
 	var err error
 	switch {
+	case q.windowStreams():
+		return in.streamStage(stageWindow, func() (pullFunc, error) { return in.windowStream(ctx, env, c) }, c)
 	case q.Win != nil:
 		done := in.enter(stageWindow)
 		rows, err = in.windowed(ctx)
@@ -140,9 +143,21 @@ func (q *selectQuery) distinctSortKeys() []plan.OrderKey {
 // the sorted rows, from memory or from the merge of the spilled runs.
 func (p *pipeline) sortedPull(ctx context.Context, env *Env, keys []plan.OrderKey, src pullFunc, c *pullChain) (pullFunc, error) {
 	done := p.enter(stageSort)
+	next, n, err := p.sortAll(ctx, env, keys, src, c, false)
+	if err != nil {
+		return nil, err
+	}
+	done(n)
+	return next, nil
+}
+
+// sortAll is sortedPull within another operator (a window's partitions),
+// whose memory and disk it counts for; n is the rows it sorted. onDisk
+// merges from the runs even when the rows fitted, so that the sort lets
+// go of them for its consumer.
+func (p *pipeline) sortAll(ctx context.Context, env *Env, keys []plan.OrderKey, src pullFunc, c *pullChain, onDisk bool) (_ pullFunc, n int64, _ error) {
 	s := &spillSort{keys: keys, batchSize: env.batchSize(), mem: p.mem, tempRoot: env.Options.TempDir}
 	c.onClose(s.release)
-	var n int64
 	for {
 		b, err := src(ctx)
 		if err == io.EOF {
@@ -153,23 +168,22 @@ func (p *pipeline) sortedPull(ctx context.Context, env *Env, keys []plan.OrderKe
 			err = s.add(ctx, b)
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	defer done(n)
-	if !s.spilled() {
+	if !s.spilled() && !onDisk {
 		rows, err := s.sorted(ctx)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return slicePull(rows, c), nil
+		return slicePull(rows, c), n, nil
 	}
 	m, err := s.merged(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c.onClose(m.close)
-	return m.next, nil
+	return m.next, n, nil
 }
 
 // firstOfEachKey keeps the first row of each run of equal cols values in

@@ -26,7 +26,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 
 // execute runs the query (an: its counters, nil unless analysed). Without
 // grouping, DISTINCT or ORDER BY it streams; otherwise it materialises
-// what it must (DISTINCT: select_distinct.go).
+// what it must (DISTINCT and windows by partition: select_distinct.go).
 func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *levelStats) (stmt.Rows, error) {
 	limit, offset, err := q.bounds(ctx, params)
 	if err != nil {
@@ -64,8 +64,8 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 			return lim.apply(b), nil
 		}}, nil
 	}
-	if q.Distinct || len(q.DistinctOn) > 0 {
-		return q.runDistinct(ctx, env, in, &limiter{limit: limit, offset: offset}, stop)
+	if q.Distinct || len(q.DistinctOn) > 0 || q.windowStreams() {
+		return q.runStreamed(ctx, env, in, &limiter{limit: limit, offset: offset}, stop)
 	}
 	defer stop()
 	if limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil {
@@ -252,7 +252,13 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 			base = append(base, b)
 		}
 	}
-	ext, err := windowRows(ctx, base, p.q.Win, p.params, p.mem)
+	return p.windowOver(ctx, base, p.mem)
+}
+
+// windowOver computes the window functions over base, which it releases,
+// then the outputs; mem bounds what they hold.
+func (p *pipeline) windowOver(ctx context.Context, base []arrow.RecordBatch, mem *memBudget) ([]arrow.RecordBatch, error) {
+	ext, err := windowRows(ctx, base, p.q.Win, p.params, mem)
 	ReleaseAll(base)
 	if err != nil {
 		return nil, err

@@ -142,9 +142,9 @@ func TestExplainAnalyzePerOperator(t *testing.T) {
 }
 
 // TestExplainAnalyzeSpills: under a work_mem too small for them, a sort,
-// an aggregate, a hash join, DISTINCT and a set operation report the bytes
-// they spilled and still the rows they produced; with room, nothing
-// spilled and the memory held.
+// an aggregate, a hash join, DISTINCT, a set operation and windows by
+// partition report the bytes they spilled and still the rows they
+// produced; with room, nothing spilled and the memory held.
 func TestExplainAnalyzeSpills(t *testing.T) {
 	s := explainAnalyzeTables(t)
 	groups := countOf(t, s, "SELECT count(DISTINCT id) FROM ea")
@@ -189,6 +189,12 @@ func TestExplainAnalyzeSpills(t *testing.T) {
 		}
 		if spilled := sorted["Sort Space Type"] == "Disk"; spilled != small {
 			t.Errorf("%s: sort over unique %v %v", what, sorted["Sort Space Type"], sorted["Sort Space Used"])
+		}
+
+		win := nodeOf(t, analyzed(t, s, "SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM ea"), "WindowAgg", "")
+		wantActual(t, what+": window", win, 20000, 1)
+		if spilled := planNum(win, "Disk Usage") > 0; spilled != small || planNum(win, "Peak Memory Usage") <= 0 {
+			t.Errorf("%s: window memory %d disk %d", what, planNum(win, "Peak Memory Usage"), planNum(win, "Disk Usage"))
 		}
 
 		except := nodeOf(t, analyzed(t, s, "SELECT id, v FROM ea EXCEPT SELECT id, 'v' || w FROM eb"), "Except", "")
