@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"iter"
 	"os"
 	"time"
@@ -42,6 +43,7 @@ type opStats struct {
 	peakMem        int64 // bytes the operator's work_mem charges held at most
 	disk           int64 // bytes it wrote to temporary files
 	batches        int64 // partitions a spilling hash join or aggregate processed
+	held           int64 // what it holds, while another operator's charges are counted
 }
 
 // sideKey names a join side's rows after the WHERE conjuncts pushed into
@@ -224,15 +226,6 @@ func (l *levelStats) holds(s stage, rows []arrow.RecordBatch) {
 	st.peakMem = max(st.peakMem, n)
 }
 
-// materialisingStage is the operator the rows a level holds before
-// DISTINCT or ORDER BY count for.
-func (q *selectQuery) materialisingStage() stage {
-	if q.Distinct {
-		return stageDistinct
-	}
-	return stageSort
-}
-
 // countRows is the rows of batches.
 func countRows(batches []arrow.RecordBatch) int64 {
 	var n int64
@@ -273,8 +266,67 @@ func (r *analysedRows) Next(ctx context.Context) (arrow.RecordBatch, error) {
 // zero.
 func (m *memBudget) attribute(st *opStats) {
 	if m != nil && m.stats != st {
+		if m.stats != nil {
+			m.stats.held = m.tracked // for switchTo
+		}
 		m.stats, m.tracked = st, 0
 	}
+}
+
+// switchTo makes st the operator the budget's charges count for, going on
+// from what it held when it was last switched from; it returns the one
+// they counted for, to switch back to. Operators that stream into each
+// other (DISTINCT into ORDER BY) take turns this way.
+func (m *memBudget) switchTo(st *opStats) *opStats {
+	if m == nil {
+		return nil
+	}
+	prev := m.stats
+	if prev != nil {
+		prev.held = m.tracked
+	}
+	m.stats, m.tracked = st, 0
+	if st != nil {
+		m.tracked = st.held
+	}
+	return prev
+}
+
+// streamStage counts the rows the stream open starts streams for stage
+// s, its work_mem charges (open's too) counting for s while it runs; the
+// stage is done at its end (or when c closes, should the consumer stop
+// first).
+func (p *pipeline) streamStage(s stage, open func() (pullFunc, error), c *pullChain) (pullFunc, error) {
+	if p.an == nil {
+		return open()
+	}
+	st := p.an.of(s)
+	done := p.enter(s)
+	next, err := open()
+	if err != nil {
+		return nil, err
+	}
+	var rows int64
+	finished := false
+	finish := func() {
+		if !finished {
+			finished = true
+			done(rows)
+		}
+	}
+	c.onClose(finish)
+	return func(ctx context.Context) (arrow.RecordBatch, error) {
+		prev := p.mem.switchTo(st)
+		b, err := next(ctx)
+		p.mem.switchTo(prev)
+		if b != nil {
+			rows += b.NumRows()
+		}
+		if err == io.EOF {
+			finish()
+		}
+		return b, err
+	}, nil
 }
 
 // track follows what the attributed operator holds (n < 0: lets go).

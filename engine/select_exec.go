@@ -26,7 +26,7 @@ func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Row
 
 // execute runs the query (an: its counters, nil unless analysed). Without
 // grouping, DISTINCT or ORDER BY it streams; otherwise it materialises
-// what it must.
+// what it must (DISTINCT and windows by partition: select_distinct.go).
 func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *levelStats) (stmt.Rows, error) {
 	limit, offset, err := q.bounds(ctx, params)
 	if err != nil {
@@ -64,16 +64,18 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 			return lim.apply(b), nil
 		}}, nil
 	}
+	if q.Distinct || len(q.DistinctOn) > 0 || q.windowStreams() {
+		return q.runStreamed(ctx, env, in, &limiter{limit: limit, offset: offset}, stop)
+	}
 	defer stop()
-	if limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 {
+	if limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil {
 		in.topN = limit + offset
 	}
-	if q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 && len(q.Order) > 0 && in.topN == 0 {
+	if q.Agg == nil && q.Win == nil && len(q.Order) > 0 && in.topN == 0 {
 		return q.runSorted(ctx, env, in, &limiter{limit: limit, offset: offset})
 	}
-	if limit >= 0 && len(q.Order) > 0 && len(q.DistinctOn) == 0 {
-		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted
-		// (DISTINCT ON needs them all, sorted).
+	if limit >= 0 && len(q.Order) > 0 {
+		// Only the first LIMIT+OFFSET rows in ORDER BY's order are wanted.
 		in.cut = limit + offset
 	}
 	out, err := q.materialise(ctx, env, in)
@@ -103,7 +105,9 @@ func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (iceberg.Bo
 	return sql.Translate(ctx, q.Where, q.Input, params).Filter, nil
 }
 
-// materialise runs grouping, DISTINCT and ORDER BY over the whole input.
+// materialise runs grouping or windows, then ORDER BY, over the whole
+// input (a query with neither only sorts: runSorted or, under a LIMIT,
+// drainTop).
 func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) ([]arrow.RecordBatch, error) {
 	var rows []arrow.RecordBatch
 	var err error
@@ -114,24 +118,13 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 		done(countRows(rows))
 	case q.Agg != nil:
 		rows, err = in.aggregate(ctx)
-	case in.topN > 0:
+	default:
 		// Part of the sort below, which counts it.
 		in.mem.attribute(in.an.of(stageSort))
 		rows, err = in.drainTop(ctx, env.batchSize())
-	default:
-		// The rows are held for DISTINCT, else for the sort.
-		in.mem.attribute(in.an.of(q.materialisingStage()))
-		rows, err = in.drain(ctx)
 	}
 	if err != nil {
 		return nil, err
-	}
-	if q.Distinct {
-		done := in.enter(stageDistinct)
-		if rows, err = distinctRows(ctx, in.mem, rows, q.Visible); err != nil {
-			return nil, err
-		}
-		done(countRows(rows))
 	}
 	if len(q.Order) > 0 {
 		done := in.enter(stageSort)
@@ -143,14 +136,6 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 			rows, err = sortBatches(ctx, rows, q.Order, env.batchSize())
 		}
 		if err != nil {
-			return nil, err
-		}
-		done(countRows(rows))
-	}
-	if len(q.DistinctOn) > 0 {
-		// After the sort: the first row of each key in ORDER BY's order.
-		done := in.enter(stageDistinctOn)
-		if rows, err = distinctOnRows(ctx, in.mem, rows, q.DistinctOn); err != nil {
 			return nil, err
 		}
 		done(countRows(rows))
@@ -267,7 +252,13 @@ func (p *pipeline) windowed(ctx context.Context) ([]arrow.RecordBatch, error) {
 			base = append(base, b)
 		}
 	}
-	ext, err := windowRows(ctx, base, p.q.Win, p.params, p.mem)
+	return p.windowOver(ctx, base, p.mem)
+}
+
+// windowOver computes the window functions over base, which it releases,
+// then the outputs; mem bounds what they hold.
+func (p *pipeline) windowOver(ctx context.Context, base []arrow.RecordBatch, mem *memBudget) ([]arrow.RecordBatch, error) {
+	ext, err := windowRows(ctx, base, p.q.Win, p.params, mem)
 	ReleaseAll(base)
 	if err != nil {
 		return nil, err
@@ -438,26 +429,6 @@ func cutRows(batches []arrow.RecordBatch, n int64) ([]arrow.RecordBatch, int64) 
 	return out, kept
 }
 
-func (p *pipeline) drain(ctx context.Context) ([]arrow.RecordBatch, error) {
-	var out []arrow.RecordBatch
-	for {
-		b, err := p.nextProjected(ctx)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err == nil {
-			if err = p.mem.charge(BatchBytes(b), p.q.materialiser()); err != nil {
-				b.Release()
-			}
-		}
-		if err != nil {
-			ReleaseAll(out)
-			return nil, err
-		}
-		out = append(out, b)
-	}
-}
-
 // Project evaluates exprs over b into a batch named after names (hidden
 // sort columns get placeholder names).
 func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.RecordBatch, params []any) (arrow.RecordBatch, error) {
@@ -522,58 +493,6 @@ func visibleColumns(b arrow.RecordBatch, n int) arrow.RecordBatch {
 	rb := array.NewRecordBatch(arrow.NewSchema(fields, nil), b.Columns()[:n], b.NumRows())
 	b.Release()
 	return rb
-}
-
-// distinctRows keeps the first row of each distinct value of the first n
-// columns; it releases batches.
-func distinctRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, n int) ([]arrow.RecordBatch, error) {
-	cols := make([]int, n)
-	for i := range cols {
-		cols[i] = i
-	}
-	return distinctOnRows(ctx, mem, batches, cols)
-}
-
-// distinctOnRows keeps the first row of each distinct value of cols; it
-// releases batches. The distinct values' keys count against work_mem
-// beside the rows.
-func distinctOnRows(ctx context.Context, mem *memBudget, batches []arrow.RecordBatch, cols []int) ([]arrow.RecordBatch, error) {
-	seen := map[string]struct{}{}
-	var key []byte
-	out := make([]arrow.RecordBatch, 0, len(batches))
-	fail := func(i int, err error) ([]arrow.RecordBatch, error) {
-		ReleaseAll(out)
-		ReleaseAll(batches[i:])
-		return nil, err
-	}
-	check := cancelCheck{ctx: ctx}
-	for i, b := range batches {
-		mask := make([]bool, b.NumRows())
-		for r := range mask {
-			if err := check.step(1); err != nil {
-				return fail(i, err)
-			}
-			key = key[:0]
-			for _, c := range cols {
-				key = appendKey(key, b.Column(c), r)
-			}
-			if _, dup := seen[string(key)]; dup {
-				continue
-			}
-			if err := mem.charge(int64(len(key))+mapEntryBytes, "DISTINCT"); err != nil {
-				return fail(i, err)
-			}
-			seen[string(key)] = struct{}{}
-			mask[r] = true
-		}
-		f, err := filterBatch(b, mask)
-		b.Release()
-		if err != nil {
-			return fail(i+1, err)
-		}
-		out = append(out, f)
-	}
-	return out, nil
 }
 
 // sortBatches orders rows by the keys; it releases batches.
@@ -660,15 +579,4 @@ func evalCount(ctx context.Context, e sql.Expr, params []any, what string) (int6
 		return 0, false, pgerr.Errorf(pgerr.InvalidRowCountInLimitClause, "%s must not be negative", what)
 	}
 	return v, false, nil
-}
-
-// materialiser names the operator that holds a query's rows, for errors.
-func (q *selectQuery) materialiser() string {
-	switch {
-	case len(q.Order) > 0:
-		return "ORDER BY"
-	case q.Distinct:
-		return "DISTINCT"
-	}
-	return "the query"
 }

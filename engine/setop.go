@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"iter"
 	"time"
 
@@ -73,16 +74,11 @@ func (s *setSource) rows(ctx context.Context, n *setNode, params []any, mem *mem
 		}, nil
 	case sql.SetUnion:
 		return func(yield func(arrow.RecordBatch, error) bool) {
-			seen := newRowCounter(ctx, mem, "UNION")
-			if !seen.distinct(left, yield) {
-				return
-			}
-			right, err := s.node(ctx, n.right, params, mem)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			seen.distinct(right, yield)
+			both := &concatPull{first: left, rest: func() (iter.Seq2[arrow.RecordBatch, error], error) {
+				return s.node(ctx, n.right, params, mem)
+			}}
+			defer both.stop()
+			drainSetOp(ctx, newHashSetOp(sql.SetExcept, "UNION", mem, s.env.Options.TempDir, both.next, nil), yield)
 		}, nil
 	}
 	right, err := s.node(ctx, n.right, params, mem)
@@ -90,13 +86,80 @@ func (s *setSource) rows(ctx context.Context, n *setNode, params []any, mem *mem
 		return nil, err
 	}
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		counts := newRowCounter(ctx, mem, "INTERSECT/EXCEPT")
-		if err := counts.count(right); err != nil {
-			yield(nil, err)
+		l, stopL := pullSeq(left)
+		defer stopL()
+		r, stopR := pullSeq(right)
+		defer stopR()
+		what := "INTERSECT"
+		if n.op == sql.SetExcept || n.op == sql.SetExceptAll {
+			what = "EXCEPT"
+		}
+		drainSetOp(ctx, newHashSetOp(n.op, what, mem, s.env.Options.TempDir, l, r), yield)
+	}, nil
+}
+
+// drainSetOp passes on every batch h keeps, then lets go of h.
+func drainSetOp(ctx context.Context, h *hashSetOp, yield func(arrow.RecordBatch, error) bool) {
+	defer h.close()
+	for {
+		b, err := h.next(ctx)
+		if err == io.EOF {
 			return
 		}
-		counts.filter(left, n.op, yield)
-	}, nil
+		if !yield(b, err) || err != nil {
+			return
+		}
+	}
+}
+
+// pullSeq reads seq a batch at a time; stop ends it early.
+func pullSeq(seq iter.Seq2[arrow.RecordBatch, error]) (pullFunc, func()) {
+	next, stop := iter.Pull2(seq)
+	return func(context.Context) (arrow.RecordBatch, error) {
+		b, err, ok := next()
+		if !ok {
+			return nil, io.EOF
+		}
+		return b, err
+	}, stop
+}
+
+// concatPull reads first's batches, then those of the sequence rest
+// starts (UNION's right side, started once the left one is done).
+type concatPull struct {
+	first   iter.Seq2[arrow.RecordBatch, error]
+	rest    func() (iter.Seq2[arrow.RecordBatch, error], error)
+	cur     pullFunc
+	stopCur func()
+	onRest  bool
+}
+
+func (c *concatPull) next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if c.cur == nil {
+			seq := c.first
+			if c.onRest {
+				var err error
+				if seq, err = c.rest(); err != nil {
+					return nil, err
+				}
+			}
+			c.cur, c.stopCur = pullSeq(seq)
+		}
+		b, err := c.cur(ctx)
+		if err != io.EOF || c.onRest {
+			return b, err
+		}
+		c.stop()
+		c.onRest = true
+	}
+}
+
+func (c *concatPull) stop() {
+	if c.stopCur != nil {
+		c.stopCur()
+	}
+	c.cur, c.stopCur = nil, nil
 }
 
 // forward passes every batch of seq on; false when the consumer stopped or
@@ -110,13 +173,15 @@ func forward(seq iter.Seq2[arrow.RecordBatch, error], yield func(arrow.RecordBat
 	return true
 }
 
-// rowCounter counts rows by value (the whole row is the key).
+// rowCounter is the rows WITH RECURSIVE's UNION has seen, by value (the
+// whole row is the key). Each round's rows are decided against every
+// round's before, so unlike a set operation's table (setop_spill.go) it
+// cannot defer values to disk: work_mem bounds it.
 type rowCounter struct {
-	mem     *memBudget
-	op      string      // the operator it counts for, for work_mem's error
-	check   cancelCheck // a batch may be a whole grouped result
-	counts  map[string]int
-	emitted map[string]bool
+	mem    *memBudget
+	op     string      // the operator it counts for, for work_mem's error
+	check  cancelCheck // a batch may be a whole grouped result
+	counts map[string]int
 }
 
 func newRowCounter(ctx context.Context, mem *memBudget, op string) *rowCounter {
@@ -163,83 +228,6 @@ func (rc *rowCounter) distinct(seq iter.Seq2[arrow.RecordBatch, error], yield fu
 		}
 	}
 	return true
-}
-
-// count tallies the rows of seq (the right side of INTERSECT and EXCEPT).
-func (rc *rowCounter) count(seq iter.Seq2[arrow.RecordBatch, error]) error {
-	var buf []byte
-	for b, err := range seq {
-		if err != nil {
-			return err
-		}
-		for r := 0; r < int(b.NumRows()); r++ {
-			if err := rc.check.step(1); err != nil {
-				b.Release()
-				return err
-			}
-			buf = rowKey(b, r, buf)
-			if _, ok := rc.counts[string(buf)]; !ok {
-				if err := rc.mem.charge(int64(len(buf)+48), rc.op); err != nil {
-					b.Release()
-					return err
-				}
-			}
-			rc.counts[string(buf)]++
-		}
-		b.Release()
-	}
-	return nil
-}
-
-// filter passes on the left rows INTERSECT or EXCEPT [ALL] keep.
-func (rc *rowCounter) filter(seq iter.Seq2[arrow.RecordBatch, error], op sql.SetOp, yield func(arrow.RecordBatch, error) bool) {
-	rc.emitted = map[string]bool{}
-	var buf []byte
-	for b, err := range seq {
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		mask := make([]bool, b.NumRows())
-		for r := range mask {
-			if err := rc.check.step(1); err != nil {
-				b.Release()
-				yield(nil, err)
-				return
-			}
-			buf = rowKey(b, r, buf)
-			k := string(buf)
-			n := rc.counts[k]
-			switch op {
-			case sql.SetIntersectAll:
-				if n > 0 {
-					rc.counts[k]--
-					mask[r] = true
-				}
-			case sql.SetIntersect:
-				mask[r] = n > 0 && !rc.emitted[k]
-			case sql.SetExceptAll:
-				if n > 0 {
-					rc.counts[k]--
-				} else {
-					mask[r] = true
-				}
-			case sql.SetExcept:
-				mask[r] = n == 0 && !rc.emitted[k]
-			}
-			if mask[r] && (op == sql.SetIntersect || op == sql.SetExcept) {
-				if err := rc.mem.charge(int64(len(k))+mapEntryBytes, rc.op); err != nil {
-					b.Release()
-					yield(nil, err)
-					return
-				}
-				rc.emitted[k] = true
-			}
-		}
-		if !yieldFiltered(b, mask, yield) {
-			return
-		}
-	}
 }
 
 // yieldFiltered passes on b's rows under mask and releases b.

@@ -142,12 +142,14 @@ func TestExplainAnalyzePerOperator(t *testing.T) {
 }
 
 // TestExplainAnalyzeSpills: under a work_mem too small for them, a sort,
-// an aggregate and a hash join report the bytes they spilled and still
-// the rows they produced; with room, nothing spilled and the memory held.
+// an aggregate, a hash join, DISTINCT, a set operation and windows by
+// partition report the bytes they spilled and still the rows they
+// produced; with room, nothing spilled and the memory held.
 func TestExplainAnalyzeSpills(t *testing.T) {
 	s := explainAnalyzeTables(t)
 	groups := countOf(t, s, "SELECT count(DISTINCT id) FROM ea")
 	joined := countOf(t, s, "SELECT count(*) FROM ea JOIN eb ON ea.id = eb.id")
+	excepted := countOf(t, s, "SELECT count(*) FROM (SELECT id, v FROM ea EXCEPT SELECT id, 'v' || w FROM eb) AS x")
 	for _, small := range []bool{false, true} {
 		mustQuery(t, s, "RESET work_mem")
 		if small {
@@ -175,6 +177,30 @@ func TestExplainAnalyzeSpills(t *testing.T) {
 		wantActual(t, what+": hash join", hj, joined, 1)
 		if spilled := planNum(hj, "Disk Usage") > 0; spilled != small || (planNum(hj, "Hash Batches") > 1) != small || planNum(hj, "Peak Memory Usage") <= 0 {
 			t.Errorf("%s: hash join batches %d memory %d disk %d", what, planNum(hj, "Hash Batches"), planNum(hj, "Peak Memory Usage"), planNum(hj, "Disk Usage"))
+		}
+
+		// DISTINCT into ORDER BY: each holds and spills its own.
+		root := analyzed(t, s, "SELECT DISTINCT id, v FROM ea ORDER BY v, id")
+		uniq, sorted := nodeOf(t, root, "Unique", ""), nodeOf(t, root, "Sort", "")
+		wantActual(t, what+": unique", uniq, 20000, 1)
+		wantActual(t, what+": sort over unique", sorted, 20000, 1)
+		if spilled := planNum(uniq, "Disk Usage") > 0; spilled != small || planNum(uniq, "Peak Memory Usage") <= 0 || small && planNum(uniq, "Peak Memory Usage") > 64 {
+			t.Errorf("%s: unique memory %d disk %d", what, planNum(uniq, "Peak Memory Usage"), planNum(uniq, "Disk Usage"))
+		}
+		if spilled := sorted["Sort Space Type"] == "Disk"; spilled != small {
+			t.Errorf("%s: sort over unique %v %v", what, sorted["Sort Space Type"], sorted["Sort Space Used"])
+		}
+
+		win := nodeOf(t, analyzed(t, s, "SELECT id, row_number() OVER (PARTITION BY g ORDER BY id) FROM ea"), "WindowAgg", "")
+		wantActual(t, what+": window", win, 20000, 1)
+		if spilled := planNum(win, "Disk Usage") > 0; spilled != small || planNum(win, "Peak Memory Usage") <= 0 {
+			t.Errorf("%s: window memory %d disk %d", what, planNum(win, "Peak Memory Usage"), planNum(win, "Disk Usage"))
+		}
+
+		except := nodeOf(t, analyzed(t, s, "SELECT id, v FROM ea EXCEPT SELECT id, 'v' || w FROM eb"), "Except", "")
+		wantActual(t, what+": except", except, excepted, 1)
+		if spilled := planNum(except, "Disk Usage") > 0; spilled != small || planNum(except, "Peak Memory Usage") <= 0 {
+			t.Errorf("%s: except memory %d disk %d", what, planNum(except, "Peak Memory Usage"), planNum(except, "Disk Usage"))
 		}
 	}
 	text := mustQuery(t, s, "EXPLAIN ANALYZE SELECT * FROM ea ORDER BY v, id").text()
