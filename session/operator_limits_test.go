@@ -119,11 +119,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	s := testSession(t)
 	const m = "generate_series(1, 1000000)"
 	cases := []struct{ op, q string }{
-		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x = b.y"},
-		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x + b.y < 0"},
 		{"hash join", "SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y"},
-		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y"},
 		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
 		{"window function", "SELECT sum(x) OVER (ORDER BY x) FROM " + m + " x"},
 		{"WITH RECURSIVE", "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000000) SELECT count(*) FROM r"},
@@ -131,7 +128,6 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		{"string_agg()", "SELECT length(string_agg(x::text, ',' ORDER BY x DESC)) FROM " + m + " x"},
 		{"array_agg()", "SELECT cardinality(array_agg(x)) FROM " + m + " x"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x) WHERE x = ANY (SELECT y FROM " + m + " b(y) WHERE b.y > a.x)"},
-		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x), LATERAL (SELECT y FROM " + m + " y WHERE y > a.x) s"},
 	}
 	mustQuery(t, s, "SET work_mem = '1MB'")
@@ -143,12 +139,18 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		}
 	}
 	// A GROUP BY of one grouping set spills the groups it cannot hold,
-	// DISTINCT and set operations the rows of values they cannot hold.
+	// DISTINCT and set operations the rows of values they cannot hold; an
+	// inner or semi join hashes its side estimated smaller (a series is
+	// counted), so ten rows meet a million without holding them.
 	for q, want := range map[string]string{
-		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g": "400000|1000000\n",
-		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                        "1000000\n",
-		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                  "1000000\n",
-		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":            "500000\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x = b.y":                                                   "10\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x + b.y < 0":                                               "0\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y": "10\n",
+		"SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)":                         "3\n",
+		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g":                                  "400000|1000000\n",
+		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                         "1000000\n",
+		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                   "1000000\n",
+		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                             "500000\n",
 	} {
 		if got := mustQuery(t, s, q).text(); got != want {
 			t.Fatalf("%s spilled under 1MB: %q, want %q", q, got, want)
