@@ -30,6 +30,7 @@ func (p *Builder) join(j *sql.FromJoin, outer *sql.Outer) (Node, error) {
 			return nil, err
 		}
 		js.SetCondition(cond)
+		js.onSideFilters()
 	case using != nil:
 		return p.usingJoin(js, using)
 	}

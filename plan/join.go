@@ -69,6 +69,42 @@ func (j *Join) SetCondition(cond sql.Expr) {
 	}
 }
 
+// onSideFilters moves the conjuncts of an ON condition that read one side
+// only into that side's filter where that changes no answer: the right
+// side of an inner or LEFT join (a row it drops could only have been
+// NULL-extended, which the left row is anyway), the left side of an inner
+// or RIGHT join. TPC-H Q13's `o_comment NOT LIKE ...` then filters the
+// orders before the join, not every joined pair.
+func (j *Join) onSideFilters() {
+	if j.Cond == nil {
+		return
+	}
+	nl := len(j.Left.Scope().Columns)
+	var kept []sql.Expr
+	moved := false
+	for _, c := range Conjuncts(j.Cond) {
+		side := sides(c, nl)
+		switch {
+		case HasSubquery(c) || HasVolatile(c) || readsOuter(c):
+		case side == 2 && (j.Kind == JoinInner || j.Kind == JoinLeft):
+			j.RFilter, moved = AndAfter(j.RFilter, shiftColumns(c, nl)), true
+			continue
+		case side == 1 && (j.Kind == JoinInner || j.Kind == JoinRight):
+			j.LFilter, moved = AndAfter(j.LFilter, c), true
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if !moved {
+		return
+	}
+	if len(kept) == 0 {
+		j.Cond, j.LKeys, j.RKeys, j.Domains, j.Residual = nil, nil, nil, nil, nil
+		return
+	}
+	j.SetCondition(AndOf(kept))
+}
+
 // equiKey recognises l = r with l reading only left columns and r only
 // right ones (either way round); r comes back renumbered for the right side.
 func equiKey(e sql.Expr, nl int) (l, r sql.Expr, dom sql.Type, ok bool) {
