@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -8,6 +9,10 @@ import (
 
 // likePattern is a compiled LIKE pattern: runes with wildcard flags.
 type likePattern struct {
+	// segs, when set, are the literal runs between the %s of a pattern of
+	// literals and %s only (LIKE, not ILIKE): such a pattern matches by
+	// substring search on the bytes, no rune slice per value.
+	segs  []string
 	runes []rune
 	// kind is 'l' literal, '%' any sequence, '_' one character, or 'e' for
 	// a trailing escape, an error only when matching reaches it with text
@@ -47,7 +52,48 @@ func compileLike(pattern, escape string, fold bool) (*likePattern, error) {
 			p.add(foldRune(c, fold), 'l')
 		}
 	}
+	if !fold {
+		p.segs = p.segments()
+	}
 	return p, nil
+}
+
+// segments are the literal runs around the %s; nil when the pattern has
+// another kind of element.
+func (p *likePattern) segments() []string {
+	segs := []string{""}
+	for i, k := range p.kind {
+		switch k {
+		case 'l':
+			segs[len(segs)-1] += string(p.runes[i])
+		case '%':
+			segs = append(segs, "")
+		default:
+			return nil
+		}
+	}
+	return segs
+}
+
+// matchSegments matches s against literal runs separated by %s: the first
+// a prefix, the last a suffix, those between found in order, each leftmost
+// (with only %s between them, the leftmost place never loses a match).
+func matchSegments(s string, segs []string) bool {
+	if len(segs) == 1 {
+		return s == segs[0]
+	}
+	if !strings.HasPrefix(s, segs[0]) {
+		return false
+	}
+	s = s[len(segs[0]):]
+	for _, seg := range segs[1 : len(segs)-1] {
+		i := strings.Index(s, seg)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(seg):]
+	}
+	return strings.HasSuffix(s, segs[len(segs)-1])
 }
 
 func (p *likePattern) add(r rune, k byte) {
@@ -66,6 +112,9 @@ func foldRune(r rune, fold bool) rune {
 // match is the classic wildcard walk: on a mismatch, retry from the last %
 // with one more character consumed by it.
 func (p *likePattern) match(s string, fold bool) (bool, error) {
+	if p.segs != nil && !fold {
+		return matchSegments(s, p.segs), nil
+	}
 	text := []rune(s)
 	ti, pi := 0, 0
 	starP, starT := -1, 0
