@@ -79,7 +79,7 @@ func (r *lateralRun) subRows(ctx context.Context, vals []any) ([][]any, error) {
 	if rows, ok := r.runs[key]; ok {
 		return rows, nil
 	}
-	rows, err := r.sub.rows(ctx, r.params, vals, newMemBudget(r.l.env.Options.WorkMem))
+	rows, err := r.sub.rows(ctx, r.params, vals, newMemBudget(ctx, r.l.env.Options.WorkMem))
 	if err != nil {
 		return nil, err
 	}

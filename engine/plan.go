@@ -63,7 +63,7 @@ func (s *subPlan) Columns() []sql.Type { return s.q.ColumnTypes() }
 
 // Run is the subquery's rows for one outer row; they must fit work_mem.
 func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
-	return s.rows(ctx, params, outer, newMemBudget(s.env.Options.WorkMem))
+	return s.rows(ctx, params, outer, newMemBudget(ctx, s.env.Options.WorkMem))
 }
 
 // rows runs the subquery for one outer row, its rows charged to mem.

@@ -36,7 +36,7 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
+	in := &pipeline{q: q, params: params, mem: newMemBudget(ctx, env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
 		tempDir: env.Options.TempDir, an: an}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
@@ -355,7 +355,10 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	t.held = append(t.held, b)
 	t.n += b.NumRows()
 	size := BatchBytes(b)
-	overBudget := t.p.mem.charge(size, "ORDER BY ... LIMIT") != nil
+	// Past work_mem, or when the server's memory is short, the rows
+	// are cut back rather than wait for memory.
+	overBudget := !t.p.mem.fits(size)
+	t.p.mem.hold(size)
 	t.charged += size
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil
