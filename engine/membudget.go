@@ -25,6 +25,10 @@ type memBudget struct {
 	// does not see the statement); granted what the budget drew from it.
 	acct    *MemAccount
 	granted int64
+	scope   *memScope // closes the budget with its query's rows; nil: none
+	// spills: the operator spills when a charge fails (a hash join's
+	// build side), so past the pool a charge fails at once, not waits.
+	spills bool
 	// stats, under EXPLAIN ANALYZE, is the operator the charges count
 	// for (attribute), tracked what they hold since.
 	stats   *opStats
@@ -41,7 +45,14 @@ func (m *memBudget) charge(n int64, op string) error {
 	if m.limit > 0 && m.used > m.limit {
 		return m.pastWorkMem(op)
 	}
-	return m.draw(true, op)
+	return m.draw(!m.spills, op)
+}
+
+// spilling marks the budget of an operator that spills when a charge
+// fails.
+func (m *memBudget) spilling() *memBudget {
+	m.spills = true
+	return m
 }
 
 // pastWorkMem is the error of a charge past work_mem.
@@ -67,7 +78,30 @@ func BatchBytes(b arrow.RecordBatch) int64 {
 // newMemBudget is a budget of limit bytes (work_mem) drawing on the
 // server's memory through the account of ctx's statement.
 func newMemBudget(ctx context.Context, limit int64) *memBudget {
-	return &memBudget{limit: limit, acct: memAccountOf(ctx)}
+	m := &memBudget{limit: limit, acct: memAccountOf(ctx)}
+	if m.acct != nil {
+		m.scope = memScopeOf(ctx)
+	}
+	return m
+}
+
+// close gives back all the budget drew from the server's pool, when what
+// it counts is let go of before its statement ends (a subquery's rows for
+// one outer row, a hash join's build side).
+func (m *memBudget) close() {
+	if m == nil {
+		return
+	}
+	m.resetTo(0)
+	m.giveAll()
+	m.scope.forget(m)
+}
+
+func (m *memBudget) giveAll() {
+	if m.acct != nil && m.granted > 0 {
+		m.acct.give(m.granted)
+		m.granted = 0
+	}
 }
 
 // release returns n bytes an operator no longer holds.
@@ -104,8 +138,7 @@ func (m *memBudget) fits(n int64) bool {
 		return true
 	}
 	m.used += n
-	err := m.draw(false, "")
-	fits := err == nil && m.used <= m.granted
+	fits := m.draw(false, "") == nil
 	m.used -= n
 	return fits
 }
@@ -122,7 +155,7 @@ func (m *memBudget) resetTo(used int64) {
 // drew before, and up to memGrant more (within work_mem) so the next
 // charges need not ask; wait says whether to wait for memory that other
 // statements will give back. A draw that may not wait and is refused
-// changes nothing.
+// changes nothing and fails with 53200.
 func (m *memBudget) draw(wait bool, op string) error {
 	need := m.used - m.granted
 	if m.acct == nil || need <= 0 {
@@ -133,7 +166,10 @@ func (m *memBudget) draw(wait bool, op string) error {
 		extra = max(0, min(extra, m.limit-m.used))
 	}
 	got, err := m.acct.draw(need, extra, wait, op)
-	m.granted += got
+	m.gain(got)
+	if err == nil && got == 0 {
+		return m.acct.pool.short(op)
+	}
 	return err
 }
 
@@ -142,8 +178,16 @@ func (m *memBudget) draw(wait bool, op string) error {
 func (m *memBudget) drawAnyway() {
 	if need := m.used - m.granted; m.acct != nil && need > 0 {
 		m.acct.force(need)
-		m.granted += need
+		m.gain(need)
 	}
+}
+
+// gain counts n more bytes drawn; the first draw joins the query's scope.
+func (m *memBudget) gain(n int64) {
+	if n > 0 && m.granted == 0 {
+		m.scope.keep(m)
+	}
+	m.granted += n
 }
 
 // giveBack returns to the pool what the budget drew beyond what it uses,

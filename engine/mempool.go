@@ -261,6 +261,13 @@ func (p *MemPool) exhausted(a *MemAccount, op string) error {
 		Hint: "Lower work_mem, narrow the query (a WHERE, a LIMIT, fewer groups), or raise the server's --memory-limit."}
 }
 
+// short is the error of a draw that may not wait and finds the pool
+// short: the operator spills instead.
+func (p *MemPool) short(op string) error {
+	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
+		Detail: fmt.Sprintf("%s needs more memory than the server's limit (--memory-limit %s) leaves.", op, sql.FormatKB(p.opts.Limit/1024))}
+}
+
 // scheduleReturnLocked runs ReturnMemory now, or once ReturnEvery has
 // passed since its last run.
 func (p *MemPool) scheduleReturnLocked() {

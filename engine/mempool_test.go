@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -281,5 +282,60 @@ func TestPoolReturnsMemoryAfterLargeStatements(t *testing.T) {
 	if len(returned) != 0 {
 		t.Fatalf("%d more returns of memory", len(returned))
 	}
+	wantEmptyPool(t, pool)
+}
+
+// TestPoolHashJoinSpills: a hash join whose build side the server's memory
+// cannot hold partitions both sides to disk, as past work_mem, rather than
+// wait or fail, and joins the same rows.
+func TestPoolHashJoinSpills(t *testing.T) {
+	q := "SELECT count(*), sum(a.g) FROM generate_series(1, 200000) AS a(g) JOIN (SELECT g * 2 AS k FROM generate_series(1, 200000) AS b(g)) AS b ON a.g = b.k"
+	want, err := runIn(context.Background(), NewMemPool(MemPoolOptions{}).Open("s"), q, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want != "100000 10000100000" {
+		t.Fatalf("the join in memory: %q", want)
+	}
+	// Another session's statement holds memory it would give back: an
+	// operator that does not spill would wait for it.
+	pool := NewMemPool(MemPoolOptions{Limit: 1 << 20})
+	other, acct := pool.Open("other"), pool.Open("s")
+	if _, err := other.draw(256<<10, 0, true, "test"); err != nil {
+		t.Fatal(err)
+	}
+	done := startIn(context.Background(), acct, q)
+	testenv.WaitFor(t, time.Minute, "the join to end or wait", func() bool { return len(done) > 0 || pool.Waiting() > 0 })
+	if pool.Waiting() > 0 {
+		other.Close()
+		t.Fatalf("the join waits for memory: %v", <-done)
+	}
+	if r := <-done; r.err != nil || r.text != want {
+		t.Fatalf("the join past the server's memory: %q, %v; want %q", r.text, r.err, want)
+	}
+	other.Close()
+	acct.Close()
+	wantEmptyPool(t, pool)
+}
+
+// TestPoolSubqueryRunsGiveBack: a correlated subquery's runs give back
+// what they drew when each run ends: the statement holds one run's
+// memory, not the sum of all runs'.
+func TestPoolSubqueryRunsGiveBack(t *testing.T) {
+	q := "SELECT sum((SELECT length(string_agg(CAST(y AS text), ',' ORDER BY y DESC)) FROM generate_series(1, x) AS b(y))) FROM generate_series(1, 400) AS a(x)"
+	want := 0
+	for x := 1; x <= 400; x++ {
+		n, _ := strconv.Atoi(aggModel(x))
+		want += n
+	}
+	pool := NewMemPool(MemPoolOptions{Limit: 4 << 20})
+	acct := pool.Open("s")
+	if got, err := runIn(context.Background(), acct, q, 64<<20); err != nil || got != fmt.Sprint(want) {
+		t.Fatalf("400 runs of a subquery under 4MB: %q, %v; want %d", got, err, want)
+	}
+	if held := acct.Held(); held != 0 {
+		t.Fatalf("the statement still holds %d bytes after its subquery's runs ended", held)
+	}
+	acct.Close()
 	wantEmptyPool(t, pool)
 }

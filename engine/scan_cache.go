@@ -120,6 +120,9 @@ func statementContext(stmt, next context.Context) context.Context {
 	if a := memAccountOf(stmt); a != nil {
 		next = WithMemAccount(next, a)
 	}
+	if s := memScopeOf(stmt); s != nil {
+		next = context.WithValue(next, memScopeKey{}, s)
+	}
 	return next
 }
 

@@ -18,10 +18,19 @@ import (
 
 // run executes a bound query, counted under EXPLAIN ANALYZE.
 func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Rows, error) {
+	ctx, scope := withMemScope(ctx)
+	var rows stmt.Rows
+	var err error
 	if l := analysisOf(ctx).level(q); l != nil {
-		return l.run(func() (stmt.Rows, error) { return q.execute(ctx, env, params, l) })
+		rows, err = l.run(func() (stmt.Rows, error) { return q.execute(ctx, env, params, l) })
+	} else {
+		rows, err = q.execute(ctx, env, params, nil)
 	}
-	return q.execute(ctx, env, params, nil)
+	if err != nil {
+		scope.close()
+		return nil, err
+	}
+	return closingScope(rows, scope), nil
 }
 
 // execute runs the query (an: its counters, nil unless analysed). Without
