@@ -58,14 +58,14 @@ func TestJoinBuildStopsBetweenChunks(t *testing.T) {
 	for _, c := range cases {
 		rows := oneColumnBatch(t, c.typ, n, c.val)
 		for _, looks := range []int{0, 3, n/size - 1} {
-			r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(0), size: size, rows: rows}
+			r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(context.Background(), 0), size: size, rows: rows}
 			ctx := &lookingContext{Context: context.Background(), left: looks}
 			tbl, err := r.index(ctx, []sql.Expr{&sql.ColumnRef{Index: 0, T: c.typ}}, c.kind)
 			if !isCanceled(err) || tbl != nil {
 				t.Errorf("%s as kind %d, cancelled after %d looks: %v", c.typ, c.kind, looks, err)
 			}
 		}
-		r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(0), size: size, rows: rows}
+		r := &joinRun{j: &joinSource{Join: &plan.Join{Domains: []sql.Type{c.typ}}}, mem: newMemBudget(context.Background(), 0), size: size, rows: rows}
 		tbl, err := r.index(context.Background(), []sql.Expr{&sql.ColumnRef{Index: 0, T: c.typ}}, c.kind)
 		if err != nil {
 			t.Fatalf("%s as kind %d: %v", c.typ, c.kind, err)

@@ -341,7 +341,7 @@ func (m *memBudget) track(n int64) {
 // budgetFor is a work_mem budget whose charges count for key's operator
 // when the statement is analysed.
 func budgetFor(ctx context.Context, key any, limit int64) *memBudget {
-	m := newMemBudget(limit)
+	m := newMemBudget(ctx, limit)
 	m.stats = analysisOf(ctx).stats(key)
 	return m
 }

@@ -26,7 +26,7 @@ type joinSource struct {
 func (j *joinSource) scope() *sql.Scope { return j.Sc }
 
 func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
-	run := &joinRun{j: j, params: params, mem: budgetFor(ctx, j, j.env.Options.WorkMem), size: j.env.batchSize()}
+	run := &joinRun{j: j, params: params, mem: budgetFor(ctx, j, j.env.Options.WorkMem).spilling(), size: j.env.batchSize()}
 	run.probeIsLeft = j.Kind != plan.JoinRight
 	existence := j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti
 	if j.Kind == plan.JoinInner || existence {
@@ -43,6 +43,7 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 	run.wantMatched = j.Kind == plan.JoinSemi
 	if err := run.build(ctx); err != nil {
 		if run.isBuildFull(err) {
+			run.release() // what the build held before it was full
 			return j.graceBatches(ctx, run)
 		}
 		return nil, err
@@ -434,4 +435,5 @@ func (r *joinRun) release() {
 		r.rows.Release()
 		r.rows = nil
 	}
+	r.mem.close()
 }

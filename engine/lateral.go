@@ -79,13 +79,16 @@ func (r *lateralRun) subRows(ctx context.Context, vals []any) ([][]any, error) {
 	if rows, ok := r.runs[key]; ok {
 		return rows, nil
 	}
-	rows, err := r.sub.rows(ctx, r.params, vals, newMemBudget(r.l.env.Options.WorkMem))
+	mem := newMemBudget(ctx, r.l.env.Options.WorkMem)
+	rows, err := r.sub.rows(ctx, r.params, vals, mem)
+	mem.close() // the cache's budget counts the rows it keeps
 	if err != nil {
 		return nil, err
 	}
 	size := sql.RowsBytes(rows) + int64(len(key)) + mapEntryBytes
 	if !r.cache.fits(size) {
 		r.runs = map[string][][]any{}
+		r.cache.close()
 		r.cache = budgetFor(ctx, r.l, r.l.env.Options.WorkMem)
 	}
 	if r.cache.fits(size) {

@@ -42,7 +42,7 @@ type mergeDecision struct{ clause, src int32 }
 // ON condition's keys.
 func (m *MergePlan) Run(ctx context.Context, params []any) (*MergeRun, error) {
 	ctx = WithStatement(ctx, m.env)
-	jr := &joinRun{j: m.join, params: params, mem: newMemBudget(m.env.Options.WorkMem), size: m.env.batchSize(), probeIsLeft: true}
+	jr := &joinRun{j: m.join, params: params, mem: newMemBudget(ctx, m.env.Options.WorkMem), size: m.env.batchSize(), probeIsLeft: true}
 	if err := jr.build(ctx); err != nil {
 		return nil, err
 	}

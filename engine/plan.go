@@ -63,7 +63,9 @@ func (s *subPlan) Columns() []sql.Type { return s.q.ColumnTypes() }
 
 // Run is the subquery's rows for one outer row; they must fit work_mem.
 func (s *subPlan) Run(ctx context.Context, params []any, outer []any) ([][]any, error) {
-	return s.rows(ctx, params, outer, newMemBudget(s.env.Options.WorkMem))
+	mem := newMemBudget(ctx, s.env.Options.WorkMem)
+	defer mem.close()
+	return s.rows(ctx, params, outer, mem)
 }
 
 // rows runs the subquery for one outer row, its rows charged to mem.

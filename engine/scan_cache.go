@@ -31,7 +31,7 @@ type scanCache struct {
 }
 
 func withScanCache(ctx context.Context, workMem int64) context.Context {
-	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(workMem), scans: map[*tableSource][]arrow.RecordBatch{},
+	return context.WithValue(ctx, scanCacheKey{}, &scanCache{mem: newMemBudget(ctx, workMem), scans: map[*tableSource][]arrow.RecordBatch{},
 		keyed: map[*keyedSubPlan]*keyedRows{}, ctes: map[*plan.Query]*cteRows{}})
 }
 
@@ -72,17 +72,25 @@ func (t *tableSource) cachedBatches(ctx context.Context, filter iceberg.BooleanE
 		return nil, false, err
 	}
 	var held []arrow.RecordBatch
+	var heldBytes int64
 	for b, err := range seq {
 		if err != nil {
 			ReleaseAll(held)
+			c.mem.release(heldBytes)
 			return nil, false, err
 		}
-		if c.mem.charge(BatchBytes(b), "subquery scan") != nil {
+		// Past work_mem, or when the server's memory is short, the
+		// scans go on reading the files rather than wait for memory.
+		size := BatchBytes(b)
+		if !c.mem.fits(size) {
 			b.Release()
 			ReleaseAll(held)
+			c.mem.release(heldBytes)
 			c.full = true
 			return nil, false, nil
 		}
+		c.mem.hold(size)
+		heldBytes += size
 		held = append(held, b)
 	}
 	c.scans[t] = held
@@ -110,6 +118,12 @@ func statementContext(stmt, next context.Context) context.Context {
 	}
 	if a := analysisOf(stmt); a != nil {
 		next = withAnalysis(next, a)
+	}
+	if a := memAccountOf(stmt); a != nil {
+		next = WithMemAccount(next, a)
+	}
+	if s := memScopeOf(stmt); s != nil {
+		next = context.WithValue(next, memScopeKey{}, s)
 	}
 	return next
 }

@@ -18,10 +18,19 @@ import (
 
 // run executes a bound query, counted under EXPLAIN ANALYZE.
 func (q *selectQuery) run(ctx context.Context, env *Env, params []any) (stmt.Rows, error) {
+	ctx, scope := withMemScope(ctx)
+	var rows stmt.Rows
+	var err error
 	if l := analysisOf(ctx).level(q); l != nil {
-		return l.run(func() (stmt.Rows, error) { return q.execute(ctx, env, params, l) })
+		rows, err = l.run(func() (stmt.Rows, error) { return q.execute(ctx, env, params, l) })
+	} else {
+		rows, err = q.execute(ctx, env, params, nil)
 	}
-	return q.execute(ctx, env, params, nil)
+	if err != nil {
+		scope.close()
+		return nil, err
+	}
+	return closingScope(rows, scope), nil
 }
 
 // execute runs the query (an: its counters, nil unless analysed). Without
@@ -36,7 +45,7 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
+	in := &pipeline{q: q, params: params, mem: newMemBudget(ctx, env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
 		tempDir: env.Options.TempDir, an: an}
 	stop := func() {}
 	if n, ok := q.metadataCount(); ok {
@@ -346,7 +355,10 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	t.held = append(t.held, b)
 	t.n += b.NumRows()
 	size := BatchBytes(b)
-	overBudget := t.p.mem.charge(size, "ORDER BY ... LIMIT") != nil
+	// Past work_mem, or when the server's memory is short, the rows
+	// are cut back rather than wait for memory.
+	overBudget := !t.p.mem.fits(size)
+	t.p.mem.hold(size)
 	t.charged += size
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil

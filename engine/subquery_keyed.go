@@ -50,7 +50,7 @@ func (k *keyedSubPlan) Run(ctx context.Context, params []any, outer []any) ([][]
 		return nil, nil
 	}
 	r.emptyOnce.Do(func() {
-		r.emptyRows, r.emptyErr = (&subPlan{q: k.empty, env: k.env}).rows(ctx, params, nil, newMemBudget(k.env.Options.WorkMem))
+		r.emptyRows, r.emptyErr = (&subPlan{q: k.empty, env: k.env}).rows(ctx, params, nil, newMemBudget(ctx, k.env.Options.WorkMem))
 	})
 	return r.emptyRows, r.emptyErr
 }
@@ -91,7 +91,7 @@ func (k *keyedSubPlan) load(ctx context.Context, params []any) (map[string][][]a
 	}
 	out := map[string][][]any{}
 	keyAt := len(types) - len(k.Slots)
-	mem := newMemBudget(k.env.Options.WorkMem)
+	mem := newMemBudget(ctx, k.env.Options.WorkMem)
 	for {
 		b, err := rows.Next(ctx)
 		if err == io.EOF {

@@ -110,7 +110,7 @@ func (p *pipeline) windowByPartition(ctx context.Context, env *Env, first []arro
 	}
 	// A partition has work_mem of its own, as PostgreSQL's WindowAgg has
 	// beside the sort under it and the operators over it.
-	mem := newMemBudget(p.mem.limit)
+	mem := newMemBudget(ctx, p.mem.limit)
 	mem.attribute(p.an.of(stageWindow))
 	w := &windowPartitions{p: p, mem: mem, src: sorted, width: width, specs: make([]plan.SortSpec, len(parts))}
 	c.onClose(w.release)

@@ -31,8 +31,10 @@ type sqlCursor struct {
 	hold    bool
 	inBlock bool // declared in the current transaction block
 	// reads pins the snapshots the query reads, which expiry keeps until
-	// the cursor is closed (past its block, WITH HOLD).
+	// the cursor is closed (past its block, WITH HOLD); mem is the
+	// server's memory its query holds, for as long.
 	reads *lake.ReadSet
+	mem   *engine.MemAccount
 }
 
 func (cs *cursorSet) get(name string) (*sqlCursor, error) {
@@ -93,11 +95,13 @@ func (c *sqlCursor) close() {
 	}
 	c.rows.Close()
 	c.reads.Release()
+	c.mem.Close()
 }
 
 // take returns the next at most max rows (max < 0: no bound) as a batch
 // the caller owns, or io.EOF once the query is exhausted.
 func (c *sqlCursor) take(ctx context.Context, max int64) (arrow.RecordBatch, error) {
+	defer c.mem.Enter(ctx)()
 	for c.pending == nil {
 		if c.done {
 			return nil, io.EOF
@@ -176,13 +180,17 @@ func (s *Session) prepareDeclare(ctx context.Context, st *sql.DeclareCursor, par
 		}
 		// The scan outlives this statement, whose context ends with it;
 		// each FETCH's context still cancels the reads it drives.
-		reads := s.engine.wh.Commits().Readers().NewReadSet()
-		res, err := sel.execute(lake.WithReadSet(context.WithoutCancel(ctx), reads), s, args)
+		// The query's memory is the cursor's, not DECLARE's.
+		reads, mem := s.engine.wh.Commits().Readers().NewReadSet(), s.engine.mem.Open(s)
+		leave := mem.Enter(ctx)
+		res, err := sel.execute(engine.WithMemAccount(lake.WithReadSet(context.WithoutCancel(ctx), reads), mem), s, args)
+		leave()
 		if err != nil {
 			reads.Release()
+			mem.Close()
 			return nil, err
 		}
-		c := &sqlCursor{cols: res.Columns, rows: res.Rows, hold: st.Hold, inBlock: s.tx.active, reads: reads}
+		c := &sqlCursor{cols: res.Columns, rows: res.Rows, hold: st.Hold, inBlock: s.tx.active, reads: reads, mem: mem}
 		if err := s.tx.openCursors().add(st.Name, c); err != nil {
 			c.close()
 			return nil, err

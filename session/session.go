@@ -213,7 +213,7 @@ func (s *Session) execute(ctx context.Context, p *stmt.Prepared, params []stmt.P
 	}
 	ro, _ := s.settings.Get("default_transaction_read_only")
 	s.tx.autoReadOnly = ro == "on"
-	ctx, holds := s.engine.holdStatement(ctx, start)
+	ctx, holds := s.engine.holdStatement(ctx, start, s)
 	res, err := s.executeGuarded(ctx, pl, params)
 	s.afterExecute(pl)
 	if err != nil {

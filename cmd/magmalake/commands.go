@@ -44,7 +44,8 @@ func runRepl(ctx context.Context, cfg replConfig, std cli.Stdio) error {
 	}
 	defer wh.Close()
 	// The shell reads the files its user can (read_csv, read_parquet).
-	eng, err := openEngine(ctx, wh, cfg.Demo, session.EngineOptions{FileReadRoots: []string{string(filepath.Separator)}})
+	cfg.applyRuntimeLimit()
+	eng, err := openEngine(ctx, wh, cfg.Demo, cfg.engineOptions(session.EngineOptions{FileReadRoots: []string{string(filepath.Separator)}}))
 	if err != nil {
 		return err
 	}
@@ -113,7 +114,8 @@ func runServe(ctx context.Context, cfg serveConfig, std cli.Stdio) error {
 	}
 	defer wh.Close()
 	logger := serverLogger(cfg.LogFormat, std.Err)
-	eng, err := openEngine(ctx, wh, cfg.Demo, session.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads})
+	cfg.applyRuntimeLimit()
+	eng, err := openEngine(ctx, wh, cfg.Demo, cfg.engineOptions(session.EngineOptions{Logger: logger, Settings: cfg.Settings, FileReadRoots: cfg.FileReads}))
 	if err != nil {
 		return err
 	}

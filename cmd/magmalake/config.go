@@ -26,6 +26,7 @@ type catalogConfig struct {
 
 type replConfig struct {
 	catalogConfig
+	memoryConfig
 	// Actions are the -c commands and -f scripts in command-line order:
 	// the shell runs each in turn and exits, as psql does.
 	Actions []replAction
@@ -43,6 +44,7 @@ type replConfig struct {
 
 type serveConfig struct {
 	catalogConfig
+	memoryConfig
 	Listen         string
 	Auth           wire.AuthMethod
 	UsersFile      string
@@ -145,6 +147,8 @@ func parseRepl(args []string, env cli.Getenv) (replConfig, *flag.FlagSet, error)
 	fs := cli.NewFlagSet("magmalake repl")
 	var cf catalogFlags
 	cf.register(fs, env)
+	var mf memoryFlags
+	mf.register(fs)
 	var cfg replConfig
 	fs.Func("c", "run this SQL (or one backslash command) and exit; repeatable, with -f, in order", func(text string) error {
 		cfg.Actions = append(cfg.Actions, replAction{text: text})
@@ -178,7 +182,10 @@ func parseRepl(args []string, env cli.Getenv) (replConfig, *flag.FlagSet, error)
 	}
 	cfg.AskPassword, cfg.NoPassword = sf.askPassword, sf.noPassword
 	if cfg.Server == nil {
-		cfg.catalogConfig, err = cf.finish(env)
+		if cfg.catalogConfig, err = cf.finish(env); err != nil {
+			return cfg, fs, err
+		}
+		cfg.memoryConfig, err = mf.finish(env)
 	}
 	return cfg, fs, err
 }
@@ -206,6 +213,8 @@ func parseServe(args []string, env cli.Getenv) (serveConfig, *flag.FlagSet, erro
 	fs := cli.NewFlagSet("magmalake serve")
 	var cf catalogFlags
 	cf.register(fs, env)
+	var mf memoryFlags
+	mf.register(fs)
 	var cfg serveConfig
 	var auth string
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:5433", "address to accept PostgreSQL clients on")
@@ -248,6 +257,9 @@ func parseServe(args []string, env cli.Getenv) (serveConfig, *flag.FlagSet, erro
 		return cfg, fs, err
 	}
 	cfg.catalogConfig = cat
+	if cfg.memoryConfig, err = mf.finish(env); err != nil {
+		return cfg, fs, err
+	}
 	if cfg.Auth, err = parseAuth(auth); err != nil {
 		return cfg, fs, err
 	}

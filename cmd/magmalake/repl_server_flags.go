@@ -21,9 +21,9 @@ type serverFlags struct {
 // command line.
 var serverFlagNames = []string{"h", "host", "p", "port", "U", "username", "d", "dbname", "W", "password", "w", "no-password"}
 
-// embeddedFlagNames are the catalog flags, which a server makes
-// meaningless.
-var embeddedFlagNames = []string{"data", "catalog", "catalog-prop", "warehouse", "demo", "allow-path"}
+// embeddedFlagNames are the catalog and engine flags, which a server
+// makes meaningless.
+var embeddedFlagNames = []string{"data", "catalog", "catalog-prop", "warehouse", "demo", "allow-path", "memory-limit"}
 
 // pgEnv are the libpq variables the shell reads, as psql does, when it
 // connects to a server; flags and connection strings override them.

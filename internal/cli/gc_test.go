@@ -52,7 +52,7 @@ func TestGCPolicyLeavesEnvironmentAlone(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("with GOGC set, GOGC became %d", got)
 	}
-	if _, ok := processMemory(); ok && debug.SetMemoryLimit(-1) == math.MaxInt64 {
+	if _, ok := ProcessMemory(); ok && debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		t.Error("without GOMEMLIMIT no limit was set")
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
@@ -62,5 +62,25 @@ func TestGCPolicyLeavesEnvironmentAlone(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("with GOMEMLIMIT set, the limit became %d", got)
+	}
+}
+
+// TestRuntimeMemoryLimit: the collector's limit is the statements' memory
+// and half as much again (at least 256MB), unless GOMEMLIMIT sets it or
+// the statements' memory is unbounded.
+func TestRuntimeMemoryLimit(t *testing.T) {
+	none := func(string) string { return "" }
+	for _, tc := range []struct {
+		env         Getenv
+		pool, limit int64
+	}{
+		{none, 4 << 30, 6 << 30},
+		{none, 64 << 20, 320 << 20},
+		{none, 0, 0},
+		{func(k string) string { return map[string]string{"GOMEMLIMIT": "1GiB"}[k] }, 4 << 30, 0},
+	} {
+		if got := RuntimeMemoryLimit(tc.env, tc.pool); got != tc.limit {
+			t.Errorf("RuntimeMemoryLimit(%d) = %d, want %d", tc.pool, got, tc.limit)
+		}
 	}
 }

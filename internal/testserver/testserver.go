@@ -24,13 +24,19 @@ const shutdownWait = 10 * time.Second
 // the test ends, after any server Serve started later has shut down.
 func Engine(t testing.TB, dir string) *session.Engine {
 	t.Helper()
+	return EngineWith(t, dir, session.EngineOptions{})
+}
+
+// EngineWith is Engine with opts.
+func EngineWith(t testing.TB, dir string, opts session.EngineOptions) *session.Engine {
+	t.Helper()
 	ctx := context.Background()
 	wh, err := lake.Open(ctx, lake.Config{DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wh.Close() })
-	eng, err := session.NewEngine(ctx, wh, session.EngineOptions{})
+	eng, err := session.NewEngine(ctx, wh, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
