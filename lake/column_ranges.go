@@ -14,29 +14,8 @@ import (
 // hold at most, which the join order weighs. A column some file records no
 // bounds for is left out. Manifests are read through cache (nil: read).
 func ColumnRanges(ctx context.Context, tbl *table.Table, snapshotID *int64, cache *ManifestCache) (map[int][2]int64, error) {
-	snap := tbl.CurrentSnapshot()
-	if snapshotID != nil {
-		snap = tbl.Metadata().SnapshotByID(*snapshotID)
-	}
-	if snap == nil {
-		return nil, nil
-	}
-	fs, err := tbl.FS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	mfs, err := cache.list(fs, *snap)
-	if err != nil {
-		return nil, err
-	}
-	var data []iceberg.ManifestFile
-	for _, mf := range mfs {
-		if mf.ManifestContent() == iceberg.ManifestContentData {
-			data = append(data, mf)
-		}
-	}
-	entries, err := cache.readAll(ctx, fs, data)
-	if err != nil {
+	entries, err := dataEntries(ctx, tbl, snapshotID, cache)
+	if entries == nil || err != nil {
 		return nil, err
 	}
 	schema := SchemaForSnapshot(tbl, snapshotID)
@@ -88,4 +67,32 @@ func intBound(t iceberg.Type, b []byte) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// dataEntries are the data manifests' entries of tbl at snapshotID (nil:
+// its current snapshot), read through cache (nil: read); nil when there
+// is no such snapshot.
+func dataEntries(ctx context.Context, tbl *table.Table, snapshotID *int64, cache *ManifestCache) ([][]iceberg.ManifestEntry, error) {
+	snap := tbl.CurrentSnapshot()
+	if snapshotID != nil {
+		snap = tbl.Metadata().SnapshotByID(*snapshotID)
+	}
+	if snap == nil {
+		return nil, nil
+	}
+	fs, err := FS(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	mfs, err := cache.list(fs, *snap)
+	if err != nil {
+		return nil, err
+	}
+	var data []iceberg.ManifestFile
+	for _, mf := range mfs {
+		if mf.ManifestContent() == iceberg.ManifestContentData {
+			data = append(data, mf)
+		}
+	}
+	return cache.readAll(ctx, fs, data)
 }

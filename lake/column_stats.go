@@ -50,29 +50,8 @@ type ColumnFileStats struct {
 // through cache (nil: read).
 func ColumnStats(ctx context.Context, tbl *table.Table, snapshotID *int64, cache *ManifestCache) (ColumnFileStats, error) {
 	out := ColumnFileStats{Nulls: map[int]int64{}, Bytes: map[int]int64{}}
-	snap := tbl.CurrentSnapshot()
-	if snapshotID != nil {
-		snap = tbl.Metadata().SnapshotByID(*snapshotID)
-	}
-	if snap == nil {
-		return out, nil
-	}
-	fs, err := FS(ctx, tbl)
-	if err != nil {
-		return out, err
-	}
-	mfs, err := cache.list(fs, *snap)
-	if err != nil {
-		return out, err
-	}
-	var data []iceberg.ManifestFile
-	for _, mf := range mfs {
-		if mf.ManifestContent() == iceberg.ManifestContentData {
-			data = append(data, mf)
-		}
-	}
-	entries, err := cache.readAll(ctx, fs, data)
-	if err != nil {
+	entries, err := dataEntries(ctx, tbl, snapshotID, cache)
+	if entries == nil || err != nil {
 		return out, err
 	}
 	noNulls, noBytes := map[int]bool{}, map[int]bool{}

@@ -237,13 +237,7 @@ func ParseScaled(s string) (v int64, scale int, ok bool) {
 }
 
 // pow10Int64 is 10^n for n in [0, 18].
-func pow10Int64(n int) int64 {
-	p := int64(1)
-	for range n {
-		p *= 10
-	}
-	return p
-}
+func pow10Int64(n int) int64 { return int64(pow10Uint64(n)) }
 
 // scaledConst repeats a constant n times.
 func scaledConst(v any, n int) (scaledVec, bool) {

@@ -235,7 +235,7 @@ func DivByCount(v int64, scale int, n int64) (q int64, qscale int, ok bool) {
 	if k < 0 || k > 19 {
 		return 0, 0, false
 	}
-	hi, lo := bits.Mul64(u, uint64(pow10Int64Small(k)))
+	hi, lo := bits.Mul64(u, pow10Uint64(k))
 	if hi >= uint64(n) {
 		return 0, 0, false
 	}
@@ -252,8 +252,8 @@ func DivByCount(v int64, scale int, n int64) (q int64, qscale int, ok bool) {
 	return int64(quo), qscale, true
 }
 
-// pow10Int64Small is 10^k for k in [0, 19] (10^19 as its uint64 bits).
-func pow10Int64Small(k int) uint64 {
+// pow10Uint64 is 10^k for k in [0, 19].
+func pow10Uint64(k int) uint64 {
 	p := uint64(1)
 	for range k {
 		p *= 10
