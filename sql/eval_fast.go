@@ -26,8 +26,24 @@ type triMask struct {
 
 func newTriMask(n int) triMask { return triMask{val: make([]bool, n), null: make([]bool, n)} }
 
-// fastPred computes a WHERE node over a batch.
-type fastPred func(ctx context.Context, b arrow.RecordBatch) triMask
+// fastPred computes a WHERE node over a batch's rows sel (nil: all). The
+// mask has an entry per row of the batch; those outside sel are left
+// undefined, and no caller reads them: an AND evaluates its later
+// arguments only on the rows the earlier ones left undecided.
+type fastPred func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask
+
+// eachRow calls f for the rows sel (nil: all n).
+func eachRow(n int, sel []int, f func(i int)) {
+	if sel == nil {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	for _, i := range sel {
+		f(i)
+	}
+}
 
 // matchFast is Match through the typed kernels; false when e has no fast form.
 func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
@@ -38,7 +54,7 @@ func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
 	if !ok {
 		return nil, false
 	}
-	m := f(ev.ctx, ev.batch)
+	m := f(ev.ctx, ev.batch, nil)
 	for i, null := range m.null {
 		m.val[i] = m.val[i] && !null
 	}
@@ -58,8 +74,8 @@ func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
 		if !ok {
 			return nil, false
 		}
-		return func(ctx context.Context, b arrow.RecordBatch) triMask {
-			m := inner(ctx, b)
+		return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
+			m := inner(ctx, b, sel)
 			for i := range m.val {
 				m.val[i] = !m.val[i]
 			}
@@ -75,7 +91,7 @@ func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
 		if x.T.Kind != KindBool {
 			return nil, false
 		}
-		return func(ctx context.Context, b arrow.RecordBatch) triMask { return boolColumn(b.Column(x.Index)) }, true
+		return func(ctx context.Context, b arrow.RecordBatch, _ []int) triMask { return boolColumn(b.Column(x.Index)) }, true
 	}
 	if v, ok := ev.constValue(e); ok && e.Type().Kind == KindBool {
 		return constMask(v), true
@@ -112,7 +128,7 @@ func (ev *evaluator) constValue(e Expr) (any, bool) {
 }
 
 func constMask(v any) fastPred {
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, _ []int) triMask {
 		m := newTriMask(int(b.NumRows()))
 		for i := range m.val {
 			if v == nil {
@@ -143,7 +159,7 @@ func fastIsNull(x *IsNull) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, _ []int) triMask {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
 		if col.NullN() == 0 {
@@ -166,8 +182,8 @@ func (ev *evaluator) fastIsBool(x *IsBool) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
-		m := inner(ctx, b)
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
+		m := inner(ctx, b, sel)
 		for i := range m.val {
 			m.val[i] = (!m.null[i] && m.val[i] == x.Value) != x.Not
 			m.null[i] = false
@@ -176,9 +192,10 @@ func (ev *evaluator) fastIsBool(x *IsBool) (fastPred, bool) {
 	}, true
 }
 
-// fastLogic combines the arguments with three-valued AND/OR. Every argument
-// is evaluated for every row: the fast kernels cannot raise errors, so
-// PostgreSQL's per-row short-circuit has nothing to protect.
+// fastLogic combines the arguments with three-valued AND/OR. Each
+// argument after the first is evaluated only on the rows the ones before
+// left undecided (an AND's FALSE, an OR's TRUE decide): the kernels cannot
+// raise errors, so skipping rows changes nothing but the work.
 func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 	args := make([]fastPred, len(x.Args))
 	for k, a := range x.Args {
@@ -189,16 +206,25 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		args[k] = f
 	}
 	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
-		out := args[0](ctx, b)
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
+		out := args[0](ctx, b, sel)
+		n := int(b.NumRows())
 		for _, f := range args[1:] {
 			if ctx.Err() != nil {
 				return out // the caller sees the cancellation and drops this
 			}
-			m := f(ctx, b)
-			for i := range out.val {
+			var open []int
+			eachRow(n, sel, func(i int) {
+				if out.null[i] || out.val[i] != decisive {
+					open = append(open, i)
+				}
+			})
+			if len(open) == 0 {
+				return out
+			}
+			m := f(ctx, b, open)
+			for _, i := range open {
 				switch {
-				case !out.null[i] && out.val[i] == decisive:
 				case !m.null[i] && m.val[i] == decisive:
 					out.val[i], out.null[i] = decisive, false
 				case m.null[i]:
@@ -234,9 +260,9 @@ func (ev *evaluator) fastCompare(x *Compare) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
-		return compareColumn(col, test(col), op)
+		return compareColumn(col, test(col), op, sel)
 	}, true
 }
 
@@ -248,18 +274,18 @@ func columnPairCompare(l, r *ColumnRef, op CmpOp, dom Type) (fastPred, bool) {
 	if !pairKernel(l.T, r.T, dom) {
 		return nil, false
 	}
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		a, c := b.Column(l.Index), b.Column(r.Index)
 		m := newTriMask(a.Len())
 		cmp := pairCmp(a, c)
 		nulls := a.NullN() > 0 || c.NullN() > 0
-		for i := range m.val {
+		eachRow(a.Len(), sel, func(i int) {
 			if nulls && (a.IsNull(i) || c.IsNull(i)) {
 				m.null[i] = true
-				continue
+				return
 			}
 			m.val[i] = cmpHolds(op, cmp(i))
-		}
+		})
 		return m
 	}, true
 }
@@ -322,16 +348,22 @@ func intValues(arr arrow.Array) func(i int) int64 {
 }
 
 // compareColumn applies a per-row three-way comparison against the constant.
-func compareColumn(col arrow.Array, cmp func(i int) int, op CmpOp) triMask {
+func compareColumn(col arrow.Array, cmp func(i int) int, op CmpOp, sel []int) triMask {
 	m := newTriMask(col.Len())
 	nulls := col.NullN() > 0
-	for i := range m.val {
+	if sel == nil && !nulls {
+		for i := range m.val {
+			m.val[i] = cmpHolds(op, cmp(i))
+		}
+		return m
+	}
+	eachRow(col.Len(), sel, func(i int) {
 		if nulls && col.IsNull(i) {
 			m.null[i] = true
-			continue
+			return
 		}
 		m.val[i] = cmpHolds(op, cmp(i))
-	}
+	})
 	return m
 }
 
@@ -582,17 +614,17 @@ func (ev *evaluator) fastIn(x *InList) (fastPred, bool) {
 		}
 		tests = append(tests, test)
 	}
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
 		cmps := make([]func(i int) int, len(tests))
 		for k, t := range tests {
 			cmps[k] = t(col)
 		}
 		m := newTriMask(col.Len())
-		for i := range m.val {
+		eachRow(col.Len(), sel, func(i int) {
 			if col.IsNull(i) {
 				m.null[i] = true
-				continue
+				return
 			}
 			hit := false
 			for _, cmp := range cmps {
@@ -609,7 +641,7 @@ func (ev *evaluator) fastIn(x *InList) (fastPred, bool) {
 			default:
 				m.val[i] = x.Not
 			}
-		}
+		})
 		return m
 	}, true
 }

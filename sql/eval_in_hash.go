@@ -101,7 +101,7 @@ func (s *inSet) lookup(arr arrow.Array) (func(i int) bool, bool) {
 // fastInSet is fastIn through a hash set: TRUE on a match, else NULL if the
 // column or any item is NULL, else FALSE; NOT IN negates non-NULL results.
 func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
-	return func(ctx context.Context, b arrow.RecordBatch) triMask {
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
 		hit, ok := s.lookup(col)
@@ -109,7 +109,7 @@ func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
 			// An unexpected physical type: decide each row the general way.
 			hit = func(i int) bool { return s.contains(DatumAt(col, c.T, i)) }
 		}
-		for i := range m.val {
+		eachRow(col.Len(), sel, func(i int) {
 			switch {
 			case col.IsNull(i):
 				m.null[i] = true
@@ -120,7 +120,7 @@ func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
 			default:
 				m.val[i] = x.Not
 			}
-		}
+		})
 		return m
 	}
 }

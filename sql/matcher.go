@@ -42,7 +42,7 @@ func (m *Matcher) Match(ctx context.Context, batch arrow.RecordBatch) ([]bool, e
 	if !m.hasFast {
 		return newEvaluator(ctx, batch, m.params).matchGeneral(m.e)
 	}
-	t := m.fast(ctx, batch)
+	t := m.fast(ctx, batch, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
