@@ -88,6 +88,7 @@ func TestEveryOperatorStopsWhenCancelled(t *testing.T) {
 		{"window RANGE frame", "SELECT count(f) FROM (SELECT first_value(x) OVER (ORDER BY x RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS f FROM " + k + " x) w"},
 		{"window sort", "SELECT count(r) FROM (SELECT row_number() OVER (ORDER BY md5(x::text)) AS r FROM " + m + " x) w"},
 		{"aggregate", "SELECT count(*) FROM (SELECT x % 1000 AS k, sum(x) FROM " + huge + " x GROUP BY 1) g"},
+		{"aggregate's DISTINCT", "SELECT count(DISTINCT x) FROM " + huge + " x"},
 		{"ordered aggregate", "SELECT length(string_agg(x::text, ',' ORDER BY md5(x::text))) FROM " + m + " x"},
 		{"distinct", "SELECT count(*) FROM (SELECT DISTINCT x % 7 FROM " + huge + " x) d"},
 		{"order by", "SELECT x FROM " + huge + " x ORDER BY x DESC LIMIT 1"},
@@ -139,7 +140,9 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		}
 	}
 	// A GROUP BY of one grouping set spills the groups it cannot hold,
-	// DISTINCT and set operations the rows of values they cannot hold; an
+	// DISTINCT and set operations the rows of values they cannot hold, an
+	// aggregate's DISTINCT the values it cannot hold (with GROUP BY or
+	// without, in a group of half the rows); an
 	// inner or semi join hashes its side estimated smaller (a series is
 	// counted), so ten rows meet a million without holding them.
 	for q, want := range map[string]string{
@@ -149,6 +152,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		"SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)":                         "3\n",
 		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g":                                  "400000|1000000\n",
 		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                         "1000000\n",
+		"SELECT count(DISTINCT x), sum(DISTINCT x % 1000), count(DISTINCT x::text) FROM " + m + " x":                                          "1000000|499500|1000000\n",
+		"SELECT x % 2, count(DISTINCT x) FROM " + m + " x GROUP BY 1 ORDER BY 1":                                                              "0|500000\n1|500000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                   "1000000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                             "500000\n",
 	} {
