@@ -123,7 +123,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		{"hash join", "SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y"},
 		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
-		{"window function", "SELECT sum(x) OVER (ORDER BY x) FROM " + m + " x"},
+		{"window function", "SELECT sum(x) OVER () FROM " + m + " x"},
+		{"window function", "SELECT lead(x) OVER (ORDER BY x) FROM " + m + " x"},
 		{"WITH RECURSIVE", "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000000) SELECT count(*) FROM r"},
 		{"string_agg()", "SELECT length(string_agg(x::text, ',')) FROM " + m + " x"},
 		{"string_agg()", "SELECT length(string_agg(x::text, ',' ORDER BY x DESC)) FROM " + m + " x"},
@@ -142,7 +143,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	// A GROUP BY of one grouping set spills the groups it cannot hold,
 	// DISTINCT and set operations the rows of values they cannot hold, an
 	// aggregate's DISTINCT the values it cannot hold (with GROUP BY or
-	// without, in a group of half the rows); an
+	// without, in a group of half the rows), a window needing only the rows
+	// before the current one its sorted rows (holding a peer group); an
 	// inner or semi join hashes its side estimated smaller (a series is
 	// counted), so ten rows meet a million without holding them.
 	for q, want := range map[string]string{
@@ -154,6 +156,7 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                         "1000000\n",
 		"SELECT count(DISTINCT x), sum(DISTINCT x % 1000), count(DISTINCT x::text) FROM " + m + " x":                                          "1000000|499500|1000000\n",
 		"SELECT x % 2, count(DISTINCT x) FROM " + m + " x GROUP BY 1 ORDER BY 1":                                                              "0|500000\n1|500000\n",
+		"SELECT count(s), max(s), max(r) FROM (SELECT sum(x) OVER (ORDER BY x) AS s, rank() OVER (ORDER BY x) AS r FROM " + m + " x) w":       "1000000|500000500000|1000000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                   "1000000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                             "500000\n",
 	} {
