@@ -39,7 +39,7 @@ func (m *memBudget) charge(n int64, op string) error {
 		return nil
 	}
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY and hash joins to disk (a part that still does not fit fails).",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates' DISTINCT and windows to disk (a part that still does not fit fails).",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 

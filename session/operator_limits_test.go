@@ -136,7 +136,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	for _, c := range cases {
 		_, err := s.query(context.Background(), c.q)
 		var se *pgerr.Error
-		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") {
+		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") ||
+			!strings.Contains(se.Detail, "spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates' DISTINCT and windows to disk") {
 			t.Errorf("%s: %v, want 53200 naming %s", c.q, err, c.op)
 		}
 	}
