@@ -438,6 +438,8 @@ func (s *sumAcc) numericResult(mem memory.Allocator, n int) (arrow.Array, error)
 // numbers it has fed in a bitmap: a value that recurs in many groups (a
 // name in every one of ten regions) is one map entry, not one per group,
 // so the lookups stay in a table the size of the column's distinct values.
+// Past work_mem it spills the (group, value) pairs it cannot hold
+// (aggregate_distinct_spill.go).
 type distinctAcc struct {
 	inner accumulator
 	// Keys of up to 15 bytes (their length in the last byte) sit in the
@@ -448,67 +450,91 @@ type distinctAcc struct {
 	seen  []*roaring.Bitmap // by group; nil until it feeds a value
 	key   []byte
 	mem   *memBudget // charged for every distinct value and group bit kept
+	distinctSpilling
 }
 
 func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
 	if arr.IsNull(i) {
 		return d.inner.update(g, arr, i)
 	}
-	id, err := d.id(arr, i)
-	if err != nil {
-		return err
+	d.key = appendKey(d.key[:0], arr, i)
+	id, known := d.lookup()
+	if d.spill != nil {
+		if known && d.fed(g, id) {
+			return nil
+		}
+		return d.spill.add(g, arr, i, d.key)
+	}
+	if !known {
+		if d.next == math.MaxUint32 {
+			return pgerr.Errorf(pgerr.ProgramLimitExceeded, "an aggregate's DISTINCT holds more than %d values", uint32(math.MaxUint32))
+		}
+		// A map entry: the key, a string header and the bucket's share.
+		if full, err := d.take(int64(len(d.key)) + 48); full || err != nil {
+			return d.spillFrom(err, g, arr, i)
+		}
+		id = d.insert()
 	}
 	d.seen = grow(d.seen, g)
 	if d.seen[g] == nil {
 		d.seen[g] = roaring.New()
 	}
-	if !d.seen[g].CheckedAdd(id) {
+	if d.seen[g].Contains(id) {
 		return nil
 	}
 	// A bit in a sparse container is two bytes; dense ones cost less.
-	if err := d.mem.charge(2, "an aggregate's DISTINCT"); err != nil {
-		return err
+	if full, err := d.take(2); full || err != nil {
+		return d.spillFrom(err, g, arr, i)
 	}
+	d.seen[g].Add(id)
 	return d.inner.update(g, arr, i)
 }
 
-// id numbers the value at i, giving a new number to a value not seen.
-func (d *distinctAcc) id(arr arrow.Array, i int) (uint32, error) {
-	d.key = appendKey(d.key[:0], arr, i)
-	var short [16]byte
-	if len(d.key) < len(short) {
-		copy(short[:], d.key)
-		short[15] = byte(len(d.key))
-		if id, ok := d.short[short]; ok {
-			return id, nil
-		}
-	} else if id, ok := d.long[string(d.key)]; ok {
-		return id, nil
+// fed reports whether group g has fed the value numbered id.
+func (d *distinctAcc) fed(g int, id uint32) bool {
+	return g < len(d.seen) && d.seen[g] != nil && d.seen[g].Contains(id)
+}
+
+// lookup is the number of the value in d.key, if it has one.
+func (d *distinctAcc) lookup() (uint32, bool) {
+	if len(d.key) < 16 {
+		id, ok := d.short[shortKey(d.key)]
+		return id, ok
 	}
-	if d.next == math.MaxUint32 {
-		return 0, pgerr.Errorf(pgerr.ProgramLimitExceeded, "an aggregate's DISTINCT holds more than %d values", uint32(math.MaxUint32))
-	}
-	// A map entry: the key, a string header and the bucket's share.
-	if err := d.mem.charge(int64(len(d.key))+48, "an aggregate's DISTINCT"); err != nil {
-		return 0, err
-	}
+	id, ok := d.long[string(d.key)]
+	return id, ok
+}
+
+// insert numbers the value in d.key, which has no number yet.
+func (d *distinctAcc) insert() uint32 {
 	id := d.next
 	d.next++
-	if len(d.key) < len(short) {
+	if len(d.key) < 16 {
 		if d.short == nil {
 			d.short = map[[16]byte]uint32{}
 		}
-		d.short[short] = id
+		d.short[shortKey(d.key)] = id
 	} else {
 		if d.long == nil {
 			d.long = map[string]uint32{}
 		}
 		d.long[string(d.key)] = id
 	}
-	return id, nil
+	return id
+}
+
+// shortKey is a key of up to 15 bytes with its length in the last byte.
+func shortKey(key []byte) [16]byte {
+	var k [16]byte
+	copy(k[:], key)
+	k[15] = byte(len(key))
+	return k
 }
 
 func (d *distinctAcc) result(ctx context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
+	if err := d.drain(ctx); err != nil {
+		return nil, err
+	}
 	return d.inner.result(ctx, mem, n)
 }
 

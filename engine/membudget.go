@@ -58,7 +58,7 @@ func (m *memBudget) spilling() *memBudget {
 // pastWorkMem is the error of a charge past work_mem.
 func (m *memBudget) pastWorkMem(op string) error {
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY and hash joins to disk (a part that still does not fit fails).",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates' DISTINCT and windows to disk (a part that still does not fit fails).",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 

@@ -342,7 +342,7 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 		}
 		switch a := st.accs[i].(type) {
 		case *distinctAcc:
-			a.mem = p.mem
+			a.mem, a.canSpill, a.tempDir = p.mem, true, p.tempDir
 		case *stringAggAcc:
 			a.mem = p.mem
 		}

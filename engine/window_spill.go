@@ -19,12 +19,22 @@ import (
 // sort by those keys (sort_spill.go), and each partition read back from it
 // is computed on its own, as PostgreSQL's WindowAgg over a Sort does. A
 // partition larger than work_mem still fails with 53200. Input that fits
-// is computed in memory, as before.
+// is computed in memory, as before. Calls that need only the rows before
+// the current one (ranks, lag, running aggregates) are computed in one
+// pass over the sorted rows instead, with or without PARTITION BY
+// (window_stream.go).
 
-// windowStreams reports whether q's windows can be computed a partition at
-// a time: every call has the same, non-empty, PARTITION BY, over the
-// query's rows (not its groups, nor a top-N of each partition).
+// windowStreams reports whether q's windows can be computed without
+// holding all their rows: a partition at a time, or in one pass over the
+// sorted rows (window_stream.go).
 func (q *selectQuery) windowStreams() bool {
+	return q.windowByPartitions() || q.windowInOrder()
+}
+
+// windowByPartitions reports whether q's windows can be computed a
+// partition at a time: every call has the same, non-empty, PARTITION BY,
+// over the query's rows (not its groups, nor a top-N of each partition).
+func (q *selectQuery) windowByPartitions() bool {
 	if q.Win == nil || q.Agg != nil || q.WinTop != 0 {
 		return false
 	}
@@ -72,6 +82,9 @@ func (p *pipeline) windowStream(ctx context.Context, env *Env, c *pullChain) (pu
 			rest := held
 			held = nil
 			p.mem.release(heldBytes)
+			if p.q.windowInOrder() {
+				return p.windowInOrderRun(ctx, env, append(rest, b), c)
+			}
 			return p.windowByPartition(ctx, env, append(rest, b), c)
 		}
 		p.mem.hold(size)

@@ -73,7 +73,7 @@ func TestWindowSpillsByPartition(t *testing.T) {
 func TestWindowPartitionPastWorkMem(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	q := "SELECT g, row_number() OVER (PARTITION BY g > 0 ORDER BY g) FROM generate_series(1, 20000) AS q(g)"
+	q := "SELECT g, lead(g) OVER (PARTITION BY g > 0 ORDER BY g) FROM generate_series(1, 20000) AS q(g)"
 	rows := openSorted(t, ctx, q, 64<<10, 512, tmp)
 	_, err := rows.Next(ctx)
 	rows.Close()

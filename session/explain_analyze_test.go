@@ -142,7 +142,7 @@ func TestExplainAnalyzePerOperator(t *testing.T) {
 }
 
 // TestExplainAnalyzeSpills: under a work_mem too small for them, a sort,
-// an aggregate, a hash join, DISTINCT, a set operation and windows by
+// an aggregate, an aggregate's DISTINCT, a hash join, DISTINCT, a set operation and windows by
 // partition report the bytes they spilled and still the rows they
 // produced; with room, nothing spilled and the memory held.
 func TestExplainAnalyzeSpills(t *testing.T) {
@@ -171,6 +171,12 @@ func TestExplainAnalyzeSpills(t *testing.T) {
 		wantActual(t, what+": aggregate", agg, groups, 1)
 		if spilled := planNum(agg, "Disk Usage") > 0; spilled != small || (planNum(agg, "HashAgg Batches") > 1) != small || planNum(agg, "Peak Memory Usage") <= 0 {
 			t.Errorf("%s: aggregate batches %d memory %d disk %d", what, planNum(agg, "HashAgg Batches"), planNum(agg, "Peak Memory Usage"), planNum(agg, "Disk Usage"))
+		}
+
+		plain := nodeOf(t, analyzed(t, s, "SELECT count(DISTINCT id) FROM ea"), "Aggregate", "")
+		wantActual(t, what+": count(DISTINCT)", plain, 1, 1)
+		if spilled := planNum(plain, "Disk Usage") > 0; spilled != small || planNum(plain, "Peak Memory Usage") <= 0 {
+			t.Errorf("%s: count(DISTINCT) memory %d disk %d", what, planNum(plain, "Peak Memory Usage"), planNum(plain, "Disk Usage"))
 		}
 
 		hj := nodeOf(t, analyzed(t, s, "SELECT ea.v, eb.w FROM ea JOIN eb ON ea.id = eb.id"), "Hash Join", "")

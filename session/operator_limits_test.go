@@ -88,6 +88,7 @@ func TestEveryOperatorStopsWhenCancelled(t *testing.T) {
 		{"window RANGE frame", "SELECT count(f) FROM (SELECT first_value(x) OVER (ORDER BY x RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS f FROM " + k + " x) w"},
 		{"window sort", "SELECT count(r) FROM (SELECT row_number() OVER (ORDER BY md5(x::text)) AS r FROM " + m + " x) w"},
 		{"aggregate", "SELECT count(*) FROM (SELECT x % 1000 AS k, sum(x) FROM " + huge + " x GROUP BY 1) g"},
+		{"aggregate's DISTINCT", "SELECT count(DISTINCT x) FROM " + huge + " x"},
 		{"ordered aggregate", "SELECT length(string_agg(x::text, ',' ORDER BY md5(x::text))) FROM " + m + " x"},
 		{"distinct", "SELECT count(*) FROM (SELECT DISTINCT x % 7 FROM " + huge + " x) d"},
 		{"order by", "SELECT x FROM " + huge + " x ORDER BY x DESC LIMIT 1"},
@@ -122,7 +123,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		{"hash join", "SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y"},
 		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
-		{"window function", "SELECT sum(x) OVER (ORDER BY x) FROM " + m + " x"},
+		{"window function", "SELECT sum(x) OVER () FROM " + m + " x"},
+		{"window function", "SELECT lead(x) OVER (ORDER BY x) FROM " + m + " x"},
 		{"WITH RECURSIVE", "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000000) SELECT count(*) FROM r"},
 		{"string_agg()", "SELECT length(string_agg(x::text, ',')) FROM " + m + " x"},
 		{"string_agg()", "SELECT length(string_agg(x::text, ',' ORDER BY x DESC)) FROM " + m + " x"},
@@ -134,12 +136,16 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	for _, c := range cases {
 		_, err := s.query(context.Background(), c.q)
 		var se *pgerr.Error
-		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") {
+		if !errors.As(err, &se) || se.Code != pgerr.OutOfMemory || !strings.HasPrefix(se.Detail, c.op+" needs more than work_mem (1MB)") ||
+			!strings.Contains(se.Detail, "spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates' DISTINCT and windows to disk") {
 			t.Errorf("%s: %v, want 53200 naming %s", c.q, err, c.op)
 		}
 	}
 	// A GROUP BY of one grouping set spills the groups it cannot hold,
-	// DISTINCT and set operations the rows of values they cannot hold; an
+	// DISTINCT and set operations the rows of values they cannot hold, an
+	// aggregate's DISTINCT the values it cannot hold (with GROUP BY or
+	// without, in a group of half the rows), a window needing only the rows
+	// before the current one its sorted rows (holding a peer group); an
 	// inner or semi join hashes its side estimated smaller (a series is
 	// counted), so ten rows meet a million without holding them.
 	for q, want := range map[string]string{
@@ -149,6 +155,9 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		"SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)":                         "3\n",
 		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g":                                  "400000|1000000\n",
 		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                         "1000000\n",
+		"SELECT count(DISTINCT x), sum(DISTINCT x % 1000), count(DISTINCT x::text) FROM " + m + " x":                                          "1000000|499500|1000000\n",
+		"SELECT x % 2, count(DISTINCT x) FROM " + m + " x GROUP BY 1 ORDER BY 1":                                                              "0|500000\n1|500000\n",
+		"SELECT count(s), max(s), max(r) FROM (SELECT sum(x) OVER (ORDER BY x) AS s, rank() OVER (ORDER BY x) AS r FROM " + m + " x) w":       "1000000|500000500000|1000000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                   "1000000\n",
 		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                             "500000\n",
 	} {
