@@ -159,7 +159,7 @@ func (p *pipeline) windowInOrderRun(ctx context.Context, env *Env, first []arrow
 	}
 	// The peer group held has work_mem of its own, as a partition has
 	// (window_spill.go).
-	mem := newMemBudget(p.mem.limit)
+	mem := newMemBudget(ctx, p.mem.limit)
 	mem.attribute(p.an.of(stageWindow))
 	w := &windowPass{p: p, calls: p.q.Win.Calls, src: sorted, width: width, nPart: len(call.Partition),
 		specs: specs, mem: mem, check: cancelCheck{ctx: ctx}}

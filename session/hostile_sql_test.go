@@ -212,11 +212,12 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
 
-// work_mem bounds what count(DISTINCT), windows and a top-N hold: past it
-// 53200, and the session goes on. An ORDER BY without LIMIT spills sorted
-// runs to the temp directory instead, a GROUP BY the rows of the groups it
-// cannot hold, DISTINCT and set operations the rows of the values they
-// cannot hold, and they remove them.
+// work_mem bounds what ROLLUP's groups and a top-N hold: past it 53200,
+// and the session goes on. An ORDER BY without LIMIT spills sorted runs to
+// the temp directory instead, a GROUP BY the rows of the groups it cannot
+// hold, DISTINCT and set operations the rows of the values they cannot
+// hold, count(DISTINCT) its values by hash, a running window its sorted
+// input, and they remove them.
 func TestWorkMemBoundsMaterialising(t *testing.T) {
 	ctx := context.Background()
 	wh, err := lake.Open(ctx, lake.Config{DataDir: t.TempDir()})
@@ -239,11 +240,11 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	sorted := []string{"SELECT id, v FROM w ORDER BY v", "SELECT v, id FROM w ORDER BY v DESC OFFSET 10",
 		"SELECT v, count(*) FROM w GROUP BY v ORDER BY v",
 		"SELECT DISTINCT v, id % 3 FROM w ORDER BY v",
-		"SELECT v FROM w EXCEPT SELECT v FROM w WHERE id % 2 = 0 ORDER BY 1"}
+		"SELECT v FROM w EXCEPT SELECT v FROM w WHERE id % 2 = 0 ORDER BY 1",
+		"SELECT count(DISTINCT v) FROM w",
+		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id"}
 	bounded := []string{
 		"SELECT v, count(*) FROM w GROUP BY ROLLUP (v)",
-		"SELECT count(DISTINCT v) FROM w",
-		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id",
 	}
 	want := map[string]string{}
 	for _, q := range append(sorted, bounded...) {
