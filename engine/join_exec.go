@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -48,7 +49,7 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 		}
 		return nil, err
 	}
-	seq, err := j.sideBatches(ctx, run.probeIsLeft, params)
+	seq, err := j.probeBatches(ctx, run, params)
 	if err != nil {
 		run.release()
 		return nil, err
@@ -79,13 +80,79 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 	}, nil
 }
 
+// probeBatches streams the probe side's rows. When a probe row that finds
+// no build row gives no output (an inner join, a semi join probing with
+// its left side, an existence join holding its left side), the build
+// side's keys filter it: none at all when the build side is empty, and a
+// single integer key's range as a dynamic filter, which prunes the probe
+// side's files and row groups by their bounds (a few orders' keys against
+// lineitem, clustered by them).
+func (j *joinSource) probeBatches(ctx context.Context, run *joinRun, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	unmatchedDropped := j.Kind == plan.JoinInner || j.Kind == plan.JoinSemi && run.probeIsLeft ||
+		(j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti) && !run.probeIsLeft
+	if !unmatchedDropped {
+		return j.sideBatches(ctx, run.probeIsLeft, params)
+	}
+	if run.rows == nil {
+		return func(func(arrow.RecordBatch, error) bool) {}, nil
+	}
+	return j.filteredSide(ctx, run.probeIsLeft, run.keyRangeFilter(), params)
+}
+
+// keyRangeFilter is probe key BETWEEN the build keys' least and greatest,
+// for one integer key read straight from a probe column; nil otherwise.
+func (r *joinRun) keyRangeFilter() sql.Expr {
+	pkeys, _ := r.keys()
+	if r.table == nil || r.table.kind != keyInt || !r.table.keys.seen || len(pkeys) != 1 || len(r.j.Domains) != 1 {
+		return nil
+	}
+	key := pkeys[0]
+	if c, ok := key.(*sql.Cast); ok && isIntegerKind(c.X.Type().Kind) {
+		key = c.X // widened to the domain: same values
+	}
+	col, ok := key.(*sql.ColumnRef)
+	dom := r.j.Domains[0]
+	if !ok || !isIntegerKind(col.T.Kind) || !isIntegerKind(dom.Kind) {
+		return nil
+	}
+	// The bounds in the column's own range: its scan's filter compares in it.
+	lo, hi := r.table.keys.lo, r.table.keys.hi
+	switch col.T.Kind {
+	case sql.KindInt16:
+		lo, hi = max(lo, math.MinInt16), min(hi, math.MaxInt16)
+	case sql.KindInt32:
+		lo, hi = max(lo, math.MinInt32), min(hi, math.MaxInt32)
+	}
+	if lo > hi {
+		return &sql.Const{Value: false, T: sql.Bool}
+	}
+	bound := func(op sql.CmpOp, v int64) sql.Expr {
+		return &sql.Compare{Op: op, L: col, R: &sql.Const{Value: v, T: col.T}, Domain: col.T}
+	}
+	return plan.AndOf([]sql.Expr{bound(sql.OpGE, lo), bound(sql.OpLE, hi)})
+}
+
+// isIntegerKind: smallint, integer or bigint.
+func isIntegerKind(k sql.Kind) bool {
+	return k == sql.KindInt16 || k == sql.KindInt32 || k == sql.KindInt64
+}
+
 // sideBatches streams one side's rows (left or right) with its pushed-down
 // WHERE conjuncts applied; a table scan also prunes files and row groups by
 // them.
 func (j *joinSource) sideBatches(ctx context.Context, left bool, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
+	return j.filteredSide(ctx, left, nil, params)
+}
+
+// filteredSide is sideBatches with the conjunct extra (nil: none) added to
+// the side's filter.
+func (j *joinSource) filteredSide(ctx context.Context, left bool, extra sql.Expr, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	src, filter := j.right, j.RFilter
 	if left {
 		src, filter = j.left, j.LFilter
+	}
+	if extra != nil {
+		filter = plan.AndAfter(filter, extra)
 	}
 	seq, err := filteredBatches(ctx, src, filter, params)
 	if err != nil || filter == nil {

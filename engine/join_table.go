@@ -274,6 +274,9 @@ type joinTable struct {
 	strs    map[string]int32   // keyText, keyEncoded
 	next    []int32
 	bytes   int64 // what the index holds beyond the build rows, for work_mem
+	// keys is the range of integer keys (keyInt), for the probe side's
+	// dynamic filter.
+	keys keyRange
 }
 
 // Estimated bytes of one map entry beyond its key's own bytes (Go's
@@ -323,7 +326,7 @@ func (r *keyRange) add(k joinKeys) {
 // emptyJoinTable is the index of n build rows before insert fills it;
 // integer keys are laid out by their range r.
 func emptyJoinTable(kind joinKeyKind, n int, r keyRange) *joinTable {
-	t := &joinTable{kind: kind, next: make([]int32, n), bytes: 4 * int64(n)}
+	t := &joinTable{kind: kind, next: make([]int32, n), bytes: 4 * int64(n), keys: r}
 	switch {
 	case kind == keyInt2 || kind == keyWide:
 		t.pairs = make(map[[2]int64]int32)
