@@ -15,7 +15,7 @@ require (
 	github.com/peterh/liner v1.2.3
 	github.com/pingcap/tidb/pkg/parser v0.0.0-20260418072757-ce92298d1124
 	github.com/twmb/avro v1.8.0
-	github.com/twmb/murmur3 v1.1.8
+	github.com/twmb/murmur3 v1.1.8 // MurmurHash3_x64_128, the hash Theta sketches are defined by (internal/theta)
 	gocloud.dev v0.46.0
 	modernc.org/sqlite v1.62.0
 )
