@@ -41,9 +41,12 @@ func runWithWorkMem(q string, limit int64) error {
 // TestWorkMemHashTables: a hash join's build side and a GROUP BY's groups
 // count against work_mem; past it the statement fails with 53200 naming
 // the operator (a GROUP BY of grouping sets: one of a single set spills,
-// aggregate_spill_test.go), and within it the same query runs.
+// aggregate_spill_test.go), and within it the same query runs. A hash
+// join spills by partitions first: 40,000 rows make every one of them
+// past 16kB whatever the hash seed (with 5,000, one partition in some
+// hundred runs fitted and the join answered).
 func TestWorkMemHashTables(t *testing.T) {
-	rel := "(SELECT CAST(g * 3 AS bigint) AS k, 'name-' || CAST(g AS text) AS s FROM generate_series(1, 5000) AS x(g)) AS %s"
+	rel := "(SELECT CAST(g * 3 AS bigint) AS k, 'name-' || CAST(g AS text) AS s FROM generate_series(1, 40000) AS x(g)) AS %s"
 	for _, c := range []struct{ q, op string }{
 		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k", "hash join"},
 		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.s = b.s", "hash join"},
