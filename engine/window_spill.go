@@ -99,9 +99,27 @@ func (p *pipeline) windowStream(ctx context.Context, env *Env, c *pullChain) (pu
 func (p *pipeline) windowByPartition(ctx context.Context, env *Env, first []arrow.RecordBatch, c *pullChain) (pullFunc, error) {
 	parts := p.q.Win.Calls[0].Partition
 	width := int(first[0].NumCols())
-	keys := make([]plan.OrderKey, len(parts))
+	sorted, mem, err := p.windowSorted(ctx, env, first, parts, make([]plan.SortSpec, len(parts)), c)
+	if err != nil {
+		return nil, err
+	}
+	w := &windowPartitions{p: p, mem: mem, src: sorted, width: width, specs: make([]plan.SortSpec, len(parts))}
+	c.onClose(w.release)
+	return w.next, nil
+}
+
+// windowSorted sorts first and then the rest of the input by exprs (in
+// specs' directions), their values appended as columns after the input's,
+// through the external sort (always on disk: the input passed work_mem),
+// and gives the window stage its own budget: a partition or a peer group
+// held has work_mem of its own, as PostgreSQL's WindowAgg has beside the
+// sort under it and the operators over it.
+func (p *pipeline) windowSorted(ctx context.Context, env *Env, first []arrow.RecordBatch, exprs []sql.Expr, specs []plan.SortSpec,
+	c *pullChain) (pullFunc, *memBudget, error) {
+	width := int(first[0].NumCols())
+	keys := make([]plan.OrderKey, len(exprs))
 	for i := range keys {
-		keys[i] = plan.OrderKey{Col: width + i}
+		keys[i] = plan.OrderKey{Col: width + i, Spec: specs[i]}
 	}
 	next := func(ctx context.Context) (arrow.RecordBatch, error) {
 		var b arrow.RecordBatch
@@ -114,20 +132,16 @@ func (p *pipeline) windowByPartition(ctx context.Context, env *Env, first []arro
 			}
 		}
 		defer b.Release()
-		return withColumns(ctx, b, parts, p.params)
+		return withColumns(ctx, b, exprs, p.params)
 	}
 	c.onClose(func() { ReleaseAll(first); first = nil })
 	sorted, _, err := p.sortAll(ctx, env, keys, next, c, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// A partition has work_mem of its own, as PostgreSQL's WindowAgg has
-	// beside the sort under it and the operators over it.
 	mem := newMemBudget(ctx, p.mem.limit)
 	mem.attribute(p.an.of(stageWindow))
-	w := &windowPartitions{p: p, mem: mem, src: sorted, width: width, specs: make([]plan.SortSpec, len(parts))}
-	c.onClose(w.release)
-	return w.next, nil
+	return sorted, mem, nil
 }
 
 // withColumns is b with exprs' values appended as columns.

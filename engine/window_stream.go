@@ -135,32 +135,10 @@ func (p *pipeline) windowInOrderRun(ctx context.Context, env *Env, first []arrow
 		specs = append(specs, plan.SortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	width := int(first[0].NumCols())
-	keys := make([]plan.OrderKey, len(exprs))
-	for i := range keys {
-		keys[i] = plan.OrderKey{Col: width + i, Spec: specs[i]}
-	}
-	next := func(ctx context.Context) (arrow.RecordBatch, error) {
-		var b arrow.RecordBatch
-		if len(first) > 0 {
-			b, first = first[0], first[1:]
-		} else {
-			var err error
-			if b, err = p.nextFiltered(ctx); err != nil {
-				return nil, err
-			}
-		}
-		defer b.Release()
-		return withColumns(ctx, b, exprs, p.params)
-	}
-	c.onClose(func() { ReleaseAll(first); first = nil })
-	sorted, _, err := p.sortAll(ctx, env, keys, next, c, true)
+	sorted, mem, err := p.windowSorted(ctx, env, first, exprs, specs, c)
 	if err != nil {
 		return nil, err
 	}
-	// The peer group held has work_mem of its own, as a partition has
-	// (window_spill.go).
-	mem := newMemBudget(ctx, p.mem.limit)
-	mem.attribute(p.an.of(stageWindow))
 	w := &windowPass{p: p, calls: p.q.Win.Calls, src: sorted, width: width, nPart: len(call.Partition),
 		specs: specs, mem: mem, check: cancelCheck{ctx: ctx}}
 	w.states = make([]windowCallState, len(w.calls))
