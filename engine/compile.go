@@ -75,7 +75,7 @@ func (c *compiler) operator(n plan.Node) source {
 	case *plan.Rename:
 		return &rescoped{src: c.source(x.Input), sc: x.Sc}
 	case *plan.Join:
-		return &joinSource{Join: x, left: c.source(x.Left), right: c.source(x.Right), env: c.env}
+		return &joinSource{Join: notInKeys(x), left: c.source(x.Left), right: c.source(x.Right), env: c.env}
 	case *plan.Using:
 		return &mergedSource{src: c.source(x.Input), merged: x.Merged, sc: x.Sc}
 	case *plan.Lateral:

@@ -451,6 +451,10 @@ func (x *explainer) join(j *joinSource, key source) *ExplainNode {
 		cond := hashCond(j)
 		n.Prop("Hash Cond", cond, "  Hash Cond: "+cond)
 	}
+	if j.NotIn != nil {
+		test := j.NotIn.L.String() + " NOT IN " + j.NotIn.R.String()
+		n.Prop("Null-Aware Test", test, "  Null-Aware Test: "+test)
+	}
 	if j.Residual != nil {
 		n.Prop("Join Filter", j.Residual.String(), "  Join Filter: "+j.Residual.String())
 	}

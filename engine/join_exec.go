@@ -35,7 +35,7 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 		// or anti join that holds its left side marks the rows the right
 		// side's rows find, and emits them (or the others) at the end:
 		// TPC-H Q4 holds a quarter's orders, not the lineitems.
-		run.probeIsLeft = !j.BuildLeft()
+		run.probeIsLeft = !j.BuildLeft() || j.NotIn != nil
 	}
 	// Outer joins keep their unmatched probe rows, an anti join probing
 	// with its left side too.
@@ -180,6 +180,8 @@ type joinRun struct {
 	matched     []bool            // build rows that found a partner
 	residual    *sql.Matcher
 	probeTypes  []arrow.DataType // the probe side's column types, once seen
+	notIn       *notInGroups     // a NOT IN anti join's groups (join_not_in.go)
+	notInAll    *notInAll        // a partitioned one's whole build side, without group keys
 	yield       func(arrow.RecordBatch, error) bool
 }
 
@@ -203,6 +205,27 @@ func (r *joinRun) build(ctx context.Context) error {
 // buildFrom builds from the given rows of the build side; past work_mem
 // the error is a buildFull.
 func (r *joinRun) buildFrom(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error]) error {
+	if err := r.buildRows(ctx, seq); err != nil || r.j.NotIn == nil {
+		return err
+	}
+	if err := r.indexNotIn(ctx); err != nil {
+		r.release()
+		return asBuildFull(err)
+	}
+	return nil
+}
+
+// asBuildFull is err, a buildFull when it is work_mem running out.
+func asBuildFull(err error) error {
+	var pe *pgerr.Error
+	if errors.As(err, &pe) && pe.Code == pgerr.OutOfMemory {
+		return buildFull{err}
+	}
+	return err
+}
+
+// buildRows reads the build side's rows and indexes them on the keys.
+func (r *joinRun) buildRows(ctx context.Context, seq iter.Seq2[arrow.RecordBatch, error]) error {
 	var err error
 	var parts []arrow.RecordBatch
 	for b, err := range seq {
@@ -253,11 +276,7 @@ func (r *joinRun) buildFrom(ctx context.Context, seq iter.Seq2[arrow.RecordBatch
 	}
 	if r.table, err = r.index(ctx, bkeys, kind); err != nil {
 		r.release()
-		var pe *pgerr.Error
-		if errors.As(err, &pe) && pe.Code == pgerr.OutOfMemory {
-			err = buildFull{err}
-		}
-		return err
+		return asBuildFull(err)
 	}
 	return nil
 }
@@ -285,6 +304,12 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 	if r.rows != nil {
 		nb = int(r.rows.NumRows())
 	}
+	if r.notIn != nil {
+		// Rows NULLs drop count as matched: the anti join leaves them out.
+		if err := r.notInDropped(ctx, b, matched); err != nil {
+			return false, err
+		}
+	}
 	switch {
 	case r.table != nil && nb > 0:
 		pkeys, _ := r.keys()
@@ -293,7 +318,7 @@ func (r *joinRun) probe(ctx context.Context, b arrow.RecordBatch) (bool, error) 
 			return false, err
 		}
 		for i := 0; i < n; i++ {
-			if keys.null != nil && keys.null[i] {
+			if keys.null != nil && keys.null[i] || matched[i] {
 				continue
 			}
 			for h := r.table.head(keys, i); h >= 0; h = r.table.next[h] {

@@ -31,11 +31,22 @@ func (e buildFull) Unwrap() error { return e.error }
 // that found its build side too big; its settings carry over).
 func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[arrow.RecordBatch, error], error) {
 	pkeys, bkeys := run.keys()
+	if j.NotIn != nil {
+		pkeys, bkeys = run.notInPartitionKeys()
+	}
 	kind := joinKeyKindOf(pkeys, bkeys, j.Domains)
 	seed := maphash.MakeSeed()
 	build, err := j.partitionSide(ctx, run, !run.probeIsLeft, bkeys, kind, seed, run.keepBuild)
 	if err != nil {
 		return nil, err
+	}
+	if j.NotIn != nil && len(j.LKeys) == 1 {
+		if build.nullKeys > 0 {
+			// A NULL among NOT IN's values: no left row passes.
+			build.remove()
+			return func(func(arrow.RecordBatch, error) bool) {}, nil
+		}
+		run.notInAll = &notInAll{rows: build.rows > 0}
 	}
 	probe, err := j.partitionSide(ctx, run, run.probeIsLeft, pkeys, kind, seed, run.keepProbe)
 	if err != nil {
@@ -61,7 +72,8 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error],
 	yield func(arrow.RecordBatch, error) bool) bool {
 	run := &joinRun{j: j, params: proto.params, mem: budgetFor(ctx, j, j.env.Options.WorkMem), size: proto.size,
-		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, wantMatched: proto.wantMatched, yield: yield}
+		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, wantMatched: proto.wantMatched,
+		notInAll: proto.notInAll, yield: yield}
 	defer run.release()
 	proto.mem.spilledBatch()
 	if err := run.buildFrom(ctx, build); err != nil {
@@ -94,19 +106,27 @@ func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, p
 	return true
 }
 
+// sidePartitions are one side's rows partitioned by key, and how many
+// rows, and rows with a NULL key, there were.
+type sidePartitions struct {
+	*partitionFiles
+	rows, nullKeys int64
+}
+
 // partitionSide writes one side's rows to partitions by their key's hash.
 func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool, keys []sql.Expr, kind joinKeyKind,
-	seed maphash.Seed, keepNulls bool) (*partitionFiles, error) {
+	seed maphash.Seed, keepNulls bool) (sidePartitions, error) {
 	seq, err := j.sideBatches(ctx, left, run.params)
 	if err != nil {
-		return nil, err
+		return sidePartitions{}, err
 	}
 	var out *partitionFiles
-	fail := func(err error) (*partitionFiles, error) {
+	var rows, nulls int64
+	fail := func(err error) (sidePartitions, error) {
 		if out != nil {
 			out.remove()
 		}
-		return nil, err
+		return sidePartitions{}, err
 	}
 	for b, err := range seq {
 		if err == nil {
@@ -124,7 +144,9 @@ func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool,
 				return fail(err)
 			}
 		}
-		err = run.writePartitions(ctx, out, b, keys, kind, seed, keepNulls)
+		rows += b.NumRows()
+		n, err := run.writePartitions(ctx, out, b, keys, kind, seed, keepNulls)
+		nulls += n
 		b.Release()
 		if err != nil {
 			return fail(err)
@@ -132,26 +154,29 @@ func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool,
 	}
 	if out == nil {
 		// An empty side: no partition has rows.
-		return &partitionFiles{}, nil
+		return sidePartitions{partitionFiles: &partitionFiles{}}, nil
 	}
 	if err := out.finish(); err != nil {
 		return fail(err)
 	}
 	run.mem.spilledFiles(out.paths[:]...)
-	return out, nil
+	return sidePartitions{out, rows, nulls}, nil
 }
 
-// writePartitions sends each row of b to the partition of its key.
+// writePartitions sends each row of b to the partition of its key; it
+// returns how many keys were NULL.
 func (r *joinRun) writePartitions(ctx context.Context, out *partitionFiles, b arrow.RecordBatch, keys []sql.Expr, kind joinKeyKind,
-	seed maphash.Seed, keepNulls bool) error {
+	seed maphash.Seed, keepNulls bool) (int64, error) {
 	k, err := r.batchKeys(ctx, b, keys, kind)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	var nulls int64
 	var parts [spillPartitions][]int32
 	var buf [16]byte
 	for i := range int(b.NumRows()) {
 		if k.null != nil && k.null[i] {
+			nulls++
 			if keepNulls {
 				parts[0] = append(parts[0], int32(i))
 			}
@@ -175,11 +200,11 @@ func (r *joinRun) writePartitions(ctx context.Context, out *partitionFiles, b ar
 	for p, rows := range parts {
 		if len(rows) > 0 {
 			if err := out.write(p, b, rows); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
-	return nil
+	return nulls, nil
 }
 
 // isBuildFull reports a build side past work_mem that partitioning can

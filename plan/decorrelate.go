@@ -33,6 +33,9 @@ func (p *Builder) decorrelate(q *Query) {
 		if !ok {
 			j, ok = inJoin(q.From, c)
 		}
+		if !ok {
+			j, ok = notInJoin(q.From, c)
+		}
 		if ok {
 			q.From = NewPick(j, identity(len(q.From.Scope().Columns)))
 			if first == nil {
@@ -74,7 +77,17 @@ func existsJoin(from Node, c sql.Expr) (*Join, bool) {
 	if !ok || !sp.Correlated {
 		return nil, false
 	}
-	q := sp.Query
+	return correlatedJoin(from, sub, kind, false)
+}
+
+// correlatedJoin joins from with the FROM of sub's query (a plain
+// select-project-join query whose WHERE reads the enclosing row) on that
+// WHERE's conjuncts that read the enclosing row, the enclosing values put
+// in; the others filter the right side. With keysOnly, every conjunct
+// that reads the enclosing row must be an equality of an enclosing value
+// and an inner one (a hash key), or there is no join.
+func correlatedJoin(from Node, sub *sql.Subquery, kind JoinKind, keysOnly bool) (*Join, bool) {
+	q := sub.Plan.(*Subquery).Query
 	if q.Agg != nil || q.Win != nil || q.Limit != nil || q.Offset != nil || q.Having != nil || q.Where == nil || !refsPlain(sub.Refs) {
 		return nil, false
 	}
@@ -96,6 +109,11 @@ func existsJoin(from Node, c sql.Expr) (*Join, bool) {
 	}
 	if len(on) == 0 {
 		return nil, false
+	}
+	for _, c := range on {
+		if _, _, _, ok := equiKey(c, nl); keysOnly && !ok {
+			return nil, false
+		}
 	}
 	stripOuter(q.From)
 	j := NewJoin(from, q.From, kind)

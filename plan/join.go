@@ -35,6 +35,11 @@ type Join struct {
 	LKeys, RKeys []sql.Expr
 	Domains      []sql.Type
 	Residual     sql.Expr
+	// NotIn, on an anti join, is the test of x NOT IN (SELECT y ...)
+	// (not_in.go): a left row is dropped when a right row of its group
+	// (the rows its keys find; all of them without keys) has y = x, or
+	// when the group has a row and x or one of its ys is NULL.
+	NotIn *NotInTest
 	// LFilter and RFilter are WHERE conjuncts that read only one side, over
 	// that side's scope (PushDown): that side's rows are filtered before
 	// they are joined (and its scan pruned by them), so a selective WHERE
@@ -174,6 +179,14 @@ func (j *Join) Project(cols []int) Node {
 	if j.Cond != nil {
 		sql.CollectColumns(j.Cond, need)
 	}
+	if j.NotIn != nil {
+		sql.CollectColumns(j.NotIn.L, need)
+		rneed := map[int]bool{}
+		sql.CollectColumns(j.NotIn.R, rneed)
+		for i := range rneed {
+			need[i+nl] = true
+		}
+	}
 	if j.LFilter != nil {
 		sql.CollectColumns(j.LFilter, need)
 	}
@@ -207,12 +220,15 @@ func (j *Join) Project(cols []int) Node {
 	if j.LFilter != nil {
 		pj.LFilter = sql.RemapColumns(j.LFilter, remap)
 	}
+	shift := map[int]int{}
+	for k, i := range rcols {
+		shift[i] = k
+	}
 	if j.RFilter != nil {
-		shift := map[int]int{}
-		for k, i := range rcols {
-			shift[i] = k
-		}
 		pj.RFilter = sql.RemapColumns(j.RFilter, shift)
+	}
+	if j.NotIn != nil {
+		pj.NotIn = &NotInTest{L: sql.RemapColumns(j.NotIn.L, remap), R: sql.RemapColumns(j.NotIn.R, shift), Domain: j.NotIn.Domain}
 	}
 	out := make([]int, len(cols))
 	identity := len(cols) == len(pj.Sc.Columns)
