@@ -103,6 +103,20 @@ func loadTables(ctx context.Context, c *sqlConn, files map[string]string, progre
 	return rows, nil
 }
 
+// loadUnbounded is loadTables with no statement timeout, which is for the
+// queries (one COPY of SF 10's lineitem takes minutes); the connection
+// has it again afterwards.
+func loadUnbounded(ctx context.Context, c *sqlConn, files map[string]string, cfg TPCHConfig) (map[string]int64, error) {
+	if err := c.exec(ctx, "SET statement_timeout = 0"); err != nil {
+		return nil, err
+	}
+	rows, err := loadTables(ctx, c, files, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return rows, c.exec(ctx, statementTimeout(cfg.Timeout))
+}
+
 // statementTimeout is the SET that bounds a query on the server.
 func statementTimeout(d time.Duration) string {
 	return fmt.Sprintf("SET statement_timeout = '%dms'", d.Milliseconds())
@@ -133,7 +147,7 @@ func (r *tpchRunner) loadMagmalake(ctx context.Context, files map[string]string)
 	}
 	r.cfg.Progress("magmalake: CREATE TABLE and COPY FROM STDIN")
 	t0 := time.Now()
-	rows, err := loadTables(ctx, r.mlConn, files, r.cfg.Progress)
+	rows, err := loadUnbounded(ctx, r.mlConn, files, r.cfg)
 	if err != nil {
 		return fmt.Errorf("magmalake: %w: %s", err, r.ml.log.String())
 	}
@@ -170,7 +184,7 @@ func (r *tpchRunner) loadPostgres(ctx context.Context, files map[string]string) 
 		return fmt.Errorf("postgres: %w", err)
 	}
 	t0 := time.Now()
-	rows, err := loadTables(ctx, r.pgConn, files, r.cfg.Progress)
+	rows, err := loadUnbounded(ctx, r.pgConn, files, r.cfg)
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
