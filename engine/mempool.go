@@ -36,12 +36,15 @@ type MemPoolOptions struct {
 	Limit int64
 	// ReturnMemory, when set, gives the process's free memory back to the
 	// operating system (debug.FreeOSMemory for a server). It runs in its
-	// own goroutine after a statement that held at least ReturnAfter bytes
-	// ends, at most once per ReturnEvery: a forced collection is too dear
-	// for every statement.
+	// own goroutine once a statement that held at least ReturnAfter bytes
+	// has ended and no statement has run for ReturnQuiet, at most once
+	// per ReturnEvery: a forced collection is too dear for every
+	// statement, and memory given back while statements follow each other
+	// is faulted in again by the next one (a tenth of TPC-H Q9's CPU).
 	ReturnMemory func()
 	ReturnAfter  int64
 	ReturnEvery  time.Duration
+	ReturnQuiet  time.Duration
 }
 
 // MemPool is a server's memory budget, shared by its sessions.
@@ -56,9 +59,15 @@ type MemPool struct {
 	// must stop waiting: memory was given back, or one more waits.
 	changed chan struct{}
 	// lastReturn is when ReturnMemory last ran; returnDue that a run is
-	// scheduled.
-	lastReturn time.Time
-	returnDue  bool
+	// scheduled, returnWanted that one is owed (a large statement ended)
+	// for when the server is quiet.
+	lastReturn   time.Time
+	returnDue    bool
+	returnWanted bool
+	// open counts the accounts open now; lastActive is when one was last
+	// opened or closed.
+	open       int
+	lastActive time.Time
 }
 
 // NewMemPool starts a server's pool.
@@ -96,6 +105,10 @@ type MemAccount struct {
 
 // Open starts an account for a statement of owner's (its session).
 func (p *MemPool) Open(owner any) *MemAccount {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.open++
+	p.lastActive = time.Now()
 	return &MemAccount{pool: p, owner: owner}
 }
 
@@ -126,7 +139,12 @@ func (a *MemAccount) Close() {
 	}
 	a.closed = true
 	p.giveLocked(a, a.held)
+	p.open--
+	p.lastActive = time.Now()
 	if p.opts.ReturnMemory != nil && a.peak >= p.opts.ReturnAfter {
+		p.returnWanted = true
+	}
+	if p.returnWanted && p.open == 0 {
 		p.scheduleReturnLocked()
 	}
 }
@@ -268,20 +286,37 @@ func (p *MemPool) short(op string) error {
 		Detail: fmt.Sprintf("%s needs more memory than the server's limit (--memory-limit %s) leaves.", op, sql.FormatKB(p.opts.Limit/1024))}
 }
 
-// scheduleReturnLocked runs ReturnMemory now, or once ReturnEvery has
-// passed since its last run.
+// scheduleReturnLocked runs ReturnMemory once no statement has run for
+// ReturnQuiet and ReturnEvery has passed since its last run.
 func (p *MemPool) scheduleReturnLocked() {
 	if p.returnDue {
 		return
 	}
 	p.returnDue = true
-	delay := max(0, p.opts.ReturnEvery-time.Since(p.lastReturn))
-	time.AfterFunc(delay, p.returnMemory)
+	time.AfterFunc(p.returnDelayLocked(), p.returnMemory)
 }
 
+// returnDelayLocked is how long until a return of memory may run.
+func (p *MemPool) returnDelayLocked() time.Duration {
+	return max(0, p.opts.ReturnEvery-time.Since(p.lastReturn), p.opts.ReturnQuiet-time.Since(p.lastActive))
+}
+
+// returnMemory runs ReturnMemory if the server is still quiet; a statement
+// that runs now, or ran since, puts it off (Close schedules it again).
 func (p *MemPool) returnMemory() {
 	p.mu.Lock()
 	p.returnDue = false
+	if p.open > 0 {
+		p.mu.Unlock()
+		return
+	}
+	if d := p.returnDelayLocked(); d > 0 {
+		p.returnDue = true
+		time.AfterFunc(d, p.returnMemory)
+		p.mu.Unlock()
+		return
+	}
+	p.returnWanted = false
 	p.lastReturn = time.Now()
 	p.mu.Unlock()
 	p.opts.ReturnMemory()

@@ -285,6 +285,47 @@ func TestPoolReturnsMemoryAfterLargeStatements(t *testing.T) {
 	wantEmptyPool(t, pool)
 }
 
+// TestPoolReturnsMemoryWhenQuiet: memory goes back only once no statement
+// runs: a large statement's end while another is open schedules nothing
+// until that one ends too, and the return waits for ReturnQuiet after the
+// last statement's end, so statements that follow each other keep the
+// memory the ones before faulted in.
+func TestPoolReturnsMemoryWhenQuiet(t *testing.T) {
+	returned := make(chan struct{}, 4)
+	pool := NewMemPool(MemPoolOptions{Limit: 64 << 20, ReturnAfter: 2 << 20,
+		ReturnMemory: func() { returned <- struct{}{} }})
+	due := func() bool {
+		pool.mu.Lock()
+		defer pool.mu.Unlock()
+		return pool.returnDue
+	}
+	idle := pool.Open("cursor") // an open cursor's statement holding nothing
+	large := pool.Open("s")
+	if _, err := large.draw(3<<20, 0, true, "test"); err != nil {
+		t.Fatal(err)
+	}
+	large.Close()
+	if due() || len(returned) > 0 {
+		t.Fatal("memory is given back while a statement is open")
+	}
+	idle.Close()
+	<-returned
+
+	pool.opts.ReturnQuiet = time.Hour
+	next := pool.Open("s")
+	if _, err := next.draw(3<<20, 0, true, "test"); err != nil {
+		t.Fatal(err)
+	}
+	next.Close()
+	pool.mu.Lock()
+	wait := pool.returnDelayLocked()
+	pool.mu.Unlock()
+	if !due() || wait < 59*time.Minute {
+		t.Fatalf("the return is due %v, in %v: want it scheduled an hour after the last statement", due(), wait)
+	}
+	wantEmptyPool(t, pool)
+}
+
 // TestPoolHashJoinSpills: a hash join whose build side the server's memory
 // cannot hold partitions both sides to disk, as past work_mem, rather than
 // wait or fail, and joins the same rows.

@@ -43,9 +43,10 @@ type EngineOptions struct {
 	// bytes (0: unbounded): the server's --memory-limit (engine.MemPool).
 	MemoryLimit int64
 	// ReturnMemory, when set, gives free memory back to the operating
-	// system after a statement that held at least ReturnMemoryAfter
-	// ends, at most once per ReturnMemoryEvery (a server passes
-	// debug.FreeOSMemory; tests leave it nil).
+	// system once a statement that held at least ReturnMemoryAfter has
+	// ended and none has run for ReturnMemoryQuiet, at most once per
+	// ReturnMemoryEvery (a server passes debug.FreeOSMemory; tests leave
+	// it nil).
 	ReturnMemory func()
 }
 
@@ -60,6 +61,13 @@ const ReturnMemoryAfter = 16 << 20
 // ReturnMemoryEvery is the least time between two returns of memory to
 // the operating system.
 const ReturnMemoryEvery = 5 * time.Second
+
+// ReturnMemoryQuiet is how long no statement must have run before memory
+// goes back to the operating system: statements that follow each other
+// (a dashboard's, a script's, a benchmark's) reuse the memory the one
+// before faulted in, and an idle server gives it back (jemalloc's decay
+// time is of the same order).
+const ReturnMemoryQuiet = 10 * time.Second
 
 // DefaultFileCacheBytes is the default bound of the engine's file cache:
 // a table of a few thousand small files fits.
@@ -93,7 +101,7 @@ func NewEngine(ctx context.Context, wh *lake.Warehouse, opts EngineOptions) (*En
 		opts.FileCacheBytes = DefaultFileCacheBytes
 	}
 	mem := engine.NewMemPool(engine.MemPoolOptions{Limit: opts.MemoryLimit, ReturnMemory: opts.ReturnMemory,
-		ReturnAfter: ReturnMemoryAfter, ReturnEvery: ReturnMemoryEvery})
+		ReturnAfter: ReturnMemoryAfter, ReturnEvery: ReturnMemoryEvery, ReturnQuiet: ReturnMemoryQuiet})
 	return &Engine{wh: wh, opts: opts, files: deletes.NewFileCache(opts.FileCacheBytes), mem: mem}, nil
 }
 
