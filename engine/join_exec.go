@@ -28,20 +28,7 @@ func (j *joinSource) scope() *sql.Scope { return j.Sc }
 
 func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	run := &joinRun{j: j, params: params, mem: budgetFor(ctx, j, j.env.Options.WorkMem).spilling(), size: j.env.batchSize()}
-	run.probeIsLeft = j.Kind != plan.JoinRight
-	existence := j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti
-	if j.Kind == plan.JoinInner || existence {
-		// The side estimated smaller is held in the hash table. A semi
-		// or anti join that holds its left side marks the rows the right
-		// side's rows find, and emits them (or the others) at the end:
-		// TPC-H Q4 holds a quarter's orders, not the lineitems.
-		run.probeIsLeft = !j.BuildLeft() || j.NotIn != nil
-	}
-	// Outer joins keep their unmatched probe rows, an anti join probing
-	// with its left side too.
-	run.keepProbe = j.Kind != plan.JoinInner && j.Kind != plan.JoinSemi && (j.Kind != plan.JoinAnti || run.probeIsLeft)
-	run.keepBuild = j.Kind == plan.JoinFull || existence && !run.probeIsLeft
-	run.wantMatched = j.Kind == plan.JoinSemi
+	run.setRoles()
 	if err := run.build(ctx); err != nil {
 		if run.isBuildFull(err) {
 			run.release() // what the build held before it was full
@@ -80,23 +67,56 @@ func (j *joinSource) batches(ctx context.Context, _ iceberg.BooleanExpression, p
 	}, nil
 }
 
+// setRoles picks the side held in the hash table and which unmatched rows
+// the join emits. The side estimated smaller is held, except by RIGHT and
+// FULL joins and NOT IN. A semi or anti join that holds its left side
+// marks the rows the right side's rows find, and emits them (or the
+// others) at the end: TPC-H Q4 holds a quarter's orders, not the
+// lineitems. A LEFT JOIN that holds its left side emits its unmatched
+// rows at the end, and its right side is read past the left's keys
+// (TPC-H Q17: a few parts' lines against all lines grouped by part).
+func (r *joinRun) setRoles() {
+	j := r.j
+	r.probeIsLeft = true
+	switch j.Kind {
+	case plan.JoinInner, plan.JoinSemi, plan.JoinLeft:
+		r.probeIsLeft = !j.BuildLeft()
+	case plan.JoinAnti:
+		r.probeIsLeft = !j.BuildLeft() || j.NotIn != nil
+	case plan.JoinRight:
+		r.probeIsLeft = false
+	}
+	switch j.Kind {
+	case plan.JoinLeft:
+		r.keepProbe, r.keepBuild = r.probeIsLeft, !r.probeIsLeft
+	case plan.JoinRight:
+		r.keepProbe = true
+	case plan.JoinFull:
+		r.keepProbe, r.keepBuild = true, true
+	case plan.JoinSemi:
+		r.keepBuild, r.wantMatched = !r.probeIsLeft, true
+	case plan.JoinAnti:
+		r.keepProbe, r.keepBuild = r.probeIsLeft, !r.probeIsLeft
+	}
+}
+
 // probeBatches streams the probe side's rows. When a probe row that finds
 // no build row gives no output (an inner join, a semi join probing with
-// its left side, an existence join holding its left side), the build
-// side's keys filter it: none at all when the build side is empty, and a
-// single integer key's range as a dynamic filter, which prunes the probe
+// its left side, an existence or LEFT join holding its left side), the
+// build side's keys filter it: none at all when the build side is empty,
+// else a dynamic filter (join_key_filter.go), which prunes the probe
 // side's files and row groups by their bounds (a few orders' keys against
-// lineitem, clustered by them).
+// lineitem, clustered by them) and reaches into a grouped subquery.
 func (j *joinSource) probeBatches(ctx context.Context, run *joinRun, params []any) (iter.Seq2[arrow.RecordBatch, error], error) {
 	unmatchedDropped := j.Kind == plan.JoinInner || j.Kind == plan.JoinSemi && run.probeIsLeft ||
-		(j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti) && !run.probeIsLeft
+		(j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti || j.Kind == plan.JoinLeft) && !run.probeIsLeft
 	if !unmatchedDropped {
 		return j.sideBatches(ctx, run.probeIsLeft, params)
 	}
 	if run.rows == nil {
 		return func(func(arrow.RecordBatch, error) bool) {}, nil
 	}
-	return j.filteredSide(ctx, run.probeIsLeft, run.keyRangeFilter(), params)
+	return j.filteredSide(ctx, run.probeIsLeft, run.dynamicFilter(ctx), params)
 }
 
 // keyRangeFilter is probe key BETWEEN the build keys' least and greatest,
@@ -153,6 +173,7 @@ func (j *joinSource) filteredSide(ctx context.Context, left bool, extra sql.Expr
 	}
 	if extra != nil {
 		filter = plan.AndAfter(filter, extra)
+		ctx = pushFilter(ctx, src, extra)
 	}
 	seq, err := filteredBatches(ctx, src, filter, params)
 	if err != nil || filter == nil {

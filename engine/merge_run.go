@@ -640,48 +640,5 @@ func prunableKind(k sql.Kind) bool {
 // when the values cannot be read.
 func (r *MergeRun) keyFilter(col *sql.ColumnRef, key sql.Expr, dom sql.Type) sql.Expr {
 	ctx := WithStatement(context.Background(), r.m.env)
-	arr, err := evalColumn(ctx, key, r.join.rows, r.params)
-	if err != nil {
-		return nil
-	}
-	defer arr.Release()
-	t := key.Type()
-	if !prunableKind(t.Kind) {
-		return nil
-	}
-	seen := map[any]bool{}
-	var vals []any
-	var lo, hi any
-	for i := range arr.Len() {
-		v := sql.DatumAt(arr, t, i)
-		if v == nil {
-			continue
-		}
-		if lo == nil || sql.CompareDatums(t, v, lo) < 0 {
-			lo = v
-		}
-		if hi == nil || sql.CompareDatums(t, v, hi) > 0 {
-			hi = v
-		}
-		if len(vals) <= filterListMax {
-			if k := sql.DomainKey(v, t, dom); !seen[k] {
-				seen[k] = true
-				vals = append(vals, v)
-			}
-		}
-	}
-	if lo == nil {
-		return &sql.Const{Value: false, T: sql.Bool}
-	}
-	if len(vals) <= filterListMax {
-		in := &sql.InList{X: col}
-		for _, v := range vals {
-			in.List, in.Domains = append(in.List, &sql.Const{Value: v, T: t}), append(in.Domains, dom)
-		}
-		return in
-	}
-	return plan.AndOf([]sql.Expr{
-		&sql.Compare{Op: sql.OpGE, L: col, R: &sql.Const{Value: lo, T: t}, Domain: dom},
-		&sql.Compare{Op: sql.OpLE, L: col, R: &sql.Const{Value: hi, T: t}, Domain: dom},
-	})
+	return r.join.keyValuesFilter(ctx, col, key, dom, filterListMax)
 }

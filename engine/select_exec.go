@@ -41,14 +41,15 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 	if err != nil {
 		return nil, err
 	}
-	filter, err := q.pruneFilter(ctx, params)
+	cond := q.whereOf(ctx)
+	filter, err := q.pruneFilter(ctx, cond, params)
 	if err != nil {
 		return nil, err
 	}
-	in := &pipeline{q: q, params: params, mem: newMemBudget(ctx, env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
+	in := &pipeline{q: q, cond: cond, params: params, mem: newMemBudget(ctx, env.Options.WorkMem), batch: env.batchSize(), metaCount: -1, cut: -1,
 		tempDir: env.Options.TempDir, an: an}
 	stop := func() {}
-	if n, ok := q.metadataCount(); ok {
+	if n, ok := q.metadataCount(); ok && cond == nil {
 		// count(*) of a table no delete file applies to: its snapshot says.
 		in.metaCount = n
 		in.next = func() (arrow.RecordBatch, error, bool) { return nil, nil, false }
@@ -103,15 +104,16 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 	return NewBatchRows("SELECT", kept), nil
 }
 
-// pruneFilter is the Iceberg filter implied by WHERE, for the scan to skip files.
-func (q *selectQuery) pruneFilter(ctx context.Context, params []any) (iceberg.BooleanExpression, error) {
-	if q.Where == nil {
+// pruneFilter is the Iceberg filter implied by WHERE (cond), for the scan
+// to skip files.
+func (q *selectQuery) pruneFilter(ctx context.Context, cond sql.Expr, params []any) (iceberg.BooleanExpression, error) {
+	if cond == nil {
 		return nil, nil
 	}
 	if _, ok := q.src.(*tableSource); !ok {
 		return nil, nil
 	}
-	return sql.Translate(ctx, q.Where, q.Input, params).Filter, nil
+	return sql.Translate(ctx, cond, q.Input, params).Filter, nil
 }
 
 // materialise runs grouping or windows, then ORDER BY, over the whole
@@ -158,6 +160,7 @@ func (q *selectQuery) materialise(ctx context.Context, env *Env, in *pipeline) (
 // pipeline pulls input batches, applies WHERE and computes outputs.
 type pipeline struct {
 	q      *selectQuery
+	cond   sql.Expr // WHERE, with what a join pushed into this run (derived_push.go)
 	params []any
 	next   func() (arrow.RecordBatch, error, bool)
 	where  *sql.Matcher // WHERE compiled once for all batches
@@ -191,11 +194,11 @@ func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) 
 		if err != nil {
 			return nil, err
 		}
-		if p.q.Where == nil {
+		if p.cond == nil {
 			return b, nil
 		}
 		if p.where == nil {
-			p.where = sql.NewMatcher(p.q.Where, p.params)
+			p.where = sql.NewMatcher(p.cond, p.params)
 		}
 		mask, err := p.where.Match(ctx, b)
 		if err != nil {

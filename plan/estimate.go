@@ -128,7 +128,13 @@ func estimateJoin(j *Join) float64 {
 	}
 	rows *= Selectivity(j.Residual) * Selectivity(j.LFilter) * Selectivity(j.RFilter)
 	switch j.Kind {
-	case JoinSemi, JoinAnti:
+	case JoinSemi:
+		// Each left row once at most; a right side smaller than half the
+		// left one keeps about as many rows as it has, each key finding
+		// its rows (TPC-H Q20: partsupp IN a few parts' keys).
+		lf, rf := l*Selectivity(j.LFilter), r*Selectivity(j.RFilter)
+		return max(min(lf/2, rf), 1)
+	case JoinAnti:
 		return max(l/2, 1)
 	case JoinLeft:
 		rows = max(rows, l)

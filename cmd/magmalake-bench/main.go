@@ -21,6 +21,7 @@ benchmarks:
   maintenance  times OPTIMIZE beside iceberg-go's RewriteDataFiles
   contention   races writers on several magmalake servers of one lake
   tpch         runs the 22 TPC-H queries beside PostgreSQL and DuckDB
+  cancel       times how fast running statements end on a CancelRequest
 
 "magmalake-bench <benchmark> -h" lists a benchmark's flags.
 `
@@ -46,6 +47,7 @@ func run(ctx context.Context, args []string, env cli.Getenv, std cli.Stdio) int 
 			"maintenance": cli.Parsed(parseBenchMaintenance, runBenchMaintenance),
 			"contention":  cli.Parsed(parseBenchContention, runBenchContention),
 			"tpch":        cli.Parsed(parseBenchTPCH, runBenchTPCH),
+			"cancel":      cli.Parsed(parseBenchCancel, runBenchCancel),
 		},
 	}.Run(ctx, args, env, std)
 }
