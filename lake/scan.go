@@ -95,9 +95,7 @@ func Scan(ctx context.Context, tbl *table.Table, opts ScanOptions) (*arrow.Schem
 		return nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	seq := func(yield func(arrow.RecordBatch, error) bool) {
-		defer expect.end()
-		defer scan.Close()
-		for rec, err := range batches {
+		for rec, err := range cancellable(ctx, batches, func() { scan.Close(); expect.end() }) {
 			if err == nil {
 				err = ctx.Err()
 			}
