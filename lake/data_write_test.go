@@ -2,6 +2,7 @@ package lake
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/url"
 	"path"
@@ -158,7 +159,7 @@ func batchesOf(t *testing.T, cols []testCol, rows []row, n int) iter.Seq2[arrow.
 	}
 }
 
-var dataFileName = regexp.MustCompile(`^\d{5}-\d+-[0-9a-f-]{36}-\d{5}\.parquet$`)
+var dataFileName = regexp.MustCompile(`^\d{5}-\d+-([0-9a-f-]{36})-\d{5}\.parquet$`)
 
 // compareDataFiles matches got and want by partition directory.
 func compareDataFiles(t *testing.T, ours, theirs *table.Table, got, want []iceberg.DataFile) {
@@ -235,4 +236,51 @@ func keysOf(m map[string]iceberg.DataFile) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestDataWriterRollsFiles: files end once their flushed row groups reach
+// write.target-file-size-bytes, per partition; every file is named with
+// the write's uuid and the rows add up.
+func TestDataWriterRollsFiles(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	cols := writeCols()
+	for _, fields := range [][]PartitionField{nil, {{Source: "b", Transform: iceberg.IdentityTransform{}}}} {
+		name := fmt.Sprintf("roll%d", len(fields))
+		tbl, err := w.Tables().CreateTable(ctx, Ident("public", name), icebergSchema(cols), TableSpec{Fields: fields},
+			map[string]string{PropRowGroupLimit: "100", table.WriteTargetFileSizeBytesKey: "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := genRows(cols, 0, 1000)
+		files, err := WriteDataFiles(ctx, tbl, batchesOf(t, cols, rows, 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		uuids := map[string]bool{}
+		for _, f := range files {
+			n += f.Count()
+			base := path.Base(f.FilePath())
+			m := dataFileName.FindStringSubmatch(base)
+			if m == nil {
+				t.Fatalf("file name %s", base)
+			}
+			uuids[m[1]] = true
+			if f.Count() > 100 {
+				t.Errorf("%s: %d rows, more than one row group of 100 before the roll", base, f.Count())
+			}
+		}
+		if n != 1000 || len(files) < 10 || len(uuids) != 1 {
+			t.Fatalf("%s: %d files of %d rows, %d write ids", name, len(files), n, len(uuids))
+		}
+		if _, err := Append(ctx, w, Ident("public", name), files, nil); err != nil {
+			t.Fatal(err)
+		}
+		tbl, _ = w.LoadTable(ctx, Ident("public", name))
+		_, got := scanAll(t, tbl, ScanOptions{})
+		if len(got) != 1000 {
+			t.Fatalf("%s: scan reads %d rows", name, len(got))
+		}
+	}
 }
