@@ -284,3 +284,41 @@ func TestDataWriterRollsFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDataWriterLineage: WriteDataFilesWithLineage writes _row_id and
+// _last_updated_sequence_number under their reserved field ids (NULLs
+// kept: they inherit), through magmalake's writer (decimals as integers).
+func TestDataWriterLineage(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	cols := append(writeCols(),
+		testCol{iceberg.RowIDColumnName, iceberg.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, nullEvery(3, func(i int) any { return int64(1000 + i) })},
+		testCol{iceberg.LastUpdatedSequenceNumberColumnName, iceberg.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Int64, nullEvery(3, func(i int) any { return int64(7) })})
+	tbl, err := w.Tables().CreateTable(ctx, Ident("public", "lin"), icebergSchema(writeCols()), TableSpec{}, map[string]string{"format-version": "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := WriteDataFilesWithLineage(ctx, tbl, batchesOf(t, cols, genRows(cols, 0, 50), 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || files[0].Count() != 50 {
+		t.Fatalf("%d files", len(files))
+	}
+	checkDecimalStorage(t, files[0].FilePath())
+	pr, err := file.OpenParquetFile(strings.TrimPrefix(files[0].FilePath(), "file://"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	sc := pr.MetaData().Schema
+	for name, id := range map[string]int32{iceberg.RowIDColumnName: iceberg.RowIDFieldID, iceberg.LastUpdatedSequenceNumberColumnName: iceberg.LastUpdatedSequenceNumberFieldID} {
+		i := sc.ColumnIndexByName(name)
+		if i < 0 || sc.Column(i).SchemaNode().FieldID() != id {
+			t.Fatalf("column %s: index %d, want field id %d", name, i, id)
+		}
+	}
+	if got := files[0].NullValueCounts()[iceberg.RowIDFieldID]; got != 16 {
+		t.Fatalf("_row_id null count %d, want 16", got)
+	}
+}
