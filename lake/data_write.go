@@ -228,7 +228,11 @@ func (w *dataWriter) writeTo(ctx context.Context, pw *partitionWriter, part arro
 		w.tasks++
 		pw.path = pw.loc.NewDataLocation(name)
 		w.created = append(w.created, pw.path)
-		f, err := CreateParquetFile(ctx, w.fs, pw.path, w.file, w.layout)
+		buffer := fileBuffer
+		if w.parts != nil {
+			buffer = fanoutBuffer
+		}
+		f, err := createParquetFile(ctx, w.fs, pw.path, w.file, w.layout, buffer)
 		if err != nil {
 			part.Release()
 			return err

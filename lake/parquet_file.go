@@ -25,6 +25,20 @@ type ParquetFile struct {
 
 // CreateParquetFile creates path on fs for batches of sc laid out as l.
 func CreateParquetFile(ctx context.Context, fs iceio.WriteFileIO, path string, sc *arrow.Schema, l ParquetLayout) (*ParquetFile, error) {
+	return createParquetFile(ctx, fs, path, sc, l, fileBuffer)
+}
+
+// Write buffers in front of a file: page writes are small, and buffering
+// them saves a syscall each. A fan-out keeps one file open per partition,
+// so its files get a small buffer: a megabyte each held 1 GB more for an
+// INSERT into 1000 partitions (peak RSS 5.2 GB against iceberg-go's
+// 1.6 GB; with 64 kB, 1.6 GB).
+const (
+	fileBuffer   = 1 << 20
+	fanoutBuffer = 64 << 10
+)
+
+func createParquetFile(ctx context.Context, fs iceio.WriteFileIO, path string, sc *arrow.Schema, l ParquetLayout, buffer int) (*ParquetFile, error) {
 	props, err := l.WriterProperties(sc)
 	if err != nil {
 		return nil, fmt.Errorf("parquet properties for %s: %w", path, err)
@@ -33,9 +47,8 @@ func CreateParquetFile(ctx context.Context, fs iceio.WriteFileIO, path string, s
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	// Page writes are small; buffering them saves a syscall each.
 	cw := &parquetCounter{w: out, prog: progress.Of(ctx)}
-	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, 1<<20), c: cw}
+	bw := &bufferedFile{Writer: bufio.NewWriterSize(cw, buffer), c: cw}
 	fw, err := newBatchWriter(sc, bw, props)
 	if err != nil {
 		_ = out.Close()
