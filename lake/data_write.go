@@ -42,6 +42,12 @@ type dataWriter struct {
 	files   []iceberg.DataFile
 }
 
+// Dictionary switches iceberg-go's writer honours (its internal names).
+const (
+	propDictEnabled      = "parquet.enable.dictionary"
+	propDictColumnPrefix = "write.parquet.dict-encoding-enabled.column"
+)
+
 // partitionWriter is the open file of one partition tuple.
 type partitionWriter struct {
 	id     int
@@ -54,7 +60,9 @@ type partitionWriter struct {
 
 // newDataWriter is the writer for batches of target (columns of sc) into
 // tbl, or false where iceberg-go's writer must write them: a format other
-// than Parquet, a sort order (iceberg-go sorts each batch), a column name
+// than Parquet, a table property ParquetLayout does not honour (bloom
+// filters, dictionary switches, page version, row-group bytes: tables made
+// by other engines), a sort order (iceberg-go sorts each batch), a column name
 // Parquet needs sanitized, nested, variant or geospatial columns, batches
 // lacking a column of sc (iceberg-go fills in its write default), or a
 // partition field this cannot evaluate (see newPartitionPlan).
@@ -63,6 +71,13 @@ func newDataWriter(ctx context.Context, tbl *table.Table, sc *iceberg.Schema, ta
 	if !strings.EqualFold(props.Get(table.WriteFormatDefaultKey, table.WriteFormatDefaultDefault), "parquet") ||
 		!tbl.SortOrder().IsUnsorted() {
 		return nil, false, nil
+	}
+	for k := range props {
+		if k == table.ParquetRowGroupSizeBytesKey || k == table.ParquetPageVersionKey || k == table.ParquetBloomFilterMaxBytesKey ||
+			k == propDictEnabled || strings.HasPrefix(k, table.ParquetBloomFilterColumnEnabledKeyPrefix) ||
+			strings.HasPrefix(k, propDictColumnPrefix) {
+			return nil, false, nil
+		}
 	}
 	if sanitized, err := iceberg.SanitizeColumnNames(sc); err != nil || !sanitized.Equals(sc) {
 		return nil, false, nil

@@ -322,3 +322,34 @@ func TestDataWriterLineage(t *testing.T) {
 		t.Fatalf("_row_id null count %d, want 16", got)
 	}
 }
+
+// TestDataWriterLeavesToIcebergGo: a table with a writer property
+// magmalake's layout does not honour (a bloom filter here) is written by
+// iceberg-go's writer, as before: its decimals stay FLBA.
+func TestDataWriterLeavesToIcebergGo(t *testing.T) {
+	ctx := context.Background()
+	w := openTest(t, t.TempDir())
+	cols := writeCols()
+	tbl, err := w.Tables().CreateTable(ctx, Ident("public", "bloom"), icebergSchema(cols), TableSpec{},
+		map[string]string{table.ParquetBloomFilterColumnEnabledKeyPrefix + ".amount": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := newDataWriter(ctx, tbl, tbl.Schema(), mustWriteSchema(t, tbl, cols), [16]byte{}); ok || err != nil {
+		t.Fatalf("magmalake's writer took a table with a bloom filter (%v)", err)
+	}
+	files, err := WriteDataFiles(ctx, tbl, batchesOf(t, cols, genRows(cols, 0, 20), 1))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	local, _ := url.PathUnescape(strings.TrimPrefix(files[0].FilePath(), "file://"))
+	pr, err := file.OpenParquetFile(local, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	sc := pr.MetaData().Schema
+	if got := sc.Column(sc.ColumnIndexByName("amount")).PhysicalType(); got != parquet.Types.FixedLenByteArray {
+		t.Fatalf("iceberg-go's file stores amount as %s", got)
+	}
+}
