@@ -242,3 +242,28 @@ func physicalTypes(t *testing.T, s *Session, name, col string) map[parquet.Type]
 	}
 	return out
 }
+
+// TestDecimalDeleteFiles: position and equality delete files keyed by an
+// INT64-stored decimal apply (and OPTIMIZE folds them in).
+func TestDecimalDeleteFiles(t *testing.T) {
+	for _, m := range optimizeModes {
+		t.Run(m.name, func(t *testing.T) {
+			s := testSession(t)
+			mustQuery(t, s, "CREATE TABLE dd (id int, d numeric(15,2), k numeric(9,2)) "+m.with)
+			mustQuery(t, s, "INSERT INTO dd SELECT i, i + 0.23, i % 7 - 3.5 FROM generate_series(1, 500) i")
+			if m.setup != "" {
+				mustQuery(t, s, m.setup)
+			}
+			mustQuery(t, s, "DELETE FROM dd WHERE d = 10.23 OR d = 400.23 OR k = -3.50")
+			check := func(when string) {
+				t.Helper()
+				if got := mustQuery(t, s, "SELECT count(*), sum(d), sum(k) FROM dd").rows[0]; fmt.Sprint(got) != "[427 107046.21 -1.50]" {
+					t.Fatalf("%s: %v", when, got)
+				}
+			}
+			check("deleted")
+			mustQuery(t, s, "ALTER TABLE dd EXECUTE optimize(delete_ratio_threshold => 0.01)")
+			check("optimized")
+		})
+	}
+}
