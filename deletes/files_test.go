@@ -51,7 +51,7 @@ func TestRewriteKeepsSourceDictionaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props, err := parquetLayout{dictionary: dictionaryColumns(pr.MetaData())}.writerProperties(sc)
+	props, err := lake.ParquetLayout{Dictionary: dictionaryColumns(pr.MetaData())}.WriterProperties(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRewriteRowGroupLimit(t *testing.T) {
 		{iceberg.Properties{lake.PropRowGroupLimit: "0"}, lake.DefaultRowGroupRows},
 		{iceberg.Properties{lake.PropRowGroupLimit: "many"}, lake.DefaultRowGroupRows},
 	} {
-		props, err := parquetLayout{props: c.props}.writerProperties(sc)
+		props, err := lake.ParquetLayout{Props: c.props}.WriterProperties(sc)
 		if err != nil {
 			t.Fatal(err)
 		}

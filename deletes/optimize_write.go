@@ -98,7 +98,7 @@ func writeGroupFiles(ctx context.Context, head *table.Table, sink *fileSink, g o
 	next, stop := iter.Pull2(rows)
 	defer stop()
 	target := int64(head.Properties().GetInt(table.WriteTargetFileSizeBytesKey, table.WriteTargetFileSizeBytesDefault))
-	layout := parquetLayout{props: head.Properties(), limit: target}
+	layout := lake.ParquetLayout{Props: head.Properties(), Limit: target}
 	var files []iceberg.DataFile
 	var n int64
 	for done := false; !done; {
@@ -123,7 +123,7 @@ func writeGroupFiles(ctx context.Context, head *table.Table, sink *fileSink, g o
 			n += b.NumRows()
 			return b, nil
 		}
-		layout.dictionary = src.dictionary()
+		layout.Dictionary = src.dictionary()
 		path := sink.newPath("optimize.parquet")
 		md, size, err := sink.parquetFileWith(ctx, path, first.Schema(), layout, pull)
 		if first != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/table/dv"
+
+	"github.com/magmalake/magmalake/lake"
 )
 
 // rewriteFile is copy-on-write for one partially deleted file: read it whole
@@ -31,10 +33,10 @@ func rewriteFile(ctx context.Context, tbl *table.Table, sink *fileSink, plan *Ro
 	if err != nil {
 		return nil, 0, err
 	}
-	layout := parquetLayout{props: tbl.Properties()}
+	layout := lake.ParquetLayout{Props: tbl.Properties()}
 	rd := positionalReader{fs: fs, nameMapping: tbl.NameMapping(), formatVersion: tbl.Metadata().Version(),
 		batchSize: rewriteBatchRows, mem: memory.DefaultAllocator, withFieldIDs: true,
-		opened: func(md *metadata.FileMetaData) { layout.dictionary = dictionaryColumns(md) }, reads: &fileReads{}}
+		opened: func(md *metadata.FileMetaData) { layout.Dictionary = dictionaryColumns(md) }, reads: &fileReads{}}
 	// The plan read the file already: the progress line counts this read too.
 	rd.reads.plan(progress.Of(ctx), plan.File.FilePath(), plan.File.FileSizeBytes())
 	defer rd.reads.end()
@@ -274,10 +276,10 @@ func positionDeleteBatch(plans []*RowDelete) arrow.RecordBatch {
 // positionDeleteLayout dictionary-encodes file_path and delta-encodes pos:
 // ascending positions never repeat, and their deltas pack into a few bits
 // where plain pages held 8 bytes each for zstd to grind through.
-func positionDeleteLayout(tbl *table.Table) parquetLayout {
-	l := parquetLayout{props: tbl.Properties(), encoding: map[int]parquet.Encoding{}}
+func positionDeleteLayout(tbl *table.Table) lake.ParquetLayout {
+	l := lake.ParquetLayout{Props: tbl.Properties(), Encoding: map[int]parquet.Encoding{}}
 	if f, ok := iceberg.PositionalDeleteSchema.FindFieldByName("pos"); ok {
-		l.encoding[f.ID] = parquet.Encodings.DeltaBinaryPacked
+		l.Encoding[f.ID] = parquet.Encodings.DeltaBinaryPacked
 	}
 	return l
 }

@@ -48,9 +48,21 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *iceberg.Schema, b
 		first.Release()
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	writeID := uuid.New()
+	dw, ok, err := newDataWriter(ctx, tbl, sc, target, writeID)
+	if err != nil {
+		first.Release()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	var rows int64
 	exhausted := false
-	splitter := newPartitionSplitter(sc, tbl.Spec(), target)
+	// The partition splitter is for iceberg-go's writer only (see
+	// partitionSplitter); magmalake's takes each partition's rows itself
+	// and makes them safe for the Parquet writer.
+	var splitter *partitionSplitter
+	if !ok {
+		splitter = newPartitionSplitter(sc, tbl.Spec(), target)
+	}
 	input := func(yield func(arrow.RecordBatch, error) bool) {
 		rec, err, ok := first, error(nil), true
 		defer func() { exhausted = !ok }()
@@ -82,22 +94,30 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *iceberg.Schema, b
 			}
 		}
 	}
-	writeID := uuid.New()
 	var files []iceberg.DataFile
 	var werr error
 	watch := &writeWatch{prog: progress.Of(ctx)}
-	// Drain the whole iterator even after an error so the writer goroutines
-	// finish before cleanup looks for their files.
-	for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, append(opts, table.WithWriteUUID(writeID))...) {
-		if err != nil {
-			werr = errors.Join(werr, err)
-			continue
+	if dw != nil {
+		werr = dw.writeAll(ctx, input)
+		files = dw.files
+	} else {
+		// Drain the whole iterator even after an error so the writer
+		// goroutines finish before cleanup looks for their files.
+		for df, err := range table.WriteRecords(ctx, watchedTable(tbl, watch), target, input, append(opts, table.WithWriteUUID(writeID))...) {
+			if err != nil {
+				werr = errors.Join(werr, err)
+				continue
+			}
+			files = append(files, df)
 		}
-		files = append(files, df)
 	}
 	werr = checkWritten(werr, files, rows, exhausted, watch)
 	if werr != nil {
-		cleanupErr := removeWrite(context.WithoutCancel(ctx), tbl, writeID, files)
+		var created []string
+		if dw != nil {
+			created = dw.created
+		}
+		cleanupErr := removeWrite(context.WithoutCancel(ctx), tbl, writeID, files, created...)
 		return nil, errors.Join(fmt.Errorf("%s: %w", what, werr), cleanupErr)
 	}
 	return files, nil
@@ -105,12 +125,12 @@ func writeDataFiles(ctx context.Context, tbl *table.Table, sc *iceberg.Schema, b
 
 // removeWrite removes the files of one failed write: those it returned and
 // any other file named with its write id (abandoned mid-write).
-func removeWrite(ctx context.Context, tbl *table.Table, writeID uuid.UUID, files []iceberg.DataFile) error {
+func removeWrite(ctx context.Context, tbl *table.Table, writeID uuid.UUID, files []iceberg.DataFile, created ...string) error {
 	fs, err := FS(ctx, tbl)
 	if err != nil {
 		return err
 	}
-	paths := filePaths(files)
+	paths := append(filePaths(files), created...)
 	paths = append(paths, filesNamedWith(fs, tbl.Location(), writeID.String())...)
 	return RemoveFiles(ctx, fs, paths)
 }

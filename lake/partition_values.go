@@ -111,6 +111,8 @@ func ArrowLiteral(arr arrow.Array, i int, t iceberg.Type) (iceberg.Optional[iceb
 		lit = iceberg.NewLiteral(iceberg.Timestamp(a.Value(i)))
 	case *array.Time64:
 		lit = iceberg.NewLiteral(iceberg.Time(a.Value(i)))
+	case *array.Decimal128:
+		lit = iceberg.NewLiteral(iceberg.Decimal{Val: a.Value(i), Scale: int(a.DataType().(*arrow.Decimal128Type).Scale)})
 	default:
 		return none, fmt.Errorf("%w %s", ErrUnsupportedPartitionSource, arr.DataType())
 	}

@@ -1,4 +1,4 @@
-package deletes
+package lake
 
 import (
 	"context"
