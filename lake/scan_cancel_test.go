@@ -40,6 +40,7 @@ func TestCancellableReturnsBeforeTheReaderStops(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	decoding, release, cleaned := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var got []error
 	n := 0
