@@ -26,7 +26,8 @@ import (
 // work_mem still bounds.
 
 // maxSpillDepth bounds the re-partitioning of partitions that overflow
-// again; past it the aggregation fails with 53200 as before.
+// again, an aggregation's or a hash join's; past it the operator fails
+// with 53200.
 const maxSpillDepth = 5
 
 // aggSpill is one level of an aggregation's spilled rows.

@@ -18,8 +18,8 @@ import (
 // pair. A row whose key is NULL matches nothing: it goes to the first
 // partition when its side keeps unmatched rows (outer joins), else
 // nowhere. The build side is read again from its start (a scan of the
-// same snapshot); a pair whose build side still does not fit fails with
-// 53200.
+// same snapshot); a pair whose build side still does not fit is
+// partitioned again (joinPartitions).
 
 // buildFull is work_mem running out while a hash join reads or indexes
 // its build side.
@@ -34,9 +34,13 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 	if j.NotIn != nil {
 		pkeys, bkeys = run.notInPartitionKeys()
 	}
-	kind := joinKeyKindOf(pkeys, bkeys, j.Domains)
+	keys := spillKeys{probe: pkeys, build: bkeys, kind: joinKeyKindOf(pkeys, bkeys, j.Domains)}
 	seed := maphash.MakeSeed()
-	build, err := j.partitionSide(ctx, run, !run.probeIsLeft, bkeys, kind, seed, run.keepBuild)
+	buildSeq, err := j.sideBatches(ctx, !run.probeIsLeft, run.params)
+	if err != nil {
+		return nil, err
+	}
+	build, err := j.partitionSide(ctx, run, buildSeq, keys.build, keys.kind, seed, run.keepBuild)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +52,12 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 		}
 		run.notInAll = &notInAll{rows: build.rows > 0}
 	}
-	probe, err := j.partitionSide(ctx, run, run.probeIsLeft, pkeys, kind, seed, run.keepProbe)
+	probeSeq, err := j.sideBatches(ctx, run.probeIsLeft, run.params)
+	if err != nil {
+		build.remove()
+		return nil, err
+	}
+	probe, err := j.partitionSide(ctx, run, probeSeq, keys.probe, keys.kind, seed, run.keepProbe)
 	if err != nil {
 		build.remove()
 		return nil, err
@@ -56,30 +65,84 @@ func (j *joinSource) graceBatches(ctx context.Context, run *joinRun) (iter.Seq2[
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		defer build.remove()
 		defer probe.remove()
-		for i := range spillPartitions {
-			if build.paths[i] == "" && (probe.paths[i] == "" || !run.keepProbe) {
-				continue
-			}
-			if !j.joinPartition(ctx, run, build.read(ctx, i), probe.read(ctx, i), yield) {
-				return
-			}
-		}
+		j.joinPartitions(ctx, run, build, probe, keys, 1, yield)
 	}, nil
 }
 
-// joinPartition joins one pair of partitions; false when the consumer
-// stopped or it failed (the error went to yield).
-func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error],
+// spillKeys are the keys a grace join partitions its sides by.
+type spillKeys struct {
+	probe, build []sql.Expr
+	kind         joinKeyKind
+}
+
+// joinPartitions joins each pair of partitions (depth: how many times
+// these rows were partitioned). A pair whose build side does not fit in
+// work_mem is partitioned again, with another hash seed, up to
+// maxSpillDepth levels, as PostgreSQL doubles a hash join's batches (one
+// key's rows past work_mem never split); false when the consumer stopped
+// or it failed (the error went to yield).
+func (j *joinSource) joinPartitions(ctx context.Context, run *joinRun, build, probe sidePartitions, keys spillKeys, depth int,
 	yield func(arrow.RecordBatch, error) bool) bool {
+	for i := range spillPartitions {
+		if build.paths[i] == "" && (probe.paths[i] == "" || !run.keepProbe) {
+			continue
+		}
+		ok, full := j.joinPartition(ctx, run, build.read(ctx, i), probe.read(ctx, i), depth < maxSpillDepth, yield)
+		if full {
+			ok = j.splitPartition(ctx, run, build, probe, i, keys, depth, yield)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// splitPartition partitions pair i of build and probe again and joins the
+// pairs that gives.
+func (j *joinSource) splitPartition(ctx context.Context, run *joinRun, build, probe sidePartitions, i int, keys spillKeys, depth int,
+	yield func(arrow.RecordBatch, error) bool) bool {
+	seed := maphash.MakeSeed()
+	sb, err := j.partitionSide(ctx, run, build.read(ctx, i), keys.build, keys.kind, seed, run.keepBuild)
+	if err != nil {
+		yield(nil, err)
+		return false
+	}
+	defer sb.remove()
+	sp, err := j.partitionSide(ctx, run, probe.read(ctx, i), keys.probe, keys.kind, seed, run.keepProbe)
+	if err != nil {
+		yield(nil, err)
+		return false
+	}
+	defer sp.remove()
+	return j.joinPartitions(ctx, run, sb, sp, keys, depth+1, yield)
+}
+
+// joinPartition joins one pair of partitions; ok is false when the
+// consumer stopped or it failed (the error went to yield). When the build
+// side does not fit and split allows, nothing is yielded and full says so.
+func (j *joinSource) joinPartition(ctx context.Context, proto *joinRun, build, probe iter.Seq2[arrow.RecordBatch, error], split bool,
+	yield func(arrow.RecordBatch, error) bool) (ok, full bool) {
 	run := &joinRun{j: j, params: proto.params, mem: budgetFor(ctx, j, j.env.Options.WorkMem), size: proto.size,
 		probeIsLeft: proto.probeIsLeft, keepProbe: proto.keepProbe, keepBuild: proto.keepBuild, wantMatched: proto.wantMatched,
 		notInAll: proto.notInAll, yield: yield}
 	defer run.release()
 	proto.mem.spilledBatch()
 	if err := run.buildFrom(ctx, build); err != nil {
+		if split && errors.As(err, new(buildFull)) {
+			return false, true
+		}
 		yield(nil, err)
-		return false
+		return false, false
 	}
+	return run.probeAll(ctx, probe), false
+}
+
+// probeAll probes a partition's build side with its probe rows, then
+// emits the build rows the join keeps; false when the consumer stopped or
+// it failed (the error went to yield).
+func (run *joinRun) probeAll(ctx context.Context, probe iter.Seq2[arrow.RecordBatch, error]) bool {
+	yield := run.yield
 	for b, err := range probe {
 		if err != nil {
 			yield(nil, err)
@@ -113,13 +176,10 @@ type sidePartitions struct {
 	rows, nullKeys int64
 }
 
-// partitionSide writes one side's rows to partitions by their key's hash.
-func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, left bool, keys []sql.Expr, kind joinKeyKind,
+// partitionSide writes one side's rows (seq) to partitions by their key's
+// hash.
+func (j *joinSource) partitionSide(ctx context.Context, run *joinRun, seq iter.Seq2[arrow.RecordBatch, error], keys []sql.Expr, kind joinKeyKind,
 	seed maphash.Seed, keepNulls bool) (sidePartitions, error) {
-	seq, err := j.sideBatches(ctx, left, run.params)
-	if err != nil {
-		return sidePartitions{}, err
-	}
 	var out *partitionFiles
 	var rows, nulls int64
 	fail := func(err error) (sidePartitions, error) {

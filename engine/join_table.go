@@ -283,8 +283,14 @@ type joinTable struct {
 // swiss-table slot, control byte and load-factor slack).
 const mapEntryBytes = 32
 
-// presentMaxBits bounds the presence bitmap of sparse integer keys: 8 MiB.
-const presentMaxBits = 1 << 26
+// presentMaxBits bounds the presence bitmap of sparse integer keys: 8 MiB,
+// and presentBitsPerRow by the build rows: at most 8 bytes a row, a fifth
+// of a map entry, so a partition of a spilled join, whose keys span the
+// whole range, does not need more memory than its rows.
+const (
+	presentMaxBits    = 1 << 26
+	presentBitsPerRow = 64
+)
 
 // denseSlack bounds the dense head slice: at most this many slots per build
 // row (plus a constant), so sparse keys never cost much more than a map.
@@ -340,7 +346,7 @@ func emptyJoinTable(kind joinKeyKind, n int, r keyRange) *joinTable {
 		t.bytes += 4 * int64(len(t.dense))
 	default:
 		t.ints = make(map[int64]int32)
-		if r.seen && uint64(r.hi-r.lo) < presentMaxBits {
+		if span := uint64(r.hi - r.lo); r.seen && span < presentMaxBits && span < presentBitsPerRow*uint64(n) {
 			t.lo, t.present = r.lo, make([]uint64, (r.hi-r.lo)/64+1)
 			t.bytes += 8 * int64(len(t.present))
 		}

@@ -39,17 +39,16 @@ func runWithWorkMem(q string, limit int64) error {
 }
 
 // TestWorkMemHashTables: a hash join's build side and a GROUP BY's groups
-// count against work_mem; past it the statement fails with 53200 naming
-// the operator (a GROUP BY of grouping sets: one of a single set spills,
-// aggregate_spill_test.go), and within it the same query runs. A hash
-// join spills by partitions first: 40,000 rows make every one of them
-// past 16kB whatever the hash seed (with 5,000, one partition in some
-// hundred runs fitted and the join answered).
+// count against work_mem. Past it a GROUP BY of grouping sets fails with
+// 53200 naming it (one of a single set spills, aggregate_spill_test.go),
+// and within it the same query runs. A hash join spills by partitions,
+// and partitions again a pair whose build side still does not fit: at
+// 16kB, 40,000 rows a side join as they do at 64MB; only one key's rows
+// past work_mem, which no partitioning splits, fail with 53200.
 func TestWorkMemHashTables(t *testing.T) {
 	rel := "(SELECT CAST(g * 3 AS bigint) AS k, 'name-' || CAST(g AS text) AS s FROM generate_series(1, 40000) AS x(g)) AS %s"
 	for _, c := range []struct{ q, op string }{
-		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k", "hash join"},
-		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.s = b.s", "hash join"},
+		{"SELECT count(*) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k / 40000 = b.k / 40000", "hash join"},
 		{"SELECT s, count(*) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY ROLLUP (s)", "GROUP BY"},
 		{"SELECT k, sum(k) FROM " + fmt.Sprintf(rel, "a") + " GROUP BY CUBE (k)", "GROUP BY"},
 	} {
@@ -60,6 +59,20 @@ func TestWorkMemHashTables(t *testing.T) {
 		}
 		if err := runWithWorkMem(c.q, 64<<20); err != nil {
 			t.Errorf("%.60s... under 64MB: %v", c.q, err)
+		}
+	}
+	for _, q := range []string{
+		"SELECT count(*), sum(a.k) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k",
+		"SELECT count(*), min(a.s) FROM " + fmt.Sprintf(rel, "a") + " JOIN " + fmt.Sprintf(rel, "b") + " ON a.s = b.s",
+		"SELECT count(*), count(b.k) FROM " + fmt.Sprintf(rel, "a") + " LEFT JOIN " + fmt.Sprintf(rel, "b") + " ON a.k = b.k * 2",
+	} {
+		want, err := runIn(context.Background(), NewMemPool(MemPoolOptions{}).Open("s"), q, 64<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := runIn(context.Background(), NewMemPool(MemPoolOptions{}).Open("s"), q, 16<<10)
+		if err != nil || got != want {
+			t.Errorf("%.60s... under 16kB: %q, %v; under 64MB %q", q, got, err, want)
 		}
 	}
 }

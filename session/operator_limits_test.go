@@ -120,8 +120,9 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	s := testSession(t)
 	const m = "generate_series(1, 1000000)"
 	cases := []struct{ op, q string }{
-		{"hash join", "SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true"},
-		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y"},
+		// A nested loop holds a side whole, and a hash join a key's rows.
+		{"hash join", "SELECT count(b.y) FROM " + m + " a(x) LEFT JOIN " + m + " b(y) ON a.x < b.y"},
+		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN (SELECT 1 AS y FROM " + m + " y) b ON a.x = b.y"},
 		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
 		{"window function", "SELECT sum(x) OVER () FROM " + m + " x"},
 		{"window function", "SELECT lead(x) OVER (ORDER BY x) FROM " + m + " x"},
@@ -147,8 +148,12 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	// without, in a group of half the rows), a window needing only the rows
 	// before the current one its sorted rows (holding a peer group); an
 	// inner or semi join hashes its side estimated smaller (a series is
-	// counted), so ten rows meet a million without holding them.
+	// counted), so ten rows meet a million without holding them, and so
+	// does a LEFT JOIN; a FULL JOIN partitions the million, and partitions
+	// again the partitions that still do not fit.
 	for q, want := range map[string]string{
+		"SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true":                                                 "10000000\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y":                                              "1000000\n",
 		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x = b.y":                                                   "10\n",
 		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x + b.y < 0":                                               "0\n",
 		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y": "10\n",
