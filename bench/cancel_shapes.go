@@ -9,8 +9,8 @@ type cancelShape struct {
 
 // cancelTableSQL makes the bench's table t of n rows: an integer key, a
 // low- and a high-cardinality group, a number and a text column.
-const cancelTableSQL = `CREATE TABLE t AS SELECT g AS id, g %% 1000 AS k, (g * 7919) %% 100003 AS grp,
-	((g * 31 %% 10007) / 7.0)::numeric(12,2) AS v, 'row ' || ((g * 7919) %% %d) || ' of the cancel bench' AS s
+const cancelTableSQL = `CREATE TABLE t AS SELECT g AS id, g %% 1000 AS k, (g::bigint * 7919) %% 100003 AS grp,
+	((g * 31 %% 10007) / 7.0)::numeric(12,2) AS v, 'row ' || ((g::bigint * 7919) %% %d) || ' of the cancel bench' AS s
 	FROM generate_series(1, %d) AS g`
 
 // cancelShapes are the statements, over t, one per operator family.
