@@ -39,6 +39,7 @@ var allowedImports = map[string][]string{
 	"internal/testenv":    nil,
 	"internal/progress":   nil,
 	"internal/theta":      nil,
+	"internal/arrowtest":  nil,
 	"lake":                {"internal/lru", "internal/parallel", "internal/progress", "internal/theta"},
 	"sql":                 {"pgerr", "sql/parse"},
 	"sql/parse":           {"pgerr"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -60,14 +59,9 @@ func (c CancelConfig) withDefaults() (CancelConfig, error) {
 	if c.Progress == nil {
 		c.Progress = func(string) {}
 	}
-	if c.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return c, fmt.Errorf("find the magmalake binary: %w", err)
-		}
-		if c.Binary, err = serverBinary(exe, osexec.LookPath); err != nil {
-			return c, err
-		}
+	var err error
+	if c.Binary, err = binaryOrDefault(c.Binary); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	osexec "os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,14 +88,9 @@ func (m TableMode) with() string {
 }
 
 func (c ContentionConfig) withDefaults() (ContentionConfig, error) {
-	if c.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return c, fmt.Errorf("find the magmalake binary: %w", err)
-		}
-		if c.Binary, err = serverBinary(exe, osexec.LookPath); err != nil {
-			return c, err
-		}
+	var err error
+	if c.Binary, err = binaryOrDefault(c.Binary); err != nil {
+		return c, err
 	}
 	def := func(v *int, d int) {
 		if *v <= 0 {

@@ -2,7 +2,9 @@ package bench
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 )
@@ -24,4 +26,17 @@ func serverBinary(exe string, lookPath func(string) (string, error)) (string, er
 		return p, nil
 	}
 	return "", errors.New("no magmalake executable beside this one or on PATH: build one (go build ./cmd/magmalake) and name it with --binary")
+}
+
+// binaryOrDefault is binary, or serverBinary's choice beside this
+// process's executable when it is empty.
+func binaryOrDefault(binary string) (string, error) {
+	if binary != "" {
+		return binary, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the magmalake binary: %w", err)
+	}
+	return serverBinary(exe, osexec.LookPath)
 }

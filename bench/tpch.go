@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -58,14 +57,9 @@ func (c TPCHConfig) withDefaults() (TPCHConfig, error) {
 	if c.Progress == nil {
 		c.Progress = func(string) {}
 	}
-	if c.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return c, fmt.Errorf("find the magmalake binary: %w", err)
-		}
-		if c.Binary, err = serverBinary(exe, osexec.LookPath); err != nil {
-			return c, err
-		}
+	var err error
+	if c.Binary, err = binaryOrDefault(c.Binary); err != nil {
+		return c, err
 	}
 	if !c.NoDuckDB && c.DuckDBModules == "" {
 		return c, errors.New("DuckDB needs --duckdb-modules (a directory with node_modules/@duckdb/node-api: bench/select.sh installs one), or --no-duckdb")

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/magmalake/magmalake/internal/arrowtest"
 )
 
 // TestKeptRuns checks the runs against the bits one by one, at every
@@ -140,12 +142,12 @@ func TestFilterRowsLikeArrow(t *testing.T) {
 // fourth round a list column (which no run copy handles), sliced at a
 // random offset below slack, and that offset.
 func randomSlice(rng *rand.Rand, round, maxRows, slack int) (arrow.RecordBatch, int) {
-	fs := everyLeafSchema().Fields()
+	fs := arrowtest.EveryLeafSchema().Fields()
 	if round%4 == 3 {
 		fs = append(fs, arrow.Field{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true})
 	}
 	n := 1 + rng.IntN(maxRows)
-	full := randomBatch(arrow.NewSchema(fs, nil), n+slack, rng)
+	full := arrowtest.RandomBatch(arrow.NewSchema(fs, nil), n+slack, rng)
 	defer full.Release()
 	off := rng.IntN(slack)
 	return full.NewSlice(int64(off), int64(off+n)), off
@@ -172,7 +174,7 @@ func arrowFilter(t *testing.T, b arrow.RecordBatch, keep []byte, base, n int) ar
 func BenchmarkKeepUndeleted(b *testing.B) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	const n = 1 << 16
-	batch := randomBatch(everyLeafSchema(), n, rng)
+	batch := arrowtest.RandomBatch(arrowtest.EveryLeafSchema(), n, rng)
 	defer batch.Release()
 	keep := make([]byte, n/8)
 	for i := 0; i < n; i++ {

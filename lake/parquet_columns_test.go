@@ -3,111 +3,33 @@ package lake
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/google/uuid"
+
+	"github.com/magmalake/magmalake/internal/arrowtest"
 )
-
-// everyLeafSchema has a column of each flat type a table holds, optional
-// and required.
-func everyLeafSchema() *arrow.Schema {
-	types := []arrow.DataType{
-		arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
-		arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String,
-		arrow.BinaryTypes.Binary, arrow.FixedWidthTypes.Date32, arrow.FixedWidthTypes.Time64us,
-		&arrow.TimestampType{Unit: arrow.Microsecond}, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"},
-		&arrow.Decimal128Type{Precision: 9, Scale: 2}, &arrow.Decimal128Type{Precision: 30, Scale: 5},
-		&arrow.FixedSizeBinaryType{ByteWidth: 5}, extensions.NewUUIDType(),
-	}
-	var fields []arrow.Field
-	for i, dt := range types {
-		for _, nullable := range []bool{true, false} {
-			fields = append(fields, arrow.Field{Name: fmt.Sprintf("c%d_%v", i, nullable), Type: dt, Nullable: nullable})
-		}
-	}
-	return arrow.NewSchema(fields, nil)
-}
-
-// randomBatch fills every column of sc with n random values, a fifth of an
-// optional column's null.
-func randomBatch(sc *arrow.Schema, n int, rng *rand.Rand) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for i, f := range sc.Fields() {
-		for range n {
-			if f.Nullable && rng.IntN(5) == 0 {
-				b.Field(i).AppendNull()
-				continue
-			}
-			appendRandom(b.Field(i), rng)
-		}
-	}
-	return b.NewRecordBatch()
-}
-
-func appendRandom(fb array.Builder, rng *rand.Rand) {
-	v := rng.Int64N(1000) // low cardinality: dictionaries get used
-	switch fb := fb.(type) {
-	case *array.BooleanBuilder:
-		fb.Append(v%2 == 0)
-	case *array.Int32Builder:
-		fb.Append(int32(v))
-	case *array.Int64Builder:
-		fb.Append(rng.Int64())
-	case *array.Float32Builder:
-		fb.Append(float32(v) / 7)
-	case *array.Float64Builder:
-		fb.Append(rng.Float64())
-	case *array.StringBuilder:
-		fb.Append(fmt.Sprintf("s%d", v))
-	case *array.BinaryBuilder:
-		fb.Append([]byte(fmt.Sprint(rng.Int64())))
-	case *array.Date32Builder:
-		fb.Append(arrow.Date32(v))
-	case *array.Time64Builder:
-		fb.Append(arrow.Time64(v * 1e6))
-	case *array.TimestampBuilder:
-		fb.Append(arrow.Timestamp(rng.Int64N(1 << 50)))
-	case *array.Decimal128Builder:
-		fb.Append(decimal128.FromI64(rng.Int64N(1e8)))
-	case *extensions.UUIDBuilder:
-		fb.Append(uuid.New())
-	case *array.FixedSizeBinaryBuilder:
-		fb.Append([]byte(fmt.Sprintf("%05d", v)))
-	case *array.ListBuilder:
-		fb.Append(true)
-		for range v % 4 {
-			appendRandom(fb.ValueBuilder(), rng)
-		}
-	default:
-		panic(fmt.Sprintf("no generator for %T", fb))
-	}
-}
 
 // TestColumnsWriter writes the same batches (of uneven sizes, crossing row
 // group boundaries) with the parallel columns writer and with pqarrow's own
 // buffered writer: both files read back as the batches, with the same row
 // groups and the same statistics per column chunk.
 func TestColumnsWriter(t *testing.T) {
-	sc := everyLeafSchema()
+	sc := arrowtest.EveryLeafSchema()
 	if !flatSchema(sc) {
 		t.Fatal("every leaf type must count as flat")
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	var batches []arrow.RecordBatch
 	for _, n := range []int{700, 1, 2500, 0, 1300, 999} {
-		batches = append(batches, randomBatch(sc, n, rng))
+		batches = append(batches, arrowtest.RandomBatch(sc, n, rng))
 	}
 	defer func() {
 		for _, b := range batches {

@@ -1,7 +1,7 @@
-package deletes
-
-// Random batches of every flat column type a table holds, for the keep
-// filter's tests (lake's columns-writer tests have the same generators).
+// Package arrowtest makes Arrow batches for tests: random rows of every
+// flat column type a table holds, for the Parquet writer's and the delete
+// engine's tests alike.
+package arrowtest
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// everyLeafSchema has a column of each flat type a table holds, optional
+// EveryLeafSchema has a column of each flat type a table holds, optional
 // and required.
-func everyLeafSchema() *arrow.Schema {
+func EveryLeafSchema() *arrow.Schema {
 	types := []arrow.DataType{
 		arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64,
 		arrow.PrimitiveTypes.Float32, arrow.PrimitiveTypes.Float64, arrow.BinaryTypes.String,
@@ -35,9 +35,9 @@ func everyLeafSchema() *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-// randomBatch fills every column of sc with n random values, a fifth of an
+// RandomBatch fills every column of sc with n random values, a fifth of an
 // optional column's null.
-func randomBatch(sc *arrow.Schema, n int, rng *rand.Rand) arrow.RecordBatch {
+func RandomBatch(sc *arrow.Schema, n int, rng *rand.Rand) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
 	for i, f := range sc.Fields() {
