@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"iter"
 
@@ -89,6 +90,11 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 		in.cut = limit + offset
 	}
 	out, err := q.materialise(ctx, env, in)
+	if full := (*topFull)(nil); errors.As(err, &full) {
+		// The rows it kept go first to the spilling sort.
+		in.pending, in.topN = full.held, 0
+		return q.runSorted(ctx, env, in, &limiter{limit: limit, offset: offset})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +185,9 @@ type pipeline struct {
 	cut int64
 	// an counts for EXPLAIN ANALYZE; nil otherwise.
 	an *levelStats
+	// pending are output rows nextProjected gives before the input's: what
+	// ORDER BY ... LIMIT kept when it handed over to the spilling sort.
+	pending []arrow.RecordBatch
 }
 
 // nextFiltered is the next input batch with WHERE applied, io.EOF at the end.
@@ -222,6 +231,11 @@ func (p *pipeline) nextFiltered(ctx context.Context) (arrow.RecordBatch, error) 
 
 // nextProjected is the next batch of output rows (visible and hidden columns).
 func (p *pipeline) nextProjected(ctx context.Context) (arrow.RecordBatch, error) {
+	if len(p.pending) > 0 {
+		b := p.pending[0]
+		p.pending = p.pending[1:]
+		return b, nil
+	}
 	b, err := p.nextFiltered(ctx)
 	if err != nil {
 		return nil, err
@@ -328,11 +342,25 @@ func (p *pipeline) drainTop(ctx context.Context, batchSize int) ([]arrow.RecordB
 			err = t.add(ctx, b)
 		}
 		if err != nil {
+			if pe := (*pgerr.Error)(nil); errors.As(err, &pe) && pe.Code == pgerr.OutOfMemory && len(t.held) > 0 {
+				return nil, &topFull{held: t.held, err: err}
+			}
 			ReleaseAll(t.held)
 			return nil, err
 		}
 	}
 }
+
+// topFull is ORDER BY ... LIMIT whose LIMIT + OFFSET rows are past
+// work_mem (OFFSET 1000000 LIMIT 1): the rows it kept, in order, for the
+// spilling sort to take over with the rest of the input (execute).
+type topFull struct {
+	held []arrow.RecordBatch
+	err  error
+}
+
+func (e *topFull) Error() string { return e.err.Error() }
+func (e *topFull) Unwrap() error { return e.err }
 
 // topN holds the best rows of an ORDER BY ... LIMIT seen so far.
 type topN struct {

@@ -150,7 +150,8 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	// inner or semi join hashes its side estimated smaller (a series is
 	// counted), so ten rows meet a million without holding them, and so
 	// does a LEFT JOIN; a FULL JOIN partitions the million, and partitions
-	// again the partitions that still do not fit.
+	// again the partitions that still do not fit; ORDER BY ... LIMIT whose
+	// LIMIT + OFFSET rows do not fit hands them to the spilling sort.
 	for q, want := range map[string]string{
 		"SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true":                                                 "10000000\n",
 		"SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y":                                              "1000000\n",
@@ -170,7 +171,12 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 			t.Fatalf("%s spilled under 1MB: %q, want %q", q, got, want)
 		}
 	}
+	deep := "SELECT x, x::text AS t FROM " + m + " x ORDER BY t DESC, x OFFSET 500000 LIMIT 3"
+	spilled := mustQuery(t, s, deep).text()
 	mustQuery(t, s, "RESET work_mem")
+	if want := mustQuery(t, s, deep).text(); spilled != want {
+		t.Fatalf("%s under 1MB: %q, under the default work_mem %q", deep, spilled, want)
+	}
 	if got := mustQuery(t, s, "SELECT count(*) FROM generate_series(1, 10) a(x) WHERE x IN (SELECT y FROM "+m+" b(y))").text(); got != "10\n" {
 		t.Fatalf("under the default work_mem: %q", got)
 	}
