@@ -261,6 +261,30 @@ func appendRows(t *testing.T, w *Warehouse, ident table.Identifier, cols []testC
 	return out
 }
 
+// appendRowsIcebergGo is appendRows with the data file written by
+// iceberg-go's writer.
+func appendRowsIcebergGo(t *testing.T, w *Warehouse, ident table.Identifier, cols []testCol, rows []row) *table.Table {
+	t.Helper()
+	ctx := context.Background()
+	tbl, err := w.LoadTable(ctx, ident)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := buildBatch(t, cols, rows)
+	var files []iceberg.DataFile
+	for df, err := range table.WriteRecords(ctx, tbl, rec.Schema(), oneBatch(rec)) {
+		if err != nil {
+			t.Fatalf("write: %v", err)
+		}
+		files = append(files, df)
+	}
+	out, err := Append(ctx, w, ident, files, nil)
+	if err != nil {
+		t.Fatalf("append: %v", err)
+	}
+	return out
+}
+
 func oneBatch(rec arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
 }

@@ -20,10 +20,10 @@ import (
 // rows whose data pages might hold a match. Iceberg-go's reader decodes a
 // row group whole, every column; a point lookup in a 64Ki-row group then
 // decodes 64Ki rows of every column for one row. Parquet writers put each
-// data page's min, max and null count in its header when the file has no
-// page index (arrow-go does, iceberg-go v0.7.0's writer writes no page
-// index), so the pages of the filter's columns tell which row ranges can
-// match; those ranges are read with a reader of our own that seeks to each
+// data page's min, max and null count in its header, or in a page index
+// beside the footer (magmalake's writer does both; iceberg-go v0.7.0's
+// writer writes headers only), so the pages of the filter's columns tell
+// which row ranges can match; those ranges are read with a reader of our own that seeks to each
 // (pqarrow's SeekToRow) and decodes only the pages it needs.
 
 // pageReadShare: a row group is read by page ranges only when they hold at
@@ -183,14 +183,23 @@ func (f rowGroupFilter) mightMatchRows(rg *metadata.RowGroupMetaData, cols fileC
 		}
 		return chunkStats(rg, col, typ, noNaN)
 	}
-	v, err := iceberg.VisitExpr(f.expr, &groupEval{stats: stats, cols: cols})
+	v, err := iceberg.VisitExpr(f.expr, &groupEval{stats: stats, cols: cols, sets: f.sets})
 	return v.might, err
 }
 
-// readPageColumn reads the headers and statistics of the data pages of
-// leaf col in row group rg. ok is false when a page lacks what pruning
-// needs (its first row).
+// readPageColumn reads the first rows and statistics of the data pages of
+// leaf col in row group rg, from the file's page index if it has one, else
+// from the pages' headers. ok is false when a page lacks what pruning needs
+// (its first row).
 func readPageColumn(rdr *file.Reader, rg, col int, nrows int64) (pageColumn, bool, error) {
+	if pc, ok := readIndexedPageColumn(rdr, rg, col, nrows); ok {
+		return pc, true, nil
+	}
+	return readPageHeaders(rdr, rg, col, nrows)
+}
+
+// readPageHeaders is readPageColumn from the pages' headers.
+func readPageHeaders(rdr *file.Reader, rg, col int, nrows int64) (pageColumn, bool, error) {
 	pr, err := rdr.RowGroup(rg).GetColumnPageReader(col)
 	if err != nil {
 		return pageColumn{}, false, fmt.Errorf("pages of column %d: %w", col, err)
@@ -212,6 +221,12 @@ func readPageColumn(rdr *file.Reader, rg, col int, nrows int64) (pageColumn, boo
 	if err := pr.Err(); err != nil {
 		return pageColumn{}, false, fmt.Errorf("pages of column %d: %w", col, err)
 	}
+	return pc.counted(nrows)
+}
+
+// counted fills in the rows of each page from the pages' first rows; ok is
+// false when those do not start at 0 and stay inside the row group.
+func (pc pageColumn) counted(nrows int64) (pageColumn, bool, error) {
 	if len(pc.first) == 0 || pc.first[0] != 0 || pc.first[len(pc.first)-1] >= nrows {
 		return pageColumn{}, false, nil
 	}

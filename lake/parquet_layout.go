@@ -61,6 +61,8 @@ func (l ParquetLayout) WriterProperties(sc *arrow.Schema) (*parquet.WriterProper
 		parquet.WithBatchSize(l.positive(PropPageRowLimit, layoutWriteBatch)),
 		parquet.WithDictionaryPageSizeLimit(l.positive(PropDictSizeBytes, layoutDictPageBytes)),
 		parquet.WithStoreDecimalAsInteger(true),
+		// Every page's first row and bounds beside the footer (page_index.go).
+		parquet.WithPageIndexEnabled(true),
 	}
 	psc, err := pqarrow.ToParquet(sc, parquet.NewWriterProperties(base...), pqarrow.DefaultWriterProps())
 	if err != nil {

@@ -20,6 +20,7 @@ type planPruner struct {
 	filter iceberg.BooleanExpression // bound to schema, NOT rewritten away; nil: keep everything
 	specs  map[int32]*specPruner     // by partition spec id, built on first use
 	ids    map[int]int               // every field id of schema, to itself (groupEval's "columns")
+	sets   *literalSets              // the filter's IN lists, sorted once
 }
 
 // specPruner is the filter projected onto one partition spec.
@@ -31,7 +32,7 @@ type specPruner struct {
 }
 
 func newPlanPruner(meta table.Metadata, sc *iceberg.Schema, filter iceberg.BooleanExpression, caseSensitive bool) *planPruner {
-	p := &planPruner{meta: meta, schema: sc, specs: map[int32]*specPruner{}}
+	p := &planPruner{meta: meta, schema: sc, specs: map[int32]*specPruner{}, sets: &literalSets{}}
 	if filter == nil {
 		return p
 	}
@@ -116,7 +117,7 @@ func (p *planPruner) manifestMayMatch(mf iceberg.ManifestFile) bool {
 		return true
 	}
 	stats := func(col int, typ iceberg.Type, _ bool) colStats { return summaryStats(sums[col], typ) }
-	v, err := iceberg.VisitExpr(sp.expr, &groupEval{stats: stats, cols: fileColumns{leaf: sp.fields}})
+	v, err := iceberg.VisitExpr(sp.expr, &groupEval{stats: stats, cols: fileColumns{leaf: sp.fields}, sets: p.sets})
 	return err != nil || v.might
 }
 
@@ -139,7 +140,7 @@ func (p *planPruner) fileMayMatch(df iceberg.DataFile, mm *manifestMetrics, i in
 		}
 		return m.stats(id, typ)
 	}
-	v, err := iceberg.VisitExpr(p.filter, &groupEval{stats: stats, cols: fileColumns{leaf: p.ids}})
+	v, err := iceberg.VisitExpr(p.filter, &groupEval{stats: stats, cols: fileColumns{leaf: p.ids}, sets: p.sets})
 	return err != nil || v.might
 }
 

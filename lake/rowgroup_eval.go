@@ -22,6 +22,7 @@ import (
 // down to the predicates and bound to the scan's schema.
 type rowGroupFilter struct {
 	expr iceberg.BooleanExpression
+	sets *literalSets // the sorted literals of its IN and NOT IN
 }
 
 // newRowGroupFilter prepares filter over sc. NOT is rewritten away with
@@ -38,7 +39,7 @@ func newRowGroupFilter(sc *iceberg.Schema, filter iceberg.BooleanExpression) (ro
 	if err != nil {
 		return rowGroupFilter{}, err
 	}
-	return rowGroupFilter{expr: bound}, nil
+	return rowGroupFilter{expr: bound, sets: &literalSets{}}, nil
 }
 
 // trivial: the filter keeps every row group, no footer needs reading.
@@ -85,7 +86,7 @@ func (f rowGroupFilter) mightMatch(rg *metadata.RowGroupMetaData, cols fileColum
 		return false, nil
 	}
 	stats := func(col int, typ iceberg.Type, noNaN bool) colStats { return chunkStats(rg, col, typ, noNaN) }
-	v, err := iceberg.VisitExpr(f.expr, &groupEval{stats: stats, cols: cols})
+	v, err := iceberg.VisitExpr(f.expr, &groupEval{stats: stats, cols: cols, sets: f.sets})
 	return v.might, err
 }
 
@@ -120,6 +121,7 @@ func (v verdict) at(id int) bool {
 type groupEval struct {
 	stats statsOf
 	cols  fileColumns
+	sets  *literalSets // nil: sort each set as it is met
 }
 
 // keep is the verdict that knows nothing: some row might match.
@@ -189,10 +191,10 @@ func (g *groupEval) VisitBound(pred iceberg.BoundPredicate) verdict {
 		return out // not in this file (or no field ids): its values are defaults we do not see
 	}
 	cs := g.stats(col, ref.Type(), g.cols.noNaN[id])
-	out.might = cs.predicate(pred)
+	out.might = cs.predicate(pred, g.sets)
 	values := cs
 	values.nulls = 0
-	out.nonNull = map[int]bool{id: out.might && !cs.allNull() && values.predicate(pred)}
+	out.nonNull = map[int]bool{id: out.might && !cs.allNull() && values.predicate(pred, g.sets)}
 	return out
 }
 
@@ -206,14 +208,14 @@ func nullRejecting(op iceberg.Operation) bool {
 }
 
 // predicate: some row might satisfy pred, a predicate on this column.
-func (c colStats) predicate(pred iceberg.BoundPredicate) bool {
+func (c colStats) predicate(pred iceberg.BoundPredicate, sets *literalSets) bool {
 	switch p := pred.(type) {
 	case iceberg.BoundUnaryPredicate:
 		return c.unary(p.Op())
 	case iceberg.BoundLiteralPredicate:
 		return c.literal(p.Op(), p.Literal())
 	case iceberg.BoundSetPredicate:
-		return c.set(p.Op(), p.Literals().Members())
+		return c.set(p.Op(), sets.of(p))
 	}
 	return true
 }
@@ -253,28 +255,18 @@ func (c colStats) literal(op iceberg.Operation, lit iceberg.Literal) bool {
 	return true
 }
 
-func (c colStats) set(op iceberg.Operation, lits []iceberg.Literal) bool {
-	for _, l := range lits {
-		if isNaNLiteral(l) {
-			return true
-		}
+func (c colStats) set(op iceberg.Operation, lits *sortedLiterals) bool {
+	if lits.nan {
+		return true
 	}
 	switch op {
 	case iceberg.OpIn:
-		if c.allNull() {
-			return false
-		}
-		for _, l := range lits {
-			if !c.belowLo(l) && !c.aboveHi(l, false) {
-				return true
-			}
-		}
-		return false
+		return !c.allNull() && lits.anyWithin(c)
 	case iceberg.OpNotIn:
 		if c.mayHaveNull() || !c.noNaN {
 			return true
 		}
-		for _, l := range lits {
+		for _, l := range lits.lits {
 			if c.onlyValue(l) {
 				return false
 			}
