@@ -3,12 +3,10 @@ package sql
 import (
 	"context"
 	"math"
-	"math/big"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // The general evaluator boxes every value of every node as `any`, which
@@ -209,16 +207,15 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		out := args[0](ctx, b, sel)
 		n := int(b.NumRows())
+		var open []int // one buffer for every argument: each reads it only while it runs
 		for _, f := range args[1:] {
 			if ctx.Err() != nil {
 				return out // the caller sees the cancellation and drops this
 			}
-			var open []int
-			eachRow(n, sel, func(i int) {
-				if out.null[i] || out.val[i] != decisive {
-					open = append(open, i)
-				}
-			})
+			if open == nil {
+				open = make([]int, 0, n)
+			}
+			open = undecided(out, decisive, n, sel, open[:0])
 			if len(open) == 0 {
 				return out
 			}
@@ -234,6 +231,25 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		}
 		return out
 	}, true
+}
+
+// undecided appends to open the rows of sel (nil: all n) that m leaves
+// open: NULL, or not the decisive value.
+func undecided(m triMask, decisive bool, n int, sel []int, open []int) []int {
+	if sel == nil {
+		for i := range n {
+			if m.null[i] || m.val[i] != decisive {
+				open = append(open, i)
+			}
+		}
+		return open
+	}
+	for _, i := range sel {
+		if m.null[i] || m.val[i] != decisive {
+			open = append(open, i)
+		}
+	}
+	return open
 }
 
 // fastCompare handles column op constant (either side).
@@ -260,8 +276,16 @@ func (ev *evaluator) fastCompare(x *Compare) (fastPred, bool) {
 	if !ok {
 		return nil, false
 	}
+	kernel, table := kernelFor(c, other.Type(), v, x.Domain), tableOf(op)
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
+		if kernel != nil {
+			m := newTriMask(col.Len())
+			if kernel(col, table, sel, m.val) {
+				markNulls(col, sel, m.null)
+				return m
+			}
+		}
 		return compareColumn(col, test(col), op, sel)
 	}, true
 }
@@ -532,11 +556,10 @@ func decimalTest(k Decimal, t Type) (func(arr arrow.Array) func(i int) int, bool
 	if t.Kind != KindNumeric || k.Scale > t.Scale {
 		return nil, false
 	}
-	coef := new(big.Int).Mul(k.Coef, pow10(t.Scale-k.Scale))
-	if coef.BitLen() > 126 {
+	kn, ok := scaledNum(k, t.Scale)
+	if !ok {
 		return nil, false
 	}
-	kn := decimal128.FromBigInt(coef)
 	return func(arr arrow.Array) func(i int) int {
 		a, ok := arr.(*array.Decimal128)
 		if !ok || int(a.DataType().(*arrow.Decimal128Type).Scale) != t.Scale {
