@@ -3,6 +3,7 @@ package sql
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,8 +60,20 @@ func kernelFor(c *ColumnRef, vt Type, v any, dom Type) colKernel {
 		return floatKernel(k)
 	case Decimal:
 		return decimalKernel(k, c.T)
+	case string:
+		return stringKernel(k)
 	}
 	return nil
+}
+
+func stringKernel(k string) colKernel {
+	return func(arr arrow.Array, t cmpTable, sel []int, out []bool) bool {
+		a, ok := arr.(*array.String)
+		if ok {
+			forRows(a.Len(), sel, out, func(i int) bool { return t.pick(strings.Compare(a.Value(i), k)) })
+		}
+		return ok
+	}
 }
 
 func intKernel(k int64) colKernel {

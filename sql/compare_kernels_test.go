@@ -79,6 +79,16 @@ func TestKernelsMatchRowTests(t *testing.T) {
 			d := Decimal{Coef: big.NewInt(rng.Int64N(200) - 100), Scale: rng.IntN(3)}
 			return d, Type{Kind: KindNumeric, Precision: 10, Scale: d.Scale}, num
 		}},
+		{"text", Type{Kind: KindText}, func(n int) arrow.Array {
+			b := array.NewStringBuilder(mem)
+			words := []string{"", "MAIL", "MAILS", "SHIP", "AIR", "ship"}
+			for range n {
+				appendOrNull(rng, b, func() { b.Append(words[rng.IntN(len(words))]) })
+			}
+			return b.NewArray()
+		}, func() (any, Type, Type) {
+			return []string{"MAIL", "", "RAIL", "SHIPZ"}[rng.IntN(4)], Type{Kind: KindText}, Type{Kind: KindText}
+		}},
 	}
 	ops := []CmpOp{OpEQ, OpNE, OpLT, OpLE, OpGT, OpGE}
 	for _, tc := range cases {

@@ -1,8 +1,10 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -203,6 +205,21 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		}
 		args[k] = f
 	}
+	// Cheapest first: three-valued AND and OR give the same answer in any
+	// order, and a kernel raises no error a reordering could hide or
+	// surface, so an integer or date test may narrow the rows a string
+	// test or IN list then reads (TPC-H Q12: l_shipmode IN (...) written
+	// first, three date comparisons after it).
+	order := make([]int, len(args))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fastCost(x.Args[a]), fastCost(x.Args[b])) })
+	sorted := make([]fastPred, len(args))
+	for k, o := range order {
+		sorted[k] = args[o]
+	}
+	args = sorted
 	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		out := args[0](ctx, b, sel)
@@ -231,6 +248,34 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		}
 		return out
 	}, true
+}
+
+// fastCost ranks a fast-path predicate by its work per row: fixed-width
+// comparisons, then string comparisons and short IN lists, then the rest.
+func fastCost(e Expr) int {
+	switch x := e.(type) {
+	case *IsNull:
+		return 1
+	case *Compare:
+		if x.L.Type().IsString() || x.R.Type().IsString() {
+			return 4
+		}
+		return 2
+	case *InList:
+		if x.X.Type().IsString() {
+			return 4 + min(len(x.List), hashInMin)
+		}
+		return 3 + min(len(x.List), hashInMin)/2
+	case *Not:
+		return fastCost(x.X)
+	case *Logic:
+		n := 0
+		for _, a := range x.Args {
+			n += fastCost(a)
+		}
+		return n
+	}
+	return 6
 }
 
 // undecided appends to open the rows of sel (nil: all n) that m leaves

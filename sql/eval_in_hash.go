@@ -19,14 +19,15 @@ type inSet struct {
 	ints    map[int64]struct{}
 	strs    map[string]struct{}
 	sawNull bool
+	// intList and strList are the items of a short list (under
+	// hashInMin), compared in turn: l_shipmode IN ('MAIL', 'SHIP').
+	intList []int64
+	strList []string
 }
 
 // newInSet builds the set, or false when some item is not a constant of a
 // hashable domain the column shares.
 func (ev *evaluator) newInSet(c *ColumnRef, x *InList) (*inSet, bool) {
-	if len(x.List) < hashInMin {
-		return nil, false
-	}
 	s := &inSet{}
 	for k, it := range x.List {
 		v, ok := ev.constValue(it)
@@ -41,7 +42,97 @@ func (ev *evaluator) newInSet(c *ColumnRef, x *InList) (*inSet, bool) {
 			return nil, false
 		}
 	}
+	if len(x.List) < hashInMin {
+		for v := range s.ints {
+			s.intList = append(s.intList, v)
+		}
+		for v := range s.strs {
+			s.strList = append(s.strList, v)
+		}
+	}
 	return s, true
+}
+
+// hits sets out[i] for the rows sel (nil: all) of arr whose value is in
+// the set (null rows get an arbitrary value); false when arr is not of a
+// type it reads directly.
+func (s *inSet) hits(arr arrow.Array, sel []int, out []bool) bool {
+	if s.strs != nil {
+		a, ok := arr.(*array.String)
+		if ok {
+			forRows(a.Len(), sel, out, func(i int) bool { return s.hasString(a.Value(i)) })
+		}
+		return ok
+	}
+	switch a := arr.(type) {
+	case *array.Int16:
+		intsIn(s, a.Int16Values(), sel, out)
+	case *array.Int32:
+		intsIn(s, a.Int32Values(), sel, out)
+	case *array.Int64:
+		intsIn(s, a.Int64Values(), sel, out)
+	case *array.Date32:
+		intsIn(s, a.Date32Values(), sel, out)
+	case *array.Time64:
+		intsIn(s, a.Time64Values(), sel, out)
+	case *array.Timestamp:
+		intsIn(s, a.TimestampValues(), sel, out)
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *inSet) hasString(v string) bool {
+	if s.strList != nil || len(s.strs) == 0 {
+		for _, it := range s.strList {
+			if v == it {
+				return true
+			}
+		}
+		return false
+	}
+	_, hit := s.strs[v]
+	return hit
+}
+
+func (s *inSet) hasInt(v int64) bool {
+	if s.intList != nil || len(s.ints) == 0 {
+		for _, it := range s.intList {
+			if v == it {
+				return true
+			}
+		}
+		return false
+	}
+	_, hit := s.ints[v]
+	return hit
+}
+
+func intsIn[T ~int16 | ~int32 | ~int64](s *inSet, vals []T, sel []int, out []bool) {
+	if sel == nil {
+		for i, v := range vals {
+			out[i] = s.hasInt(int64(v))
+		}
+		return
+	}
+	for _, i := range sel {
+		out[i] = s.hasInt(int64(vals[i]))
+	}
+}
+
+// forRows sets out[i] = f(i) for the rows sel (nil: all n); f is called
+// directly, so the compiler can inline it here.
+func forRows(n int, sel []int, out []bool, f func(i int) bool) {
+	if sel == nil {
+		for i := range n {
+			out[i] = f(i)
+		}
+		return
+	}
+	for _, i := range sel {
+		out[i] = f(i)
+	}
 }
 
 func (s *inSet) add(v any) bool {
@@ -104,6 +195,11 @@ func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
+		if s.hits(col, sel, m.val) {
+			markNulls(col, sel, m.null)
+			inResults(m, sel, x.Not, s.sawNull)
+			return m
+		}
 		hit, ok := s.lookup(col)
 		if !ok {
 			// An unexpected physical type: decide each row the general way.
@@ -123,6 +219,22 @@ func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
 		})
 		return m
 	}
+}
+
+// inResults turns m's membership (val, for the non-null rows sel) into
+// IN's answer: TRUE on a match, else NULL if an item is NULL, else FALSE;
+// NOT IN negates the non-NULL answers.
+func inResults(m triMask, sel []int, not, sawNull bool) {
+	forRows(len(m.val), sel, m.val, func(i int) bool {
+		if m.null[i] {
+			return false
+		}
+		if !m.val[i] && sawNull {
+			m.null[i] = true
+			return false
+		}
+		return m.val[i] != not
+	})
 }
 
 func (s *inSet) contains(v any) bool {
