@@ -221,3 +221,62 @@ func scaledNum(k Decimal, scale int) (decimal128.Num, bool) {
 	}
 	return decimal128.FromBigInt(coef), true
 }
+
+// pairKernelRun compares two columns of one Arrow type row by row in one
+// loop (l_commitdate < l_receiptdate); false for other pairs, which
+// pairCmp's closures compare.
+func pairKernelRun(a, b arrow.Array, t cmpTable, sel []int, out []bool) bool {
+	switch x := a.(type) {
+	case *array.Int32:
+		if y, ok := b.(*array.Int32); ok {
+			pairsVs(x.Int32Values(), y.Int32Values(), t, sel, out)
+			return true
+		}
+	case *array.Int64:
+		if y, ok := b.(*array.Int64); ok {
+			pairsVs(x.Int64Values(), y.Int64Values(), t, sel, out)
+			return true
+		}
+	case *array.Date32:
+		if y, ok := b.(*array.Date32); ok {
+			pairsVs(x.Date32Values(), y.Date32Values(), t, sel, out)
+			return true
+		}
+	case *array.Timestamp:
+		if y, ok := b.(*array.Timestamp); ok {
+			pairsVs(x.TimestampValues(), y.TimestampValues(), t, sel, out)
+			return true
+		}
+	case *array.Decimal128:
+		if y, ok := b.(*array.Decimal128); ok {
+			xs, ys := x.Values(), y.Values()
+			forRows(len(xs), sel, out, func(i int) bool { return t.pick(xs[i].Cmp(ys[i])) })
+			return true
+		}
+	}
+	return false
+}
+
+func pairsVs[T ~int32 | ~int64](xs, ys []T, t cmpTable, sel []int, out []bool) {
+	if sel == nil {
+		for i, v := range xs {
+			out[i] = t.pick(cmp3(int64(v), int64(ys[i])))
+		}
+		return
+	}
+	for _, i := range sel {
+		out[i] = t.pick(cmp3(int64(xs[i]), int64(ys[i])))
+	}
+}
+
+// markMoreNulls is markNulls that leaves rows already flagged null.
+func markMoreNulls(arr arrow.Array, sel []int, null []bool) {
+	if arr.NullN() == 0 {
+		return
+	}
+	bits, off := arr.NullBitmapBytes(), arr.Data().Offset()
+	if bits == nil {
+		return
+	}
+	forRows(len(null), sel, null, func(i int) bool { return null[i] || !bitutil.BitIsSet(bits, off+i) })
+}

@@ -343,9 +343,15 @@ func columnPairCompare(l, r *ColumnRef, op CmpOp, dom Type) (fastPred, bool) {
 	if !pairKernel(l.T, r.T, dom) {
 		return nil, false
 	}
+	table := tableOf(op)
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		a, c := b.Column(l.Index), b.Column(r.Index)
 		m := newTriMask(a.Len())
+		if pairKernelRun(a, c, table, sel, m.val) {
+			markNulls(a, sel, m.null)
+			markMoreNulls(c, sel, m.null)
+			return m
+		}
 		cmp := pairCmp(a, c)
 		nulls := a.NullN() > 0 || c.NullN() > 0
 		eachRow(a.Len(), sel, func(i int) {

@@ -80,7 +80,7 @@ func fastShapeExpr(rng *rand.Rand, depth int) string {
 		return col + pick(" IS NULL", " IS NOT NULL")
 	case 3:
 		items := []string{one()}
-		for n := rng.Intn(3); n > 0; n-- {
+		for n := []int{0, 1, 2, 9}[rng.Intn(4)]; n > 0; n-- { // 10 items: a hash set
 			items = append(items, one())
 		}
 		return fmt.Sprintf("%s %sIN (%s)", col, pick("", "NOT "), joinStrings(items))

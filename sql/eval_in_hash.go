@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,7 +24,15 @@ type inSet struct {
 	// hashInMin), compared in turn: l_shipmode IN ('MAIL', 'SHIP').
 	intList []int64
 	strList []string
+	// bits, when set, holds the integers of a longer list as a bitmap
+	// from lo: a join's key list (dense keys, thousands of them) is
+	// looked up by one shift and mask instead of hashing each row.
+	bits []uint64
+	lo   int64
 }
+
+// inBitmapMaxBits bounds an IN list's bitmap: 1 MiB.
+const inBitmapMaxBits = 1 << 23
 
 // newInSet builds the set, or false when some item is not a constant of a
 // hashable domain the column shares.
@@ -42,6 +51,7 @@ func (ev *evaluator) newInSet(c *ColumnRef, x *InList) (*inSet, bool) {
 			return nil, false
 		}
 	}
+	s.bitmap()
 	if len(x.List) < hashInMin {
 		for v := range s.ints {
 			s.intList = append(s.intList, v)
@@ -96,7 +106,31 @@ func (s *inSet) hasString(v string) bool {
 	return hit
 }
 
+// bitmap sets bits when the integers of a list of hashInMin or more span
+// fewer than inBitmapMaxBits values.
+func (s *inSet) bitmap() {
+	if len(s.ints) < hashInMin {
+		return
+	}
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for v := range s.ints {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if uint64(hi)-uint64(lo) >= inBitmapMaxBits { // unsigned: no overflow
+		return
+	}
+	s.lo, s.bits = lo, make([]uint64, (hi-lo)/64+1)
+	for v := range s.ints {
+		d := uint64(v - lo)
+		s.bits[d/64] |= 1 << (d % 64)
+	}
+}
+
 func (s *inSet) hasInt(v int64) bool {
+	if s.bits != nil {
+		d := uint64(v) - uint64(s.lo)
+		return d/64 < uint64(len(s.bits)) && s.bits[d/64]&(1<<(d%64)) != 0
+	}
 	if s.intList != nil || len(s.ints) == 0 {
 		for _, it := range s.intList {
 			if v == it {
