@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -394,12 +395,18 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
 		return nil
 	}
-	sorted, err := sortBatches(ctx, t.held, t.p.q.Order, t.batchSize)
+	// A heap of the LIMIT's rows, not a sort of all held: the first
+	// batch (no bound yet) holds a whole batch, which a sort ordered
+	// just to keep ten rows of it.
+	kept, err := topRows(ctx, t.held, t.p.q.Order, t.p.topN, t.batchSize)
 	if err != nil {
 		t.held = nil
 		return err
 	}
-	t.held, t.n = cutRows(sorted, t.p.topN)
+	t.held, t.n = kept, 0
+	for _, h := range kept {
+		t.n += h.NumRows()
+	}
 	// The kept rows count against work_mem: a large LIMIT is a large sort.
 	t.p.mem.release(t.charged)
 	t.charged = 0
@@ -434,42 +441,73 @@ func (p *pipeline) beforeBound(b arrow.RecordBatch, bound []arrow.Array) (arrow.
 		specs[k], keys[k] = o.Spec, b.Column(o.Col)
 	}
 	mask := make([]bool, b.NumRows())
+	first, ok := firstKeyOrder(keys[0], bound[0], specs[0])
 	for r := range mask {
-		mask[r] = compareKeyRows(keys, r, bound, 0, specs) < 0
+		switch {
+		case !ok:
+			mask[r] = compareKeyRows(keys, r, bound, 0, specs) < 0
+		case first[r] == 0: // a tie on the first key: the others decide
+			mask[r] = compareKeyRows(keys[1:], r, bound[1:], 0, specs[1:]) < 0
+		default:
+			mask[r] = first[r] < 0
+		}
 	}
 	f, err := filterBatch(b, mask)
 	b.Release()
 	return f, err
 }
 
-// cutRows keeps the first n rows of batches.
-func cutRows(batches []arrow.RecordBatch, n int64) ([]arrow.RecordBatch, int64) {
-	var out []arrow.RecordBatch
-	var kept int64
-	for _, b := range batches {
+// firstKeyOrder is, for each row of col, where it sorts against the bound's
+// single value on this key (-1 before, 0 tied, 1 after), as compareKeyRows
+// orders them, read in one typed loop for the usual key types: the top-N
+// compares every row of its input with the bound. False for other types
+// or a NULL bound.
+func firstKeyOrder(col, bound arrow.Array, spec plan.SortSpec) ([]int8, bool) {
+	if bound.IsNull(0) {
+		return nil, false
+	}
+	out := make([]int8, col.Len())
+	switch a := col.(type) {
+	case *array.Int32:
+		signsVs(a.Int32Values(), bound.(*array.Int32).Value(0), out)
+	case *array.Int64:
+		signsVs(a.Int64Values(), bound.(*array.Int64).Value(0), out)
+	case *array.Date32:
+		signsVs(a.Date32Values(), bound.(*array.Date32).Value(0), out)
+	case *array.Timestamp:
+		signsVs(a.TimestampValues(), bound.(*array.Timestamp).Value(0), out)
+	case *array.Float64:
+		k := bound.(*array.Float64).Value(0)
+		for r, v := range a.Float64Values() {
+			out[r] = int8(cmpFloat(v, k))
+		}
+	case *array.Decimal128:
+		b := bound.(*array.Decimal128)
+		if !arrow.TypeEqual(a.DataType(), b.DataType()) {
+			return nil, false
+		}
+		k := b.Value(0)
+		for r, v := range a.Values() {
+			out[r] = int8(v.Cmp(k))
+		}
+	default:
+		return nil, false
+	}
+	for r := range out {
 		switch {
-		case kept >= n:
-			b.Release()
-		case kept+b.NumRows() <= n:
-			out = append(out, b)
-			kept += b.NumRows()
-		default:
-			// A copy, not a slice: a slice would keep (and count as)
-			// the whole batch's buffers.
-			refs := make([]rowRef, n-kept)
-			for i := range refs {
-				refs[i] = rowRef{row: int32(i)}
-			}
-			part, err := gatherChunk(memory.DefaultAllocator, b.Schema(), []arrow.RecordBatch{b}, refs)
-			if err != nil {
-				part = b.NewSlice(0, n-kept)
-			}
-			out = append(out, part)
-			b.Release()
-			kept = n
+		case col.IsNull(r):
+			out[r] = int8(nullOrder(spec))
+		case spec.Desc:
+			out[r] = -out[r]
 		}
 	}
-	return out, kept
+	return out, true
+}
+
+func signsVs[T cmp.Ordered](vals []T, k T, out []int8) {
+	for r, v := range vals {
+		out[r] = int8(cmp.Compare(v, k))
+	}
 }
 
 // Project evaluates exprs over b into a batch named after names (hidden

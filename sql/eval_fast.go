@@ -224,27 +224,33 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		out := args[0](ctx, b, sel)
 		n := int(b.NumRows())
-		var open []int // one buffer for every argument: each reads it only while it runs
-		for _, f := range args[1:] {
+		// The rows still undecided: built once, then narrowed in place as
+		// each argument decides some (an argument reads them only while it
+		// runs).
+		var open []int
+		for k, f := range args[1:] {
 			if ctx.Err() != nil {
 				return out // the caller sees the cancellation and drops this
 			}
-			if open == nil {
-				open = make([]int, 0, n)
+			if k == 0 {
+				open = undecided(out, decisive, n, sel, make([]int, 0, n))
 			}
-			open = undecided(out, decisive, n, sel, open[:0])
 			if len(open) == 0 {
 				return out
 			}
 			m := f(ctx, b, open)
+			left := open[:0]
 			for _, i := range open {
-				switch {
-				case !m.null[i] && m.val[i] == decisive:
+				if !m.null[i] && m.val[i] == decisive {
 					out.val[i], out.null[i] = decisive, false
-				case m.null[i]:
+					continue
+				}
+				if m.null[i] {
 					out.null[i] = true
 				}
+				left = append(left, i)
 			}
+			open = left
 		}
 		return out
 	}, true
