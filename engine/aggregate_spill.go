@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/magmalake/magmalake/pgerr"
+	"github.com/magmalake/magmalake/sql"
 )
 
 // A GROUP BY with more groups than work_mem holds spills, as PostgreSQL's
@@ -114,7 +115,7 @@ func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []
 	}()
 	for i, e := range p.q.Agg.GroupBy {
 		var err error
-		if keys[i], err = evalColumn(ctx, e, b, p.params); err != nil {
+		if keys[i], err = sql.Eval(ctx, e, b, p.params); err != nil {
 			return err
 		}
 	}

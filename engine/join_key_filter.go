@@ -58,7 +58,7 @@ func probeColumn(key sql.Expr, dom sql.Type) (*sql.ColumnRef, bool) {
 // there are at most listMax, else col BETWEEN their least and greatest;
 // false when every value is NULL, nil when the values cannot be read.
 func (r *joinRun) keyValuesFilter(ctx context.Context, col *sql.ColumnRef, key sql.Expr, dom sql.Type, listMax int) sql.Expr {
-	arr, err := evalColumn(ctx, key, r.rows, r.params)
+	arr, err := sql.Eval(ctx, key, r.rows, r.params)
 	if err != nil {
 		return nil
 	}

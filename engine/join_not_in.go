@@ -61,7 +61,7 @@ func (r *joinRun) indexNotIn(ctx context.Context) error {
 	}
 	pk, bk := r.keys()
 	n := len(bk) - 1
-	test, err := evalColumn(ctx, bk[n], r.rows, r.params)
+	test, err := sql.Eval(ctx, bk[n], r.rows, r.params)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (r *joinRun) notInDropped(ctx context.Context, b arrow.RecordBatch, dropped
 	if n == 0 && !g.rows && (r.notInAll == nil || !r.notInAll.rows) {
 		return nil // NOT IN over no rows: true
 	}
-	test, err := evalColumn(ctx, pk[n], b, r.params)
+	test, err := sql.Eval(ctx, pk[n], b, r.params)
 	if err != nil {
 		return err
 	}

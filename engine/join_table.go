@@ -134,7 +134,7 @@ func (r *joinRun) batchKeys(ctx context.Context, b arrow.RecordBatch, exprs []sq
 		}
 		return first, nil
 	}
-	arr, err := evalColumn(ctx, exprs[0], b, r.params)
+	arr, err := sql.Eval(ctx, exprs[0], b, r.params)
 	if err != nil {
 		return joinKeys{}, err
 	}

@@ -517,7 +517,7 @@ func (r *MergeRun) newRows(ctx context.Context, cl mergeClause, joined arrow.Rec
 		}
 	}()
 	for i, e := range cl.values {
-		arr, err := evalColumn(ctx, e, joined, r.params)
+		arr, err := sql.Eval(ctx, e, joined, r.params)
 		if err != nil {
 			return nil, err
 		}

@@ -499,7 +499,7 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*grou
 	}()
 	var err error
 	for i, e := range agg.GroupBy {
-		if keys[i], err = evalColumn(ctx, e, b, p.params); err != nil {
+		if keys[i], err = sql.Eval(ctx, e, b, p.params); err != nil {
 			return err
 		}
 	}
@@ -549,7 +549,7 @@ func filteredRows(ctx context.Context, cond sql.Expr, b arrow.RecordBatch, param
 // folded.
 func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.RecordBatch, i int, states []*groupState, held *[]arrow.Array) (arrow.Array, error) {
 	eval := func(e sql.Expr) (arrow.Array, error) {
-		a, err := evalColumn(ctx, e, b, p.params)
+		a, err := sql.Eval(ctx, e, b, p.params)
 		if err == nil {
 			*held = append(*held, a)
 		}
@@ -590,7 +590,7 @@ func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.Recor
 			return arr, nil
 		}
 	}
-	return evalColumn(ctx, c.Arg, b, p.params)
+	return sql.Eval(ctx, c.Arg, b, p.params)
 }
 
 // fold groups rows by the set's keys; the others read as NULL. rows[i],

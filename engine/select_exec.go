@@ -516,7 +516,7 @@ func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 	cols := make([]arrow.Array, len(exprs))
 	fields := make([]arrow.Field, len(exprs))
 	for i, e := range exprs {
-		arr, err := evalColumn(ctx, e, b, params)
+		arr, err := sql.Eval(ctx, e, b, params)
 		if err != nil {
 			for _, c := range cols[:i] {
 				c.Release()
@@ -535,19 +535,6 @@ func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 		c.Release()
 	}
 	return rb, nil
-}
-
-// evalColumn computes one output column. A plain column reference already
-// in its output type is passed through as is: SELECT * and column lists
-// cost no per-value work.
-func evalColumn(ctx context.Context, e sql.Expr, b arrow.RecordBatch, params []any) (arrow.Array, error) {
-	if c, ok := e.(*sql.ColumnRef); ok && b != nil && c.Index < int(b.NumCols()) {
-		if arr := b.Column(c.Index); arrow.TypeEqual(arr.DataType(), c.T.ArrowType()) {
-			arr.Retain()
-			return arr, nil
-		}
-	}
-	return sql.Eval(ctx, e, b, params)
 }
 
 // filterBatch keeps the rows whose mask entry is true.

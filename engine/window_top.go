@@ -220,7 +220,7 @@ func (t *windowTop) release() {
 func evalAll(ctx context.Context, es []sql.Expr, b arrow.RecordBatch, params []any) ([]arrow.Array, error) {
 	out := make([]arrow.Array, 0, len(es))
 	for _, e := range es {
-		arr, err := sql.Eval(ctx, e, b, params)
+		arr, err := sql.Eval(ctx, e, b, params) // a column as it is: no conversion per row
 		if err != nil {
 			releaseArrays(out)
 			return nil, err

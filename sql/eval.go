@@ -65,6 +65,14 @@ func Eval(ctx context.Context, e Expr, batch arrow.RecordBatch, params []any) (a
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// A plain column reference already of its Arrow type is the column:
+	// join keys, window partitions and SELECT lists cost no work per value.
+	if c, ok := e.(*ColumnRef); ok && batch != nil && c.Index < int(batch.NumCols()) {
+		if arr := batch.Column(c.Index); arrow.TypeEqual(arr.DataType(), c.T.ArrowType()) {
+			arr.Retain()
+			return arr, nil
+		}
+	}
 	if vec, ok := evalScaledBatch(ctx, e, batch); ok {
 		return vec.numericText(), nil
 	}
