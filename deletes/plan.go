@@ -18,6 +18,7 @@ import (
 
 	"github.com/magmalake/magmalake/internal/parallel"
 	"github.com/magmalake/magmalake/internal/progress"
+	"github.com/magmalake/magmalake/internal/rowruns"
 	"github.com/magmalake/magmalake/lake"
 )
 
@@ -472,7 +473,7 @@ func (p *planner) matchLive(ctx context.Context, b arrow.RecordBatch, idx []int,
 	if len(live) == 0 {
 		return mask, nil
 	}
-	lb, err := filterRows(ctx, b, keep)
+	lb, err := rowruns.Filter(ctx, b, keep)
 	if err != nil {
 		return nil, fmt.Errorf("select live rows: %w", err)
 	}
@@ -512,7 +513,7 @@ func (p *planner) match(ctx context.Context, b arrow.RecordBatch, idx []int) ([]
 func (p *planner) collect(ctx context.Context, r *RowDelete, b arrow.RecordBatch, idx []int, keep []bool) error {
 	sub := subBatch(b, idx)
 	defer sub.Release()
-	out, err := filterRows(ctx, sub, keep)
+	out, err := rowruns.Filter(ctx, sub, keep)
 	if err != nil {
 		return fmt.Errorf("collect returned rows: %w", err)
 	}

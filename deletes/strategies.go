@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/magmalake/magmalake/internal/progress"
+	"github.com/magmalake/magmalake/internal/rowruns"
 	"iter"
 	"slices"
 	"strings"
@@ -121,7 +122,7 @@ func keepUndeleted(ctx context.Context, b arrow.RecordBatch, base int64, keep []
 		b.Retain()
 		return b, nil
 	}
-	if out, ok := filterRuns(b, keptRuns(keep, int(base), int(n)), kept); ok {
+	if out, ok := rowruns.Copy(b, rowruns.BitmapRuns(keep, int(base), int(n)), kept); ok {
 		return out, nil
 	}
 	data := array.NewData(arrow.FixedWidthTypes.Boolean, int(n),

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 
+	"github.com/magmalake/magmalake/internal/rowruns"
 	"github.com/magmalake/magmalake/pgerr"
 	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
@@ -537,8 +538,22 @@ func Project(ctx context.Context, exprs []sql.Expr, names []string, b arrow.Reco
 	return rb, nil
 }
 
-// filterBatch keeps the rows whose mask entry is true.
+// filterRunRows is the average run of kept rows from which filterBatch
+// copies runs (a memmove each) rather than gathering rows one by one.
+const filterRunRows = 8
+
+// filterBatch keeps the rows whose mask entry is true. A WHERE that keeps
+// most rows (TPC-H Q1 keeps 98%) leaves long runs, copied whole.
 func filterBatch(b arrow.RecordBatch, mask []bool) (arrow.RecordBatch, error) {
+	if runs, kept := rowruns.MaskRuns(mask); kept >= filterRunRows*len(runs) {
+		if kept == len(mask) {
+			b.Retain()
+			return b, nil
+		}
+		if out, ok := rowruns.Copy(b, runs, kept); ok {
+			return out, nil
+		}
+	}
 	idx := make([]int32, 0, len(mask))
 	for i, m := range mask {
 		if m {

@@ -1,4 +1,4 @@
-package deletes
+package rowruns
 
 import (
 	"context"
@@ -37,11 +37,11 @@ func TestKeptRuns(t *testing.T) {
 				}
 			}
 			var got []int
-			for _, r := range keptRuns(mask, base, n) {
-				if r.n <= 0 {
+			for _, r := range BitmapRuns(mask, base, n) {
+				if r.N <= 0 {
 					t.Fatalf("base %d n %d: empty run %v", base, n, r)
 				}
-				for i := r.start; i < r.start+r.n; i++ {
+				for i := r.Start; i < r.Start+r.N; i++ {
 					got = append(got, i)
 				}
 			}
@@ -56,7 +56,6 @@ func TestKeptRuns(t *testing.T) {
 // nulls, sliced at odd offsets) by random masks and compares the result with
 // arrow's own filter kernel; a list column takes the kernel's path.
 func TestFilterRunsLikeArrow(t *testing.T) {
-	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for round := 0; round < 40; round++ {
 		b, off := randomSlice(rng, round, 3000, 50)
@@ -74,16 +73,11 @@ func TestFilterRunsLikeArrow(t *testing.T) {
 			b.Release()
 			continue
 		}
-		got, ok := filterRuns(b, keptRuns(keep, base, n), kept)
+		got, ok := Copy(b, BitmapRuns(keep, base, n), kept)
 		if ok == (round%4 == 3) {
 			t.Fatalf("round %d: run copy taken %v with schema %v", round, ok, b.Schema())
 		}
-		if !ok {
-			if got, err := keepUndeleted(ctx, b, int64(base), keep, int64(base+n)); err != nil || got.NumRows() != int64(kept) {
-				t.Fatalf("round %d: fallback gave %v, %v", round, got, err)
-			} else {
-				got.Release()
-			}
+		if !ok { // a list column: the caller's kernel filters it
 			b.Release()
 			continue
 		}
@@ -106,7 +100,7 @@ func TestFilterRunsLikeArrow(t *testing.T) {
 	}
 }
 
-// TestFilterRowsLikeArrow: filterRows of random slices of every leaf type
+// TestFilterRowsLikeArrow: Filter of random slices of every leaf type
 // (and with a list column, which takes arrow's kernel) and random masks,
 // none, some, most or all rows kept, equals arrow's filter.
 func TestFilterRowsLikeArrow(t *testing.T) {
@@ -124,7 +118,7 @@ func TestFilterRowsLikeArrow(t *testing.T) {
 				bitutil.SetBit(bits, i)
 			}
 		}
-		got, err := filterRows(ctx, b, keep)
+		got, err := Filter(ctx, b, keep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +179,7 @@ func BenchmarkKeepUndeleted(b *testing.B) {
 	kept := bitutil.CountSetBits(keep, 0, n)
 	b.Run("runs", func(b *testing.B) {
 		for range b.N {
-			out, _ := filterRuns(batch, keptRuns(keep, 0, n), kept)
+			out, _ := Copy(batch, BitmapRuns(keep, 0, n), kept)
 			out.Release()
 		}
 	})

@@ -1,4 +1,5 @@
-package deletes
+// Package rowruns filters Arrow batches by runs of kept rows.
+package rowruns
 
 import (
 	"context"
@@ -10,19 +11,20 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// A rewrite keeps most rows of a batch: scattered deletes leave long runs of
-// survivors. Copying those runs with one memmove each costs a fraction of
-// arrow's generic filter kernel, which decides row by row (it was a tenth of
+// A rewrite keeps most rows of a batch: scattered deletes leave long runs
+// of survivors, and a WHERE that rejects a few rows leaves long runs too.
+// Copying those runs with one memmove each costs a fraction of arrow's
+// generic filter kernel, which decides row by row (it was a tenth of
 // OPTIMIZE's CPU on the maintenance bench). Columns of other types (nested,
 // dictionary, views) go through the kernel.
 
-// keepRun is a run of kept rows, [start, start+n) of the batch.
-type keepRun struct{ start, n int }
+// Run is a run of kept rows, [Start, Start+N) of the batch.
+type Run struct{ Start, N int }
 
-// keptRuns lists the runs of set bits of keep in [base, base+n), as batch
+// BitmapRuns lists the runs of set bits of keep in [base, base+n), as batch
 // rows from 0, skipping whole bytes where it can.
-func keptRuns(keep []byte, base, n int) []keepRun {
-	var runs []keepRun
+func BitmapRuns(keep []byte, base, n int) []Run {
+	var runs []Run
 	open := -1
 	for i := 0; i < n; {
 		bit := base + i
@@ -36,7 +38,7 @@ func keptRuns(keep []byte, base, n int) []keepRun {
 				continue
 			case 0:
 				if open >= 0 {
-					runs = append(runs, keepRun{open, i - open})
+					runs = append(runs, Run{Start: open, N: i - open})
 					open = -1
 				}
 				i += 8
@@ -48,20 +50,20 @@ func keptRuns(keep []byte, base, n int) []keepRun {
 		case set && open < 0:
 			open = i
 		case !set && open >= 0:
-			runs = append(runs, keepRun{open, i - open})
+			runs = append(runs, Run{Start: open, N: i - open})
 			open = -1
 		}
 		i++
 	}
 	if open >= 0 {
-		runs = append(runs, keepRun{open, n - open})
+		runs = append(runs, Run{Start: open, N: n - open})
 	}
 	return runs
 }
 
-// filterRuns copies the rows of b in runs (kept rows in all) into a new
+// Copy copies the rows of b in runs (kept rows in all) into a new
 // batch; ok is false when a column's type has no run copy here.
-func filterRuns(b arrow.RecordBatch, runs []keepRun, kept int) (arrow.RecordBatch, bool) {
+func Copy(b arrow.RecordBatch, runs []Run, kept int) (arrow.RecordBatch, bool) {
 	cols := make([]arrow.Array, 0, b.NumCols())
 	release := func() {
 		for _, c := range cols {
@@ -83,7 +85,7 @@ func filterRuns(b arrow.RecordBatch, runs []keepRun, kept int) (arrow.RecordBatc
 }
 
 // copyRuns copies one flat column's runs: validity bits, then values.
-func copyRuns(d arrow.ArrayData, runs []keepRun, kept int) (arrow.ArrayData, bool) {
+func copyRuns(d arrow.ArrayData, runs []Run, kept int) (arrow.ArrayData, bool) {
 	mem := memory.DefaultAllocator
 	if len(d.Buffers()) < 2 || d.Buffers()[1] == nil {
 		return nil, false
@@ -123,25 +125,25 @@ func copyRuns(d arrow.ArrayData, runs []keepRun, kept int) (arrow.ArrayData, boo
 	return out, true
 }
 
-func copyFixed(mem memory.Allocator, src *memory.Buffer, offset, width int, runs []keepRun, kept int) *memory.Buffer {
+func copyFixed(mem memory.Allocator, src *memory.Buffer, offset, width int, runs []Run, kept int) *memory.Buffer {
 	out := memory.NewResizableBuffer(mem)
 	out.Resize(kept * width)
 	dst, from := out.Bytes(), src.Bytes()
 	at := 0
 	for _, r := range runs {
-		at += copy(dst[at:], from[(offset+r.start)*width:(offset+r.start+r.n)*width])
+		at += copy(dst[at:], from[(offset+r.Start)*width:(offset+r.Start+r.N)*width])
 	}
 	return out
 }
 
-func copyBits(mem memory.Allocator, src *memory.Buffer, offset int, runs []keepRun, kept int) *memory.Buffer {
+func copyBits(mem memory.Allocator, src *memory.Buffer, offset int, runs []Run, kept int) *memory.Buffer {
 	out := memory.NewResizableBuffer(mem)
 	out.Resize(int(bitutil.BytesForBits(int64(kept))))
 	dst, from := out.Bytes(), src.Bytes()
 	at := 0
 	for _, r := range runs {
-		copyBitRun(dst, at, from, offset+r.start, r.n)
-		at += r.n
+		copyBitRun(dst, at, from, offset+r.Start, r.N)
+		at += r.N
 	}
 	return out
 }
@@ -169,7 +171,7 @@ func copyBitRun(dst []byte, at int, src []byte, from, n int) {
 
 // copyVarBinary copies the offsets (rebased to the new data) and the bytes
 // of each run of a string or binary column.
-func copyVarBinary(mem memory.Allocator, d arrow.ArrayData, runs []keepRun, kept int) []*memory.Buffer {
+func copyVarBinary(mem memory.Allocator, d arrow.ArrayData, runs []Run, kept int) []*memory.Buffer {
 	offs := arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes())[d.Offset():]
 	var src []byte
 	if d.Buffers()[2] != nil {
@@ -177,7 +179,7 @@ func copyVarBinary(mem memory.Allocator, d arrow.ArrayData, runs []keepRun, kept
 	}
 	size := 0
 	for _, r := range runs {
-		size += int(offs[r.start+r.n] - offs[r.start])
+		size += int(offs[r.Start+r.N] - offs[r.Start])
 	}
 	outOffs := memory.NewResizableBuffer(mem)
 	outOffs.Resize(arrow.Int32Traits.BytesRequired(kept + 1))
@@ -186,31 +188,31 @@ func copyVarBinary(mem memory.Allocator, d arrow.ArrayData, runs []keepRun, kept
 	o, data := arrow.Int32Traits.CastFromBytes(outOffs.Bytes()), outData.Bytes()
 	at, pos := 0, int32(0)
 	for _, r := range runs {
-		first := offs[r.start]
-		for i := 0; i < r.n; i++ {
-			o[at+i] = pos + offs[r.start+i] - first
+		first := offs[r.Start]
+		for i := 0; i < r.N; i++ {
+			o[at+i] = pos + offs[r.Start+i] - first
 		}
-		n := copy(data[pos:], src[first:offs[r.start+r.n]])
-		at += r.n
+		n := copy(data[pos:], src[first:offs[r.Start+r.N]])
+		at += r.N
 		pos += int32(n)
 	}
 	o[at] = pos
 	return []*memory.Buffer{outOffs, outData}
 }
 
-// filterRows keeps the rows of b whose keep entry is true, copying runs
+// Filter keeps the rows of b whose keep entry is true, copying runs
 // where every column's type allows it and through arrow's filter kernel
 // otherwise. Besides being cheaper, the run copy stays on the calling
 // goroutine: arrow's kernels hand their result over a channel from a
 // goroutine of their own, which under load waits for the scheduler at every
 // call (a contended DELETE calls it for every cached file).
-func filterRows(ctx context.Context, b arrow.RecordBatch, keep []bool) (arrow.RecordBatch, error) {
-	runs, kept := boolRuns(keep)
+func Filter(ctx context.Context, b arrow.RecordBatch, keep []bool) (arrow.RecordBatch, error) {
+	runs, kept := MaskRuns(keep)
 	if kept == len(keep) {
 		b.Retain()
 		return b, nil
 	}
-	if out, ok := filterRuns(b, runs, kept); ok {
+	if out, ok := Copy(b, runs, kept); ok {
 		return out, nil
 	}
 	bld := array.NewBooleanBuilder(memory.DefaultAllocator)
@@ -221,21 +223,21 @@ func filterRows(ctx context.Context, b arrow.RecordBatch, keep []bool) (arrow.Re
 	return compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
 }
 
-// boolRuns lists the runs of true in keep, and how many there are.
-func boolRuns(keep []bool) (runs []keepRun, kept int) {
+// MaskRuns lists the runs of true in keep, and how many there are.
+func MaskRuns(keep []bool) (runs []Run, kept int) {
 	open := -1
 	for i, k := range keep {
 		switch {
 		case k && open < 0:
 			open = i
 		case !k && open >= 0:
-			runs = append(runs, keepRun{open, i - open})
+			runs = append(runs, Run{Start: open, N: i - open})
 			kept += i - open
 			open = -1
 		}
 	}
 	if open >= 0 {
-		runs = append(runs, keepRun{open, len(keep) - open})
+		runs = append(runs, Run{Start: open, N: len(keep) - open})
 		kept += len(keep) - open
 	}
 	return runs, kept
