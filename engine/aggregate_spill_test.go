@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/magmalake/magmalake/pgerr"
 
@@ -127,4 +128,61 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return "(one is a prefix of the other)"
+}
+
+// TestGroupByKeysSpillAgainstModel is TestGroupBySpillsAgainstModel for a
+// GROUP BY on three keys (text with NULLs, integer with NULLs, date), which
+// group by their encoded tuple: the model's groups in memory, spilled and
+// re-spilled.
+func TestGroupByKeysSpillAgainstModel(t *testing.T) {
+	const n = 30000
+	query := fmt.Sprintf(`SELECT CASE WHEN g %% 13 = 0 THEN NULL ELSE 'k' || CAST(g %% 97 AS text) END,
+	  CASE WHEN g %% 17 = 0 THEN NULL ELSE g %% 61 END, date '2024-01-01' + (g %% 7), count(*), sum(g)
+	FROM generate_series(1, %d) AS x(g) GROUP BY 1, 2, 3`, n)
+	model := map[string][2]int64{}
+	for g := int64(1); g <= n; g++ {
+		k1, k2 := "NULL", "NULL"
+		if g%13 != 0 {
+			k1 = fmt.Sprintf("k%d", g%97)
+		}
+		if g%17 != 0 {
+			k2 = fmt.Sprint(g % 61)
+		}
+		day := time.Date(2024, 1, 1+int(g%7), 0, 0, 0, 0, time.UTC).Unix() / 86400 // a date's datum: days since 1970
+		k := fmt.Sprintf("%s|%s|%d", k1, k2, day)
+		a := model[k]
+		model[k] = [2]int64{a[0] + 1, a[1] + g}
+	}
+	var want []string
+	for k, a := range model {
+		want = append(want, fmt.Sprintf("%s|%d|%d", k, a[0], a[1]))
+	}
+	sort.Strings(want)
+	ctx := context.Background()
+	for _, workMem := range []int64{0, 512 << 10, 48 << 10} {
+		tmp := t.TempDir()
+		rows := openSorted(t, ctx, query, workMem, 1024, tmp)
+		var got []string
+		for {
+			b, err := rows.Next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("work_mem %d: %v", workMem, err)
+			}
+			for r := 0; r < int(b.NumRows()); r++ {
+				vals := make([]string, b.NumCols())
+				for col := range vals {
+					vals[col] = datumText(sql.DatumAt(b.Column(col), sql.TypeFromArrow(b.Column(col).DataType()), r))
+				}
+				got = append(got, strings.Join(vals, "|"))
+			}
+		}
+		rows.Close()
+		sort.Strings(got)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("work_mem %d: %d groups, want %d; first differing: %v", workMem, len(got), len(want), firstDiff(got, want))
+		}
+	}
 }
