@@ -36,6 +36,10 @@ type evaluator struct {
 	// subqueries holds subquery results when the statement keeps none.
 	subqueries *subqueryCache
 	catalog    Catalog // the session's, for catalog functions and reg* casts
+	// strictFast: compileFast takes no argument of an AND or OR to the
+	// general evaluator (set while the arguments of the outermost one
+	// compile: see fastLogic).
+	strictFast bool
 }
 
 func newEvaluator(ctx context.Context, batch arrow.RecordBatch, params []any) *evaluator {

@@ -22,6 +22,9 @@ import (
 // val[i] is the value.
 type triMask struct {
 	val, null []bool
+	// err is an error the general evaluator raised for an argument of a
+	// mixed AND or OR (fastLogic); the mask is then not an answer.
+	err error
 }
 
 func newTriMask(n int) triMask { return triMask{val: make([]bool, n), null: make([]bool, n)} }
@@ -55,6 +58,9 @@ func (ev *evaluator) matchFast(e Expr) ([]bool, bool) {
 		return nil, false
 	}
 	m := f(ev.ctx, ev.batch, nil)
+	if m.err != nil {
+		return nil, false // the general path raises it, in its own order
+	}
 	for i, null := range m.null {
 		m.val[i] = m.val[i] && !null
 	}
@@ -197,29 +203,44 @@ func (ev *evaluator) fastIsBool(x *IsBool) (fastPred, bool) {
 // left undecided (an AND's FALSE, an OR's TRUE decide): the kernels cannot
 // raise errors, so skipping rows changes nothing but the work.
 func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
-	args := make([]fastPred, len(x.Args))
+	mixed := !ev.strictFast
+	ev.strictFast = true
+	defer func() { ev.strictFast = !mixed }()
+	var fast []int // arguments with kernels
+	var slow []int // the others, in the order written
+	compiled := make([]fastPred, len(x.Args))
 	for k, a := range x.Args {
-		f, ok := ev.compileFast(a)
-		if !ok {
-			return nil, false
+		if f, ok := ev.compileFast(a); ok {
+			compiled[k], fast = f, append(fast, k)
+		} else {
+			slow = append(slow, k)
 		}
-		args[k] = f
+	}
+	if len(fast) == 0 || len(slow) > 0 && !mixed {
+		return nil, false
 	}
 	// Cheapest first: three-valued AND and OR give the same answer in any
 	// order, and a kernel raises no error a reordering could hide or
 	// surface, so an integer or date test may narrow the rows a string
 	// test or IN list then reads (TPC-H Q12: l_shipmode IN (...) written
 	// first, three date comparisons after it).
-	order := make([]int, len(args))
-	for k := range order {
-		order[k] = k
+	//
+	// The arguments without kernels (LIKE, functions, casts) run after
+	// them, in the order written, through the general evaluator and on
+	// the rows still undecided only. An argument that may raise an error
+	// so runs on no row where every argument before it in the written
+	// order would not also have run it (PostgreSQL's own order), only on
+	// fewer: PostgreSQL also runs cheaper quals first and documents no
+	// order. Only the outermost AND or OR mixes, so an argument with an
+	// error to raise never moves before another one.
+	slices.SortStableFunc(fast, func(a, b int) int { return cmp.Compare(fastCost(x.Args[a]), fastCost(x.Args[b])) })
+	args := make([]fastPred, 0, len(x.Args))
+	for _, k := range fast {
+		args = append(args, compiled[k])
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(fastCost(x.Args[a]), fastCost(x.Args[b])) })
-	sorted := make([]fastPred, len(args))
-	for k, o := range order {
-		sorted[k] = args[o]
+	for _, k := range slow {
+		args = append(args, ev.generalPred(x.Args[k]))
 	}
-	args = sorted
 	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		out := args[0](ctx, b, sel)
@@ -239,6 +260,9 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 				return out
 			}
 			m := f(ctx, b, open)
+			if m.err != nil {
+				return m
+			}
 			left := open[:0]
 			for _, i := range open {
 				if !m.null[i] && m.val[i] == decisive {
@@ -254,6 +278,34 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		}
 		return out
 	}, true
+}
+
+// generalPred is a predicate the general evaluator computes, on the rows
+// sel only; its errors come back in the mask.
+func (ev *evaluator) generalPred(e Expr) fastPred {
+	params := ev.params
+	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
+		n := int(b.NumRows())
+		m := newTriMask(n)
+		run := newEvaluator(ctx, b, params)
+		rows := sel
+		if rows == nil {
+			rows = allRows(n)
+		}
+		vals, err := run.eval(e, rows)
+		if err != nil {
+			m.err = err
+			return m
+		}
+		for _, i := range rows {
+			if vals[i] == nil {
+				m.null[i] = true
+			} else {
+				m.val[i] = vals[i] == true
+			}
+		}
+		return m
+	}
 }
 
 // fastCost ranks a fast-path predicate by its work per row: fixed-width

@@ -46,6 +46,9 @@ func (m *Matcher) Match(ctx context.Context, batch arrow.RecordBatch) ([]bool, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if t.err != nil {
+		return nil, t.err
+	}
 	for i, null := range t.null {
 		t.val[i] = t.val[i] && !null
 	}
