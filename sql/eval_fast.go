@@ -93,6 +93,8 @@ func (ev *evaluator) compileFast(e Expr) (fastPred, bool) {
 		return ev.fastIsBool(x)
 	case *InList:
 		return ev.fastIn(x)
+	case *Like:
+		return ev.fastLike(x)
 	case *ColumnRef:
 		if x.T.Kind != KindBool {
 			return nil, false
@@ -326,6 +328,8 @@ func fastCost(e Expr) int {
 		return 3 + min(len(x.List), hashInMin)/2
 	case *Not:
 		return fastCost(x.X)
+	case *Like:
+		return 5
 	case *Logic:
 		n := 0
 		for _, a := range x.Args {

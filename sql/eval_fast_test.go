@@ -94,7 +94,8 @@ func fastShapeExpr(rng *rand.Rand, depth int) string {
 	case 7:
 		// No kernel: the general evaluator's part of a mixed AND or OR,
 		// some raising errors (division by zero) on some rows.
-		return pick("s LIKE 'a%'", "length(s) > 1", "b / i > 1", "i / (b - 7) < 2", "upper(v) = 'A'", "abs(i) < 5")
+		return pick("s LIKE 'a%'", "length(s) > 1", "b / i > 1", "i / (b - 7) < 2", "upper(v) = 'A'", "abs(i) < 5",
+			"s LIKE '%b%'", "v NOT LIKE '%a'", "s LIKE 'a_'", "s NOT LIKE ''", "v LIKE '%'", "s LIKE NULL", "s ILIKE 'A%'")
 	}
 	return "(" + fastShapeExpr(rng, depth-1) + " " + pick("AND", "OR") + " " + fastShapeExpr(rng, depth-1) + ")"
 }
@@ -178,7 +179,8 @@ func TestMatchFastShapes(t *testing.T) {
 		"b = 7", "7 < b", "i >= 3 AND i < 100", "f > 2.5", "r < 1", "n = 2.5", "s = 'ab'", "v <> 'a'",
 		"d >= '2024-01-01'", "ts < '2024-01-01 10:00:00'", "bo = __true()", "b IS NULL", "s IS NOT NULL",
 		"i IN (1, 2, 3)", "s NOT IN ('a', 'b')", "b BETWEEN 1 AND 10", "NOT (b = 1 OR f IS NULL)", "bo",
-		"b < i", "id >= b", "s = v", "n <> n", "d <= d", "ts > ts",
+		"b < i", "id >= b", "s = v", "n <> n", "d <= d", "ts > ts", "s LIKE 'ab%'", "v NOT LIKE '%a%b%'",
+		"b > 1 AND s LIKE 'a_'",
 	} {
 		e := mustBind(t, src, sc)
 		ev := newEvaluator(context.Background(), buildBatch(t, sc, [][]any{fastRow(rand.New(rand.NewSource(1)))}), nil)
