@@ -479,14 +479,14 @@ func (d *distinctAcc) update(g int, arr arrow.Array, i int) error {
 	if d.seen[g] == nil {
 		d.seen[g] = roaring.New()
 	}
-	if d.seen[g].Contains(id) {
+	if !d.seen[g].CheckedAdd(id) { // one lookup: fed already, or now marked
 		return nil
 	}
 	// A bit in a sparse container is two bytes; dense ones cost less.
 	if full, err := d.take(2); full || err != nil {
+		d.seen[g].Remove(id) // not fed: the pair spills
 		return d.spillFrom(err, g, arr, i)
 	}
-	d.seen[g].Add(id)
 	return d.inner.update(g, arr, i)
 }
 
