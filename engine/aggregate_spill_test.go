@@ -15,6 +15,7 @@ import (
 	"github.com/magmalake/magmalake/pgerr"
 
 	"github.com/magmalake/magmalake/sql"
+	"github.com/magmalake/magmalake/stmt"
 )
 
 // aggSpillQuery groups n generated rows by a text key with NULLs (about
@@ -78,29 +79,7 @@ func TestGroupBySpillsAgainstModel(t *testing.T) {
 	}{{"in memory", 0}, {"one level", 512 << 10}, {"nested", 48 << 10}} {
 		t.Run(c.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			rows := openSorted(t, ctx, aggSpillQuery(n), c.workMem, 1024, tmp)
-			var got []string
-			for {
-				b, err := rows.Next(ctx)
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					var pe *pgerr.Error
-					errors.As(err, &pe)
-					t.Fatalf("%v: %s", err, pe.Detail)
-				}
-				for r := 0; r < int(b.NumRows()); r++ {
-					vals := make([]string, b.NumCols())
-					for col := range vals {
-						v := sql.DatumAt(b.Column(col), sql.TypeFromArrow(b.Column(col).DataType()), r)
-						vals[col] = datumText(v)
-					}
-					got = append(got, strings.Join(vals, "|"))
-				}
-			}
-			rows.Close()
-			sort.Strings(got)
+			got := sortedTextRows(t, ctx, openSorted(t, ctx, aggSpillQuery(n), c.workMem, 1024, tmp))
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("%d groups, want %d; first differing: %v", len(got), len(want), firstDiff(got, want))
 			}
@@ -109,6 +88,35 @@ func TestGroupBySpillsAgainstModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sortedTextRows reads rows to the end as text, a row's values joined by
+// "|", sorted; it closes rows.
+func sortedTextRows(t *testing.T, ctx context.Context, rows stmt.Rows) []string {
+	t.Helper()
+	defer rows.Close()
+	var got []string
+	for {
+		b, err := rows.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if pe := (*pgerr.Error)(nil); errors.As(err, &pe) {
+				t.Fatalf("%v: %s", err, pe.Detail)
+			}
+			t.Fatal(err)
+		}
+		for r := 0; r < int(b.NumRows()); r++ {
+			vals := make([]string, b.NumCols())
+			for col := range vals {
+				vals[col] = datumText(sql.DatumAt(b.Column(col), sql.TypeFromArrow(b.Column(col).DataType()), r))
+			}
+			got = append(got, strings.Join(vals, "|"))
+		}
+	}
+	sort.Strings(got)
+	return got
 }
 
 func datumText(v any) string {
@@ -161,26 +169,7 @@ func TestGroupByKeysSpillAgainstModel(t *testing.T) {
 	ctx := context.Background()
 	for _, workMem := range []int64{0, 512 << 10, 48 << 10} {
 		tmp := t.TempDir()
-		rows := openSorted(t, ctx, query, workMem, 1024, tmp)
-		var got []string
-		for {
-			b, err := rows.Next(ctx)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("work_mem %d: %v", workMem, err)
-			}
-			for r := 0; r < int(b.NumRows()); r++ {
-				vals := make([]string, b.NumCols())
-				for col := range vals {
-					vals[col] = datumText(sql.DatumAt(b.Column(col), sql.TypeFromArrow(b.Column(col).DataType()), r))
-				}
-				got = append(got, strings.Join(vals, "|"))
-			}
-		}
-		rows.Close()
-		sort.Strings(got)
+		got := sortedTextRows(t, ctx, openSorted(t, ctx, query, workMem, 1024, tmp))
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("work_mem %d: %d groups, want %d; first differing: %v", workMem, len(got), len(want), firstDiff(got, want))
 		}
