@@ -395,6 +395,45 @@ func ChunkRanges(md *metadata.FileMetaData, groups, leaves []int) []ByteRange {
 	return out
 }
 
+// PageIndexRanges are the byte ranges of row group g's page index, its
+// column indexes and its offset indexes, each over every column (as arrow-go
+// reads them when a seek in the row group consults the index); none when
+// the file has no page index.
+func PageIndexRanges(md *metadata.FileMetaData, g int) []ByteRange {
+	rg := md.RowGroup(g)
+	var cols, offs indexSpan
+	for c := range rg.NumColumns() {
+		col, err := rg.ColumnChunk(c)
+		if err != nil {
+			continue
+		}
+		cols.add(col.GetColumnIndexLocation())
+		offs.add(col.GetOffsetIndexLocation())
+	}
+	return append(cols.ranges(), offs.ranges()...)
+}
+
+// indexSpan is the bytes from the first to the end of the last of some
+// index locations.
+type indexSpan struct{ lo, hi int64 }
+
+func (s *indexSpan) add(l *metadata.IndexLocation) {
+	if l == nil || l.Length <= 0 {
+		return
+	}
+	if s.hi == 0 || l.Offset < s.lo {
+		s.lo = l.Offset
+	}
+	s.hi = max(s.hi, l.Offset+int64(l.Length))
+}
+
+func (s indexSpan) ranges() []ByteRange {
+	if s.hi == 0 {
+		return nil
+	}
+	return []ByteRange{{Off: s.lo, Len: s.hi - s.lo}}
+}
+
 // puffinKeep is the largest Puffin file fetched whole and kept. A
 // statement's deletion vectors share one Puffin file, and the next
 // statements read them one data file at a time: one GET of the file, not

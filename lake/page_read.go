@@ -46,7 +46,9 @@ func (r pageReader) readRanges(ctx context.Context, pt pageTask, yield func(arro
 	if err != nil {
 		return err
 	}
-	held, err := holdChunks(src, ChunkRanges(pt.md, []int{pt.rg}, pt.leaves))
+	// The page index too: seeking to a range consults it (one GET with
+	// the chunks on object storage, coalesced).
+	held, err := holdChunks(src, append(ChunkRanges(pt.md, []int{pt.rg}, pt.leaves), PageIndexRanges(pt.md, pt.rg)...))
 	if err != nil {
 		return errors.Join(err, src.Close())
 	}

@@ -70,10 +70,10 @@ func TestS3DeleteRequestsPerFile(t *testing.T) {
 
 // A point lookup on S3 reads the one data file holding its id with few
 // requests, whatever it decodes: no HEAD; at planning the file's tail
-// (footer) and the id column's chunk of the kept row group, whose pages
-// narrow it; then that row group's column chunks, coalesced into one GET
-// and held while the reader seeks to the page (arrow-go would read a chunk
-// again on every seek). So too with the progress line counting the reads
+// (footer and page index, which narrows the kept row group to its pages);
+// then that row group's column chunks and page index, coalesced into one
+// GET and held while the reader seeks to the page (arrow-go would read a
+// chunk again on every seek). So too with the progress line counting the reads
 // (its IO over the object store's hid the sizes: a HEAD per file).
 func TestS3PointLookupRequests(t *testing.T) {
 	t.Run("progress-off", func(t *testing.T) { testS3PointLookup(t, false) })
@@ -111,8 +111,8 @@ func testS3PointLookup(t *testing.T, progress bool) {
 		t.Fatalf("the lookup read data files %v and sent %d HEADs, want one file and none", gets, heads)
 	}
 	for p, n := range gets {
-		if n > 3 {
-			t.Errorf("%s: %d GETs, want at most 3 (tail, id chunk, the row group's chunks)", p, n)
+		if n > 2 {
+			t.Errorf("%s: %d GETs, want at most 2 (tail, the row group's chunks and page index)", p, n)
 		}
 	}
 }

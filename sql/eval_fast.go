@@ -241,7 +241,7 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 		args = append(args, compiled[k])
 	}
 	for _, k := range slow {
-		args = append(args, ev.generalPred(x.Args[k]))
+		args = append(args, generalPred(x.Args[k], ev.params))
 	}
 	decisive := !x.And // AND is decided by a FALSE, OR by a TRUE
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
@@ -282,10 +282,10 @@ func (ev *evaluator) fastLogic(x *Logic) (fastPred, bool) {
 	}, true
 }
 
-// generalPred is a predicate the general evaluator computes, on the rows
-// sel only; its errors come back in the mask.
-func (ev *evaluator) generalPred(e Expr) fastPred {
-	params := ev.params
+// generalPred is a predicate the general evaluator computes (with the
+// statement's parameters), on the rows sel only; its errors come back in
+// the mask.
+func generalPred(e Expr, params []any) fastPred {
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		n := int(b.NumRows())
 		m := newTriMask(n)
