@@ -193,64 +193,18 @@ func (s *inSet) add(v any) bool {
 	return true
 }
 
-// lookup returns a membership test for one batch's column, or false when
-// the column's Arrow type is not one the set reads directly.
-func (s *inSet) lookup(arr arrow.Array) (func(i int) bool, bool) {
-	if s.strs != nil {
-		a, ok := arr.(*array.String)
-		if !ok {
-			return nil, false
-		}
-		return func(i int) bool { _, hit := s.strs[a.Value(i)]; return hit }, true
-	}
-	var at func(i int) int64
-	switch a := arr.(type) {
-	case *array.Int16:
-		at = func(i int) int64 { return int64(a.Value(i)) }
-	case *array.Int32:
-		at = func(i int) int64 { return int64(a.Value(i)) }
-	case *array.Int64:
-		at = a.Value
-	case *array.Date32:
-		at = func(i int) int64 { return int64(a.Value(i)) }
-	case *array.Time64:
-		at = func(i int) int64 { return int64(a.Value(i)) }
-	case *array.Timestamp:
-		at = func(i int) int64 { return int64(a.Value(i)) }
-	default:
-		return nil, false
-	}
-	return func(i int) bool { _, hit := s.ints[at(i)]; return hit }, true
-}
-
 // fastInSet is fastIn through a hash set: TRUE on a match, else NULL if the
 // column or any item is NULL, else FALSE; NOT IN negates non-NULL results.
 func (ev *evaluator) fastInSet(c *ColumnRef, x *InList, s *inSet) fastPred {
 	return func(ctx context.Context, b arrow.RecordBatch, sel []int) triMask {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
-		if s.hits(col, sel, m.val) {
-			markNulls(col, sel, m.null)
-			inResults(m, sel, x.Not, s.sawNull)
-			return m
-		}
-		hit, ok := s.lookup(col)
-		if !ok {
+		if !s.hits(col, sel, m.val) {
 			// An unexpected physical type: decide each row the general way.
-			hit = func(i int) bool { return s.contains(DatumAt(col, c.T, i)) }
+			forRows(col.Len(), sel, m.val, func(i int) bool { return !col.IsNull(i) && s.contains(DatumAt(col, c.T, i)) })
 		}
-		eachRow(col.Len(), sel, func(i int) {
-			switch {
-			case col.IsNull(i):
-				m.null[i] = true
-			case hit(i):
-				m.val[i] = !x.Not
-			case s.sawNull:
-				m.null[i] = true
-			default:
-				m.val[i] = x.Not
-			}
-		})
+		markNulls(col, sel, m.null)
+		inResults(m, sel, x.Not, s.sawNull)
 		return m
 	}
 }
@@ -274,11 +228,9 @@ func inResults(m triMask, sel []int, not, sawNull bool) {
 func (s *inSet) contains(v any) bool {
 	switch k := v.(type) {
 	case int64:
-		_, hit := s.ints[k]
-		return hit
+		return s.hasInt(k)
 	case string:
-		_, hit := s.strs[k]
-		return hit
+		return s.hasString(k)
 	}
 	return false
 }

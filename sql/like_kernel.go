@@ -37,29 +37,11 @@ func (ev *evaluator) fastLike(x *Like) (fastPred, bool) {
 		col := b.Column(c.Index)
 		m := newTriMask(col.Len())
 		a, ok := col.(*array.String)
-		if !ok {
-			// An unexpected array type: the general evaluator's answer.
-			vals, err := newEvaluator(ctx, b, ev.params).eval(x, orAll(sel, col.Len()))
-			if err != nil {
-				m.err = err
-				return m
-			}
-			for _, i := range orAll(sel, col.Len()) {
-				m.null[i] = vals[i] == nil
-				m.val[i] = vals[i] == true
-			}
-			return m
+		if !ok { // an unexpected array type: the general evaluator's answer
+			return generalPred(x, ev.params)(ctx, b, sel)
 		}
 		forRows(a.Len(), sel, m.val, func(i int) bool { return matchSegments(a.Value(i), segs) != not })
 		markNulls(col, sel, m.null)
 		return m
 	}, true
-}
-
-// orAll is sel, or every row of n when sel is nil.
-func orAll(sel []int, n int) []int {
-	if sel == nil {
-		return allRows(n)
-	}
-	return sel
 }
