@@ -57,7 +57,14 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 		in.metaCount = n
 		in.next = func() (arrow.RecordBatch, error, bool) { return nil, nil, false }
 	} else {
-		seq, err := open(ctx, q.src, filter, params)
+		scanCtx := ctx
+		if ts, ok := q.src.(*tableSource); ok {
+			if q.topsRows(limit) {
+				in.bound = newTopBound(q, ts)
+			}
+			scanCtx = withTopBound(ctx, ts, in.bound)
+		}
+		seq, err := open(scanCtx, q.src, filter, params)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +88,7 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 		return q.runStreamed(ctx, env, in, &limiter{limit: limit, offset: offset}, stop)
 	}
 	defer stop()
-	if limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil {
+	if q.topsRows(limit) {
 		in.topN = limit + offset
 	}
 	if q.Agg == nil && q.Win == nil && len(q.Order) > 0 && in.topN == 0 {
@@ -110,6 +117,12 @@ func (q *selectQuery) execute(ctx context.Context, env *Env, params []any, an *l
 		b.Release()
 	}
 	return NewBatchRows("SELECT", kept), nil
+}
+
+// topsRows reports whether the query keeps the first rows of its input in
+// ORDER BY's order while it reads them (drainTop), under LIMIT limit.
+func (q *selectQuery) topsRows(limit int64) bool {
+	return limit >= 0 && len(q.Order) > 0 && q.Agg == nil && q.Win == nil && !q.Distinct && len(q.DistinctOn) == 0 && !q.windowStreams()
 }
 
 // pruneFilter is the Iceberg filter implied by WHERE (cond), for the scan
@@ -182,6 +195,8 @@ type pipeline struct {
 	// topN, when positive, is how many rows of ORDER BY ... LIMIT are
 	// wanted: the sort keeps only those while it reads.
 	topN int64
+	// bound, when not nil, is the top-N's bound its table scan skips by.
+	bound *topBound
 	// cut, when not negative, is how many rows of ORDER BY ... LIMIT are
 	// wanted of what the query materialised (groups, window rows).
 	cut int64
@@ -393,7 +408,15 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	overBudget := !t.p.mem.fits(size)
 	t.p.mem.hold(size)
 	t.charged += size
-	if t.n < 2*t.p.topN+int64(t.batchSize) && !overBudget {
+	// Until there is a bound, a batch's worth of slack amortises the
+	// heap; after it few rows get in, and cutting them soon tightens the
+	// bound. A scan that skips pages by the bound gets it from the first
+	// batch on.
+	slack := int64(t.batchSize)
+	if t.bound != nil || t.p.bound != nil {
+		slack = 0
+	}
+	if t.n < 2*t.p.topN+slack && !overBudget {
 		return nil
 	}
 	// A heap of the LIMIT's rows, not a sort of all held: the first
@@ -419,6 +442,7 @@ func (t *topN) add(ctx context.Context, b arrow.RecordBatch) error {
 	}
 	if t.n == t.p.topN {
 		t.bound = t.p.lastKeys(t.held)
+		t.p.bound.publish(ctx, t.bound[0])
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ func (t *tableSource) batches(ctx context.Context, filter iceberg.BooleanExpress
 func (t *tableSource) scan(ctx context.Context, filter iceberg.BooleanExpression) (iter.Seq2[arrow.RecordBatch, error], error) {
 	_, seq, err := lake.Scan(ctx, t.rt.Table, lake.ScanOptions{
 		Columns: t.cols, Filter: filter, SnapshotID: t.snapshotID, Manifests: t.manifests,
+		Dynamic: t.dynamicOf(ctx),
 	})
 	if err != nil {
 		return nil, err

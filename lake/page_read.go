@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
@@ -25,6 +26,8 @@ type pageReader struct {
 	tblSchema *iceberg.Schema
 	props     iceberg.Properties
 	batch     int64 // rows per batch at most
+	// dynamic, when not nil, narrows each part as it is read (ScanOptions.Dynamic).
+	dynamic func() iceberg.BooleanExpression
 }
 
 // read yields the batches of pt, in row order; it returns false when yield
@@ -52,16 +55,20 @@ func (r pageReader) readRanges(ctx context.Context, pt pageTask, yield func(arro
 	if err != nil {
 		return errors.Join(err, src.Close())
 	}
-	rdr, err := file.NewParquetReader(held, file.WithMetadata(pt.md))
+	// Buffered streams: arrow-go makes a page reader at every seek to a
+	// row, which without them copies the column's whole chunk.
+	props := parquet.NewReaderProperties(memory.DefaultAllocator)
+	props.BufferedStreamEnabled, props.BufferSize = true, pageStreamBuffer
+	rdr, err := file.NewParquetReader(held, file.WithMetadata(pt.md), file.WithReadProps(props))
 	if err != nil {
 		return errors.Join(err, src.Close())
 	}
 	defer func() { err = errors.Join(err, rdr.Close()) }()
-	longest := int64(0)
-	for _, rg := range pt.ranges {
-		longest = max(longest, rg.end-rg.start)
+	ranges, err := r.narrow(rdr, pt)
+	if err != nil || len(ranges) == 0 {
+		return err
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: min(longest, r.batch)}, memory.DefaultAllocator)
+	fr, err := r.fileReader(rdr, ranges)
 	if err != nil {
 		return err
 	}
@@ -70,18 +77,35 @@ func (r pageReader) readRanges(ctx context.Context, pt pageTask, yield func(arro
 		return err
 	}
 	defer rr.Release()
-	fileSchema, err := table.ArrowSchemaToIcebergWithOptions(rr.Schema(), table.ArrowToIcebergOptions{
-		TableSchema: r.tblSchema, TableProperties: r.props,
-	})
+	fileSchema, err := r.fileSchema(rr)
 	if err != nil {
 		return err
 	}
-	for _, rg := range pt.ranges {
+	for _, rg := range ranges {
 		if err := r.readRange(ctx, rr, fileSchema, rg, yield); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pageStreamBuffer is the buffer of a page read's column streams.
+const pageStreamBuffer = 64 << 10
+
+// fileReader reads rdr in batches no longer than the longest of ranges
+// (nor the scan's batch): a range's last batch decodes no rows past it.
+func (r pageReader) fileReader(rdr *file.Reader, ranges []rowRange) (*pqarrow.FileReader, error) {
+	longest := int64(1)
+	for _, rg := range ranges {
+		longest = max(longest, rg.end-rg.start)
+	}
+	return pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{Parallel: true, BatchSize: min(longest, r.batch)}, memory.DefaultAllocator)
+}
+
+func (r pageReader) fileSchema(rr pqarrow.RecordReader) (*iceberg.Schema, error) {
+	return table.ArrowSchemaToIcebergWithOptions(rr.Schema(), table.ArrowToIcebergOptions{
+		TableSchema: r.tblSchema, TableProperties: r.props,
+	})
 }
 
 // readRange seeks rr to the range's first row and yields its rows.
@@ -173,10 +197,15 @@ type pageResult struct {
 type pagesAhead struct {
 	out map[int]chan pageResult // by part index
 	wg  sync.WaitGroup
+	// slots bound the parts started and not yet drained: a part of a
+	// small row group ends as soon as its batches sit in its channel, and
+	// without the bound every later part would be decoded ahead, held in
+	// memory, and read before a top-N's bound could skip its pages.
+	slots chan struct{}
 }
 
 func startPageParts(ctx context.Context, parts []scanPart, pr pageReader) *pagesAhead {
-	a := &pagesAhead{out: map[int]chan pageResult{}}
+	a := &pagesAhead{out: map[int]chan pageResult{}, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	var order []int
 	for i, p := range parts {
 		if p.page != nil {
@@ -191,8 +220,8 @@ func startPageParts(ctx context.Context, parts []scanPart, pr pageReader) *pages
 	go func() {
 		defer a.wg.Done()
 		// Parts start in plan order: the one the consumer waits on has
-		// always started, since every earlier one was drained and ended.
-		slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+		// always started, since every earlier one was drained, freeing
+		// its slot.
 		for k, i := range order {
 			if ctx.Err() != nil {
 				for _, rest := range order[k:] {
@@ -201,7 +230,7 @@ func startPageParts(ctx context.Context, parts []scanPart, pr pageReader) *pages
 				return
 			}
 			select {
-			case slots <- struct{}{}:
+			case a.slots <- struct{}{}:
 			case <-ctx.Done():
 				for _, rest := range order[k:] {
 					close(a.out[rest])
@@ -211,7 +240,6 @@ func startPageParts(ctx context.Context, parts []scanPart, pr pageReader) *pages
 			a.wg.Add(1)
 			go func(i int) {
 				defer a.wg.Done()
-				defer func() { <-slots }()
 				a.readPart(ctx, parts[i].page, pr, a.out[i])
 			}(i)
 		}
@@ -243,6 +271,7 @@ func (a *pagesAhead) drain(i int, yield func(arrow.RecordBatch, error) bool) boo
 			return false
 		}
 	}
+	<-a.slots // the part ended: the next may start
 	return true
 }
 

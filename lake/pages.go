@@ -45,10 +45,12 @@ type pageTask struct {
 }
 
 // pageRead is what the plan knows for page pruning: the field ids the scan
-// returns, and whether it may read pages at all.
+// returns, whether it may judge pages at all, and whether every row group
+// it may read is read by our reader (a row selection, see scan_select.go).
 type pageRead struct {
 	want []int // requested top-level field ids
 	on   bool
+	all  bool
 }
 
 // pagedPageBytes: a table whose files are written with data pages of at
@@ -60,10 +62,12 @@ const pagedPageBytes = 256 << 10
 
 // newPageRead decides page pruning for a scan of tbl returning the fields
 // of readSchema: on when the table's files have small pages and no row
-// lineage column is read (iceberg-go's reader derives those).
-func newPageRead(props iceberg.Properties, readSchema *iceberg.Schema) pageRead {
+// lineage column is read (iceberg-go's reader derives those); with all,
+// every row group without deletes is read by our reader (no lineage
+// column read either).
+func newPageRead(props iceberg.Properties, readSchema *iceberg.Schema, all bool) pageRead {
 	size := props.GetInt(table.ParquetPageSizeBytesKey, table.ParquetPageSizeBytesDefault)
-	pr := pageRead{on: size > 0 && size <= pagedPageBytes}
+	pr := pageRead{on: size > 0 && size <= pagedPageBytes, all: all}
 	for _, f := range readSchema.Fields() {
 		if f.ID == iceberg.RowIDFieldID || f.ID == iceberg.LastUpdatedSequenceNumberFieldID {
 			return pageRead{}
@@ -77,7 +81,7 @@ func newPageRead(props iceberg.Properties, readSchema *iceberg.Schema) pageRead 
 // with no delete file of any kind (position deletes, deletion vectors and
 // equality deletes are applied by iceberg-go's reader).
 func (p pageRead) pageable(task table.FileScanTask) bool {
-	return p.on && task.File.FileFormat() == iceberg.ParquetFile && len(task.DeleteFiles) == 0 &&
+	return (p.on || p.all) && task.File.FileFormat() == iceberg.ParquetFile && len(task.DeleteFiles) == 0 &&
 		len(task.DeletionVectorFiles) == 0 && len(task.EqualityDeleteFiles) == 0
 }
 
@@ -90,13 +94,23 @@ type pager struct {
 
 // ranges gives the row ranges of row group rg the filter might hold in,
 // and whether to read the group by them: only when they leave out enough
-// of its rows (or all of them).
+// of its rows (or all of them), or always when every group is read by our
+// reader (then the whole group when its pages say nothing).
 func (p *pager) ranges(f rowGroupFilter, rg int, cols fileColumns) ([]rowRange, bool, error) {
+	rows := p.rdr.MetaData().RowGroup(rg).NumRows()
+	if !p.read.on {
+		return []rowRange{{0, rows}}, p.read.all, nil
+	}
 	ranges, ok, err := f.pageRanges(p.rdr, rg, cols)
+	if err == nil && p.read.all {
+		if !ok {
+			ranges = []rowRange{{0, rows}}
+		}
+		return ranges, true, nil
+	}
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	rows := p.rdr.MetaData().RowGroup(rg).NumRows()
 	if float64(rangeRows(ranges)) > pageReadShare*float64(rows) {
 		return nil, false, nil
 	}

@@ -210,8 +210,10 @@ func splitTask(task table.FileScanTask, md *metadata.FileMetaData, f rowGroupFil
 		}
 		if paged[first] != nil {
 			res.parts = append(res.parts, scanPart{page: pg.task(task, first, paged[first])})
-			res.pagedGroups++
-			res.pagedRows += rangeRows(paged[first])
+			if rows := rangeRows(paged[first]); rows < md.RowGroup(first).NumRows() {
+				res.pagedGroups++
+				res.pagedRows += rows
+			}
 			continue
 		}
 		last := first

@@ -403,7 +403,7 @@ func readPruned(t *testing.T, tbl *table.Table, p modelPred) ([]row, ScanStats) 
 		parts[i].task = tasks[i]
 	}
 	if !f.trivial() {
-		pages := newPageRead(tbl.Metadata().Properties(), tbl.Schema())
+		pages := newPageRead(tbl.Metadata().Properties(), tbl.Schema(), false)
 		if parts, err = pruneRowGroups(ctx, writeFS(t, tbl), f, pages, tasks, &st); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}

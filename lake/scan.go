@@ -47,6 +47,11 @@ type ScanOptions struct {
 	// Manifests keeps decoded manifests across scans (the warehouse's);
 	// nil: the scan reads the snapshot's manifests.
 	Manifests *ManifestCache
+	// Dynamic, when set, is a filter whose value narrows as the scan runs
+	// (nil: none yet): each row group without delete files is judged by
+	// its value when read (scan_dynamic.go). Like Filter it only skips
+	// data, so callers check every row. Limit and Tasks must be unset.
+	Dynamic func() iceberg.BooleanExpression
 }
 
 // Scan streams the rows of tbl. Batches use the executor's Arrow types (see
@@ -149,6 +154,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *iceb
 	}
 	*stats = ScanStats{}
 	prog := progress.Of(ctx)
+	if opts.Dynamic != nil && (opts.Tasks != nil || opts.Limit > 0) {
+		return nil, nil, errors.New("a scan with a dynamic filter takes no tasks or limit")
+	}
 	if opts.Tasks != nil {
 		if opts.Filter != nil || opts.Limit > 0 {
 			return nil, nil, errors.New("a scan of given tasks takes no filter or limit")
@@ -164,7 +172,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *iceb
 		}
 		return scan, batches, nil
 	}
-	if opts.Filter == nil && opts.Limit == 0 {
+	if opts.Filter == nil && opts.Limit == 0 && opts.Dynamic == nil {
 		tasks, err := planFiles(ctx, tbl, opts, sc, snapID, nil)
 		if err != nil {
 			return nil, nil, err
@@ -240,6 +248,7 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *iceb
 			scan.Close()
 			return nil, nil, err
 		}
+		pr.dynamic = opts.Dynamic
 		return scan, readParts(ctx, scan, parts, pr), nil
 	}
 	_, batches, err := scan.ReadTasks(ctx, tasks)
@@ -253,7 +262,9 @@ func startScan(ctx context.Context, tbl *table.Table, opts ScanOptions, sc *iceb
 // planTasks narrows the tasks of the files opts.Filter may hold in to
 // the row groups (and, where the table's pages are small, the page ranges)
 // it may hold in. Tasks carry no residual: nil means the reading scan's own
-// filter, which is none. readSchema is the schema of the fields read.
+// filter, which is none. readSchema is the schema of the fields read. With
+// a dynamic filter every row group without deletes is read by our reader,
+// which judges it then.
 func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, readSchema *iceberg.Schema, tasks []table.FileScanTask, stats *ScanStats) ([]scanPart, error) {
 	parts := make([]scanPart, len(tasks))
 	for i := range tasks {
@@ -263,8 +274,12 @@ func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, read
 	stats.DataFiles = len(tasks)
 	// The row-group filter is opts.Filter itself: PlanFilter's widening is
 	// about manifest partition summaries, not Parquet statistics.
-	f, err := newRowGroupFilter(sc, opts.Filter)
-	if err != nil || f.trivial() {
+	filter := opts.Filter
+	if filter == nil {
+		filter = iceberg.AlwaysTrue{}
+	}
+	f, err := newRowGroupFilter(sc, filter)
+	if err != nil || f.trivial() && opts.Dynamic == nil {
 		// Planning bound the same filter; should this binding still fail,
 		// row groups are merely not pruned.
 		return parts, nil
@@ -273,7 +288,7 @@ func planTasks(ctx context.Context, tbl *table.Table, opts ScanOptions, sc, read
 	if err != nil {
 		return nil, err
 	}
-	pages := newPageRead(tbl.Metadata().Properties(), readSchema)
+	pages := newPageRead(tbl.Metadata().Properties(), readSchema, opts.Dynamic != nil)
 	if parts, err = pruneRowGroups(ctx, fs, f, pages, tasks, stats); err != nil {
 		return nil, fmt.Errorf("prune row groups: %w", err)
 	}
