@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -246,6 +247,28 @@ func (e *exactSums) add128(g int, v decimal128.Num) {
 		return
 	}
 	e.part[g] = sum
+}
+
+// addColumn128 adds vals[r] into group ids[r] (at the groups' common
+// scale), counting each non-NULL value in counts: add128 written out over
+// the 64-bit halves, one batch's loop without a call per row (TPC-H Q1
+// sums four decimals over 6M rows).
+func (e *exactSums) addColumn128(ids []int32, vals []decimal128.Num, arr arrow.Array, nulls bool, counts []int64) {
+	part := e.part
+	for r, g := range ids {
+		if nulls && arr.IsNull(r) {
+			continue
+		}
+		counts[g]++
+		v, p := vals[r], part[g]
+		lo, carry := bits.Add64(p.LowBits(), v.LowBits(), 0)
+		hi := p.HighBits() + v.HighBits() + int64(carry)
+		if (p.HighBits() < 0) == (v.HighBits() < 0) && (hi < 0) != (v.HighBits() < 0) {
+			e.addBig(int(g), v.BigInt())
+			continue
+		}
+		part[g] = decimal128.New(hi, lo)
+	}
 }
 
 func (e *exactSums) addBig(g int, v *big.Int) {

@@ -70,12 +70,7 @@ func (s *sumAcc) updateBatch(ids []int32, groups int, arr arrow.Array) error {
 		scale := int(x.DataType().(*arrow.Decimal128Type).Scale)
 		e.growAt(groups, scale)
 		if e.common == scale {
-			for r, g := range ids {
-				if !nulls || x.IsValid(r) {
-					s.counts[g]++
-					e.add128(int(g), vals[r])
-				}
-			}
+			e.addColumn128(ids, vals, x, nulls, s.counts)
 			return nil
 		}
 		for r, g := range ids {

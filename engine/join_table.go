@@ -264,7 +264,7 @@ type joinTable struct {
 	// dense enough, else a map.
 	dense []int32
 	lo    int64
-	ints  map[int64]int32
+	ints  *intHeads
 	// present has a bit per key in [lo, lo+64·len) when the keys are too
 	// sparse for dense but their range is small enough: a probe that
 	// misses (most of them, when a small source meets a big target)
@@ -345,7 +345,8 @@ func emptyJoinTable(kind joinKeyKind, n int, r keyRange) *joinTable {
 		}
 		t.bytes += 4 * int64(len(t.dense))
 	default:
-		t.ints = make(map[int64]int32)
+		t.ints = newIntHeads()
+		t.bytes += t.ints.bytes()
 		if span := uint64(r.hi - r.lo); r.seen && span < presentMaxBits && span < presentBitsPerRow*uint64(n) {
 			t.lo, t.present = r.lo, make([]uint64, (r.hi-r.lo)/64+1)
 			t.bytes += 8 * int64(len(t.present))
@@ -387,12 +388,11 @@ func (t *joinTable) insert(k joinKeys, from int) {
 			slot := k.ints[i] - t.lo
 			t.next[row], t.dense[slot] = t.dense[slot], int32(row)
 		default:
-			if h, ok := t.ints[k.ints[i]]; ok {
+			before := t.ints.bytes()
+			if h, ok := t.ints.put(k.ints[i], int32(row)); ok {
 				t.next[row] = h
-			} else {
-				t.bytes += mapEntryBytes
 			}
-			t.ints[k.ints[i]] = int32(row)
+			t.bytes += t.ints.bytes() - before
 			if t.present != nil {
 				bit := uint64(k.ints[i] - t.lo)
 				t.present[bit/64] |= 1 << (bit % 64)
@@ -422,7 +422,7 @@ func (t *joinTable) head(k joinKeys, i int) int32 {
 				return -1
 			}
 		}
-		if h, ok := t.ints[k.ints[i]]; ok {
+		if h, ok := t.ints.get(k.ints[i]); ok {
 			return h
 		}
 	case t.strs != nil:

@@ -29,6 +29,8 @@ type grouper struct {
 	keys     []array.Builder
 	n        int
 	buf      []byte
+	prev     []byte // the key group last found, of group prevID (-1: none)
+	prevID   int
 	idBuf    []int32
 	mem      *memBudget
 	perGroup int64 // accumulator state per group, estimated
@@ -48,7 +50,7 @@ func (e groupsFull) Unwrap() error { return e.error }
 const groupOverhead = 96
 
 func newGrouper(types []sql.Type, mem *memBudget, aggregates int) *grouper {
-	g := &grouper{ids: map[string]int{}, mem: mem, perGroup: groupOverhead * int64(1+aggregates), nullID: -1}
+	g := &grouper{ids: map[string]int{}, mem: mem, perGroup: groupOverhead * int64(1+aggregates), nullID: -1, prevID: -1}
 	for _, t := range types {
 		g.keys = append(g.keys, array.NewBuilder(memory.DefaultAllocator, t.ArrowType()))
 	}
@@ -60,6 +62,21 @@ func (g *grouper) group(cols []arrow.Array, row int) (int, error) {
 	for _, c := range cols {
 		g.buf = appendKey(g.buf, c, row)
 	}
+	// Neighbouring rows often share their keys (TPC-H Q1: an order's
+	// lines mostly share their flags): a comparison of a few bytes
+	// instead of hashing them into the map. A key's group never changes.
+	if g.prevID >= 0 && string(g.buf) == string(g.prev) {
+		return g.prevID, nil
+	}
+	id, err := g.lookup(cols, row)
+	if err == nil && id >= 0 {
+		g.buf, g.prev, g.prevID = g.prev, g.buf, id
+	}
+	return id, err
+}
+
+// lookup is group's map lookup, making the group when it is new.
+func (g *grouper) lookup(cols []arrow.Array, row int) (int, error) {
 	if id, ok := g.ids[string(g.buf)]; ok {
 		return id, nil
 	}

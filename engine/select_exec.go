@@ -569,26 +569,18 @@ const filterRunRows = 8
 // filterBatch keeps the rows whose mask entry is true. A WHERE that keeps
 // most rows (TPC-H Q1 keeps 98%) leaves long runs, copied whole.
 func filterBatch(b arrow.RecordBatch, mask []bool) (arrow.RecordBatch, error) {
-	if runs, kept := rowruns.MaskRuns(mask); kept >= filterRunRows*len(runs) {
-		if kept == len(mask) {
-			b.Retain()
-			return b, nil
-		}
+	kept, runs := rowruns.Shape(mask)
+	if kept == len(mask) {
+		b.Retain()
+		return b, nil
+	}
+	if kept >= filterRunRows*runs {
+		runs, _ := rowruns.MaskRuns(mask)
 		if out, ok := rowruns.Copy(b, runs, kept); ok {
 			return out, nil
 		}
 	}
-	idx := make([]int32, 0, len(mask))
-	for i, m := range mask {
-		if m {
-			idx = append(idx, int32(i))
-		}
-	}
-	if len(idx) == len(mask) {
-		b.Retain()
-		return b, nil
-	}
-	return takeBatch(memory.DefaultAllocator, b, idx)
+	return takeBatch(memory.DefaultAllocator, b, rowruns.Kept(mask, kept))
 }
 
 // visibleColumns drops hidden sort columns.

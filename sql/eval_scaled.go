@@ -335,6 +335,9 @@ func rescaleVec(v *scaledVec, s int) bool {
 
 // mulChecked is a*b, false when it overflows int64.
 func mulChecked(a, b int64) (int64, bool) {
+	if uint64(a+1<<31) < 1<<32 && uint64(b+1<<31) < 1<<32 {
+		return a * b, true // both within ±2^31: the product fits
+	}
 	if a == 0 || b == 0 {
 		return 0, true
 	}
@@ -347,6 +350,9 @@ func mulChecked(a, b int64) (int64, bool) {
 		ub = -ub
 	}
 	hi, lo := bits.Mul64(ua, ub)
+	if neg && hi == 0 && lo == 1<<63 {
+		return math.MinInt64, true
+	}
 	if hi != 0 || lo > math.MaxInt64 {
 		return 0, false
 	}

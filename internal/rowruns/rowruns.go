@@ -3,6 +3,9 @@ package rowruns
 
 import (
 	"context"
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -223,11 +226,32 @@ func Filter(ctx context.Context, b arrow.RecordBatch, keep []bool) (arrow.Record
 	return compute.FilterRecordBatch(ctx, b, mask, compute.DefaultFilterOptions())
 }
 
-// MaskRuns lists the runs of true in keep, and how many there are.
+// MaskRuns lists the runs of true in keep, and how many there are. It
+// reads keep eight entries at a time where they agree: a selective WHERE
+// leaves long stretches of false, a loose one of true.
 func MaskRuns(keep []bool) (runs []Run, kept int) {
-	open := -1
-	for i, k := range keep {
-		switch {
+	open := -1 // start of the run being read, -1 outside one
+	w := boolWords(keep)
+	for i := 0; i < len(keep); {
+		if i%8 == 0 && i/8 < len(w) {
+			switch w[i/8] {
+			case 0:
+				if open >= 0 {
+					runs = append(runs, Run{Start: open, N: i - open})
+					kept += i - open
+					open = -1
+				}
+				i += 8
+				continue
+			case allTrue:
+				if open < 0 {
+					open = i
+				}
+				i += 8
+				continue
+			}
+		}
+		switch k := keep[i]; {
 		case k && open < 0:
 			open = i
 		case !k && open >= 0:
@@ -235,10 +259,70 @@ func MaskRuns(keep []bool) (runs []Run, kept int) {
 			kept += i - open
 			open = -1
 		}
+		i++
 	}
 	if open >= 0 {
 		runs = append(runs, Run{Start: open, N: len(keep) - open})
 		kept += len(keep) - open
 	}
 	return runs, kept
+}
+
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// allTrue is eight true bools read as one word.
+const allTrue = 0x0101010101010101
+
+// boolWords is keep's first len(keep)/8*8 entries read eight to a word:
+// a bool is one byte holding 0 or 1, so a word's byte k is entry 8j+k
+// and its set bits count the true entries. On a big-endian machine the
+// bytes would read in the other order: there it is empty, and callers
+// read entry by entry.
+func boolWords(keep []bool) []uint64 {
+	if len(keep) < 8 || !littleEndian {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(keep))), len(keep)/8)
+}
+
+// Shape counts keep's true entries and its runs of them, eight at a time:
+// enough to choose between copying runs and gathering rows before listing
+// either.
+func Shape(keep []bool) (kept, runs int) {
+	prev := uint64(0) // the entry before the word, in byte 0
+	w := boolWords(keep)
+	for _, x := range w {
+		kept += bits.OnesCount64(x)
+		runs += bits.OnesCount64(x &^ (x<<8 | prev))
+		prev = x >> 56
+	}
+	last := prev == 1
+	for _, k := range keep[len(w)*8:] {
+		if k {
+			kept++
+			if !last {
+				runs++
+			}
+		}
+		last = k
+	}
+	return kept, runs
+}
+
+// Kept lists the rows of keep that are true (kept of them), skipping
+// eight false entries at a time.
+func Kept(keep []bool, kept int) []int32 {
+	idx := make([]int32, 0, kept)
+	w := boolWords(keep)
+	for j, x := range w {
+		for ; x != 0; x &= x - 1 {
+			idx = append(idx, int32(8*j+bits.TrailingZeros64(x)/8))
+		}
+	}
+	for i := len(w) * 8; i < len(keep); i++ {
+		if keep[i] {
+			idx = append(idx, int32(i))
+		}
+	}
+	return idx
 }

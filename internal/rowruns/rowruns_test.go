@@ -52,6 +52,52 @@ func TestKeptRuns(t *testing.T) {
 	}
 }
 
+// TestMaskRunsRowByRow checks MaskRuns, Shape and Kept against the mask read
+// entry by entry, for masks of every length up to 80 from slices at odd
+// offsets (the word reads start anywhere), with long stretches of true and
+// of false and mixed ones.
+func TestMaskRunsRowByRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for round := range 400 {
+		backing := make([]bool, 100)
+		for i := 0; i < len(backing); {
+			n, mode := 1+rng.IntN(20), rng.IntN(3)
+			for ; n > 0 && i < len(backing); n, i = n-1, i+1 {
+				backing[i] = mode == 1 || mode == 2 && rng.IntN(2) == 0
+			}
+		}
+		off := rng.IntN(9)
+		keep := backing[off : off+round%81]
+		var want []int32
+		for i, k := range keep {
+			if k {
+				want = append(want, int32(i))
+			}
+		}
+		runs, kept := MaskRuns(keep)
+		var got []int32
+		for _, r := range runs {
+			for i := r.Start; i < r.Start+r.N; i++ {
+				got = append(got, int32(i))
+			}
+		}
+		if kept != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("round %d: runs %v (%d kept) give %v, want %v", round, runs, kept, got, want)
+		}
+		if n, r := Shape(keep); n != kept || r != len(runs) {
+			t.Fatalf("round %d: Shape gives %d kept in %d runs, want %d in %d", round, n, r, kept, len(runs))
+		}
+		if idx := Kept(keep, kept); fmt.Sprint(idx) != fmt.Sprint(want) {
+			t.Fatalf("round %d: Kept gives %v, want %v", round, idx, want)
+		}
+		for k := 1; k < len(runs); k++ {
+			if runs[k].Start <= runs[k-1].Start+runs[k-1].N {
+				t.Fatalf("round %d: runs %v touch or overlap", round, runs)
+			}
+		}
+	}
+}
+
 // TestFilterRunsLikeArrow filters random batches of every flat type (with
 // nulls, sliced at odd offsets) by random masks and compares the result with
 // arrow's own filter kernel; a list column takes the kernel's path.
@@ -188,4 +234,26 @@ func BenchmarkKeepUndeleted(b *testing.B) {
 			arrowFilter(&testing.T{}, batch, keep, 0, n).Release()
 		}
 	})
+}
+
+// BenchmarkMaskRuns reads masks a WHERE leaves: TPC-H Q4's
+// l_commitdate < l_receiptdate (63% kept at random), a selective test (1%)
+// and Q1's (98%).
+func BenchmarkMaskRuns(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, share := range []float64{0.63, 0.01, 0.98} {
+		keep := make([]bool, 8192)
+		for i := range keep {
+			keep[i] = rng.Float64() < share
+		}
+		b.Run(fmt.Sprint(share), func(b *testing.B) {
+			for b.Loop() {
+				if n, r := Shape(keep); n >= 8*r {
+					MaskRuns(keep)
+				} else {
+					Kept(keep, n)
+				}
+			}
+		})
+	}
 }
