@@ -264,13 +264,13 @@ type joinTable struct {
 	// dense enough, else a map.
 	dense []int32
 	lo    int64
-	ints  *intHeads
+	ints  *keyHeads[intKey]
 	// present has a bit per key in [lo, lo+64·len) when the keys are too
 	// sparse for dense but their range is small enough: a probe that
 	// misses (most of them, when a small source meets a big target)
 	// costs a bit test instead of a map lookup.
 	present []uint64
-	pairs   map[[2]int64]int32 // keyInt2
+	pairs   *keyHeads[pairKey] // keyInt2, keyWide
 	strs    map[string]int32   // keyText, keyEncoded
 	next    []int32
 	bytes   int64 // what the index holds beyond the build rows, for work_mem
@@ -335,7 +335,8 @@ func emptyJoinTable(kind joinKeyKind, n int, r keyRange) *joinTable {
 	t := &joinTable{kind: kind, next: make([]int32, n), bytes: 4 * int64(n), keys: r}
 	switch {
 	case kind == keyInt2 || kind == keyWide:
-		t.pairs = make(map[[2]int64]int32)
+		t.pairs = newKeyHeads[pairKey]()
+		t.bytes += t.pairs.bytes()
 	case kind != keyInt:
 		t.strs = make(map[string]int32)
 	case r.seen && uint64(r.hi-r.lo) < uint64(denseSlack*n+1024):
@@ -345,7 +346,7 @@ func emptyJoinTable(kind joinKeyKind, n int, r keyRange) *joinTable {
 		}
 		t.bytes += 4 * int64(len(t.dense))
 	default:
-		t.ints = newIntHeads()
+		t.ints = newKeyHeads[intKey]()
 		t.bytes += t.ints.bytes()
 		if span := uint64(r.hi - r.lo); r.seen && span < presentMaxBits && span < presentBitsPerRow*uint64(n) {
 			t.lo, t.present = r.lo, make([]uint64, (r.hi-r.lo)/64+1)
@@ -368,13 +369,11 @@ func (t *joinTable) insert(k joinKeys, from int) {
 		}
 		switch {
 		case t.pairs != nil:
-			key := [2]int64{k.ints[i], k.ints2[i]}
-			if h, ok := t.pairs[key]; ok {
+			before := t.pairs.bytes()
+			if h, ok := t.pairs.put(pairKey{k.ints[i], k.ints2[i]}, int32(row)); ok {
 				t.next[row] = h
-			} else {
-				t.bytes += mapEntryBytes + 16
 			}
-			t.pairs[key] = int32(row)
+			t.bytes += t.pairs.bytes() - before
 		case t.strs != nil:
 			key := k.strs[i]
 			if h, ok := t.strs[key]; ok {
@@ -389,7 +388,7 @@ func (t *joinTable) insert(k joinKeys, from int) {
 			t.next[row], t.dense[slot] = t.dense[slot], int32(row)
 		default:
 			before := t.ints.bytes()
-			if h, ok := t.ints.put(k.ints[i], int32(row)); ok {
+			if h, ok := t.ints.put(intKey(k.ints[i]), int32(row)); ok {
 				t.next[row] = h
 			}
 			t.bytes += t.ints.bytes() - before
@@ -405,7 +404,7 @@ func (t *joinTable) insert(k joinKeys, from int) {
 func (t *joinTable) head(k joinKeys, i int) int32 {
 	switch {
 	case t.pairs != nil:
-		if h, ok := t.pairs[[2]int64{k.ints[i], k.ints2[i]}]; ok {
+		if h, ok := t.pairs.get(pairKey{k.ints[i], k.ints2[i]}); ok {
 			return h
 		}
 		return -1
@@ -422,7 +421,7 @@ func (t *joinTable) head(k joinKeys, i int) int32 {
 				return -1
 			}
 		}
-		if h, ok := t.ints.get(k.ints[i]); ok {
+		if h, ok := t.ints.get(intKey(k.ints[i])); ok {
 			return h
 		}
 	case t.strs != nil:

@@ -77,6 +77,13 @@ type NumericBuilder struct{ *array.ExtensionBuilder }
 
 // Append adds d at its own display scale; a value past numeric's range is 22003.
 func (b *NumericBuilder) Append(d Decimal) error {
+	if d.Coef.IsInt64() && d.Scale >= 0 {
+		// Most values: printed from an int64 without big.Int's formatting
+		// (extract() returns numeric, per row).
+		var buf [24]byte
+		b.Builder.(*array.StringBuilder).BinaryBuilder.Append(AppendScaled(buf[:0], d.Coef.Int64(), d.Scale))
+		return nil
+	}
 	if d.intDigits() > numericMaxDigits {
 		return pgerr.Errorf(pgerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
