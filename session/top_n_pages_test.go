@@ -26,10 +26,13 @@ func (r topRow) values() string {
 		}
 		return f(*p)
 	}
-	return fmt.Sprintf("(%d, %s, %s, %s, 'p%d')", r.id,
+	return fmt.Sprintf("(%d, %s, %s, %s, %s, 'p%d')", r.id,
 		lit(r.k, strconv.Itoa),
 		lit(r.cent, func(c int) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }),
-		lit(r.day, func(d int) string { return fmt.Sprintf("date '2024-01-01' + %d", d) }), r.id)
+		lit(r.day, func(d int) string { return fmt.Sprintf("date '2024-01-01' + %d", d) }),
+		lit(r.k, func(k int) string {
+			return fmt.Sprintf("timestamptz '2024-01-01 00:00:00+00' + interval '%d seconds'", 37*k)
+		}), r.id)
 }
 
 // topModel is the ids of the rows ORDER BY key (desc, NULLs first or
@@ -71,11 +74,12 @@ func topModel(rows []topRow, key func(topRow) *int, desc, nullsFirst bool, limit
 // its bound to the scan, which then decodes only the pages that can still
 // hold a row making the cut. The answers are the model's for every
 // direction and NULL placement, with ties, NULLs, OFFSET, a WHERE, and a
-// file with deletes (read by iceberg-go's reader, not narrowed); and the
-// scan returns a fraction of the table's rows.
+// file with deletes (read by iceberg-go's reader, not narrowed), for
+// integer, numeric, date and timestamptz keys; and the scan returns a
+// fraction of the table's rows.
 func TestTopNSkipsPagesByItsBound(t *testing.T) {
 	s := testSession(t)
-	mustQuery(t, s, `CREATE TABLE topn (id int, k bigint, d numeric(8,2), dt date, p text) WITH (
+	mustQuery(t, s, `CREATE TABLE topn (id int, k bigint, d numeric(8,2), dt date, ts timestamptz, p text) WITH (
 		'format-version' = '2', 'write.delete.mode' = 'merge-on-read',
 		'write.parquet.row-group-limit' = '1000', 'write.parquet.page-row-limit' = '100',
 		'write.parquet.page-size-bytes' = '512')`)
@@ -100,7 +104,8 @@ func TestTopNSkipsPagesByItsBound(t *testing.T) {
 	// The last file gets a position delete: iceberg-go's reader reads it.
 	mustQuery(t, s, fmt.Sprintf("DELETE FROM topn WHERE id %% 7 = 0 AND id > %d", (files-1)*perFile))
 	live := func(r topRow) bool { return !(r.id%7 == 0 && r.id > (files-1)*perFile) }
-	key := map[string]func(topRow) *int{"k": func(r topRow) *int { return r.k }, "d": func(r topRow) *int { return r.cent }, "dt": func(r topRow) *int { return r.day }}
+	key := map[string]func(topRow) *int{"k": func(r topRow) *int { return r.k }, "d": func(r topRow) *int { return r.cent },
+		"dt": func(r topRow) *int { return r.day }, "ts": func(r topRow) *int { return r.k }} // ts: k seconds·37 after 2024
 	cases := []struct {
 		col, order    string
 		desc, nullsFt bool
@@ -117,6 +122,8 @@ func TestTopNSkipsPagesByItsBound(t *testing.T) {
 		{"dt", "ASC", false, false, 20, 0, "", live},
 		{"dt", "DESC NULLS LAST", true, false, 4, 0, "id % 3 = 1", func(r topRow) bool { return live(r) && r.id%3 == 1 }},
 		{"k", "DESC", true, true, 1000, 0, "", live},
+		{"ts", "DESC", true, true, 9, 0, "", live},
+		{"ts", "ASC", false, false, 6, 1, "id % 2 = 0", func(r topRow) bool { return live(r) && r.id%2 == 0 }},
 	}
 	for _, tc := range cases {
 		where := ""
@@ -137,18 +144,20 @@ func TestTopNSkipsPagesByItsBound(t *testing.T) {
 	// read ahead), and the file with deletes whole: under half the other
 	// files' rows. (Not under DESC: its NULLs come first, and a page
 	// holding one cannot be skipped.)
-	plan := mustQuery(t, s, "EXPLAIN ANALYZE SELECT id, p FROM topn ORDER BY k, id LIMIT 3").rows
-	var text strings.Builder
-	for _, r := range plan {
-		text.WriteString(r[0] + "\n")
-	}
-	m := regexp.MustCompile(`Scan on public\.topn.*actual[^\n]*rows=(\d+)`).FindStringSubmatch(text.String())
-	if m == nil {
-		t.Fatalf("no scan in the plan:\n%s", text.String())
-	}
-	n, _ := strconv.Atoi(m[1])
-	t.Logf("the scan returned %d of %d rows", n, files*perFile)
-	if n > perFile+(files-1)*perFile/2 {
-		t.Errorf("the scan returned %d of %d rows: the bound skipped too few pages\n%s", n, files*perFile, text.String())
+	for _, col := range []string{"k", "ts"} {
+		plan := mustQuery(t, s, "EXPLAIN ANALYZE SELECT id, p FROM topn ORDER BY "+col+", id LIMIT 3").rows
+		var text strings.Builder
+		for _, r := range plan {
+			text.WriteString(r[0] + "\n")
+		}
+		m := regexp.MustCompile(`Scan on public\.topn.*actual[^\n]*rows=(\d+)`).FindStringSubmatch(text.String())
+		if m == nil {
+			t.Fatalf("no scan in the plan:\n%s", text.String())
+		}
+		n, _ := strconv.Atoi(m[1])
+		t.Logf("ORDER BY %s: the scan returned %d of %d rows", col, n, files*perFile)
+		if n > perFile+(files-1)*perFile/2 {
+			t.Errorf("ORDER BY %s: the scan returned %d of %d rows: the bound skipped too few pages\n%s", col, n, files*perFile, text.String())
+		}
 	}
 }
