@@ -46,7 +46,7 @@ type pageTask struct {
 
 // pageRead is what the plan knows for page pruning: the field ids the scan
 // returns, whether it may judge pages at all, and whether every row group
-// it may read is read by our reader (a row selection, see scan_select.go).
+// it may read is read by our reader (a dynamic filter, scan_dynamic.go).
 type pageRead struct {
 	want []int // requested top-level field ids
 	on   bool
