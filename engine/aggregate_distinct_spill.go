@@ -147,11 +147,12 @@ func (d *distinctAcc) removeSpill() {
 	}
 }
 
-// removeDistinctSpills deletes the files of the states' DISTINCT spills.
-func removeDistinctSpills(states []*groupState) {
+// removeAccSpills deletes what the states' accumulators spilled
+// (aggregates' DISTINCT, ordered aggregates' runs) and did not drain.
+func removeAccSpills(states []*groupState) {
 	for _, st := range states {
 		for _, a := range st.accs {
-			if d, ok := a.(*distinctAcc); ok {
+			if d, ok := a.(interface{ removeSpill() }); ok {
 				d.removeSpill()
 			}
 		}

@@ -59,7 +59,7 @@ type stringAggAcc struct {
 	sep   arrow.Array // the delimiter column of the batch being folded
 	seen  []bool
 	parts []*strings.Builder
-	mem   *memBudget // charged for the text kept
+	mem   *memBudget // grows by the text kept
 }
 
 func (s *stringAggAcc) setSep(sep arrow.Array) { s.sep = sep }
@@ -78,7 +78,7 @@ func (s *stringAggAcc) update(g int, arr arrow.Array, i int) error {
 		sep = s.sep.(*array.String).Value(i)
 	}
 	v := arr.(*array.String).Value(i)
-	if err := s.mem.charge(int64(len(sep)+len(v)), "string_agg()"); err != nil {
+	if err := s.mem.grow(int64(len(sep)+len(v)), "string_agg()"); err != nil {
 		return err
 	}
 	s.parts[g].WriteString(sep)

@@ -2,33 +2,36 @@ package engine
 
 import (
 	"context"
-	"slices"
+	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/magmalake/magmalake/plan"
 	"github.com/magmalake/magmalake/sql"
 )
 
-// orderedAcc is array_agg, and string_agg with ORDER BY or DISTINCT: a
-// group's values are kept with their sort keys and folded in key order
-// (input order without keys) when the group is done. DISTINCT sorts by the
-// values, as PostgreSQL's does, and keeps the first of each run of equal
-// ones.
+// orderedAcc is array_agg, and string_agg with ORDER BY or DISTINCT. Its
+// input rows (group, ORDER BY keys, value, delimiter) are kept as Arrow
+// batches in a spillSort ordered by group, then the keys: past work_mem
+// they go to disk as sorted runs, as PostgreSQL's per-aggregate sorts do,
+// so a group's rows may outgrow memory. At the end the rows come back in
+// order and each group is folded in turn. The sort is stable, so rows with
+// equal keys (all of them, without ORDER BY) keep their input order.
+// DISTINCT sorts by the values, as PostgreSQL's does, and keeps the first
+// of each run of equal ones.
 type orderedAcc struct {
 	call     *sql.AggCall
 	sep      arrow.Array   // string_agg's delimiter column of the batch being folded
 	keys     []arrow.Array // the ORDER BY key columns of that batch
-	groups   [][]orderedRow
 	distinct bool
-	mem      *memBudget // charged for every value kept
-}
-
-type orderedRow struct {
-	val, sep any
-	keys     []any
+	mem      *memBudget
+	tempDir  string
+	batch    int
+	rows     *spillSort // nil until the first row
+	schema   *arrow.Schema
 }
 
 // orderSensitive names the aggregates whose result depends on the order of
@@ -37,159 +40,246 @@ func orderSensitive(c *sql.AggCall) bool {
 	return c.Name == "array_agg" || c.Name == "string_agg" && (len(c.OrderBy) > 0 || c.Distinct)
 }
 
-func newOrderedAcc(c *sql.AggCall, mem *memBudget) *orderedAcc {
-	return &orderedAcc{call: c, distinct: c.Distinct, mem: mem}
+func newOrderedAcc(c *sql.AggCall, mem *memBudget, tempDir string, batch int) *orderedAcc {
+	return &orderedAcc{call: c, distinct: c.Distinct, mem: mem, tempDir: tempDir, batch: batch}
 }
 
-// orderedRowBytes is what a kept value costs beyond its own bytes: the row,
-// its boxed value and delimiter, and a key slice.
-const orderedRowBytes = 64
+// orderedMinRun is what an ordered aggregate holds before it spills a run
+// even when work_mem is already taken (by the groups around it): runs of a
+// batch each would make the merge wide and slow.
+const orderedMinRun = 256 << 10
 
 func (o *orderedAcc) setSep(sep arrow.Array)     { o.sep = sep }
 func (o *orderedAcc) setKeys(keys []arrow.Array) { o.keys = keys }
 
+// The kept batch's columns: the group, the ORDER BY keys, the value, then
+// the delimiter (string_agg).
+const orderedGroupCol = 0
+
+func (o *orderedAcc) valueCol() int { return 1 + len(o.keys) }
+
 func (o *orderedAcc) update(g int, arr arrow.Array, i int) error {
-	for len(o.groups) <= g {
-		o.groups = append(o.groups, nil)
+	one := array.NewSlice(arr, int64(i), int64(i+1))
+	defer one.Release()
+	return o.updateBatch([]int32{int32(g)}, g+1, one)
+}
+
+// updateBatch keeps the batch's rows: ids[r] is row r's group.
+func (o *orderedAcc) updateBatch(ids []int32, _ int, arr arrow.Array) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	r := orderedRow{val: sql.DatumAt(arr, o.call.Arg.Type(), i)}
-	size := orderedRowBytes + sql.DatumBytes(r.val)
+	gb := array.NewInt32Builder(memory.DefaultAllocator)
+	gb.AppendValues(ids, nil)
+	groups := gb.NewArray()
+	gb.Release()
+	defer groups.Release()
+	cols := append(append([]arrow.Array{groups}, o.keys...), arr)
 	if o.sep != nil {
-		r.sep = sql.DatumAt(o.sep, o.call.Sep.Type(), i)
-		size += sql.DatumBytes(r.sep)
+		cols = append(cols, o.sep)
 	}
-	for k, key := range o.keys {
-		r.keys = append(r.keys, sql.DatumAt(key, o.call.OrderBy[k].Key.Type(), i))
-		size += 16 + sql.DatumBytes(r.keys[k])
+	if o.schema == nil {
+		fields := make([]arrow.Field, len(cols))
+		for c, a := range cols {
+			fields[c] = arrow.Field{Name: "c", Type: a.DataType(), Nullable: true}
+		}
+		o.schema = arrow.NewSchema(fields, nil)
+		o.rows = &spillSort{keys: o.sortKeys(), batchSize: o.batch, mem: o.mem, tempRoot: o.tempDir, minRun: orderedMinRun}
 	}
-	if err := o.mem.charge(size, o.call.Name+"()"); err != nil {
+	// A compact copy: the columns may be slices of a larger batch, whose
+	// buffers work_mem would count whole.
+	whole := array.NewRecordBatch(o.schema, cols, int64(len(ids)))
+	b, err := takeBatch(memory.DefaultAllocator, whole, allRows(len(ids)))
+	whole.Release()
+	if err != nil {
 		return err
 	}
-	o.groups[g] = append(o.groups[g], r)
-	return nil
+	return o.rows.add(context.Background(), b)
+}
+
+// allRows is 0..n-1.
+func allRows(n int) []int32 {
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(i)
+	}
+	return out
+}
+
+// sortKeys orders the kept rows: by group, then ORDER BY (DISTINCT
+// without it: the value, and string_agg's delimiter, which DISTINCT also
+// compares).
+func (o *orderedAcc) sortKeys() []plan.OrderKey {
+	keys := []plan.OrderKey{{Col: orderedGroupCol}}
+	for k, ord := range o.call.OrderBy {
+		keys = append(keys, plan.OrderKey{Col: 1 + k, Spec: plan.SortSpec{Desc: ord.Desc, NullsFirst: ord.NullsFirst}})
+	}
+	if o.distinct && len(o.call.OrderBy) == 0 {
+		keys = append(keys, plan.OrderKey{Col: o.valueCol()})
+	}
+	if o.distinct && o.call.Sep != nil {
+		keys = append(keys, plan.OrderKey{Col: o.valueCol() + 1})
+	}
+	return keys
+}
+
+// removeSpill deletes what the rows hold, in memory and on disk (the
+// statement failed or was cancelled before result).
+func (o *orderedAcc) removeSpill() {
+	if o.rows != nil {
+		o.rows.release()
+		o.rows = nil
+	}
 }
 
 func (o *orderedAcc) result(ctx context.Context, mem memory.Allocator, n int) (arrow.Array, error) {
+	defer o.removeSpill()
 	b := array.NewBuilder(mem, o.call.T.ArrowType())
 	defer b.Release()
-	for g := 0; g < n; g++ {
-		var rows []orderedRow
-		if g < len(o.groups) {
-			rows = o.groups[g]
-		}
-		rows, err := o.sorted(ctx, rows)
+	f := &orderedFold{acc: o, out: b}
+	if o.rows != nil {
+		next, stop, err := o.sortedRows(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if err := sql.AppendDatum(b, o.call.T, o.fold(rows)); err != nil {
-			return nil, err
+		defer stop()
+		for {
+			rb, err := next(ctx)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			err = f.add(rb)
+			rb.Release()
+			if err != nil {
+				return nil, err
+			}
 		}
+	}
+	if err := f.finish(n); err != nil {
+		return nil, err
 	}
 	return b.NewArray(), nil
 }
 
-// sorted orders a group's rows by the keys (stable: ties keep input order)
-// and drops repeated values under DISTINCT, whose keys (if any) are the
-// value: equal values are neighbours once sorted.
-func (o *orderedAcc) sorted(ctx context.Context, rows []orderedRow) (_ []orderedRow, err error) {
-	order := o.call.OrderBy
-	if o.distinct && len(order) == 0 {
-		order = []sql.AggOrder{{Key: o.call.Arg}}
-	}
-	key := func(r orderedRow, k int) any {
-		if len(o.call.OrderBy) == 0 {
-			return r.val
+// sortedRows streams the kept rows in order: from memory when they
+// fitted, else from the merge of the spilled runs.
+func (o *orderedAcc) sortedRows(ctx context.Context) (func(context.Context) (arrow.RecordBatch, error), func(), error) {
+	if !o.rows.spilled() {
+		batches, err := o.rows.sorted(ctx)
+		if err != nil {
+			return nil, nil, err
 		}
-		return r.keys[k]
-	}
-	stop := newSortStop(ctx)
-	defer stop.catch(&err)
-	slices.SortStableFunc(rows, func(a, b orderedRow) int {
-		stop.look()
-		for k, ord := range order {
-			if c := compareKey(ord, key(a, k), key(b, k)); c != 0 {
-				return c
+		next := func(context.Context) (arrow.RecordBatch, error) {
+			if len(batches) == 0 {
+				return nil, io.EOF
 			}
+			b := batches[0]
+			batches = batches[1:]
+			return b, nil
 		}
-		if o.distinct && o.call.Sep != nil {
-			// DISTINCT is over both arguments of string_agg.
-			return compareKey(sql.AggOrder{Key: o.call.Sep}, a.sep, b.sep)
-		}
-		return 0
-	})
-	if !o.distinct {
-		return rows, nil
+		return next, func() { ReleaseAll(batches) }, nil
 	}
-	out := rows[:0]
-	for i, r := range rows {
-		if i == 0 || !o.sameValue(out[len(out)-1], r) {
-			out = append(out, r)
-		}
+	m, err := o.rows.merged(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, nil
+	return m.next, m.close, nil
 }
 
-// sameValue reports whether DISTINCT takes b for a repeat of a.
-func (o *orderedAcc) sameValue(a, b orderedRow) bool {
+// orderedFold folds sorted rows group by group into the output column.
+type orderedFold struct {
+	acc     *orderedAcc
+	out     array.Builder
+	next    int // the group whose value is appended next
+	vals    []any
+	text    strings.Builder
+	seen    bool // text holds a value
+	prev    [2]any
+	hasPrev bool
+}
+
+func (f *orderedFold) add(b arrow.RecordBatch) error {
+	o := f.acc
+	groups := b.Column(orderedGroupCol).(*array.Int32)
+	val := b.Column(o.valueCol())
+	var sep arrow.Array
+	if o.call.Sep != nil {
+		sep = b.Column(o.valueCol() + 1)
+	}
+	for r := 0; r < int(b.NumRows()); r++ {
+		if g := int(groups.Value(r)); g != f.next {
+			if err := f.finish(g); err != nil {
+				return err
+			}
+		}
+		cur := [2]any{sql.DatumAt(val, o.call.Arg.Type(), r), nil}
+		if sep != nil {
+			cur[1] = sql.DatumAt(sep, o.call.Sep.Type(), r)
+		}
+		if o.distinct && f.hasPrev && o.sameValue(f.prev, cur) {
+			continue
+		}
+		f.prev, f.hasPrev = cur, true
+		f.take(cur[0], cur[1])
+	}
+	return nil
+}
+
+// take adds one value (and its delimiter) to the current group.
+func (f *orderedFold) take(v, sep any) {
+	if f.acc.call.Name == "array_agg" {
+		f.vals = append(f.vals, v)
+		return
+	}
+	if v == nil {
+		return
+	}
+	if f.seen && sep != nil {
+		f.text.WriteString(sep.(string))
+	}
+	f.text.WriteString(v.(string))
+	f.seen = true
+}
+
+// finish appends the current group's value and NULL for every group before
+// upto that had no rows; the group upto is next.
+func (f *orderedFold) finish(upto int) error {
+	for ; f.next < upto; f.next++ {
+		if err := sql.AppendDatum(f.out, f.acc.call.T, f.value()); err != nil {
+			return err
+		}
+		f.vals, f.seen, f.hasPrev = f.vals[:0], false, false
+		f.text.Reset()
+	}
+	return nil
+}
+
+// value is the current group's aggregate: NULL for no rows (and for
+// string_agg over only NULLs).
+func (f *orderedFold) value() any {
+	if f.acc.call.Name == "array_agg" {
+		if len(f.vals) == 0 {
+			return nil
+		}
+		return sql.FormatArrayDatums(f.acc.call.T.ElemType(), f.vals)
+	}
+	if !f.seen {
+		return nil
+	}
+	return f.text.String()
+}
+
+// sameValue reports whether DISTINCT takes b (value, delimiter) for a
+// repeat of a.
+func (o *orderedAcc) sameValue(a, b [2]any) bool {
 	equal := func(t sql.Type, x, y any) bool {
 		return x == nil && y == nil || x != nil && y != nil && sql.CompareDatums(t, x, y) == 0
 	}
-	if !equal(o.call.Arg.Type(), a.val, b.val) {
+	if !equal(o.call.Arg.Type(), a[0], b[0]) {
 		return false
 	}
-	return o.call.Sep == nil || equal(o.call.Sep.Type(), a.sep, b.sep)
-}
-
-// compareKey orders two key values as ORDER BY does.
-func compareKey(o sql.AggOrder, a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		if o.NullsFirst {
-			return -1
-		}
-		return 1
-	case b == nil:
-		if o.NullsFirst {
-			return 1
-		}
-		return -1
-	}
-	c := sql.CompareDatums(o.Key.Type(), a, b)
-	if o.Desc {
-		return -c
-	}
-	return c
-}
-
-// fold is the aggregate over a group's rows in order; NULL for no rows
-// (and for string_agg over only NULLs).
-func (o *orderedAcc) fold(rows []orderedRow) any {
-	if len(rows) == 0 {
-		return nil
-	}
-	if o.call.Name == "array_agg" {
-		vals := make([]any, len(rows))
-		for i, r := range rows {
-			vals[i] = r.val
-		}
-		return sql.FormatArrayDatums(o.call.T.ElemType(), vals)
-	}
-	var sb strings.Builder
-	seen := false
-	for _, r := range rows {
-		if r.val == nil {
-			continue
-		}
-		if seen && r.sep != nil {
-			sb.WriteString(r.sep.(string))
-		}
-		sb.WriteString(r.val.(string))
-		seen = true
-	}
-	if !seen {
-		return nil
-	}
-	return sb.String()
+	return o.call.Sep == nil || equal(o.call.Sep.Type(), a[1], b[1])
 }

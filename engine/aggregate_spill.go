@@ -212,7 +212,7 @@ func (p *pipeline) aggregateFrom(ctx context.Context, rows iter.Seq2[arrow.Recor
 		if fold.sp != nil {
 			fold.sp.remove()
 		}
-		removeDistinctSpills(states)
+		removeAccSpills(states)
 	}()
 	if rows != nil {
 		for b, err := range rows {

@@ -11,12 +11,15 @@ import (
 
 // memBudget bounds what an operator that keeps rows or values holds (ORDER
 // BY, DISTINCT, GROUP BY, hash joins, windows, set operations, WITH
-// RECURSIVE, array_agg and string_agg, a subquery's rows, LATERAL). ORDER
-// BY spills sorted runs to disk past it (sort_spill.go), GROUP BY the rows
-// of the groups it cannot hold (aggregate_spill.go), a hash join both
-// sides by key (join_spill.go); for the others
-// work_mem is a hard bound: past it the statement fails with PostgreSQL's
-// 53200 rather than growing until the OOM killer ends every session.
+// RECURSIVE, ordered aggregates, a subquery's rows, LATERAL). ORDER BY and
+// ordered aggregates (array_agg, string_agg ... ORDER BY) spill sorted runs
+// to disk past it (sort_spill.go), GROUP BY the rows of the groups it
+// cannot hold (aggregate_spill.go), a hash join both sides by key
+// (join_spill.go); for the others work_mem is a hard bound: past it the
+// statement fails with PostgreSQL's 53200 rather than growing until the
+// OOM killer ends every session. A value being built for the output
+// (string_agg's text) is not bounded by work_mem, as in PostgreSQL, only by
+// the server's memory (grow).
 type memBudget struct {
 	limit int64 // bytes; 0: unbounded
 	used  int64
@@ -48,6 +51,18 @@ func (m *memBudget) charge(n int64, op string) error {
 	return m.draw(!m.spills, op)
 }
 
+// grow adds n bytes of a value being built for the output, which cannot
+// spill: past work_mem it is still taken, waiting for the server's memory
+// as a charge does, and failing with 53200 only when none will come.
+func (m *memBudget) grow(n int64, op string) error {
+	if m == nil {
+		return nil
+	}
+	m.track(n)
+	m.used += n
+	return m.draw(true, op)
+}
+
 // spilling marks the budget of an operator that spills when a charge
 // fails.
 func (m *memBudget) spilling() *memBudget {
@@ -58,7 +73,7 @@ func (m *memBudget) spilling() *memBudget {
 // pastWorkMem is the error of a charge past work_mem.
 func (m *memBudget) pastWorkMem(op string) error {
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates' DISTINCT and windows to disk (a part that still does not fit fails).",
+		Detail: op + " needs more than work_mem (" + sql.FormatKB(m.limit/1024) + ") to hold its rows; of these magmalake spills ORDER BY, GROUP BY, hash joins, DISTINCT, set operations, aggregates with DISTINCT or ORDER BY, and windows to disk (a part that still does not fit fails).",
 		Hint:   "Raise work_mem, or narrow the query (a WHERE, a LIMIT, fewer groups)."}
 }
 

@@ -14,12 +14,16 @@ import (
 
 // runWithWorkMem runs q under a work_mem of limit bytes and drains it.
 func runWithWorkMem(q string, limit int64) error {
+	return drainQuery(context.Background(), &Env{Options: Options{WorkMem: limit}}, q)
+}
+
+// drainQuery runs q in env and reads it to the end.
+func drainQuery(ctx context.Context, env *Env, q string) error {
 	stmts, err := sql.Parse(q)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	pq, err := Plan(ctx, &Env{Options: Options{WorkMem: limit}}, stmts[0].(*sql.Select), nil)
+	pq, err := Plan(ctx, env, stmts[0].(*sql.Select), nil)
 	if err != nil {
 		return err
 	}

@@ -346,7 +346,7 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 			spec.Input = c.Arg.Type()
 		}
 		if orderSensitive(c) {
-			st.accs[i] = newOrderedAcc(c, p.mem)
+			st.accs[i] = newOrderedAcc(c, p.mem, p.tempDir, p.batch)
 			continue
 		}
 		if c.Name == "grouping" {

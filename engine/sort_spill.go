@@ -43,6 +43,10 @@ type spillSort struct {
 	held      []arrow.RecordBatch
 	heldBytes int64
 	runs      []string // run files in input order (ties keep it)
+	// minRun is what is held before a spill even when work_mem is taken
+	// by other operators (0: spill whenever it is): an operator that
+	// shares work_mem would otherwise write a run per batch.
+	minRun int64
 }
 
 // add takes a batch; past work_mem the held rows go to a run first.
@@ -51,7 +55,7 @@ func (s *spillSort) add(ctx context.Context, b arrow.RecordBatch) error {
 		s.schema = b.Schema()
 	}
 	size := BatchBytes(b)
-	if !s.mem.fits(size) && len(s.held) > 0 {
+	if !s.mem.fits(size) && len(s.held) > 0 && s.heldBytes >= s.minRun {
 		if err := s.spill(ctx); err != nil {
 			b.Release()
 			return err
@@ -60,7 +64,7 @@ func (s *spillSort) add(ctx context.Context, b arrow.RecordBatch) error {
 	s.held = append(s.held, b)
 	s.heldBytes += size
 	s.mem.hold(size)
-	if !s.mem.fits(0) {
+	if !s.mem.fits(0) && s.heldBytes >= s.minRun {
 		// Not even this batch fits beside what other operators hold: it
 		// is a run of its own.
 		return s.spill(ctx)
