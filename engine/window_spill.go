@@ -13,16 +13,17 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// Window functions whose calls share one PARTITION BY hold only a
-// partition at a time once their input is past work_mem: the input (with
-// the partition keys computed as extra columns) goes through the external
-// sort by those keys (sort_spill.go), and each partition read back from it
-// is computed on its own, as PostgreSQL's WindowAgg over a Sort does. A
-// partition larger than work_mem still fails with 53200. Input that fits
-// is computed in memory, as before. Calls that need only the rows before
-// the current one (ranks, lag, running aggregates) are computed in one
-// pass over the sorted rows instead, with or without PARTITION BY
-// (window_stream.go).
+// Once a window's input is past work_mem, its calls are computed over the
+// input sorted on disk (sort_spill.go), as PostgreSQL's WindowAgg over a
+// Sort is. Calls of the kinds a pass over sorted rows computes (ranks,
+// lag, lead, ntile, running aggregates, aggregates over the whole
+// partition, first_value, last_value, ...: window_kinds.go) are computed
+// in such passes, one per window, holding no partition in memory
+// (window_stream.go, window_whole.go). Other calls (frames with offsets)
+// sharing one PARTITION BY hold a partition at a time: the input, with the
+// partition keys computed as extra columns, is sorted by them and each
+// partition read back is computed on its own; a partition larger than
+// work_mem fails with 53200. Input that fits is computed in memory.
 
 // windowStreams reports whether q's windows can be computed without
 // holding all their rows: a partition at a time, or in one pass over the
@@ -99,7 +100,7 @@ func (p *pipeline) windowStream(ctx context.Context, env *Env, c *pullChain) (pu
 func (p *pipeline) windowByPartition(ctx context.Context, env *Env, first []arrow.RecordBatch, c *pullChain) (pullFunc, error) {
 	parts := p.q.Win.Calls[0].Partition
 	width := int(first[0].NumCols())
-	sorted, mem, err := p.windowSorted(ctx, env, first, parts, make([]plan.SortSpec, len(parts)), c)
+	sorted, mem, err := p.windowSorted(ctx, env, p.inputAfter(first, c), parts, make([]plan.SortSpec, len(parts)), c)
 	if err != nil {
 		return nil, err
 	}
@@ -108,40 +109,55 @@ func (p *pipeline) windowByPartition(ctx context.Context, env *Env, first []arro
 	return w.next, nil
 }
 
-// windowSorted sorts first and then the rest of the input by exprs (in
-// specs' directions), their values appended as columns after the input's,
-// through the external sort (always on disk: the input passed work_mem),
-// and gives the window stage its own budget: a partition or a peer group
-// held has work_mem of its own, as PostgreSQL's WindowAgg has beside the
-// sort under it and the operators over it.
-func (p *pipeline) windowSorted(ctx context.Context, env *Env, first []arrow.RecordBatch, exprs []sql.Expr, specs []plan.SortSpec,
+// windowSorted sorts src's rows by exprs (in specs' directions), their
+// values appended as columns after src's, through the external sort
+// (always on disk: the input passed work_mem), and gives the window stage
+// its own budget: a partition or a peer group held has work_mem of its
+// own, as PostgreSQL's WindowAgg has beside the sort under it and the
+// operators over it.
+func (p *pipeline) windowSorted(ctx context.Context, env *Env, src pullFunc, exprs []sql.Expr, specs []plan.SortSpec,
 	c *pullChain) (pullFunc, *memBudget, error) {
-	width := int(first[0].NumCols())
+	// The keys follow src's columns, counted at its first batch: the sort
+	// reads them only once it holds rows.
 	keys := make([]plan.OrderKey, len(exprs))
-	for i := range keys {
-		keys[i] = plan.OrderKey{Col: width + i, Spec: specs[i]}
-	}
+	width := -1
 	next := func(ctx context.Context) (arrow.RecordBatch, error) {
-		var b arrow.RecordBatch
-		if len(first) > 0 {
-			b, first = first[0], first[1:]
-		} else {
-			var err error
-			if b, err = p.nextFiltered(ctx); err != nil {
-				return nil, err
-			}
+		b, err := src(ctx)
+		if err != nil {
+			return nil, err
 		}
 		defer b.Release()
+		if width < 0 {
+			width = int(b.NumCols())
+			for i := range keys {
+				keys[i] = plan.OrderKey{Col: width + i, Spec: specs[i]}
+			}
+		}
 		return withColumns(ctx, b, exprs, p.params)
 	}
-	c.onClose(func() { ReleaseAll(first); first = nil })
-	sorted, _, err := p.sortAll(ctx, env, keys, next, c, true)
-	if err != nil {
-		return nil, nil, err
+	sorted := src // without keys (OVER ()) any order is the window's
+	if len(exprs) > 0 {
+		var err error
+		if sorted, _, err = p.sortAll(ctx, env, keys, next, c, true); err != nil {
+			return nil, nil, err
+		}
 	}
 	mem := newMemBudget(ctx, p.mem.limit)
 	mem.attribute(p.an.of(stageWindow))
 	return sorted, mem, nil
+}
+
+// inputAfter pulls first's batches, then the rest of the query's rows.
+func (p *pipeline) inputAfter(first []arrow.RecordBatch, c *pullChain) pullFunc {
+	c.onClose(func() { ReleaseAll(first); first = nil })
+	return func(ctx context.Context) (arrow.RecordBatch, error) {
+		if len(first) > 0 {
+			b := first[0]
+			first = first[1:]
+			return b, nil
+		}
+		return p.nextFiltered(ctx)
+	}
 }
 
 // withColumns is b with exprs' values appended as columns.
@@ -273,7 +289,7 @@ func (w *windowPartitions) flush(ctx context.Context) error {
 
 func partitionTooLarge(mem *memBudget) error {
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: "window function needs more than work_mem (" + sql.FormatKB(mem.limit/1024) + ") to hold one window partition; magmalake spills a window's rows to disk and holds one partition at a time, which must fit.",
+		Detail: "window function needs more than work_mem (" + sql.FormatKB(mem.limit/1024) + ") to hold one window partition; magmalake spills a window's rows to disk, and holds one partition at a time for a frame with offsets (n PRECEDING or FOLLOWING), which must fit.",
 		Hint:   "Raise work_mem, or partition the window more finely."}
 }
 

@@ -13,32 +13,31 @@ import (
 	"github.com/magmalake/magmalake/sql"
 )
 
-// Window calls that need no more of their partition than the rows before
-// the current one — row_number(), rank(), dense_rank(), lag() by a constant
-// offset, aggregates over a frame from UNBOUNDED PRECEDING to CURRENT ROW —
-// are computed in one pass over rows sorted by partition and order keys,
-// as PostgreSQL's WindowAgg does over a Sort, once their input is past
-// work_mem: the sort spills (sort_spill.go) and the pass holds only the
-// current peer group (rows equal in the ORDER BY), which a RANGE or GROUPS
-// frame ending at CURRENT ROW includes. So a window without PARTITION BY,
-// or with a partition larger than work_mem, no longer fails with 53200;
-// only a peer group larger than work_mem does.
+// Window calls are computed in one pass over rows sorted by partition and
+// order keys, as PostgreSQL's WindowAgg does over a Sort, once their input
+// is past work_mem: the sort spills (sort_spill.go) and the pass holds only
+// the current peer group (rows equal in the ORDER BY), which a RANGE or
+// GROUPS frame ending at CURRENT ROW includes, and for calls that need
+// their whole partition the partition, spooled to disk past work_mem
+// (window_whole.go). Windows with different keys get a pass each, the
+// rows sorted again between them. So a window without PARTITION BY, or
+// with a partition larger than work_mem, does not fail with 53200; only a
+// peer group larger than work_mem does.
 
 // maxStreamedLag bounds the lag() offsets computed in the pass: the
 // offset's values are held.
 const maxStreamedLag = 1024
 
 // windowInOrder reports whether q's window calls can all be computed in
-// one pass over rows sorted by their partition and order keys: they share
-// both, over the query's rows (not its groups, nor a top-N of each
-// partition), and each needs only the rows before it.
+// passes over sorted rows, one per window (windowStages): over the query's
+// rows (not its groups, nor a top-N of each partition), each a kind a pass
+// computes (window_kinds.go).
 func (q *selectQuery) windowInOrder() bool {
 	if q.Win == nil || q.Agg != nil || q.WinTop != 0 {
 		return false
 	}
-	first := q.Win.Calls[0]
 	for _, c := range q.Win.Calls {
-		if !sameExprs(c.Partition, first.Partition) || !sameWindowOrder(c.Order, first.Order) || !streamedCall(c) {
+		if _, ok := streamKind(c); !ok {
 			return false
 		}
 	}
@@ -69,38 +68,15 @@ func sameWindowOrder(a, b []sql.WindowOrder) bool {
 	return true
 }
 
-// streamedCall reports whether c's value at a row depends only on the rows
-// up to it (and its peers, for a RANGE or GROUPS frame).
-func streamedCall(c *sql.WindowCall) bool {
-	switch c.Name {
-	case "row_number", "rank", "dense_rank":
-		return true
-	case "lag":
-		if len(c.Args) < 2 {
-			return true
-		}
-		_, ok := lagOffset(c.Args[1])
-		return ok
-	}
-	if !c.Agg || c.Start.Kind != sql.BoundUnboundedPreceding || c.End.Kind != sql.BoundCurrentRow {
-		return false
-	}
-	// Without ORDER BY every row is a peer of every other: a RANGE or
-	// GROUPS frame is the whole partition.
-	if c.Mode != sql.FrameRows && len(c.Order) == 0 {
-		return false
-	}
-	switch c.Name {
-	case "count", "sum", "avg", "min", "max", "bool_and", "bool_or",
-		"stddev_samp", "stddev_pop", "var_samp", "var_pop":
-		return true
-	}
-	return false
-}
-
 // lagOffset is lag's offset when it is a constant the pass can hold
 // (nil: NULL, every value NULL).
 func lagOffset(e sql.Expr) (*int64, bool) {
+	n, ok := constOffset(e)
+	return n, ok && (n == nil || *n >= 0 && *n <= maxStreamedLag)
+}
+
+// constOffset is an offset given as a constant (nil: NULL).
+func constOffset(e sql.Expr) (*int64, bool) {
 	if c, ok := e.(*sql.Cast); ok {
 		e = c.X
 	}
@@ -121,53 +97,106 @@ func lagOffset(e sql.Expr) (*int64, bool) {
 	default:
 		return nil, false
 	}
-	return &n, n >= 0 && n <= maxStreamedLag
+	return &n, true
 }
 
-// windowInOrderRun sorts first and then the rest of the input by the
-// windows' partition and order keys and computes the calls in one pass.
+// windowInOrderRun computes the windows stage by stage (windowStages):
+// each stage sorts its input (first, then the rest of the query's rows;
+// after the first stage, the stage before's rows) by its keys and computes
+// its calls in one pass; the last stage's rows, their columns in the
+// calls' order, are projected.
 func (p *pipeline) windowInOrderRun(ctx context.Context, env *Env, first []arrow.RecordBatch, c *pullChain) (pullFunc, error) {
-	call := p.q.Win.Calls[0]
-	exprs := append([]sql.Expr(nil), call.Partition...)
-	specs := make([]plan.SortSpec, len(call.Partition))
-	for _, o := range call.Order {
+	stages := p.q.windowStages()
+	width := int(first[0].NumCols())
+	src := p.inputAfter(first, c)
+	var placed []int // the calls, in the order their columns follow the input's
+	for i, st := range stages {
+		w, err := p.newWindowPass(ctx, env, src, width+len(placed), st, c)
+		if err != nil {
+			return nil, err
+		}
+		placed = append(placed, st.calls...)
+		if i == len(stages)-1 {
+			w.layout = outputLayout(width, placed)
+		}
+		src = w.next
+	}
+	return src, nil
+}
+
+// outputLayout is, for each column of the query's window rows (the input's
+// width columns, then one per call in the query's order), where it is
+// among the last stage's columns (the input's, then the calls as placed).
+func outputLayout(width int, placed []int) []int {
+	layout := make([]int, width+len(placed))
+	for i := range width {
+		layout[i] = i
+	}
+	for at, k := range placed {
+		layout[width+k] = width + at
+	}
+	return layout
+}
+
+// newWindowPass sorts src by st's keys and computes its calls over it.
+func (p *pipeline) newWindowPass(ctx context.Context, env *Env, src pullFunc, width int, st windowStage, c *pullChain) (*windowPass, error) {
+	exprs := append([]sql.Expr(nil), st.part...)
+	specs := make([]plan.SortSpec, len(st.part))
+	for _, o := range st.order {
 		exprs = append(exprs, o.Expr)
 		specs = append(specs, plan.SortSpec{Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
-	width := int(first[0].NumCols())
-	sorted, mem, err := p.windowSorted(ctx, env, first, exprs, specs, c)
+	sorted, mem, err := p.windowSorted(ctx, env, src, exprs, specs, c)
 	if err != nil {
 		return nil, err
 	}
-	w := &windowPass{p: p, calls: p.q.Win.Calls, src: sorted, width: width, nPart: len(call.Partition),
+	w := &windowPass{p: p, src: sorted, width: width, nPart: len(st.part), nKeys: len(exprs),
 		specs: specs, mem: mem, check: cancelCheck{ctx: ctx}}
+	w.tempRoot = env.Options.TempDir
+	for _, k := range st.calls {
+		w.calls = append(w.calls, p.q.Win.Calls[k])
+	}
 	w.states = make([]windowCallState, len(w.calls))
 	for k, c := range w.calls {
-		w.states[k].peers = c.Agg && c.Mode != sql.FrameRows
-		w.hasPeers = w.hasPeers || w.states[k].peers
-		if c.Name == "lag" {
-			w.states[k].lag = 1
-			if len(c.Args) > 1 {
-				w.states[k].lagNull = true
-				if n, _ := lagOffset(c.Args[1]); n != nil {
-					w.states[k].lag, w.states[k].lagNull = *n, false
-				}
+		w.initState(k, c)
+	}
+	if w.whole {
+		w.spoolMem = newMemBudget(ctx, mem.limit)
+		w.spoolMem.attribute(p.an.of(stageWindow))
+		w.argCols()
+	}
+	c.onClose(w.release)
+	return w, nil
+}
+
+// initState sets up call k's state.
+func (w *windowPass) initState(k int, c *sql.WindowCall) {
+	st := &w.states[k]
+	st.kind, _ = streamKind(c)
+	st.peers = st.kind.peers()
+	w.hasPeers = w.hasPeers || st.peers
+	w.whole = w.whole || st.kind.wholePartition()
+	if c.Name == "lag" {
+		st.lag = 1
+		if len(c.Args) > 1 {
+			st.lagNull = true
+			if n, _ := lagOffset(c.Args[1]); n != nil {
+				st.lag, st.lagNull = *n, false
 			}
 		}
 	}
-	c.onClose(w.release)
-	return w.next, nil
 }
 
 // windowPass computes the window calls over rows sorted by partition and
-// order keys (the columns from width on: nPart partition keys, then the
-// order keys).
+// order keys (the nKeys columns from width on: nPart partition keys, then
+// the order keys).
 type windowPass struct {
 	p        *pipeline
 	calls    []*sql.WindowCall
 	src      pullFunc
 	width    int
 	nPart    int
+	nKeys    int
 	specs    []plan.SortSpec
 	mem      *memBudget // what the open peer group holds
 	check    cancelCheck
@@ -182,15 +211,22 @@ type windowPass struct {
 	held []*windowSeg
 	out  []arrow.RecordBatch
 	done bool
+	// layout, in the last stage, orders the columns for the projection
+	// (outputLayout); nil: a stage whose rows go on to the next.
+	layout []int
+	windowWhole
 }
 
 // windowCallState is one call's state within the current partition.
 type windowCallState struct {
+	kind    windowKind
 	acc     accumulator
-	peers   bool  // an aggregate over the rows up to the current peer group's end
+	peers   bool  // a value known at the end of the row's peer group
 	lag     int64 // lag's offset
 	lagNull bool  // lag's offset is NULL
 	hist    []any // lag: the argument's latest values
+	whole   any   // an aggregate over the whole partition
+	argCol  int   // the first of the call's arguments among the spooled columns
 }
 
 // windowSeg is rows of one batch (key columns and all) and the calls'
@@ -215,13 +251,24 @@ func (w *windowPass) next(ctx context.Context) (arrow.RecordBatch, error) {
 			w.out = w.out[1:]
 			return b, nil
 		}
+		if w.replaying {
+			if err := w.replayStep(ctx); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if w.done {
 			return nil, io.EOF
 		}
 		b, err := w.src(ctx)
 		if err == io.EOF {
 			w.done = true
-			if err := w.closePeers(ctx, nil, 0, 0); err != nil {
+			if w.whole {
+				err = w.startReplay(ctx)
+			} else {
+				err = w.closePeers(ctx, nil, 0, 0)
+			}
+			if err != nil {
 				return nil, err
 			}
 			continue
@@ -229,7 +276,11 @@ func (w *windowPass) next(ctx context.Context) (arrow.RecordBatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = w.add(ctx, b)
+		if w.whole {
+			err = w.collect(ctx, b)
+		} else {
+			err = w.add(ctx, b)
+		}
 		b.Release()
 		if err != nil {
 			return nil, err
@@ -256,7 +307,7 @@ func (w *windowPass) add(ctx context.Context, b arrow.RecordBatch) error {
 	for k := range seg.vals {
 		seg.vals[k] = make([]any, n)
 	}
-	keys := b.Columns()[w.width:]
+	keys := b.Columns()[w.width : w.width+w.nKeys]
 	open := 0 // the first row of the open peer group within b
 	for r := 0; r < n; r++ {
 		if err := w.check.step(1); err != nil {
@@ -321,7 +372,7 @@ func (w *windowPass) args(ctx context.Context, b arrow.RecordBatch) ([]windowArg
 	for k, c := range w.calls {
 		var err error
 		switch {
-		case c.Agg && !c.Star:
+		case c.Agg && !c.Star && w.states[k].kind != kindWholeAgg:
 			out[k].arr, err = sql.Eval(ctx, c.Args[0], b, w.p.params)
 		case c.Name == "lag":
 			out[k].val, err = batchDatums(ctx, c.Args[0], b, w.p.params)
@@ -363,6 +414,14 @@ func (w *windowPass) value(ctx context.Context, k int, a windowArgs, r int) (any
 		return w.dense, nil
 	case "lag":
 		return st.shift(a, r), nil
+	}
+	switch st.kind {
+	case kindWholeAgg:
+		return st.whole, nil
+	case kindAhead:
+		return w.aheadValue(k)
+	case kindPeerEnd:
+		return nil, nil // filled in when the peer group ends
 	}
 	if st.acc == nil {
 		c := w.calls[k]
@@ -422,14 +481,14 @@ func (w *windowPass) result(ctx context.Context, k int) (any, error) {
 // of seg (nil at the end of the input) — filling in the aggregates over it;
 // the held rows are handed on.
 func (w *windowPass) closePeers(ctx context.Context, seg *windowSeg, from, to int) error {
-	if !w.hasPeers {
+	if !w.hasPeers || len(w.held) == 0 && (seg == nil || from == to) {
 		return nil
 	}
 	for k, st := range w.states {
-		if !st.peers || st.acc == nil {
+		if !st.peers || st.kind == kindPeerAgg && st.acc == nil {
 			continue
 		}
-		v, err := w.result(ctx, k)
+		v, err := w.peerValue(ctx, k)
 		if err != nil {
 			return err
 		}
@@ -453,6 +512,14 @@ func (w *windowPass) closePeers(ctx context.Context, seg *windowSeg, from, to in
 		w.mem.release(h.bytes)
 	}
 	return nil
+}
+
+// peerValue is call k's value over the peer group ending now.
+func (w *windowPass) peerValue(ctx context.Context, k int) (any, error) {
+	if w.states[k].kind == kindPeerEnd {
+		return w.peerEndValue(k)
+	}
+	return w.result(ctx, k)
 }
 
 // hold hands on seg's rows before open and keeps a copy of the rest, the
@@ -502,15 +569,40 @@ func (w *windowPass) emit(ctx context.Context, seg *windowSeg, from, to int) err
 	if err != nil {
 		return err
 	}
+	if w.layout == nil {
+		w.out = append(w.out, ext...)
+		return nil
+	}
 	defer ReleaseAll(ext)
 	for _, b := range ext {
-		r, err := Project(ctx, w.p.q.Outputs, w.p.q.Names, b, w.p.params)
+		arranged := arrangeColumns(b, w.layout)
+		r, err := Project(ctx, w.p.q.Outputs, w.p.q.Names, arranged, w.p.params)
+		arranged.Release()
 		if err != nil {
 			return err
 		}
 		w.out = append(w.out, r)
 	}
 	return nil
+}
+
+// arrangeColumns is b's columns in layout's order (b, retained, when it
+// is already).
+func arrangeColumns(b arrow.RecordBatch, layout []int) arrow.RecordBatch {
+	same := true
+	for i, c := range layout {
+		same = same && i == c
+	}
+	if same {
+		b.Retain()
+		return b
+	}
+	cols := make([]arrow.Array, len(layout))
+	fields := make([]arrow.Field, len(layout))
+	for i, c := range layout {
+		cols[i], fields[i] = b.Column(c), b.Schema().Field(c)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
 }
 
 func peerGroupTooLarge(mem *memBudget) error {
@@ -520,6 +612,7 @@ func peerGroupTooLarge(mem *memBudget) error {
 }
 
 func (w *windowPass) release() {
+	w.releaseWhole()
 	for _, h := range w.held {
 		h.b.Release()
 	}

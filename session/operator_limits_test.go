@@ -88,6 +88,7 @@ func TestEveryOperatorStopsWhenCancelled(t *testing.T) {
 		// A RANGE offset frame is found row by row: 10^10 steps.
 		{"window RANGE frame", "SELECT count(f) FROM (SELECT first_value(x) OVER (ORDER BY x RANGE BETWEEN 10 PRECEDING AND 10 FOLLOWING) AS f FROM " + k + " x) w"},
 		{"window sort", "SELECT count(r) FROM (SELECT row_number() OVER (ORDER BY md5(x::text)) AS r FROM " + m + " x) w"},
+		{"windows over whole partitions", "SELECT count(l) FROM (SELECT lead(x) OVER (ORDER BY md5(x::text)) AS l, sum(x) OVER (PARTITION BY x % 3) FROM " + m + " x) w"},
 		{"aggregate", "SELECT count(*) FROM (SELECT x % 1000 AS k, sum(x) FROM " + huge + " x GROUP BY 1) g"},
 		{"aggregate's DISTINCT", "SELECT count(DISTINCT x) FROM " + huge + " x"},
 		{"ordered aggregate", "SELECT length(string_agg(x::text, ',' ORDER BY md5(x::text))) FROM " + m + " x"},
@@ -125,8 +126,7 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		{"hash join", "SELECT count(b.y) FROM " + m + " a(x) LEFT JOIN " + m + " b(y) ON a.x < b.y"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN (SELECT 1 AS y FROM " + m + " y) b ON a.x = b.y"},
 		{"GROUP BY", "SELECT x, count(*) FROM " + m + " x GROUP BY ROLLUP (x)"},
-		{"window function", "SELECT sum(x) OVER () FROM " + m + " x"},
-		{"window function", "SELECT lead(x) OVER (ORDER BY x) FROM " + m + " x"},
+		{"window function", "SELECT sum(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM " + m + " x"},
 		{"WITH RECURSIVE", "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000000) SELECT count(*) FROM r"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x) WHERE x = ANY (SELECT y FROM " + m + " b(y) WHERE b.y > a.x)"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x), LATERAL (SELECT y FROM " + m + " y WHERE y > a.x) s"},
@@ -149,27 +149,30 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 	// counted), so ten rows meet a million without holding them, and so
 	// does a LEFT JOIN; a FULL JOIN partitions the million, and partitions
 	// again the partitions that still do not fit; ORDER BY ... LIMIT whose
-	// LIMIT + OFFSET rows do not fit hands them to the spilling sort; an
+	// LIMIT + OFFSET rows do not fit hands them to the spilling sort; a
+	// window over a whole partition (or rows after the current one) its
+	// partition, replayed from disk; an
 	// ordered aggregate spills sorted runs of its rows, and string_agg's
 	// text, a value of the result, is held as PostgreSQL holds it.
 	aggText := fmt.Sprintf("%d\n", joinedLength(1000000))
 	for q, want := range map[string]string{
-		"SELECT length(string_agg(x::text, ',')) FROM " + m + " x":                                                                            aggText,
-		"SELECT length(string_agg(x::text, ',' ORDER BY x DESC)) FROM " + m + " x":                                                            aggText,
-		"SELECT cardinality(array_agg(x)), (array_agg(x ORDER BY x DESC))[1] FROM " + m + " x":                                                "1000000|1000000\n",
-		"SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true":                                                 "10000000\n",
-		"SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y":                                              "1000000\n",
-		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x = b.y":                                                   "10\n",
-		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x + b.y < 0":                                               "0\n",
-		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y": "10\n",
-		"SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)":                         "3\n",
-		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g":                                  "400000|1000000\n",
-		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                         "1000000\n",
-		"SELECT count(DISTINCT x), sum(DISTINCT x % 1000), count(DISTINCT x::text) FROM " + m + " x":                                          "1000000|499500|1000000\n",
-		"SELECT x % 2, count(DISTINCT x) FROM " + m + " x GROUP BY 1 ORDER BY 1":                                                              "0|500000\n1|500000\n",
-		"SELECT count(s), max(s), max(r) FROM (SELECT sum(x) OVER (ORDER BY x) AS s, rank() OVER (ORDER BY x) AS r FROM " + m + " x) w":       "1000000|500000500000|1000000\n",
-		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                   "1000000\n",
-		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                             "500000\n",
+		"SELECT length(string_agg(x::text, ',')) FROM " + m + " x":                                                                                                      aggText,
+		"SELECT length(string_agg(x::text, ',' ORDER BY x DESC)) FROM " + m + " x":                                                                                      aggText,
+		"SELECT count(s), min(s), max(l), sum(n) FROM (SELECT sum(x) OVER () AS s, lead(x) OVER (ORDER BY x) AS l, ntile(4) OVER (ORDER BY x) AS n FROM " + m + " x) w": "1000000|500000500000|1000000|2500000\n",
+		"SELECT cardinality(array_agg(x)), (array_agg(x ORDER BY x DESC))[1] FROM " + m + " x":                                                                          "1000000|1000000\n",
+		"SELECT count(b.y) FROM generate_series(1, 10) a(x) LEFT JOIN " + m + " b(y) ON true":                                                                           "10000000\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN " + m + " b(y) ON a.x = b.y":                                                                        "1000000\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x = b.y":                                                                             "10\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN " + m + " b(y) ON a.x + b.y < 0":                                                                         "0\n",
+		"SELECT count(*) FROM generate_series(1, 10) a(x) JOIN (SELECT y::numeric(12,2) AS y FROM " + m + " y) b ON a.x::numeric(12,2) = b.y":                           "10\n",
+		"SELECT count(*) FROM generate_series(1, 3) a(x) WHERE EXISTS (SELECT 1 FROM " + m + " b(y) WHERE b.y = a.x)":                                                   "3\n",
+		"SELECT count(*), sum(n) FROM (SELECT x % 400000 AS k, count(*) AS n FROM " + m + " x GROUP BY 1) g":                                                            "400000|1000000\n",
+		"SELECT count(*) FROM (SELECT DISTINCT x FROM " + m + " x) d":                                                                                                   "1000000\n",
+		"SELECT count(DISTINCT x), sum(DISTINCT x % 1000), count(DISTINCT x::text) FROM " + m + " x":                                                                    "1000000|499500|1000000\n",
+		"SELECT x % 2, count(DISTINCT x) FROM " + m + " x GROUP BY 1 ORDER BY 1":                                                                                        "0|500000\n1|500000\n",
+		"SELECT count(s), max(s), max(r) FROM (SELECT sum(x) OVER (ORDER BY x) AS s, rank() OVER (ORDER BY x) AS r FROM " + m + " x) w":                                 "1000000|500000500000|1000000\n",
+		"SELECT count(*) FROM (SELECT x FROM " + m + " x UNION SELECT 1) u":                                                                                             "1000000\n",
+		"SELECT count(*) FROM (SELECT x FROM " + m + " x EXCEPT SELECT 2 * y FROM " + m + " y) e":                                                                       "500000\n",
 	} {
 		if got := mustQuery(t, s, q).text(); got != want {
 			t.Fatalf("%s spilled under 1MB: %q, want %q", q, got, want)
