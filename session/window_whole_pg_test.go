@@ -1,6 +1,10 @@
 package session
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/magmalake/magmalake/pgerr"
+)
 
 // TestWholePartitionWindowsMatchPostgres: calls that need their whole
 // partition — aggregates over all of it (without ORDER BY, or to
@@ -63,5 +67,15 @@ func TestWholePartitionWindowsMatchPostgres(t *testing.T) {
 		"SELECT nth_value(g, 0) OVER (ORDER BY g ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM ww",
 	} {
 		compareStatement(t, s, conn, q)
+	}
+	// Offsets of lag() and lead() other than a non-negative number, valid
+	// in PostgreSQL, are 0A000 naming the construct, not syntax errors.
+	for _, q := range []string{
+		"SELECT lead(g, -2) OVER (ORDER BY g) FROM ww",
+		"SELECT lag(g, 1 + 1) OVER (ORDER BY g) FROM ww",
+		"SELECT lag(g, NULL, 0) OVER (ORDER BY g) FROM ww",
+	} {
+		mustPG(t, conn, q)
+		mustFail(t, s, pgerr.FeatureNotSupported, q)
 	}
 }

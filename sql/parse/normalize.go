@@ -458,6 +458,9 @@ func (n *normalizer) windowedCall(over Token) error {
 			return UnsupportedAt(n.query, over, "aggregate ORDER BY is not implemented for window functions")
 		}
 	}
+	if strings.EqualFold(name, "lag") || strings.EqualFold(name, "lead") {
+		return n.shiftOffset(name, open, end, over)
+	}
 	switch {
 	case strings.HasPrefix(name, DistinctPrefix):
 		return UnsupportedAt(n.query, over, "DISTINCT is not implemented for window functions")
