@@ -84,7 +84,12 @@ func (o *orderedAcc) updateBatch(ids []int32, _ int, arr arrow.Array) error {
 			fields[c] = arrow.Field{Name: "c", Type: a.DataType(), Nullable: true}
 		}
 		o.schema = arrow.NewSchema(fields, nil)
-		o.rows = &spillSort{keys: o.sortKeys(), batchSize: o.batch, mem: o.mem, tempRoot: o.tempDir, minRun: orderedMinRun}
+		minRun := int64(orderedMinRun)
+		if o.mem != nil && o.mem.limit > 0 {
+			// Within work_mem: the groups around must still find room.
+			minRun = min(minRun, o.mem.limit/4)
+		}
+		o.rows = &spillSort{keys: o.sortKeys(), batchSize: o.batch, mem: o.mem, tempRoot: o.tempDir, minRun: minRun}
 	}
 	// A compact copy: the columns may be slices of a larger batch, whose
 	// buffers work_mem would count whole.

@@ -22,9 +22,10 @@ import (
 // input the in-memory groups are complete and are emitted; then each
 // partition is aggregated the same way on its own, with a hash of another
 // seed should it overflow again. Every group's rows end up in one place,
-// so DISTINCT and FILTER aggregates spill alike; an ordered aggregate
-// (string_agg ... ORDER BY) keeps every row of a group it holds, which
-// work_mem still bounds.
+// so DISTINCT, FILTER and ordered aggregates spill alike. With grouping
+// sets (ROLLUP, CUBE, GROUPING SETS) each set freezes its groups and
+// spills the rows of its other groups to files of its own, hashed by the
+// keys it groups by; its partitions are then aggregated as that set alone.
 
 // maxSpillDepth bounds the re-partitioning of partitions that overflow
 // again, an aggregation's or a hash join's; past it the operator fails
@@ -37,18 +38,27 @@ type aggSpill struct {
 	seed maphash.Seed
 }
 
-// spillable reports whether the aggregation can spill: one grouping set
-// with keys (ROLLUP and CUBE keep every set's groups; without keys there is
-// one group).
+// spillable reports whether the aggregation can spill: it has keys
+// (without, there is one group).
 func (p *pipeline) spillable() bool {
-	return p.q.Sets == nil && len(p.q.Agg.GroupBy) > 0 && p.metaCount < 0
+	return len(p.q.Agg.GroupBy) > 0 && p.metaCount < 0
 }
 
-// aggFold is one aggregation's progress through its input: the spill,
-// once there is one, and what a row added to work_mem lately.
+// aggFold is one aggregation's progress through its input: each grouping
+// set's spill, once there are any, and what a row added to work_mem
+// lately.
 type aggFold struct {
-	sp     *aggSpill
+	sps    []*aggSpill // by state; nil until the groups freeze
 	perRow int64
+}
+
+// remove deletes the spills' files.
+func (f *aggFold) remove() {
+	for _, sp := range f.sps {
+		if sp != nil { // nil: its files could not be made
+			sp.remove()
+		}
+	}
 }
 
 // foldChunk is how many rows are folded at a time near work_mem, so that
@@ -63,7 +73,7 @@ func (p *pipeline) foldOrSpill(ctx context.Context, b arrow.RecordBatch, states 
 		return p.fold(ctx, b, states)
 	}
 	n, off := int(b.NumRows()), 0
-	for off < n && f.sp == nil {
+	for off < n && f.sps == nil {
 		size := n - off
 		if f.perRow == 0 || !p.mem.fits(2*f.perRow*int64(size)) {
 			size = min(size, foldChunk)
@@ -89,37 +99,48 @@ func (p *pipeline) foldOrSpill(ctx context.Context, b arrow.RecordBatch, states 
 	if off == n {
 		return nil
 	}
-	if f.sp == nil {
-		s, err := newAggSpill(p.tempDir, b.Schema())
-		if err != nil {
-			return err
+	if f.sps == nil {
+		f.sps = make([]*aggSpill, len(states))
+		for i, st := range states {
+			s, err := newAggSpill(p.tempDir, b.Schema())
+			if err != nil {
+				return err
+			}
+			f.sps[i] = s
+			st.g.frozen = true
 		}
-		f.sp = s
-		states[0].g.frozen = true
 	}
 	rest := b.NewSlice(int64(off), int64(n))
 	defer rest.Release()
-	return p.splitFold(ctx, rest, states, f.sp)
+	return p.splitFold(ctx, rest, states, f.sps)
 }
 
-// splitFold folds the rows of b whose groups are held and spills the
-// others to their partitions.
-func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []*groupState, sp *aggSpill) error {
+// splitFold folds the rows of b into the sets that hold their groups and
+// spills the others to the partitions of the sets that do not.
+func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []*groupState, sps []*aggSpill) error {
 	keys := make([]arrow.Array, len(p.q.Agg.GroupBy))
-	defer func() {
-		for _, k := range keys {
-			if k != nil {
-				k.Release()
-			}
-		}
-	}()
+	defer releaseArrays(keys)
 	for i, e := range p.q.Agg.GroupBy {
 		var err error
 		if keys[i], err = sql.Eval(ctx, e, b, p.params); err != nil {
 			return err
 		}
 	}
-	ids, err := states[0].g.groupIDs(keys, int(b.NumRows()))
+	for i, st := range states {
+		if err := p.splitSet(ctx, b, keys, st, sps[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitSet folds the rows of b whose groups st holds and spills the others
+// to sp, by a hash of the keys st groups by.
+func (p *pipeline) splitSet(ctx context.Context, b arrow.RecordBatch, keys []arrow.Array, st *groupState, sp *aggSpill) error {
+	n := int(b.NumRows())
+	own := st.ownKeys(keys, n)
+	defer st.releaseOwn(own, keys)
+	ids, err := st.g.groupIDs(own, n)
 	if err != nil {
 		return err
 	}
@@ -132,7 +153,7 @@ func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []
 			continue
 		}
 		buf = buf[:0]
-		for _, k := range keys {
+		for _, k := range own {
 			buf = appendKey(buf, k, r)
 		}
 		h := maphash.Bytes(sp.seed, buf) % spillPartitions
@@ -153,7 +174,7 @@ func (p *pipeline) splitFold(ctx context.Context, b arrow.RecordBatch, states []
 		return err
 	}
 	defer kb.Release()
-	return p.fold(ctx, kb, states)
+	return p.fold(ctx, kb, []*groupState{st})
 }
 
 func newAggSpill(root string, schema *arrow.Schema) (*aggSpill, error) {
@@ -209,9 +230,7 @@ func (p *pipeline) aggregateFrom(ctx context.Context, rows iter.Seq2[arrow.Recor
 	used := p.mem.used
 	var fold aggFold
 	defer func() {
-		if fold.sp != nil {
-			fold.sp.remove()
-		}
+		fold.remove()
 		removeAccSpills(states)
 	}()
 	if rows != nil {
@@ -233,15 +252,31 @@ func (p *pipeline) aggregateFrom(ctx context.Context, rows iter.Seq2[arrow.Recor
 		return nil, err
 	}
 	out := []arrow.RecordBatch{grouped}
-	if fold.sp == nil {
+	if fold.sps == nil {
 		return out, nil
 	}
 	// The in-memory groups are out: their memory serves the partitions.
 	p.mem.resetTo(used)
-	more, err := p.spilledGroups(ctx, fold.sp, depth)
-	if err != nil {
-		ReleaseAll(out)
-		return nil, err
+	sets := p.groupingSets()
+	for i, sp := range fold.sps {
+		more, err := p.setSpilledGroups(ctx, sp, sets[i], depth)
+		if err != nil {
+			ReleaseAll(out)
+			return nil, err
+		}
+		out = append(out, more...)
 	}
-	return append(out, more...), nil
+	return out, nil
+}
+
+// setSpilledGroups aggregates a grouping set's partitions as that set
+// alone.
+func (p *pipeline) setSpilledGroups(ctx context.Context, sp *aggSpill, set []int, depth int) ([]arrow.RecordBatch, error) {
+	if p.q.Sets == nil {
+		return p.spilledGroups(ctx, sp, depth)
+	}
+	outer, one := p.onlySet, p.oneSet
+	p.onlySet, p.oneSet = set, true
+	defer func() { p.onlySet, p.oneSet = outer, one }()
+	return p.spilledGroups(ctx, sp, depth)
 }

@@ -370,6 +370,9 @@ func (p *pipeline) newGroupState(set []int) (*groupState, error) {
 // groupingSets are the query's grouping sets: GROUP BY's keys as one set
 // unless ROLLUP, CUBE or GROUPING SETS said otherwise.
 func (p *pipeline) groupingSets() [][]int {
+	if p.oneSet {
+		return [][]int{p.onlySet}
+	}
 	if p.q.Sets != nil {
 		return p.q.Sets
 	}
@@ -452,8 +455,10 @@ func (p *pipeline) having(ctx context.Context, grouped arrow.RecordBatch) (arrow
 func (p *pipeline) groupedRows(ctx context.Context, states []*groupState) (arrow.RecordBatch, error) {
 	var parts []arrow.RecordBatch
 	for _, st := range states {
-		// A set without keys yields one row even over no input.
-		if st.g.n == 0 && !slices.Contains(st.member, true) {
+		// A set without keys yields one row even over no input (unless
+		// it froze before its first row: its rows all spilled, and its
+		// partition yields the row).
+		if st.g.n == 0 && !st.g.frozen && !slices.Contains(st.member, true) {
 			st.g.n = 1
 			for k := range st.g.keys {
 				st.g.keys[k].AppendNull()
@@ -535,8 +540,17 @@ func (p *pipeline) fold(ctx context.Context, b arrow.RecordBatch, states []*grou
 			return err
 		}
 	}
-	for _, st := range states {
-		if err := st.fold(keys, args, rows, int(b.NumRows())); err != nil {
+	// Every set finds its groups before any accumulator runs: when a set
+	// has no room for a new group (groupsFull), no set has folded the rows,
+	// and the aggregation spills them (aggregate_spill.go).
+	all := make([][]int32, len(states))
+	for s, st := range states {
+		if all[s], err = st.groupsOf(keys, int(b.NumRows())); err != nil {
+			return err
+		}
+	}
+	for s, st := range states {
+		if err := st.fold(all[s], args, rows); err != nil {
 			return err
 		}
 	}
@@ -610,25 +624,44 @@ func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.Recor
 	return sql.Eval(ctx, c.Arg, b, p.params)
 }
 
-// fold groups rows by the set's keys; the others read as NULL. rows[i],
-// when not nil, are the positions of the rows call i's FILTER kept (its
-// argument holds those rows alone).
-func (st *groupState) fold(keys, args []arrow.Array, rows [][]int32, n int) error {
-	own := keys
-	if slices.Contains(st.member, false) {
-		own = make([]arrow.Array, len(keys))
-		for k, a := range keys {
+// ownKeys is keys as the set groups by them: the keys it does not group by
+// read as NULL (let go of the result with releaseOwn).
+func (st *groupState) ownKeys(keys []arrow.Array, n int) []arrow.Array {
+	if !slices.Contains(st.member, false) {
+		return keys
+	}
+	own := make([]arrow.Array, len(keys))
+	for k, a := range keys {
+		if st.member[k] {
+			a.Retain()
 			own[k] = a
-			if !st.member[k] {
-				own[k] = array.MakeArrayOfNull(memory.DefaultAllocator, a.DataType(), n)
-				defer own[k].Release()
-			}
+		} else {
+			own[k] = array.MakeArrayOfNull(memory.DefaultAllocator, a.DataType(), n)
 		}
 	}
-	all, err := st.g.groupIDs(own, n)
-	if err != nil {
-		return err
+	return own
+}
+
+// releaseOwn lets go of what ownKeys made.
+func (st *groupState) releaseOwn(own, keys []arrow.Array) {
+	if len(own) > 0 && &own[0] == &keys[0] {
+		return
 	}
+	releaseArrays(own)
+}
+
+// groupsOf is each of the n rows' group in the set (valid until its
+// grouper's next call).
+func (st *groupState) groupsOf(keys []arrow.Array, n int) ([]int32, error) {
+	own := st.ownKeys(keys, n)
+	defer st.releaseOwn(own, keys)
+	return st.g.groupIDs(own, n)
+}
+
+// fold adds the rows to the set's groups (all[r] is row r's); rows[i], when
+// not nil, are the positions of the rows call i's FILTER kept (its
+// argument holds those rows alone).
+func (st *groupState) fold(all []int32, args []arrow.Array, rows [][]int32) error {
 	for i, acc := range st.accs {
 		ids := all
 		if rows[i] != nil {

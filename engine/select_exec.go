@@ -189,6 +189,10 @@ type pipeline struct {
 	batch  int          // rows per batch the statement builds (Options.BatchSize)
 	// tempDir is where GROUP BY spills past work_mem ("": os.TempDir()).
 	tempDir string
+	// onlySet, while a grouping set's spilled partitions are aggregated
+	// (oneSet), is that set (groupingSets).
+	onlySet []int
+	oneSet  bool
 	// metaCount is the row count the table's metadata gives, for a
 	// count(*) that reads no rows; -1 otherwise.
 	metaCount int64

@@ -212,12 +212,13 @@ func inList(rng *rand.Rand, n int, withNull bool) string {
 	return "a " + op + " (" + strings.Join(items, ", ") + ")"
 }
 
-// work_mem bounds what ROLLUP's groups and a top-N hold: past it 53200,
-// and the session goes on. An ORDER BY without LIMIT spills sorted runs to
-// the temp directory instead, a GROUP BY the rows of the groups it cannot
-// hold, DISTINCT and set operations the rows of the values they cannot
-// hold, count(DISTINCT) its values by hash, a running window its sorted
-// input, and they remove them.
+// Past work_mem an ORDER BY without LIMIT spills sorted runs to the temp
+// directory, a GROUP BY (of ROLLUP's sets too) the rows of the groups it
+// cannot hold, DISTINCT and set operations the rows of the values they
+// cannot hold, count(DISTINCT) its values by hash, a running window its
+// sorted input, and they remove them; a top-N holds only its LIMIT. Where
+// no temporary file can be made the spill fails with 58030 and the
+// session goes on.
 func TestWorkMemBoundsMaterialising(t *testing.T) {
 	ctx := context.Background()
 	wh, err := lake.Open(ctx, lake.Config{DataDir: t.TempDir()})
@@ -242,12 +243,10 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 		"SELECT DISTINCT v, id % 3 FROM w ORDER BY v",
 		"SELECT v FROM w EXCEPT SELECT v FROM w WHERE id % 2 = 0 ORDER BY 1",
 		"SELECT count(DISTINCT v) FROM w",
-		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id"}
-	bounded := []string{
-		"SELECT v, count(*) FROM w GROUP BY ROLLUP (v)",
-	}
+		"SELECT id, row_number() OVER (ORDER BY v) FROM w ORDER BY id",
+		"SELECT v, count(*) FROM w GROUP BY ROLLUP (v) ORDER BY v"}
 	want := map[string]string{}
-	for _, q := range append(sorted, bounded...) {
+	for _, q := range sorted {
 		want[q] = mustQuery(t, s, q).text() // 256MB default: fine
 	}
 	if got := mustQuery(t, s, "SHOW work_mem").text(); got != "256MB\n" {
@@ -287,10 +286,6 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	}
 	eng.opts.TempDir = tmp
 	mustQuery(t, s, "SELECT 1")
-	for _, q := range bounded {
-		mustFail(t, s, pgerr.OutOfMemory, q)
-		mustFail(t, s, pgerr.OutOfMemory, q+" LIMIT 1")
-	}
 	// Small results still fit, and streaming needs no budget.
 	mustQuery(t, s, "SELECT id FROM w WHERE id < 10 ORDER BY id")
 	if n := len(mustQuery(t, s, "SELECT id, v FROM w").rows); n != 3000 {
@@ -298,7 +293,7 @@ func TestWorkMemBoundsMaterialising(t *testing.T) {
 	}
 	mustFail(t, s, pgerr.InvalidParameterValue, "SET work_mem = '1kB'")
 	mustQuery(t, s, "SET work_mem = '4MB'")
-	for _, q := range append(sorted, bounded...) {
+	for _, q := range sorted {
 		if got := mustQuery(t, s, q).text(); got != want[q] {
 			t.Fatalf("%s under 4MB differs", q)
 		}
