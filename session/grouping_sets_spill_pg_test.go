@@ -7,7 +7,8 @@ import "testing"
 // DISTINCT, FILTER and ordered aggregates, give PostgreSQL 15's rows under
 // a work_mem of 64kB that holds a small part of their groups, as with
 // memory to spare: each set spills the rows of the groups it cannot hold
-// by its own keys (issue 52: they failed with 53200).
+// by its own keys (issue 52: they failed with 53200). Nested in a
+// derived table, a CTE or a subquery they parse (they were syntax errors).
 func TestGroupingSetsSpillMatchPostgres(t *testing.T) {
 	conn := connectTestPostgres(t)
 	s := testSession(t)
@@ -26,6 +27,10 @@ func TestGroupingSetsSpillMatchPostgres(t *testing.T) {
 		"SELECT a, b, c, count(*), max(d), grouping(a, b, c) FROM gss GROUP BY CUBE (a, b, c) HAVING count(*) > 2 ORDER BY 6, a, b, c",
 		"SELECT a, c, grouping(a, c), count(DISTINCT b), sum(d) FILTER (WHERE c = 1), string_agg(b, ',' ORDER BY g) FILTER (WHERE g % 500 = 0) FROM gss GROUP BY GROUPING SETS ((a), (c), (a, c), ()) ORDER BY 3, a, c",
 		"SELECT b, count(*), avg(d), grouping(b) FROM gss GROUP BY ROLLUP (b) ORDER BY 4, b",
+		// Nested: a derived table, a CTE, a scalar subquery.
+		"SELECT count(*), sum(n), max(a) FROM (SELECT a, c, count(*) AS n FROM gss GROUP BY CUBE (a, c)) AS x",
+		"WITH r AS (SELECT b, c, sum(d) AS t, grouping(b, c) AS gr FROM gss GROUP BY ROLLUP (b, c)) SELECT gr, count(*), sum(t) FROM r GROUP BY gr ORDER BY gr",
+		"SELECT (SELECT count(*) FROM (SELECT a FROM gss GROUP BY GROUPING SETS ((a), ())) AS y), count(*) FROM gss",
 	}
 	for _, q := range queries {
 		compareStatement(t, s, conn, q)

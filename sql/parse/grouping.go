@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/magmalake/magmalake/pgerr"
@@ -14,27 +15,135 @@ func (p *Parser) stripGroupingSets(toks []Token, cl *selectClauses) ([]Token, er
 	if start < 0 || !hasGroupingConstruct(toks[start:end]) {
 		return toks, nil
 	}
-	g := &groupingParse{index: map[string]int{}}
-	sets := [][]int{{}}
-	for _, el := range SplitTopLevel(toks[start:end]) {
-		list, err := g.element(el)
-		if err != nil {
-			return nil, SyntaxErrorAt(p.query, toks[start])
-		}
-		sets = crossSets(sets, list)
+	keys, sets, err := groupingOf(toks[start:end])
+	if err != nil {
+		return nil, SyntaxErrorAt(p.query, toks[start])
 	}
 	cl.groupingSets = sets
 	out := append([]Token(nil), toks[:start]...)
-	if len(g.keys) == 0 {
+	if len(keys) == 0 {
 		out = out[:len(out)-2] // no key at all: drop GROUP BY itself
 	}
-	for i, k := range g.keys {
+	out = appendKeys(out, keys)
+	return append(out, toks[end:]...), nil
+}
+
+// groupingOf is a GROUP BY list's distinct keys and its grouping sets as
+// indexes into them.
+func groupingOf(list []Token) ([][]Token, [][]int, error) {
+	g := &groupingParse{index: map[string]int{}}
+	sets := [][]int{{}}
+	for _, el := range SplitTopLevel(list) {
+		elSets, err := g.element(el)
+		if err != nil {
+			return nil, nil, err
+		}
+		sets = crossSets(sets, elSets)
+	}
+	return g.keys, sets, nil
+}
+
+// appendKeys appends the keys to out, separated by commas.
+func appendKeys(out []Token, keys [][]Token) []Token {
+	for i, k := range keys {
 		if i > 0 {
 			out = append(out, Token{Kind: TokPunct, Val: ",", Pos: k[0].Pos, End: k[0].Pos})
 		}
 		out = append(out, k...)
 	}
-	return append(out, toks[end:]...), nil
+	return out
+}
+
+// groupingSetsMarker is the GROUP BY item that carries a nested query's
+// grouping sets through TiDB (nestedGroupingSets): a call with one string,
+// the sets separated by "|", each set's key indexes by ",".
+const groupingSetsMarker = "__grouping_sets"
+
+// nestedGroupingSets rewrites the GROUP BY of each query nested in toks (a
+// derived table, a subquery, a CTE) that has ROLLUP, CUBE or GROUPING SETS
+// into its keys and a marker item; the statement's own GROUP BY was read by
+// stripGroupingSets.
+func (p *Parser) nestedGroupingSets(toks []Token) ([]Token, error) {
+	var out []Token
+	for k := 0; k < len(toks); k++ {
+		if !toks[k].Is("group") || k+1 >= len(toks) || !toks[k+1].Is("by") {
+			out = append(out, toks[k])
+			continue
+		}
+		end := nestedClauseEnd(toks, k+2)
+		if !hasGroupingConstruct(toks[k+2 : end]) {
+			out = append(out, toks[k])
+			continue
+		}
+		keys, sets, err := groupingOf(toks[k+2 : end])
+		if err != nil {
+			return nil, SyntaxErrorAt(p.query, toks[k+2])
+		}
+		out = appendKeys(append(out, toks[k], toks[k+1]), keys)
+		at := toks[k]
+		if len(keys) > 0 {
+			out = append(out, Token{Kind: TokPunct, Val: ",", Pos: at.Pos, End: at.Pos})
+		}
+		out = append(out, Token{Kind: TokIdent, Val: groupingSetsMarker, Pos: at.Pos, End: at.End},
+			Token{Kind: TokPunct, Val: "(", Pos: at.Pos, End: at.Pos},
+			Token{Kind: TokString, Val: encodeSets(sets), Pos: at.Pos, End: at.Pos},
+			Token{Kind: TokPunct, Val: ")", Pos: at.Pos, End: at.Pos})
+		k = end - 1
+	}
+	return out, nil
+}
+
+// nestedClauseEnd is where the GROUP BY list starting at toks[start] ends:
+// at the next clause of its query, or the parenthesis closing the query.
+func nestedClauseEnd(toks []Token, start int) int {
+	depth := 0
+	for j := start; j < len(toks); j++ {
+		switch t := toks[j]; {
+		case t.IsPunct("("):
+			depth++
+		case t.IsPunct(")"):
+			if depth == 0 {
+				return j
+			}
+			depth--
+		case depth == 0 && (t.IsPunct(";") || AnyWord("having", "order", "limit", "offset", "fetch",
+			"window", "union", "intersect", "except", "for")(t)):
+			return j
+		}
+	}
+	return len(toks)
+}
+
+// encodeSets is the marker's text of sets.
+func encodeSets(sets [][]int) string {
+	parts := make([]string, len(sets))
+	for i, set := range sets {
+		keys := make([]string, len(set))
+		for j, k := range set {
+			keys[j] = strconv.Itoa(k)
+		}
+		parts[i] = strings.Join(keys, ",")
+	}
+	return strings.Join(parts, "|")
+}
+
+// decodeSets reads encodeSets' text.
+func decodeSets(text string) ([][]int, bool) {
+	var sets [][]int
+	for _, part := range strings.Split(text, "|") {
+		set := []int{}
+		if part != "" {
+			for _, k := range strings.Split(part, ",") {
+				i, err := strconv.Atoi(k)
+				if err != nil {
+					return nil, false
+				}
+				set = append(set, i)
+			}
+		}
+		sets = append(sets, set)
+	}
+	return sets, true
 }
 
 // groupByClause is the span of the top-level GROUP BY list, or -1.

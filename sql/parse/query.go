@@ -30,8 +30,7 @@ type Select struct {
 	Where      Expr
 	GroupBy    []Expr // nil: no GROUP BY
 	// GroupingSets are ROLLUP / CUBE / GROUPING SETS as indexes into
-	// GroupBy; nil for a plain GROUP BY. Only a statement's own SELECT
-	// has them.
+	// GroupBy; nil for a plain GROUP BY.
 	GroupingSets [][]int
 	Having       Expr
 	Windows      []WindowSpec

@@ -23,6 +23,9 @@ func (p *Parser) Select(toks []Token, stop Token) (Query, error) {
 	if rest, err = p.stripGroupingSets(rest, &cl); err != nil {
 		return nil, err
 	}
+	if rest, err = p.nestedGroupingSets(rest); err != nil {
+		return nil, err
+	}
 	qs, err := p.Queries(nestedDistinctOn(rest), stop)
 	if err != nil {
 		return nil, err

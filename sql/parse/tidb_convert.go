@@ -287,6 +287,7 @@ func convSelect(sel *ast.SelectStmt) *Select {
 		for i, it := range sel.GroupBy.Items {
 			s.GroupBy[i] = convExpr(it.Expr)
 		}
+		s.decodeGroupingSets()
 	}
 	if sel.Having != nil {
 		s.Having = convExpr(sel.Having.Expr)
@@ -357,6 +358,27 @@ func orderKey(n Expr) (key Expr, nullsFirst *bool) {
 	}
 	first := call.Name == "__nulls_first"
 	return call.Args[0], &first
+}
+
+// decodeGroupingSets turns the marker item that carries a nested query's
+// grouping sets through TiDB (nestedGroupingSets) into GroupingSets.
+func (s *Select) decodeGroupingSets() {
+	n := len(s.GroupBy)
+	if n == 0 {
+		return
+	}
+	call, ok := s.GroupBy[n-1].(*FuncCall)
+	if !ok || call.Name != groupingSetsMarker || len(call.Args) != 1 {
+		return
+	}
+	text, ok := call.Args[0].(*Const)
+	if !ok {
+		return
+	}
+	str, _ := text.Value.(string)
+	if sets, ok := decodeSets(str); ok {
+		s.GroupingSets, s.GroupBy = sets, s.GroupBy[:n-1]
+	}
 }
 
 // decodeDistinctOn turns the marker item that carries a nested query's
