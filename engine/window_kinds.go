@@ -25,12 +25,22 @@ const (
 	// cume_dist(), last_value() over a RANGE or GROUPS frame to CURRENT
 	// ROW.
 	kindPeerEnd
+	// kindRowsFrame: the rows of a ROWS frame with an offset (n PRECEDING,
+	// n FOLLOWING) — an aggregate, first_value(), last_value() or
+	// nth_value() over it, computed frame by frame from the spool.
+	kindRowsFrame
 )
 
 // wholePartition reports whether the kind's values need the partition's
 // rows all read first.
 func (k windowKind) wholePartition() bool {
-	return k == kindWholeAgg || k == kindAhead || k == kindPeerEnd
+	return k == kindWholeAgg || k == kindAhead || k == kindPeerEnd || k == kindRowsFrame
+}
+
+// readsSpool reports whether the kind's values read its arguments from the
+// partition's spool, which then holds them as extra columns.
+func (k windowKind) readsSpool() bool {
+	return k == kindAhead || k == kindPeerEnd || k == kindRowsFrame
 }
 
 // peers reports whether the kind's values are known at the end of the
@@ -40,6 +50,13 @@ func (k windowKind) peers() bool { return k == kindPeerAgg || k == kindPeerEnd }
 // streamKind is what c waits for in the pass; false when the pass cannot
 // compute it (frames with offsets, functions it does not know).
 func streamKind(c *sql.WindowCall) (windowKind, bool) {
+	if c.Mode == sql.FrameRows && frameHasOffset(c) {
+		switch c.Name {
+		case "first_value", "last_value", "nth_value":
+			return kindRowsFrame, true
+		}
+		return kindRowsFrame, c.Agg && streamedAggregate(c.Name)
+	}
 	switch c.Name {
 	case "row_number", "rank", "dense_rank":
 		return kindRow, true
@@ -83,6 +100,17 @@ func streamKind(c *sql.WindowCall) (windowKind, bool) {
 		return kindWholeAgg, true
 	}
 	return kindPeerAgg, true
+}
+
+// frameHasOffset reports whether c's frame has an n PRECEDING or n
+// FOLLOWING bound.
+func frameHasOffset(c *sql.WindowCall) bool {
+	for _, b := range []sql.FrameBound{c.Start, c.End} {
+		if b.Kind == sql.BoundPreceding || b.Kind == sql.BoundFollowing {
+			return true
+		}
+	}
+	return false
 }
 
 // streamedAggregate names the aggregates the pass feeds row by row.

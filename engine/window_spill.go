@@ -17,9 +17,10 @@ import (
 // input sorted on disk (sort_spill.go), as PostgreSQL's WindowAgg over a
 // Sort is. Calls of the kinds a pass over sorted rows computes (ranks,
 // lag, lead, ntile, running aggregates, aggregates over the whole
-// partition, first_value, last_value, ...: window_kinds.go) are computed
-// in such passes, one per window, holding no partition in memory
-// (window_stream.go, window_whole.go). Other calls (frames with offsets)
+// partition or a ROWS frame, first_value, last_value, ...: window_kinds.go)
+// are computed in such passes, one per window, holding no partition in
+// memory (window_stream.go, window_whole.go). Other calls (RANGE or GROUPS
+// frames with offsets)
 // sharing one PARTITION BY hold a partition at a time: the input, with the
 // partition keys computed as extra columns, is sorted by them and each
 // partition read back is computed on its own; a partition larger than
@@ -289,7 +290,7 @@ func (w *windowPartitions) flush(ctx context.Context) error {
 
 func partitionTooLarge(mem *memBudget) error {
 	return &pgerr.Error{Code: pgerr.OutOfMemory, Message: "out of memory",
-		Detail: "window function needs more than work_mem (" + sql.FormatKB(mem.limit/1024) + ") to hold one window partition; magmalake spills a window's rows to disk, and holds one partition at a time for a frame with offsets (n PRECEDING or FOLLOWING), which must fit.",
+		Detail: "window function needs more than work_mem (" + sql.FormatKB(mem.limit/1024) + ") to hold one window partition; magmalake spills a window's rows to disk, and holds one partition at a time for a RANGE or GROUPS frame with offsets (n PRECEDING or FOLLOWING), which must fit.",
 		Hint:   "Raise work_mem, or partition the window more finely."}
 }
 

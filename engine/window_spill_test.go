@@ -68,13 +68,13 @@ func TestWindowSpillsByPartition(t *testing.T) {
 }
 
 // TestWindowPartitionPastWorkMem: one window partition larger than
-// work_mem, for a frame with offsets (which no pass over sorted rows
-// computes), fails with 53200 saying so, leaves no file, and a cancel ends
+// work_mem, for a RANGE frame with offsets (which no pass over sorted
+// rows computes), fails with 53200 saying so, leaves no file, and a cancel ends
 // a spilling window with 57014.
 func TestWindowPartitionPastWorkMem(t *testing.T) {
 	ctx := context.Background()
 	tmp := t.TempDir()
-	q := "SELECT g, sum(g) OVER (PARTITION BY g > 0 ORDER BY g ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM generate_series(1, 20000) AS q(g)"
+	q := "SELECT g, sum(g) OVER (PARTITION BY g > 0 ORDER BY g RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM generate_series(1, 20000) AS q(g)"
 	rows := openSorted(t, ctx, q, 64<<10, 512, tmp)
 	_, err := rows.Next(ctx)
 	rows.Close()

@@ -158,7 +158,9 @@ func (p *pipeline) newWindowPass(ctx context.Context, env *Env, src pullFunc, wi
 	}
 	w.states = make([]windowCallState, len(w.calls))
 	for k, c := range w.calls {
-		w.initState(k, c)
+		if err := w.initState(ctx, k, c); err != nil {
+			return nil, err
+		}
 	}
 	if w.whole {
 		w.spoolMem = newMemBudget(ctx, mem.limit)
@@ -170,7 +172,7 @@ func (p *pipeline) newWindowPass(ctx context.Context, env *Env, src pullFunc, wi
 }
 
 // initState sets up call k's state.
-func (w *windowPass) initState(k int, c *sql.WindowCall) {
+func (w *windowPass) initState(ctx context.Context, k int, c *sql.WindowCall) error {
 	st := &w.states[k]
 	st.kind, _ = streamKind(c)
 	st.peers = st.kind.peers()
@@ -185,6 +187,20 @@ func (w *windowPass) initState(k int, c *sql.WindowCall) {
 			}
 		}
 	}
+	if st.kind != kindRowsFrame {
+		return nil
+	}
+	for i, b := range []sql.FrameBound{c.Start, c.End} {
+		if b.Offset == nil {
+			continue
+		}
+		v, err := frameOffset(ctx, b.Offset, w.p.params, i == 0)
+		if err != nil {
+			return err
+		}
+		st.offs[i] = int64(min(v, 1<<50)) // past any partition, and no overflow
+	}
+	return nil
 }
 
 // windowPass computes the window calls over rows sorted by partition and
@@ -221,12 +237,13 @@ type windowPass struct {
 type windowCallState struct {
 	kind    windowKind
 	acc     accumulator
-	peers   bool  // a value known at the end of the row's peer group
-	lag     int64 // lag's offset
-	lagNull bool  // lag's offset is NULL
-	hist    []any // lag: the argument's latest values
-	whole   any   // an aggregate over the whole partition
-	argCol  int   // the first of the call's arguments among the spooled columns
+	peers   bool     // a value known at the end of the row's peer group
+	lag     int64    // lag's offset
+	lagNull bool     // lag's offset is NULL
+	hist    []any    // lag: the argument's latest values
+	whole   any      // an aggregate over the whole partition
+	argCol  int      // the first of the call's arguments among the spooled columns
+	offs    [2]int64 // a ROWS frame's start and end offsets
 }
 
 // windowSeg is rows of one batch (key columns and all) and the calls'
@@ -420,6 +437,8 @@ func (w *windowPass) value(ctx context.Context, k int, a windowArgs, r int) (any
 		return st.whole, nil
 	case kindAhead:
 		return w.aheadValue(k)
+	case kindRowsFrame:
+		return w.rowsFrameValue(ctx, k)
 	case kindPeerEnd:
 		return nil, nil // filled in when the peer group ends
 	}

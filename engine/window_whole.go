@@ -39,7 +39,7 @@ type windowWhole struct {
 func (w *windowPass) argCols() {
 	n := 0
 	for k, c := range w.calls {
-		if st := &w.states[k]; st.kind == kindAhead || st.kind == kindPeerEnd {
+		if st := &w.states[k]; st.kind.readsSpool() {
 			st.argCol = n
 			n += len(c.Args)
 		}
@@ -125,7 +125,7 @@ func (w *windowPass) spoolRows(ctx context.Context, b arrow.RecordBatch, end int
 	var made []arrow.Array
 	defer func() { releaseArrays(made) }()
 	for k, c := range w.calls {
-		if st := w.states[k]; st.kind != kindAhead && st.kind != kindPeerEnd {
+		if !w.states[k].kind.readsSpool() {
 			continue
 		}
 		for _, a := range c.Args {
@@ -243,11 +243,10 @@ func (w *windowPass) closePartition() {
 
 // argAt is argument j of call k at the partition's row.
 func (w *windowPass) argAt(k int, row int64, j int) (any, error) {
-	b, r, err := w.spool.at(row)
+	col, r, err := w.argCell(k, row, j)
 	if err != nil {
 		return nil, err
 	}
-	col := b.Column(w.width + w.nKeys + w.states[k].argCol + j)
 	return sql.DatumAt(col, w.calls[k].Args[j].Type(), r), nil
 }
 
@@ -296,6 +295,107 @@ func (w *windowPass) aheadValue(k int) (any, error) {
 		return w.argAt(k, nth-1, 0)
 	}
 	return nil, pgerr.Errorf(pgerr.InternalError, "window function %s has no value in a pass", c.Name)
+}
+
+// rowsFrameValue is call k's value over the current row's ROWS frame,
+// read from the spool.
+func (w *windowPass) rowsFrameValue(ctx context.Context, k int) (any, error) {
+	c, st := w.calls[k], &w.states[k]
+	i, n := w.rowNum-1, w.partRows
+	s, e := rowsFrame(c, st.offs, i, n)
+	switch c.Name {
+	case "first_value", "last_value", "nth_value":
+		return w.frameValueAt(k, i, s, e)
+	}
+	if err := w.check.step(int(e - s)); err != nil {
+		return nil, err
+	}
+	spec := aggSpec{Func: c.Name, Star: c.Star}
+	if !c.Star {
+		spec.Input = c.Args[0].Type()
+	}
+	acc, err := newAccumulator(spec, c.T)
+	if err != nil {
+		return nil, err
+	}
+	for q := s; q < e; q++ {
+		var arr arrow.Array
+		r := 0
+		if !c.Star {
+			if arr, r, err = w.argCell(k, q, 0); err != nil {
+				return nil, err
+			}
+		}
+		if err := acc.update(0, arr, r); err != nil {
+			return nil, err
+		}
+	}
+	res, err := acc.result(ctx, memory.DefaultAllocator, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Release()
+	return sql.DatumAt(res, c.T, 0), nil
+}
+
+// frameValueAt is first_value, last_value or nth_value of call k over the
+// frame [s, e) of row i.
+func (w *windowPass) frameValueAt(k int, i, s, e int64) (any, error) {
+	q := s
+	switch w.calls[k].Name {
+	case "last_value":
+		q = e - 1
+	case "nth_value":
+		v, err := w.argAt(k, i, 1)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		nth := v.(int64)
+		if nth <= 0 {
+			return nil, pgerr.Errorf(pgerr.InvalidArgumentForNthValueFunction, "argument of nth_value must be greater than zero")
+		}
+		q = s + nth - 1
+	}
+	if q < s || q >= e {
+		return nil, nil
+	}
+	return w.argAt(k, q, 0)
+}
+
+// rowsFrame is the rows [s, e) of row i's ROWS frame in a partition of n
+// rows (offs: the start's and end's offsets).
+func rowsFrame(c *sql.WindowCall, offs [2]int64, i, n int64) (int64, int64) {
+	at := func(b sql.FrameBound, off int64, end bool) int64 {
+		var p int64
+		switch b.Kind {
+		case sql.BoundUnboundedPreceding:
+			return 0
+		case sql.BoundUnboundedFollowing:
+			return n
+		case sql.BoundPreceding:
+			p = i - off
+		case sql.BoundCurrentRow:
+			p = i
+		case sql.BoundFollowing:
+			p = i + off
+		}
+		if end {
+			p++ // the end bound's row is in the frame
+		}
+		return min(max(p, 0), n)
+	}
+	s, e := at(c.Start, offs[0], false), at(c.End, offs[1], true)
+	return s, max(s, e)
+}
+
+// argCell is where argument j of call k is at the partition's row: its
+// column in the spool's batch and the row's place in it.
+func (w *windowPass) argCell(k int, row int64, j int) (arrow.Array, int, error) {
+	b, r, err := w.spool.at(row)
+	if err != nil {
+		return nil, 0, err
+	}
+	return b.Column(w.width + w.nKeys + w.states[k].argCol + j), r, nil
 }
 
 // leadValue is lead()'s value at row i of a partition of n rows.

@@ -125,7 +125,7 @@ func TestEveryOperatorHoldsWorkMem(t *testing.T) {
 		// A nested loop holds a side whole, and a hash join a key's rows.
 		{"hash join", "SELECT count(b.y) FROM " + m + " a(x) LEFT JOIN " + m + " b(y) ON a.x < b.y"},
 		{"hash join", "SELECT count(*) FROM generate_series(1, 10) a(x) FULL JOIN (SELECT 1 AS y FROM " + m + " y) b ON a.x = b.y"},
-		{"window function", "SELECT sum(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM " + m + " x"},
+		{"window function", "SELECT sum(x) OVER (ORDER BY x RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM " + m + " x"},
 		{"WITH RECURSIVE", "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 1000000) SELECT count(*) FROM r"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x) WHERE x = ANY (SELECT y FROM " + m + " b(y) WHERE b.y > a.x)"},
 		{"a subquery", "SELECT count(*) FROM generate_series(1, 3) a(x), LATERAL (SELECT y FROM " + m + " y WHERE y > a.x) s"},

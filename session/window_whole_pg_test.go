@@ -10,9 +10,10 @@ import (
 // partition — aggregates over all of it (without ORDER BY, or to
 // UNBOUNDED FOLLOWING), lead by a constant (with a default, by 0, past the
 // partition), ntile, percent_rank, cume_dist, first_value,
-// last_value (to the partition's end, the peer group's, the row) and
-// nth_value — over integers, numeric(12,2), floats and text with NULLs,
-// without PARTITION BY and with partitions far larger than a work_mem of
+// last_value (to the partition's end, the peer group's, the row),
+// nth_value, and aggregates and those three over ROWS frames with offsets
+// — over integers, numeric(12,2), floats and text with NULLs, without
+// PARTITION BY and with partitions far larger than a work_mem of
 // 64kB, give PostgreSQL 15's rows as they do in memory: each partition is
 // spooled to disk and replayed through one pass over the sorted rows, one
 // pass per window (issue 52: they failed with 53200 once a partition
@@ -48,6 +49,13 @@ func TestWholePartitionWindowsMatchPostgres(t *testing.T) {
 		   first_value(g) OVER (w GROUPS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 		 FROM ww WINDOW w AS (ORDER BY o DESC, d) ORDER BY g`,
 		`SELECT g, ntile(4) OVER (ORDER BY g), cume_dist() OVER (ORDER BY g / 10), percent_rank() OVER (ORDER BY g / 10), count(*) OVER ()
+		 FROM ww ORDER BY g`,
+		// ROWS frames with offsets, frame by frame from the spool.
+		`SELECT g, avg(d) OVER (PARTITION BY k ORDER BY g ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING),
+		   sum(f) OVER (ORDER BY g ROWS BETWEEN 5 FOLLOWING AND 10 FOLLOWING), count(*) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING),
+		   min(v) OVER (PARTITION BY k ORDER BY g ROWS BETWEEN CURRENT ROW AND 4 FOLLOWING), first_value(v) OVER (ORDER BY g ROWS 3 PRECEDING),
+		   last_value(d) OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND 2 FOLLOWING), nth_value(g, 2) OVER (ORDER BY g DESC ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING),
+		   sum(g) OVER (ORDER BY g ROWS BETWEEN 3 PRECEDING AND UNBOUNDED FOLLOWING), max(o) OVER (PARTITION BY k ORDER BY g ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 		 FROM ww ORDER BY g`,
 		// Four windows: four passes, the rows sorted again for each.
 		`SELECT g, k, lead(g) OVER (PARTITION BY k ORDER BY g), avg(d) OVER (), rank() OVER (ORDER BY v DESC NULLS LAST),
