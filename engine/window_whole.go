@@ -273,26 +273,14 @@ func (w *windowPass) aheadValue(k int) (any, error) {
 		return ntile(i, n, buckets), nil
 	case "lead":
 		return w.leadValue(k, i, n)
-	case "first_value":
-		return w.argAt(k, 0, 0)
-	case "last_value":
-		if c.End.Kind == sql.BoundCurrentRow && c.Mode == sql.FrameRows {
-			return w.argAt(k, i, 0)
+	case "first_value", "last_value", "nth_value":
+		// Frames from the partition's start (first_value's), to its end
+		// (last_value's, nth_value's) or to the row (last_value over ROWS).
+		e := n
+		if c.Name == "last_value" && c.End.Kind == sql.BoundCurrentRow && c.Mode == sql.FrameRows {
+			e = i + 1
 		}
-		return w.argAt(k, n-1, 0)
-	case "nth_value":
-		v, err := w.argAt(k, i, 1)
-		if v == nil || err != nil {
-			return nil, err
-		}
-		nth := v.(int64)
-		if nth <= 0 {
-			return nil, pgerr.Errorf(pgerr.InvalidArgumentForNthValueFunction, "argument of nth_value must be greater than zero")
-		}
-		if nth > n {
-			return nil, nil
-		}
-		return w.argAt(k, nth-1, 0)
+		return w.frameValueAt(k, i, 0, e)
 	}
 	return nil, pgerr.Errorf(pgerr.InternalError, "window function %s has no value in a pass", c.Name)
 }
