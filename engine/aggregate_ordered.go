@@ -32,6 +32,9 @@ type orderedAcc struct {
 	batch    int
 	rows     *spillSort // nil until the first row
 	schema   *arrow.Schema
+	// ctx is the statement's, for the sorts of spilled runs (the
+	// accumulator interface passes none).
+	ctx context.Context
 }
 
 // orderSensitive names the aggregates whose result depends on the order of
@@ -49,8 +52,9 @@ func newOrderedAcc(c *sql.AggCall, mem *memBudget, tempDir string, batch int) *o
 // batch each would make the merge wide and slow.
 const orderedMinRun = 256 << 10
 
-func (o *orderedAcc) setSep(sep arrow.Array)     { o.sep = sep }
-func (o *orderedAcc) setKeys(keys []arrow.Array) { o.keys = keys }
+func (o *orderedAcc) setSep(sep arrow.Array)         { o.sep = sep }
+func (o *orderedAcc) setKeys(keys []arrow.Array)     { o.keys = keys }
+func (o *orderedAcc) setContext(ctx context.Context) { o.ctx = ctx }
 
 // The kept batch's columns: the group, the ORDER BY keys, the value, then
 // the delimiter (string_agg).
@@ -99,7 +103,11 @@ func (o *orderedAcc) updateBatch(ids []int32, _ int, arr arrow.Array) error {
 	if err != nil {
 		return err
 	}
-	return o.rows.add(context.Background(), b)
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return o.rows.add(ctx, b)
 }
 
 // allRows is 0..n-1.

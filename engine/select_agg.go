@@ -586,6 +586,11 @@ func (p *pipeline) callInputs(ctx context.Context, c *sql.AggCall, b arrow.Recor
 		}
 		return a, err
 	}
+	for _, st := range states {
+		if oa, ok := st.accs[i].(*orderedAcc); ok {
+			oa.setContext(ctx) // a spilled run's sort stops when the statement does
+		}
+	}
 	if len(c.OrderBy) > 0 {
 		keys := make([]arrow.Array, len(c.OrderBy))
 		for k, o := range c.OrderBy {
