@@ -20,11 +20,11 @@ import (
 // partition or a ROWS frame, first_value, last_value, ...: window_kinds.go)
 // are computed in such passes, one per window, holding no partition in
 // memory (window_stream.go, window_whole.go). Other calls (RANGE or GROUPS
-// frames with offsets)
-// sharing one PARTITION BY hold a partition at a time: the input, with the
-// partition keys computed as extra columns, is sorted by them and each
-// partition read back is computed on its own; a partition larger than
-// work_mem fails with 53200. Input that fits is computed in memory.
+// frames with offsets) sharing one PARTITION BY hold a partition at a
+// time: the input, with the partition keys computed as extra columns, is
+// sorted by them and each partition read back is computed on its own; a
+// partition larger than work_mem fails with 53200. Input that fits is
+// computed in memory.
 
 // windowStreams reports whether q's windows can be computed without
 // holding all their rows: a partition at a time, or in one pass over the
